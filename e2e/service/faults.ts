@@ -1,0 +1,152 @@
+import { z } from 'zod';
+
+/**
+ * Deterministic fault injection for the local service.
+ *
+ * A rule names a target (the storage, the capture gateway, the sign-in service or the progress
+ * interface), optionally an operation, a method and a part number, and what to do to the matching
+ * requests: let `skip` of them through, then fire on the next `times` of them (`times: 0` fires
+ * on every later match). Rules are tried in the order they were added; the first that matches
+ * fires. Settings change behaviour globally: presigned URL lifetime, a storage bandwidth cap,
+ * added latency on every request.
+ *
+ * Operation names: storage uses S3's (`UploadPart`, `CreateMultipartUpload`, `ListParts`,
+ * `CompleteMultipartUpload`, `AbortMultipartUpload`, `PutObject`, `GetObject`, `HeadObject`);
+ * the gateway uses the last path segment of its endpoints (`add-capture`, `presign-missing`,
+ * `complete-batch`, `upload-status`, `status`, `project-folder-with-default-sheet`,
+ * `latest-default-design-update-time`); sign-in uses `signin`; the progress interface uses
+ * `progress`, `external-asset-categories`, `external-assets` and `signin`.
+ */
+export const faultActionSchema = z.discriminatedUnion('type', [
+  /** Answer with this status: S3 XML (`InternalError`, `SlowDown` for 503) on storage, JSON elsewhere. */
+  z.object({ type: z.literal('status'), status: z.number().int().min(400).max(599) }),
+  /** Storage only: read the body, then answer 400 `RequestTimeout` as S3 does for a stalled upload. */
+  z.object({ type: z.literal('requestTimeout') }),
+  /** Destroy the connection once this many body bytes arrived (0: before reading any). */
+  z.object({ type: z.literal('reset'), afterBytes: z.number().int().min(0).default(0) }),
+  /** Storage UploadPart only: store the part but answer 200 without an ETag header. */
+  z.object({ type: z.literal('noEtag') }),
+  /** Hold the request this long (ms) before handling it. */
+  z.object({ type: z.literal('latency'), ms: z.number().int().min(0).max(600_000) }),
+  /** Never answer: keep the connection open without reading, until the client gives up. */
+  z.object({ type: z.literal('hang') }),
+]);
+export type FaultAction = z.infer<typeof faultActionSchema>;
+
+export const faultTargetSchema = z.enum(['storage', 'gateway', 'auth', 'progress']);
+/** Which of the local service's listeners a rule applies to. */
+export type FaultTarget = z.infer<typeof faultTargetSchema>;
+
+export const faultRuleInputSchema = z.object({
+  target: faultTargetSchema,
+  operation: z.string().optional(),
+  method: z.string().optional(),
+  partNumber: z.number().int().positive().optional(),
+  skip: z.number().int().min(0).default(0),
+  times: z.number().int().min(0).default(1),
+  action: faultActionSchema,
+});
+/** A rule as posted to `POST /__admin/faults`. */
+export type FaultRuleInput = z.input<typeof faultRuleInputSchema>;
+
+export const faultSettingsSchema = z.object({
+  /** Lifetime in seconds of presigned part URLs handed out from now on (default 3600, §8). */
+  presignExpiresIn: z.number().int().min(1).max(604_800).optional(),
+  /** Cap in bytes per second on all storage request bodies together; null removes it. */
+  bandwidthBytesPerSecond: z.number().int().positive().nullable().optional(),
+  /** Extra delay in ms before every request of every listener. */
+  latencyMs: z.number().int().min(0).max(60_000).optional(),
+  /** Lifetime in seconds of JWTs issued from now on (default 86400, §5). */
+  tokenTtlSeconds: z.number().int().min(1).max(30 * 86_400).optional(),
+});
+/** Global behaviour settings, as posted to `PUT /__admin/settings`. */
+export type FaultSettings = z.infer<typeof faultSettingsSchema>;
+
+interface ActiveRule extends z.infer<typeof faultRuleInputSchema> {
+  id: number;
+  seen: number;
+  fired: number;
+}
+
+/** What a request is, for matching against rules. */
+export interface RequestFacts {
+  target: FaultTarget;
+  operation: string;
+  method: string;
+  partNumber?: number;
+}
+
+/** The live rules and settings; one instance per running service. */
+export class FaultRegistry {
+  private rules: ActiveRule[] = [];
+  private nextId = 1;
+  settings: Required<Omit<FaultSettings, 'bandwidthBytesPerSecond'>> & { bandwidthBytesPerSecond: number | null } = {
+    presignExpiresIn: 3600,
+    bandwidthBytesPerSecond: null,
+    latencyMs: 0,
+    tokenTtlSeconds: 86_400,
+  };
+  /** Shared by every storage connection, so the cap holds for all bodies together. */
+  readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
+
+  /** Adds a rule (validated; throws ZodError on bad input) and returns its id. */
+  add(input: FaultRuleInput): number {
+    const rule = faultRuleInputSchema.parse(input);
+    const id = this.nextId++;
+    this.rules.push({ ...rule, id, seen: 0, fired: 0 });
+    return id;
+  }
+
+  /** Removes every rule. */
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** The rules with their counters, for the admin view. */
+  list(): readonly ActiveRule[] {
+    return this.rules;
+  }
+
+  /** Merges new settings (validated; throws ZodError). */
+  update(input: FaultSettings): void {
+    const s = faultSettingsSchema.parse(input);
+    if (s.presignExpiresIn !== undefined) this.settings.presignExpiresIn = s.presignExpiresIn;
+    if (s.bandwidthBytesPerSecond !== undefined) this.settings.bandwidthBytesPerSecond = s.bandwidthBytesPerSecond;
+    if (s.latencyMs !== undefined) this.settings.latencyMs = s.latencyMs;
+    if (s.tokenTtlSeconds !== undefined) this.settings.tokenTtlSeconds = s.tokenTtlSeconds;
+  }
+
+  /** The action to apply to this request, if a rule fires for it; counts the match either way. */
+  take(req: RequestFacts): FaultAction | undefined {
+    for (const rule of this.rules) {
+      if (rule.target !== req.target) continue;
+      if (rule.operation && rule.operation !== req.operation) continue;
+      if (rule.method && rule.method.toUpperCase() !== req.method) continue;
+      if (rule.partNumber !== undefined && rule.partNumber !== req.partNumber) continue;
+      rule.seen++;
+      if (rule.seen <= rule.skip) continue;
+      if (rule.times !== 0 && rule.fired >= rule.times) continue;
+      rule.fired++;
+      return rule.action;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * A token bucket shared by all connections: `consume(n)` resolves once n more bytes fit under the
+ * rate (bytes per second) the getter returns now, so a cap changed mid-transfer takes effect at once.
+ */
+export class Throttle {
+  private next = 0;
+  constructor(private readonly rate: () => number | null) {}
+
+  async consume(bytes: number): Promise<void> {
+    const rate = this.rate();
+    if (!rate) return;
+    const now = Date.now();
+    this.next = Math.max(this.next, now) + (bytes / rate) * 1000;
+    const delay = this.next - now;
+    if (delay > 1) await new Promise((r) => setTimeout(r, delay));
+  }
+}

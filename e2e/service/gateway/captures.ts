@@ -1,0 +1,190 @@
+import { CreateMultipartUploadCommand } from '@aws-sdk/client-s3';
+import { z } from 'zod';
+import type { Router } from '../http.js';
+import { HttpError, readJsonBody, sendJson } from '../http.js';
+import type { GatewayDeps } from './common.js';
+import { fail, guard, pct } from './common.js';
+import type { CaptureState, Project, UploadState } from './state.js';
+import { newId } from './state.js';
+
+/** The exact 422 messages of capture-upload-interface.md §7 (add-capture). */
+export const ADD_CAPTURE_MESSAGES = {
+  tooManyFiles: 'No more than 3 files are allowed',
+  fileName: 'Each file must include a fileName',
+  fileType: 'Only INSV, MP4, and CSV files are allowed',
+  noVideo: 'At least one INSV or MP4 file is required, CSV is optional',
+} as const;
+
+const iso = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {
+  message: 'must be an ISO 8601 timestamp with a time zone',
+});
+const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+
+/** The Capture of §2, beyond the file rules that §7 words itself. */
+const captureSchema = z.object({
+  project: z.string().min(1),
+  structure: z.string().min(1),
+  captureDateTime: iso,
+  type: z.enum(['exterior', 'interior']),
+  mode: z.string().min(1),
+  sourceType: z.literal('bot'),
+  deviceId: z.string().optional(),
+  design: z.string().optional(),
+  deviceInfo: z
+    .array(
+      z.object({
+        type: z.enum(['primary', 'secondary']),
+        deviceId: z.string(),
+        deviceName: z.string(),
+        deviceOSVersion: z.string(),
+        deviceAPIVersion: z.string(),
+      }),
+    )
+    .optional(),
+  metaDetails: z
+    .object({
+      frameRate: z.number().positive().optional(),
+      type: z.string().optional(),
+      videoType: z.string().optional(),
+      cameraName: z.string().optional(),
+      deviceID: z.string().optional(),
+      startPoint: vec3.optional(),
+      direction: vec3.optional(),
+      startTime: iso.optional(),
+    })
+    .optional(),
+  files: z
+    .array(
+      z.object({
+        frameIndex: z.number().int().positive(),
+        fileName: z.string(),
+        contentType: z.string().min(1),
+        size: z.number().int().positive(),
+        externalId: z.string().optional(),
+      }),
+    )
+    .refine((files) => new Set(files.map((f) => f.frameIndex)).size === files.length, { message: 'frameIndex values must be unique' }),
+});
+type CaptureRequest = z.infer<typeof captureSchema>;
+
+const ext = (name: string) => /\.([^./\\]+)$/.exec(name)?.[1]?.toLowerCase();
+
+/** Applies the file rules of §7/§8 in the order the table lists them; returns the message of the first broken one. */
+export function fileRuleViolation(files: unknown): string | undefined {
+  if (!Array.isArray(files) || files.length === 0) return ADD_CAPTURE_MESSAGES.noVideo;
+  if (files.length > 3) return ADD_CAPTURE_MESSAGES.tooManyFiles;
+  const names: string[] = [];
+  for (const f of files) {
+    const n = (f as { fileName?: unknown } | null)?.fileName;
+    if (typeof n !== 'string' || n.trim() === '' || !ext(n)) return ADD_CAPTURE_MESSAGES.fileName;
+    names.push(n);
+  }
+  if (names.some((n) => !['insv', 'mp4', 'csv'].includes(ext(n)!))) return ADD_CAPTURE_MESSAGES.fileType;
+  if (!names.some((n) => ['insv', 'mp4'].includes(ext(n)!))) return ADD_CAPTURE_MESSAGES.noVideo;
+  return undefined;
+}
+
+function validate(body: unknown, project: Project): CaptureRequest[] {
+  const captures = (body as { captures?: unknown } | undefined)?.captures;
+  if (!Array.isArray(captures) || captures.length === 0) throw new HttpError(422, fail('captures must be a non-empty array'));
+  return captures.map((raw, i) => {
+    const violation = fileRuleViolation((raw as { files?: unknown } | null)?.files);
+    if (violation) throw new HttpError(422, fail(violation));
+    const parsed = captureSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HttpError(422, fail(`captures[${i}].${issue.path.join('.')}: ${issue.message}`));
+    }
+    const c = parsed.data;
+    if (c.project !== project.id) throw new HttpError(422, fail(`captures[${i}].project must be the project of x-project-id`));
+    const structure = project.structures.find((s) => s.id === c.structure);
+    if (!structure) throw new HttpError(422, fail(`captures[${i}].structure ${c.structure} is not a structure of this project`));
+    if (c.design !== undefined && !structure.designs.some((d) => d.id === c.design)) {
+      throw new HttpError(422, fail(`captures[${i}].design ${c.design} is not a design of structure ${c.structure}`));
+    }
+    return c;
+  });
+}
+
+/** Registers §4.4 (add-capture) and §4.8 (capture upload-status) on the gateway router. */
+export function captureRoutes(router: Router, deps: GatewayDeps): void {
+  router.add('POST', '/captures/api/v1/external-captures/add-capture', 'add-capture', async (ctx) => {
+    const { project } = await guard(deps, ctx, { json: true });
+    const requests = validate(await readJsonBody(ctx.req, fail), project);
+    const result = [];
+    for (const c of requests) {
+      const captureId = newId();
+      const uploads: UploadState[] = [];
+      for (const f of [...c.files].sort((a, b) => a.frameIndex - b.frameIndex)) {
+        const key = `captures/${project.id}/${captureId}/${f.frameIndex}-${f.fileName}`;
+        const created = await deps.s3.send(new CreateMultipartUploadCommand({ Bucket: deps.bucket, Key: key, ContentType: f.contentType }));
+        uploads.push({
+          uploadId: newId(),
+          captureId,
+          frameIndex: f.frameIndex,
+          fileName: f.fileName,
+          contentType: f.contentType,
+          externalId: f.externalId,
+          size: f.size,
+          partSize: deps.partSize,
+          totalParts: Math.max(1, Math.ceil(f.size / deps.partSize)),
+          status: 'initiated',
+          key,
+          storageUploadId: created.UploadId!,
+          parts: {},
+        });
+      }
+      const capture: CaptureState = {
+        captureId,
+        project: project.id,
+        structure: c.structure,
+        uploadStatus: 'pending',
+        expectedFiles: uploads.length,
+        completedFiles: 0,
+        createdAt: new Date().toISOString(),
+        request: c as unknown as Record<string, unknown>,
+        uploadIds: uploads.map((u) => u.uploadId),
+      };
+      deps.store.state.captures[captureId] = capture;
+      for (const u of uploads) deps.store.state.uploads[u.uploadId] = u;
+      deps.store.save();
+      result.push({
+        capture: {
+          captureId,
+          project: capture.project,
+          structure: capture.structure,
+          uploadStatus: capture.uploadStatus,
+          expectedFiles: capture.expectedFiles,
+          completedFiles: capture.completedFiles,
+        },
+        uploadManifest: uploads.map((u) => ({
+          frameIndex: u.frameIndex,
+          uploadId: u.uploadId,
+          fileName: u.fileName,
+          size: u.size,
+          partSize: u.partSize,
+          totalParts: u.totalParts,
+          status: u.status,
+        })),
+      });
+    }
+    sendJson(ctx.res, 200, { success: true, result });
+  });
+
+  router.add('GET', '/captures/api/v1/external-captures/:captureId/upload-status', 'upload-status', async (ctx) => {
+    const { project } = await guard(deps, ctx, { json: false });
+    const capture = deps.store.state.captures[ctx.params.captureId!];
+    if (!capture || capture.project !== project.id) throw new HttpError(404, fail('Capture not found'));
+    const uploads = capture.uploadIds.map((id) => deps.store.state.uploads[id]!);
+    const total = uploads.reduce((n, u) => n + u.size, 0);
+    const done = uploads.reduce((n, u) => n + (u.status === 'completed' ? u.size : Object.values(u.parts).reduce((m, p) => m + p.size, 0)), 0);
+    sendJson(ctx.res, 200, {
+      success: true,
+      captureId: capture.captureId,
+      uploadStatus: capture.uploadStatus,
+      expectedFiles: capture.expectedFiles,
+      completedFiles: capture.completedFiles,
+      percentage: pct(done, total),
+    });
+  });
+}

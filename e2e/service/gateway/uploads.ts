@@ -1,0 +1,164 @@
+import { CompleteMultipartUploadCommand, ListPartsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import type { Part } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { z } from 'zod';
+import type { RouteContext, Router } from '../http.js';
+import { HttpError, readJsonBody, sendJson } from '../http.js';
+import type { GatewayDeps } from './common.js';
+import { guard, pct } from './common.js';
+import type { UploadState } from './state.js';
+
+// The upload-service endpoints answer `{ ok, ... }` on success (§4.5, §4.7); their error bodies
+// are "not shown", so this stand-in answers `{ ok: false, message }` in the same style.
+const failOk = (message: string) => ({ ok: false, message });
+
+const completeSchema = z.object({
+  parts: z
+    .array(z.object({ partNumber: z.number().int().positive(), etag: z.string().min(1), size: z.number().int().min(0) }))
+    .min(1),
+});
+
+/** Expected byte length of part `n` of an upload: partSize, or what is left for the last part. */
+export function expectedPartSize(u: Pick<UploadState, 'size' | 'partSize'>, n: number): number {
+  return Math.max(0, Math.min(u.partSize, u.size - (n - 1) * u.partSize));
+}
+
+/** The §2 "Upload record" of an upload. */
+function uploadRecord(u: UploadState) {
+  const reported = Object.keys(u.parts).map(Number);
+  const missingParts: number[] = [];
+  if (u.status !== 'completed') for (let n = 1; n <= u.totalParts; n++) if (!u.parts[n]) missingParts.push(n);
+  return {
+    uploadId: u.uploadId,
+    status: u.status,
+    fileName: u.fileName,
+    size: u.size,
+    totalParts: u.totalParts,
+    uploadedPartsCount: u.status === 'completed' ? u.totalParts : reported.length,
+    percentage: u.status === 'completed' ? 100 : pct(reported.length, u.totalParts),
+    missingParts,
+  };
+}
+
+/** Registers §4.5 presign-missing, §4.7 complete-batch and the §4.9 status read on the gateway router. */
+export function uploadRoutes(router: Router, deps: GatewayDeps): void {
+  // One finalization at a time per upload: two concurrent reports of the last part must not complete it twice.
+  const locks = new Map<string, Promise<unknown>>();
+  const serialize = <T>(id: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (locks.get(id) ?? Promise.resolve()).then(fn, fn);
+    const settled = run.catch(() => undefined);
+    locks.set(id, settled);
+    void settled.then(() => locks.get(id) === settled && locks.delete(id));
+    return run;
+  };
+
+  async function findUpload(ctx: RouteContext, json: boolean): Promise<UploadState> {
+    const { project } = await guard(deps, ctx, { json, errorBody: failOk });
+    const u = deps.store.state.uploads[ctx.params.uploadId!];
+    if (!u || deps.store.state.captures[u.captureId]?.project !== project.id) throw new HttpError(404, failOk('Upload not found'));
+    return u;
+  }
+
+  /** Parts in storage whose size is right for their number (a short part counts as missing), by number. */
+  async function storedParts(u: UploadState): Promise<Map<number, Part>> {
+    const found = new Map<number, Part>();
+    let marker: string | undefined;
+    for (;;) {
+      const page = await deps.s3.send(
+        new ListPartsCommand({ Bucket: deps.bucket, Key: u.key, UploadId: u.storageUploadId, PartNumberMarker: marker }),
+      );
+      for (const p of page.Parts ?? []) if (p.Size === expectedPartSize(u, p.PartNumber!)) found.set(p.PartNumber!, p);
+      if (!page.IsTruncated) return found;
+      marker = page.NextPartNumberMarker;
+    }
+  }
+
+  function markStarted(u: UploadState): void {
+    const capture = deps.store.state.captures[u.captureId]!;
+    if (capture.uploadStatus === 'pending') capture.uploadStatus = 'uploading';
+  }
+
+  async function finalizeIfComplete(u: UploadState): Promise<void> {
+    if (u.status === 'completed' || Object.keys(u.parts).length < u.totalParts) return;
+    const parts = Object.entries(u.parts)
+      .map(([n, p]) => ({ PartNumber: Number(n), ETag: p.etag }))
+      .sort((a, b) => a.PartNumber - b.PartNumber);
+    const done = await deps.s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: deps.bucket, Key: u.key, UploadId: u.storageUploadId, MultipartUpload: { Parts: parts } }),
+    );
+    u.status = 'completed';
+    u.completedAt = new Date().toISOString();
+    u.objectEtag = done.ETag;
+    const capture = deps.store.state.captures[u.captureId]!;
+    capture.completedFiles = capture.uploadIds.filter((id) => deps.store.state.uploads[id]!.status === 'completed').length;
+    capture.uploadStatus = capture.completedFiles === capture.expectedFiles ? 'complete' : 'uploading';
+  }
+
+  router.add('POST', '/upload-service/uploads/:uploadId/parts/presign-missing', 'presign-missing', async (ctx) => {
+    const u = await findUpload(ctx, false);
+    const expiresIn = deps.faults.settings.presignExpiresIn;
+    const parts: { partNumber: number; url: string; expiresIn: number }[] = [];
+    if (u.status !== 'completed') {
+      const stored = await storedParts(u);
+      for (let n = 1; n <= u.totalParts; n++) {
+        if (stored.has(n)) continue;
+        const command = new UploadPartCommand({ Bucket: deps.bucket, Key: u.key, UploadId: u.storageUploadId, PartNumber: n });
+        parts.push({ partNumber: n, url: await getSignedUrl(deps.s3, command, { expiresIn }), expiresIn });
+      }
+      markStarted(u);
+      deps.store.save();
+    }
+    sendJson(ctx.res, 200, { ok: true, uploadId: u.uploadId, partSize: u.partSize, totalParts: u.totalParts, parts });
+  });
+
+  router.add('POST', '/upload-service/uploads/:uploadId/parts/complete-batch', 'complete-batch', async (ctx) => {
+    const u = await findUpload(ctx, true);
+    const parsed = completeSchema.safeParse(await readJsonBody(ctx.req, failOk));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HttpError(400, failOk(`parts${issue.path.length > 1 ? `[${issue.path.slice(1).join('].')}` : ''}: ${issue.message}`));
+    }
+    const record = await serialize(u.uploadId, async () => {
+      if (u.status === 'completed') return uploadRecord(u);
+      const seen = new Set<number>();
+      const stored = await storedParts(u);
+      for (const p of parsed.data.parts) {
+        if (p.partNumber > u.totalParts) throw new HttpError(400, failOk(`Part ${p.partNumber} is beyond totalParts ${u.totalParts}`));
+        if (seen.has(p.partNumber)) throw new HttpError(400, failOk(`Part ${p.partNumber} is reported twice`));
+        seen.add(p.partNumber);
+        const want = expectedPartSize(u, p.partNumber);
+        if (p.size !== want) throw new HttpError(400, failOk(`Part ${p.partNumber} must be ${want} bytes, not ${p.size}`));
+        const s = stored.get(p.partNumber);
+        if (!s) throw new HttpError(400, failOk(`Part ${p.partNumber} is not in storage; upload it before reporting it`));
+        if (s.ETag !== p.etag) {
+          throw new HttpError(400, failOk(`Part ${p.partNumber} ETag does not match the stored part; send the ETag header exactly as storage returned it, quotes included`));
+        }
+      }
+      for (const p of parsed.data.parts) u.parts[p.partNumber] = { etag: p.etag, size: p.size };
+      markStarted(u);
+      if (u.status === 'initiated') u.status = 'uploading';
+      await finalizeIfComplete(u);
+      deps.store.save();
+      return uploadRecord(u);
+    });
+    sendJson(ctx.res, 200, { ok: true, upload: record });
+  });
+
+  // §4.9 names only the trailing segment `status` and the query; this stand-in puts it beside the
+  // other upload-service calls: GET {base_url}/upload-service/uploads/{uploadId}/status[?syncFromS3=true].
+  // With syncFromS3=true, parts found in storage count as uploaded (missingParts shrinks); the file
+  // is still finalized only by complete-batch, so a client that never reports ETags never completes.
+  router.add('GET', '/upload-service/uploads/:uploadId/status', 'status', async (ctx) => {
+    const u = await findUpload(ctx, false);
+    const record = await serialize(u.uploadId, async () => {
+      if (u.status !== 'completed' && ctx.url.searchParams.get('syncFromS3') === 'true') {
+        const stored = await storedParts(u);
+        u.parts = {};
+        for (const [n, p] of stored) u.parts[n] = { etag: p.ETag!, size: p.Size! };
+        deps.store.save();
+      }
+      return uploadRecord(u);
+    });
+    sendJson(ctx.res, 200, { ok: true, upload: record });
+  });
+}

@@ -1,0 +1,188 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { adminRoutes } from './admin.js';
+import type { FaultTarget } from './faults.js';
+import { FaultRegistry } from './faults.js';
+import { findAccount, issueToken } from './gateway/auth.js';
+import { captureRoutes } from './gateway/captures.js';
+import type { GatewayDeps } from './gateway/common.js';
+import { fail } from './gateway/common.js';
+import { folderRoutes } from './gateway/folders.js';
+import { StateStore } from './gateway/state.js';
+import { uploadRoutes } from './gateway/uploads.js';
+import { HttpError, Router, readJsonBody, sendJson, sleep } from './http.js';
+import { progressFail, progressRoutes } from './progress/routes.js';
+import { createStorageHandler } from './storage/server.js';
+import { DiskStore } from './storage/store.js';
+
+/** Start options of the local service. Ports 0 pick free ones. */
+export interface LocalServiceOptions {
+  /** Folder for the state and the stored objects; kept across restarts. */
+  dataDir: string;
+  /** Port of the API listener (sign-in, gateway, progress, admin). Default 0. */
+  port?: number;
+  /** Port of the storage listener. Default 0. */
+  storagePort?: number;
+  /** Part size in bytes for new uploads; at least 5 MiB (S3's minimum). Default 5242880. */
+  partSize?: number;
+}
+
+/** What the service prints on its ready line, and what a client needs to use it. */
+export interface LocalServiceInfo {
+  baseUrl: string;
+  authUrl: string;
+  progressBaseUrl: string;
+  adminUrl: string;
+  apiKey: string;
+  projectId: string;
+  structures: string[];
+  designs: string[];
+  account: { email: string; password: string };
+  s3: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string };
+}
+
+/** A running local service. `close()` stops both listeners and drops open connections. */
+export interface LocalService {
+  info: LocalServiceInfo;
+  store: StateStore;
+  faults: FaultRegistry;
+  storage: DiskStore;
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+async function listen(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, HOST, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+interface Mount {
+  prefix: string;
+  target: FaultTarget | 'admin';
+  router: Router;
+  errorBody: (message: string) => Record<string, unknown>;
+}
+
+/**
+ * Starts the local stand-in for the services of `shared/spec/`: one API listener serving the
+ * sign-in service at `/auth`, the capture gateway at `/gateway`, the progress interface at
+ * `/records` and the admin interface at `/__admin`, and one S3-compatible storage listener.
+ * Throws when a port is taken or the data folder cannot be written.
+ */
+export async function startLocalService(opts: LocalServiceOptions): Promise<LocalService> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const store = new StateStore(opts.dataDir);
+  const faults = new FaultRegistry();
+  const storage = new DiskStore(join(opts.dataDir, 'storage'));
+  const st = store.state.storage;
+  await storage.init([st.bucket]);
+
+  const storageServer = createServer(createStorageHandler({ store: storage, credentials: st, faults }));
+  const apiServer = createServer();
+  const storagePort = await listen(storageServer, opts.storagePort ?? 0);
+  const apiPort = await listen(apiServer, opts.port ?? 0);
+  const origin = `http://${HOST}:${apiPort}`;
+  const endpoint = `http://${HOST}:${storagePort}`;
+
+  const s3 = new S3Client({
+    endpoint,
+    region: st.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: st.accessKeyId, secretAccessKey: st.secretAccessKey },
+    // Checksums would be signed into presigned part URLs for an empty body; parts carry their own MD5 ETag.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const partSize = Math.max(opts.partSize ?? 5 * 1024 * 1024, 5 * 1024 * 1024);
+  const deps: GatewayDeps = { store, faults, s3, bucket: st.bucket, baseUrl: `${origin}/gateway`, partSize };
+
+  const auth = new Router().add('POST', '/api/v1/users/signin', 'signin', async (ctx) => {
+    const body = (await readJsonBody(ctx.req, fail)) as { email?: unknown; password?: unknown } | undefined;
+    if (typeof body?.email !== 'string' || typeof body.password !== 'string') throw new HttpError(400, fail('email and password are required'));
+    const account = findAccount(store, body.email, body.password);
+    if (!account) throw new HttpError(401, fail('Invalid email or password'));
+    sendJson(ctx.res, 200, { token: await issueToken(store, account, faults.settings.tokenTtlSeconds) });
+  });
+  const gateway = new Router();
+  folderRoutes(gateway, deps);
+  captureRoutes(gateway, deps);
+  uploadRoutes(gateway, deps);
+  const progress = new Router();
+  progressRoutes(progress, { store, faults });
+  const admin = new Router();
+  adminRoutes(admin, { store, faults });
+
+  const mounts: Mount[] = [
+    { prefix: '/auth', target: 'auth', router: auth, errorBody: fail },
+    { prefix: '/gateway', target: 'gateway', router: gateway, errorBody: fail },
+    { prefix: '/records', target: 'progress', router: progress, errorBody: progressFail },
+    { prefix: '/__admin', target: 'admin', router: admin, errorBody: fail },
+  ];
+  apiServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void dispatch(mounts, faults, req, res, origin);
+  });
+
+  const project = store.state.projects[0]!;
+  const operator = store.state.accounts[0]!;
+  const info: LocalServiceInfo = {
+    baseUrl: `${origin}/gateway`,
+    authUrl: `${origin}/auth`,
+    progressBaseUrl: `${origin}/records`,
+    adminUrl: `${origin}/__admin`,
+    apiKey: project.apiKey,
+    projectId: project.id,
+    structures: project.structures.map((s) => s.id),
+    designs: project.structures.flatMap((s) => s.designs.map((d) => d.id)),
+    account: { email: operator.email, password: operator.password },
+    s3: { endpoint, region: st.region, bucket: st.bucket, accessKeyId: st.accessKeyId, secretAccessKey: st.secretAccessKey },
+  };
+
+  const close = async () => {
+    for (const server of [apiServer, storageServer]) {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    s3.destroy();
+  };
+  return { info, store, faults, storage, close };
+}
+
+async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
+  const url = new URL(req.url ?? '/', origin);
+  const mount = mounts.find((m) => url.pathname === m.prefix || url.pathname.startsWith(`${m.prefix}/`));
+  const errorBody = mount?.errorBody ?? fail;
+  try {
+    if (!mount) throw new HttpError(404, fail('Not found'));
+    const path = url.pathname.slice(mount.prefix.length) || '/';
+    const found = mount.router.match(req.method ?? 'GET', path);
+    if (!found) throw new HttpError(404, errorBody('Not found'));
+    if ('methodMismatch' in found) throw new HttpError(405, errorBody('Method not allowed'));
+    if (mount.target !== 'admin') {
+      if (faults.settings.latencyMs) await sleep(faults.settings.latencyMs);
+      const fault = faults.take({ target: mount.target, operation: found.route.operation, method: req.method ?? 'GET' });
+      if (fault?.type === 'latency') await sleep(fault.ms);
+      if (fault?.type === 'hang') return;
+      if (fault?.type === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (fault?.type === 'status') throw new HttpError(fault.status, errorBody('Internal Server Error'));
+    }
+    await found.route.handler({ req, res, url, params: found.params });
+  } catch (err) {
+    if (res.headersSent) return void res.destroy();
+    if (err instanceof HttpError) return sendJson(res, err.status, err.body);
+    // The gateway reaches storage through the SDK; a storage failure is the gateway's 502.
+    const fromStorage = typeof err === 'object' && err !== null && '$metadata' in err;
+    if (!fromStorage) console.error('capture-service: unexpected error', err);
+    sendJson(res, fromStorage ? 502 : 500, errorBody(fromStorage ? 'Storage is unavailable; try again' : 'Internal Server Error'));
+  }
+}

@@ -1,0 +1,330 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultAction, FaultRegistry } from '../faults.js';
+import { sleep } from '../http.js';
+import { S3Error, s3Errors } from './errors.js';
+import type { StorageCredentials, VerifiedRequest } from './sigv4.js';
+import { verifySigV4 } from './sigv4.js';
+import type { DiskStore, ReceivedBody } from './store.js';
+import { MAX_PART_NUMBER } from './store.js';
+import { errorXml, parseCompleteMultipartUpload, s3Xml } from './xml.js';
+
+/** What the storage handler needs: the disk store, the one key pair, and the fault registry. */
+export interface StorageOptions {
+  store: DiskStore;
+  credentials: StorageCredentials;
+  faults: FaultRegistry;
+}
+
+interface S3Request {
+  operation: string;
+  bucket: string;
+  key: string;
+  query: URLSearchParams;
+  partNumber?: number;
+}
+
+/** Names the S3 operation of a path-style request (virtual-hosted-style addressing is not served). */
+function classify(req: IncomingMessage): S3Request {
+  const raw = req.url ?? '/';
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+  const [, bucketPart = '', ...keyParts] = path.split('/');
+  const bucket = decodeURIComponent(bucketPart);
+  const key = decodeURIComponent(keyParts.join('/'));
+  const m = req.method ?? 'GET';
+  const pn = query.get('partNumber');
+  const partNumber = pn === null ? undefined : Number(pn);
+  const has = (k: string) => query.has(k);
+  let operation = 'Unknown';
+  if (!key) operation = m === 'GET' ? 'ListObjects' : m === 'HEAD' ? 'HeadBucket' : 'Unknown';
+  else if (m === 'PUT') operation = has('uploadId') && pn !== null ? 'UploadPart' : 'PutObject';
+  else if (m === 'POST') operation = has('uploads') ? 'CreateMultipartUpload' : has('uploadId') ? 'CompleteMultipartUpload' : 'Unknown';
+  else if (m === 'GET') operation = has('uploadId') ? 'ListParts' : 'GetObject';
+  else if (m === 'HEAD') operation = 'HeadObject';
+  else if (m === 'DELETE') operation = has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject';
+  return { operation, bucket, key, query, partNumber };
+}
+
+const httpDate = (iso: string) => new Date(iso).toUTCString();
+
+/**
+ * Creates the request handler of the local S3-compatible storage.
+ *
+ * Serves, with S3's rules and error codes: CreateMultipartUpload, UploadPart (presigned or
+ * header-signed; ETag header is the quoted MD5 of the part), ListParts with paging
+ * (`max-parts`, `part-number-marker`), CompleteMultipartUpload, AbortMultipartUpload,
+ * PutObject, GetObject (with Range) and HeadObject. Every request must carry a valid SigV4
+ * signature. Faults from the registry are applied per request (see faults.ts).
+ */
+export function createStorageHandler(opts: StorageOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const requestId = randomBytes(8).toString('hex').toUpperCase();
+    res.setHeader('x-amz-request-id', requestId);
+    res.setHeader('server', 'capture-service-storage');
+    handle(opts, req, res).catch((err: unknown) => {
+      const s3err = err instanceof S3Error ? err : s3Errors.internalError();
+      if (!(err instanceof S3Error)) console.error('storage: unexpected error', err);
+      sendError(req, res, s3err, requestId);
+    });
+  };
+}
+
+function sendError(req: IncomingMessage, res: ServerResponse, err: S3Error, requestId: string): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const body = req.method === 'HEAD' ? '' : errorXml(err, (req.url ?? '/').split('?')[0]!, requestId);
+  // The body of a refused upload is not read; closing the connection keeps it from being parsed as the next request.
+  res.writeHead(err.status, {
+    'content-type': 'application/xml',
+    'content-length': Buffer.byteLength(body),
+    ...(req.readableEnded ? {} : { connection: 'close' }),
+  });
+  res.end(body);
+}
+
+async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const r = classify(req);
+  const method = req.method ?? 'GET';
+  if (opts.faults.settings.latencyMs) await sleep(opts.faults.settings.latencyMs);
+  const fault = opts.faults.take({ target: 'storage', operation: r.operation, method, partNumber: r.partNumber });
+  if (fault?.type === 'latency') await sleep(fault.ms);
+  if (fault?.type === 'hang') return; // the client's own timeout has to end it
+  if (fault?.type === 'reset' && fault.afterBytes === 0) {
+    req.socket.destroy();
+    return;
+  }
+
+  const verified = await verifySigV4(req, opts.credentials);
+  opts.store.assertBucket(r.bucket);
+
+  switch (r.operation) {
+    case 'UploadPart':
+      return uploadPart(opts, r, req, res, verified, fault);
+    case 'PutObject': {
+      if (req.headers['x-amz-copy-source']) throw s3Errors.notImplemented('CopyObject');
+      const body = await receiveBody(opts, req, verified, fault);
+      if (!body) return;
+      const failure = await faultAfterBody(fault, body);
+      if (failure) throw failure;
+      const etag = await opts.store.putObject(r.bucket, r.key, body, String(req.headers['content-type'] ?? 'binary/octet-stream'));
+      res.writeHead(200, { etag, 'content-length': 0 });
+      res.end();
+      return;
+    }
+    case 'CreateMultipartUpload': {
+      await drain(req);
+      if (fault?.type === 'status') throw statusError(fault.status);
+      const contentType = String(req.headers['content-type'] ?? 'binary/octet-stream');
+      const uploadId = await opts.store.createMultipartUpload(r.bucket, r.key, contentType);
+      return sendXml(res, 200, s3Xml('InitiateMultipartUploadResult', { Bucket: r.bucket, Key: r.key, UploadId: uploadId }));
+    }
+    case 'ListParts': {
+      if (fault?.type === 'status') throw statusError(fault.status);
+      const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
+      const maxParts = Math.min(Number(r.query.get('max-parts') ?? 1000) || 1000, 1000);
+      const marker = Number(r.query.get('part-number-marker') ?? 0) || 0;
+      const all = (await opts.store.listParts(upload)).filter((p) => p.partNumber > marker);
+      const page = all.slice(0, maxParts);
+      const truncated = all.length > page.length;
+      return sendXml(
+        res,
+        200,
+        s3Xml('ListPartsResult', {
+          Bucket: r.bucket,
+          Key: r.key,
+          UploadId: upload.uploadId,
+          PartNumberMarker: marker,
+          NextPartNumberMarker: page.at(-1)?.partNumber ?? marker,
+          MaxParts: maxParts,
+          IsTruncated: truncated,
+          StorageClass: 'STANDARD',
+          Part: page.map((p) => ({ PartNumber: p.partNumber, LastModified: p.lastModified, ETag: p.etag, Size: p.size })),
+        }),
+      );
+    }
+    case 'CompleteMultipartUpload': {
+      const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
+      const xml = await readSmallBody(req);
+      if (fault?.type === 'status') throw statusError(fault.status);
+      const info = await opts.store.completeMultipartUpload(upload, parseCompleteMultipartUpload(xml));
+      return sendXml(
+        res,
+        200,
+        s3Xml('CompleteMultipartUploadResult', {
+          Location: `http://${req.headers.host}/${r.bucket}/${encodeURI(r.key)}`,
+          Bucket: r.bucket,
+          Key: r.key,
+          ETag: info.etag,
+        }),
+      );
+    }
+    case 'AbortMultipartUpload': {
+      const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
+      await opts.store.abortMultipartUpload(upload);
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    case 'HeadObject':
+    case 'GetObject':
+      if (fault?.type === 'status') throw statusError(fault.status);
+      return getObject(opts, r, req, res);
+    default:
+      throw s3Errors.notImplemented(r.operation === 'Unknown' ? `${method} on this resource` : r.operation);
+  }
+}
+
+function statusError(status: number): S3Error {
+  if (status === 503) return s3Errors.slowDown();
+  const e = s3Errors.internalError();
+  return status === 500 ? e : new S3Error(e.code, e.message, status);
+}
+
+/** The error a fault answers with once the body was read (the body is dropped then), if any. */
+async function faultAfterBody(fault: FaultAction | undefined, body: ReceivedBody): Promise<S3Error | undefined> {
+  if (fault?.type !== 'status' && fault?.type !== 'requestTimeout') return undefined;
+  await rm(body.tmpFile, { force: true });
+  return fault.type === 'status' ? statusError(fault.status) : s3Errors.requestTimeout();
+}
+
+async function uploadPart(
+  opts: StorageOptions,
+  r: S3Request,
+  req: IncomingMessage,
+  res: ServerResponse,
+  verified: VerifiedRequest,
+  fault: FaultAction | undefined,
+): Promise<void> {
+  const pn = r.partNumber!;
+  if (!Number.isInteger(pn) || pn < 1 || pn > MAX_PART_NUMBER) {
+    throw s3Errors.invalidArgument('Part number must be an integer between 1 and 10000, inclusive');
+  }
+  const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
+  const body = await receiveBody(opts, req, verified, fault);
+  if (!body) return;
+  const failure = await faultAfterBody(fault, body);
+  if (failure) throw failure;
+  const etag = await opts.store.putPart(upload, pn, body);
+  res.writeHead(200, fault?.type === 'noEtag' ? { 'content-length': 0 } : { etag, 'content-length': 0 });
+  res.end();
+}
+
+/**
+ * Streams a request body into a temporary file of the store, hashing it as it goes, under the
+ * shared bandwidth cap. Checks Content-Length (IncompleteBody), Content-MD5 (BadDigest) and a
+ * signed payload hash (XAmzContentSHA256Mismatch). Returns undefined when the connection was
+ * reset by a fault or dropped by the client: nothing is stored then.
+ */
+async function receiveBody(
+  opts: StorageOptions,
+  req: IncomingMessage,
+  verified: VerifiedRequest,
+  fault: FaultAction | undefined,
+): Promise<ReceivedBody | undefined> {
+  const tmpFile = opts.store.tmpFile();
+  const out = createWriteStream(tmpFile);
+  const md5 = createHash('md5');
+  const sha256 = verified.payloadSha256 ? createHash('sha256') : undefined;
+  const resetAt = fault?.type === 'reset' ? fault.afterBytes : Infinity;
+  let size = 0;
+  const discard = async () => {
+    out.destroy();
+    await rm(tmpFile, { force: true });
+  };
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (size + chunk.length >= resetAt) {
+        req.socket.destroy();
+        await discard();
+        return undefined;
+      }
+      await opts.faults.throttle.consume(chunk.length);
+      size += chunk.length;
+      md5.update(chunk);
+      sha256?.update(chunk);
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+  } catch {
+    await discard();
+    return undefined;
+  }
+  if (!req.complete) {
+    await discard();
+    return undefined;
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  const declared = req.headers['content-length'];
+  const md5Digest = md5.digest();
+  const fail = async (e: S3Error) => {
+    await rm(tmpFile, { force: true });
+    throw e;
+  };
+  if (declared !== undefined && Number(declared) !== size) await fail(s3Errors.incompleteBody());
+  const contentMd5 = req.headers['content-md5'];
+  if (contentMd5 && contentMd5 !== md5Digest.toString('base64')) await fail(s3Errors.badDigest());
+  if (sha256 && sha256.digest('hex') !== verified.payloadSha256) await fail(s3Errors.sha256Mismatch());
+  return { tmpFile, md5Hex: md5Digest.toString('hex'), size };
+}
+
+async function readSmallBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > 1024 * 1024) throw s3Errors.malformedXml();
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function drain(req: IncomingMessage): Promise<void> {
+  for await (const _ of req as AsyncIterable<Buffer>) void _;
+}
+
+function sendXml(res: ServerResponse, status: number, xml: string): void {
+  res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) });
+  res.end(xml);
+}
+
+/** GetObject / HeadObject, with a single `bytes=` Range as S3 serves it (206, Content-Range). */
+async function getObject(opts: StorageOptions, r: S3Request, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const info = await opts.store.headObject(r.bucket, r.key);
+  const headers: Record<string, string | number> = {
+    etag: info.etag,
+    'last-modified': httpDate(info.lastModified),
+    'content-type': info.contentType,
+    'accept-ranges': 'bytes',
+  };
+  let start = 0;
+  let end = info.size - 1;
+  let status = 200;
+  const range = req.headers.range;
+  if (range) {
+    const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+    if (!m || (m[1] === '' && m[2] === '')) throw s3Errors.invalidRange();
+    if (m[1] === '') {
+      start = Math.max(0, info.size - Number(m[2]));
+    } else {
+      start = Number(m[1]);
+      if (m[2] !== '') end = Math.min(end, Number(m[2]));
+    }
+    if (start >= info.size || start > end) throw s3Errors.invalidRange();
+    status = 206;
+    headers['content-range'] = `bytes ${start}-${end}/${info.size}`;
+  }
+  headers['content-length'] = info.size === 0 ? 0 : end - start + 1;
+  res.writeHead(status, headers);
+  if (req.method === 'HEAD' || info.size === 0) {
+    res.end();
+    return;
+  }
+  const stream = createReadStream(opts.store.objectFile(r.bucket, r.key), { start, end });
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
