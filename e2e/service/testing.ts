@@ -24,7 +24,6 @@ export async function startTestService(opts: Partial<LocalServiceOptions> = {}):
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'capture-service-test-'));
   const service = await startLocalService({ ...opts, dataDir });
   const clients: S3Client[] = [];
-  let cachedToken: string | undefined;
   const t: TestService = {
     ...service,
     dataDir,
@@ -38,7 +37,8 @@ export async function startTestService(opts: Partial<LocalServiceOptions> = {}):
       return ((await res.json()) as { token: string }).token;
     },
     async gateway(method, path, init = {}) {
-      const token = init.token ?? (cachedToken ??= await t.token());
+      // A fresh sign-in per call: tests expire tokens on purpose, a cached one would go stale.
+      const token = init.token ?? (await t.token());
       const headers: Record<string, string> = {};
       const merged: Record<string, string | undefined> = {
         authorization: `Bearer ${token}`,

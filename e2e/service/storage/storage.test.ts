@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createHash, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
 import { startTestService } from '../testing.js';
@@ -234,7 +235,6 @@ describe('AbortMultipartUpload, PutObject, GetObject ranges', () => {
 describe('persistence', () => {
   it('keeps objects and unfinished uploads across a restart on the same data folder', async () => {
     const first = await startTestService();
-    const keep = { ...first, dataDir: first.dataDir };
     const client = first.s3();
     const b = first.info.s3.bucket;
     const body = randomBytes(2000);
@@ -245,7 +245,7 @@ describe('persistence', () => {
     client.destroy();
     await first.close();
 
-    const second = await startTestService({ dataDir: keep.dataDir });
+    const second = await startTestService({ dataDir: first.dataDir });
     try {
       const c2 = second.s3();
       const got = await c2.send(new GetObjectCommand({ Bucket: b, Key: 'kept.bin' }));
@@ -255,6 +255,7 @@ describe('persistence', () => {
       expect(second.info.s3.secretAccessKey).toBe(first.info.s3.secretAccessKey);
     } finally {
       await second.stop();
+      rmSync(first.dataDir, { recursive: true, force: true });
     }
   });
 });

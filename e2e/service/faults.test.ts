@@ -1,0 +1,167 @@
+import { CreateMultipartUploadCommand, ListPartsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRuleInput } from './faults.js';
+import type { TestService } from './testing.js';
+import { startTestService } from './testing.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterEach(async () => {
+  await svc.admin('DELETE', '/faults');
+  await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0 });
+});
+afterAll(() => svc.stop());
+
+const addFault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+
+/** A fresh multipart upload and a function giving presigned part URLs for it. */
+async function upload() {
+  const s3 = svc.s3();
+  const Bucket = svc.info.s3.bucket;
+  const Key = `faults/${randomBytes(4).toString('hex')}.bin`;
+  const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
+  return {
+    url: (PartNumber: number) => getSignedUrl(s3, new UploadPartCommand({ Bucket, Key, UploadId, PartNumber })),
+    storedParts: async () => ((await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }))).Parts ?? []).map((p) => p.PartNumber),
+  };
+}
+const put = (url: string, body: Buffer, signal?: AbortSignal) => fetch(url, { method: 'PUT', body, signal });
+const code = async (res: Response) => /<Code>([^<]*)<\/Code>/.exec(await res.text())?.[1];
+
+describe('storage faults', () => {
+  it.each([
+    [500, 'InternalError'],
+    [503, 'SlowDown'],
+  ])('answers %i %s once, storing nothing, then works again', async (status, s3code) => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'status', status } });
+    const failed = await put(await u.url(1), randomBytes(1000));
+    expect(failed.status).toBe(status);
+    expect(await code(failed)).toBe(s3code);
+    expect(await u.storedParts()).toEqual([]);
+    expect((await put(await u.url(1), randomBytes(1000))).status).toBe(200);
+    expect(await u.storedParts()).toEqual([1]);
+  });
+
+  it('answers 400 RequestTimeout after reading the body, storing nothing', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'requestTimeout' } });
+    const res = await put(await u.url(1), randomBytes(1000));
+    expect(res.status).toBe(400);
+    expect(await code(res)).toBe('RequestTimeout');
+    expect(await u.storedParts()).toEqual([]);
+  });
+
+  it('resets the connection in the middle of a part body, storing nothing', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'reset', afterBytes: 256 * 1024 } });
+    await expect(put(await u.url(1), randomBytes(1024 * 1024))).rejects.toThrow();
+    expect(await u.storedParts()).toEqual([]);
+    expect((await put(await u.url(1), randomBytes(1000))).status).toBe(200);
+  });
+
+  it('answers 200 without an ETag header but stores the part', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'noEtag' } });
+    const res = await put(await u.url(1), randomBytes(1000));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBeNull();
+    expect(await u.storedParts()).toEqual([1]);
+  });
+
+  it('fires deterministically: skip, times and part number', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', partNumber: 2, skip: 1, times: 2, action: { type: 'status', status: 500 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await put(await u.url(2), randomBytes(100))).status);
+    expect(statuses).toEqual([200, 500, 500, 200]);
+    expect((await put(await u.url(3), randomBytes(100))).status).toBe(200);
+  });
+
+  it('holds a request without answering until the client gives up', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
+    await expect(put(await u.url(1), randomBytes(100), AbortSignal.timeout(300))).rejects.toThrow(/abort|timeout/i);
+  });
+
+  it('caps storage bandwidth for all bodies together', async () => {
+    const u = await upload();
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 256 * 1024 });
+    const started = Date.now();
+    await Promise.all([put(await u.url(1), randomBytes(256 * 1024)), put(await u.url(2), randomBytes(256 * 1024))]);
+    // 512 KiB at 256 KiB/s is 2 s; the first chunk of each passes at once, so allow some slack below.
+    expect(Date.now() - started).toBeGreaterThan(1500);
+  });
+});
+
+describe('gateway and token faults', () => {
+  async function registeredUpload() {
+    const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', {
+      body: {
+        captures: [
+          {
+            project: svc.info.projectId,
+            structure: svc.info.structures[1],
+            captureDateTime: '2026-11-21T08:00:00+01:00',
+            type: 'interior',
+            mode: '360 Video',
+            sourceType: 'bot',
+            files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 4096 }],
+          },
+        ],
+      },
+    });
+    return ((await res.json()) as { result: { uploadManifest: { uploadId: string }[] }[] }).result[0]!.uploadManifest[0]!.uploadId;
+  }
+
+  it('hands out presigned URLs that expire after the configured seconds', async () => {
+    const uploadId = await registeredUpload();
+    await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
+    const { parts } = (await (await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as {
+      parts: { url: string; expiresIn: number }[];
+    };
+    expect(parts[0]!.expiresIn).toBe(1);
+    await new Promise((r) => setTimeout(r, 2100));
+    const res = await put(parts[0]!.url, randomBytes(4096));
+    expect(res.status).toBe(403);
+    expect(await res.text()).toMatch(/<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/);
+  });
+
+  it('answers a gateway 5xx once, then works', async () => {
+    const uploadId = await registeredUpload();
+    await addFault({ target: 'gateway', operation: 'presign-missing', action: { type: 'status', status: 503 } });
+    const path = `/upload-service/uploads/${uploadId}/parts/presign-missing`;
+    const failed = await svc.gateway('POST', path);
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toEqual({ success: false, message: 'Internal Server Error' });
+    expect((await svc.gateway('POST', path)).status).toBe(200);
+  });
+
+  it('adds latency to a chosen call, and resets a gateway connection', async () => {
+    const uploadId = await registeredUpload();
+    await addFault({ target: 'gateway', operation: 'status', action: { type: 'latency', ms: 400 } });
+    const started = Date.now();
+    expect((await svc.gateway('GET', `/upload-service/uploads/${uploadId}/status`)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    await addFault({ target: 'gateway', operation: 'status', action: { type: 'reset' } });
+    await expect(svc.gateway('GET', `/upload-service/uploads/${uploadId}/status`)).rejects.toThrow();
+  });
+
+  it('refuses malformed rules with 400', async () => {
+    const res = await svc.admin('POST', '/faults', { target: 'storage', action: { type: 'explode' } });
+    expect(res.status).toBe(400);
+  });
+
+  it('keeps ETags as MD5s of the bytes under faults (no corruption on retry)', async () => {
+    const u = await upload();
+    const body = randomBytes(10_000);
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'reset', afterBytes: 5000 } });
+    await expect(put(await u.url(1), body)).rejects.toThrow();
+    const ok = await put(await u.url(1), body);
+    expect(ok.headers.get('etag')).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
+  });
+});
