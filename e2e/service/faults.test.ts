@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from './faults.js';
 import type { TestService } from './testing.js';
-import { startTestService } from './testing.js';
+import { putBytes, startTestService } from './testing.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ async function upload() {
     storedParts: async () => ((await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }))).Parts ?? []).map((p) => p.PartNumber),
   };
 }
-const put = (url: string, body: Buffer, signal?: AbortSignal) => fetch(url, { method: 'PUT', body, signal });
+const put = putBytes;
 const code = async (res: Response) => /<Code>([^<]*)<\/Code>/.exec(await res.text())?.[1];
 
 describe('storage faults', () => {

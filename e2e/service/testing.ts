@@ -83,3 +83,9 @@ export async function startTestService(opts: Partial<LocalServiceOptions> = {}):
   };
   return t;
 }
+
+/** PUTs bytes to a presigned URL with no headers at all, as §4.6 asks; resolves to the raw response. */
+export function putBytes(url: string, bytes: Buffer, signal?: AbortSignal): Promise<Response> {
+  // fetch's BodyInit wants an ArrayBuffer-backed view; a Buffer may sit on a shared pool.
+  return fetch(url, { method: 'PUT', body: new Uint8Array(bytes), signal });
+}

@@ -233,7 +233,7 @@ describe('§4.4 add-capture', () => {
     ['an unknown structure', { structure: 'f'.repeat(24) }, /structure/],
     ['a design of another structure', { design: 'LAST_DESIGN' }, /design/],
     ['another project', { project: 'f'.repeat(24) }, /project/],
-  ])('422 for %s, naming the field', async (_, extra, pattern) => {
+  ] as [string, Record<string, unknown>, RegExp][])('422 for %s, naming the field', async (_, extra, pattern) => {
     // Designs exist only once the service started; the table names the last one symbolically.
     const fields = extra.design === 'LAST_DESIGN' ? { design: svc.info.designs.at(-1) } : extra;
     const res = await add([capture([file('a.mp4')], fields)]);

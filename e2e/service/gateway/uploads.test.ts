@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
-import { startTestService } from '../testing.js';
+import { putBytes, startTestService } from '../testing.js';
 
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -80,7 +80,7 @@ const partBytes = (file: Buffer, partSize: number, n: number) => file.subarray((
 
 /** PUTs a part with no headers (§4.6) and returns the ETag header exactly as storage sent it. */
 async function putPart(url: string, body: Buffer): Promise<string> {
-  const res = await fetch(url, { method: 'PUT', body });
+  const res = await putBytes(url, body);
   expect(res.status).toBe(200);
   return res.headers.get('etag')!;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
-import { startTestService } from '../testing.js';
+import { putBytes, startTestService } from '../testing.js';
 
 // Debian's awscli is a real S3 client written by another team: if it can write and read objects
 // here, the storage speaks S3 and not just what our own code expects. .ci/run installs it.
@@ -90,7 +90,7 @@ describe('Debian awscli against the local storage', () => {
     const parts = [];
     for (const p of presigned.parts) {
       const body = bytes.subarray((p.partNumber - 1) * partSize, p.partNumber * partSize);
-      const res = await fetch(p.url, { method: 'PUT', body });
+      const res = await putBytes(p.url, body);
       parts.push({ partNumber: p.partNumber, etag: res.headers.get('etag')!, size: body.length });
     }
     expect(parts).toHaveLength(3);

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
-import { startTestService } from '../testing.js';
+import { putBytes, startTestService } from '../testing.js';
 
 const MiB = 1024 * 1024;
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -53,8 +53,7 @@ async function presignPart(key: string, uploadId: string, partNumber: number, op
   });
 }
 
-/** PUTs bytes to a presigned URL with no headers at all, as §4.6 asks. */
-const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body });
+const put = putBytes;
 
 async function errorCode(res: Response): Promise<{ code: string; message: string }> {
   const xml = await res.text();
