@@ -1,0 +1,64 @@
+// Lint, including the process-boundary rule of CONVENTIONS.md ("Where code lives"): which layer
+// may import what is checked here, so a renderer that reaches for node:fs fails `npm run lint`.
+import js from '@eslint/js';
+import { builtinModules } from 'node:module';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+const layer = (name) => [`**/${name}/**`, `../${name}/*`, `../../${name}/*`, `../../../${name}/*`];
+const forbid = (paths, patterns) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: paths.map((name) => ({ name, message: 'This layer may not import it (CONVENTIONS.md, "Where code lives").' })),
+      patterns: [{ group: patterns, message: 'This layer may not import from that layer (CONVENTIONS.md, "Where code lives").' }],
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'playwright-report/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  // shared/: pure TypeScript, no Node, no DOM, no other layer.
+  {
+    files: ['shared/**/*.{ts,tsx}'],
+    ignores: ['shared/**/*.test.ts'],
+    rules: {
+      ...forbid(['electron', ...nodeBuiltins], [...layer('main'), ...layer('renderer'), ...layer('preload'), ...layer('e2e')]),
+      'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'process', 'Buffer'],
+    },
+  },
+  // renderer/: the DOM only; talks to main through window.api.
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    ignores: ['renderer/vite.config.ts'],
+    rules: forbid(['electron', ...nodeBuiltins], [...layer('main'), ...layer('preload'), ...layer('e2e')]),
+  },
+  // preload/: electron's renderer-side modules and shared/ only.
+  {
+    files: ['preload/**/*.ts'],
+    rules: forbid([], [...layer('main'), ...layer('renderer'), ...layer('e2e')]),
+  },
+  // main/ outside the thin shell runs under plain Node: no electron, so tests and the CLI use it as is.
+  {
+    files: ['main/**/*.ts'],
+    ignores: ['main/electron/**'],
+    rules: forbid(['electron'], [...layer('renderer'), ...layer('preload'), '**/e2e/**']),
+  },
+  {
+    files: ['main/electron/**/*.ts'],
+    rules: forbid([], [...layer('renderer'), ...layer('preload'), '**/e2e/**']),
+  },
+  // The local service stands in for other teams' servers: it must not borrow the client's code.
+  {
+    files: ['e2e/service/**/*.ts'],
+    rules: forbid(['electron'], [...layer('main'), ...layer('renderer'), ...layer('preload'), ...layer('shared')]),
+  },
+);

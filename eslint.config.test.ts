@@ -1,0 +1,35 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The layering rule is only worth something if it fires: lint small sources as if they stood in
+// each layer and check which imports are refused.
+const eslint = new ESLint({ cwd: process.cwd() });
+async function refused(filePath: string, source: string): Promise<boolean> {
+  const [result] = await eslint.lintText(source, { filePath });
+  return result!.messages.some((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals');
+}
+
+describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () => {
+  it.each([
+    ['renderer/src/x.tsx', "import { readFile } from 'node:fs';\nexport const r = readFile;\n"],
+    ['renderer/src/x.tsx', "import { ipcRenderer } from 'electron';\nexport const r = ipcRenderer;\n"],
+    ['renderer/src/x.tsx', "import { e } from '../../main/engine.js';\nexport const r = e;\n"],
+    ['shared/x.ts', "import path from 'path';\nexport const r = path;\n"],
+    ['shared/x.ts', 'export const r = window.location;\n'],
+    ['shared/x.ts', "import { q } from '../main/queue.js';\nexport const r = q;\n"],
+    ['main/engine.ts', "import { app } from 'electron';\nexport const r = app;\n"],
+    ['preload/index.ts', "import { App } from '../renderer/src/App.js';\nexport const r = App;\n"],
+    ['e2e/service/x.ts', "import { q } from '../../main/queue.js';\nexport const r = q;\n"],
+  ])('refuses in %s: %s', async (file, source) => {
+    expect(await refused(file, source)).toBe(true);
+  });
+
+  it.each([
+    ['main/electron/main.ts', "import { app } from 'electron';\nexport const r = app;\n"],
+    ['main/engine.ts', "import { readFile } from 'node:fs';\nexport const r = readFile;\n"],
+    ['preload/index.ts', "import { contextBridge } from 'electron';\nexport const r = contextBridge;\n"],
+    ['renderer/src/x.tsx', "import { APP_NAME } from '../../shared/app-info.js';\nexport const r = APP_NAME;\n"],
+  ])('allows in %s: %s', async (file, source) => {
+    expect(await refused(file, source)).toBe(false);
+  });
+});
