@@ -1,0 +1,135 @@
+/**
+ * Errors of the API clients and the part uploader, small classes in the manner of Uppy's
+ * NetworkError and tus's DetailedError: a `name`, a `cause`, and the request that failed
+ * (method and path only: presigned URLs carry their signature in the query, and a signature is a
+ * secret, so no URL, header or body of a request ever appears in an error).
+ */
+
+/** What request failed: method and URL path (no query, no host credentials). */
+export interface FailedRequest {
+  method: string;
+  path: string;
+}
+
+/** Strips a URL to its path so no query (signatures, tokens) reaches a message or a log. */
+export function describeRequest(method: string, url: string | URL): FailedRequest {
+  try {
+    return { method, path: new URL(url).pathname };
+  } catch {
+    return { method, path: '(invalid URL)' };
+  }
+}
+
+/** The network failed (DNS, refused, reset, timeout, stalled transfer) before an answer arrived. */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  constructor(
+    message: string,
+    readonly request: FailedRequest,
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The service or storage answered with an error status. `message` is the service's own message
+ * (the `message` of a JSON body, or S3's `<Code>: <Message>`) when there is one.
+ * `s3Code` is S3's error code (`AccessDenied`, `RequestTimeout`, `SlowDown`, ...) for storage answers.
+ */
+export class HttpStatusError extends Error {
+  override readonly name = 'HttpStatusError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly request: FailedRequest,
+    readonly s3Code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A 2xx answer that does not have the shape the interface document gives. */
+export class ResponseShapeError extends Error {
+  override readonly name = 'ResponseShapeError';
+  constructor(
+    message: string,
+    readonly request: FailedRequest,
+  ) {
+    super(message);
+  }
+}
+
+/** A part PUT answered 200 without an ETag header, or with one that is not the part's MD5 (§7: counts as failed). */
+export class PartIntegrityError extends Error {
+  override readonly name = 'PartIntegrityError';
+}
+
+/** The file on disk is not the one that was queued (size or modification time differs). */
+export class FileChangedError extends Error {
+  override readonly name = 'FileChangedError';
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`${path} changed on disk since it was queued (${detail}). Nothing more of it is sent; add the file again as a new capture.`);
+  }
+}
+
+/** The operation was cancelled (pause, cancel, shutdown); never retried. */
+export class CancelledError extends Error {
+  override readonly name = 'CancelledError';
+  constructor(message = 'Cancelled') {
+    super(message);
+  }
+}
+
+/**
+ * How to handle an error, following the retry classification of capture-upload-interface.md §7:
+ * `retry` (network error, timeout, 5xx, storage RequestTimeout, missing ETag: back off and retry),
+ * `resign` (storage 403/AccessDenied: presign again and retry with the new URL),
+ * `reauth` (401 from the service: sign in again, once),
+ * `slowdown` (429 or SlowDown: retry with less concurrency),
+ * `fail` (other 4xx, changed file, bad response shape: fail the file and report it),
+ * `cancel` (cancelled: stop at once).
+ */
+export type ErrorAction = 'retry' | 'resign' | 'reauth' | 'slowdown' | 'fail' | 'cancel';
+
+/** Decides what to do with an error; `fromStorage` tells a storage PUT from a service call. */
+export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
+  if (err instanceof CancelledError) return 'cancel';
+  if (err instanceof NetworkError || err instanceof PartIntegrityError) return 'retry';
+  if (err instanceof HttpStatusError) {
+    if (err.status === 429 || err.s3Code === 'SlowDown') return 'slowdown';
+    if (err.status >= 500) return 'retry';
+    if (fromStorage && (err.status === 403 || err.s3Code === 'AccessDenied')) return 'resign';
+    if (fromStorage && err.s3Code === 'RequestTimeout') return 'retry';
+    if (!fromStorage && err.status === 401) return 'reauth';
+    if (err.status === 408) return 'retry';
+    return 'fail';
+  }
+  return 'fail';
+}
+
+/** Retry timing: how many retries after the first try, and the delay before retry `attempt` (0-based), in ms. */
+export interface RetryPolicy {
+  retries: number;
+  delayMs(attempt: number): number;
+}
+
+/**
+ * The recommended custom-client policy of §8: 4 retries after the first try, waiting
+ * 500 ms × 2^attempt plus a random 0–500 ms. `baseMs`/`jitterMs` can be lowered for tests.
+ */
+export function recommendedRetryPolicy(baseMs = 500, jitterMs = 500, retries = 4): RetryPolicy {
+  return { retries, delayMs: (attempt) => baseMs * 2 ** attempt + Math.random() * jitterMs };
+}
+
+/** A short, human-readable reason for an error, safe to show and to log (no URLs, no secrets). */
+export function reasonOf(err: unknown): string {
+  if (err instanceof HttpStatusError) return `${err.message} (HTTP ${err.status} on ${err.request.method} ${err.request.path})`;
+  if (err instanceof NetworkError) return `${err.message} (${err.request.method} ${err.request.path})`;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

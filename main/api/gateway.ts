@@ -1,0 +1,195 @@
+import type { Got, OptionsInit } from 'got';
+import { decodeJwt } from 'jose';
+import type { z } from 'zod';
+import { HttpStatusError } from './errors.js';
+import type { JsonClientOptions } from './http.js';
+import { createJsonGot, sendJson } from './http.js';
+import type { AddCaptureResult, CaptureStatus, PresignResponse, UploadRecord } from './schemas.js';
+import {
+  addCaptureResponse,
+  captureStatusResponse,
+  designUpdateResponse,
+  exportResponse,
+  presignResponse,
+  signInResponse,
+  uploadRecordResponse,
+} from './schemas.js';
+
+/** Where the capture gateway and sign-in service are, and the credentials for them (§2 "Credentials"). */
+export interface GatewayConfig {
+  /** {base_url} of the capture gateway. */
+  baseUrl: string;
+  /** {auth_url} of the sign-in service. */
+  authUrl: string;
+  /** Project API key, sent as x-api-key. */
+  apiKey: string;
+  /** Project id, sent as x-project-id. */
+  projectId: string;
+  email: string;
+  password: string;
+}
+
+/** The Capture of §2 as sent to add-capture. Timestamps ISO 8601; sizes in bytes. */
+export interface CaptureRequest {
+  project: string;
+  structure: string;
+  captureDateTime: string;
+  type: 'exterior' | 'interior';
+  mode: string;
+  sourceType: 'bot';
+  deviceId?: string;
+  design?: string;
+  deviceInfo?: { type: 'primary' | 'secondary'; deviceId: string; deviceName: string; deviceOSVersion: string; deviceAPIVersion: string }[];
+  metaDetails?: {
+    frameRate?: number;
+    type?: string;
+    videoType?: string;
+    cameraName?: string;
+    deviceID?: string;
+    startPoint?: [number, number, number];
+    direction?: [number, number, number];
+    startTime?: string;
+  };
+  files: { frameIndex: number; fileName: string; contentType: string; size: number; externalId?: string }[];
+}
+
+/** A part as reported to complete-batch (§2 "Reported part"): the ETag exactly as storage returned it, quotes included. */
+export interface ReportedPart {
+  partNumber: number;
+  etag: string;
+  size: number;
+}
+
+// A token is renewed this long before it expires, so a call never starts with a token about to lapse.
+const TOKEN_MARGIN_MS = 5 * 60_000;
+
+/**
+ * Client of the capture gateway and its sign-in service (capture-upload-interface.md §4–§5).
+ *
+ * Every call carries the standard headers (authorization Bearer JWT, x-api-key, x-project-id,
+ * content-type application/json). The JWT is kept until five minutes before it expires (24 h,
+ * §5.3) and a 401 signs in again once and repeats the call. Network errors, timeouts, 408, 429
+ * and 5xx are retried per §7–§8, except for add-capture, which is not idempotent.
+ *
+ * Every method throws HttpStatusError (with the service's message), NetworkError or
+ * ResponseShapeError from ./errors.js.
+ */
+export class CaptureGateway {
+  private readonly http: Got;
+  private token?: { value: string; expiresAt: number };
+  private signingIn?: Promise<string>;
+
+  constructor(
+    private readonly config: GatewayConfig,
+    opts: JsonClientOptions = {},
+  ) {
+    this.http = createJsonGot(opts);
+  }
+
+  /** §4.1: signs in and keeps the JWT. Returns it. */
+  async signIn(): Promise<string> {
+    this.signingIn ??= (async () => {
+      try {
+        const { token } = await sendJson(
+          this.http,
+          `${this.config.authUrl}/api/v1/users/signin`,
+          { method: 'POST', json: { email: this.config.email, password: this.config.password } },
+          signInResponse,
+        );
+        const exp = decodeJwt(token).exp;
+        this.token = { value: token, expiresAt: exp ? exp * 1000 : Date.now() + 24 * 3600_000 };
+        return token;
+      } finally {
+        this.signingIn = undefined;
+      }
+    })();
+    return this.signingIn;
+  }
+
+  private async currentToken(): Promise<string> {
+    if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > Date.now()) return this.token.value;
+    return this.signIn();
+  }
+
+  /** Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). */
+  private async call<T>(path: string, init: OptionsInit, schema: z.ZodType<T>): Promise<T> {
+    const send = async () =>
+      sendJson(
+        this.http,
+        `${this.config.baseUrl}${path}`,
+        {
+          ...init,
+          headers: {
+            authorization: `Bearer ${await this.currentToken()}`,
+            'x-api-key': this.config.apiKey,
+            'x-project-id': this.config.projectId,
+            'content-type': 'application/json',
+          },
+        },
+        schema,
+      );
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err instanceof HttpStatusError) || err.status !== 401) throw err;
+      this.token = undefined;
+      return send();
+    }
+  }
+
+  /** §4.2: asks for the export of the default sheets; the link is emailed. `user` overrides the recipient. */
+  async requestExport(user?: string): Promise<{ success: boolean; message: string }> {
+    const q = new URLSearchParams({ project: this.config.projectId, ...(user ? { user } : {}) });
+    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET' }, exportResponse);
+  }
+
+  /** §4.3: the latest update time (ISO 8601 UTC) of the project's default designs, or null when it has none. */
+  async latestDefaultDesignUpdate(): Promise<string | null> {
+    const q = new URLSearchParams({ projectId: this.config.projectId });
+    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET' }, designUpdateResponse);
+    return res.data.latestDefaultDesignUpdatedAt;
+  }
+
+  /**
+   * §4.4: registers captures and returns each one's summary and upload manifest.
+   * Not retried: the interface offers no way to tell whether a lost answer registered the capture.
+   */
+  async addCaptures(captures: CaptureRequest[]): Promise<AddCaptureResult[]> {
+    const res = await this.call(
+      '/captures/api/v1/external-captures/add-capture',
+      { method: 'POST', json: { captures }, retry: { limit: 0 } },
+      addCaptureResponse,
+    );
+    return res.result;
+  }
+
+  /** §4.5: presigned URLs for the parts not yet in storage (empty when the file is complete). */
+  async presignMissing(uploadId: string): Promise<PresignResponse> {
+    return this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`, { method: 'POST' }, presignResponse);
+  }
+
+  /** §4.7: reports parts (ascending part numbers); the file is finalized when the last is reported. */
+  async completeBatch(uploadId: string, parts: ReportedPart[]): Promise<UploadRecord> {
+    const res = await this.call(
+      `/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/complete-batch`,
+      { method: 'POST', json: { parts } },
+      uploadRecordResponse,
+    );
+    return res.upload;
+  }
+
+  /**
+   * §4.9: the upload's status, reconciled against storage when `syncFromS3`.
+   * The path is "not shown" in the interface; this client uses `{base_url}/upload-service/uploads/{uploadId}/status`.
+   */
+  async uploadStatus(uploadId: string, syncFromS3: boolean): Promise<UploadRecord> {
+    const q = syncFromS3 ? '?syncFromS3=true' : '';
+    const res = await this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`, { method: 'GET' }, uploadRecordResponse);
+    return res.upload;
+  }
+
+  /** §4.8: the capture's upload status. */
+  async captureStatus(captureId: string): Promise<CaptureStatus> {
+    return this.call(`/captures/api/v1/external-captures/${encodeURIComponent(captureId)}/upload-status`, { method: 'GET' }, captureStatusResponse);
+  }
+}

@@ -1,0 +1,98 @@
+import type { Got, OptionsInit, RequestError } from 'got';
+import { HTTPError, got } from 'got';
+import type { z } from 'zod';
+import type { FailedRequest, RetryPolicy } from './errors.js';
+import { HttpStatusError, NetworkError, ResponseShapeError, describeRequest, recommendedRetryPolicy } from './errors.js';
+import { errorBody } from './schemas.js';
+
+/** Options shared by the JSON clients. Times in ms. */
+export interface JsonClientOptions {
+  retry?: RetryPolicy;
+  /** Whole-request timeout in ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+/**
+ * A got instance for JSON calls that retries, by got's own retry machinery, what §7 of
+ * capture-upload-interface.md says to retry (network errors, timeouts, 408, 429 and 5xx), with
+ * the delays of the given policy (§8 recommended: 4 retries, 500 ms × 2^attempt + 0–500 ms).
+ * Only idempotent calls use it with retries; add-capture is sent with `retry: { limit: 0 }`.
+ */
+export function createJsonGot(opts: JsonClientOptions = {}): Got {
+  const policy = opts.retry ?? recommendedRetryPolicy();
+  return got.extend({
+    timeout: { request: opts.timeoutMs ?? 60_000 },
+    responseType: 'text',
+    retry: {
+      limit: policy.retries,
+      methods: ['GET', 'POST', 'PUT'],
+      statusCodes: [408, 429, 500, 502, 503, 504, 521, 522, 524],
+      // got answers 0 for what it would not retry; otherwise the interface's delay, or Retry-After if longer.
+      calculateDelay: ({ attemptCount, computedValue, retryAfter }) =>
+        computedValue === 0 ? 0 : Math.max(policy.delayMs(attemptCount - 1), retryAfter ?? 0),
+    },
+  });
+}
+
+/**
+ * Sends one request and returns its body parsed by `schema`.
+ * Throws HttpStatusError (with the service's `message`) for an error status, NetworkError when no
+ * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
+ */
+export async function sendJson<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>): Promise<T> {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const request = describeRequest(method, url);
+  let body: string;
+  try {
+    body = (await client(url, { ...init, method } as OptionsInit & { isStream?: false; resolveBodyOnly: true })) as unknown as string;
+  } catch (err) {
+    throw toClientError(err, request);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new ResponseShapeError(`${method} ${request.path} answered something that is not JSON`, request);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ResponseShapeError(
+      `${method} ${request.path} answered an unexpected shape: ${issue.path.join('.') || '(body)'} ${issue.message}`,
+      request,
+    );
+  }
+  return parsed.data;
+}
+
+/** Turns a got error into HttpStatusError or NetworkError (never exposing the URL's query or headers). */
+export function toClientError(err: unknown, request: FailedRequest): Error {
+  if (err instanceof HTTPError) {
+    const status = err.response.statusCode;
+    const text = typeof err.response.body === 'string' ? err.response.body : '';
+    return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text));
+  }
+  const e = err as RequestError;
+  if (e && typeof e === 'object' && 'code' in e) {
+    return new NetworkError(`No answer from the service: ${e.code ?? 'network error'}`, request, e.code, { cause: err });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** The `message` of a JSON error body, or S3's `<Code>: <Message>`, if the body has one. */
+export function serviceMessage(text: string): string | undefined {
+  try {
+    const parsed = errorBody.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data.message;
+  } catch {
+    // not JSON; maybe S3 XML
+  }
+  const code = s3CodeOf(text);
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
+  return code ? `${code}: ${message ?? ''}`.trim() : undefined;
+}
+
+/** S3's error code of an XML error body, if it is one. */
+export function s3CodeOf(text: string): string | undefined {
+  return /<Error>[\s\S]*?<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+}

@@ -1,0 +1,89 @@
+import Database from 'better-sqlite3';
+import { existsSync, renameSync } from 'node:fs';
+import type { Migration } from './migrations.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+
+/** The queue file was written by a newer version of the app; it is left untouched. */
+export class QueueTooNewError extends Error {
+  override readonly name = 'QueueTooNewError';
+  constructor(
+    readonly file: string,
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `The upload queue ${file} was written by a newer version of Capture Uploader (schema ${found}; this version knows up to ${known}). ` +
+        'Install the newer version to carry on with it. Nothing in it was changed.',
+    );
+  }
+}
+
+/** An opened queue database, and where a corrupt earlier file was moved, if one was. */
+export interface OpenedQueue {
+  db: Database.Database;
+  /** Path the corrupt file was moved to; the queue starts empty beside it. */
+  setAside?: string;
+}
+
+/**
+ * Opens (or creates) the queue database at `file` with the settings CONVENTIONS.md asks for:
+ * WAL, `synchronous=FULL` (a committed transaction survives power loss), foreign keys on, one
+ * writer. Applies the pending migrations in one transaction.
+ *
+ * A file that is not a database or fails SQLite's integrity check is moved aside to
+ * `<file>.corrupt-<ISO time>` (with its -wal and -shm) and reported in `setAside`, never emptied.
+ * Throws QueueTooNewError for a queue of a newer schema.
+ */
+export function openQueueDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): OpenedQueue {
+  try {
+    return { db: openChecked(file, migrations) };
+  } catch (err) {
+    if (err instanceof QueueTooNewError || !isCorruption(err)) throw err;
+    const setAside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, setAside + suffix);
+    return { db: openChecked(file, migrations), setAside };
+  }
+}
+
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || err instanceof CorruptQueueError;
+}
+
+class CorruptQueueError extends Error {}
+
+function openChecked(file: string, migrations: readonly Migration[]): Database.Database {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new CorruptQueueError(`quick_check: ${String(check)}`);
+    migrate(db, file, migrations);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Applies every migration above the database's `user_version`, all in one transaction that also
+ * sets `user_version`; a failure leaves the database as it was. Throws QueueTooNewError.
+ */
+export function migrate(db: Database.Database, file: string, migrations: readonly Migration[] = MIGRATIONS, target?: number): void {
+  const known = migrations.at(-1)?.version ?? 0;
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > known) throw new QueueTooNewError(file, current, known);
+  const upTo = target ?? known;
+  const pending = migrations.filter((m) => m.version > current && m.version <= upTo);
+  if (pending.length === 0) return;
+  db.transaction(() => {
+    for (const m of pending) m.up(db);
+    db.pragma(`user_version = ${pending.at(-1)!.version}`);
+  })();
+}
+
+export { LATEST_VERSION };

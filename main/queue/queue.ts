@@ -1,0 +1,305 @@
+import type Database from 'better-sqlite3';
+import type { CaptureRequest } from '../api/gateway.js';
+import type { ManifestEntry } from '../api/schemas.js';
+
+/**
+ * Capture states in the queue:
+ * `queued` (written, not yet sent) → `registering` (add-capture sent, §4.4) → `registered`
+ * (manifest stored) → `completed`; or `rejected` (the service refused it, with its message),
+ * `registration_unknown` (the app stopped after sending add-capture and before storing the answer:
+ * a person decides, since registering again could create a duplicate), `failed`.
+ */
+export type CaptureState = 'queued' | 'registering' | 'registration_unknown' | 'registered' | 'completed' | 'failed' | 'rejected';
+
+/**
+ * File states: `waiting` (its capture is not registered yet), `pending` (ready to upload),
+ * `uploading`, `paused`, `completed` (the service said completed), `failed` (with `error`),
+ * `cancelled`.
+ */
+export type FileState = 'waiting' | 'pending' | 'uploading' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+/** A capture row. Timestamps ISO 8601. */
+export interface QueuedCapture {
+  id: number;
+  state: CaptureState;
+  label: string;
+  project: string;
+  structure: string;
+  design: string | null;
+  request: CaptureRequest;
+  captureId: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A file row. `size` in bytes, `mtimeMs` the modification time (ms since epoch) when queued. */
+export interface QueuedFile {
+  id: number;
+  captureRow: number;
+  frameIndex: number;
+  path: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  mtimeMs: number;
+  state: FileState;
+  uploadId: string | null;
+  partSize: number | null;
+  totalParts: number | null;
+  error: string | null;
+  completedAt: string | null;
+}
+
+/** A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part. */
+export interface QueuedPart {
+  partNumber: number;
+  size: number;
+  etag: string | null;
+}
+
+/** A file to queue: where it is and what it is. `size` bytes, `mtimeMs` ms since epoch. */
+export interface NewFile {
+  path: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  mtimeMs: number;
+}
+
+const now = () => new Date().toISOString();
+
+interface CaptureRowRaw {
+  id: number;
+  state: CaptureState;
+  label: string;
+  project: string;
+  structure: string;
+  design: string | null;
+  request_json: string;
+  capture_id: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface FileRowRaw {
+  id: number;
+  capture_row: number;
+  frame_index: number;
+  path: string;
+  file_name: string;
+  content_type: string;
+  size: number;
+  mtime_ms: number;
+  state: FileState;
+  upload_id: string | null;
+  part_size: number | null;
+  total_parts: number | null;
+  error: string | null;
+  completed_at: string | null;
+}
+
+const toCapture = (r: CaptureRowRaw): QueuedCapture => ({
+  id: r.id,
+  state: r.state,
+  label: r.label,
+  project: r.project,
+  structure: r.structure,
+  design: r.design,
+  request: JSON.parse(r.request_json) as CaptureRequest,
+  captureId: r.capture_id,
+  error: r.error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toFile = (r: FileRowRaw): QueuedFile => ({
+  id: r.id,
+  captureRow: r.capture_row,
+  frameIndex: r.frame_index,
+  path: r.path,
+  fileName: r.file_name,
+  contentType: r.content_type,
+  size: r.size,
+  mtimeMs: r.mtime_ms,
+  state: r.state,
+  uploadId: r.upload_id,
+  partSize: r.part_size,
+  totalParts: r.total_parts,
+  error: r.error,
+  completedAt: r.completed_at,
+});
+
+/**
+ * The upload queue: captures, their files and the files' parts, in SQLite. The only writer of
+ * the database. Every value goes in as a bound parameter. Throws better-sqlite3's SqliteError on
+ * a storage failure, and Error for a call that names a row that does not exist.
+ */
+export class UploadQueue {
+  constructor(readonly db: Database.Database) {}
+
+  /**
+   * Writes a capture and its files in one transaction, before anything is sent (state `queued`,
+   * files `waiting`). `request.files` must list the files in the same order as `files`.
+   */
+  enqueueCapture(label: string, request: CaptureRequest, files: NewFile[]): number {
+    return this.db.transaction(() => {
+      const t = now();
+      const { lastInsertRowid } = this.db
+        .prepare(
+          `INSERT INTO captures (state, label, project, structure, design, request_json, created_at, updated_at)
+           VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(label, request.project, request.structure, request.design ?? null, JSON.stringify(request), t, t);
+      const insert = this.db.prepare(
+        `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting')`,
+      );
+      files.forEach((f, i) => insert.run(lastInsertRowid, request.files[i]!.frameIndex, f.path, f.fileName, f.contentType, f.size, Math.trunc(f.mtimeMs)));
+      return Number(lastInsertRowid);
+    })();
+  }
+
+  /** Moves a capture to another state, with an optional error message (null clears it). */
+  setCaptureState(id: number, state: CaptureState, error: string | null = null): void {
+    const r = this.db.prepare('UPDATE captures SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, now(), id);
+    if (r.changes === 0) throw new Error(`No capture ${id} in the queue`);
+  }
+
+  /**
+   * Stores the add-capture answer (§4.4) in one transaction: the capture id, each file's upload
+   * id, part size and part count, and one row per part; files become `pending`. Throws when the
+   * manifest does not match the queued files (frame indexes or sizes differ).
+   */
+  saveRegistration(id: number, captureId: string, manifest: ManifestEntry[]): void {
+    this.db.transaction(() => {
+      const files = this.filesOf(id);
+      if (manifest.length !== files.length) throw new Error(`The service registered ${manifest.length} files; ${files.length} were sent`);
+      const setFile = this.db.prepare(`UPDATE files SET upload_id = ?, part_size = ?, total_parts = ?, state = 'pending' WHERE id = ?`);
+      const addPart = this.db.prepare('INSERT INTO parts (file_id, part_number, size) VALUES (?, ?, ?)');
+      for (const f of files) {
+        const m = manifest.find((e) => e.frameIndex === f.frameIndex);
+        if (!m) throw new Error(`The service's manifest has no entry for ${f.fileName} (frameIndex ${f.frameIndex})`);
+        if (m.size !== f.size) throw new Error(`The service registered ${f.fileName} with ${m.size} bytes; the file has ${f.size}`);
+        setFile.run(m.uploadId, m.partSize, m.totalParts, f.id);
+        for (let n = 1; n <= m.totalParts; n++) addPart.run(f.id, n, Math.max(0, Math.min(m.partSize, f.size - (n - 1) * m.partSize)));
+      }
+      this.db.prepare(`UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`).run(captureId, now(), id);
+    })();
+  }
+
+  /**
+   * After a restart: a capture left `registering` may or may not be registered, so it becomes
+   * `registration_unknown` for a person to decide; files left `uploading` go back to `pending`.
+   * Returns how many of each were found.
+   */
+  recoverInterrupted(): { unknownRegistrations: number; resumedFiles: number } {
+    return this.db.transaction(() => {
+      const a = this.db.prepare(`UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering'`).run(
+        now(),
+        'The app stopped while registering this capture; the service may or may not have it. Register it again, or drop it if it already appears on the platform.',
+      );
+      const b = this.db.prepare(`UPDATE files SET state = 'pending' WHERE state = 'uploading'`).run();
+      return { unknownRegistrations: a.changes, resumedFiles: b.changes };
+    })();
+  }
+
+  /** A capture by row id, or undefined. */
+  capture(id: number): QueuedCapture | undefined {
+    const r = this.db.prepare('SELECT * FROM captures WHERE id = ?').get(id) as CaptureRowRaw | undefined;
+    return r && toCapture(r);
+  }
+
+  /** Captures in the given states (all when none given), oldest first. */
+  captures(states?: CaptureState[]): QueuedCapture[] {
+    const rows = (
+      states?.length
+        ? this.db.prepare(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states)
+        : this.db.prepare('SELECT * FROM captures ORDER BY id').all()
+    ) as CaptureRowRaw[];
+    return rows.map(toCapture);
+  }
+
+  /** The files of a capture, by frame index. */
+  filesOf(captureRow: number): QueuedFile[] {
+    return (this.db.prepare('SELECT * FROM files WHERE capture_row = ? ORDER BY frame_index').all(captureRow) as FileRowRaw[]).map(toFile);
+  }
+
+  /** A file by id, or undefined. */
+  file(id: number): QueuedFile | undefined {
+    const r = this.db.prepare('SELECT * FROM files WHERE id = ?').get(id) as FileRowRaw | undefined;
+    return r && toFile(r);
+  }
+
+  /** Files in the given states, oldest first. */
+  files(states: FileState[]): QueuedFile[] {
+    return (
+      this.db.prepare(`SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states) as FileRowRaw[]
+    ).map(toFile);
+  }
+
+  /** Moves a file to another state, with an optional error (null clears it). */
+  setFileState(id: number, state: FileState, error: string | null = null): void {
+    const completedAt = state === 'completed' ? now() : null;
+    const r = this.db.prepare('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
+    if (r.changes === 0) throw new Error(`No file ${id} in the queue`);
+  }
+
+  /** Moves every file in `from` states to `to` (pause all, resume all); returns how many moved. */
+  moveFiles(from: FileState[], to: FileState): number {
+    return this.db.prepare(`UPDATE files SET state = ?, error = NULL WHERE state IN (${from.map(() => '?').join(',')})`).run(to, ...from).changes;
+  }
+
+  /** The parts of a file, ascending. */
+  parts(fileId: number): QueuedPart[] {
+    return this.db
+      .prepare('SELECT part_number AS partNumber, size, etag FROM parts WHERE file_id = ? ORDER BY part_number')
+      .all(fileId) as QueuedPart[];
+  }
+
+  /** Stores accepted parts (ETag exactly as storage returned it) of any files, in one transaction. */
+  recordParts(done: { fileId: number; partNumber: number; etag: string }[]): void {
+    if (done.length === 0) return;
+    const t = now();
+    const stmt = this.db.prepare('UPDATE parts SET etag = ?, uploaded_at = ? WHERE file_id = ? AND part_number = ?');
+    this.db.transaction(() => {
+      for (const d of done) stmt.run(d.etag, t, d.fileId, d.partNumber);
+    })();
+  }
+
+  /** Forgets a part's ETag (storage no longer has it, or it must be sent again). */
+  clearPart(fileId: number, partNumber: number): void {
+    this.db.prepare('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ?').run(fileId, partNumber);
+  }
+
+  /** Marks the capture completed once every one of its files is. */
+  completeCaptureIfDone(captureRow: number): boolean {
+    const open = this.db.prepare(`SELECT COUNT(*) AS n FROM files WHERE capture_row = ? AND state != 'completed'`).get(captureRow) as { n: number };
+    if (open.n > 0) return false;
+    this.setCaptureState(captureRow, 'completed');
+    return true;
+  }
+
+  /** Removes a capture and its files and parts from the queue (nothing on the service is touched). */
+  removeCapture(id: number): void {
+    this.db.prepare('DELETE FROM captures WHERE id = ?').run(id);
+  }
+
+  /** Records that the default sheets of a project were exported, and the design time known then (§4.2, §4.3). */
+  recordSheetExport(project: string, designsUpdatedAt: string | null): void {
+    this.db
+      .prepare(
+        `INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (project) DO UPDATE SET requested_at = excluded.requested_at, designs_updated_at = excluded.designs_updated_at`,
+      )
+      .run(project, now(), designsUpdatedAt);
+  }
+
+  /** The last export of a project's default sheets, if any. */
+  lastSheetExport(project: string): { requestedAt: string; designsUpdatedAt: string | null } | undefined {
+    return this.db.prepare('SELECT requested_at AS requestedAt, designs_updated_at AS designsUpdatedAt FROM sheet_exports WHERE project = ?').get(project) as
+      | { requestedAt: string; designsUpdatedAt: string | null }
+      | undefined;
+  }
+}

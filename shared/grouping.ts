@@ -1,0 +1,120 @@
+import { isVideo, mediaKindOf } from './capture-rules.js';
+
+/** A file offered for upload: its path, its base name and its size in bytes. */
+export interface CandidateFile {
+  path: string;
+  name: string;
+  size: number;
+}
+
+/** How a proposed capture was recognised. */
+export type CaptureKind = 'dual-lens' | 'single-lens' | 'video';
+
+/**
+ * Files that belong to one recording, in upload order (lens 00, lens 10, then the CSV).
+ * `recordedAt` is the local date-time the Insta360 name carries (`YYYY-MM-DDTHH:MM:SS`, no zone),
+ * when it has one; `segment` is the camera's segment number (NNN) of a split recording.
+ */
+export interface ProposedCapture {
+  key: string;
+  kind: CaptureKind;
+  label: string;
+  files: CandidateFile[];
+  recordedAt?: string;
+  segment?: string;
+}
+
+/** A file that will not be uploaded, with the reason a person reads. */
+export interface SetAsideFile {
+  file: CandidateFile;
+  reason: string;
+}
+
+// Insta360 names (fixtures README): VID_<YYYYMMDD>_<HHMMSS>_<lens 00|10>_<NNN>.insv; LRV_ are previews.
+const INSTA360 = /^(?:VID|PRO_VID|IMG)_(\d{8})_(\d{6})_(\d{2})_(\d{3})\.insv$/i;
+const PREVIEW = /^LRV_/i;
+
+const baseName = (name: string) => name.replace(/\.[^.]+$/, '').toLowerCase();
+
+/**
+ * Groups dropped files into captures the way the camera wrote them:
+ * the `_00_` and `_10_` lenses of one dual-lens recording together (same date, time and NNN);
+ * a lone `_00_` as a single-lens recording; each split segment (another NNN) as its own capture;
+ * any other `.insv` or `.mp4` on its own; a `.csv` with the video of the same base name.
+ *
+ * Set aside, with a reason: low-resolution previews (`LRV_`), unsupported types, empty files,
+ * a `_10_` lens without its `_00_`, a CSV without a video, and the same path given twice.
+ */
+export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: ProposedCapture[]; setAside: SetAsideFile[] } {
+  const setAside: SetAsideFile[] = [];
+  const seen = new Set<string>();
+  const recordings = new Map<string, { lens: Map<string, CandidateFile>; date: string; time: string; segment: string }>();
+  const others: CandidateFile[] = [];
+  const csvs: CandidateFile[] = [];
+
+  for (const f of files) {
+    if (seen.has(f.path)) {
+      setAside.push({ file: f, reason: 'Listed twice; it is queued once.' });
+      continue;
+    }
+    seen.add(f.path);
+    const kind = mediaKindOf(f.name);
+    if (PREVIEW.test(f.name)) {
+      setAside.push({ file: f, reason: 'Low-resolution preview (LRV_) written by the camera, not a capture; it is not uploaded.' });
+    } else if (!kind) {
+      setAside.push({ file: f, reason: `Unsupported file type: only .insv, .mp4 and .csv files are uploaded.` });
+    } else if (f.size === 0) {
+      setAside.push({ file: f, reason: 'The file is empty (0 bytes); copy it from the camera again.' });
+    } else if (kind === 'csv') {
+      csvs.push(f);
+    } else {
+      const m = INSTA360.exec(f.name);
+      if (!m) {
+        others.push(f);
+        continue;
+      }
+      const [, date, time, lens, segment] = m as unknown as [string, string, string, string, string];
+      const key = `${date}_${time}_${segment}`;
+      const rec = recordings.get(key) ?? { lens: new Map(), date, time, segment };
+      recordings.set(key, rec);
+      if (rec.lens.has(lens)) setAside.push({ file: f, reason: `Another file is lens ${lens} of the same recording already.` });
+      else rec.lens.set(lens, f);
+    }
+  }
+
+  const captures: ProposedCapture[] = [];
+  for (const [key, rec] of recordings) {
+    const lens00 = rec.lens.get('00');
+    const lens10 = rec.lens.get('10');
+    const recordedAt = `${rec.date.slice(0, 4)}-${rec.date.slice(4, 6)}-${rec.date.slice(6, 8)}T${rec.time.slice(0, 2)}:${rec.time.slice(2, 4)}:${rec.time.slice(4, 6)}`;
+    if (!lens00) {
+      for (const f of rec.lens.values()) {
+        setAside.push({
+          file: f,
+          reason: `Lens ${[...rec.lens.keys()].join(', ')} of a dual-lens recording without its _00_ file; add VID_${rec.date}_${rec.time}_00_${rec.segment}.insv too.`,
+        });
+      }
+      continue;
+    }
+    const extra = [...rec.lens.entries()].filter(([l]) => l !== '00' && l !== '10');
+    for (const [, f] of extra) setAside.push({ file: f, reason: 'Unknown lens number; Insta360 cameras write lenses 00 and 10.' });
+    const lensFiles = lens10 ? [lens00, lens10] : [lens00];
+    captures.push({
+      key,
+      kind: lens10 ? 'dual-lens' : 'single-lens',
+      label: `${recordedAt.replace('T', ' ')} · segment ${rec.segment}${lens10 ? ' · 2 lenses' : ''}`,
+      files: lensFiles,
+      recordedAt,
+      segment: rec.segment,
+    });
+  }
+  for (const f of others) captures.push({ key: f.path, kind: 'video', label: f.name, files: [f] });
+  captures.sort((a, b) => a.key.localeCompare(b.key));
+
+  for (const csv of csvs) {
+    const target = captures.find((c) => c.files.some((f) => isVideo(mediaKindOf(f.name)) && baseName(f.name) === baseName(csv.name)));
+    if (target && !target.files.some((f) => mediaKindOf(f.name) === 'csv')) target.files.push(csv);
+    else setAside.push({ file: csv, reason: 'A CSV is uploaded with its video: add the .mp4 or .insv of the same name.' });
+  }
+  return { captures, setAside };
+}
