@@ -20,6 +20,7 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['main/engine.ts', "import { app } from 'electron';\nexport const r = app;\n"],
     ['preload/index.ts', "import { App } from '../renderer/src/App.js';\nexport const r = App;\n"],
     ['e2e/service/x.ts', "import { q } from '../../main/queue.js';\nexport const r = q;\n"],
+    ['main/engine/x.ts', "import { S3Error } from '../../e2e/service/storage/errors.js';\nexport const r = S3Error;\n"],
   ])('refuses in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(true);
   });
@@ -29,6 +30,7 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['main/engine.ts', "import { readFile } from 'node:fs';\nexport const r = readFile;\n"],
     ['preload/index.ts', "import { contextBridge } from 'electron';\nexport const r = contextBridge;\n"],
     ['renderer/src/x.tsx', "import { APP_NAME } from '../../shared/app-info.js';\nexport const r = APP_NAME;\n"],
+    ['main/cli/x.ts', "import { startLocalService } from '../../e2e/service/index.js';\nexport const r = startLocalService;\n"],
   ])('allows in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(false);
   });

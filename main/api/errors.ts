@@ -77,6 +77,17 @@ export class FileChangedError extends Error {
   }
 }
 
+/**
+ * A service call that never left this machine because signing in failed first (§4.1). The cause
+ * is the sign-in error. Callers of non-idempotent calls (add-capture) may safely send again.
+ */
+export class RequestNotSentError extends Error {
+  override readonly name = 'RequestNotSentError';
+  constructor(override readonly cause: Error) {
+    super(`Signing in failed, so nothing was sent: ${cause.message}`, { cause });
+  }
+}
+
 /** The operation was cancelled (pause, cancel, shutdown); never retried. */
 export class CancelledError extends Error {
   override readonly name = 'CancelledError';
@@ -99,6 +110,10 @@ export type ErrorAction = 'retry' | 'resign' | 'reauth' | 'slowdown' | 'fail' | 
 /** Decides what to do with an error; `fromStorage` tells a storage PUT from a service call. */
 export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
   if (err instanceof CancelledError) return 'cancel';
+  if (err instanceof RequestNotSentError) {
+    const inner = classifyError(err.cause, false);
+    return inner === 'reauth' ? 'fail' : inner; // a 401 from sign-in itself means wrong credentials
+  }
   if (err instanceof NetworkError || err instanceof PartIntegrityError) return 'retry';
   if (err instanceof HttpStatusError) {
     if (err.status === 429 || err.s3Code === 'SlowDown') return 'slowdown';

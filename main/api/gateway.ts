@@ -1,7 +1,7 @@
 import type { Got, OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import type { z } from 'zod';
-import { HttpStatusError } from './errors.js';
+import { HttpStatusError, RequestNotSentError } from './errors.js';
 import type { JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, CaptureStatus, PresignResponse, UploadRecord } from './schemas.js';
@@ -111,16 +111,25 @@ export class CaptureGateway {
     return this.signIn();
   }
 
+  /** The current token, signing in if needed; a failure is a RequestNotSentError (nothing was sent). */
+  private async tokenForCall(): Promise<string> {
+    try {
+      return await this.currentToken();
+    } catch (err) {
+      throw new RequestNotSentError(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
   /** Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). */
   private async call<T>(path: string, init: OptionsInit, schema: z.ZodType<T>): Promise<T> {
-    const send = async () =>
+    const send = (token: string) =>
       sendJson(
         this.http,
         `${this.config.baseUrl}${path}`,
         {
           ...init,
           headers: {
-            authorization: `Bearer ${await this.currentToken()}`,
+            authorization: `Bearer ${token}`,
             'x-api-key': this.config.apiKey,
             'x-project-id': this.config.projectId,
             'content-type': 'application/json',
@@ -129,11 +138,11 @@ export class CaptureGateway {
         schema,
       );
     try {
-      return await send();
+      return await send(await this.tokenForCall());
     } catch (err) {
       if (!(err instanceof HttpStatusError) || err.status !== 401) throw err;
       this.token = undefined;
-      return send();
+      return send(await this.tokenForCall());
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Got, OptionsInit, RequestError } from 'got';
+import type { Got, Method, OptionsInit, RequestError } from 'got';
 import { HTTPError, got } from 'got';
 import type { z } from 'zod';
 import type { FailedRequest, RetryPolicy } from './errors.js';
@@ -40,11 +40,12 @@ export function createJsonGot(opts: JsonClientOptions = {}): Got {
  * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
  */
 export async function sendJson<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>): Promise<T> {
-  const method = (init.method ?? 'GET').toUpperCase();
+  const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
   try {
-    body = (await client(url, { ...init, method } as OptionsInit & { isStream?: false; resolveBodyOnly: true })) as unknown as string;
+    const res = (await client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' })) as { body: string };
+    body = res.body;
   } catch (err) {
     throw toClientError(err, request);
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../api/errors.js';
-import { CancelledError, HttpStatusError, NetworkError, classifyError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
+import { CancelledError, HttpStatusError, NetworkError, RequestNotSentError, classifyError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import { PartLedger } from './ledger.js';
@@ -134,7 +134,7 @@ export class UploadEngine {
     this.stopping = false;
     for (;;) {
       if (this.stopping) break;
-      const registered = await this.registerQueued();
+      const registered = await this.register();
       this.startPending();
       if (this.active.size === 0) {
         if (this.queue.files(['pending']).length > 0) continue;
@@ -255,9 +255,11 @@ export class UploadEngine {
 
   /**
    * §4.4 for every queued capture. The capture is marked `registering` (committed) before the
-   * request leaves, so a crash in between is seen on restart. Returns how many were registered.
+   * request leaves, so a crash in between is seen on restart. A 4xx refusal makes it `rejected`
+   * with the service's message; an answer lost after sending makes it `registration_unknown`.
+   * Returns how many were registered.
    */
-  private async registerQueued(): Promise<number> {
+  async register(): Promise<number> {
     let registered = 0;
     for (const c of this.queue.captures(['queued'])) {
       if (this.stopping) break;
@@ -271,7 +273,11 @@ export class UploadEngine {
         registered++;
       } catch (err) {
         const reason = reasonOf(err);
-        if (err instanceof HttpStatusError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
+        if (err instanceof RequestNotSentError) {
+          this.setCapture(c, 'queued', `Not registered yet: ${reason}. It will be sent again.`);
+          this.warn(`Could not register "${c.label}": ${reason}`);
+          break;
+        } else if (err instanceof HttpStatusError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
           this.setCapture(c, 'rejected', `The service refused this capture: ${err.message}. Fix it and add the files again.`);
         } else if ((err instanceof NetworkError && NOT_SENT.has(err.code ?? '')) || (err instanceof HttpStatusError && [500, 502, 503, 429].includes(err.status))) {
           // Not registered: safe to send again later.

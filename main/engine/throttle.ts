@@ -36,10 +36,9 @@ export class Bandwidth {
 
   /** A pass-through stream that holds each chunk until the limit allows it. */
   stream(): Transform {
-    const bw = this;
     return new Transform({
-      transform(chunk: Buffer, _enc, done: TransformCallback) {
-        bw.take(chunk.length).then(() => done(null, chunk), done);
+      transform: (chunk: Buffer, _enc, done: TransformCallback) => {
+        this.take(chunk.length).then(() => done(null, chunk), done);
       },
     });
   }

@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RetryPolicy } from './api/errors.js';
+import type { GatewayConfig } from './api/gateway.js';
+import { CaptureGateway } from './api/gateway.js';
+import type { EngineOptions, Logger } from './engine/engine.js';
+import { UploadEngine } from './engine/engine.js';
+import type { IntakeChoices, MediaFacts, RefusedPath } from './intake.js';
+import { prepareCaptures } from './intake.js';
+import { openQueueDatabase } from './queue/db.js';
+import { UploadQueue } from './queue/queue.js';
+
+/** Everything an uploader needs: the queue folder, the gateway, and engine settings. */
+export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'> {
+  /** Folder of the queue database (`queue.db`). Created if missing. */
+  dataDir: string;
+  gateway: GatewayConfig;
+  /** Retries of service calls (default §8 recommended). */
+  apiRetry?: RetryPolicy;
+  readFacts?: (path: string) => Promise<MediaFacts>;
+  log?: Logger;
+}
+
+/** A queue, a gateway client and an engine over them, shared by the CLI and the desktop app. */
+export interface Uploader {
+  queue: UploadQueue;
+  gateway: CaptureGateway;
+  engine: UploadEngine;
+  /** Set when a corrupt queue file was moved aside on opening (its new path). */
+  setAside?: string;
+  /**
+   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
+   * Returns the row ids queued and the paths refused with their reasons.
+   */
+  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[] }>;
+  close(): Promise<void>;
+}
+
+/** Opens the queue in `dataDir` and builds the engine. Throws QueueTooNewError for a newer queue. */
+export function openUploader(opts: UploaderOptions): Uploader {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const { db, setAside } = openQueueDatabase(join(opts.dataDir, 'queue.db'));
+  const queue = new UploadQueue(db);
+  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
+  const engine = new UploadEngine({ ...opts, queue, gateway });
+  if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);
+  return {
+    queue,
+    gateway,
+    engine,
+    setAside,
+    async add(paths, choices) {
+      const { captures, refused } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts);
+      const queued = captures.map((c) => queue.enqueueCapture(c.label, c.request, c.files));
+      await engine.register();
+      return { queued, refused };
+    },
+    async close() {
+      await engine.stop();
+      db.close();
+    },
+  };
+}
