@@ -7,6 +7,7 @@ import type { EngineOptions, Logger } from './engine/engine.js';
 import { UploadEngine } from './engine/engine.js';
 import type { IntakeChoices, MediaFacts, RefusedPath } from './intake.js';
 import { prepareCaptures } from './intake.js';
+import { readMediaFacts } from './media/metadata.js';
 import { openQueueDatabase } from './queue/db.js';
 import { UploadQueue } from './queue/queue.js';
 
@@ -17,6 +18,7 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   gateway: GatewayConfig;
   /** Retries of service calls (default §8 recommended). */
   apiRetry?: RetryPolicy;
+  /** Reads capture facts from a recording (default: its MP4 header and Insta360 trailer). */
   readFacts?: (path: string) => Promise<MediaFacts>;
   log?: Logger;
 }
@@ -50,7 +52,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
     engine,
     setAside,
     async add(paths, choices) {
-      const { captures, refused } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts);
+      const { captures, refused } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued = captures.map((c) => queue.enqueueCapture(c.label, c.request, c.files));
       await engine.register();
       return { queued, refused };

@@ -23,10 +23,12 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * - `GET /emails`: the export emails of §4.2 (recipient, link, expiresAt);
  * - `POST /projects/:id/stage` `{ stage }`: move a project to another stage;
  * - `POST /projects/:id/designs/:designId/touch` `{ updatedAt? }`: a design changed (default now);
- * - `GET /state`: projects (with API keys), captures and uploads.
+ * - `GET /state`: projects (with API keys), captures and uploads;
+ * - `GET /stats`: storage counters (parts stored, parts stored again over an existing copy).
  */
-export function adminRoutes(router: Router, deps: { store: StateStore; faults: FaultRegistry }): void {
+export function adminRoutes(router: Router, deps: { store: StateStore; faults: FaultRegistry; storageStats: () => Record<string, number> }): void {
   const { store, faults } = deps;
+  router.add('GET', '/stats', 'admin', (ctx) => sendJson(ctx.res, 200, deps.storageStats()));
   router.add('GET', '/faults', 'admin', (ctx) => sendJson(ctx.res, 200, { rules: faults.list() }));
   router.add('POST', '/faults', 'admin', async (ctx) => {
     const body = await readJsonBody(ctx.req, adminFail);

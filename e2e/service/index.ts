@@ -118,7 +118,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   const progress = new Router();
   progressRoutes(progress, { store, faults });
   const admin = new Router();
-  adminRoutes(admin, { store, faults });
+  adminRoutes(admin, { store, faults, storageStats: () => ({ ...storage.stats }) });
 
   const mounts: Mount[] = [
     { prefix: '/auth', target: 'auth', router: auth, errorBody: fail },

@@ -6,7 +6,6 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { GatewayConfig } from '../api/gateway.js';
 import type { Logger } from '../engine/engine.js';
-import { readMediaFacts } from '../media/metadata.js';
 import type { Uploader } from '../uploader.js';
 import { openUploader } from '../uploader.js';
 import type { GatewayFlags } from './config.js';
@@ -61,7 +60,6 @@ async function openSession(opts: GlobalOptions, log: Logger): Promise<Session> {
     gateway,
     concurrency: opts.concurrency,
     bandwidthBytesPerSecond: opts.bandwidth ?? null,
-    readFacts: readMediaFacts,
     log,
   });
   return { uploader, demo, dataDir };

@@ -3,7 +3,7 @@ import { got } from 'got';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { Transform, pipeline } from 'node:stream';
 import { CancelledError, FileChangedError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
 import { toClientError } from '../api/http.js';
 import type { Bandwidth } from './throttle.js';
@@ -82,8 +82,8 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     },
   });
   const source = createReadStream(job.path, { flags: 'r', start: job.offset, end: job.offset + job.size - 1, highWaterMark: CHUNK });
-  const body = source.pipe(hasher).pipe(opts.bandwidth.stream());
-  source.on('error', (err) => body.destroy(err));
+  // pipeline() tears every stage down together when the request is aborted, so no stage is left writing into a destroyed one.
+  const body = pipeline(source, hasher, opts.bandwidth.stream(), () => {});
 
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(new CancelledError());
@@ -124,6 +124,6 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   } finally {
     clearInterval(watchdog);
     opts.signal.removeEventListener('abort', onOuterAbort);
-    source.destroy();
+    body.destroy();
   }
 }

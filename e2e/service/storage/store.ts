@@ -75,6 +75,12 @@ async function readJson<T>(file: string): Promise<T | undefined> {
  * Every method throws {@link S3Error} for the S3 conditions it checks.
  */
 export class DiskStore {
+  /**
+   * Counters since start, for tests: parts stored, and parts stored again over an existing copy of
+   * the same size (a client re-sending a part storage already had).
+   */
+  readonly stats = { partsStored: 0, partsReplaced: 0 };
+
   constructor(readonly root: string) {}
 
   /** Creates the folders and the given buckets (idempotent). */
@@ -154,8 +160,10 @@ export class DiskStore {
       lastModified: new Date().toISOString(),
       dataName,
     };
-    const previous = await readJson<{ dataName: string }>(join(dir, `${partNumber}.json`));
+    const previous = await readJson<{ dataName: string; size: number }>(join(dir, `${partNumber}.json`));
     await writeJsonAtomic(join(dir, `${partNumber}.json`), part);
+    this.stats.partsStored++;
+    if (previous?.size === body.size) this.stats.partsReplaced++;
     if (previous && previous.dataName !== dataName) await rm(join(dir, previous.dataName), { force: true });
     return part.etag;
   }

@@ -1,0 +1,286 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRuleInput } from '../../e2e/service/faults.js';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import type { Uploader } from '../uploader.js';
+import { openUploader } from '../uploader.js';
+import type { EngineEvent } from './engine.js';
+
+const MiB = 1024 * 1024;
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let svc: TestService;
+let work: string;
+const open: Uploader[] = [];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'engine-test-'));
+});
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+  await svc.admin('DELETE', '/faults');
+  await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0 });
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** An uploader on its own queue folder, with short retry delays so fault tests run in seconds. */
+function uploader(name: string, extra: Partial<Parameters<typeof openUploader>[0]> = {}): Uploader {
+  const { info } = svc;
+  const u = openUploader({
+    dataDir: join(work, name),
+    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    partRetry: recommendedRetryPolicy(20, 20),
+    apiRetry: recommendedRetryPolicy(20, 20),
+    stallTimeoutMs: 1500,
+    ...extra,
+  });
+  open.push(u);
+  return u;
+}
+
+/** A file of random bytes in the work folder. */
+function makeFile(name: string, size: number): { path: string; bytes: Buffer } {
+  const path = join(work, name);
+  const bytes = randomBytes(size);
+  writeFileSync(path, bytes);
+  return { path, bytes };
+}
+
+/** What storage holds for a queued file, read back through the S3 API. */
+async function stored(u: Uploader, fileId: number): Promise<Buffer> {
+  const f = u.queue.file(fileId)!;
+  const key = svc.store.state.uploads[f.uploadId!]!.key;
+  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+const structure = () => svc.info.structures[0]!;
+
+describe('uploads real files end to end', () => {
+  it('groups a dual-lens pair and an MP4, registers them, and stores every byte', async () => {
+    const dir = mkdtempSync(join(work, 'card-'));
+    const lens0 = join(dir, 'VID_20231121_201609_00_007.insv');
+    const lens1 = join(dir, 'VID_20231121_201609_10_007.insv');
+    copyFileSync(join(fixtures, 'sample.insv'), lens0);
+    copyFileSync(join(fixtures, 'sample.insv'), lens1);
+    copyFileSync(join(fixtures, 'walkthrough.mp4'), join(dir, 'walkthrough.mp4'));
+    writeFileSync(join(dir, 'LRV_20231121_201609_11_007.insv'), 'preview');
+
+    const u = uploader('real');
+    const events: EngineEvent[] = [];
+    u.engine.on((e) => events.push(e));
+    const { queued, refused } = await u.add([dir], { structure: structure(), type: 'interior' });
+    expect(refused.map((r) => r.reason)).toEqual([expect.stringMatching(/Low-resolution preview/)]);
+    expect(queued).toHaveLength(2);
+    const summary = await u.engine.drain();
+    expect(summary.failed).toEqual([]);
+    expect(summary.completed.map((f) => f.fileName).sort()).toEqual(['VID_20231121_201609_00_007.insv', 'VID_20231121_201609_10_007.insv', 'walkthrough.mp4']);
+
+    const insv = u.queue.captures().find((c) => c.request.files.length === 2)!;
+    expect(insv.request.captureDateTime).toBe('2023-11-21T20:16:09.000Z');
+    expect(insv.request.metaDetails).toMatchObject({ frameRate: 29.97, cameraName: 'Insta360 OneR', deviceID: 'IAEAN00000XXXX' });
+    for (const f of summary.completed) expect(sha256(await stored(u, f.id))).toBe(sha256(readFileSync(f.path)));
+    expect(u.queue.captures().map((c) => c.state)).toEqual(['completed', 'completed']);
+    expect(events.filter((e) => e.type === 'progress').length).toBeGreaterThan(0);
+  });
+
+  it('uploads a 23 MiB file in five parts, reporting them in ascending order', async () => {
+    const { path, bytes } = makeFile('VID_20261120_101010_00_001.insv', 23 * MiB + 17);
+    const u = uploader('multipart', { concurrency: 3 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'exterior' });
+    const summary = await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+    expect(u.queue.parts(file!.id).map((p) => [p.partNumber, p.etag !== null])).toEqual([1, 2, 3, 4, 5].map((n) => [n, true]));
+    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+  });
+});
+
+describe('survives every fault the service can inject', () => {
+  it('storage 500, SlowDown, RequestTimeout, a reset mid-part and a missing ETag', async () => {
+    const { path, bytes } = makeFile('faulty.mp4', 23 * MiB);
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'reset', afterBytes: MiB } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'status', status: 500 } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'status', status: 503 } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 4, action: { type: 'requestTimeout' } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 5, action: { type: 'noEtag' } });
+    const u = uploader('faults');
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    const summary = await u.engine.drain();
+    expect(summary.failed).toEqual([]);
+    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
+    expect(rules.map((r) => r.fired)).toEqual([1, 1, 1, 1, 1]);
+    expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
+  });
+
+  it('gateway 5xx on presign and complete-batch, and added latency', async () => {
+    const { path, bytes } = makeFile('gateway-faults.mp4', 6 * MiB);
+    await fault({ target: 'gateway', operation: 'presign-missing', times: 2, action: { type: 'status', status: 503 } });
+    await fault({ target: 'gateway', operation: 'complete-batch', action: { type: 'status', status: 502 } });
+    await fault({ target: 'gateway', operation: 'status', action: { type: 'latency', ms: 300 } });
+    const u = uploader('gateway-faults');
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    expect((await u.engine.drain()).failed).toEqual([]);
+    expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
+  });
+
+  it('a stalled part is aborted after the stall timeout and sent again', async () => {
+    const { path, bytes } = makeFile('stall.mp4', 2 * MiB);
+    await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
+    const u = uploader('stall', { stallTimeoutMs: 400 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    expect((await u.engine.drain()).failed).toEqual([]);
+    expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
+  });
+
+  it('presigned URLs that expire mid-upload are presigned again, and storage never saw a duplicate part', async () => {
+    const { path, bytes } = makeFile('expiring.mp4', 16 * MiB);
+    await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
+    // Part 3 is held 2.5 s before storage checks its signature: its URL has expired by then.
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'latency', ms: 2500 } });
+    const before = { ...svc.storage.stats };
+    const u = uploader('expiring', { concurrency: 2 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    expect((await u.engine.drain()).failed).toEqual([]);
+    expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
+    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+  });
+
+  it('a token that expires mid-upload: signs in again and carries on', async () => {
+    const { path, bytes } = makeFile('token.mp4', 11 * MiB);
+    const u = uploader('token', { concurrency: 1 });
+    let expired = false;
+    u.engine.on((e) => {
+      if (!expired && e.type === 'progress' && e.files.some((f) => f.partsDone >= 1)) {
+        expired = true;
+        void svc.admin('POST', '/tokens/expire');
+      }
+    });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    expect((await u.engine.drain()).failed).toEqual([]);
+    expect(expired).toBe(true);
+    expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
+  });
+
+  it('retries exhausted fail the file with the reason; re-queued, it resumes without re-sending stored parts', async () => {
+    const { path, bytes } = makeFile('exhausted.mp4', 12 * MiB);
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, times: 0, action: { type: 'status', status: 500 } });
+    const u = uploader('exhausted', { concurrency: 1 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    const first = await u.engine.drain();
+    expect(first.failed).toHaveLength(1);
+    expect(first.failed[0]!.error).toMatch(/InternalError.*HTTP 500 on PUT/);
+    expect(first.failed[0]!.error).not.toMatch(/X-Amz-Signature|\?/);
+    const file = u.queue.filesOf(queued[0]!)[0]!;
+    expect(u.queue.parts(file.id).map((p) => p.etag !== null)).toEqual([true, true, false]);
+
+    await svc.admin('DELETE', '/faults');
+    const before = { ...svc.storage.stats };
+    u.engine.resume(file.id);
+    expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
+    expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
+  });
+
+  it('a validation 4xx is not retried: the capture is rejected with the service message', async () => {
+    const { path } = makeFile('rejected.mp4', 1000);
+    const u = uploader('rejected');
+    const { queued } = await u.add([path], { structure: 'f'.repeat(24), type: 'interior' });
+    const c = u.queue.capture(queued[0]!)!;
+    expect(c.state).toBe('rejected');
+    expect(c.error).toMatch(/structure ffffffffffffffffffffffff is not a structure of this project/);
+  });
+});
+
+describe('pause, resume, cancel, changed files, limits', () => {
+  it('pauses a file mid-upload and resumes it from the parts already stored', async () => {
+    const { path, bytes } = makeFile('pause.mp4', 21 * MiB);
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 20 * MiB });
+    const u = uploader('pause', { concurrency: 1 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    const file = u.queue.filesOf(queued[0]!)[0]!;
+    const off = u.engine.on((e) => {
+      if (e.type === 'progress' && e.files.some((f) => f.partsDone >= 2)) {
+        u.engine.pause(file.id);
+        off();
+      }
+    });
+    const first = await u.engine.drain();
+    expect(first.paused.map((f) => f.id)).toEqual([file.id]);
+    const done = u.queue.parts(file.id).filter((p) => p.etag).length;
+    expect(done).toBeGreaterThanOrEqual(2);
+    expect(done).toBeLessThan(5);
+
+    const before = { ...svc.storage.stats };
+    u.engine.resume(file.id);
+    expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
+    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
+  });
+
+  it('cancels a file: nothing more is sent', async () => {
+    const { path } = makeFile('cancel.mp4', 11 * MiB);
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+    const u = uploader('cancel', { concurrency: 1 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    const file = u.queue.filesOf(queued[0]!)[0]!;
+    u.engine.on((e) => e.type === 'progress' && e.files.some((f) => f.bytesSent > MiB) && u.engine.cancel(file.id));
+    const summary = await u.engine.drain();
+    expect(u.queue.file(file.id)!.state).toBe('cancelled');
+    expect(summary.completed).toEqual([]);
+  });
+
+  it('fails a file that changed on disk after it was queued, naming it', async () => {
+    const { path } = makeFile('changed.mp4', 6 * MiB);
+    const u = uploader('changed');
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    appendFileSync(path, 'more bytes from a camera still writing');
+    const summary = await u.engine.drain();
+    expect(summary.failed).toHaveLength(1);
+    expect(summary.failed[0]!.error).toBe(
+      `${path} changed on disk since it was queued (size ${6 * MiB + 38} bytes, queued with ${6 * MiB}). Nothing more of it is sent; add the file again as a new capture.`,
+    );
+    expect(u.queue.file(u.queue.filesOf(queued[0]!)[0]!.id)!.state).toBe('failed');
+  });
+
+  it('refuses bad input by name, losing nothing already queued', async () => {
+    const u = uploader('bad-input');
+    const good = makeFile('good.mp4', 1000);
+    await u.add([good.path], { structure: structure(), type: 'interior' });
+    const empty = makeFile('empty.insv', 0);
+    const csv = makeFile('alone.csv', 10);
+    const mov = makeFile('clip.mov', 10);
+    const { queued, refused } = await u.add([empty.path, csv.path, mov.path, join(work, 'missing.mp4')], { structure: structure(), type: 'interior' });
+    expect(queued).toEqual([]);
+    expect(refused.map((r) => [r.path, r.reason])).toEqual([
+      [join(work, 'missing.mp4'), expect.stringMatching(/Cannot be read \(ENOENT\)/)],
+      [empty.path, expect.stringMatching(/empty \(0 bytes\)/)],
+      [mov.path, expect.stringMatching(/Unsupported file type/)],
+      [csv.path, expect.stringMatching(/CSV is uploaded with its video/)],
+    ]);
+    expect(u.queue.captures()).toHaveLength(1);
+  });
+
+  it('never opens a media file for writing: its bytes and modification time stay as they were', async () => {
+    const { path, bytes } = makeFile('VID_20261121_080000_00_002.insv', 6 * MiB);
+    const { mtimeMs } = (await import('node:fs')).statSync(path);
+    const u = uploader('read-only');
+    await u.add([path], { structure: structure(), type: 'interior' });
+    await u.engine.drain();
+    expect(sha256(readFileSync(path))).toBe(sha256(bytes));
+    expect((await import('node:fs')).statSync(path).mtimeMs).toBe(mtimeMs);
+  });
+});
