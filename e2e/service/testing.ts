@@ -1,3 +1,4 @@
+export type { FaultRuleInput } from './faults.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
