@@ -55,12 +55,16 @@ class CorruptQueueError extends Error {}
 function openChecked(file: string, migrations: readonly Migration[]): Database.Database {
   const db = new Database(file);
   try {
+    // Checks first: switching to WAL rewrites the file header, and a refused queue stays untouched.
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new CorruptQueueError(`quick_check: ${String(check)}`);
+    const known = migrations.at(-1)?.version ?? 0;
+    const found = db.pragma('user_version', { simple: true }) as number;
+    if (found > known) throw new QueueTooNewError(file, found, known);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    const check = db.pragma('quick_check', { simple: true });
-    if (check !== 'ok') throw new CorruptQueueError(`quick_check: ${String(check)}`);
     migrate(db, file, migrations);
     return db;
   } catch (err) {

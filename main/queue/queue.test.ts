@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CaptureRequest } from '../api/gateway.js';
+import { QueueTooNewError, migrate, openQueueDatabase } from './db.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+import { UploadQueue } from './queue.js';
+
+const work = mkdtempSync(join(tmpdir(), 'queue-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+let n = 0;
+const dbFile = () => join(work, `q${n++}.db`);
+
+const request: CaptureRequest = {
+  project: 'p1',
+  structure: 's1',
+  captureDateTime: '2026-11-20T15:04:05Z',
+  type: 'interior',
+  mode: '360 Video',
+  sourceType: 'bot',
+  files: [
+    { frameIndex: 1, fileName: 'VID_20261120_150405_00_001.insv', contentType: 'video/insv', size: 12_000_000 },
+    { frameIndex: 2, fileName: 'VID_20261120_150405_10_001.insv', contentType: 'video/insv', size: 100 },
+  ],
+};
+const files = request.files.map((f) => ({ path: `/card/${f.fileName}`, fileName: f.fileName, contentType: f.contentType, size: f.size, mtimeMs: 1_700_000_000_123 }));
+
+describe('opening the queue database', () => {
+  it('runs WAL with synchronous=FULL and foreign keys, at the latest schema', () => {
+    const { db, setAside } = openQueueDatabase(dbFile());
+    expect(setAside).toBeUndefined();
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
+    db.close();
+  });
+
+  it('refuses a queue written by a newer version, leaving it untouched', () => {
+    const file = dbFile();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
+    raw.close();
+    const bytes = readFileSync(file);
+    expect(() => openQueueDatabase(file)).toThrow(QueueTooNewError);
+    expect(() => openQueueDatabase(file)).toThrow(/written by a newer version of Capture Uploader \(schema 3; this version knows up to 2\)/);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('sets a corrupt file aside and reports it, never emptying it', () => {
+    const file = dbFile();
+    const junk = Buffer.from('this is not an SQLite database, but it is someone’s queue'.repeat(100));
+    writeFileSync(file, junk);
+    const { db, setAside } = openQueueDatabase(file);
+    expect(setAside).toMatch(/\.corrupt-/);
+    expect(readFileSync(setAside!).equals(junk)).toBe(true);
+    expect(new UploadQueue(db).captures()).toEqual([]);
+    db.close();
+  });
+});
+
+describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
+  it('1: creates captures, files and parts', () => {
+    const db = new Database(':memory:');
+    migrate(db, ':memory:', MIGRATIONS, 1);
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(['captures', 'files', 'parts']);
+  });
+
+  it('2: adds sheet exports and keeps every capture, file and part row', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 1);
+    const q = new UploadQueue(db);
+    const id = q.enqueueCapture('label', request, files);
+    q.saveRegistration(id, 'cap-1', [
+      { frameIndex: 1, uploadId: 'u1', fileName: files[0]!.fileName, size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' },
+      { frameIndex: 2, uploadId: 'u2', fileName: files[1]!.fileName, size: 100, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+    ]);
+    q.recordParts([{ fileId: 1, partNumber: 1, etag: '"abc"' }]);
+    const dump = () => ['captures', 'files', 'parts'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all());
+    const before = dump();
+    migrate(db, ':memory:', MIGRATIONS, 2);
+    expect(dump()).toEqual(before);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    q.recordSheetExport('p1', '2026-10-11T09:31:00.000Z');
+    expect(q.lastSheetExport('p1')).toMatchObject({ designsUpdatedAt: '2026-10-11T09:31:00.000Z' });
+  });
+});
+
+describe('queue rows', () => {
+  it('stores the manifest with one row per part, sized by part number', () => {
+    const { db } = openQueueDatabase(dbFile());
+    const q = new UploadQueue(db);
+    const id = q.enqueueCapture('VID 001', request, files);
+    expect(q.capture(id)!.state).toBe('queued');
+    expect(q.filesOf(id).map((f) => f.state)).toEqual(['waiting', 'waiting']);
+    q.saveRegistration(id, 'cap-9', [
+      { frameIndex: 2, uploadId: 'u-b', fileName: files[1]!.fileName, size: 100, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+      { frameIndex: 1, uploadId: 'u-a', fileName: files[0]!.fileName, size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' },
+    ]);
+    const [a, b] = q.filesOf(id);
+    expect([a!.uploadId, a!.state, a!.totalParts, b!.uploadId]).toEqual(['u-a', 'pending', 3, 'u-b']);
+    expect(q.parts(a!.id).map((p) => p.size)).toEqual([5_242_880, 5_242_880, 12_000_000 - 2 * 5_242_880]);
+    expect(q.capture(id)).toMatchObject({ state: 'registered', captureId: 'cap-9', request });
+    db.close();
+  });
+
+  it('refuses a manifest that does not match the queued files, changing nothing', () => {
+    const { db } = openQueueDatabase(dbFile());
+    const q = new UploadQueue(db);
+    const id = q.enqueueCapture('x', request, files);
+    expect(() =>
+      q.saveRegistration(id, 'cap', [
+        { frameIndex: 1, uploadId: 'u1', fileName: 'x', size: 999, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+        { frameIndex: 2, uploadId: 'u2', fileName: 'y', size: 100, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+      ]),
+    ).toThrow(/registered VID_20261120_150405_00_001.insv with 999 bytes; the file has 12000000/);
+    expect(q.capture(id)!.state).toBe('queued');
+    expect(q.parts(q.filesOf(id)[0]!.id)).toEqual([]);
+    db.close();
+  });
+
+  it('after a crash, flags a capture caught registering and resumes uploading files', () => {
+    const file = dbFile();
+    const first = openQueueDatabase(file).db;
+    const q1 = new UploadQueue(first);
+    const a = q1.enqueueCapture('a', request, files);
+    q1.setCaptureState(a, 'registering');
+    first.close();
+
+    const q2 = new UploadQueue(openQueueDatabase(file).db);
+    expect(q2.recoverInterrupted()).toEqual({ unknownRegistrations: 1, resumedFiles: 0 });
+    const c = q2.capture(a)!;
+    expect(c.state).toBe('registration_unknown');
+    expect(c.error).toMatch(/may or may not have it/);
+    q2.db.close();
+  });
+
+  it('keeps committed rows across a reopen (WAL checkpointed or not)', () => {
+    const file = dbFile();
+    const db = openQueueDatabase(file).db;
+    new UploadQueue(db).enqueueCapture('kept', request, files);
+    // no close(): the process "dies" with the WAL file still beside the database
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    const again = new UploadQueue(openQueueDatabase(file).db);
+    expect(again.captures().map((c) => c.label)).toEqual(['kept']);
+    again.db.close();
+    db.close();
+  });
+});
