@@ -165,3 +165,12 @@ describe('gateway and token faults', () => {
     expect(ok.headers.get('etag')).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
   });
 });
+
+describe('replies dropped after the work', () => {
+  it('stores the part but never answers (dropResponse)', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'dropResponse' } });
+    await expect(put(await u.url(1), randomBytes(1000))).rejects.toThrow();
+    expect(await u.storedParts()).toEqual([1]);
+  });
+});

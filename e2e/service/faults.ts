@@ -30,6 +30,11 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('latency'), ms: z.number().int().min(0).max(600_000) }),
   /** Never answer: keep the connection open without reading, until the client gives up. */
   z.object({ type: z.literal('hang') }),
+  /**
+   * Do the work (register the capture, store the part), then never answer: the connection is
+   * closed after `afterMs`. The client's view of "the reply was lost after the request was processed".
+   */
+  z.object({ type: z.literal('dropResponse'), afterMs: z.number().int().min(0).max(600_000).default(0) }),
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 

@@ -175,6 +175,15 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         return;
       }
       if (fault?.type === 'status') throw new HttpError(fault.status, errorBody('Internal Server Error'));
+      if (fault?.type === 'dropResponse') {
+        // The handler does its work, but what it writes goes nowhere; then the connection drops.
+        res.writeHead = (() => res) as unknown as typeof res.writeHead;
+        res.end = (() => res) as unknown as typeof res.end;
+        await Promise.resolve(found.route.handler({ req, res, url, params: found.params })).catch(() => undefined);
+        await sleep(fault.afterMs);
+        req.socket.destroy();
+        return;
+      }
     }
     await found.route.handler({ req, res, url, params: found.params });
   } catch (err) {

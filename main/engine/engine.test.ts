@@ -283,3 +283,29 @@ describe('pause, resume, cancel, changed files, limits', () => {
     expect((await import('node:fs')).statSync(path).mtimeMs).toBe(mtimeMs);
   });
 });
+
+describe('replies lost after the work was done', () => {
+  it('a part stored but its answer lost is not sent again: the service counts it from storage', async () => {
+    const { path, bytes } = makeFile('lost-reply.mp4', 16 * MiB);
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
+    const before = { ...svc.storage.stats };
+    const u = uploader('lost-reply', { concurrency: 2 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    expect((await u.engine.drain()).failed).toEqual([]);
+    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(4);
+    expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
+  });
+
+  it('an add-capture whose reply is lost is flagged registration_unknown, not sent again', async () => {
+    const { path } = makeFile('lost-registration.mp4', 1000);
+    await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'dropResponse' } });
+    const before = Object.keys(svc.store.state.captures).length;
+    const u = uploader('lost-registration');
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    expect(u.queue.capture(queued[0]!)!.state).toBe('registration_unknown');
+    const summary = await u.engine.drain();
+    expect(summary.needsAttention.map((c) => c.state)).toEqual(['registration_unknown']);
+    expect(Object.keys(svc.store.state.captures).length).toBe(before + 1);
+  });
+});

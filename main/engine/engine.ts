@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../api/errors.js';
-import { CancelledError, HttpStatusError, NetworkError, RequestNotSentError, classifyError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
+import { CancelledError, HttpStatusError, NetworkError, PartIntegrityError, RequestNotSentError, classifyError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import { PartLedger } from './ledger.js';
@@ -426,10 +426,14 @@ export class UploadEngine {
     const size = Math.min(f.partSize!, f.size - offset);
     let retries = 0;
     let resigns = 0;
+    let mustResend: unknown; // storage has a copy, but a bad one (no ETag, or not the bytes sent)
     for (;;) {
       if (signal.aborted) throw new CancelledError();
       const url = await urls.get(n);
-      if (!url) return; // storage already has it: never sent twice
+      if (!url) {
+        if (mustResend) throw mustResend; // no URL can be had for a part the service counts as stored
+        return; // storage already has it: never sent twice
+      }
       try {
         const result = await uploadPart(
           { path: f.path, expected: f, partNumber: n, offset, size, url },
@@ -455,6 +459,10 @@ export class UploadEngine {
           continue;
         }
         if (action === 'slowdown') this.limiter.slowDown();
+        // After a dropped connection storage may have the part all the same (the reply was lost):
+        // presign-missing, asked again before the retry, says so, and the part is not sent twice.
+        if (err instanceof NetworkError) urls.invalidate(n);
+        if (err instanceof PartIntegrityError) mustResend = err;
         if (++retries > this.partRetry.retries) throw err;
         const delay = this.partRetry.delayMs(Math.min(backoff.failures++, 6));
         this.log.info(`Part ${n} of ${f.fileName}: ${reasonOf(err)}; retry ${retries} of ${this.partRetry.retries} in ${Math.round(delay)} ms`);

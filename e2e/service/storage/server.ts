@@ -211,6 +211,11 @@ async function uploadPart(
   const failure = await faultAfterBody(fault, body);
   if (failure) throw failure;
   const etag = await opts.store.putPart(upload, pn, body);
+  if (fault?.type === 'dropResponse') {
+    await sleep(fault.afterMs);
+    req.socket.destroy();
+    return;
+  }
   res.writeHead(200, fault?.type === 'noEtag' ? { 'content-length': 0 } : { etag, 'content-length': 0 });
   res.end();
 }

@@ -1,0 +1,139 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './service/testing.js';
+import { startTestService } from './service/testing.js';
+
+// The uploader is a separate process killed with SIGKILL at seeded random moments, then started
+// again; the service stays up in this process and counts what storage receives.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'main/cli/index.ts');
+const MiB = 1024 * 1024;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** mulberry32: a small seeded PRNG, so every run kills at the same moments. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'kill-resume-'));
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function env(dataDir: string): NodeJS.ProcessEnv {
+  const { info } = svc;
+  return {
+    ...process.env,
+    CAPTURE_BASE_URL: info.baseUrl,
+    CAPTURE_AUTH_URL: info.authUrl,
+    CAPTURE_API_KEY: info.apiKey,
+    CAPTURE_PROJECT_ID: info.projectId,
+    CAPTURE_EMAIL: info.account.email,
+    CAPTURE_PASSWORD: info.account.password,
+    CAPTURE_DATA_DIR: dataDir,
+    NODE_NO_WARNINGS: '1',
+  };
+}
+
+function cli(dataDir: string, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', ...args], { cwd: ROOT, env: env(dataDir) });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const done = new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, out })),
+  );
+  return { child, done };
+}
+
+async function storedBytes(): Promise<Buffer> {
+  const upload = Object.values(svc.store.state.uploads).at(-1)!;
+  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+describe('SIGKILL at random points, then restart', () => {
+  it('finishes with the right bytes after 10 kills and never re-sends a part storage already had', async () => {
+    const dataDir = join(work, 'queue-kills');
+    const file = join(work, 'VID_20261122_061500_00_001.insv');
+    const bytes = randomBytes(41 * MiB);
+    writeFileSync(file, bytes);
+    // Slow enough that each run finishes a part or two before it is killed.
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 6 * MiB });
+
+    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]).done;
+    expect(add.code, add.out).toBe(0);
+    expect(add.out).toMatch(/queued capture 1 .*: registered/);
+
+    const random = prng(20261122);
+    const kills: number[] = [];
+    for (let k = 0; k < 10; k++) {
+      const run = cli(dataDir, ['drain', '--json']);
+      const after = 400 + Math.floor(random() * 2100);
+      const timer = setTimeout(() => run.child.kill('SIGKILL'), after);
+      const res = await run.done;
+      clearTimeout(timer);
+      if (res.signal === 'SIGKILL') kills.push(after);
+      else expect(res.code, res.out).toBe(0); // finished before its kill: allowed, but not counted
+    }
+    expect(kills.length).toBeGreaterThanOrEqual(10);
+
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    const last = await cli(dataDir, ['drain']).done;
+    expect(last.code, last.out).toBe(0);
+    expect(last.out).toMatch(/1 file\(s\) completed, 0 failed/);
+    expect(sha256(await storedBytes())).toBe(sha256(bytes));
+    expect(svc.storage.stats.partsReplaced).toBe(0);
+
+    const status = await cli(dataDir, ['status', '--json']).done;
+    const parsed = JSON.parse(status.out.trim().split('\n').at(-1)!) as { captures: { state: string; files: { state: string }[] }[] };
+    expect(parsed.captures.map((c) => [c.state, c.files.map((f) => f.state)])).toEqual([['completed', ['completed']]]);
+  });
+
+  it('a kill after add-capture was sent leaves the capture for a person to decide, never registered twice silently', async () => {
+    const dataDir = join(work, 'queue-registration');
+    const file = join(work, 'walk.mp4');
+    writeFileSync(file, randomBytes(2 * MiB));
+    // The service registers the capture but its reply never comes: the uploader is killed while waiting.
+    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', action: { type: 'dropResponse', afterMs: 10_000 } });
+    const before = Object.keys(svc.store.state.captures).length;
+
+    const run = cli(dataDir, ['add', '--structure', svc.info.structures[1]!, '--type', 'exterior', file]);
+    // Kill once the request has reached the service.
+    for (let i = 0; i < 100 && !(await svc.admin('GET', '/faults').then(async (r) => ((await r.json()) as { rules: { fired: number }[] }).rules[0]!.fired)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    run.child.kill('SIGKILL');
+    await run.done;
+    for (let i = 0; i < 100 && Object.keys(svc.store.state.captures).length === before; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(Object.keys(svc.store.state.captures).length).toBe(before + 1);
+
+    const drain = await cli(dataDir, ['drain']).done;
+    expect(drain.code).toBe(1);
+    expect(drain.out).toMatch(/NEEDS ATTENTION capture 1 "walk.mp4" \(registration_unknown\)/);
+    expect(Object.keys(svc.store.state.captures).length).toBe(before + 1);
+
+    expect((await cli(dataDir, ['resolve', '1', '--register-again']).done).code).toBe(0);
+    const again = await cli(dataDir, ['drain']).done;
+    expect(again.code, again.out).toBe(0);
+    expect(Object.keys(svc.store.state.captures).length).toBe(before + 2);
+  });
+});
