@@ -214,9 +214,9 @@ export class DiskStore {
     });
     const dir = join(this.root, 'multipart', upload.uploadId);
     const tmp = this.tmpFile();
-    const out = createWriteStream(tmp);
-    for (const p of chosen) await pipeline(createReadStream(join(dir, p.dataName)), out, { end: false });
-    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    await pipeline(async function* () {
+      for (const p of chosen) yield* createReadStream(join(dir, p.dataName));
+    }, createWriteStream(tmp));
     const md5s = Buffer.concat(chosen.map((p) => Buffer.from(p.etag.slice(1, -1), 'hex')));
     const etag = `"${createHash('md5').update(md5s).digest('hex')}-${chosen.length}"`;
     const size = chosen.reduce((n, p) => n + p.size, 0);

@@ -1,0 +1,162 @@
+// npm run bench: throughput and memory of the whole upload flow against the local service.
+//
+// For each file size it uploads the same bytes twice against the same storage:
+//   1. the ceiling: plain concurrent presigned PUTs (register, presign, PUT every part with the
+//      same concurrency, report), with nothing else around them;
+//   2. the uploader: the built `capture-uploader add`, then `drain` in a child process (queue,
+//      engine, MD5, progress, everything; timed from process start), whose peak resident memory
+//      is read from /proc.
+// It prints MiB/s of each, their ratio, and the uploader's peak RSS. Figures, not assertions.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { startLocalService } from '../e2e/service/index.js';
+import type { LocalService } from '../e2e/service/index.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MiB = 1024 * 1024;
+const CONCURRENCY = 4;
+const SIZES = (process.env.BENCH_SIZES_MIB ?? '1024,256').split(',').map(Number);
+
+async function makeFile(path: string, size: number): Promise<void> {
+  const out = createWriteStream(path);
+  const block = randomBytes(8 * MiB);
+  for (let written = 0; written < size; written += block.length) {
+    if (!out.write(block.subarray(0, Math.min(block.length, size - written)))) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function gateway(svc: LocalService, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${svc.info.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'x-api-key': svc.info.apiKey, 'x-project-id': svc.info.projectId, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
+  return res.json();
+}
+
+/** PUTs one part from disk with node:http (no client library), returning the ETag. */
+function putPart(url: string, path: string, start: number, size: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': size } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(String(res.headers.etag)) : reject(new Error(`PUT part: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    createReadStream(path, { start, end: start + size - 1 }).pipe(req);
+  });
+}
+
+async function ceiling(svc: LocalService, path: string, size: number): Promise<number> {
+  const signin = await fetch(`${svc.info.authUrl}/api/v1/users/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(svc.info.account),
+  });
+  const { token } = (await signin.json()) as { token: string };
+  const started = performance.now();
+  const reg = (await gateway(svc, token, 'POST', '/captures/api/v1/external-captures/add-capture', {
+    captures: [
+      {
+        project: svc.info.projectId,
+        structure: svc.info.structures[0],
+        captureDateTime: new Date().toISOString(),
+        type: 'interior',
+        mode: '360 Video',
+        sourceType: 'bot',
+        files: [{ frameIndex: 1, fileName: 'ceiling.insv', contentType: 'video/insv', size }],
+      },
+    ],
+  })) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] };
+  const { uploadId, partSize } = reg.result[0]!.uploadManifest[0]!;
+  const presigned = (await gateway(svc, token, 'POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)) as {
+    parts: { partNumber: number; url: string }[];
+  };
+  const queue = [...presigned.parts];
+  const done: { partNumber: number; etag: string; size: number }[] = [];
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let p = queue.shift(); p; p = queue.shift()) {
+        const start = (p.partNumber - 1) * partSize;
+        const len = Math.min(partSize, size - start);
+        done.push({ partNumber: p.partNumber, etag: await putPart(p.url, path, start, len), size: len });
+      }
+    }),
+  );
+  done.sort((a, b) => a.partNumber - b.partNumber);
+  await gateway(svc, token, 'POST', `/upload-service/uploads/${uploadId}/parts/complete-batch`, { parts: done });
+  return (performance.now() - started) / 1000;
+}
+
+/** Runs the CLI and follows its peak resident memory (VmHWM) through /proc. Returns seconds and peak bytes. */
+async function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<{ seconds: number; peakRss: number }> {
+  const { info } = svc;
+  const started = performance.now();
+  // The built command (npm run build:cli), as a user runs it.
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/capture-uploader.js'), '--concurrency', String(CONCURRENCY), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_NO_WARNINGS: '1',
+      CAPTURE_BASE_URL: info.baseUrl,
+      CAPTURE_AUTH_URL: info.authUrl,
+      CAPTURE_API_KEY: info.apiKey,
+      CAPTURE_PROJECT_ID: info.projectId,
+      CAPTURE_EMAIL: info.account.email,
+      CAPTURE_PASSWORD: info.account.password,
+      CAPTURE_DATA_DIR: dataDir,
+    },
+  });
+  let peak = 0;
+  const poll = setInterval(() => {
+    try {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
+    } catch {
+      // the process has just exited
+    }
+  }, 50);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(poll);
+  if (code !== 0) throw new Error(`capture-uploader ${args[0]} exited with ${code}`);
+  return { seconds: (performance.now() - started) / 1000, peakRss: peak };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
+const svc = await startLocalService({ dataDir: join(work, 'service') });
+try {
+  console.log(`bench: concurrency ${CONCURRENCY}, part size 5 MiB, local service on loopback, ${SIZES.join(' and ')} MiB files`);
+  for (const mib of SIZES) {
+    const size = mib * MiB;
+    const file = join(work, `VID_20261122_070000_00_${String(mib).padStart(3, '0')}.insv`);
+    await makeFile(file, size);
+    const plainSeconds = await ceiling(svc, file, size);
+    const dataDir = join(work, `queue-${mib}`);
+    await uploaderRun(svc, dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
+    const { seconds, peakRss } = await uploaderRun(svc, dataDir, ['drain']);
+    const plain = mib / plainSeconds;
+    const ours = mib / seconds;
+    console.log(
+      [
+        `${String(mib).padStart(5)} MiB`,
+        `plain presigned PUTs ${plain.toFixed(1)} MiB/s`,
+        `capture-uploader ${ours.toFixed(1)} MiB/s`,
+        `ratio ${(ours / plain).toFixed(2)}`,
+        `uploader peak RSS ${(peakRss / MiB).toFixed(0)} MiB`,
+      ].join(' | '),
+    );
+    rmSync(file, { force: true });
+  }
+} finally {
+  await svc.close();
+  rmSync(work, { recursive: true, force: true });
+}
