@@ -9,6 +9,7 @@ import type { IntakeChoices, MediaFacts, RefusedPath } from './intake.js';
 import { prepareCaptures } from './intake.js';
 import { readMediaFacts } from './media/metadata.js';
 import { openQueueDatabase } from './queue/db.js';
+import { lockQueue } from './queue/lock.js';
 import { UploadQueue } from './queue/queue.js';
 
 /** Everything an uploader needs: the queue folder, the gateway, and engine settings. */
@@ -38,10 +39,21 @@ export interface Uploader {
   close(): Promise<void>;
 }
 
-/** Opens the queue in `dataDir` and builds the engine. Throws QueueTooNewError for a newer queue. */
+/**
+ * Opens the queue in `dataDir` (taking its lock: one writer) and builds the engine.
+ * Throws QueueInUseError when another live process has the queue, QueueTooNewError for a newer queue.
+ */
 export function openUploader(opts: UploaderOptions): Uploader {
   mkdirSync(opts.dataDir, { recursive: true });
-  const { db, setAside } = openQueueDatabase(join(opts.dataDir, 'queue.db'));
+  const unlock = lockQueue(opts.dataDir);
+  let opened;
+  try {
+    opened = openQueueDatabase(join(opts.dataDir, 'queue.db'));
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const { db, setAside } = opened;
   const queue = new UploadQueue(db);
   const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
   const engine = new UploadEngine({ ...opts, queue, gateway });
@@ -53,13 +65,23 @@ export function openUploader(opts: UploaderOptions): Uploader {
     setAside,
     async add(paths, choices) {
       const { captures, refused } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
-      const queued = captures.map((c) => queue.enqueueCapture(c.label, c.request, c.files));
+      const queued: number[] = [];
+      for (const c of captures) {
+        // Dropping the same card twice must not register the same recording twice.
+        const already = c.files.map((f) => queue.findQueuedFile(f.path, f.size, f.mtimeMs)).find(Boolean);
+        if (already) {
+          for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue (capture ${already.captureRow}); it is not added twice.` });
+          continue;
+        }
+        queued.push(queue.enqueueCapture(c.label, c.request, c.files));
+      }
       await engine.register();
       return { queued, refused };
     },
     async close() {
       await engine.stop();
       db.close();
+      unlock();
     },
   };
 }

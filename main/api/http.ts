@@ -75,7 +75,9 @@ export function toClientError(err: unknown, request: FailedRequest): Error {
   }
   const e = err as RequestError;
   if (e && typeof e === 'object' && 'code' in e) {
-    return new NetworkError(`No answer from the service: ${e.code ?? 'network error'}`, request, e.code, { cause: err });
+    // got's error is not kept as the cause: it carries the request's options, and with them the
+    // bearer token and the presigned URL's signature, which must never reach a log.
+    return new NetworkError(`No answer from the service: ${e.code ?? 'network error'}`, request, e.code);
   }
   return err instanceof Error ? err : new Error(String(err));
 }

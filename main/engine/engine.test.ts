@@ -284,6 +284,41 @@ describe('pause, resume, cancel, changed files, limits', () => {
   });
 });
 
+describe('field safety', () => {
+  it('does not queue the same recording twice when the card is dropped again', async () => {
+    const { path } = makeFile('twice.mp4', 1000);
+    const u = uploader('twice');
+    expect((await u.add([path], { structure: structure(), type: 'interior' })).queued).toHaveLength(1);
+    const second = await u.add([path], { structure: structure(), type: 'interior' });
+    expect(second.queued).toEqual([]);
+    expect(second.refused).toEqual([{ path, reason: 'Already in the queue (capture 1); it is not added twice.' }]);
+  });
+
+  it('keeps secrets out of every log line, event and stored error, even when things fail', async () => {
+    const lines: string[] = [];
+    const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    const { path } = makeFile('secrets.mp4', 11 * MiB);
+    await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
+    // Held 1.2 s (under the 1.5 s stall timeout) before the signature check: the 1 s URL has expired.
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'latency', ms: 1200 } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'reset', afterBytes: 1000 } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, times: 0, action: { type: 'status', status: 500 } });
+    const u = uploader('secrets', { log, concurrency: 1 });
+    const events: EngineEvent[] = [];
+    u.engine.on((e) => events.push(e));
+    await u.add([path], { structure: structure(), type: 'interior' });
+    await svc.admin('POST', '/tokens/expire');
+    const summary = await u.engine.drain();
+    expect(summary.failed).toHaveLength(1); // part 3 never gets through
+    const token = await svc.token();
+    const text = [...lines, JSON.stringify(events), JSON.stringify(u.queue.captures()), JSON.stringify(summary)].join('\n');
+    expect(lines.join("\n")).toMatch(/presigning again/);
+    for (const secret of [svc.info.apiKey, svc.info.account.password, svc.info.s3.secretAccessKey, token.split('.')[0]!, 'X-Amz-Signature', 'X-Amz-Credential', 'Bearer']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});
+
 describe('replies lost after the work was done', () => {
   it('a part stored but its answer lost is not sent again: the service counts it from storage', async () => {
     const { path, bytes } = makeFile('lost-reply.mp4', 16 * MiB);

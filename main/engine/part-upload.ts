@@ -86,6 +86,8 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   const body = pipeline(source, hasher, opts.bandwidth.stream(), () => {});
 
   const controller = new AbortController();
+  // Stop reading the file the moment the request is abandoned, before got tears the request down.
+  controller.signal.addEventListener('abort', () => body.destroy(), { once: true });
   const onOuterAbort = () => controller.abort(new CancelledError());
   opts.signal.addEventListener('abort', onOuterAbort, { once: true });
   let lastMove = Date.now();

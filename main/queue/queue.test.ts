@@ -151,3 +151,20 @@ describe('queue rows', () => {
     db.close();
   });
 });
+
+describe('one writer', () => {
+  it('refuses a second process on the same queue folder, and takes over a lock left by a dead one', async () => {
+    const { lockQueue, QueueInUseError } = await import('./lock.js');
+    const dir = mkdtempSync(join(work, 'lock-'));
+    const release = lockQueue(dir);
+    writeFileSync(join(dir, 'queue.lock'), '1'); // pid 1 is alive (init) and is not this process
+    expect(() => lockQueue(dir)).toThrow(QueueInUseError);
+    expect(() => lockQueue(dir)).toThrow(/in use by another Capture Uploader \(process 1\)/);
+    writeFileSync(join(dir, 'queue.lock'), '999999999'); // no such process: a stale lock
+    const again = lockQueue(dir);
+    expect(readFileSync(join(dir, 'queue.lock'), 'utf8')).toBe(String(process.pid));
+    again();
+    release();
+    expect(existsSync(join(dir, 'queue.lock'))).toBe(false);
+  });
+});

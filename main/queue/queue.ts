@@ -239,6 +239,14 @@ export class UploadQueue {
     ).map(toFile);
   }
 
+  /** A file already in the queue with this path, size and modification time, unless it was cancelled. */
+  findQueuedFile(path: string, size: number, mtimeMs: number): QueuedFile | undefined {
+    const r = this.db
+      .prepare(`SELECT * FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`)
+      .get(path, size, Math.trunc(mtimeMs)) as FileRowRaw | undefined;
+    return r && toFile(r);
+  }
+
   /** Moves a file to another state, with an optional error (null clears it). */
   setFileState(id: number, state: FileState, error: string | null = null): void {
     const completedAt = state === 'completed' ? now() : null;

@@ -1,0 +1,112 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CancelledError, FileChangedError, NetworkError, PartIntegrityError } from '../api/errors.js';
+import { uploadPart } from './part-upload.js';
+import { Bandwidth } from './throttle.js';
+
+// A bare storage double per test: what it does with the request is the test's subject.
+type Behaviour = (body: Buffer, headers: IncomingHttpHeaders) => { status: number; etag?: string } | 'never-read';
+let behaviour: Behaviour;
+let seen: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
+let server: Server;
+let url: string;
+const work = mkdtempSync(join(tmpdir(), 'part-upload-'));
+const file = join(work, 'VID_20261122_080000_00_001.insv');
+const bytes = randomBytes(3 * 1024 * 1024);
+writeFileSync(file, bytes);
+const expected = { size: bytes.length, mtimeMs: statSync(file).mtimeMs };
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const first = behaviour(Buffer.alloc(0), req.headers);
+    if (first === 'never-read') return; // hold the request: the client's body backs up
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ body, headers: req.headers });
+      const r = behaviour(body, req.headers) as { status: number; etag?: string };
+      res.writeHead(r.status, r.etag ? { etag: r.etag } : {});
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bucket/key?partNumber=2&X-Amz-Signature=secret`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  rmSync(work, { recursive: true, force: true });
+});
+
+const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({ path: file, expected, partNumber, offset, size, url });
+const opts = (extra: Partial<Parameters<typeof uploadPart>[1]> = {}) => ({
+  bandwidth: new Bandwidth(null),
+  stallTimeoutMs: 30_000,
+  onProgress: () => {},
+  signal: new AbortController().signal,
+  ...extra,
+});
+
+describe('uploadPart (§4.6)', () => {
+  it('sends exactly the part bytes, with no authentication header, and returns the ETag as sent', async () => {
+    seen = [];
+    behaviour = (body) => ({ status: 200, etag: `"${md5(body)}"` });
+    const sent: number[] = [];
+    const result = await uploadPart(job(), opts({ onProgress: (n) => sent.push(n) }));
+    const part = bytes.subarray(1024 * 1024, 2 * 1024 * 1024);
+    expect(result).toEqual({ etag: `"${md5(part)}"`, md5Checked: true });
+    expect(seen[0]!.body.equals(part)).toBe(true);
+    expect(seen[0]!.headers.authorization).toBeUndefined();
+    expect(seen[0]!.headers['x-api-key']).toBeUndefined();
+    expect(seen[0]!.headers['content-length']).toBe(String(1024 * 1024));
+    expect(sent.at(-1)).toBe(1024 * 1024);
+  });
+
+  it('fails the part when the ETag is missing, or is an MD5 other than the bytes sent', async () => {
+    behaviour = () => ({ status: 200 });
+    await expect(uploadPart(job(), opts())).rejects.toThrow(PartIntegrityError);
+    behaviour = () => ({ status: 200, etag: `"${'0'.repeat(32)}"` });
+    await expect(uploadPart(job(), opts())).rejects.toThrow(/arrived corrupted/);
+  });
+
+  it('accepts an ETag that is not a plain MD5, saying it was not checked', async () => {
+    behaviour = () => ({ status: 200, etag: '"3858f62230ac3c915f300c664312c11f-9"' });
+    expect(await uploadPart(job(), opts())).toEqual({ etag: '"3858f62230ac3c915f300c664312c11f-9"', md5Checked: false });
+  });
+
+  it('aborts a stalled part with a NetworkError, without leaving streams writing', async () => {
+    behaviour = () => 'never-read';
+    const err = await uploadPart(job(1, 0, bytes.length), opts({ stallTimeoutMs: 300 })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as NetworkError).code).toBe('ESTALLED');
+    expect((err as Error).message).not.toContain('secret');
+    await new Promise((r) => setTimeout(r, 300)); // a late write into a destroyed stream would surface now
+  });
+
+  it('aborts a stalled part cleanly under a bandwidth limit too', async () => {
+    behaviour = () => 'never-read';
+    const err = await uploadPart(job(1, 0, bytes.length), opts({ stallTimeoutMs: 300, bandwidth: new Bandwidth(64 * 1024 * 1024) })).catch((e: unknown) => e);
+    expect((err as NetworkError).code).toBe('ESTALLED');
+    await new Promise((r) => setTimeout(r, 300));
+  });
+
+  it('stops at once when cancelled', async () => {
+    behaviour = () => 'never-read';
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    await expect(uploadPart(job(1, 0, bytes.length), opts({ signal: controller.signal }))).rejects.toThrow(CancelledError);
+  });
+
+  it('refuses to send a part of a file that changed since it was queued', async () => {
+    behaviour = (body) => ({ status: 200, etag: `"${md5(body)}"` });
+    await expect(uploadPart({ ...job(), expected: { ...expected, size: expected.size + 1 } }, opts())).rejects.toThrow(FileChangedError);
+  });
+});
