@@ -1,7 +1,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../shared/capture-rules.js';
-import type { CandidateFile } from '../shared/grouping.js';
+import type { CandidateFile, ProposedCapture } from '../shared/grouping.js';
 import { groupIntoCaptures } from '../shared/grouping.js';
 import type { CaptureRequest } from './api/gateway.js';
 import type { NewFile } from './queue/queue.js';
@@ -59,20 +59,10 @@ export async function prepareCaptures(
   if (choices.capturedAt !== undefined && !(ISO_WITH_ZONE.test(choices.capturedAt) && !Number.isNaN(Date.parse(choices.capturedAt)))) {
     throw new Error(`--captured-at ${choices.capturedAt} is not an ISO 8601 time with a zone, e.g. 2026-11-20T15:04:05+01:00`);
   }
-  const refused: RefusedPath[] = [];
-  const candidates: (CandidateFile & { mtimeMs: number })[] = [];
-  for (const p of await expand(paths, refused)) {
-    const problem = await unreadable(p.path);
-    if (problem) refused.push({ path: p.path, reason: problem });
-    else candidates.push(p);
-  }
-  const { captures, setAside } = groupIntoCaptures(candidates);
-  for (const s of setAside) refused.push({ path: s.file.path, reason: s.reason });
-
+  const { groups, refused } = await inspectPaths(paths);
   const prepared: PreparedCapture[] = [];
-  for (const group of captures) {
-    const names = group.files.map((f) => f.name);
-    const violation = captureFilesViolation(names);
+  for (const group of groups) {
+    const violation = captureFilesViolation(group.files.map((f) => f.name));
     if (violation) {
       for (const f of group.files) refused.push({ path: f.path, reason: violation });
       continue;
@@ -82,14 +72,10 @@ export async function prepareCaptures(
       fileName: f.name,
       contentType: contentTypeOf(mediaKindOf(f.name)!),
       size: f.size,
-      mtimeMs: (f as CandidateFile & { mtimeMs: number }).mtimeMs,
+      mtimeMs: f.mtimeMs,
     }));
-    const video = group.files[0]!;
-    const facts = readFacts ? await readFacts(video.path).catch(() => ({}) as MediaFacts) : {};
-    const captureDateTime =
-      choices.capturedAt ??
-      facts.createdAt ??
-      (group.recordedAt ? new Date(group.recordedAt).toISOString() : new Date(files[0]!.mtimeMs).toISOString());
+    const facts = readFacts ? await readFacts(group.files[0]!.path).catch(() => ({}) as MediaFacts) : {};
+    const captureDateTime = choices.capturedAt ?? facts.createdAt ?? suggestedTime(group);
     const request: CaptureRequest = {
       project: choices.project,
       structure: choices.structure,
@@ -112,6 +98,32 @@ export async function prepareCaptures(
     prepared.push({ label: group.label, request, files });
   }
   return { captures: prepared, refused };
+}
+
+/** A group of files from inspectPaths: the grouping's capture, with each file's modification time (ms). */
+export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: (CandidateFile & { mtimeMs: number })[] };
+
+/**
+ * Expands dropped paths (folders one level deep), proves each file can be read (opened read-only
+ * and closed) and groups them into captures (shared/grouping.ts). Returns the groups and every
+ * path that will not be uploaded, with its reason.
+ */
+export async function inspectPaths(paths: readonly string[]): Promise<{ groups: InspectedGroup[]; refused: RefusedPath[] }> {
+  const refused: RefusedPath[] = [];
+  const candidates: (CandidateFile & { mtimeMs: number })[] = [];
+  for (const p of await expand(paths, refused)) {
+    const problem = await unreadable(p.path);
+    if (problem) refused.push({ path: p.path, reason: problem });
+    else candidates.push(p);
+  }
+  const { captures, setAside } = groupIntoCaptures(candidates);
+  for (const s of setAside) refused.push({ path: s.file.path, reason: s.reason });
+  return { groups: captures as InspectedGroup[], refused };
+}
+
+/** The capture time to suggest without media metadata: the Insta360 name's local time, else the file's modification time (ISO 8601 UTC). */
+export function suggestedTime(group: InspectedGroup): string {
+  return group.recordedAt ? new Date(group.recordedAt).toISOString() : new Date(group.files[0]!.mtimeMs).toISOString();
 }
 
 async function expand(paths: readonly string[], refused: RefusedPath[]): Promise<(CandidateFile & { mtimeMs: number })[]> {

@@ -1,8 +1,20 @@
-// The preload exposes one frozen `window.api` of fixed functions, never ipcRenderer itself
-// (CONVENTIONS.md, "IPC"). The channels are filled in by the typed contract in shared/ipc.ts.
-import { contextBridge } from 'electron';
-import { APP_NAME } from '../shared/app-info.js';
+// The preload exposes one frozen `window.api` of fixed functions built from the IPC contract in
+// shared/ipc.ts (CONVENTIONS.md, "IPC"): never ipcRenderer itself, and events deliver only their
+// payload, never the IPC event object.
+import { contextBridge, ipcRenderer, webUtils } from 'electron';
+import type { CaptureApi, EventName } from '../shared/ipc.js';
+import { apiFunctionNames, events } from '../shared/ipc.js';
 
-const api = Object.freeze({ appName: APP_NAME });
+const api: Record<string, unknown> = {};
+for (const [channel, name] of apiFunctionNames) {
+  api[name] = (arg?: unknown) => ipcRenderer.invoke(channel, arg);
+}
+api.on = (event: EventName, listener: (payload: unknown) => void) => {
+  if (!(event in events)) throw new Error(`Unknown event ${event}`);
+  const wrapped = (_e: unknown, payload: unknown) => listener(payload);
+  ipcRenderer.on(event, wrapped);
+  return () => ipcRenderer.removeListener(event, wrapped);
+};
+api.getPathForFile = (file: File) => webUtils.getPathForFile(file);
 
-contextBridge.exposeInMainWorld('api', api);
+contextBridge.exposeInMainWorld('api', Object.freeze(api) as CaptureApi);

@@ -1,26 +1,9 @@
 import cliProgress from 'cli-progress';
 import type { DrainSummary, EngineEvent } from '../engine/engine.js';
 import type { UploadQueue } from '../queue/queue.js';
+import { formatBytes, formatEta } from '../../shared/format.js';
 
-/** Bytes in a short human form: 1.5 GiB, 320 MiB, 12 KiB, 512 B. */
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${i === 0 ? n : n.toFixed(n >= 100 ? 0 : 1)} ${units[i]}`;
-}
-
-/** Seconds as 1h02m, 4m05s, 12s; '—' when unknown. */
-export function formatEta(s: number | null): string {
-  if (s === null || !Number.isFinite(s)) return '—';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = Math.floor(s % 60);
-  return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
-}
+export { formatBytes, formatEta };
 
 /** Parses a bandwidth like `500k`, `10M`, `1.5m` or plain bytes into bytes per second. Throws Error. */
 export function parseBandwidth(text: string): number {

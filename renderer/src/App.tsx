@@ -1,11 +1,73 @@
+import { useEffect, useState } from 'react';
 import { APP_NAME } from '../../shared/app-info.js';
+import { api } from './api.js';
+import { DesignBanner } from './components/DesignBanner.js';
+import { Drafts } from './components/Drafts.js';
+import { DropZone } from './components/DropZone.js';
+import { Notices } from './components/Notices.js';
+import { QueueList } from './components/QueueList.js';
+import { Settings } from './components/Settings.js';
+import { useApp } from './store.js';
 
-/** The application's top-level screen. */
+const DESIGN_CHECK_MS = 15 * 60_000;
+
+/** The application's top-level screen: first run, settings, or the upload screen. */
 export function App() {
+  const settings = useApp((s) => s.settings);
+  const [tab, setTab] = useState<'upload' | 'settings'>('upload');
+
+  useEffect(() => {
+    const s = useApp.getState();
+    void s.loadSettings().catch((err: unknown) => s.notify('error', String(err)));
+    const offProgress = api.on('capture:event.progress', (p) => useApp.getState().applyProgress(p));
+    const offQueue = api.on('capture:event.queue', () => void useApp.getState().loadQueue());
+    const offNotice = api.on('capture:event.notice', (n) => useApp.getState().notify(n.level, n.message));
+    return () => {
+      offProgress();
+      offQueue();
+      offNotice();
+    };
+  }, []);
+
+  const configured = settings?.configured ?? false;
+  useEffect(() => {
+    if (!configured) return;
+    const s = useApp.getState();
+    void s.loadQueue();
+    void s.checkDesigns();
+    const timer = setInterval(() => void useApp.getState().checkDesigns(), DESIGN_CHECK_MS);
+    return () => clearInterval(timer);
+  }, [configured]);
+
+  if (!settings) return <main className="loading">Starting…</main>;
+  const showSettings = !configured || tab === 'settings';
   return (
-    <main>
-      <h1>{APP_NAME}</h1>
-      <p>Drop Insta360 recordings here to register and upload them as captures.</p>
-    </main>
+    <div className="app">
+      <header className="topbar">
+        <h1>{APP_NAME}</h1>
+        {configured && (
+          <nav role="tablist">
+            <button role="tab" aria-selected={tab === 'upload'} onClick={() => setTab('upload')}>
+              Upload
+            </button>
+            <button role="tab" aria-selected={tab === 'settings'} onClick={() => setTab('settings')}>
+              Settings
+            </button>
+          </nav>
+        )}
+        {settings.mode === 'local' && configured && <span className="badge">Local test service</span>}
+      </header>
+      <Notices />
+      {showSettings ? (
+        <Settings firstRun={!configured} onDone={() => setTab('upload')} />
+      ) : (
+        <main className="upload">
+          <DesignBanner />
+          <DropZone />
+          <Drafts />
+          <QueueList />
+        </main>
+      )}
+    </div>
   );
 }

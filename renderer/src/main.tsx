@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
+import './styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html lacks the #root element');

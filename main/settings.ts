@@ -1,0 +1,132 @@
+import type { NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
+
+/**
+ * Encryption for secrets at rest: Electron's safeStorage in the app (OS keychain / DPAPI /
+ * libsecret), a stand-in in tests. Values are base64 of the encrypted bytes.
+ */
+export interface SecretBox {
+  available(): boolean;
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+}
+
+/** Where settings are kept: electron-store in the app, memory in tests. */
+export interface KeyValueStore {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+}
+
+/** Settings as stored: secrets only in sealed form. */
+export interface StoredSettings {
+  mode: 'service' | 'local';
+  baseUrl: string;
+  authUrl: string;
+  progressBaseUrl: string;
+  projectId: string;
+  email: string;
+  sealedPassword?: string;
+  sealedApiKey?: string;
+  concurrency: number;
+  structures: NamedStructure[];
+}
+
+/** The settings with their secrets in clear, for the process that uses them (never sent to the renderer). */
+export interface ResolvedSettings extends Omit<StoredSettings, 'sealedPassword' | 'sealedApiKey'> {
+  password: string;
+  apiKey: string;
+}
+
+/** Encryption is unavailable: secrets are refused rather than stored in clear. */
+export class NoSecureStorageError extends Error {
+  override readonly name = 'NoSecureStorageError';
+  constructor() {
+    super(
+      'This computer offers no secure storage for passwords (on Linux: no keyring such as GNOME Keyring or KWallet is running), ' +
+        'so the password and API key are not saved: they would be in clear text. Start a keyring and try again.',
+    );
+  }
+}
+
+const KEY = 'settings';
+
+/** Reads and writes the app's settings, sealing the password and API key with the SecretBox. */
+export class SettingsRepository {
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** The stored settings, or undefined before the first save. */
+  stored(): StoredSettings | undefined {
+    return this.store.get(KEY) as StoredSettings | undefined;
+  }
+
+  /** What the renderer may see: everything but the secrets. */
+  view(): SettingsView {
+    const s = this.stored();
+    return {
+      mode: s?.mode ?? 'service',
+      baseUrl: s?.baseUrl ?? '',
+      authUrl: s?.authUrl ?? '',
+      progressBaseUrl: s?.progressBaseUrl ?? '',
+      projectId: s?.projectId ?? '',
+      email: s?.email ?? '',
+      hasPassword: Boolean(s?.sealedPassword),
+      hasApiKey: Boolean(s?.sealedApiKey),
+      concurrency: s?.concurrency ?? 4,
+      structures: s?.structures ?? [],
+      encryptionAvailable: this.box.available(),
+      configured: Boolean(s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId))),
+    };
+  }
+
+  /** The settings with secrets unsealed, or undefined when not configured. Throws NoSecureStorageError if they cannot be unsealed. */
+  resolved(): ResolvedSettings | undefined {
+    const s = this.stored();
+    if (!s?.sealedPassword || !s.sealedApiKey) return undefined;
+    if (!this.box.available()) throw new NoSecureStorageError();
+    const { sealedPassword, sealedApiKey, ...rest } = s;
+    return { ...rest, password: this.box.decrypt(sealedPassword), apiKey: this.box.decrypt(sealedApiKey) };
+  }
+
+  /**
+   * Merges input into the stored settings (an empty secret keeps the stored one) and returns what
+   * would be stored, without storing it: `commit` stores it. Throws NoSecureStorageError when a
+   * secret is given and cannot be sealed, and Error when a secret is missing altogether.
+   */
+  prepare(input: SettingsInput): { next: StoredSettings; resolved: ResolvedSettings } {
+    const prev = this.stored();
+    if (!this.box.available()) throw new NoSecureStorageError();
+    const sealedPassword = input.password ? this.box.encrypt(input.password) : prev?.sealedPassword;
+    const sealedApiKey = input.apiKey ? this.box.encrypt(input.apiKey) : prev?.sealedApiKey;
+    if (!sealedPassword) throw new Error('Enter the account password.');
+    if (!sealedApiKey) throw new Error('Enter the project API key.');
+    const next: StoredSettings = {
+      mode: 'service',
+      baseUrl: input.baseUrl.replace(/\/+$/, ''),
+      authUrl: input.authUrl.replace(/\/+$/, ''),
+      progressBaseUrl: input.progressBaseUrl.replace(/\/+$/, ''),
+      projectId: input.projectId.trim(),
+      email: input.email.trim(),
+      sealedPassword,
+      sealedApiKey,
+      concurrency: input.concurrency,
+      structures: input.structures,
+    };
+    const { sealedPassword: _p, sealedApiKey: _k, ...rest } = next;
+    return { next, resolved: { ...rest, password: input.password || this.box.decrypt(sealedPassword), apiKey: input.apiKey || this.box.decrypt(sealedApiKey) } };
+  }
+
+  /** Stores prepared settings. */
+  commit(next: StoredSettings): void {
+    this.store.set(KEY, next);
+  }
+
+  /**
+   * Switches to the local test service. Its credentials are its own, random per data folder and
+   * read from it at every start, so nothing secret is stored for it.
+   */
+  useLocal(structures: NamedStructure[], concurrency: number): void {
+    this.store.set(KEY, { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, structures } satisfies StoredSettings);
+  }
+}

@@ -1,0 +1,123 @@
+import { useMemo } from 'react';
+import type { RowComponentProps } from 'react-window';
+import { List } from 'react-window';
+import type { QueueCapture, QueueFile } from '../../../shared/ipc.js';
+import { formatBytes, formatEta } from '../format.js';
+import { useApp } from '../store.js';
+
+const ROW_HEIGHT = 72;
+
+const STATE_LABEL: Record<QueueFile['state'], string> = {
+  waiting: 'Registering',
+  pending: 'Queued',
+  uploading: 'Uploading',
+  paused: 'Paused',
+  completed: 'Completed',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+/** The upload queue: every file with its progress and controls; windowed so 1,000 files stay smooth. */
+export function QueueList() {
+  const queue = useApp((s) => s.queue);
+  const control = useApp((s) => s.control);
+  const labels = useMemo(() => new Map(queue.captures.map((c) => [c.id, c.label])), [queue.captures]);
+  const attention = queue.captures.filter((c) => ['registration_unknown', 'rejected', 'failed'].includes(c.state) || (c.state === 'queued' && c.error));
+  const active = queue.files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
+  const total = active.reduce((n, f) => n + f.size, 0);
+  const sent = active.reduce((n, f) => n + f.bytesSent, 0);
+  const speed = active.reduce((n, f) => n + f.bytesPerSecond, 0);
+
+  return (
+    <section className="queue" aria-label="Upload queue">
+      <header>
+        <h2>Queue</h2>
+        <span className="summary" data-testid="queue-summary">
+          {queue.files.filter((f) => f.state === 'completed').length} of {queue.files.length} files completed
+          {active.length > 0 && ` · ${formatBytes(sent)} of ${formatBytes(total)} · ${formatBytes(speed)}/s · ${formatEta(speed > 0 ? (total - sent) / speed : null)} left`}
+        </span>
+        <div className="actions">
+          <button onClick={() => void control('pause', { all: true })}>Pause all</button>
+          <button onClick={() => void control('resume', { all: true })}>Resume all</button>
+          <button onClick={() => void control('retry', { all: true })}>Retry failed</button>
+        </div>
+      </header>
+      {attention.map((c) => (
+        <AttentionRow key={c.id} capture={c} />
+      ))}
+      {queue.files.length === 0 ? (
+        <p className="muted">Nothing queued yet.</p>
+      ) : (
+        <List
+          className="queue-list"
+          rowComponent={FileRow}
+          rowCount={queue.files.length}
+          rowHeight={ROW_HEIGHT}
+          rowProps={{ files: queue.files, labels }}
+          style={{ height: Math.min(queue.files.length, 8) * ROW_HEIGHT }}
+        />
+      )}
+    </section>
+  );
+}
+
+function AttentionRow({ capture }: { capture: QueueCapture }) {
+  const resolve = useApp((s) => s.resolve);
+  const remove = useApp((s) => s.removeCapture);
+  return (
+    <div className="attention" role="alert" data-testid="attention">
+      <strong>{capture.label}</strong>: {capture.error ?? capture.state}
+      <div className="actions">
+        {capture.state === 'registration_unknown' && (
+          <>
+            <button onClick={() => void resolve(capture.id, 'register-again')}>Register again</button>
+            <button onClick={() => void resolve(capture.id, 'drop')}>It is on the platform: drop it</button>
+          </>
+        )}
+        {capture.state !== 'registration_unknown' && <button onClick={() => void remove(capture.id)}>Remove</button>}
+      </div>
+    </div>
+  );
+}
+
+function FileRow({ index, style, files, labels }: RowComponentProps<{ files: QueueFile[]; labels: Map<number, string> }>) {
+  const f = files[index]!;
+  const control = useApp((s) => s.control);
+  const remove = useApp((s) => s.removeCapture);
+  const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
+  return (
+    <div className={`file-row ${f.state}`} style={style} data-testid="file-row" data-file={f.fileName} data-state={f.state}>
+      <div className="name">
+        <strong>{f.fileName}</strong>
+        <span className="muted"> · {labels.get(f.captureRow)}</span>
+      </div>
+      <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
+      <div className="stats">
+        <span className={`state ${f.state}`}>{STATE_LABEL[f.state]}</span>
+        <span>
+          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
+        </span>
+        {f.state === 'uploading' && (
+          <span>
+            {formatBytes(f.bytesPerSecond)}/s · {formatEta(f.etaSeconds)} left
+          </span>
+        )}
+        {f.error && (
+          <span className="error" title={f.error}>
+            {f.error} — Retry resumes from the parts already uploaded.
+          </span>
+        )}
+      </div>
+      <div className="actions">
+        {(f.state === 'uploading' || f.state === 'pending') && <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>}
+        {f.state === 'paused' && <button onClick={() => void control('resume', { fileId: f.id })}>Resume</button>}
+        {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
+        {f.state !== 'uploading' && (
+          <button className="link" onClick={() => void remove(f.captureRow)}>
+            Remove
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

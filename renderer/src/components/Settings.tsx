@@ -1,0 +1,141 @@
+import { useState } from 'react';
+import type { NamedStructure, SettingsView } from '../../../shared/ipc.js';
+import { useApp } from '../store.js';
+
+/** First-run and settings screen: addresses, account, project, concurrency, and named structures and designs. */
+export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): void }) {
+  const settings = useApp((s) => s.settings)!;
+  const save = useApp((s) => s.saveSettings);
+  const useLocal = useApp((s) => s.useLocalService);
+  const [form, setForm] = useState(() => initial(settings));
+  const [password, setPassword] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [structures, setStructures] = useState<NamedStructure[]>(settings.structures);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const run = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+      onDone();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = () =>
+    run(() =>
+      save({
+        ...form,
+        concurrency: Number(form.concurrency),
+        password: password || undefined,
+        apiKey: apiKey || undefined,
+        structures: structures.filter((s) => s.id && s.name).map((s) => ({ ...s, designs: s.designs.filter((d) => d.id && d.name) })),
+      }),
+    );
+  const field = (name: keyof typeof form, label: string, type = 'text') => (
+    <label>
+      {label}
+      <input type={type} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
+    </label>
+  );
+
+  return (
+    <main className="settings">
+      {firstRun && (
+        <section className="welcome">
+          <h2>Welcome</h2>
+          <p>Enter the capture service details your administrator gave you, or try everything first with the local test service.</p>
+          <button className="primary" disabled={busy} onClick={() => void run(useLocal)}>
+            Use the local test service
+          </button>
+        </section>
+      )}
+      {!settings.encryptionAvailable && (
+        <p className="error" role="alert">
+          This computer offers no secure storage for passwords, so the password and API key cannot be saved. Start a keyring (GNOME Keyring or KWallet) and
+          reopen the app.
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <h2>Capture service</h2>
+        {field('baseUrl', 'Capture gateway address')}
+        {field('authUrl', 'Sign-in address')}
+        {field('progressBaseUrl', 'Progress records address')}
+        {field('projectId', 'Project id')}
+        <label>
+          API key
+          <input type="password" value={apiKey} placeholder={settings.hasApiKey ? 'saved — leave empty to keep it' : ''} onChange={(e) => setApiKey(e.target.value)} />
+        </label>
+        {field('email', 'Email', 'email')}
+        <label>
+          Password
+          <input type="password" value={password} placeholder={settings.hasPassword ? 'saved — leave empty to keep it' : ''} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        {field('concurrency', 'Parts uploaded at once', 'number')}
+        <StructuresEditor value={structures} onChange={setStructures} />
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button className="primary" type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Save and sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function initial(s: SettingsView) {
+  return { baseUrl: s.baseUrl, authUrl: s.authUrl, progressBaseUrl: s.progressBaseUrl, projectId: s.projectId, email: s.email, concurrency: String(s.concurrency) };
+}
+
+/** Structures and their designs with friendly names (the ids come out of band). */
+function StructuresEditor({ value, onChange }: { value: NamedStructure[]; onChange(v: NamedStructure[]): void }) {
+  const set = (i: number, s: NamedStructure) => onChange(value.map((x, j) => (j === i ? s : x)));
+  return (
+    <fieldset className="structures">
+      <legend>Structures and designs</legend>
+      {value.map((s, i) => (
+        <div key={i} className="structure">
+          <input aria-label="Structure name" placeholder="Name, e.g. Tower A" value={s.name} onChange={(e) => set(i, { ...s, name: e.target.value })} />
+          <input aria-label="Structure id" placeholder="Structure id" value={s.id} onChange={(e) => set(i, { ...s, id: e.target.value })} />
+          <button type="button" className="link" onClick={() => onChange(value.filter((_, j) => j !== i))}>
+            Remove
+          </button>
+          {s.designs.map((d, k) => (
+            <div key={k} className="design">
+              <input
+                aria-label="Design name"
+                placeholder="Design name, e.g. Level 2"
+                value={d.name}
+                onChange={(e) => set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, name: e.target.value } : x)) })}
+              />
+              <input
+                aria-label="Design id"
+                placeholder="Design id"
+                value={d.id}
+                onChange={(e) => set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, id: e.target.value } : x)) })}
+              />
+            </div>
+          ))}
+          <button type="button" onClick={() => set(i, { ...s, designs: [...s.designs, { id: '', name: '' }] })}>
+            Add design
+          </button>
+        </div>
+      ))}
+      <button type="button" onClick={() => onChange([...value, { id: '', name: '', designs: [] }])}>
+        Add structure
+      </button>
+    </fieldset>
+  );
+}
