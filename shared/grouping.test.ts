@@ -50,11 +50,11 @@ describe('groupIntoCaptures', () => {
     expect(captures.map(names)).toEqual([['VID_20261120_170000_00_004.insv']]);
     expect(setAside.map((s) => [s.file.name, s.reason])).toEqual([
       ['LRV_20261120_150405_11_001.insv', expect.stringMatching(/Low-resolution preview/)],
-      ['clip.mov', expect.stringMatching(/only \.insv, \.mp4 and \.csv/)],
+      ['clip.mov', 'Only INSV, MP4, and CSV files are allowed: only .insv, .mp4 and .csv files are uploaded.'],
       ['empty.mp4', expect.stringMatching(/empty \(0 bytes\)/)],
       ['VID_20261120_170000_00_004.insv', expect.stringMatching(/Listed twice/)],
       ['VID_20261120_150405_10_009.insv', expect.stringMatching(/add VID_20261120_150405_00_009\.insv too/)],
-      ['notes.csv', expect.stringMatching(/CSV is uploaded with its video/)],
+      ['notes.csv', 'At least one INSV or MP4 file is required, CSV is optional: add the .mp4 or .insv of the same name as this CSV.'],
     ]);
   });
 

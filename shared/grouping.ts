@@ -1,4 +1,4 @@
-import { isVideo, mediaKindOf } from './capture-rules.js';
+import { CAPTURE_RULE_MESSAGES, isVideo, mediaKindOf } from './capture-rules.js';
 
 /** A file offered for upload: its path, its base name and its size in bytes. */
 export interface CandidateFile {
@@ -62,7 +62,7 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
     if (PREVIEW.test(f.name)) {
       setAside.push({ file: f, reason: 'Low-resolution preview (LRV_) written by the camera, not a capture; it is not uploaded.' });
     } else if (!kind) {
-      setAside.push({ file: f, reason: `Unsupported file type: only .insv, .mp4 and .csv files are uploaded.` });
+      setAside.push({ file: f, reason: `${CAPTURE_RULE_MESSAGES.fileType}: only .insv, .mp4 and .csv files are uploaded.` });
     } else if (f.size === 0) {
       setAside.push({ file: f, reason: 'The file is empty (0 bytes); copy it from the camera again.' });
     } else if (kind === 'csv') {
@@ -114,7 +114,7 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
   for (const csv of csvs) {
     const target = captures.find((c) => c.files.some((f) => isVideo(mediaKindOf(f.name)) && baseName(f.name) === baseName(csv.name)));
     if (target && !target.files.some((f) => mediaKindOf(f.name) === 'csv')) target.files.push(csv);
-    else setAside.push({ file: csv, reason: 'A CSV is uploaded with its video: add the .mp4 or .insv of the same name.' });
+    else setAside.push({ file: csv, reason: `${CAPTURE_RULE_MESSAGES.noVideo}: add the .mp4 or .insv of the same name as this CSV.` });
   }
   return { captures, setAside };
 }

@@ -267,8 +267,8 @@ describe('pause, resume, cancel, changed files, limits', () => {
     expect(refused.map((r) => [r.path, r.reason])).toEqual([
       [join(work, 'missing.mp4'), expect.stringMatching(/Cannot be read \(ENOENT\)/)],
       [empty.path, expect.stringMatching(/empty \(0 bytes\)/)],
-      [mov.path, expect.stringMatching(/Unsupported file type/)],
-      [csv.path, expect.stringMatching(/CSV is uploaded with its video/)],
+      [mov.path, expect.stringMatching(/^Only INSV, MP4, and CSV files are allowed/)],
+      [csv.path, expect.stringMatching(/^At least one INSV or MP4 file is required, CSV is optional/)],
     ]);
     expect(u.queue.captures()).toHaveLength(1);
   });

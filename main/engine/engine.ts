@@ -91,6 +91,7 @@ export class UploadEngine {
   private wake?: () => void;
   private warnedNonMd5 = false;
   private stopping = false;
+  private draining?: Promise<DrainSummary>;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -129,8 +130,14 @@ export class UploadEngine {
   /**
    * Registers every queued capture and uploads every pending file, until nothing is left to do
    * (all completed, failed, paused or waiting for a person), and returns what became of them.
+   * A call while a drain runs joins it.
    */
-  async drain(): Promise<DrainSummary> {
+  drain(): Promise<DrainSummary> {
+    this.draining ??= this.drainOnce().finally(() => (this.draining = undefined));
+    return this.draining;
+  }
+
+  private async drainOnce(): Promise<DrainSummary> {
     this.stopping = false;
     for (;;) {
       if (this.stopping) break;
@@ -172,6 +179,7 @@ export class UploadEngine {
     }
     this.wake?.();
     await Promise.all([...this.active.values()].map((a) => a.done));
+    await this.draining?.catch(() => undefined);
     this.ledger.flush();
   }
 

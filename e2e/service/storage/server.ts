@@ -234,6 +234,10 @@ async function receiveBody(
 ): Promise<ReceivedBody | undefined> {
   const tmpFile = opts.store.tmpFile();
   const out = createWriteStream(tmpFile);
+  // A write still in flight when the client drops the connection fails once `out` is destroyed;
+  // that failure is expected then, and any other one is checked when the body is complete.
+  let writeError: Error | undefined;
+  out.on('error', (err) => (writeError ??= err));
   const md5 = createHash('md5');
   const sha256 = verified.payloadSha256 ? createHash('sha256') : undefined;
   const resetAt = fault?.type === 'reset' ? fault.afterBytes : Infinity;
@@ -264,6 +268,10 @@ async function receiveBody(
     return undefined;
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  if (writeError) {
+    await rm(tmpFile, { force: true });
+    throw writeError;
+  }
   const declared = req.headers['content-length'];
   const md5Digest = md5.digest();
   const fail = async (e: S3Error) => {

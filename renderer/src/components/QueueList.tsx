@@ -86,7 +86,7 @@ function FileRow({ index, style, files, labels }: RowComponentProps<{ files: Que
   const remove = useApp((s) => s.removeCapture);
   const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
   return (
-    <div className={`file-row ${f.state}`} style={style} data-testid="file-row" data-file={f.fileName} data-state={f.state}>
+    <div className={`file-row ${f.state}`} style={style} data-testid="file-row" data-file={f.fileName} data-state={f.state} data-parts-done={f.partsDone}>
       <div className="name">
         <strong>{f.fileName}</strong>
         <span className="muted"> · {labels.get(f.captureRow)}</span>
@@ -95,7 +95,7 @@ function FileRow({ index, style, files, labels }: RowComponentProps<{ files: Que
       <div className="stats">
         <span className={`state ${f.state}`}>{STATE_LABEL[f.state]}</span>
         <span>
-          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
+          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)} · part {f.partsDone} of {f.partsTotal || '—'}
         </span>
         {f.state === 'uploading' && (
           <span>

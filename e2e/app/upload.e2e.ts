@@ -1,0 +1,225 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { Page, TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AppHarness } from './harness.js';
+
+// The built renderer in Debian's Chromium, driving the real app core, engine, queue and local
+// service through the same IPC dispatcher the Electron shell registers.
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const MiB = 1024 * 1024;
+const ORIGIN = 'http://127.0.0.1:4173';
+
+let h: AppHarness;
+let work: string;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+  work = mkdtempSync(join(tmpdir(), 'app-files-'));
+});
+test.afterEach(async () => {
+  await h.stop();
+});
+
+const shot = (page: Page, info: TestInfo, name: string) => page.screenshot({ path: info.outputPath(name), fullPage: true });
+
+async function setUpLocal(page: Page) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+}
+
+async function storedSha(fileName: string): Promise<string> {
+  const upload = Object.values(h.svc.store.state.uploads).find((u) => u.fileName === fileName && u.status === 'completed')!;
+  const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
+  return sha256(Buffer.from(await res.Body!.transformToByteArray()));
+}
+
+const row = (page: Page, fileName: string) => page.locator(`[data-testid="file-row"][data-file="${fileName}"]`);
+
+test('first run: a wrong password shows the service error; the right account signs in', async ({ page }, info) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Welcome' })).toBeVisible();
+  await shot(page, info, '01-first-run.png');
+  const { info: s } = h.svc;
+  await page.getByLabel('Capture gateway address').fill(s.baseUrl);
+  await page.getByLabel('Sign-in address').fill(s.authUrl);
+  await page.getByLabel('Progress records address').fill(s.progressBaseUrl);
+  await page.getByLabel('Project id').fill(s.projectId);
+  await page.getByLabel('API key').fill(s.apiKey);
+  await page.getByLabel('Email').fill(s.account.email);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Save and sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('Sign-in failed: Invalid email or password (HTTP 401');
+  await shot(page, info, '02-sign-in-error.png');
+  await page.getByLabel('Password').fill(s.account.password);
+  await page.getByRole('button', { name: 'Save and sign in' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  // The password and API key are stored sealed, never in clear.
+  expect(JSON.stringify([...h.store.values()])).not.toContain(s.account.password);
+  expect(JSON.stringify([...h.store.values()])).not.toContain(s.apiKey);
+});
+
+test('drops real recordings, fills the forms from their metadata, registers and uploads every byte', async ({ page }, info) => {
+  await setUpLocal(page);
+  const lens0 = join(work, 'VID_20231121_201609_00_012.insv');
+  const lens1 = join(work, 'VID_20231121_201609_10_012.insv');
+  copyFileSync(join(fixtures, 'sample.insv'), lens0);
+  copyFileSync(join(fixtures, 'sample.insv'), lens1);
+  const mp4 = join(work, 'walkthrough.mp4');
+  copyFileSync(join(fixtures, 'walkthrough.mp4'), mp4);
+  const preview = join(work, 'LRV_20231121_201609_11_012.insv');
+  writeFileSync(preview, 'low-res');
+  await h.drop([lens1, lens0, mp4, preview]);
+
+  const insvCard = page.getByRole('article', { name: /segment 012 · 2 lenses/ });
+  await expect(insvCard).toBeVisible();
+  await expect(insvCard.getByTestId('camera')).toHaveText('Insta360 OneR');
+  await expect(insvCard.getByTestId('serial')).toHaveText('IAEAN00000XXXX');
+  await expect(insvCard.getByTestId('firmware')).toHaveText('v2.0.0_build11');
+  await expect(insvCard.getByTestId('framerate')).toHaveText('29.97 fps');
+  await expect(insvCard.getByLabel('Capture time')).toHaveValue('2023-11-21T20:16:09.000Z');
+  await expect(page.getByLabel('Not uploaded')).toContainText('LRV_20231121_201609_11_012.insv — Low-resolution preview');
+  const mp4Card = page.getByRole('article', { name: 'Capture walkthrough.mp4' });
+  await expect(mp4Card.getByTestId('framerate')).toHaveText('30 fps');
+
+  await insvCard.getByLabel('Structure').selectOption({ label: 'Tower B' });
+  await insvCard.getByLabel('Design').selectOption({ label: 'Level 2' });
+  await insvCard.getByLabel('Exterior').check();
+  await shot(page, info, '03-captures-to-register.png');
+  await page.getByRole('button', { name: 'Register 2 captures and upload' }).click();
+
+  for (const name of ['VID_20231121_201609_00_012.insv', 'VID_20231121_201609_10_012.insv', 'walkthrough.mp4']) {
+    await expect(row(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
+  }
+  await expect(page.getByTestId('queue-summary')).toContainText('3 of 3 files completed');
+  await shot(page, info, '04-uploads-completed.png');
+
+  expect(await storedSha('VID_20231121_201609_00_012.insv')).toBe(sha256(readFileSync(lens0)));
+  expect(await storedSha('VID_20231121_201609_10_012.insv')).toBe(sha256(readFileSync(lens1)));
+  expect(await storedSha('walkthrough.mp4')).toBe(sha256(readFileSync(mp4)));
+  const registered = Object.values(h.svc.store.state.captures).map((c) => c.request as Record<string, unknown>);
+  const tower = h.svc.store.state.projects[0]!.structures.find((s) => s.name === 'Tower B')!;
+  expect(registered).toContainEqual(
+    expect.objectContaining({
+      structure: tower.id,
+      design: tower.designs.find((d) => d.name === 'Level 2')!.id,
+      type: 'exterior',
+      captureDateTime: '2023-11-21T20:16:09.000Z',
+      files: [expect.objectContaining({ fileName: 'VID_20231121_201609_00_012.insv' }), expect.objectContaining({ fileName: 'VID_20231121_201609_10_012.insv' })],
+    }),
+  );
+});
+
+test('pauses and resumes a file, and after an app restart mid-upload the queue comes back and finishes', async ({ page }, info) => {
+  await setUpLocal(page);
+  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 3 * MiB });
+  const big = join(work, 'VID_20261122_090000_00_001.insv');
+  const bytes = randomBytes(26 * MiB);
+  writeFileSync(big, bytes);
+  await h.drop([big]);
+  await page.getByRole('button', { name: 'Register 1 capture and upload' }).click();
+  const r = row(page, 'VID_20261122_090000_00_001.insv');
+  await expect(r).toHaveAttribute('data-state', 'uploading');
+  await expect.poll(async () => Number(await r.getAttribute('data-parts-done')), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+  await r.getByRole('button', { name: 'Pause' }).click();
+  await expect(r).toHaveAttribute('data-state', 'paused');
+  await shot(page, info, '05-paused.png');
+  const pausedAt = await r.getByRole('progressbar').getAttribute('value');
+  expect(Number(pausedAt)).toBeGreaterThanOrEqual(19); // at least one 5 MiB part of 26 MiB is stored
+  await page.waitForTimeout(1500);
+  expect(await r.getByRole('progressbar').getAttribute('value')).toBe(pausedAt);
+
+  await r.getByRole('button', { name: 'Resume' }).click();
+  await expect(r).toHaveAttribute('data-state', 'uploading');
+  await expect.poll(async () => Number(await r.getByRole('progressbar').getAttribute('value')), { timeout: 20_000 }).toBeGreaterThan(Number(pausedAt) + 5);
+
+  const before = { ...h.svc.storage.stats };
+  await h.restart();
+  const again = row(page, 'VID_20261122_090000_00_001.insv');
+  await expect(again).toBeVisible();
+  await shot(page, info, '06-after-restart.png');
+  expect(Number(await again.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
+  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await expect(again).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
+  expect(await storedSha('VID_20261122_090000_00_001.insv')).toBe(sha256(bytes));
+  expect(h.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+});
+
+test('shows why bad input is refused, and the service refusal of a capture', async ({ page }, info) => {
+  await setUpLocal(page);
+  const files = {
+    csv: join(work, 'notes.csv'),
+    mov: join(work, 'clip.mov'),
+    empty: join(work, 'empty.mp4'),
+    lens10: join(work, 'VID_20261122_100000_10_003.insv'),
+  };
+  writeFileSync(files.csv, 'x,y\n');
+  writeFileSync(files.mov, 'mov');
+  writeFileSync(files.empty, '');
+  writeFileSync(files.lens10, 'lens');
+  await h.drop(Object.values(files));
+  const refused = page.getByLabel('Not uploaded');
+  await expect(refused).toContainText('notes.csv — At least one INSV or MP4 file is required, CSV is optional');
+  await expect(refused).toContainText('clip.mov — Only INSV, MP4, and CSV files are allowed');
+  await expect(refused).toContainText('empty.mp4 — The file is empty (0 bytes)');
+  await expect(refused).toContainText('VID_20261122_100000_10_003.insv — Lens 10 of a dual-lens recording without its _00_ file; add VID_20261122_100000_00_003.insv too.');
+  await shot(page, info, '07-refused-files.png');
+
+  // A structure the service does not know: its own 422 message comes back.
+  const bogus = join(work, 'bogus.mp4');
+  writeFileSync(bogus, randomBytes(2000));
+  h.core.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
+  await page.reload();
+  await h.drop([bogus]);
+  await page.getByRole('button', { name: 'Register 1 capture and upload' }).click();
+  await expect(page.getByTestId('attention')).toContainText(
+    'The service refused this capture: captures[0].structure ffffffffffffffffffffffff is not a structure of this project',
+  );
+  await shot(page, info, '08-service-refusal.png');
+});
+
+test('warns when default designs changed since the last export, and requests a new one', async ({ page }, info) => {
+  await setUpLocal(page);
+  const design = h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
+  await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
+  await page.reload();
+  const banner = page.getByRole('alert').filter({ hasText: 'default capture designs changed' });
+  await expect(banner).toContainText('the capture sheets were never exported from this computer');
+  await shot(page, info, '09-designs-changed.png');
+  await banner.getByRole('button', { name: 'Request a new export' }).click();
+  await expect(page.getByText('Export requested: Project folder with default sheets is being generated.')).toBeVisible();
+  await expect.poll(() => h.svc.store.state.emails.map((e) => e.to)).toContain(h.svc.info.account.email);
+  await page.reload();
+  await expect(page.getByText('default capture designs changed')).toHaveCount(0);
+});
+
+test('the queue stays responsive with 1,000 files: only the visible rows are rendered', async ({ page }, info) => {
+  await setUpLocal(page);
+  const queue = (h.core as unknown as { uploader: { queue: import('../../main/queue/queue.js').UploadQueue } }).uploader.queue;
+  const db = queue.db;
+  db.transaction(() => {
+    for (let i = 0; i < 500; i++) {
+      const name = (n: number) => `VID_20261122_${String(100000 + i).padStart(6, '0')}_${n}0_001.insv`;
+      const id = queue.enqueueCapture(`recording ${i}`, {
+        project: 'p', structure: 's', captureDateTime: '2026-11-22T10:00:00Z', type: 'interior', mode: '360 Video', sourceType: 'bot',
+        files: [0, 1].map((n) => ({ frameIndex: n + 1, fileName: name(n), contentType: 'video/insv', size: 1000 + i })),
+      }, [0, 1].map((n) => ({ path: `/card/${name(n)}`, fileName: name(n), contentType: 'video/insv', size: 1000 + i, mtimeMs: 1 })));
+      queue.setCaptureState(id, 'completed');
+      for (const f of queue.filesOf(id)) queue.setFileState(f.id, 'completed');
+    }
+  })();
+  await page.reload();
+  await expect(page.getByTestId('queue-summary')).toContainText('1000 of 1000 files completed');
+  const rendered = await page.getByTestId('file-row').count();
+  expect(rendered).toBeLessThan(40);
+  const started = Date.now();
+  await page.locator('.queue-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await expect(row(page, 'VID_20261122_100499_10_001.insv')).toBeVisible();
+  info.annotations.push({ type: 'scroll-to-end-ms', description: String(Date.now() - started) });
+  await shot(page, info, '10-thousand-files.png');
+});
