@@ -1,43 +1,158 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
-// lives"). Everything it drives (engine, queue, API clients, IPC handlers) runs under plain Node.
-import { BrowserWindow, app, session } from 'electron';
+// lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
+// live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs
+// under plain Node and is tested there and in Chromium without this file.
+import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session } from 'electron';
+import Store from 'electron-store';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
+import { AppCore } from '../app-core.js';
+import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
+import type { KeyValueStore, SecretBox } from '../settings.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+// Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.
+const rendererDir = join(here, '../../renderer');
+const rendererUrl = pathToFileURL(join(rendererDir, '/')).href;
+const preloadPath = join(here, '../../preload/index.cjs');
+const iconPath = join(app.getAppPath(), 'assets/icon.png');
+
+let win: BrowserWindow | undefined;
+let tray: Tray | undefined;
+let core: AppCore | undefined;
+let working = false;
+let blocker: number | undefined;
+let quitting = false;
+
+/** safeStorage as the core's SecretBox. On Linux without a keyring Electron falls back to a fixed key ("basic_text"): that is treated as no encryption, so secrets are refused rather than stored readable. */
+const secrets: SecretBox = {
+  available: () =>
+    safeStorage.isEncryptionAvailable() && (process.platform !== 'linux' || safeStorage.getSelectedStorageBackend() !== 'basic_text'),
+  encrypt: (plain) => safeStorage.encryptString(plain).toString('base64'),
+  decrypt: (sealed) => safeStorage.decryptString(Buffer.from(sealed, 'base64')),
+};
 
 function createWindow(): BrowserWindow {
-  const win = new BrowserWindow({
+  const w = new BrowserWindow({
     width: 1200,
-    height: 800,
+    height: 860,
+    minWidth: 820,
+    minHeight: 560,
     title: APP_NAME,
+    icon: iconPath,
     show: false,
     webPreferences: {
-      preload: join(here, '../../preload/index.cjs'),
+      preload: preloadPath,
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      nodeIntegrationInWorker: false,
       webSecurity: true,
+      spellcheck: false,
     },
   });
-  // Navigation and new windows are refused: the renderer only ever shows the app's own files.
-  win.webContents.on('will-navigate', (event) => event.preventDefault());
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  win.once('ready-to-show', () => win.show());
-  void win.loadFile(join(here, '../../renderer/index.html'));
-  return win;
+  w.once('ready-to-show', () => w.show());
+  // Closing the window keeps uploads going in the tray while the queue has work.
+  w.on('close', (event) => {
+    if (quitting || !working) return;
+    event.preventDefault();
+    w.hide();
+    new Notification({ title: APP_NAME, body: 'Uploads continue in the background. Quit from the tray icon to stop them.' }).show();
+  });
+  void w.loadFile(join(rendererDir, 'index.html'));
+  return w;
+}
+
+function updateTray(): void {
+  tray?.setToolTip(working ? `${APP_NAME}: uploading` : `${APP_NAME}: idle`);
+  tray?.setContextMenu(
+    Menu.buildFromTemplate([
+      { label: working ? 'Uploading…' : 'Queue is empty', enabled: false },
+      { label: 'Show window', click: () => (win ?? (win = createWindow())).show() },
+      { type: 'separator' },
+      {
+        label: 'Quit',
+        click: () => {
+          quitting = true;
+          app.quit();
+        },
+      },
+    ]),
+  );
+}
+
+function setWorking(now: boolean): void {
+  working = now;
+  // Keep the computer awake while the queue drains (left running overnight); release when idle.
+  if (now && blocker === undefined) blocker = powerSaveBlocker.start('prevent-app-suspension');
+  if (!now && blocker !== undefined) {
+    powerSaveBlocker.stop(blocker);
+    blocker = undefined;
+  }
+  updateTray();
+}
+
+async function start(): Promise<void> {
+  // Nothing this app shows needs a permission (camera, location, notifications from pages...).
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
+
+  const store = new Store<Record<string, unknown>>({ name: 'settings' });
+  const settings: KeyValueStore = { get: (k) => store.get(k), set: (k, v) => store.set(k, v) };
+  core = new AppCore({
+    dataDir: app.getPath('userData'),
+    store: settings,
+    secrets,
+    emit: (event, payload) => win?.webContents.send(event, payload),
+    pickFiles: async () => {
+      const res = await dialog.showOpenDialog(win!, {
+        title: 'Choose recordings',
+        properties: ['openFile', 'openDirectory', 'multiSelections'],
+        filters: [{ name: 'Recordings', extensions: ['insv', 'mp4', 'csv'] }],
+      });
+      return res.canceled ? [] : res.filePaths;
+    },
+    // The local test service is loaded only when chosen.
+    startLocalService: async (dataDir) => (await import('../../e2e/service/index.js')).startLocalService({ dataDir }),
+    notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
+    busy: setWorking,
+    log: { info: (m) => console.log(m), warn: (m) => console.warn(m) },
+  });
+  registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));
+  await core.start();
+
+  tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
+  tray.on('click', () => (win ?? (win = createWindow())).show());
+  updateTray();
+  win = createWindow();
 }
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.setAppUserModelId(APP_ID);
-  void app.whenReady().then(() => {
-    session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-    createWindow();
+  app.on('second-instance', () => {
+    win?.show();
+    win?.focus();
+  });
+  // Every web contents: no navigation away from the app's files, no new windows, no webviews.
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-navigate', (event) => event.preventDefault());
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
   });
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
+    if (!working) app.quit();
   });
+  app.on('before-quit', (event) => {
+    if (!core) return;
+    // Let the engine stop cleanly: parts in flight are abandoned, stored parts and the queue are kept.
+    event.preventDefault();
+    quitting = true;
+    const c = core;
+    core = undefined;
+    void c.close().finally(() => app.quit());
+  });
+  void app.whenReady().then(start);
 }

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { KeyValueStore, SecretBox } from './settings.js';
+import { NoSecureStorageError, SettingsRepository } from './settings.js';
+
+const memory = (): KeyValueStore & { raw: Map<string, unknown> } => {
+  const raw = new Map<string, unknown>();
+  return { raw, get: (k) => raw.get(k), set: (k, v) => raw.set(k, v) };
+};
+const box = (available: boolean): SecretBox => ({
+  available: () => available,
+  encrypt: (s) => Buffer.from(s).reverse().toString('base64'),
+  decrypt: (s) => Buffer.from(s, 'base64').reverse().toString(),
+});
+const input = {
+  baseUrl: 'https://gateway.example/',
+  authUrl: 'https://auth.example',
+  progressBaseUrl: '',
+  projectId: ' p1 ',
+  email: 'ops@example.com',
+  password: 'hunter2-field',
+  apiKey: 'ck_live_123',
+  concurrency: 4,
+  structures: [],
+};
+
+describe('SettingsRepository', () => {
+  it('stores the password and API key sealed, shows only that they are set, and unseals them for use', () => {
+    const store = memory();
+    const repo = new SettingsRepository(store, box(true));
+    const { next } = repo.prepare(input);
+    repo.commit(next);
+    expect(JSON.stringify([...store.raw.values()])).not.toMatch(/hunter2-field|ck_live_123/);
+    expect(repo.view()).toMatchObject({ hasPassword: true, hasApiKey: true, configured: true, baseUrl: 'https://gateway.example', projectId: 'p1' });
+    expect(JSON.stringify(repo.view())).not.toMatch(/hunter2|ck_live/);
+    expect(repo.resolved()).toMatchObject({ password: 'hunter2-field', apiKey: 'ck_live_123' });
+  });
+
+  it('keeps stored secrets when saved again with empty ones', () => {
+    const repo = new SettingsRepository(memory(), box(true));
+    repo.commit(repo.prepare(input).next);
+    repo.commit(repo.prepare({ ...input, password: '', apiKey: undefined, concurrency: 2 }).next);
+    expect(repo.resolved()).toMatchObject({ password: 'hunter2-field', apiKey: 'ck_live_123', concurrency: 2 });
+  });
+
+  it('refuses to store secrets where the system offers no encryption, and says so', () => {
+    const store = memory();
+    const repo = new SettingsRepository(store, box(false));
+    expect(() => repo.prepare(input)).toThrow(NoSecureStorageError);
+    expect(() => repo.prepare(input)).toThrow(/not saved: they would be in clear text/);
+    expect(store.raw.size).toBe(0);
+    expect(repo.view().encryptionAvailable).toBe(false);
+  });
+});
