@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// The pinned AWS SDK's notice about future Node versions is noise in test output.
+const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+
 // Three projects: unit tests beside the code, contract tests of the local service (which start it
-// in-process on loopback), and end-to-end tests in e2e/ (real Chromium, real engine).
+// in-process on loopback), and Node end-to-end tests in e2e/ (kill-and-resume, packaging). The
+// browser end-to-end tests run under Playwright (e2e/playwright.config.ts).
 export default defineConfig({
   test: {
     projects: [
@@ -10,6 +14,8 @@ export default defineConfig({
           name: 'unit',
           include: ['*.test.ts', 'main/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'preload/**/*.test.ts'],
           environment: 'node',
+          env,
+          testTimeout: 30_000,
         },
       },
       {
@@ -17,6 +23,7 @@ export default defineConfig({
           name: 'contract',
           include: ['e2e/service/**/*.test.ts'],
           environment: 'node',
+          env,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -26,6 +33,7 @@ export default defineConfig({
           name: 'e2e-node',
           include: ['e2e/*.test.ts'],
           environment: 'node',
+          env,
           testTimeout: 180_000,
           hookTimeout: 60_000,
         },

@@ -1,5 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
+// The pinned AWS SDK's notice about future Node versions is noise in test output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 // Chromium comes from Debian (`apt-get install chromium`), never from a Playwright download.
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PORT = 4173;

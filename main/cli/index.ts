@@ -12,6 +12,10 @@ import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
 import { attachDisplay, parseBandwidth, statusLines, summaryLines } from './render.js';
 
+// The AWS SDK serves only the local test service here and is pinned; its notice that future
+// versions will need Node 22 is not for the people running this command.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 interface GlobalOptions extends GatewayFlags {
   dataDir?: string;
   concurrency: number;
