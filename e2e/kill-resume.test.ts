@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
-import { startTestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
 
 // The uploader is a separate process killed with SIGKILL at seeded random moments, then started
 // again; the service stays up in this process and counts what storage receives.
@@ -38,20 +38,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function env(dataDir: string): NodeJS.ProcessEnv {
-  const { info } = svc;
-  return {
-    ...process.env,
-    CAPTURE_BASE_URL: info.baseUrl,
-    CAPTURE_AUTH_URL: info.authUrl,
-    CAPTURE_API_KEY: info.apiKey,
-    CAPTURE_PROJECT_ID: info.projectId,
-    CAPTURE_EMAIL: info.account.email,
-    CAPTURE_PASSWORD: info.account.password,
-    CAPTURE_DATA_DIR: dataDir,
-    NODE_NO_WARNINGS: '1',
-  };
-}
+const env = (dataDir: string): NodeJS.ProcessEnv => ({ ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' });
 
 function cli(dataDir: string, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', ...args], { cwd: ROOT, env: env(dataDir) });

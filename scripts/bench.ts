@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { startLocalService } from '../e2e/service/index.js';
 import type { LocalService } from '../e2e/service/index.js';
+import { uploaderEnv } from '../e2e/service/testing.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MiB = 1024 * 1024;
@@ -98,23 +99,12 @@ async function ceiling(svc: LocalService, path: string, size: number): Promise<n
 
 /** Runs the CLI and follows its peak resident memory (VmHWM) through /proc. Returns seconds and peak bytes. */
 async function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<{ seconds: number; peakRss: number }> {
-  const { info } = svc;
   const started = performance.now();
   // The built command (npm run build:cli), as a user runs it.
   const child = spawn(process.execPath, [join(ROOT, 'dist/cli/capture-uploader.js'), '--concurrency', String(CONCURRENCY), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_NO_WARNINGS: '1',
-      CAPTURE_BASE_URL: info.baseUrl,
-      CAPTURE_AUTH_URL: info.authUrl,
-      CAPTURE_API_KEY: info.apiKey,
-      CAPTURE_PROJECT_ID: info.projectId,
-      CAPTURE_EMAIL: info.account.email,
-      CAPTURE_PASSWORD: info.account.password,
-      CAPTURE_DATA_DIR: dataDir,
-    },
+    env: { ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) },
   });
   let peak = 0;
   const poll = setInterval(() => {

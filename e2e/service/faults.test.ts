@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from './faults.js';
 import type { TestService } from './testing.js';
-import { putBytes, startTestService } from './testing.js';
+import { putBytes, registerCapture, startTestService } from './testing.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -99,24 +99,8 @@ describe('storage faults', () => {
 });
 
 describe('gateway and token faults', () => {
-  async function registeredUpload() {
-    const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', {
-      body: {
-        captures: [
-          {
-            project: svc.info.projectId,
-            structure: svc.info.structures[1],
-            captureDateTime: '2026-11-21T08:00:00+01:00',
-            type: 'interior',
-            mode: '360 Video',
-            sourceType: 'bot',
-            files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 4096 }],
-          },
-        ],
-      },
-    });
-    return ((await res.json()) as { result: { uploadManifest: { uploadId: string }[] }[] }).result[0]!.uploadManifest[0]!.uploadId;
-  }
+  const registeredUpload = async () =>
+    (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1])).manifest[0]!.uploadId;
 
   it('hands out presigned URLs that expire after the configured seconds', async () => {
     const uploadId = await registeredUpload();

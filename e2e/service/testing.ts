@@ -3,7 +3,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LocalService, LocalServiceOptions } from './index.js';
+import type { LocalService, LocalServiceInfo, LocalServiceOptions } from './index.js';
 import { startLocalService } from './index.js';
 
 /** A running service in a fresh temporary data folder, with helpers for tests; `stop()` removes the folder. */
@@ -89,4 +89,58 @@ export async function startTestService(opts: Partial<LocalServiceOptions> = {}):
 export function putBytes(url: string, bytes: Buffer, signal?: AbortSignal): Promise<Response> {
   // fetch's BodyInit wants an ArrayBuffer-backed view; a Buffer may sit on a shared pool.
   return fetch(url, { method: 'PUT', body: new Uint8Array(bytes), signal });
+}
+
+/** An upload manifest entry (§2) as the tests read it. */
+export interface TestManifestEntry {
+  frameIndex: number;
+  uploadId: string;
+  fileName: string;
+  size: number;
+  partSize: number;
+  totalParts: number;
+  status: string;
+}
+
+/**
+ * Registers one capture of the given files (name and size in bytes) through add-capture (§4.4),
+ * on the given structure (default the first), and returns its id and upload manifest.
+ * Throws when the service does not answer 200.
+ */
+export async function registerCapture(
+  svc: TestService,
+  files: { name: string; size: number; contentType?: string }[],
+  structure = svc.info.structures[0]!,
+): Promise<{ captureId: string; manifest: TestManifestEntry[] }> {
+  const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', {
+    body: {
+      captures: [
+        {
+          project: svc.info.projectId,
+          structure,
+          captureDateTime: '2026-11-20T15:04:05Z',
+          type: 'exterior',
+          mode: '360 Video',
+          sourceType: 'bot',
+          files: files.map((f, i) => ({ frameIndex: i + 1, fileName: f.name, contentType: f.contentType ?? 'video/insv', size: f.size })),
+        },
+      ],
+    },
+  });
+  if (res.status !== 200) throw new Error(`add-capture answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { result: { capture: { captureId: string }; uploadManifest: TestManifestEntry[] }[] };
+  return { captureId: body.result[0]!.capture.captureId, manifest: body.result[0]!.uploadManifest };
+}
+
+/** The CAPTURE_* environment that points a `capture-uploader` process at this service, with its queue in `dataDir`. */
+export function uploaderEnv(info: LocalServiceInfo, dataDir: string): Record<string, string> {
+  return {
+    CAPTURE_BASE_URL: info.baseUrl,
+    CAPTURE_AUTH_URL: info.authUrl,
+    CAPTURE_API_KEY: info.apiKey,
+    CAPTURE_PROJECT_ID: info.projectId,
+    CAPTURE_EMAIL: info.account.email,
+    CAPTURE_PASSWORD: info.account.password,
+    CAPTURE_DATA_DIR: dataDir,
+  };
 }

@@ -451,6 +451,7 @@ export class UploadEngine {
           this.warnedNonMd5 = true;
           this.warn('Storage ETags are not plain MD5 digests here, so parts cannot be checked against them; uploads go on unchecked.');
         }
+        // Recorded even when the file was paused meanwhile: storage has the part.
         this.ledger.add(f.id, n, result.etag);
         this.tracker.partDone(f.id, n, size);
         this.limiter.succeeded();

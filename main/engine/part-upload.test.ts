@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError, FileChangedError, NetworkError, PartIntegrityError } from '../api/errors.js';
 import { uploadPart } from './part-upload.js';
 import { Bandwidth } from './throttle.js';
@@ -108,5 +108,36 @@ describe('uploadPart (§4.6)', () => {
   it('refuses to send a part of a file that changed since it was queued', async () => {
     behaviour = (body) => ({ status: 200, etag: `"${md5(body)}"` });
     await expect(uploadPart({ ...job(), expected: { ...expected, size: expected.size + 1 } }, opts())).rejects.toThrow(FileChangedError);
+  });
+});
+
+describe('uploadPart when stopped after its last byte', () => {
+  it('waits for the answer of a part whose bytes were all sent, so it is not sent twice', async () => {
+    // A storage double that answers 400 ms after the body has arrived.
+    const slow = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () =>
+        setTimeout(() => {
+          res.writeHead(200, { etag: `"${md5(Buffer.concat(chunks))}"` });
+          res.end();
+        }, 400),
+      );
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/b/k?partNumber=1`;
+    const controller = new AbortController();
+    let result: { etag: string } | undefined;
+    const sentAll = new Promise<void>((resolve) =>
+      void uploadPart(
+        { ...job(1, 0, 64 * 1024), url: slowUrl },
+        opts({ signal: controller.signal, onProgress: (n) => n >= 64 * 1024 && resolve() }),
+      ).then((r) => (result = r)),
+    );
+    await sentAll;
+    controller.abort();
+    await vi.waitFor(() => expect(result?.etag).toBe(`"${md5(bytes.subarray(0, 64 * 1024))}"`), { timeout: 3000 });
+    slow.closeAllConnections();
+    await new Promise((r) => slow.close(r));
   });
 });

@@ -65,7 +65,8 @@ export async function assertUnchanged(path: string, expected: { size: number; mt
 /**
  * PUTs one part (§4.6) with no headers but its length, reading it from disk (read-only) only now,
  * hashing it with MD5 on the way, under the shared bandwidth limit. Aborts when no byte moved for
- * `stallTimeoutMs`. Checks the file is unchanged before and after sending.
+ * `stallTimeoutMs`. Checks the file is unchanged before and after sending. When `signal` aborts
+ * after every byte was sent, the answer is still awaited (at most 10 s): the result then counts.
  *
  * Resolves with the ETag header exactly as storage sent it. Throws PartIntegrityError when the
  * answer has no ETag or a plain-MD5 ETag that is not the part's MD5; HttpStatusError (with S3's
@@ -88,7 +89,14 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   const controller = new AbortController();
   // Stop reading the file the moment the request is abandoned, before got tears the request down.
   controller.signal.addEventListener('abort', () => body.destroy(), { once: true });
-  const onOuterAbort = () => controller.abort(new CancelledError());
+  // On pause or shutdown a part whose bytes are all sent is given a moment to be answered: storage
+  // is about to have it, and abandoning it now would make a restarted app send it a second time.
+  let fullySent = false;
+  let grace: NodeJS.Timeout | undefined;
+  const onOuterAbort = () => {
+    if (!fullySent) return controller.abort(new CancelledError());
+    grace = setTimeout(() => controller.abort(new CancelledError()), Math.min(opts.stallTimeoutMs, 10_000));
+  };
   opts.signal.addEventListener('abort', onOuterAbort, { once: true });
   let lastMove = Date.now();
   let stalled = false;
@@ -107,6 +115,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     });
     pending.on('uploadProgress', (p) => {
       lastMove = Date.now();
+      if (p.transferred >= job.size) fullySent = true;
       opts.onProgress(Math.min(p.transferred, job.size));
     });
     const res = await pending;
@@ -125,6 +134,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     throw toClientError(err, request);
   } finally {
     clearInterval(watchdog);
+    clearTimeout(grace);
     opts.signal.removeEventListener('abort', onOuterAbort);
     body.destroy();
   }

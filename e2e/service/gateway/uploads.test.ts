@@ -4,18 +4,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
-import { putBytes, startTestService } from '../testing.js';
+import { putBytes, registerCapture, startTestService } from '../testing.js';
 
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const fixture = (name: string) => fileURLToPath(new URL(`../../../../shared/fixtures/${name}`, import.meta.url));
 
-interface Manifest {
-  uploadId: string;
-  partSize: number;
-  totalParts: number;
-}
 interface Presigned {
   ok: boolean;
   uploadId: string;
@@ -40,26 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-async function register(files: { name: string; bytes: Buffer }[]) {
-  const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', {
-    body: {
-      captures: [
-        {
-          project: svc.info.projectId,
-          structure: svc.info.structures[0],
-          captureDateTime: '2026-11-20T15:04:05Z',
-          type: 'exterior',
-          mode: '360 Video',
-          sourceType: 'bot',
-          files: files.map((f, i) => ({ frameIndex: i + 1, fileName: f.name, contentType: 'video/insv', size: f.bytes.length })),
-        },
-      ],
-    },
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { result: { capture: { captureId: string }; uploadManifest: Manifest[] }[] };
-  return { captureId: body.result[0]!.capture.captureId, manifest: body.result[0]!.uploadManifest };
-}
+const register = (files: { name: string; bytes: Buffer }[]) => registerCapture(svc, files.map((f) => ({ name: f.name, size: f.bytes.length })));
 
 const presign = async (uploadId: string) => {
   const res = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`, { headers: { 'content-type': undefined } });

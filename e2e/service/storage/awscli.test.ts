@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
-import { putBytes, startTestService } from '../testing.js';
+import { putBytes, registerCapture, startTestService } from '../testing.js';
 
 // Debian's awscli is a real S3 client written by another team: if it can write and read objects
 // here, the storage speaks S3 and not just what our own code expects. .ci/run installs it.
@@ -67,23 +67,8 @@ describe('Debian awscli against the local storage', () => {
 
   it('reads back, byte for byte, a file uploaded through the gateway in presigned parts', async () => {
     const bytes = randomBytes(11 * MiB + 77);
-    const reg = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', {
-      body: {
-        captures: [
-          {
-            project: svc.info.projectId,
-            structure: svc.info.structures[2],
-            captureDateTime: '2026-11-22T07:30:00Z',
-            type: 'exterior',
-            mode: '360 Video',
-            sourceType: 'bot',
-            files: [{ frameIndex: 1, fileName: 'garage.mp4', contentType: 'video/mp4', size: bytes.length }],
-          },
-        ],
-      },
-    });
-    const { uploadId, partSize } = ((await reg.json()) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] }).result[0]!
-      .uploadManifest[0]!;
+    const { manifest } = await registerCapture(svc, [{ name: 'garage.mp4', size: bytes.length, contentType: 'video/mp4' }], svc.info.structures[2]);
+    const { uploadId, partSize } = manifest[0]!;
     const presigned = (await (await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as {
       parts: { partNumber: number; url: string }[];
     };
