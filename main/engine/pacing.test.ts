@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CancelledError } from '../api/errors.js';
+import { Limiter } from './limiter.js';
+import { ProgressTracker } from './progress.js';
+import { Bandwidth } from './throttle.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('ProgressTracker', () => {
+  it('emits at most ten snapshots a second however often parts report', async () => {
+    vi.useFakeTimers();
+    const emitted: number[] = [];
+    const t = new ProgressTracker((files) => emitted.push(files[0]!.bytesSent), 100);
+    t.track({ fileId: 1, captureRow: 1, fileName: 'a.insv', bytesTotal: 10_000_000, partsTotal: 2, doneBytes: 0, partsDone: 0 });
+    for (let ms = 0; ms < 1000; ms++) {
+      t.partProgress(1, 1, ms * 1000);
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    expect(emitted.length).toBeLessThanOrEqual(10);
+    expect(emitted.length).toBeGreaterThanOrEqual(9);
+    expect(emitted.at(-1)).toBeGreaterThan(900_000);
+  });
+
+  it('reports bytes, parts, speed and time left per file and overall', () => {
+    const t = new ProgressTracker(() => {});
+    t.track({ fileId: 1, captureRow: 1, fileName: 'a.insv', bytesTotal: 1000, partsTotal: 2, doneBytes: 500, partsDone: 1 });
+    const now = Date.now();
+    t.snapshot(now);
+    t.partProgress(1, 2, 250);
+    const s = t.snapshot(now + 1000);
+    expect(s.files[0]).toMatchObject({ bytesSent: 750, partsDone: 1, bytesPerSecond: 250, etaSeconds: 1 });
+    expect(s.overall).toMatchObject({ bytesTotal: 1000, bytesSent: 750, files: 1 });
+  });
+});
+
+describe('Bandwidth', () => {
+  it('paces chunks to the limit and follows a change at once', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const bw = new Bandwidth(1_000_000);
+    const done: number[] = [];
+    const send = async (n: number) => {
+      await bw.take(n);
+      done.push(Date.now());
+    };
+    void send(500_000); // half a second of the limit each
+    void send(500_000);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(done[1]! - done[0]!).toBeGreaterThanOrEqual(490);
+    bw.set(4_000_000);
+    const t0 = Date.now();
+    void send(1_000_000);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(done[2]! - t0).toBeLessThanOrEqual(260);
+    expect(() => bw.set(0)).toThrow(RangeError);
+  });
+});
+
+describe('Limiter', () => {
+  it('shares one limit, serves older files first, drops to one on SlowDown and climbs back', async () => {
+    const l = new Limiter(2);
+    const order: string[] = [];
+    const a1 = await l.acquire(1);
+    const a2 = await l.acquire(1);
+    const waiting = [l.acquire(2).then((r) => (order.push('file2'), r)), l.acquire(1).then((r) => (order.push('file1'), r))];
+    expect(l.running).toBe(2);
+    a1();
+    const first = await Promise.race(waiting);
+    expect(order).toEqual(['file1']);
+    l.slowDown();
+    a2();
+    first();
+    await Promise.resolve();
+    expect(l.running).toBe(1);
+    l.succeeded();
+    await Promise.all(waiting).then((rs) => rs.forEach((r) => r()));
+    expect(order).toEqual(['file1', 'file2']);
+  });
+
+  it('rejects a waiter whose upload was cancelled', async () => {
+    const l = new Limiter(1);
+    const release = await l.acquire(1);
+    const c = new AbortController();
+    const pending = l.acquire(1, c.signal);
+    c.abort();
+    await expect(pending).rejects.toThrow(CancelledError);
+    release();
+    expect(l.running).toBe(0);
+  });
+});
