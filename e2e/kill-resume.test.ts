@@ -61,7 +61,7 @@ describe('SIGKILL at random points, then restart', () => {
   it('finishes with the right bytes after 10 kills and never re-sends a part storage already had', async () => {
     const dataDir = join(work, 'queue-kills');
     const file = join(work, 'VID_20261122_061500_00_001.insv');
-    const bytes = randomBytes(41 * MiB);
+    const bytes = randomBytes(81 * MiB); // 17 parts: more than ten short runs can finish
     writeFileSync(file, bytes);
     // Slow enough that each run finishes a part or two before it is killed.
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 6 * MiB });

@@ -151,11 +151,14 @@ describe('survives every fault the service can inject', () => {
     // Part 3 is held 2.5 s before storage checks its signature: its URL has expired by then.
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'latency', ms: 2500 } });
     const before = { ...svc.storage.stats };
-    const u = uploader('expiring', { concurrency: 2 });
+    const lines: string[] = [];
+    // A long stall timeout, so the held part meets its expired URL rather than the stall watchdog.
+    const u = uploader('expiring', { concurrency: 2, stallTimeoutMs: 10_000, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect((await u.engine.drain()).failed).toEqual([]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
     expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(lines.join('\n')).toMatch(/Part 3 of expiring\.mp4: the presigned URL was refused; presigning again/);
   });
 
   it('a token that expires mid-upload: signs in again and carries on', async () => {
@@ -299,11 +302,11 @@ describe('field safety', () => {
     const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
     const { path } = makeFile('secrets.mp4', 11 * MiB);
     await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
-    // Held 1.2 s (under the 1.5 s stall timeout) before the signature check: the 1 s URL has expired.
+    // Held 1.2 s before the signature check: the 1 s URL has expired by then.
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'latency', ms: 1200 } });
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'reset', afterBytes: 1000 } });
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, times: 0, action: { type: 'status', status: 500 } });
-    const u = uploader('secrets', { log, concurrency: 1 });
+    const u = uploader('secrets', { log, concurrency: 1, stallTimeoutMs: 10_000 });
     const events: EngineEvent[] = [];
     u.engine.on((e) => events.push(e));
     await u.add([path], { structure: structure(), type: 'interior' });
