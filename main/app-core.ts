@@ -110,6 +110,11 @@ export class AppCore {
         return { queued, refused };
       },
       'capture:queue.list': async () => this.queueView(),
+      'capture:engine.limits': async ({ bandwidthBytesPerSecond }) => {
+        this.uploader?.engine.setBandwidth(bandwidthBytesPerSecond);
+        this.settings.setBandwidth(bandwidthBytesPerSecond);
+        return { bandwidthBytesPerSecond };
+      },
       'capture:queue.pause': async (t) => this.each(t, ['pending', 'uploading'], (id) => this.requireUploader().engine.pause(id)),
       'capture:queue.resume': async (t) => this.each(t, ['paused'], (id) => this.requireUploader().engine.resume(id)),
       'capture:queue.retry': async (t) => this.each(t, ['failed', 'cancelled'], (id) => this.requireUploader().engine.resume(id)),
@@ -201,7 +206,13 @@ export class AppCore {
   }
 
   private openWith(gateway: GatewayConfig, concurrency: number): void {
-    this.uploader = openUploader({ dataDir: join(this.opts.dataDir, 'queue'), gateway, concurrency, log: this.opts.log });
+    this.uploader = openUploader({
+      dataDir: join(this.opts.dataDir, 'queue'),
+      gateway,
+      concurrency,
+      bandwidthBytesPerSecond: this.settings.stored()?.bandwidthBytesPerSecond ?? null,
+      log: this.opts.log,
+    });
     if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
     this.offEngine = this.uploader.engine.on((e) => this.onEngine(e));
     this.kick();

@@ -27,6 +27,8 @@ export interface StoredSettings {
   sealedPassword?: string;
   sealedApiKey?: string;
   concurrency: number;
+  /** Bytes per second for all uploads together; absent or null for no limit. */
+  bandwidthBytesPerSecond?: number | null;
   structures: NamedStructure[];
 }
 
@@ -74,6 +76,7 @@ export class SettingsRepository {
       hasPassword: Boolean(s?.sealedPassword),
       hasApiKey: Boolean(s?.sealedApiKey),
       concurrency: s?.concurrency ?? 4,
+      bandwidthBytesPerSecond: s?.bandwidthBytesPerSecond ?? null,
       structures: s?.structures ?? [],
       encryptionAvailable: this.box.available(),
       configured: Boolean(s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId))),
@@ -111,6 +114,7 @@ export class SettingsRepository {
       sealedPassword,
       sealedApiKey,
       concurrency: input.concurrency,
+      bandwidthBytesPerSecond: prev?.bandwidthBytesPerSecond ?? null,
       structures: input.structures,
     };
     const { sealedPassword: _p, sealedApiKey: _k, ...rest } = next;
@@ -127,6 +131,13 @@ export class SettingsRepository {
    * read from it at every start, so nothing secret is stored for it.
    */
   useLocal(structures: NamedStructure[], concurrency: number): void {
-    this.store.set(KEY, { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, structures } satisfies StoredSettings);
+    const bandwidthBytesPerSecond = this.stored()?.bandwidthBytesPerSecond ?? null;
+    this.store.set(KEY, { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, bandwidthBytesPerSecond, structures } satisfies StoredSettings);
+  }
+
+  /** Keeps the bandwidth limit (bytes per second, or null) with the other settings. */
+  setBandwidth(bandwidthBytesPerSecond: number | null): void {
+    const s = this.stored();
+    if (s) this.store.set(KEY, { ...s, bandwidthBytesPerSecond });
   }
 }

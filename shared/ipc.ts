@@ -30,6 +30,8 @@ export const settingsView = z.object({
   hasPassword: z.boolean(),
   hasApiKey: z.boolean(),
   concurrency: z.number().int().min(1).max(16),
+  /** Upload bandwidth limit in bytes per second for all files together, or null for none. */
+  bandwidthBytesPerSecond: z.number().int().positive().nullable(),
   structures: z.array(namedStructure),
   /** False when the OS offers no encryption for secrets (they are then refused, not stored in clear). */
   encryptionAvailable: z.boolean(),
@@ -151,6 +153,11 @@ export const channels = {
     result: z.object({ queued: z.array(id), refused: z.array(z.object({ path: z.string(), reason: z.string() })) }),
   },
   'capture:queue.list': { args: z.void(), result: queueView },
+  /** Changes the upload limits at once, uploads running, and keeps them for next time. */
+  'capture:engine.limits': {
+    args: z.object({ bandwidthBytesPerSecond: z.number().int().positive().nullable() }),
+    result: z.object({ bandwidthBytesPerSecond: z.number().int().positive().nullable() }),
+  },
   'capture:queue.pause': { args: target, result: z.void() },
   'capture:queue.resume': { args: target, result: z.void() },
   'capture:queue.retry': { args: target, result: z.void() },

@@ -136,6 +136,11 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
 
   await r.getByRole('button', { name: 'Resume' }).click();
   await expect(r).toHaveAttribute('data-state', 'uploading');
+  // The upload limit applies at once to the running engine, and is kept.
+  await page.getByLabel('Upload limit').selectOption({ label: '50 MiB/s' });
+  const engine = () => (h.core as unknown as { uploader: { engine: { bandwidthLimit: number | null } } }).uploader.engine;
+  await expect.poll(() => engine().bandwidthLimit).toBe(50 * MiB);
+  expect(h.core.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);
   await expect.poll(async () => Number(await r.getByRole('progressbar').getAttribute('value')), { timeout: 20_000 }).toBeGreaterThan(Number(pausedAt) + 5);
 
   const before = { ...h.svc.storage.stats };
@@ -144,6 +149,7 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   await expect(again).toBeVisible();
   await shot(page, info, '06-after-restart.png');
   expect(Number(await again.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
+  expect(engine().bandwidthLimit).toBe(50 * MiB); // kept across the restart
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   await expect(again).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
   expect(await storedSha('VID_20261122_090000_00_001.insv')).toBe(sha256(bytes));

@@ -127,6 +127,11 @@ export class UploadEngine {
     this.bandwidth.set(bytesPerSecond);
   }
 
+  /** The bandwidth limit in bytes per second, or null. */
+  get bandwidthLimit(): number | null {
+    return this.bandwidth.limit;
+  }
+
   /**
    * Registers every queued capture and uploads every pending file, until nothing is left to do
    * (all completed, failed, paused or waiting for a person), and returns what became of them.

@@ -15,6 +15,7 @@ interface SettingsSlice {
   settings?: SettingsView;
   loadSettings(): Promise<void>;
   saveSettings(input: SettingsInput): Promise<void>;
+  setBandwidth(bytesPerSecond: number | null): Promise<void>;
   useLocalService(): Promise<void>;
 }
 
@@ -69,6 +70,14 @@ const settingsSlice: Slice<SettingsSlice> = (set, get) => ({
     set({ settings: await unwrap(api['settings.save'](input)) });
     get().notify('info', 'Settings saved; signed in.');
     await get().loadQueue();
+  },
+  async setBandwidth(bytesPerSecond) {
+    try {
+      await unwrap(api['engine.limits']({ bandwidthBytesPerSecond: bytesPerSecond }));
+      await get().loadSettings();
+    } catch (err) {
+      get().notify('error', messageOf(err));
+    }
   },
   async useLocalService() {
     set({ settings: await unwrap(api['settings.useLocalService']()) });

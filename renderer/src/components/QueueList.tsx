@@ -37,6 +37,7 @@ export function QueueList() {
           {active.length > 0 && ` · ${formatBytes(sent)} of ${formatBytes(total)} · ${formatBytes(speed)}/s · ${formatEta(speed > 0 ? (total - sent) / speed : null)} left`}
         </span>
         <div className="actions">
+          <BandwidthLimit />
           <button onClick={() => void control('pause', { all: true })}>Pause all</button>
           <button onClick={() => void control('resume', { all: true })}>Resume all</button>
           <button onClick={() => void control('retry', { all: true })}>Retry failed</button>
@@ -58,6 +59,27 @@ export function QueueList() {
         />
       )}
     </section>
+  );
+}
+
+const LIMITS_MIB = [1, 2, 5, 10, 20, 50, 100];
+
+/** The upload speed limit for all files together, applied at once while uploads run. */
+function BandwidthLimit() {
+  const limit = useApp((s) => s.settings?.bandwidthBytesPerSecond ?? null);
+  const setBandwidth = useApp((s) => s.setBandwidth);
+  return (
+    <label className="inline">
+      Upload limit
+      <select value={limit === null ? '' : String(limit)} onChange={(e) => void setBandwidth(e.target.value ? Number(e.target.value) : null)}>
+        <option value="">No limit</option>
+        {LIMITS_MIB.map((m) => (
+          <option key={m} value={String(m * 1024 * 1024)}>
+            {m} MiB/s
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
