@@ -9,6 +9,7 @@ import type { EngineEvent, Logger } from './engine/engine.js';
 import type { FileProgress } from './engine/progress.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
+import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
@@ -231,9 +232,9 @@ export class AppCore {
     return this.uploader;
   }
 
-  private each(t: { fileId: number } | { all: true }, states: string[], fn: (id: number) => void): void {
+  private each(t: { fileId: number } | { all: true }, states: FileState[], fn: (id: number) => void): void {
     const u = this.requireUploader();
-    const ids = 'fileId' in t ? [t.fileId] : u.queue.files(states as never).map((f) => f.id);
+    const ids = 'fileId' in t ? [t.fileId] : u.queue.files(states).map((f) => f.id);
     for (const id of ids) fn(id);
     this.changed('control');
     this.kick();
