@@ -5,7 +5,7 @@ import type { EventName, EventPayload, InspectResult, NamedStructure, QueueView,
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
-import type { EngineEvent, Logger } from './engine/engine.js';
+import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
 import type { FileProgress } from './engine/progress.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
@@ -33,7 +33,13 @@ export interface AppCoreOptions {
   /** Called with true while the queue has work (hold a power-save blocker), false when idle. */
   busy?(working: boolean): void;
   log?: Logger;
+  /** Engine settings beyond the stored ones (tests shorten retry delays). */
+  engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
+  /** First wait before a file that failed for a passing reason is tried again; doubles up to 15 min (default 30 s). */
+  autoRetryBaseMs?: number;
 }
+
+const AUTO_RETRY_MAX_MS = 15 * 60_000;
 
 /**
  * The desktop app's core, under plain Node: settings, the uploader (queue + engine) and the
@@ -50,6 +56,8 @@ export class AppCore {
   private again = false;
   private closed = false;
   private offEngine?: () => void;
+  /** Files waiting to be tried again after a passing failure: their timer and how many tries so far. */
+  private readonly retries = new Map<number, { timer?: NodeJS.Timeout; attempts: number }>();
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
@@ -208,6 +216,7 @@ export class AppCore {
 
   private openWith(gateway: GatewayConfig, concurrency: number): void {
     this.uploader = openUploader({
+      ...this.opts.engine,
       dataDir: join(this.opts.dataDir, 'queue'),
       gateway,
       concurrency,
@@ -220,6 +229,8 @@ export class AppCore {
   }
 
   private async closeUploader(): Promise<void> {
+    for (const r of this.retries.values()) clearTimeout(r.timer);
+    this.retries.clear();
     this.offEngine?.();
     const u = this.uploader;
     this.uploader = undefined;
@@ -283,10 +294,38 @@ export class AppCore {
     }
     if (e.type === 'file') {
       if (e.state !== 'uploading') this.progress.delete(e.fileId);
-      if (e.state === 'failed') this.opts.notify?.('Upload failed', `${e.fileName}: ${e.error ?? 'unknown error'}`);
+      if (e.state === 'completed') this.retries.delete(e.fileId);
+      if (e.state === 'failed' && e.transient) this.retryLater(e.fileId, e.fileName);
+      else if (e.state === 'failed') this.opts.notify?.('Upload failed', `${e.fileName}: ${e.error ?? 'unknown error'}`);
     }
     if (e.type === 'capture' && e.state === 'completed') this.opts.notify?.('Capture uploaded', `${e.label} is complete.`);
     this.changed(e.type);
+  }
+
+  /**
+   * The app is left to drain its queue overnight: a file that failed for a reason that passes
+   * (network down, storage 5xx) is tried again by itself, after 30 s, 1 min, 2 min… up to 15 min,
+   * resuming from the parts already stored. Refusals are left for a person.
+   */
+  private retryLater(fileId: number, fileName: string): void {
+    const entry = this.retries.get(fileId) ?? { attempts: 0 };
+    clearTimeout(entry.timer);
+    const delay = Math.min(AUTO_RETRY_MAX_MS, (this.opts.autoRetryBaseMs ?? 30_000) * 2 ** entry.attempts);
+    entry.attempts++;
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      const u = this.uploader;
+      if (!u || u.queue.file(fileId)?.state !== 'failed') return;
+      u.engine.resume(fileId);
+      this.changed('auto-retry');
+      this.kick();
+    }, delay);
+    entry.timer.unref?.();
+    this.retries.set(fileId, entry);
+    this.opts.emit('capture:event.notice', {
+      level: 'warning',
+      message: `${fileName} could not be sent (the network or the service failed); trying again in ${Math.round(delay / 1000)} s.`,
+    });
   }
 
   private async inspect(paths: string[]): Promise<InspectResult> {

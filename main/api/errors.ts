@@ -127,6 +127,15 @@ export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
   return 'fail';
 }
 
+/**
+ * Whether a failure may go away by itself (network, timeouts, 5xx, 429/SlowDown, RequestTimeout),
+ * so that trying the file again later makes sense; false for refusals, changed files, bad shapes.
+ */
+export function isTransient(err: unknown): boolean {
+  const storage = classifyError(err, true);
+  return storage === 'retry' || storage === 'slowdown' || classifyError(err, false) === 'retry';
+}
+
 /** Retry timing: how many retries after the first try, and the delay before retry `attempt` (0-based), in ms. */
 export interface RetryPolicy {
   retries: number;

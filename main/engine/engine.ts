@@ -1,6 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../api/errors.js';
-import { CancelledError, HttpStatusError, NetworkError, PartIntegrityError, RequestNotSentError, classifyError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
+import {
+  CancelledError,
+  HttpStatusError,
+  NetworkError,
+  PartIntegrityError,
+  RequestNotSentError,
+  classifyError,
+  isTransient,
+  reasonOf,
+  recommendedRetryPolicy,
+} from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import { PartLedger } from './ledger.js';
@@ -41,7 +51,16 @@ export interface EngineOptions {
 /** What the engine tells its listeners. */
 export type EngineEvent =
   | { type: 'progress'; files: FileProgress[]; overall: OverallProgress }
-  | { type: 'file'; fileId: number; captureRow: number; fileName: string; state: FileState; error: string | null }
+  | {
+      type: 'file';
+      fileId: number;
+      captureRow: number;
+      fileName: string;
+      state: FileState;
+      error: string | null;
+      /** For `failed`: whether the cause may pass by itself (network, 5xx), so a later retry makes sense. */
+      transient?: boolean;
+    }
   | { type: 'capture'; captureRow: number; label: string; state: CaptureState; error: string | null }
   | { type: 'warning'; message: string };
 
@@ -256,9 +275,9 @@ export class UploadEngine {
     this.emit({ type: 'warning', message });
   }
 
-  private setFile(f: QueuedFile, state: FileState, error: string | null): void {
+  private setFile(f: QueuedFile, state: FileState, error: string | null, transient?: boolean): void {
     this.queue.setFileState(f.id, state, error);
-    this.emit({ type: 'file', fileId: f.id, captureRow: f.captureRow, fileName: f.fileName, state, error });
+    this.emit({ type: 'file', fileId: f.id, captureRow: f.captureRow, fileName: f.fileName, state, error, ...(transient === undefined ? {} : { transient }) });
   }
 
   private setCapture(c: QueuedCapture, state: CaptureState, error: string | null): void {
@@ -341,7 +360,7 @@ export class UploadEngine {
       } else {
         const reason = reasonOf(err);
         this.log.warn(`${f.fileName} failed: ${reason}`);
-        this.setFile(f, 'failed', reason);
+        this.setFile(f, 'failed', reason, isTransient(err));
       }
     } finally {
       this.tracker.untrack(f.id);
