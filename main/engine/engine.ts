@@ -1,22 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../api/errors.js';
-import {
-  CancelledError,
-  HttpStatusError,
-  NetworkError,
-  PartIntegrityError,
-  RequestNotSentError,
-  classifyError,
-  isTransient,
-  reasonOf,
-  recommendedRetryPolicy,
-} from '../api/errors.js';
+import { CancelledError, NetworkError, PartIntegrityError, classifyError, isTransient, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import { PartLedger } from './ledger.js';
 import { Limiter } from './limiter.js';
 import { assertUnchanged, uploadPart } from './part-upload.js';
 import { PresignedUrls } from './presigned-urls.js';
+import { registrationOutcome } from './registration.js';
 import type { FileProgress, OverallProgress } from './progress.js';
 import { ProgressTracker } from './progress.js';
 import { Bandwidth } from './throttle.js';
@@ -73,8 +64,6 @@ export interface DrainSummary {
   needsAttention: QueuedCapture[];
 }
 
-// Network failures that mean the request never left this machine: add-capture can safely be sent again.
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
 interface ActiveFile {
   controller: AbortController;
@@ -304,24 +293,11 @@ export class UploadEngine {
         for (const f of this.queue.filesOf(c.id)) this.emit({ type: 'file', fileId: f.id, captureRow: c.id, fileName: f.fileName, state: 'pending', error: null });
         registered++;
       } catch (err) {
-        const reason = reasonOf(err);
-        if (err instanceof RequestNotSentError) {
-          this.setCapture(c, 'queued', `Not registered yet: ${reason}. It will be sent again.`);
-          this.warn(`Could not register "${c.label}": ${reason}`);
+        const outcome = registrationOutcome(err);
+        this.setCapture(c, outcome.state, outcome.message);
+        if (outcome.stop) {
+          this.warn(`Could not register "${c.label}": ${reasonOf(err)}`);
           break;
-        } else if (err instanceof HttpStatusError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
-          this.setCapture(c, 'rejected', `The service refused this capture: ${err.message}. Fix it and add the files again.`);
-        } else if ((err instanceof NetworkError && NOT_SENT.has(err.code ?? '')) || (err instanceof HttpStatusError && [500, 502, 503, 429].includes(err.status))) {
-          // Not registered: safe to send again later.
-          this.setCapture(c, 'queued', `Not registered yet: ${reason}. It will be sent again.`);
-          this.warn(`Could not register "${c.label}": ${reason}`);
-          break;
-        } else {
-          this.setCapture(
-            c,
-            'registration_unknown',
-            `No clear answer to the registration (${reason}); the service may or may not have this capture. Register it again, or drop it if it already appears on the platform.`,
-          );
         }
       }
     }
