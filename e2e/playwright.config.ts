@@ -5,7 +5,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 // Chromium comes from Debian (`apt-get install chromium`), never from a Playwright download.
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const PORT = 4173;
+// E2E_PORT lets two checkouts run their browser tests side by side.
+const PORT = Number(process.env.E2E_PORT ?? 4173);
 
 export default defineConfig({
   testDir: '.',

@@ -13,7 +13,7 @@ import { AppHarness } from './harness.js';
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
-const ORIGIN = 'http://127.0.0.1:4173';
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
 let h: AppHarness;
 let work: string;
