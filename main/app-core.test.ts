@@ -37,8 +37,7 @@ async function core(name: string) {
     pickFiles: async () => [],
     startLocalService: async () => ({ ...svc, close: async () => {} }),
     notify: (title, body) => notified.push(`${title}: ${body}`),
-    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000 },
-    autoRetryBaseMs: 200,
+    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
   });
   cores.push(c);
   await c.start();
@@ -62,17 +61,28 @@ describe('AppCore', () => {
     expect((await h['capture:files.inspect']([file])).captures[0]!.alreadyQueued).toBe(true);
   });
 
-  it('tries a file that failed for a passing reason again by itself, resuming it', async () => {
+  it('tries a file that failed for a passing reason again by itself, resuming it, and shows when', async () => {
     const { c, h, notices, notified } = await core('auto-retry');
     const file = join(work, 'flaky.mp4');
     writeFileSync(file, randomBytes(6 * 1024 * 1024));
-    // Five answers of 500 for part 2: more than a part's four retries, so the file fails once.
+    // Five answers of 500 for part 2: more than a part's four retries, so the attempt ends once.
     await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', partNumber: 2, times: 5, action: { type: 'status', status: 500 } });
     const structure = c.settings.view().structures[0]!;
-    await h['capture:captures.register']([{ paths: [file], structure: structure.id, type: 'exterior', capturedAt: '2026-11-22T08:00:00Z' }]);
-    await vi.waitFor(() => expect(notified).toContain('Capture uploaded: flaky.mp4 is complete.'), { timeout: 20_000 });
-    expect(notices.some((n) => /flaky\.mp4 could not be sent .* trying again in 0 s/.test(n.message))).toBe(true);
+    const seen: { state: string; retryAt: number | null; attempts: number }[] = [];
+    const poll = setInterval(() => {
+      const f = c.queueView().files[0];
+      if (f) seen.push({ state: f.state, retryAt: f.retryAt, attempts: f.attempts });
+    }, 20);
+    try {
+      await h['capture:captures.register']([{ paths: [file], structure: structure.id, type: 'exterior', capturedAt: '2026-11-22T08:00:00Z' }]);
+      await vi.waitFor(() => expect(notified).toContain('Capture uploaded: flaky.mp4 is complete.'), { timeout: 20_000 });
+    } finally {
+      clearInterval(poll);
+    }
+    // Between the attempts the queue showed the file waiting with its retry time and attempt count.
+    expect(seen).toContainEqual({ state: 'pending', retryAt: expect.any(Number), attempts: 1 });
     expect(notified.filter((n) => n.startsWith('Upload failed'))).toEqual([]);
+    expect(notices.filter((n) => /flaky/.test(n.message))).toEqual([]);
   });
 
   it('leaves a refused file for a person and says so', async () => {

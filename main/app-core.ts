@@ -33,18 +33,16 @@ export interface AppCoreOptions {
   /** Called with true while the queue has work (hold a power-save blocker), false when idle. */
   busy?(working: boolean): void;
   log?: Logger;
-  /** Engine settings beyond the stored ones (tests shorten retry delays). */
+  /** Engine settings beyond the stored ones (tests shorten retry delays and the retry schedule). */
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
-  /** First wait before a file that failed for a passing reason is tried again; doubles up to 15 min (default 30 s). */
-  autoRetryBaseMs?: number;
 }
-
-const AUTO_RETRY_MAX_MS = 15 * 60_000;
 
 /**
  * The desktop app's core, under plain Node: settings, the uploader (queue + engine) and the
  * IPC handlers the Electron shell registers, and the test harness registers the same way.
- * Uploads run continuously: whenever work is queued the engine drains it.
+ * Uploads run continuously: whenever work is queued the engine drains it, and keeps draining
+ * through outages on the queue's durable retry schedule (the engine's `drain({ wait: true })`),
+ * so a queue left overnight empties by itself and carries on after a restart.
  */
 export class AppCore {
   readonly settings: SettingsRepository;
@@ -56,8 +54,6 @@ export class AppCore {
   private again = false;
   private closed = false;
   private offEngine?: () => void;
-  /** Files waiting to be tried again after a passing failure: their timer and how many tries so far. */
-  private readonly retries = new Map<number, { timer?: NodeJS.Timeout; attempts: number }>();
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
@@ -128,9 +124,8 @@ export class AppCore {
       'capture:queue.resume': async (t) => this.each(t, ['paused'], (id) => this.requireUploader().engine.resume(id)),
       'capture:queue.retry': async (t) => this.each(t, ['failed', 'cancelled'], (id) => this.requireUploader().engine.resume(id)),
       'capture:queue.remove': async ({ captureRow }) => {
-        const u = this.requireUploader();
-        for (const f of u.queue.filesOf(captureRow)) u.engine.cancel(f.id);
-        u.queue.removeCapture(captureRow);
+        // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
+        await this.requireUploader().engine.removeCapture(captureRow);
         this.changed('removed');
       },
       'capture:queue.resolve': async ({ captureRow, decision }) => {
@@ -159,7 +154,7 @@ export class AppCore {
   /** The current queue with live progress. */
   queueView(): QueueView {
     const u = this.uploader;
-    if (!u) return { captures: [], files: [] };
+    if (!u) return { captures: [], files: [], blocked: null };
     const captures = u.queue.captures();
     const files = captures.flatMap((c) =>
       u.queue.filesOf(c.id).map((f) => {
@@ -180,12 +175,23 @@ export class AppCore {
           partsTotal: f.totalParts ?? 0,
           bytesPerSecond: f.state === 'uploading' ? (live?.bytesPerSecond ?? 0) : 0,
           etaSeconds: f.state === 'uploading' ? (live?.etaSeconds ?? null) : null,
+          retryAt: f.state === 'pending' ? f.nextAttemptAt : null,
+          attempts: f.attempts,
         };
       }),
     );
     return {
-      captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, error: c.error, captureId: c.captureId, structure: c.structure })),
+      captures: captures.map((c) => ({
+        id: c.id,
+        label: c.label,
+        state: c.state,
+        error: c.error,
+        retryAt: c.state === 'queued' ? c.nextAttemptAt : null,
+        captureId: c.captureId,
+        structure: c.structure,
+      })),
       files,
+      blocked: u.engine.blocked,
     };
   }
 
@@ -229,8 +235,6 @@ export class AppCore {
   }
 
   private async closeUploader(): Promise<void> {
-    for (const r of this.retries.values()) clearTimeout(r.timer);
-    this.retries.clear();
     this.offEngine?.();
     const u = this.uploader;
     this.uploader = undefined;
@@ -255,7 +259,10 @@ export class AppCore {
     this.opts.emit('capture:event.queue', { reason });
   }
 
-  /** Drains whenever there is work; a kick while draining runs one more drain after it. */
+  /**
+   * Drains whenever there is work, waiting through outages for the scheduled retries; a kick
+   * while draining runs one more drain after it.
+   */
   private kick(): void {
     if (this.closed || !this.uploader) return;
     if (this.running) {
@@ -268,7 +275,7 @@ export class AppCore {
       try {
         do {
           this.again = false;
-          await u.engine.drain();
+          await u.engine.drain({ wait: true });
         } while (this.again && this.uploader === u && !this.closed);
       } catch (err) {
         this.opts.log?.warn(`Uploads stopped: ${reasonOf(err)}`);
@@ -292,40 +299,18 @@ export class AppCore {
       this.opts.emit('capture:event.notice', { level: 'warning', message: e.message });
       return;
     }
+    if (e.type === 'blocked' && e.message !== null) {
+      this.opts.emit('capture:event.notice', { level: 'error', message: e.message });
+      this.opts.notify?.('Uploads stopped', e.message);
+    }
     if (e.type === 'file') {
       if (e.state !== 'uploading') this.progress.delete(e.fileId);
-      if (e.state === 'completed') this.retries.delete(e.fileId);
-      if (e.state === 'failed' && e.transient) this.retryLater(e.fileId, e.fileName);
-      else if (e.state === 'failed') this.opts.notify?.('Upload failed', `${e.fileName}: ${e.error ?? 'unknown error'}`);
+      // A passing failure (pending with a retry time) is shown in the queue row, not announced:
+      // overnight, one notice per retry would never stop.
+      if (e.state === 'failed') this.opts.notify?.('Upload failed', `${e.fileName}: ${e.error ?? 'unknown error'}`);
     }
     if (e.type === 'capture' && e.state === 'completed') this.opts.notify?.('Capture uploaded', `${e.label} is complete.`);
     this.changed(e.type);
-  }
-
-  /**
-   * The app is left to drain its queue overnight: a file that failed for a reason that passes
-   * (network down, storage 5xx) is tried again by itself, after 30 s, 1 min, 2 min… up to 15 min,
-   * resuming from the parts already stored. Refusals are left for a person.
-   */
-  private retryLater(fileId: number, fileName: string): void {
-    const entry = this.retries.get(fileId) ?? { attempts: 0 };
-    clearTimeout(entry.timer);
-    const delay = Math.min(AUTO_RETRY_MAX_MS, (this.opts.autoRetryBaseMs ?? 30_000) * 2 ** entry.attempts);
-    entry.attempts++;
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
-      const u = this.uploader;
-      if (!u || u.queue.file(fileId)?.state !== 'failed') return;
-      u.engine.resume(fileId);
-      this.changed('auto-retry');
-      this.kick();
-    }, delay);
-    entry.timer.unref?.();
-    this.retries.set(fileId, entry);
-    this.opts.emit('capture:event.notice', {
-      level: 'warning',
-      message: `${fileName} could not be sent (the network or the service failed); trying again in ${Math.round(delay / 1000)} s.`,
-    });
   }
 
   private async inspect(paths: string[]): Promise<InspectResult> {

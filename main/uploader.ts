@@ -5,12 +5,16 @@ import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
 import type { EngineOptions, Logger } from './engine/engine.js';
 import { UploadEngine } from './engine/engine.js';
+import { MAX_PARTS, tooManyParts } from './engine/transitions.js';
 import type { IntakeChoices, MediaFacts, RefusedPath } from './intake.js';
 import { prepareCaptures } from './intake.js';
 import { readMediaFacts } from './media/metadata.js';
 import { openQueueDatabase } from './queue/db.js';
 import { lockQueue } from './queue/lock.js';
 import { UploadQueue } from './queue/queue.js';
+
+/** The part size (bytes) assumed before the service gave one: the sample of capture-upload-interface.md §8. */
+export const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
 
 /** Everything an uploader needs: the queue folder, the gateway, and engine settings. */
 export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'> {
@@ -66,7 +70,15 @@ export function openUploader(opts: UploaderOptions): Uploader {
     async add(paths, choices) {
       const { captures, refused } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
+      // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
+      // last gave (the interface's sample, 5 MiB, before any registration); registration checks again.
+      const partSize = queue.meta.get<number>('partSize') ?? DEFAULT_PART_SIZE;
       for (const c of captures) {
+        const tooBig = c.files.find((f) => Math.ceil(f.size / partSize) > MAX_PARTS);
+        if (tooBig) {
+          for (const f of c.files) refused.push({ path: f.path, reason: f === tooBig ? tooManyParts(f.fileName, f.size, partSize) : `Not queued: ${tooBig.fileName} of the same capture is too large.` });
+          continue;
+        }
         // Dropping the same card twice must not register the same recording twice.
         const already = c.files.map((f) => queue.findQueuedFile(f.path, f.size, f.mtimeMs)).find(Boolean);
         if (already) {
@@ -75,7 +87,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
         }
         queued.push(queue.enqueueCapture(c.label, c.request, c.files));
       }
-      await engine.register();
+      await engine.registerQueued();
       return { queued, refused };
     },
     async close() {

@@ -101,7 +101,11 @@ export type CaptureForm = z.infer<typeof captureForm>;
 const fileState = z.enum(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled']);
 const captureState = z.enum(['queued', 'registering', 'registration_unknown', 'registered', 'completed', 'failed', 'rejected']);
 
-/** A queued file with its progress. Bytes; bytes per second; seconds. */
+/**
+ * A queued file with its progress. Bytes; bytes per second; seconds. A `pending` file with a
+ * `retryAt` (ms since epoch) failed for a passing reason and is tried again by itself then
+ * (`attempts` so far); `error` says why.
+ */
 export const queueFile = z.object({
   id,
   captureRow: id,
@@ -115,20 +119,25 @@ export const queueFile = z.object({
   partsTotal: z.number(),
   bytesPerSecond: z.number(),
   etaSeconds: z.number().nullable(),
+  retryAt: z.number().nullable(),
+  attempts: z.number(),
 });
 export type QueueFile = z.infer<typeof queueFile>;
 
+/** A capture in the queue; a `queued` one with `retryAt` (ms since epoch) is registered again by itself then. */
 export const queueCapture = z.object({
   id,
   label: z.string(),
   state: captureState,
   error: z.string().nullable(),
+  retryAt: z.number().nullable(),
   captureId: z.string().nullable(),
   structure: z.string(),
 });
 export type QueueCapture = z.infer<typeof queueCapture>;
 
-export const queueView = z.object({ captures: z.array(queueCapture), files: z.array(queueFile) });
+/** The queue; `blocked` says why nothing is sent (the service refuses the queue's credentials), or null. */
+export const queueView = z.object({ captures: z.array(queueCapture), files: z.array(queueFile), blocked: z.string().nullable() });
 export type QueueView = z.infer<typeof queueView>;
 
 /** Whether the project's default designs changed since the last export (§4.3). */

@@ -78,6 +78,68 @@ export class FileChangedError extends Error {
 }
 
 /**
+ * A local file could not be read while it was being sent: permission denied, vanished, card
+ * unmounted, I/O error. Never a network error, never retried by itself: a person must make the
+ * file readable again (or add it again), so `classifyError` answers `fail`.
+ */
+export class LocalFileError extends Error {
+  override readonly name = 'LocalFileError';
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(`${path} cannot be read (${code}): ${LocalFileError.advice(code)}`);
+  }
+
+  /** What a person can do about a local read error, by its errno code. */
+  static advice(code: string): string {
+    if (code === 'EACCES' || code === 'EPERM') return 'this user may not read it; fix its permissions, then retry the file.';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'it is gone; reconnect the card or drive it was on, then retry the file.';
+    if (code === 'EIO' || code === 'ENXIO' || code === 'ENODEV') return 'the card or drive failed to read; reconnect it, then retry the file.';
+    return 'check the card or drive it is on, then retry the file.';
+  }
+}
+
+/**
+ * The service refuses the queue's credentials themselves (§5, §7): the sign-in service refused the
+ * email or password, or the gateway answered 401 to a fresh token, 403 (the API key), or 400
+ * "Does not have access to the project" (the project id). Every other capture and file would meet
+ * the same answer, so the engine stops the whole queue with this one message and keeps every
+ * capture queued, instead of refusing them one by one. `message` says what to fix.
+ */
+export class CredentialsRefusedError extends Error {
+  override readonly name = 'CredentialsRefusedError';
+  constructor(
+    message: string,
+    override readonly cause: Error,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/**
+ * The CredentialsRefusedError an error of a gateway call (§4.4, §4.5, §4.7, §4.9) amounts to, or
+ * undefined when it concerns only that call. Never apply it to storage PUTs: their 403 means an
+ * expired presigned URL (§7).
+ */
+export function credentialsRefusal(err: unknown): CredentialsRefusedError | undefined {
+  if (err instanceof CredentialsRefusedError) return err;
+  const signIn = err instanceof RequestNotSentError ? err.cause : undefined;
+  if (signIn instanceof HttpStatusError && signIn.status >= 400 && signIn.status < 500 && ![408, 429].includes(signIn.status)) {
+    return new CredentialsRefusedError(`The sign-in service refuses the account (${signIn.message}): fix the email or password in the settings`, signIn);
+  }
+  if (!(err instanceof HttpStatusError) || err.s3Code) return undefined;
+  if (err.status === 401) {
+    return new CredentialsRefusedError(`The service refuses the account even after signing in again (${err.message}): check the account in the settings`, err);
+  }
+  if (err.status === 403) return new CredentialsRefusedError(`The service refuses the API key (${err.message}): fix the API key in the settings`, err);
+  if (err.status === 400 && /does not have access to the project/i.test(err.message)) {
+    return new CredentialsRefusedError(`The service refuses the project id (${err.message}): fix the project id in the settings`, err);
+  }
+  return undefined;
+}
+
+/**
  * A service call that never left this machine because signing in failed first (§4.1). The cause
  * is the sign-in error. Callers of non-idempotent calls (add-capture) may safely send again.
  */

@@ -1,7 +1,7 @@
 import type { Got, OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import type { z } from 'zod';
-import { HttpStatusError, RequestNotSentError } from './errors.js';
+import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
 import type { JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, CaptureStatus, PresignResponse, UploadRecord } from './schemas.js';
@@ -71,13 +71,17 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
  * §5.3) and a 401 signs in again once and repeats the call. Network errors, timeouts, 408, 429
  * and 5xx are retried per §7–§8, except for add-capture, which is not idempotent.
  *
- * Every method throws HttpStatusError (with the service's message), NetworkError or
- * ResponseShapeError from ./errors.js.
+ * Every method takes an optional AbortSignal as its last argument: when it aborts, the call and
+ * its retries stop at once with CancelledError (§7 "Cancellation stops retries at once").
+ * Every method throws HttpStatusError (with the service's message), NetworkError,
+ * ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
  */
 export class CaptureGateway {
   private readonly http: Got;
   private token?: { value: string; expiresAt: number };
   private signingIn?: Promise<string>;
+  /** Aborted by abortAll(): what no single caller owns (the shared sign-in) stops with it. */
+  private lifetime = new AbortController();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -86,8 +90,29 @@ export class CaptureGateway {
     this.http = createJsonGot(opts);
   }
 
-  /** §4.1: signs in and keeps the JWT. Returns it. */
-  async signIn(): Promise<string> {
+  /**
+   * §4.1: signs in and keeps the JWT. Returns it. Concurrent callers share one sign-in; a caller
+   * whose `signal` aborts stops waiting at once (CancelledError) while the sign-in goes on for the others.
+   */
+  async signIn(signal?: AbortSignal): Promise<string> {
+    return untilAborted(this.sharedSignIn(), signal);
+  }
+
+  /**
+   * Signs in unless a token valid for more than five minutes is held, so that a following call
+   * goes out at once. Throws RequestNotSentError when signing in fails, CancelledError on abort.
+   */
+  async ready(signal?: AbortSignal): Promise<void> {
+    await this.tokenForCall(signal);
+  }
+
+  /** Stops every call still running (a shared sign-in no caller waits for any more); the client stays usable. */
+  abortAll(): void {
+    this.lifetime.abort();
+    this.lifetime = new AbortController();
+  }
+
+  private sharedSignIn(): Promise<string> {
     this.signingIn ??= (async () => {
       try {
         const { token } = await sendJson(
@@ -95,6 +120,7 @@ export class CaptureGateway {
           `${this.config.authUrl}/api/v1/users/signin`,
           { method: 'POST', json: { email: this.config.email, password: this.config.password } },
           signInResponse,
+          this.lifetime.signal,
         );
         const exp = decodeJwt(token).exp;
         this.token = { value: token, expiresAt: exp ? exp * 1000 : Date.now() + 24 * 3600_000 };
@@ -106,22 +132,26 @@ export class CaptureGateway {
     return this.signingIn;
   }
 
-  private async currentToken(): Promise<string> {
+  private async currentToken(signal?: AbortSignal): Promise<string> {
     if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > Date.now()) return this.token.value;
-    return this.signIn();
+    return this.signIn(signal);
   }
 
   /** The current token, signing in if needed; a failure is a RequestNotSentError (nothing was sent). */
-  private async tokenForCall(): Promise<string> {
+  private async tokenForCall(signal?: AbortSignal): Promise<string> {
     try {
-      return await this.currentToken();
+      return await this.currentToken(signal);
     } catch (err) {
+      if (err instanceof CancelledError) throw err;
       throw new RequestNotSentError(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
-  /** Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). */
-  private async call<T>(path: string, init: OptionsInit, schema: z.ZodType<T>): Promise<T> {
+  /**
+   * Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). When `signal`
+   * aborts, the call (and got's retries) stop at once with CancelledError.
+   */
+  private async call<T>(path: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
     const send = (token: string) =>
       sendJson(
         this.http,
@@ -136,26 +166,27 @@ export class CaptureGateway {
           },
         },
         schema,
+        signal,
       );
     try {
-      return await send(await this.tokenForCall());
+      return await send(await this.tokenForCall(signal));
     } catch (err) {
       if (!(err instanceof HttpStatusError) || err.status !== 401) throw err;
       this.token = undefined;
-      return send(await this.tokenForCall());
+      return send(await this.tokenForCall(signal));
     }
   }
 
   /** §4.2: asks for the export of the default sheets; the link is emailed. `user` overrides the recipient. */
-  async requestExport(user?: string): Promise<{ success: boolean; message: string }> {
+  async requestExport(user?: string, signal?: AbortSignal): Promise<{ success: boolean; message: string }> {
     const q = new URLSearchParams({ project: this.config.projectId, ...(user ? { user } : {}) });
-    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET' }, exportResponse);
+    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET' }, exportResponse, signal);
   }
 
   /** §4.3: the latest update time (ISO 8601 UTC) of the project's default designs, or null when it has none. */
-  async latestDefaultDesignUpdate(): Promise<string | null> {
+  async latestDefaultDesignUpdate(signal?: AbortSignal): Promise<string | null> {
     const q = new URLSearchParams({ projectId: this.config.projectId });
-    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET' }, designUpdateResponse);
+    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET' }, designUpdateResponse, signal);
     return res.data.latestDefaultDesignUpdatedAt;
   }
 
@@ -163,26 +194,28 @@ export class CaptureGateway {
    * §4.4: registers captures and returns each one's summary and upload manifest.
    * Not retried: the interface offers no way to tell whether a lost answer registered the capture.
    */
-  async addCaptures(captures: CaptureRequest[]): Promise<AddCaptureResult[]> {
+  async addCaptures(captures: CaptureRequest[], signal?: AbortSignal): Promise<AddCaptureResult[]> {
     const res = await this.call(
       '/captures/api/v1/external-captures/add-capture',
       { method: 'POST', json: { captures }, retry: { limit: 0 } },
       addCaptureResponse,
+      signal,
     );
     return res.result;
   }
 
   /** §4.5: presigned URLs for the parts not yet in storage (empty when the file is complete). */
-  async presignMissing(uploadId: string): Promise<PresignResponse> {
-    return this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`, { method: 'POST' }, presignResponse);
+  async presignMissing(uploadId: string, signal?: AbortSignal): Promise<PresignResponse> {
+    return this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`, { method: 'POST' }, presignResponse, signal);
   }
 
   /** §4.7: reports parts (ascending part numbers); the file is finalized when the last is reported. */
-  async completeBatch(uploadId: string, parts: ReportedPart[]): Promise<UploadRecord> {
+  async completeBatch(uploadId: string, parts: ReportedPart[], signal?: AbortSignal): Promise<UploadRecord> {
     const res = await this.call(
       `/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/complete-batch`,
       { method: 'POST', json: { parts } },
       uploadRecordResponse,
+      signal,
     );
     return res.upload;
   }
@@ -191,14 +224,25 @@ export class CaptureGateway {
    * §4.9: the upload's status, reconciled against storage when `syncFromS3`.
    * The path is "not shown" in the interface; this client uses `{base_url}/upload-service/uploads/{uploadId}/status`.
    */
-  async uploadStatus(uploadId: string, syncFromS3: boolean): Promise<UploadRecord> {
+  async uploadStatus(uploadId: string, syncFromS3: boolean, signal?: AbortSignal): Promise<UploadRecord> {
     const q = syncFromS3 ? '?syncFromS3=true' : '';
-    const res = await this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`, { method: 'GET' }, uploadRecordResponse);
+    const res = await this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`, { method: 'GET' }, uploadRecordResponse, signal);
     return res.upload;
   }
 
   /** §4.8: the capture's upload status. */
-  async captureStatus(captureId: string): Promise<CaptureStatus> {
-    return this.call(`/captures/api/v1/external-captures/${encodeURIComponent(captureId)}/upload-status`, { method: 'GET' }, captureStatusResponse);
+  async captureStatus(captureId: string, signal?: AbortSignal): Promise<CaptureStatus> {
+    return this.call(`/captures/api/v1/external-captures/${encodeURIComponent(captureId)}/upload-status`, { method: 'GET' }, captureStatusResponse, signal);
   }
+}
+
+/** Resolves as `pending` does, or rejects with CancelledError as soon as `signal` aborts. */
+function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  if (signal.aborted) return Promise.reject(new CancelledError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CancelledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -2,7 +2,7 @@ import type { Got, Method, OptionsInit, RequestError } from 'got';
 import { HTTPError, got } from 'got';
 import type { z } from 'zod';
 import type { FailedRequest, RetryPolicy } from './errors.js';
-import { HttpStatusError, NetworkError, ResponseShapeError, describeRequest, recommendedRetryPolicy } from './errors.js';
+import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError, describeRequest, recommendedRetryPolicy } from './errors.js';
 import { errorBody } from './schemas.js';
 
 /** Options shared by the JSON clients. Times in ms. */
@@ -35,18 +35,20 @@ export function createJsonGot(opts: JsonClientOptions = {}): Got {
 }
 
 /**
- * Sends one request and returns its body parsed by `schema`.
+ * Sends one request and returns its body parsed by `schema`. When `signal` aborts, the request
+ * and any retry waiting in got stop at once with CancelledError.
  * Throws HttpStatusError (with the service's `message`) for an error status, NetworkError when no
  * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
  */
-export async function sendJson<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>): Promise<T> {
+export async function sendJson<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
   try {
-    const res = (await client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' })) as { body: string };
+    const res = (await abortable(client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' }), signal)) as { body: string };
     body = res.body;
   } catch (err) {
+    if (signal?.aborted) throw new CancelledError();
     throw toClientError(err, request);
   }
   let json: unknown;
@@ -64,6 +66,19 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
     );
   }
   return parsed.data;
+}
+
+/**
+ * Cancels a got request the moment `signal` aborts, whatever it is doing: sending, waiting for
+ * an answer, or sleeping between got's own retries (got's `signal` option does not reach that
+ * sleep). §7: "Cancellation stops retries at once."
+ */
+function abortable<T>(pending: Promise<T> & { cancel(): void }, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  if (signal.aborted) pending.cancel();
+  const onAbort = () => pending.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  return pending.finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** Turns a got error into HttpStatusError or NetworkError (never exposing the URL's query or headers). */

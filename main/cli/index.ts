@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import ms from 'ms';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import type { Uploader } from '../uploader.js';
 import { openUploader } from '../uploader.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
-import { attachDisplay, parseBandwidth, statusLines, summaryLines } from './render.js';
+import { attachDisplay, drainExitCode, parseBandwidth, statusLines, summaryLines } from './render.js';
 
 // The AWS SDK serves only the local test service here and is pinned; its notice that future
 // versions will need Node 22 is not for the people running this command.
@@ -27,6 +28,11 @@ interface GlobalOptions extends GatewayFlags {
 const positiveInt = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of 1 or more');
+  return n;
+};
+const duration = (v: string) => {
+  const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : ms(v as ms.StringValue);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a duration such as 90s, 45m or 8h (plain numbers are seconds)');
   return n;
 };
 const bandwidth = (v: string) => {
@@ -98,19 +104,41 @@ async function addFiles(s: Session, files: string[], o: { structure?: string; ty
   for (const r of refused) process.stdout.write(`not queued: ${r.path}: ${r.reason}\n`);
 }
 
-async function drain(s: Session, json: boolean | undefined): Promise<number> {
+/** What `drain` was told: keep going through outages (`wait`), for at most `maxWaitMs`. */
+interface DrainFlags {
+  wait?: boolean;
+  maxWait?: number;
+}
+
+async function drain(s: Session, json: boolean | undefined, flags: DrainFlags = {}): Promise<number> {
   const mode = json ? 'json' : process.stdout.isTTY ? 'tty' : 'lines';
   const stop = attachDisplay((l) => s.uploader.engine.on(l), mode, process.stdout);
   const onSignal = () => void s.uploader.engine.stop();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const summary = await s.uploader.engine.drain();
+  const wait = flags.wait || flags.maxWait !== undefined;
+  const summary = await s.uploader.engine.drain({ wait, deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   stop();
-  if (json) process.stdout.write(`${JSON.stringify({ type: 'summary', completed: summary.completed.length, failed: summary.failed.map((f) => ({ file: f.fileName, id: f.id, error: f.error })), needsAttention: summary.needsAttention.map((c) => ({ capture: c.id, label: c.label, state: c.state, error: c.error })) })}\n`);
-  else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);
-  return summary.failed.length || summary.needsAttention.length || summary.paused.length ? 1 : 0;
+  if (json) {
+    const file = (f: { fileName: string; id: number; error: string | null }) => ({ file: f.fileName, id: f.id, error: f.error });
+    process.stdout.write(
+      `${JSON.stringify({
+        type: 'summary',
+        exitCode: drainExitCode(summary),
+        completed: summary.completed.length,
+        failed: summary.failed.map(file),
+        waiting: summary.waiting.map((f) => ({ ...file(f), retryAt: f.nextAttemptAt === null ? null : new Date(f.nextAttemptAt).toISOString() })),
+        paused: summary.paused.map(file),
+        cancelled: summary.cancelled.map(file),
+        notRegistered: summary.queued.map((c) => ({ capture: c.id, label: c.label, error: c.error })),
+        needsAttention: summary.needsAttention.map((c) => ({ capture: c.id, label: c.label, state: c.state, error: c.error })),
+        blocked: summary.blocked,
+      })}\n`,
+    );
+  } else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);
+  return drainExitCode(summary);
 }
 
 /** With no files, the demo makes a dual-lens recording of its own: two lens files of random bytes. */
@@ -168,8 +196,20 @@ captureOptions(program.command('add').description('group files into captures, qu
 
 program
   .command('drain')
-  .description('upload until the queue is empty; exit 0 when every file completed')
-  .action(() => withSession((s, g) => drain(s, g.json)));
+  .description('upload until nothing more can be sent now; exit 0 only when every file completed')
+  .option('--wait', 'keep going through outages on the retry schedule until every file is completed or needs a person')
+  .option('--max-wait <duration>', 'with --wait, stop after this long (e.g. 8h, 45m, 90s); implies --wait', duration)
+  .addHelpText(
+    'after',
+    `
+Exit status:
+  0  every file in the queue completed
+  1  a file failed or a capture needs a person (refused, registration unknown), or files are paused or cancelled
+  2  bad arguments or settings (nothing was sent)
+  3  work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
+     registered (run drain again, or drain --wait), or the service refuses the credentials`,
+  )
+  .action((o: DrainFlags) => withSession((s, g) => drain(s, g.json, o)));
 
 program
   .command('status')

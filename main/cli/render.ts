@@ -24,10 +24,9 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
   if (mode === 'json') return on((e) => out.write(`${JSON.stringify(e)}\n`));
   if (mode === 'lines') {
     return on((e) => {
-      if (e.type === 'file' && (e.state === 'completed' || e.state === 'failed')) {
-        out.write(e.state === 'completed' ? `completed  ${e.fileName}\n` : `FAILED     ${e.fileName}: ${e.error}\n`);
-      } else if (e.type === 'capture' && e.error) out.write(`capture "${e.label}": ${e.error}\n`);
-      else if (e.type === 'warning') out.write(`warning: ${e.message}\n`);
+      const line = eventLine(e);
+      if (line) out.write(line);
+      else if (e.type === 'capture' && e.error && e.state !== 'queued') out.write(`capture "${e.label}": ${e.error}\n`);
     });
   }
   const multi = new cliProgress.MultiBar(
@@ -65,14 +64,42 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
           eta: formatEta(f.etaSeconds),
         });
       }
-    } else if (e.type === 'file' && (e.state === 'completed' || e.state === 'failed')) {
-      multi.log(e.state === 'completed' ? `completed  ${e.fileName}\n` : `FAILED     ${e.fileName}: ${e.error}\n`);
-    } else if (e.type === 'warning') multi.log(`warning: ${e.message}\n`);
+    } else {
+      const line = eventLine(e);
+      if (line) multi.log(line);
+      const bar = e.type === 'file' && e.state !== 'uploading' ? bars.get(e.fileId) : undefined;
+      if (bar && e.type === 'file') {
+        multi.remove(bar);
+        bars.delete(e.fileId);
+      }
+    }
   });
   return () => {
     off();
     multi.stop();
   };
+}
+
+/** The line an event prints outside the progress bars (completions, failures, scheduled retries, warnings), or undefined. */
+function eventLine(e: EngineEvent): string | undefined {
+  if (e.type === 'file' && e.state === 'completed') return `completed  ${e.fileName}\n`;
+  if (e.type === 'file' && e.state === 'failed') return `FAILED     ${e.fileName}: ${e.error}\n`;
+  if (e.type === 'activity' && (e.entry.kind === 'retry-scheduled' || e.entry.kind === 'registration-retry')) return `retrying   ${e.entry.subject}: ${e.entry.message}\n`;
+  if (e.type === 'blocked' && e.message) return `STOPPED    ${e.message}\n`;
+  if (e.type === 'warning') return `warning: ${e.message}\n`;
+  return undefined;
+}
+
+/**
+ * The exit status of a drain (documented in `drain --help` and the README): 0 when every file
+ * completed; 1 when something needs a person (failed files, refused or unknown registrations,
+ * paused or cancelled files); 3 when what is left goes on by itself (scheduled retries,
+ * captures not yet registered) or the queue is blocked by refused credentials.
+ */
+export function drainExitCode(s: DrainSummary): number {
+  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length) return 1;
+  if (s.waiting.length || s.queued.length || s.blocked) return 3;
+  return 0;
 }
 
 /** The queue as text lines: each capture with its state, each file with state and percentage. */
@@ -92,10 +119,21 @@ export function statusLines(queue: UploadQueue): string[] {
   return lines;
 }
 
-/** The closing report of a drain: one line per failed file and per capture needing a decision. */
+/** The closing report of a drain: counts, then one line per file or capture that is not done and why. */
 export function summaryLines(s: DrainSummary): string[] {
-  const lines = [`${s.completed.length} file(s) completed, ${s.failed.length} failed, ${s.paused.length} paused.`];
+  const lines = [
+    `${s.completed.length} file(s) completed, ${s.failed.length} failed, ${s.paused.length} paused, ${s.waiting.length} waiting to be sent` +
+      (s.cancelled.length ? `, ${s.cancelled.length} cancelled` : '') +
+      '.',
+  ];
+  if (s.blocked) lines.push(`STOPPED ${s.blocked}`);
   for (const f of s.failed) lines.push(`FAILED ${f.fileName} (file ${f.id}): ${f.error}`);
+  for (const f of s.waiting) {
+    const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'not sent yet';
+    lines.push(`WAITING ${f.fileName} (file ${f.id}): ${when}${f.error ? ` — ${f.error}` : ''}`);
+  }
+  for (const c of s.queued) lines.push(`NOT REGISTERED YET capture ${c.id} "${c.label}"${c.error ? `: ${c.error}` : ''}`);
   for (const c of s.needsAttention) lines.push(`NEEDS ATTENTION capture ${c.id} "${c.label}" (${c.state}): ${c.error ?? ''}`);
+  if (s.waiting.length || s.queued.length) lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
   return lines;
 }

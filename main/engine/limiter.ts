@@ -1,23 +1,31 @@
 import { CancelledError } from '../api/errors.js';
 
 interface Waiter {
-  priority: number;
+  fileId: number;
   seq: number;
   grant: () => void;
-  reject: (err: unknown) => void;
 }
 
 /**
  * One request limit shared by every file (Uppy's RateLimitedQueue): at most `limit` part uploads
- * at once. Waiters with a lower `priority` number go first (the older file finishes first), ties
- * in arrival order. On 429/SlowDown (`slowDown()`) the limit drops to one and climbs back by one
- * per success. The limit can be changed while running.
+ * at once. A slot is held only while a request runs; a part waiting out a backoff gives its slot
+ * back first (Uppy waits out backoff outside its queue), so one failing file cannot hold the
+ * others up.
+ *
+ * Slots are shared fairly: the next slot goes to the waiting file that holds the fewest slots
+ * now, ties to the file served longest ago, then in arrival order; never oldest-file-first, which
+ * let one slow or failing file starve the rest. On 429/SlowDown (`slowDown()`) the limit drops to
+ * one and climbs back by one per success. The limit can be changed while running.
  */
 export class Limiter {
   private active = 0;
   private effective: number;
   private seq = 0;
-  private readonly waiters: Waiter[] = [];
+  private waiters: Waiter[] = [];
+  /** Slots each file holds now. */
+  private readonly held = new Map<number, number>();
+  /** When each file was last granted a slot (a grant counter, not a time). */
+  private readonly lastServed = new Map<number, number>();
 
   constructor(private max: number) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be a whole number ≥ 1, not ${max}`);
@@ -34,7 +42,7 @@ export class Limiter {
     return this.active;
   }
 
-  /** Changes the limit (≥ 1); more waiters start at once when it grows. */
+  /** Changes the limit (≥ 1); more waiters start at once when it grows. Throws RangeError. */
   setLimit(n: number): void {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`concurrency must be a whole number ≥ 1, not ${n}`);
     this.max = n;
@@ -44,36 +52,38 @@ export class Limiter {
   }
 
   /**
-   * Waits for a slot and returns its release function (call it exactly once).
-   * Rejects with CancelledError when `signal` aborts first.
+   * Waits for a slot for a part of file `fileId` and returns its release function (call it
+   * exactly once; further calls do nothing). Rejects with CancelledError when `signal` aborts first.
    */
-  acquire(priority: number, signal?: AbortSignal): Promise<() => void> {
+  acquire(fileId: number, signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(new CancelledError());
     return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new CancelledError());
+      };
       const waiter: Waiter = {
-        priority,
+        fileId,
         seq: this.seq++,
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           this.active++;
+          this.held.set(fileId, (this.held.get(fileId) ?? 0) + 1);
+          this.lastServed.set(fileId, this.seq++);
           let released = false;
           resolve(() => {
             if (released) return;
             released = true;
             this.active--;
+            const n = (this.held.get(fileId) ?? 1) - 1;
+            if (n > 0) this.held.set(fileId, n);
+            else this.held.delete(fileId);
             this.pump();
           });
         },
-        reject,
-      };
-      const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(new CancelledError());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
-      this.waiters.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
       this.pump();
     });
   }
@@ -91,7 +101,28 @@ export class Limiter {
     }
   }
 
+  /** Forgets the turn order of a file that is done, so the map does not grow with the queue. */
+  forget(fileId: number): void {
+    if (!this.held.has(fileId)) this.lastServed.delete(fileId);
+  }
+
   private pump(): void {
-    while (this.active < this.effective && this.waiters.length > 0) this.waiters.shift()!.grant();
+    while (this.active < this.effective && this.waiters.length > 0) {
+      let best = 0;
+      for (let i = 1; i < this.waiters.length; i++) if (this.before(this.waiters[i]!, this.waiters[best]!)) best = i;
+      const [w] = this.waiters.splice(best, 1);
+      w!.grant();
+    }
+  }
+
+  /** Whether waiter `a` should be served before `b`. */
+  private before(a: Waiter, b: Waiter): boolean {
+    const ha = this.held.get(a.fileId) ?? 0;
+    const hb = this.held.get(b.fileId) ?? 0;
+    if (ha !== hb) return ha < hb;
+    const sa = this.lastServed.get(a.fileId) ?? -1;
+    const sb = this.lastServed.get(b.fileId) ?? -1;
+    if (sa !== sb) return sa < sb;
+    return a.seq < b.seq;
   }
 }

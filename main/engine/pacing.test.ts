@@ -58,24 +58,59 @@ describe('Bandwidth', () => {
 });
 
 describe('Limiter', () => {
-  it('shares one limit, serves older files first, drops to one on SlowDown and climbs back', async () => {
+  it('shares one limit fairly: the file holding fewer slots goes first, whatever its age', async () => {
     const l = new Limiter(2);
     const order: string[] = [];
+    // File 1 (the older one) holds both slots; file 2 arrives first in the wait line, file 1 again after.
     const a1 = await l.acquire(1);
     const a2 = await l.acquire(1);
     const waiting = [l.acquire(2).then((r) => (order.push('file2'), r)), l.acquire(1).then((r) => (order.push('file1'), r))];
     expect(l.running).toBe(2);
     a1();
     const first = await Promise.race(waiting);
-    expect(order).toEqual(['file1']);
-    l.slowDown();
+    expect(order).toEqual(['file2']);
     a2();
     first();
+    await Promise.all(waiting).then((rs) => rs.forEach((r) => r()));
+    expect(order).toEqual(['file2', 'file1']);
+    expect(l.running).toBe(0);
+  });
+
+  it('round-robins between files that hold equal shares, not oldest first', async () => {
+    const l = new Limiter(1);
+    const order: number[] = [];
+    const releases: Array<() => void> = [];
+    const first = await l.acquire(1);
+    // Three parts of file 1 wait ahead of two of file 2 and one of file 3.
+    const ws = [1, 1, 1, 2, 2, 3].map((f) => l.acquire(f).then((r) => (order.push(f), releases.push(r))));
+    first();
+    for (let i = 0; i < ws.length; i++) {
+      await vi.waitFor(() => expect(releases.length).toBe(i + 1));
+      releases[i]!();
+    }
+    await Promise.all(ws);
+    expect(order).toEqual([2, 3, 1, 2, 1, 1]);
+  });
+
+  it('drops to one request on SlowDown and climbs back by one per success', async () => {
+    const l = new Limiter(3);
+    const rs = await Promise.all([l.acquire(1), l.acquire(2), l.acquire(3)]);
+    l.slowDown();
+    const next = l.acquire(4);
+    rs[0]!();
+    rs[1]!();
     await Promise.resolve();
     expect(l.running).toBe(1);
+    rs[2]!();
+    const r4 = await next;
+    expect(l.running).toBe(1);
     l.succeeded();
-    await Promise.all(waiting).then((rs) => rs.forEach((r) => r()));
-    expect(order).toEqual(['file1', 'file2']);
+    l.succeeded();
+    const more = [l.acquire(5), l.acquire(6)];
+    const got = await Promise.all(more);
+    expect(l.running).toBe(3);
+    [r4, ...got].forEach((r) => r());
+    expect(l.running).toBe(0);
   });
 
   it('rejects a waiter whose upload was cancelled', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError, FileChangedError, NetworkError, PartIntegrityError } from '../api/errors.js';
 import { uploadPart } from './part-upload.js';
+import { LinkMonitor } from './link.js';
 import { Bandwidth } from './throttle.js';
 
 // A bare storage double per test: what it does with the request is the test's subject.
@@ -49,6 +50,8 @@ afterAll(async () => {
 const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({ path: file, expected, partNumber, offset, size, url });
 const opts = (extra: Partial<Parameters<typeof uploadPart>[1]> = {}) => ({
   bandwidth: new Bandwidth(null),
+  // A fast link assumed: a fully sent part that gets no answer is given up on soon after the stall timeout.
+  link: new LinkMonitor(64 * 1024 * 1024, new Bandwidth(null)),
   stallTimeoutMs: 30_000,
   onProgress: () => {},
   signal: new AbortController().signal,
@@ -62,7 +65,7 @@ describe('uploadPart (§4.6)', () => {
     const sent: number[] = [];
     const result = await uploadPart(job(), opts({ onProgress: (n) => sent.push(n) }));
     const part = bytes.subarray(1024 * 1024, 2 * 1024 * 1024);
-    expect(result).toEqual({ etag: `"${md5(part)}"`, md5Checked: true });
+    expect(result).toEqual({ etag: `"${md5(part)}"`, md5Etag: `"${md5(part)}"`, md5Checked: true });
     expect(seen[0]!.body.equals(part)).toBe(true);
     expect(seen[0]!.headers.authorization).toBeUndefined();
     expect(seen[0]!.headers['x-api-key']).toBeUndefined();
@@ -79,7 +82,7 @@ describe('uploadPart (§4.6)', () => {
 
   it('accepts an ETag that is not a plain MD5, saying it was not checked', async () => {
     behaviour = () => ({ status: 200, etag: '"3858f62230ac3c915f300c664312c11f-9"' });
-    expect(await uploadPart(job(), opts())).toEqual({ etag: '"3858f62230ac3c915f300c664312c11f-9"', md5Checked: false });
+    expect(await uploadPart(job(), opts())).toEqual({ etag: '"3858f62230ac3c915f300c664312c11f-9"', md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`, md5Checked: false });
   });
 
   it('aborts a stalled part with a NetworkError, without leaving streams writing', async () => {

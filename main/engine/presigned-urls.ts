@@ -1,10 +1,13 @@
+import { credentialsRefusal } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { PresignResponse } from '../api/schemas.js';
 
 /**
- * The presigned part URLs of one file upload (§4.5), fetched just before use and fetched again
- * when one is close to expiring or storage refused it (403/AccessDenied). Concurrent requests for
- * URLs share one presign-missing call.
+ * The presigned part URLs of one file upload (§4.5), kept per part and fetched again only when
+ * needed: when storage refused one (403/AccessDenied: `invalidate`), or one is close to expiring.
+ * A network error does not discard them: the same URL is used for the retry, so one hiccup on a
+ * 10,000-part file does not re-sign every missing part. Concurrent requests for URLs share one
+ * presign-missing call.
  *
  * A part that presign-missing no longer lists is already in storage: `get` answers undefined and
  * the part is not sent again.
@@ -16,18 +19,22 @@ export class PresignedUrls {
   constructor(
     private readonly gateway: CaptureGateway,
     private readonly uploadId: string,
+    private readonly signal?: AbortSignal,
   ) {}
 
-  /** Calls presign-missing now and replaces every cached URL with its answer. Throws what the gateway throws. */
+  /** Calls presign-missing now and replaces every kept URL with its answer. Throws what the gateway throws, a refusal of the credentials as CredentialsRefusedError. */
   refresh(): Promise<PresignResponse> {
     this.pending ??= (async () => {
       try {
         const fetchedAt = Date.now();
-        const res = await this.gateway.presignMissing(this.uploadId);
+        const res = await this.gateway.presignMissing(this.uploadId, this.signal);
         this.urls = new Map(
           res.parts.map((p) => [p.partNumber, { url: p.url, expiresAt: fetchedAt + p.expiresIn * 1000, lifetimeMs: p.expiresIn * 1000 }]),
         );
         return res;
+      } catch (err) {
+        // A refusal of the credentials is the queue's, not this part's: it must not read as a storage 403.
+        throw credentialsRefusal(err) ?? err;
       } finally {
         this.pending = undefined;
       }
@@ -37,12 +44,12 @@ export class PresignedUrls {
 
   /**
    * A URL for the part that will still be valid when the request reaches storage, or undefined
-   * when storage already has the part. Refreshes when the cached one has less than a fifth of its
-   * lifetime (at most a minute) left.
+   * when storage already has the part. Refreshes when the kept one has less than a fifth of its
+   * lifetime (at most a minute) left, or none is kept.
    */
   async get(partNumber: number): Promise<string | undefined> {
-    const cached = this.urls.get(partNumber);
-    if (cached && cached.expiresAt - Date.now() > Math.min(60_000, cached.lifetimeMs / 5)) return cached.url;
+    const kept = this.urls.get(partNumber);
+    if (kept && kept.expiresAt - Date.now() > Math.min(60_000, kept.lifetimeMs / 5)) return kept.url;
     await this.refresh();
     return this.urls.get(partNumber)?.url;
   }

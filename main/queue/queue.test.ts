@@ -45,7 +45,7 @@ describe('opening the queue database', () => {
     raw.close();
     const bytes = readFileSync(file);
     expect(() => openQueueDatabase(file)).toThrow(QueueTooNewError);
-    expect(() => openQueueDatabase(file)).toThrow(/written by a newer version of Capture Uploader \(schema 3; this version knows up to 2\)/);
+    expect(() => openQueueDatabase(file)).toThrow(`written by a newer version of Capture Uploader (schema ${LATEST_VERSION + 1}; this version knows up to ${LATEST_VERSION})`);
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { ManifestEntry } from '../api/schemas.js';
+import { ActivityLog } from './activity.js';
+import { QueueMeta } from './meta.js';
 
 /**
  * Capture states in the queue:
@@ -29,6 +31,10 @@ export interface QueuedCapture {
   request: CaptureRequest;
   captureId: string | null;
   error: string | null;
+  /** Registration tries that failed for a passing reason since it was queued. */
+  attempts: number;
+  /** When a registration that failed for a passing reason is sent again (ms since epoch), or null. */
+  nextAttemptAt: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,6 +54,12 @@ export interface QueuedFile {
   partSize: number | null;
   totalParts: number | null;
   error: string | null;
+  /** Automatic tries after failures that may pass by themselves, since the last success or a person's retry. */
+  attempts: number;
+  /** A `pending` file waits until then (ms since epoch) before it is tried again; null: at once. */
+  nextAttemptAt: number | null;
+  /** Whether the last error may pass by itself (network, 5xx): true means "retrying", false "needs a person". */
+  transient: boolean;
   completedAt: string | null;
 }
 
@@ -79,6 +91,8 @@ interface CaptureRowRaw {
   request_json: string;
   capture_id: string | null;
   error: string | null;
+  attempts: number;
+  next_attempt_at: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -97,6 +111,9 @@ interface FileRowRaw {
   part_size: number | null;
   total_parts: number | null;
   error: string | null;
+  attempts: number;
+  next_attempt_at: number | null;
+  transient: number;
   completed_at: string | null;
 }
 
@@ -110,6 +127,8 @@ const toCapture = (r: CaptureRowRaw): QueuedCapture => ({
   request: JSON.parse(r.request_json) as CaptureRequest,
   captureId: r.capture_id,
   error: r.error,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -128,6 +147,9 @@ const toFile = (r: FileRowRaw): QueuedFile => ({
   partSize: r.part_size,
   totalParts: r.total_parts,
   error: r.error,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  transient: r.transient === 1,
   completedAt: r.completed_at,
 });
 
@@ -137,7 +159,15 @@ const toFile = (r: FileRowRaw): QueuedFile => ({
  * a storage failure, and Error for a call that names a row that does not exist.
  */
 export class UploadQueue {
-  constructor(readonly db: Database.Database) {}
+  /** What happened to captures, files and the queue, oldest first. */
+  readonly activity: ActivityLog;
+  /** Facts about the queue as a whole (the service's part size). */
+  readonly meta: QueueMeta;
+
+  constructor(readonly db: Database.Database) {
+    this.activity = new ActivityLog(db);
+    this.meta = new QueueMeta(db);
+  }
 
   /**
    * Writes a capture and its files in one transaction, before anything is sent (state `queued`,
@@ -279,6 +309,102 @@ export class UploadQueue {
   /** Forgets a part's ETag (storage no longer has it, or it must be sent again). */
   clearPart(fileId: number, partNumber: number): void {
     this.db.prepare('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ?').run(fileId, partNumber);
+  }
+
+  /**
+   * Claims the oldest `queued` capture that is due (no retry time, or one at or before `at`, ms)
+   * by moving it to `registering` in one statement, so no two callers ever send the same capture
+   * (§4.4 add-capture is not idempotent). Returns it, or undefined when none is due.
+   */
+  claimDueCapture(at: number): QueuedCapture | undefined {
+    const r = this.db
+      .prepare(
+        `UPDATE captures SET state = 'registering', updated_at = ?
+         WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT 1)
+           AND state = 'queued'
+         RETURNING *`,
+      )
+      .get(now(), at) as CaptureRowRaw | undefined;
+    return r && toCapture(r);
+  }
+
+  /**
+   * Moves a capture from one of `from` to `to`, with `error` (null clears it); answers whether it
+   * moved. A capture no longer in `from` (changed or removed meanwhile) is left alone.
+   * `retryAt` (ms since epoch) schedules the next registration attempt and counts one more attempt.
+   */
+  moveCapture(id: number, from: CaptureState[], to: CaptureState, error: string | null = null, retryAt?: number): boolean {
+    const counted = retryAt === undefined ? 'attempts' : 'attempts + 1';
+    return (
+      this.db
+        .prepare(
+          `UPDATE captures SET state = ?, error = ?, next_attempt_at = ?, attempts = ${counted}, updated_at = ?
+           WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
+        )
+        .run(to, error, retryAt ?? null, now(), id, ...from).changes === 1
+    );
+  }
+
+  /** Makes every queued capture due sooner than `at` (ms since epoch) wait until then, without counting an attempt. */
+  deferQueuedCaptures(at: number): void {
+    this.db.prepare(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at < ?)`).run(at, at);
+  }
+
+  /**
+   * Pending files due by `at` (ms since epoch): no retry time, or one at or before it; those waiting longest
+   * first, then oldest. `exclude` lists file ids to skip (already running). At most `limit`.
+   */
+  dueFiles(at: number, limit: number, exclude: readonly number[] = []): QueuedFile[] {
+    const skip = exclude.length ? `AND id NOT IN (${exclude.map(() => '?').join(',')})` : '';
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM files WHERE state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ${skip}
+           ORDER BY COALESCE(next_attempt_at, 0), id LIMIT ?`,
+        )
+        .all(at, ...exclude, limit) as FileRowRaw[]
+    ).map(toFile);
+  }
+
+  /** The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when none waits. */
+  nextDueAt(): number | null {
+    const r = this.db
+      .prepare(
+        `SELECT MIN(t) AS t FROM (
+           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending'
+           UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
+      )
+      .get() as { t: number | null };
+    return r.t;
+  }
+
+  /**
+   * Moves a file from one of `from` to `to` and answers whether it moved; a file no longer in
+   * `from` (a person paused, cancelled or removed it meanwhile) is left as it is, so the last
+   * word is never overwritten by work that was unwinding. `change` sets the error, a retry time
+   * (ms since epoch; counts one more attempt) or starts the attempts over.
+   */
+  moveFile(
+    id: number,
+    from: FileState[],
+    to: FileState,
+    change: { error?: string | null; retryAt?: number; transient?: boolean; resetAttempts?: boolean } = {},
+  ): boolean {
+    const attempts = change.resetAttempts ? '0' : change.retryAt !== undefined ? 'attempts + 1' : 'attempts';
+    return (
+      this.db
+        .prepare(
+          `UPDATE files SET state = ?, error = ?, next_attempt_at = ?, transient = ?, attempts = ${attempts},
+             completed_at = CASE WHEN ? = 'completed' THEN ? ELSE completed_at END
+           WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
+        )
+        .run(to, change.error ?? null, change.retryAt ?? null, change.transient ? 1 : 0, to, now(), id, ...from).changes === 1
+    );
+  }
+
+  /** Removes one file and its parts from the queue (its capture stays; nothing on the service is touched). */
+  removeFile(id: number): void {
+    this.db.prepare('DELETE FROM files WHERE id = ?').run(id);
   }
 
   /** Marks the capture completed once every one of its files is. */

@@ -132,7 +132,7 @@ const intakeSlice: Slice<IntakeSlice> = (set, get) => ({
 });
 
 const queueSlice: Slice<QueueSlice> = (set, get) => ({
-  queue: { captures: [], files: [] },
+  queue: { captures: [], files: [], blocked: null },
   async loadQueue() {
     set({ queue: await unwrap(api['queue.list']()) });
   },

@@ -1,0 +1,40 @@
+import type { RetryPolicy } from '../api/errors.js';
+import type { CaptureGateway } from '../api/gateway.js';
+import type { UploadQueue } from '../queue/queue.js';
+import type { Logger } from './events.js';
+import type { PartLedger } from './ledger.js';
+import type { Limiter } from './limiter.js';
+import type { LinkMonitor } from './link.js';
+import type { ProgressTracker } from './progress.js';
+import type { RetrySchedule } from './retry-schedule.js';
+import type { Bandwidth } from './throttle.js';
+import type { Transitions } from './transitions.js';
+
+/**
+ * What the engine's parts share: the queue and the one way to change it, the gateway, the shared
+ * request limit, bandwidth and link view, the part ledger and progress tracker, and the settings.
+ * Built once by UploadEngine; times in ms.
+ */
+export interface EngineContext {
+  queue: UploadQueue;
+  gateway: CaptureGateway;
+  transitions: Transitions;
+  limiter: Limiter;
+  bandwidth: Bandwidth;
+  link: LinkMonitor;
+  ledger: PartLedger;
+  tracker: ProgressTracker;
+  log: Logger;
+  partRetry: RetryPolicy;
+  retrySchedule: RetrySchedule;
+  stallTimeoutMs: number;
+  maxResigns: number;
+  maxRounds: number;
+  /**
+   * Whether storage's ETags are plain MD5 digests of the part (S3 without KMS encryption): learnt
+   * from answers, undefined until one arrives. Decides whether a lost ETag can be rebuilt from the bytes.
+   */
+  etagsAreMd5?: boolean;
+  /** Tells listeners something a person should know (once per cause). */
+  warn(message: string): void;
+}

@@ -1,0 +1,90 @@
+import type { RetryPolicy } from '../api/errors.js';
+import type { CaptureGateway } from '../api/gateway.js';
+import type { ActivityEntry } from '../queue/activity.js';
+import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
+import type { FileProgress, OverallProgress } from './progress.js';
+import type { RetrySchedule } from './retry-schedule.js';
+
+/** Where the engine writes what a person or a log reader should know (never a secret). */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** Engine settings. Times in ms, bandwidth in bytes per second. */
+export interface EngineOptions {
+  queue: UploadQueue;
+  gateway: CaptureGateway;
+  /** Part uploads at once, shared by all files (default 4). */
+  concurrency?: number;
+  /** Bandwidth limit for all part uploads together, or null (default). */
+  bandwidthBytesPerSecond?: number | null;
+  /** Retries of one part (default §8 recommended: 4 retries, 500 ms × 2^attempt + 0–500 ms). */
+  partRetry?: RetryPolicy;
+  /** When files and registrations that failed for a passing reason are tried again (default: 15 s doubling to 15 min). */
+  retrySchedule?: RetrySchedule;
+  /** A part that moves no byte this long while sending is aborted and retried (default 30 000). */
+  stallTimeoutMs?: number;
+  /**
+   * The slowest link rate assumed (bytes per second) before any part was answered, to tell a slow
+   * link from a dead one while a fully sent part waits for its answer (default 16 KiB/s).
+   */
+  minLinkRate?: number;
+  /** Presign-again rounds after storage 403/AccessDenied for one part before it fails (default 3). */
+  maxResigns?: number;
+  /** Resume-loop rounds without fewer missing parts before the file fails (default 3). */
+  maxRounds?: number;
+  /** Minimum time between progress events (default 100: ten a second at most). */
+  progressIntervalMs?: number;
+  log?: Logger;
+}
+
+/**
+ * What the engine tells its listeners. Each event carries what changed, so a listener applies it
+ * instead of reloading the queue: `file` and `capture` carry the row as committed, `removed` the
+ * ids that left the queue, `activity` the log line written with the change.
+ */
+export type EngineEvent =
+  | { type: 'progress'; files: FileProgress[]; overall: OverallProgress }
+  | {
+      type: 'file';
+      fileId: number;
+      captureRow: number;
+      fileName: string;
+      state: FileState;
+      error: string | null;
+      /** Whether the last error may pass by itself (the file is waiting to be retried at `file.nextAttemptAt`). */
+      transient: boolean;
+      file: QueuedFile;
+    }
+  | { type: 'capture'; captureRow: number; label: string; state: CaptureState; error: string | null; capture: QueuedCapture }
+  | { type: 'removed'; captureRow: number; fileIds: number[] }
+  | { type: 'activity'; entry: ActivityEntry }
+  /** The service refuses the queue's credentials (message), or no longer (null). */
+  | { type: 'blocked'; message: string | null }
+  | { type: 'warning'; message: string };
+
+/** The queue once a drain stopped: files and captures by outcome. */
+export interface DrainSummary {
+  completed: QueuedFile[];
+  /** Failed for a reason that needs a person (refused, changed on disk, unreadable). */
+  failed: QueuedFile[];
+  paused: QueuedFile[];
+  cancelled: QueuedFile[];
+  /** Pending files waiting for their scheduled retry after a passing failure (`nextAttemptAt`). */
+  waiting: QueuedFile[];
+  /** Captures queued for a registration retry, or not yet sent because the queue stopped. */
+  queued: QueuedCapture[];
+  /** Captures that need a person: registration_unknown, rejected, failed. */
+  needsAttention: QueuedCapture[];
+  /** Why the whole queue stopped (credentials refused), or null. */
+  blocked: string | null;
+}
+
+/** What `drain` does when nothing can run right now. Times in ms since epoch. */
+export interface DrainOptions {
+  /** Keep going through outages: sleep until the next scheduled retry instead of returning. */
+  wait?: boolean;
+  /** With `wait`: stop waiting (and stop uploads in flight, kept for next time) at this time. */
+  deadline?: number;
+}

@@ -1,0 +1,207 @@
+import type { ReportedPart } from '../api/gateway.js';
+import { CancelledError, HttpStatusError, credentialsRefusal } from '../api/errors.js';
+import type { UploadRecord } from '../api/schemas.js';
+import type { QueuedFile } from '../queue/queue.js';
+import type { EngineContext } from './context.js';
+import { assertUnchanged, partMd5Etag } from './part-upload.js';
+import { sendPart } from './part-task.js';
+import { PresignedUrls } from './presigned-urls.js';
+import { MAX_PARTS, tooManyParts } from './transitions.js';
+
+/**
+ * The resume loop of capture-upload-interface.md §4 for one registered file, until the service
+ * says it is completed: presign the missing parts (§4.5), PUT each (§4.6), report every part's
+ * ETag in one complete-batch (§4.7), reconciling with the status read (§4.9) where storage may
+ * hold parts this queue has no ETag for.
+ *
+ * A file whose every part is in storage always completes without sending a byte again: for a part
+ * storage holds whose ETag was lost (a crash inside the ledger's window, an answer lost after the
+ * last byte), the quoted MD5 of the part's bytes is reported, which is what S3 returns for an
+ * unencrypted part; where storage's ETags are not MD5s, the reconciling status read lets the
+ * service count the parts and the known ETags are reported.
+ *
+ * `run()` resolves when the file is completed. It throws CancelledError when `signal` aborts,
+ * CredentialsRefusedError when the service refuses the queue's credentials, and otherwise the
+ * error that ended the file (classified by the scheduler: retry later, or a person decides).
+ */
+export class FileUpload {
+  private readonly tries = new Map<number, number>();
+  private readonly backoff = { failures: 0 };
+  private readonly urls: PresignedUrls;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly f: QueuedFile,
+    private readonly signal: AbortSignal,
+  ) {
+    this.urls = new PresignedUrls(ctx.gateway, f.uploadId!, signal);
+  }
+
+  /** Uploads the file; see the class comment for what it resolves and throws. */
+  async run(): Promise<void> {
+    const { ctx, f } = this;
+    if ((f.totalParts ?? 0) > MAX_PARTS) throw new Error(tooManyParts(f.fileName, f.size, f.partSize!));
+    await assertUnchanged(f.path, f);
+    let best = Infinity;
+    let stuck = 0;
+    for (let round = 0; ; round++) {
+      if (this.signal.aborted) throw new CancelledError();
+      ctx.ledger.flush();
+      const presign = await this.service(() => this.urls.refresh());
+      if (presign.partSize !== f.partSize || presign.totalParts !== f.totalParts) {
+        throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts} parts of ${presign.partSize} bytes, not the registered layout`);
+      }
+      const missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
+      const missingSet = new Set(missing);
+      this.reconcile(missingSet, round === 0);
+      const recovered = await this.sendMissing(missing);
+      // Parts storage holds whose ETag this queue lost (a crash between storage's answer and the ledger's write).
+      for (const p of ctx.queue.parts(f.id)) {
+        if (p.etag || missingSet.has(p.partNumber) || recovered.has(p.partNumber)) continue;
+        recovered.set(p.partNumber, await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size));
+      }
+      await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
+      const record = await this.report(recovered);
+      if (record.status === 'completed') return;
+      for (const n of record.missingParts) ctx.queue.clearPart(f.id, n); // the service lacks them: send them again
+      if (record.missingParts.length < best) {
+        best = record.missingParts.length;
+        stuck = 0;
+      } else if (++stuck >= ctx.maxRounds) {
+        const listed = record.missingParts.length ? ` (${record.missingParts.slice(0, 10).join(', ')}${record.missingParts.length > 10 ? ', …' : ''})` : '';
+        throw new Error(`The service still lists ${record.missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
+      }
+    }
+  }
+
+  /** Forgets ETags of parts storage no longer has; on the first round, starts tracking progress. */
+  private reconcile(missing: Set<number>, first: boolean): void {
+    const { ctx, f } = this;
+    const parts = ctx.queue.parts(f.id);
+    for (const p of parts) if (p.etag && missing.has(p.partNumber)) ctx.queue.clearPart(f.id, p.partNumber);
+    if (!first) return;
+    const held = parts.filter((p) => !missing.has(p.partNumber));
+    ctx.tracker.track({
+      fileId: f.id,
+      captureRow: f.captureRow,
+      fileName: f.fileName,
+      bytesTotal: f.size,
+      partsTotal: f.totalParts!,
+      doneBytes: held.reduce((n, p) => n + p.size, 0),
+      partsDone: held.length,
+    });
+  }
+
+  /**
+   * Sends the given parts; where an answer was lost after the last byte, asks the service (§4.9,
+   * syncFromS3) whether storage has the part before sending it again. Returns the MD5 ETags of
+   * parts found in storage that way.
+   */
+  private async sendMissing(partNumbers: number[]): Promise<Map<number, string>> {
+    const held = new Map<number, string>();
+    let todo = partNumbers;
+    while (todo.length > 0) {
+      const uncertain = await this.sendAll(todo);
+      if (uncertain.size === 0) break;
+      const status = await this.service((signal) => this.ctx.gateway.uploadStatus(this.f.uploadId!, true, signal));
+      const absent = new Set(status.missingParts);
+      todo = [];
+      for (const [n, md5Etag] of uncertain) {
+        if (!absent.has(n)) {
+          held.set(n, md5Etag);
+          this.ctx.tracker.partDone(this.f.id, n, Math.min(this.f.partSize!, this.f.size - (n - 1) * this.f.partSize!));
+          continue;
+        }
+        const tries = (this.tries.get(n) ?? 0) + 1;
+        this.tries.set(n, tries);
+        if (tries > this.ctx.partRetry.retries) throw new Error(`Part ${n} of ${this.f.fileName} got no answer from storage ${tries} times`);
+        todo.push(n);
+      }
+    }
+    return held;
+  }
+
+  /**
+   * Sends parts through the shared limiter, taking a slot before starting each so no more than
+   * the limit wait at once whatever the part count; the first part that fails for good stops the
+   * others. Returns the parts whose answer was lost, with their MD5 ETags.
+   */
+  private async sendAll(partNumbers: number[]): Promise<Map<number, string>> {
+    const round = new AbortController();
+    const onAbort = () => round.abort();
+    this.signal.addEventListener('abort', onAbort, { once: true });
+    const uncertain = new Map<number, string>();
+    const running: Promise<void>[] = [];
+    let firstError: unknown;
+    try {
+      for (const n of partNumbers) {
+        let slot: () => void;
+        try {
+          slot = await this.ctx.limiter.acquire(this.f.id, round.signal);
+        } catch {
+          break;
+        }
+        const job = { file: this.f, partNumber: n, urls: this.urls, signal: round.signal, backoff: this.backoff, tries: this.tries, slot };
+        running.push(
+          sendPart(this.ctx, job).then(
+            (o) => void (o.kind === 'uncertain' && uncertain.set(n, o.md5Etag)),
+            (err: unknown) => {
+              firstError ??= err;
+              round.abort();
+            },
+          ),
+        );
+      }
+      await Promise.all(running);
+    } finally {
+      this.signal.removeEventListener('abort', onAbort);
+    }
+    if (this.signal.aborted) throw new CancelledError();
+    if (firstError) throw credentialsRefusal(firstError) ?? firstError;
+    return uncertain;
+  }
+
+  /**
+   * §4.7: reports every part's ETag, ascending, in one call. Parts whose ETag was rebuilt from
+   * their bytes are reported as MD5s while storage's ETags are (or may be) MD5s; if the service
+   * refuses them (400), or they are not, the reconciling status read (§4.9) lets it count what
+   * storage holds and the ETags storage did return are reported.
+   */
+  private async report(recovered: Map<number, string>): Promise<UploadRecord> {
+    const { ctx, f } = this;
+    ctx.ledger.flush();
+    const sizeOf = (n: number) => Math.min(f.partSize!, f.size - (n - 1) * f.partSize!);
+    const known: ReportedPart[] = ctx.queue
+      .parts(f.id)
+      .filter((p) => p.etag)
+      .map((p) => ({ partNumber: p.partNumber, etag: p.etag!, size: p.size }));
+    const complete = (parts: ReportedPart[]) => this.service((signal) => ctx.gateway.completeBatch(f.uploadId!, parts, signal));
+    if (recovered.size === 0) return complete(known);
+    if (ctx.etagsAreMd5 !== false) {
+      const rebuilt = [...recovered].map(([partNumber, etag]) => ({ partNumber, etag, size: sizeOf(partNumber) }));
+      try {
+        const record = await complete([...known, ...rebuilt].sort((a, b) => a.partNumber - b.partNumber));
+        ctx.queue.recordParts(rebuilt.map((p) => ({ fileId: f.id, partNumber: p.partNumber, etag: p.etag })));
+        return record;
+      } catch (err) {
+        if (!(err instanceof HttpStatusError && err.status === 400)) throw err;
+        ctx.log.info(`The service refused the MD5 ETags of ${f.fileName}'s parts ${[...recovered.keys()].join(', ')} (${err.message}); reconciling with storage instead`);
+      }
+    }
+    const status = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal));
+    if (status.status === 'completed' || known.length === 0) {
+      if (status.status === 'completed') return status;
+      throw new Error(`Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`);
+    }
+    return complete(known);
+  }
+
+  /** A gateway call, with a refusal of the queue's credentials turned into CredentialsRefusedError. */
+  private async service<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.signal);
+    } catch (err) {
+      throw credentialsRefusal(err) ?? err;
+    }
+  }
+}

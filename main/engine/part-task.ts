@@ -1,0 +1,98 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CancelledError, PartIntegrityError, classifyError, reasonOf } from '../api/errors.js';
+import type { QueuedFile } from '../queue/queue.js';
+import type { EngineContext } from './context.js';
+import { AnswerLostError, uploadPart } from './part-upload.js';
+import type { PresignedUrls } from './presigned-urls.js';
+
+/**
+ * How one part ended: `stored` (storage answered with its ETag, written to the ledger), `held`
+ * (presign-missing no longer lists it: storage already has it), or `uncertain` (every byte went out
+ * but the answer was lost: storage may have it; `md5Etag` is what to report if it does).
+ */
+export type PartOutcome = { kind: 'stored'; etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string };
+
+/** One part of a file to send, with what its retries share with the file's other parts. */
+export interface PartJob {
+  file: QueuedFile;
+  partNumber: number;
+  urls: PresignedUrls;
+  signal: AbortSignal;
+  /** Consecutive failures of the file's parts: retry delays grow with it and start over after a success (tus). */
+  backoff: { failures: number };
+  /** Tries so far per part number, across rounds. */
+  tries: Map<number, number>;
+  /** A slot of the shared limiter already held for the first try, if any. */
+  slot?: () => void;
+}
+
+/**
+ * Sends one part (§4.6) until storage has it, following the retry table of §7: network errors,
+ * 5xx, RequestTimeout and a missing ETag back off and retry (the §8 policy); 403/AccessDenied
+ * presigns again and retries at once; 429/SlowDown also lowers the shared concurrency; other
+ * 4xx, a changed or unreadable file, and cancellation end it. A limiter slot is held only while
+ * the request runs: the backoff is waited out without it.
+ * Throws the last error once the part's retries are spent.
+ */
+export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOutcome> {
+  const { file: f, partNumber: n } = job;
+  const offset = (n - 1) * f.partSize!;
+  const size = Math.min(f.partSize!, f.size - offset);
+  let slot = job.slot;
+  let resigns = 0;
+  let mustResend: unknown; // storage has a copy, but a bad one (no ETag, or not the bytes sent)
+  for (;;) {
+    let delay = 0;
+    const release = slot ?? (await ctx.limiter.acquire(f.id, job.signal));
+    slot = undefined;
+    try {
+      const url = await job.urls.get(n);
+      if (!url) {
+        if (mustResend) throw mustResend; // no URL can be had for a part the service counts as stored
+        return { kind: 'held' }; // storage already has it: never sent twice
+      }
+      const result = await uploadPart(
+        { path: f.path, expected: f, partNumber: n, offset, size, url },
+        { bandwidth: ctx.bandwidth, link: ctx.link, stallTimeoutMs: ctx.stallTimeoutMs, signal: job.signal, onProgress: (sent) => ctx.tracker.partProgress(f.id, n, sent) },
+      );
+      noteEtagStyle(ctx, result.md5Checked);
+      // Recorded even when the file was paused meanwhile: storage has the part.
+      ctx.ledger.add(f.id, n, result.etag);
+      ctx.tracker.partDone(f.id, n, size);
+      ctx.limiter.succeeded();
+      job.backoff.failures = 0;
+      return { kind: 'stored', etag: result.etag };
+    } catch (err) {
+      ctx.tracker.partDone(f.id, n, 0);
+      if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag };
+      const action = classifyError(err, true);
+      if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
+      if (action === 'resign') {
+        job.urls.invalidate(n);
+        if (++resigns > ctx.maxResigns) throw err;
+        ctx.log.info(`Part ${n} of ${f.fileName}: the presigned URL was refused; presigning again`);
+        continue;
+      }
+      if (action === 'slowdown') ctx.limiter.slowDown();
+      if (err instanceof PartIntegrityError) mustResend = err;
+      const tries = (job.tries.get(n) ?? 0) + 1;
+      job.tries.set(n, tries);
+      if (tries > ctx.partRetry.retries) throw err;
+      delay = ctx.partRetry.delayMs(Math.min(job.backoff.failures++, 6));
+      ctx.log.info(`Part ${n} of ${f.fileName}: ${reasonOf(err)}; retry ${tries} of ${ctx.partRetry.retries} in ${Math.round(delay)} ms`);
+    } finally {
+      release();
+    }
+    try {
+      await sleep(delay, undefined, { signal: job.signal });
+    } catch {
+      throw new CancelledError();
+    }
+  }
+}
+
+function noteEtagStyle(ctx: EngineContext, md5: boolean): void {
+  if (ctx.etagsAreMd5 === md5) return;
+  ctx.etagsAreMd5 = md5;
+  if (!md5) ctx.warn('Storage ETags are not plain MD5 digests here, so parts cannot be checked against them; uploads go on unchecked.');
+}

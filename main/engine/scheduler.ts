@@ -1,0 +1,152 @@
+import { CancelledError, CredentialsRefusedError, isTransient, reasonOf } from '../api/errors.js';
+import type { QueuedFile } from '../queue/queue.js';
+import type { EngineContext } from './context.js';
+import type { DrainOptions } from './events.js';
+import { FileUpload } from './file-upload.js';
+import type { Registrar } from './registrar.js';
+
+/** The longest single sleep (ms): timers beyond 2^31 ms fire at once in Node. */
+const MAX_NAP_MS = 2 ** 31 - 1;
+
+interface Active {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Runs the queue: the drain loop, the due times of the durable retry schedule, and one
+ * FileUpload task per active file (a few more files than request slots, so one file's presign or
+ * complete-batch overlaps the others' parts).
+ *
+ * Every file is claimed (`pending` → `uploading`) before its task starts, and its task's ending
+ * is committed before the task is forgotten: completed; back to `pending` when it was stopped (a
+ * person's pause, cancel or removal, written first, is never overwritten); `pending` with a retry
+ * time when the failure may pass by itself; `failed` when a person must act.
+ */
+export class Scheduler {
+  private readonly active = new Map<number, Active>();
+  private wakeUp?: () => void;
+  private stopping = false;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly registrar: Registrar,
+    private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean },
+  ) {}
+
+  /** Files being uploaded now. */
+  get activeFiles(): number[] {
+    return [...this.active.keys()];
+  }
+
+  /** Wakes the drain loop to look at the queue again (new work, a control, a task ended). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /**
+   * The drain loop: registers due captures and uploads due files until nothing can run now.
+   * With `wait`, sleeps until the next scheduled retry instead of returning, until everything is
+   * completed or needs a person, or `deadline` passes. Returns when stopped or the queue is blocked.
+   */
+  async run(opts: DrainOptions): Promise<void> {
+    this.stopping = false;
+    for (;;) {
+      if (this.stopping || this.hooks.isBlocked()) break;
+      if (opts.deadline !== undefined && Date.now() >= opts.deadline) break;
+      this.registrar.kick();
+      this.startDue();
+      const idle = this.active.size === 0 && !this.registrar.busy;
+      // A retry time already past is work waiting for a free slot: a task's end wakes the loop for it.
+      const next = this.ctx.queue.nextDueAt();
+      const upcoming = next !== null && next > Date.now() ? next : null;
+      if (idle && (!opts.wait || upcoming === null)) break;
+      await this.nap(Math.min(upcoming ?? Infinity, opts.deadline ?? Infinity) - Date.now());
+    }
+    await this.abortAll();
+  }
+
+  /** Stops the loop and every file task (files go back to `pending`, stored parts kept) and waits for them. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.abortAll();
+  }
+
+  /** Aborts the tasks of these files (the caller has already written what they become) and waits for them. */
+  async abort(fileIds: readonly number[]): Promise<void> {
+    const tasks = fileIds.map((id) => this.active.get(id)).filter((a): a is Active => a !== undefined);
+    for (const a of tasks) a.controller.abort();
+    await Promise.all(tasks.map((a) => a.done));
+  }
+
+  private async abortAll(): Promise<void> {
+    await this.abort([...this.active.keys()]);
+  }
+
+  private nap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, Math.min(ms, MAX_NAP_MS))) : undefined;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private startDue(): void {
+    const room = this.ctx.limiter.limit + 1 - this.active.size;
+    if (room <= 0 || this.stopping) return;
+    for (const f of this.ctx.queue.dueFiles(Date.now(), room, this.activeFiles)) {
+      const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
+      if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
+      const controller = new AbortController();
+      const entry: Active = { controller, done: Promise.resolve() };
+      entry.done = this.runFile(f, controller).finally(() => {
+        this.active.delete(f.id);
+        this.ctx.limiter.forget(f.id);
+        this.wake();
+      });
+      this.active.set(f.id, entry);
+    }
+  }
+
+  private async runFile(f: QueuedFile, controller: AbortController): Promise<void> {
+    const { ctx } = this;
+    try {
+      await new FileUpload(ctx, { ...f, state: 'uploading' }, controller.signal).run();
+      ctx.ledger.flush();
+      // The service said completed: that is a fact even if a person paused or cancelled meanwhile.
+      ctx.transitions.file(f.id, ['uploading', 'pending', 'paused', 'cancelled', 'failed'], 'completed', {}, { kind: 'completed', message: 'Uploaded; the service finalized the file' });
+      ctx.transitions.completeCaptureIfDone(f.captureRow);
+    } catch (err) {
+      ctx.ledger.flush();
+      this.settle(f, err, controller.signal.aborted);
+    } finally {
+      ctx.tracker.untrack(f.id);
+    }
+  }
+
+  private settle(f: QueuedFile, err: unknown, aborted: boolean): void {
+    const t = this.ctx.transitions;
+    if (aborted || err instanceof CancelledError) {
+      t.file(f.id, ['uploading'], 'pending');
+      return;
+    }
+    if (err instanceof CredentialsRefusedError) {
+      t.file(f.id, ['uploading'], 'pending', { error: err.message });
+      this.hooks.blocked(err);
+      return;
+    }
+    const reason = reasonOf(err);
+    if (isTransient(err)) {
+      const at = Date.now() + this.ctx.retrySchedule.delayMs(f.attempts);
+      const message = `${reason}. Trying again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 2}).`;
+      t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
+      return;
+    }
+    this.ctx.log.warn(`${f.fileName} failed: ${reason}`);
+    t.file(f.id, ['uploading'], 'failed', { error: reason }, { kind: 'failed', message: reason });
+  }
+}
