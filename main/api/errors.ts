@@ -132,6 +132,9 @@ export function credentialsRefusal(err: unknown): CredentialsRefusedError | unde
   if (err.status === 401) {
     return new CredentialsRefusedError(`The service refuses the account even after signing in again (${err.message}): check the account in the settings`, err);
   }
+  if (err.status === 403 && /project is not in an allowed stage/i.test(err.message)) {
+    return new CredentialsRefusedError(`The service refuses uploads to this project (${err.message}): ask for the project to be opened, or choose another project in the settings`, err);
+  }
   if (err.status === 403) return new CredentialsRefusedError(`The service refuses the API key (${err.message}): fix the API key in the settings`, err);
   if (err.status === 400 && /does not have access to the project/i.test(err.message)) {
     return new CredentialsRefusedError(`The service refuses the project id (${err.message}): fix the project id in the settings`, err);
