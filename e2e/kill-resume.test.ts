@@ -123,4 +123,70 @@ describe('SIGKILL at random points, then restart', () => {
     expect(again.code, again.out).toBe(0);
     expect(Object.keys(svc.store.state.captures).length).toBe(before + 2);
   });
+
+  it('a card of single-part recordings, killed during registration and uploads: each registered once, every byte right, no part stored twice', async () => {
+    const dataDir = join(work, 'queue-card');
+    const card = mkdtempSync(join(work, 'card-'));
+    const random = prng(20261123);
+    const files = new Map<string, Buffer>();
+    for (let i = 1; i <= 8; i++) {
+      const name = `VID_20261123_0${i}0000_00_00${i}.insv`; // single-lens recordings, one part each
+      const bytes = randomBytes(300_000 + Math.floor(random() * 600_000));
+      writeFileSync(join(card, name), bytes);
+      files.set(name, bytes);
+    }
+    const capturesOf = (name: string) => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
+    // Registration and parts slow enough that kills land inside both.
+    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'latency', ms: 120 } });
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+
+    const add = () => cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card]);
+    // The card dropped again after each killed add: what is queued already is refused, the rest queued.
+    for (let k = 0; k < 3; k++) {
+      const run = add();
+      const timer = setTimeout(() => run.child.kill('SIGKILL'), 250 + Math.floor(random() * 500));
+      await run.done;
+      clearTimeout(timer);
+    }
+    expect((await add().done).code).toBe(0);
+    for (let k = 0; k < 8; k++) {
+      const run = cli(dataDir, ['drain', '--json']);
+      const timer = setTimeout(() => run.child.kill('SIGKILL'), 150 + Math.floor(random() * 900));
+      await run.done;
+      clearTimeout(timer);
+    }
+    await svc.admin('DELETE', '/faults');
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+
+    // A person decides the captures whose registration is unknown, looking at the platform: those it
+    // has are dropped here (they would be registered twice), the others registered again.
+    const status = async () =>
+      JSON.parse((await cli(dataDir, ['status', '--json']).done).out.trim().split('\n').at(-1)!) as {
+        captures: { id: number; state: string; files: { fileName: string; state: string }[] }[];
+      };
+    const dropped = new Set<string>();
+    for (const c of (await status()).captures.filter((c) => c.state === 'registration_unknown')) {
+      const name = c.files[0]!.fileName;
+      const atPlatform = capturesOf(name).length > 0;
+      if (atPlatform) dropped.add(name);
+      expect((await cli(dataDir, ['resolve', String(c.id), atPlatform ? '--drop' : '--register-again']).done).code).toBe(0);
+    }
+    const last = await cli(dataDir, ['drain']).done;
+    expect(last.code, last.out).toBe(0);
+
+    const final = await status();
+    expect(final.captures.every((c) => c.state === 'completed')).toBe(true);
+    expect(final.captures.length + dropped.size).toBe(files.size);
+    for (const [name, bytes] of files) {
+      // Never registered twice, whatever the kills.
+      expect(capturesOf(name), name).toHaveLength(1);
+      if (dropped.has(name)) continue;
+      const [capture] = capturesOf(name);
+      const upload = svc.store.state.uploads[capture!.uploadIds[0]!]!;
+      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+      expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(sha256(bytes));
+    }
+    expect(svc.storage.stats.partsReplaced).toBe(0);
+  });
 });
+
