@@ -1,0 +1,158 @@
+import type { CaptureRequest } from '../api/gateway.js';
+
+// The queue's row types and their mapping from SQLite rows, apart from the UploadQueue class so
+// that each file stays readable.
+
+/**
+ * Capture states in the queue:
+ * `queued` (written, not yet sent) → `registering` (add-capture sent, §4.4) → `registered`
+ * (manifest stored) → `completed`; or `rejected` (the service refused it, with its message),
+ * `registration_unknown` (the app stopped after sending add-capture and before storing the answer:
+ * a person decides, since registering again could create a duplicate), `failed`.
+ */
+export type CaptureState = 'queued' | 'registering' | 'registration_unknown' | 'registered' | 'completed' | 'failed' | 'rejected';
+
+/**
+ * File states: `waiting` (its capture is not registered yet), `pending` (ready to upload),
+ * `uploading`, `paused`, `completed` (the service said completed), `failed` (with `error`),
+ * `cancelled`.
+ */
+export type FileState = 'waiting' | 'pending' | 'uploading' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+/** A capture row. Timestamps ISO 8601. */
+export interface QueuedCapture {
+  id: number;
+  state: CaptureState;
+  label: string;
+  project: string;
+  structure: string;
+  design: string | null;
+  request: CaptureRequest;
+  captureId: string | null;
+  error: string | null;
+  /** Registration tries that failed for a passing reason since it was queued. */
+  attempts: number;
+  /** When a registration that failed for a passing reason is sent again (ms since epoch), or null. */
+  nextAttemptAt: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A file row. `size` in bytes, `mtimeMs` the modification time (ms since epoch) when queued. */
+export interface QueuedFile {
+  id: number;
+  captureRow: number;
+  frameIndex: number;
+  path: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  mtimeMs: number;
+  state: FileState;
+  uploadId: string | null;
+  partSize: number | null;
+  totalParts: number | null;
+  error: string | null;
+  /** Automatic tries after failures that may pass by themselves, since the last success or a person's retry. */
+  attempts: number;
+  /** A `pending` file waits until then (ms since epoch) before it is tried again; null: at once. */
+  nextAttemptAt: number | null;
+  /** Whether the last error may pass by itself (network, 5xx): true means "retrying", false "needs a person". */
+  transient: boolean;
+  completedAt: string | null;
+}
+
+/** A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part. */
+export interface QueuedPart {
+  partNumber: number;
+  size: number;
+  etag: string | null;
+}
+
+/** A file to queue: where it is and what it is. `size` bytes, `mtimeMs` ms since epoch. */
+export interface NewFile {
+  path: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Now as ISO 8601, the queue's timestamp format. */
+export const now = (): string => new Date().toISOString();
+
+/** A `captures` row as SQLite returns it. */
+export interface CaptureRowRaw {
+  id: number;
+  state: CaptureState;
+  label: string;
+  project: string;
+  structure: string;
+  design: string | null;
+  request_json: string;
+  capture_id: string | null;
+  error: string | null;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A `files` row as SQLite returns it. */
+export interface FileRowRaw {
+  id: number;
+  capture_row: number;
+  frame_index: number;
+  path: string;
+  file_name: string;
+  content_type: string;
+  size: number;
+  mtime_ms: number;
+  state: FileState;
+  upload_id: string | null;
+  part_size: number | null;
+  total_parts: number | null;
+  error: string | null;
+  attempts: number;
+  next_attempt_at: number | null;
+  transient: number;
+  completed_at: string | null;
+}
+
+/** A `captures` row as a QueuedCapture. */
+export const toCapture = (r: CaptureRowRaw): QueuedCapture => ({
+  id: r.id,
+  state: r.state,
+  label: r.label,
+  project: r.project,
+  structure: r.structure,
+  design: r.design,
+  request: JSON.parse(r.request_json) as CaptureRequest,
+  captureId: r.capture_id,
+  error: r.error,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** A `files` row as a QueuedFile. */
+export const toFile = (r: FileRowRaw): QueuedFile => ({
+  id: r.id,
+  captureRow: r.capture_row,
+  frameIndex: r.frame_index,
+  path: r.path,
+  fileName: r.file_name,
+  contentType: r.content_type,
+  size: r.size,
+  mtimeMs: r.mtime_ms,
+  state: r.state,
+  uploadId: r.upload_id,
+  partSize: r.part_size,
+  totalParts: r.total_parts,
+  error: r.error,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  transient: r.transient === 1,
+  completedAt: r.completed_at,
+});
