@@ -88,6 +88,39 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     q.recordSheetExport('p1', '2026-10-11T09:31:00.000Z');
     expect(q.lastSheetExport('p1')).toMatchObject({ designsUpdatedAt: '2026-10-11T09:31:00.000Z' });
   });
+
+  it('3: adds the retry schedule, queue metadata and the activity log, keeping every row as it was', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 2);
+    // Rows as version 2 wrote them (raw SQL: today's queue code writes version 3's columns).
+    const at = '2026-11-20T10:00:00.000Z';
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', 'cap-1', ?, ?)`).run(at, at);
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (2, 'queued', 'later', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts, error)
+       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1, 'failed', 'u1', 5242880, 3, 'InternalError (HTTP 500 on PUT /x)')`,
+    ).run();
+    db.prepare(`INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL)`).run();
+    db.prepare(`INSERT INTO sheet_exports (project, requested_at) VALUES ('p1', ?)`).run(at);
+    const dump = () => ['captures', 'files', 'parts', 'sheet_exports'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all() as Record<string, unknown>[]);
+    const before = dump();
+
+    migrate(db, ':memory:', MIGRATIONS, 3);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    const after = dump();
+    // Every old column keeps its value; the new ones start empty: no attempts, due now, not transient.
+    after.forEach((rows, t) => rows.forEach((row, i) => expect(row).toMatchObject(before[t]![i]!)));
+    expect(after[0]!.map((c) => [c.attempts, c.next_attempt_at])).toEqual([[0, null], [0, null]]);
+    expect(after[1]!.map((f) => [f.attempts, f.next_attempt_at, f.transient])).toEqual([[0, null, 0]]);
+    const q = new UploadQueue(db);
+    expect(q.file(1)).toMatchObject({ state: 'failed', attempts: 0, nextAttemptAt: null, transient: false });
+    expect(q.claimDueCapture(Date.now())).toMatchObject({ id: 2, state: 'registering' });
+    q.meta.set('partSize', 5_242_880);
+    expect(q.meta.get('partSize')).toBe(5_242_880);
+    q.activity.add({ captureRow: 1, fileId: 1, subject: 'a.insv', kind: 'failed', message: 'InternalError' });
+    expect(q.activity.list().map((a) => a.kind)).toEqual(['failed']);
+  });
 });
 
 describe('queue rows', () => {
