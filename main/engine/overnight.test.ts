@@ -39,11 +39,15 @@ afterAll(async () => {
 });
 
 /** An uploader on its own queue folder: short retry delays, and a retry schedule of `retryMs`. */
-function uploader(name: string, extra: Partial<UploaderOptions> = {}, retryMs = 200): Uploader {
+const gatewayConfig = () => {
   const { info } = svc;
+  return { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+};
+
+function uploader(name: string, extra: Partial<UploaderOptions> = {}, retryMs = 200): Uploader {
   const u = openUploader({
     dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    gateway: gatewayConfig(),
     partRetry: recommendedRetryPolicy(20, 20),
     apiRetry: recommendedRetryPolicy(20, 20),
     retrySchedule: { delayMs: () => retryMs },
@@ -374,5 +378,28 @@ describe('the retry schedule lives in the queue (#7.11)', () => {
     expect(s2.completed.map((f) => f.id)).toEqual([id]);
     expect(Date.now()).toBeGreaterThanOrEqual(nextAttemptAt!);
     expect(sha256(await stored(second, id))).toBe(sha256(bytes));
+  });
+});
+
+describe('a refusal of the credentials stops the queue, not each capture (#8.6)', () => {
+  it('a wrong API key: one message, captures stay queued; corrected, they register with no person deciding', async () => {
+    const a = makeFile('VID_20261122_090909_00_001.insv', 2000);
+    const b = makeFile('VID_20261122_091010_00_001.insv', 3000);
+    const wrong = uploader('wrong-key', { gateway: { ...gatewayConfig(), apiKey: 'not-the-key' } });
+    const blocked: (string | null)[] = [];
+    wrong.engine.on((e) => e.type === 'blocked' && blocked.push(e.message));
+    const before = capturesAtService();
+    await wrong.add([a.path, b.path], { structure: structure(), type: 'interior' });
+    const summary = await wrong.engine.drain();
+    expect(blocked).toHaveLength(1);
+    expect(summary.blocked).toMatch(/refuses the API key .*fix the API key in the settings; 2 capture\(s\)/);
+    expect(wrong.queue.captures().map((c) => c.state)).toEqual(['queued', 'queued']);
+    expect(summary.needsAttention).toEqual([]);
+    await open.pop()!.close();
+
+    const right = uploader('wrong-key');
+    const done = await right.engine.drain();
+    expect(done.completed).toHaveLength(2);
+    expect(capturesAtService()).toBe(before + 2);
   });
 });
