@@ -1,6 +1,5 @@
 import cliProgress from 'cli-progress';
 import type { DrainSummary, EngineEvent } from '../engine/engine.js';
-import type { UploadQueue } from '../queue/queue.js';
 import { formatBytes, formatEta } from '../../shared/format.js';
 
 export { formatBytes, formatEta };
@@ -100,23 +99,6 @@ export function drainExitCode(s: DrainSummary): number {
   if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length) return 1;
   if (s.waiting.length || s.queued.length || s.blocked) return 3;
   return 0;
-}
-
-/** The queue as text lines: each capture with its state, each file with state and percentage. */
-export function statusLines(queue: UploadQueue): string[] {
-  const lines: string[] = [];
-  for (const c of queue.captures()) {
-    lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${c.label}${c.captureId ? `  (id ${c.captureId})` : ''}`);
-    if (c.error) lines.push(`    ${c.error}`);
-    for (const f of queue.filesOf(c.id)) {
-      const parts = queue.parts(f.id);
-      const done = parts.filter((p) => p.etag).reduce((n, p) => n + p.size, 0);
-      const pct = f.state === 'completed' ? 100 : f.size ? Math.floor((done / f.size) * 100) : 0;
-      lines.push(`  file ${f.id}  ${f.state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${f.fileName}`);
-      if (f.error) lines.push(`      ${f.error}`);
-    }
-  }
-  return lines;
 }
 
 /** The closing report of a drain: counts, then one line per file or capture that is not done and why. */

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { GatewayConfig } from '../api/gateway.js';
+import type { Logger } from '../engine/engine.js';
+import type { Uploader } from '../uploader.js';
+import { openUploader } from '../uploader.js';
+import type { GatewayFlags } from './config.js';
+import { resolveGatewayConfig } from './config.js';
+import { attachDisplay, drainExitCode, summaryLines } from './render.js';
+
+// The commands that open the queue and talk to the service. index.ts loads this module only when
+// such a command runs, so `--help` and `status` start without got, zod or the media parsers.
+
+/** The options every command takes (see index.ts). */
+export interface GlobalOptions extends GatewayFlags {
+  dataDir?: string;
+  concurrency: number;
+  bandwidth?: number;
+  json?: boolean;
+  demo?: boolean;
+}
+
+/** A session: the uploader, and the local service when --demo started one. */
+export interface Session {
+  uploader: Uploader;
+  demo?: { structures: string[]; close(): Promise<void> };
+  dataDir: string;
+}
+
+/** Opens the queue and engine (and the local service with --demo). Throws on bad settings or a queue in use. */
+export async function openSession(opts: GlobalOptions, log: Logger): Promise<Session> {
+  const dataDir = resolve(opts.dataDir ?? process.env.CAPTURE_DATA_DIR ?? (opts.demo ? mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')) : join(homedir(), '.capture-uploader')));
+  let gateway: GatewayConfig;
+  let demo: Session['demo'];
+  if (opts.demo) {
+    // The local service runs in this process (e2e/service), so the demo needs no account.
+    const { startLocalService } = await import('../../e2e/service/index.js');
+    const service = await startLocalService({ dataDir: join(dataDir, 'local-service') });
+    const { info } = service;
+    gateway = { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+    demo = { structures: info.structures, close: () => service.close() };
+    log.info(`Local test service at ${info.baseUrl}; queue and storage in ${dataDir}`);
+  } else {
+    gateway = resolveGatewayConfig(opts);
+  }
+  const uploader = openUploader({
+    dataDir,
+    gateway,
+    concurrency: opts.concurrency,
+    bandwidthBytesPerSecond: opts.bandwidth ?? null,
+    log,
+  });
+  return { uploader, demo, dataDir };
+}
+
+/** Stops the engine, closes the queue and the local service. */
+export async function closeSession(s: Session): Promise<void> {
+  await s.uploader.close();
+  await s.demo?.close();
+}
+
+/** Diagnostics on stderr; with --json only warnings. */
+export function makeLog(json: boolean | undefined): Logger {
+  // Diagnostics go to stderr so that --json output on stdout stays one JSON object per line.
+  return {
+    info: (m) => !json && process.stderr.write(`${m}\n`),
+    warn: (m) => process.stderr.write(`warning: ${m}\n`),
+  };
+}
+
+/** `add`: queues and registers the files, printing each capture and each refusal. */
+export async function addFiles(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<void> {
+  const structure = o.structure ?? s.demo?.structures[0];
+  if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
+  const { queued, refused } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
+  const captures = queued.map((id) => s.uploader.queue.capture(id)!);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName) })), refused })}\n`);
+    return;
+  }
+  for (const c of captures) {
+    process.stdout.write(`queued capture ${c.id} "${c.label}": ${c.state}${c.error ? ` — ${c.error}` : ''}\n`);
+    for (const f of s.uploader.queue.filesOf(c.id)) process.stdout.write(`    ${f.fileName}\n`);
+  }
+  for (const r of refused) process.stdout.write(`not queued: ${r.path}: ${r.reason}\n`);
+}
+
+/** What `drain` was told: keep going through outages (`wait`), for at most `maxWaitMs`. */
+export interface DrainFlags {
+  wait?: boolean;
+  maxWait?: number;
+}
+
+/** `drain`: uploads, shows progress, prints the summary; resolves with the exit status (see `drainExitCode`). */
+export async function drain(s: Session, json: boolean | undefined, flags: DrainFlags = {}): Promise<number> {
+  const mode = json ? 'json' : process.stdout.isTTY ? 'tty' : 'lines';
+  const stop = attachDisplay((l) => s.uploader.engine.on(l), mode, process.stdout);
+  const onSignal = () => void s.uploader.engine.stop();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const wait = flags.wait || flags.maxWait !== undefined;
+  const summary = await s.uploader.engine.drain({ wait, deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  stop();
+  if (json) {
+    const file = (f: { fileName: string; id: number; error: string | null }) => ({ file: f.fileName, id: f.id, error: f.error });
+    process.stdout.write(
+      `${JSON.stringify({
+        type: 'summary',
+        exitCode: drainExitCode(summary),
+        completed: summary.completed.length,
+        failed: summary.failed.map(file),
+        waiting: summary.waiting.map((f) => ({ ...file(f), retryAt: f.nextAttemptAt === null ? null : new Date(f.nextAttemptAt).toISOString() })),
+        paused: summary.paused.map(file),
+        cancelled: summary.cancelled.map(file),
+        notRegistered: summary.queued.map((c) => ({ capture: c.id, label: c.label, error: c.error })),
+        needsAttention: summary.needsAttention.map((c) => ({ capture: c.id, label: c.label, state: c.state, error: c.error })),
+        blocked: summary.blocked,
+      })}\n`,
+    );
+  } else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);
+  return drainExitCode(summary);
+}
+
+/** With no files, the demo makes a dual-lens recording of its own: two lens files of random bytes. */
+export function sampleRecording(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
+  return [
+    [`VID_${stamp}_00_001.insv`, 12 * 1024 * 1024 + 12345],
+    [`VID_${stamp}_10_001.insv`, 7 * 1024 * 1024 + 678],
+  ].map(([name, size]) => {
+    const path = join(dir, name as string);
+    writeFileSync(path, randomBytes(size as number));
+    return path;
+  });
+}
+
+/** Opens a session for one command, sets the exit status it returns, and always closes the session. */
+export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<number | void>): Promise<void> {
+  const s = await openSession(g, makeLog(g.json));
+  try {
+    process.exitCode = (await fn(s)) ?? 0;
+  } finally {
+    await closeSession(s);
+  }
+}
