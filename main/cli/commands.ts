@@ -97,14 +97,29 @@ export interface DrainFlags {
 export async function drain(s: Session, json: boolean | undefined, flags: DrainFlags = {}): Promise<number> {
   const mode = json ? 'json' : process.stdout.isTTY ? 'tty' : 'lines';
   const stop = attachDisplay((l) => s.uploader.engine.on(l), mode, process.stdout);
-  const onSignal = () => void s.uploader.engine.stop();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // Interrupted, the drain stops cleanly (parts stored so far are kept, files go back to pending),
+  // says what is left, and exits as shells expect: 128 + the signal's number.
+  let interrupted: 'SIGINT' | 'SIGTERM' | 'EPIPE' | undefined;
+  const onSignal = (why: 'SIGINT' | 'SIGTERM' | 'EPIPE') => {
+    interrupted ??= why;
+    void s.uploader.engine.stop();
+  };
+  const onInt = () => onSignal('SIGINT');
+  const onTerm = () => onSignal('SIGTERM');
+  const offPipe = onOutputClosed(() => onSignal('EPIPE'));
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
   const wait = flags.wait || flags.maxWait !== undefined;
   const summary = await s.uploader.engine.drain({ wait, deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onInt);
+  process.off('SIGTERM', onTerm);
+  offPipe();
   stop();
+  if (interrupted === 'EPIPE') return 141; // nobody reads the output any more: as a shell's SIGPIPE
+  if (interrupted) {
+    const left = summary.waiting.length + summary.paused.length + summary.failed.length;
+    process.stderr.write(`Stopped by ${interrupted}: ${summary.completed.length} file(s) completed, ${left} not yet; the parts stored so far are kept. Run drain again to carry on.\n`);
+  }
   if (json) {
     const file = (f: { fileName: string; id: number; error: string | null }) => ({ file: f.fileName, id: f.id, error: f.error });
     process.stdout.write(
@@ -122,7 +137,22 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
       })}\n`,
     );
   } else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);
+  if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
   return drainExitCode(summary);
+}
+
+/**
+ * Calls `fn` once when stdout's reader goes away (EPIPE: `drain --json | head -n 2`); later
+ * writes are dropped instead of crashing. Returns the function that stops listening.
+ */
+function onOutputClosed(fn: () => void): () => void {
+  const onError = (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    fn();
+  };
+  process.stdout.on('error', onError);
+  return () => process.stdout.off('error', onError);
 }
 
 /** With no files, the demo makes a dual-lens recording of its own: two lens files of random bytes. */

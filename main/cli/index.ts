@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import ms from 'ms';
 import type { DrainFlags, GlobalOptions } from './commands.js';
 
@@ -73,11 +73,13 @@ program
     'after',
     `
 Exit status:
-  0  every file in the queue completed
-  1  a file failed or a capture needs a person (refused, registration unknown), or files are paused or cancelled
-  2  bad arguments or settings (nothing was sent)
-  3  work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
-     registered (run drain again, or drain --wait), or the service refuses the credentials`,
+  0    every file in the queue completed
+  1    a file failed or a capture needs a person (refused, registration unknown), or files are paused or cancelled
+  2    bad arguments or settings, or a local fault (nothing more was sent)
+  3    work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
+       registered (run drain again, or drain --wait), or the service refuses the credentials
+  130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
+  141  the output pipe was closed (e.g. piped into head); stopped the same way`,
   )
   .action((o: DrainFlags) => withSession((c, s, g) => c.drain(s, g.json, o)));
 
@@ -111,6 +113,36 @@ program
     withSession(async (_c, s) => {
       if (!o.registerAgain && !o.drop) throw new Error('say --register-again or --drop');
       s.uploader.engine.resolveRegistration(Number(id), o.drop ? 'drop' : 'register-again');
+    }),
+  );
+
+program
+  .command('remove')
+  .description('remove captures or files from this computer\'s queue (nothing changes at the platform), even while they upload')
+  .addArgument(new Argument('<kind>', 'what the numbers are').choices(['capture', 'file']))
+  .argument('<ids...>', 'capture or file numbers shown by status')
+  .action((kind: 'capture' | 'file', ids: string[]) =>
+    withSession(async (_c, s) => {
+      for (const id of ids.map(Number)) {
+        const row = kind === 'capture' ? s.uploader.queue.capture(id) : s.uploader.queue.file(id);
+        if (!row) throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status)`);
+        if (kind === 'capture') await s.uploader.engine.removeCapture(id);
+        else await s.uploader.engine.removeFile(id);
+        process.stdout.write(`removed ${kind} ${id} from this computer's queue; nothing changed at the platform\n`);
+      }
+    }),
+  );
+
+program
+  .command('cancel')
+  .description('cancel files: nothing more of them is sent (retry re-queues them)')
+  .argument('<fileIds...>')
+  .action((ids: string[]) =>
+    withSession(async (_c, s) => {
+      for (const id of ids.map(Number)) {
+        if (!s.uploader.queue.file(id)) throw new Error(`There is no file ${id} in the queue (see capture-uploader status)`);
+        s.uploader.engine.cancel(id);
+      }
     }),
   );
 

@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
+
+// The command-line uploader as scripts use it: exit codes they can trust, signals, closed pipes,
+// and the verbs that edit the local queue.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'main/cli/index.ts');
+const MiB = 1024 * 1024;
+
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'cli-test-'));
+});
+afterEach(async () => {
+  await svc.admin('DELETE', '/faults');
+  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Run {
+  child: ReturnType<typeof spawn>;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+function cli(dataDir: string, args: string[]): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  return { child, done };
+}
+
+async function queued(name: string, size: number): Promise<string> {
+  const dataDir = join(work, name);
+  const file = join(work, `${name}.mp4`);
+  writeFileSync(file, randomBytes(size));
+  const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]).done;
+  expect(add.code, add.stderr).toBe(0);
+  return dataDir;
+}
+
+const statusOf = async (dataDir: string) =>
+  JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as { captures: { id: number; state: string; files: { id: number; state: string }[] }[] };
+
+describe('capture-uploader drain, interrupted', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s stops it cleanly, says what is left and exits %i', async (signal, exitCode) => {
+    const dataDir = await queued(`signal-${signal}`, 12 * MiB);
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    const run = cli(dataDir, ['drain']);
+    await new Promise((r) => setTimeout(r, 2500));
+    run.child.kill(signal);
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(exitCode);
+    expect(res.stderr).toMatch(new RegExp(`Stopped by ${signal}: 0 file\\(s\\) completed, 1 not yet; the parts stored so far are kept`));
+    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    // The lock is released and the file waits, pending, for the next drain.
+    expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    expect((await cli(dataDir, ['drain']).done).code).toBe(0);
+  });
+
+  it('a closed output pipe (drain --json | head -n 2) stops it quietly with 141 and releases the queue', async () => {
+    const dataDir = await queued('epipe', 12 * MiB);
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    const run = cli(dataDir, ['--json', 'drain']);
+    let lines = 0;
+    await new Promise<void>((resolve) =>
+      run.child.stdout!.on('data', (d: Buffer) => {
+        lines += d.toString().split('\n').length - 1;
+        if (lines >= 2) resolve();
+      }),
+    );
+    run.child.stdout!.destroy();
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(141);
+    expect(res.stderr).not.toMatch(/EPIPE|Unhandled|\n\s+at /);
+    expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
+  });
+});
+
+describe('capture-uploader remove and cancel', () => {
+  it('cancel stops a file for good; remove takes a capture off this computer only', async () => {
+    const dataDir = await queued('verbs', 2 * MiB);
+    const before = await statusOf(dataDir);
+    const fileId = before.captures[0]!.files[0]!.id;
+    expect((await cli(dataDir, ['cancel', String(fileId)]).done).code).toBe(0);
+    const drained = await cli(dataDir, ['drain']).done;
+    expect(drained.code).toBe(1); // a cancelled file is not a completed one
+    expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('cancelled');
+
+    const removed = await cli(dataDir, ['remove', 'capture', String(before.captures[0]!.id)]).done;
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toMatch(/removed capture 1 from this computer's queue; nothing changed at the platform/);
+    expect((await statusOf(dataDir)).captures).toEqual([]);
+    const missing = await cli(dataDir, ['remove', 'file', '99']).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/There is no file 99 in the queue/);
+  });
+});
