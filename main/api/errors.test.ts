@@ -11,7 +11,9 @@ import {
   RequestNotSentError,
   classifyError,
   credentialsRefusal,
+  describeRequest,
   isTransient,
+  reasonOf,
 } from './errors.js';
 
 const put = { method: 'PUT', path: '/capture-uploads/captures/x/file.mp4' };
@@ -85,5 +87,15 @@ describe('credentialsRefusal: refusals that concern the whole queue', () => {
     ['a gateway 503', new HttpStatusError('Service Unavailable', 503, call)],
   ])('%s concerns only its own call', (_, err) => {
     expect(credentialsRefusal(err)).toBeUndefined();
+  });
+});
+
+describe('what a failed request says about itself', () => {
+  it('names host and port, never the query (signatures, tokens)', () => {
+    const req = describeRequest('PUT', 'https://storage.example.com/bucket/key?X-Amz-Signature=secret&X-Amz-Credential=AKIA');
+    expect(req).toEqual({ method: 'PUT', path: '/bucket/key', host: 'storage.example.com:443' });
+    const err = new NetworkError('No answer from the service: ECONNREFUSED', describeRequest('POST', 'http://127.0.0.1:9/gateway/x?token=t'), 'ECONNREFUSED');
+    expect(reasonOf(err)).toBe('No answer from the service: ECONNREFUSED (POST 127.0.0.1:9/gateway/x)');
+    expect(reasonOf(err)).not.toMatch(/token|secret/);
   });
 });

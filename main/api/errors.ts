@@ -9,12 +9,16 @@
 export interface FailedRequest {
   method: string;
   path: string;
+  /** `host:port` the request went to (the port always shown, so a wrong one can be spotted), when known. */
+  host?: string;
 }
 
-/** Strips a URL to its path so no query (signatures, tokens) reaches a message or a log. */
+/** Strips a URL to its host, port and path so no query (signatures, tokens) reaches a message or a log. */
 export function describeRequest(method: string, url: string | URL): FailedRequest {
   try {
-    return { method, path: new URL(url).pathname };
+    const u = new URL(url);
+    const port = u.port || (u.protocol === 'https:' ? '443' : u.protocol === 'http:' ? '80' : '');
+    return { method, path: u.pathname, host: port ? `${u.hostname}:${port}` : u.hostname };
   } catch {
     return { method, path: '(invalid URL)' };
   }
@@ -218,7 +222,8 @@ export function recommendedRetryPolicy(baseMs = 500, jitterMs = 500, retries = 4
 /** A short, human-readable reason for an error, safe to show and to log (no URLs, no secrets). */
 export function reasonOf(err: unknown): string {
   if (err instanceof HttpStatusError) return `${err.message} (HTTP ${err.status} on ${err.request.method} ${err.request.path})`;
-  if (err instanceof NetworkError) return `${err.message} (${err.request.method} ${err.request.path})`;
+  // A network error names the host and port it tried: the commonest cause is a wrong address or a proxy.
+  if (err instanceof NetworkError) return `${err.message} (${err.request.method} ${err.request.host ?? ''}${err.request.path})`;
   if (err instanceof Error) return err.message;
   return String(err);
 }
