@@ -93,7 +93,7 @@ describe('AppCore', () => {
     const structure = c.settings.view().structures[0]!;
     await h['capture:captures.register']([{ paths: [file], structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
     appendFileSync(file, 'the camera was still writing');
-    await vi.waitFor(() => expect(notified.some((n) => n.startsWith('Upload failed: growing.mp4:') && n.includes('changed on disk'))).toBe(true), { timeout: 15_000 });
+    await vi.waitFor(() => expect(notified.some((n) => n.startsWith('Upload failed: growing.mp4:') && n.includes('changed while uploading'))).toBe(true), { timeout: 15_000 });
     expect(c.queueView().files[0]!.state).toBe('failed');
   });
 

@@ -328,7 +328,7 @@ export class AppCore {
         violation: captureFilesViolation(g.files.map((f) => f.name)),
         media,
         capturedAt: ('createdAt' in media && media.createdAt) || suggestedTime(g),
-        alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f.path, f.size, f.mtimeMs))),
+        alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f))),
       });
     }
     return { captures, refused };

@@ -1,9 +1,11 @@
-import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { lstat, open, readdir, realpath } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../shared/capture-rules.js';
 import type { CandidateFile, ProposedCapture } from '../shared/grouping.js';
 import { groupIntoCaptures } from '../shared/grouping.js';
 import type { CaptureRequest } from './api/gateway.js';
+import type { FileFacts } from './file-identity.js';
+import { contentFingerprint, fileFacts } from './file-identity.js';
 import type { NewFile } from './queue/queue.js';
 
 /** What a person chose for the captures being added. `capturedAt` is ISO 8601 with a zone. */
@@ -67,13 +69,25 @@ export async function prepareCaptures(
       for (const f of group.files) refused.push({ path: f.path, reason: violation });
       continue;
     }
-    const files: NewFile[] = group.files.map((f) => ({
-      path: f.path,
-      fileName: f.name,
-      contentType: contentTypeOf(mediaKindOf(f.name)!),
-      size: f.size,
-      mtimeMs: f.mtimeMs,
-    }));
+    let files: NewFile[];
+    try {
+      files = await Promise.all(
+        group.files.map(async (f) => ({
+          path: f.path,
+          fileName: f.name,
+          contentType: contentTypeOf(mediaKindOf(f.name)!),
+          size: f.size,
+          mtimeMs: f.mtimeMs,
+          dev: f.dev,
+          ino: f.ino,
+          ctimeNs: f.ctimeNs,
+          fingerprint: await contentFingerprint(f.path, f.size),
+        })),
+      );
+    } catch (err) {
+      for (const f of group.files) refused.push({ path: f.path, reason: cannotRead((err as NodeJS.ErrnoException).code ?? 'error') });
+      continue;
+    }
     const facts = readFacts ? await readFacts(group.files[0]!.path).catch(() => ({}) as MediaFacts) : {};
     const captureDateTime = choices.capturedAt ?? facts.createdAt ?? suggestedTime(group);
     const request: CaptureRequest = {
@@ -100,17 +114,22 @@ export async function prepareCaptures(
   return { captures: prepared, refused };
 }
 
-/** A group of files from inspectPaths: the grouping's capture, with each file's modification time (ms). */
-export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: (CandidateFile & { mtimeMs: number })[] };
+/** A file found by inspectPaths: its resolved absolute path, name, and what stat says (FileFacts). */
+export type InspectedFile = CandidateFile & FileFacts;
+
+/** A group of files from inspectPaths: the grouping's capture, with each file's stat facts. */
+export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: InspectedFile[] };
 
 /**
  * Expands dropped paths (folders one level deep), proves each file can be read (opened read-only
- * and closed) and groups them into captures (shared/grouping.ts). Returns the groups and every
+ * and closed) and groups them into captures (shared/grouping.ts). Paths are made absolute and
+ * resolved (symbolic links followed once): one file reached by two paths in one drop is kept once,
+ * and links that loop or lead nowhere are listed with the reason. Returns the groups and every
  * path that will not be uploaded, with its reason.
  */
 export async function inspectPaths(paths: readonly string[]): Promise<{ groups: InspectedGroup[]; refused: RefusedPath[] }> {
   const refused: RefusedPath[] = [];
-  const candidates: (CandidateFile & { mtimeMs: number })[] = [];
+  const candidates: InspectedFile[] = [];
   for (const p of await expand(paths, refused)) {
     const problem = await unreadable(p.path);
     if (problem) refused.push({ path: p.path, reason: problem });
@@ -126,30 +145,70 @@ export function suggestedTime(group: InspectedGroup): string {
   return group.recordedAt ? new Date(group.recordedAt).toISOString() : new Date(group.files[0]!.mtimeMs).toISOString();
 }
 
-async function expand(paths: readonly string[], refused: RefusedPath[]): Promise<(CandidateFile & { mtimeMs: number })[]> {
-  const out: (CandidateFile & { mtimeMs: number })[] = [];
-  for (const path of paths) {
-    let s;
-    try {
-      s = await stat(path);
-    } catch (err) {
-      refused.push({ path, reason: `Cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): check the path and that the card or drive is still connected.` });
+async function expand(paths: readonly string[], refused: RefusedPath[]): Promise<InspectedFile[]> {
+  const out: InspectedFile[] = [];
+  const seen = new Map<string, string>(); // dev:ino → the path it was first found at
+  // `shownAs` is the path as found (a link's own path), for the message; `path` the resolved one.
+  const add = (path: string, name: string, facts: FileFacts, shownAs: string) => {
+    const key = `${facts.dev}:${facts.ino}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      if (shownAs !== first) refused.push({ path: shownAs, reason: `The same file as ${first} (another path to it); it is added once.` });
+      return;
+    }
+    seen.set(key, path);
+    out.push({ path, name, ...facts });
+  };
+  for (const given of paths) {
+    const path = resolve(given);
+    const found = await follow(path);
+    if ('reason' in found) {
+      refused.push({ path, reason: found.reason });
       continue;
     }
-    if (s.isDirectory()) {
-      const names = (await readdir(path)).sort();
+    if (found.isDirectory) {
+      const names = (await readdir(found.real)).sort();
       for (const name of names) {
-        const child = join(path, name);
-        const cs = await stat(child).catch(() => undefined);
-        if (cs?.isFile()) out.push({ path: child, name, size: cs.size, mtimeMs: cs.mtimeMs });
+        const at = join(found.real, name);
+        const child = await follow(at);
+        if ('reason' in child) refused.push({ path: at, reason: child.reason });
+        else if (child.isFile) add(child.real, basename(child.real), child.facts, at);
+        // Sub-folders are not entered: a card's recordings sit one level deep.
       }
-    } else if (s.isFile()) {
-      out.push({ path, name: basename(path), size: s.size, mtimeMs: s.mtimeMs });
+    } else if (found.isFile) {
+      add(found.real, basename(found.real), found.facts, path);
     } else {
       refused.push({ path, reason: 'Not a regular file.' });
     }
   }
   return out;
+}
+
+/**
+ * A path resolved to what it names: a symbolic link is followed (once: realpath resolves the
+ * chain), a loop or a link to nothing is explained; only regular files and folders are taken.
+ */
+async function follow(path: string): Promise<{ real: string; isFile: boolean; isDirectory: boolean; facts: FileFacts } | { reason: string }> {
+  let link = false;
+  try {
+    link = (await lstat(path)).isSymbolicLink();
+    const real = await realpath(path);
+    const facts = await fileFacts(real);
+    const kind = await lstat(real);
+    return { real, isFile: kind.isFile(), isDirectory: kind.isDirectory(), facts };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ELOOP') return { reason: 'A symbolic link that loops back on itself: it leads to no file. Remove the link or point it at the recording.' };
+    if (link && code === 'ENOENT') return { reason: 'A symbolic link to something that no longer exists. Reconnect the drive it pointed to, or remove the link.' };
+    return { reason: cannotRead(code) };
+  }
+}
+
+/** Why a path cannot be read, and what to do, by its errno code. */
+function cannotRead(code: string): string {
+  return code === 'EACCES' || code === 'EPERM'
+    ? `Cannot be read (${code}): this user has no permission to read it; copy it somewhere readable.`
+    : `Cannot be read (${code}): check the path and that the card or drive is still connected.`;
 }
 
 /** Opens the file read-only and closes it again; answers why it cannot be read, if it cannot. */
@@ -159,9 +218,6 @@ async function unreadable(path: string): Promise<string | undefined> {
     await fh.close();
     return undefined;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    return code === 'EACCES' || code === 'EPERM'
-      ? `Cannot be read (${code}): this user has no permission to read it; copy it somewhere readable.`
-      : `Cannot be read (${code}): check the path and that the card or drive is still connected.`;
+    return cannotRead((err as NodeJS.ErrnoException).code ?? 'error');
   }
 }

@@ -79,10 +79,12 @@ export function openUploader(opts: UploaderOptions): Uploader {
           for (const f of c.files) refused.push({ path: f.path, reason: f === tooBig ? tooManyParts(f.fileName, f.size, partSize) : `Not queued: ${tooBig.fileName} of the same capture is too large.` });
           continue;
         }
-        // Dropping the same card twice must not register the same recording twice.
-        const already = c.files.map((f) => queue.findQueuedFile(f.path, f.size, f.mtimeMs)).find(Boolean);
+        // Dropping the same card twice, or reaching it by another path or mount point, must not
+        // register the same recording twice (same inode, or same content fingerprint).
+        const already = c.files.map((f) => queue.findQueuedFile(f)).find(Boolean);
         if (already) {
-          for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue (capture ${already.captureRow}); it is not added twice.` });
+          const label = queue.capture(already.captureRow)?.label ?? '';
+          for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
           continue;
         }
         queued.push(queue.enqueueCapture(c.label, c.request, c.files));

@@ -89,3 +89,10 @@ describe('capture rules (§7, §8)', () => {
     expect(contentTypeOf('insv')).toBe('video/insv');
   });
 });
+
+describe('Insta360 names whose date or time cannot be', () => {
+  it('still group, labelled by name, with no recording time', () => {
+    const { captures } = groupIntoCaptures([{ path: '/c/VID_20261123_101060_00_001.insv', name: 'VID_20261123_101060_00_001.insv', size: 10 }]);
+    expect(captures.map((c) => [c.label, 'recordedAt' in c])).toEqual([['VID_20261123_101060 · segment 001', false]]);
+  });
+});

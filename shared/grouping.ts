@@ -99,12 +99,15 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
     const extra = [...rec.lens.entries()].filter(([l]) => l !== '00' && l !== '10');
     for (const [, f] of extra) setAside.push({ file: f, reason: 'Unknown lens number; Insta360 cameras write lenses 00 and 10.' });
     const lensFiles = lens10 ? [lens00, lens10] : [lens00];
+    // A name whose date or time cannot be (a renamed file: second 60, month 13) still groups by
+    // name, but carries no recording time: the media's own time or the file's is used instead.
+    const real = isRealDateTime(recordedAt);
     captures.push({
       key,
       kind: lens10 ? 'dual-lens' : 'single-lens',
-      label: `${recordedAt.replace('T', ' ')} · segment ${rec.segment}${lens10 ? ' · 2 lenses' : ''}`,
+      label: `${real ? recordedAt.replace('T', ' ') : `VID_${rec.date}_${rec.time}`} · segment ${rec.segment}${lens10 ? ' · 2 lenses' : ''}`,
       files: lensFiles,
-      recordedAt,
+      ...(real ? { recordedAt } : {}),
       segment: rec.segment,
     });
   }
@@ -117,4 +120,11 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
     else setAside.push({ file: csv, reason: `${CAPTURE_RULE_MESSAGES.noVideo}: add the .mp4 or .insv of the same name as this CSV.` });
   }
   return { captures, setAside };
+}
+
+/** Whether `YYYY-MM-DDTHH:MM:SS` names a moment that exists (no 30 February, no second 60). */
+function isRealDateTime(text: string): boolean {
+  const [y, mo, d, h, mi, se] = text.split(/[-T:]/).map(Number) as [number, number, number, number, number, number];
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, se));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === se;
 }

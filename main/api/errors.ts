@@ -70,14 +70,18 @@ export class PartIntegrityError extends Error {
   override readonly name = 'PartIntegrityError';
 }
 
-/** The file on disk is not the one that was queued (size or modification time differs). */
+/**
+ * The file on disk is not the one that was queued (another inode, size, modification or
+ * status-change time). Checked before and after every part and before complete-batch, so a file
+ * changed while it uploads is never finalized as a mix of old and new bytes.
+ */
 export class FileChangedError extends Error {
   override readonly name = 'FileChangedError';
   constructor(
     readonly path: string,
     readonly detail: string,
   ) {
-    super(`${path} changed on disk since it was queued (${detail}). Nothing more of it is sent; add the file again as a new capture.`);
+    super(`${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized; add it again as a new capture.`);
   }
 }
 

@@ -260,7 +260,7 @@ describe('pause, resume, cancel, changed files, limits', () => {
     const summary = await u.engine.drain();
     expect(summary.failed).toHaveLength(1);
     expect(summary.failed[0]!.error).toBe(
-      `${path} changed on disk since it was queued (size ${6 * MiB + 38} bytes, queued with ${6 * MiB}). Nothing more of it is sent; add the file again as a new capture.`,
+      `${path} changed while uploading (size ${6 * MiB + 38} bytes, queued with ${6 * MiB}): nothing more of it is sent and none of it was finalized; add it again as a new capture.`,
     );
     expect(u.queue.file(u.queue.filesOf(queued[0]!)[0]!.id)!.state).toBe('failed');
   });
@@ -301,7 +301,7 @@ describe('field safety', () => {
     expect((await u.add([path], { structure: structure(), type: 'interior' })).queued).toHaveLength(1);
     const second = await u.add([path], { structure: structure(), type: 'interior' });
     expect(second.queued).toEqual([]);
-    expect(second.refused).toEqual([{ path, reason: 'Already in the queue (capture 1); it is not added twice.' }]);
+    expect(second.refused).toEqual([{ path, reason: expect.stringMatching(/^Already in the queue as capture 1 \(.+\); it is not added twice\.$/) }]);
   });
 
   it('keeps secrets out of every log line, event and stored error, even when things fail', async () => {

@@ -2,20 +2,24 @@ import type { Got } from 'got';
 import { got } from 'got';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { Transform } from 'node:stream';
 import type { FailedRequest } from '../api/errors.js';
 import { CancelledError, FileChangedError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
 import { toClientError } from '../api/http.js';
+import { fileFacts, identityDifference } from '../file-identity.js';
+import type { FileIdentity } from '../queue/queue.js';
 import type { LinkMonitor } from './link.js';
 import type { Bandwidth, Pacing } from './throttle.js';
+
+/** What identified a file when it was queued: size (bytes), modification time (ms) and, for rows since migration 4, device, inode and status-change time. */
+export type ExpectedFile = { size: number; mtimeMs: number } & Partial<FileIdentity>;
 
 /** One part to send: bytes `[offset, offset + size)` of the file at `path`, to a presigned URL. */
 export interface PartJob {
   path: string;
-  /** Size (bytes) and modification time (ms) the file had when queued; a difference fails the file. */
-  expected: { size: number; mtimeMs: number };
+  /** What identified the file when it was queued; a difference fails the file. */
+  expected: ExpectedFile;
   partNumber: number;
   offset: number;
   size: number;
@@ -78,18 +82,16 @@ const putClient: Got = got.extend({
   headers: { 'user-agent': 'capture-uploader' },
 });
 
-/** Throws FileChangedError if the file's size or modification time is not what was queued, LocalFileError if it cannot be read. */
-export async function assertUnchanged(path: string, expected: { size: number; mtimeMs: number }): Promise<void> {
-  let s;
+/** Throws FileChangedError if the file on disk is not the one queued (see identityDifference), LocalFileError if it cannot be read. */
+export async function assertUnchanged(path: string, expected: ExpectedFile): Promise<void> {
+  let now;
   try {
-    s = await stat(path);
+    now = await fileFacts(path);
   } catch (err) {
     throw new LocalFileError(path, (err as NodeJS.ErrnoException).code ?? 'error');
   }
-  if (s.size !== expected.size) throw new FileChangedError(path, `size ${s.size} bytes, queued with ${expected.size}`);
-  if (Math.trunc(s.mtimeMs) !== Math.trunc(expected.mtimeMs)) {
-    throw new FileChangedError(path, `modified ${new Date(s.mtimeMs).toISOString()}, queued as ${new Date(expected.mtimeMs).toISOString()}`);
-  }
+  const difference = identityDifference(now, expected);
+  if (difference) throw new FileChangedError(path, difference);
 }
 
 /**
@@ -97,7 +99,7 @@ export async function assertUnchanged(path: string, expected: { size: number; mt
  * an unencrypted part, for a part storage holds whose ETag this queue lost (a crash, a lost
  * reply). Checks the file is unchanged before and after. Throws LocalFileError, FileChangedError.
  */
-export async function partMd5Etag(path: string, expected: { size: number; mtimeMs: number }, offset: number, size: number): Promise<string> {
+export async function partMd5Etag(path: string, expected: ExpectedFile, offset: number, size: number): Promise<string> {
   await assertUnchanged(path, expected);
   const md5 = createHash('md5');
   try {

@@ -1,4 +1,4 @@
-import { CancelledError, CredentialsRefusedError, isTransient, reasonOf } from '../api/errors.js';
+import { CancelledError, CredentialsRefusedError, FileChangedError, isTransient, reasonOf } from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions } from './events.js';
@@ -147,6 +147,8 @@ export class Scheduler {
       return;
     }
     this.ctx.log.warn(`${f.fileName} failed: ${reason}`);
+    // A changed file no longer stands for its recording: adding the recording again is allowed.
+    if (err instanceof FileChangedError) this.ctx.queue.markChanged(f.id);
     t.file(f.id, ['uploading'], 'failed', { error: reason }, { kind: 'failed', message: reason });
   }
 }

@@ -73,19 +73,22 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 1);
-    const q = new UploadQueue(db);
-    const id = q.enqueueCapture('label', request, files);
-    q.saveRegistration(id, 'cap-1', [
-      { frameIndex: 1, uploadId: 'u1', fileName: files[0]!.fileName, size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' },
-      { frameIndex: 2, uploadId: 'u2', fileName: files[1]!.fileName, size: 100, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
-    ]);
-    q.recordParts([{ fileId: 1, partNumber: 1, etag: '"abc"' }]);
+    // Rows as version 1 wrote them (raw SQL: today's queue code writes later versions' columns).
+    const at = '2026-11-20T10:00:00.000Z';
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'label', 'p1', 's1', '{}', 'cap-1', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts)
+       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1, 'pending', 'u1', 5242880, 3), (2, 1, 2, '/card/b.insv', 'b.insv', 'video/insv', 100, 1, 'pending', 'u2', 5242880, 1)`,
+    ).run();
+    db.prepare(`INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL), (2, 1, 100, NULL)`).run();
     const dump = () => ['captures', 'files', 'parts'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all());
     const before = dump();
     migrate(db, ':memory:', MIGRATIONS, 2);
     expect(dump()).toEqual(before);
     expect(db.pragma('user_version', { simple: true })).toBe(2);
-    q.recordSheetExport('p1', '2026-10-11T09:31:00.000Z');
+    db.prepare(`INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES ('p1', ?, ?)`).run(at, '2026-10-11T09:31:00.000Z');
+    migrate(db, ':memory:', MIGRATIONS);
+    const q = new UploadQueue(db);
     expect(q.lastSheetExport('p1')).toMatchObject({ designsUpdatedAt: '2026-10-11T09:31:00.000Z' });
   });
 
@@ -120,6 +123,26 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     expect(q.meta.get('partSize')).toBe(5_242_880);
     q.activity.add({ captureRow: 1, fileId: 1, subject: 'a.insv', kind: 'failed', message: 'InternalError' });
     expect(q.activity.list().map((a) => a.kind)).toEqual(['failed']);
+  });
+
+  it('4: adds file identity, keeps every row, and still finds a file queued before by its path', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 3);
+    const at = '2026-11-20T10:00:00.000Z';
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, attempts, next_attempt_at, transient)
+       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'pending', 2, 1800000000000, 1)`,
+    ).run();
+    const dump = () => db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
+    const before = dump();
+    migrate(db, ':memory:', MIGRATIONS, 4);
+    expect(dump()[0]).toMatchObject({ ...before[0], dev: null, ino: null, ctime_ns: null, fingerprint: null, changed: 0 });
+    const q = new UploadQueue(db);
+    expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123, dev: '1', ino: '2', fingerprint: 'f' })).toMatchObject({ id: 1 });
+    q.markChanged(1);
+    expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123 })).toBeUndefined();
   });
 });
 

@@ -7,7 +7,7 @@ import { QueueMeta } from './meta.js';
 import type { CaptureRowRaw, FileRowRaw, NewFile, QueuedCapture, QueuedFile, QueuedPart, CaptureState, FileState } from './rows.js';
 import { now, toCapture, toFile } from './rows.js';
 
-export type { CaptureState, FileState, NewFile, QueuedCapture, QueuedFile, QueuedPart } from './rows.js';
+export type { CaptureState, FileIdentity, FileState, NewFile, QueuedCapture, QueuedFile, QueuedPart } from './rows.js';
 
 /**
  * The upload queue: captures, their files and the files' parts, in SQLite. The only writer of
@@ -39,10 +39,12 @@ export class UploadQueue {
         )
         .run(label, request.project, request.structure, request.design ?? null, JSON.stringify(request), t, t);
       const insert = this.db.prepare(
-        `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting')`,
+        `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, dev, ino, ctime_ns, fingerprint, state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting')`,
       );
-      files.forEach((f, i) => insert.run(lastInsertRowid, request.files[i]!.frameIndex, f.path, f.fileName, f.contentType, f.size, Math.trunc(f.mtimeMs)));
+      files.forEach((f, i) =>
+        insert.run(lastInsertRowid, request.files[i]!.frameIndex, f.path, f.fileName, f.contentType, f.size, Math.trunc(f.mtimeMs), f.dev ?? null, f.ino ?? null, f.ctimeNs ?? null, f.fingerprint ?? null),
+      );
       return Number(lastInsertRowid);
     })();
   }
@@ -126,11 +128,23 @@ export class UploadQueue {
   }
 
   /** A file already in the queue with this path, size and modification time, unless it was cancelled. */
-  findQueuedFile(path: string, size: number, mtimeMs: number): QueuedFile | undefined {
+  findQueuedFile(f: Pick<NewFile, 'path' | 'size' | 'mtimeMs' | 'dev' | 'ino' | 'fingerprint'>): QueuedFile | undefined {
+    // The same recording whatever the path or mount point it is reached by: the same inode on the
+    // same device, or the same content fingerprint; rows from before fingerprints by path. A file
+    // cancelled or changed on disk no longer stands for its recording.
     const r = this.db
-      .prepare(`SELECT * FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`)
-      .get(path, size, Math.trunc(mtimeMs)) as FileRowRaw | undefined;
+      .prepare(
+        `SELECT * FROM files WHERE state != 'cancelled' AND changed = 0 AND size = ? AND (
+           (dev IS NOT NULL AND dev = ? AND ino = ?) OR (fingerprint IS NOT NULL AND fingerprint = ?) OR (fingerprint IS NULL AND path = ? AND mtime_ms = ?)
+         ) ORDER BY id DESC LIMIT 1`,
+      )
+      .get(f.size, f.dev ?? null, f.ino ?? null, f.fingerprint ?? null, f.path, Math.trunc(f.mtimeMs)) as FileRowRaw | undefined;
     return r && toFile(r);
+  }
+
+  /** Marks a file as changed on disk since it was queued (see QueuedFile.changed). */
+  markChanged(id: number): void {
+    this.db.prepare('UPDATE files SET changed = 1 WHERE id = ?').run(id);
   }
 
   /** Moves a file to another state, with an optional error (null clears it). */

@@ -38,8 +38,22 @@ export interface QueuedCapture {
   updatedAt: string;
 }
 
+/**
+ * What identifies a file's content on disk when it was queued: device and inode (decimal strings:
+ * they can exceed 2^53), the status-change time in ns (a decimal string; `touch` cannot set it
+ * back, so an in-place change with its mtime restored still shows), and a content fingerprint
+ * (hex SHA-256 of the size, the first MiB and the last MiB). Null fields: a row queued before
+ * these were kept (migration 4).
+ */
+export interface FileIdentity {
+  dev: string | null;
+  ino: string | null;
+  ctimeNs: string | null;
+  fingerprint: string | null;
+}
+
 /** A file row. `size` in bytes, `mtimeMs` the modification time (ms since epoch) when queued. */
-export interface QueuedFile {
+export interface QueuedFile extends FileIdentity {
   id: number;
   captureRow: number;
   frameIndex: number;
@@ -59,6 +73,8 @@ export interface QueuedFile {
   nextAttemptAt: number | null;
   /** Whether the last error may pass by itself (network, 5xx): true means "retrying", false "needs a person". */
   transient: boolean;
+  /** The file changed on disk while queued: it no longer stands for its recording, so adding the recording again is allowed. */
+  changed: boolean;
   completedAt: string | null;
 }
 
@@ -69,8 +85,8 @@ export interface QueuedPart {
   etag: string | null;
 }
 
-/** A file to queue: where it is and what it is. `size` bytes, `mtimeMs` ms since epoch. */
-export interface NewFile {
+/** A file to queue: where it is (an absolute, resolved path) and what it is. `size` bytes, `mtimeMs` ms since epoch. */
+export interface NewFile extends Partial<FileIdentity> {
   path: string;
   fileName: string;
   contentType: string;
@@ -117,6 +133,11 @@ export interface FileRowRaw {
   next_attempt_at: number | null;
   transient: number;
   completed_at: string | null;
+  dev: string | null;
+  ino: string | null;
+  ctime_ns: string | null;
+  fingerprint: string | null;
+  changed: number;
 }
 
 /** A `captures` row as a QueuedCapture. */
@@ -154,5 +175,10 @@ export const toFile = (r: FileRowRaw): QueuedFile => ({
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
   transient: r.transient === 1,
+  changed: r.changed === 1,
   completedAt: r.completed_at,
+  dev: r.dev,
+  ino: r.ino,
+  ctimeNs: r.ctime_ns,
+  fingerprint: r.fingerprint,
 });

@@ -1,0 +1,105 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import type { Uploader } from '../uploader.js';
+import { openUploader } from '../uploader.js';
+
+// Issue #8: nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
+// as `touch -r` does) must never be finalized as a mix; one recording is queued once whatever
+// the path it is reached by.
+const MiB = 1024 * 1024;
+const sha256 = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+let svc: TestService;
+let work: string;
+const open: Uploader[] = [];
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'integrity-test-'));
+});
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function uploader(name: string, bandwidthBytesPerSecond: number | null = null): Uploader {
+  const { info } = svc;
+  const u = openUploader({
+    dataDir: join(work, name),
+    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    partRetry: recommendedRetryPolicy(20, 20),
+    apiRetry: recommendedRetryPolicy(20, 20),
+    bandwidthBytesPerSecond,
+  });
+  open.push(u);
+  return u;
+}
+const structure = () => svc.info.structures[0]!;
+
+describe('a file changed while it uploads', () => {
+  it('changed in place at MiB 1 and MiB 11 with its mtime put back, at 2 MiB/s: fails by name, never finalized; added again, the new bytes arrive', async () => {
+    const path = join(work, 'walk-changed.mp4');
+    writeFileSync(path, randomBytes(14 * MiB));
+    const stamp = join(work, 'walk-changed.stamp');
+    writeFileSync(stamp, '');
+    execFileSync('touch', ['-r', path, stamp]); // keep its exact times, as a person would with touch -r
+    const u = uploader('changed', 2 * MiB);
+    await u.add([path], { structure: structure(), type: 'interior' });
+    const [file] = u.queue.files(['pending']);
+    const draining = u.engine.drain();
+    await vi.waitFor(() => expect(u.queue.parts(file!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
+    // dd … conv=notrunc, then touch -r: same size, same mtime, other bytes.
+    const fd = openSync(path, 'r+');
+    writeSync(fd, randomBytes(64 * 1024), 0, 64 * 1024, 1 * MiB);
+    writeSync(fd, randomBytes(64 * 1024), 0, 64 * 1024, 11 * MiB);
+    closeSync(fd);
+    execFileSync('touch', ['-r', stamp, path]);
+    expect(statSync(path).mtimeMs).toBe(statSync(stamp).mtimeMs);
+    const summary = await draining;
+
+    expect(summary.failed.map((f) => f.id)).toEqual([file!.id]);
+    expect(summary.failed[0]!.error).toMatch(/walk-changed\.mp4 changed while uploading \(its content or attributes were changed, though its modification time was kept\).*add it again as a new capture/);
+    // Storage never put the object together: the multipart upload was not completed.
+    expect(svc.store.state.uploads[file!.uploadId!]!.completedAt).toBeUndefined();
+
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    u.engine.setBandwidth(null);
+    const again = await u.add([path], { structure: structure(), type: 'interior' });
+    expect(again.refused).toEqual([]);
+    const done = await u.engine.drain();
+    expect(done.completed).toHaveLength(1);
+    const upload = svc.store.state.uploads[done.completed[0]!.uploadId!]!;
+    const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+    expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(path)));
+  });
+});
+
+describe('one recording, one capture', () => {
+  it('the same recording copied to another card path is refused, naming the capture it is already in', async () => {
+    const a = mkdtempSync(join(work, 'mount-a-'));
+    const b = mkdtempSync(join(work, 'mount-b-'));
+    const name = 'VID_20261123_141414_00_001.insv';
+    writeFileSync(join(a, name), randomBytes(2 * MiB + 3));
+    copyFileSync(join(a, name), join(b, name));
+    const u = uploader('same-recording');
+    const first = await u.add([a], { structure: structure(), type: 'interior' });
+    expect(first.queued).toHaveLength(1);
+    // The card under another mount point (another inode, same content), then the first path spelled otherwise.
+    for (const again of [[b], [join(a, '.', name)]]) {
+      const second = await u.add(again, { structure: structure(), type: 'interior' });
+      expect(second.queued).toEqual([]);
+      expect(second.refused).toEqual([{ path: expect.stringMatching(/VID_20261123_141414_00_001\.insv$/), reason: expect.stringMatching(/^Already in the queue as capture 1 \(2026-11-23 14:14:14 · segment 001\); it is not added twice\.$/) }]);
+    }
+  });
+});
