@@ -1,43 +1,96 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 
-/** Another process holds the queue; nothing was opened. */
+/** Another process holds the queue; nothing was opened. `holder` is what it wrote about itself, if readable. */
 export class QueueInUseError extends Error {
   override readonly name = 'QueueInUseError';
   constructor(
     readonly dir: string,
-    readonly pid: number,
+    readonly lockFile: string,
+    readonly holder: LockHolder | undefined,
   ) {
-    super(`The upload queue in ${dir} is in use by another Capture Uploader (process ${pid}). Close it, or wait for it to finish, and try again.`);
+    const who = holder ? `process ${holder.pid} on ${holder.host}, since ${holder.since}` : 'another process';
+    super(
+      `The upload queue in ${dir} is in use by another Capture Uploader (${who}; lock ${lockFile}). ` +
+        'Close it or wait for it to finish, then try again. The lock goes away by itself when that process ends.',
+    );
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** What the lock's holder writes about itself beside the lock (`queue.lock.owner`). `since` is ISO 8601. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  since: string;
 }
 
 /**
- * Takes the queue folder's lock file (`queue.lock`, holding this process id) so that one process
- * is the queue's only writer. A lock left by a process that no longer runs (killed, crashed) is
- * taken over. Returns the release function. Throws QueueInUseError when a live process holds it.
+ * Takes the queue folder's lock so that one process is the queue's only writer, and returns the
+ * release function.
+ *
+ * The lock is an operating-system lock, not a PID in a file: `queue.lock` is a tiny SQLite database
+ * held in exclusive locking mode by an open write transaction (SQLite's own file locking: fcntl on
+ * Unix, LockFileEx on Windows). The system drops it the moment the holding process ends, however it
+ * ends, so a lock left by a killed process is free at once, and a PID reused by another process
+ * after a reboot cannot hold the queue. Two processes starting together cannot both win: taking the
+ * lock is one atomic step, and the file is never deleted (deleting it could let a second process
+ * lock a new file while the first still holds the old one). Who holds it is written to
+ * `queue.lock.owner`, for the refusal message only.
+ *
+ * Throws QueueInUseError (naming the lock file and its holder) when a live process holds it.
+ * A `queue.lock` left by an earlier version (a text file with a PID) is replaced.
  */
 export function lockQueue(dir: string, file = `${dir}/queue.lock`): () => void {
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const owner = `${file}.owner`;
+  let db: Database.Database | undefined;
+  // Two processes starting at the same instant can each hold the shared lock the other needs to
+  // give up, and SQLite then answers both "busy" at once: each steps back for a random moment and
+  // tries again; only a lock still held after that is someone's.
+  for (let attempt = 0; !db; attempt++) {
     try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(file, { force: true });
+      db = take(file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new QueueInUseError(dir, pid);
-      rmSync(file, { force: true }); // stale: its process is gone
+      const code = (err as { code?: string }).code;
+      if (code === 'SQLITE_NOTADB') rmSync(file, { force: true }); // an earlier version's PID file: no OS lock guards it
+      else if (code !== 'SQLITE_BUSY') throw err;
+      else if (attempt >= 4) throw new QueueInUseError(dir, file, readHolder(owner));
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.random() * 80);
     }
   }
-  throw new QueueInUseError(dir, NaN);
+  const holder: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  writeFileSync(owner, JSON.stringify(holder));
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    rmSync(owner, { force: true });
+    db.close(); // rolls the transaction back and drops the lock
+  };
+}
+
+const LOCK_WAIT_MS = 100;
+
+/** Opens the lock database and takes its exclusive lock now (no waiting). Throws SqliteError (SQLITE_BUSY when held). */
+function take(file: string): Database.Database {
+  // A short wait rides out the instant two starting processes both touch the file; a holder keeps
+  // the lock for its whole run, so waiting longer would only delay the refusal.
+  const db = new Database(file, { timeout: LOCK_WAIT_MS });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    // An exclusive transaction left open holds the file's exclusive lock until the connection closes.
+    db.exec('BEGIN EXCLUSIVE');
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function readHolder(owner: string): LockHolder | undefined {
+  try {
+    return JSON.parse(readFileSync(owner, 'utf8')) as LockHolder;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,6 @@
+import { buildSync } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -208,19 +211,70 @@ describe('queue rows', () => {
   });
 });
 
+const require = createRequire(import.meta.url);
+
 describe('one writer', () => {
-  it('refuses a second process on the same queue folder, and takes over a lock left by a dead one', async () => {
+  // A process that takes the lock the way lockQueue does, says so, and waits to be killed.
+  const holder = (dir: string) => {
+    const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))}); const db = new D(${JSON.stringify(join(dir, 'queue.lock'))}, { timeout: 250 });
+      db.pragma('locking_mode = EXCLUSIVE'); db.exec('BEGIN EXCLUSIVE'); console.log('locked'); setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    return { child, locked: new Promise<void>((resolve) => child.stdout.once('data', () => resolve())) };
+  };
+
+  it('refuses a second writer, naming the lock file and its holder', async () => {
     const { lockQueue, QueueInUseError } = await import('./lock.js');
     const dir = mkdtempSync(join(work, 'lock-'));
     const release = lockQueue(dir);
-    writeFileSync(join(dir, 'queue.lock'), '1'); // pid 1 is alive (init) and is not this process
     expect(() => lockQueue(dir)).toThrow(QueueInUseError);
-    expect(() => lockQueue(dir)).toThrow(/in use by another Capture Uploader \(process 1\)/);
-    writeFileSync(join(dir, 'queue.lock'), '999999999'); // no such process: a stale lock
-    const again = lockQueue(dir);
-    expect(readFileSync(join(dir, 'queue.lock'), 'utf8')).toBe(String(process.pid));
-    again();
+    expect(() => lockQueue(dir)).toThrow(new RegExp(`in use by another Capture Uploader \\(process ${process.pid} on .+, since .+; lock ${join(dir, 'queue.lock')}\\)`));
     release();
-    expect(existsSync(join(dir, 'queue.lock'))).toBe(false);
+    lockQueue(dir)();
   });
+
+  it('a lock held by a process that is killed is free at once; a PID file of an earlier version is replaced', async () => {
+    const { lockQueue, QueueInUseError } = await import('./lock.js');
+    const dir = mkdtempSync(join(work, 'lock-killed-'));
+    const h = holder(dir);
+    await h.locked;
+    expect(() => lockQueue(dir)).toThrow(QueueInUseError);
+    h.child.kill('SIGKILL');
+    await new Promise((r) => h.child.once('exit', r));
+    lockQueue(dir)();
+
+    const old = mkdtempSync(join(work, 'lock-old-'));
+    writeFileSync(join(old, 'queue.lock'), '1'); // an earlier version's lock naming pid 1: alive, not us
+    const release = lockQueue(old);
+    expect(() => lockQueue(old)).toThrow(QueueInUseError);
+    release();
+  });
+
+  it('50 pairs of processes racing for one lock: never both hold it at once', async () => {
+    const dir = mkdtempSync(join(work, 'lock-race-'));
+    // The real lockQueue, bundled for plain node (under node_modules so better-sqlite3 resolves).
+    const bundle = join(process.cwd(), 'node_modules/.cache/lock-race/lock.cjs');
+    buildSync({ entryPoints: ['main/queue/lock.ts'], bundle: true, platform: 'node', format: 'cjs', external: ['better-sqlite3'], outfile: bundle, logLevel: 'warning' });
+    const script = `const { lockQueue } = require(${JSON.stringify(bundle)});
+      try { const release = lockQueue(${JSON.stringify(dir)}); const from = Date.now(); setTimeout(() => { const to = Date.now(); release(); console.log('held ' + from + ' ' + to); }, 150); }
+      catch (e) { console.log(e.name); }`;
+    const run = () =>
+      new Promise<string>((resolve) => {
+        const c = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        c.on('exit', () => resolve(out.trim()));
+      });
+    for (let trial = 0; trial < 50; trial++) {
+      const results = await Promise.all([run(), run()]);
+      // Each either held the lock for a while (the other waited it out, or was refused) or was refused.
+      for (const r of results) expect(r).toMatch(/^(held \d+ \d+|QueueInUseError)$/);
+      const held = results.filter((r) => r.startsWith('held')).map((r) => r.split(' ').slice(1).map(Number) as [number, number]);
+      expect(held.length, `trial ${trial}`).toBeGreaterThanOrEqual(1);
+      if (held.length === 2) {
+        const [a, b] = held.sort((x, y) => x[0] - y[0]) as [[number, number], [number, number]];
+        expect(b[0], `trial ${trial}: the second took the lock before the first let go`).toBeGreaterThanOrEqual(a[1]);
+      }
+    }
+  }, 120_000);
 });
+
