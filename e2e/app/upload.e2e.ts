@@ -229,3 +229,28 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   info.annotations.push({ type: 'scroll-to-end-ms', description: String(Date.now() - started) });
   await shot(page, info, '10-thousand-files.png');
 });
+
+test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Try now carries on', async ({ page }, info) => {
+  await setUpLocal(page);
+  const file = join(work, 'walk-outage.mp4');
+  writeFileSync(file, randomBytes(300_000));
+  // Storage answers every part with 500: the attempt ends, and the file waits for its retry time.
+  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
+  await h.drop([file]);
+  await page.getByRole('button', { name: 'Register 1 capture and upload' }).click();
+  const r = row(page, 'walk-outage.mp4');
+  await expect(r).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
+  await expect(r).toContainText(/Retrying at \d\d:\d\d \(attempt 2\)/);
+  await expect(r).toContainText('storage unavailable');
+  await expect(r).not.toContainText('Needs you');
+  await expect(page.getByTestId('queue-counts')).toContainText('1 waiting to retry · 0 need you');
+  // The service's own words stay one click away.
+  await r.getByText('storage unavailable').click();
+  await expect(r).toContainText('InternalError');
+  await shot(page, info, '10-retrying.png');
+
+  await h.svc.admin('DELETE', '/faults');
+  await r.getByRole('button', { name: 'Try now' }).click();
+  await expect(r).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
+  expect(await storedSha('walk-outage.mp4')).toBe(sha256(readFileSync(file)));
+});

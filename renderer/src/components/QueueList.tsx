@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import type { RowComponentProps } from 'react-window';
 import { List } from 'react-window';
+import { clockTime, plainCause } from '../../../shared/causes.js';
 import type { QueueCapture, QueueFile } from '../../../shared/ipc.js';
 import { formatBytes, formatEta } from '../format.js';
 import { useApp } from '../store.js';
@@ -13,9 +14,18 @@ const STATE_LABEL: Record<QueueFile['state'], string> = {
   uploading: 'Uploading',
   paused: 'Paused',
   completed: 'Completed',
-  failed: 'Failed',
+  failed: 'Needs you',
   cancelled: 'Cancelled',
 };
+
+/** Whether a file waits to be tried again by itself (a passing failure, with its retry time). */
+const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !== null;
+
+/** What the row says about a file's state: what happens next, not only what happened. */
+function stateText(f: QueueFile): string {
+  if (retrying(f)) return `Retrying at ${clockTime(f.retryAt!)} (attempt ${f.attempts + 1})`;
+  return STATE_LABEL[f.state];
+}
 
 /** The upload queue: every file with its progress and controls; windowed so 1,000 files stay smooth. */
 export function QueueList() {
@@ -27,6 +37,12 @@ export function QueueList() {
   const total = active.reduce((n, f) => n + f.size, 0);
   const sent = active.reduce((n, f) => n + f.bytesSent, 0);
   const speed = active.reduce((n, f) => n + f.bytesPerSecond, 0);
+  const counts = {
+    completed: queue.files.filter((f) => f.state === 'completed').length,
+    uploading: queue.files.filter((f) => f.state === 'uploading').length,
+    retrying: queue.files.filter(retrying).length,
+    needYou: queue.files.filter((f) => f.state === 'failed').length + attention.length,
+  };
 
   return (
     <section className="queue" aria-label="Upload queue">
@@ -36,6 +52,9 @@ export function QueueList() {
           {queue.files.filter((f) => f.state === 'completed').length} of {queue.files.length} files completed
           {active.length > 0 && ` · ${formatBytes(sent)} of ${formatBytes(total)} · ${formatBytes(speed)}/s · ${formatEta(speed > 0 ? (total - sent) / speed : null)} left`}
         </span>
+        <span className="counts" data-testid="queue-counts">
+          {counts.uploading} uploading · {counts.retrying} waiting to retry · {counts.needYou} need you
+        </span>
         <div className="actions">
           <BandwidthLimit />
           <button onClick={() => void control('pause', { all: true })}>Pause all</button>
@@ -43,6 +62,11 @@ export function QueueList() {
           <button onClick={() => void control('retry', { all: true })}>Retry failed</button>
         </div>
       </header>
+      {queue.blocked && (
+        <div className="attention blocked" role="alert" data-testid="queue-blocked">
+          <strong>Uploads stopped:</strong> {queue.blocked} Correct it in Settings; nothing queued is lost.
+        </div>
+      )}
       {attention.map((c) => (
         <AttentionRow key={c.id} capture={c} />
       ))}
@@ -55,7 +79,8 @@ export function QueueList() {
           rowCount={queue.files.length}
           rowHeight={ROW_HEIGHT}
           rowProps={{ files: queue.files, labels }}
-          style={{ height: Math.min(queue.files.length, 8) * ROW_HEIGHT }}
+          // With no scrolling needed the list lets an opened cause show past its last row.
+          style={{ height: Math.min(queue.files.length, 8) * ROW_HEIGHT, overflow: queue.files.length <= 8 ? 'visible' : undefined }}
         />
       )}
     </section>
@@ -108,14 +133,22 @@ function FileRow({ index, style, files, labels }: RowComponentProps<{ files: Que
   const remove = useApp((s) => s.removeCapture);
   const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
   return (
-    <div className={`file-row ${f.state}`} style={style} data-testid="file-row" data-file={f.fileName} data-state={f.state} data-parts-done={f.partsDone}>
+    <div
+      className={`file-row ${f.state}`}
+      style={style}
+      data-testid="file-row"
+      data-file={f.fileName}
+      data-state={f.state}
+      data-retrying={retrying(f) ? 'true' : undefined}
+      data-parts-done={f.partsDone}
+    >
       <div className="name">
         <strong>{f.fileName}</strong>
         <span className="muted"> · {labels.get(f.captureRow)}</span>
       </div>
       <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
       <div className="stats">
-        <span className={`state ${f.state}`}>{STATE_LABEL[f.state]}</span>
+        <span className={`state ${retrying(f) ? 'retrying' : f.state}`}>{stateText(f)}</span>
         <span>
           {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)} · part {f.partsDone} of {f.partsTotal || '—'}
         </span>
@@ -125,15 +158,20 @@ function FileRow({ index, style, files, labels }: RowComponentProps<{ files: Que
           </span>
         )}
         {f.error && (
-          <span className="error" title={f.error}>
-            {f.error} — Retry resumes from the parts already uploaded.
-          </span>
+          <details className={retrying(f) ? 'cause' : 'cause error'}>
+            <summary>
+              {plainCause(f.error)}
+              {f.state === 'failed' && ' — Retry resumes from the parts already uploaded.'}
+            </summary>
+            <span className="raw">{f.error}</span>
+          </details>
         )}
       </div>
       <div className="actions">
         {(f.state === 'uploading' || f.state === 'pending') && <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>}
         {f.state === 'paused' && <button onClick={() => void control('resume', { fileId: f.id })}>Resume</button>}
         {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
+        {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Try now</button>}
         {f.state !== 'uploading' && (
           <button className="link" onClick={() => void remove(f.captureRow)}>
             Remove
