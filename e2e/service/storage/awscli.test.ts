@@ -60,6 +60,11 @@ describe('Debian awscli against the local storage', () => {
     const out = join(work, 'big.out');
     await aws('s3api', 'get-object', '--bucket', svc.info.s3.bucket, '--key', 'awscli/big.bin', out);
     expect(sha256(readFileSync(out))).toBe(sha256(bytes));
+    // Listing, as `aws s3 ls` does it (ListObjectsV2 with a delimiter, then ListBuckets).
+    const listed = (await aws('s3', 'ls', `s3://${svc.info.s3.bucket}/awscli/`)).stdout;
+    expect(listed).toMatch(new RegExp(`\\s${20 * MiB} big\\.bin$`, 'm'));
+    expect((await aws('s3', 'ls', `s3://${svc.info.s3.bucket}/`)).stdout).toMatch(/PRE awscli\/$/m);
+    expect((await aws('s3', 'ls')).stdout).toMatch(new RegExp(` ${svc.info.s3.bucket}$`, 'm'));
     const copy = join(work, 'big.copy');
     await aws('s3', 'cp', `s3://${svc.info.s3.bucket}/awscli/big.bin`, copy);
     expect(sha256(readFileSync(copy))).toBe(sha256(bytes));

@@ -40,7 +40,8 @@ function classify(req: IncomingMessage): S3Request {
   const partNumber = pn === null ? undefined : Number(pn);
   const has = (k: string) => query.has(k);
   let operation = 'Unknown';
-  if (!key) operation = m === 'GET' ? 'ListObjects' : m === 'HEAD' ? 'HeadBucket' : 'Unknown';
+  if (!bucket) operation = m === 'GET' ? 'ListBuckets' : 'Unknown';
+  else if (!key) operation = m === 'GET' ? (query.get('list-type') === '2' ? 'ListObjectsV2' : 'ListObjects') : m === 'HEAD' ? 'HeadBucket' : m === 'PUT' ? 'CreateBucket' : 'Unknown';
   else if (m === 'PUT') operation = has('uploadId') && pn !== null ? 'UploadPart' : 'PutObject';
   else if (m === 'POST') operation = has('uploads') ? 'CreateMultipartUpload' : has('uploadId') ? 'CompleteMultipartUpload' : 'Unknown';
   else if (m === 'GET') operation = has('uploadId') ? 'ListParts' : 'GetObject';
@@ -57,7 +58,8 @@ const httpDate = (iso: string) => new Date(iso).toUTCString();
  * Serves, with S3's rules and error codes: CreateMultipartUpload, UploadPart (presigned or
  * header-signed; ETag header is the quoted MD5 of the part), ListParts with paging
  * (`max-parts`, `part-number-marker`), CompleteMultipartUpload, AbortMultipartUpload,
- * PutObject, GetObject (with Range) and HeadObject. Every request must carry a valid SigV4
+ * PutObject, GetObject (with Range), HeadObject, HeadBucket, ListBuckets and ListObjects (v1 and
+ * v2, with prefix, delimiter, paging and URL encoding). Every request must carry a valid SigV4
  * signature. Faults from the registry are applied per request (see faults.ts).
  */
 export function createStorageHandler(opts: StorageOptions): (req: IncomingMessage, res: ServerResponse) => void {
@@ -101,6 +103,29 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   }
 
   const verified = await verifySigV4(req, opts.credentials);
+  if (r.operation === 'ListBuckets') {
+    const buckets = await opts.store.listBuckets();
+    return sendXml(
+      res,
+      200,
+      s3Xml('ListAllMyBucketsResult', {
+        Owner: { ID: 'local', DisplayName: 'local' },
+        Buckets: { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created })) },
+      }),
+    );
+  }
+  if (r.operation === 'CreateBucket') {
+    // Clients such as rclone make sure the bucket exists before writing: as S3 in us-east-1 does
+    // for a bucket of your own, that is a success; other buckets are created empty.
+    await drain(req);
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(r.bucket) || r.bucket.includes('..')) {
+      throw new S3Error('InvalidBucketName', 'The specified bucket is not valid.', 400);
+    }
+    await opts.store.init([r.bucket]);
+    res.writeHead(200, { location: `/${r.bucket}`, 'content-length': 0 });
+    res.end();
+    return;
+  }
   opts.store.assertBucket(r.bucket);
 
   switch (r.operation) {
@@ -171,6 +196,14 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       res.end();
       return;
     }
+    case 'ListObjects':
+    case 'ListObjectsV2':
+      if (fault?.type === 'status') throw statusError(fault.status);
+      return sendXml(res, 200, await listObjects(opts, r));
+    case 'HeadBucket':
+      res.writeHead(200, { 'content-length': 0 });
+      res.end();
+      return;
     case 'HeadObject':
     case 'GetObject':
       if (fault?.type === 'status') throw statusError(fault.status);
@@ -178,6 +211,66 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
     default:
       throw s3Errors.notImplemented(r.operation === 'Unknown' ? `${method} on this resource` : r.operation);
   }
+}
+
+/**
+ * ListObjects (v1: `marker`) and ListObjectsV2 (`list-type=2`: `continuation-token`,
+ * `start-after`), with `prefix`, `delimiter` (keys rolled up into CommonPrefixes), `max-keys`
+ * (at most 1000) and `encoding-type=url` (keys URL-encoded, as rclone asks for).
+ */
+async function listObjects(opts: StorageOptions, r: S3Request): Promise<string> {
+  const q = r.query;
+  const v2 = r.operation === 'ListObjectsV2';
+  const prefix = q.get('prefix') ?? '';
+  const delimiter = q.get('delimiter') ?? '';
+  const maxKeys = Math.max(0, Math.min(Number(q.get('max-keys') ?? 1000) || 1000, 1000));
+  const token = q.get('continuation-token');
+  const after = v2 ? (token ? Buffer.from(token, 'base64url').toString() : (q.get('start-after') ?? '')) : (q.get('marker') ?? '');
+  const url = q.get('encoding-type') === 'url';
+  const enc = (key: string) => (url ? encodeURIComponent(key).replaceAll('%2F', '/') : key);
+
+  const contents: { Key: string; LastModified: string; ETag: string; Size: number; StorageClass: string }[] = [];
+  const prefixes: string[] = [];
+  let last = '';
+  let truncated = false;
+  for (const o of await opts.store.listObjects(r.bucket)) {
+    if (!o.key.startsWith(prefix) || o.key <= after) continue;
+    const rest = o.key.slice(prefix.length);
+    const cut = delimiter ? rest.indexOf(delimiter) : -1;
+    const common = cut >= 0 ? prefix + rest.slice(0, cut + delimiter.length) : undefined;
+    if (common !== undefined && common === prefixes.at(-1)) continue; // rolled up already
+    if (contents.length + prefixes.length >= maxKeys) {
+      truncated = true;
+      break;
+    }
+    if (common !== undefined) {
+      prefixes.push(common);
+      last = common;
+    } else {
+      contents.push({ Key: enc(o.key), LastModified: o.lastModified, ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' });
+      last = o.key;
+    }
+  }
+  // A rolled-up prefix is resumed after everything under it.
+  const resumeAfter = prefixes.at(-1) === last && last ? `${last}\u{10FFFF}` : last;
+  return s3Xml('ListBucketResult', {
+    Name: r.bucket,
+    Prefix: enc(prefix),
+    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
+    MaxKeys: maxKeys,
+    ...(url ? { EncodingType: 'url' } : {}),
+    IsTruncated: truncated,
+    ...(v2
+      ? {
+          KeyCount: contents.length + prefixes.length,
+          ...(token ? { ContinuationToken: token } : {}),
+          ...(truncated ? { NextContinuationToken: Buffer.from(resumeAfter).toString('base64url') } : {}),
+          ...(q.has('start-after') ? { StartAfter: enc(q.get('start-after')!) } : {}),
+        }
+      : { Marker: enc(q.get('marker') ?? ''), ...(truncated && delimiter ? { NextMarker: enc(resumeAfter) } : {}) }),
+    Contents: contents,
+    CommonPrefixes: prefixes.map((p) => ({ Prefix: enc(p) })),
+  });
 }
 
 function statusError(status: number): S3Error {

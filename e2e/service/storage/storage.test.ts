@@ -4,6 +4,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
@@ -228,6 +229,27 @@ describe('AbortMultipartUpload, PutObject, GetObject ranges', () => {
       new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentMD5: createHash('md5').update(body).digest('base64') }),
     );
     expect(ok.ETag).toBe(`"${md5(body)}"`);
+  });
+});
+
+describe('ListObjectsV2', () => {
+  it('pages with continuation tokens and rolls keys up under a delimiter', async () => {
+    const keys = ['list/a.bin', 'list/b.bin', 'list/dir1/x.bin', 'list/dir1/y.bin', 'list/dir2/z.bin', 'list/e.bin'];
+    for (const Key of keys) await s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body: Key }));
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'list/', Delimiter: '/', MaxKeys: 2, ContinuationToken: token }));
+      expect((page.Contents?.length ?? 0) + (page.CommonPrefixes?.length ?? 0)).toBeLessThanOrEqual(2);
+      seen.push(...(page.Contents ?? []).map((c) => c.Key!), ...(page.CommonPrefixes ?? []).map((p) => p.Prefix!));
+      token = page.NextContinuationToken;
+    } while (token);
+    expect(seen.sort()).toEqual(['list/a.bin', 'list/b.bin', 'list/dir1/', 'list/dir2/', 'list/e.bin']);
+    const all = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'list/dir1/' }));
+    expect(all.Contents!.map((c) => [c.Key, c.Size])).toEqual([
+      ['list/dir1/x.bin', 15],
+      ['list/dir1/y.bin', 15],
+    ]);
   });
 });
 

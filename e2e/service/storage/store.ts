@@ -123,6 +123,22 @@ export class DiskStore {
     return info;
   }
 
+  /** Every object of a bucket, sorted by key (ListObjects). Reads each object's metadata file. */
+  async listObjects(bucket: string): Promise<ObjectInfo[]> {
+    this.assertBucket(bucket);
+    const dir = join(this.root, 'buckets', bucket);
+    const names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
+    const infos = await Promise.all(names.map((n) => readJson<ObjectInfo>(join(dir, n))));
+    return infos.filter((i): i is ObjectInfo => i !== undefined).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** The buckets, with their creation time (ISO 8601) (ListBuckets). */
+  async listBuckets(): Promise<{ name: string; created: string }[]> {
+    const root = join(this.root, 'buckets');
+    const names = (await readdir(root)).sort();
+    return Promise.all(names.map(async (name) => ({ name, created: (await stat(join(root, name))).birthtime.toISOString() })));
+  }
+
   /** Path of an object's bytes on disk (for streaming a GetObject). */
   objectFile(bucket: string, key: string): string {
     return `${this.objectBase(bucket, key)}.bin`;

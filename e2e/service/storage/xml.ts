@@ -4,7 +4,9 @@ import { s3Errors } from './errors.js';
 
 const NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false });
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, isArray: (name) => name === 'Part' });
+// Entities decoded as XML allows them, numeric character references included: Go's encoder (rclone,
+// aws-sdk-go) writes the ETags' quotes as `&#34;`.
+const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: true, htmlEntities: true, isArray: (name) => name === 'Part' });
 
 /** Renders an S3 response document: `<Root xmlns=…>…</Root>` with an XML declaration. */
 export function s3Xml(root: string, body: Record<string, unknown>): string {
@@ -34,6 +36,6 @@ export function parseCompleteMultipartUpload(xml: string): { partNumber: number;
   return parts.map((p) => {
     const partNumber = Number(p.PartNumber);
     if (!Number.isInteger(partNumber) || typeof p.ETag !== 'string') throw s3Errors.malformedXml();
-    return { partNumber, etag: p.ETag.replaceAll('&quot;', '"').trim() };
+    return { partNumber, etag: p.ETag.trim() };
   });
 }
