@@ -151,6 +151,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       await new Promise<void>((r) => server.close(() => r()));
     }
     s3.destroy();
+    store.flush();
   };
   return { info, store, faults, storage, close };
 }

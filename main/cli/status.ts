@@ -26,8 +26,10 @@ function storedParts(db: Database.Database): Map<number, { parts: number; bytes:
 export function statusOutput(queue: UploadQueue, json: boolean | undefined): string[] {
   const stored = storedParts(queue.db);
   const byCapture = new Map<number, QueuedFile[]>();
-  for (const f of queue.files(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled'])) {
-    byCapture.set(f.captureRow, [...(byCapture.get(f.captureRow) ?? []), f]);
+  for (const f of queue.allFiles()) {
+    const list = byCapture.get(f.captureRow);
+    if (list) list.push(f);
+    else byCapture.set(f.captureRow, [f]);
   }
   const captures = queue.captures();
   if (json) {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { statementCache } from './statements.js';
 
 /**
  * What happened, in the words the activity log uses. A capture: `queued`, `registered`,
@@ -49,13 +50,15 @@ export type NewActivity = Omit<ActivityEntry, 'id' | 'at'> & { at?: string };
  * `reasonOf`, which strips URLs to their path).
  */
 export class ActivityLog {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sql: (text: string) => Database.Statement = statementCache(db),
+  ) {}
 
   /** Appends one entry and returns it with its id and time. Throws SqliteError on a storage failure. */
   add(e: NewActivity): ActivityEntry {
     const at = e.at ?? new Date().toISOString();
-    const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO activity (at, capture_row, file_id, subject, kind, message) VALUES (?, ?, ?, ?, ?, ?)')
+    const { lastInsertRowid } = this.sql('INSERT INTO activity (at, capture_row, file_id, subject, kind, message) VALUES (?, ?, ?, ?, ?, ?)')
       .run(at, e.captureRow, e.fileId, e.subject, e.kind, e.message);
     return { id: Number(lastInsertRowid), at, captureRow: e.captureRow, fileId: e.fileId, subject: e.subject, kind: e.kind, message: e.message };
   }
@@ -65,8 +68,7 @@ export class ActivityLog {
    * ones when more match; default 1,000).
    */
   list(opts: { since?: string; limit?: number } = {}): ActivityEntry[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.sql(
         `SELECT id, at, capture_row AS captureRow, file_id AS fileId, subject, kind, message FROM activity
          WHERE at >= ? ORDER BY id DESC LIMIT ?`,
       )

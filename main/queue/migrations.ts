@@ -119,6 +119,9 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE files ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX files_by_inode ON files (dev, ino);
         CREATE INDEX files_by_fingerprint ON files (fingerprint);
+        -- The next due capture or file is the first by id in its state: found without a scan.
+        CREATE INDEX captures_by_state ON captures (state, id);
+        CREATE INDEX files_by_state_id ON files (state, id);
       `);
     },
   },

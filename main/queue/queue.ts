@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { ManifestEntry } from '../api/schemas.js';
 import { ActivityLog } from './activity.js';
+import { statementCache } from './statements.js';
 import { QueueMeta } from './meta.js';
 
 import type { CaptureRowRaw, FileRowRaw, NewFile, QueuedCapture, QueuedFile, QueuedPart, CaptureState, FileState } from './rows.js';
@@ -20,9 +21,12 @@ export class UploadQueue {
   /** Facts about the queue as a whole (the service's part size). */
   readonly meta: QueueMeta;
 
+  private readonly sql: (text: string) => Database.Statement;
+
   constructor(readonly db: Database.Database) {
-    this.activity = new ActivityLog(db);
-    this.meta = new QueueMeta(db);
+    this.sql = statementCache(db);
+    this.activity = new ActivityLog(db, this.sql);
+    this.meta = new QueueMeta(db, this.sql);
   }
 
   /**
@@ -32,13 +36,12 @@ export class UploadQueue {
   enqueueCapture(label: string, request: CaptureRequest, files: NewFile[]): number {
     return this.db.transaction(() => {
       const t = now();
-      const { lastInsertRowid } = this.db
-        .prepare(
+      const { lastInsertRowid } = this.sql(
           `INSERT INTO captures (state, label, project, structure, design, request_json, created_at, updated_at)
            VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(label, request.project, request.structure, request.design ?? null, JSON.stringify(request), t, t);
-      const insert = this.db.prepare(
+      const insert = this.sql(
         `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, dev, ino, ctime_ns, fingerprint, state)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting')`,
       );
@@ -51,7 +54,7 @@ export class UploadQueue {
 
   /** Moves a capture to another state, with an optional error message (null clears it). */
   setCaptureState(id: number, state: CaptureState, error: string | null = null): void {
-    const r = this.db.prepare('UPDATE captures SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, now(), id);
+    const r = this.sql('UPDATE captures SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, now(), id);
     if (r.changes === 0) throw new Error(`No capture ${id} in the queue`);
   }
 
@@ -64,8 +67,8 @@ export class UploadQueue {
     this.db.transaction(() => {
       const files = this.filesOf(id);
       if (manifest.length !== files.length) throw new Error(`The service registered ${manifest.length} files; ${files.length} were sent`);
-      const setFile = this.db.prepare(`UPDATE files SET upload_id = ?, part_size = ?, total_parts = ?, state = 'pending' WHERE id = ?`);
-      const addPart = this.db.prepare('INSERT INTO parts (file_id, part_number, size) VALUES (?, ?, ?)');
+      const setFile = this.sql(`UPDATE files SET upload_id = ?, part_size = ?, total_parts = ?, state = 'pending' WHERE id = ?`);
+      const addPart = this.sql('INSERT INTO parts (file_id, part_number, size) VALUES (?, ?, ?)');
       for (const f of files) {
         const m = manifest.find((e) => e.frameIndex === f.frameIndex);
         if (!m) throw new Error(`The service's manifest has no entry for ${f.fileName} (frameIndex ${f.frameIndex})`);
@@ -73,7 +76,7 @@ export class UploadQueue {
         setFile.run(m.uploadId, m.partSize, m.totalParts, f.id);
         for (let n = 1; n <= m.totalParts; n++) addPart.run(f.id, n, Math.max(0, Math.min(m.partSize, f.size - (n - 1) * m.partSize)));
       }
-      this.db.prepare(`UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`).run(captureId, now(), id);
+      this.sql(`UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`).run(captureId, now(), id);
     })();
   }
 
@@ -84,18 +87,18 @@ export class UploadQueue {
    */
   recoverInterrupted(): { unknownRegistrations: number; resumedFiles: number } {
     return this.db.transaction(() => {
-      const a = this.db.prepare(`UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering'`).run(
+      const a = this.sql(`UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering'`).run(
         now(),
         'The app stopped while registering this capture; the service may or may not have it. Register it again, or drop it if it already appears on the platform.',
       );
-      const b = this.db.prepare(`UPDATE files SET state = 'pending' WHERE state = 'uploading'`).run();
+      const b = this.sql(`UPDATE files SET state = 'pending' WHERE state = 'uploading'`).run();
       return { unknownRegistrations: a.changes, resumedFiles: b.changes };
     })();
   }
 
   /** A capture by row id, or undefined. */
   capture(id: number): QueuedCapture | undefined {
-    const r = this.db.prepare('SELECT * FROM captures WHERE id = ?').get(id) as CaptureRowRaw | undefined;
+    const r = this.sql('SELECT * FROM captures WHERE id = ?').get(id) as CaptureRowRaw | undefined;
     return r && toCapture(r);
   }
 
@@ -103,27 +106,32 @@ export class UploadQueue {
   captures(states?: CaptureState[]): QueuedCapture[] {
     const rows = (
       states?.length
-        ? this.db.prepare(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states)
-        : this.db.prepare('SELECT * FROM captures ORDER BY id').all()
+        ? this.sql(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states)
+        : this.sql('SELECT * FROM captures ORDER BY id').all()
     ) as CaptureRowRaw[];
     return rows.map(toCapture);
   }
 
+  /** Every file of the queue, by capture and frame index (one query, for views of the whole queue). */
+  allFiles(): QueuedFile[] {
+    return (this.sql('SELECT * FROM files ORDER BY capture_row, frame_index').all() as FileRowRaw[]).map(toFile);
+  }
+
   /** The files of a capture, by frame index. */
   filesOf(captureRow: number): QueuedFile[] {
-    return (this.db.prepare('SELECT * FROM files WHERE capture_row = ? ORDER BY frame_index').all(captureRow) as FileRowRaw[]).map(toFile);
+    return (this.sql('SELECT * FROM files WHERE capture_row = ? ORDER BY frame_index').all(captureRow) as FileRowRaw[]).map(toFile);
   }
 
   /** A file by id, or undefined. */
   file(id: number): QueuedFile | undefined {
-    const r = this.db.prepare('SELECT * FROM files WHERE id = ?').get(id) as FileRowRaw | undefined;
+    const r = this.sql('SELECT * FROM files WHERE id = ?').get(id) as FileRowRaw | undefined;
     return r && toFile(r);
   }
 
   /** Files in the given states, oldest first. */
   files(states: FileState[]): QueuedFile[] {
     return (
-      this.db.prepare(`SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states) as FileRowRaw[]
+      this.sql(`SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states) as FileRowRaw[]
     ).map(toFile);
   }
 
@@ -132,8 +140,7 @@ export class UploadQueue {
     // The same recording whatever the path or mount point it is reached by: the same inode on the
     // same device, or the same content fingerprint; rows from before fingerprints by path. A file
     // cancelled or changed on disk no longer stands for its recording.
-    const r = this.db
-      .prepare(
+    const r = this.sql(
         `SELECT * FROM files WHERE state != 'cancelled' AND changed = 0 AND size = ? AND (
            (dev IS NOT NULL AND dev = ? AND ino = ?) OR (fingerprint IS NOT NULL AND fingerprint = ?) OR (fingerprint IS NULL AND path = ? AND mtime_ms = ?)
          ) ORDER BY id DESC LIMIT 1`,
@@ -144,25 +151,24 @@ export class UploadQueue {
 
   /** Marks a file as changed on disk since it was queued (see QueuedFile.changed). */
   markChanged(id: number): void {
-    this.db.prepare('UPDATE files SET changed = 1 WHERE id = ?').run(id);
+    this.sql('UPDATE files SET changed = 1 WHERE id = ?').run(id);
   }
 
   /** Moves a file to another state, with an optional error (null clears it). */
   setFileState(id: number, state: FileState, error: string | null = null): void {
     const completedAt = state === 'completed' ? now() : null;
-    const r = this.db.prepare('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
+    const r = this.sql('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
     if (r.changes === 0) throw new Error(`No file ${id} in the queue`);
   }
 
   /** Moves every file in `from` states to `to` (pause all, resume all); returns how many moved. */
   moveFiles(from: FileState[], to: FileState): number {
-    return this.db.prepare(`UPDATE files SET state = ?, error = NULL WHERE state IN (${from.map(() => '?').join(',')})`).run(to, ...from).changes;
+    return this.sql(`UPDATE files SET state = ?, error = NULL WHERE state IN (${from.map(() => '?').join(',')})`).run(to, ...from).changes;
   }
 
   /** The parts of a file, ascending. */
   parts(fileId: number): QueuedPart[] {
-    return this.db
-      .prepare('SELECT part_number AS partNumber, size, etag FROM parts WHERE file_id = ? ORDER BY part_number')
+    return this.sql('SELECT part_number AS partNumber, size, etag FROM parts WHERE file_id = ? ORDER BY part_number')
       .all(fileId) as QueuedPart[];
   }
 
@@ -170,7 +176,7 @@ export class UploadQueue {
   recordParts(done: { fileId: number; partNumber: number; etag: string }[]): void {
     if (done.length === 0) return;
     const t = now();
-    const stmt = this.db.prepare('UPDATE parts SET etag = ?, uploaded_at = ? WHERE file_id = ? AND part_number = ?');
+    const stmt = this.sql('UPDATE parts SET etag = ?, uploaded_at = ? WHERE file_id = ? AND part_number = ?');
     this.db.transaction(() => {
       for (const d of done) stmt.run(d.etag, t, d.fileId, d.partNumber);
     })();
@@ -178,7 +184,7 @@ export class UploadQueue {
 
   /** Forgets a part's ETag (storage no longer has it, or it must be sent again). */
   clearPart(fileId: number, partNumber: number): void {
-    this.db.prepare('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ?').run(fileId, partNumber);
+    this.sql('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ?').run(fileId, partNumber);
   }
 
   /**
@@ -187,8 +193,7 @@ export class UploadQueue {
    * (§4.4 add-capture is not idempotent). Returns it, or undefined when none is due.
    */
   claimDueCapture(at: number): QueuedCapture | undefined {
-    const r = this.db
-      .prepare(
+    const r = this.sql(
         `UPDATE captures SET state = 'registering', updated_at = ?
          WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT 1)
            AND state = 'queued'
@@ -206,8 +211,7 @@ export class UploadQueue {
   moveCapture(id: number, from: CaptureState[], to: CaptureState, error: string | null = null, retryAt?: number): boolean {
     const counted = retryAt === undefined ? 'attempts' : 'attempts + 1';
     return (
-      this.db
-        .prepare(
+      this.sql(
           `UPDATE captures SET state = ?, error = ?, next_attempt_at = ?, attempts = ${counted}, updated_at = ?
            WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
         )
@@ -217,7 +221,7 @@ export class UploadQueue {
 
   /** Makes every queued capture due sooner than `at` (ms since epoch) wait until then, without counting an attempt. */
   deferQueuedCaptures(at: number): void {
-    this.db.prepare(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at < ?)`).run(at, at);
+    this.sql(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at < ?)`).run(at, at);
   }
 
   /**
@@ -227,8 +231,7 @@ export class UploadQueue {
   dueFiles(at: number, limit: number, exclude: readonly number[] = []): QueuedFile[] {
     const skip = exclude.length ? `AND id NOT IN (${exclude.map(() => '?').join(',')})` : '';
     return (
-      this.db
-        .prepare(
+      this.sql(
           `SELECT * FROM files WHERE state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ${skip}
            ORDER BY COALESCE(next_attempt_at, 0), id LIMIT ?`,
         )
@@ -238,8 +241,7 @@ export class UploadQueue {
 
   /** The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when none waits. */
   nextDueAt(): number | null {
-    const r = this.db
-      .prepare(
+    const r = this.sql(
         `SELECT MIN(t) AS t FROM (
            SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending'
            UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
@@ -262,8 +264,7 @@ export class UploadQueue {
   ): boolean {
     const attempts = change.resetAttempts ? '0' : change.retryAt !== undefined ? 'attempts + 1' : 'attempts';
     return (
-      this.db
-        .prepare(
+      this.sql(
           `UPDATE files SET state = ?, error = ?, next_attempt_at = ?, transient = ?, attempts = ${attempts},
              completed_at = CASE WHEN ? = 'completed' THEN ? ELSE completed_at END
            WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
@@ -274,12 +275,12 @@ export class UploadQueue {
 
   /** Removes one file and its parts from the queue (its capture stays; nothing on the service is touched). */
   removeFile(id: number): void {
-    this.db.prepare('DELETE FROM files WHERE id = ?').run(id);
+    this.sql('DELETE FROM files WHERE id = ?').run(id);
   }
 
   /** Marks the capture completed once every one of its files is. */
   completeCaptureIfDone(captureRow: number): boolean {
-    const open = this.db.prepare(`SELECT COUNT(*) AS n FROM files WHERE capture_row = ? AND state != 'completed'`).get(captureRow) as { n: number };
+    const open = this.sql(`SELECT COUNT(*) AS n FROM files WHERE capture_row = ? AND state != 'completed'`).get(captureRow) as { n: number };
     if (open.n > 0) return false;
     this.setCaptureState(captureRow, 'completed');
     return true;
@@ -287,13 +288,12 @@ export class UploadQueue {
 
   /** Removes a capture and its files and parts from the queue (nothing on the service is touched). */
   removeCapture(id: number): void {
-    this.db.prepare('DELETE FROM captures WHERE id = ?').run(id);
+    this.sql('DELETE FROM captures WHERE id = ?').run(id);
   }
 
   /** Records that the default sheets of a project were exported, and the design time known then (§4.2, §4.3). */
   recordSheetExport(project: string, designsUpdatedAt: string | null): void {
-    this.db
-      .prepare(
+    this.sql(
         `INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES (?, ?, ?)
          ON CONFLICT (project) DO UPDATE SET requested_at = excluded.requested_at, designs_updated_at = excluded.designs_updated_at`,
       )
@@ -302,7 +302,7 @@ export class UploadQueue {
 
   /** The last export of a project's default sheets, if any. */
   lastSheetExport(project: string): { requestedAt: string; designsUpdatedAt: string | null } | undefined {
-    return this.db.prepare('SELECT requested_at AS requestedAt, designs_updated_at AS designsUpdatedAt FROM sheet_exports WHERE project = ?').get(project) as
+    return this.sql('SELECT requested_at AS requestedAt, designs_updated_at AS designsUpdatedAt FROM sheet_exports WHERE project = ?').get(project) as
       | { requestedAt: string; designsUpdatedAt: string | null }
       | undefined;
   }

@@ -120,24 +120,49 @@ export const stableId = (name: string) => createHash('sha1').update(name).digest
 /** A fresh random 24-hex id. */
 export const newId = () => randomBytes(12).toString('hex');
 
+// Changes are written at most this often (ms). Rewriting the whole state on every request made
+// each registration cost more than the last (10 MB at 10,000 files: `add` of 5,000 pairs took
+// 233 s); coalesced, a burst of requests costs one write per interval.
+const SAVE_INTERVAL_MS = 1000;
+
 /**
  * The state, loaded from `<dataDir>/service-state.json` or seeded there on first start, and
- * written back atomically after each change so a restarted service carries on where it was.
+ * written back atomically (tmp file + rename) so a restarted service carries on where it was.
+ *
+ * Writes are coalesced: `save()` marks the state changed and it is written within a second, and at
+ * once by `flush()` (which `close()` calls). A stand-in's choice, written down: a service killed
+ * with SIGKILL may forget the changes of its last second, which a real service would not; a
+ * closed or restarted one forgets nothing.
  */
 export class StateStore {
   readonly file: string;
   state: ServiceState;
+  private timer: NodeJS.Timeout | undefined;
+  private dirty = false;
 
   constructor(dataDir: string) {
     this.file = join(dataDir, 'service-state.json');
     this.state = existsSync(this.file) ? (JSON.parse(readFileSync(this.file, 'utf8')) as ServiceState) : seed();
-    this.save();
+    this.dirty = true;
+    this.flush();
   }
 
-  /** Writes the state (tmp file + rename, so a crash never leaves half a file). */
+  /** Marks the state changed: it is written within a second (see the class comment). */
   save(): void {
+    this.dirty = true;
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), SAVE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Writes the state now if it changed (tmp file + rename, so a crash never leaves half a file). */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.dirty) return;
+    this.dirty = false;
     const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state, null, 1));
+    writeFileSync(tmp, JSON.stringify(this.state));
     renameSync(tmp, this.file);
   }
 
