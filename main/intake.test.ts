@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -100,5 +100,25 @@ describe('intake never crashes, whatever the names and trees (property-based)', 
       }),
       { numRuns: 60, seed: 20261123 },
     );
+  });
+});
+
+describe('odd media is queued with a warning, not refused', () => {
+  it('random bytes named .insv and a truncated .mp4 are warned about; the real recording is not', async () => {
+    const { readMediaFacts } = await import('./media/metadata.js');
+    const { fileURLToPath } = await import('node:url');
+    const fixtures = fileURLToPath(new URL('../../shared/fixtures/', import.meta.url));
+    const dir = mkdtempSync(join(work, 'odd-'));
+    writeFileSync(join(dir, 'VID_20261123_151515_00_001.insv'), randomBytes(5000));
+    const mp4 = readFileSync(join(fixtures, 'walkthrough.mp4'));
+    writeFileSync(join(dir, 'cut.mp4'), mp4.subarray(0, 4096));
+    copyFileSync(join(fixtures, 'sample.insv'), join(dir, 'VID_20231121_201609_00_007.insv'));
+    const { captures, refused, warnings } = await prepareCaptures([dir], choices, readMediaFacts);
+    expect(refused).toEqual([]);
+    expect(captures).toHaveLength(3);
+    expect(warnings.map((w) => [w.path.split('/').at(-1), w.reason.slice(0, 28)]).sort()).toEqual([
+      ['VID_20261123_151515_00_001.insv', 'No readable MP4 header (moov'],
+      ['cut.mp4', 'No readable MP4 header (moov'],
+    ]);
   });
 });

@@ -51,18 +51,20 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{
  *
  * The capture time is, in order: `capturedAt`, the media's own creation time (`readFacts`), the
  * date-time in an Insta360 file name (local time of this machine), the file's modification time.
- * Throws Error when `capturedAt` is not ISO 8601 with a zone.
+ * `warnings` names files queued all the same whose media looks odd (no MP4 header, no Insta360
+ * trailer). Throws Error when `capturedAt` is not ISO 8601 with a zone.
  */
 export async function prepareCaptures(
   paths: readonly string[],
   choices: IntakeChoices,
   readFacts?: (path: string) => Promise<MediaFacts>,
-): Promise<{ captures: PreparedCapture[]; refused: RefusedPath[] }> {
+): Promise<{ captures: PreparedCapture[]; refused: RefusedPath[]; warnings: RefusedPath[] }> {
   if (choices.capturedAt !== undefined && !(ISO_WITH_ZONE.test(choices.capturedAt) && !Number.isNaN(Date.parse(choices.capturedAt)))) {
     throw new Error(`--captured-at ${choices.capturedAt} is not an ISO 8601 time with a zone, e.g. 2026-11-20T15:04:05+01:00`);
   }
   const { groups, refused } = await inspectPaths(paths);
   const prepared: PreparedCapture[] = [];
+  const warnings: RefusedPath[] = [];
   for (const group of groups) {
     const violation = captureFilesViolation(group.files.map((f) => f.name));
     if (violation) {
@@ -88,7 +90,19 @@ export async function prepareCaptures(
       for (const f of group.files) refused.push({ path: f.path, reason: cannotRead((err as NodeJS.ErrnoException).code ?? 'error') });
       continue;
     }
-    const facts = readFacts ? await readFacts(group.files[0]!.path).catch(() => ({}) as MediaFacts) : {};
+    const first = group.files[0]!;
+    let facts: MediaFacts = {};
+    if (readFacts) {
+      // Odd media is uploaded as it is, with a word: the platform may still make sense of it.
+      try {
+        facts = await readFacts(first.path);
+        if (mediaKindOf(first.name) === 'insv' && !facts.cameraModel) {
+          warnings.push({ path: first.path, reason: 'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.' });
+        }
+      } catch {
+        warnings.push({ path: first.path, reason: 'No readable MP4 header (moov box): the file may be truncated or not a video. Uploaded as it is; check it plays.' });
+      }
+    }
     const captureDateTime = choices.capturedAt ?? facts.createdAt ?? suggestedTime(group);
     const request: CaptureRequest = {
       project: choices.project,
@@ -111,7 +125,7 @@ export async function prepareCaptures(
     };
     prepared.push({ label: group.label, request, files });
   }
-  return { captures: prepared, refused };
+  return { captures: prepared, refused, warnings };
 }
 
 /** A file found by inspectPaths: its resolved absolute path, name, and what stat says (FileFacts). */

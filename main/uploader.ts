@@ -39,7 +39,7 @@ export interface Uploader {
    * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
    * Returns the row ids queued and the paths refused with their reasons.
    */
-  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[] }>;
+  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   close(): Promise<void>;
 }
 
@@ -68,7 +68,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
     engine,
     setAside,
     async add(paths, choices) {
-      const { captures, refused } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
+      const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
       // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
       // last gave (the interface's sample, 5 MiB, before any registration); registration checks again.
@@ -90,7 +90,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
         queued.push(queue.enqueueCapture(c.label, c.request, c.files));
       }
       await engine.registerQueued();
-      return { queued, refused };
+      return { queued, refused, warnings };
     },
     async close() {
       await engine.stop();

@@ -9,6 +9,7 @@ import { openUploader } from '../uploader.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
 import { attachDisplay, drainExitCode, summaryLines } from './render.js';
+import { printable } from './printable.js';
 
 // The commands that open the queue and talk to the service. index.ts loads this module only when
 // such a command runs, so `--help` and `status` start without got, zod or the media parsers.
@@ -74,17 +75,18 @@ export function makeLog(json: boolean | undefined): Logger {
 export async function addFiles(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<void> {
   const structure = o.structure ?? s.demo?.structures[0];
   if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
-  const { queued, refused } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
+  const { queued, refused, warnings } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
   if (json) {
-    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName) })), refused })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName) })), refused, warnings })}\n`);
     return;
   }
   for (const c of captures) {
-    process.stdout.write(`queued capture ${c.id} "${c.label}": ${c.state}${c.error ? ` — ${c.error}` : ''}\n`);
-    for (const f of s.uploader.queue.filesOf(c.id)) process.stdout.write(`    ${f.fileName}\n`);
+    process.stdout.write(`queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${c.error}` : ''}\n`);
+    for (const f of s.uploader.queue.filesOf(c.id)) process.stdout.write(`    ${printable(f.fileName)}\n`);
   }
-  for (const r of refused) process.stdout.write(`not queued: ${r.path}: ${r.reason}\n`);
+  for (const r of refused) process.stdout.write(`not queued: ${printable(r.path)}: ${r.reason}\n`);
+  for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${w.reason}\n`);
 }
 
 /** What `drain` was told: keep going through outages (`wait`), for at most `maxWaitMs`. */
@@ -134,6 +136,7 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
         notRegistered: summary.queued.map((c) => ({ capture: c.id, label: c.label, error: c.error })),
         needsAttention: summary.needsAttention.map((c) => ({ capture: c.id, label: c.label, state: c.state, error: c.error })),
         blocked: summary.blocked,
+        fatal: summary.fatal,
       })}\n`,
     );
   } else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);

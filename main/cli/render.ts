@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { DrainSummary, EngineEvent } from '../engine/engine.js';
 import { formatBytes, formatEta } from '../../shared/format.js';
+import { printable } from './printable.js';
 
 export { formatBytes, formatEta };
 
@@ -81,10 +82,13 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
 
 /** The line an event prints outside the progress bars (completions, failures, scheduled retries, warnings), or undefined. */
 function eventLine(e: EngineEvent): string | undefined {
-  if (e.type === 'file' && e.state === 'completed') return `completed  ${e.fileName}\n`;
-  if (e.type === 'file' && e.state === 'failed') return `FAILED     ${e.fileName}: ${e.error}\n`;
-  if (e.type === 'activity' && (e.entry.kind === 'retry-scheduled' || e.entry.kind === 'registration-retry')) return `retrying   ${e.entry.subject}: ${e.entry.message}\n`;
+  if (e.type === 'file' && e.state === 'completed') return `completed  ${printable(e.fileName)}\n`;
+  if (e.type === 'file' && e.state === 'failed') return `FAILED     ${printable(e.fileName)}: ${printable(e.error ?? '')}\n`;
+  if (e.type === 'activity' && (e.entry.kind === 'retry-scheduled' || e.entry.kind === 'registration-retry')) {
+    return `retrying   ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
+  }
   if (e.type === 'blocked' && e.message) return `STOPPED    ${e.message}\n`;
+  if (e.type === 'fatal') return `STOPPED    ${e.message}\n`;
   if (e.type === 'warning') return `warning: ${e.message}\n`;
   return undefined;
 }
@@ -92,10 +96,12 @@ function eventLine(e: EngineEvent): string | undefined {
 /**
  * The exit status of a drain (documented in `drain --help` and the README): 0 when every file
  * completed; 1 when something needs a person (failed files, refused or unknown registrations,
- * paused or cancelled files); 3 when what is left goes on by itself (scheduled retries,
- * captures not yet registered) or the queue is blocked by refused credentials.
+ * paused or cancelled files); 2 when the queue database cannot be written (a local fault); 3 when
+ * what is left goes on by itself (scheduled retries, captures not yet registered) or the queue is
+ * blocked by refused credentials.
  */
 export function drainExitCode(s: DrainSummary): number {
+  if (s.fatal) return 2;
   if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length) return 1;
   if (s.waiting.length || s.queued.length || s.blocked) return 3;
   return 0;
@@ -108,14 +114,15 @@ export function summaryLines(s: DrainSummary): string[] {
       (s.cancelled.length ? `, ${s.cancelled.length} cancelled` : '') +
       '.',
   ];
+  if (s.fatal) lines.push(`STOPPED ${s.fatal}`);
   if (s.blocked) lines.push(`STOPPED ${s.blocked}`);
-  for (const f of s.failed) lines.push(`FAILED ${f.fileName} (file ${f.id}): ${f.error}`);
+  for (const f of s.failed) lines.push(`FAILED ${printable(f.fileName)} (file ${f.id}): ${printable(f.error ?? '')}`);
   for (const f of s.waiting) {
     const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'not sent yet';
-    lines.push(`WAITING ${f.fileName} (file ${f.id}): ${when}${f.error ? ` — ${f.error}` : ''}`);
+    lines.push(`WAITING ${printable(f.fileName)} (file ${f.id}): ${when}${f.error ? ` — ${printable(f.error)}` : ''}`);
   }
-  for (const c of s.queued) lines.push(`NOT REGISTERED YET capture ${c.id} "${c.label}"${c.error ? `: ${c.error}` : ''}`);
-  for (const c of s.needsAttention) lines.push(`NEEDS ATTENTION capture ${c.id} "${c.label}" (${c.state}): ${c.error ?? ''}`);
+  for (const c of s.queued) lines.push(`NOT REGISTERED YET capture ${c.id} "${printable(c.label)}"${c.error ? `: ${printable(c.error)}` : ''}`);
+  for (const c of s.needsAttention) lines.push(`NEEDS ATTENTION capture ${c.id} "${printable(c.label)}" (${c.state}): ${printable(c.error ?? '')}`);
   if (s.waiting.length || s.queued.length) lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
   return lines;
 }

@@ -5,6 +5,9 @@ import { join, resolve } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
 import { LATEST_VERSION } from '../queue/migrations.js';
 import { UploadQueue } from '../queue/queue.js';
+import { printable } from './printable.js';
+
+export { printable };
 import type { QueuedFile } from '../queue/queue.js';
 
 // `capture-uploader status` reads the queue without the lock and without credentials: SQLite's WAL
@@ -54,12 +57,6 @@ export function statusOutput(queue: UploadQueue, json: boolean | undefined): str
   }
   if (captures.length === 0) lines.push('The queue is empty.');
   return lines;
-}
-
-/** A name or message with control characters (a newline in a file name) shown escaped, so each record stays one line. */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (ch) => JSON.stringify(ch).slice(1, -1));
 }
 
 /**

@@ -37,4 +37,9 @@ export interface EngineContext {
   etagsAreMd5?: boolean;
   /** Tells listeners something a person should know (once per cause). */
   warn(message: string): void;
+  /**
+   * Stops the engine for good when the queue database cannot be written (QueueStorageError or an
+   * SQLite storage error); answers whether `err` was such an error (otherwise nothing happens).
+   */
+  fatal(err: unknown): boolean;
 }

@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import type { CredentialsRefusedError } from '../api/errors.js';
+import { QueueStorageError, queueStorageError } from '../queue/db.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { FileState, UploadQueue } from '../queue/queue.js';
@@ -38,9 +40,12 @@ export class UploadEngine {
   private readonly warned = new Set<string>();
   private draining?: Promise<DrainSummary>;
   private blockedBy: string | null = null;
+  private fatalError: string | null = null;
+  private readonly queueFile: string;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
+    this.queueFile = opts.queueFile ?? opts.queue.db.name;
     const bandwidth = new Bandwidth(opts.bandwidthBytesPerSecond ?? null);
     const stallTimeoutMs = opts.stallTimeoutMs ?? 30_000;
     this.ctx = {
@@ -50,7 +55,7 @@ export class UploadEngine {
       limiter: new Limiter(opts.concurrency ?? 4),
       bandwidth,
       link: new LinkMonitor(opts.minLinkRate ?? 16 * 1024, bandwidth),
-      ledger: new PartLedger(opts.queue),
+      ledger: new PartLedger(opts.queue, 100, (err) => this.fail(err) || this.ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
       tracker: new ProgressTracker((files, overall) => this.emit({ type: 'progress', files, overall }), opts.progressIntervalMs ?? 100),
       log: opts.log ?? { info: () => {}, warn: () => {} },
       partRetry: opts.partRetry ?? recommendedRetryPolicy(),
@@ -59,10 +64,11 @@ export class UploadEngine {
       maxResigns: opts.maxResigns ?? 3,
       maxRounds: opts.maxRounds ?? 3,
       warn: (message) => this.warn(message),
+      fatal: (err) => this.fail(err),
     };
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
-    this.scheduler = new Scheduler(this.ctx, this.registrar, { blocked: onBlocked, isBlocked: () => this.blockedBy !== null });
+    this.scheduler = new Scheduler(this.ctx, this.registrar, { blocked: onBlocked, isBlocked: () => this.blockedBy !== null || this.fatalError !== null });
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
@@ -101,6 +107,11 @@ export class UploadEngine {
     return this.blockedBy;
   }
 
+  /** Why the engine stopped for good (the queue database cannot be written), or null. */
+  get fatal(): string | null {
+    return this.fatalError;
+  }
+
   /** Whether a drain is running. */
   get running(): boolean {
     return this.draining !== undefined;
@@ -119,11 +130,50 @@ export class UploadEngine {
 
   private async drainOnce(opts: DrainOptions): Promise<DrainSummary> {
     this.registrar.restart();
-    await this.scheduler.run(opts);
-    await this.registrar.stop();
-    this.ctx.ledger.flush();
+    // A queue file deleted or replaced under a running drain would take every later write with it.
+    const watch = setInterval(() => this.checkQueueFile(), 1000);
+    try {
+      await this.scheduler.run(opts);
+      await this.registrar.stop();
+      this.ctx.ledger.flush();
+    } catch (err) {
+      if (!this.fail(err)) throw err;
+      await this.scheduler.stop();
+      await this.registrar.stop();
+    } finally {
+      clearInterval(watch);
+    }
     this.ctx.tracker.flush();
     return this.summary();
+  }
+
+  /**
+   * Stops the engine for good when `err` is a failure of the queue database (full disk,
+   * read-only, deleted, I/O error): one message, every task stopped, nothing more written.
+   * Answers whether it was such a failure.
+   */
+  private fail(err: unknown): boolean {
+    const fault = queueStorageError(this.queueFile, err);
+    if (!fault) return false;
+    if (this.fatalError !== null) return true;
+    this.fatalError = fault.message;
+    this.ctx.log.warn(fault.message);
+    this.emit({ type: 'fatal', message: fault.message });
+    void this.scheduler.stop();
+    return true;
+  }
+
+  private queueIno?: number;
+  private checkQueueFile(): void {
+    if (this.queueFile === ':memory:' || this.queueFile === '') return;
+    let ino: number | undefined;
+    try {
+      ino = statSync(this.queueFile).ino;
+    } catch {
+      ino = undefined;
+    }
+    this.queueIno ??= ino;
+    if (ino === undefined || ino !== this.queueIno) this.fail(new QueueStorageError(this.queueFile, 'DELETED'));
   }
 
   /** Registers the due queued captures now (joining a registration already running); resolves when none is left. */
@@ -145,6 +195,7 @@ export class UploadEngine {
       queued: q.captures(['queued', 'registering']),
       needsAttention: q.captures(['registration_unknown', 'rejected', 'failed']),
       blocked: this.blockedBy,
+      fatal: this.fatalError,
     };
   }
 
@@ -155,7 +206,11 @@ export class UploadEngine {
     await registrar;
     await this.draining?.catch(() => undefined);
     this.ctx.gateway.abortAll();
-    this.ctx.ledger.flush();
+    try {
+      this.ctx.ledger.flush();
+    } catch (err) {
+      if (!this.fail(err)) throw err; // said once; storage has the parts, the next start reconciles
+    }
   }
 
   /** Pauses one file: committed at once; its parts in flight are aborted; stored parts are kept. */

@@ -36,6 +36,8 @@ export interface EngineOptions {
   maxRounds?: number;
   /** Minimum time between progress events (default 100: ten a second at most). */
   progressIntervalMs?: number;
+  /** The queue database's file, to name it in errors and to notice it being deleted during a drain. */
+  queueFile?: string;
   log?: Logger;
 }
 
@@ -62,6 +64,8 @@ export type EngineEvent =
   | { type: 'activity'; entry: ActivityEntry }
   /** The service refuses the queue's credentials (message), or no longer (null). */
   | { type: 'blocked'; message: string | null }
+  /** The queue database cannot be written any more (full disk, read-only, deleted): the engine stopped. */
+  | { type: 'fatal'; message: string }
   | { type: 'warning'; message: string };
 
 /** The queue once a drain stopped: files and captures by outcome. */
@@ -79,6 +83,8 @@ export interface DrainSummary {
   needsAttention: QueuedCapture[];
   /** Why the whole queue stopped (credentials refused), or null. */
   blocked: string | null;
+  /** Why the engine stopped for good (the queue database cannot be written: full disk, read-only, deleted), or null. */
+  fatal: string | null;
 }
 
 /** What `drain` does when nothing can run right now. Times in ms since epoch. */

@@ -103,3 +103,44 @@ describe('one recording, one capture', () => {
     }
   });
 });
+
+describe('the queue database fails under a running drain', () => {
+  it('a full disk while recording parts: one message naming queue.db, the drain stops, nothing queued is lost', async () => {
+    const path = join(work, 'walk-full-disk.mp4');
+    writeFileSync(path, randomBytes(12 * MiB));
+    const u = uploader('full-disk', 4 * MiB);
+    await u.add([path], { structure: structure(), type: 'interior' });
+    const events: string[] = [];
+    u.engine.on((e) => e.type === 'fatal' && events.push(e.message));
+    // SQLite's answer when the disk is full, from the next write of stored parts on.
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const record = vi.spyOn(u.queue, 'recordParts').mockImplementation(() => {
+      throw full;
+    });
+    const summary = await u.engine.drain();
+    expect(summary.fatal).toMatch(/^The upload queue .*full-disk\/queue\.db cannot be written \(SQLITE_FULL\): the disk it is on is full\. Free some space, then run again; nothing queued was lost\.$/);
+    expect(events).toEqual([summary.fatal]);
+    expect(u.queue.captures()).toHaveLength(1);
+    // Space again: the next drain finishes the file without sending the stored parts twice.
+    record.mockRestore();
+    await open.pop()!.close();
+    const again = uploader('full-disk');
+    const replacedBefore = svc.storage.stats.partsReplaced;
+    expect((await again.engine.drain()).completed).toHaveLength(1);
+    expect(svc.storage.stats.partsReplaced).toBe(replacedBefore);
+  });
+
+  it('queue.db deleted during a drain is noticed: the drain stops and says so', async () => {
+    const path = join(work, 'walk-deleted-queue.mp4');
+    writeFileSync(path, randomBytes(12 * MiB));
+    const u = uploader('deleted-queue', 2 * MiB);
+    await u.add([path], { structure: structure(), type: 'interior' });
+    const draining = u.engine.drain();
+    await new Promise((r) => setTimeout(r, 500));
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, 'deleted-queue', `queue.db${suffix}`), { force: true });
+    const t0 = Date.now();
+    const summary = await draining;
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(summary.fatal).toMatch(/queue\.db cannot be written \(DELETED\): it was deleted or replaced while in use/);
+  });
+});

@@ -16,20 +16,33 @@ export class PartLedger {
   constructor(
     private readonly queue: UploadQueue,
     private readonly delayMs = 100,
+    /** Called with an error of a timed flush (full disk, read-only queue), which has no caller to throw to. */
+    private readonly onError: (err: unknown) => void = (err) => {
+      throw err;
+    },
   ) {}
 
   /** Buffers an accepted part (ETag exactly as storage returned it). */
   add(fileId: number, partNumber: number, etag: string): void {
     this.buffer.push({ fileId, partNumber, etag });
-    this.timer ??= setTimeout(() => this.flush(), this.delayMs);
+    this.timer ??= setTimeout(() => {
+      try {
+        this.flush();
+      } catch (err) {
+        this.onError(err);
+      }
+    }, this.delayMs);
   }
 
-  /** Writes every buffered part in one transaction. */
+  /**
+   * Writes every buffered part in one transaction. Throws SqliteError when the queue cannot be
+   * written; the parts stay buffered then (storage has them either way).
+   */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.buffer;
+    if (this.buffer.length === 0) return;
+    this.queue.recordParts(this.buffer);
     this.buffer = [];
-    this.queue.recordParts(batch);
   }
 }

@@ -101,7 +101,13 @@ export class Registrar {
       ctx.transitions.registered(c, result);
       this.hooks.registered();
     } catch (err) {
-      this.settle(c, err, flight.sending);
+      try {
+        if (ctx.fatal(err)) return;
+        this.settle(c, err, flight.sending);
+      } catch (writeErr) {
+        // Not recorded: the row stays `registering`, which the next start marks registration_unknown.
+        if (!ctx.fatal(writeErr)) throw writeErr;
+      }
     } finally {
       this.inflight = undefined;
     }

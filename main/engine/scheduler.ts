@@ -121,8 +121,15 @@ export class Scheduler {
       ctx.transitions.file(f.id, ['uploading', 'pending', 'paused', 'cancelled', 'failed'], 'completed', {}, { kind: 'completed', message: 'Uploaded; the service finalized the file' });
       ctx.transitions.completeCaptureIfDone(f.captureRow);
     } catch (err) {
-      ctx.ledger.flush();
-      this.settle(f, err, controller.signal.aborted);
+      try {
+        if (ctx.fatal(err)) return;
+        ctx.ledger.flush();
+        this.settle(f, err, controller.signal.aborted);
+      } catch (writeErr) {
+        // The queue cannot record how the task ended: the engine stops (the row stays `uploading`,
+        // which the next start turns back into `pending`).
+        if (!ctx.fatal(writeErr)) throw writeErr;
+      }
     } finally {
       ctx.tracker.untrack(f.id);
     }

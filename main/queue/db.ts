@@ -32,13 +32,15 @@ export interface OpenedQueue {
  *
  * A file that is not a database or fails SQLite's integrity check is moved aside to
  * `<file>.corrupt-<ISO time>` (with its -wal and -shm) and reported in `setAside`, never emptied.
- * Throws QueueTooNewError for a queue of a newer schema.
+ * Throws QueueTooNewError for a queue of a newer schema, QueueStorageError when it cannot be
+ * written (read-only file or folder, full disk).
  */
 export function openQueueDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): OpenedQueue {
   try {
     return { db: openChecked(file, migrations) };
   } catch (err) {
-    if (err instanceof QueueTooNewError || !isCorruption(err)) throw err;
+    if (err instanceof QueueTooNewError) throw err;
+    if (!isCorruption(err)) throw queueStorageError(file, err) ?? err;
     const setAside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, setAside + suffix);
     return { db: openChecked(file, migrations), setAside };
@@ -91,3 +93,38 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
 }
 
 export { LATEST_VERSION };
+
+/**
+ * The queue database cannot be written or read any more: the disk is full, the file is read-only
+ * or was deleted, or the disk failed. Nothing queued is lost by this (SQLite rolls back the
+ * transaction that failed); `message` names the file and the fix. Never a network error.
+ */
+export class QueueStorageError extends Error {
+  override readonly name = 'QueueStorageError';
+  constructor(
+    readonly file: string,
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The upload queue ${file} cannot be written (${code}): ${QueueStorageError.advice(code)}`, options);
+  }
+
+  /** What to do, by SQLite's error code (or `DELETED` when the file went away). */
+  static advice(code: string): string {
+    if (code.startsWith('SQLITE_FULL')) return 'the disk it is on is full. Free some space, then run again; nothing queued was lost.';
+    if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'EACCES' || code === 'EPERM') {
+      return 'it or its folder is read-only for this user. Give write permission, or choose another data folder (--data-dir); nothing in it was changed.';
+    }
+    if (code === 'DELETED') return 'it was deleted or replaced while in use. Uploads stopped; run again to start a new queue, and add the files again.';
+    return 'the disk failed to read or write it. Check the disk, then run again.';
+  }
+}
+
+/** The QueueStorageError an error of the queue database amounts to, or undefined for any other error. */
+export function queueStorageError(file: string, err: unknown): QueueStorageError | undefined {
+  if (err instanceof QueueStorageError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(code)) return new QueueStorageError(file, code, { cause: err });
+  return undefined;
+}
