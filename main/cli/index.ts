@@ -28,6 +28,7 @@ const program = new Command('capture-uploader')
   .option('--project-id <id>', 'project id (CAPTURE_PROJECT_ID)')
   .option('--email <email>', 'account email (CAPTURE_EMAIL)')
   .option('--password <password>', 'account password (CAPTURE_PASSWORD; prefer the variable)')
+  .option('--progress-url <url>', 'progress records {progress_base_url} (CAPTURE_PROGRESS_URL; progress and assets commands)')
   .option('--data-dir <dir>', 'folder of the upload queue (CAPTURE_DATA_DIR; default ~/.capture-uploader)')
   .option('--concurrency <n>', 'part uploads at once, shared by all files', positiveInt, 4)
   .option('--bandwidth <rate>', 'upload bandwidth limit, e.g. 2M (bytes per second)')
@@ -153,6 +154,53 @@ captureOptions(program.command('run').description('add the files (a sample recor
     return c.drain(s, g.json);
   }),
 );
+
+const records = async () => ({ r: await import('./records.js'), g: program.opts() as import('./records.js').RecordsFlags });
+const progress = program.command('progress').description('progress entries of the project (progress-records-interface.md)');
+progress
+  .command('list')
+  .description('list the entries, by date')
+  .option('--date <YYYY-MM-DD>', 'only this date')
+  .action(async (o: { date?: string }) => {
+    const { r, g } = await records();
+    await r.progressList(g, o.date);
+  });
+progress
+  .command('show')
+  .argument('<id>')
+  .description('show one entry')
+  .action(async (id: string) => {
+    const { r, g } = await records();
+    await r.progressShow(g, id);
+  });
+progress
+  .command('add')
+  .description('record an entry (sent once; a lost answer is checked before sending again)')
+  .requiredOption('--date <YYYY-MM-DD>', 'the day the progress was made')
+  .addOption(new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']).makeOptionMandatory())
+  .requiredOption('--details <text>', 'what was done')
+  .action(async (o: { date: string; status: string; details: string }) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date))) throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form`);
+    const { r, g } = await records();
+    await r.progressAdd(g, o);
+  });
+const assets = program.command('assets').description('external assets of a structure and their stage progress');
+assets
+  .command('categories')
+  .description('the project\'s asset categories and their stages')
+  .action(async () => {
+    const { r, g } = await records();
+    await r.assetCategories(g);
+  });
+assets
+  .command('list')
+  .description('the assets of a structure in a category, with per-stage totals')
+  .requiredOption('--structure <id>', 'structure id')
+  .requiredOption('--category <nameOrId>', 'category name or id')
+  .action(async (o: { structure: string; category: string }) => {
+    const { r, g } = await records();
+    await r.assetList(g, o.structure, o.category);
+  });
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`capture-uploader: ${(err as Error).message}\n`);

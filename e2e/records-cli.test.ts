@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
+
+// The office side of the command line against the local service's progress interface.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'main/cli/index.ts');
+
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'records-cli-'));
+});
+afterEach(() => svc.admin('DELETE', '/faults'));
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, work), CAPTURE_PROGRESS_URL: svc.info.progressBaseUrl, NODE_NO_WARNINGS: '1', ...extraEnv },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('capture-uploader progress', () => {
+  it('records an entry, then finds it by date and by id', async () => {
+    const add = await cli(['--json', 'progress', 'add', '--date', '2026-11-23', '--status', 'In Progress', '--details', 'Level 3 drywall\nboard hung']);
+    expect(add.code, add.stderr).toBe(0);
+    const { entry } = JSON.parse(add.stdout) as { entry: { id: string } };
+    expect(svc.store.state.progress.filter((p) => p.id === entry.id)).toEqual([
+      { id: entry.id, projectId: svc.info.projectId, date: '2026-11-23', status: 'In Progress', details: 'Level 3 drywall\nboard hung' },
+    ]);
+    const list = await cli(['progress', 'list', '--date', '2026-11-23']);
+    expect(list.stdout).toContain(`2026-11-23  In Progress  ${entry.id}  Level 3 drywall\\nboard hung`);
+    const show = await cli(['progress', 'show', entry.id]);
+    expect(show.stdout).toMatch(new RegExp(`id +${entry.id}\\ndate +2026-11-23\\nstatus +In Progress`));
+  });
+
+  it('a create whose answer is lost is found, not recorded twice', async () => {
+    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    const details = `Tower B sealant ${Date.now()}`;
+    const add = await cli(['progress', 'add', '--date', '2026-11-22', '--status', 'Completed', '--details', details]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toMatch(/^recorded [0-9a-f]{24}: 2026-11-22 Completed$/m);
+    expect(svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
+    // The answer really was lost: the fault fired once.
+    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
+    expect(rules.map((r) => r.fired)).toEqual([1]);
+  });
+
+  it('says what the service refused, in its words, with what to do', async () => {
+    const bad = await cli(['progress', 'list'], { CAPTURE_API_KEY: 'not-the-key' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('capture-uploader: The progress service refuses the account or API key (Unauthorized): check them in the settings.\n');
+    const date = await cli(['progress', 'add', '--date', '23/11/2026', '--status', 'Completed', '--details', 'x']);
+    expect(date.code).toBe(2);
+    expect(date.stderr).toMatch(/--date 23\/11\/2026 is not a date in YYYY-MM-DD form/);
+  });
+});
+
+describe('capture-uploader assets', () => {
+  it('lists categories with their stages, and a structure\'s assets with the legend\'s per-stage totals', async () => {
+    const cats = await cli(['assets', 'categories']);
+    expect(cats.stdout).toMatch(/^Curtain Wall {2}\([0-9a-f]{24}, m\)\n {2}1\. Anchors {2}#8e44ad\n {2}2\. Framing/m);
+    const towerA = svc.info.structures[0]!;
+    const list = await cli(['assets', 'list', '--structure', towerA, '--category', 'Curtain Wall']);
+    expect(list.code, list.stderr).toBe(0);
+    // Two polylines of 60.75 m each: one has reached Sealant (10 %), the other Framing (40 %).
+    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim())).toEqual([
+      `2 asset(s) of Curtain Wall in structure ${towerA}; lengths in m`,
+      'Anchors 0 asset(s) 0.0 m 0.0%',
+      'Framing 1 asset(s) 60.8 m 50.0%',
+      'Glazing 0 asset(s) 0.0 m 0.0%',
+      'Sealant 1 asset(s) 60.8 m 50.0%',
+      'not started 0 asset(s) 0.0 m 0.0%',
+      '',
+    ]);
+    const missing = await cli(['assets', 'list', '--structure', towerA, '--category', 'Roofing']);
+    expect(missing.stderr).toMatch(/No category "Roofing" in this project; the categories are: Curtain Wall, Drywall Partitions/);
+  });
+});

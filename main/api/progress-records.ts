@@ -1,0 +1,150 @@
+import type { Got } from 'got';
+import { z } from 'zod';
+import type { RetryPolicy } from './errors.js';
+import { HttpStatusError } from './errors.js';
+import { createJsonGot, sendJson } from './http.js';
+
+// progress-records-interface.md: its own sign-in, progress entries, external asset categories and
+// external assets. Every response is validated; fields the document gives are required, the
+// others are let through.
+
+const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in YYYY-MM-DD form');
+
+/** §2 Progress. `date` YYYY-MM-DD; `status` "In Progress" or "Completed" (others: not shown, so any string is read). */
+export const progressEntry = z.object({ id: z.string(), projectId: z.string(), date: ymd, status: z.string(), details: z.string() }).passthrough();
+export type ProgressEntry = z.infer<typeof progressEntry>;
+
+/** §2 Stage of an ExternalAssetCategory. */
+export const assetStage = z
+  .object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string(), uom: z.string().optional(), measurement: z.string().optional() })
+  .passthrough();
+export type AssetStage = z.infer<typeof assetStage>;
+
+/** §2 ExternalAssetCategory (the fields this client uses are required). */
+export const assetCategory = z.object({ _id: z.string(), id: z.string().optional(), name: z.string(), project: z.string(), uom: z.string(), stages: z.array(assetStage) }).passthrough();
+export type AssetCategory = z.infer<typeof assetCategory>;
+
+/** §2 ExternalAsset: a polyline (`points`, plan coordinates) and how far it got in each stage (percentage 0–100, date ISO 8601). */
+export const externalAsset = z
+  .object({
+    _id: z.string(),
+    category: z.string(),
+    shape: z.string(),
+    points: z.array(z.object({ x: z.number(), y: z.number() })),
+    properties: z.object({ snapshotDate: z.string().optional() }).passthrough().optional(),
+    snapshot: z.string().optional(),
+    doNotTrack: z.boolean().optional(),
+    stages: z.array(z.object({ _id: z.string(), percentage: z.number(), date: z.string().optional() })),
+  })
+  .passthrough();
+export type ExternalAsset = z.infer<typeof externalAsset>;
+
+const signInResponse = z.object({ success: z.boolean(), result: z.object({ _id: z.string(), email: z.string(), token: z.string() }).passthrough() });
+const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ success: z.boolean(), result: z.array(item) });
+
+/** Where the progress interface is and whose it is. */
+export interface ProgressRecordsConfig {
+  /** {progress_base_url}, no trailing slash. */
+  baseUrl: string;
+  apiKey: string;
+  projectId: string;
+  email: string;
+  password: string;
+}
+
+/** A progress entry to record (§4 POST /progress): `date` YYYY-MM-DD. */
+export interface NewProgressEntry {
+  date: string;
+  status: string;
+  details: string;
+}
+
+/**
+ * The client of progress-records-interface.md (§4), with got and zod like the gateway client.
+ * Reads are retried as capture-upload-interface.md §7–§8 recommend (network errors, timeouts,
+ * 5xx). Creating an entry is not idempotent, so it is sent once: when its answer is lost, the
+ * entries of that date are read and one with the same status and details is taken as the answer;
+ * only when none is there is it sent again (once). Errors: HttpStatusError with the service's own
+ * `message` (§7: `{ status: false, message }`), NetworkError, ResponseShapeError; see `explain`.
+ */
+export class ProgressRecordsClient {
+  private readonly reads: Got;
+  private readonly once: Got;
+
+  constructor(
+    private readonly config: ProgressRecordsConfig,
+    opts: { retry?: RetryPolicy } = {},
+  ) {
+    this.reads = createJsonGot({ retry: opts.retry });
+    this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 } });
+  }
+
+  private get headers(): Record<string, string> {
+    return { 'x-api-key': this.config.apiKey };
+  }
+
+  /**
+   * §4 POST /v1/users/signin (201). The interface does not say how its token is used on the other
+   * calls (§5: not shown), which carry only x-api-key; signing in checks the account. Returns the
+   * user's id and email. Throws HttpStatusError "Invalid credentials" (401) for a wrong account.
+   */
+  async signIn(signal?: AbortSignal): Promise<{ id: string; email: string }> {
+    const res = await sendJson(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
+    return { id: res.result._id, email: res.result.email };
+  }
+
+  /** §4 GET /progress?projectId[&date]: the project's entries, optionally of one date (YYYY-MM-DD). */
+  listProgress(date?: string, signal?: AbortSignal): Promise<ProgressEntry[]> {
+    const q = new URLSearchParams({ projectId: this.config.projectId, ...(date ? { date } : {}) });
+    return sendJson(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers }, z.array(progressEntry), signal);
+  }
+
+  /** §4 GET /progress/{id}. Throws HttpStatusError 404 when there is no such entry. */
+  getProgress(id: string, signal?: AbortSignal): Promise<ProgressEntry> {
+    return sendJson(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers }, progressEntry, signal);
+  }
+
+  /**
+   * §4 POST /progress (201): records an entry, never twice silently (see the class comment).
+   * Throws HttpStatusError 400 with the service's message for a refused entry.
+   */
+  async createProgress(entry: NewProgressEntry, signal?: AbortSignal): Promise<ProgressEntry> {
+    const send = () =>
+      sendJson(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers, json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal);
+    try {
+      return await send();
+    } catch (err) {
+      if (err instanceof HttpStatusError && err.status < 500) throw err; // refused: nothing was recorded
+      // The answer may have been lost after the entry was recorded: look before sending again.
+      const same = (await this.listProgress(entry.date, signal)).find((p) => p.status === entry.status && p.details === entry.details);
+      if (same) return same;
+      return send();
+    }
+  }
+
+  /** §4 GET /api/external-asset-categories?project: the project's categories with their stages. */
+  async categories(signal?: AbortSignal): Promise<AssetCategory[]> {
+    const q = new URLSearchParams({ project: this.config.projectId });
+    return (await sendJson(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers }, listOf(assetCategory), signal)).result;
+  }
+
+  /** §4 GET /api/external-assets?structure&category (category by name or id). */
+  async assets(structure: string, category: string, signal?: AbortSignal): Promise<ExternalAsset[]> {
+    const q = new URLSearchParams({ structure, category });
+    return (await sendJson(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers }, listOf(externalAsset), signal)).result;
+  }
+}
+
+/**
+ * A progress-interface error as a person reads it, by §7's statuses, with the service's own
+ * message kept: 400 what was refused, 401 the account or API key, 404 what was not found, 5xx
+ * the service failing. Other errors are described by `reasonOf`.
+ */
+export function explain(err: unknown): string | undefined {
+  if (!(err instanceof HttpStatusError)) return undefined;
+  if (err.status === 400) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
+  if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;
+  if (err.status === 404) return `Not found at the progress service: ${err.message}.`;
+  if (err.status >= 500) return `The progress service failed (${err.message}); try again in a moment.`;
+  return undefined;
+}

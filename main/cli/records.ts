@@ -1,0 +1,129 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stageTotals } from '../../shared/asset-stages.js';
+import { reasonOf } from '../api/errors.js';
+import type { ProgressRecordsConfig } from '../api/progress-records.js';
+import { ProgressRecordsClient, explain } from '../api/progress-records.js';
+import { printable } from './printable.js';
+
+// `capture-uploader progress …` and `assets …`: the office side, progress-records-interface.md.
+// Loaded only when one of these commands runs.
+
+/** The flags these commands read (see index.ts), each falling back to its environment variable. */
+export interface RecordsFlags {
+  progressUrl?: string;
+  apiKey?: string;
+  projectId?: string;
+  email?: string;
+  password?: string;
+  json?: boolean;
+  demo?: boolean;
+}
+
+/** A client and, with --demo, the local service it talks to. */
+interface RecordsSession {
+  client: ProgressRecordsClient;
+  structures: { id: string; name: string }[];
+  close(): Promise<void>;
+}
+
+async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
+  if (g.demo) {
+    const { startLocalService } = await import('../../e2e/service/index.js');
+    const service = await startLocalService({ dataDir: join(mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')), 'local-service') });
+    const { info } = service;
+    const project = service.store.state.projects.find((p) => p.id === info.projectId)!;
+    return {
+      client: new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account }),
+      structures: project.structures.map((s) => ({ id: s.id, name: s.name })),
+      close: () => service.close(),
+    };
+  }
+  const pick = (flag: string | undefined, env: string, name: string) => {
+    const v = flag ?? process.env[env];
+    if (!v) throw new Error(`${name} is required: set ${env} or give ${name}`);
+    return v;
+  };
+  const config: ProgressRecordsConfig = {
+    baseUrl: pick(g.progressUrl, 'CAPTURE_PROGRESS_URL', '--progress-url').replace(/\/+$/, ''),
+    apiKey: pick(g.apiKey, 'CAPTURE_API_KEY', '--api-key'),
+    projectId: pick(g.projectId, 'CAPTURE_PROJECT_ID', '--project-id'),
+    email: process.env.CAPTURE_EMAIL ?? g.email ?? '',
+    password: process.env.CAPTURE_PASSWORD ?? g.password ?? '',
+  };
+  return { client: new ProgressRecordsClient(config), structures: [], close: async () => {} };
+}
+
+/** Runs one records command, turning the service's errors into one readable line (exit 2). */
+async function run(g: RecordsFlags, fn: (s: RecordsSession) => Promise<void>): Promise<void> {
+  const s = await openRecords(g);
+  try {
+    await fn(s);
+  } catch (err) {
+    throw new Error(explain(err) ?? reasonOf(err));
+  } finally {
+    await s.close();
+  }
+}
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** `progress list [--date YYYY-MM-DD]`: the project's entries, by date. */
+export function progressList(g: RecordsFlags, date: string | undefined): Promise<void> {
+  return run(g, async ({ client }) => {
+    const entries = await client.listProgress(date);
+    if (g.json) return out(JSON.stringify({ type: 'progress', entries }));
+    if (entries.length === 0) return out(date ? `No progress entries on ${date}.` : 'No progress entries yet.');
+    for (const e of entries) out(`${e.date}  ${e.status.padEnd(12)} ${e.id}  ${printable(e.details)}`);
+  });
+}
+
+/** `progress show ID`: one entry. */
+export function progressShow(g: RecordsFlags, id: string): Promise<void> {
+  return run(g, async ({ client }) => {
+    const e = await client.getProgress(id);
+    if (g.json) return out(JSON.stringify({ type: 'progress-entry', entry: e }));
+    out(`id       ${e.id}\ndate     ${e.date}\nstatus   ${e.status}\ndetails  ${printable(e.details)}`);
+  });
+}
+
+/** `progress add --date --status --details`: records an entry once (see ProgressRecordsClient.createProgress). */
+export function progressAdd(g: RecordsFlags, entry: { date: string; status: string; details: string }): Promise<void> {
+  return run(g, async ({ client }) => {
+    const e = await client.createProgress(entry);
+    if (g.json) return out(JSON.stringify({ type: 'progress-entry', entry: e }));
+    out(`recorded ${e.id}: ${e.date} ${e.status}`);
+  });
+}
+
+/** `assets categories`: the project's categories with their stages in sequence. */
+export function assetCategories(g: RecordsFlags): Promise<void> {
+  return run(g, async ({ client, structures }) => {
+    const categories = await client.categories();
+    if (g.json) return out(JSON.stringify({ type: 'asset-categories', categories, ...(structures.length ? { structures } : {}) }));
+    for (const c of categories) {
+      out(`${c.name}  (${c._id}, ${c.uom})`);
+      for (const s of [...c.stages].sort((a, b) => a.sequence - b.sequence)) out(`  ${s.sequence}. ${s.name}  ${s.color}`);
+    }
+    for (const s of structures) out(`structure ${s.id}  ${s.name}`);
+  });
+}
+
+/** `assets list --structure ID --category NAME_OR_ID`: each asset's reached stage, then the per-stage totals of the legend. */
+export function assetList(g: RecordsFlags, structure: string, category: string): Promise<void> {
+  return run(g, async ({ client }) => {
+    const categories = await client.categories();
+    const cat = categories.find((c) => c._id === category || c.id === category || c.name === category);
+    if (!cat) throw new Error(`No category "${category}" in this project; the categories are: ${categories.map((c) => c.name).join(', ')}`);
+    const assets = await client.assets(structure, category);
+    const totals = stageTotals(cat.stages, assets);
+    if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, assets, totals }));
+    out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; lengths in ${cat.uom}`);
+    for (const t of totals) {
+      out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${t.length.toFixed(1).padStart(10)} ${cat.uom}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
+    }
+    const untracked = assets.filter((a) => a.doNotTrack).length;
+    if (untracked) out(`  (${untracked} asset(s) marked do-not-track are not counted)`);
+  });
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { polylineLength, reachedStage, stageTotals } from './asset-stages.js';
+
+const stages = [
+  { _id: 'b', name: 'Boarded', sequence: 2, color: '#0a0' },
+  { _id: 'f', name: 'Framed', sequence: 1, color: '#aa0' },
+];
+
+describe('asset legend', () => {
+  it('measures polylines and finds the latest stage with progress', () => {
+    expect(polylineLength([{ x: 0, y: 0 }, { x: 3, y: 4 }, { x: 3, y: 10 }])).toBe(11);
+    expect(reachedStage(stages, { points: [], stages: [{ _id: 'f', percentage: 100 }, { _id: 'b', percentage: 20 }] })?.name).toBe('Boarded');
+    expect(reachedStage(stages, { points: [], stages: [{ _id: 'f', percentage: 0 }] })).toBeNull();
+  });
+
+  it('counts assets per stage in sequence, with their share of the length, leaving doNotTrack out', () => {
+    const line = (len: number) => [{ x: 0, y: 0 }, { x: len, y: 0 }];
+    const totals = stageTotals(stages, [
+      { points: line(10), stages: [{ _id: 'f', percentage: 100 }] },
+      { points: line(30), stages: [{ _id: 'f', percentage: 100 }, { _id: 'b', percentage: 50 }] },
+      { points: line(60), stages: [] },
+      { points: line(1000), doNotTrack: true, stages: [{ _id: 'b', percentage: 100 }] },
+    ]);
+    expect(totals.map((t) => [t.stage?.name ?? 'not started', t.assets, t.length, t.share])).toEqual([
+      ['Framed', 1, 10, 0.1],
+      ['Boarded', 1, 30, 0.3],
+      ['not started', 1, 60, 0.6],
+    ]);
+  });
+});

@@ -1,0 +1,66 @@
+// The legend of a structure's external assets in one category (progress-records-interface.md §2):
+// for each stage, in sequence order, how many assets reached it and the share of the category's
+// polyline length. Pure, shared by the renderer and the CLI.
+
+/** A stage as the legend needs it. */
+export interface LegendStage {
+  _id: string;
+  name: string;
+  sequence: number;
+  color: string;
+}
+
+/** An asset as the legend needs it: its polyline and its progress per stage (percentage 0–100). */
+export interface LegendAsset {
+  points: { x: number; y: number }[];
+  doNotTrack?: boolean;
+  stages: { _id: string; percentage: number }[];
+}
+
+/** One legend line: `stage` null for assets that reached no stage yet. `length` in the category's unit; `share` 0–1. */
+export interface StageTotal {
+  stage: LegendStage | null;
+  assets: number;
+  length: number;
+  share: number;
+}
+
+/** A polyline's length: the sum of its segments, in the units of its points. */
+export function polylineLength(points: { x: number; y: number }[]): number {
+  let n = 0;
+  for (let i = 1; i < points.length; i++) n += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+  return n;
+}
+
+/**
+ * The stage an asset has reached: the one latest in sequence with any progress (percentage > 0),
+ * or null when none has started. (The interface gives percentages per stage, not which one
+ * counts as reached; work on a later stage means the asset is at least there.)
+ */
+export function reachedStage<S extends LegendStage>(stages: readonly S[], asset: LegendAsset): S | null {
+  const started = new Set(asset.stages.filter((s) => s.percentage > 0).map((s) => s._id));
+  const ordered = [...stages].sort((a, b) => a.sequence - b.sequence);
+  let reached: S | null = null;
+  for (const s of ordered) if (started.has(s._id)) reached = s;
+  return reached;
+}
+
+/**
+ * The legend: one line per stage in sequence order, then one for assets not started, each with
+ * how many tracked assets are there and their share of the tracked assets' total length.
+ * Assets marked `doNotTrack` are left out of the figures (they are drawn muted).
+ */
+export function stageTotals(stages: readonly LegendStage[], assets: readonly LegendAsset[]): StageTotal[] {
+  const tracked = assets.filter((a) => !a.doNotTrack);
+  const total = tracked.reduce((n, a) => n + polylineLength(a.points), 0);
+  const lines = new Map<string | null, StageTotal>();
+  for (const s of [...stages].sort((a, b) => a.sequence - b.sequence)) lines.set(s._id, { stage: s, assets: 0, length: 0, share: 0 });
+  lines.set(null, { stage: null, assets: 0, length: 0, share: 0 });
+  for (const a of tracked) {
+    const line = lines.get(reachedStage(stages, a)?._id ?? null)!;
+    line.assets++;
+    line.length += polylineLength(a.points);
+  }
+  for (const l of lines.values()) l.share = total > 0 ? l.length / total : 0;
+  return [...lines.values()];
+}
