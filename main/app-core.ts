@@ -5,6 +5,8 @@ import type { EventName, EventPayload, InspectResult, NamedStructure, QueueView,
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
+import type { AssetCategory, ExternalAsset, ProgressEntry } from './api/progress-records.js';
+import { ProgressRecordsClient, explain as explainRecords } from './api/progress-records.js';
 import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
 import type { FileProgress } from './engine/progress.js';
 import { inspectPaths, suggestedTime } from './intake.js';
@@ -141,6 +143,15 @@ export class AppCore {
         const stale = latest !== null && (!lastExport || Date.parse(latest) > Date.parse(lastExport.requestedAt));
         return { latestDesignUpdate: latest, lastExport, stale };
       },
+      'capture:progress.list': ({ date }) => this.recordsCall(async (r) => (await r.listProgress(date)).map(entryView)),
+      'capture:progress.get': ({ id }) => this.recordsCall(async (r) => entryView(await r.getProgress(id))),
+      'capture:progress.create': (entry) => this.recordsCall(async (r) => entryView(await r.createProgress(entry))),
+      'capture:assets.categories': () =>
+        this.recordsCall(async (r) => ({
+          categories: (await r.categories()).map(categoryView),
+          structures: this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })),
+        })),
+      'capture:assets.list': ({ structure, category }) => this.recordsCall(async (r) => (await r.assets(structure, category)).map(assetView)),
       'capture:designs.export': async () => {
         const u = this.requireUploader();
         const latest = await u.gateway.latestDefaultDesignUpdate().catch(() => null);
@@ -193,6 +204,30 @@ export class AppCore {
       files,
       blocked: u.engine.blocked,
     };
+  }
+
+  /**
+   * The progress-records client (progress-records-interface.md) for the current settings: the
+   * local service's, or the configured address with the same API key, project and account.
+   * Throws Error saying what to set when there is no progress address.
+   */
+  private records(): ProgressRecordsClient {
+    if (this.local) {
+      const { info } = this.local;
+      return new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account });
+    }
+    const r = this.settings.resolved();
+    if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
+    return new ProgressRecordsClient({ baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password });
+  }
+
+  /** Runs a progress-records call with its errors in words a person reads (§7 of that interface). */
+  private async recordsCall<T>(fn: (r: ProgressRecordsClient) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.records());
+    } catch (err) {
+      throw new Error(explainRecords(err) ?? reasonOf(err));
+    }
   }
 
   private view(): SettingsView {
@@ -334,3 +369,23 @@ export class AppCore {
     return { captures, refused };
   }
 }
+
+/** A progress entry as the renderer gets it. */
+const entryView = (e: ProgressEntry) => ({ id: e.id, date: e.date, status: e.status, details: e.details });
+
+/** An asset category as the renderer gets it: its stages with name, sequence and colour. */
+const categoryView = (c: AssetCategory) => ({
+  id: c._id,
+  name: c.name,
+  uom: c.uom,
+  stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color })),
+});
+
+/** An external asset as the renderer gets it. */
+const assetView = (a: ExternalAsset) => ({
+  _id: a._id,
+  points: a.points,
+  doNotTrack: a.doNotTrack ?? false,
+  snapshot: a.snapshot ?? a.properties?.snapshotDate ?? null,
+  stages: a.stages.map((st) => ({ _id: st._id, percentage: st.percentage, date: st.date ?? null })),
+});

@@ -150,6 +150,31 @@ export type DesignStatus = z.infer<typeof designStatus>;
 
 const target = z.union([z.object({ fileId: id }), z.object({ all: z.literal(true) })]);
 
+const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in YYYY-MM-DD form');
+
+/** A progress entry (progress-records-interface.md §2). `date` YYYY-MM-DD. */
+export const progressEntryView = z.object({ id: z.string(), date: ymd, status: z.string(), details: z.string() });
+export type ProgressEntryView = z.infer<typeof progressEntryView>;
+
+/** An asset category with its stages (§2), as the Assets view needs it. */
+export const assetCategoryView = z.object({
+  id: z.string(),
+  name: z.string(),
+  uom: z.string(),
+  stages: z.array(z.object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string() })),
+});
+export type AssetCategoryView = z.infer<typeof assetCategoryView>;
+
+/** An external asset (§2): a polyline in plan coordinates and its progress per stage (percentage 0–100, date ISO 8601). */
+export const assetView = z.object({
+  _id: z.string(),
+  points: z.array(z.object({ x: z.number(), y: z.number() })),
+  doNotTrack: z.boolean(),
+  snapshot: z.string().nullable(),
+  stages: z.array(z.object({ _id: z.string(), percentage: z.number(), date: z.string().nullable() })),
+});
+export type AssetView = z.infer<typeof assetView>;
+
 /** Channel → argument schema and result schema. */
 export const channels = {
   'capture:settings.get': { args: z.void(), result: settingsView },
@@ -174,6 +199,19 @@ export const channels = {
   'capture:queue.resolve': { args: z.object({ captureRow: id, decision: z.enum(['register-again', 'drop']) }), result: z.void() },
   'capture:designs.check': { args: z.void(), result: designStatus },
   'capture:designs.export': { args: z.void(), result: z.object({ message: z.string() }) },
+  /** progress-records-interface.md §4: the project's entries (all, or of one date). */
+  'capture:progress.list': { args: z.object({ date: ymd.optional() }), result: z.array(progressEntryView) },
+  'capture:progress.get': { args: z.object({ id: z.string().min(1).max(100) }), result: progressEntryView },
+  /** Records an entry once (a lost answer is looked up before sending again). */
+  'capture:progress.create': {
+    args: z.object({ date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
+    result: progressEntryView,
+  },
+  'capture:assets.categories': {
+    args: z.void(),
+    result: z.object({ categories: z.array(assetCategoryView), structures: z.array(z.object({ id: z.string(), name: z.string() })) }),
+  },
+  'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.array(assetView) },
 } as const;
 
 export type Channel = keyof typeof channels;

@@ -6,15 +6,25 @@ import { Drafts } from './components/Drafts.js';
 import { DropZone } from './components/DropZone.js';
 import { Notices } from './components/Notices.js';
 import { QueueList } from './components/QueueList.js';
+import { AssetsView } from './components/records/AssetsView.js';
+import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
 import { Settings } from './components/Settings.js';
 import { useApp } from './store.js';
 
 const DESIGN_CHECK_MS = 15 * 60_000;
 
+const TABS = [
+  ['upload', 'Upload'],
+  ['progress', 'Progress'],
+  ['assets', 'Assets'],
+  ['settings', 'Settings'],
+] as const;
+type Tab = (typeof TABS)[number][0];
+
 /** The application's top-level screen: first run, settings, or the upload screen. */
 export function App() {
   const settings = useApp((s) => s.settings);
-  const [tab, setTab] = useState<'upload' | 'settings'>('upload');
+  const [tab, setTab] = useState<Tab>('upload');
 
   useEffect(() => {
     const s = useApp.getState();
@@ -46,13 +56,25 @@ export function App() {
       <header className="topbar">
         <h1>{APP_NAME}</h1>
         {configured && (
-          <nav role="tablist">
-            <button role="tab" aria-selected={tab === 'upload'} onClick={() => setTab('upload')}>
-              Upload
-            </button>
-            <button role="tab" aria-selected={tab === 'settings'} onClick={() => setTab('settings')}>
-              Settings
-            </button>
+          <nav
+            role="tablist"
+            aria-label="Workspaces"
+            onKeyDown={(e) => {
+              // WAI-ARIA tabs: arrow keys move between tabs, Home and End to the ends.
+              const i = TABS.findIndex(([t]) => t === tab);
+              const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
+              if (next === undefined) return;
+              e.preventDefault();
+              const [t] = TABS[(next + TABS.length) % TABS.length]!;
+              setTab(t);
+              document.getElementById(`tab-${t}`)?.focus();
+            }}
+          >
+            {TABS.map(([t, label]) => (
+              <button key={t} id={`tab-${t}`} role="tab" aria-selected={tab === t} tabIndex={tab === t ? 0 : -1} onClick={() => setTab(t)}>
+                {label}
+              </button>
+            ))}
           </nav>
         )}
         {settings.mode === 'local' && configured && <span className="badge">Local test service</span>}
@@ -60,6 +82,10 @@ export function App() {
       <Notices />
       {showSettings ? (
         <Settings firstRun={!configured} onDone={() => setTab('upload')} />
+      ) : tab === 'progress' ? (
+        <ProgressWorkspace />
+      ) : tab === 'assets' ? (
+        <AssetsView />
       ) : (
         <main className="upload">
           <DesignBanner />

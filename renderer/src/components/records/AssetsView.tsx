@@ -1,0 +1,214 @@
+import { useEffect, useMemo, useState } from 'react';
+import { polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
+import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
+import { api, unwrap } from '../../api.js';
+
+const MUTED = '#9aa3ad';
+const NOT_STARTED = '#d0d5db';
+
+/**
+ * A structure's external assets in one category (progress-records-interface.md §4): polylines
+ * drawn in SVG, each coloured by the stage it has reached (stages in sequence), do-not-track ones
+ * muted; focus or hover shows an asset's stages; a legend with, per stage, how many assets reached
+ * it and their share of the category's length; and the same data as a table, exportable as CSV,
+ * for keyboard and screen-reader users.
+ */
+export function AssetsView() {
+  const [categories, setCategories] = useState<AssetCategoryView[]>([]);
+  const [structures, setStructures] = useState<{ id: string; name: string }[]>([]);
+  const [structure, setStructure] = useState('');
+  const [categoryId, setCategoryId] = useState('');
+  const [assets, setAssets] = useState<AssetView[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [focused, setFocused] = useState<AssetView | null>(null);
+
+  useEffect(() => {
+    unwrap(api['assets.categories']())
+      .then((r) => {
+        setCategories(r.categories);
+        setStructures(r.structures);
+      })
+      .catch((err: unknown) => setProblem((err as Error).message));
+  }, []);
+  useEffect(() => {
+    if (!structure || !categoryId) return;
+    setAssets(null);
+    unwrap(api['assets.list']({ structure, category: categoryId }))
+      .then((list) => {
+        setAssets(list);
+        setProblem(null);
+      })
+      .catch((err: unknown) => setProblem((err as Error).message));
+  }, [structure, categoryId]);
+
+  const category = categories.find((c) => c.id === categoryId);
+  const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
+  const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
+  const box = useMemo(() => bounds(assets ?? []), [assets]);
+  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
+  const describe = (a: AssetView) =>
+    `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
+    stages.map((s) => `${s.name} ${a.stages.find((x) => x._id === s._id)?.percentage ?? 0}%`).join(', ') +
+    (a.snapshot ? `. Snapshot ${a.snapshot.slice(0, 10)}` : '');
+
+  return (
+    <main className="records">
+      <section className="panel" aria-label="Choose assets">
+        <h2>Assets</h2>
+        <div className="filters">
+          <label className="inline">
+            Structure
+            <select value={structure} onChange={(e) => setStructure(e.target.value)}>
+              <option value="">Choose…</option>
+              {structures.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="inline">
+            Category
+            <select value={categoryId} onChange={(e) => setCategoryId(e.target.value)}>
+              <option value="">Choose…</option>
+              {categories.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        {problem && (
+          <p className="error" role="alert">
+            {problem}
+          </p>
+        )}
+      </section>
+      {assets && category && (
+        <>
+          <section className="panel" aria-label="Drawing">
+            {assets.length === 0 ? (
+              <p className="muted">No assets of {category.name} in this structure.</p>
+            ) : (
+              <svg className="asset-drawing" viewBox={box} role="img" aria-label={`${assets.length} ${category.name} assets; the table below lists them`}>
+                {assets.map((a) => (
+                  <polyline
+                    key={a._id}
+                    data-testid="asset-line"
+                    data-asset={a._id}
+                    points={a.points.map((p) => `${p.x},${p.y}`).join(' ')}
+                    fill="none"
+                    stroke={colour(a)}
+                    strokeDasharray={a.doNotTrack ? '4 3' : undefined}
+                    strokeWidth={focused?._id === a._id ? 6 : 3}
+                    vectorEffect="non-scaling-stroke"
+                    tabIndex={0}
+                    onMouseEnter={() => setFocused(a)}
+                    onFocus={() => setFocused(a)}
+                  >
+                    <title>{describe(a)}</title>
+                  </polyline>
+                ))}
+              </svg>
+            )}
+            <p className="muted" data-testid="asset-focus" aria-live="polite">
+              {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
+            </p>
+            <table className="legend" data-testid="asset-legend">
+              <caption>Stages of {category.name}, in sequence (lengths in {category.uom})</caption>
+              <thead>
+                <tr>
+                  <th>Stage</th>
+                  <th>Assets</th>
+                  <th>Length</th>
+                  <th>Share</th>
+                </tr>
+              </thead>
+              <tbody>
+                {totals.map((t) => (
+                  <tr key={t.stage?._id ?? 'none'}>
+                    <td>
+                      <span className="swatch" style={{ background: t.stage?.color ?? NOT_STARTED }} /> {t.stage?.name ?? 'Not started'}
+                    </td>
+                    <td>{t.assets}</td>
+                    <td>
+                      {t.length.toFixed(1)} {category.uom}
+                    </td>
+                    <td>{(t.share * 100).toFixed(1)}%</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="panel" aria-label="Assets as a table">
+            <h3>Assets</h3>
+            <button onClick={() => downloadCsv(category, stages, assets)}>Export CSV</button>
+            <table className="asset-table" data-testid="asset-table">
+              <thead>
+                <tr>
+                  <th>Asset</th>
+                  <th>Reached</th>
+                  <th>Length ({category.uom})</th>
+                  {stages.map((s) => (
+                    <th key={s._id}>{s.name}</th>
+                  ))}
+                  <th>Snapshot</th>
+                </tr>
+              </thead>
+              <tbody>
+                {assets.map((a) => (
+                  <tr key={a._id}>
+                    <td>
+                      {a._id}
+                      {a.doNotTrack ? ' (not tracked)' : ''}
+                    </td>
+                    <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
+                    <td>{polylineLength(a.points).toFixed(1)}</td>
+                    {stages.map((s) => {
+                      const st = a.stages.find((x) => x._id === s._id);
+                      return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
+                    })}
+                    <td>{a.snapshot?.slice(0, 10) ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        </>
+      )}
+    </main>
+  );
+}
+
+/** The SVG viewBox around every point, with a margin of 5 % (at least one unit). */
+function bounds(assets: AssetView[]): string {
+  const pts = assets.flatMap((a) => a.points);
+  if (pts.length === 0) return '0 0 1 1';
+  const xs = pts.map((p) => p.x);
+  const ys = pts.map((p) => p.y);
+  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const m = Math.max(1, 0.05 * Math.max(x1 - x0, y1 - y0));
+  return `${x0 - m} ${y0 - m} ${x1 - x0 + 2 * m} ${y1 - y0 + 2 * m}`;
+}
+
+/** The table as a CSV file download (RFC 4180 quoting). */
+function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[]): void {
+  const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
+  const head = ['asset', 'reached', `length (${category.uom})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
+  const rows = assets.map((a) => [
+    a._id,
+    reachedStage(stages, a)?.name ?? 'Not started',
+    polylineLength(a.points).toFixed(2),
+    ...stages.map((s) => a.stages.find((x) => x._id === s._id)?.percentage ?? 0),
+    a.snapshot ?? '',
+    String(a.doNotTrack),
+  ]);
+  const csv = [head, ...rows].map((r) => r.map(q).join(',')).join('\r\n');
+  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `${category.name.replace(/[^\w.-]+/g, '-')}-assets.csv`;
+  link.click();
+  URL.revokeObjectURL(url);
+}
