@@ -80,7 +80,7 @@ export function QueueList() {
           rowHeight={ROW_HEIGHT}
           rowProps={{ files: queue.files, labels }}
           // With no scrolling needed the list lets an opened cause show past its last row.
-          style={{ height: Math.min(queue.files.length, 8) * ROW_HEIGHT, overflow: queue.files.length <= 8 ? 'visible' : undefined }}
+          style={{ height: Math.min(queue.files.length, 8) * ROW_HEIGHT, ...(queue.files.length <= 8 ? { overflow: 'visible' } : {}) }}
         />
       )}
     </section>
