@@ -5,42 +5,21 @@
 // registration per capture), `status --json` and `status` (wall time, and above the CLI's start),
 // opening the queue with crash recovery (all files marked uploading first, as after a SIGKILL),
 // and the peak RSS of each. Figures, not assertions: targets live in issue #11 and the README.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startLocalService } from '../e2e/service/index.js';
 import { uploaderEnv } from '../e2e/service/testing.js';
 import { openQueueDatabase } from '../main/queue/db.js';
 import { UploadQueue } from '../main/queue/queue.js';
+import { runCli } from './measure.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist/cli/capture-uploader.js');
 const PAIRS = Number(process.argv[2] ?? 5000);
 
-/** Runs the built CLI, returns wall seconds and peak RSS (bytes, from /proc). Throws on a non-zero exit. */
-async function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ seconds: number; peakRss: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
-  let peak = 0;
-  const poll = setInterval(() => {
-    try {
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
-    } catch {
-      // exited
-    }
-  }, 20);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearInterval(poll);
-  if (code !== 0) throw new Error(`capture-uploader ${args.join(' ')} exited with ${code}`);
-  return { seconds: (performance.now() - started) / 1000, peakRss: peak };
-}
+const cli = runCli;
 
 const best = async (n: number, f: () => Promise<{ seconds: number; peakRss: number }>) => {
   const runs = [];

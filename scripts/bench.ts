@@ -8,21 +8,19 @@
 //      is read from /proc.
 // It prints MiB/s of each, their ratio, and the uploader's peak RSS; then the rate measured under
 // a bandwidth limit. Figures, not assertions.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { startLocalService } from '../e2e/service/index.js';
 import type { LocalService } from '../e2e/service/index.js';
 import { uploaderEnv } from '../e2e/service/testing.js';
+import { runCli } from './measure.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MiB = 1024 * 1024;
 const CONCURRENCY = 4;
 const SIZES = (process.env.BENCH_SIZES_MIB ?? '1024,256').split(',').map(Number);
@@ -100,28 +98,9 @@ async function ceiling(svc: LocalService, path: string, size: number): Promise<n
   return (performance.now() - started) / 1000;
 }
 
-/** Runs the CLI and follows its peak resident memory (VmHWM) through /proc. Returns seconds and peak bytes. */
-async function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<{ seconds: number; peakRss: number }> {
-  const started = performance.now();
-  // The built command (npm run build:cli), as a user runs it.
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/capture-uploader.js'), '--concurrency', String(CONCURRENCY), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) },
-  });
-  let peak = 0;
-  const poll = setInterval(() => {
-    try {
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
-    } catch {
-      // the process has just exited
-    }
-  }, 50);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearInterval(poll);
-  if (code !== 0) throw new Error(`capture-uploader ${args[0]} exited with ${code}`);
-  return { seconds: (performance.now() - started) / 1000, peakRss: peak };
+/** Runs the built CLI with the uploader's settings for `dataDir`; see runCli. */
+function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<{ seconds: number; peakRss: number }> {
+  return runCli({ ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) }, ['--concurrency', String(CONCURRENCY), ...args]);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
