@@ -140,7 +140,7 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   await r.getByRole('button', { name: 'Resume' }).click();
   await expect(r).toHaveAttribute('data-state', 'uploading');
   // The upload limit applies at once to the running engine, and is kept.
-  await page.getByLabel('Upload limit').selectOption({ label: '50 MiB/s' });
+  await page.getByLabel('Upload limit').selectOption({ label: '50 MiB/s (419 Mbit/s)' });
   const engine = () => (h.core as unknown as { uploader: { engine: { bandwidthLimit: number | null } } }).uploader.engine;
   await expect.poll(() => engine().bandwidthLimit).toBe(50 * MiB);
   expect(h.core.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);

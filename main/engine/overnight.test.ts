@@ -99,6 +99,30 @@ describe('registration through outages (#7.1, #7.2)', () => {
     expect(u.queue.activity.list().map((a) => a.kind)).toEqual(expect.arrayContaining(['registration-retry', 'registered', 'completed']));
   });
 
+  it('drain --wait does not end when a retry time comes due between the claim and the next look (found in CI)', async () => {
+    const { path } = makeFile('VID_20261122_012345_00_001.insv', 2000);
+    await fault({ target: 'gateway', operation: 'add-capture', times: 1, action: { type: 'status', status: 503 } });
+    const u = uploader('due-race', {}, 300);
+    await u.add([path], { structure: structure(), type: 'interior' });
+    expect(u.queue.captures(['queued'])).toHaveLength(1);
+    // The first look after the retry time finds nothing to claim, as when the time passes in the
+    // microseconds between the claim and the read of the next due time.
+    const claim = u.queue.claimDueCapture.bind(u.queue);
+    let missed = false;
+    vi.spyOn(u.queue, 'claimDueCapture').mockImplementation((at) => {
+      const due = u.queue.nextDueAt();
+      if (!missed && due !== null && due <= at) {
+        missed = true;
+        return undefined;
+      }
+      return claim(at);
+    });
+    const summary = await u.engine.drain({ wait: true });
+    expect(missed).toBe(true);
+    expect(summary.queued).toEqual([]);
+    expect(summary.completed).toHaveLength(1);
+  });
+
   it('registration started from two places at once sends each capture once', async () => {
     const a = makeFile('VID_20261122_020202_00_001.insv', 1000);
     const b = makeFile('VID_20261122_030303_00_001.insv', 1000);

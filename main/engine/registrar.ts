@@ -133,7 +133,7 @@ export class Registrar {
       if (outcome.state === 'registration_unknown') this.ctx.warn(`Could not tell whether "${c.label}" was registered: ${reasonOf(err)}`);
       return;
     }
-    const at = Date.now() + this.ctx.retrySchedule.delayMs(c.attempts);
+    const at = Math.round(Date.now() + this.ctx.retrySchedule.delayMs(c.attempts)); // whole ms in the queue
     const message = `${outcome.message}. Sent again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${c.attempts + 2}).`;
     t.capture(c.id, ['registering'], 'queued', message, at, { kind: 'registration-retry', message });
     // The others would meet the same outage: they wait for the same time, without counting an attempt.

@@ -15,5 +15,5 @@ export interface RetrySchedule {
  * back in the same second. It never gives up: a queue left overnight drains after any outage.
  */
 export function overnightRetrySchedule(baseMs = 15_000, maxMs = 15 * 60_000): RetrySchedule {
-  return { delayMs: (attempt) => Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30)) * (1 - Math.random() * 0.1) };
+  return { delayMs: (attempt) => Math.round(Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30)) * (1 - Math.random() * 0.1)) };
 }

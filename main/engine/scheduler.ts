@@ -7,6 +7,8 @@ import type { Registrar } from './registrar.js';
 
 /** The longest single sleep (ms): timers beyond 2^31 ms fire at once in Node. */
 const MAX_NAP_MS = 2 ** 31 - 1;
+/** The shortest nap before looking at the queue again for work that just came due (ms). */
+const MIN_NAP_MS = 20;
 
 interface Active {
   controller: AbortController;
@@ -57,11 +59,17 @@ export class Scheduler {
       this.registrar.kick();
       this.startDue();
       const idle = this.active.size === 0 && !this.registrar.busy;
-      // A retry time already past is work waiting for a free slot: a task's end wakes the loop for it.
       const next = this.ctx.queue.nextDueAt();
-      const upcoming = next !== null && next > Date.now() ? next : null;
-      if (idle && (!opts.wait || upcoming === null)) break;
-      await this.nap(Math.min(upcoming ?? Infinity, opts.deadline ?? Infinity) - Date.now());
+      // Without `wait`, the drain ends once nothing runs. With it, it ends only when nothing is
+      // scheduled at all; a time that passed between the claims above and this read (they are
+      // microseconds apart) is claimed on the next turn, after a short nap.
+      if (idle && (!opts.wait || next === null)) break;
+      if (!idle && (next === null || next <= Date.now())) {
+        // Work is running; a retry time already past waits for a free slot, and a task's end wakes the loop.
+        await this.nap(opts.deadline === undefined ? Infinity : opts.deadline - Date.now());
+        continue;
+      }
+      await this.nap(Math.max(MIN_NAP_MS, Math.min(next ?? Infinity, opts.deadline ?? Infinity) - Date.now()));
     }
     await this.abortAll();
   }
@@ -148,7 +156,7 @@ export class Scheduler {
     }
     const reason = reasonOf(err);
     if (isTransient(err)) {
-      const at = Date.now() + this.ctx.retrySchedule.delayMs(f.attempts);
+      const at = Math.round(Date.now() + this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 2}).`;
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
       return;

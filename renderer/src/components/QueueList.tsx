@@ -87,7 +87,12 @@ export function QueueList() {
   );
 }
 
-const LIMITS_MIB = [1, 2, 5, 10, 20, 50, 100];
+// Site uplinks can be slower than 1 MiB/s (8 Mbit/s): the lowest choices go down to 32 KiB/s.
+const LIMITS = [32, 64, 128, 256, 512].map((k) => k * 1024).concat([1, 2, 5, 10, 20, 50, 100].map((m) => m * 1024 * 1024));
+
+/** A limit as people compare it with their uplink: `256 KiB/s (2.1 Mbit/s)`. */
+const limitLabel = (b: number) =>
+  `${b < 1024 * 1024 ? `${b / 1024} KiB/s` : `${b / 1024 / 1024} MiB/s`} (${((b * 8) / 1e6).toFixed(b < 1024 * 1024 ? 1 : 0)} Mbit/s)`;
 
 /** The upload speed limit for all files together, applied at once while uploads run. */
 function BandwidthLimit() {
@@ -98,9 +103,9 @@ function BandwidthLimit() {
       Upload limit
       <select value={limit === null ? '' : String(limit)} onChange={(e) => void setBandwidth(e.target.value ? Number(e.target.value) : null)}>
         <option value="">No limit</option>
-        {LIMITS_MIB.map((m) => (
-          <option key={m} value={String(m * 1024 * 1024)}>
-            {m} MiB/s
+        {LIMITS.map((b) => (
+          <option key={b} value={String(b)}>
+            {limitLabel(b)}
           </option>
         ))}
       </select>
@@ -173,8 +178,18 @@ function FileRow({ index, style, files, labels }: RowComponentProps<{ files: Que
         {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
         {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Try now</button>}
         {f.state !== 'uploading' && (
-          <button className="link" onClick={() => void remove(f.captureRow)}>
-            Remove
+          <button
+            className="link"
+            onClick={() => {
+              // The capture is the unit the platform knows: its files go together, and only here.
+              const label = labels.get(f.captureRow) ?? 'this capture';
+              const n = files.filter((x) => x.captureRow === f.captureRow).length;
+              if (window.confirm(`Remove "${label}" (${n} file${n === 1 ? '' : 's'}) from this computer's upload queue? Nothing changes at the platform.`)) {
+                void remove(f.captureRow);
+              }
+            }}
+          >
+            Remove capture
           </button>
         )}
       </div>
