@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,5 +115,26 @@ describe('capture-uploader remove and cancel', () => {
     const missing = await cli(dataDir, ['remove', 'file', '99']).done;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/There is no file 99 in the queue/);
+  });
+});
+
+describe('capture-uploader add --dry-run', () => {
+  it('says what would be registered where and what would not be uploaded, and queues nothing', async () => {
+    const dataDir = join(work, 'dry-run');
+    const card = join(work, 'dry-card');
+    mkdirSync(card);
+    writeFileSync(join(card, 'VID_20261123_080000_00_001.insv'), randomBytes(3000));
+    writeFileSync(join(card, 'VID_20261123_080000_10_001.insv'), randomBytes(3000));
+    writeFileSync(join(card, 'LRV_20261123_080000_11_001.insv'), randomBytes(100));
+    writeFileSync(join(card, 'empty.mp4'), '');
+    const before = Object.keys(svc.store.state.captures).length;
+    const res = await cli(dataDir, ['add', '--dry-run', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]).done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`Would register 1 capture(s), 2 file(s), 5.9 KiB, in structure ${svc.info.structures[0]} (exterior):`);
+    expect(res.stdout).toMatch(/2026-11-23 08:00:00 · segment 001 · 2 lenses {2}2 file\(s\)/);
+    expect(res.stdout).toMatch(/Not uploaded: 2 file\(s\)\n {2}1 × Low-resolution preview.*\n {2}1 × The file is empty/);
+    expect(res.stdout).toMatch(/Nothing was queued or sent \(--dry-run\)\.\n$/);
+    expect((await statusOf(dataDir)).captures).toEqual([]);
+    expect(Object.keys(svc.store.state.captures).length).toBe(before);
   });
 });

@@ -8,6 +8,7 @@ import type { Uploader } from '../uploader.js';
 import { openUploader } from '../uploader.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
+import { formatBytes } from '../../shared/format.js';
 import { attachDisplay, drainExitCode, summaryLines } from './render.js';
 import { printable } from './printable.js';
 
@@ -87,6 +88,37 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
   }
   for (const r of refused) process.stdout.write(`not queued: ${printable(r.path)}: ${r.reason}\n`);
   for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${w.reason}\n`);
+}
+
+/**
+ * `add --dry-run`: what `add` would do, without queuing or sending anything: the captures it would
+ * register and where, the files that would not be uploaded (grouped by reason), files already
+ * queued, and warnings about odd media.
+ */
+export async function previewAdd(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<void> {
+  const structure = o.structure ?? s.demo?.structures[0];
+  if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
+  const { prepareCaptures } = await import('../intake.js');
+  const { readMediaFacts } = await import('../media/metadata.js');
+  const { captures, refused, warnings } = await prepareCaptures(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt, project: '' }, readMediaFacts);
+  const queued = captures.filter((c) => c.files.some((f) => s.uploader.queue.findQueuedFile(f)));
+  const fresh = captures.filter((c) => !queued.includes(c));
+  const bytes = fresh.reduce((n, c) => n + c.files.reduce((m, f) => m + f.size, 0), 0);
+  if (json) {
+    const view = (c: (typeof captures)[number]) => ({ label: c.label, captureDateTime: c.request.captureDateTime, files: c.files.map((f) => ({ path: f.path, size: f.size })) });
+    process.stdout.write(`${JSON.stringify({ type: 'dry-run', structure, kind: o.type ?? 'interior', design: o.design ?? null, wouldRegister: fresh.map(view), alreadyQueued: queued.map(view), notUploaded: refused, warnings })}\n`);
+    return;
+  }
+  const where = `structure ${structure}${o.design ? `, design ${o.design}` : ''} (${o.type ?? 'interior'})`;
+  process.stdout.write(`Would register ${fresh.length} capture(s), ${fresh.reduce((n, c) => n + c.files.length, 0)} file(s), ${formatBytes(bytes)}, in ${where}:\n`);
+  for (const c of fresh) process.stdout.write(`  ${printable(c.label)}  ${c.files.length} file(s)  ${c.request.captureDateTime}\n`);
+  if (queued.length) process.stdout.write(`Already in the queue, not added again: ${queued.length} capture(s)\n`);
+  const reasons = new Map<string, string[]>();
+  for (const r of refused) reasons.set(r.reason, [...(reasons.get(r.reason) ?? []), r.path]);
+  if (refused.length) process.stdout.write(`Not uploaded: ${refused.length} file(s)\n`);
+  for (const [reason, paths] of reasons) process.stdout.write(`  ${paths.length} × ${reason}\n`);
+  for (const w of warnings) process.stdout.write(`warning: ${printable(w.path)}: ${w.reason}\n`);
+  process.stdout.write('Nothing was queued or sent (--dry-run).\n');
 }
 
 /** What `drain` was told: keep going through outages (`wait`), for at most `maxWaitMs`. */

@@ -58,12 +58,15 @@ async function withSession(fn: (c: typeof import('./commands.js'), s: import('./
   await c.withSession(g, (s) => fn(c, s, g));
 }
 
-captureOptions(program.command('add').description('group files into captures, queue and register them').argument('<files...>')).action((files: string[], o) =>
-  withSession(async (c, s, g) => {
-    if (!o.type && !g.demo) throw new Error('--type is required: interior or exterior');
-    await c.addFiles(s, files, o, g.json);
-  }),
-);
+captureOptions(program.command('add').description('group files into captures, queue and register them').argument('<files...>'))
+  .option('--dry-run', 'show what would be registered where, and what would not be uploaded; queue and send nothing')
+  .action((files: string[], o) =>
+    withSession(async (c, s, g) => {
+      if (!o.type && !g.demo) throw new Error('--type is required: interior or exterior');
+      if (o.dryRun) await c.previewAdd(s, files, o, g.json);
+      else await c.addFiles(s, files, o, g.json);
+    }),
+  );
 
 program
   .command('drain')
