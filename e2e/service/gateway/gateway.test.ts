@@ -79,12 +79,15 @@ describe('§5 standard headers on every gateway call', () => {
   });
 
   it('refuses a token once it expired (§5.3) and every token after the expire-now fault', async () => {
-    expect((await svc.admin('PUT', '/settings', { tokenTtlSeconds: 1 })).status).toBe(200);
+    // A JWT's exp is in whole seconds, so a 1 s token can lapse at once (issued at x.999 s); 3 s
+    // leaves at least 2 s for the first call, and the wait runs to the token's own exp.
+    expect((await svc.admin('PUT', '/settings', { tokenTtlSeconds: 3 })).status).toBe(200);
     const shortLived = await svc.token();
     await svc.admin('PUT', '/settings', { tokenTtlSeconds: 86_400 });
     const path = `/progress/api/external-folders/latest-default-design-update-time?projectId=${svc.info.projectId}`;
     expect((await svc.gateway('GET', path, { token: shortLived })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2100));
+    const { exp } = JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number };
+    await new Promise((r) => setTimeout(r, Math.max(0, exp * 1000 - Date.now()) + 100));
     expect((await svc.gateway('GET', path, { token: shortLived })).status).toBe(401);
 
     const fresh = await svc.token();
