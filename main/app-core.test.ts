@@ -28,12 +28,16 @@ afterAll(async () => {
 async function core(name: string) {
   const notices: { level: string; message: string }[] = [];
   const notified: string[] = [];
+  const events: { event: string; payload: unknown }[] = [];
   const map = new Map<string, unknown>();
   const c = new AppCore({
     dataDir: join(work, name),
     store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
     secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
-    emit: (event, payload) => event === 'capture:event.notice' && notices.push(payload as { level: string; message: string }),
+    emit: (event, payload) => {
+      events.push({ event, payload });
+      if (event === 'capture:event.notice') notices.push(payload as { level: string; message: string });
+    },
     pickFiles: async () => [],
     startLocalService: async () => ({ ...svc, close: async () => {} }),
     notify: (title, body) => notified.push(`${title}: ${body}`),
@@ -43,21 +47,33 @@ async function core(name: string) {
   await c.start();
   const h = c.handlers();
   await h['capture:settings.useLocalService']();
-  return { c, h, notices, notified };
+  return { c, h, notices, notified, events };
 }
 
 describe('AppCore', () => {
-  it('inspects dropped files, registers them and reports the capture complete', async () => {
-    const { c, h, notified } = await core('happy');
+  it('inspects dropped files, registers them, sends the rows that change and says once when the queue finished', async () => {
+    const { c, h, notified, events } = await core('happy');
     const file = join(work, 'walk.mp4');
     writeFileSync(file, randomBytes(2 * 1024 * 1024));
     const inspected = await h['capture:files.inspect']([file]);
     expect(inspected.captures.map((p) => [p.label, p.alreadyQueued, p.violation])).toEqual([['walk.mp4', false, undefined]]);
     const structure = c.settings.view().structures[0]!;
     await h['capture:captures.register']([{ paths: [file], structure: structure.id, design: structure.designs[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
-    await vi.waitFor(() => expect(notified).toContain('Capture uploaded: walk.mp4 is complete.'), { timeout: 15_000 });
+    await vi.waitFor(() => expect(notified).toContainEqual(expect.stringMatching(/^Queue finished: Queue finished at \d\d:\d\d: 1 file, 2\.1 MB\.$/)), { timeout: 15_000 });
     const view = c.queueView();
     expect(view.files.map((f) => [f.state, f.bytesSent === f.size])).toEqual([['completed', true]]);
+    expect(view.totals).toMatchObject({ files: 1, completed: 1, bytesTotal: 2 * 1024 * 1024, bytesDone: 2 * 1024 * 1024, bytesRemaining: 0, needYou: 0 });
+    // The screen is told what changed (the file's row as committed, changes of 50 ms gathered in one
+    // message), never "reload everything".
+    const rows = events.filter((e) => e.event === 'capture:event.rows').map((e) => e.payload as import('../shared/ipc.js').EventPayload<'capture:event.rows'>);
+    expect(rows[0]!.files.map((f) => f.fileName)).toEqual(['walk.mp4']);
+    expect(rows[0]!.captures.map((cap) => [cap.label, cap.structure, cap.type, cap.capturedAt])).toEqual([['walk.mp4', structure.id, 'interior', '2026-11-22T08:00:00Z']]);
+    expect(rows.flatMap((r) => r.files.map((f) => f.state)).at(-1)).toBe('completed');
+    expect(rows.at(-1)!.totals).toMatchObject({ completed: 1, uploading: 0 });
+    expect(events.filter((e) => e.event === 'capture:event.queue').map((e) => (e.payload as { reason: string }).reason)).toEqual(['opened']);
+    const progress = events.filter((e) => e.event === 'capture:event.progress').map((e) => e.payload as import('../shared/ipc.js').EventPayload<'capture:event.progress'>);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) expect(p.totals.bytesDone).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect((await h['capture:files.inspect']([file])).captures[0]!.alreadyQueued).toBe(true);
   });
 
@@ -75,13 +91,13 @@ describe('AppCore', () => {
     }, 20);
     try {
       await h['capture:captures.register']([{ paths: [file], structure: structure.id, type: 'exterior', capturedAt: '2026-11-22T08:00:00Z' }]);
-      await vi.waitFor(() => expect(notified).toContain('Capture uploaded: flaky.mp4 is complete.'), { timeout: 20_000 });
+      await vi.waitFor(() => expect(c.queueView().files[0]?.state).toBe('completed'), { timeout: 20_000 });
     } finally {
       clearInterval(poll);
     }
     // Between the attempts the queue showed the file waiting with its retry time and attempt count.
     expect(seen).toContainEqual({ state: 'pending', retryAt: expect.any(Number), attempts: 1 });
-    expect(notified.filter((n) => n.startsWith('Upload failed'))).toEqual([]);
+    expect(notified.filter((n) => n.startsWith('Upload needs you'))).toEqual([]);
     expect(notices.filter((n) => /flaky/.test(n.message))).toEqual([]);
   });
 
@@ -93,8 +109,41 @@ describe('AppCore', () => {
     const structure = c.settings.view().structures[0]!;
     await h['capture:captures.register']([{ paths: [file], structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
     appendFileSync(file, 'the camera was still writing');
-    await vi.waitFor(() => expect(notified.some((n) => n.startsWith('Upload failed: growing.mp4:') && n.includes('changed while uploading'))).toBe(true), { timeout: 15_000 });
+    await vi.waitFor(() => expect(notified.some((n) => n.startsWith('Upload needs you: growing.mp4:') && n.includes('changed while uploading'))).toBe(true), { timeout: 15_000 });
     expect(c.queueView().files[0]!.state).toBe('failed');
+  });
+
+  it('corrects a refused capture from the queue and registers it again; removes one lens; clears completed', async () => {
+    const { c, h } = await core('correct');
+    const walk = join(work, 'refused-walk.mp4');
+    writeFileSync(walk, randomBytes(1024 * 1024));
+    await h['capture:captures.register']([{ paths: [walk], structure: 'no-such-structure', type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
+    await vi.waitFor(() => expect(c.queueView().captures[0]?.state).toBe('rejected'), { timeout: 10_000 });
+    expect(c.queueView().totals).toMatchObject({ needYou: 1, captures: 1 });
+    const structure = c.settings.view().structures[1]!;
+    await h['capture:queue.edit']({ captureRow: c.queueView().captures[0]!.id, structure: structure.id, design: structure.designs[0]!.id, type: 'exterior', capturedAt: '2026-11-22T09:00:00+01:00' });
+    await vi.waitFor(() => expect(c.queueView().files[0]?.state).toBe('completed'), { timeout: 15_000 });
+    const registered = Object.values(svc.store.state.captures).filter((x) => JSON.stringify(x.request).includes('refused-walk.mp4'));
+    expect(registered.map((x) => x.request)).toEqual([
+      expect.objectContaining({ structure: structure.id, design: structure.designs[0]!.id, type: 'exterior', captureDateTime: '2026-11-22T09:00:00+01:00' }),
+    ]);
+    await expect(h['capture:queue.edit']({ captureRow: c.queueView().captures[0]!.id, structure: structure.id, type: 'interior', capturedAt: '2026-11-22T09:00:00Z' })).rejects.toThrow(/registered already/);
+
+    // One lens of a dual-lens pair taken off the queue: its capture stays with the other file.
+    const lenses = ['VID_20261122_080000_00_001.insv', 'VID_20261122_080000_10_001.insv'].map((n) => join(work, n));
+    for (const l of lenses) writeFileSync(l, randomBytes(64 * 1024));
+    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', action: { type: 'latency', ms: 1500 } });
+    await h['capture:captures.register']([{ paths: lenses, structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
+    const pair = c.queueView().files.filter((f) => f.fileName.startsWith('VID_'));
+    expect(pair).toHaveLength(2);
+    await h['capture:queue.removeFile']({ fileId: pair[1]!.id });
+    await vi.waitFor(() => expect(c.queueView().files.filter((f) => f.fileName.startsWith('VID_')).map((f) => f.state)).toEqual(['completed']), { timeout: 15_000 });
+    expect(c.queueView().files.map((f) => f.fileName)).not.toContain(pair[1]!.fileName);
+
+    expect(await h['capture:queue.clearCompleted']()).toEqual({ captures: 2 });
+    expect(c.queueView()).toMatchObject({ captures: [], files: [], totals: { files: 0, captures: 0 } });
+    const log = await h['capture:activity.list']({});
+    expect(log.map((e) => e.kind)).toEqual(expect.arrayContaining(['rejected', 'queued', 'registered', 'removed', 'capture-completed']));
   });
 
   it('warns about designs changed since the last export, and records a new export', async () => {

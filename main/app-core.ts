@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import type { LocalService } from '../e2e/service/index.js';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
-import type { EventName, EventPayload, InspectResult, NamedStructure, QueueView, SettingsView } from '../shared/ipc.js';
+import type { EventName, EventPayload, InspectResult, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
 import type { AssetCategory, ExternalAsset, ProgressEntry } from './api/progress-records.js';
 import { ProgressRecordsClient, explain as explainRecords } from './api/progress-records.js';
 import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
-import type { FileProgress } from './engine/progress.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
+import { LiveQueue } from './live-queue.js';
 import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
@@ -34,6 +34,8 @@ export interface AppCoreOptions {
   notify?(title: string, body: string): void;
   /** Called with true while the queue has work (hold a power-save blocker), false when idle. */
   busy?(working: boolean): void;
+  /** Called with the queue's totals as they change (at most ten a second), for the taskbar's and tray's progress. */
+  totals?(totals: QueueTotals): void;
   log?: Logger;
   /** Engine settings beyond the stored ones (tests shorten retry delays and the retry schedule). */
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
@@ -51,7 +53,9 @@ export class AppCore {
   private uploader?: Uploader;
   private local?: LocalService;
   private localStructures: NamedStructure[] = [];
-  private progress = new Map<number, FileProgress>();
+  private live?: LiveQueue;
+  /** Files completed since the queue last went idle, for the one "queue finished" notification. */
+  private completedSinceIdle = { files: 0, bytes: 0 };
   private running?: Promise<void>;
   private again = false;
   private closed = false;
@@ -112,7 +116,7 @@ export class AppCore {
           queued.push(...r.queued);
           refused.push(...r.refused);
         }
-        this.changed('registered');
+        this.live?.touched(queued);
         this.kick();
         return { queued, refused };
       },
@@ -125,16 +129,19 @@ export class AppCore {
       'capture:queue.pause': async (t) => this.each(t, ['pending', 'uploading'], (id) => this.requireUploader().engine.pause(id)),
       'capture:queue.resume': async (t) => this.each(t, ['paused'], (id) => this.requireUploader().engine.resume(id)),
       'capture:queue.retry': async (t) => this.each(t, ['failed', 'cancelled'], (id) => this.requireUploader().engine.resume(id)),
-      'capture:queue.remove': async ({ captureRow }) => {
-        // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
-        await this.requireUploader().engine.removeCapture(captureRow);
-        this.changed('removed');
+      // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
+      'capture:queue.remove': ({ captureRow }) => this.requireUploader().engine.removeCapture(captureRow),
+      'capture:queue.removeFile': ({ fileId }) => this.requireUploader().engine.removeFile(fileId),
+      'capture:queue.clearCompleted': async () => ({ captures: this.requireUploader().engine.clearCompleted() }),
+      'capture:queue.edit': async ({ captureRow, structure, design, type, capturedAt }) => {
+        this.requireUploader().engine.editCapture(captureRow, { structure, design, type, captureDateTime: capturedAt });
+        this.kick();
       },
       'capture:queue.resolve': async ({ captureRow, decision }) => {
         this.requireUploader().engine.resolveRegistration(captureRow, decision);
-        this.changed('resolved');
         this.kick();
       },
+      'capture:activity.list': async ({ since, limit }) => this.requireUploader().queue.activity.list({ since, limit }),
       'capture:designs.check': async () => {
         const u = this.requireUploader();
         const latest = await u.gateway.latestDefaultDesignUpdate();
@@ -162,48 +169,9 @@ export class AppCore {
     };
   }
 
-  /** The current queue with live progress. */
+  /** The current queue with live progress (one query for captures, one for files). */
   queueView(): QueueView {
-    const u = this.uploader;
-    if (!u) return { captures: [], files: [], blocked: null };
-    const captures = u.queue.captures();
-    const files = captures.flatMap((c) =>
-      u.queue.filesOf(c.id).map((f) => {
-        const live = this.progress.get(f.id);
-        const parts = u.queue.parts(f.id);
-        const stored = parts.filter((p) => p.etag);
-        const bytesSent = f.state === 'completed' ? f.size : (live?.bytesSent ?? stored.reduce((n, p) => n + p.size, 0));
-        return {
-          id: f.id,
-          captureRow: c.id,
-          fileName: f.fileName,
-          path: f.path,
-          size: f.size,
-          state: f.state,
-          error: f.error,
-          bytesSent,
-          partsDone: f.state === 'completed' ? parts.length : (live?.partsDone ?? stored.length),
-          partsTotal: f.totalParts ?? 0,
-          bytesPerSecond: f.state === 'uploading' ? (live?.bytesPerSecond ?? 0) : 0,
-          etaSeconds: f.state === 'uploading' ? (live?.etaSeconds ?? null) : null,
-          retryAt: f.state === 'pending' ? f.nextAttemptAt : null,
-          attempts: f.attempts,
-        };
-      }),
-    );
-    return {
-      captures: captures.map((c) => ({
-        id: c.id,
-        label: c.label,
-        state: c.state,
-        error: c.error,
-        retryAt: c.state === 'queued' ? c.nextAttemptAt : null,
-        captureId: c.captureId,
-        structure: c.structure,
-      })),
-      files,
-      blocked: u.engine.blocked,
-    };
+    return this.live?.view() ?? { captures: [], files: [], blocked: null, totals: EMPTY_TOTALS };
   }
 
   /**
@@ -265,12 +233,20 @@ export class AppCore {
       log: this.opts.log,
     });
     if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
-    this.offEngine = this.uploader.engine.on((e) => this.onEngine(e));
+    const u = this.uploader;
+    this.live = new LiveQueue(u.queue, () => u.engine.blocked, (event, payload) => {
+      this.opts.emit(event, payload);
+      if ('totals' in payload) this.opts.totals?.(payload.totals);
+    });
+    this.offEngine = u.engine.on((e) => this.onEngine(e));
+    this.changed('opened');
     this.kick();
   }
 
   private async closeUploader(): Promise<void> {
     this.offEngine?.();
+    this.live?.close();
+    this.live = undefined;
     const u = this.uploader;
     this.uploader = undefined;
     await u?.close();
@@ -286,7 +262,6 @@ export class AppCore {
     const u = this.requireUploader();
     const ids = 'fileId' in t ? [t.fileId] : u.queue.files(states).map((f) => f.id);
     for (const id of ids) fn(id);
-    this.changed('control');
     this.kick();
   }
 
@@ -317,35 +292,39 @@ export class AppCore {
       } finally {
         this.opts.busy?.(false);
         this.running = undefined;
-        this.changed('idle');
+        this.live?.flush();
+        this.finished();
       }
     })();
   }
 
   private onEngine(e: EngineEvent): void {
-    if (e.type === 'progress') {
-      for (const f of e.files) this.progress.set(f.fileId, f);
-      this.opts.emit('capture:event.progress', {
-        files: e.files.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
-      });
-      return;
-    }
-    if (e.type === 'warning') {
-      this.opts.emit('capture:event.notice', { level: 'warning', message: e.message });
-      return;
-    }
+    this.live?.onEngine(e);
+    if (e.type === 'warning') this.opts.emit('capture:event.notice', { level: 'warning', message: e.message });
     if (e.type === 'blocked' && e.message !== null) {
       this.opts.emit('capture:event.notice', { level: 'error', message: e.message });
       this.opts.notify?.('Uploads stopped', e.message);
     }
-    if (e.type === 'file') {
-      if (e.state !== 'uploading') this.progress.delete(e.fileId);
-      // A passing failure (pending with a retry time) is shown in the queue row, not announced:
-      // overnight, one notice per retry would never stop.
-      if (e.state === 'failed') this.opts.notify?.('Upload failed', `${e.fileName}: ${e.error ?? 'unknown error'}`);
+    // A passing failure (pending with a retry time) is shown in the queue row, not announced:
+    // overnight, one notice per retry would never stop.
+    if (e.type === 'file' && e.state === 'failed') this.opts.notify?.('Upload needs you', `${e.fileName}: ${e.error ?? 'unknown error'}`);
+    if (e.type === 'file' && e.state === 'completed') {
+      this.completedSinceIdle.files++;
+      this.completedSinceIdle.bytes += e.file.size;
     }
-    if (e.type === 'capture' && e.state === 'completed') this.opts.notify?.('Capture uploaded', `${e.label} is complete.`);
-    this.changed(e.type);
+  }
+
+  /** One notification when the queue has drained what it could: "Queue finished at 04:12: 198 files, 41.2 GB; 2 need you". */
+  private finished(): void {
+    const u = this.uploader;
+    const { files: n, bytes } = this.completedSinceIdle;
+    if (!u || this.closed || n === 0) return;
+    const t = u.queue.totals();
+    this.completedSinceIdle = { files: 0, bytes: 0 };
+    const at = new Date();
+    const clock = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+    const needYou = t.failed + t.capturesNeedYou;
+    this.opts.notify?.('Queue finished', `Queue finished at ${clock}: ${n} file${n === 1 ? '' : 's'}, ${formatSize(bytes)}${needYou ? `; ${needYou} need${needYou === 1 ? 's' : ''} you` : ''}.`);
   }
 
   private async inspect(paths: string[]): Promise<InspectResult> {
@@ -368,6 +347,24 @@ export class AppCore {
     }
     return { captures, refused };
   }
+}
+
+/** Totals of an empty queue (no queue open yet). */
+const EMPTY_TOTALS: QueueTotals = {
+  files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
+  bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0,
+};
+
+/** Bytes as a notification says them: `41.2 GB` (decimal units, as operating systems show file sizes). */
+function formatSize(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 
 /** A progress entry as the renderer gets it. */

@@ -124,7 +124,11 @@ export const queueFile = z.object({
 });
 export type QueueFile = z.infer<typeof queueFile>;
 
-/** A capture in the queue; a `queued` one with `retryAt` (ms since epoch) is registered again by itself then. */
+/**
+ * A capture in the queue; a `queued` one with `retryAt` (ms since epoch) is registered again by
+ * itself then. `structure`, `design`, `type` and `capturedAt` (ISO 8601 with zone) are what it is
+ * registered with (§4.4), so a refused capture can be corrected and registered again.
+ */
 export const queueCapture = z.object({
   id,
   label: z.string(),
@@ -133,12 +137,55 @@ export const queueCapture = z.object({
   retryAt: z.number().nullable(),
   captureId: z.string().nullable(),
   structure: z.string(),
+  design: z.string().nullable(),
+  type: z.enum(['interior', 'exterior']),
+  capturedAt: z.string(),
 });
 export type QueueCapture = z.infer<typeof queueCapture>;
 
+/**
+ * The whole queue in numbers, from one SQL query plus the live bytes of files uploading.
+ * Counts of files by what happens next (`queued`: waiting for registration or its turn;
+ * `retrying`: waiting for a scheduled retry after a passing failure), `needYou` counts failed
+ * files and captures that need a person. Bytes: `bytesTotal` of every file not cancelled,
+ * `bytesDone` stored so far of them, `bytesRemaining` still to send of the files that move by
+ * themselves (waiting, pending, uploading; paused and failed files are left out, so an ETA from
+ * it is honest).
+ */
+export const queueTotals = z.object({
+  files: z.number(),
+  captures: z.number(),
+  completed: z.number(),
+  uploading: z.number(),
+  queued: z.number(),
+  retrying: z.number(),
+  paused: z.number(),
+  failed: z.number(),
+  cancelled: z.number(),
+  needYou: z.number(),
+  bytesTotal: z.number(),
+  bytesDone: z.number(),
+  bytesRemaining: z.number(),
+  /** Bytes per second of all uploads together, measured over the last seconds; 0 when nothing moves. */
+  bytesPerSecond: z.number(),
+});
+export type QueueTotals = z.infer<typeof queueTotals>;
+
 /** The queue; `blocked` says why nothing is sent (the service refuses the queue's credentials), or null. */
-export const queueView = z.object({ captures: z.array(queueCapture), files: z.array(queueFile), blocked: z.string().nullable() });
+export const queueView = z.object({ captures: z.array(queueCapture), files: z.array(queueFile), blocked: z.string().nullable(), totals: queueTotals });
 export type QueueView = z.infer<typeof queueView>;
+
+/** One line of the activity log (main/queue/activity.ts): `at` ISO 8601; what happened to which capture or file. */
+export const activityView = z.object({
+  id,
+  at: z.string(),
+  captureRow: z.number().nullable(),
+  fileId: z.number().nullable(),
+  subject: z.string(),
+  kind: z.string(),
+  message: z.string(),
+});
+export type ActivityView = z.infer<typeof activityView>;
 
 /** Whether the project's default designs changed since the last export (§4.3). */
 export const designStatus = z.object({
@@ -196,6 +243,17 @@ export const channels = {
   'capture:queue.resume': { args: target, result: z.void() },
   'capture:queue.retry': { args: target, result: z.void() },
   'capture:queue.remove': { args: z.object({ captureRow: id }), result: z.void() },
+  /** One file off this computer's queue (a lens whose recording should not go up); nothing changes at the platform. */
+  'capture:queue.removeFile': { args: z.object({ fileId: id }), result: z.void() },
+  /** Takes completed captures off the list (this computer's queue only); answers how many. */
+  'capture:queue.clearCompleted': { args: z.void(), result: z.object({ captures: z.number() }) },
+  /** A refused capture corrected and queued to be registered again (§4.4). */
+  'capture:queue.edit': {
+    args: z.object({ captureRow: id, structure: z.string().min(1), design: z.string().min(1).optional(), type: z.enum(['interior', 'exterior']), capturedAt: iso }),
+    result: z.void(),
+  },
+  /** The activity log, oldest first: entries at or after `since` (ISO 8601), the newest `limit` (default 1,000). */
+  'capture:activity.list': { args: z.object({ since: z.string().optional(), limit: z.number().int().min(1).max(100_000).optional() }), result: z.array(activityView) },
   'capture:queue.resolve': { args: z.object({ captureRow: id, decision: z.enum(['register-again', 'drop']) }), result: z.void() },
   'capture:designs.check': { args: z.void(), result: designStatus },
   'capture:designs.export': { args: z.void(), result: z.object({ message: z.string() }) },
@@ -223,7 +281,23 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Events main sends to the renderer: payload schemas. */
 export const events = {
-  'capture:event.progress': z.object({ files: z.array(queueFile.pick({ id: true, bytesSent: true, partsDone: true, partsTotal: true, bytesPerSecond: true, etaSeconds: true })) }),
+  /** Live bytes of the files uploading, at most ten a second, with the queue's totals. */
+  'capture:event.progress': z.object({
+    files: z.array(queueFile.pick({ id: true, bytesSent: true, partsDone: true, partsTotal: true, bytesPerSecond: true, etaSeconds: true })),
+    totals: queueTotals,
+  }),
+  /**
+   * What changed in the queue, as committed: rows to put in place (keyed by id), rows that left,
+   * and the totals after the change. The renderer applies it; nothing reloads the whole queue.
+   */
+  'capture:event.rows': z.object({
+    files: z.array(queueFile),
+    captures: z.array(queueCapture),
+    removed: z.object({ captures: z.array(id), files: z.array(id) }),
+    totals: queueTotals,
+    blocked: z.string().nullable(),
+  }),
+  /** The queue was replaced as a whole (another account or service in settings): read it again. */
   'capture:event.queue': z.object({ reason: z.string() }),
   'capture:event.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
 } as const;

@@ -17,7 +17,7 @@ const rec = vi.hoisted(() => {
   const appEvents = new Map<string, Listener[]>();
   const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0 };
+  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][] };
   let ready!: () => void;
   const whenReadyPromise = new Promise<void>((r) => (ready = r));
   return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
@@ -50,6 +50,12 @@ vi.mock('electron', () => {
       this.w.hidden = true;
     }
     focus() {}
+    isDestroyed() {
+      return false;
+    }
+    setProgressBar(p: number) {
+      rec.state.progressBar.push(p);
+    }
   }
   class Notification {
     constructor(private o: { title: string; body: string }) {}
@@ -62,8 +68,12 @@ vi.mock('electron', () => {
   }
   class Tray {
     on() {}
-    setToolTip() {}
-    setContextMenu() {}
+    setToolTip(t: string) {
+      rec.state.tooltips.push(t);
+    }
+    setContextMenu(m: { label?: string }[]) {
+      rec.state.menus.push(m);
+    }
   }
   const app = {
     getPath: () => userData,
@@ -189,9 +199,15 @@ describe('the Electron shell', () => {
     expect(prevented).toBe(true);
     expect(rec.windows[0]!.hidden).toBe(true);
 
-    await vi.waitFor(() => expect(rec.state.notifications.map((n) => n.title)).toContain('Capture uploaded'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(rec.state.notifications.map((n) => n.title)).toContain('Queue finished'), { timeout: 20_000 });
     await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers));
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
     expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
+    // The taskbar showed the queue's progress while it uploaded, and cleared it when done.
+    expect(rec.state.progressBar.some((p) => p >= 0 && p <= 1)).toBe(true);
+    expect(rec.state.progressBar.at(-1)).toBe(-1);
+    // The tray said it in words and offered pause all / resume all / open.
+    expect(rec.state.tooltips.some((t) => /Uploading: \d+% · 0 of 1 files/.test(t))).toBe(true);
+    expect(rec.state.menus.at(-1)!.map((i) => i.label)).toEqual(expect.arrayContaining(['Pause all', 'Resume all', 'Open Capture Uploader', 'Quit']));
   });
 });

@@ -7,6 +7,7 @@ import Store from 'electron-store';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
+import type { QueueTotals } from '../../shared/ipc.js';
 import { AppCore } from '../app-core.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import type { KeyValueStore, SecretBox } from '../settings.js';
@@ -24,6 +25,9 @@ let core: AppCore | undefined;
 let working = false;
 let blocker: number | undefined;
 let quitting = false;
+let totals: QueueTotals | undefined;
+/** The tray line last shown: the menu is rebuilt only when it reads differently (totals come ten a second). */
+let trayLine = '';
 
 /** safeStorage as the core's SecretBox. On Linux without a keyring Electron falls back to a fixed key ("basic_text"): that is treated as no encryption, so secrets are refused rather than stored readable. */
 const secrets: SecretBox = {
@@ -64,12 +68,25 @@ function createWindow(): BrowserWindow {
   return w;
 }
 
+/** The tray's first line and tooltip: `Uploading: 43% · 12 of 200 files`. */
+function progressLine(): string {
+  if (!working || !totals) return working ? 'Uploading…' : 'Idle: nothing to upload';
+  const pct = totals.bytesTotal ? Math.floor((totals.bytesDone / totals.bytesTotal) * 100) : 0;
+  return `Uploading: ${pct}% · ${totals.completed} of ${totals.files - totals.cancelled} files${totals.needYou ? ` · ${totals.needYou} need you` : ''}`;
+}
+
 function updateTray(): void {
-  tray?.setToolTip(working ? `${APP_NAME}: uploading` : `${APP_NAME}: idle`);
+  const line = progressLine();
+  if (line === trayLine) return;
+  trayLine = line;
+  tray?.setToolTip(`${APP_NAME}: ${line}`);
+  const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () => void core?.handlers()[channel]({ all: true });
   tray?.setContextMenu(
     Menu.buildFromTemplate([
-      { label: working ? 'Uploading…' : 'Queue is empty', enabled: false },
-      { label: 'Show window', click: () => (win ?? (win = createWindow())).show() },
+      { label: line, enabled: false },
+      { label: 'Pause all', click: queue('capture:queue.pause') },
+      { label: 'Resume all', click: queue('capture:queue.resume') },
+      { label: 'Open Capture Uploader', click: () => (win ?? (win = createWindow())).show() },
       { type: 'separator' },
       {
         label: 'Quit',
@@ -82,8 +99,16 @@ function updateTray(): void {
   );
 }
 
+/** The taskbar or dock shows the whole queue's progress while it uploads; the tray says it in words. */
+function showTotals(t: QueueTotals): void {
+  totals = t;
+  if (win && !win.isDestroyed()) win.setProgressBar(working && t.bytesTotal ? t.bytesDone / t.bytesTotal : -1);
+  updateTray();
+}
+
 function setWorking(now: boolean): void {
   working = now;
+  if (!now && win && !win.isDestroyed()) win.setProgressBar(-1);
   // Keep the computer awake while the queue drains (left running overnight); release when idle.
   if (now && blocker === undefined) blocker = powerSaveBlocker.start('prevent-app-suspension');
   if (!now && blocker !== undefined) {
@@ -117,6 +142,7 @@ async function start(): Promise<void> {
     startLocalService: async (dataDir) => (await import('../../e2e/service/index.js')).startLocalService({ dataDir }),
     notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
     busy: setWorking,
+    totals: showTotals,
     log: { info: (m) => console.log(m), warn: (m) => console.warn(m) },
   });
   registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));

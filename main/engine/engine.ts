@@ -265,6 +265,30 @@ export class UploadEngine {
   }
 
   /**
+   * Corrects a capture the service refused (or one not registered yet) and queues it to be
+   * registered again at once (§4.4). Throws Error when the capture is registered already or gone.
+   */
+  editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
+    const q = this.queue;
+    const revised = q.db.transaction(() => {
+      if (!q.reviseCapture(captureRow, change)) return false;
+      return this.ctx.transitions.capture(captureRow, ['rejected', 'failed', 'queued'], 'queued', null, undefined, {
+        kind: 'queued',
+        message: `Corrected by a person (structure ${change.structure}${change.design ? `, design ${change.design}` : ''}, ${change.type}, ${change.captureDateTime}); to be registered again`,
+      });
+    })();
+    if (!revised) throw new Error(`Capture ${captureRow} cannot be changed: it is registered already or no longer in the queue.`);
+    this.scheduler.wake();
+  }
+
+  /** Takes every completed capture off this computer's queue (nothing at the platform changes); answers how many. */
+  clearCompleted(): number {
+    let n = 0;
+    for (const c of this.queue.captures(['completed'])) if (this.ctx.transitions.removeCapture(c.id)) n++;
+    return n;
+  }
+
+  /**
    * Removes a capture and its files from this computer's queue (nothing at the platform changes),
    * even while its files upload: the rows go first, then their tasks are stopped.
    */

@@ -147,6 +147,54 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     q.markChanged(1);
     expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123 })).toBeUndefined();
   });
+  it('5: counts the bytes and parts already stored per file, and keeps counting through every path that sets or clears an ETag', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 4);
+    const at = '2026-11-20T10:00:00.000Z';
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, total_parts, part_size)
+       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1700000000123, 'paused', 3, 5242880)`,
+    ).run();
+    const part = db.prepare('INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, ?, ?, ?)');
+    part.run(1, 5_242_880, '"a"');
+    part.run(2, 5_242_880, null);
+    part.run(3, 1_514_240, '"c"');
+    const before = db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
+    migrate(db, ':memory:', MIGRATIONS, 5);
+    const q = new UploadQueue(db);
+    expect(db.prepare('SELECT * FROM files').all()).toEqual([{ ...before[0], stored_bytes: 5_242_880 + 1_514_240, stored_parts: 2 }]);
+    expect(q.file(1)).toMatchObject({ storedBytes: 6_757_120, storedParts: 2 });
+    q.recordParts([{ fileId: 1, partNumber: 2, etag: '"b"' }]);
+    q.recordParts([{ fileId: 1, partNumber: 2, etag: '"b2"' }]); // an ETag replaced is not counted twice
+    expect(q.file(1)).toMatchObject({ storedBytes: 12_000_000, storedParts: 3 });
+    q.clearPart(1, 1);
+    q.clearPart(1, 1);
+    expect(q.file(1)).toMatchObject({ storedBytes: 12_000_000 - 5_242_880, storedParts: 2 });
+    expect(q.totals()).toMatchObject({ files: 1, paused: 1, bytesTotal: 12_000_000, bytesStored: 12_000_000 - 5_242_880, bytesOfMoving: 0, captures: 1, capturesNeedYou: 0 });
+  });
+});
+
+describe('queue totals', () => {
+  it('counts files by what happens next and bytes of what still moves, from the committed rows', () => {
+    const q = new UploadQueue(openQueueDatabase(dbFile()).db);
+    const a = q.enqueueCapture('walk', request, files);
+    const b = q.enqueueCapture('walk 2', request, files.map((f) => ({ ...f, path: `${f.path}.2` })));
+    q.saveRegistration(a, 'cap-a', request.files.map((f) => ({ frameIndex: f.frameIndex, uploadId: `u${f.frameIndex}`, fileName: f.fileName, size: f.size, partSize: 5_242_880, totalParts: Math.ceil(f.size / 5_242_880), status: 'pending' })));
+    const [big, small] = q.filesOf(a);
+    q.recordParts([{ fileId: big!.id, partNumber: 1, etag: '"1"' }]);
+    q.moveFile(big!.id, ['pending'], 'uploading');
+    q.moveFile(small!.id, ['pending'], 'pending', { retryAt: Date.now() + 60_000, transient: true });
+    q.moveCapture(b, ['queued'], 'rejected', 'HTTP 422');
+    expect(q.totals()).toEqual({
+      files: 4, captures: 2, completed: 0, uploading: 1, waiting: 2, pending: 0, retrying: 1, paused: 0, failed: 0, cancelled: 0, capturesNeedYou: 1,
+      bytesTotal: 2 * 12_000_100, bytesStored: 5_242_880, bytesStoredUploading: 5_242_880, bytesOfMoving: 2 * 12_000_100, bytesStoredOfMoving: 5_242_880,
+    });
+    expect(q.reviseCapture(b, { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(true);
+    expect(q.capture(b)).toMatchObject({ structure: 's2', design: 'd2', request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' } });
+    expect(q.reviseCapture(a, { structure: 's2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(false); // registered: not changed
+  });
 });
 
 describe('queue rows', () => {

@@ -4,6 +4,8 @@ import type { ManifestEntry } from '../api/schemas.js';
 import { ActivityLog } from './activity.js';
 import { statementCache } from './statements.js';
 import { QueueMeta } from './meta.js';
+import type { StoredTotals } from './totals.js';
+import { storedTotals } from './totals.js';
 
 import type { CaptureRowRaw, FileRowRaw, NewFile, QueuedCapture, QueuedFile, QueuedPart, CaptureState, FileState } from './rows.js';
 import { now, toCapture, toFile } from './rows.js';
@@ -50,6 +52,28 @@ export class UploadQueue {
       );
       return Number(lastInsertRowid);
     })();
+  }
+
+  /** The queue in numbers as committed (see StoredTotals): two aggregate queries, no scan of parts. */
+  totals(): StoredTotals {
+    return storedTotals(this.db, this.sql);
+  }
+
+  /**
+   * Changes what a capture not registered yet will be registered with (§4.4: structure, design,
+   * type, captureDateTime ISO 8601 with zone); answers whether it changed. A capture already
+   * registered, or no longer in the queue, is left alone (answers false).
+   */
+  reviseCapture(id: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): boolean {
+    const c = this.capture(id);
+    if (!c || !['queued', 'rejected', 'failed'].includes(c.state)) return false;
+    const request: CaptureRequest = { ...c.request, structure: change.structure, type: change.type, captureDateTime: change.captureDateTime };
+    if (change.design) request.design = change.design;
+    else delete request.design;
+    return (
+      this.sql(`UPDATE captures SET structure = ?, design = ?, request_json = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'rejected', 'failed')`)
+        .run(change.structure, change.design ?? null, JSON.stringify(request), now(), id).changes === 1
+    );
   }
 
   /** Moves a capture to another state, with an optional error message (null clears it). */

@@ -76,6 +76,9 @@ export interface QueuedFile extends FileIdentity {
   /** The file changed on disk while queued: it no longer stands for its recording, so adding the recording again is allowed. */
   changed: boolean;
   completedAt: string | null;
+  /** Bytes and parts storage accepted so far (parts with an ETag in the queue). */
+  storedBytes: number;
+  storedParts: number;
 }
 
 /** A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part. */
@@ -138,6 +141,8 @@ export interface FileRowRaw {
   ctime_ns: string | null;
   fingerprint: string | null;
   changed: number;
+  stored_bytes: number;
+  stored_parts: number;
 }
 
 /** A `captures` row as a QueuedCapture. */
@@ -181,4 +186,6 @@ export const toFile = (r: FileRowRaw): QueuedFile => ({
   ino: r.ino,
   ctimeNs: r.ctime_ns,
   fingerprint: r.fingerprint,
+  storedBytes: r.stored_bytes,
+  storedParts: r.stored_parts,
 });

@@ -30,10 +30,13 @@ export function App() {
     const s = useApp.getState();
     void s.loadSettings().catch((err: unknown) => s.notify('error', String(err)));
     const offProgress = api.on('capture:event.progress', (p) => useApp.getState().applyProgress(p));
+    const offRows = api.on('capture:event.rows', (p) => useApp.getState().applyRows(p));
+    // Only when the queue was replaced as a whole (settings changed): read it again.
     const offQueue = api.on('capture:event.queue', () => void useApp.getState().loadQueue());
     const offNotice = api.on('capture:event.notice', (n) => useApp.getState().notify(n.level, n.message));
     return () => {
       offProgress();
+      offRows();
       offQueue();
       offNotice();
     };

@@ -1,7 +1,9 @@
 import { create } from 'zustand';
 import type { StateCreator } from 'zustand';
-import type { CaptureForm, DesignStatus, EventPayload, ProposedCapture, QueueView, SettingsInput, SettingsView } from '../../shared/ipc.js';
+import type { CaptureForm, DesignStatus, ProposedCapture, SettingsInput, SettingsView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
+import type { QueueSlice } from './queue-slice.js';
+import { queueSlice } from './queue-slice.js';
 
 // One store built from slices (zustand's slices pattern); components select the narrowest part.
 
@@ -33,15 +35,6 @@ interface IntakeSlice {
   updateDraft(key: string, change: Partial<DraftCapture['form']>): void;
   discardDraft(key: string): void;
   register(): Promise<void>;
-}
-
-interface QueueSlice {
-  queue: QueueView;
-  loadQueue(): Promise<void>;
-  applyProgress(p: EventPayload<'capture:event.progress'>): void;
-  control(action: 'pause' | 'resume' | 'retry', target: { fileId: number } | { all: true }): Promise<void>;
-  removeCapture(captureRow: number): Promise<void>;
-  resolve(captureRow: number, decision: 'register-again' | 'drop'): Promise<void>;
 }
 
 interface DesignSlice {
@@ -124,38 +117,9 @@ const intakeSlice: Slice<IntakeSlice> = (set, get) => ({
       const keys = new Set(ready.map((d) => d.proposal.key));
       set({ drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)), refused: [...get().refused, ...res.refused] });
       get().notify('info', `${res.queued.length} capture(s) queued for upload.`);
-      await get().loadQueue();
     } catch (err) {
       get().notify('error', messageOf(err));
     }
-  },
-});
-
-const queueSlice: Slice<QueueSlice> = (set, get) => ({
-  queue: { captures: [], files: [], blocked: null },
-  async loadQueue() {
-    set({ queue: await unwrap(api['queue.list']()) });
-  },
-  applyProgress(p) {
-    const byId = new Map(p.files.map((f) => [f.id, f]));
-    const { queue } = get();
-    set({ queue: { ...queue, files: queue.files.map((f) => (byId.has(f.id) ? { ...f, ...byId.get(f.id)! } : f)) } });
-  },
-  async control(action, target) {
-    try {
-      await unwrap(api[`queue.${action}`](target));
-      await get().loadQueue();
-    } catch (err) {
-      get().notify('error', messageOf(err));
-    }
-  },
-  async removeCapture(captureRow) {
-    await unwrap(api['queue.remove']({ captureRow })).catch((err: unknown) => get().notify('error', messageOf(err)));
-    await get().loadQueue();
-  },
-  async resolve(captureRow, decision) {
-    await unwrap(api['queue.resolve']({ captureRow, decision })).catch((err: unknown) => get().notify('error', messageOf(err)));
-    await get().loadQueue();
   },
 });
 

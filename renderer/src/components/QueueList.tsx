@@ -1,60 +1,73 @@
-import { useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { RowComponentProps } from 'react-window';
 import { List } from 'react-window';
-import { clockTime, plainCause } from '../../../shared/causes.js';
-import type { QueueCapture, QueueFile } from '../../../shared/ipc.js';
-import { formatBytes, formatEta } from '../format.js';
+import type { QueueFilter } from '../queue-slice.js';
 import { useApp } from '../store.js';
+import { Attention } from './queue/Attention.js';
+import { BandwidthLimit } from './queue/BandwidthLimit.js';
+import { CaptureRow } from './queue/CaptureRow.js';
+import { FileRow } from './queue/FileRow.js';
+import { Overall } from './queue/Overall.js';
+import type { QueueRow } from './queue/rows.js';
+import { CAPTURE_ROW_HEIGHT, FILE_ROW_HEIGHT, FILE_ROW_OPEN_HEIGHT, queueRows } from './queue/rows.js';
+import './queue/queue.css';
 
-const ROW_HEIGHT = 72;
+const FILTERS: [QueueFilter, string][] = [
+  ['all', 'All'],
+  ['active', 'Active'],
+  ['needs-you', 'Needs you'],
+  ['completed', 'Completed'],
+];
 
-const STATE_LABEL: Record<QueueFile['state'], string> = {
-  waiting: 'Registering',
-  pending: 'Queued',
-  uploading: 'Uploading',
-  paused: 'Paused',
-  completed: 'Completed',
-  failed: 'Needs you',
-  cancelled: 'Cancelled',
-};
-
-/** Whether a file waits to be tried again by itself (a passing failure, with its retry time). */
-const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !== null;
-
-/** What the row says about a file's state: what happens next, not only what happened. */
-function stateText(f: QueueFile): string {
-  if (retrying(f)) return `Retrying at ${clockTime(f.retryAt!)} (attempt ${f.attempts + 1})`;
-  return STATE_LABEL[f.state];
+interface RowProps {
+  rows: QueueRow[];
+  open: ReadonlySet<number>;
+  onCause(id: number, open: boolean): void;
 }
 
-/** The upload queue: every file with its progress and controls; windowed so 1,000 files stay smooth. */
+function Row({ index, style, rows, open, onCause }: RowComponentProps<RowProps>) {
+  const r = rows[index]!;
+  return r.kind === 'capture' ? <CaptureRow id={r.id} style={style} /> : <FileRow id={r.id} style={style} causeOpen={open.has(r.id)} onCause={onCause} />;
+}
+
+/**
+ * The upload queue by capture, files nested, filling the window: the whole queue's bar and
+ * counts, filters, "Clear completed", and a windowed list, so 10,000 files stay smooth. The list's
+ * layout follows `rowsVersion` (rows added, removed, or changing state), never a progress tick.
+ */
 export function QueueList() {
-  const queue = useApp((s) => s.queue);
+  const rowsVersion = useApp((s) => s.rowsVersion);
+  const filter = useApp((s) => s.filter);
+  const setFilter = useApp((s) => s.setFilter);
   const control = useApp((s) => s.control);
-  const labels = useMemo(() => new Map(queue.captures.map((c) => [c.id, c.label])), [queue.captures]);
-  const attention = queue.captures.filter((c) => ['registration_unknown', 'rejected', 'failed'].includes(c.state) || (c.state === 'queued' && c.error));
-  const active = queue.files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
-  const total = active.reduce((n, f) => n + f.size, 0);
-  const sent = active.reduce((n, f) => n + f.bytesSent, 0);
-  const speed = active.reduce((n, f) => n + f.bytesPerSecond, 0);
-  const counts = {
-    completed: queue.files.filter((f) => f.state === 'completed').length,
-    uploading: queue.files.filter((f) => f.state === 'uploading').length,
-    retrying: queue.files.filter(retrying).length,
-    needYou: queue.files.filter((f) => f.state === 'failed').length + attention.length,
-  };
+  const clearCompleted = useApp((s) => s.clearCompleted);
+  const blocked = useApp((s) => s.blocked);
+  const totals = useApp((s) => s.totals);
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const rows = useMemo(() => {
+    const s = useApp.getState();
+    return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter);
+    // rowsVersion stands for the rows' structure: the rows are read from the store when it moves.
+  }, [rowsVersion, filter]);
+  const onCause = useCallback((id: number, isOpen: boolean) => {
+    setOpen((prev) => {
+      if (prev.has(id) === isOpen) return prev;
+      const next = new Set(prev);
+      if (isOpen) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }, []);
+  const rowHeight = useCallback(
+    (index: number, p: RowProps) => (p.rows[index]!.kind === 'capture' ? CAPTURE_ROW_HEIGHT : p.open.has(p.rows[index]!.id) ? FILE_ROW_OPEN_HEIGHT : FILE_ROW_HEIGHT),
+    [],
+  );
+  const count = { all: totals.files, active: totals.files - totals.completed - totals.cancelled - totals.failed, 'needs-you': totals.needYou, completed: totals.completed };
 
   return (
     <section className="queue" aria-label="Upload queue">
       <header>
         <h2>Queue</h2>
-        <span className="summary" data-testid="queue-summary">
-          {queue.files.filter((f) => f.state === 'completed').length} of {queue.files.length} files completed
-          {active.length > 0 && ` · ${formatBytes(sent)} of ${formatBytes(total)} · ${formatBytes(speed)}/s · ${formatEta(speed > 0 ? (total - sent) / speed : null)} left`}
-        </span>
-        <span className="counts" data-testid="queue-counts">
-          {counts.uploading} uploading · {counts.retrying} waiting to retry · {counts.needYou} need you
-        </span>
         <div className="actions">
           <BandwidthLimit />
           <button onClick={() => void control('pause', { all: true })}>Pause all</button>
@@ -62,137 +75,30 @@ export function QueueList() {
           <button onClick={() => void control('retry', { all: true })}>Retry failed</button>
         </div>
       </header>
-      {queue.blocked && (
+      <Overall />
+      {blocked && (
         <div className="attention blocked" role="alert" data-testid="queue-blocked">
-          <strong>Uploads stopped:</strong> {queue.blocked} Correct it in Settings; nothing queued is lost.
+          <strong>Uploads stopped:</strong> {blocked} Correct it in Settings; nothing queued is lost.
         </div>
       )}
-      {attention.map((c) => (
-        <AttentionRow key={c.id} capture={c} />
-      ))}
-      {queue.files.length === 0 ? (
-        <p className="muted">Nothing queued yet.</p>
+      <Attention />
+      <div className="queue-tools">
+        <div role="group" aria-label="Show" className="filter-group">
+          {FILTERS.map(([f, label]) => (
+            <button key={f} aria-pressed={filter === f} onClick={() => setFilter(f)}>
+              {label} ({count[f]})
+            </button>
+          ))}
+        </div>
+        <button className="link" disabled={totals.completed === 0} onClick={() => void clearCompleted()}>
+          Clear completed
+        </button>
+      </div>
+      {rows.length === 0 ? (
+        <p className="muted">{totals.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>
       ) : (
-        <List
-          className="queue-list"
-          rowComponent={FileRow}
-          rowCount={queue.files.length}
-          rowHeight={ROW_HEIGHT}
-          rowProps={{ files: queue.files, labels }}
-          // With no scrolling needed the list lets an opened cause show past its last row.
-          style={{ height: Math.min(queue.files.length, 8) * ROW_HEIGHT, ...(queue.files.length <= 8 ? { overflow: 'visible' } : {}) }}
-        />
+        <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={rowHeight} rowProps={{ rows, open, onCause }} />
       )}
     </section>
-  );
-}
-
-// Site uplinks can be slower than 1 MiB/s (8 Mbit/s): the lowest choices go down to 32 KiB/s.
-const LIMITS = [32, 64, 128, 256, 512].map((k) => k * 1024).concat([1, 2, 5, 10, 20, 50, 100].map((m) => m * 1024 * 1024));
-
-/** A limit as people compare it with their uplink: `256 KiB/s (2.1 Mbit/s)`. */
-const limitLabel = (b: number) =>
-  `${b < 1024 * 1024 ? `${b / 1024} KiB/s` : `${b / 1024 / 1024} MiB/s`} (${((b * 8) / 1e6).toFixed(b < 1024 * 1024 ? 1 : 0)} Mbit/s)`;
-
-/** The upload speed limit for all files together, applied at once while uploads run. */
-function BandwidthLimit() {
-  const limit = useApp((s) => s.settings?.bandwidthBytesPerSecond ?? null);
-  const setBandwidth = useApp((s) => s.setBandwidth);
-  return (
-    <label className="inline">
-      Upload limit
-      <select value={limit === null ? '' : String(limit)} onChange={(e) => void setBandwidth(e.target.value ? Number(e.target.value) : null)}>
-        <option value="">No limit</option>
-        {LIMITS.map((b) => (
-          <option key={b} value={String(b)}>
-            {limitLabel(b)}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-function AttentionRow({ capture }: { capture: QueueCapture }) {
-  const resolve = useApp((s) => s.resolve);
-  const remove = useApp((s) => s.removeCapture);
-  return (
-    <div className="attention" role="alert" data-testid="attention">
-      <strong>{capture.label}</strong>: {capture.error ?? capture.state}
-      <div className="actions">
-        {capture.state === 'registration_unknown' && (
-          <>
-            <button onClick={() => void resolve(capture.id, 'register-again')}>Register again</button>
-            <button onClick={() => void resolve(capture.id, 'drop')}>It is on the platform: drop it</button>
-          </>
-        )}
-        {capture.state !== 'registration_unknown' && <button onClick={() => void remove(capture.id)}>Remove</button>}
-      </div>
-    </div>
-  );
-}
-
-function FileRow({ index, style, files, labels }: RowComponentProps<{ files: QueueFile[]; labels: Map<number, string> }>) {
-  const f = files[index]!;
-  const control = useApp((s) => s.control);
-  const remove = useApp((s) => s.removeCapture);
-  const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
-  return (
-    <div
-      className={`file-row ${f.state}`}
-      style={style}
-      data-testid="file-row"
-      data-file={f.fileName}
-      data-state={f.state}
-      data-retrying={retrying(f) ? 'true' : undefined}
-      data-parts-done={f.partsDone}
-    >
-      <div className="name">
-        <strong>{f.fileName}</strong>
-        <span className="muted"> · {labels.get(f.captureRow)}</span>
-      </div>
-      <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
-      <div className="stats">
-        <span className={`state ${retrying(f) ? 'retrying' : f.state}`}>{stateText(f)}</span>
-        <span>
-          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)} · part {f.partsDone} of {f.partsTotal || '—'}
-        </span>
-        {f.state === 'uploading' && (
-          <span>
-            {formatBytes(f.bytesPerSecond)}/s · {formatEta(f.etaSeconds)} left
-          </span>
-        )}
-        {f.error && (
-          <details className={retrying(f) ? 'cause' : 'cause error'}>
-            <summary>
-              {plainCause(f.error)}
-              {f.state === 'failed' && ' — Retry resumes from the parts already uploaded.'}
-            </summary>
-            <span className="raw">{f.error}</span>
-          </details>
-        )}
-      </div>
-      <div className="actions">
-        {(f.state === 'uploading' || f.state === 'pending') && <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>}
-        {f.state === 'paused' && <button onClick={() => void control('resume', { fileId: f.id })}>Resume</button>}
-        {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
-        {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Try now</button>}
-        {f.state !== 'uploading' && (
-          <button
-            className="link"
-            onClick={() => {
-              // The capture is the unit the platform knows: its files go together, and only here.
-              const label = labels.get(f.captureRow) ?? 'this capture';
-              const n = files.filter((x) => x.captureRow === f.captureRow).length;
-              if (window.confirm(`Remove "${label}" (${n} file${n === 1 ? '' : 's'}) from this computer's upload queue? Nothing changes at the platform.`)) {
-                void remove(f.captureRow);
-              }
-            }}
-          >
-            Remove capture
-          </button>
-        )}
-      </div>
-    </div>
   );
 }

@@ -1,0 +1,191 @@
+import type { EventName, EventPayload, QueueCapture, QueueFile, QueueTotals, QueueView } from '../shared/ipc.js';
+import type { EngineEvent } from './engine/engine.js';
+import type { FileProgress } from './engine/progress.js';
+import type { QueuedCapture, QueuedFile, UploadQueue } from './queue/queue.js';
+import type { StoredTotals } from './queue/totals.js';
+
+/** How often at most the committed totals are read again while only progress moves (ms). */
+const TOTALS_REFRESH_MS = 2000;
+
+/**
+ * The queue as the desktop app's screen sees it: committed rows from the queue database with the
+ * live bytes of files uploading laid over them, and totals from one aggregate query.
+ *
+ * Events carry what changed (CONVENTIONS.md, "Renderer state and events"): engine events are
+ * gathered for `flushMs` and sent as one `capture:event.rows` with the rows as committed then (a
+ * burst such as "clear completed" on 10,000 files is one message, not 10,000), and progress goes
+ * out as `capture:event.progress` with the files that moved and fresh totals. Nothing asks the
+ * renderer to reload the whole queue.
+ */
+export class LiveQueue {
+  private readonly live = new Map<number, FileProgress>();
+  private rate = 0;
+  private stored?: { at: number; totals: StoredTotals };
+  private readonly changedFiles = new Set<number>();
+  private readonly changedCaptures = new Set<number>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly queue: UploadQueue,
+    private readonly blocked: () => string | null,
+    private readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void,
+    private readonly flushMs = 50,
+  ) {}
+
+  /** Takes one engine event: progress goes out at once (the engine already paces it), row changes after `flushMs`. */
+  onEngine(e: EngineEvent): void {
+    switch (e.type) {
+      case 'progress': {
+        for (const f of e.files) this.live.set(f.fileId, f);
+        this.rate = e.overall.bytesPerSecond;
+        this.emit('capture:event.progress', {
+          files: e.files.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
+          totals: this.totals(),
+        });
+        return;
+      }
+      case 'file':
+        if (e.state !== 'uploading') this.live.delete(e.fileId);
+        this.changedFiles.add(e.fileId);
+        this.changedCaptures.add(e.captureRow);
+        break;
+      case 'capture':
+        // A capture's files go with it, so the screen never holds a capture without its files.
+        if (!this.changedCaptures.has(e.captureRow)) for (const f of this.queue.filesOf(e.captureRow)) this.changedFiles.add(f.id);
+        this.changedCaptures.add(e.captureRow);
+        break;
+      case 'removed':
+        for (const id of e.fileIds) {
+          this.live.delete(id);
+          this.changedFiles.add(id);
+        }
+        this.changedCaptures.add(e.captureRow);
+        break;
+      case 'blocked':
+        break;
+      default:
+        return;
+    }
+    this.schedule();
+  }
+
+  /** Marks rows as changed by something outside the engine (captures just queued); they go out with the next flush. */
+  touched(captureRows: readonly number[]): void {
+    for (const c of captureRows) {
+      this.changedCaptures.add(c);
+      for (const f of this.queue.filesOf(c)) this.changedFiles.add(f.id);
+    }
+    this.schedule();
+  }
+
+  /** Sends the changes gathered so far now (tests and shutdown). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.changedFiles.size === 0 && this.changedCaptures.size === 0) return;
+    const files: QueueFile[] = [];
+    const captures: QueueCapture[] = [];
+    const removed = { captures: [] as number[], files: [] as number[] };
+    for (const id of this.changedFiles) {
+      const f = this.queue.file(id);
+      if (f) files.push(this.fileView(f));
+      else removed.files.push(id);
+    }
+    for (const id of this.changedCaptures) {
+      const c = this.queue.capture(id);
+      if (c) captures.push(captureView(c));
+      else removed.captures.push(id);
+    }
+    this.changedFiles.clear();
+    this.changedCaptures.clear();
+    this.stored = undefined;
+    if (!files.some((f) => f.state === 'uploading') && this.live.size === 0) this.rate = 0;
+    this.emit('capture:event.rows', { files, captures, removed, totals: this.totals(), blocked: this.blocked() });
+  }
+
+  /** The whole queue with live progress: one query for captures, one for files. */
+  view(): QueueView {
+    this.stored = undefined; // a full read: totals as committed now
+    return {
+      captures: this.queue.captures().map(captureView),
+      files: this.queue.allFiles().map((f) => this.fileView(f)),
+      blocked: this.blocked(),
+      totals: this.totals(),
+    };
+  }
+
+  /** The queue's totals: committed figures (read again after a change, or every 2 s) with the live bytes of files uploading. */
+  totals(now = Date.now()): QueueTotals {
+    if (!this.stored || now - this.stored.at > TOTALS_REFRESH_MS) this.stored = { at: now, totals: this.queue.totals() };
+    const t = this.stored.totals;
+    let liveSent = 0;
+    for (const p of this.live.values()) liveSent += p.bytesSent;
+    // Files uploading count with their live bytes instead of what the queue holds for them.
+    const moved = t.uploading > 0 ? liveSent - t.bytesStoredUploading : 0;
+    return {
+      files: t.files,
+      captures: t.captures,
+      completed: t.completed,
+      uploading: t.uploading,
+      queued: t.waiting + t.pending,
+      retrying: t.retrying,
+      paused: t.paused,
+      failed: t.failed,
+      cancelled: t.cancelled,
+      needYou: t.failed + t.capturesNeedYou,
+      bytesTotal: t.bytesTotal,
+      bytesDone: Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved)),
+      bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),
+      bytesPerSecond: t.uploading > 0 ? this.rate : 0,
+    };
+  }
+
+  /** Stops the pending flush (the queue is closing). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), this.flushMs);
+    this.timer.unref?.();
+  }
+
+  private fileView(f: QueuedFile): QueueFile {
+    const live = f.state === 'uploading' ? this.live.get(f.id) : undefined;
+    const done = f.state === 'completed';
+    return {
+      id: f.id,
+      captureRow: f.captureRow,
+      fileName: f.fileName,
+      path: f.path,
+      size: f.size,
+      state: f.state,
+      error: f.error,
+      bytesSent: done ? f.size : (live?.bytesSent ?? f.storedBytes),
+      partsDone: done ? (f.totalParts ?? 0) : (live?.partsDone ?? f.storedParts),
+      partsTotal: f.totalParts ?? 0,
+      bytesPerSecond: live?.bytesPerSecond ?? 0,
+      etaSeconds: live?.etaSeconds ?? null,
+      retryAt: f.state === 'pending' ? f.nextAttemptAt : null,
+      attempts: f.attempts,
+    };
+  }
+}
+
+/** A capture row as the screen gets it: what it is registered with, so a refused one can be corrected. */
+function captureView(c: QueuedCapture): QueueCapture {
+  return {
+    id: c.id,
+    label: c.label,
+    state: c.state,
+    error: c.error,
+    retryAt: c.state === 'queued' ? c.nextAttemptAt : null,
+    captureId: c.captureId,
+    structure: c.structure,
+    design: c.design,
+    type: c.request.type === 'exterior' ? 'exterior' : 'interior',
+    capturedAt: c.request.captureDateTime,
+  };
+}

@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The queue in numbers as committed, from two aggregate queries over `files` and `captures`
+ * (no join with `parts`: migration 5 keeps bytes stored per file). Counts of files by state,
+ * `retrying` the pending files with a scheduled retry; `capturesNeedYou` the captures a person
+ * must decide (refused, registration unknown, failed, or queued again after a refusal-like
+ * error). Bytes: `bytesTotal` of files not cancelled, `bytesStored` of them in storage
+ * (completed files whole), `bytesStoredUploading` the part of it that belongs to files uploading
+ * now (a live view replaces it with their live bytes), `bytesOfMoving` the size of files that
+ * move by themselves (waiting, pending, uploading).
+ */
+export interface StoredTotals {
+  files: number;
+  captures: number;
+  completed: number;
+  uploading: number;
+  waiting: number;
+  pending: number;
+  retrying: number;
+  paused: number;
+  failed: number;
+  cancelled: number;
+  capturesNeedYou: number;
+  bytesTotal: number;
+  bytesStored: number;
+  bytesStoredUploading: number;
+  bytesOfMoving: number;
+  bytesStoredOfMoving: number;
+}
+
+/** Reads StoredTotals in one transaction (a consistent snapshot). Throws SqliteError on a storage failure. */
+export function storedTotals(db: Database.Database, sql: (text: string) => Database.Statement): StoredTotals {
+  return db.transaction(() => {
+    const f = sql(
+      `SELECT
+         COUNT(*) AS files,
+         COALESCE(SUM(state = 'completed'), 0) AS completed,
+         COALESCE(SUM(state = 'uploading'), 0) AS uploading,
+         COALESCE(SUM(state = 'waiting'), 0) AS waiting,
+         COALESCE(SUM(state = 'pending' AND next_attempt_at IS NULL), 0) AS pending,
+         COALESCE(SUM(state = 'pending' AND next_attempt_at IS NOT NULL), 0) AS retrying,
+         COALESCE(SUM(state = 'paused'), 0) AS paused,
+         COALESCE(SUM(state = 'failed'), 0) AS failed,
+         COALESCE(SUM(state = 'cancelled'), 0) AS cancelled,
+         COALESCE(SUM(CASE WHEN state != 'cancelled' THEN size END), 0) AS bytesTotal,
+         COALESCE(SUM(CASE WHEN state = 'completed' THEN size WHEN state != 'cancelled' THEN stored_bytes END), 0) AS bytesStored,
+         COALESCE(SUM(CASE WHEN state = 'uploading' THEN stored_bytes END), 0) AS bytesStoredUploading,
+         COALESCE(SUM(CASE WHEN state IN ('waiting', 'pending', 'uploading') THEN size END), 0) AS bytesOfMoving,
+         COALESCE(SUM(CASE WHEN state IN ('waiting', 'pending', 'uploading') THEN stored_bytes END), 0) AS bytesStoredOfMoving
+       FROM files`,
+    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou'>;
+    const c = sql(
+      `SELECT COUNT(*) AS captures,
+         COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou
+       FROM captures`,
+    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou'>;
+    return { ...f, ...c };
+  })();
+}

@@ -1,0 +1,87 @@
+import type { CSSProperties } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { clockTime } from '../../../../shared/causes.js';
+import type { QueueCapture } from '../../../../shared/ipc.js';
+import { formatBytes, formatTime } from '../../format.js';
+import { useApp } from '../../store.js';
+import { captureNeedsYou } from './rows.js';
+
+const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
+  queued: 'Waiting to be registered',
+  registering: 'Registering',
+  registration_unknown: 'Needs you: registration unknown',
+  registered: 'Uploading',
+  completed: 'Completed',
+  failed: 'Needs you',
+  rejected: 'Needs you: refused by the service',
+};
+
+/** A capture's structure and design by the names people gave them (ids when not named in settings). */
+export function usePlaceName(structureId: string, designId: string | null): string {
+  return useApp((s) => {
+    const st = s.settings?.structures.find((x) => x.id === structureId);
+    const design = designId ? (st?.designs.find((d) => d.id === designId)?.name ?? designId) : null;
+    return `${st?.name ?? structureId}${design ? ` · ${design}` : ''}`;
+  });
+}
+
+/**
+ * A capture's line in the queue: where it goes (structure and design by name), when it was
+ * recorded, its files' progress together, and what happens next. Its files follow as nested rows.
+ */
+export function CaptureRow({ id, style }: { id: number; style: CSSProperties }) {
+  const c = useApp((s) => s.captures[id]);
+  const sum = useApp(
+    useShallow((s) => {
+      let size = 0;
+      let sent = 0;
+      let done = 0;
+      const ids = s.filesOf[id] ?? [];
+      for (const f of ids) {
+        const file = s.files[f];
+        if (!file || file.state === 'cancelled') continue;
+        size += file.size;
+        sent += file.bytesSent;
+        if (file.state === 'completed') done++;
+      }
+      return { size, sent, done, count: ids.length };
+    }),
+  );
+  const remove = useApp((s) => s.removeCapture);
+  const place = usePlaceName(c?.structure ?? '', c?.design ?? null);
+  if (!c) return <div style={style} />;
+  const pct = sum.size ? Math.floor((sum.sent / sum.size) * 100) : 0;
+  const state =
+    c.state === 'queued' && c.retryAt !== null ? `Not registered yet: trying again at ${clockTime(c.retryAt)}` : CAPTURE_STATE[c.state];
+  return (
+    <div className={`capture-row ${c.state}`} style={style} data-testid="capture-row" data-capture={c.label} data-state={c.state}>
+      <div className="name">
+        <strong>{c.label}</strong>
+        <span className="muted">
+          {place} · {c.type === 'exterior' ? 'Exterior' : 'Interior'} · recorded {formatTime(c.capturedAt)}
+        </span>
+      </div>
+      <progress max={100} value={pct} aria-label={`${c.label} progress`} />
+      <div className="stats">
+        <span className={`state ${captureNeedsYou(c) ? 'failed' : c.state}`}>{state}</span>
+        <span>
+          {sum.done} of {sum.count} file{sum.count === 1 ? '' : 's'} · {formatBytes(sum.sent)} of {formatBytes(sum.size)}
+        </span>
+      </div>
+      <div className="actions">
+        <button
+          className="link"
+          aria-label={`Remove capture ${c.label}`}
+          onClick={() => {
+            // The capture is the unit the platform knows: its files go together, and only here.
+            if (window.confirm(`Remove "${c.label}" (${sum.count} file${sum.count === 1 ? '' : 's'}) from this computer's upload queue? Nothing changes at the platform.`)) {
+              void remove(c.id);
+            }
+          }}
+        >
+          Remove capture
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import type { CSSProperties } from 'react';
+import { clockTime, plainCause } from '../../../../shared/causes.js';
+import type { QueueFile } from '../../../../shared/ipc.js';
+import { formatBytes, formatEta } from '../../format.js';
+import { useApp } from '../../store.js';
+import { retrying } from './rows.js';
+
+const STATE_LABEL: Record<QueueFile['state'], string> = {
+  waiting: 'Registering',
+  pending: 'Queued',
+  uploading: 'Uploading',
+  paused: 'Paused',
+  completed: 'Completed',
+  failed: 'Needs you',
+  cancelled: 'Cancelled',
+};
+
+/** What the row says about a file's state: what happens next, not only what happened. */
+function stateText(f: QueueFile): string {
+  if (retrying(f)) return `Retrying at ${clockTime(f.retryAt!)} (attempt ${f.attempts + 1})`;
+  return STATE_LABEL[f.state];
+}
+
+/**
+ * One file of a capture, nested under it: progress, what happens next, the plain cause of a
+ * failure with the service's own message behind a disclosure, and its controls. It subscribes to
+ * its own record only, so a progress tick re-renders the rows that moved and nothing else.
+ */
+export function FileRow({ id, style, causeOpen, onCause }: { id: number; style: CSSProperties; causeOpen: boolean; onCause(id: number, open: boolean): void }) {
+  const f = useApp((s) => s.files[id]);
+  const control = useApp((s) => s.control);
+  const removeFile = useApp((s) => s.removeFile);
+  if (!f) return <div style={style} />;
+  const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
+  return (
+    <div
+      className={`file-row ${f.state}`}
+      style={style}
+      data-testid="file-row"
+      data-file={f.fileName}
+      data-state={f.state}
+      data-retrying={retrying(f) ? 'true' : undefined}
+      data-parts-done={f.partsDone}
+    >
+      <div className="name" title={f.path}>
+        {f.fileName}
+      </div>
+      <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
+      <div className="stats">
+        <span className={`state ${retrying(f) ? 'retrying' : f.state}`}>{stateText(f)}</span>
+        <span>
+          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)} · part {f.partsDone} of {f.partsTotal || '—'}
+        </span>
+        {f.state === 'uploading' && (
+          <span>
+            {formatBytes(f.bytesPerSecond)}/s · {formatEta(f.etaSeconds)} left
+          </span>
+        )}
+        {f.error && (
+          <details className={retrying(f) ? 'cause' : 'cause error'} open={causeOpen} onToggle={(e) => onCause(id, e.currentTarget.open)}>
+            <summary>
+              {plainCause(f.error)}
+              {f.state === 'failed' && ' — Retry resumes from the parts already uploaded.'}
+            </summary>
+            <span className="raw">{f.error}</span>
+          </details>
+        )}
+      </div>
+      <div className="actions">
+        {(f.state === 'uploading' || f.state === 'pending') && <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>}
+        {f.state === 'paused' && <button onClick={() => void control('resume', { fileId: f.id })}>Resume</button>}
+        {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
+        {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Try now</button>}
+        {f.state !== 'completed' && (
+          <button
+            className="link"
+            aria-label={`Remove ${f.fileName}`}
+            onClick={() => {
+              // One lens of a registered capture: the platform keeps the capture, without this file.
+              if (window.confirm(`Remove ${f.fileName} from this computer's upload queue? It will not be uploaded; nothing changes at the platform, where its capture stays without this file.`)) {
+                void removeFile(f.id);
+              }
+            }}
+          >
+            Remove
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import { formatBytes, formatEta } from '../../format.js';
+import { useApp } from '../../store.js';
+
+/**
+ * The whole queue at a glance, readable from across the room: one bar with percent and bytes, a
+ * whole-queue ETA from the smoothed rate over what still moves by itself (paused and failed
+ * files are left out), and counts of what is done, moving, waiting to retry and needing a person.
+ */
+export function Overall() {
+  const t = useApp((s) => s.totals);
+  const rate = useApp((s) => s.smoothedRate);
+  const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
+  const moving = t.uploading > 0 && rate > 0;
+  return (
+    <div className="overall">
+      <div className="overall-line">
+        <span className="overall-pct" data-testid="queue-percent">
+          {pct}%
+        </span>
+        <progress max={100} value={pct} aria-label="Whole queue progress" />
+      </div>
+      <div className="summary" data-testid="queue-summary">
+        {t.completed} of {t.files - t.cancelled} files completed · {formatBytes(t.bytesDone)} of {formatBytes(t.bytesTotal)}
+        {moving ? ` · ${formatBytes(rate)}/s · about ${formatEta(t.bytesRemaining / rate)} left` : t.uploading > 0 ? ' · starting…' : ''}
+      </div>
+      <div className="counts" data-testid="queue-counts">
+        <span className="count-ok">{t.completed} completed</span> · <span>{t.uploading} uploading</span> · <span>{t.queued} queued</span> ·{' '}
+        <span className={t.retrying ? 'count-warn' : undefined}>{t.retrying} waiting to retry</span> ·{' '}
+        <span className={t.needYou ? 'count-err' : undefined}>{t.needYou} need you</span>
+        {t.paused > 0 && <> · <span>{t.paused} paused</span></>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
+import type { QueueFilter } from '../../queue-slice.js';
+
+/** One line of the queue list: a capture, or one of its files nested under it. */
+export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number };
+
+/** Row heights in px: a capture's header line, a file's line, and a file whose cause is open. */
+export const CAPTURE_ROW_HEIGHT = 52;
+export const FILE_ROW_HEIGHT = 60;
+export const FILE_ROW_OPEN_HEIGHT = 120;
+
+/** Capture states in which nothing moves until a person decides. */
+export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_unknown' || c.state === 'rejected' || c.state === 'failed';
+
+/** Whether a file waits to be tried again by itself (a passing failure, with its retry time). */
+export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !== null;
+
+function fileMatches(f: QueueFile, filter: QueueFilter): boolean {
+  switch (filter) {
+    case 'all':
+      return true;
+    case 'completed':
+      return f.state === 'completed';
+    case 'needs-you':
+      return f.state === 'failed';
+    case 'active':
+      return f.state !== 'completed' && f.state !== 'cancelled' && f.state !== 'failed';
+  }
+}
+
+/**
+ * The list's lines under a filter: each capture with its matching files nested under it; a
+ * capture that needs a person counts as "needs you" with all its files. Captures with no
+ * matching line are left out.
+ */
+export function queueRows(
+  order: readonly number[],
+  filesOf: Record<number, number[]>,
+  captures: Record<number, QueueCapture>,
+  files: Record<number, QueueFile>,
+  filter: QueueFilter,
+): QueueRow[] {
+  const rows: QueueRow[] = [];
+  for (const c of order) {
+    const capture = captures[c];
+    if (!capture) continue;
+    const ids = filesOf[c] ?? [];
+    const whole = (filter === 'needs-you' || filter === 'active') && captureNeedsYou(capture) ? filter === 'needs-you' : undefined;
+    const shown = whole === undefined ? ids.filter((id) => files[id] && fileMatches(files[id], filter)) : whole ? ids : [];
+    if (shown.length === 0 && !(filter === 'all' || whole)) continue;
+    rows.push({ kind: 'capture', id: c });
+    for (const id of shown) rows.push({ kind: 'file', id });
+  }
+  return rows;
+}

@@ -1,0 +1,160 @@
+import type { StateCreator } from 'zustand';
+import type { EventPayload, QueueCapture, QueueFile, QueueTotals, QueueView } from '../../shared/ipc.js';
+import { api, unwrap } from './api.js';
+import type { AppState } from './store.js';
+
+/** What the queue list shows: everything, what still moves, what needs a person, or what is done. */
+export type QueueFilter = 'all' | 'active' | 'needs-you' | 'completed';
+
+/** A capture's correction, as the queue's edit form sends it (§4.4 fields; `capturedAt` ISO 8601 with zone). */
+export interface CaptureEdit {
+  structure: string;
+  design?: string;
+  type: 'interior' | 'exterior';
+  capturedAt: string;
+}
+
+/**
+ * The queue, keyed by id (CONVENTIONS.md, "Renderer state and events"): main's events carry the
+ * rows that changed and the slice puts them in place, so a row re-renders only when its own
+ * record changes and 10,000 queued files cost nothing while four upload. `rowsVersion` moves when
+ * rows are added, removed or change state (never on a progress tick): the list's layout follows it.
+ */
+export interface QueueSlice {
+  files: Record<number, QueueFile>;
+  captures: Record<number, QueueCapture>;
+  /** Capture ids in queue order. */
+  captureOrder: number[];
+  /** File ids of each capture, in frame order. */
+  filesOf: Record<number, number[]>;
+  totals: QueueTotals;
+  /** Bytes per second smoothed over the last ticks, for a whole-queue ETA that does not jump. */
+  smoothedRate: number;
+  blocked: string | null;
+  rowsVersion: number;
+  filter: QueueFilter;
+  loadQueue(): Promise<void>;
+  applyRows(p: EventPayload<'capture:event.rows'>): void;
+  applyProgress(p: EventPayload<'capture:event.progress'>): void;
+  setFilter(filter: QueueFilter): void;
+  control(action: 'pause' | 'resume' | 'retry', target: { fileId: number } | { all: true }): Promise<void>;
+  removeCapture(captureRow: number): Promise<void>;
+  removeFile(fileId: number): Promise<void>;
+  clearCompleted(): Promise<void>;
+  editCapture(captureRow: number, edit: CaptureEdit): Promise<boolean>;
+  resolve(captureRow: number, decision: 'register-again' | 'drop'): Promise<void>;
+}
+
+const EMPTY_TOTALS: QueueTotals = {
+  files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
+  bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0,
+};
+
+/** Weight of a new rate sample in the smoothed rate (ticks come at most ten a second). */
+const SMOOTHING = 0.1;
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The whole queue as the slice keeps it. */
+function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked'> {
+  const files: Record<number, QueueFile> = {};
+  const filesOf: Record<number, number[]> = {};
+  for (const f of view.files) {
+    files[f.id] = f;
+    (filesOf[f.captureRow] ??= []).push(f.id);
+  }
+  const captures: Record<number, QueueCapture> = {};
+  for (const c of view.captures) captures[c.id] = c;
+  return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked };
+}
+
+export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get) => {
+  /** Runs a queue action; its effect arrives as a rows event, its error as a notice. */
+  const act = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (err) {
+      get().notify('error', messageOf(err));
+    }
+  };
+  return {
+    files: {},
+    captures: {},
+    captureOrder: [],
+    filesOf: {},
+    totals: EMPTY_TOTALS,
+    smoothedRate: 0,
+    blocked: null,
+    rowsVersion: 0,
+    filter: 'all',
+    async loadQueue() {
+      set({ ...fromView(await unwrap(api['queue.list']())), rowsVersion: get().rowsVersion + 1 });
+    },
+    applyRows(p) {
+      const s = get();
+      const files = { ...s.files };
+      const captures = { ...s.captures };
+      const added = new Map<number, number[]>();
+      const gone = new Set<number>();
+      let newCaptures = false;
+      for (const c of p.captures) {
+        newCaptures ||= !captures[c.id];
+        captures[c.id] = c;
+      }
+      for (const f of p.files) {
+        if (!files[f.id]) added.set(f.captureRow, [...(added.get(f.captureRow) ?? []), f.id]);
+        files[f.id] = f;
+      }
+      for (const id of p.removed.files) {
+        if (files[id]) gone.add(files[id].captureRow);
+        delete files[id];
+      }
+      for (const id of p.removed.captures) delete captures[id];
+      const captureOrder = newCaptures || p.removed.captures.length ? Object.keys(captures).map(Number).sort((a, b) => a - b) : s.captureOrder;
+      let filesOf = s.filesOf;
+      if (added.size || gone.size || p.removed.captures.length) {
+        filesOf = { ...filesOf };
+        for (const id of p.removed.captures) delete filesOf[id];
+        for (const c of new Set([...added.keys(), ...gone])) {
+          filesOf[c] = [...(filesOf[c] ?? []), ...(added.get(c) ?? [])].filter((id) => files[id]).sort((a, b) => a - b);
+        }
+      }
+      set({ files, captures, captureOrder, filesOf, totals: p.totals, blocked: p.blocked, rowsVersion: s.rowsVersion + 1 });
+    },
+    applyProgress(p) {
+      const s = get();
+      const files = { ...s.files };
+      for (const f of p.files) {
+        const old = files[f.id];
+        if (old) files[f.id] = { ...old, ...f };
+      }
+      const rate = p.totals.bytesPerSecond;
+      const smoothedRate = rate === 0 ? 0 : s.smoothedRate === 0 ? rate : s.smoothedRate + SMOOTHING * (rate - s.smoothedRate);
+      set({ files, totals: p.totals, smoothedRate });
+    },
+    setFilter(filter) {
+      set({ filter });
+    },
+    control: (action, target) => act(unwrap(api[`queue.${action}`](target))),
+    removeCapture: (captureRow) => act(unwrap(api['queue.remove']({ captureRow }))),
+    removeFile: (fileId) => act(unwrap(api['queue.removeFile']({ fileId }))),
+    async clearCompleted() {
+      try {
+        const { captures } = await unwrap(api['queue.clearCompleted']());
+        get().notify('info', `${captures} completed capture${captures === 1 ? '' : 's'} cleared from the list.`);
+      } catch (err) {
+        get().notify('error', messageOf(err));
+      }
+    },
+    async editCapture(captureRow, edit) {
+      try {
+        await unwrap(api['queue.edit']({ captureRow, ...edit }));
+        return true;
+      } catch (err) {
+        get().notify('error', messageOf(err));
+        return false;
+      }
+    },
+    resolve: (captureRow, decision) => act(unwrap(api['queue.resolve']({ captureRow, decision }))),
+  };
+};
