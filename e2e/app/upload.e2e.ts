@@ -227,6 +227,7 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   const rendered = await page.getByTestId('file-row').count();
   expect(rendered).toBeLessThan(40);
   const started = Date.now();
+  await shot(page, info, '10-thousand-files-top.png');
   await page.locator('.queue-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
   await expect(row(page, 'VID_20261122_100499_10_001.insv')).toBeVisible();
   info.annotations.push({ type: 'scroll-to-end-ms', description: String(Date.now() - started) });

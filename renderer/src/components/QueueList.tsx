@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import type { RowComponentProps } from 'react-window';
 import { List } from 'react-window';
 import type { QueueFilter } from '../queue-slice.js';
@@ -9,7 +9,7 @@ import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
 import type { QueueRow } from './queue/rows.js';
-import { CAPTURE_ROW_HEIGHT, FILE_ROW_HEIGHT, FILE_ROW_OPEN_HEIGHT, queueRows } from './queue/rows.js';
+import { ROW_HEIGHT, queueRows } from './queue/rows.js';
 import './queue/queue.css';
 
 const FILTERS: [QueueFilter, string][] = [
@@ -19,15 +19,9 @@ const FILTERS: [QueueFilter, string][] = [
   ['completed', 'Completed'],
 ];
 
-interface RowProps {
-  rows: QueueRow[];
-  open: ReadonlySet<number>;
-  onCause(id: number, open: boolean): void;
-}
-
-function Row({ index, style, rows, open, onCause }: RowComponentProps<RowProps>) {
+function Row({ index, style, rows }: RowComponentProps<{ rows: QueueRow[] }>) {
   const r = rows[index]!;
-  return r.kind === 'capture' ? <CaptureRow id={r.id} style={style} /> : <FileRow id={r.id} style={style} causeOpen={open.has(r.id)} onCause={onCause} />;
+  return r.kind === 'capture' ? <CaptureRow id={r.id} style={style} /> : <FileRow id={r.id} style={style} />;
 }
 
 /**
@@ -43,25 +37,11 @@ export function QueueList() {
   const clearCompleted = useApp((s) => s.clearCompleted);
   const blocked = useApp((s) => s.blocked);
   const totals = useApp((s) => s.totals);
-  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const rows = useMemo(() => {
     const s = useApp.getState();
     return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter);
     // rowsVersion stands for the rows' structure: the rows are read from the store when it moves.
   }, [rowsVersion, filter]);
-  const onCause = useCallback((id: number, isOpen: boolean) => {
-    setOpen((prev) => {
-      if (prev.has(id) === isOpen) return prev;
-      const next = new Set(prev);
-      if (isOpen) next.add(id);
-      else next.delete(id);
-      return next;
-    });
-  }, []);
-  const rowHeight = useCallback(
-    (index: number, p: RowProps) => (p.rows[index]!.kind === 'capture' ? CAPTURE_ROW_HEIGHT : p.open.has(p.rows[index]!.id) ? FILE_ROW_OPEN_HEIGHT : FILE_ROW_HEIGHT),
-    [],
-  );
   const count = { all: totals.files, active: totals.files - totals.completed - totals.cancelled - totals.failed, 'needs-you': totals.needYou, completed: totals.completed };
 
   return (
@@ -97,7 +77,7 @@ export function QueueList() {
       {rows.length === 0 ? (
         <p className="muted">{totals.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>
       ) : (
-        <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={rowHeight} rowProps={{ rows, open, onCause }} />
+        <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows }} />
       )}
     </section>
   );

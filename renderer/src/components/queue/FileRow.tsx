@@ -26,7 +26,7 @@ function stateText(f: QueueFile): string {
  * failure with the service's own message behind a disclosure, and its controls. It subscribes to
  * its own record only, so a progress tick re-renders the rows that moved and nothing else.
  */
-export function FileRow({ id, style, causeOpen, onCause }: { id: number; style: CSSProperties; causeOpen: boolean; onCause(id: number, open: boolean): void }) {
+export function FileRow({ id, style }: { id: number; style: CSSProperties }) {
   const f = useApp((s) => s.files[id]);
   const control = useApp((s) => s.control);
   const removeFile = useApp((s) => s.removeFile);
@@ -57,7 +57,7 @@ export function FileRow({ id, style, causeOpen, onCause }: { id: number; style: 
           </span>
         )}
         {f.error && (
-          <details className={retrying(f) ? 'cause' : 'cause error'} open={causeOpen} onToggle={(e) => onCause(id, e.currentTarget.open)}>
+          <details className={retrying(f) ? 'cause' : 'cause error'}>
             <summary>
               {plainCause(f.error)}
               {f.state === 'failed' && ' — Retry resumes from the parts already uploaded.'}

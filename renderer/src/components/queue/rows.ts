@@ -4,10 +4,12 @@ import type { QueueFilter } from '../../queue-slice.js';
 /** One line of the queue list: a capture, or one of its files nested under it. */
 export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number };
 
-/** Row heights in px: a capture's header line, a file's line, and a file whose cause is open. */
-export const CAPTURE_ROW_HEIGHT = 52;
-export const FILE_ROW_HEIGHT = 60;
-export const FILE_ROW_OPEN_HEIGHT = 120;
+/**
+ * Every line's height in px. One height for captures and files: react-window sizes a list of
+ * varying heights by an estimate that is only right once every row was seen, so scrolling to the
+ * end of 10,000 files would land short; an opened cause shows over the rows below instead.
+ */
+export const ROW_HEIGHT = 60;
 
 /** Capture states in which nothing moves until a person decides. */
 export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_unknown' || c.state === 'rejected' || c.state === 'failed';
