@@ -138,3 +138,33 @@ describe('capture-uploader add --dry-run', () => {
     expect(Object.keys(svc.store.state.captures).length).toBe(before);
   });
 });
+
+describe('capture-uploader log and --bandwidth', () => {
+  it('log tells what happened to each capture and file, oldest first, while reading only', async () => {
+    const dataDir = await queued('log', 1 * MiB);
+    // A timetable whose one limit is in force all day: the drain runs under it.
+    const drain = await cli(dataDir, ['--bandwidth', '00:00,512k 23:59,512k', 'drain']).done;
+    expect(drain.code, drain.stderr).toBe(0);
+    const log = await cli(dataDir, ['log', '--since', '1h']).done;
+    expect(log.code, log.stderr).toBe(0);
+    const kinds = log.stdout.trim().split('\n').map((l) => l.split(/\s+/)[2]);
+    expect(kinds).toEqual(expect.arrayContaining(['registered', 'started', 'completed', 'capture-completed']));
+    expect(kinds.indexOf('registered')).toBeLessThan(kinds.indexOf('capture-completed'));
+    expect(log.stdout).toMatch(/completed\s+file 1\s+log\.mp4/);
+    const json = await cli(dataDir, ['--json', 'log', '--since', '2020-01-01']).done;
+    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(kinds);
+    const none = await cli(dataDir, ['log', '--since', new Date(Date.now() + 60_000).toISOString()]).done;
+    expect(none.stdout).toMatch(/^Nothing happened since /);
+    const bad = await cli(dataDir, ['log', '--since', 'yesterday-ish']).done;
+    expect([bad.code, bad.stderr.trim()]).toEqual([2, expect.stringMatching(/--since yesterday-ish is not a time: give an ISO 8601 time/)]);
+  });
+
+  it('refuses a limit under 8 KiB/s or a timetable out of order, naming the fix, before anything is sent', async () => {
+    const dataDir = await queued('bad-limit', 1 * MiB);
+    const low = await cli(dataDir, ['--bandwidth', '4k', 'drain']).done;
+    expect([low.code, low.stderr.trim()]).toEqual([2, expect.stringMatching(/--bandwidth: "4k" is below the lowest limit of 8 KiB\/s/)]);
+    const order = await cli(dataDir, ['--bandwidth', '19:00,off 08:00,512k', 'drain']).done;
+    expect([order.code, order.stderr.trim()]).toEqual([2, expect.stringMatching(/increasing order/)]);
+    expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
+  });
+});

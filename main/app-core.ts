@@ -15,6 +15,7 @@ import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
+import { UploadLimits } from './upload-limits.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
 
@@ -60,9 +61,11 @@ export class AppCore {
   private again = false;
   private closed = false;
   private offEngine?: () => void;
+  private readonly limits: UploadLimits;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
+    this.limits = new UploadLimits(this.settings, () => this.kick());
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
@@ -121,10 +124,10 @@ export class AppCore {
         return { queued, refused };
       },
       'capture:queue.list': async () => this.queueView(),
-      'capture:engine.limits': async ({ bandwidthBytesPerSecond }) => {
-        this.uploader?.engine.setBandwidth(bandwidthBytesPerSecond);
-        this.settings.setBandwidth(bandwidthBytesPerSecond);
-        return { bandwidthBytesPerSecond };
+      'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({ bandwidthBytesPerSecond: this.limits.set(bandwidthBytesPerSecond, timetable ?? null) }),
+      'capture:queue.pauseUntil': async ({ until }) => {
+        this.limits.pauseUntil(until);
+        this.kick();
       },
       'capture:queue.pause': async (t) => this.each(t, ['pending', 'uploading'], (id) => this.requireUploader().engine.pause(id)),
       'capture:queue.resume': async (t) => this.each(t, ['paused'], (id) => this.requireUploader().engine.resume(id)),
@@ -239,12 +242,14 @@ export class AppCore {
       if ('totals' in payload) this.opts.totals?.(payload.totals);
     });
     this.offEngine = u.engine.on((e) => this.onEngine(e));
+    this.limits.attach(u.engine);
     this.changed('opened');
     this.kick();
   }
 
   private async closeUploader(): Promise<void> {
     this.offEngine?.();
+    this.limits.detach();
     this.live?.close();
     this.live = undefined;
     const u = this.uploader;

@@ -29,6 +29,10 @@ export interface StoredSettings {
   concurrency: number;
   /** Bytes per second for all uploads together; absent or null for no limit. */
   bandwidthBytesPerSecond?: number | null;
+  /** A daily timetable of limits (`08:00,512k 19:00,off`, shared/bandwidth.ts) that overrides the single limit; absent or null for none. */
+  bandwidthTimetable?: string | null;
+  /** Every upload is paused until then (ISO 8601), or absent/null. */
+  pausedUntil?: string | null;
   structures: NamedStructure[];
 }
 
@@ -77,6 +81,8 @@ export class SettingsRepository {
       hasApiKey: Boolean(s?.sealedApiKey),
       concurrency: s?.concurrency ?? 4,
       bandwidthBytesPerSecond: s?.bandwidthBytesPerSecond ?? null,
+      bandwidthTimetable: s?.bandwidthTimetable ?? null,
+      pausedUntil: s?.pausedUntil ?? null,
       structures: s?.structures ?? [],
       encryptionAvailable: this.box.available(),
       configured: Boolean(s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId))),
@@ -115,6 +121,8 @@ export class SettingsRepository {
       sealedApiKey,
       concurrency: input.concurrency,
       bandwidthBytesPerSecond: prev?.bandwidthBytesPerSecond ?? null,
+      bandwidthTimetable: prev?.bandwidthTimetable ?? null,
+      pausedUntil: prev?.pausedUntil ?? null,
       structures: input.structures,
     };
     const { sealedPassword: _p, sealedApiKey: _k, ...rest } = next;
@@ -131,13 +139,21 @@ export class SettingsRepository {
    * read from it at every start, so nothing secret is stored for it.
    */
   useLocal(structures: NamedStructure[], concurrency: number): void {
-    const bandwidthBytesPerSecond = this.stored()?.bandwidthBytesPerSecond ?? null;
-    this.store.set(KEY, { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, bandwidthBytesPerSecond, structures } satisfies StoredSettings);
+    const { bandwidthBytesPerSecond = null, bandwidthTimetable = null, pausedUntil = null } = this.stored() ?? {};
+    this.store.set(KEY, {
+      mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, bandwidthBytesPerSecond, bandwidthTimetable, pausedUntil, structures,
+    } satisfies StoredSettings);
   }
 
-  /** Keeps the bandwidth limit (bytes per second, or null) with the other settings. */
-  setBandwidth(bandwidthBytesPerSecond: number | null): void {
+  /** Keeps the upload limits with the other settings: a single limit (bytes per second, or null) and a timetable (its text, or null). */
+  setBandwidth(bandwidthBytesPerSecond: number | null, bandwidthTimetable: string | null = null): void {
     const s = this.stored();
-    if (s) this.store.set(KEY, { ...s, bandwidthBytesPerSecond });
+    if (s) this.store.set(KEY, { ...s, bandwidthBytesPerSecond, bandwidthTimetable });
+  }
+
+  /** Keeps the time every upload is paused until (ISO 8601), or null. */
+  setPausedUntil(pausedUntil: string | null): void {
+    const s = this.stored();
+    if (s) this.store.set(KEY, { ...s, pausedUntil });
   }
 }

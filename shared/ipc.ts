@@ -32,6 +32,10 @@ export const settingsView = z.object({
   concurrency: z.number().int().min(1).max(16),
   /** Upload bandwidth limit in bytes per second for all files together, or null for none. */
   bandwidthBytesPerSecond: z.number().int().positive().nullable(),
+  /** A daily timetable of limits (`08:00,512k 19:00,off`, shared/bandwidth.ts) in force instead of the single limit, or null. */
+  bandwidthTimetable: z.string().nullable(),
+  /** Every upload is paused until then (ISO 8601), or null. */
+  pausedUntil: z.string().nullable(),
   structures: z.array(namedStructure),
   /** False when the OS offers no encryption for secrets (they are then refused, not stored in clear). */
   encryptionAvailable: z.boolean(),
@@ -234,11 +238,17 @@ export const channels = {
     result: z.object({ queued: z.array(id), refused: z.array(z.object({ path: z.string(), reason: z.string() })) }),
   },
   'capture:queue.list': { args: z.void(), result: queueView },
-  /** Changes the upload limits at once, uploads running, and keeps them for next time. */
+  /**
+   * Changes the upload limits at once, uploads running, and keeps them for next time: a single
+   * limit (bytes per second, at least 8 KiB/s, or null for none), or a daily timetable as text
+   * (`08:00,512k 19:00,off`) which then decides the limit. Answers the limit in force now.
+   */
   'capture:engine.limits': {
-    args: z.object({ bandwidthBytesPerSecond: z.number().int().positive().nullable() }),
+    args: z.object({ bandwidthBytesPerSecond: z.number().int().min(8192).nullable(), timetable: z.string().max(500).nullable().optional() }),
     result: z.object({ bandwidthBytesPerSecond: z.number().int().positive().nullable() }),
   },
+  /** Pauses every upload until a time (ISO 8601), kept across restarts, then resumes them; null resumes now. */
+  'capture:queue.pauseUntil': { args: z.object({ until: z.string().datetime({ offset: true }).nullable() }), result: z.void() },
   'capture:queue.pause': { args: target, result: z.void() },
   'capture:queue.resume': { args: target, result: z.void() },
   'capture:queue.retry': { args: target, result: z.void() },

@@ -197,7 +197,7 @@ test('warns when default designs changed since the last export, and requests a n
   const design = h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
   await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
   await page.reload();
-  const banner = page.getByRole('alert').filter({ hasText: 'default capture designs changed' });
+  const banner = page.getByRole('status').filter({ hasText: 'default capture designs changed' });
   await expect(banner).toContainText('the capture sheets were never exported from this computer');
   await shot(page, info, '09-designs-changed.png');
   await banner.getByRole('button', { name: 'Request a new export' }).click();
@@ -205,6 +205,19 @@ test('warns when default designs changed since the last export, and requests a n
   await expect.poll(() => h.svc.store.state.emails.map((e) => e.to)).toContain(h.svc.info.account.email);
   await page.reload();
   await expect(page.getByText('default capture designs changed')).toHaveCount(0);
+
+  // "Not now" hides the warning until the designs change again.
+  await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
+  await page.reload();
+  await banner.getByRole('button', { name: 'Not now' }).click();
+  await expect(banner).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
+  await expect(page.getByText('default capture designs changed')).toHaveCount(0);
+  await new Promise((r) => setTimeout(r, 1100)); // the design's update time moves to a later second
+  await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
+  await page.reload();
+  await expect(banner).toContainText('after the capture sheets were last exported');
 });
 
 test('the queue stays responsive with 1,000 files: only the visible rows are rendered', async ({ page }, info) => {

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { TimetableEntry } from '../../shared/bandwidth.js';
 import type { GatewayConfig } from '../api/gateway.js';
+import { applyTimetable } from '../bandwidth-timetable.js';
 import type { Logger } from '../engine/engine.js';
 import type { Uploader } from '../uploader.js';
 import { openUploader } from '../uploader.js';
@@ -19,7 +21,8 @@ import { printable } from './printable.js';
 export interface GlobalOptions extends GatewayFlags {
   dataDir?: string;
   concurrency: number;
-  bandwidth?: number;
+  /** `--bandwidth` as a timetable (shared/bandwidth.ts; one entry for a single rate). */
+  bandwidth?: TimetableEntry[];
   json?: boolean;
   demo?: boolean;
 }
@@ -29,6 +32,8 @@ export interface Session {
   uploader: Uploader;
   demo?: { structures: string[]; close(): Promise<void> };
   dataDir: string;
+  /** Stops applying the `--bandwidth` timetable. */
+  stopLimits(): void;
 }
 
 /** Opens the queue and engine (and the local service with --demo). Throws on bad settings or a queue in use. */
@@ -51,14 +56,15 @@ export async function openSession(opts: GlobalOptions, log: Logger): Promise<Ses
     dataDir,
     gateway,
     concurrency: opts.concurrency,
-    bandwidthBytesPerSecond: opts.bandwidth ?? null,
     log,
   });
-  return { uploader, demo, dataDir };
+  const stopLimits = opts.bandwidth ? applyTimetable(uploader.engine, opts.bandwidth) : () => {};
+  return { uploader, demo, dataDir, stopLimits };
 }
 
 /** Stops the engine, closes the queue and the local service. */
 export async function closeSession(s: Session): Promise<void> {
+  s.stopLimits();
   await s.uploader.close();
   await s.demo?.close();
 }

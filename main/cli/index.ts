@@ -31,7 +31,7 @@ const program = new Command('capture-uploader')
   .option('--progress-url <url>', 'progress records {progress_base_url} (CAPTURE_PROGRESS_URL; progress and assets commands)')
   .option('--data-dir <dir>', 'folder of the upload queue (CAPTURE_DATA_DIR; default ~/.capture-uploader)')
   .option('--concurrency <n>', 'part uploads at once, shared by all files', positiveInt, 4)
-  .option('--bandwidth <rate>', 'upload bandwidth limit, e.g. 2M (bytes per second)')
+  .option('--bandwidth <rate>', 'upload limit: 512k, 2M (KiB/s, MiB/s), 8Mbit, or a daily timetable "08:00,512k 19:00,off"; at least 8k')
   .option('--json', 'one JSON object per line instead of text')
   .option('--demo', 'start the local test service in this process and use it')
   .showHelpAfterError();
@@ -43,12 +43,16 @@ const captureOptions = (cmd: Command) =>
     .option('--design <id>', 'design id')
     .option('--captured-at <iso>', 'capture time, ISO 8601 with zone (default: from the files)');
 
-/** The global options, with `--bandwidth` parsed into bytes per second. Throws Error naming the flag. */
+/** The global options, with `--bandwidth` parsed into a timetable (one entry for a single rate). Throws Error naming the flag. */
 async function globals(): Promise<GlobalOptions> {
   const g = program.opts<Omit<GlobalOptions, 'bandwidth'> & { bandwidth?: string }>();
   if (g.bandwidth === undefined) return { ...g, bandwidth: undefined };
-  const { parseBandwidth } = await import('./render.js');
-  return { ...g, bandwidth: parseBandwidth(g.bandwidth) };
+  const { parseBandwidth } = await import('../../shared/bandwidth.js');
+  try {
+    return { ...g, bandwidth: parseBandwidth(g.bandwidth) };
+  } catch (err) {
+    throw new Error(`--bandwidth: ${(err as Error).message}`);
+  }
 }
 
 /** Runs `fn` with a session of the queue and engine (loaded now). */
@@ -94,6 +98,17 @@ program
     const g = program.opts<GlobalOptions>();
     const { printStatus } = await import('./status.js');
     printStatus(g.dataDir, g.json);
+  });
+
+program
+  .command('log')
+  .description('what happened to each capture and file, oldest first: the night\'s story (reads only, like status)')
+  .option('--since <time>', 'from this ISO 8601 time, or this long ago (12h, 2d)', '24h')
+  .option('--limit <n>', 'at most this many entries (the newest)', (v) => Number(v), 10_000)
+  .action(async (o: { since: string; limit: number }) => {
+    const g = program.opts<GlobalOptions>();
+    const { printLog } = await import('./log.js');
+    printLog(g.dataDir, { since: o.since, limit: o.limit, json: g.json });
   });
 
 program

@@ -5,16 +5,6 @@ import { printable } from './printable.js';
 
 export { formatBytes, formatEta };
 
-/** Parses a bandwidth like `500k`, `10M`, `1.5m` or plain bytes into bytes per second. Throws Error. */
-export function parseBandwidth(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?(?:\/s)?$/i.exec(text.trim());
-  if (!m) throw new Error(`--bandwidth ${text} is not a rate: write bytes per second, e.g. 500k or 10M`);
-  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
-  const n = Math.round(Number(m[1]) * mult);
-  if (n <= 0) throw new Error('--bandwidth must be more than 0');
-  return n;
-}
-
 /**
  * Shows engine events: a progress bar per file being uploaded and one for the whole queue on a
  * terminal; one line per state change otherwise; one JSON object per event with `json`.

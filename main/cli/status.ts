@@ -1,17 +1,11 @@
-import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
 import { formatBytes } from '../../shared/format.js';
-import { LATEST_VERSION } from '../queue/migrations.js';
-import { UploadQueue } from '../queue/queue.js';
+import type { UploadQueue } from '../queue/queue.js';
 import { printable } from './printable.js';
+import { withQueueReadOnly } from './read-queue.js';
 
 export { printable };
 import type { QueuedFile } from '../queue/queue.js';
-
-// `capture-uploader status` reads the queue without the lock and without credentials: SQLite's WAL
-// lets a reader see the last committed state while a drain writes, and nothing here writes.
 
 /** Stored parts per file: how many, and their bytes. One query for the whole queue. */
 function storedParts(db: Database.Database): Map<number, { parts: number; bytes: number }> {
@@ -64,20 +58,5 @@ export function statusOutput(queue: UploadQueue, json: boolean | undefined): str
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined): void {
-  const file = join(resolve(dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader')), 'queue.db');
-  if (!existsSync(file)) throw new Error(`No upload queue at ${file} yet: add files first (or give --data-dir).`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== LATEST_VERSION) {
-      throw new Error(
-        version > LATEST_VERSION
-          ? `The upload queue ${file} was written by a newer version of Capture Uploader (schema ${version}); install it to read this queue.`
-          : `The upload queue ${file} is from an older version (schema ${version}); run \`capture-uploader drain\` once to bring it up to date.`,
-      );
-    }
-    for (const line of statusOutput(new UploadQueue(db), json)) process.stdout.write(`${line}\n`);
-  } finally {
-    db.close();
-  }
+  for (const line of withQueueReadOnly(dataDir, (queue) => statusOutput(queue, json))) process.stdout.write(`${line}\n`);
 }

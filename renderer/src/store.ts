@@ -17,7 +17,10 @@ interface SettingsSlice {
   settings?: SettingsView;
   loadSettings(): Promise<void>;
   saveSettings(input: SettingsInput): Promise<void>;
-  setBandwidth(bytesPerSecond: number | null): Promise<void>;
+  /** Sets a single limit (bytes per second, or null) or a timetable's text; answers an error message, or undefined when applied. */
+  setBandwidth(bytesPerSecond: number | null, timetable?: string | null): Promise<string | undefined>;
+  /** Pauses every upload until a time (ISO 8601), or resumes them (null). */
+  pauseUntil(until: string | null): Promise<void>;
   useLocalService(): Promise<void>;
 }
 
@@ -64,9 +67,18 @@ const settingsSlice: Slice<SettingsSlice> = (set, get) => ({
     get().notify('info', 'Settings saved; signed in.');
     await get().loadQueue();
   },
-  async setBandwidth(bytesPerSecond) {
+  async setBandwidth(bytesPerSecond, timetable = null) {
     try {
-      await unwrap(api['engine.limits']({ bandwidthBytesPerSecond: bytesPerSecond }));
+      await unwrap(api['engine.limits']({ bandwidthBytesPerSecond: bytesPerSecond, timetable }));
+      await get().loadSettings();
+      return undefined;
+    } catch (err) {
+      return messageOf(err);
+    }
+  },
+  async pauseUntil(until) {
+    try {
+      await unwrap(api['queue.pauseUntil']({ until }));
       await get().loadSettings();
     } catch (err) {
       get().notify('error', messageOf(err));

@@ -1,11 +1,16 @@
+import { useState } from 'react';
 import { formatTime } from '../format.js';
 import { useApp } from '../store.js';
+
+/** Where the design time a person dismissed the warning for is kept: it shows again only when designs change again. */
+const DISMISSED_KEY = 'design-banner-dismissed-for';
 
 /** capture-upload-interface.md §4.3: warns when default designs changed after the last export, and asks for a new one (§4.2). */
 export function DesignBanner() {
   const designs = useApp((s) => s.designs);
   const exportMessage = useApp((s) => s.exportMessage);
   const requestExport = useApp((s) => s.requestExport);
+  const [dismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED_KEY));
   if (exportMessage && !designs?.stale) {
     return (
       <div className="banner ok" role="status">
@@ -13,17 +18,29 @@ export function DesignBanner() {
       </div>
     );
   }
-  if (!designs?.stale) return null;
+  if (!designs?.stale || (designs.latestDesignUpdate !== null && dismissed === designs.latestDesignUpdate)) return null;
+  // A status, not an alert: it is news on the first look, not an emergency on every load.
   return (
-    <div className="banner stale" role="alert">
+    <div className="banner stale" role="status">
       <div>
         <strong>The project’s default capture designs changed</strong> on {formatTime(designs.latestDesignUpdate)}
         {designs.lastExport ? `, after the capture sheets were last exported (${formatTime(designs.lastExport.requestedAt)})` : '; the capture sheets were never exported from this computer'}.
         Field teams may be walking with outdated sheets.
       </div>
-      <button className="primary" onClick={() => void requestExport()}>
-        Request a new export
-      </button>
+      <div className="banner-actions">
+        <button className="primary" onClick={() => void requestExport()}>
+          Request a new export
+        </button>
+        <button
+          onClick={() => {
+            // Dismissed until the designs change again.
+            if (designs.latestDesignUpdate) localStorage.setItem(DISMISSED_KEY, designs.latestDesignUpdate);
+            setDismissed(designs.latestDesignUpdate);
+          }}
+        >
+          Not now
+        </button>
+      </div>
     </div>
   );
 }

@@ -4,7 +4,7 @@ import { List } from 'react-window';
 import type { QueueFilter } from '../queue-slice.js';
 import { useApp } from '../store.js';
 import { Attention } from './queue/Attention.js';
-import { BandwidthLimit } from './queue/BandwidthLimit.js';
+import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
 import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
@@ -50,6 +50,7 @@ export function QueueList() {
         <h2>Queue</h2>
         <div className="actions">
           <BandwidthLimit />
+          <PauseUntil />
           <button onClick={() => void control('pause', { all: true })}>Pause all</button>
           <button onClick={() => void control('resume', { all: true })}>Resume all</button>
           <button onClick={() => void control('retry', { all: true })}>Retry failed</button>

@@ -1,0 +1,36 @@
+import ms from 'ms';
+import type { ActivityEntry } from '../queue/activity.js';
+import { printable } from './printable.js';
+import { withQueueReadOnly } from './read-queue.js';
+
+/**
+ * `--since` as an ISO 8601 time: an ISO date or time as given, or a duration back from now
+ * (`12h`, `2d`, `30m`). Throws Error naming the flag and the fix.
+ */
+export function sinceTime(text: string, now = Date.now()): string {
+  const back = /^\d+(\.\d+)?\s*[a-z]+$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : undefined;
+  if (typeof back === 'number' && back > 0) return new Date(now - back).toISOString();
+  const t = Date.parse(text);
+  if (Number.isNaN(t)) throw new Error(`--since ${text} is not a time: give an ISO 8601 time such as 2026-11-23T18:00 or a duration such as 12h`);
+  return new Date(t).toISOString();
+}
+
+/** One activity line as people read it: local time, what, to which capture or file, and why. */
+export function activityLine(e: ActivityEntry): string {
+  const at = new Date(e.at);
+  const local = `${at.toLocaleDateString('en-CA')} ${at.toLocaleTimeString('en-GB')}`;
+  const who = e.fileId !== null ? `file ${e.fileId}` : e.captureRow !== null ? `capture ${e.captureRow}` : 'queue';
+  return `${local}  ${e.kind.padEnd(20)} ${who.padEnd(12)} ${printable(e.subject)}: ${printable(e.message)}`;
+}
+
+/**
+ * `log`: the night's story from the queue's activity log (main/queue/activity.ts), oldest first,
+ * from `since` on (ISO 8601 or a duration back from now; default the last 24 h), at most `limit`
+ * (the newest ones); with `json` one JSON object per entry. Reads the queue read-only, like status.
+ */
+export function printLog(dataDir: string | undefined, opts: { since?: string; limit?: number; json?: boolean }): void {
+  const since = sinceTime(opts.since ?? '24h');
+  const entries = withQueueReadOnly(dataDir, (q) => q.activity.list({ since, limit: opts.limit ?? 10_000 }));
+  if (entries.length === 0) process.stdout.write(`Nothing happened since ${new Date(since).toLocaleString('en-GB')}.\n`);
+  for (const e of entries) process.stdout.write(`${opts.json ? JSON.stringify(e) : activityLine(e)}\n`);
+}

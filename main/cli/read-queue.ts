@@ -1,0 +1,33 @@
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LATEST_VERSION } from '../queue/migrations.js';
+import { UploadQueue } from '../queue/queue.js';
+
+// `status` and `log` read the queue without the lock and without credentials: SQLite's WAL lets a
+// reader see the last committed state while a drain writes, and nothing here writes.
+
+/**
+ * Runs `read` over the queue in `dataDir` (CAPTURE_DATA_DIR, default ~/.capture-uploader), opened
+ * read-only, and closes it. Throws Error naming the file when there is no queue there, or it
+ * needs a newer or older version.
+ */
+export function withQueueReadOnly<T>(dataDir: string | undefined, read: (queue: UploadQueue) => T): T {
+  const file = join(resolve(dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader')), 'queue.db');
+  if (!existsSync(file)) throw new Error(`No upload queue at ${file} yet: add files first (or give --data-dir).`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== LATEST_VERSION) {
+      throw new Error(
+        version > LATEST_VERSION
+          ? `The upload queue ${file} was written by a newer version of Capture Uploader (schema ${version}); install it to read this queue.`
+          : `The upload queue ${file} is from an older version (schema ${version}); run \`capture-uploader drain\` once to bring it up to date.`,
+      );
+    }
+    return read(new UploadQueue(db));
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Upload bandwidth limits as people write them: a rate (`512k`, `2M`, `1.5MiB/s`, `8Mbit`,
+ * `off`), or a daily timetable in the form rclone's `--bwlimit` uses (`08:00,512k 19:00,off`:
+ * from 08:00 at 512 KiB/s, from 19:00 unlimited, and before 08:00 what the last entry says).
+ * Byte units are binary as in rclone (k = KiB/s, M = MiB/s); `bit`/`bps` units are decimal bits
+ * per second, as internet plans are sold (8Mbit = 1,000,000 bytes per second).
+ */
+
+/** The lowest limit accepted, in bytes per second: below it a 5 MiB part would take over ten minutes. */
+export const MIN_BANDWIDTH = 8 * 1024;
+
+/** From `minute` (minutes after local midnight, 0–1439) the limit is `bytesPerSecond` (null: none). */
+export interface TimetableEntry {
+  minute: number;
+  bytesPerSecond: number | null;
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+const BIT_UNITS: Record<string, number> = { kbit: 1e3 / 8, kbps: 1e3 / 8, mbit: 1e6 / 8, mbps: 1e6 / 8, gbit: 1e9 / 8, gbps: 1e9 / 8 };
+
+const HOW = 'write a rate such as 512k, 2M or 8Mbit, "off", or a timetable such as "08:00,512k 19:00,off"';
+
+/**
+ * One rate: bytes per second, or null for `off`. Throws Error naming the text and the fix when
+ * it is not a rate or is under MIN_BANDWIDTH (8 KiB/s).
+ */
+export function parseRate(text: string): number | null {
+  const t = text.trim().toLowerCase();
+  if (t === 'off' || t === 'none' || t === 'unlimited') return null;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)(?:\/s)?$/.exec(t);
+  const mult = m && (BYTE_UNITS[m[2]!] ?? BIT_UNITS[m[2]!]);
+  if (!m || !mult) throw new Error(`"${text}" is not a bandwidth: ${HOW}.`);
+  const n = Math.round(Number(m[1]) * mult);
+  if (n < MIN_BANDWIDTH) throw new Error(`"${text}" is below the lowest limit of 8 KiB/s (64 kbit/s): a part would take too long to send.`);
+  return n;
+}
+
+/**
+ * A limit as written: a single rate (one entry from 00:00) or a timetable of `HH:MM,RATE` entries
+ * separated by spaces, in increasing time. Throws Error naming the text and the fix.
+ */
+export function parseBandwidth(text: string): TimetableEntry[] {
+  const parts = text.trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) throw new Error(`No bandwidth given: ${HOW}.`);
+  if (parts.length === 1 && !parts[0]!.includes(',')) return [{ minute: 0, bytesPerSecond: parseRate(parts[0]!) }];
+  const entries = parts.map((p) => {
+    const m = /^(\d{1,2}):(\d{2}),(.+)$/.exec(p);
+    if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new Error(`"${p}" is not a timetable entry: write HH:MM,RATE, e.g. 08:00,512k.`);
+    return { minute: Number(m[1]) * 60 + Number(m[2]), bytesPerSecond: parseRate(m[3]!) };
+  });
+  for (let i = 1; i < entries.length; i++) {
+    if (entries[i]!.minute <= entries[i - 1]!.minute) throw new Error(`The timetable "${text}" must list its times in increasing order.`);
+  }
+  return entries;
+}
+
+/** Minutes after local midnight of a moment. */
+const minuteOf = (d: Date) => d.getHours() * 60 + d.getMinutes();
+
+/** The limit in force at `at` (local time): the last entry at or before it, else the day's last entry (it runs past midnight). */
+export function rateAt(entries: readonly TimetableEntry[], at: Date): number | null {
+  const m = minuteOf(at);
+  let current = entries.at(-1)!;
+  for (const e of entries) if (e.minute <= m) current = e;
+  return current.bytesPerSecond;
+}
+
+/** When the limit next changes after `at` (a local time on this or the next day), or null for a single rate. */
+export function nextChange(entries: readonly TimetableEntry[], at: Date): Date | null {
+  if (entries.length < 2) return null;
+  const m = minuteOf(at);
+  const next = entries.find((e) => e.minute > m) ?? entries[0]!;
+  const d = new Date(at);
+  d.setHours(Math.floor(next.minute / 60), next.minute % 60, 0, 0);
+  if (d <= at) d.setDate(d.getDate() + 1);
+  return d;
+}
+
+/** A limit as people compare it with their uplink: `256 KiB/s (2.1 Mbit/s)`; `no limit` for null. */
+export function formatRate(bytesPerSecond: number | null): string {
+  if (bytesPerSecond === null) return 'no limit';
+  const mbit = (bytesPerSecond * 8) / 1e6;
+  const bytes = bytesPerSecond < 1024 * 1024 ? `${+(bytesPerSecond / 1024).toFixed(1)} KiB/s` : `${+(bytesPerSecond / 1024 ** 2).toFixed(1)} MiB/s`;
+  return `${bytes} (${mbit < 10 ? +mbit.toFixed(2) : Math.round(mbit)} Mbit/s)`;
+}
