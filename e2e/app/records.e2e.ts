@@ -1,5 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
+import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
+import { reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { AppHarness } from './harness.js';
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
@@ -51,14 +53,25 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   await expect(page.getByTestId('entry-detail')).toContainText('North face checked.');
   await page.screenshot({ path: info.outputPath('20-progress-recorded.png'), fullPage: true });
 
-  // The seeded entries of November 2026: two on the 9th, both In Progress; the search narrows them.
-  if (today.slice(0, 7) !== '2026-11') return;
-  await page.locator('[data-day="2026-11-09"]').click();
-  await expect(day.getByTestId('entry')).toHaveCount(2);
-  await page.getByLabel('Search details').fill('glazing');
-  await expect(day.getByTestId('entry')).toHaveCount(1);
-  await expect(page.locator('[data-day="2026-11-09"]')).toHaveAttribute('aria-label', '2026-11-09: 1 In Progress');
+  // A seeded day with entries of both kinds or several: its cell counts them by status, the day
+  // view lists them, and the search (case-insensitive) narrows them to one's words.
+  const seeded = h.svc.store.state.progress.filter((p) => p.date < today);
+  const busy = [...new Set(seeded.map((p) => p.date))].reverse().find((d) => seeded.filter((p) => p.date === d).length > 1)!;
+  const onBusy = seeded.filter((p) => p.date === busy);
+  const monthsBack = (Number(today.slice(0, 4)) - Number(busy.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(busy.slice(5, 7));
+  for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
+  const counts = (list: typeof onBusy) =>
+    (['In Progress', 'Completed'] as const).map((st) => [list.filter((p) => p.status === st).length, st] as const).filter(([n]) => n > 0).map(([n, st]) => `${n} ${st}`).join(', ');
+  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAttribute('aria-label', `${busy}: ${counts(onBusy)}`);
+  await page.locator(`[data-day="${busy}"]`).click();
+  await expect(day.getByTestId('entry')).toHaveText(onBusy.map((p) => new RegExp(`${p.status}\\s*${escape(p.details)}`)));
+  await page.getByLabel('Search details').fill(onBusy[0]!.details.toUpperCase());
+  const found = onBusy.filter((p) => p.details === onBusy[0]!.details);
+  await expect(day.getByTestId('entry')).toHaveCount(found.length);
+  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAttribute('aria-label', `${busy}: ${counts(found)}`);
 });
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test("draws a structure's assets coloured by stage, with the legend's figures and a table", async ({ page }, info) => {
   await setUpLocal(page);
@@ -66,15 +79,23 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   const structureName = h.core.settings.view().structures[0]!.name;
   await page.getByLabel('Structure').selectOption({ label: structureName });
   await page.getByLabel('Category').selectOption({ label: 'Curtain Wall' });
+  // What the seed holds for this structure's curtain wall.
+  const structureId = h.core.settings.view().structures[0]!.id;
+  const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
+  const held = h.svc.store.state.assets.filter((a) => a.structure === structureId && a.category === category.id) as unknown as (LegendAsset & { _id: string })[];
   const lines = page.getByTestId('asset-line');
-  await expect(lines).toHaveCount(2);
-  // One line reached Sealant (#f39c12), the other Framing (#2980b9).
-  expect((await lines.evaluateAll((ls) => ls.map((l) => l.getAttribute('stroke')))).sort()).toEqual(['#2980b9', '#f39c12']);
+  await expect(lines).toHaveCount(held.length);
+  // Each line is coloured by the stage it reached, muted when not tracked.
+  const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
+  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : (reachedStage(category.stages, a)?.color ?? '#d0d5db'));
   const legend = page.getByTestId('asset-legend');
-  await expect(legend.locator('tbody tr')).toHaveText([/Anchors\s*0\s*0\.0 m\s*0\.0%/, /Framing\s*1\s*60\.8 m\s*50\.0%/, /Glazing\s*0/, /Sealant\s*1\s*60\.8 m\s*50\.0%/, /Not started\s*0/]);
-  await lines.first().focus();
-  await expect(page.getByTestId('asset-focus')).toContainText(/Reached: (Sealant|Framing)\. Anchors 100%/);
-  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(2);
+  await expect(legend.locator('tbody tr')).toHaveText(
+    stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
+  );
+  const first = held.find((a) => !a.doNotTrack && reachedStage(category.stages, a))!;
+  await page.locator(`[data-asset="${first._id}"]`).focus();
+  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name}. ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await download;
