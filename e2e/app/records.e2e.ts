@@ -34,11 +34,15 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   const today = localDay();
   const todayCell = page.locator(`[data-day="${today}"]`);
   await expect(todayCell).toHaveAttribute('aria-current', 'date');
-  // The form starts on today, refuses empty details, and sends once.
+  // The form starts on today, refuses empty details at the field, and sends once.
   const form = page.getByRole('region', { name: 'Record progress' });
   await expect(form.getByLabel('Date')).toHaveValue(today);
-  await expect(form.getByRole('button', { name: 'Record entry' })).toBeDisabled();
+  const before = h.svc.store.state.progress.length;
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form.getByLabel('Details')).toHaveAttribute('aria-invalid', 'true');
   await expect(form).toContainText('Say what was done.');
+  expect(h.svc.store.state.progress).toHaveLength(before);
+  await form.screenshot({ path: info.outputPath('20-progress-form-error.png') });
   await form.getByLabel('Status').selectOption('Completed');
   await form.getByLabel('Details').fill('Tower A level 4 curtain wall anchors complete.\nNorth face checked.');
   await form.getByRole('button', { name: 'Record entry' }).click();
@@ -72,6 +76,37 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
 });
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('an entry recorded while the service cannot be reached waits, and is sent once when it is back', async ({ page }, info) => {
+  await setUpLocal(page);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  // Every progress request has its connection cut: the workspace shows what it kept.
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Offline — showing entries as of \d\d:\d\d/);
+  await expect(page.locator('[data-day].has-entries').first()).toBeVisible();
+
+  const details = 'Tower B level 2 ductwork hangers installed along gridlines 3–6.';
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill(details);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('is kept on this computer and sent when it is back');
+  const outbox = page.getByTestId('outbox');
+  await expect(outbox.getByTestId('outbox-item')).toHaveCount(1);
+  await expect(outbox.getByTestId('outbox-item')).toContainText(`Waiting${'In Progress'}${localDay()}${details}`);
+  await expect(page.getByTestId('day-view').getByTestId('waiting-entry')).toContainText('Waiting to be sent');
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+  await page.screenshot({ path: info.outputPath('22-progress-offline.png'), fullPage: true });
+
+  await h.svc.admin('DELETE', '/faults');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+  await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: details })).toHaveCount(1);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details }]);
+  await page.screenshot({ path: info.outputPath('23-progress-sent.png'), fullPage: true });
+});
 
 test("draws a structure's assets coloured by stage, with the legend's figures and a table", async ({ page }, info) => {
   await setUpLocal(page);

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
+import { clockTime } from './calendar.js';
 
 const MUTED = '#9aa3ad';
 const NOT_STARTED = '#d0d5db';
@@ -21,6 +22,8 @@ export function AssetsView() {
   const [assets, setAssets] = useState<AssetView[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [focused, setFocused] = useState<AssetView | null>(null);
+  /** When the drawing is the copy kept on this computer: the time the service gave it (ISO 8601). */
+  const [offline, setOffline] = useState<string | null>(null);
 
   useEffect(() => {
     unwrap(api['assets.categories']())
@@ -34,8 +37,9 @@ export function AssetsView() {
     if (!structure || !categoryId) return;
     setAssets(null);
     unwrap(api['assets.list']({ structure, category: categoryId }))
-      .then((list) => {
-        setAssets(list);
+      .then((r) => {
+        setAssets(r.assets);
+        setOffline(r.offline ? r.asOf : null);
         setProblem(null);
       })
       .catch((err: unknown) => setProblem((err as Error).message));
@@ -79,6 +83,11 @@ export function AssetsView() {
             </select>
           </label>
         </div>
+        {offline && (
+          <p className="offline" role="status">
+            Offline — showing assets as of {clockTime(offline)}
+          </p>
+        )}
         {problem && (
           <p className="error" role="alert">
             {problem}
