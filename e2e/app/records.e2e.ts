@@ -137,3 +137,37 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   expect(file.suggestedFilename()).toBe('Curtain-Wall-assets.csv');
   await page.screenshot({ path: info.outputPath('21-assets.png'), fullPage: true });
 });
+
+test('pans and zooms the drawing with the wheel, the keyboard and the buttons, and resets it', async ({ page }, info) => {
+  await setUpLocal(page);
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: h.core.settings.view().structures[0]!.name });
+  await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
+  const level = page.getByTestId('zoom-level');
+  const layer = page.getByTestId('asset-layer');
+  const transform = async () => {
+    const t = (await layer.getAttribute('transform')) ?? '';
+    const [x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(t)!.slice(1).map(Number) as [number, number, number];
+    return { x, y, k };
+  };
+  await expect(level).toHaveText('100%');
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await expect(level).toHaveText('150%');
+  await page.keyboard.press('+');
+  await expect(level).toHaveText('225%');
+  expect((await transform()).k).toBeCloseTo(2.25);
+  // An arrow key moves the view the other way (the drawing follows the arrow's direction).
+  const before = await transform();
+  await page.keyboard.press('ArrowLeft');
+  await expect.poll(async () => (await transform()).x).toBeGreaterThan(before.x);
+  await page.getByRole('button', { name: 'Pan down' }).click();
+  await expect.poll(async () => (await transform()).y).toBeLessThan(before.y);
+  // The wheel zooms too (d3-zoom's own gesture handling).
+  await page.locator('svg.asset-drawing').hover();
+  await page.mouse.wheel(0, -400);
+  await expect.poll(async () => (await transform()).k).toBeGreaterThan(2.3);
+  await page.screenshot({ path: info.outputPath('24-assets-zoomed.png'), fullPage: false });
+  await page.getByRole('button', { name: 'Reset view' }).click();
+  await expect(level).toHaveText('100%');
+  expect(await transform()).toEqual({ x: 0, y: 0, k: 1 });
+});

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
+import { AssetDrawing } from './AssetDrawing.js';
 import { clockTime } from './calendar.js';
 
 const MUTED = '#9aa3ad';
@@ -48,7 +49,6 @@ export function AssetsView() {
   const category = categories.find((c) => c.id === categoryId);
   const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
-  const box = useMemo(() => bounds(assets ?? []), [assets]);
   const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
   const describe = (a: AssetView) =>
     `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
@@ -100,26 +100,14 @@ export function AssetsView() {
             {assets.length === 0 ? (
               <p className="muted">No assets of {category.name} in this structure.</p>
             ) : (
-              <svg className="asset-drawing" viewBox={box} role="img" aria-label={`${assets.length} ${category.name} assets; the table below lists them`}>
-                {assets.map((a) => (
-                  <polyline
-                    key={a._id}
-                    data-testid="asset-line"
-                    data-asset={a._id}
-                    points={a.points.map((p) => `${p.x},${p.y}`).join(' ')}
-                    fill="none"
-                    stroke={colour(a)}
-                    strokeDasharray={a.doNotTrack ? '4 3' : undefined}
-                    strokeWidth={focused?._id === a._id ? 6 : 3}
-                    vectorEffect="non-scaling-stroke"
-                    tabIndex={0}
-                    onMouseEnter={() => setFocused(a)}
-                    onFocus={() => setFocused(a)}
-                  >
-                    <title>{describe(a)}</title>
-                  </polyline>
-                ))}
-              </svg>
+              <AssetDrawing
+                assets={assets}
+                colour={colour}
+                describe={describe}
+                label={`${assets.length} ${category.name} assets of ${structures.find((s) => s.id === structure)?.name ?? 'the structure'}; the table below lists them`}
+                focusedId={focused?._id ?? null}
+                onFocus={setFocused}
+              />
             )}
             <p className="muted" data-testid="asset-focus" aria-live="polite">
               {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
@@ -153,6 +141,7 @@ export function AssetsView() {
           <section className="panel" aria-label="Assets as a table">
             <h3>Assets</h3>
             <button onClick={() => downloadCsv(category, stages, assets)}>Export CSV</button>
+            <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
             <table className="asset-table" data-testid="asset-table">
               <thead>
                 <tr>
@@ -183,22 +172,12 @@ export function AssetsView() {
                 ))}
               </tbody>
             </table>
+            </div>
           </section>
         </>
       )}
     </main>
   );
-}
-
-/** The SVG viewBox around every point, with a margin of 5 % (at least one unit). */
-function bounds(assets: AssetView[]): string {
-  const pts = assets.flatMap((a) => a.points);
-  if (pts.length === 0) return '0 0 1 1';
-  const xs = pts.map((p) => p.x);
-  const ys = pts.map((p) => p.y);
-  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-  const m = Math.max(1, 0.05 * Math.max(x1 - x0, y1 - y0));
-  return `${x0 - m} ${y0 - m} ${x1 - x0 + 2 * m} ${y1 - y0 + 2 * m}`;
 }
 
 /** The table as a CSV file download (RFC 4180 quoting). */
