@@ -50,7 +50,7 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
 
   const recorded = h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 4'));
   expect(recorded).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'Completed', details: 'Tower A level 4 curtain wall anchors complete.\nNorth face checked.' }]);
-  await expect(todayCell).toHaveAttribute('aria-label', `${today}: 1 Completed`);
+  await expect(todayCell).toHaveAccessibleName(`${today}: 1 Completed`);
   const day = page.getByTestId('day-view');
   await expect(day.getByTestId('entry')).toHaveCount(1);
   await day.getByRole('button', { name: recorded[0]!.id }).click();
@@ -66,13 +66,13 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
   const counts = (list: typeof onBusy) =>
     (['In Progress', 'Completed'] as const).map((st) => [list.filter((p) => p.status === st).length, st] as const).filter(([n]) => n > 0).map(([n, st]) => `${n} ${st}`).join(', ');
-  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAttribute('aria-label', `${busy}: ${counts(onBusy)}`);
+  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAccessibleName(`${busy}: ${counts(onBusy)}`);
   await page.locator(`[data-day="${busy}"]`).click();
   await expect(day.getByTestId('entry')).toHaveText(onBusy.map((p) => new RegExp(`${p.status}\\s*${escape(p.details)}`)));
   await page.getByLabel('Search details').fill(onBusy[0]!.details.toUpperCase());
   const found = onBusy.filter((p) => p.details === onBusy[0]!.details);
   await expect(day.getByTestId('entry')).toHaveCount(found.length);
-  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAttribute('aria-label', `${busy}: ${counts(found)}`);
+  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAccessibleName(`${busy}: ${counts(found)}`);
 });
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { clockTime, localDay, monthGrid, monthTitle, shiftMonth, statusClass } from './calendar.js';
+import { clockTime, localDay, monthTitle, shiftMonth, statusClass } from './calendar.js';
+import { MonthCalendar } from './MonthCalendar.js';
 import { OutboxList } from './OutboxList.js';
 import { RecordForm, STATUSES } from './RecordForm.js';
 
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 // While offline or while entries wait, the service is tried again this often (ms).
 const RETRY_MS = 15_000;
 
@@ -101,37 +101,7 @@ export function ProgressWorkspace() {
             ›
           </button>
         </div>
-        <div className="calendar" role="grid" aria-label={`Entries in ${monthTitle(month)}`}>
-          {WEEKDAYS.map((w) => (
-            <div key={w} className="weekday" role="columnheader">
-              {w}
-            </div>
-          ))}
-          {monthGrid(month).map((d, i) => {
-            if (!d) return <div key={`blank-${i}`} className="blank" />;
-            const list = byDay.get(d) ?? [];
-            const counts = STATUSES.map((s) => [s, list.filter((e) => e.status === s).length] as const).filter(([, n]) => n > 0);
-            return (
-              <button
-                key={d}
-                role="gridcell"
-                className={`day${d === day ? ' chosen' : ''}${d === today ? ' today' : ''}${list.length ? ' has-entries' : ''}`}
-                aria-current={d === today ? 'date' : undefined}
-                aria-selected={d === day}
-                aria-label={`${d}: ${list.length ? counts.map(([s, n]) => `${n} ${s}`).join(', ') : 'no entries'}`}
-                data-day={d}
-                onClick={() => setDay(d)}
-              >
-                <span className="num">{Number(d.slice(8))}</span>
-                {counts.map(([s, n]) => (
-                  <span key={s} className={`count ${statusClass(s)}`}>
-                    {n}
-                  </span>
-                ))}
-              </button>
-            );
-          })}
-        </div>
+        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
       </section>
 
       <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
