@@ -20,6 +20,8 @@ async function setUpLocal(page: Page) {
   await page.goto('/');
   await page.getByRole('button', { name: 'Use the local test service' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  // The notice that the local service is in use has been read; the screenshots are of the workspace.
+  await page.getByRole('button', { name: 'Dismiss' }).click();
 }
 
 const localDay = (d = new Date()) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -69,6 +71,7 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   await expect(page.locator(`[data-day="${busy}"]`)).toHaveAccessibleName(`${busy}: ${counts(onBusy)}`);
   await page.locator(`[data-day="${busy}"]`).click();
   await expect(day.getByTestId('entry')).toHaveText(onBusy.map((p) => new RegExp(`${p.status}\\s*${escape(p.details)}`)));
+  await page.screenshot({ path: info.outputPath('20-progress-day-view.png'), fullPage: true });
   await page.getByLabel('Search details').fill(onBusy[0]!.details.toUpperCase());
   const found = onBusy.filter((p) => p.details === onBusy[0]!.details);
   await expect(day.getByTestId('entry')).toHaveCount(found.length);
@@ -117,7 +120,7 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   // What the seed holds for this structure's curtain wall.
   const structureId = h.core.settings.view().structures[0]!.id;
   const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
-  const held = h.svc.store.state.assets.filter((a) => a.structure === structureId && a.category === category.id) as unknown as (LegendAsset & { _id: string })[];
+  const held = h.svc.store.state.assets.filter((a) => a.structure === structureId && a.category === category.id) as unknown as (LegendAsset & { _id: string; stages: { _id: string; percentage: number; date: string }[] })[];
   const lines = page.getByTestId('asset-line');
   await expect(lines).toHaveCount(held.length);
   // Each line is coloured by the stage it reached, muted when not tracked.
@@ -127,9 +130,22 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await expect(legend.locator('tbody tr')).toHaveText(
     stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
   );
-  const first = held.find((a) => !a.doNotTrack && reachedStage(category.stages, a))!;
+  // Focus and hover each show an asset's stages with their percentages.
+  const tracked = held.filter((a) => !a.doNotTrack && reachedStage(category.stages, a));
+  const [first, second] = [tracked[0]!, tracked.at(-1)!];
   await page.locator(`[data-asset="${first._id}"]`).focus();
   await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name}. ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
+  // A straight run has a box of zero width or height, which Playwright's hover() calls hidden: the mouse goes to its middle.
+  const middle = await page.locator(`[data-asset="${second._id}"]`).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  });
+  await page.mouse.move(middle.x, middle.y);
+  await expect(page.getByTestId('asset-focus')).toContainText(
+    `Reached: ${reachedStage(category.stages, second)!.name}. ` +
+      category.stages.map((st, i) => `${st.name} ${second.stages[i]!.percentage}%${second.stages[i]!.percentage > 0 ? ` on ${second.stages[i]!.date.slice(0, 10)}` : ''}`).join(', '),
+  );
+  await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();

@@ -52,11 +52,16 @@ export function AssetsView() {
   const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
   const describe = (a: AssetView) =>
     `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
-    stages.map((s) => `${s.name} ${a.stages.find((x) => x._id === s._id)?.percentage ?? 0}%`).join(', ') +
+    stages
+      .map((s) => {
+        const st = a.stages.find((x) => x._id === s._id);
+        return `${s.name} ${st?.percentage ?? 0}%${st?.date && st.percentage > 0 ? ` on ${st.date.slice(0, 10)}` : ''}`;
+      })
+      .join(', ') +
     (a.snapshot ? `. Snapshot ${a.snapshot.slice(0, 10)}` : '');
 
   return (
-    <main className="records">
+    <main className="records wide">
       <section className="panel" aria-label="Choose assets">
         <h2>Assets</h2>
         <div className="filters">
@@ -96,7 +101,7 @@ export function AssetsView() {
       </section>
       {assets && category && (
         <>
-          <section className="panel" aria-label="Drawing">
+          <section className="panel drawing-layout" aria-label="Drawing">
             {assets.length === 0 ? (
               <p className="muted">No assets of {category.name} in this structure.</p>
             ) : (
@@ -109,7 +114,7 @@ export function AssetsView() {
                 onFocus={setFocused}
               />
             )}
-            <p className="muted" data-testid="asset-focus" aria-live="polite">
+            <p className="asset-focus" data-testid="asset-focus" aria-live="polite">
               {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
             </p>
             <table className="legend" data-testid="asset-legend">
@@ -142,36 +147,36 @@ export function AssetsView() {
             <h3>Assets</h3>
             <button onClick={() => downloadCsv(category, stages, assets)}>Export CSV</button>
             <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
-            <table className="asset-table" data-testid="asset-table">
-              <thead>
-                <tr>
-                  <th>Asset</th>
-                  <th>Reached</th>
-                  <th>Length ({category.uom})</th>
-                  {stages.map((s) => (
-                    <th key={s._id}>{s.name}</th>
-                  ))}
-                  <th>Snapshot</th>
-                </tr>
-              </thead>
-              <tbody>
-                {assets.map((a) => (
-                  <tr key={a._id}>
-                    <td>
-                      {a._id}
-                      {a.doNotTrack ? ' (not tracked)' : ''}
-                    </td>
-                    <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
-                    <td>{polylineLength(a.points).toFixed(1)}</td>
-                    {stages.map((s) => {
-                      const st = a.stages.find((x) => x._id === s._id);
-                      return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
-                    })}
-                    <td>{a.snapshot?.slice(0, 10) ?? '—'}</td>
+              <table className="asset-table" data-testid="asset-table">
+                <thead>
+                  <tr>
+                    <th>Asset</th>
+                    <th>Reached</th>
+                    <th>Length ({category.uom})</th>
+                    {stages.map((s) => (
+                      <th key={s._id}>{s.name}</th>
+                    ))}
+                    <th>Snapshot</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {assets.map((a) => (
+                    <tr key={a._id}>
+                      <td>
+                        {a._id}
+                        {a.doNotTrack ? ' (not tracked)' : ''}
+                      </td>
+                      <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
+                      <td>{polylineLength(a.points).toFixed(1)}</td>
+                      {stages.map((s) => {
+                        const st = a.stages.find((x) => x._id === s._id);
+                        return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
+                      })}
+                      <td>{a.snapshot?.slice(0, 10) ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </div>
           </section>
         </>

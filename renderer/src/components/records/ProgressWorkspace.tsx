@@ -62,7 +62,7 @@ export function ProgressWorkspace() {
   const openEntry = async (id: string) => setOpen(await unwrap(api['progress.get']({ id })));
 
   return (
-    <main className="records">
+    <main className="records progress-layout">
       <section className="panel" aria-label="Progress calendar">
         <header className="records-head">
           <h2>Progress</h2>
@@ -102,63 +102,68 @@ export function ProgressWorkspace() {
           </button>
         </div>
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
+        <p className="calendar-key muted" aria-hidden="true">
+          <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day
+        </p>
       </section>
 
-      <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
-        <h3>{new Date(`${day}T12:00:00`).toLocaleDateString(undefined, { dateStyle: 'full' })}</h3>
-        {dayEntries.length === 0 && dayWaiting.length === 0 ? (
-          <p className="muted">No entries on this day.</p>
-        ) : (
-          <ul className="entries">
-            {dayEntries.map((e) => (
-              <li key={e.id} data-testid="entry">
-                <span className={`status-badge ${statusClass(e.status)}`}>{e.status}</span>
-                <span className="details">{e.details}</span>
-                <button className="link" aria-label={`Open entry ${e.id}`} onClick={() => void openEntry(e.id)}>
-                  {e.id}
-                </button>
-              </li>
-            ))}
-            {dayWaiting.map((i) => (
-              <li key={`outbox-${i.id}`} data-testid="waiting-entry">
-                <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
-                <span className="details">{i.details}</span>
-                <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting to be sent'}</span>
-              </li>
-            ))}
-          </ul>
-        )}
-        {open && (
-          <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id}`} data-testid="entry-detail">
-            <dl>
-              <dt>Id</dt>
-              <dd>{open.id}</dd>
-              <dt>Date</dt>
-              <dd>{open.date}</dd>
-              <dt>Status</dt>
-              <dd>{open.status}</dd>
-              <dt>Details</dt>
-              <dd className="details">{open.details}</dd>
-            </dl>
-            <button onClick={() => setOpen(null)}>Close</button>
-          </div>
-        )}
-      </section>
+      <div className="side">
+        <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
+          <h3>{new Date(`${day}T12:00:00`).toLocaleDateString(undefined, { dateStyle: 'full' })}</h3>
+          {dayEntries.length === 0 && dayWaiting.length === 0 ? (
+            <p className="muted">No entries on this day.</p>
+          ) : (
+            <ul className="entries">
+              {dayEntries.map((e) => (
+                <li key={e.id} data-testid="entry">
+                  <span className={`status-badge ${statusClass(e.status)}`}>{e.status}</span>
+                  <span className="details">{e.details}</span>
+                  <button className="link" aria-label={`Open entry ${e.id}`} onClick={() => void openEntry(e.id)}>
+                    {e.id}
+                  </button>
+                </li>
+              ))}
+              {dayWaiting.map((i) => (
+                <li key={`outbox-${i.id}`} data-testid="waiting-entry">
+                  <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
+                  <span className="details">{i.details}</span>
+                  <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting to be sent'}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {open && (
+            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id}`} data-testid="entry-detail">
+              <dl>
+                <dt>Id</dt>
+                <dd>{open.id}</dd>
+                <dt>Date</dt>
+                <dd>{open.date}</dd>
+                <dt>Status</dt>
+                <dd>{open.status}</dd>
+                <dt>Details</dt>
+                <dd className="details">{open.details}</dd>
+              </dl>
+              <button onClick={() => setOpen(null)}>Close</button>
+            </div>
+          )}
+        </section>
 
-      <OutboxList items={outbox} onChanged={() => void load()} />
+        <OutboxList items={outbox} onChanged={() => void load()} />
 
-      <RecordForm
-        defaultDate={day}
-        onRecorded={(e) => {
-          setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
-          setMonth(e.date.slice(0, 7));
-          setDay(e.date);
-        }}
-        onQueued={(item) => {
-          setOutbox((list) => [...list, item]);
-          setFresh((f) => f && { ...f, offline: true });
-        }}
-      />
+        <RecordForm
+          defaultDate={day}
+          onRecorded={(e) => {
+            setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
+            setMonth(e.date.slice(0, 7));
+            setDay(e.date);
+          }}
+          onQueued={(item) => {
+            setOutbox((list) => [...list, item]);
+            setFresh((f) => f && { ...f, offline: true });
+          }}
+        />
+      </div>
     </main>
   );
 }
