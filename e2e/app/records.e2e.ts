@@ -1,5 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
+import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
+import { reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { AppHarness } from './harness.js';
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
@@ -18,6 +20,8 @@ async function setUpLocal(page: Page) {
   await page.goto('/');
   await page.getByRole('button', { name: 'Use the local test service' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  // The notice that the local service is in use has been read; the screenshots are of the workspace.
+  await page.getByRole('button', { name: 'Dismiss' }).click();
 }
 
 const localDay = (d = new Date()) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -32,11 +36,15 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   const today = localDay();
   const todayCell = page.locator(`[data-day="${today}"]`);
   await expect(todayCell).toHaveAttribute('aria-current', 'date');
-  // The form starts on today, refuses empty details, and sends once.
+  // The form starts on today, refuses empty details at the field, and sends once.
   const form = page.getByRole('region', { name: 'Record progress' });
   await expect(form.getByLabel('Date')).toHaveValue(today);
-  await expect(form.getByRole('button', { name: 'Record entry' })).toBeDisabled();
+  const before = h.svc.store.state.progress.length;
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form.getByLabel('Details')).toHaveAttribute('aria-invalid', 'true');
   await expect(form).toContainText('Say what was done.');
+  expect(h.svc.store.state.progress).toHaveLength(before);
+  await form.screenshot({ path: info.outputPath('20-progress-form-error.png') });
   await form.getByLabel('Status').selectOption('Completed');
   await form.getByLabel('Details').fill('Tower A level 4 curtain wall anchors complete.\nNorth face checked.');
   await form.getByRole('button', { name: 'Record entry' }).click();
@@ -44,20 +52,63 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
 
   const recorded = h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 4'));
   expect(recorded).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'Completed', details: 'Tower A level 4 curtain wall anchors complete.\nNorth face checked.' }]);
-  await expect(todayCell).toHaveAttribute('aria-label', `${today}: 1 Completed`);
+  await expect(todayCell).toHaveAccessibleName(`${today}: 1 Completed`);
   const day = page.getByTestId('day-view');
   await expect(day.getByTestId('entry')).toHaveCount(1);
   await day.getByRole('button', { name: recorded[0]!.id }).click();
   await expect(page.getByTestId('entry-detail')).toContainText('North face checked.');
   await page.screenshot({ path: info.outputPath('20-progress-recorded.png'), fullPage: true });
 
-  // The seeded entries of November 2026: two on the 9th, both In Progress; the search narrows them.
-  if (today.slice(0, 7) !== '2026-11') return;
-  await page.locator('[data-day="2026-11-09"]').click();
-  await expect(day.getByTestId('entry')).toHaveCount(2);
-  await page.getByLabel('Search details').fill('glazing');
-  await expect(day.getByTestId('entry')).toHaveCount(1);
-  await expect(page.locator('[data-day="2026-11-09"]')).toHaveAttribute('aria-label', '2026-11-09: 1 In Progress');
+  // A seeded day with entries of both kinds or several: its cell counts them by status, the day
+  // view lists them, and the search (case-insensitive) narrows them to one's words.
+  const seeded = h.svc.store.state.progress.filter((p) => p.date < today);
+  const busy = [...new Set(seeded.map((p) => p.date))].reverse().find((d) => seeded.filter((p) => p.date === d).length > 1)!;
+  const onBusy = seeded.filter((p) => p.date === busy);
+  const monthsBack = (Number(today.slice(0, 4)) - Number(busy.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(busy.slice(5, 7));
+  for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
+  const counts = (list: typeof onBusy) =>
+    (['In Progress', 'Completed'] as const).map((st) => [list.filter((p) => p.status === st).length, st] as const).filter(([n]) => n > 0).map(([n, st]) => `${n} ${st}`).join(', ');
+  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAccessibleName(`${busy}: ${counts(onBusy)}`);
+  await page.locator(`[data-day="${busy}"]`).click();
+  await expect(day.getByTestId('entry')).toHaveText(onBusy.map((p) => new RegExp(`${p.status}\\s*${escape(p.details)}`)));
+  await page.screenshot({ path: info.outputPath('20-progress-day-view.png'), fullPage: true });
+  await page.getByLabel('Search details').fill(onBusy[0]!.details.toUpperCase());
+  const found = onBusy.filter((p) => p.details === onBusy[0]!.details);
+  await expect(day.getByTestId('entry')).toHaveCount(found.length);
+  await expect(page.locator(`[data-day="${busy}"]`)).toHaveAccessibleName(`${busy}: ${counts(found)}`);
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('an entry recorded while the service cannot be reached waits, and is sent once when it is back', async ({ page }, info) => {
+  await setUpLocal(page);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  // Every progress request has its connection cut: the workspace shows what it kept.
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Offline — showing entries as of \d\d:\d\d/);
+  await expect(page.locator('[data-day].has-entries').first()).toBeVisible();
+
+  const details = 'Tower B level 2 ductwork hangers installed along gridlines 3–6.';
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill(details);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('is kept on this computer and sent when it is back');
+  const outbox = page.getByTestId('outbox');
+  await expect(outbox.getByTestId('outbox-item')).toHaveCount(1);
+  await expect(outbox.getByTestId('outbox-item')).toContainText(`Waiting${'In Progress'}${localDay()}${details}`);
+  await expect(page.getByTestId('day-view').getByTestId('waiting-entry')).toContainText('Waiting to be sent');
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+  await page.screenshot({ path: info.outputPath('22-progress-offline.png'), fullPage: true });
+
+  await h.svc.admin('DELETE', '/faults');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+  await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: details })).toHaveCount(1);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details }]);
+  await page.screenshot({ path: info.outputPath('23-progress-sent.png'), fullPage: true });
 });
 
 test("draws a structure's assets coloured by stage, with the legend's figures and a table", async ({ page }, info) => {
@@ -66,18 +117,73 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   const structureName = h.core.settings.view().structures[0]!.name;
   await page.getByLabel('Structure').selectOption({ label: structureName });
   await page.getByLabel('Category').selectOption({ label: 'Curtain Wall' });
+  // What the seed holds for this structure's curtain wall.
+  const structureId = h.core.settings.view().structures[0]!.id;
+  const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
+  const held = h.svc.store.state.assets.filter((a) => a.structure === structureId && a.category === category.id) as unknown as (LegendAsset & { _id: string; stages: { _id: string; percentage: number; date: string }[] })[];
   const lines = page.getByTestId('asset-line');
-  await expect(lines).toHaveCount(2);
-  // One line reached Sealant (#f39c12), the other Framing (#2980b9).
-  expect((await lines.evaluateAll((ls) => ls.map((l) => l.getAttribute('stroke')))).sort()).toEqual(['#2980b9', '#f39c12']);
+  await expect(lines).toHaveCount(held.length);
+  // Each line is coloured by the stage it reached, muted when not tracked.
+  const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
+  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : (reachedStage(category.stages, a)?.color ?? '#d0d5db'));
   const legend = page.getByTestId('asset-legend');
-  await expect(legend.locator('tbody tr')).toHaveText([/Anchors\s*0\s*0\.0 m\s*0\.0%/, /Framing\s*1\s*60\.8 m\s*50\.0%/, /Glazing\s*0/, /Sealant\s*1\s*60\.8 m\s*50\.0%/, /Not started\s*0/]);
-  await lines.first().focus();
-  await expect(page.getByTestId('asset-focus')).toContainText(/Reached: (Sealant|Framing)\. Anchors 100%/);
-  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(2);
+  await expect(legend.locator('tbody tr')).toHaveText(
+    stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
+  );
+  // Focus and hover each show an asset's stages with their percentages.
+  const tracked = held.filter((a) => !a.doNotTrack && reachedStage(category.stages, a));
+  const [first, second] = [tracked[0]!, tracked.at(-1)!];
+  await page.locator(`[data-asset="${first._id}"]`).focus();
+  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name}. ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
+  // A straight run has a box of zero width or height, which Playwright's hover() calls hidden: the mouse goes to its middle.
+  const middle = await page.locator(`[data-asset="${second._id}"]`).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  });
+  await page.mouse.move(middle.x, middle.y);
+  await expect(page.getByTestId('asset-focus')).toContainText(
+    `Reached: ${reachedStage(category.stages, second)!.name}. ` +
+      category.stages.map((st, i) => `${st.name} ${second.stages[i]!.percentage}%${second.stages[i]!.percentage > 0 ? ` on ${second.stages[i]!.date.slice(0, 10)}` : ''}`).join(', '),
+  );
+  await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await download;
   expect(file.suggestedFilename()).toBe('Curtain-Wall-assets.csv');
   await page.screenshot({ path: info.outputPath('21-assets.png'), fullPage: true });
+});
+
+test('pans and zooms the drawing with the wheel, the keyboard and the buttons, and resets it', async ({ page }, info) => {
+  await setUpLocal(page);
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: h.core.settings.view().structures[0]!.name });
+  await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
+  const level = page.getByTestId('zoom-level');
+  const layer = page.getByTestId('asset-layer');
+  const transform = async () => {
+    const t = (await layer.getAttribute('transform')) ?? '';
+    const [x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(t)!.slice(1).map(Number) as [number, number, number];
+    return { x, y, k };
+  };
+  await expect(level).toHaveText('100%');
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await expect(level).toHaveText('150%');
+  await page.keyboard.press('+');
+  await expect(level).toHaveText('225%');
+  expect((await transform()).k).toBeCloseTo(2.25);
+  // An arrow key moves the view the other way (the drawing follows the arrow's direction).
+  const before = await transform();
+  await page.keyboard.press('ArrowLeft');
+  await expect.poll(async () => (await transform()).x).toBeGreaterThan(before.x);
+  await page.getByRole('button', { name: 'Pan down' }).click();
+  await expect.poll(async () => (await transform()).y).toBeLessThan(before.y);
+  // The wheel zooms too (d3-zoom's own gesture handling).
+  await page.locator('svg.asset-drawing').hover();
+  await page.mouse.wheel(0, -400);
+  await expect.poll(async () => (await transform()).k).toBeGreaterThan(2.3);
+  await page.screenshot({ path: info.outputPath('24-assets-zoomed.png'), fullPage: false });
+  await page.getByRole('button', { name: 'Reset view' }).click();
+  await expect(level).toHaveText('100%');
+  expect(await transform()).toEqual({ x: 0, y: 0, k: 1 });
 });

@@ -73,10 +73,10 @@ export class ProgressRecordsClient {
 
   constructor(
     private readonly config: ProgressRecordsConfig,
-    opts: { retry?: RetryPolicy } = {},
+    opts: { retry?: RetryPolicy; timeoutMs?: number } = {},
   ) {
-    this.reads = createJsonGot({ retry: opts.retry });
-    this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 } });
+    this.reads = createJsonGot({ retry: opts.retry, timeoutMs: opts.timeoutMs });
+    this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 }, timeoutMs: opts.timeoutMs });
   }
 
   private get headers(): Record<string, string> {

@@ -56,17 +56,21 @@ describe('progress entries', () => {
   });
 
   it('creates an entry (201, with id), lists it by project and date, and reads it by id', async () => {
-    const entry = { projectId: svc.info.projectId, date: '2026-11-21', status: 'In Progress', details: 'Level 3 drywall taping 40%' };
+    // The latest seeded day, so that the date filter has seeded entries to leave in and out.
+    const date = svc.store.state.progress.map((p) => p.date).sort().at(-1)!;
+    const entry = { projectId: svc.info.projectId, date, status: 'In Progress', details: 'Level 3 drywall taping 40%' };
     const created = await call('POST', '/progress', { body: entry });
     expect(created.status).toBe(201);
     const body = (await created.json()) as { id: string };
     expect(body).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), ...entry });
 
     const list = (await (await call('GET', `/progress?projectId=${svc.info.projectId}`)).json()) as { date: string }[];
-    expect(list.length).toBeGreaterThanOrEqual(6);
+    expect(list).toHaveLength(svc.store.state.progress.filter((p) => p.projectId === svc.info.projectId).length);
     expect(list.map((e) => e.date)).toEqual([...list.map((e) => e.date)].sort());
-    const sameDay = (await (await call('GET', `/progress?projectId=${svc.info.projectId}&date=2026-11-21`)).json()) as unknown[];
-    expect(sameDay).toEqual([body]);
+    const sameDay = (await (await call('GET', `/progress?projectId=${svc.info.projectId}&date=${date}`)).json()) as unknown[];
+    expect(sameDay).toEqual(svc.store.state.progress.filter((p) => p.date === date));
+    expect(sameDay.length).toBeGreaterThan(1);
+    expect(sameDay).toContainEqual(body);
     expect(await (await call('GET', `/progress/${body.id}`)).json()).toEqual(body);
   });
 
@@ -94,13 +98,54 @@ describe('progress entries', () => {
   });
 });
 
+describe('seed data at a realistic size', () => {
+  const DAY = 86_400_000;
+  const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+  it('has entries on most working days of the 90 days before it was made, none later', () => {
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const working = Array.from({ length: 90 }, (_, i) => today - (i + 1) * DAY).filter((d) => ![0, 6].includes(new Date(d).getUTCDay())).map(ymd);
+    const days = new Set(svc.store.state.progress.map((p) => p.date));
+    expect(working.filter((d) => days.has(d)).length / working.length).toBeGreaterThan(0.75);
+    expect([...days].every((d) => d >= ymd(today - 90 * DAY) && d < ymd(today))).toBe(true);
+    expect(new Set(svc.store.state.progress.map((p) => p.status))).toEqual(new Set(['In Progress', 'Completed']));
+  });
+
+  it('has categories of 3–6 stages in sequence with distinct colours, and 150–300 assets per structure', () => {
+    const cats = svc.store.state.assetCategories as { stages: { sequence: number; color: string }[] }[];
+    expect(cats.length).toBeGreaterThanOrEqual(3);
+    for (const c of cats) {
+      expect(c.stages.length).toBeGreaterThanOrEqual(3);
+      expect(c.stages.length).toBeLessThanOrEqual(6);
+      expect(c.stages.map((s) => s.sequence)).toEqual(c.stages.map((_, i) => i + 1));
+    }
+    const colours = cats.flatMap((c) => c.stages.map((s) => s.color));
+    expect(new Set(colours).size).toBe(colours.length);
+    const assets = svc.store.state.assets as { structure: string; doNotTrack: boolean; stages: { percentage: number; date: string }[] }[];
+    for (const s of svc.info.structures) {
+      const mine = assets.filter((a) => a.structure === s);
+      expect(mine.length).toBeGreaterThanOrEqual(150);
+      expect(mine.length).toBeLessThanOrEqual(300);
+      expect(mine.some((a) => a.doNotTrack)).toBe(true);
+    }
+    // Stage dates spread over months, and work at every stage of progress.
+    const months = new Set(assets.flatMap((a) => a.stages.filter((st) => st.percentage > 0).map((st) => st.date.slice(0, 7))));
+    expect(months.size).toBeGreaterThanOrEqual(3);
+    const pcts = assets.flatMap((a) => a.stages.map((st) => st.percentage));
+    expect(pcts).toContain(0);
+    expect(pcts).toContain(100);
+    expect(pcts.some((p) => p > 0 && p < 100)).toBe(true);
+  });
+});
+
 describe('external asset categories and assets', () => {
   it('lists the categories of a project with their stages', async () => {
     const res = await call('GET', `/api/external-asset-categories?project=${svc.info.projectId}`);
     expect(res.status).toBe(200);
     const { success, result } = (await res.json()) as { success: boolean; result: Record<string, unknown>[] };
     expect(success).toBe(true);
-    expect(result.map((c) => c.name)).toEqual(['Curtain Wall', 'Drywall Partitions']);
+    expect(result).toEqual(svc.store.state.assetCategories);
+    expect(result.map((c) => c.name)).toContain('Curtain Wall');
     const stage = (result[0]!.stages as Record<string, unknown>[])[0]!;
     expect(Object.keys(stage).sort()).toEqual(['_id', 'color', 'measurement', 'metrics', 'name', 'predecessors', 'sequence', 'uom']);
     expect(stage.metrics).toEqual({ structureId: expect.any(Number) });
@@ -108,19 +153,19 @@ describe('external asset categories and assets', () => {
   });
 
   it('lists the polyline assets of a structure in a category given by name or id', async () => {
-    const byName = (await (await call('GET', `/api/external-assets?structure=${svc.info.structures[0]}&category=Curtain%20Wall`)).json()) as {
-      result: { shape: string; points: { x: number; y: number }[]; stages: { percentage: number }[]; category: string }[];
+    const towerA = svc.info.structures[0]!;
+    const byName = (await (await call('GET', `/api/external-assets?structure=${towerA}&category=Curtain%20Wall`)).json()) as {
+      result: { _id: string; shape: string; points: { x: number; y: number }[]; stages: { percentage: number }[]; category: string }[];
     };
-    expect(byName.result).toHaveLength(2);
-    expect(byName.result[0]!.shape).toBe('Polyline');
-    expect(byName.result[0]!.points[1]).toEqual({ x: 42.5, y: 0 });
-    expect(byName.result[0]!.stages.map((s) => s.percentage)).toEqual([100, 100, 65, 10]);
-    const byId = (await (await call('GET', `/api/external-assets?structure=${svc.info.structures[0]}&category=${byName.result[0]!.category}`)).json()) as {
-      result: unknown[];
-    };
+    const category = (svc.store.state.assetCategories as { id: string; name: string }[]).find((c) => c.name === 'Curtain Wall')!;
+    const held = svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id);
+    expect(byName.result.length).toBeGreaterThan(0);
+    expect(byName.result).toEqual(held.map(({ structure: _s, ...a }) => a));
+    expect(byName.result.every((a) => a.shape === 'Polyline' && a.points.length >= 2 && !('structure' in a))).toBe(true);
+    const byId = (await (await call('GET', `/api/external-assets?structure=${towerA}&category=${category.id}`)).json()) as { result: unknown[] };
     expect(byId.result).toEqual(byName.result);
-    expect((await call('GET', `/api/external-assets?structure=${svc.info.structures[0]}`)).status).toBe(400);
-    expect((await call('GET', `/api/external-assets?structure=${svc.info.structures[0]}&category=Roofing`)).status).toBe(404);
+    expect((await call('GET', `/api/external-assets?structure=${towerA}`)).status).toBe(400);
+    expect((await call('GET', `/api/external-assets?structure=${towerA}&category=Roofing`)).status).toBe(404);
     expect((await call('GET', `/api/external-assets?structure=${'f'.repeat(24)}&category=Curtain%20Wall`)).status).toBe(404);
   });
 });

@@ -2,6 +2,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
+import { AssetDrawing } from './AssetDrawing.js';
+import { clockTime } from './calendar.js';
 
 const MUTED = '#9aa3ad';
 const NOT_STARTED = '#d0d5db';
@@ -21,6 +23,8 @@ export function AssetsView() {
   const [assets, setAssets] = useState<AssetView[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [focused, setFocused] = useState<AssetView | null>(null);
+  /** When the drawing is the copy kept on this computer: the time the service gave it (ISO 8601). */
+  const [offline, setOffline] = useState<string | null>(null);
 
   useEffect(() => {
     unwrap(api['assets.categories']())
@@ -34,8 +38,9 @@ export function AssetsView() {
     if (!structure || !categoryId) return;
     setAssets(null);
     unwrap(api['assets.list']({ structure, category: categoryId }))
-      .then((list) => {
-        setAssets(list);
+      .then((r) => {
+        setAssets(r.assets);
+        setOffline(r.offline ? r.asOf : null);
         setProblem(null);
       })
       .catch((err: unknown) => setProblem((err as Error).message));
@@ -44,15 +49,19 @@ export function AssetsView() {
   const category = categories.find((c) => c.id === categoryId);
   const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
-  const box = useMemo(() => bounds(assets ?? []), [assets]);
   const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
   const describe = (a: AssetView) =>
     `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
-    stages.map((s) => `${s.name} ${a.stages.find((x) => x._id === s._id)?.percentage ?? 0}%`).join(', ') +
+    stages
+      .map((s) => {
+        const st = a.stages.find((x) => x._id === s._id);
+        return `${s.name} ${st?.percentage ?? 0}%${st?.date && st.percentage > 0 ? ` on ${st.date.slice(0, 10)}` : ''}`;
+      })
+      .join(', ') +
     (a.snapshot ? `. Snapshot ${a.snapshot.slice(0, 10)}` : '');
 
   return (
-    <main className="records">
+    <main className="records wide">
       <section className="panel" aria-label="Choose assets">
         <h2>Assets</h2>
         <div className="filters">
@@ -79,6 +88,11 @@ export function AssetsView() {
             </select>
           </label>
         </div>
+        {offline && (
+          <p className="offline" role="status">
+            Offline — showing assets as of {clockTime(offline)}
+          </p>
+        )}
         {problem && (
           <p className="error" role="alert">
             {problem}
@@ -87,32 +101,20 @@ export function AssetsView() {
       </section>
       {assets && category && (
         <>
-          <section className="panel" aria-label="Drawing">
+          <section className="panel drawing-layout" aria-label="Drawing">
             {assets.length === 0 ? (
               <p className="muted">No assets of {category.name} in this structure.</p>
             ) : (
-              <svg className="asset-drawing" viewBox={box} role="img" aria-label={`${assets.length} ${category.name} assets; the table below lists them`}>
-                {assets.map((a) => (
-                  <polyline
-                    key={a._id}
-                    data-testid="asset-line"
-                    data-asset={a._id}
-                    points={a.points.map((p) => `${p.x},${p.y}`).join(' ')}
-                    fill="none"
-                    stroke={colour(a)}
-                    strokeDasharray={a.doNotTrack ? '4 3' : undefined}
-                    strokeWidth={focused?._id === a._id ? 6 : 3}
-                    vectorEffect="non-scaling-stroke"
-                    tabIndex={0}
-                    onMouseEnter={() => setFocused(a)}
-                    onFocus={() => setFocused(a)}
-                  >
-                    <title>{describe(a)}</title>
-                  </polyline>
-                ))}
-              </svg>
+              <AssetDrawing
+                assets={assets}
+                colour={colour}
+                describe={describe}
+                label={`${assets.length} ${category.name} assets of ${structures.find((s) => s.id === structure)?.name ?? 'the structure'}; the table below lists them`}
+                focusedId={focused?._id ?? null}
+                onFocus={setFocused}
+              />
             )}
-            <p className="muted" data-testid="asset-focus" aria-live="polite">
+            <p className="asset-focus" data-testid="asset-focus" aria-live="polite">
               {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
             </p>
             <table className="legend" data-testid="asset-legend">
@@ -144,52 +146,43 @@ export function AssetsView() {
           <section className="panel" aria-label="Assets as a table">
             <h3>Assets</h3>
             <button onClick={() => downloadCsv(category, stages, assets)}>Export CSV</button>
-            <table className="asset-table" data-testid="asset-table">
-              <thead>
-                <tr>
-                  <th>Asset</th>
-                  <th>Reached</th>
-                  <th>Length ({category.uom})</th>
-                  {stages.map((s) => (
-                    <th key={s._id}>{s.name}</th>
-                  ))}
-                  <th>Snapshot</th>
-                </tr>
-              </thead>
-              <tbody>
-                {assets.map((a) => (
-                  <tr key={a._id}>
-                    <td>
-                      {a._id}
-                      {a.doNotTrack ? ' (not tracked)' : ''}
-                    </td>
-                    <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
-                    <td>{polylineLength(a.points).toFixed(1)}</td>
-                    {stages.map((s) => {
-                      const st = a.stages.find((x) => x._id === s._id);
-                      return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
-                    })}
-                    <td>{a.snapshot?.slice(0, 10) ?? '—'}</td>
+            <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
+              <table className="asset-table" data-testid="asset-table">
+                <thead>
+                  <tr>
+                    <th>Asset</th>
+                    <th>Reached</th>
+                    <th>Length ({category.uom})</th>
+                    {stages.map((s) => (
+                      <th key={s._id}>{s.name}</th>
+                    ))}
+                    <th>Snapshot</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {assets.map((a) => (
+                    <tr key={a._id}>
+                      <td>
+                        {a._id}
+                        {a.doNotTrack ? ' (not tracked)' : ''}
+                      </td>
+                      <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
+                      <td>{polylineLength(a.points).toFixed(1)}</td>
+                      {stages.map((s) => {
+                        const st = a.stages.find((x) => x._id === s._id);
+                        return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
+                      })}
+                      <td>{a.snapshot?.slice(0, 10) ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </section>
         </>
       )}
     </main>
   );
-}
-
-/** The SVG viewBox around every point, with a margin of 5 % (at least one unit). */
-function bounds(assets: AssetView[]): string {
-  const pts = assets.flatMap((a) => a.points);
-  if (pts.length === 0) return '0 0 1 1';
-  const xs = pts.map((p) => p.x);
-  const ys = pts.map((p) => p.y);
-  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-  const m = Math.max(1, 0.05 * Math.max(x1 - x0, y1 - y0));
-  return `${x0 - m} ${y0 - m} ${x1 - x0 + 2 * m} ${y1 - y0 + 2 * m}`;
 }
 
 /** The table as a CSV file download (RFC 4180 quoting). */

@@ -1,44 +1,28 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ProgressEntryView } from '../../../../shared/ipc.js';
+import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
+import { clockTime, localDay, monthTitle, shiftMonth, statusClass } from './calendar.js';
+import { MonthCalendar } from './MonthCalendar.js';
+import { OutboxList } from './OutboxList.js';
+import { RecordForm, STATUSES } from './RecordForm.js';
 
-const STATUSES = ['In Progress', 'Completed'] as const;
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
-
-/** Today in the person's local time, YYYY-MM-DD. */
-function localDay(d = new Date()): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
-
-/** The days of a month's calendar grid (Monday first), YYYY-MM-DD, with blanks (null) before the 1st. */
-function monthGrid(month: string): (string | null)[] {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const first = new Date(y, m - 1, 1);
-  const days = new Date(y, m, 0).getDate();
-  const blanks = (first.getDay() + 6) % 7;
-  return [...Array<null>(blanks).fill(null), ...Array.from({ length: days }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`)];
-}
-
-function shiftMonth(month: string, by: number): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const d = new Date(y, m - 1 + by, 1);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
-}
-
-const monthTitle = (month: string) => new Date(`${month}-01T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' });
-const statusClass = (status: string) => (status === 'Completed' ? 'completed' : 'in-progress');
+// While offline or while entries wait, the service is tried again this often (ms).
+const RETRY_MS = 15_000;
 
 /**
  * The office workspace for progress entries (progress-records-interface.md): a month calendar
  * marking the days with entries and their counts by status, the chosen day's entries, an entry's
  * detail by id, a form to record an entry, and a filter by status and search in details.
+ * When the service cannot be reached it shows the entries kept on this computer and says since
+ * when; entries recorded meanwhile wait in the outbox and go out when the service is back.
  */
 export function ProgressWorkspace() {
   const today = localDay();
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
   const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
-  const [asOf, setAsOf] = useState<Date | null>(null);
+  const [fresh, setFresh] = useState<{ asOf: string; offline: boolean; offlineReason: string | null } | null>(null);
+  const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [status, setStatus] = useState<'all' | (typeof STATUSES)[number]>('all');
   const [search, setSearch] = useState('');
@@ -46,14 +30,22 @@ export function ProgressWorkspace() {
 
   const load = useCallback(async () => {
     try {
-      setEntries(await unwrap(api['progress.list']({})));
-      setAsOf(new Date());
+      const r = await unwrap(api['progress.list']({}));
+      setEntries(r.entries);
+      setFresh({ asOf: r.asOf, offline: r.offline, offlineReason: r.offlineReason });
+      setOutbox(r.outbox);
       setLoadError(null);
     } catch (err) {
       setLoadError((err as Error).message);
     }
   }, []);
   useEffect(() => void load(), [load]);
+  const retrying = Boolean(fresh?.offline || loadError || outbox.some((i) => i.state === 'waiting'));
+  useEffect(() => {
+    if (!retrying) return;
+    const timer = setInterval(() => void load(), RETRY_MS);
+    return () => clearInterval(timer);
+  }, [retrying, load]);
 
   const shown = useMemo(() => {
     const q = search.trim().toLowerCase();
@@ -65,16 +57,23 @@ export function ProgressWorkspace() {
     return m;
   }, [shown]);
   const dayEntries = byDay.get(day) ?? [];
+  const dayWaiting = outbox.filter((i) => i.date === day);
 
   const openEntry = async (id: string) => setOpen(await unwrap(api['progress.get']({ id })));
 
   return (
-    <main className="records">
+    <main className="records progress-layout">
       <section className="panel" aria-label="Progress calendar">
         <header className="records-head">
           <h2>Progress</h2>
-          <span className="muted" data-testid="progress-as-of">
-            {loadError ? `Could not reach the progress service: ${loadError}` : asOf ? `as of ${asOf.toLocaleTimeString()}` : 'Loading…'}
+          <span className={fresh?.offline || loadError ? 'offline' : 'muted'} data-testid="progress-as-of" role="status" title={fresh?.offlineReason ?? undefined}>
+            {loadError
+              ? `Could not reach the progress service: ${loadError}`
+              : !fresh
+                ? 'Loading…'
+                : fresh.offline
+                  ? `Offline — showing entries as of ${clockTime(fresh.asOf)}`
+                  : `Up to date as of ${clockTime(fresh.asOf)}`}
           </span>
           <button onClick={() => void load()}>Refresh</button>
         </header>
@@ -102,150 +101,69 @@ export function ProgressWorkspace() {
             ›
           </button>
         </div>
-        <div className="calendar" role="grid" aria-label={`Entries in ${monthTitle(month)}`}>
-          {WEEKDAYS.map((w) => (
-            <div key={w} className="weekday" role="columnheader">
-              {w}
+        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
+        <p className="calendar-key muted" aria-hidden="true">
+          <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day
+        </p>
+      </section>
+
+      <div className="side">
+        <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
+          <h3>{new Date(`${day}T12:00:00`).toLocaleDateString(undefined, { dateStyle: 'full' })}</h3>
+          {dayEntries.length === 0 && dayWaiting.length === 0 ? (
+            <p className="muted">No entries on this day.</p>
+          ) : (
+            <ul className="entries">
+              {dayEntries.map((e) => (
+                <li key={e.id} data-testid="entry">
+                  <span className={`status-badge ${statusClass(e.status)}`}>{e.status}</span>
+                  <span className="details">{e.details}</span>
+                  <button className="link" aria-label={`Open entry ${e.id}`} onClick={() => void openEntry(e.id)}>
+                    {e.id}
+                  </button>
+                </li>
+              ))}
+              {dayWaiting.map((i) => (
+                <li key={`outbox-${i.id}`} data-testid="waiting-entry">
+                  <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
+                  <span className="details">{i.details}</span>
+                  <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting to be sent'}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {open && (
+            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id}`} data-testid="entry-detail">
+              <dl>
+                <dt>Id</dt>
+                <dd>{open.id}</dd>
+                <dt>Date</dt>
+                <dd>{open.date}</dd>
+                <dt>Status</dt>
+                <dd>{open.status}</dd>
+                <dt>Details</dt>
+                <dd className="details">{open.details}</dd>
+              </dl>
+              <button onClick={() => setOpen(null)}>Close</button>
             </div>
-          ))}
-          {monthGrid(month).map((d, i) => {
-            if (!d) return <div key={`blank-${i}`} className="blank" />;
-            const list = byDay.get(d) ?? [];
-            const counts = STATUSES.map((s) => [s, list.filter((e) => e.status === s).length] as const).filter(([, n]) => n > 0);
-            return (
-              <button
-                key={d}
-                role="gridcell"
-                className={`day${d === day ? ' chosen' : ''}${d === today ? ' today' : ''}${list.length ? ' has-entries' : ''}`}
-                aria-current={d === today ? 'date' : undefined}
-                aria-selected={d === day}
-                aria-label={`${d}: ${list.length ? counts.map(([s, n]) => `${n} ${s}`).join(', ') : 'no entries'}`}
-                data-day={d}
-                onClick={() => setDay(d)}
-              >
-                <span className="num">{Number(d.slice(8))}</span>
-                {counts.map(([s, n]) => (
-                  <span key={s} className={`count ${statusClass(s)}`}>
-                    {n}
-                  </span>
-                ))}
-              </button>
-            );
-          })}
-        </div>
-      </section>
+          )}
+        </section>
 
-      <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
-        <h3>{new Date(`${day}T12:00:00`).toLocaleDateString(undefined, { dateStyle: 'full' })}</h3>
-        {dayEntries.length === 0 ? (
-          <p className="muted">No entries on this day.</p>
-        ) : (
-          <ul className="entries">
-            {dayEntries.map((e) => (
-              <li key={e.id} data-testid="entry">
-                <span className={`status-badge ${statusClass(e.status)}`}>{e.status}</span>
-                <span className="details">{e.details}</span>
-                <button className="link" onClick={() => void openEntry(e.id)}>
-                  {e.id}
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        {open && (
-          <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id}`} data-testid="entry-detail">
-            <dl>
-              <dt>Id</dt>
-              <dd>{open.id}</dd>
-              <dt>Date</dt>
-              <dd>{open.date}</dd>
-              <dt>Status</dt>
-              <dd>{open.status}</dd>
-              <dt>Details</dt>
-              <dd className="details">{open.details}</dd>
-            </dl>
-            <button onClick={() => setOpen(null)}>Close</button>
-          </div>
-        )}
-      </section>
+        <OutboxList items={outbox} onChanged={() => void load()} />
 
-      <RecordForm
-        defaultDate={day}
-        onRecorded={(e) => {
-          setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
-          setMonth(e.date.slice(0, 7));
-          setDay(e.date);
-        }}
-      />
+        <RecordForm
+          defaultDate={day}
+          onRecorded={(e) => {
+            setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
+            setMonth(e.date.slice(0, 7));
+            setDay(e.date);
+          }}
+          onQueued={(item) => {
+            setOutbox((list) => [...list, item]);
+            setFresh((f) => f && { ...f, offline: true });
+          }}
+        />
+      </div>
     </main>
-  );
-}
-
-/** The form to record one entry: validated here, sent once, the service's refusal shown at the form. */
-function RecordForm({ defaultDate, onRecorded }: { defaultDate: string; onRecorded: (e: ProgressEntryView) => void }) {
-  const [date, setDate] = useState(defaultDate);
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>('In Progress');
-  const [details, setDetails] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-  const [done, setDone] = useState<string | null>(null);
-  useEffect(() => setDate(defaultDate), [defaultDate]);
-  const detailsMissing = details.trim() === '';
-
-  const submit = async () => {
-    if (detailsMissing || sending) return;
-    setSending(true);
-    setProblem(null);
-    try {
-      const e = await unwrap(api['progress.create']({ date, status, details }));
-      setDetails('');
-      setDone(`Recorded ${e.id} for ${e.date}.`);
-      onRecorded(e);
-    } catch (err) {
-      setProblem((err as Error).message);
-    } finally {
-      setSending(false);
-    }
-  };
-
-  return (
-    <section className="panel" aria-label="Record progress">
-      <h3>Record progress</h3>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <label>
-          Date
-          <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
-        </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Details
-          <textarea rows={4} value={details} aria-invalid={detailsMissing} aria-describedby="details-hint" onChange={(e) => setDetails(e.target.value)} />
-        </label>
-        <span id="details-hint" className={detailsMissing ? 'error' : 'muted'}>
-          {detailsMissing ? 'Say what was done.' : `${details.trim().length} characters`}
-        </span>
-        {problem && (
-          <p className="error" role="alert">
-            {problem}
-          </p>
-        )}
-        {done && !problem && <p className="muted">{done}</p>}
-        <button type="submit" disabled={detailsMissing || sending}>
-          {sending ? 'Recording…' : 'Record entry'}
-        </button>
-      </form>
-    </section>
   );
 }

@@ -1,0 +1,63 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { AppHarness } from './harness.js';
+
+// axe-core on every screen of the office workspace (CONVENTIONS.md: "@axe-core/playwright checks
+// every screen"), over the real app core and the local service's seeded records.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+
+let h: AppHarness;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.stop();
+});
+
+/** The violations axe finds on the page, as rule id → the elements (CSS selectors) at fault. */
+async function violations(page: Page): Promise<Record<string, string[]>> {
+  const { violations: found } = await new AxeBuilder({ page }).analyze();
+  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
+}
+
+test('the Progress workspace: calendar, day view, an open entry, and the form with an error', async ({ page }) => {
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  const seeded = h.svc.store.state.progress.at(-1)!;
+  // The latest seeded entry is from this month or the last.
+  if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0) await page.getByRole('button', { name: 'Previous month' }).click();
+  await page.locator(`[data-day="${seeded.date}"]`).click();
+  await page.getByTestId('day-view').getByRole('button', { name: seeded.id }).click();
+  await expect(page.getByTestId('entry-detail')).toContainText(seeded.details);
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('Say what was done.');
+  expect(await violations(page)).toEqual({});
+});
+
+test('the Progress workspace offline, with an entry waiting in the outbox', async ({ page }) => {
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Parking Garage P1 fire stopping inspected.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(page.getByTestId('outbox-item')).toHaveCount(1);
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Offline — showing entries as of');
+  expect(await violations(page)).toEqual({});
+});
+
+test('the Assets view: drawing, legend, focused line and table', async ({ page }) => {
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: h.core.settings.view().structures[0]!.name });
+  await page.getByLabel('Category').selectOption({ label: 'Ductwork' });
+  await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
+  await page.getByTestId('asset-line').first().focus();
+  await expect(page.getByTestId('asset-focus')).toContainText('Reached');
+  expect(await violations(page)).toEqual({});
+});

@@ -1,0 +1,262 @@
+import type { ProgressEntry, Structure } from './state.js';
+import { stableId } from './state.js';
+
+// Seed data of progress-records-interface.md §2 at the size a real project has: asset categories
+// with their stages, a few hundred polylines per structure laid out like a floor plan, and
+// progress entries on most working days of the last 90 days. Everything comes from a seeded PRNG
+// and stable ids, so two services seeded on the same day hold the same records; dates are
+// relative to the seeding day so that the calendar always shows recent work.
+
+const DAY_MS = 86_400_000;
+
+/** mulberry32: a small, well-known seeded PRNG; `Math.random` would make every seed different. */
+function prng(seed: string): () => number {
+  let a = Number.parseInt(stableId(seed).slice(0, 8), 16);
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+type Rng = ReturnType<typeof prng>;
+const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
+const round = (n: number, step = 0.05) => Math.round(n / step) * step;
+const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type Point = [number, number];
+/** A polyline of the plan and where along the work front it lies (0 where work starts, 1 where it ends). */
+interface Run {
+  points: Point[];
+  front: number;
+}
+
+/** The plan of one structure, in metres from its north-west corner (y grows southwards). */
+interface Plan {
+  width: number;
+  depth: number;
+}
+
+/** How a category's work moved across the site: stage i starts `startDaysAgo - i * lagDays` days before seeding. */
+interface Schedule {
+  startDaysAgo: number;
+  lagDays: number;
+  /** Days a stage takes to cross the whole structure, and to finish one run. */
+  spreadDays: number;
+  runDays: number;
+}
+
+interface CategoryDef {
+  name: string;
+  drawing: string;
+  height: number;
+  uom: 'm' | 'm2';
+  stages: [string, string][];
+  schedule: Schedule;
+  layout: (plan: Plan, rng: Rng) => Run[];
+}
+
+/** Curtain-wall runs around the perimeter: regular bays, the corner bays wrapping round the corner. */
+function facadeRuns({ width, depth }: Plan): Run[] {
+  const corners: Point[] = [[0, 0], [width, 0], [width, depth], [0, depth]];
+  const perimeter = 2 * (width + depth);
+  const runs: Run[] = [];
+  let walked = 0;
+  corners.forEach((from, side) => {
+    const to = corners[(side + 1) % 4]!;
+    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
+    const bays = Math.max(2, Math.round(length / 3.6));
+    for (let b = 0; b < bays; b++) {
+      const at = (f: number): Point => [round(from[0] + (to[0] - from[0]) * f), round(from[1] + (to[1] - from[1]) * f)];
+      runs.push({ points: [at(b / bays), at((b + 1) / bays)], front: (walked + (length * (b + 0.5)) / bays) / perimeter });
+    }
+    walked += length;
+  });
+  return runs;
+}
+
+/** The rooms either side of a central corridor, and a stair and lift core, as partition walls. */
+function partitionRuns({ width, depth }: Plan, rng: Rng): Run[] {
+  const runs: Run[] = [];
+  const north = round(depth / 2 - 1.2);
+  const south = round(depth / 2 + 1.2);
+  const coreX = round(width / 2 - 4);
+  const core: Point[] = [[coreX, north - 6], [coreX + 8, north - 6], [coreX + 8, north], [coreX, north], [coreX, north - 6]];
+  runs.push({ points: core, front: 0.5 });
+  for (const [wall, far] of [[north, 0.4], [south, depth - 0.4]] as const) {
+    let x = 0.4;
+    while (x < width - 3) {
+      const inCore = x > coreX - 4 && x < coreX + 8;
+      const next = inCore ? coreX + 8 : Math.min(width - 0.4, round(x + 2.8 + rng() * 2.0));
+      const front = x / width;
+      if (!inCore) {
+        runs.push({ points: [[x, wall], [next, wall]], front });
+        if (next < width - 0.4) runs.push({ points: [[next, wall], [next, far]], front });
+        // One room in three has a store or washroom cut off by an L-shaped partition.
+        if (rng() < 0.35) {
+          const ly = round(far + (wall - far) * 0.45);
+          const lx = round(x + (next - x) * 0.5);
+          runs.push({ points: [[x, ly], [lx, ly], [lx, far]], front });
+        }
+      }
+      x = next;
+    }
+  }
+  return runs;
+}
+
+/** A supply trunk along the corridor in duct lengths, a branch into every bay, and two risers. */
+function ductRuns({ width, depth }: Plan, rng: Rng): Run[] {
+  const runs: Run[] = [];
+  const y = round(depth / 2);
+  const pieces = Math.round(width / 5);
+  for (let i = 0; i < pieces; i++) {
+    const x0 = round((width * i) / pieces);
+    const x1 = round((width * (i + 1)) / pieces);
+    runs.push({ points: [[x0, y], [x1, y]], front: (i + 0.5) / pieces });
+    for (const dir of [-1, 1]) {
+      const bx = round(x0 + (x1 - x0) * (0.3 + rng() * 0.4));
+      const reach = round((depth / 2 - 3) * (0.6 + rng() * 0.3));
+      const turn = round(bx + (rng() < 0.5 ? -1.5 : 1.5));
+      runs.push({ points: [[bx, y], [bx, y + dir * reach], [turn, y + dir * (reach + 1.5)]], front: (i + 0.5) / pieces });
+    }
+  }
+  runs.push({ points: [[2, 2], [2, y], [6, y]], front: 0 }, { points: [[width - 2, depth - 2], [width - 2, y], [width - 6, y]], front: 1 });
+  return runs;
+}
+
+const CATEGORIES: CategoryDef[] = [
+  {
+    name: 'Curtain Wall',
+    drawing: 'A-501 Exterior Elevations',
+    height: 4.2,
+    uom: 'm',
+    stages: [['Anchors', '#8e44ad'], ['Framing', '#2980b9'], ['Glazing', '#27ae60'], ['Sealant', '#f39c12']],
+    schedule: { startDaysAgo: 130, lagDays: 35, spreadDays: 120, runDays: 14 },
+    layout: facadeRuns,
+  },
+  {
+    name: 'Drywall Partitions',
+    drawing: 'A-201 Partition Plan',
+    height: 3.0,
+    uom: 'm2',
+    stages: [['Track', '#7f8c8d'], ['Studs', '#2c3e50'], ['Board', '#16a085'], ['Tape & Finish', '#d35400']],
+    schedule: { startDaysAgo: 95, lagDays: 28, spreadDays: 90, runDays: 10 },
+    layout: partitionRuns,
+  },
+  {
+    name: 'Ductwork',
+    drawing: 'M-301 Ductwork Layout',
+    height: 0.6,
+    uom: 'm',
+    stages: [['Hangers', '#5d6d7e'], ['Duct Installed', '#1f618d'], ['Sealed & Tested', '#b7950b'], ['Insulated', '#c0392b'], ['Labelled', '#117a65']],
+    schedule: { startDaysAgo: 70, lagDays: 20, spreadDays: 80, runDays: 8 },
+    layout: ductRuns,
+  },
+];
+
+/** Plans of the seeded project's structures, by name; others get the default. */
+const PLANS: Record<string, Plan> = {
+  'Tower A': { width: 72, depth: 40 },
+  'Tower B': { width: 64, depth: 36 },
+  'Parking Garage': { width: 66, depth: 44 },
+};
+
+/** The seeded records of a project: `now` is the seeding time (stage dates and entries lie before it). */
+export interface SeededRecords {
+  assetCategories: Record<string, unknown>[];
+  assets: Record<string, unknown>[];
+  progress: ProgressEntry[];
+}
+
+/**
+ * Asset categories (with stages in sequence and distinct colours), each structure's external
+ * assets in every category, and progress entries on most working days of the 90 days before
+ * `now` (ms since epoch; the seeding day counts from UTC midnight).
+ */
+export function seedRecords(projectId: string, structures: Structure[], now: number): SeededRecords {
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const categories = CATEGORIES.map((def) => {
+    const id = stableId(`category:${def.name}`);
+    const stages = def.stages.map(([name, color], i) => ({
+      _id: stableId(`stage:${def.uom}:${name}`),
+      name,
+      sequence: i + 1,
+      color,
+      uom: def.uom,
+      measurement: def.uom === 'm' ? 'length' : 'area',
+      metrics: { structureId: 101 + i },
+      predecessors: i === 0 ? [] : [i],
+    }));
+    const base = { name: def.name, project: projectId, status: 'active', drawing: def.drawing, description: `${def.name} installation tracked by stage` };
+    return { def, record: { _id: id, id, ...base, height: def.height, uom: def.uom, createdAt: iso(today - 200 * DAY_MS), updatedAt: iso(today - 2 * DAY_MS), stages } };
+  });
+
+  const assets: Record<string, unknown>[] = [];
+  for (const s of structures) {
+    const plan = PLANS[s.name] ?? { width: 50, depth: 30 };
+    const rng = prng(`assets:${s.id}`);
+    const snapshot = iso(today - (2 + Math.floor(rng() * 6)) * DAY_MS);
+    for (const { def, record } of categories) {
+      def.layout(plan, rng).forEach((run, n) => {
+        const { startDaysAgo, lagDays, spreadDays, runDays } = def.schedule;
+        const stages = record.stages.map((st, i) => {
+          const started = today - (startDaysAgo - i * lagDays - run.front * spreadDays - rng() * 4) * DAY_MS;
+          const pct = Math.max(0, Math.min(100, Math.round(((today - started) / (runDays * DAY_MS)) * 20) * 5));
+          const updated = pct === 0 ? Date.parse(snapshot) : Math.min(today - DAY_MS, started + (pct / 100) * runDays * DAY_MS);
+          return { _id: st._id, percentage: pct, date: iso(Math.floor(updated / 3_600_000) * 3_600_000) };
+        });
+        assets.push({
+          _id: stableId(`asset:${s.id}:${def.name}:${n + 1}`),
+          category: record.id,
+          structure: s.id,
+          shape: 'Polyline',
+          points: run.points.map(([x, y]) => ({ x, y })),
+          properties: { snapshotDate: snapshot },
+          snapshot,
+          // Some runs are by another contractor or out of scope: drawn, but not counted.
+          doNotTrack: rng() < 0.05,
+          stages,
+        });
+      });
+    }
+  }
+  return { assetCategories: categories.map((c) => c.record), assets, progress: seedProgress(projectId, structures, today) };
+}
+
+const TRADES = ['curtain wall', 'drywall', 'mechanical', 'electrical', 'fire stopping'];
+const DELIVERIES = ['glazing units', 'metal studs', 'gypsum board', 'duct fittings', 'anchor brackets', 'insulation'];
+const WEEKDAY = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** Progress entries (§2): one to three on most working days (UTC) of the 90 days before `today`. */
+function seedProgress(projectId: string, structures: Structure[], today: number): ProgressEntry[] {
+  const entries: ProgressEntry[] = [];
+  for (let ago = 90; ago >= 1; ago--) {
+    const day = today - ago * DAY_MS;
+    const date = ymd(day);
+    const rng = prng(`progress:${date}`);
+    const weekday = new Date(day).getUTCDay();
+    if (weekday === 0 || weekday === 6 || rng() < 0.12) continue;
+    const count = 1 + Math.floor(rng() * rng() * 3.2);
+    for (let i = 0; i < count; i++) {
+      const s = pick(rng, structures);
+      const level = pick(rng, s.designs).name;
+      const cat = pick(rng, CATEGORIES);
+      const stage = pick(rng, cat.stages)[0];
+      const g = 1 + Math.floor(rng() * 9);
+      const grid = `${g}–${g + 2}`;
+      const templates: [string, string][] = [
+        ['In Progress', `${s.name} ${level}: ${cat.name.toLowerCase()} ${stage.toLowerCase()} ${20 + Math.floor(rng() * 15) * 5}% along gridlines ${grid}.`],
+        ['Completed', `${s.name} ${level}: ${cat.name.toLowerCase()} ${stage.toLowerCase()} complete between gridlines ${grid}; walkthrough captured.`],
+        ['In Progress', `Site walk with the ${pick(rng, TRADES)} foreman on ${s.name} ${level}; ${2 + Math.floor(rng() * 9)} snags logged, re-capture booked for ${WEEKDAY[1 + Math.floor(rng() * 5)]}.`],
+        ['Completed', `${s.name} ${level} 360° capture uploaded (${6 + Math.floor(rng() * 20)} min walkthrough); ${cat.name.toLowerCase()} progress updated.`],
+        ['In Progress', `${s.name}: ${pick(rng, DELIVERIES)} delivery ${rng() < 0.7 ? 'received' : 'delayed two days'}; ${stage.toLowerCase()} continues on ${level}.`],
+        ['Completed', `Inspection passed: ${cat.name.toLowerCase()} ${stage.toLowerCase()} on ${s.name} ${level}.`],
+      ];
+      const [status, details] = pick(rng, templates);
+      entries.push({ id: stableId(`progress:${date}:${i}`), projectId, date, status, details });
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,41 @@
+import type { Migration } from '../queue/migrations.js';
+
+// Numbered migrations of records.db (the office workspace's cache and outbox), in the queue's
+// manner: applied in order inside the transaction that sets `user_version`, never edited once
+// shipped. records.db is its own file so that the upload queue's schema and lock stay its own.
+export const RECORDS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'cached reads and the outbox of progress entries',
+    up(db) {
+      // `scope` names the service and project a row belongs to (never a secret), so that
+      // switching projects or services never shows one's records as another's.
+      // `as_of` is when the service last gave this answer (ISO 8601 UTC).
+      // An outbox row is an entry recorded while the service could not be reached; `attempts`
+      // counts sends that may have reached the service, so a row with attempts > 0 is looked up
+      // on its date before it is sent again (progress-records-interface.md §4 POST /progress is
+      // not idempotent). `state` 'refused' keeps a 4xx answer for the person to read.
+      db.exec(`
+        CREATE TABLE cached (
+          scope TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          json TEXT NOT NULL,
+          as_of TEXT NOT NULL,
+          PRIMARY KEY (scope, kind)
+        ) WITHOUT ROWID;
+        CREATE TABLE outbox (
+          id INTEGER PRIMARY KEY,
+          scope TEXT NOT NULL,
+          date TEXT NOT NULL,
+          status TEXT NOT NULL,
+          details TEXT NOT NULL,
+          queued_at TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          state TEXT NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'refused')),
+          error TEXT
+        );
+        CREATE INDEX outbox_by_scope ON outbox (scope, id);
+      `);
+    },
+  },
+];

@@ -1,0 +1,155 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { HttpStatusError } from '../api/errors.js';
+import { ProgressRecordsClient } from '../api/progress-records.js';
+import { OfficeRecords } from './office.js';
+import { RecordsStore } from './store.js';
+
+// The office workspace's cache and outbox against the local service's progress interface, with
+// its `progress` faults standing in for an unreachable service.
+
+let svc: TestService;
+let dir: string;
+let store: RecordsStore;
+const file = () => join(dir, 'records.db');
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.stop());
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'records-cache-'));
+  store = RecordsStore.open(file());
+});
+afterEach(async () => {
+  await svc.admin('DELETE', '/faults');
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The office records over `store`, with a client that gives up fast (one quick retry, 2 s timeout). */
+function office(apiKey = svc.info.apiKey, s = store): OfficeRecords {
+  const config = { baseUrl: svc.info.progressBaseUrl, apiKey, projectId: svc.info.projectId, ...svc.info.account };
+  return new OfficeRecords(s, () => ({ client: new ProgressRecordsClient(config, { retry: { retries: 1, delayMs: () => 10 }, timeoutMs: 2000 }), scope: 'test' }));
+}
+const fault = (rule: Omit<FaultRuleInput, 'target'>) => svc.admin('POST', '/faults', { target: 'progress', ...rule });
+/** The rows of records.db's outbox, read with a connection of its own. */
+function outboxRows(): { date: string; status: string; details: string; attempts: number; state: string }[] {
+  const db = new Database(file(), { readonly: true });
+  try {
+    return db.prepare('SELECT date, status, details, attempts, state FROM outbox ORDER BY id').all() as never;
+  } finally {
+    db.close();
+  }
+}
+const held = (details: string) => svc.store.state.progress.filter((p) => p.details === details);
+
+describe('the cache', () => {
+  it('keeps the last entries read and answers them, offline and with their as-of time, while the service fails', async () => {
+    const o = office();
+    const online = await o.listProgress();
+    expect(online.offline).toBe(false);
+    expect(online.entries).toHaveLength(svc.store.state.progress.length);
+    expect(Date.parse(online.asOf)).toBeGreaterThan(Date.now() - 60_000);
+
+    await fault({ operation: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+    const away = await o.listProgress();
+    expect(away).toMatchObject({ offline: true, asOf: online.asOf, entries: online.entries, outbox: [] });
+    expect(away.offlineReason).toMatch(/503/);
+    // A cached entry opens by id too.
+    expect(await o.getProgress(online.entries[3]!.id)).toEqual(online.entries[3]);
+
+    // A fresh start of the app on the same records.db still has them.
+    store.close();
+    store = RecordsStore.open(file());
+    expect((await office().listProgress()).entries).toEqual(online.entries);
+  });
+
+  it('keeps categories and a structure\'s assets, and a connection reset makes them offline too', async () => {
+    const o = office();
+    const cats = await o.categories();
+    const assets = await o.assets(svc.info.structures[0]!, 'Curtain Wall');
+    expect(cats.value.map((c) => c.name)).toEqual(svc.store.state.assetCategories.map((c) => c.name));
+    expect(assets.value).toHaveLength(svc.store.state.assets.filter((a) => a.structure === svc.info.structures[0] && a.category === cats.value[0]!.id).length);
+    await fault({ action: { type: 'reset' }, times: 0 });
+    expect(await o.categories()).toMatchObject({ offline: true, value: cats.value, asOf: cats.asOf });
+    expect(await o.assets(svc.info.structures[0]!, 'Curtain Wall')).toMatchObject({ offline: true, value: assets.value });
+    // Never read: nothing to fall back on, so the error is the network's.
+    await expect(o.assets(svc.info.structures[1]!, 'Curtain Wall')).rejects.toThrow(/No answer from the service/);
+  });
+
+  it('shows a 4xx as the error it is, not as offline', async () => {
+    await office().listProgress();
+    const refused = office('ck_not-the-key').listProgress();
+    await expect(refused).rejects.toBeInstanceOf(HttpStatusError);
+    await expect(refused).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe('the outbox', () => {
+  it('keeps an entry recorded while the service cannot be reached, across a restart, and sends it once when it is back', async () => {
+    await office().listProgress();
+    await fault({ operation: 'progress', action: { type: 'reset' }, times: 0 });
+    const details = `Tower A level 5 anchors ${Date.now()}`;
+    const r = await office().createProgress({ date: '2026-11-20', status: 'Completed', details });
+    expect(r.entry).toBeNull();
+    expect(r.queued).toMatchObject({ date: '2026-11-20', status: 'Completed', details, state: 'waiting' });
+    expect(outboxRows()).toEqual([{ date: '2026-11-20', status: 'Completed', details, attempts: 1, state: 'waiting' }]);
+    expect(held(details)).toEqual([]);
+    const offline = await office().listProgress();
+    expect(offline.offline).toBe(true);
+    expect(offline.outbox.map((i) => i.details)).toEqual([details]);
+
+    store.close();
+    store = RecordsStore.open(file());
+    await svc.admin('DELETE', '/faults');
+    // Two refreshes at once (a timer and a click) still send it once.
+    const o = office();
+    const [a, b] = await Promise.all([o.listProgress(), o.listProgress()]);
+    expect(held(details)).toEqual([{ id: expect.any(String), projectId: svc.info.projectId, date: '2026-11-20', status: 'Completed', details }]);
+    expect(outboxRows()).toEqual([]);
+    for (const list of [a, b]) {
+      expect(list.offline).toBe(false);
+      expect(list.outbox).toEqual([]);
+      expect(list.entries.filter((e) => e.details === details)).toHaveLength(1);
+    }
+  });
+
+  it('records a create whose answer was dropped once: the outbox looks it up before sending again', async () => {
+    // The entry is stored but its answer lost, and the client's own look-up fails too: it waits.
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0 });
+    const details = `Tower B duct labels ${Date.now()}`;
+    const r = await office().createProgress({ date: '2026-11-19', status: 'In Progress', details });
+    expect(r.queued?.details).toBe(details);
+    expect(held(details)).toHaveLength(1);
+
+    await svc.admin('DELETE', '/faults');
+    const sent = await office().sendOutbox();
+    expect(sent).toEqual([{ id: held(details)[0]!.id, date: '2026-11-19', status: 'In Progress', details }]);
+    expect(held(details)).toHaveLength(1);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('keeps an entry the service refuses (400) as refused, with its message, until the person discards it', async () => {
+    // Both sends of the client's create fail (it looks between them): the entry waits.
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
+    const r = await office().createProgress({ date: '2026-11-18', status: 'Done', details: 'not a status of §2' });
+    expect(r.queued).not.toBeNull();
+    const list = await office().listProgress();
+    expect(list.offline).toBe(false);
+    expect(list.outbox).toEqual([expect.objectContaining({ state: 'refused', error: expect.stringMatching(/refused the request: status/) })]);
+    expect(outboxRows()).toEqual([{ date: '2026-11-18', status: 'Done', details: 'not a status of §2', attempts: 2, state: 'refused' }]);
+    expect(await office().discard(r.queued!.id)).toBe(true);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('answers a 400 of an entry sent online as the error it is, and keeps nothing', async () => {
+    await expect(office().createProgress({ date: '2026-02-30', status: 'Completed', details: 'x' })).rejects.toMatchObject({ status: 400 });
+    expect(outboxRows()).toEqual([]);
+  });
+});

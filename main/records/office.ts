@@ -1,0 +1,204 @@
+import type { AssetCategoryView, AssetView, OutboxItemView, ProgressEntryView } from '../../shared/ipc.js';
+import { HttpStatusError, NetworkError, reasonOf } from '../api/errors.js';
+import type { AssetCategory, ExternalAsset, NewProgressEntry, ProgressEntry, ProgressRecordsClient } from '../api/progress-records.js';
+import { explain } from '../api/progress-records.js';
+import type { OutboxItem, RecordsStore } from './store.js';
+
+/** The client for the current settings and the scope its records are kept under (service and project; no secret). */
+export interface RecordsConnection {
+  client: ProgressRecordsClient;
+  scope: string;
+}
+
+/**
+ * A read as the workspace shows it: the service's answer, or when the service cannot be reached
+ * the last one kept, with `offline` true and why. `asOf` is when the service gave it (ISO 8601 UTC).
+ */
+export interface Snapshot<T> {
+  value: T;
+  asOf: string;
+  offline: boolean;
+  offlineReason: string | null;
+}
+
+/**
+ * Whether an error means the service could not be reached: no answer (NetworkError) or a 5xx.
+ * Only these make the workspace offline; a 4xx is the service's answer and is shown as one.
+ */
+export function isUnreachable(err: unknown): boolean {
+  return err instanceof NetworkError || (err instanceof HttpStatusError && err.status >= 500);
+}
+
+/**
+ * The office workspace's records (progress-records-interface.md §4) with a cache and an outbox in
+ * records.db, so that it opens offline and keeps what is recorded offline.
+ *
+ * Sending is never doubled: every send of an entry is committed to the outbox (`attempts`) before
+ * it leaves, and an entry with an earlier attempt is first looked up on its date (same status and
+ * details) — the client's rule for a create whose answer may have been lost. Outbox work runs one
+ * operation at a time, so a refresh and a new entry never send the same row twice.
+ * Methods throw the client's errors (HttpStatusError, NetworkError, …) when there is nothing
+ * cached to fall back on, and the connection's Error when no progress address is set.
+ */
+export class OfficeRecords {
+  private exclusive: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: RecordsStore,
+    private readonly connect: () => RecordsConnection,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** §4 GET /progress: the project's entries (or one date's, YYYY-MM-DD), after sending what waits in the outbox. */
+  async listProgress(date?: string): Promise<Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; outbox: OutboxItemView[] }> {
+    const { client, scope } = this.connect();
+    await this.sendOutbox().catch((err: unknown) => {
+      if (!isUnreachable(err)) throw err;
+    });
+    const kind = date ? `progress:${date}` : 'progress';
+    const snap = await this.read(scope, kind, async () => (await client.listProgress(date)).map(entryView), () => {
+      // A date never read online: its entries among the whole list kept, if any.
+      const all = this.store.read<ProgressEntryView[]>(scope, 'progress');
+      return all && { value: all.value.filter((e) => e.date === date), asOf: all.asOf };
+    });
+    const { value, ...freshness } = snap;
+    return { entries: value, ...freshness, outbox: this.store.outbox(scope).map(outboxView) };
+  }
+
+  /** §4 GET /progress/{id}; offline, the entry from the list kept. Throws HttpStatusError 404 when there is none. */
+  async getProgress(id: string): Promise<ProgressEntryView> {
+    const { client, scope } = this.connect();
+    try {
+      return entryView(await client.getProgress(id));
+    } catch (err) {
+      const kept = isUnreachable(err) ? this.store.read<ProgressEntryView[]>(scope, 'progress')?.value.find((e) => e.id === id) : undefined;
+      if (kept) return kept;
+      throw err;
+    }
+  }
+
+  /**
+   * §4 POST /progress: records an entry once. Answers `{ entry }` when the service recorded it,
+   * `{ queued }` when it could not be reached (the entry waits in the outbox and is sent by a later
+   * `sendOutbox`). A 4xx is thrown as the client's HttpStatusError and nothing waits.
+   */
+  createProgress(entry: NewProgressEntry): Promise<{ entry: ProgressEntryView | null; queued: OutboxItemView | null }> {
+    return this.serially(async () => {
+      const { client, scope } = this.connect();
+      await this.drain(client, scope).catch(() => undefined); // older entries first; a failure leaves them waiting
+      const item = this.store.enqueue(scope, entry, this.now().toISOString(), 1);
+      try {
+        const recorded = await client.createProgress(entry);
+        this.store.remove(scope, item.id);
+        return { entry: this.remember(scope, recorded), queued: null };
+      } catch (err) {
+        if (isUnreachable(err)) return { entry: null, queued: outboxView(item) };
+        this.store.remove(scope, item.id);
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Sends the waiting entries, oldest first, under the lookup rule (class comment). Stops at the
+   * first that cannot be sent (throws its error: it and the rest keep waiting); an entry the
+   * service refuses with a 400 stays in the outbox marked refused, with the service's message.
+   * Answers the entries recorded.
+   */
+  sendOutbox(): Promise<ProgressEntryView[]> {
+    return this.serially(async () => {
+      const { client, scope } = this.connect();
+      return this.drain(client, scope);
+    });
+  }
+
+  /** Takes an entry out of the outbox unsent (the person gave it up, e.g. after a refusal). Answers whether it was there. */
+  async discard(id: number): Promise<boolean> {
+    return this.serially(async () => this.store.remove(this.connect().scope, id));
+  }
+
+  /** §4 GET /api/external-asset-categories: the project's categories with their stages. */
+  categories(): Promise<Snapshot<AssetCategoryView[]>> {
+    const { client, scope } = this.connect();
+    return this.read(scope, 'categories', async () => (await client.categories()).map(categoryView));
+  }
+
+  /** §4 GET /api/external-assets: a structure's assets in a category (by name or id). */
+  assets(structure: string, category: string): Promise<Snapshot<AssetView[]>> {
+    const { client, scope } = this.connect();
+    return this.read(scope, `assets:${structure}:${category}`, async () => (await client.assets(structure, category)).map(assetView));
+  }
+
+  /** Closes records.db. */
+  close(): void {
+    this.store.close();
+  }
+
+  private async drain(client: ProgressRecordsClient, scope: string): Promise<ProgressEntryView[]> {
+    const sent: ProgressEntryView[] = [];
+    for (const item of this.store.outbox(scope).filter((i) => i.state === 'waiting')) {
+      const entry = { date: item.date, status: item.status, details: item.details };
+      try {
+        // An earlier send may have been recorded with its answer lost: look before sending again.
+        const found = item.attempts > 0 ? (await client.listProgress(item.date)).find((p) => p.status === entry.status && p.details === entry.details) : undefined;
+        if (!found) this.store.countAttempt(item.id);
+        const recorded = found ?? (await client.createProgress(entry));
+        this.store.remove(scope, item.id);
+        sent.push(this.remember(scope, recorded));
+      } catch (err) {
+        // Only a 400 refuses the entry itself; anything else (the service away, the key refused)
+        // leaves it, and those after it, waiting.
+        if (!(err instanceof HttpStatusError && err.status === 400)) throw err;
+        this.store.refuse(item.id, explain(err) ?? reasonOf(err));
+      }
+    }
+    return sent;
+  }
+
+  /** Reads from the service and keeps the answer; when it cannot be reached, the answer kept (or `fallback`'s). */
+  private async read<T>(scope: string, kind: string, fetch: () => Promise<T>, fallback?: () => { value: T; asOf: string } | undefined): Promise<Snapshot<T>> {
+    try {
+      const value = await fetch();
+      const asOf = this.now().toISOString();
+      this.store.write(scope, kind, value, asOf);
+      return { value, asOf, offline: false, offlineReason: null };
+    } catch (err) {
+      const kept = isUnreachable(err) ? (this.store.read<T>(scope, kind) ?? fallback?.()) : undefined;
+      if (!kept) throw err;
+      return { ...kept, offline: true, offlineReason: reasonOf(err) };
+    }
+  }
+
+  /** Adds a recorded entry to the list kept, so that it shows offline too. */
+  private remember(scope: string, recorded: ProgressEntry): ProgressEntryView {
+    const view = entryView(recorded);
+    const all = this.store.read<ProgressEntryView[]>(scope, 'progress');
+    if (all && !all.value.some((e) => e.id === view.id)) this.store.write(scope, 'progress', [...all.value, view], all.asOf);
+    return view;
+  }
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.exclusive.then(fn, fn);
+    this.exclusive = run.catch(() => undefined);
+    return run;
+  }
+}
+
+const entryView = (e: ProgressEntry): ProgressEntryView => ({ id: e.id, date: e.date, status: e.status, details: e.details });
+
+const outboxView = (i: OutboxItem): OutboxItemView => ({ id: i.id, date: i.date, status: i.status, details: i.details, queuedAt: i.queuedAt, state: i.state, error: i.error });
+
+const categoryView = (c: AssetCategory): AssetCategoryView => ({
+  id: c._id,
+  name: c.name,
+  uom: c.uom,
+  stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color })),
+});
+
+const assetView = (a: ExternalAsset): AssetView => ({
+  _id: a._id,
+  points: a.points,
+  doNotTrack: a.doNotTrack ?? false,
+  snapshot: a.snapshot ?? a.properties?.snapshotDate ?? null,
+  stages: a.stages.map((st) => ({ _id: st._id, percentage: st.percentage, date: st.date ?? null })),
+});

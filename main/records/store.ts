@@ -1,0 +1,105 @@
+import type { Database } from 'better-sqlite3';
+import { QueueTooNewError, openQueueDatabase } from '../queue/db.js';
+import { RECORDS_MIGRATIONS } from './migrations.js';
+
+/** A progress entry to record (progress-records-interface.md §4 POST /progress): `date` YYYY-MM-DD. */
+export interface OutboxEntry {
+  date: string;
+  status: string;
+  details: string;
+}
+
+/**
+ * An entry waiting in the outbox. `queuedAt` ISO 8601 UTC; `attempts` sends that may have reached
+ * the service; `state` 'refused' with the service's `error` when it answered 4xx.
+ */
+export interface OutboxItem extends OutboxEntry {
+  id: number;
+  queuedAt: string;
+  attempts: number;
+  state: 'waiting' | 'refused';
+  error: string | null;
+}
+
+/** A cached answer and when the service gave it (ISO 8601 UTC). */
+export interface Cached<T> {
+  value: T;
+  asOf: string;
+}
+
+interface OutboxRow {
+  id: number;
+  date: string;
+  status: string;
+  details: string;
+  queued_at: string;
+  attempts: number;
+  state: 'waiting' | 'refused';
+  error: string | null;
+}
+
+/**
+ * records.db: the office workspace's last answers and its outbox, in SQLite (WAL,
+ * synchronous=FULL, numbered migrations: the queue's opener and rules). Every method runs one
+ * statement or one transaction, so a crash leaves either the old or the new state.
+ * Throws Error when the file was written by a newer version, QueueStorageError when it cannot be written.
+ */
+export class RecordsStore {
+  private constructor(private readonly db: Database) {}
+
+  /** Opens or creates the file (a corrupt one is moved aside, as the queue's is). */
+  static open(file: string): RecordsStore {
+    try {
+      return new RecordsStore(openQueueDatabase(file, RECORDS_MIGRATIONS).db);
+    } catch (err) {
+      if (err instanceof QueueTooNewError) {
+        throw new Error(`The office records cache ${file} was written by a newer version of Capture Uploader (schema ${err.found}); install it to carry on.`);
+      }
+      throw err;
+    }
+  }
+
+  /** The last answer stored under `kind` for this scope, or undefined. */
+  read<T>(scope: string, kind: string): Cached<T> | undefined {
+    const row = this.db.prepare('SELECT json, as_of FROM cached WHERE scope = ? AND kind = ?').get(scope, kind) as { json: string; as_of: string } | undefined;
+    return row && { value: JSON.parse(row.json) as T, asOf: row.as_of };
+  }
+
+  /** Keeps `value` as the answer under `kind`, given by the service at `asOf` (ISO 8601). */
+  write(scope: string, kind: string, value: unknown, asOf: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO cached (scope, kind, json, as_of) VALUES (?, ?, ?, ?)').run(scope, kind, JSON.stringify(value), asOf);
+  }
+
+  /** The scope's outbox, oldest first. */
+  outbox(scope: string): OutboxItem[] {
+    const rows = this.db.prepare('SELECT id, date, status, details, queued_at, attempts, state, error FROM outbox WHERE scope = ? ORDER BY id').all(scope) as OutboxRow[];
+    return rows.map((r) => ({ id: r.id, date: r.date, status: r.status, details: r.details, queuedAt: r.queued_at, attempts: r.attempts, state: r.state, error: r.error }));
+  }
+
+  /** Puts an entry in the outbox, committed before it is sent (`attempts` 1 when a send follows at once). */
+  enqueue(scope: string, entry: OutboxEntry, queuedAt: string, attempts: number): OutboxItem {
+    const info = this.db
+      .prepare('INSERT INTO outbox (scope, date, status, details, queued_at, attempts) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(scope, entry.date, entry.status, entry.details, queuedAt, attempts);
+    return { ...entry, id: Number(info.lastInsertRowid), queuedAt, attempts, state: 'waiting', error: null };
+  }
+
+  /** Counts a send of the item, committed before the request leaves. */
+  countAttempt(id: number): void {
+    this.db.prepare('UPDATE outbox SET attempts = attempts + 1 WHERE id = ?').run(id);
+  }
+
+  /** Marks the item refused by the service with its message; it is not sent again. */
+  refuse(id: number, error: string): void {
+    this.db.prepare("UPDATE outbox SET state = 'refused', error = ? WHERE id = ?").run(error, id);
+  }
+
+  /** Takes the item out of the outbox (recorded, or discarded by the person). Answers whether it was there. */
+  remove(scope: string, id: number): boolean {
+    return this.db.prepare('DELETE FROM outbox WHERE scope = ? AND id = ?').run(scope, id).changes > 0;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

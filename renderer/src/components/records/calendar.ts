@@ -1,0 +1,32 @@
+// Calendar arithmetic of the Progress workspace, in the person's local time: progress entries
+// carry a date without a zone (progress-records-interface.md §2, YYYY-MM-DD).
+
+/** The day of `d` in local time, YYYY-MM-DD. */
+export function localDay(d = new Date()): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** The days of a month (YYYY-MM) as a calendar grid, Monday first: YYYY-MM-DD, with blanks (null) before the 1st. */
+export function monthGrid(month: string): (string | null)[] {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const first = new Date(y, m - 1, 1);
+  const days = new Date(y, m, 0).getDate();
+  const blanks = (first.getDay() + 6) % 7;
+  return [...Array<null>(blanks).fill(null), ...Array.from({ length: days }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`)];
+}
+
+/** The month (YYYY-MM) `by` months after `month`. */
+export function shiftMonth(month: string, by: number): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const d = new Date(y, m - 1 + by, 1);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
+}
+
+/** "November 2026" for 2026-11, in the person's language. */
+export const monthTitle = (month: string) => new Date(`${month}-01T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' });
+
+/** "09:12" for an ISO 8601 time, in local time. */
+export const clockTime = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** The CSS class of a status badge. */
+export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : 'in-progress');
