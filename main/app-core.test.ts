@@ -146,6 +146,18 @@ describe('AppCore', () => {
     expect(log.map((e) => e.kind)).toEqual(expect.arrayContaining(['rejected', 'queued', 'registered', 'removed', 'capture-completed']));
   });
 
+  it('sends an office entry recorded offline once the service is back, without the Progress screen', async () => {
+    const { c, h } = await core('outbox');
+    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+    const details = `Recorded offline at ${Date.now()}: level 3 slab poured.`;
+    const r = await h['capture:progress.create']({ date: '2026-11-20', status: 'Completed', details });
+    expect(r).toMatchObject({ entry: null, queued: { details } });
+    await svc.admin('DELETE', '/faults');
+    await c.sendOutbox(); // what the app's one-minute timer runs
+    expect(svc.store.state.progress.filter((e) => e.details === details)).toHaveLength(1);
+    expect((await h['capture:progress.list']({ date: '2026-11-20' })).outbox).toEqual([]);
+  });
+
   it('warns about designs changed since the last export, and records a new export', async () => {
     const { h } = await core('designs');
     const design = svc.store.state.projects[0]!.structures[2]!.designs[0]!;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalService } from '../e2e/service/index.js';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
@@ -65,6 +66,7 @@ export class AppCore {
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
   private office?: OfficeRecords;
+  private outboxTimer?: NodeJS.Timeout;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
@@ -76,11 +78,23 @@ export class AppCore {
     const s = this.settings.stored();
     if (s?.mode === 'local') await this.openLocal(s.concurrency);
     else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
+    // Entries recorded offline go out when the service is back, whether or not the Progress
+    // screen is open (the outbox's rule: looked up on their date before any resend).
+    this.outboxTimer = setInterval(() => void this.sendOutbox(), OUTBOX_INTERVAL_MS);
+    this.outboxTimer.unref?.();
+    void this.sendOutbox();
+  }
+
+  /** Sends what waits in the office outbox, if a records.db exists; failures wait for the next round. */
+  async sendOutbox(): Promise<void> {
+    if (this.closed || (!this.office && !existsSync(join(this.opts.dataDir, 'records.db')))) return;
+    await this.recordsCall((o) => o.sendOutbox()).catch(() => undefined);
   }
 
   /** Stops uploads (parts in flight are abandoned, stored parts kept), closes the queue and the local service. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.outboxTimer);
     await this.closeUploader();
     await this.local?.close();
     this.local = undefined;
@@ -369,6 +383,9 @@ export class AppCore {
     return { captures, refused };
   }
 }
+
+/** How often entries waiting in the office outbox are tried (ms). */
+const OUTBOX_INTERVAL_MS = 60_000;
 
 /** Totals of an empty queue (no queue open yet). */
 const EMPTY_TOTALS: QueueTotals = {
