@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
  * error). Bytes: `bytesTotal` of files not cancelled, `bytesStored` of them in storage
  * (completed files whole), `bytesStoredUploading` the part of it that belongs to files uploading
  * now (a live view replaces it with their live bytes), `bytesOfMoving` the size of files that
- * move by themselves (waiting, pending, uploading).
+ * move by themselves (pending, uploading, or waiting for a capture being registered).
  */
 export interface StoredTotals {
   files: number;
@@ -32,23 +32,25 @@ export interface StoredTotals {
 /** Reads StoredTotals in one transaction (a consistent snapshot). Throws SqliteError on a storage failure. */
 export function storedTotals(db: Database.Database, sql: (text: string) => Database.Statement): StoredTotals {
   return db.transaction(() => {
+    // A file waiting for a capture that a person must decide (refused, registration unknown)
+    // does not move by itself: it counts with what needs a person, not as queued.
     const f = sql(
       `SELECT
          COUNT(*) AS files,
-         COALESCE(SUM(state = 'completed'), 0) AS completed,
-         COALESCE(SUM(state = 'uploading'), 0) AS uploading,
-         COALESCE(SUM(state = 'waiting'), 0) AS waiting,
-         COALESCE(SUM(state = 'pending' AND next_attempt_at IS NULL), 0) AS pending,
-         COALESCE(SUM(state = 'pending' AND next_attempt_at IS NOT NULL), 0) AS retrying,
-         COALESCE(SUM(state = 'paused'), 0) AS paused,
-         COALESCE(SUM(state = 'failed'), 0) AS failed,
-         COALESCE(SUM(state = 'cancelled'), 0) AS cancelled,
-         COALESCE(SUM(CASE WHEN state != 'cancelled' THEN size END), 0) AS bytesTotal,
-         COALESCE(SUM(CASE WHEN state = 'completed' THEN size WHEN state != 'cancelled' THEN stored_bytes END), 0) AS bytesStored,
-         COALESCE(SUM(CASE WHEN state = 'uploading' THEN stored_bytes END), 0) AS bytesStoredUploading,
-         COALESCE(SUM(CASE WHEN state IN ('waiting', 'pending', 'uploading') THEN size END), 0) AS bytesOfMoving,
-         COALESCE(SUM(CASE WHEN state IN ('waiting', 'pending', 'uploading') THEN stored_bytes END), 0) AS bytesStoredOfMoving
-       FROM files`,
+         COALESCE(SUM(f.state = 'completed'), 0) AS completed,
+         COALESCE(SUM(f.state = 'uploading'), 0) AS uploading,
+         COALESCE(SUM(f.state = 'waiting' AND c.state IN ('queued', 'registering')), 0) AS waiting,
+         COALESCE(SUM(f.state = 'pending' AND f.next_attempt_at IS NULL), 0) AS pending,
+         COALESCE(SUM(f.state = 'pending' AND f.next_attempt_at IS NOT NULL), 0) AS retrying,
+         COALESCE(SUM(f.state = 'paused'), 0) AS paused,
+         COALESCE(SUM(f.state = 'failed'), 0) AS failed,
+         COALESCE(SUM(f.state = 'cancelled'), 0) AS cancelled,
+         COALESCE(SUM(CASE WHEN f.state != 'cancelled' THEN f.size END), 0) AS bytesTotal,
+         COALESCE(SUM(CASE WHEN f.state = 'completed' THEN f.size WHEN f.state != 'cancelled' THEN f.stored_bytes END), 0) AS bytesStored,
+         COALESCE(SUM(CASE WHEN f.state = 'uploading' THEN f.stored_bytes END), 0) AS bytesStoredUploading,
+         COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.size END), 0) AS bytesOfMoving,
+         COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving
+       FROM files f JOIN captures c ON c.id = f.capture_row`,
     ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou'>;
     const c = sql(
       `SELECT COUNT(*) AS captures,

@@ -19,9 +19,9 @@ const FILTERS: [QueueFilter, string][] = [
   ['completed', 'Completed'],
 ];
 
-function Row({ index, style, rows }: RowComponentProps<{ rows: QueueRow[] }>) {
+function Row({ index, style, rows, ariaAttributes }: RowComponentProps<{ rows: QueueRow[] }>) {
   const r = rows[index]!;
-  return r.kind === 'capture' ? <CaptureRow id={r.id} style={style} /> : <FileRow id={r.id} style={style} />;
+  return r.kind === 'capture' ? <CaptureRow id={r.id} style={style} aria={ariaAttributes} /> : <FileRow id={r.id} style={style} aria={ariaAttributes} />;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatRate, parseRate } from '../../../../shared/bandwidth.js';
+import { formatRate, parseBandwidth, parseRate, rateAt } from '../../../../shared/bandwidth.js';
 import { clockTime } from '../../../../shared/causes.js';
 import { useApp } from '../../store.js';
 
@@ -91,7 +91,12 @@ export function BandwidthLimit() {
           {error}
         </span>
       ) : (
-        (mode === 'custom' || mode === 'timetable') && current === mode && <span className="muted" data-testid="limit-now">Now {formatRate(limit)}</span>
+        (mode === 'custom' || mode === 'timetable') &&
+        current === mode && (
+          <span className="muted" data-testid="limit-now">
+            Now {formatRate(timetable ? rateAt(parseBandwidth(timetable), new Date()) : limit)}
+          </span>
+        )
       )}
     </div>
   );

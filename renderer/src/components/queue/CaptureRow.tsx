@@ -4,6 +4,7 @@ import { clockTime } from '../../../../shared/causes.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { formatBytes, formatTime } from '../../format.js';
 import { useApp } from '../../store.js';
+import type { RowAria } from './rows.js';
 import { captureNeedsYou } from './rows.js';
 
 const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
@@ -29,7 +30,7 @@ export function usePlaceName(structureId: string, designId: string | null): stri
  * A capture's line in the queue: where it goes (structure and design by name), when it was
  * recorded, its files' progress together, and what happens next. Its files follow as nested rows.
  */
-export function CaptureRow({ id, style }: { id: number; style: CSSProperties }) {
+export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperties; aria: RowAria }) {
   const c = useApp((s) => s.captures[id]);
   const sum = useApp(
     useShallow((s) => {
@@ -49,12 +50,12 @@ export function CaptureRow({ id, style }: { id: number; style: CSSProperties }) 
   );
   const remove = useApp((s) => s.removeCapture);
   const place = usePlaceName(c?.structure ?? '', c?.design ?? null);
-  if (!c) return <div style={style} />;
+  if (!c) return <div style={style} {...aria} />;
   const pct = sum.size ? Math.floor((sum.sent / sum.size) * 100) : 0;
   const state =
     c.state === 'queued' && c.retryAt !== null ? `Not registered yet: trying again at ${clockTime(c.retryAt)}` : CAPTURE_STATE[c.state];
   return (
-    <div className={`capture-row ${c.state}`} style={style} data-testid="capture-row" data-capture={c.label} data-state={c.state}>
+    <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="capture-row" data-capture={c.label} data-state={c.state}>
       <div className="name">
         <strong>{c.label}</strong>
         <span className="muted">

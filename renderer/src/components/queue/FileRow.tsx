@@ -3,6 +3,7 @@ import { clockTime, plainCause } from '../../../../shared/causes.js';
 import type { QueueFile } from '../../../../shared/ipc.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
+import type { RowAria } from './rows.js';
 import { retrying } from './rows.js';
 
 const STATE_LABEL: Record<QueueFile['state'], string> = {
@@ -26,16 +27,17 @@ function stateText(f: QueueFile): string {
  * failure with the service's own message behind a disclosure, and its controls. It subscribes to
  * its own record only, so a progress tick re-renders the rows that moved and nothing else.
  */
-export function FileRow({ id, style }: { id: number; style: CSSProperties }) {
+export function FileRow({ id, style, aria }: { id: number; style: CSSProperties; aria: RowAria }) {
   const f = useApp((s) => s.files[id]);
   const control = useApp((s) => s.control);
   const removeFile = useApp((s) => s.removeFile);
-  if (!f) return <div style={style} />;
+  if (!f) return <div style={style} {...aria} />;
   const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
   return (
     <div
       className={`file-row ${f.state}`}
       style={style}
+      {...aria}
       data-testid="file-row"
       data-file={f.fileName}
       data-state={f.state}

@@ -1,6 +1,9 @@
 import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
 import type { QueueFilter } from '../../queue-slice.js';
 
+/** The list-item attributes react-window gives each row (role, position in the set). */
+export type RowAria = { 'aria-posinset': number; 'aria-setsize': number; role: 'listitem' };
+
 /** One line of the queue list: a capture, or one of its files nested under it. */
 export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number };
 

@@ -1,0 +1,139 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page, TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppHarness } from './harness.js';
+
+// The queue screen as an operator reads it in the morning: captures with their files nested, the
+// whole queue's bar and counts, a capture the service refused corrected and registered again, a
+// passing failure waiting to retry, filters, and axe-core on each state.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+
+let h: AppHarness;
+let work: string;
+test.beforeEach(async ({ page }) => {
+  work = mkdtempSync(join(tmpdir(), 'queue-e2e-'));
+  h = await AppHarness.start(page, ORIGIN);
+  await h.core.handlers()['capture:settings.useLocalService']();
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.svc.admin('DELETE', '/faults');
+  await h.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The violations axe finds, as rule → the elements at fault. */
+async function violations(page: Page): Promise<Record<string, string[]>> {
+  const { violations: found } = await new AxeBuilder({ page }).analyze();
+  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
+}
+
+/** Screenshots at 1280×800 and at the app's smallest window (820×560). */
+async function shots(page: Page, info: TestInfo, name: string) {
+  for (const [w, hgt] of [[1280, 800], [820, 560]] as const) {
+    await page.setViewportSize({ width: w, height: hgt });
+    await page.screenshot({ path: info.outputPath(`${name}-${w}x${hgt}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** Queues one capture through the app core, as the registration screen does. */
+async function register(name: string, size: number, structure: string, design?: string) {
+  const file = join(work, name);
+  writeFileSync(file, randomBytes(size));
+  return h.core.handlers()['capture:captures.register']([{ paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+}
+
+const captureRow = (page: Page, label: string) => page.locator(`[data-testid="capture-row"][data-capture="${label}"]`);
+const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
+
+test('the queue by capture: overall bar and counts, a refused capture corrected from the queue, a retry waiting, filters; axe finds nothing', async ({ page }, info) => {
+  const [tower] = h.core.settings.view().structures;
+  await register('done-walk.mp4', 1024 * 1024, tower!.id, tower!.designs[0]!.id);
+  await expect(fileRow(page, 'done-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
+  await register('refused-walk.mp4', 1024 * 1024, 'structure-from-another-project');
+  await expect(page.getByTestId('attention')).toContainText('refused-walk.mp4');
+  // Storage answers 503 to every part of this file for now: it waits for its retry, it does not need anyone.
+  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+  await register('flaky-walk.mp4', 2 * 1024 * 1024, tower!.id);
+  await expect(fileRow(page, 'flaky-walk.mp4')).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
+
+  await expect(captureRow(page, 'done-walk.mp4')).toContainText(`${tower!.name} · ${tower!.designs[0]!.name} · Interior`);
+  await expect(captureRow(page, 'done-walk.mp4')).toContainText('1 of 1 file');
+  await expect(page.getByTestId('queue-counts')).toHaveText('1 completed · 0 uploading · 0 queued · 1 waiting to retry · 1 need you');
+  await expect(page.getByTestId('queue-summary')).toContainText('1 of 3 files completed · 1.0 MiB of 4.0 MiB');
+  await expect(page.getByTestId('queue-percent')).toHaveText('25%');
+  await shots(page, info, 'queue-morning');
+  expect(await violations(page)).toEqual({});
+
+  // Filters: what needs a person, what is done.
+  await page.getByRole('button', { name: 'Needs you (1)' }).click();
+  await expect(page.getByTestId('capture-row')).toHaveCount(1);
+  await expect(captureRow(page, 'refused-walk.mp4')).toBeVisible();
+  await page.getByRole('button', { name: 'Completed (1)' }).click();
+  await expect(page.getByTestId('file-row')).toHaveCount(1);
+  await expect(fileRow(page, 'done-walk.mp4')).toBeVisible();
+  await page.getByRole('button', { name: /^All/ }).click();
+
+  // The refused capture is corrected where it is reported, and registered again.
+  const attention = page.getByTestId('attention');
+  await attention.getByRole('button', { name: 'Correct and register again' }).click();
+  const form = page.getByRole('form', { name: 'Correct refused-walk.mp4' });
+  await expect(form.getByText(/Capture time \(UTC[+-]\d\d:\d\d\)/)).toBeVisible();
+  await form.getByLabel('Structure').selectOption({ label: tower!.name });
+  await form.getByLabel('Design').selectOption({ label: tower!.designs[0]!.name });
+  await shots(page, info, 'queue-correcting');
+  expect(await violations(page)).toEqual({});
+  await form.getByRole('button', { name: 'Register again' }).click();
+  await expect(captureRow(page, 'refused-walk.mp4')).toHaveAttribute('data-state', 'registered', { timeout: 20_000 });
+  await expect(page.getByTestId('attention')).toHaveCount(0);
+  const registered = Object.values(h.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes('refused-walk.mp4'));
+  expect(registered.map((c) => c.structure)).toEqual([tower!.id]);
+
+  // Storage back: Try now carries the waiting files on; then the completed captures are cleared.
+  await h.svc.admin('DELETE', '/faults');
+  await fileRow(page, 'flaky-walk.mp4').getByRole('button', { name: 'Try now' }).click();
+  for (const name of ['flaky-walk.mp4', 'refused-walk.mp4']) {
+    // The corrected capture's file may be between tries, or already on its way again.
+    const tryNow = fileRow(page, name).getByRole('button', { name: 'Try now' });
+    if (await tryNow.isVisible()) await tryNow.click();
+    await expect(fileRow(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 40_000 });
+  }
+  await expect(page.getByTestId('queue-counts')).toHaveText('3 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you');
+  await page.getByRole('button', { name: 'Clear completed' }).click();
+  await expect(page.getByText('Nothing queued yet.')).toBeVisible();
+});
+
+test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a time', async ({ page }, info) => {
+  const limit = page.getByLabel('Upload limit');
+  await limit.selectOption({ label: 'Custom amount…' });
+  await page.getByLabel('Limit amount').fill('4');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByRole('alert')).toContainText('below the lowest limit of 8 KiB/s');
+  await page.getByLabel('Limit amount').fill('1.5');
+  await page.getByLabel('Limit unit').selectOption({ label: 'Mbit/s' });
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByTestId('limit-now')).toHaveText('Now 183.1 KiB/s (1.5 Mbit/s)');
+  expect(h.core.settings.view().bandwidthBytesPerSecond).toBe(187_500);
+
+  await limit.selectOption({ label: 'Timetable…' });
+  await page.getByLabel('Limit timetable').fill('00:00,64k 23:59,64k');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByTestId('limit-now')).toHaveText('Now 64 KiB/s (0.52 Mbit/s)');
+  expect(h.core.settings.view().bandwidthTimetable).toBe('00:00,64k 23:59,64k');
+  await shots(page, info, 'queue-limits');
+  expect(await violations(page)).toEqual({});
+
+  await page.getByLabel('Pause until').fill('06:30');
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await expect(page.getByTestId('paused-until')).toContainText('Paused until 06:30');
+  await page.reload();
+  await expect(page.getByTestId('paused-until')).toContainText('Paused until 06:30');
+  await page.getByRole('button', { name: 'Resume now' }).click();
+  await expect(page.getByTestId('paused-until')).toHaveCount(0);
+});
