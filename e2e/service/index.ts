@@ -160,7 +160,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       await new Promise<void>((r) => server.close(() => r()));
     }
     s3.destroy();
-    store.flush();
+    store.close();
   };
   return { info, store, faults, storage, close };
 }
