@@ -24,7 +24,7 @@ const E2E = '(^|/)e2e/';
 const E2E_EXCEPT_SERVICE_TESTING = '(^|/)e2e/(?!service/testing\\.js$)';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'playwright-report/'] },
+  { ignores: ['node_modules/', '**/dist/', 'release/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
