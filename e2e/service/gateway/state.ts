@@ -122,9 +122,9 @@ export const stableId = (name: string) => createHash('sha1').update(name).digest
 export const newId = () => randomBytes(12).toString('hex');
 
 /**
- * What a request changed, by id, so that only those records are written (capture-upload-interface
- * stand-in; routes name what they touched). Entries appended to `emails` and `progress`, and the
- * token generation, are found by the store itself.
+ * What a request changed, by id: the routes name the records they touched, and only those are
+ * written. Entries appended to `emails` and `progress`, and a changed token generation, the store
+ * finds by itself.
  */
 export interface Changes {
   /** Ids of captures added or changed in `state.captures`. */
