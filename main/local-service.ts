@@ -63,9 +63,15 @@ export function findLocalService(): LocalServiceStarter | undefined {
     return undefined;
   }
   return async (dataDir) => {
-    // A literal name, so that the bundler (--packages=external) leaves it to Node at run time.
-    const { startLocalService } = await import('@capture-uploader/local-service');
-    return startLocalService({ dataDir });
+    let service: typeof import('@capture-uploader/local-service');
+    try {
+      // A literal name, so that the bundler (--packages=external) leaves it to Node at run time.
+      service = await import('@capture-uploader/local-service');
+    } catch (err) {
+      // Installed but not built: its package points at e2e/service/dist, which only a build makes.
+      throw new Error(`The local test service could not be loaded; build it with \`npm run build:service\` (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+    }
+    return service.startLocalService({ dataDir });
   };
 }
 
