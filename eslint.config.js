@@ -16,11 +16,15 @@ const forbid = (paths, patterns, regex) => ({
     },
   ],
 });
-// Anything under e2e/ except the local service's two entry points.
-const E2E_EXCEPT_SERVICE_ENTRY = '(^|/)e2e/(?!service/(index|testing)\\.js$)';
+// The local service is its own package (e2e/service): the app loads it only by a dynamic import of
+// its name (main/local-service.ts), never statically, so that no bundle of the app contains it.
+const LOCAL_SERVICE = '@capture-uploader/local-service';
+// Anything under e2e/; tests beside the code may start the local service through its test helpers.
+const E2E = '(^|/)e2e/';
+const E2E_EXCEPT_SERVICE_TESTING = '(^|/)e2e/(?!service/testing\\.js$)';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'playwright-report/'] },
+  { ignores: ['node_modules/', '**/dist/', 'release/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -34,7 +38,7 @@ export default tseslint.config(
     files: ['shared/**/*.{ts,tsx}'],
     ignores: ['shared/**/*.test.ts'],
     rules: {
-      ...forbid(['electron', ...nodeBuiltins], [...layer('main'), ...layer('renderer'), ...layer('preload'), ...layer('e2e')]),
+      ...forbid(['electron', LOCAL_SERVICE, ...nodeBuiltins], [...layer('main'), ...layer('renderer'), ...layer('preload'), ...layer('e2e')]),
       'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'process', 'Buffer'],
     },
   },
@@ -42,24 +46,34 @@ export default tseslint.config(
   {
     files: ['renderer/**/*.{ts,tsx}'],
     ignores: ['renderer/vite.config.ts'],
-    rules: forbid(['electron', ...nodeBuiltins], [...layer('main'), ...layer('preload'), ...layer('e2e')]),
+    rules: forbid(['electron', LOCAL_SERVICE, ...nodeBuiltins], [...layer('main'), ...layer('preload'), ...layer('e2e')]),
   },
   // preload/: electron's renderer-side modules and shared/ only.
   {
     files: ['preload/**/*.ts'],
-    rules: forbid([], [...layer('main'), ...layer('renderer'), ...layer('e2e')]),
+    rules: forbid([LOCAL_SERVICE], [...layer('main'), ...layer('renderer'), ...layer('e2e')]),
   },
   // main/ outside the thin shell runs under plain Node: no electron, so tests and the CLI use it as is.
-  // main/ may start the local service (the CLI's --demo, the app's "local test service", tests)
-  // through its entry points only, never reach into its internals.
+  // main/ starts the local service (the CLI's --demo, the app's "local test service") only through
+  // main/local-service.ts; its tests start it through e2e/service/testing.ts, never its internals.
   {
     files: ['main/**/*.ts'],
+    ignores: ['main/electron/**', 'main/**/*.test.ts'],
+    rules: forbid(['electron', LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E),
+  },
+  {
+    files: ['main/**/*.test.ts'],
     ignores: ['main/electron/**'],
-    rules: forbid(['electron'], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_ENTRY),
+    rules: forbid(['electron', LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
   },
   {
     files: ['main/electron/**/*.ts'],
-    rules: forbid([], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_ENTRY),
+    ignores: ['main/electron/**/*.test.ts'],
+    rules: forbid([LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E),
+  },
+  {
+    files: ['main/electron/**/*.test.ts'],
+    rules: forbid([LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
   },
   // The local service stands in for other teams' servers: it must not borrow the client's code.
   {

@@ -21,6 +21,11 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['preload/index.ts', "import { App } from '../renderer/src/App.js';\nexport const r = App;\n"],
     ['e2e/service/x.ts', "import { q } from '../../main/queue.js';\nexport const r = q;\n"],
     ['main/engine/x.ts', "import { S3Error } from '../../e2e/service/storage/errors.js';\nexport const r = S3Error;\n"],
+    ['main/cli/x.ts', "import { startLocalService } from '../../e2e/service/index.js';\nexport const r = startLocalService;\n"],
+    ['main/cli/x.ts', "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n"],
+    ['main/electron/x.ts', "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n"],
+    ['main/engine/x.test.ts', "import { StateStore } from '../../e2e/service/gateway/state.js';\nexport const r = StateStore;\n"],
+    ['renderer/src/x.tsx', "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n"],
   ])('refuses in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(true);
   });
@@ -30,7 +35,8 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['main/engine.ts', "import { readFile } from 'node:fs';\nexport const r = readFile;\n"],
     ['preload/index.ts', "import { contextBridge } from 'electron';\nexport const r = contextBridge;\n"],
     ['renderer/src/x.tsx', "import { APP_NAME } from '../../shared/app-info.js';\nexport const r = APP_NAME;\n"],
-    ['main/cli/x.ts', "import { startLocalService } from '../../e2e/service/index.js';\nexport const r = startLocalService;\n"],
+    ['main/local-service.ts', "export const load = () => import('@capture-uploader/local-service');\n"],
+    ['main/engine/x.test.ts', "import { startTestService } from '../../e2e/service/testing.js';\nexport const r = startTestService;\n"],
   ])('allows in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(false);
   });

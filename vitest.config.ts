@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // The pinned AWS SDK's notice about future Node versions is noise in test output.
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+// The local service package (e2e/service) exports its TypeScript under the "source" condition:
+// tests load it from source, while the CLI and the app load its build (npm run build:service).
+const ssr = { resolve: { conditions: ['source', 'node', 'import', 'default'] } };
 
 // Three projects: unit tests beside the code, contract tests of the local service (which start it
 // in-process on loopback), and Node end-to-end tests in e2e/ (kill-and-resume, packaging). The
@@ -10,6 +13,7 @@ export default defineConfig({
   test: {
     projects: [
       {
+        ssr,
         test: {
           name: 'unit',
           include: ['*.test.ts', 'main/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'preload/**/*.test.ts'],
@@ -19,6 +23,7 @@ export default defineConfig({
         },
       },
       {
+        ssr,
         test: {
           name: 'contract',
           include: ['e2e/service/**/*.test.ts'],
@@ -29,6 +34,7 @@ export default defineConfig({
         },
       },
       {
+        ssr,
         test: {
           name: 'e2e-node',
           include: ['e2e/*.test.ts'],

@@ -15,8 +15,10 @@ const work = mkdtempSync(join(tmpdir(), 'packaging-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('electron-builder --dir', () => {
-  it('packs the main, preload and renderer bundles in app.asar, with better-sqlite3 outside it', () => {
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
+  it('packs the main, preload and renderer bundles in app.asar, with better-sqlite3 outside it and none of the local service', () => {
+    // The app's own bundles only: e2e/demo.test.ts rebuilds the CLI at the same time, and a file
+    // being rewritten must not be read half-written by the other test.
+    for (const script of ['build:renderer', 'build:main']) execFileSync('npm', ['run', script, '--silent'], { cwd: ROOT, stdio: 'pipe' });
     const electronDist = join(work, 'electron');
     mkdirSync(electronDist);
     writeFileSync(join(electronDist, 'electron'), '#!/bin/sh\necho stand-in\n');
@@ -36,6 +38,11 @@ describe('electron-builder --dir', () => {
       expect(files.has(f), f).toBe(true);
     }
     expect([...files].some((f) => /^\/dist\/renderer\/assets\/index-.*\.js$/.test(f))).toBe(true);
+    // The local test service (a workspace package of the repository) and the libraries only it
+    // uses never ship: the packaged app does not offer it.
+    const shipped = [...files].filter((f) => /^\/(e2e|scripts)\/|\/node_modules\/(@capture-uploader|@aws-sdk|@aws-crypto|@smithy|fast-xml-parser)(\/|$)/.test(f));
+    expect(shipped).toEqual([]);
+    expect(existsSync(join(app, 'resources', 'app.asar.unpacked', 'node_modules', '@capture-uploader'))).toBe(false);
     const native = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
     expect((statFile(asar, native) as { unpacked?: boolean }).unpacked).toBe(true);
     expect(existsSync(join(app, 'resources', 'app.asar.unpacked', native))).toBe(true);

@@ -158,6 +158,35 @@ describe('AppCore', () => {
     expect((await h['capture:progress.list']({ date: '2026-11-20' })).outbox).toEqual([]);
   });
 
+  it('offers the local test service only where it can be loaded, and uses only what it announces', async () => {
+    const map = new Map<string, unknown>();
+    const base = {
+      dataDir: join(work, 'offered'),
+      store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => map.set(k, v) },
+      secrets: { available: () => true, encrypt: (s: string) => s, decrypt: (s: string) => s },
+      emit: () => {},
+      pickFiles: async () => [],
+    };
+    // A checkout: offered, and started with nothing but its ready info (no state to reach into).
+    const checkout = new AppCore({ ...base, startLocalService: async () => ({ info: svc.info, close: async () => {} }) });
+    cores.push(checkout);
+    await checkout.start();
+    expect(await checkout.handlers()['capture:settings.get']()).toMatchObject({ localServiceAvailable: true, configured: false });
+    const local = await checkout.handlers()['capture:settings.useLocalService']();
+    expect(local).toMatchObject({ mode: 'local', configured: true, localServiceAvailable: true });
+    const seeded = svc.store.state.projects.find((p) => p.id === svc.info.projectId)!.structures;
+    expect(local.structures.map((st) => [st.name, st.designs.map((d) => d.name)])).toEqual(seeded.map((st) => [st.name, st.designs.map((d) => d.name)]));
+    await checkout.close();
+
+    // The packaged app on the same stored settings: not offered, so not configured either.
+    const packaged = new AppCore(base);
+    cores.push(packaged);
+    await packaged.start();
+    expect(await packaged.handlers()['capture:settings.get']()).toMatchObject({ mode: 'local', localServiceAvailable: false, configured: false });
+    await expect(packaged.handlers()['capture:settings.useLocalService']()).rejects.toThrow(/not part of this installation/);
+    await expect(packaged.handlers()['capture:queue.list']()).resolves.toMatchObject({ captures: [], files: [], blocked: null });
+  });
+
   it('warns about designs changed since the last export, and records a new export', async () => {
     const { h } = await core('designs');
     const design = svc.store.state.projects[0]!.structures[2]!.designs[0]!;

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalService } from '../e2e/service/index.js';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
 import type { EventName, EventPayload, InspectResult, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
 import { reasonOf } from './api/errors.js';
@@ -11,6 +10,7 @@ import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
 import { LiveQueue } from './live-queue.js';
+import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
 import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
 import type { RecordsConnection } from './records/office.js';
@@ -22,6 +22,8 @@ import { UploadLimits } from './upload-limits.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
 
+const NO_LOCAL_SERVICE = 'The local test service is not part of this installation: enter your capture service details instead.';
+
 /** What the desktop app's core needs from its host (the Electron shell, or a test harness). */
 export interface AppCoreOptions {
   /** The app's user-data folder: the queue lives in `<dataDir>/queue`, the local service in `<dataDir>/local-service`. */
@@ -32,8 +34,11 @@ export interface AppCoreOptions {
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** Shows the file dialog; resolves with the chosen paths (empty when cancelled). */
   pickFiles(): Promise<string[]>;
-  /** Starts the local test service (the shell imports e2e/service lazily). */
-  startLocalService(dataDir: string): Promise<LocalService>;
+  /**
+   * Starts the local test service (main/local-service.ts `findLocalService`); absent where it
+   * cannot be loaded (the packaged app), and then the local-test choice is not offered.
+   */
+  startLocalService?: LocalServiceStarter;
   /** Called when a capture completes or a file fails, for a desktop notification. */
   notify?(title: string, body: string): void;
   /** Called with true while the queue has work (hold a power-save blocker), false when idle. */
@@ -55,7 +60,7 @@ export interface AppCoreOptions {
 export class AppCore {
   readonly settings: SettingsRepository;
   private uploader?: Uploader;
-  private local?: LocalService;
+  private local?: LocalServiceHandle;
   private localStructures: NamedStructure[] = [];
   private live?: LiveQueue;
   /** Files completed since the queue last went idle, for the one "queue finished" notification. */
@@ -76,8 +81,10 @@ export class AppCore {
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
   async start(): Promise<void> {
     const s = this.settings.stored();
-    if (s?.mode === 'local') await this.openLocal(s.concurrency);
-    else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
+    if (s?.mode === 'local') {
+      // Settings from a checkout that had the local service, in an app that has none: first run again.
+      if (this.opts.startLocalService) await this.openLocal(s.concurrency);
+    } else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
     // Entries recorded offline go out when the service is back, whether or not the Progress
     // screen is open (the outbox's rule: looked up on their date before any resend).
     this.outboxTimer = setInterval(() => void this.sendOutbox(), OUTBOX_INTERVAL_MS);
@@ -105,7 +112,7 @@ export class AppCore {
   /** The IPC handlers, one per channel of shared/ipc.ts. */
   handlers(): IpcHandlers {
     return {
-      'capture:settings.get': async () => this.settings.view(),
+      'capture:settings.get': async () => this.view(),
       'capture:settings.save': async (input) => {
         const { next, resolved } = this.settings.prepare(input);
         const config: GatewayConfig = { ...resolved };
@@ -119,9 +126,11 @@ export class AppCore {
         await this.local?.close();
         this.local = undefined;
         this.openWith(config, next.concurrency);
-        return this.settings.view();
+        return this.view();
       },
       'capture:settings.useLocalService': async () => {
+        // Refused before anything closes, so the queue in use carries on.
+        if (!this.opts.startLocalService) throw new Error(NO_LOCAL_SERVICE);
         await this.closeUploader();
         await this.openLocal(this.settings.view().concurrency);
         this.settings.useLocal(this.localStructures, this.settings.view().concurrency);
@@ -231,8 +240,11 @@ export class AppCore {
     }
   }
 
+  /** The stored settings as the renderer sees them, and whether the local test service can be offered. */
   private view(): SettingsView {
-    return this.settings.view();
+    const v = this.settings.view();
+    const localServiceAvailable = Boolean(this.opts.startLocalService);
+    return { ...v, localServiceAvailable, configured: v.configured && (v.mode !== 'local' || localServiceAvailable) };
   }
 
   private projectId(): string {
@@ -249,10 +261,14 @@ export class AppCore {
     return { baseUrl: r.baseUrl, authUrl: r.authUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
   }
 
+  /** Starts (or reuses) the local service and opens the queue on it. Throws when it is not offered here or fails to start. */
   private async openLocal(concurrency: number): Promise<void> {
-    this.local ??= await this.opts.startLocalService(join(this.opts.dataDir, 'local-service'));
-    const project = this.local.store.state.projects.find((p) => p.id === this.local!.info.projectId)!;
-    this.localStructures = project.structures.map((s) => ({ id: s.id, name: s.name, designs: s.designs.map((d) => ({ id: d.id, name: d.name })) }));
+    const start = this.opts.startLocalService;
+    if (!start) throw new Error(NO_LOCAL_SERVICE);
+    this.local ??= await start(join(this.opts.dataDir, 'local-service'));
+    // Its ready info is all the app uses of it, as of a real service: addresses, key, account, and
+    // the structures' names a real project hands out of band.
+    this.localStructures = this.local.info.namedStructures.map((s) => ({ id: s.id, name: s.name, designs: s.designs.map((d) => ({ id: d.id, name: d.name })) }));
     this.openWith(this.gatewayConfig(), concurrency);
   }
 

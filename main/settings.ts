@@ -67,8 +67,8 @@ export class SettingsRepository {
     return this.store.get(KEY) as StoredSettings | undefined;
   }
 
-  /** What the renderer may see: everything but the secrets. */
-  view(): SettingsView {
+  /** What the renderer may see: everything but the secrets (whether the local service is offered is the app core's to say). */
+  view(): Omit<SettingsView, 'localServiceAvailable'> {
     const s = this.stored();
     return {
       mode: s?.mode ?? 'service',

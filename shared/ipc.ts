@@ -40,6 +40,8 @@ export const settingsView = z.object({
   /** False when the OS offers no encryption for secrets (they are then refused, not stored in clear). */
   encryptionAvailable: z.boolean(),
   configured: z.boolean(),
+  /** Whether the local test service can be started here (a checkout of the repository; never the packaged app). */
+  localServiceAvailable: z.boolean(),
 });
 export type SettingsView = z.infer<typeof settingsView>;
 

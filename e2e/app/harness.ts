@@ -26,12 +26,17 @@ export class AppHarness {
     readonly svc: TestService,
     readonly dataDir: string,
     private readonly appOrigin: string,
+    private readonly localServiceOffered: boolean,
   ) {}
 
-  /** Starts the service and the core, and wires the page (before its first navigation). */
-  static async start(page: Page, appOrigin: string): Promise<AppHarness> {
+  /**
+   * Starts the service and the core, and wires the page (before its first navigation). With
+   * `localService: false` the core is set up as in the packaged app, where the local test service
+   * cannot be loaded (the service still runs, for tests that configure it as a real one).
+   */
+  static async start(page: Page, appOrigin: string, opts: { localService?: boolean } = {}): Promise<AppHarness> {
     const svc = await startTestService();
-    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin);
+    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true);
     await h.boot();
     await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
       h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }),
@@ -73,8 +78,9 @@ export class AppHarness {
         void this.page.evaluate(([e, p]) => (window as unknown as { __captureEmit?: (e: string, p: unknown) => void }).__captureEmit?.(e, p), [event, payload] as const).catch(() => undefined);
       },
       pickFiles: async () => this.pickResult,
-      // The service outlives app restarts in these tests, as a real one would.
-      startLocalService: async () => ({ ...svc, close: async () => {} }),
+      // The service outlives app restarts in these tests, as a real one would; the core gets only
+      // its ready info, as from the package.
+      startLocalService: this.localServiceOffered ? async () => ({ info: svc.info, close: async () => {} }) : undefined,
     });
     await this.core.start();
     this.dispatch = createIpcDispatcher(this.core.handlers(), (url) => url.startsWith(this.appOrigin));

@@ -63,7 +63,7 @@ export function adminRoutes(router: Router, deps: { store: StateStore; faults: F
     const project = store.project(ctx.params.id);
     if (!project) throw new HttpError(404, adminFail('Project not found'));
     project.stage = stage as ProjectStage;
-    store.save();
+    store.save({ projects: [project.id] });
     sendJson(ctx.res, 200, { success: true, project: { id: project.id, stage: project.stage } });
   });
   router.add('POST', '/projects/:id/designs/:designId/touch', 'admin', async (ctx) => {
@@ -71,7 +71,7 @@ export function adminRoutes(router: Router, deps: { store: StateStore; faults: F
     const design = store.project(ctx.params.id)?.structures.flatMap((s) => s.designs).find((d) => d.id === ctx.params.designId);
     if (!design) throw new HttpError(404, adminFail('Design not found'));
     design.updatedAt = body?.updatedAt ?? new Date().toISOString();
-    store.save();
+    store.save({ projects: [ctx.params.id!] });
     sendJson(ctx.res, 200, { success: true, design });
   });
   router.add('GET', '/state', 'admin', (ctx) =>

@@ -31,7 +31,11 @@ export interface LocalServiceOptions {
   partSize?: number;
 }
 
-/** What the service prints on its ready line, and what a client needs to use it. */
+/**
+ * What the service prints on its ready line, and everything a client needs to use it: the same
+ * settings a real service is used with, and the project's structures and designs, whose ids and
+ * names a real project gives out of band. Clients use this, never the service's state.
+ */
 export interface LocalServiceInfo {
   baseUrl: string;
   authUrl: string;
@@ -39,8 +43,12 @@ export interface LocalServiceInfo {
   adminUrl: string;
   apiKey: string;
   projectId: string;
+  /** Structure ids of the project, in seed order. */
   structures: string[];
+  /** Design ids of all those structures. */
   designs: string[];
+  /** The structures with their names and designs (id and name). */
+  namedStructures: { id: string; name: string; designs: { id: string; name: string }[] }[];
   account: { email: string; password: string };
   s3: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string };
 }
@@ -141,6 +149,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     projectId: project.id,
     structures: project.structures.map((s) => s.id),
     designs: project.structures.flatMap((s) => s.designs.map((d) => d.id)),
+    namedStructures: project.structures.map((s) => ({ id: s.id, name: s.name, designs: s.designs.map((d) => ({ id: d.id, name: d.name })) })),
     account: { email: operator.email, password: operator.password },
     s3: { endpoint, region: st.region, bucket: st.bucket, accessKeyId: st.accessKeyId, secretAccessKey: st.secretAccessKey },
   };
@@ -151,7 +160,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       await new Promise<void>((r) => server.close(() => r()));
     }
     s3.destroy();
-    store.flush();
+    store.close();
   };
   return { info, store, faults, storage, close };
 }

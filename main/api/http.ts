@@ -3,6 +3,7 @@ import { HTTPError, got } from 'got';
 import type { z } from 'zod';
 import type { FailedRequest, RetryPolicy } from './errors.js';
 import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError, describeRequest, recommendedRetryPolicy } from './errors.js';
+import { parseS3Error } from './s3-error.js';
 import { errorBody } from './schemas.js';
 
 /** Options shared by the JSON clients. Times in ms. */
@@ -97,7 +98,7 @@ export function toClientError(err: unknown, request: FailedRequest): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-/** The `message` of a JSON error body, or S3's `<Code>: <Message>`, if the body has one. */
+/** The `message` of a JSON error body, or S3's `<Code>: <Message>` (references decoded), if the body has one. */
 export function serviceMessage(text: string): string | undefined {
   try {
     const parsed = errorBody.safeParse(JSON.parse(text));
@@ -105,12 +106,11 @@ export function serviceMessage(text: string): string | undefined {
   } catch {
     // not JSON; maybe S3 XML
   }
-  const code = s3CodeOf(text);
-  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
-  return code ? `${code}: ${message ?? ''}`.trim() : undefined;
+  const s3 = parseS3Error(text);
+  return s3 ? `${s3.code}: ${s3.message ?? ''}`.trim() : undefined;
 }
 
-/** S3's error code of an XML error body, if it is one. */
+/** S3's error code of an XML error body, if it is one (capture-upload-interface.md §7 classifies by it). */
 export function s3CodeOf(text: string): string | undefined {
-  return /<Error>[\s\S]*?<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  return parseS3Error(text)?.code;
 }

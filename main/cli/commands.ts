@@ -8,6 +8,7 @@ import { applyTimetable } from '../bandwidth-timetable.js';
 import type { Logger } from '../engine/engine.js';
 import type { Uploader } from '../uploader.js';
 import { openUploader } from '../uploader.js';
+import { startLocalService } from '../local-service.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
 import { formatBytes } from '../../shared/format.js';
@@ -42,9 +43,8 @@ export async function openSession(opts: GlobalOptions, log: Logger): Promise<Ses
   let gateway: GatewayConfig;
   let demo: Session['demo'];
   if (opts.demo) {
-    // The local service runs in this process (e2e/service), so the demo needs no account.
-    const { startLocalService } = await import('../../e2e/service/index.js');
-    const service = await startLocalService({ dataDir: join(dataDir, 'local-service') });
+    // The local service runs in this process, so the demo needs no account; it is loaded only here.
+    const service = await startLocalService(join(dataDir, 'local-service'));
     const { info } = service;
     gateway = { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
     demo = { structures: info.structures, close: () => service.close() };

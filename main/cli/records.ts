@@ -5,6 +5,7 @@ import { stageTotals } from '../../shared/asset-stages.js';
 import { reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
 import { ProgressRecordsClient, explain } from '../api/progress-records.js';
+import { startLocalService } from '../local-service.js';
 import { printable } from './printable.js';
 
 // `capture-uploader progress …` and `assets …`: the office side, progress-records-interface.md.
@@ -30,13 +31,11 @@ interface RecordsSession {
 
 async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
   if (g.demo) {
-    const { startLocalService } = await import('../../e2e/service/index.js');
-    const service = await startLocalService({ dataDir: join(mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')), 'local-service') });
+    const service = await startLocalService(join(mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')), 'local-service'));
     const { info } = service;
-    const project = service.store.state.projects.find((p) => p.id === info.projectId)!;
     return {
       client: new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account }),
-      structures: project.structures.map((s) => ({ id: s.id, name: s.name })),
+      structures: info.namedStructures.map((s) => ({ id: s.id, name: s.name })),
       close: () => service.close(),
     };
   }

@@ -177,7 +177,7 @@ describe('the Electron shell', () => {
     expect([...rec.handlers.keys()].sort()).toEqual(Object.keys(channels).sort());
     const get = rec.handlers.get('capture:settings.get')!;
     const ours = await get(appFrame(), undefined);
-    expect(ours).toMatchObject({ ok: true, value: { configured: false, encryptionAvailable: true } });
+    expect(ours).toMatchObject({ ok: true, value: { configured: false, encryptionAvailable: true, localServiceAvailable: true } });
     expect(await get({ senderFrame: { url: 'https://evil.example/', parent: null } }, undefined)).toEqual({ ok: false, error: 'Refused: the request did not come from the app’s own window' });
     expect(await get({ senderFrame: { ...appFrame().senderFrame, parent: {} } }, undefined)).toMatchObject({ ok: false });
     expect(await rec.handlers.get('capture:queue.pause')!(appFrame(), { fileId: -1 })).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid request capture:queue.pause/) });

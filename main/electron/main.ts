@@ -10,6 +10,7 @@ import { APP_ID, APP_NAME } from '../../shared/app-info.js';
 import type { QueueTotals } from '../../shared/ipc.js';
 import { AppCore } from '../app-core.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
+import { findLocalService } from '../local-service.js';
 import type { KeyValueStore, SecretBox } from '../settings.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -138,8 +139,8 @@ async function start(): Promise<void> {
       });
       return res.canceled ? [] : res.filePaths;
     },
-    // The local test service is loaded only when chosen.
-    startLocalService: async (dataDir) => (await import('../../e2e/service/index.js')).startLocalService({ dataDir }),
+    // Loaded only when chosen; the packaged app does not contain it, so there it is not offered.
+    startLocalService: app.isPackaged ? undefined : findLocalService(),
     notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
     busy: setWorking,
     totals: showTotals,

@@ -147,7 +147,7 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
       };
       deps.store.state.captures[captureId] = capture;
       for (const u of uploads) deps.store.state.uploads[u.uploadId] = u;
-      deps.store.save();
+      deps.store.save({ captures: [captureId], uploads: uploads.map((u) => u.uploadId) });
       result.push({
         capture: {
           captureId,

@@ -106,7 +106,7 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
         parts.push({ partNumber: n, url: await getSignedUrl(deps.s3, command, { expiresIn }), expiresIn });
       }
       markStarted(u);
-      deps.store.save();
+      deps.store.save({ captures: [u.captureId] });
     }
     sendJson(ctx.res, 200, { ok: true, uploadId: u.uploadId, partSize: u.partSize, totalParts: u.totalParts, parts });
   });
@@ -138,7 +138,7 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
       markStarted(u);
       if (u.status === 'initiated') u.status = 'uploading';
       await finalizeIfComplete(u);
-      deps.store.save();
+      deps.store.save({ uploads: [u.uploadId], captures: [u.captureId] });
       return uploadRecord(u);
     });
     sendJson(ctx.res, 200, { ok: true, upload: record });
@@ -155,7 +155,7 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
         const stored = await storedParts(u);
         u.parts = {};
         for (const [n, p] of stored) u.parts[n] = { etag: p.ETag!, size: p.Size! };
-        deps.store.save();
+        deps.store.save({ uploads: [u.uploadId] });
       }
       return uploadRecord(u);
     });

@@ -48,10 +48,17 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
       {firstRun && (
         <section className="welcome">
           <h2>Welcome</h2>
-          <p>Enter the capture service details your administrator gave you, or try everything first with the local test service.</p>
-          <button className="primary" disabled={busy} onClick={() => void run(useLocal)}>
-            Use the local test service
-          </button>
+          {settings.localServiceAvailable ? (
+            <>
+              <p>Enter the capture service details your administrator gave you, or try everything first with the local test service.</p>
+              <button className="primary" disabled={busy} onClick={() => void run(useLocal)}>
+                Use the local test service
+              </button>
+            </>
+          ) : (
+            // The packaged app does not contain the local test service; only a checkout of the repository has it.
+            <p>Enter the capture service details your administrator gave you.</p>
+          )}
         </section>
       )}
       {!settings.encryptionAvailable && (
