@@ -34,8 +34,9 @@ export class AppHarness {
    * `localService: false` the core is set up as in the packaged app, where the local test service
    * cannot be loaded (the service still runs, for tests that configure it as a real one).
    */
-  static async start(page: Page, appOrigin: string, opts: { localService?: boolean } = {}): Promise<AppHarness> {
-    const svc = await startTestService();
+  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService } = {}): Promise<AppHarness> {
+    // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
+    const svc = opts.service ?? (await startTestService());
     const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true);
     await h.boot();
     await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
