@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { LocalService } from '../e2e/service/index.js';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
-import type { EventName, EventPayload, InspectResult, NamedStructure, QueueView, SettingsView } from '../shared/ipc.js';
+import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueView, SettingsView } from '../shared/ipc.js';
+import { mostUsedPlacement } from '../shared/registration.js';
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
@@ -107,15 +108,20 @@ export class AppCore {
         const u = this.requireUploader();
         const queued: number[] = [];
         const refused: { path: string; reason: string }[] = [];
+        const placed: LastPlacement[] = [];
         for (const form of forms) {
           const r = await u.add(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
           queued.push(...r.queued);
           refused.push(...r.refused);
+          if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
         }
+        const usual = mostUsedPlacement(placed);
+        if (usual) this.settings.rememberPlacement(this.projectId(), usual);
         this.changed('registered');
         this.kick();
         return { queued, refused };
       },
+      'capture:captures.lastPlacement': async () => this.settings.lastPlacement(this.projectId()),
       'capture:queue.list': async () => this.queueView(),
       'capture:engine.limits': async ({ bandwidthBytesPerSecond }) => {
         this.uploader?.engine.setBandwidth(bandwidthBytesPerSecond);

@@ -1,4 +1,4 @@
-import type { NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
+import type { LastPlacement, NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
 
 /**
  * Encryption for secrets at rest: Electron's safeStorage in the app (OS keychain / DPAPI /
@@ -50,6 +50,8 @@ export class NoSecureStorageError extends Error {
 }
 
 const KEY = 'settings';
+/** Project id → where its previous card was registered; kept apart so saving settings leaves it. */
+const PLACEMENTS = 'lastPlacements';
 
 /** Reads and writes the app's settings, sealing the password and API key with the SecretBox. */
 export class SettingsRepository {
@@ -133,6 +135,17 @@ export class SettingsRepository {
   useLocal(structures: NamedStructure[], concurrency: number): void {
     const bandwidthBytesPerSecond = this.stored()?.bandwidthBytesPerSecond ?? null;
     this.store.set(KEY, { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, bandwidthBytesPerSecond, structures } satisfies StoredSettings);
+  }
+
+  /** Where the previous card of `project` was registered, or null. */
+  lastPlacement(project: string): LastPlacement | null {
+    return (this.store.get(PLACEMENTS) as Record<string, LastPlacement> | undefined)?.[project] ?? null;
+  }
+
+  /** Remembers where a card of `project` was registered, for the next card to offer it. */
+  rememberPlacement(project: string, placement: LastPlacement): void {
+    const all = (this.store.get(PLACEMENTS) as Record<string, LastPlacement> | undefined) ?? {};
+    this.store.set(PLACEMENTS, { ...all, [project]: placement });
   }
 
   /** Keeps the bandwidth limit (bytes per second, or null) with the other settings. */
