@@ -35,7 +35,7 @@ export function DropZone() {
     void pick();
   };
   return (
-    <section
+    <div
       className={`dropzone${over ? ' over' : ''}`}
       data-testid="dropzone"
       role="button"
@@ -58,6 +58,6 @@ export function DropZone() {
       <span className="pick" aria-hidden="true">
         {inspecting ? 'Reading files…' : 'Choose files…'}
       </span>
-    </section>
+    </div>
   );
 }
