@@ -36,6 +36,9 @@ async function shots(page: Page, info: TestInfo, name: string, before?: () => Pr
   await page.setViewportSize(SIZES.large);
 }
 
+/** Scrolls the page so the element matched by `selector` starts at the top of the window. */
+const scrollToTop = (page: Page, selector: string) => page.locator(selector).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+
 /** No axe violations inside `selector`; the failure lists each rule with the elements it found. */
 async function expectAccessible(page: Page, selector: string) {
   const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
@@ -103,7 +106,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await expect(page.getByLabel('Not uploaded').locator('summary')).toHaveText('Not uploaded: 100 previews (LRV)');
   await expectAccessible(page, '.drafts');
   await expectAccessible(page, '[data-testid="dropzone"]');
-  await shots(page, info, '11-card-100-recordings', () => page.getByRole('heading', { name: /New captures/ }).scrollIntoViewIfNeeded());
+  await shots(page, info, '11-card-100-recordings', () => scrollToTop(page, '.drafts'));
 
   // Every interaction a person makes from here is counted.
   let interactions = 0;
@@ -120,7 +123,8 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => bar.getByLabel('Structure · design').selectOption({ label: 'Tower B · Level 1' }));
   await act(() => bar.getByRole('button', { name: 'Apply to 40 selected' }).click());
   await expect(table.getByText('Not chosen')).toHaveCount(0);
-  await shots(page, info, '12-card-placed', () => page.getByRole('heading', { name: /New captures/ }).scrollIntoViewIfNeeded());
+  // Scrolled to the second walk: the controls stay at hand above the rows.
+  await shots(page, info, '12-card-placed', () => scrollToTop(page, '[aria-label="Site walk 2"]'));
 
   await act(() => page.getByRole('button', { name: 'Register 100 captures…' }).click());
   const dialog = page.getByRole('dialog', { name: 'Register 100 captures?' });
@@ -143,7 +147,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   const placed = (s: string, d: string) => captures.filter((c) => c.structure === s && c.design === d && c.request.type === 'interior').length;
   expect([placed(ids.towerA, ids.towerA2), placed(ids.towerB, ids.towerB1)]).toEqual([60, 40]);
   expect(captures.every((c) => queueOf().filesOf(c.id).map((f) => f.fileName.slice(20, 22)).join() === '00,10')).toBe(true);
-  await shots(page, info, '14-card-registered');
+  await shots(page, info, '14-card-registered', () => page.evaluate(() => window.scrollTo(0, 0)));
 });
 
 test('shift-click selects a range, and the next card carries the last place over only when asked', async ({ page }, info) => {

@@ -36,6 +36,8 @@ export interface DraftsState {
   setCapturedAt(key: string, iso: string): void;
   /** Takes the selected captures off this list (nothing was sent for them). */
   discardSelected(): void;
+  /** Empties the list: captures not registered and files set aside (nothing was sent for them). */
+  clear(): void;
   /** Registers every ready capture (captures.register), then drops them from the list. */
   register(): Promise<void>;
   loadLastPlacement(): Promise<void>;
@@ -103,6 +105,9 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
   discardSelected() {
     const { selected } = get();
     set({ drafts: get().drafts.filter((d) => !selected.has(d.proposal.key)), selected: new Set(), anchor: undefined });
+  },
+  clear() {
+    set({ drafts: [], refused: [], selected: new Set(), anchor: undefined });
   },
   async register() {
     const structures = useApp.getState().settings?.structures ?? [];

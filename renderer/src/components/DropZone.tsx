@@ -12,6 +12,8 @@ import { useApp } from '../store.js';
 export function DropZone() {
   const inspect = useDrafts((s) => s.inspect);
   const inspecting = useDrafts((s) => s.inspecting);
+  // Once a card is listed the zone shrinks to one line, leaving the window to the table.
+  const compact = useDrafts((s) => s.drafts.length > 0);
   const notify = useApp((s) => s.notify);
   const [over, setOver] = useState(false);
 
@@ -36,7 +38,7 @@ export function DropZone() {
   };
   return (
     <div
-      className={`dropzone${over ? ' over' : ''}`}
+      className={`dropzone${over ? ' over' : ''}${compact ? ' compact' : ''}`}
       data-testid="dropzone"
       role="button"
       tabIndex={0}
@@ -51,10 +53,16 @@ export function DropZone() {
       onDragLeave={() => setOver(false)}
       onDrop={onDrop}
     >
-      <p>
-        <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/<code>_10_</code> files are
-        paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
-      </p>
+      {compact ? (
+        <p>
+          <strong>Drop Insta360 recordings here</strong> to add more to the list.
+        </p>
+      ) : (
+        <p>
+          <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/<code>_10_</code> files are
+          paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
+        </p>
+      )}
       <span className="pick" aria-hidden="true">
         {inspecting ? 'Reading files…' : 'Choose files…'}
       </span>

@@ -75,7 +75,7 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
         {status}
       </span>
       <div className="register-actions">
-        {waiting > 0 && <span className="muted">{waiting} still without a structure and design</span>}
+        {waiting > 0 && <span className="muted">{waiting} not placed yet</span>}
         <button type="button" className="primary" disabled={ready === 0} onClick={onRegister}>
           Register {ready} capture{ready === 1 ? '' : 's'}…
         </button>

@@ -51,9 +51,15 @@ export function RegisterPanel() {
   };
   return (
     <section className="drafts" aria-labelledby="drafts-title">
-      <h2 id="drafts-title">
-        New captures <span className="muted">{`${registrable.length} in ${walks.length} site walk${walks.length === 1 ? '' : 's'}`}</span>
-      </h2>
+      <header className="drafts-head">
+        <h2 id="drafts-title">
+          New captures{' '}
+          {registrable.length > 0 && <span className="muted">{`${registrable.length} in ${walks.length} site walk${walks.length === 1 ? '' : 's'}`}</span>}
+        </h2>
+        <button type="button" className="link" onClick={() => useDrafts.getState().clear()}>
+          Clear this list
+        </button>
+      </header>
       {registrable.length > 0 && <ApplyBar ready={ready.length} waiting={left} onRegister={() => setConfirming(true)} />}
       {(registrable.length > 0 || blocked.length > 0) && <CaptureTable walks={walks} blocked={blocked} />}
       {skipped.length > 0 && (
