@@ -160,6 +160,8 @@ test('shift-click selects a range, and the next card carries the last place over
   await h.drop([join(work, 'second')]);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(5);
+  // The first card was registered whole: the list now holds the second card alone.
+  await expect(page.getByLabel('Not uploaded').locator('summary')).toHaveText('Not uploaded: 5 previews (LRV)');
   // Offered, not applied: every row still waits for a choice.
   await expect(page.getByText('Not chosen')).toHaveCount(5);
   await rows.nth(1).getByRole('checkbox').click();
@@ -221,14 +223,14 @@ test('first run: the local service is the second choice; structures and designs 
   await importFile.setInputFiles({ name: 'office.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1}\n`) });
   await expect(page.getByRole('alert')).toHaveText('office.csv: Line 3: Too few fields: expected 4 fields but parsed 3.');
   await expect(page.getByLabel('Structure id')).toHaveCount(0); // a file with a bad line changes nothing
-  await shots(page, info, '17-settings-import-error');
+  await shots(page, info, '17-settings-import-error', () => scrollToTop(page, '.structures'));
   await importFile.setInputFiles({ name: 'office.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1},\n`) });
   await expect(page.getByRole('alert')).toHaveText('office.csv: Line 3: a design needs both design_id and design_name (or leave both empty).');
   await importFile.setInputFiles({ name: 'office.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1},Level 1\n`) });
   await expect(page.getByTestId('catalog-result')).toHaveText('Imported 2 structures and 2 designs from office.csv. Save to keep them.');
   await expect(page.getByLabel('Structure name')).toHaveCount(2);
   await expectAccessible(page, 'main.settings');
-  await shots(page, info, '18-settings-imported');
+  await shots(page, info, '18-settings-imported', () => scrollToTop(page, '.structures'));
 
   await page.getByRole('button', { name: 'Save and sign in' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();

@@ -22,7 +22,10 @@ export interface DraftsState {
   inspecting: boolean;
   /** Where the previous card of this project went (captures.lastPlacement), or null. */
   lastPlacement: LastPlacement | null;
-  /** Reads dropped or chosen paths in main (files.inspect) and adds the captures not listed yet. */
+  /**
+   * Reads dropped or chosen paths in main (files.inspect) and adds the captures not listed yet;
+   * when nothing registrable is left from the last card, the new card replaces what remains of it.
+   */
   inspect(paths: string[]): Promise<void>;
   /** Selects or unselects one row; with `range`, every registrable row from the anchor to it takes its new state. */
   toggle(key: string, range: boolean): void;
@@ -61,9 +64,12 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       const result = await unwrap(api['files.inspect'](paths));
       const known = new Set(get().drafts.map((d) => d.proposal.key));
       const fresh = result.captures.filter((c) => !known.has(c.key)).map((proposal) => ({ proposal, form: { type: 'interior' as const, capturedAt: proposal.capturedAt } }));
-      const seen = new Set(get().refused.map((r) => `${r.path}\u0000${r.reason}`));
+      // A new card after the last one was registered starts a new list; otherwise it adds to it.
+      const earlier = get().drafts.some(isRegistrable) ? get().refused : [];
+      const seen = new Set(earlier.map((r) => `${r.path}\u0000${r.reason}`));
       const refused = result.refused.filter((r) => !seen.has(`${r.path}\u0000${r.reason}`));
-      set({ drafts: [...get().drafts, ...fresh].sort(order), refused: [...get().refused, ...refused] });
+      const drafts = get().drafts.some(isRegistrable) ? get().drafts : [];
+      set({ drafts: [...drafts, ...fresh].sort(order), refused: [...earlier, ...refused] });
       void get().loadLastPlacement();
     } catch (err) {
       notify('error', messageOf(err));
