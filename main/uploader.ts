@@ -36,10 +36,12 @@ export interface Uploader {
   /** Set when a corrupt queue file was moved aside on opening (its new path). */
   setAside?: string;
   /**
-   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
+   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4) unless
+   * `register` is false (the caller then has them registered, e.g. by `engine.registerQueued()`
+   * once for many adds, or by the next drain).
    * Returns the row ids queued and the paths refused with their reasons.
    */
-  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
+  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>, opts?: { register?: boolean }): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
     gateway,
     engine,
     setAside,
-    async add(paths, choices) {
+    async add(paths, choices, { register = true } = {}) {
       const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
       // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
@@ -89,7 +91,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
         }
         queued.push(queue.enqueueCapture(c.label, c.request, c.files));
       }
-      await engine.registerQueued();
+      if (register) await engine.registerQueued();
       return { queued, refused, warnings };
     },
     async close() {
