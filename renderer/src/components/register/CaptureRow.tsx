@@ -1,6 +1,6 @@
 import type { MouseEvent } from 'react';
 import { useState } from 'react';
-import { fromLocalInput, toLocalInput, utcOffsetLabel } from '../../../../shared/local-time.js';
+import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import type { DraftCapture } from '../../placement.js';
@@ -85,7 +85,7 @@ function TimeEditor({ iso, onChange, onDone }: { iso: string; onChange(iso: stri
         />
       </label>
       <span className="offset" data-testid="utc-offset">
-        {utcOffsetLabel(iso)}
+        {zoneLabel(toLocalInput(iso))}
       </span>
       <span className="muted">sent as {iso}</span>
       <button type="button" onClick={onDone}>
