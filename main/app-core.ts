@@ -109,10 +109,8 @@ export class AppCore {
         const queued: number[] = [];
         const refused: { path: string; reason: string }[] = [];
         const placed: LastPlacement[] = [];
-        // A card is queued first and registered after the answer: a person confirming 100 captures
-        // waits for the checks and the queue, not for 100 add-capture round trips (§4.4, one at a time).
         for (const form of forms) {
-          const r = await u.add(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt }, { register: false });
+          const r = await u.add(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
           queued.push(...r.queued);
           refused.push(...r.refused);
           if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
@@ -120,7 +118,6 @@ export class AppCore {
         const usual = mostUsedPlacement(placed);
         if (usual) this.settings.rememberPlacement(this.projectId(), usual);
         this.changed('registered');
-        void u.engine.registerQueued().catch((err: unknown) => this.opts.log?.warn(`Registration stopped: ${reasonOf(err)}`));
         this.kick();
         return { queued, refused };
       },

@@ -36,12 +36,10 @@ export interface Uploader {
   /** Set when a corrupt queue file was moved aside on opening (its new path). */
   setAside?: string;
   /**
-   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4) unless
-   * `register` is false (the caller then has them registered, e.g. by `engine.registerQueued()`
-   * once for many adds, or by the next drain).
+   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
    * Returns the row ids queued and the paths refused with their reasons.
    */
-  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>, opts?: { register?: boolean }): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
+  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   close(): Promise<void>;
 }
 
@@ -69,7 +67,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
     gateway,
     engine,
     setAside,
-    async add(paths, choices, { register = true } = {}) {
+    async add(paths, choices) {
       const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
       // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
@@ -91,7 +89,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
         }
         queued.push(queue.enqueueCapture(c.label, c.request, c.files));
       }
-      if (register) await engine.registerQueued();
+      await engine.registerQueued();
       return { queued, refused, warnings };
     },
     async close() {

@@ -81,7 +81,7 @@ const structureIds = () => {
 };
 
 test('a 100-recording card is registered by site walk in under ten interactions, confirmed by name, and queued as 200 files in 100 captures', async ({ page }, info) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   await setUpLocal(page);
   const card = join(work, 'Camera01');
   // Two site walks: 60 recordings from 08:00 a minute apart, 40 from 13:00 ninety seconds apart; and a lone lens 10.
@@ -135,10 +135,9 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => dialog.getByRole('button', { name: 'Register and upload' }).click());
   expect(interactions).toBeLessThan(10);
 
-  // The answer comes once the card is checked and queued (every file read once), not after 100
-  // add-capture round trips; a busy machine still gets time.
+  // Queuing reads every file once (fingerprints, media facts): 200 files take a while on a busy machine.
   const registering = Date.now();
-  await expect(page.getByTestId('capture-row')).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByTestId('capture-row')).toHaveCount(0, { timeout: 60_000 });
   info.annotations.push({ type: 'register-100-ms', description: String(Date.now() - registering) });
   // The queue's rows: 100 captures of two lenses each, placed by walk.
   const ids = structureIds();
