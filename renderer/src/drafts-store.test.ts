@@ -12,8 +12,6 @@ const fakeApi = {
     return ok({ queued: forms.map((_, i) => i + 1), refused: [] });
   },
   'captures.lastPlacement': () => ok(null),
-  'queue.list': () => ok({ captures: [], files: [], blocked: null }),
-  'settings.get': () => ok(undefined),
 };
 
 let useDrafts: typeof import('./drafts-store.js').useDrafts;

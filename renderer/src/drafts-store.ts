@@ -126,8 +126,8 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       const selected = new Set([...get().selected].filter((k) => !keys.has(k)));
       set({ drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)), selected, refused: [...get().refused, ...res.refused] });
       notify('info', `${res.queued.length} capture${res.queued.length === 1 ? '' : 's'} registered and queued for upload.`);
+      // The queue screen learns of the new rows from main's queue events; nothing is reloaded here.
       void get().loadLastPlacement();
-      await useApp.getState().loadQueue();
     } catch (err) {
       notify('error', messageOf(err));
     }
