@@ -28,6 +28,11 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
         {sentence}
       </p>
       <p className="muted">{detail}</p>
+      {busy && (
+        <p role="status" className="registering">
+          Registering with the service, one capture at a time…
+        </p>
+      )}
       <div className="dialog-actions">
         <button type="button" onClick={onCancel} disabled={busy}>
           Back to the list
