@@ -130,9 +130,9 @@ describe('capture-uploader add --dry-run', () => {
     const before = Object.keys(svc.store.state.captures).length;
     const res = await cli(dataDir, ['add', '--dry-run', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]).done;
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain(`Would register 1 capture(s), 2 file(s), 5.9 KiB, in structure ${svc.info.structures[0]} (exterior):`);
+    expect(res.stdout).toContain(`Would register 1 capture in structure ${svc.info.structures[0]} (exterior): 2 files, 5.9 KiB.`);
     expect(res.stdout).toMatch(/2026-11-23 08:00:00 · segment 001 · 2 lenses {2}2 file\(s\)/);
-    expect(res.stdout).toMatch(/Not uploaded: 2 file\(s\)\n {2}1 × Low-resolution preview.*\n {2}1 × The file is empty/);
+    expect(res.stdout).toMatch(/Not uploaded: 1 preview \(LRV\) and 1 other file:\n {2}1 × Low-resolution preview.*\n {2}1 × The file is empty/);
     expect(res.stdout).toMatch(/Nothing was queued or sent \(--dry-run\)\.\n$/);
     expect((await statusOf(dataDir)).captures).toEqual([]);
     expect(Object.keys(svc.store.state.captures).length).toBe(before);

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { TestService } from '../e2e/service/testing.js';
 import { startTestService } from '../e2e/service/testing.js';
 import { recommendedRetryPolicy } from './api/errors.js';
+import type { NamedStructure } from '../shared/ipc.js';
 import { AppCore } from './app-core.js';
 
 let svc: TestService;
@@ -185,6 +186,24 @@ describe('AppCore', () => {
     expect(await packaged.handlers()['capture:settings.get']()).toMatchObject({ mode: 'local', localServiceAvailable: false, configured: false });
     await expect(packaged.handlers()['capture:settings.useLocalService']()).rejects.toThrow(/not part of this installation/);
     await expect(packaged.handlers()['capture:queue.list']()).resolves.toMatchObject({ captures: [], files: [], blocked: null });
+  });
+
+  it('remembers where most captures of the last card went, for this project, to offer it next time', async () => {
+    const { c, h } = await core('last-placement');
+    expect(await h['capture:captures.lastPlacement']()).toBeNull();
+    const [a, b] = c.settings.view().structures;
+    if (!a || !b) throw new Error('the local service seeds at least two structures');
+    const files = ['one', 'two', 'three'].map((n) => {
+      const path = join(work, `${n}-placed.mp4`);
+      writeFileSync(path, randomBytes(1000));
+      return path;
+    });
+    const form = (path: string, s: NamedStructure) => ({ paths: [path], structure: s.id, design: s.designs[0]!.id, type: 'exterior' as const, capturedAt: '2026-11-22T08:00:00+01:00' });
+    await h['capture:captures.register']([form(files[0]!, a), form(files[1]!, b), form(files[2]!, b)]);
+    expect(await h['capture:captures.lastPlacement']()).toEqual({ structure: b.id, design: b.designs[0]!.id, type: 'exterior' });
+    // Kept per project: another project's next card is offered nothing.
+    c.settings.rememberPlacement('another-project', { structure: a.id, type: 'interior' });
+    expect(await h['capture:captures.lastPlacement']()).toMatchObject({ structure: b.id });
   });
 
   it('warns about designs changed since the last export, and records a new export', async () => {

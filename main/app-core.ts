@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
-import type { EventName, EventPayload, InspectResult, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
+import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
+import { mostUsedPlacement } from '../shared/registration.js';
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
@@ -142,15 +143,20 @@ export class AppCore {
         const u = this.requireUploader();
         const queued: number[] = [];
         const refused: { path: string; reason: string }[] = [];
+        const placed: LastPlacement[] = [];
         for (const form of forms) {
           const r = await u.add(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
           queued.push(...r.queued);
           refused.push(...r.refused);
+          if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
         }
+        const usual = mostUsedPlacement(placed);
+        if (usual) this.settings.rememberPlacement(this.projectId(), usual);
         this.live?.touched(queued);
         this.kick();
         return { queued, refused };
       },
+      'capture:captures.lastPlacement': async () => this.settings.lastPlacement(this.projectId()),
       'capture:queue.list': async () => this.queueView(),
       'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({ bandwidthBytesPerSecond: this.limits.set(bandwidthBytesPerSecond, timetable ?? null) }),
       'capture:queue.pauseUntil': async ({ until }) => {

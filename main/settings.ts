@@ -1,4 +1,4 @@
-import type { NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
+import type { LastPlacement, NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
 
 /**
  * Encryption for secrets at rest: Electron's safeStorage in the app (OS keychain / DPAPI /
@@ -54,6 +54,8 @@ export class NoSecureStorageError extends Error {
 }
 
 const KEY = 'settings';
+/** Project id → where its previous card was registered; kept apart so saving settings leaves it. */
+const PLACEMENTS = 'lastPlacements';
 
 /** Reads and writes the app's settings, sealing the password and API key with the SecretBox. */
 export class SettingsRepository {
@@ -143,6 +145,17 @@ export class SettingsRepository {
     this.store.set(KEY, {
       mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, bandwidthBytesPerSecond, bandwidthTimetable, pausedUntil, structures,
     } satisfies StoredSettings);
+  }
+
+  /** Where the previous card of `project` was registered, or null. */
+  lastPlacement(project: string): LastPlacement | null {
+    return (this.store.get(PLACEMENTS) as Record<string, LastPlacement> | undefined)?.[project] ?? null;
+  }
+
+  /** Remembers where a card of `project` was registered, for the next card to offer it. */
+  rememberPlacement(project: string, placement: LastPlacement): void {
+    const all = (this.store.get(PLACEMENTS) as Record<string, LastPlacement> | undefined) ?? {};
+    this.store.set(PLACEMENTS, { ...all, [project]: placement });
   }
 
   /** Keeps the upload limits with the other settings: a single limit (bytes per second, or null) and a timetable (its text, or null). */

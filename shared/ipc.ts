@@ -104,6 +104,13 @@ export const captureForm = z.object({
 });
 export type CaptureForm = z.infer<typeof captureForm>;
 
+/**
+ * Where the previous card of this project was registered (the placement most of its captures
+ * went to), offered to be carried over explicitly; ids as in §4.4.
+ */
+export const lastPlacement = z.object({ structure: z.string().min(1), design: z.string().optional(), type: z.enum(['interior', 'exterior']) });
+export type LastPlacement = z.infer<typeof lastPlacement>;
+
 const fileState = z.enum(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled']);
 const captureState = z.enum(['queued', 'registering', 'registration_unknown', 'registered', 'completed', 'failed', 'rejected']);
 
@@ -261,6 +268,8 @@ export const channels = {
     args: z.array(captureForm).min(1),
     result: z.object({ queued: z.array(id), refused: z.array(z.object({ path: z.string(), reason: z.string() })) }),
   },
+  /** Where the previous card of the current project went, or null before the first registration. */
+  'capture:captures.lastPlacement': { args: z.void(), result: lastPlacement.nullable() },
   'capture:queue.list': { args: z.void(), result: queueView },
   /**
    * Changes the upload limits at once, uploads running, and keeps them for next time: a single

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppHarness } from './harness.js';
+import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 
 // The built renderer in Debian's Chromium, driving the real app core, engine, queue and local
 // service through the same IPC dispatcher the Electron shell registers.
@@ -76,22 +77,30 @@ test('drops real recordings, fills the forms from their metadata, registers and 
   writeFileSync(preview, 'low-res');
   await h.drop([lens1, lens0, mp4, preview]);
 
-  const insvCard = page.getByRole('article', { name: /segment 012 · 2 lenses/ });
-  await expect(insvCard).toBeVisible();
-  await expect(insvCard.getByTestId('camera')).toHaveText('Insta360 OneR');
-  await expect(insvCard.getByTestId('serial')).toHaveText('IAEAN00000XXXX');
-  await expect(insvCard.getByTestId('firmware')).toHaveText('v2.0.0_build11');
-  await expect(insvCard.getByTestId('framerate')).toHaveText('29.97 fps');
-  await expect(insvCard.getByLabel('Capture time')).toHaveValue('2023-11-21T20:16:09.000Z');
+  const insvRow = page.getByTestId('capture-row').filter({ hasText: 'segment 012' });
+  await expect(insvRow).toBeVisible();
+  await expect(insvRow).toContainText('Insta360 OneR');
+  const mp4Row = page.getByTestId('capture-row').filter({ hasText: 'walkthrough.mp4' });
+  await expect(mp4Row).toContainText('Not chosen'); // no structure is chosen for a person
+  await expect(page.getByLabel('Not uploaded')).toContainText('Not uploaded: 1 preview (LRV)');
+  await page.getByLabel('Not uploaded').getByText('Not uploaded: 1 preview (LRV)').click();
   await expect(page.getByLabel('Not uploaded')).toContainText('LRV_20231121_201609_11_012.insv — Low-resolution preview');
-  const mp4Card = page.getByRole('article', { name: 'Capture walkthrough.mp4' });
-  await expect(mp4Card.getByTestId('framerate')).toHaveText('30 fps');
+  // The capture time is edited in local time, its offset beside it; unchanged it is sent as read.
+  await insvRow.getByRole('button', { name: /^Capture time/ }).click();
+  await expect(page.getByLabel('Capture time (local)')).toHaveValue(await page.evaluate(() => {
+    const d = new Date('2023-11-21T20:16:09.000Z');
+    const p = (n: number) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  }));
+  await expect(page.getByTestId('utc-offset')).toHaveText(/^UTC[+-]\d\d:\d\d$/);
+  await page.getByRole('button', { name: 'Done' }).click();
 
-  await insvCard.getByLabel('Structure').selectOption({ label: 'Tower B' });
-  await insvCard.getByLabel('Design').selectOption({ label: 'Level 2' });
-  await insvCard.getByLabel('Exterior').check();
+  await insvRow.getByRole('checkbox').check();
+  await applyToSelected(page, 'Tower B · Level 2', 'Exterior');
+  await mp4Row.getByRole('checkbox').check();
+  await applyToSelected(page, 'Tower A · Level 1');
   await shot(page, info, '03-captures-to-register.png');
-  await page.getByRole('button', { name: 'Register 2 captures and upload' }).click();
+  expect(await registerAndConfirm(page, 2)).toBe('1 capture in Tower A · Level 1 (interior), 1 in Tower B · Level 2 (exterior).');
 
   for (const name of ['VID_20231121_201609_00_012.insv', 'VID_20231121_201609_10_012.insv', 'walkthrough.mp4']) {
     await expect(row(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
@@ -110,6 +119,9 @@ test('drops real recordings, fills the forms from their metadata, registers and 
       design: tower.designs.find((d) => d.name === 'Level 2')!.id,
       type: 'exterior',
       captureDateTime: '2023-11-21T20:16:09.000Z',
+      // From the Insta360 trailer and the MP4 header, read by main at registration.
+      deviceId: 'IAEAN00000XXXX',
+      metaDetails: expect.objectContaining({ frameRate: 29.97, cameraName: 'Insta360 OneR' }),
       files: [expect.objectContaining({ fileName: 'VID_20231121_201609_00_012.insv' }), expect.objectContaining({ fileName: 'VID_20231121_201609_10_012.insv' })],
     }),
   );
@@ -122,7 +134,7 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   const bytes = randomBytes(26 * MiB);
   writeFileSync(big, bytes);
   await h.drop([big]);
-  await page.getByRole('button', { name: 'Register 1 capture and upload' }).click();
+  await registerAll(page, 'Tower A · Level 1', 1);
   const r = row(page, 'VID_20261122_090000_00_001.insv');
   await expect(r).toHaveAttribute('data-state', 'uploading');
   await expect.poll(async () => Number(await r.getAttribute('data-parts-done')), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
@@ -172,11 +184,18 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   writeFileSync(files.empty, '');
   writeFileSync(files.lens10, 'lens');
   await h.drop(Object.values(files));
-  const refused = page.getByLabel('Not uploaded');
-  await expect(refused).toContainText('notes.csv — At least one INSV or MP4 file is required, CSV is optional');
-  await expect(refused).toContainText('clip.mov — Only INSV, MP4, and CSV files are allowed');
-  await expect(refused).toContainText('empty.mp4 — The file is empty (0 bytes)');
-  await expect(refused).toContainText('VID_20261122_100000_10_003.insv — Lens 10 of a dual-lens recording without its _00_ file; add VID_20261122_100000_00_003.insv too.');
+  // Files that are not recordings are summed up in one line, the list behind it.
+  const skipped = page.getByLabel('Not uploaded');
+  await expect(skipped).toContainText('Not uploaded: 2 files');
+  await skipped.getByText('Not uploaded: 2 files').click();
+  await expect(skipped).toContainText('notes.csv — At least one INSV or MP4 file is required, CSV is optional');
+  await expect(skipped).toContainText('clip.mov — Only INSV, MP4, and CSV files are allowed');
+  // Recordings that cannot be registered are rows of the table, with their reason.
+  const blocked = page.getByTestId('blocked-row');
+  await expect(blocked.filter({ hasText: 'empty.mp4' })).toContainText('The file is empty (0 bytes)');
+  await expect(blocked.filter({ hasText: 'VID_20261122_100000_10_003.insv' })).toContainText(
+    'Lens 10 of a dual-lens recording without its _00_ file; add VID_20261122_100000_00_003.insv too.',
+  );
   await shot(page, info, '07-refused-files.png');
 
   // A structure the service does not know: its own 422 message comes back.
@@ -185,7 +204,7 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   h.core.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
   await page.reload();
   await h.drop([bogus]);
-  await page.getByRole('button', { name: 'Register 1 capture and upload' }).click();
+  await registerAll(page, 'Old Annex (no designs)', 1);
   await expect(page.getByTestId('attention')).toContainText(
     'The service refused this capture: captures[0].structure ffffffffffffffffffffffff is not a structure of this project',
   );
@@ -254,7 +273,7 @@ test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, 
   // Storage answers every part with 500: the attempt ends, and the file waits for its retry time.
   await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
   await h.drop([file]);
-  await page.getByRole('button', { name: 'Register 1 capture and upload' }).click();
+  await registerAll(page, 'Tower A · Level 1', 1);
   const r = row(page, 'walk-outage.mp4');
   await expect(r).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
   await expect(r).toContainText(/Retrying at \d\d:\d\d \(attempt 2\)/);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { TimetableEntry } from '../../shared/bandwidth.js';
 import type { GatewayConfig } from '../api/gateway.js';
 import { applyTimetable } from '../bandwidth-timetable.js';
@@ -12,6 +12,7 @@ import { startLocalService } from '../local-service.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
 import { formatBytes } from '../../shared/format.js';
+import { describeRegistration, describeSkipped, placementName } from '../../shared/registration.js';
 import { attachDisplay, drainExitCode, summaryLines } from './render.js';
 import { printable } from './printable.js';
 
@@ -115,13 +116,16 @@ export async function previewAdd(s: Session, files: string[], o: { structure?: s
     process.stdout.write(`${JSON.stringify({ type: 'dry-run', structure, kind: o.type ?? 'interior', design: o.design ?? null, wouldRegister: fresh.map(view), alreadyQueued: queued.map(view), notUploaded: refused, warnings })}\n`);
     return;
   }
-  const where = `structure ${structure}${o.design ? `, design ${o.design}` : ''} (${o.type ?? 'interior'})`;
-  process.stdout.write(`Would register ${fresh.length} capture(s), ${fresh.reduce((n, c) => n + c.files.length, 0)} file(s), ${formatBytes(bytes)}, in ${where}:\n`);
+  // The desktop app's wording (shared/registration.ts); the CLI knows ids, not the names Settings gives them.
+  const placement = { structure, design: o.design, type: o.type ?? 'interior' } as const;
+  const where = describeRegistration(fresh.map(() => placement), (p) => placementName(`structure ${p.structure}`, p.design && `design ${p.design}`));
+  const fileCount = fresh.reduce((n, c) => n + c.files.length, 0);
+  process.stdout.write(`Would register ${printable(where)}: ${fileCount} file${fileCount === 1 ? '' : 's'}, ${formatBytes(bytes)}.\n`);
   for (const c of fresh) process.stdout.write(`  ${printable(c.label)}  ${c.files.length} file(s)  ${c.request.captureDateTime}\n`);
   if (queued.length) process.stdout.write(`Already in the queue, not added again: ${queued.length} capture(s)\n`);
   const reasons = new Map<string, string[]>();
   for (const r of refused) reasons.set(r.reason, [...(reasons.get(r.reason) ?? []), r.path]);
-  if (refused.length) process.stdout.write(`Not uploaded: ${refused.length} file(s)\n`);
+  if (refused.length) process.stdout.write(`${describeSkipped(refused.map((r) => basename(r.path)))}:\n`);
   for (const [reason, paths] of reasons) process.stdout.write(`  ${paths.length} × ${reason}\n`);
   for (const w of warnings) process.stdout.write(`warning: ${printable(w.path)}: ${w.reason}\n`);
   process.stdout.write('Nothing was queued or sent (--dry-run).\n');

@@ -2,10 +2,10 @@ import { useEffect, useState } from 'react';
 import { APP_NAME } from '../../shared/app-info.js';
 import { api } from './api.js';
 import { DesignBanner } from './components/DesignBanner.js';
-import { Drafts } from './components/Drafts.js';
 import { DropZone } from './components/DropZone.js';
 import { Notices } from './components/Notices.js';
 import { QueueList } from './components/QueueList.js';
+import { RegisterPanel } from './components/register/RegisterPanel.js';
 import { AssetsView } from './components/records/AssetsView.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
 import { Settings } from './components/Settings.js';
@@ -93,7 +93,7 @@ export function App() {
         <main className="upload">
           <DesignBanner />
           <DropZone />
-          <Drafts />
+          <RegisterPanel />
           <QueueList />
         </main>
       )}

@@ -1,11 +1,12 @@
 import { create } from 'zustand';
 import type { StateCreator } from 'zustand';
-import type { CaptureForm, DesignStatus, ProposedCapture, SettingsInput, SettingsView } from '../../shared/ipc.js';
+import type { DesignStatus, SettingsInput, SettingsView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 import type { QueueSlice } from './queue-slice.js';
 import { queueSlice } from './queue-slice.js';
 
 // One store built from slices (zustand's slices pattern); components select the narrowest part.
+// The registration step keeps its own store (drafts-store.ts).
 
 export interface Notice {
   id: number;
@@ -24,22 +25,6 @@ interface SettingsSlice {
   useLocalService(): Promise<void>;
 }
 
-/** A proposed capture with the form a person fills for it. */
-export interface DraftCapture {
-  proposal: ProposedCapture;
-  form: Omit<CaptureForm, 'paths'>;
-}
-
-interface IntakeSlice {
-  drafts: DraftCapture[];
-  refused: { path: string; reason: string }[];
-  inspecting: boolean;
-  inspect(paths: string[]): Promise<void>;
-  updateDraft(key: string, change: Partial<DraftCapture['form']>): void;
-  discardDraft(key: string): void;
-  register(): Promise<void>;
-}
-
 interface DesignSlice {
   designs?: DesignStatus;
   exportMessage?: string;
@@ -53,7 +38,7 @@ interface NoticeSlice {
   dismiss(id: number): void;
 }
 
-export type AppState = SettingsSlice & IntakeSlice & QueueSlice & DesignSlice & NoticeSlice;
+export type AppState = SettingsSlice & QueueSlice & DesignSlice & NoticeSlice;
 type Slice<T> = StateCreator<AppState, [], [], T>;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -88,50 +73,6 @@ const settingsSlice: Slice<SettingsSlice> = (set, get) => ({
     set({ settings: await unwrap(api['settings.useLocalService']()) });
     get().notify('info', 'Using the local test service: uploads stay on this computer.');
     await get().loadQueue();
-  },
-});
-
-const intakeSlice: Slice<IntakeSlice> = (set, get) => ({
-  drafts: [],
-  refused: [],
-  inspecting: false,
-  async inspect(paths) {
-    if (paths.length === 0) return;
-    set({ inspecting: true });
-    try {
-      const result = await unwrap(api['files.inspect'](paths));
-      const structure = get().settings?.structures[0];
-      const known = new Set(get().drafts.map((d) => d.proposal.key));
-      const fresh = result.captures
-        .filter((c) => !known.has(c.key))
-        .map((proposal) => ({
-          proposal,
-          form: { structure: structure?.id ?? '', design: structure?.designs[0]?.id, type: 'interior' as const, capturedAt: proposal.capturedAt },
-        }));
-      set({ drafts: [...get().drafts, ...fresh], refused: [...get().refused, ...result.refused] });
-    } catch (err) {
-      get().notify('error', messageOf(err));
-    } finally {
-      set({ inspecting: false });
-    }
-  },
-  updateDraft(key, change) {
-    set({ drafts: get().drafts.map((d) => (d.proposal.key === key ? { ...d, form: { ...d.form, ...change } } : d)) });
-  },
-  discardDraft(key) {
-    set({ drafts: get().drafts.filter((d) => d.proposal.key !== key) });
-  },
-  async register() {
-    const ready = get().drafts.filter((d) => !d.proposal.violation && !d.proposal.alreadyQueued);
-    if (ready.length === 0) return;
-    try {
-      const res = await unwrap(api['captures.register'](ready.map((d) => ({ ...d.form, paths: d.proposal.files.map((f) => f.path) }))));
-      const keys = new Set(ready.map((d) => d.proposal.key));
-      set({ drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)), refused: [...get().refused, ...res.refused] });
-      get().notify('info', `${res.queued.length} capture(s) queued for upload.`);
-    } catch (err) {
-      get().notify('error', messageOf(err));
-    }
   },
 });
 
@@ -170,7 +111,6 @@ const noticeSlice: Slice<NoticeSlice> = (set, get) => ({
 /** The renderer's one store. */
 export const useApp = create<AppState>()((...a) => ({
   ...settingsSlice(...a),
-  ...intakeSlice(...a),
   ...queueSlice(...a),
   ...designSlice(...a),
   ...noticeSlice(...a),

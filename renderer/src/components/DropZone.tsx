@@ -1,12 +1,19 @@
 import { useState } from 'react';
-import type { DragEvent } from 'react';
+import type { DragEvent, KeyboardEvent } from 'react';
 import { api, unwrap } from '../api.js';
+import { useDrafts } from '../drafts-store.js';
 import { useApp } from '../store.js';
 
-/** Where recordings are dropped (files or folders), or chosen with the file dialog. */
+/**
+ * Where recordings are dropped (files or folders), or chosen with the file dialog. The whole zone
+ * is one button named by its own text (WCAG 2.5.3): a click, Enter or Space opens the file
+ * dialog, so the keyboard reaches it too (issue #10 item 9).
+ */
 export function DropZone() {
-  const inspect = useApp((s) => s.inspect);
-  const inspecting = useApp((s) => s.inspecting);
+  const inspect = useDrafts((s) => s.inspect);
+  const inspecting = useDrafts((s) => s.inspecting);
+  // Once a card is listed the zone shrinks to one line, leaving the window to the table.
+  const compact = useDrafts((s) => s.drafts.length > 0);
   const notify = useApp((s) => s.notify);
   const [over, setOver] = useState(false);
 
@@ -17,16 +24,27 @@ export function DropZone() {
     void inspect(paths);
   };
   const pick = async () => {
+    if (inspecting) return;
     try {
       void inspect(await unwrap(api['files.pick']()));
     } catch (err) {
       notify('error', String(err));
     }
   };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Enter' && e.key !== ' ') return;
+    e.preventDefault();
+    void pick();
+  };
   return (
-    <section
-      className={`dropzone${over ? ' over' : ''}`}
+    <div
+      className={`dropzone${over ? ' over' : ''}${compact ? ' compact' : ''}`}
       data-testid="dropzone"
+      role="button"
+      tabIndex={0}
+      aria-busy={inspecting}
+      onClick={() => void pick()}
+      onKeyDown={onKey}
       onDragOver={(e) => {
         e.preventDefault();
         setOver(true);
@@ -34,13 +52,19 @@ export function DropZone() {
       onDragLeave={() => setOver(false)}
       onDrop={onDrop}
     >
-      <p>
-        <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/<code>_10_</code> files are
-        paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
-      </p>
-      <button onClick={() => void pick()} disabled={inspecting}>
+      {compact ? (
+        <p>
+          <strong>Drop Insta360 recordings here</strong> to add more to the list.
+        </p>
+      ) : (
+        <p>
+          <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/<code>_10_</code> files are
+          paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
+        </p>
+      )}
+      <span className="pick">
         {inspecting ? 'Reading files…' : 'Choose files…'}
-      </button>
-    </section>
+      </span>
+    </div>
   );
 }

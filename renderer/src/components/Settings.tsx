@@ -1,8 +1,13 @@
 import { useState } from 'react';
 import type { NamedStructure, SettingsView } from '../../../shared/ipc.js';
 import { useApp } from '../store.js';
+import { CatalogImport } from './CatalogImport.js';
 
-/** First-run and settings screen: addresses, account, project, concurrency, and named structures and designs. */
+/**
+ * First-run and settings screen: addresses, account, project, concurrency, and named structures
+ * and designs (typed, or imported from the office's file); the local test service is offered
+ * after the form, as the secondary choice.
+ */
 export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): void }) {
   const settings = useApp((s) => s.settings)!;
   const save = useApp((s) => s.saveSettings);
@@ -49,12 +54,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
         <section className="welcome">
           <h2>Welcome</h2>
           {settings.localServiceAvailable ? (
-            <>
-              <p>Enter the capture service details your administrator gave you, or try everything first with the local test service.</p>
-              <button className="primary" disabled={busy} onClick={() => void run(useLocal)}>
-                Use the local test service
-              </button>
-            </>
+            <p>Enter the capture service details your administrator gave you. To try the app first without an account, use the local test service below the form.</p>
           ) : (
             // The packaged app does not contain the local test service; only a checkout of the repository has it.
             <p>Enter the capture service details your administrator gave you.</p>
@@ -98,6 +98,14 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
           {busy ? 'Signing in…' : 'Save and sign in'}
         </button>
       </form>
+      {settings.localServiceAvailable && !(settings.mode === 'local' && settings.configured) && (
+        <section className="local-choice" aria-label="Try without an account">
+          <p className="muted">No account yet? Everything can be tried on this computer: uploads then stay here and reach no platform.</p>
+          <button type="button" disabled={busy} onClick={() => void run(useLocal)}>
+            Use the local test service
+          </button>
+        </section>
+      )}
     </main>
   );
 }
@@ -112,6 +120,7 @@ function StructuresEditor({ value, onChange }: { value: NamedStructure[]; onChan
   return (
     <fieldset className="structures">
       <legend>Structures and designs</legend>
+      <CatalogImport value={value} onChange={onChange} />
       {value.map((s, i) => (
         <div key={i} className="structure">
           <input aria-label="Structure name" placeholder="Name, e.g. Tower A" value={s.name} onChange={(e) => set(i, { ...s, name: e.target.value })} />

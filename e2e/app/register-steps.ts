@@ -1,0 +1,36 @@
+import type { Page } from '@playwright/test';
+import { expect } from '@playwright/test';
+
+/**
+ * The registration table's steps as a person takes them (issue #10 item 1), for the browser
+ * tests: choose rows, a structure · design and a type, apply, then register and confirm.
+ */
+
+/** The "Apply to selected" controls above the table. */
+export const applyBar = (page: Page) => page.getByRole('group', { name: 'Apply to selected captures' });
+
+/** Sets `place` ("Tower A · Level 1") and `type` on the rows already selected, with the Apply button (the bar keeps its last type, so it is always chosen). */
+export async function applyToSelected(page: Page, place: string, type: 'Interior' | 'Exterior' = 'Interior'): Promise<void> {
+  const bar = applyBar(page);
+  await bar.getByLabel('Structure · design').selectOption({ label: place });
+  await bar.getByLabel('Type').selectOption({ label: type });
+  await bar.getByRole('button', { name: /^Apply to \d+ selected$/ }).click();
+}
+
+/** Opens the confirmation for the ready captures and answers it; resolves with the sentence it showed. */
+export async function registerAndConfirm(page: Page, count: number): Promise<string> {
+  await page.getByRole('button', { name: `Register ${count} capture${count === 1 ? '' : 's'}…` }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toBeVisible();
+  const sentence = (await dialog.getByTestId('confirm-sentence').textContent()) ?? '';
+  await dialog.getByRole('button', { name: 'Register and upload' }).click();
+  await expect(dialog).toBeHidden();
+  return sentence;
+}
+
+/** Registers every capture listed in one place: select all, apply, register, confirm. */
+export async function registerAll(page: Page, place: string, count: number, type: 'Interior' | 'Exterior' = 'Interior'): Promise<string> {
+  await page.getByLabel('Select all captures').check();
+  await applyToSelected(page, place, type);
+  return registerAndConfirm(page, count);
+}

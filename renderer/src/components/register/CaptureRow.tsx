@@ -1,0 +1,96 @@
+import type { MouseEvent } from 'react';
+import { useState } from 'react';
+import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
+import { useDrafts } from '../../drafts-store.js';
+import { formatBytes } from '../../format.js';
+import type { DraftCapture } from '../../placement.js';
+import { nameOfPlacement } from '../../placement.js';
+import { useApp } from '../../store.js';
+
+/** The columns of the registration table, in order (the header and the full-width rows use it). */
+export const COLUMN_COUNT = 9;
+
+const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const lenses = (kind: DraftCapture['proposal']['kind']) => (kind === 'dual-lens' ? '2' : kind === 'single-lens' ? '1' : 'MP4');
+const duration = (s?: number) => (s === undefined ? '—' : `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`);
+
+/**
+ * One capture of the card: recorded time (local), recording, lenses, duration, camera, size, the
+ * place chosen and the type. The time opens an editor in local time with its UTC offset
+ * (issue #10 item 7); what is kept stays ISO 8601 with a zone.
+ */
+export function CaptureRow({ draft }: { draft: DraftCapture }) {
+  const { proposal: p, form } = draft;
+  const key = p.key;
+  const checked = useDrafts((s) => s.selected.has(key));
+  const structures = useApp((s) => s.settings?.structures ?? []);
+  const [editing, setEditing] = useState(false);
+  const place = nameOfPlacement(structures, form);
+  const edited = form.capturedAt !== p.capturedAt;
+  // Insta360 names end in the segment number (…_00_012.insv), the number operators read off the camera.
+  const segment = /_(\d{3})\.insv$/i.exec(p.files[0]!.name)?.[1];
+  const recording = segment ? `segment ${segment}` : p.files[0]!.name;
+  const size = p.files.reduce((n, f) => n + f.size, 0);
+
+  const onSelect = (e: MouseEvent<HTMLInputElement>) => useDrafts.getState().toggle(key, e.shiftKey);
+  return (
+    <>
+      <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key}>
+        <td>
+          <input type="checkbox" checked={checked} onClick={onSelect} onChange={() => undefined} aria-label={`Select ${p.label}`} />
+        </td>
+        <td>
+          <button type="button" className="link time" aria-expanded={editing} aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`} onClick={() => setEditing(!editing)}>
+            {clock(form.capturedAt)}
+            {edited && ' ✎'}
+          </button>
+        </td>
+        <td className="recording" title={p.files.map((f) => f.name).join('\n')}>
+          {recording}
+        </td>
+        <td className="num">{lenses(p.kind)}</td>
+        <td className="num">{duration(p.media.durationSeconds)}</td>
+        <td className="camera">{p.media.camera?.model ?? '—'}</td>
+        <td className="num">{formatBytes(size)}</td>
+        <td className={place ? 'place' : 'place unset'}>{place ?? 'Not chosen'}</td>
+        <td>{form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
+      </tr>
+      {editing && (
+        <tr className="time-editor">
+          <td />
+          <td colSpan={COLUMN_COUNT - 1}>
+            <TimeEditor iso={form.capturedAt} onChange={(iso) => useDrafts.getState().setCapturedAt(key, iso)} onDone={() => setEditing(false)} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** A date-time control in local time with the offset beside it; reports ISO 8601 with that offset. */
+function TimeEditor({ iso, onChange, onDone }: { iso: string; onChange(iso: string): void; onDone(): void }) {
+  return (
+    <div className="time-edit">
+      <label>
+        Capture time (local)
+        <input
+          type="datetime-local"
+          step={1}
+          defaultValue={toLocalInput(iso)}
+          onChange={(e) => {
+            // The control reports '' while a part is being typed: only whole times are kept.
+            const next = fromLocalInput(e.target.value);
+            if (next) onChange(next);
+          }}
+        />
+      </label>
+      <span className="offset" data-testid="utc-offset">
+        {zoneLabel(toLocalInput(iso))}
+      </span>
+      <span className="muted">sent as {iso}</span>
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </div>
+  );
+}

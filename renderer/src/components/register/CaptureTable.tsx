@@ -1,0 +1,101 @@
+import { useEffect, useRef } from 'react';
+import type { SiteWalk } from '../../../../shared/registration.js';
+import { useDrafts } from '../../drafts-store.js';
+import { formatBytes } from '../../format.js';
+import type { DraftCapture } from '../../placement.js';
+import { COLUMN_COUNT, CaptureRow } from './CaptureRow.js';
+
+/** A row for a recording that cannot be registered, with the reason (a lone lens, a refused group, already queued). */
+export interface BlockedRow {
+  key: string;
+  names: string[];
+  reason: string;
+}
+
+const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
+const hm = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+const bytesOf = (ds: DraftCapture[]) => ds.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
+
+/**
+ * The card as a table (issue #10 item 1): one row per capture, grouped into site walks by gaps in
+ * recording time, each walk and the whole card selectable at once; the recordings that cannot be
+ * registered follow with their reasons.
+ */
+export function CaptureTable({ walks, blocked }: { walks: SiteWalk<DraftCapture>[]; blocked: BlockedRow[] }) {
+  const all = walks.flatMap((w) => w.items.map((d) => d.proposal.key));
+  return (
+    <div className="capture-table-wrap">
+      <table className="capture-table" aria-label="Captures to register">
+        <thead>
+          <tr>
+            <th scope="col">
+              <SelectMany keys={all} label="Select all captures" />
+            </th>
+            <th scope="col">Recorded</th>
+            <th scope="col">Recording</th>
+            <th scope="col" className="num">
+              Lenses
+            </th>
+            <th scope="col" className="num">
+              Duration
+            </th>
+            <th scope="col">Camera</th>
+            <th scope="col" className="num">
+              Size
+            </th>
+            <th scope="col">Structure · design</th>
+            <th scope="col">Type</th>
+          </tr>
+        </thead>
+        {walks.map((w) => (
+          <tbody key={w.number} aria-label={`Site walk ${w.number}`}>
+            <tr className="walk-head">
+              <th colSpan={COLUMN_COUNT} scope="colgroup">
+                <SelectMany keys={w.items.map((d) => d.proposal.key)} label={`Select site walk ${w.number}`} />
+                <span className="walk-title">Site walk {w.number}</span>
+                <span className="muted">
+                  {Number.isNaN(w.start) ? 'recording time unknown' : `${day(w.start)}, ${hm(w.start)}–${hm(w.end)}`} · {w.items.length} capture
+                  {w.items.length === 1 ? '' : 's'} · {formatBytes(bytesOf(w.items))}
+                </span>
+              </th>
+            </tr>
+            {w.items.map((d) => (
+              <CaptureRow key={d.proposal.key} draft={d} />
+            ))}
+          </tbody>
+        ))}
+        {blocked.length > 0 && (
+          <tbody aria-label="Cannot be registered">
+            <tr className="walk-head">
+              <th colSpan={COLUMN_COUNT} scope="colgroup">
+                <span className="walk-title">Cannot be registered</span> <span className="muted">{blocked.length} · nothing is sent for these</span>
+              </th>
+            </tr>
+            {blocked.map((b) => (
+              <tr key={b.key} className="blocked" data-testid="blocked-row">
+                <td />
+                <td colSpan={3} className="recording">
+                  {b.names.join(', ')}
+                </td>
+                <td colSpan={COLUMN_COUNT - 4} className="error">
+                  {b.reason}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        )}
+      </table>
+    </div>
+  );
+}
+
+/** A checkbox that selects a set of rows: checked when all are, mixed when some are. */
+function SelectMany({ keys, label }: { keys: string[]; label: string }) {
+  const count = useDrafts((s) => keys.filter((k) => s.selected.has(k)).length);
+  const ref = useRef<HTMLInputElement>(null);
+  const all = keys.length > 0 && count === keys.length;
+  useEffect(() => {
+    if (ref.current) ref.current.indeterminate = count > 0 && !all;
+  }, [count, all]);
+  return <input ref={ref} type="checkbox" aria-label={label} checked={all} disabled={keys.length === 0} onChange={() => useDrafts.getState().select(keys, !all)} />;
+}

@@ -1,0 +1,46 @@
+import { useEffect, useRef } from 'react';
+
+/**
+ * The confirmation before anything is sent (issue #10 item 1): it names what will be registered
+ * where, because a registration cannot be taken back from this computer. A modal `<dialog>`, so
+ * focus stays in it and Escape goes back.
+ */
+export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCancel }: { title: string; sentence: string; detail: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className="confirm"
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-what"
+      onCancel={(e) => {
+        e.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id="confirm-title">{title}</h2>
+      <p id="confirm-what" data-testid="confirm-sentence">
+        {sentence}
+      </p>
+      <p className="muted">{detail}</p>
+      {busy && (
+        <p role="status" className="registering">
+          Registering with the service, one capture at a time…
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={onCancel} disabled={busy}>
+          Back to the list
+        </button>
+        <button type="button" className="primary" onClick={onConfirm} disabled={busy} autoFocus>
+          {busy ? 'Registering…' : 'Register and upload'}
+        </button>
+      </div>
+    </dialog>
+  );
+}

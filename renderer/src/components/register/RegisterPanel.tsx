@@ -1,0 +1,89 @@
+import { useState } from 'react';
+import { describeRegistration, describeSkipped, groupIntoWalks, isRecordingName } from '../../../../shared/registration.js';
+import { useDrafts } from '../../drafts-store.js';
+import { formatBytes } from '../../format.js';
+import { isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
+import { useApp } from '../../store.js';
+import { ApplyBar } from './ApplyBar.js';
+import type { BlockedRow } from './CaptureTable.js';
+import { CaptureTable } from './CaptureTable.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
+
+const baseName = (path: string) => path.split(/[\\/]/).pop() ?? path;
+
+/**
+ * The registration step for a dropped card (issue #10 item 1): the table of captures by site
+ * walk, the controls that place many at once, the recordings that cannot be registered with
+ * their reasons, one line for the previews and other files skipped, and the confirmation.
+ */
+export function RegisterPanel() {
+  const drafts = useDrafts((s) => s.drafts);
+  const refused = useDrafts((s) => s.refused);
+  const structures = useApp((s) => s.settings?.structures ?? []);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (drafts.length === 0 && refused.length === 0) return null;
+
+  const registrable = drafts.filter(isRegistrable);
+  const walks = groupIntoWalks(registrable, (d) => Date.parse(d.proposal.capturedAt));
+  const ready = registrable.filter((d) => isReady(d, structures));
+  const blocked: BlockedRow[] = [
+    ...drafts
+      .filter((d) => !isRegistrable(d))
+      .map((d) => ({
+        key: d.proposal.key,
+        names: d.proposal.files.map((f) => f.name),
+        reason: d.proposal.violation ?? 'Already in the queue; it is not registered twice.',
+      })),
+    ...refused.filter((r) => isRecordingName(baseName(r.path))).map((r) => ({ key: `${r.path}\u0000${r.reason}`, names: [baseName(r.path)], reason: r.reason })),
+  ];
+  const skipped = refused.filter((r) => !isRecordingName(baseName(r.path)));
+  const sentence = describeRegistration(ready.map(placementOf), (p) => nameOfPlacement(structures, p) ?? p.structure);
+  const files = ready.reduce((n, d) => n + d.proposal.files.length, 0);
+  const bytes = ready.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
+  const left = registrable.length - ready.length;
+
+  const confirm = async () => {
+    setBusy(true);
+    await useDrafts.getState().register();
+    setBusy(false);
+    setConfirming(false);
+  };
+  return (
+    <section className="drafts" aria-labelledby="drafts-title">
+      <header className="drafts-head">
+        <h2 id="drafts-title">
+          New captures{' '}
+          {registrable.length > 0 && <span className="muted">{`${registrable.length} in ${walks.length} site walk${walks.length === 1 ? '' : 's'}`}</span>}
+        </h2>
+        <button type="button" className="link" onClick={() => useDrafts.getState().clear()}>
+          Clear this list
+        </button>
+      </header>
+      {registrable.length > 0 && <ApplyBar ready={ready.length} waiting={left} onRegister={() => setConfirming(true)} />}
+      {(registrable.length > 0 || blocked.length > 0) && <CaptureTable walks={walks} blocked={blocked} />}
+      {skipped.length > 0 && (
+        <details className="skipped" aria-label="Not uploaded">
+          <summary>{describeSkipped(skipped.map((r) => baseName(r.path)))}</summary>
+          <ul>
+            {skipped.map((r, i) => (
+              <li key={`${r.path}-${i}`}>
+                <span className="path">{baseName(r.path)}</span> — {r.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={`Register ${ready.length} capture${ready.length === 1 ? '' : 's'}?`}
+          sentence={`${sentence}.`}
+          detail={`${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}, are then uploaded.${left ? ` ${left} capture${left === 1 ? '' : 's'} without a structure and design stay in the list.` : ''} A registration cannot be taken back from this computer.`}
+          busy={busy}
+          onConfirm={() => void confirm()}
+          onCancel={() => setConfirming(false)}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,143 @@
+import { create } from 'zustand';
+import type { LastPlacement } from '../../shared/ipc.js';
+import { api, unwrap } from './api.js';
+import type { DraftCapture, DraftForm } from './placement.js';
+import { isReady, isRegistrable } from './placement.js';
+import { useApp } from './store.js';
+
+/**
+ * The registration step's state (issue #10 item 1), a store of its own so that the queue's store
+ * (store.ts) changes apart from it: the captures found in dropped files, in recording order, what
+ * was chosen for each, which rows are selected, and the files set aside.
+ */
+export interface DraftsState {
+  /** Captures in recording order (the time first proposed, so editing a time never moves a row). */
+  drafts: DraftCapture[];
+  /** Files that will not be uploaded, with the reason a person reads. */
+  refused: { path: string; reason: string }[];
+  /** Keys of the selected registrable captures. */
+  selected: ReadonlySet<string>;
+  /** The row a shift-click range starts from: the last one clicked. */
+  anchor?: string;
+  inspecting: boolean;
+  /** Where the previous card of this project went (captures.lastPlacement), or null. */
+  lastPlacement: LastPlacement | null;
+  /**
+   * Reads dropped or chosen paths in main (files.inspect) and adds the captures not listed yet;
+   * when nothing registrable is left from the last card, the new card replaces what remains of it.
+   */
+  inspect(paths: string[]): Promise<void>;
+  /** Selects or unselects one row; with `range`, every registrable row from the anchor to it takes its new state. */
+  toggle(key: string, range: boolean): void;
+  /** Selects (`on`) or unselects the given rows: a walk, or all. */
+  select(keys: readonly string[], on: boolean): void;
+  /** Sets the chosen fields on every selected capture, then clears the selection; answers how many changed. */
+  applyToSelected(change: Partial<Pick<DraftForm, 'structure' | 'design' | 'type'>>): number;
+  /** Sets fields on the given captures (the carried-over placement). */
+  applyTo(keys: readonly string[], change: Partial<Pick<DraftForm, 'structure' | 'design' | 'type'>>): void;
+  /** Sets one capture's time: ISO 8601 with a zone. */
+  setCapturedAt(key: string, iso: string): void;
+  /** Takes the selected captures off this list (nothing was sent for them). */
+  discardSelected(): void;
+  /** Empties the list: captures not registered and files set aside (nothing was sent for them). */
+  clear(): void;
+  /** Registers every ready capture (captures.register), then drops them from the list. */
+  register(): Promise<void>;
+  loadLastPlacement(): Promise<void>;
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const notify = (level: 'info' | 'error', message: string) => useApp.getState().notify(level, message);
+const order = (a: DraftCapture, b: DraftCapture) => Date.parse(a.proposal.capturedAt) - Date.parse(b.proposal.capturedAt) || a.proposal.key.localeCompare(b.proposal.key);
+
+/** The registration step's store. */
+export const useDrafts = create<DraftsState>()((set, get) => ({
+  drafts: [],
+  refused: [],
+  selected: new Set(),
+  inspecting: false,
+  lastPlacement: null,
+  async inspect(paths) {
+    if (paths.length === 0) return;
+    set({ inspecting: true });
+    try {
+      const result = await unwrap(api['files.inspect'](paths));
+      const known = new Set(get().drafts.map((d) => d.proposal.key));
+      const fresh = result.captures.filter((c) => !known.has(c.key)).map((proposal) => ({ proposal, form: { type: 'interior' as const, capturedAt: proposal.capturedAt } }));
+      // A new card after the last one was registered starts a new list; otherwise it adds to it.
+      const earlier = get().drafts.some(isRegistrable) ? get().refused : [];
+      const seen = new Set(earlier.map((r) => `${r.path}\u0000${r.reason}`));
+      const refused = result.refused.filter((r) => !seen.has(`${r.path}\u0000${r.reason}`));
+      const drafts = get().drafts.some(isRegistrable) ? get().drafts : [];
+      set({ drafts: [...drafts, ...fresh].sort(order), refused: [...earlier, ...refused] });
+      void get().loadLastPlacement();
+    } catch (err) {
+      notify('error', messageOf(err));
+    } finally {
+      set({ inspecting: false });
+    }
+  },
+  toggle(key, range) {
+    const { drafts, selected, anchor } = get();
+    const on = !selected.has(key);
+    const keys = drafts.filter(isRegistrable).map((d) => d.proposal.key);
+    const from = range && anchor !== undefined ? keys.indexOf(anchor) : -1;
+    const to = keys.indexOf(key);
+    const span = from >= 0 ? keys.slice(Math.min(from, to), Math.max(from, to) + 1) : [key];
+    get().select(span, on);
+    set({ anchor: key });
+  },
+  select(keys, on) {
+    const next = new Set(get().selected);
+    for (const k of keys) {
+      if (on) next.add(k);
+      else next.delete(k);
+    }
+    set({ selected: next });
+  },
+  applyToSelected(change) {
+    const keys = [...get().selected];
+    get().applyTo(keys, change);
+    set({ selected: new Set(), anchor: undefined });
+    return keys.length;
+  },
+  applyTo(keys, change) {
+    const chosen = new Set(keys);
+    set({ drafts: get().drafts.map((d) => (chosen.has(d.proposal.key) ? { ...d, form: { ...d.form, ...change } } : d)) });
+  },
+  setCapturedAt(key, iso) {
+    set({ drafts: get().drafts.map((d) => (d.proposal.key === key ? { ...d, form: { ...d.form, capturedAt: iso } } : d)) });
+  },
+  discardSelected() {
+    const { selected } = get();
+    set({ drafts: get().drafts.filter((d) => !selected.has(d.proposal.key)), selected: new Set(), anchor: undefined });
+  },
+  clear() {
+    set({ drafts: [], refused: [], selected: new Set(), anchor: undefined });
+  },
+  async register() {
+    const structures = useApp.getState().settings?.structures ?? [];
+    const ready = get().drafts.filter((d) => isReady(d, structures));
+    if (ready.length === 0) return;
+    try {
+      const forms = ready.map((d) => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type, capturedAt: d.form.capturedAt, paths: d.proposal.files.map((f) => f.path) }));
+      const res = await unwrap(api['captures.register'](forms));
+      const keys = new Set(ready.map((d) => d.proposal.key));
+      const selected = new Set([...get().selected].filter((k) => !keys.has(k)));
+      set({ drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)), selected, refused: [...get().refused, ...res.refused] });
+      notify('info', `${res.queued.length} capture${res.queued.length === 1 ? '' : 's'} registered and queued for upload.`);
+      // The queue screen learns of the new rows from main's queue events; nothing is reloaded here.
+      void get().loadLastPlacement();
+    } catch (err) {
+      notify('error', messageOf(err));
+    }
+  },
+  async loadLastPlacement() {
+    try {
+      set({ lastPlacement: await unwrap(api['captures.lastPlacement']()) });
+    } catch {
+      // Only an offer: without it the person chooses the place, as on the first card.
+      set({ lastPlacement: null });
+    }
+  },
+}));
