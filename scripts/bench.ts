@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import { startLocalService } from '../e2e/service/index.js';
 import type { LocalService } from '../e2e/service/index.js';
 import { uploaderEnv } from '../e2e/service/testing.js';
+import type { CliRun } from './measure.js';
 import { runCli } from './measure.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
@@ -99,7 +100,7 @@ async function ceiling(svc: LocalService, path: string, size: number): Promise<n
 }
 
 /** Runs the built CLI with the uploader's settings for `dataDir`; see runCli. */
-function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<{ seconds: number; peakRss: number }> {
+function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<CliRun> {
   return runCli({ ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) }, ['--concurrency', String(CONCURRENCY), ...args]);
 }
 
@@ -114,7 +115,7 @@ try {
     const plainSeconds = await ceiling(svc, file, size);
     const dataDir = join(work, `queue-${mib}`);
     await uploaderRun(svc, dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
-    const { seconds, peakRss } = await uploaderRun(svc, dataDir, ['drain']);
+    const { seconds, peakRss, cpuSeconds } = await uploaderRun(svc, dataDir, ['drain']);
     const plain = mib / plainSeconds;
     const ours = mib / seconds;
     console.log(
@@ -124,6 +125,7 @@ try {
         `capture-uploader ${ours.toFixed(1)} MiB/s`,
         `ratio ${(ours / plain).toFixed(2)}`,
         `uploader peak RSS ${(peakRss / MiB).toFixed(0)} MiB`,
+        `CPU ${((cpuSeconds * 1024) / mib).toFixed(2)} s/GiB`,
       ].join(' | '),
     );
     rmSync(file, { force: true });
