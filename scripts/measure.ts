@@ -13,17 +13,20 @@ export interface CliRun {
   seconds: number;
   cpuSeconds: number;
   peakRss: number;
+  /** With `traceWrites`: the bytes the process had written to sockets (/proc's `wchar`, all writes, less `write_bytes`, those to files: the queue's) every 10 ms, `t` in ms since spawn. */
+  writes: { t: number; bytes: number }[];
 }
 
 /**
  * Runs the built `capture-uploader` (dist/cli, as a user runs it) with `args`. CPU time and peak
  * RSS come from the child's own getrusage, written at exit by scripts/rusage-probe.mjs (loaded
  * with --import), because Node cannot read a child's rusage and polling /proc misses the last
- * moments. With BENCH_CPU_PROF=DIR set, the child also writes a V8 CPU profile into DIR.
+ * moments. With `traceWrites`, /proc/PID/io is read every 10 ms (Linux) so a rate can be taken
+ * from the first byte sent rather than from process start. With BENCH_CPU_PROF=DIR set, the child also writes a V8 CPU profile into DIR.
  * Its stderr is kept only for the error. Throws Error naming the command (and the end of its
  * stderr) when it exits other than 0, or when the probe wrote nothing.
  */
-export async function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliRun> {
+export async function runCli(env: NodeJS.ProcessEnv, args: string[], traceWrites = false): Promise<CliRun> {
   const probeDir = mkdtempSync(join(tmpdir(), 'capture-rusage-'));
   const probeFile = join(probeDir, 'rusage.json');
   const profDir = process.env.BENCH_CPU_PROF;
@@ -37,13 +40,27 @@ export async function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<Cl
   // Warnings (one per odd file of a generated card) would drown the figures: kept for a failure only.
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  const writes: { t: number; bytes: number }[] = [];
+  const trace = traceWrites
+    ? setInterval(() => {
+        try {
+          const io = readFileSync(`/proc/${child.pid}/io`, 'utf8');
+          const wchar = /wchar: (\d+)/.exec(io);
+          const disk = /^write_bytes: (\d+)/m.exec(io);
+          if (wchar && disk) writes.push({ t: performance.now() - started, bytes: Number(wchar[1]) - Number(disk[1]) });
+        } catch {
+          // the process has just exited
+        }
+      }, 10)
+    : undefined;
   const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(trace);
   const seconds = (performance.now() - started) / 1000;
   try {
     if (code !== 0) throw new Error(`capture-uploader ${args.join(' ')} exited with ${code}: ${stderr}`);
     const usage = JSON.parse(readFileSync(probeFile, 'utf8')) as { userCPUTime: number; systemCPUTime: number; maxRSS: number };
     // resourceUsage(): CPU times in µs, maxRSS in KiB.
-    return { seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, peakRss: usage.maxRSS * 1024 };
+    return { seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, peakRss: usage.maxRSS * 1024, writes };
   } finally {
     rmSync(probeDir, { recursive: true, force: true });
   }

@@ -1,13 +1,11 @@
-import { Transform } from 'node:stream';
-import type { TransformCallback } from 'node:stream';
-
 /** Whether a part's bytes are being held back by the bandwidth limit right now (read by the stall watchdog). */
 export interface Pacing {
   waiting: boolean;
 }
 
-// The limit moves bytes in slices of a quarter second's worth, so a slow limit (8 KiB/s) moves
-// 2 KiB at a time: progress stays smooth and no slice waits long enough to look like a stall.
+// The limit moves bytes in slices of a quarter second's worth (part-wire.ts writes one slice at a
+// time), so a slow limit (8 KiB/s) moves 2 KiB at a time: progress stays smooth and no slice
+// waits long enough to look like a stall.
 const SLICE_SECONDS = 0.25;
 const MIN_SLICE = 1024;
 
@@ -47,35 +45,5 @@ export class Bandwidth {
   /** The largest slice (bytes) let through at once under the current limit, or Infinity with none. */
   sliceSize(): number {
     return this.rate ? Math.max(MIN_SLICE, Math.floor(this.rate * SLICE_SECONDS)) : Infinity;
-  }
-
-  /**
-   * A pass-through stream that lets each chunk through in slices as the limit allows.
-   * `pacing.waiting` is true while a slice is held back, so a stall watchdog can tell the limit
-   * from a dead link.
-   */
-  stream(pacing: Pacing = { waiting: false }): Transform {
-    const pass = (chunk: Buffer, push: (slice: Buffer) => void) => this.pass(chunk, pacing, push);
-    const limited = () => Boolean(this.rate);
-    return new Transform({
-      transform(this: Transform, chunk: Buffer, _enc, done: TransformCallback) {
-        if (!limited()) return done(null, chunk);
-        pass(chunk, (slice) => this.push(slice)).then(() => done(), done);
-      },
-    });
-  }
-
-  private async pass(chunk: Buffer, pacing: Pacing, push: (slice: Buffer) => void): Promise<void> {
-    for (let at = 0; at < chunk.length; ) {
-      const size = Math.min(this.sliceSize(), chunk.length - at);
-      pacing.waiting = true;
-      try {
-        await this.take(size);
-      } finally {
-        pacing.waiting = false;
-      }
-      push(chunk.subarray(at, at + size));
-      at += size;
-    }
   }
 }
