@@ -6,6 +6,7 @@ import { formatBytes } from '../../shared/format.js';
 import { LATEST_VERSION } from '../queue/migrations.js';
 import { UploadQueue } from '../queue/queue.js';
 import { printable } from './printable.js';
+import { statusJson } from './status-json.js';
 
 export { printable };
 import type { QueuedFile } from '../queue/queue.js';
@@ -22,11 +23,10 @@ function storedParts(db: Database.Database): Map<number, { parts: number; bytes:
 }
 
 /**
- * The queue as text lines (each capture with its state; each file with state, percentage, size,
- * and what happens next) or, with `json`, one `{ type: 'status', captures }` object whose files
- * carry `partsDone` and `bytesDone`. Times in the text are local; in JSON, ms since the epoch.
+ * The queue as text lines: each capture with its state; each file with state, percentage, size,
+ * and what happens next (times local). The JSON form is built by SQLite (status-json.ts).
  */
-export function statusOutput(queue: UploadQueue, json: boolean | undefined): string[] {
+export function statusOutput(queue: UploadQueue): string[] {
   const stored = storedParts(queue.db);
   const byCapture = new Map<number, QueuedFile[]>();
   for (const f of queue.allFiles()) {
@@ -35,13 +35,6 @@ export function statusOutput(queue: UploadQueue, json: boolean | undefined): str
     else byCapture.set(f.captureRow, [f]);
   }
   const captures = queue.captures();
-  if (json) {
-    const out = captures.map((c) => ({
-      ...c,
-      files: (byCapture.get(c.id) ?? []).map((f) => ({ ...f, partsDone: stored.get(f.id)?.parts ?? 0, bytesDone: f.state === 'completed' ? f.size : (stored.get(f.id)?.bytes ?? 0) })),
-    }));
-    return [JSON.stringify({ type: 'status', captures: out })];
-  }
   const lines: string[] = [];
   for (const c of captures) {
     lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}`);
@@ -60,7 +53,8 @@ export function statusOutput(queue: UploadQueue, json: boolean | undefined): str
 }
 
 /**
- * `status`: prints the queue in `dataDir` (CAPTURE_DATA_DIR, default ~/.capture-uploader).
+ * `status`: prints the queue in `dataDir` as text lines (statusOutput) or, with `json`, one
+ * `{ type: 'status', captures }` document (statusJson) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined): void {
@@ -76,7 +70,8 @@ export function printStatus(dataDir: string | undefined, json: boolean | undefin
           : `The upload queue ${file} is from an older version (schema ${version}); run \`capture-uploader drain\` once to bring it up to date.`,
       );
     }
-    for (const line of statusOutput(new UploadQueue(db), json)) process.stdout.write(`${line}\n`);
+    if (json) process.stdout.write(`${statusJson(db)}\n`);
+    else for (const line of statusOutput(new UploadQueue(db))) process.stdout.write(`${line}\n`);
   } finally {
     db.close();
   }
