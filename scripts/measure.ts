@@ -17,8 +17,14 @@ export interface CliRun {
   writes: { t: number; bytes: number }[];
 }
 
+/** Node's flags on the built CLI's bin line (`#!/usr/bin/env -S node FLAGS`), so a measured run starts as the installed command does. */
+function binFlags(): string[] {
+  const line = readFileSync(`${ROOT}dist/cli/capture-uploader.js`, 'utf8').slice(0, 200).split('\n')[0]!;
+  return /^#!\/usr\/bin\/env (?:-S )?node(.*)$/.exec(line)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
 /**
- * Runs the built `capture-uploader` (dist/cli, as a user runs it) with `args`. CPU time and peak
+ * Runs the built `capture-uploader` (dist/cli, with the flags of its bin line, as a user runs it) with `args`. CPU time and peak
  * RSS come from the child's own getrusage, written at exit by scripts/rusage-probe.mjs (loaded
  * with --import), because Node cannot read a child's rusage and polling /proc misses the last
  * moments. With `traceWrites`, /proc/PID/io is read every 10 ms (Linux) so a rate can be taken
@@ -30,7 +36,7 @@ export async function runCli(env: NodeJS.ProcessEnv, args: string[], traceWrites
   const probeDir = mkdtempSync(join(tmpdir(), 'capture-rusage-'));
   const probeFile = join(probeDir, 'rusage.json');
   const profDir = process.env.BENCH_CPU_PROF;
-  const nodeArgs = ['--import', `${ROOT}scripts/rusage-probe.mjs`, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])];
+  const nodeArgs = [...binFlags(), '--import', `${ROOT}scripts/rusage-probe.mjs`, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])];
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, `${ROOT}dist/cli/capture-uploader.js`, ...args], {
     cwd: ROOT,
