@@ -41,8 +41,8 @@ const fileError = (err: NodeJS.ErrnoException) => new PartFileError(err.code ?? 
 // The file is read in 1 MiB chunks (a quarter of the read calls of 256 KiB) into two buffers
 // per part: while one is written to the socket, the next chunk is read into the other. The
 // buffers are kept for the next part, so no chunk is ever copied or left for the garbage collector
-// (which held 20 MiB of spent chunks at a time before). Memory is concurrency × 2 MiB whatever the
-// file size.
+// (buffers allocated per part left up to 20 MiB waiting for it). Memory is concurrency × 2 MiB
+// whatever the file size.
 const READ_CHUNK = 1024 * 1024;
 // Enough for 8 parts at once; a higher concurrency allocates the rest per part.
 const POOL_LIMIT = 16;
@@ -74,8 +74,9 @@ function readAt(fd: number, buffer: Buffer, length: number, position: number): P
  * completion says when a buffer may be reused.
  *
  * Resolves with storage's answer, whatever its status, once it has fully arrived (an early
- * refusal ends the sending). Rejects with PartFileError for the file, with the request's error (its `code`: ECONNRESET, ECONNREFUSED…)
- * for the network, or with the signal's reason when aborted. Never mentions the URL.
+ * refusal ends the sending). Rejects with PartFileError for the file, with the request's error
+ * (its `code`: ECONNRESET, ECONNREFUSED…) for the network, or with the signal's reason when
+ * aborted. Never mentions the URL.
  */
 export async function putFromFile(url: string, path: string, offset: number, size: number, opts: WireOptions): Promise<WireAnswer> {
   opts.signal.throwIfAborted();
@@ -85,13 +86,14 @@ export async function putFromFile(url: string, path: string, offset: number, siz
   const wire: Wire = { req, closed: false, stopWrite: undefined, ended: false };
   let settled = false;
   const answer = new Promise<WireAnswer>((resolve, reject) => {
-    req.once('error', reject);
+    // Kept for the request's whole life (not once): a second error after the first must not go unheard.
+    req.on('error', reject);
     req.once('response', (res) => {
       const ok = res.statusCode! >= 200 && res.statusCode! < 300;
       let text = '';
       if (ok) res.resume();
       else res.on('data', (d: Buffer) => void (text.length < MAX_ERROR_TEXT && (text += d.toString('utf8'))));
-      res.once('error', reject);
+      res.on('error', reject);
       res.once('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, text }));
     });
   }).finally(() => (settled = true));
