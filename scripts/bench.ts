@@ -1,142 +1,135 @@
-// npm run bench: throughput and memory of the whole upload flow against the local service.
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue] [--pairs N]
 //
-// For each file size it uploads the same bytes twice against the same storage:
-//   1. the ceiling: plain concurrent presigned PUTs (register, presign, PUT every part with the
-//      same concurrency, report), with nothing else around them;
-//   2. the uploader: the built `capture-uploader add`, then `drain` in a child process (queue,
-//      engine, MD5, progress, everything; timed from process start), whose peak resident memory
-//      is read from /proc.
-// It prints MiB/s of each, their ratio, and the uploader's peak RSS; then the rate measured under
-// a bandwidth limit. Figures, not assertions.
-import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+// Issue #11's figures, each with its target beside it, from one run against the local service on
+// loopback (client and service share this machine):
+//   throughput  a 1 GiB file three ways, in turn, each run: plain concurrent presigned PUTs (the
+//               ceiling), the built capture-uploader (`drain`, timed from its process start), and
+//               Debian's AWS CLI (`aws s3 cp`, timed from its start); the uploader's rate over each,
+//               its CPU seconds per GiB and peak RSS
+//   memory      the uploader's peak RSS uploading 256 MiB and 4 GiB (flat: it must not grow with the file)
+//   bandwidth   64 MiB under a limit of 16 MiB/s and of 256 KiB/s, the rate taken from the first
+//               byte sent to the last (about 9 minutes for two runs at 256 KiB/s)
+//   queue       5,000 dual-lens pairs queued: CLI start, `status --json`, `status`, open + recovery
+// Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
+// other work on the machine moves single runs. Generated files live under the system's temporary
+// folder and are deleted as soon as their section ends. Figures, not assertions.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
+import { parseArgs } from 'node:util';
 import { startLocalService } from '../e2e/service/index.js';
 import type { LocalService } from '../e2e/service/index.js';
-import { uploaderEnv } from '../e2e/service/testing.js';
-import { runCli } from './measure.js';
+import type { Figure } from './bench/figures.js';
+import { printFigures } from './bench/figures.js';
+import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
+import { queueFigures } from './bench/queue.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
-const MiB = 1024 * 1024;
-const CONCURRENCY = 4;
-const SIZES = (process.env.BENCH_SIZES_MIB ?? '1024,256').split(',').map(Number);
+const { values: flags } = parseArgs({
+  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' } },
+});
+const RUNS = Number(flags.runs);
+const SECTIONS = new Set(flags.only.split(','));
+const MB = 1e6;
 
-async function makeFile(path: string, size: number): Promise<void> {
-  const out = createWriteStream(path);
-  const block = randomBytes(8 * MiB);
-  for (let written = 0; written < size; written += block.length) {
-    if (!out.write(block.subarray(0, Math.min(block.length, size - written)))) await once(out, 'drain');
+/** Runs `body` with a fresh local service and work folder, both gone afterwards (stored objects take as much disk as the files sent). */
+async function withService<T>(body: (svc: LocalService, work: string) => Promise<T>): Promise<T> {
+  const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
+  const svc = await startLocalService({ dataDir: join(work, 'service') });
+  try {
+    return await body(svc, work);
+  } finally {
+    await svc.close();
+    rmSync(work, { recursive: true, force: true });
   }
-  out.end();
-  await once(out, 'finish');
 }
 
-async function gateway(svc: LocalService, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${svc.info.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'x-api-key': svc.info.apiKey, 'x-project-id': svc.info.projectId, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+const fileName = (tag: string, run: number) => `VID_20261122_07${String(run).padStart(2, '0')}00_00_${tag}.insv`;
+
+async function throughput(): Promise<Figure[]> {
+  const mib = 1024;
+  const plain: number[] = [];
+  const ours: number[] = [];
+  const aws: number[] = [];
+  const cpu: number[] = [];
+  const awsCpu: number[] = [];
+  const rss: number[] = [];
+  const md5: number[] = [];
+  await withService(async (svc, work) => {
+    const file = join(work, fileName('001', 0));
+    await makeFile(file, mib * MiB);
+    for (let run = 0; run < RUNS; run++) {
+      plain.push(mib / (await plainPuts(svc, file, mib * MiB)));
+      const drain = await uploaderDrain(svc, join(work, `queue-${run}`), file);
+      ours.push(mib / drain.seconds);
+      cpu.push((drain.cpuSeconds * 1024) / mib);
+      rss.push(drain.peakRss / MB);
+      const a = await awsCopy(svc, work, file, `aws/${run}.insv`);
+      aws.push(mib / a.seconds);
+      awsCpu.push((a.cpuSeconds * 1024) / mib);
+      md5.push(md5CpuPerGiB());
+    }
   });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
-  return res.json();
+  const ratio = (a: number[], b: number[]) => a.map((v, i) => v / b[i]!);
+  return [
+    { name: '1 GiB: uploader / plain presigned PUTs', values: ratio(ours, plain), unit: '', better: 'higher', limit: 0.9, digits: 2, note: 'same run' },
+    { name: '1 GiB: uploader / AWS CLI', values: ratio(ours, aws), unit: '', better: 'higher', limit: 1.0, digits: 2, note: 'same run; both timed from process start' },
+    { name: '1 GiB: uploader', values: ours, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from process start, sign-in included' },
+    { name: '1 GiB: plain presigned PUTs', values: plain, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from registration' },
+    { name: '1 GiB: AWS CLI (aws s3 cp)', values: aws, unit: 'MiB/s', better: 'higher', digits: 0, note: '8 MiB parts, 10 at once' },
+    { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.5, digits: 2, note: 'user + system, whole process; MD5 of every byte included' },
+    { name: '1 GiB: uploader CPU less its MD5', values: cpu.map((c, i) => c - md5[i]!), unit: 's/GiB', better: 'lower', digits: 2, note: 'the MD5 cost measured in the same run subtracted' },
+    { name: 'MD5 of 1 GiB on this machine', values: md5, unit: 's/GiB', better: 'lower', digits: 2, note: 'node:crypto; the ETag check\'s floor' },
+    { name: '1 GiB: AWS CLI CPU', values: awsCpu, unit: 's/GiB', better: 'lower', digits: 2 },
+    { name: '1 GiB: uploader peak RSS', values: rss, unit: 'MB', better: 'lower', limit: 100, digits: 0 },
+  ];
 }
 
-/** PUTs one part from disk with node:http (no client library), returning the ETag. */
-function putPart(url: string, path: string, start: number, size: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': size } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(String(res.headers.etag)) : reject(new Error(`PUT part: ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    createReadStream(path, { start, end: start + size - 1 }).pipe(req);
-  });
-}
-
-async function ceiling(svc: LocalService, path: string, size: number): Promise<number> {
-  const signin = await fetch(`${svc.info.authUrl}/api/v1/users/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(svc.info.account),
-  });
-  const { token } = (await signin.json()) as { token: string };
-  const started = performance.now();
-  const reg = (await gateway(svc, token, 'POST', '/captures/api/v1/external-captures/add-capture', {
-    captures: [
-      {
-        project: svc.info.projectId,
-        structure: svc.info.structures[0],
-        captureDateTime: new Date().toISOString(),
-        type: 'interior',
-        mode: '360 Video',
-        sourceType: 'bot',
-        files: [{ frameIndex: 1, fileName: 'ceiling.insv', contentType: 'video/insv', size }],
-      },
-    ],
-  })) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] };
-  const { uploadId, partSize } = reg.result[0]!.uploadManifest[0]!;
-  const presigned = (await gateway(svc, token, 'POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)) as {
-    parts: { partNumber: number; url: string }[];
-  };
-  const queue = [...presigned.parts];
-  const done: { partNumber: number; etag: string; size: number }[] = [];
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) {
-        const start = (p.partNumber - 1) * partSize;
-        const len = Math.min(partSize, size - start);
-        done.push({ partNumber: p.partNumber, etag: await putPart(p.url, path, start, len), size: len });
+async function memory(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const mib of [256, 4096]) {
+    const rss: number[] = [];
+    const cpu: number[] = [];
+    await withService(async (svc, work) => {
+      const file = join(work, fileName(String(mib), 0));
+      await makeFile(file, mib * MiB);
+      for (let run = 0; run < RUNS; run++) {
+        const drain = await uploaderDrain(svc, join(work, `queue-${run}`), file);
+        rss.push(drain.peakRss / MB);
+        cpu.push((drain.cpuSeconds * 1024) / mib);
       }
-    }),
-  );
-  done.sort((a, b) => a.partNumber - b.partNumber);
-  await gateway(svc, token, 'POST', `/upload-service/uploads/${uploadId}/parts/complete-batch`, { parts: done });
-  return (performance.now() - started) / 1000;
-}
-
-/** Runs the built CLI with the uploader's settings for `dataDir`; see runCli. */
-function uploaderRun(svc: LocalService, dataDir: string, args: string[]): Promise<{ seconds: number; peakRss: number }> {
-  return runCli({ ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) }, ['--concurrency', String(CONCURRENCY), ...args]);
-}
-
-const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
-const svc = await startLocalService({ dataDir: join(work, 'service') });
-try {
-  console.log(`bench: concurrency ${CONCURRENCY}, part size 5 MiB, local service on loopback, ${SIZES.join(' and ')} MiB files`);
-  for (const mib of SIZES) {
-    const size = mib * MiB;
-    const file = join(work, `VID_20261122_070000_00_${String(mib).padStart(3, '0')}.insv`);
-    await makeFile(file, size);
-    const plainSeconds = await ceiling(svc, file, size);
-    const dataDir = join(work, `queue-${mib}`);
-    await uploaderRun(svc, dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
-    const { seconds, peakRss } = await uploaderRun(svc, dataDir, ['drain']);
-    const plain = mib / plainSeconds;
-    const ours = mib / seconds;
-    console.log(
-      [
-        `${String(mib).padStart(5)} MiB`,
-        `plain presigned PUTs ${plain.toFixed(1)} MiB/s`,
-        `capture-uploader ${ours.toFixed(1)} MiB/s`,
-        `ratio ${(ours / plain).toFixed(2)}`,
-        `uploader peak RSS ${(peakRss / MiB).toFixed(0)} MiB`,
-      ].join(' | '),
-    );
-    rmSync(file, { force: true });
+    });
+    const size = mib < 1024 ? `${mib} MiB` : `${mib / 1024} GiB`;
+    figures.push({ name: `${size}: uploader peak RSS`, values: rss, unit: 'MB', better: 'lower', limit: 100, digits: 0 });
+    figures.push({ name: `${size}: uploader CPU`, values: cpu, unit: 's/GiB', better: 'lower', limit: 1.5, digits: 2 });
   }
-  // The bandwidth limit: how closely the measured rate follows it.
-  const limitMiB = 16;
-  const capped = join(work, 'VID_20261122_071500_00_001.insv');
-  await makeFile(capped, 64 * MiB);
-  const cappedDir = join(work, 'queue-capped');
-  await uploaderRun(svc, cappedDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', capped]);
-  const { seconds } = await uploaderRun(svc, cappedDir, ['--bandwidth', `${limitMiB}M`, 'drain']);
-  console.log(`   64 MiB | bandwidth limit ${limitMiB.toFixed(1)} MiB/s | measured ${(64 / seconds).toFixed(1)} MiB/s (process start and sign-in included)`);
-} finally {
-  await svc.close();
-  rmSync(work, { recursive: true, force: true });
+  return figures;
 }
+
+async function bandwidth(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const mib = 64;
+  for (const cap of [16 * MiB, 256 * 1024]) {
+    const ratios: number[] = [];
+    await withService(async (svc, work) => {
+      const file = join(work, fileName('064', 0));
+      await makeFile(file, mib * MiB);
+      for (let run = 0; run < RUNS; run++) {
+        const drain = await uploaderDrain(svc, join(work, `queue-${run}`), file, ['--bandwidth', String(cap)], true);
+        ratios.push(rateFromFirstByte(drain.writes, mib * MiB) / cap);
+      }
+    });
+    const label = cap >= MiB ? `${cap / MiB} MiB/s` : `${cap / 1024} KiB/s`;
+    figures.push({ name: `64 MiB under ${label}: rate / limit`, values: ratios, unit: '', better: 'higher', limit: 0.95, digits: 3, note: 'from the first byte sent to the last' });
+  }
+  return figures;
+}
+
+console.log(`bench: ${RUNS} run(s) of each figure; concurrency ${CONCURRENCY}, 5 MiB parts, local service on loopback; ${flags.only}`);
+const figures: Figure[] = [];
+if (SECTIONS.has('throughput')) figures.push(...(await throughput()));
+if (SECTIONS.has('memory')) figures.push(...(await memory()));
+if (SECTIONS.has('bandwidth')) figures.push(...(await bandwidth()));
+if (SECTIONS.has('queue')) figures.push(...(await withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), Math.max(RUNS, 3)))));
+printFigures(figures);

@@ -23,5 +23,5 @@ test('a checkout offers the local test service on first run', async ({ page }) =
   h = await AppHarness.start(page, ORIGIN);
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Use the local test service' })).toBeVisible();
-  await expect(page.getByText('or try everything first with the local test service')).toBeVisible();
+  await expect(page.getByText('To try the app first without an account, use the local test service below the form.')).toBeVisible();
 });

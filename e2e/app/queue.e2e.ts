@@ -49,7 +49,7 @@ async function register(name: string, size: number, structure: string, design?: 
   return h.core.handlers()['capture:captures.register']([{ paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
 }
 
-const captureRow = (page: Page, label: string) => page.locator(`[data-testid="capture-row"][data-capture="${label}"]`);
+const captureRow = (page: Page, label: string) => page.locator(`[data-testid="queue-capture"][data-capture="${label}"]`);
 const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
 
 test('the queue by capture: overall bar and counts, a refused capture corrected from the queue, a retry waiting, filters; axe finds nothing', async ({ page }, info) => {
@@ -73,7 +73,7 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
 
   // Filters: what needs a person, what is done.
   await page.getByRole('button', { name: 'Needs you (1)' }).click();
-  await expect(page.getByTestId('capture-row')).toHaveCount(1);
+  await expect(page.getByTestId('queue-capture')).toHaveCount(1);
   await expect(captureRow(page, 'refused-walk.mp4')).toBeVisible();
   await page.getByRole('button', { name: 'Completed (1)' }).click();
   await expect(page.getByTestId('file-row')).toHaveCount(1);

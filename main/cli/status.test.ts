@@ -56,6 +56,48 @@ describe('capture-uploader status', () => {
     vi.unstubAllEnvs();
   });
 
+  it('--json: the document SQLite builds is, byte for byte, the one the queue\'s own row mappings give', () => {
+    const dir = join(work, 'json');
+    mkdirSync(dir);
+    const { db } = openQueueDatabase(join(dir, 'queue.db'));
+    const q = new UploadQueue(db);
+    const file = (name: string, frameIndex: number, size: number) => ({ frameIndex, fileName: name, contentType: 'video/insv', size });
+    const pair = { ...request, files: [file('VID_00_café ☕\t"x".insv', 1, 12_000_000), file('VID_10.insv', 2, 7)] };
+    const a = q.enqueueCapture('pair «1»', pair, [
+      { path: '/card/VID_00_café ☕\t"x".insv', fileName: 'VID_00_café ☕\t"x".insv', contentType: 'video/insv', size: 12_000_000, mtimeMs: 1_795_425_302_589.75, dev: '65024', ino: '7', ctimeNs: '1795425302589632676', fingerprint: 'ab' },
+      { path: '/card/VID_10.insv', fileName: 'VID_10.insv', contentType: 'video/insv', size: 7, mtimeMs: 2 },
+    ]);
+    q.saveRegistration(a, 'cap-a', [
+      { frameIndex: 1, uploadId: 'u1', fileName: 'VID_00_café ☕\t"x".insv', size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' },
+      { frameIndex: 2, uploadId: 'u2', fileName: 'VID_10.insv', size: 7, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+    ]);
+    q.recordParts([
+      { fileId: 1, partNumber: 1, etag: '"abc"' },
+      { fileId: 1, partNumber: 3, etag: '"def"' },
+    ]);
+    q.setFileState(2, 'completed');
+    q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt: Date.now() + 60_000, transient: true });
+    q.enqueueCapture('waiting', { ...request, files: [file('b.mp4', 1, 99)] }, [{ path: '/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 99, mtimeMs: 3 }]);
+    db.prepare('UPDATE files SET changed = 1 WHERE id = 3').run();
+
+    const expected = {
+      type: 'status',
+      captures: q.captures().map((c) => ({
+        ...c,
+        files: q
+          .allFiles()
+          .filter((f) => f.captureRow === c.id)
+          .map((f) => {
+            const stored = q.parts(f.id).filter((p) => p.etag !== null);
+            return { ...f, partsDone: stored.length, bytesDone: f.state === 'completed' ? f.size : stored.reduce((n, p) => n + p.size, 0) };
+          }),
+      })),
+    };
+    expect(expected.captures[0]!.files[0]).toMatchObject({ partsDone: 2, bytesDone: 5_242_880 + 1_514_240, transient: true });
+    expect(captureOutput(() => printStatus(dir, true))).toBe(`${JSON.stringify(expected)}\n`);
+    db.close();
+  });
+
   it('names the file when there is no queue', () => {
     expect(() => printStatus(join(work, 'none'), false)).toThrow(/No upload queue at .*none\/queue\.db yet/);
   });

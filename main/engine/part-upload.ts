@@ -1,15 +1,12 @@
-import type { Got } from 'got';
-import { got } from 'got';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream';
-import { Transform } from 'node:stream';
 import type { FailedRequest } from '../api/errors.js';
-import { CancelledError, FileChangedError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
-import { toClientError } from '../api/http.js';
+import { CancelledError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
+import { s3CodeOf, serviceMessage } from '../api/http.js';
 import { fileFacts, identityDifference } from '../file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
 import type { LinkMonitor } from './link.js';
+import { PartFileError, putFromFile } from './part-wire.js';
 import type { Bandwidth, Pacing } from './throttle.js';
 
 /** What identified a file when it was queued: size (bytes), modification time (ms) and, for rows since migration 4, device, inode and status-change time. */
@@ -65,22 +62,15 @@ export class AnswerLostError extends NetworkError {
   }
 }
 
-// Parts are streamed from disk in chunks of this size, so memory is concurrency × 256 KiB, not
-// concurrency × part size (rclone's rule), and never grows with the file.
-const CHUNK = 256 * 1024;
+// A lost ETag's part is read again in chunks of this size: memory stays small whatever the part
+// size (rclone's rule). Parts being sent are read by part-wire.ts.
+const CHUNK = 1024 * 1024;
 const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
 // On pause or quit, a part whose bytes are all sent waits this long for its answer: storage is
 // about to have it. Short, because pause and quit must stop within 2 s whatever the network does;
 // a part abandoned here is not lost (the next start finds it in storage and reports its MD5).
 const ANSWER_GRACE_MS = 1500;
 
-const putClient: Got = got.extend({
-  retry: { limit: 0 }, // the engine retries parts itself, following §7 of the interface
-  throwHttpErrors: true,
-  decompress: false,
-  // No authentication header ever: the presigned URL is the authorization (§4.6, §5.4).
-  headers: { 'user-agent': 'capture-uploader' },
-});
 
 /** Throws FileChangedError if the file on disk is not the one queued (see identityDifference), LocalFileError if it cannot be read. */
 export async function assertUnchanged(path: string, expected: ExpectedFile): Promise<void> {
@@ -113,8 +103,15 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
 
 /**
  * PUTs one part (§4.6) with no headers but its length, reading it from disk (read-only) only now,
- * hashing it with MD5 on the way, under the shared bandwidth limit. Checks the file is unchanged
- * before and after sending.
+ * hashing it with MD5 once as it is read (part-wire.ts), under the shared bandwidth limit. Checks
+ * the file is unchanged before and after sending.
+ *
+ * Why every byte is hashed: storage's ETag of an unencrypted part is the MD5 of the bytes it
+ * received, and §4.6 allows no header (no Content-MD5, no checksum) by which storage could check
+ * them itself, so comparing that ETag with our own MD5 is the only way a part corrupted on its
+ * way (a mangling proxy, a plain-HTTP link, a faulty storage node) is caught and sent again; and
+ * that MD5 is the ETag to report when storage has a part whose answer was lost. It costs about
+ * 1.2 CPU s/GiB (OpenSSL's MD5 on this machine), the one cost of the hot path kept on purpose.
  *
  * Stall watch: while sending, a part that moves no byte for `stallTimeoutMs` (time held back by
  * the bandwidth limit does not count) is aborted; once every byte is handed over, the wait for the
@@ -130,22 +127,8 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   await assertUnchanged(job.path, job.expected);
   const request = describeRequest('PUT', job.url);
   const md5 = createHash('md5');
-  const hasher = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      md5.update(chunk);
-      done(null, chunk);
-    },
-  });
-  let readError: NodeJS.ErrnoException | undefined;
-  const source = createReadStream(job.path, { flags: 'r', start: job.offset, end: job.offset + job.size - 1, highWaterMark: CHUNK });
-  source.once('error', (err) => (readError = err));
   const pacing: Pacing = { waiting: false };
-  // pipeline() tears every stage down together when the request is aborted, so no stage is left writing into a destroyed one.
-  const body = pipeline(source, hasher, opts.bandwidth.stream(pacing), () => {});
-
   const controller = new AbortController();
-  // Stop reading the file the moment the request is abandoned, before got tears the request down.
-  controller.signal.addEventListener('abort', () => body.destroy(), { once: true });
   let sentAt: number | undefined;
   let settleLink: (() => void) | undefined;
   let grace: NodeJS.Timeout | undefined;
@@ -157,6 +140,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   const startedAt = Date.now();
   let lastMove = startedAt;
   let stalled = false;
+  // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
       const now = Date.now();
@@ -168,24 +152,22 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     },
     Math.min(1000, Math.max(50, opts.stallTimeoutMs / 4)),
   );
+  const onSent = (sent: number) => {
+    lastMove = Date.now();
+    if (sent >= job.size && sentAt === undefined) {
+      sentAt = lastMove;
+      settleLink = opts.link.handedOver(job.size);
+    }
+    opts.onProgress(sent);
+  };
 
   try {
-    const pending = putClient.put(job.url, {
-      body,
-      headers: { 'content-length': String(job.size) },
-      signal: controller.signal,
-    });
-    pending.on('uploadProgress', (p) => {
-      lastMove = Date.now();
-      if (p.transferred >= job.size && sentAt === undefined) {
-        sentAt = lastMove;
-        settleLink = opts.link.handedOver(job.size);
-      }
-      opts.onProgress(Math.min(p.transferred, job.size));
-    });
-    const res = await pending;
+    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, signal: controller.signal });
+    if (answer.status < 200 || answer.status >= 300) {
+      throw new HttpStatusError(serviceMessage(answer.text) ?? `The service answered ${answer.status}`, answer.status, request, s3CodeOf(answer.text));
+    }
     opts.link.answered(job.size, startedAt);
-    const etag = res.headers.etag;
+    const etag = answer.etag;
     const md5Etag = `"${md5.digest('hex')}"`;
     if (!etag) throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
     await assertUnchanged(job.path, job.expected);
@@ -195,11 +177,14 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     }
     return { etag, md5Etag, md5Checked: plain };
   } catch (err) {
-    if (readError) throw new LocalFileError(job.path, readError.code ?? 'error');
+    if (err instanceof PartFileError) {
+      if (err.code === 'EOF') await assertUnchanged(job.path, job.expected); // it shrank: FileChangedError says how
+      throw new LocalFileError(job.path, err.code);
+    }
     if (opts.signal.aborted) throw new CancelledError();
-    if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError) throw err;
-    const failure = stalled ? (controller.signal.reason as NetworkError) : toClientError(err, request);
-    if (sentAt !== undefined && failure instanceof NetworkError) {
+    if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError || err instanceof HttpStatusError) throw err;
+    const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
+    if (sentAt !== undefined) {
       throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, `"${md5.digest('hex')}"`);
     }
     throw failure;
@@ -208,6 +193,13 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     clearTimeout(grace);
     settleLink?.();
     opts.signal.removeEventListener('abort', onOuterAbort);
-    body.destroy();
   }
+}
+
+// The request's own error is not kept as the cause: node's errors can carry the request, and with
+// it the presigned URL's signature, which must never reach a log.
+function toNetworkError(err: unknown, request: FailedRequest): NetworkError {
+  if (err instanceof NetworkError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return new NetworkError(`No answer from storage: ${code ?? 'connection closed'}`, request, code ?? 'ECONNRESET');
 }

@@ -55,7 +55,7 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
   const state =
     c.state === 'queued' && c.retryAt !== null ? `Not registered yet: trying again at ${clockTime(c.retryAt)}` : CAPTURE_STATE[c.state];
   return (
-    <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="capture-row" data-capture={c.label} data-state={c.state}>
+    <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="queue-capture" data-capture={c.label} data-state={c.state}>
       <div className="name">
         <strong>{c.label}</strong>
         <span className="muted">

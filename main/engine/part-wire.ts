@@ -1,0 +1,182 @@
+import type { Hash } from 'node:crypto';
+import { close, open, read } from 'node:fs';
+import type { ClientRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Bandwidth, Pacing } from './throttle.js';
+
+/** What storage answered a part PUT: the status, the ETag header exactly as sent (if any), and the start of an error answer's body (for S3's code and message). */
+export interface WireAnswer {
+  status: number;
+  etag: string | undefined;
+  text: string;
+}
+
+/** How the bytes of one part go out. */
+export interface WireOptions {
+  bandwidth: Bandwidth;
+  /** Set while a slice is held back by the bandwidth limit, for the stall watchdog. */
+  pacing: Pacing;
+  /** Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself. */
+  md5: Hash;
+  /** Called with the part's bytes handed to the socket so far (bytes), after each write completes. */
+  onSent(sent: number): void;
+  /** Aborting destroys the request and stops reading; the promise rejects with the signal's reason. */
+  signal: AbortSignal;
+}
+
+/**
+ * Opening or reading the part's file failed: `code` is the file system's (ENOENT, EACCES, EIO…),
+ * or `EOF` when the file ended before the part did (it shrank since it was queued). Kept apart
+ * from the socket's errors, which carry codes of their own (a reset is `read ECONNRESET`).
+ */
+export class PartFileError extends Error {
+  override readonly name = 'PartFileError';
+  constructor(readonly code: string) {
+    super(`the part's file could not be read: ${code}`);
+  }
+}
+const fileError = (err: NodeJS.ErrnoException) => new PartFileError(err.code ?? 'EIO');
+
+// The file is read in 1 MiB chunks (a quarter of the read calls of 256 KiB) into two buffers
+// per part: while one is written to the socket, the next chunk is read into the other. The
+// buffers are kept for the next part, so no chunk is ever copied or left for the garbage collector
+// (buffers allocated per part left up to 20 MiB waiting for it). Memory is concurrency × 2 MiB
+// whatever the file size.
+const READ_CHUNK = 1024 * 1024;
+// Enough for 8 parts at once; a higher concurrency allocates the rest per part.
+const POOL_LIMIT = 16;
+const pool: Buffer[] = [];
+const takeBuffer = () => pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
+const giveBuffer = (b: Buffer) => void (pool.length < POOL_LIMIT && pool.push(b));
+// Each write to the socket is at most 256 KiB, because a write's completion is the only sign of
+// progress the stall watchdog has: at the 16 KiB/s floor the engine allows for, 256 KiB moves in
+// 16 s, well inside the 30 s stall timeout; a 1 MiB write would look like a stall.
+const WRITE_SLICE = 256 * 1024;
+// An error answer's body is S3's small XML document; more than this is not read.
+const MAX_ERROR_TEXT = 64 * 1024;
+
+function readAt(fd: number, buffer: Buffer, length: number, position: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, 0, length, position, (err, n) => {
+      if (err) return reject(fileError(err));
+      if (n < length) return reject(new PartFileError('EOF'));
+      resolve(buffer.subarray(0, n));
+    }),
+  );
+}
+
+/**
+ * PUTs bytes `[offset, offset + size)` of the file at `path` to `url` (capture-upload-interface.md
+ * §4.6: no header but the length and a user agent; the URL is the authorization), reading the
+ * file only now, feeding each chunk to `opts.md5` as it is read and pacing each write under the
+ * bandwidth limit. Uses node:http(s) directly rather than got, because only a write's own
+ * completion says when a buffer may be reused.
+ *
+ * Resolves with storage's answer, whatever its status, once it has fully arrived (an early
+ * refusal ends the sending). Rejects with PartFileError for the file, with the request's error
+ * (its `code`: ECONNRESET, ECONNREFUSED…) for the network, or with the signal's reason when
+ * aborted. Never mentions the URL.
+ */
+export async function putFromFile(url: string, path: string, offset: number, size: number, opts: WireOptions): Promise<WireAnswer> {
+  opts.signal.throwIfAborted();
+  const fd = await new Promise<number>((resolve, reject) => open(path, 'r', (err, fd) => (err ? reject(fileError(err)) : resolve(fd))));
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  const req = request(url, { method: 'PUT', headers: { 'content-length': String(size), 'user-agent': 'capture-uploader' } });
+  const wire: Wire = { req, closed: false, stopWrite: undefined, ended: false };
+  let settled = false;
+  const answer = new Promise<WireAnswer>((resolve, reject) => {
+    // Kept for the request's whole life (not once): a second error after the first must not go unheard.
+    req.on('error', reject);
+    req.once('response', (res) => {
+      const ok = res.statusCode! >= 200 && res.statusCode! < 300;
+      let text = '';
+      if (ok) res.resume();
+      else res.on('data', (d: Buffer) => void (text.length < MAX_ERROR_TEXT && (text += d.toString('utf8'))));
+      res.on('error', reject);
+      res.once('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, text }));
+    });
+  }).finally(() => (settled = true));
+  answer.catch(() => {}); // observed below; an early rejection must not count as unhandled
+  req.once('close', () => {
+    wire.closed = true;
+    wire.stopWrite?.(new Error('request closed'));
+  });
+  const onAbort = () => req.destroy(opts.signal.reason as Error);
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  const sending = sendBody(wire, fd, offset, size, opts);
+  // The file descriptor is closed only once no read is in flight on it.
+  void sending.catch(() => {}).finally(() => close(fd, () => {}));
+  try {
+    // A file error is the file's; any other end of the sending (the request closed, aborted or
+    // answered early) is explained by the request's own outcome.
+    return await Promise.race([answer, sending.then(() => answer, (err: unknown) => (err instanceof PartFileError ? Promise.reject(err) : answer))]);
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+    // Left before a complete exchange (a file error, or a refusal before the last byte): nothing more goes out.
+    if (!(settled && wire.ended)) req.destroy();
+  }
+}
+
+interface Wire {
+  req: ClientRequest;
+  closed: boolean;
+  /** Rejects the write in progress when the request closes under it. */
+  stopWrite: ((err: Error) => void) | undefined;
+  /** Every byte was written and the request ended. */
+  ended: boolean;
+}
+
+async function sendBody(wire: Wire, fd: number, offset: number, size: number, opts: WireOptions): Promise<void> {
+  const write = (slice: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      if (wire.closed) return reject(new Error('request closed'));
+      wire.stopWrite = reject;
+      wire.req.write(slice, (err) => {
+        wire.stopWrite = undefined;
+        if (err) reject(err);
+        else resolve();
+      });
+    });
+  const readNext = (buffer: Buffer, length: number, position: number) => {
+    const p = readAt(fd, buffer, length, position);
+    p.catch(() => {}); // awaited on the next turn; a failure while this chunk is written must not count as unhandled
+    return p;
+  };
+  const buffers = [takeBuffer(), takeBuffer()];
+  let next: Promise<Buffer> | undefined = readNext(buffers[0]!, Math.min(READ_CHUNK, size), offset);
+  let read = 0;
+  let sent = 0;
+  try {
+    for (let k = 1; next; k++) {
+      const chunk = await next;
+      read += chunk.length;
+      // The other buffer's bytes are all written (awaited below), so the next read may fill it
+      // while this chunk is hashed and written.
+      next = read < size ? readNext(buffers[k % 2]!, Math.min(READ_CHUNK, size - read), offset + read) : undefined;
+      opts.md5.update(chunk);
+      for (let at = 0; at < chunk.length; ) {
+        const slice = chunk.subarray(at, at + Math.min(WRITE_SLICE, opts.bandwidth.sliceSize(), chunk.length - at));
+        if (opts.bandwidth.limit) {
+          opts.pacing.waiting = true;
+          try {
+            await opts.bandwidth.take(slice.length);
+          } finally {
+            opts.pacing.waiting = false;
+          }
+        }
+        await write(slice);
+        at += slice.length;
+        sent += slice.length;
+        opts.onSent(sent);
+      }
+    }
+    wire.req.end();
+    wire.ended = true;
+  } finally {
+    await next?.catch(() => {});
+    // No read is in flight now, and no write: each was awaited, or the request is closed, and a
+    // closed socket reads nothing more from a buffer.
+    buffers.forEach(giveBuffer);
+  }
+}
