@@ -135,10 +135,21 @@ describe('AppCore', () => {
     for (const l of lenses) writeFileSync(l, randomBytes(64 * 1024));
     await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', action: { type: 'latency', ms: 1500 } });
     await h['capture:captures.register']([{ paths: lenses, structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
-    const pair = c.queueView().files.filter((f) => f.fileName.startsWith('VID_'));
+    // Before registration the request lists both lenses: one alone cannot leave yet.
+    const unregistered = join(work, 'VID_20261122_090000_00_002.insv');
+    for (const l of [unregistered, unregistered.replace('_00_', '_10_')]) writeFileSync(l, randomBytes(1024));
+    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', action: { type: 'status', status: 503 } });
+    const queuedRows = (await h['capture:captures.register']([{ paths: [unregistered, unregistered.replace('_00_', '_10_')], structure: structure.id, type: 'interior', capturedAt: '2026-11-22T09:00:00Z' }])).queued;
+    const waitingLens = c.queueView().files.find((f) => f.captureRow === queuedRows[0])!;
+    expect(waitingLens.state).toBe('waiting');
+    await expect(h['capture:queue.removeFile']({ fileId: waitingLens.id })).rejects.toThrow(/cannot be removed alone while its capture/);
+    expect(c.queueView().files.filter((f) => f.captureRow === queuedRows[0])).toHaveLength(2);
+    await svc.admin('DELETE', '/faults');
+    await h['capture:queue.remove']({ captureRow: queuedRows[0]! });
+    const pair = c.queueView().files.filter((f) => f.fileName.startsWith('VID_20261122_080000'));
     expect(pair).toHaveLength(2);
     await h['capture:queue.removeFile']({ fileId: pair[1]!.id });
-    await vi.waitFor(() => expect(c.queueView().files.filter((f) => f.fileName.startsWith('VID_')).map((f) => f.state)).toEqual(['completed']), { timeout: 15_000 });
+    await vi.waitFor(() => expect(c.queueView().files.filter((f) => f.fileName.startsWith('VID_20261122_080000')).map((f) => f.state)).toEqual(['completed']), { timeout: 15_000 });
     expect(c.queueView().files.map((f) => f.fileName)).not.toContain(pair[1]!.fileName);
 
     expect(await h['capture:queue.clearCompleted']()).toEqual({ captures: 2 });

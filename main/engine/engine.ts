@@ -300,6 +300,13 @@ export class UploadEngine {
 
   /** Removes one file from this computer's queue (its capture stays; nothing at the platform changes). */
   async removeFile(fileId: number): Promise<void> {
+    // Before registration the capture's request lists every file (§4.4), and the manifest must
+    // match what is queued: one file alone leaves only once its capture is registered.
+    const f = this.queue.file(fileId);
+    const c = f && this.queue.capture(f.captureRow);
+    if (c && ['queued', 'registering', 'registration_unknown', 'rejected'].includes(c.state)) {
+      throw new Error(`${f.fileName} cannot be removed alone while its capture "${c.label}" is not registered: remove the whole capture, or remove the file once the capture is registered.`);
+    }
     this.ctx.transitions.removeFile(fileId);
     await this.scheduler.abort([fileId]);
   }
