@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppHarness } from './harness.js';
@@ -108,6 +108,19 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   await expect(page.getByTestId('queue-counts')).toHaveText('3 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you');
   await page.getByRole('button', { name: 'Clear completed' }).click();
   await expect(page.getByText('Nothing queued yet.')).toBeVisible();
+
+  // The night's story: what happened to each, filtered by a word, saved as text.
+  await page.getByText('Activity log').click();
+  const lines = page.getByTestId('activity-lines').locator('li');
+  await expect(lines.filter({ hasText: 'rejected  refused-walk.mp4' })).toHaveCount(1);
+  await expect(lines.filter({ hasText: 'retry-scheduled  flaky-walk.mp4' }).first()).toBeVisible();
+  await page.getByLabel('Filter').fill('refused-walk');
+  expect(await lines.evaluateAll((li) => li.every((l) => l.textContent!.includes('refused-walk')))).toBe(true);
+  expect(await violations(page)).toEqual({});
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Save as text' }).click();
+  const saved = await (await download).path();
+  expect(readFileSync(saved, 'utf8')).toMatch(/registered {2}refused-walk\.mp4: Registered as capture/);
 });
 
 test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a time', async ({ page }, info) => {

@@ -3,6 +3,7 @@ import type { RowComponentProps } from 'react-window';
 import { List } from 'react-window';
 import type { QueueFilter } from '../queue-slice.js';
 import { useApp } from '../store.js';
+import { ActivityLog } from './queue/ActivityLog.js';
 import { Attention } from './queue/Attention.js';
 import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
 import { CaptureRow } from './queue/CaptureRow.js';
@@ -80,6 +81,7 @@ export function QueueList() {
       ) : (
         <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows }} />
       )}
+      <ActivityLog />
     </section>
   );
 }
