@@ -165,6 +165,9 @@ describe('survives every fault the service can inject', () => {
 
   it('a token that expires mid-upload: signs in again and carries on', async () => {
     const { path, bytes } = makeFile('token.mp4', 11 * MiB);
+    // Storage at 8 MiB/s: on a quiet loopback the three parts could all finish inside one
+    // progress interval, before the token is expired, and the test would prove nothing.
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
     const u = uploader('token', { concurrency: 1 });
     let expired = false;
     u.engine.on((e) => {
