@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 /** A core on its own data folder, over the shared local service, with short delays. */
-async function core(name: string) {
+async function core(name: string, extra: Partial<ConstructorParameters<typeof AppCore>[0]> = {}) {
   const notices: { level: string; message: string }[] = [];
   const notified: string[] = [];
   const events: { event: string; payload: unknown }[] = [];
@@ -43,6 +43,7 @@ async function core(name: string) {
     startLocalService: async () => ({ ...svc, close: async () => {} }),
     notify: (title, body) => notified.push(`${title}: ${body}`),
     engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
+    ...extra,
   });
   cores.push(c);
   await c.start();
@@ -76,6 +77,38 @@ describe('AppCore', () => {
     expect(progress.length).toBeGreaterThan(0);
     for (const p of progress) expect(p.totals.bytesDone).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect((await h['capture:files.inspect']([file])).captures[0]!.alreadyQueued).toBe(true);
+  });
+
+  it('queues a card at once and registers it in the background, says once what needs a person, and says while the computer is kept awake', async () => {
+    const blocker: boolean[] = [];
+    const { c, h, notified, events } = await core('card', { busy: (on) => (blocker.push(on), on), gatherMs: 1500 });
+    const structure = c.settings.view().structures[0]!;
+    const walks = [1, 2, 3].map((n) => join(work, `card-walk-${n}.mp4`));
+    for (const w of walks) writeFileSync(w, randomBytes(256 * 1024));
+    // Each registration takes 400 ms: the confirmation must not wait for them one by one.
+    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', action: { type: 'latency', ms: 400 } });
+    const res = await h['capture:captures.register'](walks.map((w, i) => ({ paths: [w], structure: structure.id, type: 'interior' as const, capturedAt: `2026-11-22T08:0${i}:00Z` })));
+    expect(res.queued).toHaveLength(3);
+    const justAfter = c.queueView();
+    expect(justAfter.captures.filter((x) => ['queued', 'registering'].includes(x.state)).length).toBeGreaterThanOrEqual(2);
+    expect(justAfter.keptAwake).toBe(true);
+    await vi.waitFor(() => expect(c.queueView().files.map((f) => f.state)).toEqual(['completed', 'completed', 'completed']), { timeout: 20_000 });
+    await svc.admin('DELETE', '/faults');
+
+    // Three captures the service refuses, at once: one notification naming them, not three.
+    const refused = [1, 2, 3].map((n) => join(work, `card-refused-${n}.mp4`));
+    for (const w of refused) writeFileSync(w, randomBytes(64 * 1024));
+    await h['capture:captures.register'](refused.map((w, i) => ({ paths: [w], structure: 'no-such-structure', type: 'interior' as const, capturedAt: `2026-11-22T09:0${i}:00Z` })));
+    await vi.waitFor(() => expect(notified.filter((n) => /need you/.test(n))).toHaveLength(1), { timeout: 10_000 });
+    expect(notified.find((n) => /need you/.test(n))).toMatch(/^3 uploads need you: card-refused-1\.mp4, card-refused-2\.mp4, card-refused-3\.mp4\./);
+    expect(notified.filter((n) => n.startsWith('Upload needs you'))).toEqual([]);
+
+    // The screen heard when the computer was kept awake and when no longer; the blocker was released.
+    await vi.waitFor(() => expect(c.queueView().keptAwake).toBe(false));
+    const power = events.filter((e) => e.event === 'capture:event.power').map((e) => e.payload);
+    expect(power[0]).toEqual({ keptAwake: true });
+    expect(power.at(-1)).toEqual({ keptAwake: false });
+    expect(blocker.at(-1)).toBe(false);
   });
 
   it('tries a file that failed for a passing reason again by itself, resuming it, and shows when', async () => {
@@ -146,7 +179,10 @@ describe('AppCore', () => {
     expect(c.queueView().files.filter((f) => f.captureRow === queuedRows[0])).toHaveLength(2);
     await svc.admin('DELETE', '/faults');
     await h['capture:queue.remove']({ captureRow: queuedRows[0]! });
-    const pair = c.queueView().files.filter((f) => f.fileName.startsWith('VID_20261122_080000'));
+    // Registration runs in the background: once the pair's capture is registered, one lens may leave.
+    const pairFiles = () => c.queueView().files.filter((f) => f.fileName.startsWith('VID_20261122_080000'));
+    await vi.waitFor(() => expect(pairFiles().map((f) => f.state)).not.toContain('waiting'), { timeout: 10_000 });
+    const pair = pairFiles();
     expect(pair).toHaveLength(2);
     await h['capture:queue.removeFile']({ fileId: pair[1]!.id });
     await vi.waitFor(() => expect(c.queueView().files.filter((f) => f.fileName.startsWith('VID_20261122_080000')).map((f) => f.state)).toEqual(['completed']), { timeout: 15_000 });

@@ -10,6 +10,7 @@ import { ProgressRecordsClient, explain as explainRecords } from './api/progress
 import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
+import { Announcer } from './announcer.js';
 import { LiveQueue } from './live-queue.js';
 import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
 import type { FileState } from './queue/queue.js';
@@ -40,15 +41,20 @@ export interface AppCoreOptions {
    * cannot be loaded (the packaged app), and then the local-test choice is not offered.
    */
   startLocalService?: LocalServiceStarter;
-  /** Called when a capture completes or a file fails, for a desktop notification. */
+  /** A desktop notification: what needs a person (gathered, see Announcer), the queue finished, uploads stopped. */
   notify?(title: string, body: string): void;
-  /** Called with true while the queue has work (hold a power-save blocker), false when idle. */
-  busy?(working: boolean): void;
+  /**
+   * Called with true while the queue has work (hold a power-save blocker), false when idle.
+   * Answers whether the computer is now kept awake, which the queue screen says.
+   */
+  busy?(working: boolean): boolean | void;
   /** Called with the queue's totals as they change (at most ten a second), for the taskbar's and tray's progress. */
   totals?(totals: QueueTotals): void;
   log?: Logger;
   /** Engine settings beyond the stored ones (tests shorten retry delays and the retry schedule). */
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
+  /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */
+  gatherMs?: number;
 }
 
 /**
@@ -64,8 +70,9 @@ export class AppCore {
   private local?: LocalServiceHandle;
   private localStructures: NamedStructure[] = [];
   private live?: LiveQueue;
-  /** Files completed since the queue last went idle, for the one "queue finished" notification. */
-  private completedSinceIdle = { files: 0, bytes: 0 };
+  private readonly announcer: Announcer;
+  /** Whether the shell keeps the computer awake for the uploads (its power-save blocker is held). */
+  private keptAwake = false;
   private running?: Promise<void>;
   private again = false;
   private closed = false;
@@ -77,6 +84,7 @@ export class AppCore {
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
     this.limits = new UploadLimits(this.settings, () => this.kick());
+    this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
@@ -103,6 +111,7 @@ export class AppCore {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.outboxTimer);
+    this.announcer.close();
     await this.closeUploader();
     await this.local?.close();
     this.local = undefined;
@@ -145,7 +154,7 @@ export class AppCore {
         const refused: { path: string; reason: string }[] = [];
         const placed: LastPlacement[] = [];
         for (const form of forms) {
-          const r = await u.add(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
+          const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
           queued.push(...r.queued);
           refused.push(...r.refused);
           if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
@@ -153,6 +162,9 @@ export class AppCore {
         const usual = mostUsedPlacement(placed);
         if (usual) this.settings.rememberPlacement(this.projectId(), usual);
         this.live?.touched(queued);
+        // Registered in the background (§4.4, one capture at a time): the queue shows each one
+        // "Registering" and its files start as soon as it is registered.
+        u.engine.wake();
         this.kick();
         return { queued, refused };
       },
@@ -213,7 +225,7 @@ export class AppCore {
 
   /** The current queue with live progress (one query for captures, one for files). */
   queueView(): QueueView {
-    return this.live?.view() ?? { captures: [], files: [], blocked: null, totals: EMPTY_TOTALS };
+    return { ...(this.live?.view() ?? { captures: [], files: [], blocked: null, totals: EMPTY_TOTALS }), keptAwake: this.keptAwake };
   }
 
   /**
@@ -338,7 +350,7 @@ export class AppCore {
     }
     const u = this.uploader;
     this.running = (async () => {
-      this.opts.busy?.(true);
+      this.setBusy(true);
       try {
         do {
           this.again = false;
@@ -347,10 +359,10 @@ export class AppCore {
       } catch (err) {
         this.opts.log?.warn(`Uploads stopped: ${reasonOf(err)}`);
       } finally {
-        this.opts.busy?.(false);
+        this.setBusy(false);
         this.running = undefined;
         this.live?.flush();
-        this.finished();
+        if (this.uploader === u && !this.closed) this.announcer.drained(u.queue.totals());
       }
     })();
   }
@@ -364,24 +376,14 @@ export class AppCore {
     }
     // A passing failure (pending with a retry time) is shown in the queue row, not announced:
     // overnight, one notice per retry would never stop.
-    if (e.type === 'file' && e.state === 'failed') this.opts.notify?.('Upload needs you', `${e.fileName}: ${e.error ?? 'unknown error'}`);
-    if (e.type === 'file' && e.state === 'completed') {
-      this.completedSinceIdle.files++;
-      this.completedSinceIdle.bytes += e.file.size;
-    }
+    this.announcer.onEngine(e);
   }
 
-  /** One notification when the queue has drained what it could: "Queue finished at 04:12: 198 files, 41.2 GB; 2 need you". */
-  private finished(): void {
-    const u = this.uploader;
-    const { files: n, bytes } = this.completedSinceIdle;
-    if (!u || this.closed || n === 0) return;
-    const t = u.queue.totals();
-    this.completedSinceIdle = { files: 0, bytes: 0 };
-    const at = new Date();
-    const clock = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
-    const needYou = t.failed + t.capturesNeedYou;
-    this.opts.notify?.('Queue finished', `Queue finished at ${clock}: ${n} file${n === 1 ? '' : 's'}, ${formatSize(bytes)}${needYou ? `; ${needYou} need${needYou === 1 ? 's' : ''} you` : ''}.`);
+  private setBusy(working: boolean): void {
+    const awake = this.opts.busy?.(working) === true && working;
+    if (awake === this.keptAwake) return;
+    this.keptAwake = awake;
+    this.opts.emit('capture:event.power', { keptAwake: awake });
   }
 
   private async inspect(paths: string[]): Promise<InspectResult> {
@@ -414,17 +416,3 @@ const EMPTY_TOTALS: QueueTotals = {
   files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
   bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0,
 };
-
-/** Bytes as a notification says them: `41.2 GB` (decimal units, as operating systems show file sizes). */
-function formatSize(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
-
-

@@ -103,8 +103,8 @@ export class LiveQueue {
     this.emit('capture:event.rows', { files, captures, removed, totals: this.totals(), blocked: this.blocked() });
   }
 
-  /** The whole queue with live progress: one query for captures, one for files. */
-  view(): QueueView {
+  /** The whole queue with live progress: one query for captures, one for files (`keptAwake` is the app's to add). */
+  view(): Omit<QueueView, 'keptAwake'> {
     this.stored = undefined; // a full read: totals as committed now
     return {
       captures: this.queue.captures().map(captureView),

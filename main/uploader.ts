@@ -40,6 +40,12 @@ export interface Uploader {
    * Returns the row ids queued and the paths refused with their reasons.
    */
   add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
+  /**
+   * Checks and queues the files as captures, as `add`, without registering them: the engine's
+   * drain registers them (§4.4) in the background. For the app, where a card of 100 recordings
+   * should leave the confirmation at once and the queue shows each capture being registered.
+   */
+  enqueue(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   close(): Promise<void>;
 }
 
@@ -68,6 +74,11 @@ export function openUploader(opts: UploaderOptions): Uploader {
     engine,
     setAside,
     async add(paths, choices) {
+      const res = await this.enqueue(paths, choices);
+      await engine.registerQueued();
+      return res;
+    },
+    async enqueue(paths, choices) {
       const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
       // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
@@ -89,7 +100,6 @@ export function openUploader(opts: UploaderOptions): Uploader {
         }
         queued.push(queue.enqueueCapture(c.label, c.request, c.files));
       }
-      await engine.registerQueued();
       return { queued, refused, warnings };
     },
     async close() {

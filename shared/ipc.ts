@@ -184,8 +184,17 @@ export const queueTotals = z.object({
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 
-/** The queue; `blocked` says why nothing is sent (the service refuses the queue's credentials), or null. */
-export const queueView = z.object({ captures: z.array(queueCapture), files: z.array(queueFile), blocked: z.string().nullable(), totals: queueTotals });
+/**
+ * The queue; `blocked` says why nothing is sent (the service refuses the queue's credentials), or
+ * null; `keptAwake` whether the app keeps the computer from sleeping while the queue has work.
+ */
+export const queueView = z.object({
+  captures: z.array(queueCapture),
+  files: z.array(queueFile),
+  blocked: z.string().nullable(),
+  totals: queueTotals,
+  keptAwake: z.boolean(),
+});
 export type QueueView = z.infer<typeof queueView>;
 
 /** One line of the activity log (main/queue/activity.ts): `at` ISO 8601; what happened to which capture or file. */
@@ -264,6 +273,11 @@ export const channels = {
   'capture:settings.useLocalService': { args: z.void(), result: settingsView },
   'capture:files.pick': { args: z.void(), result: z.array(z.string()) },
   'capture:files.inspect': { args: z.array(z.string().min(1)).min(1).max(5000), result: inspectResult },
+  /**
+   * Checks and queues each form's files as one capture and answers at once with the row ids
+   * queued and the paths refused (with reasons); the engine registers the captures (§4.4) in the
+   * background, and the queue's rows say "Registering" until each is registered or refused.
+   */
   'capture:captures.register': {
     args: z.array(captureForm).min(1),
     result: z.object({ queued: z.array(id), refused: z.array(z.object({ path: z.string(), reason: z.string() })) }),
@@ -347,6 +361,8 @@ export const events = {
   }),
   /** The queue was replaced as a whole (another account or service in settings): read it again. */
   'capture:event.queue': z.object({ reason: z.string() }),
+  /** The app started or stopped keeping the computer awake for the uploads (a power-save blocker). */
+  'capture:event.power': z.object({ keptAwake: z.boolean() }),
   'capture:event.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
 } as const;
 export type EventName = keyof typeof events;

@@ -109,6 +109,7 @@ vi.mock('electron', () => {
         return id;
       },
       stop: (id: number) => rec.state.stopped.push(id),
+      isStarted: (id: number) => rec.state.blockers.includes(id) && !rec.state.stopped.includes(id),
     },
     safeStorage: {
       isEncryptionAvailable: () => true,
@@ -203,6 +204,11 @@ describe('the Electron shell', () => {
     await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers));
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
     expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
+    // The screen was told the computer was kept awake while the blocker was held, and then not.
+    const power = rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.power').map(([, p]) => p);
+    expect(power.length).toBeGreaterThanOrEqual(2);
+    expect(power.map((p, i) => (p as { keptAwake: boolean }).keptAwake === (i % 2 === 0))).not.toContain(false);
+    expect(power.at(-1)).toEqual({ keptAwake: false });
     // The taskbar showed the queue's progress while it uploaded, and cleared it when done.
     expect(rec.state.progressBar.some((p) => p >= 0 && p <= 1)).toBe(true);
     expect(rec.state.progressBar.at(-1)).toBe(-1);

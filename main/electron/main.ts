@@ -107,7 +107,8 @@ function showTotals(t: QueueTotals): void {
   updateTray();
 }
 
-function setWorking(now: boolean): void {
+/** Holds the power-save blocker while the queue has work; answers whether it is held (the queue screen says so). */
+function setWorking(now: boolean): boolean {
   working = now;
   if (!now && win && !win.isDestroyed()) win.setProgressBar(-1);
   // Keep the computer awake while the queue drains (left running overnight); release when idle.
@@ -117,6 +118,7 @@ function setWorking(now: boolean): void {
     blocker = undefined;
   }
   updateTray();
+  return blocker !== undefined && powerSaveBlocker.isStarted(blocker);
 }
 
 async function start(): Promise<void> {

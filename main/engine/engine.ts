@@ -176,6 +176,11 @@ export class UploadEngine {
     if (ino === undefined || ino !== this.queueIno) this.fail(new QueueStorageError(this.queueFile, 'DELETED'));
   }
 
+  /** Has a running drain look at the queue again now (captures just queued), instead of after its nap. */
+  wake(): void {
+    this.scheduler.wake();
+  }
+
   /** Registers the due queued captures now (joining a registration already running); resolves when none is left. */
   async registerQueued(): Promise<void> {
     this.registrar.restart();

@@ -30,7 +30,7 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
       <p className="muted">{detail}</p>
       {busy && (
         <p role="status" className="registering">
-          Registering with the service, one capture at a time…
+          Adding the captures to the queue…
         </p>
       )}
       <div className="dialog-actions">
@@ -38,7 +38,7 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
           Back to the list
         </button>
         <button type="button" className="primary" onClick={onConfirm} disabled={busy} autoFocus>
-          {busy ? 'Registering…' : 'Register and upload'}
+          {busy ? 'Adding…' : 'Register and upload'}
         </button>
       </div>
     </dialog>
