@@ -177,7 +177,8 @@ export class AppCore {
       },
       'capture:queue.pause': async (t) => this.each(t, ['pending', 'uploading'], (id) => this.requireUploader().engine.pause(id)),
       'capture:queue.resume': async (t) => this.each(t, ['paused'], (id) => this.requireUploader().engine.resume(id)),
-      'capture:queue.retry': async (t) => this.each(t, ['failed', 'cancelled'], (id) => this.requireUploader().engine.resume(id)),
+      // Pending files are tried now only if they wait for a retry time (resume leaves the others).
+      'capture:queue.retry': async (t) => this.each(t, ['failed', 'cancelled', 'pending'], (id) => this.requireUploader().engine.resume(id)),
       // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
       'capture:queue.remove': ({ captureRow }) => this.requireUploader().engine.removeCapture(captureRow),
       'capture:queue.removeFile': ({ fileId }) => this.requireUploader().engine.removeFile(fileId),

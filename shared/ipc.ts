@@ -298,6 +298,7 @@ export const channels = {
   'capture:queue.pauseUntil': { args: z.object({ until: z.string().datetime({ offset: true }).nullable() }), result: z.void() },
   'capture:queue.pause': { args: target, result: z.void() },
   'capture:queue.resume': { args: target, result: z.void() },
+  /** Sends a failed or cancelled file again, or one waiting for its retry time now; `all`: every such file. */
   'capture:queue.retry': { args: target, result: z.void() },
   'capture:queue.remove': { args: z.object({ captureRow: id }), result: z.void() },
   /** One file off this computer's queue (a lens whose recording should not go up); nothing changes at the platform. */

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AppCoreOptions } from '../../main/app-core.js';
 import { AppCore } from '../../main/app-core.js';
 import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
 import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
@@ -27,6 +28,7 @@ export class AppHarness {
     readonly dataDir: string,
     private readonly appOrigin: string,
     private readonly localServiceOffered: boolean,
+    private readonly engine?: AppCoreOptions['engine'],
   ) {}
 
   /**
@@ -34,10 +36,10 @@ export class AppHarness {
    * `localService: false` the core is set up as in the packaged app, where the local test service
    * cannot be loaded (the service still runs, for tests that configure it as a real one).
    */
-  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService } = {}): Promise<AppHarness> {
+  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: AppCoreOptions['engine'] } = {}): Promise<AppHarness> {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
     const svc = opts.service ?? (await startTestService());
-    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true);
+    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine);
     await h.boot();
     await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
       h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }),
@@ -79,6 +81,9 @@ export class AppHarness {
         void this.page.evaluate(([e, p]) => (window as unknown as { __captureEmit?: (e: string, p: unknown) => void }).__captureEmit?.(e, p), [event, payload] as const).catch(() => undefined);
       },
       pickFiles: async () => this.pickResult,
+      // A stand-in for the shell's power-save blocker, always granted, as on a desktop.
+      busy: (working) => working,
+      engine: this.engine,
       // The service outlives app restarts in these tests, as a real one would; the core gets only
       // its ready info, as from the package.
       startLocalService: this.localServiceOffered ? async () => ({ info: svc.info, close: async () => {} }) : undefined,

@@ -34,3 +34,27 @@ export async function registerAll(page: Page, place: string, count: number, type
   await applyToSelected(page, place, type);
   return registerAndConfirm(page, count);
 }
+
+/**
+ * The controls (buttons, fields, tabs, disclosures) that the messages bar lies over, by name:
+ * for each control shown in the window, the element at its centre is asked for. A control
+ * scrolled out of its screen is not shown, so it is left out. Empty when the bar covers nothing.
+ */
+export function controlsCoveredByNotices(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const bar = '[data-testid="notices"]';
+    const screen = document.querySelector('.screen')?.getBoundingClientRect();
+    const covered = [];
+    for (const el of document.querySelectorAll('button, input, select, textarea, summary, a[href], [role="tab"], [tabindex="0"]')) {
+      if (el.closest(bar)) continue;
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      const x = r.x + r.width / 2, y = r.y + r.height / 2;
+      if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) continue;
+      if (screen && el.closest('.screen') && (y < screen.top || y > screen.bottom)) continue;
+      const top = document.elementFromPoint(x, y);
+      if (top && top.closest(bar)) covered.push(el.getAttribute('aria-label') || el.textContent.trim() || el.tagName);
+    }
+    return covered;
+  })()`);
+}

@@ -34,7 +34,9 @@ export function App() {
     // Only when the queue was replaced as a whole (settings changed): read it again.
     const offQueue = api.on('capture:event.queue', () => void useApp.getState().loadQueue());
     const offNotice = api.on('capture:event.notice', (n) => useApp.getState().notify(n.level, n.message));
+    const offPower = api.on('capture:event.power', (p) => useApp.getState().applyPower(p));
     return () => {
+      offPower();
       offProgress();
       offRows();
       offQueue();
@@ -82,21 +84,23 @@ export function App() {
         )}
         {settings.mode === 'local' && configured && <span className="badge">Local test service</span>}
       </header>
+      <div className="screen">
+        {showSettings ? (
+          <Settings firstRun={!configured} onDone={() => setTab('upload')} />
+        ) : tab === 'progress' ? (
+          <ProgressWorkspace />
+        ) : tab === 'assets' ? (
+          <AssetsView />
+        ) : (
+          <main className="upload">
+            <DesignBanner />
+            <DropZone />
+            <RegisterPanel />
+            <QueueList />
+          </main>
+        )}
+      </div>
       <Notices />
-      {showSettings ? (
-        <Settings firstRun={!configured} onDone={() => setTab('upload')} />
-      ) : tab === 'progress' ? (
-        <ProgressWorkspace />
-      ) : tab === 'assets' ? (
-        <AssetsView />
-      ) : (
-        <main className="upload">
-          <DesignBanner />
-          <DropZone />
-          <RegisterPanel />
-          <QueueList />
-        </main>
-      )}
     </div>
   );
 }

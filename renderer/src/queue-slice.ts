@@ -31,11 +31,14 @@ export interface QueueSlice {
   /** Bytes per second smoothed over the last ticks, for a whole-queue ETA that does not jump. */
   smoothedRate: number;
   blocked: string | null;
+  /** Whether the app keeps the computer awake for the uploads (main's `capture:event.power`). */
+  keptAwake: boolean;
   rowsVersion: number;
   filter: QueueFilter;
   loadQueue(): Promise<void>;
   applyRows(p: EventPayload<'capture:event.rows'>): void;
   applyProgress(p: EventPayload<'capture:event.progress'>): void;
+  applyPower(p: EventPayload<'capture:event.power'>): void;
   setFilter(filter: QueueFilter): void;
   control(action: 'pause' | 'resume' | 'retry', target: { fileId: number } | { all: true }): Promise<void>;
   removeCapture(captureRow: number): Promise<void>;
@@ -56,7 +59,7 @@ const SMOOTHING = 0.1;
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The whole queue as the slice keeps it. */
-function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked'> {
+function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked' | 'keptAwake'> {
   const files: Record<number, QueueFile> = {};
   const filesOf: Record<number, number[]> = {};
   for (const f of view.files) {
@@ -65,7 +68,7 @@ function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'cap
   }
   const captures: Record<number, QueueCapture> = {};
   for (const c of view.captures) captures[c.id] = c;
-  return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked };
+  return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked, keptAwake: view.keptAwake };
 }
 
 export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get) => {
@@ -85,6 +88,7 @@ export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get)
     totals: EMPTY_TOTALS,
     smoothedRate: 0,
     blocked: null,
+    keptAwake: false,
     rowsVersion: 0,
     filter: 'all',
     async loadQueue() {
@@ -120,6 +124,9 @@ export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get)
         }
       }
       set({ files, captures, captureOrder, filesOf, totals: p.totals, blocked: p.blocked, rowsVersion: s.rowsVersion + 1 });
+    },
+    applyPower(p) {
+      set({ keptAwake: p.keptAwake });
     },
     applyProgress(p) {
       const s = get();

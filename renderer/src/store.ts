@@ -4,15 +4,13 @@ import type { DesignStatus, SettingsInput, SettingsView } from '../../shared/ipc
 import { api, unwrap } from './api.js';
 import type { QueueSlice } from './queue-slice.js';
 import { queueSlice } from './queue-slice.js';
+import type { Notice, NoticeSlice } from './notices-slice.js';
+import { noticeSlice } from './notices-slice.js';
+
+export type { Notice };
 
 // One store built from slices (zustand's slices pattern); components select the narrowest part.
 // The registration step keeps its own store (drafts-store.ts).
-
-export interface Notice {
-  id: number;
-  level: 'info' | 'warning' | 'error';
-  message: string;
-}
 
 interface SettingsSlice {
   settings?: SettingsView;
@@ -30,12 +28,6 @@ interface DesignSlice {
   exportMessage?: string;
   checkDesigns(): Promise<void>;
   requestExport(): Promise<void>;
-}
-
-interface NoticeSlice {
-  notices: Notice[];
-  notify(level: Notice['level'], message: string): void;
-  dismiss(id: number): void;
 }
 
 export type AppState = SettingsSlice & QueueSlice & DesignSlice & NoticeSlice;
@@ -92,19 +84,6 @@ const designSlice: Slice<DesignSlice> = (set, get) => ({
     } catch (err) {
       get().notify('error', `The export could not be requested: ${messageOf(err)}`);
     }
-  },
-});
-
-let noticeId = 0;
-const noticeSlice: Slice<NoticeSlice> = (set, get) => ({
-  notices: [],
-  notify(level, message) {
-    const id = ++noticeId;
-    set({ notices: [...get().notices.slice(-4), { id, level, message }] });
-    if (level === 'info') setTimeout(() => get().dismiss(id), 6000);
-  },
-  dismiss(id) {
-    set({ notices: get().notices.filter((n) => n.id !== id) });
   },
 });
 

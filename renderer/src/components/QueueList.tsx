@@ -43,7 +43,7 @@ export function QueueList() {
     return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter);
     // rowsVersion stands for the rows' structure: the rows are read from the store when it moves.
   }, [rowsVersion, filter]);
-  const count = { all: totals.files, active: totals.files - totals.completed - totals.cancelled - totals.failed, 'needs-you': totals.needYou, completed: totals.completed };
+  const count = { all: totals.files, active: totals.uploading + totals.queued + totals.retrying, 'needs-you': totals.needYou, completed: totals.completed };
 
   return (
     <section className="queue" aria-label="Upload queue">
@@ -54,7 +54,13 @@ export function QueueList() {
           <PauseUntil />
           <button onClick={() => void control('pause', { all: true })}>Pause all</button>
           <button onClick={() => void control('resume', { all: true })}>Resume all</button>
-          <button onClick={() => void control('retry', { all: true })}>Retry failed</button>
+          <button
+            disabled={totals.failed + totals.retrying + totals.cancelled === 0}
+            title="Send again every file that failed, was cancelled, or waits for its retry time"
+            onClick={() => void control('retry', { all: true })}
+          >
+            Retry now
+          </button>
         </div>
       </header>
       <Overall />

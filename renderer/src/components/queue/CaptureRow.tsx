@@ -5,17 +5,20 @@ import type { QueueCapture } from '../../../../shared/ipc.js';
 import { formatBytes, formatTime } from '../../format.js';
 import { useApp } from '../../store.js';
 import type { RowAria } from './rows.js';
-import { captureNeedsYou } from './rows.js';
+import { captureNeedsYou, registeredCaptureState } from './rows.js';
 
 const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
   queued: 'Waiting to be registered',
   registering: 'Registering',
   registration_unknown: 'Needs you: registration unknown',
-  registered: 'Uploading',
+  registered: 'Uploading', // said from its files: see registeredCaptureState
   completed: 'Completed',
   failed: 'Needs you',
   rejected: 'Needs you: refused by the service',
 };
+
+/** The colour class of what a registered capture is doing (its first word). */
+const DOING_CLASS: Record<string, string> = { Retrying: 'retrying', Paused: 'paused', Needs: 'failed', Completed: 'completed' };
 
 /** A capture's structure and design by the names people gave them (ids when not named in settings). */
 export function usePlaceName(structureId: string, designId: string | null): string {
@@ -38,14 +41,17 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
       let sent = 0;
       let done = 0;
       const ids = s.filesOf[id] ?? [];
+      const files = [];
       for (const f of ids) {
         const file = s.files[f];
         if (!file || file.state === 'cancelled') continue;
+        files.push(file);
         size += file.size;
         sent += file.bytesSent;
         if (file.state === 'completed') done++;
       }
-      return { size, sent, done, count: ids.length };
+      // A string, so the shallow comparison keeps the row still while only bytes move.
+      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, clockTime) };
     }),
   );
   const remove = useApp((s) => s.removeCapture);
@@ -53,7 +59,11 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
   if (!c) return <div style={style} {...aria} />;
   const pct = sum.size ? Math.floor((sum.sent / sum.size) * 100) : 0;
   const state =
-    c.state === 'queued' && c.retryAt !== null ? `Not registered yet: trying again at ${clockTime(c.retryAt)}` : CAPTURE_STATE[c.state];
+    c.state === 'queued' && c.retryAt !== null
+      ? `Not registered yet: trying again at ${clockTime(c.retryAt)}`
+      : c.state === 'registered'
+        ? sum.doing
+        : CAPTURE_STATE[c.state];
   return (
     <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="queue-capture" data-capture={c.label} data-state={c.state}>
       <div className="name">
@@ -64,7 +74,7 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
       </div>
       <progress max={100} value={pct} aria-label={`${c.label} progress`} />
       <div className="stats">
-        <span className={`state ${captureNeedsYou(c) ? 'failed' : c.state}`}>{state}</span>
+        <span className={`state ${captureNeedsYou(c) ? 'failed' : c.state === 'registered' ? DOING_CLASS[sum.doing.split(' ')[0]!] : c.state}`}>{state}</span>
         <span>
           {sum.done} of {sum.count} file{sum.count === 1 ? '' : 's'} · {formatBytes(sum.sent)} of {formatBytes(sum.size)}
         </span>

@@ -4,11 +4,13 @@ import { useApp } from '../../store.js';
 /**
  * The whole queue at a glance, readable from across the room: one bar with percent and bytes, a
  * whole-queue ETA from the smoothed rate over what still moves by itself (paused and failed
- * files are left out), and counts of what is done, moving, waiting to retry and needing a person.
+ * files are left out), counts of what is done, moving, waiting to retry and needing a person,
+ * and whether the computer is kept awake for the uploads.
  */
 export function Overall() {
   const t = useApp((s) => s.totals);
   const rate = useApp((s) => s.smoothedRate);
+  const keptAwake = useApp((s) => s.keptAwake);
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
   const moving = t.uploading > 0 && rate > 0;
   return (
@@ -29,6 +31,11 @@ export function Overall() {
         <span className={t.needYou ? 'count-err' : undefined}>{t.needYou} need you</span>
         {t.paused > 0 && <> · <span>{t.paused} paused</span></>}
       </div>
+      {keptAwake && (
+        <p className="kept-awake" data-testid="kept-awake">
+          <span aria-hidden="true">☀</span> Keeping this computer awake until the queue is done; closing the window does not stop the uploads.
+        </p>
+      )}
     </div>
   );
 }

@@ -20,6 +20,23 @@ export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_un
 /** Whether a file waits to be tried again by itself (a passing failure, with its retry time). */
 export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !== null;
 
+/**
+ * What a registered capture is doing, from its files: "Uploading" while any file moves;
+ * "Retrying at 14:11" when every file left waits for a retry time (the earliest, local time);
+ * "Paused" when what is left is paused; "Needs you" when a file failed and nothing else moves;
+ * otherwise "Waiting to upload". `clock` formats a time (ms since the epoch) as HH:MM.
+ */
+export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string): string {
+  const left = files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
+  if (left.length === 0) return 'Completed';
+  if (left.some((f) => f.state === 'uploading')) return 'Uploading';
+  const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
+  if (waiting.length > 0 && waiting.every(retrying)) return `Retrying at ${clock(Math.min(...waiting.map((f) => f.retryAt!)))}`;
+  if (waiting.length > 0) return 'Waiting to upload';
+  if (left.some((f) => f.state === 'failed')) return 'Needs you';
+  return 'Paused';
+}
+
 function fileMatches(f: QueueFile, filter: QueueFilter): boolean {
   switch (filter) {
     case 'all':
@@ -29,7 +46,9 @@ function fileMatches(f: QueueFile, filter: QueueFilter): boolean {
     case 'needs-you':
       return f.state === 'failed';
     case 'active':
-      return f.state !== 'completed' && f.state !== 'cancelled' && f.state !== 'failed';
+      // What moves by itself: uploading, waiting for its turn or registration, or for a retry time.
+      // A paused file waits for a person's Resume: it is under "All", not here.
+      return f.state === 'uploading' || f.state === 'pending' || f.state === 'waiting';
   }
 }
 
