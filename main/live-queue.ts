@@ -23,6 +23,8 @@ export class LiveQueue {
   private stored?: { at: number; totals: StoredTotals };
   private readonly changedFiles = new Set<number>();
   private readonly changedCaptures = new Set<number>();
+  /** Files whose last event left them not uploading: progress ticks naming them are late. */
+  private readonly stopped = new Set<number>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -36,16 +38,23 @@ export class LiveQueue {
   onEngine(e: EngineEvent): void {
     switch (e.type) {
       case 'progress': {
-        for (const f of e.files) this.live.set(f.fileId, f);
+        // A tick can name a file that has just stopped (paused, failed, completed): its bytes of a
+        // part cut off are not stored, so the file keeps what the queue holds for it.
+        const moving = e.files.filter((f) => !this.stopped.has(f.fileId));
+        for (const f of moving) this.live.set(f.fileId, f);
         this.rate = e.overall.bytesPerSecond;
         this.emit('capture:event.progress', {
-          files: e.files.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
+          files: moving.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
           totals: this.totals(),
         });
         return;
       }
       case 'file':
-        if (e.state !== 'uploading') this.live.delete(e.fileId);
+        if (e.state === 'uploading') this.stopped.delete(e.fileId);
+        else {
+          this.live.delete(e.fileId);
+          this.stopped.add(e.fileId);
+        }
         this.changedFiles.add(e.fileId);
         this.changedCaptures.add(e.captureRow);
         break;
@@ -57,6 +66,7 @@ export class LiveQueue {
       case 'removed':
         for (const id of e.fileIds) {
           this.live.delete(id);
+          this.stopped.delete(id);
           this.changedFiles.add(id);
         }
         this.changedCaptures.add(e.captureRow);
@@ -66,6 +76,9 @@ export class LiveQueue {
       default:
         return;
     }
+    // The committed totals changed with the row: read them again before the next tick uses them
+    // (a stale "1 uploading" would subtract a paused file's stored bytes from the whole queue).
+    this.stored = undefined;
     this.schedule();
   }
 

@@ -1,11 +1,12 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppHarness } from './harness.js';
+import { shots } from './shots.js';
 
 // The queue screen as an operator reads it in the morning: captures with their files nested, the
 // whole queue's bar and counts, a capture the service refused corrected and registered again, a
@@ -33,14 +34,8 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
   return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
 }
 
-/** Screenshots at 1280×800 and at the app's smallest window (820×560). */
-async function shots(page: Page, info: TestInfo, name: string) {
-  for (const [w, hgt] of [[1280, 800], [820, 560]] as const) {
-    await page.setViewportSize({ width: w, height: hgt });
-    await page.screenshot({ path: info.outputPath(`${name}-${w}x${hgt}.png`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+/** Scrolls the upload screen so the queue starts at the top of the window. */
+const showQueue = () => h.page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));
 
 /** Queues one capture through the app core, as the registration screen does. */
 async function register(name: string, size: number, structure: string, design?: string) {
@@ -70,7 +65,7 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   await expect(page.getByTestId('queue-counts')).toHaveText('1 completed · 0 uploading · 0 queued · 1 waiting to retry · 1 need you');
   await expect(page.getByTestId('queue-summary')).toContainText('1 of 3 files completed · 1.0 MiB of 4.0 MiB');
   await expect(page.getByTestId('queue-percent')).toHaveText('25%');
-  await shots(page, info, 'queue-morning');
+  await shots(page, info, 'queue-morning', showQueue);
   expect(await violations(page)).toEqual({});
 
   // Filters: what needs a person, what is done.
@@ -89,7 +84,7 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   await expect(form.getByText(/Capture time \(UTC[+-]\d\d:\d\d\)/)).toBeVisible();
   await form.getByLabel('Structure').selectOption({ label: tower!.name });
   await form.getByLabel('Design').selectOption({ label: tower!.designs[0]!.name });
-  await shots(page, info, 'queue-correcting');
+  await shots(page, info, 'queue-correcting', showQueue);
   expect(await violations(page)).toEqual({});
   await form.getByRole('button', { name: 'Register again' }).click();
   await expect(captureRow(page, 'refused-walk.mp4')).toHaveAttribute('data-state', 'registered', { timeout: 20_000 });
@@ -140,7 +135,7 @@ test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a 
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page.getByTestId('limit-now')).toHaveText('Now 64 KiB/s (0.52 Mbit/s)');
   expect(h.core.settings.view().bandwidthTimetable).toBe('00:00,64k 23:59,64k');
-  await shots(page, info, 'queue-limits');
+  await shots(page, info, 'queue-limits', showQueue);
   expect(await violations(page)).toEqual({});
 
   await page.getByLabel('Pause until').fill('06:30');

@@ -1,6 +1,6 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,13 +10,12 @@ import type { UploadQueue } from '../../main/queue/queue.js';
 import { recommendedRetryPolicy } from '../../main/api/errors.js';
 import { formatBytes } from '../../shared/format.js';
 import { AppHarness } from './harness.js';
+import { SIZES, shots } from './shots.js';
 import { applyBar, applyToSelected, controlsCoveredByNotices, registerAll, registerAndConfirm } from './register-steps.js';
 
 // The registration step at card scale (issue #10 items 1, 7, 8, 9, 10): the built renderer in
 // Chromium over the real app core, queue and local service.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
-/** The smallest window the shell allows (main/electron/main.ts minWidth × minHeight), and the usual one. */
-const SIZES = { large: { width: 1280, height: 800 }, small: { width: 820, height: 560 } } as const;
 
 let h: AppHarness;
 let work: string;
@@ -30,16 +29,6 @@ test.afterEach(async () => {
   await h.stop();
   rmSync(work, { recursive: true, force: true });
 });
-
-/** A screenshot of what the window shows at each size under test, named `<name>-<size>.png`. */
-async function shots(page: Page, info: TestInfo, name: string, before?: () => Promise<void>) {
-  for (const [size, viewport] of Object.entries(SIZES)) {
-    await page.setViewportSize(viewport);
-    await before?.();
-    await page.screenshot({ path: info.outputPath(`${name}-${size}.png`) });
-  }
-  await page.setViewportSize(SIZES.large);
-}
 
 /** Scrolls the page so the element matched by `selector` starts at the top of the window. */
 const scrollToTop = (page: Page, selector: string) => page.locator(selector).evaluate((el) => el.scrollIntoView({ block: 'start' }));

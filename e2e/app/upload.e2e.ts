@@ -1,5 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppHarness } from './harness.js';
+import { shots } from './shots.js';
 import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 
 // The built renderer in Debian's Chromium, driving the real app core, engine, queue and local
@@ -26,7 +27,6 @@ test.afterEach(async () => {
   await h.stop();
 });
 
-const shot = (page: Page, info: TestInfo, name: string) => page.screenshot({ path: info.outputPath(name), fullPage: true });
 
 async function setUpLocal(page: Page) {
   await page.goto('/');
@@ -40,12 +40,15 @@ async function storedSha(fileName: string): Promise<string> {
   return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
 
+/** Scrolls the upload screen so the queue starts at the top of the window (for its screenshots). */
+const showQueue = (page: Page) => () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+
 const row = (page: Page, fileName: string) => page.locator(`[data-testid="file-row"][data-file="${fileName}"]`);
 
 test('first run: a wrong password shows the service error; the right account signs in', async ({ page }, info) => {
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Welcome' })).toBeVisible();
-  await shot(page, info, '01-first-run.png');
+  await shots(page, info, '01-first-run');
   const { info: s } = h.svc;
   await page.getByLabel('Capture gateway address').fill(s.baseUrl);
   await page.getByLabel('Sign-in address').fill(s.authUrl);
@@ -56,7 +59,7 @@ test('first run: a wrong password shows the service error; the right account sig
   await page.getByLabel('Password').fill('not-the-password');
   await page.getByRole('button', { name: 'Save and sign in' }).click();
   await expect(page.getByRole('alert')).toContainText('Sign-in failed: Invalid email or password (HTTP 401');
-  await shot(page, info, '02-sign-in-error.png');
+  await shots(page, info, '02-sign-in-error');
   await page.getByLabel('Password').fill(s.account.password);
   await page.getByRole('button', { name: 'Save and sign in' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
@@ -99,14 +102,14 @@ test('drops real recordings, fills the forms from their metadata, registers and 
   await applyToSelected(page, 'Tower B · Level 2', 'Exterior');
   await mp4Row.getByRole('checkbox').check();
   await applyToSelected(page, 'Tower A · Level 1');
-  await shot(page, info, '03-captures-to-register.png');
+  await shots(page, info, '03-captures-to-register');
   expect(await registerAndConfirm(page, 2)).toBe('1 capture in Tower A · Level 1 (interior), 1 in Tower B · Level 2 (exterior).');
 
   for (const name of ['VID_20231121_201609_00_012.insv', 'VID_20231121_201609_10_012.insv', 'walkthrough.mp4']) {
     await expect(row(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
   }
   await expect(page.getByTestId('queue-summary')).toContainText('3 of 3 files completed');
-  await shot(page, info, '04-uploads-completed.png');
+  await shots(page, info, '04-uploads-completed', showQueue(page));
 
   expect(await storedSha('VID_20231121_201609_00_012.insv')).toBe(sha256(readFileSync(lens0)));
   expect(await storedSha('VID_20231121_201609_10_012.insv')).toBe(sha256(readFileSync(lens1)));
@@ -143,7 +146,7 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   // A part whose bytes were all out when Pause was pressed gets 1.5 s for storage's answer and is
   // then recorded (storage has it either way); after that nothing moves.
   await page.waitForTimeout(2000);
-  await shot(page, info, '05-paused.png');
+  await shots(page, info, '05-paused', showQueue(page));
   const pausedAt = await r.getByRole('progressbar').getAttribute('value');
   expect(Number(pausedAt)).toBeGreaterThanOrEqual(19); // at least one 5 MiB part of 26 MiB is stored
   await page.waitForTimeout(1500);
@@ -163,7 +166,7 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   await h.restart();
   const again = row(page, 'VID_20261122_090000_00_001.insv');
   await expect(again).toBeVisible();
-  await shot(page, info, '06-after-restart.png');
+  await shots(page, info, '06-after-restart', showQueue(page));
   expect(Number(await again.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
   expect(engine().bandwidthLimit).toBe(50 * MiB); // kept across the restart
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
@@ -197,7 +200,7 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   await expect(blocked.filter({ hasText: 'VID_20261122_100000_10_003.insv' })).toContainText(
     'Lens 10 of a dual-lens recording without its _00_ file; add VID_20261122_100000_00_003.insv too.',
   );
-  await shot(page, info, '07-refused-files.png');
+  await shots(page, info, '07-refused-files');
 
   // A structure the service does not know: its own 422 message comes back.
   const bogus = join(work, 'bogus.mp4');
@@ -209,7 +212,7 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   await expect(page.getByTestId('attention')).toContainText(
     'The service refused this capture: captures[0].structure ffffffffffffffffffffffff is not a structure of this project',
   );
-  await shot(page, info, '08-service-refusal.png');
+  await shots(page, info, '08-service-refusal');
 });
 
 test('warns when default designs changed since the last export, and requests a new one', async ({ page }, info) => {
@@ -219,7 +222,7 @@ test('warns when default designs changed since the last export, and requests a n
   await page.reload();
   const banner = page.getByRole('status').filter({ hasText: 'default capture designs changed' });
   await expect(banner).toContainText('the capture sheets were never exported from this computer');
-  await shot(page, info, '09-designs-changed.png');
+  await shots(page, info, '09-designs-changed');
   await banner.getByRole('button', { name: 'Request a new export' }).click();
   await expect(page.getByText('Export requested: Project folder with default sheets is being generated.')).toBeVisible();
   await expect.poll(() => h.svc.store.state.emails.map((e) => e.to)).toContain(h.svc.info.account.email);
@@ -260,11 +263,11 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   const rendered = await page.getByTestId('file-row').count();
   expect(rendered).toBeLessThan(40);
   const started = Date.now();
-  await shot(page, info, '10-thousand-files-top.png');
+  await shots(page, info, '10-thousand-files-top');
   await page.locator('.queue-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
   await expect(row(page, 'VID_20261122_100499_10_001.insv')).toBeVisible();
   info.annotations.push({ type: 'scroll-to-end-ms', description: String(Date.now() - started) });
-  await shot(page, info, '10-thousand-files.png');
+  await shots(page, info, '10-thousand-files', showQueue(page));
 });
 
 test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Try now carries on', async ({ page }, info) => {
@@ -284,7 +287,7 @@ test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, 
   // The service's own words stay one click away.
   await r.getByText('storage unavailable').click();
   await expect(r).toContainText('InternalError');
-  await shot(page, info, '10-retrying.png');
+  await shots(page, info, '10-retrying', showQueue(page));
 
   await h.svc.admin('DELETE', '/faults');
   await r.getByRole('button', { name: 'Try now' }).click();

@@ -133,7 +133,8 @@ export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get)
       const files = { ...s.files };
       for (const f of p.files) {
         const old = files[f.id];
-        if (old) files[f.id] = { ...old, ...f };
+        // Only a file uploading moves; a tick that crossed its rows event (paused, failed) is late.
+        if (old && (old.state === 'uploading' || old.state === 'pending')) files[f.id] = { ...old, ...f };
       }
       const rate = p.totals.bytesPerSecond;
       const smoothedRate = rate === 0 ? 0 : s.smoothedRate === 0 ? rate : s.smoothedRate + SMOOTHING * (rate - s.smoothedRate);

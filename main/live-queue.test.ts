@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CaptureRequest } from './api/gateway.js';
+import type { EngineEvent } from './engine/events.js';
+import { LiveQueue } from './live-queue.js';
+import { openQueueDatabase } from './queue/db.js';
+import { UploadQueue } from './queue/queue.js';
+
+const work = mkdtempSync(join(tmpdir(), 'live-queue-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const MiB = 1024 * 1024;
+const request: CaptureRequest = {
+  project: 'p1', structure: 's1', captureDateTime: '2026-11-22T09:00:00Z', type: 'interior', mode: '360 Video', sourceType: 'bot',
+  files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB }],
+};
+
+describe('LiveQueue', () => {
+  it('drops live bytes of a file that stopped uploading, even when a late progress tick names it', () => {
+    const queue = new UploadQueue(openQueueDatabase(join(work, 'queue.db')).db);
+    const row = queue.enqueueCapture('walk.mp4', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB, mtimeMs: 1 }]);
+    queue.saveRegistration(row, 'c1', [{ frameIndex: 1, uploadId: 'u1', fileName: 'walk.mp4', size: 26 * MiB, partSize: 5 * MiB, totalParts: 6, status: 'pending' }]);
+    const file = queue.filesOf(row)[0]!;
+    queue.recordParts([1, 2, 3, 4].map((partNumber) => ({ fileId: file.id, partNumber, etag: `"e${partNumber}"` })));
+    const sent: { event: string; payload: unknown }[] = [];
+    const live = new LiveQueue(queue, () => null, (event, payload) => sent.push({ event, payload }), 0);
+    const tick = (bytesSent: number): EngineEvent => ({
+      type: 'progress',
+      files: [{ fileId: file.id, captureRow: row, fileName: 'walk.mp4', bytesTotal: 26 * MiB, bytesSent, partsTotal: 6, partsDone: 4, bytesPerSecond: MiB, etaSeconds: 1 }],
+      overall: { bytesTotal: 26 * MiB, bytesSent, bytesPerSecond: MiB, etaSeconds: 1, files: 1 },
+    });
+
+    queue.setFileState(file.id, 'uploading');
+    live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'uploading', error: null, transient: false, file: queue.file(file.id)! });
+    live.onEngine(tick(24 * MiB));
+    expect(live.view().files[0]!.bytesSent).toBe(24 * MiB);
+
+    // Paused mid-part: what counts is the 4 stored parts (20 MiB), not the part that was cut off.
+    queue.setFileState(file.id, 'paused');
+    live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'paused', error: null, transient: false, file: queue.file(file.id)! });
+    live.onEngine(tick(25 * MiB)); // the tracker's last tick, after the pause
+    const view = live.view();
+    expect(view.files[0]!.bytesSent).toBe(20 * MiB);
+    expect(view.totals.bytesDone).toBe(20 * MiB);
+    const last = sent.filter((e) => e.event === 'capture:event.progress').at(-1)!.payload as { files: { id: number }[]; totals: { bytesDone: number } };
+    expect(last.files.map((f) => f.id)).not.toContain(file.id);
+    expect(last.totals.bytesDone).toBe(20 * MiB);
+  });
+});
