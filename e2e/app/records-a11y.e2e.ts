@@ -61,3 +61,15 @@ test('the Assets view: drawing, legend, focused line and table', async ({ page }
   await expect(page.getByTestId('asset-focus')).toContainText('Reached');
   expect(await violations(page)).toEqual({});
 });
+
+test('the Assets view offline says so before anything is drawn, and lists the categories kept', async ({ page }) => {
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
+  await expect(page.getByTestId('assets-as-of')).toHaveCount(0);
+  await page.getByRole('tab', { name: 'Upload' }).click();
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await expect(page.getByTestId('assets-as-of')).toContainText(/^Offline — showing categories as of \d\d:\d\d( [AP]M)?$/);
+  await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
+  expect(await violations(page)).toEqual({});
+});

@@ -25,12 +25,15 @@ export function AssetsView() {
   const [focused, setFocused] = useState<AssetView | null>(null);
   /** When the drawing is the copy kept on this computer: the time the service gave it (ISO 8601). */
   const [offline, setOffline] = useState<string | null>(null);
+  /** The same for the categories and structures listed (before anything is drawn). */
+  const [listsOffline, setListsOffline] = useState<string | null>(null);
 
   useEffect(() => {
     unwrap(api['assets.categories']())
       .then((r) => {
         setCategories(r.categories);
         setStructures(r.structures);
+        setListsOffline(r.offline ? r.asOf : null);
       })
       .catch((err: unknown) => setProblem((err as Error).message));
   }, []);
@@ -88,9 +91,9 @@ export function AssetsView() {
             </select>
           </label>
         </div>
-        {offline && (
-          <p className="offline" role="status">
-            Offline — showing assets as of {clockTime(offline)}
+        {(offline ?? listsOffline) && (
+          <p className="offline" role="status" data-testid="assets-as-of">
+            {offline ? `Offline — showing assets as of ${clockTime(offline)}` : `Offline — showing categories as of ${clockTime(listsOffline!)}`}
           </p>
         )}
         {problem && (
