@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { polylineLength, reachedStage, stageTotals } from './asset-stages.js';
+import { categoryMeasure, polylineLength, reachedStage, stageTotals } from './asset-stages.js';
 
 const stages = [
   { _id: 'b', name: 'Boarded', sequence: 2, color: '#0a0' },
@@ -26,5 +26,14 @@ describe('asset legend', () => {
       ['Boarded', 1, 30, 0.3],
       ['not started', 1, 60, 0.6],
     ]);
+  });
+});
+
+describe('categoryMeasure', () => {
+  it('measures a length unit by the polyline, an area unit with a height by length × height, and says plan units otherwise', () => {
+    expect(categoryMeasure('m', 4.2)).toEqual({ kind: 'length', unit: 'm', factor: 1 });
+    expect(categoryMeasure('m2', 3)).toEqual({ kind: 'area', unit: 'm2', factor: 3 });
+    expect(categoryMeasure('m2', null)).toEqual({ kind: 'plan', unit: 'plan units', factor: 1 });
+    expect(categoryMeasure('each', 2)).toEqual({ kind: 'plan', unit: 'plan units', factor: 1 });
   });
 });

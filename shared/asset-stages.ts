@@ -25,6 +25,31 @@ export interface StageTotal {
   share: number;
 }
 
+/**
+ * How a category's unit of measure (`uom`, §2) relates to its drawn polylines. The interface does
+ * not say what unit plan coordinates are in; this client takes them to be the category's length
+ * unit (metres for `m` and `m2`, feet for `ft` and `ft2`), which the seeded plans bear out. A
+ * length unit measures the polyline itself; an area unit with a height (a wall traced on plan)
+ * measures length × height; anything else is not derived, and lengths are said in plan units.
+ * `unit` is what the quantity is said in; `factor` multiplies a polyline's length into it.
+ */
+export interface CategoryMeasure {
+  kind: 'length' | 'area' | 'plan';
+  unit: string;
+  factor: number;
+}
+
+const LENGTH_UNITS = new Set(['m', 'mm', 'cm', 'ft', 'lf', 'yd', 'in']);
+const AREA_UNITS = new Set(['m2', 'm²', 'sqm', 'ft2', 'ft²', 'sqft', 'sf']);
+
+/** The measure of a category from its `uom` and `height` (see CategoryMeasure). */
+export function categoryMeasure(uom: string, height: number | null | undefined): CategoryMeasure {
+  const u = uom.trim().toLowerCase();
+  if (LENGTH_UNITS.has(u)) return { kind: 'length', unit: uom, factor: 1 };
+  if (AREA_UNITS.has(u) && height && height > 0) return { kind: 'area', unit: uom, factor: height };
+  return { kind: 'plan', unit: 'plan units', factor: 1 };
+}
+
 /** A polyline's length: the sum of its segments, in the units of its points. */
 export function polylineLength(points: { x: number; y: number }[]): number {
   let n = 0;

@@ -159,6 +159,10 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
   await page.getByRole('tab', { name: 'Assets' }).click();
   await page.getByLabel('Structure').selectOption({ label: h.core.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
+  // Drywall is counted in m2: a wall traced on plan, its area the drawn length times the category's height.
+  const drywall = (h.svc.store.state.assetCategories as { name: string; height: number }[]).find((c) => c.name === 'Drywall Partitions')!;
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(`Stages of Drywall Partitions, in sequence (area in m2: drawn length × height ${drywall.height})`);
+  await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
   const level = page.getByTestId('zoom-level');
   const layer = page.getByTestId('asset-layer');
   const transform = async () => {

@@ -21,7 +21,9 @@ export const assetStage = z
 export type AssetStage = z.infer<typeof assetStage>;
 
 /** §2 ExternalAssetCategory (the fields this client uses are required). */
-export const assetCategory = z.object({ _id: z.string(), id: z.string().optional(), name: z.string(), project: z.string(), uom: z.string(), stages: z.array(assetStage) }).passthrough();
+export const assetCategory = z
+  .object({ _id: z.string(), id: z.string().optional(), name: z.string(), project: z.string(), uom: z.string(), height: z.number().optional(), stages: z.array(assetStage) })
+  .passthrough();
 export type AssetCategory = z.infer<typeof assetCategory>;
 
 /** §2 ExternalAsset: a polyline (`points`, plan coordinates) and how far it got in each stage (percentage 0–100, date ISO 8601). */

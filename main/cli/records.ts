@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stageTotals } from '../../shared/asset-stages.js';
+import { categoryMeasure, stageTotals } from '../../shared/asset-stages.js';
 import { reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
 import { ProgressRecordsClient, explain } from '../api/progress-records.js';
@@ -117,10 +117,12 @@ export function assetList(g: RecordsFlags, structure: string, category: string):
     if (!cat) throw new Error(`No category "${category}" in this project; the categories are: ${categories.map((c) => c.name).join(', ')}`);
     const assets = await client.assets(structure, category);
     const totals = stageTotals(cat.stages, assets);
-    if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, assets, totals }));
-    out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; lengths in ${cat.uom}`);
+    const measure = categoryMeasure(cat.uom, cat.height);
+    if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, measure, assets, totals }));
+    const said = measure.kind === 'length' ? `lengths in ${measure.unit}` : measure.kind === 'area' ? `area in ${measure.unit} (drawn length × height ${cat.height})` : 'drawn lengths in plan units';
+    out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; ${said}`);
     for (const t of totals) {
-      out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${t.length.toFixed(1).padStart(10)} ${cat.uom}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
+      out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${(t.length * measure.factor).toFixed(1).padStart(10)} ${measure.unit}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
     }
     const untracked = assets.filter((a) => a.doNotTrack).length;
     if (untracked) out(`  (${untracked} asset(s) marked do-not-track are not counted)`);

@@ -192,6 +192,7 @@ const categoryView = (c: AssetCategory): AssetCategoryView => ({
   id: c._id,
   name: c.name,
   uom: c.uom,
+  height: c.height ?? null,
   stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color })),
 });
 

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import { polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
+import { categoryMeasure, polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
+import type { CategoryMeasure } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
 import { AssetDrawing } from './AssetDrawing.js';
@@ -51,6 +52,7 @@ export function AssetsView() {
 
   const category = categories.find((c) => c.id === categoryId);
   const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
+  const measure = category ? categoryMeasure(category.uom, category.height) : undefined;
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
   const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
   const describe = (a: AssetView) =>
@@ -121,12 +123,14 @@ export function AssetsView() {
               {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
             </p>
             <table className="legend" data-testid="asset-legend">
-              <caption>Stages of {category.name}, in sequence (lengths in {category.uom})</caption>
+              <caption>
+                Stages of {category.name}, in sequence ({measureNote(measure!, category.height)})
+              </caption>
               <thead>
                 <tr>
                   <th>Stage</th>
                   <th>Assets</th>
-                  <th>Length</th>
+                  <th>{measure!.kind === 'area' ? 'Area' : 'Length'}</th>
                   <th>Share</th>
                 </tr>
               </thead>
@@ -138,7 +142,7 @@ export function AssetsView() {
                     </td>
                     <td>{t.assets}</td>
                     <td>
-                      {t.length.toFixed(1)} {category.uom}
+                      {(t.length * measure!.factor).toFixed(1)} {measure!.unit}
                     </td>
                     <td>{(t.share * 100).toFixed(1)}%</td>
                   </tr>
@@ -155,7 +159,9 @@ export function AssetsView() {
                   <tr>
                     <th>Asset</th>
                     <th>Reached</th>
-                    <th>Length ({category.uom})</th>
+                    <th>
+                      {measure!.kind === 'area' ? 'Area' : 'Length'} ({measure!.unit})
+                    </th>
                     {stages.map((s) => (
                       <th key={s._id}>{s.name}</th>
                     ))}
@@ -170,7 +176,7 @@ export function AssetsView() {
                         {a.doNotTrack ? ' (not tracked)' : ''}
                       </td>
                       <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
-                      <td>{polylineLength(a.points).toFixed(1)}</td>
+                      <td>{(polylineLength(a.points) * measure!.factor).toFixed(1)}</td>
                       {stages.map((s) => {
                         const st = a.stages.find((x) => x._id === s._id);
                         return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
@@ -191,11 +197,12 @@ export function AssetsView() {
 /** The table as a CSV file download (RFC 4180 quoting). */
 function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[]): void {
   const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
-  const head = ['asset', 'reached', `length (${category.uom})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
+  const measure = categoryMeasure(category.uom, category.height);
+  const head = ['asset', 'reached', `${measure.kind === 'area' ? 'area' : 'length'} (${measure.unit})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
   const rows = assets.map((a) => [
     a._id,
     reachedStage(stages, a)?.name ?? 'Not started',
-    polylineLength(a.points).toFixed(2),
+    (polylineLength(a.points) * measure.factor).toFixed(2),
     ...stages.map((s) => a.stages.find((x) => x._id === s._id)?.percentage ?? 0),
     a.snapshot ?? '',
     String(a.doNotTrack),
@@ -207,4 +214,11 @@ function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['sta
   link.download = `${category.name.replace(/[^\w.-]+/g, '-')}-assets.csv`;
   link.click();
   URL.revokeObjectURL(url);
+}
+
+/** What the legend's quantities are, in words: "lengths in m", "area in m2: drawn length × height 3 m", or plan units. */
+function measureNote(m: CategoryMeasure, height: number | null): string {
+  if (m.kind === 'length') return `lengths in ${m.unit}`;
+  if (m.kind === 'area') return `area in ${m.unit}: drawn length × height ${height}`;
+  return 'drawn length in plan units; the category’s unit cannot be derived from it';
 }
