@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppHarness } from './harness.js';
-import { shots } from './shots.js';
+import { controlsCoveredByNotices } from './register-steps.js';
+import { SIZES, shots } from './shots.js';
 
 // The queue screen as an operator reads it in the morning: captures with their files nested, the
 // whole queue's bar and counts, a capture the service refused corrected and registered again, a
@@ -92,11 +93,11 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   const registered = Object.values(h.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes('refused-walk.mp4'));
   expect(registered.map((c) => c.structure)).toEqual([tower!.id]);
 
-  // Storage back: Try now carries the waiting files on; then the completed captures are cleared.
+  // Storage back: Retry now carries the waiting files on; then the completed captures are cleared.
   await h.svc.admin('DELETE', '/faults');
   for (const name of ['flaky-walk.mp4', 'refused-walk.mp4']) {
-    // Each file may be between tries (Try now), or already on its way again by its schedule.
-    const tryNow = fileRow(page, name).getByRole('button', { name: 'Try now' });
+    // Each file may be between tries (Retry now), or already on its way again by its schedule.
+    const tryNow = fileRow(page, name).getByRole('button', { name: 'Retry now' });
     if (await tryNow.isVisible()) await tryNow.click().catch(() => undefined);
     await expect(fileRow(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
   }
@@ -116,6 +117,32 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   await page.getByRole('button', { name: 'Save as text' }).click();
   const saved = await (await download).path();
   expect(readFileSync(saved, 'utf8')).toMatch(/registered {2}refused-walk\.mp4: Registered as capture/);
+});
+
+test('a refusal of the credentials is a message that needs a person: in the bar at the foot, over no control, counted once', async ({ page }, info) => {
+  const [tower] = h.core.settings.view().structures;
+  await register('first-walk.mp4', 256 * 1024, tower!.id);
+  await expect(fileRow(page, 'first-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
+  // The gateway refuses the API key (403) at the next registration: the queue stops and says why.
+  await h.svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'status', status: 403 } });
+  await register('second-walk.mp4', 256 * 1024, tower!.id);
+  const notices = page.getByTestId('notices');
+  await expect(notices.getByRole('alert')).toContainText('The service refuses the API key');
+  await expect(notices.getByRole('alert')).toHaveCount(1);
+  await expect(page.getByTestId('queue-blocked')).toContainText('The service refuses the API key');
+  await expect(page.getByTestId('queue-state')).toHaveText('Stopped');
+  for (const viewport of Object.values(SIZES)) {
+    await page.setViewportSize(viewport);
+    await showQueue();
+    expect(await controlsCoveredByNotices(page)).toEqual([]);
+    // The bar sits below the screen, not over it.
+    const [bar, screen] = await Promise.all([notices.boundingBox(), page.locator('.screen').boundingBox()]);
+    expect(bar!.y).toBeGreaterThanOrEqual(screen!.y + screen!.height - 1);
+  }
+  await shots(page, info, 'queue-blocked', showQueue);
+  expect(await violations(page)).toEqual({});
+  await notices.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(notices).toHaveCount(0);
 });
 
 test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a time', async ({ page }, info) => {
@@ -139,10 +166,10 @@ test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a 
   expect(await violations(page)).toEqual({});
 
   await page.getByLabel('Pause until').fill('06:30');
-  await page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await expect(page.getByTestId('paused-until')).toContainText('Paused until 06:30');
+  await page.getByRole('button', { name: /^Pause all until \d\d:\d\d$/ }).click();
+  await expect(page.getByTestId('paused-until')).toContainText(/Paused until (\w{3} )?06:30/);
   await page.reload();
-  await expect(page.getByTestId('paused-until')).toContainText('Paused until 06:30');
+  await expect(page.getByTestId('paused-until')).toContainText(/Paused until (\w{3} )?06:30/);
   await page.getByRole('button', { name: 'Resume now' }).click();
   await expect(page.getByTestId('paused-until')).toHaveCount(0);
 });

@@ -20,8 +20,9 @@ async function setUpLocal(page: Page) {
   await page.goto('/');
   await page.getByRole('button', { name: 'Use the local test service' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-  // The notice that the local service is in use has been read; the screenshots are of the workspace.
-  await page.getByRole('button', { name: 'Dismiss' }).click();
+  // Choosing the local service is said by the top bar's badge, not by a message.
+  await expect(page.getByText('Local test service')).toBeVisible();
+  await expect(page.getByTestId('notices')).toHaveCount(0);
 }
 
 const localDay = (d = new Date()) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;

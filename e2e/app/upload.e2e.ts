@@ -209,9 +209,10 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   await page.reload();
   await h.drop([bogus]);
   await registerAll(page, 'Old Annex (no designs)', 1);
-  await expect(page.getByTestId('attention')).toContainText(
-    'The service refused this capture: captures[0].structure ffffffffffffffffffffffff is not a structure of this project',
-  );
+  const attention = page.getByTestId('attention');
+  await expect(attention).toContainText('bogus.mp4 (Old Annex): Refused by the service. Correct it and register it again, or remove it.');
+  await attention.getByText('The service’s words').click();
+  await expect(attention.locator('.raw')).toHaveText('captures[0].structure ffffffffffffffffffffffff is not a structure of this project');
   await shots(page, info, '08-service-refusal');
 });
 
@@ -270,7 +271,7 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   await shots(page, info, '10-thousand-files', showQueue(page));
 });
 
-test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Try now carries on', async ({ page }, info) => {
+test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Retry now carries on', async ({ page }, info) => {
   await setUpLocal(page);
   const file = join(work, 'walk-outage.mp4');
   writeFileSync(file, randomBytes(300_000));
@@ -290,7 +291,7 @@ test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, 
   await shots(page, info, '10-retrying', showQueue(page));
 
   await h.svc.admin('DELETE', '/faults');
-  await r.getByRole('button', { name: 'Try now' }).click();
+  await r.getByRole('button', { name: 'Retry now' }).click();
   await expect(r).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
   expect(await storedSha('walk-outage.mp4')).toBe(sha256(readFileSync(file)));
 });

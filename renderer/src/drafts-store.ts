@@ -125,8 +125,8 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       const keys = new Set(ready.map((d) => d.proposal.key));
       const selected = new Set([...get().selected].filter((k) => !keys.has(k)));
       set({ drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)), selected, refused: [...get().refused, ...res.refused] });
-      notify('info', `${res.queued.length} capture${res.queued.length === 1 ? '' : 's'} queued: each is registered in turn and uploads as soon as it is.`);
-      // The queue screen learns of the new rows from main's queue events; nothing is reloaded here.
+      // No message: the queue shows the new captures (main's rows events), "Registering" until each
+      // is registered; messages are kept for what needs a person. Nothing is reloaded here.
       void get().loadLastPlacement();
     } catch (err) {
       notify('error', messageOf(err));

@@ -148,8 +148,8 @@ export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get)
     removeFile: (fileId) => act(unwrap(api['queue.removeFile']({ fileId }))),
     async clearCompleted() {
       try {
-        const { captures } = await unwrap(api['queue.clearCompleted']());
-        get().notify('info', `${captures} completed capture${captures === 1 ? '' : 's'} cleared from the list.`);
+        // The rows leave the list: that is the answer (messages are for what needs a person).
+        await unwrap(api['queue.clearCompleted']());
       } catch (err) {
         get().notify('error', messageOf(err));
       }

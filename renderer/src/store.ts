@@ -41,7 +41,6 @@ const settingsSlice: Slice<SettingsSlice> = (set, get) => ({
   },
   async saveSettings(input) {
     set({ settings: await unwrap(api['settings.save'](input)) });
-    get().notify('info', 'Settings saved; signed in.');
     await get().loadQueue();
   },
   async setBandwidth(bytesPerSecond, timetable = null) {
@@ -63,7 +62,7 @@ const settingsSlice: Slice<SettingsSlice> = (set, get) => ({
   },
   async useLocalService() {
     set({ settings: await unwrap(api['settings.useLocalService']()) });
-    get().notify('info', 'Using the local test service: uploads stay on this computer.');
+    // No message: the top bar's badge says so on every screen.
     await get().loadQueue();
   },
 });

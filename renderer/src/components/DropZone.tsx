@@ -12,8 +12,11 @@ import { useApp } from '../store.js';
 export function DropZone() {
   const inspect = useDrafts((s) => s.inspect);
   const inspecting = useDrafts((s) => s.inspecting);
-  // Once a card is listed the zone shrinks to one line, leaving the window to the table.
-  const compact = useDrafts((s) => s.drafts.length > 0);
+  // Once a card is listed, or the queue holds files, the zone shrinks to one line, leaving the
+  // window to the table and the queue.
+  const listed = useDrafts((s) => s.drafts.length > 0);
+  const queued = useApp((s) => s.totals.files > 0);
+  const compact = listed || queued;
   const notify = useApp((s) => s.notify);
   const [over, setOver] = useState(false);
 
@@ -54,7 +57,7 @@ export function DropZone() {
     >
       {compact ? (
         <p>
-          <strong>Drop Insta360 recordings here</strong> to add more to the list.
+          <strong>Drop Insta360 recordings here</strong> {listed ? 'to add more to the list.' : 'to add another card.'}
         </p>
       ) : (
         <p>

@@ -59,7 +59,7 @@ export function QueueList() {
             title="Send again every file that failed, was cancelled, or waits for its retry time"
             onClick={() => void control('retry', { all: true })}
           >
-            Retry now
+            Retry all now
           </button>
         </div>
       </header>

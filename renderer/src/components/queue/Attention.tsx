@@ -5,6 +5,17 @@ import { CaptureEditor } from './CaptureEditor.js';
 import { usePlaceName } from './CaptureRow.js';
 import { captureNeedsYou } from './rows.js';
 
+/** What a capture that needs a person waits for, in plain words; the service's own message is one click away. */
+const ATTENTION_SUMMARY: Partial<Record<QueueCapture['state'], string>> = {
+  rejected: 'Refused by the service. Correct it and register it again, or remove it.',
+  registration_unknown: 'It is not known whether it was registered (the app stopped while sending it). Register it again, or drop it if it is on the platform.',
+};
+
+/** The service's message out of the engine's sentence ("The service refused this capture: <message>. Correct …"). */
+function serviceWords(error: string): string {
+  return /^The service refused this capture: (.*)\. Correct the capture and register it again\.$/s.exec(error)?.[1] ?? error;
+}
+
 /** How many captures that need a person are spelled out above the list; the rest are one filter away. */
 const SHOWN = 3;
 
@@ -35,7 +46,13 @@ function AttentionRow({ capture }: { capture: QueueCapture }) {
   const place = usePlaceName(capture.structure, capture.design);
   return (
     <div className="attention" data-testid="attention">
-      <strong>{capture.label}</strong> ({place}): {capture.error ?? capture.state}
+      <strong>{capture.label}</strong> ({place}): {ATTENTION_SUMMARY[capture.state] ?? capture.error ?? capture.state}
+      {capture.error && ATTENTION_SUMMARY[capture.state] && (
+        <details className="cause error">
+          <summary>The service’s words</summary>
+          <span className="raw">{serviceWords(capture.error)}</span>
+        </details>
+      )}
       <div className="actions">
         {capture.state === 'registration_unknown' && (
           <>

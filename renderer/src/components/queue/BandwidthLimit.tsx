@@ -130,7 +130,7 @@ export function PauseUntil() {
         Pause until
         <input type="time" value={time} onChange={(e) => setTime(e.target.value)} required />
       </label>
-      <button type="submit">Pause</button>
+      <button type="submit">Pause all until {time || 'then'}</button>
     </form>
   );
 }

@@ -4,10 +4,10 @@ import type { QueueFile } from '../../../../shared/ipc.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
 import type { RowAria } from './rows.js';
-import { retrying } from './rows.js';
+import { captureNeedsYou, retrying } from './rows.js';
 
 const STATE_LABEL: Record<QueueFile['state'], string> = {
-  waiting: 'Registering',
+  waiting: 'Waiting for registration',
   pending: 'Queued',
   uploading: 'Uploading',
   paused: 'Paused',
@@ -16,9 +16,16 @@ const STATE_LABEL: Record<QueueFile['state'], string> = {
   cancelled: 'Cancelled',
 };
 
-/** What the row says about a file's state: what happens next, not only what happened. */
-function stateText(f: QueueFile): string {
+/** Characters of a file name always shown at its end ("…_00_001.insv"): what tells two lenses apart. */
+const NAME_TAIL = 14;
+
+/**
+ * What the row says about a file's state: what happens next, not only what happened. A file
+ * waiting for a capture that needs a person is not sent until the capture is decided.
+ */
+function stateText(f: QueueFile, captureNeeds: boolean): string {
   if (retrying(f)) return `Retrying at ${clockTime(f.retryAt!)} (attempt ${f.attempts + 1})`;
+  if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
   return STATE_LABEL[f.state];
 }
 
@@ -31,6 +38,10 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
   const f = useApp((s) => s.files[id]);
   const control = useApp((s) => s.control);
   const removeFile = useApp((s) => s.removeFile);
+  const captureNeeds = useApp((s) => {
+    const c = f && s.captures[f.captureRow];
+    return c ? captureNeedsYou(c) : false;
+  });
   if (!f) return <div style={style} {...aria} />;
   const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
   return (
@@ -44,16 +55,18 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       data-retrying={retrying(f) ? 'true' : undefined}
       data-parts-done={f.partsDone}
     >
-      <div className="name" title={f.path}>
-        {f.fileName}
+      <div className="name split-name" title={f.path}>
+        <span className="head">{f.fileName.slice(0, -NAME_TAIL)}</span>
+        <span className="tail">{f.fileName.slice(-NAME_TAIL)}</span>
       </div>
       <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
       <div className="stats">
-        <span className={`state ${retrying(f) ? 'retrying' : f.state}`}>{stateText(f)}</span>
+        <span className={`state ${retrying(f) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{stateText(f, captureNeeds)}</span>
         <span>
-          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)} · part {f.partsDone} of {f.partsTotal || '—'}
+          {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
+          {f.partsTotal > 0 && f.state !== 'completed' && <span className="parts"> · part {f.partsDone} of {f.partsTotal}</span>}
         </span>
-        {f.state === 'uploading' && (
+        {f.state === 'uploading' && f.bytesPerSecond > 0 && (
           <span>
             {formatBytes(f.bytesPerSecond)}/s · {formatEta(f.etaSeconds)} left
           </span>
@@ -72,7 +85,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
         {(f.state === 'uploading' || f.state === 'pending') && <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>}
         {f.state === 'paused' && <button onClick={() => void control('resume', { fileId: f.id })}>Resume</button>}
         {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
-        {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Try now</button>}
+        {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Retry now</button>}
         {f.state !== 'completed' && (
           <button
             className="link"

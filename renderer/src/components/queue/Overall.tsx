@@ -1,5 +1,7 @@
+import { clockTime } from '../../../../shared/causes.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
+import { queueHeadline } from './headline.js';
 
 /**
  * The whole queue at a glance, readable from across the room: one bar with percent and bytes, a
@@ -13,11 +15,17 @@ export function Overall() {
   const keptAwake = useApp((s) => s.keptAwake);
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
   const moving = t.uploading > 0 && rate > 0;
+  const blocked = useApp((s) => s.blocked !== null);
+  const pausedUntil = useApp((s) => s.settings?.pausedUntil ?? null);
+  const head = queueHeadline(t, { blocked, pausedUntil: pausedUntil ? clockTime(Date.parse(pausedUntil)) : undefined });
   return (
-    <div className="overall">
+    <div className={`overall ${head.tone}`}>
       <div className="overall-line">
         <span className="overall-pct" data-testid="queue-percent">
           {pct}%
+        </span>
+        <span className={`overall-state ${head.tone}`} data-testid="queue-state">
+          {head.text}
         </span>
         <progress max={100} value={pct} aria-label="Whole queue progress" />
       </div>
