@@ -228,6 +228,8 @@ test.describe('in Berlin', () => {
     await expect(page.getByTestId('utc-offset')).toHaveText('UTC+01:00');
     await expect(page.getByText('sent as 2026-11-22T09:30:15+01:00')).toBeVisible();
     await expect(row).toContainText('09:30:15');
+    // The site walk is told by the time as corrected, not as read from the file.
+    await expect(page.getByRole('rowgroup', { name: 'Site walk 1' }).locator('.walk-head')).toContainText('Nov 22');
     await expectAccessible(page, '.drafts');
     await shots(page, info, '17-time-editor');
     await page.getByRole('checkbox', { name: /^Select walk\.mp4/ }).check();

@@ -27,7 +27,7 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
       <p id="confirm-what" data-testid="confirm-sentence">
         {sentence}
       </p>
-      <p className="muted">{detail}</p>
+      <p>{detail}</p>
       {busy && (
         <p role="status" className="registering">
           Adding the captures to the queue…

@@ -25,7 +25,8 @@ export function RegisterPanel() {
   if (drafts.length === 0 && refused.length === 0) return null;
 
   const registrable = drafts.filter(isRegistrable);
-  const walks = groupIntoWalks(registrable, (d) => Date.parse(d.proposal.capturedAt));
+  // By the capture time as it will be sent: a time corrected by hand moves its row with it.
+  const walks = groupIntoWalks(registrable, (d) => Date.parse(d.form.capturedAt));
   const ready = registrable.filter((d) => isReady(d, structures));
   const blocked: BlockedRow[] = [
     ...drafts
