@@ -63,6 +63,28 @@ describe('capture-uploader progress', () => {
     expect(rules.map((r) => r.fired)).toEqual([1]);
   });
 
+  it('keeps an entry recorded while the service cannot be reached, and sends it once with progress send', async () => {
+    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', times: 0, action: { type: 'status', status: 503 } });
+    const details = `Level 4 fire stopping, offline ${Date.now()}`;
+    const add = await cli(['progress', 'add', '--date', '2026-11-21', '--status', 'Completed', '--details', details]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toBe(`queued: the progress service cannot be reached; the entry waits in ${join(work, 'records.db')} and is sent by \`capture-uploader progress send\`\n`);
+    expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+    const still = await cli(['progress', 'send']);
+    expect(still.code).toBe(2);
+    expect(still.stderr).toBe(`capture-uploader: The progress service failed (Internal Server Error); try again in a moment. The entries waiting stay in ${join(work, 'records.db')}; nothing is lost.\n`);
+    expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+
+    await svc.admin('DELETE', '/faults');
+    const send = await cli(['progress', 'send']);
+    expect(send.code, send.stderr).toBe(0);
+    const recorded = svc.store.state.progress.filter((p) => p.details === details);
+    expect(recorded).toHaveLength(1);
+    expect(send.stdout).toBe(`recorded ${recorded[0]!.id}: 2026-11-21 Completed\n`);
+    expect((await cli(['progress', 'send'])).stdout).toBe('Nothing waits to be sent.\n');
+    expect(svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
+  });
+
   it('says what the service refused, in its words, with what to do', async () => {
     const bad = await cli(['progress', 'list'], { CAPTURE_API_KEY: 'not-the-key' });
     expect(bad.code).toBe(2);

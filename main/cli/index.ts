@@ -197,14 +197,21 @@ progress
   });
 progress
   .command('add')
-  .description('record an entry (sent once; a lost answer is checked before sending again)')
+  .description('record an entry (sent once; a lost answer is checked before sending again; kept and sent later when the service cannot be reached)')
   .requiredOption('--date <YYYY-MM-DD>', 'the day the progress was made')
   .addOption(new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']).makeOptionMandatory())
   .requiredOption('--details <text>', 'what was done')
-  .action(async (o: { date: string; status: string; details: string }) => {
+  .action(async (o: { date: string; status: 'In Progress' | 'Completed'; details: string }) => {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date))) throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form`);
     const { r, g } = await records();
     await r.progressAdd(g, o);
+  });
+progress
+  .command('send')
+  .description('send the entries recorded while the service could not be reached (kept in records.db)')
+  .action(async () => {
+    const { r, g } = await records();
+    await r.progressSend(g);
   });
 const assets = program.command('assets').description('external assets of a structure and their stage progress');
 assets

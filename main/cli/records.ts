@@ -1,11 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { categoryMeasure, stageTotals } from '../../shared/asset-stages.js';
 import { reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
 import { ProgressRecordsClient, explain } from '../api/progress-records.js';
 import { startLocalService } from '../local-service.js';
+import { OfficeRecords } from '../records/office.js';
+import { RecordsStore } from '../records/store.js';
 import { printable } from './printable.js';
 
 // `capture-uploader progress …` and `assets …`: the office side, progress-records-interface.md.
@@ -20,23 +22,55 @@ export interface RecordsFlags {
   password?: string;
   json?: boolean;
   demo?: boolean;
+  /** Folder of records.db, the outbox of entries recorded while the service could not be reached (default: the queue's folder). */
+  dataDir?: string;
 }
 
-/** A client and, with --demo, the local service it talks to. */
+/** A client, the outbox over it, and with --demo the local service it talks to. */
 interface RecordsSession {
   client: ProgressRecordsClient;
   structures: { id: string; name: string }[];
+  /** Where records.db lives (for what the command says). */
+  dataDir: string;
+  /** Opened on first use: commands that only read never create records.db. */
+  office(): OfficeRecords;
   close(): Promise<void>;
+}
+
+/**
+ * The session's outbox: records.db in `dataDir`, its entries kept under the same scope as the
+ * desktop app's (service address and project), so either may send them.
+ */
+function outboxOf(dataDir: string, client: ProgressRecordsClient, scope: string): { office(): OfficeRecords; close(): void } {
+  let office: OfficeRecords | undefined;
+  return {
+    office() {
+      if (!office) {
+        mkdirSync(dataDir, { recursive: true });
+        office = new OfficeRecords(RecordsStore.open(join(dataDir, 'records.db')), () => ({ client, scope }));
+      }
+      return office;
+    },
+    close: () => office?.close(),
+  };
 }
 
 async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
   if (g.demo) {
-    const service = await startLocalService(join(mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')), 'local-service'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'capture-uploader-demo-'));
+    const service = await startLocalService(join(dataDir, 'local-service'));
     const { info } = service;
+    const client = new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account });
+    const outbox = outboxOf(dataDir, client, `local:${info.projectId}`);
     return {
-      client: new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account }),
+      client,
       structures: info.namedStructures.map((s) => ({ id: s.id, name: s.name })),
-      close: () => service.close(),
+      dataDir,
+      office: outbox.office,
+      close: async () => {
+        outbox.close();
+        await service.close();
+      },
     };
   }
   const pick = (flag: string | undefined, env: string, name: string) => {
@@ -51,7 +85,10 @@ async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
     email: process.env.CAPTURE_EMAIL ?? g.email ?? '',
     password: process.env.CAPTURE_PASSWORD ?? g.password ?? '',
   };
-  return { client: new ProgressRecordsClient(config), structures: [], close: async () => {} };
+  const client = new ProgressRecordsClient(config);
+  const dataDir = resolve(g.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
+  const outbox = outboxOf(dataDir, client, `${config.baseUrl} ${config.projectId}`);
+  return { client, structures: [], dataDir, office: outbox.office, close: async () => outbox.close() };
 }
 
 /** Runs one records command, turning the service's errors into one readable line (exit 2). */
@@ -87,12 +124,34 @@ export function progressShow(g: RecordsFlags, id: string): Promise<void> {
   });
 }
 
-/** `progress add --date --status --details`: records an entry once (see ProgressRecordsClient.createProgress). */
-export function progressAdd(g: RecordsFlags, entry: { date: string; status: string; details: string }): Promise<void> {
-  return run(g, async ({ client }) => {
-    const e = await client.createProgress(entry);
-    if (g.json) return out(JSON.stringify({ type: 'progress-entry', entry: e }));
-    out(`recorded ${e.id}: ${e.date} ${e.status}`);
+/**
+ * `progress add --date --status --details`: records an entry once (OfficeRecords.createProgress:
+ * older entries waiting go first; a lost answer is looked up before any resend). When the service
+ * cannot be reached (no answer, 5xx) the entry waits in records.db's outbox and the command says
+ * so and exits 0: nothing is lost, and `progress send` (or the desktop app) sends it later.
+ * A refusal (4xx) throws, and nothing waits.
+ */
+export function progressAdd(g: RecordsFlags, entry: { date: string; status: 'In Progress' | 'Completed'; details: string }): Promise<void> {
+  return run(g, async (s) => {
+    const { entry: e, queued } = await s.office().createProgress(entry);
+    if (g.json) return out(JSON.stringify(e ? { type: 'progress-entry', entry: e } : { type: 'progress-queued', queued }));
+    if (e) return out(`recorded ${e.id}: ${e.date} ${e.status}`);
+    out(`queued: the progress service cannot be reached; the entry waits in ${join(s.dataDir, 'records.db')} and is sent by \`capture-uploader progress send\``);
+  });
+}
+
+/** `progress send`: sends the entries waiting in the outbox, oldest first; says what was recorded and what still waits. */
+export function progressSend(g: RecordsFlags): Promise<void> {
+  return run(g, async (s) => {
+    const office = s.office();
+    const sent = await office.sendOutbox().catch((err: unknown) => {
+      throw new Error(`${explain(err) ?? reasonOf(err)} The entries waiting stay in ${join(s.dataDir, 'records.db')}; nothing is lost.`);
+    });
+    const { outbox } = await office.listProgress();
+    if (g.json) return out(JSON.stringify({ type: 'progress-sent', sent, waiting: outbox }));
+    for (const e of sent) out(`recorded ${e.id}: ${e.date} ${e.status}`);
+    for (const w of outbox) out(`${w.state === 'refused' ? 'refused' : 'waiting'} ${w.date} ${w.status}: ${printable(w.details)}${w.error ? ` (${w.error})` : ''}`);
+    if (sent.length === 0 && outbox.length === 0) out('Nothing waits to be sent.');
   });
 }
 
