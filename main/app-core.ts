@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
 import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
@@ -6,7 +5,7 @@ import { mostUsedPlacement } from '../shared/registration.js';
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
-import { ProgressRecordsClient, explain as explainRecords } from './api/progress-records.js';
+import { ProgressRecordsClient } from './api/progress-records.js';
 import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
@@ -16,8 +15,7 @@ import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js
 import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
 import type { RecordsConnection } from './records/office.js';
-import { OfficeRecords } from './records/office.js';
-import { RecordsStore } from './records/store.js';
+import { OfficeDesk } from './records/office-desk.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
 import { UploadLimits } from './upload-limits.js';
@@ -78,12 +76,12 @@ export class AppCore {
   private closed = false;
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
-  private office?: OfficeRecords;
-  private outboxTimer?: NodeJS.Timeout;
+  private readonly desk: OfficeDesk;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
     this.limits = new UploadLimits(this.settings, () => this.kick());
+    this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
   }
 
@@ -96,27 +94,22 @@ export class AppCore {
     } else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
     // Entries recorded offline go out when the service is back, whether or not the Progress
     // screen is open (the outbox's rule: looked up on their date before any resend).
-    this.outboxTimer = setInterval(() => void this.sendOutbox(), OUTBOX_INTERVAL_MS);
-    this.outboxTimer.unref?.();
-    void this.sendOutbox();
+    this.desk.start();
   }
 
-  /** Sends what waits in the office outbox, if a records.db exists; failures wait for the next round. */
-  async sendOutbox(): Promise<void> {
-    if (this.closed || (!this.office && !existsSync(join(this.opts.dataDir, 'records.db')))) return;
-    await this.recordsCall((o) => o.sendOutbox()).catch(() => undefined);
+  /** Sends what waits in the office outbox now (what the one-minute timer runs); failures wait for the next round. */
+  sendOutbox(): Promise<void> {
+    return this.desk.sendOutbox();
   }
 
   /** Stops uploads (parts in flight are abandoned, stored parts kept), closes the queue and the local service. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.outboxTimer);
+    this.desk.close();
     this.announcer.close();
     await this.closeUploader();
     await this.local?.close();
     this.local = undefined;
-    this.office?.close();
-    this.office = undefined;
   }
 
   /** The IPC handlers, one per channel of shared/ipc.ts. */
@@ -200,20 +193,7 @@ export class AppCore {
         const stale = latest !== null && (!lastExport || Date.parse(latest) > Date.parse(lastExport.requestedAt));
         return { latestDesignUpdate: latest, lastExport, stale };
       },
-      'capture:progress.list': ({ date }) => this.recordsCall((o) => o.listProgress(date)),
-      'capture:progress.get': ({ id }) => this.recordsCall((o) => o.getProgress(id)),
-      'capture:progress.create': (entry) => this.recordsCall((o) => o.createProgress(entry)),
-      'capture:progress.discard': ({ id }) => this.recordsCall((o) => o.discard(id)),
-      'capture:assets.categories': () =>
-        this.recordsCall(async (o) => {
-          const { value, ...freshness } = await o.categories();
-          return { categories: value, structures: this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })), ...freshness };
-        }),
-      'capture:assets.list': ({ structure, category }) =>
-        this.recordsCall(async (o) => {
-          const { value, ...freshness } = await o.assets(structure, category);
-          return { assets: value, ...freshness };
-        }),
+      ...this.desk.handlers(),
       'capture:designs.export': async () => {
         const u = this.requireUploader();
         const latest = await u.gateway.latestDefaultDesignUpdate().catch(() => null);
@@ -247,16 +227,6 @@ export class AppCore {
     if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
     const config = { baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
     return { client: new ProgressRecordsClient(config, opts), scope: `${r.progressBaseUrl} ${r.projectId}` };
-  }
-
-  /** Runs an office-records call (cache and outbox in `<dataDir>/records.db`) with its errors in words a person reads (§7 of that interface). */
-  private async recordsCall<T>(fn: (o: OfficeRecords) => Promise<T>): Promise<T> {
-    try {
-      this.office ??= new OfficeRecords(RecordsStore.open(join(this.opts.dataDir, 'records.db')), () => this.records());
-      return await fn(this.office);
-    } catch (err) {
-      throw new Error(explainRecords(err) ?? reasonOf(err));
-    }
   }
 
   /** The stored settings as the renderer sees them, and whether the local test service can be offered. */
@@ -408,9 +378,6 @@ export class AppCore {
     return { captures, refused };
   }
 }
-
-/** How often entries waiting in the office outbox are tried (ms). */
-const OUTBOX_INTERVAL_MS = 60_000;
 
 /** Totals of an empty queue (no queue open yet). */
 const EMPTY_TOTALS: QueueTotals = {

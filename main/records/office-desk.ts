@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { reasonOf } from '../api/errors.js';
+import { explain } from '../api/progress-records.js';
+import type { IpcHandlers } from '../ipc/dispatch.js';
+import type { RecordsConnection } from './office.js';
+import { OfficeRecords } from './office.js';
+import { RecordsStore } from './store.js';
+
+/** How often entries waiting in the office outbox are tried (ms). */
+export const OUTBOX_INTERVAL_MS = 60_000;
+
+/**
+ * The desktop app's office side (progress-records-interface.md): the records cache and outbox in
+ * `<dataDir>/records.db`, opened on first use; a timer that sends what waits in the outbox every
+ * minute whether or not the Progress screen is open; and the IPC handlers of the progress and
+ * assets channels, with the service's errors in words a person reads (§7 of that interface).
+ * `connect` answers the client for the current settings (throws Error saying what to set).
+ */
+export class OfficeDesk {
+  private office?: OfficeRecords;
+  private timer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly connect: () => RecordsConnection,
+    private readonly structures: () => { id: string; name: string }[],
+  ) {}
+
+  /** Starts the outbox timer and sends what waits now. */
+  start(intervalMs = OUTBOX_INTERVAL_MS): void {
+    this.timer = setInterval(() => void this.sendOutbox(), intervalMs);
+    this.timer.unref?.();
+    void this.sendOutbox();
+  }
+
+  /** Sends what waits in the outbox, if a records.db exists; failures wait for the next round. */
+  async sendOutbox(): Promise<void> {
+    if (this.closed || (!this.office && !existsSync(join(this.dataDir, 'records.db')))) return;
+    await this.call((o) => o.sendOutbox()).catch(() => undefined);
+  }
+
+  /** The handlers of the progress.* and assets.* channels of shared/ipc.ts. */
+  handlers(): Pick<
+    IpcHandlers,
+    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
+  > {
+    return {
+      'capture:progress.list': ({ date }) => this.call((o) => o.listProgress(date)),
+      'capture:progress.get': ({ id }) => this.call((o) => o.getProgress(id)),
+      'capture:progress.create': (entry) => this.call((o) => o.createProgress(entry)),
+      'capture:progress.discard': ({ id }) => this.call((o) => o.discard(id)),
+      'capture:assets.categories': () =>
+        this.call(async (o) => {
+          const { value, ...freshness } = await o.categories();
+          return { categories: value, structures: this.structures(), ...freshness };
+        }),
+      'capture:assets.list': ({ structure, category }) =>
+        this.call(async (o) => {
+          const { value, ...freshness } = await o.assets(structure, category);
+          return { assets: value, ...freshness };
+        }),
+    };
+  }
+
+  /** Stops the timer and closes records.db. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.office?.close();
+    this.office = undefined;
+  }
+
+  /** Runs an office-records call with its errors in words a person reads. */
+  private async call<T>(fn: (o: OfficeRecords) => Promise<T>): Promise<T> {
+    try {
+      this.office ??= new OfficeRecords(RecordsStore.open(join(this.dataDir, 'records.db')), this.connect);
+      return await fn(this.office);
+    } catch (err) {
+      throw new Error(explain(err) ?? reasonOf(err));
+    }
+  }
+}
