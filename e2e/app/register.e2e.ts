@@ -159,7 +159,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   // Uploads are waiting, not done: the computer is still kept awake for them.
   await expect(page.getByTestId('kept-awake')).toBeVisible();
   await expectAccessible(page, 'main.upload');
-  await shots(page, info, '14-card-storage-down');
+  await shots(page, info, '14-card-storage-down', () => scrollToTop(page, 'section.queue'));
 
   // Storage is back; one click sends everything now instead of at each file's retry time.
   await h.svc.admin('DELETE', '/faults');
@@ -171,7 +171,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   const total = queueOf().allFiles().reduce((n, f) => n + f.size, 0);
   await expect(page.getByTestId('queue-summary')).toHaveText(`200 of 200 files completed · ${formatBytes(total)} of ${formatBytes(total)}`);
   await expect(page.getByTestId('kept-awake')).toBeHidden();
-  await shots(page, info, '15-card-uploaded');
+  await shots(page, info, '15-card-uploaded', () => scrollToTop(page, 'section.queue'));
 
   // Every byte arrived: each of the 200 stored objects has its file's SHA-256.
   const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');

@@ -62,7 +62,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
       <div className="stats">
         <span className={`state ${retrying(f) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{stateText(f, captureNeeds)}</span>
-        <span>
+        <span className="bytes">
           {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
           {f.partsTotal > 0 && f.state !== 'completed' && <span className="parts"> · part {f.partsDone} of {f.partsTotal}</span>}
         </span>
