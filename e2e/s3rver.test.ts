@@ -1,4 +1,4 @@
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
+import type { LocalServiceInfo } from './service/index.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
 // Issue 17, deliverable 1 (second paragraph): the engine against an S3 implementation nobody here
@@ -16,6 +17,7 @@ import { startTestService, uploaderEnv } from './service/testing.js';
 // through the real CLI and every object is read back from s3rver and hashed.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'main/cli/index.ts');
+const SERVICE_CLI = join(ROOT, 'e2e/service/cli.ts');
 const fixture = (name: string) => fileURLToPath(new URL(`../../shared/fixtures/${name}`, import.meta.url));
 const MiB = 1024 * 1024;
 const BUCKET = 'site-captures';
@@ -50,10 +52,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(dataDir: string, args: string[], info: LocalServiceInfo = svc.info): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+    env: { ...process.env, ...uploaderEnv(info, dataDir), NODE_NO_WARNINGS: '1' },
   });
   let stdout = '';
   let stderr = '';
@@ -97,5 +99,70 @@ describe('the local gateway over s3rver (issue 17 deliverable 1: an S3 implement
         sha256: sha256(readFileSync(sources.get(basename(u.fileName))!)),
       });
     }
+  });
+});
+
+/** `npm run service` as a person starts it: resolves at its ready line, or when it exits first. */
+function serviceCli(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVICE_CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<{ line?: string; code?: number | null }>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = /^capture-service ready .*$/m.exec(stdout)?.[0];
+      if (line) resolve({ line });
+    });
+    void exited.then((code) => resolve({ code }));
+  });
+  return { child, ready, exited, output: () => ({ stdout, stderr }) };
+}
+
+describe('npm run service --s3-endpoint … (the local service over another S3 storage)', () => {
+  it('keeps the files there, and its ready line leaves out the secret key given to it', async () => {
+    const secret = `secret-${randomBytes(8).toString('hex')}`; // s3rver checks only the key id
+    const run = serviceCli(['--data-dir', join(work, 'cli-service'), '--s3-endpoint', `${endpoint}/`, '--s3-bucket', BUCKET, '--s3-access-key', 'S3RVER'], {
+      CAPTURE_SERVICE_S3_SECRET_KEY: secret,
+    });
+    try {
+      const { line } = await run.ready;
+      expect(line, run.output().stderr).toBeDefined();
+      const info = JSON.parse(line!.slice('capture-service ready '.length)) as LocalServiceInfo;
+      expect(info.s3).toEqual({ endpoint, region: 'us-east-1', bucket: BUCKET, accessKeyId: 'S3RVER' });
+
+      const dataDir = join(work, 'cli-queue');
+      const add = await cli(dataDir, ['add', '--structure', info.structures[0]!, '--type', 'interior', fixture('walkthrough.mp4')], info);
+      expect(add.code, add.stderr).toBe(0);
+      const drain = await cli(dataDir, ['drain'], info);
+      expect(drain.code, drain.stderr).toBe(0);
+      const listed = await reader.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `captures/${info.projectId}/` }));
+      const mine = (listed.Contents ?? []).filter((o) => o.Key!.endsWith('-walkthrough.mp4') && !Object.values(svc.store.state.uploads).some((u) => u.key === o.Key));
+      expect(mine).toHaveLength(1);
+      const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: mine[0]!.Key }));
+      expect(sha256(Buffer.from(await got.Body!.transformToByteArray()))).toBe(sha256(readFileSync(fixture('walkthrough.mp4'))));
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+    expect(run.output().stdout + run.output().stderr).not.toContain(secret);
+  });
+
+  it('refuses to start on a bucket that does not exist, saying which and what to do, with no stack trace', async () => {
+    const run = serviceCli(['--data-dir', join(work, 'cli-nobucket'), '--s3-endpoint', endpoint, '--s3-bucket', 'no-such-bucket', '--s3-access-key', 'S3RVER', '--s3-secret-key', 'S3RVER']);
+    expect(await run.ready).toEqual({ code: 1 });
+    expect(run.output().stderr.trim()).toBe(
+      `capture-service: The S3 storage is not usable: bucket "no-such-bucket" at ${endpoint}: the bucket does not exist: create it first (the gateway never creates one).`,
+    );
+  });
+
+  it('names the --s3-* options missing and refuses an endpoint without a scheme, with exit code 2', async () => {
+    const run = serviceCli(['--data-dir', join(work, 'cli-partial'), '--s3-endpoint', endpoint, '--s3-access-key', 'S3RVER']);
+    expect(await run.ready).toEqual({ code: 2 });
+    expect(run.output().stderr).toMatch(/another S3 storage needs --s3-bucket, --s3-secret-key as well/);
+    const bare = serviceCli(['--data-dir', join(work, 'cli-partial'), '--s3-endpoint', '127.0.0.1:9000']);
+    expect(await bare.ready).toEqual({ code: 2 });
+    expect(bare.output().stderr).toMatch(/give the storage's base URL with its scheme/);
   });
 });
