@@ -92,7 +92,16 @@ describe('the local gateway over s3rver (issue 17 deliverable 1: an S3 implement
     const dataDir = join(work, 'queue');
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]);
     expect(add.code, add.stderr).toBe(0);
-    const drain = await cli(dataDir, ['drain']);
+    // Every part s3rver stored (answered 200 to), by storage upload id and part number.
+    const stored = new Map<string, number>();
+    const watch = (req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', endpoint);
+      if (req.method !== 'PUT' || !url.searchParams.has('partNumber')) return;
+      const part = `${url.searchParams.get('uploadId')}#${url.searchParams.get('partNumber')}`;
+      res.on('finish', () => res.statusCode === 200 && stored.set(part, (stored.get(part) ?? 0) + 1));
+    };
+    watchers.add(watch);
+    const drain = await cli(dataDir, ['drain']).finally(() => watchers.delete(watch));
     expect(drain.code, drain.stderr).toBe(0);
     expect(drain.stdout).toContain('3 file(s) completed, 0 failed, 0 paused, 0 waiting to be sent.');
 
@@ -101,6 +110,9 @@ describe('the local gateway over s3rver (issue 17 deliverable 1: an S3 implement
     const uploads = Object.values(svc.store.state.uploads);
     expect(uploads.map((u) => u.fileName).sort()).toEqual([...sources.keys()].sort());
     expect(uploads.find((u) => u.fileName === 'VID_20261123_080000_00_002.insv')!.totalParts).toBe(3);
+    // Each part went once, straight to s3rver.
+    const expected = uploads.flatMap((u) => Array.from({ length: u.totalParts }, (_, i) => `${u.storageUploadId}#${i + 1}`));
+    expect([...stored.entries()].sort()).toEqual(expected.map((p) => [p, 1]).sort());
     for (const u of uploads) {
       expect(u.status).toBe('completed');
       const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: u.key }));
