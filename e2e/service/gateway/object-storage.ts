@@ -13,6 +13,7 @@ export interface S3StorageSettings {
   bucket: string;
   /** Signing region of SigV4 (`us-east-1` where the storage does not care). */
   region: string;
+  /** The key pair the gateway signs with, and signs presigned part URLs with. The secret is never logged. */
   accessKeyId: string;
   secretAccessKey: string;
 }
@@ -55,7 +56,9 @@ const statusOf = (err: unknown) => (err as { $metadata?: { httpStatusCode?: numb
 
 /**
  * {@link ObjectStorage} through the AWS SDK v3, for the built-in storage and any S3-compatible one
- * alike, so the gateway reaches every storage the same way a real gateway would.
+ * alike, so the gateway reaches every storage the same way a real gateway would. The built-in
+ * storage gets no in-process shortcut on purpose: through the SDK, the gateway's own calls meet
+ * the storage's SigV4 checks and fault rules as a client's do.
  */
 export class SdkObjectStorage implements ObjectStorage {
   readonly bucket: string;
