@@ -1,4 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -12,6 +11,8 @@ import { captureRoutes } from './gateway/captures.js';
 import type { GatewayDeps } from './gateway/common.js';
 import { fail } from './gateway/common.js';
 import { folderRoutes } from './gateway/folders.js';
+import type { S3StorageSettings } from './gateway/object-storage.js';
+import { SdkObjectStorage } from './gateway/object-storage.js';
 import { StateStore } from './gateway/state.js';
 import { uploadRoutes } from './gateway/uploads.js';
 import { HttpError, Router, readJsonBody, sendJson, sleep } from './http.js';
@@ -25,10 +26,17 @@ export interface LocalServiceOptions {
   dataDir: string;
   /** Port of the API listener (sign-in, gateway, progress, admin). Default 0. */
   port?: number;
-  /** Port of the storage listener. Default 0. */
+  /** Port of the storage listener (unused with `s3`). Default 0. */
   storagePort?: number;
   /** Part size in bytes for new uploads; at least 5 MiB (S3's minimum). Default 5242880. */
   partSize?: number;
+  /**
+   * Keep the files in this S3-compatible storage instead of the built-in one (issue 17). The
+   * bucket must exist; start fails when HeadBucket does not answer 200. The built-in storage
+   * listener is then not started: storage faults, the bandwidth setting and `storage.stats` see
+   * nothing, and `info.s3` describes this storage.
+   */
+  s3?: S3StorageSettings;
 }
 
 /**
@@ -58,6 +66,7 @@ export interface LocalService {
   info: LocalServiceInfo;
   store: StateStore;
   faults: FaultRegistry;
+  /** The built-in storage; idle (nothing listens, its stats stay 0) when the service runs over `s3`. */
   storage: DiskStore;
   close(): Promise<void>;
 }
@@ -93,24 +102,31 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   const st = store.state.storage;
   await storage.init([st.bucket]);
 
-  const storageServer = createServer(createStorageHandler({ store: storage, credentials: st, faults }));
+  const storageServer = opts.s3 ? undefined : createServer(createStorageHandler({ store: storage, credentials: st, faults }));
   const apiServer = createServer();
-  const storagePort = await listen(storageServer, opts.storagePort ?? 0);
+  const servers = storageServer ? [apiServer, storageServer] : [apiServer];
+  const builtIn = storageServer && {
+    endpoint: `http://${HOST}:${await listen(storageServer, opts.storagePort ?? 0)}`,
+    region: st.region,
+    bucket: st.bucket,
+    accessKeyId: st.accessKeyId,
+    secretAccessKey: st.secretAccessKey,
+  };
+  const s3Settings: S3StorageSettings = opts.s3 ?? builtIn!;
+  // The gateway reaches the built-in storage the way it reaches any other: through the SDK.
+  const objects = new SdkObjectStorage(s3Settings);
+  try {
+    if (opts.s3) await objects.checkBucket();
+  } catch (err) {
+    objects.destroy();
+    store.close();
+    throw err;
+  }
   const apiPort = await listen(apiServer, opts.port ?? 0);
   const origin = `http://${HOST}:${apiPort}`;
-  const endpoint = `http://${HOST}:${storagePort}`;
 
-  const s3 = new S3Client({
-    endpoint,
-    region: st.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: st.accessKeyId, secretAccessKey: st.secretAccessKey },
-    // Checksums would be signed into presigned part URLs for an empty body; parts carry their own MD5 ETag.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
   const partSize = Math.max(opts.partSize ?? 5 * 1024 * 1024, 5 * 1024 * 1024);
-  const deps: GatewayDeps = { store, faults, s3, bucket: st.bucket, baseUrl: `${origin}/gateway`, partSize };
+  const deps: GatewayDeps = { store, faults, storage: objects, baseUrl: `${origin}/gateway`, partSize };
 
   const auth = new Router().add('POST', '/api/v1/users/signin', 'signin', async (ctx) => {
     const body = (await readJsonBody(ctx.req, fail)) as { email?: unknown; password?: unknown } | undefined;
@@ -151,15 +167,15 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     designs: project.structures.flatMap((s) => s.designs.map((d) => d.id)),
     namedStructures: project.structures.map((s) => ({ id: s.id, name: s.name, designs: s.designs.map((d) => ({ id: d.id, name: d.name })) })),
     account: { email: operator.email, password: operator.password },
-    s3: { endpoint, region: st.region, bucket: st.bucket, accessKeyId: st.accessKeyId, secretAccessKey: st.secretAccessKey },
+    s3: { ...s3Settings },
   };
 
   const close = async () => {
-    for (const server of [apiServer, storageServer]) {
+    for (const server of servers) {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }
-    s3.destroy();
+    objects.destroy();
     store.close();
   };
   return { info, store, faults, storage, close };

@@ -1,4 +1,3 @@
-import { CreateMultipartUploadCommand } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import type { Router } from '../http.js';
 import { HttpError, readJsonBody, sendJson } from '../http.js';
@@ -117,7 +116,7 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
       const uploads: UploadState[] = [];
       for (const f of [...c.files].sort((a, b) => a.frameIndex - b.frameIndex)) {
         const key = `captures/${project.id}/${captureId}/${f.frameIndex}-${f.fileName}`;
-        const created = await deps.s3.send(new CreateMultipartUploadCommand({ Bucket: deps.bucket, Key: key, ContentType: f.contentType }));
+        const storageUploadId = await deps.storage.createMultipartUpload(key, f.contentType);
         uploads.push({
           uploadId: newId(),
           captureId,
@@ -130,7 +129,7 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
           totalParts: Math.max(1, Math.ceil(f.size / deps.partSize)),
           status: 'initiated',
           key,
-          storageUploadId: created.UploadId!,
+          storageUploadId,
           parts: {},
         });
       }

@@ -1,17 +1,16 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { FaultRegistry } from '../faults.js';
 import type { RouteContext } from '../http.js';
 import { HttpError } from '../http.js';
 import { accountFromBearer } from './auth.js';
+import type { ObjectStorage } from './object-storage.js';
 import type { Account, Project, StateStore } from './state.js';
 
 /** Everything the gateway's handlers share. */
 export interface GatewayDeps {
   store: StateStore;
   faults: FaultRegistry;
-  /** The gateway's storage client: it reaches storage only through the AWS SDK. */
-  s3: S3Client;
-  bucket: string;
+  /** Where the files are kept: the gateway reaches storage only through this port (the AWS SDK behind it). */
+  storage: ObjectStorage;
   /** Public address of the gateway ({base_url}), for links it hands out. */
   baseUrl: string;
   /** Part size in bytes given to new uploads (5242880 as in the interface's sample). */

@@ -1,11 +1,9 @@
-import { CompleteMultipartUploadCommand, ListPartsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
-import type { Part } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { z } from 'zod';
 import type { RouteContext, Router } from '../http.js';
 import { HttpError, readJsonBody, sendJson } from '../http.js';
 import type { GatewayDeps } from './common.js';
 import { guard, pct } from './common.js';
+import type { StoredPartInfo } from './object-storage.js';
 import type { UploadState } from './state.js';
 
 // The upload-service endpoints answer `{ ok, ... }` on success (§4.5, §4.7); their error bodies
@@ -59,18 +57,14 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
     return u;
   }
 
-  /** Parts in storage whose size is right for their number (a short part counts as missing), by number. */
-  async function storedParts(u: UploadState): Promise<Map<number, Part>> {
-    const found = new Map<number, Part>();
-    let marker: string | undefined;
-    for (;;) {
-      const page = await deps.s3.send(
-        new ListPartsCommand({ Bucket: deps.bucket, Key: u.key, UploadId: u.storageUploadId, PartNumberMarker: marker }),
-      );
-      for (const p of page.Parts ?? []) if (p.Size === expectedPartSize(u, p.PartNumber!)) found.set(p.PartNumber!, p);
-      if (!page.IsTruncated) return found;
-      marker = page.NextPartNumberMarker;
-    }
+  /**
+   * Parts in storage whose size is right for their number (a short part counts as missing), by
+   * number; undefined when the storage cannot list parts, and the upload's own record is all there is.
+   */
+  async function storedParts(u: UploadState): Promise<Map<number, StoredPartInfo> | undefined> {
+    const listed = await deps.storage.listParts(u.key, u.storageUploadId);
+    if (!listed) return undefined;
+    return new Map(listed.filter((p) => p.size === expectedPartSize(u, p.partNumber)).map((p) => [p.partNumber, p]));
   }
 
   function markStarted(u: UploadState): void {
@@ -81,14 +75,12 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
   async function finalizeIfComplete(u: UploadState): Promise<void> {
     if (u.status === 'completed' || Object.keys(u.parts).length < u.totalParts) return;
     const parts = Object.entries(u.parts)
-      .map(([n, p]) => ({ PartNumber: Number(n), ETag: p.etag }))
-      .sort((a, b) => a.PartNumber - b.PartNumber);
-    const done = await deps.s3.send(
-      new CompleteMultipartUploadCommand({ Bucket: deps.bucket, Key: u.key, UploadId: u.storageUploadId, MultipartUpload: { Parts: parts } }),
-    );
+      .map(([n, p]) => ({ partNumber: Number(n), etag: p.etag }))
+      .sort((a, b) => a.partNumber - b.partNumber);
+    const objectEtag = await deps.storage.completeMultipartUpload(u.key, u.storageUploadId, parts);
     u.status = 'completed';
     u.completedAt = new Date().toISOString();
-    u.objectEtag = done.ETag;
+    u.objectEtag = objectEtag;
     const capture = deps.store.state.captures[u.captureId]!;
     capture.completedFiles = capture.uploadIds.filter((id) => deps.store.state.uploads[id]!.status === 'completed').length;
     capture.uploadStatus = capture.completedFiles === capture.expectedFiles ? 'complete' : 'uploading';
@@ -99,11 +91,11 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
     const expiresIn = deps.faults.settings.presignExpiresIn;
     const parts: { partNumber: number; url: string; expiresIn: number }[] = [];
     if (u.status !== 'completed') {
-      const stored = await storedParts(u);
+      // A storage without ListParts: the parts reported so far are the ones not to send again.
+      const stored = (await storedParts(u)) ?? new Map(Object.keys(u.parts).map((n) => [Number(n), undefined]));
       for (let n = 1; n <= u.totalParts; n++) {
         if (stored.has(n)) continue;
-        const command = new UploadPartCommand({ Bucket: deps.bucket, Key: u.key, UploadId: u.storageUploadId, PartNumber: n });
-        parts.push({ partNumber: n, url: await getSignedUrl(deps.s3, command, { expiresIn }), expiresIn });
+        parts.push({ partNumber: n, url: await deps.storage.presignPart(u.key, u.storageUploadId, n, expiresIn), expiresIn });
       }
       markStarted(u);
       deps.store.save({ captures: [u.captureId] });
@@ -128,16 +120,33 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
         seen.add(p.partNumber);
         const want = expectedPartSize(u, p.partNumber);
         if (p.size !== want) throw new HttpError(400, failOk(`Part ${p.partNumber} must be ${want} bytes, not ${p.size}`));
+        // Without ListParts nothing can be checked here; storage's CompleteMultipartUpload checks the ETags.
+        if (!stored) continue;
         const s = stored.get(p.partNumber);
         if (!s) throw new HttpError(400, failOk(`Part ${p.partNumber} is not in storage; upload it before reporting it`));
-        if (s.ETag !== p.etag) {
+        if (s.etag !== p.etag) {
           throw new HttpError(400, failOk(`Part ${p.partNumber} ETag does not match the stored part; send the ETag header exactly as storage returned it, quotes included`));
         }
       }
+      const before = u.parts;
+      u.parts = { ...u.parts };
       for (const p of parsed.data.parts) u.parts[p.partNumber] = { etag: p.etag, size: p.size };
       markStarted(u);
       if (u.status === 'initiated') u.status = 'uploading';
-      await finalizeIfComplete(u);
+      try {
+        await finalizeIfComplete(u);
+      } catch (err) {
+        // Where the record is the only truth (no ListParts), parts storage refused at completion
+        // must not stay recorded as uploaded, or presign-missing would never hand them out again.
+        if (!stored) {
+          u.parts = before;
+          const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+          if (status === 400) {
+            throw new HttpError(400, failOk(`Storage refused to assemble the object from the reported parts (${(err as Error).name}); report each part's ETag exactly as storage returned it`));
+          }
+        }
+        throw err;
+      }
       deps.store.save({ uploads: [u.uploadId], captures: [u.captureId] });
       return uploadRecord(u);
     });
@@ -151,10 +160,11 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
   router.add('GET', '/upload-service/uploads/:uploadId/status', 'status', async (ctx) => {
     const u = await findUpload(ctx, false);
     const record = await serialize(u.uploadId, async () => {
-      if (u.status !== 'completed' && ctx.url.searchParams.get('syncFromS3') === 'true') {
-        const stored = await storedParts(u);
+      // A storage without ListParts has nothing to sync from: the record stands as it is.
+      const stored = u.status !== 'completed' && ctx.url.searchParams.get('syncFromS3') === 'true' ? await storedParts(u) : undefined;
+      if (stored) {
         u.parts = {};
-        for (const [n, p] of stored) u.parts[n] = { etag: p.ETag!, size: p.Size! };
+        for (const [n, p] of stored) u.parts[n] = { etag: p.etag, size: p.size };
         deps.store.save({ uploads: [u.uploadId] });
       }
       return uploadRecord(u);
