@@ -109,6 +109,8 @@ export class Limiter {
       this.pauseTimer = undefined;
       this.pump();
     }, pauseMs);
+    // A part waiting out the same pause holds the process open; this timer alone must not keep a quitting one alive.
+    this.pauseTimer.unref();
   }
 
   /** A part succeeded: the limit climbs back by one towards the configured one. */
