@@ -90,6 +90,11 @@ describe('uploadPart (§4.6)', () => {
     expect(await uploadPart(job(), opts())).toEqual({ etag: `"${'7'.repeat(32)}"`, md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`, md5Checked: false });
   });
 
+  it('says so when a web page answers 200 in storage\'s place (a captive portal), and sends the part again', async () => {
+    behaviour = () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
+    await expect(uploadPart(job(), opts())).rejects.toThrow(/A web page answered part 2 instead of storage/);
+  });
+
   it('still checks the ETag under SSE-S3 (AES256 alone): there it is the MD5', async () => {
     behaviour = () => ({ status: 200, etag: `"${'0'.repeat(32)}"`, headers: { 'x-amz-server-side-encryption': 'AES256' } });
     await expect(uploadPart(job(), opts())).rejects.toThrow(/arrived corrupted/);

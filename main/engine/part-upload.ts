@@ -172,7 +172,13 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     opts.link.answered(job.size, startedAt);
     const etag = answer.etag;
     const md5Etag = `"${md5.digest('hex')}"`;
-    if (!etag) throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
+    if (!etag) {
+      // A network sign-in page or a proxy answering 200 in storage's place: nothing was stored.
+      if (/html/i.test(String(answer.headers['content-type'] ?? ''))) {
+        throw new PartIntegrityError(`A web page answered part ${job.partNumber} instead of storage (a network sign-in page or a proxy?); the part is sent again`);
+      }
+      throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
+    }
     await assertUnchanged(job.path, job.expected);
     // Under SSE-KMS or SSE-C the ETag looks like an MD5 but is not one (README: what the client relies on).
     const plain = PLAIN_MD5_ETAG.test(etag) && etagIsPartMd5(answer.headers);
