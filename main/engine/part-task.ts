@@ -75,7 +75,10 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         job.urls.invalidate(n);
         if (++resigns > ctx.maxResigns) {
           // §7 says presign again; storage refusing fresh URLs too is something in between, never the API key.
-          throw new StorageRefusedError(`Storage refused part ${n} of ${f.fileName} ${resigns} times, even with freshly presigned URLs: ${reasonOf(err)}`, err);
+          throw new StorageRefusedError(
+            `Storage refused part ${n} of ${f.fileName} ${resigns} times, even with freshly presigned URLs: ${reasonOf(err)}. If this goes on, check this computer's clock and any proxy or network sign-in between it and storage`,
+            err,
+          );
         }
         ctx.log.info(`Part ${n} of ${f.fileName}: the presigned URL was refused (${reasonOf(err)}); presigning again`);
         continue;
