@@ -179,6 +179,22 @@ describe('403 from storage, and from the gateway on one file (issue 17 #5)', () 
     expect(summary.failed[0]!.error).toMatch(/403/);
     expect(summary.failed[0]!.error).not.toMatch(/API key/i);
   });
+
+  it('a gateway 403 on one capture\'s add-capture refuses that capture with the service\'s message; the next one registers and uploads', async () => {
+    const a = makeFile('VID_20261124_121212_00_001.insv', 3000);
+    const b = makeFile('VID_20261124_131313_00_001.insv', 4000);
+    await fault({ target: 'gateway', operation: 'add-capture', times: 1, action: { type: 'status', status: 403 } });
+    const u = uploader('gateway-403-capture');
+    const blocked: (string | null)[] = [];
+    u.engine.on((e) => e.type === 'blocked' && blocked.push(e.message));
+    await u.add([a.path, b.path], { structure: structure(), type: 'interior' });
+    const summary = await u.engine.drain();
+    expect(summary.blocked).toBeNull();
+    expect(blocked).toEqual([]);
+    expect(u.queue.captures().map((c) => c.state).sort()).toEqual(['completed', 'rejected']);
+    expect(u.queue.captures().find((c) => c.state === 'rejected')!.error).toMatch(/refused this capture: Internal Server Error/); // the service's message (the fault's body)
+    expect(summary.completed).toHaveLength(1);
+  });
 });
 
 describe('SlowDown pauses the whole queue (issue 17 #9)', () => {
