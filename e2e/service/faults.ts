@@ -35,6 +35,10 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    * closed after `afterMs`. The client's view of "the reply was lost after the request was processed".
    */
   z.object({ type: z.literal('dropResponse'), afterMs: z.number().int().min(0).max(600_000).default(0) }),
+  /** Do the work (register the capture, store the part, ...), then answer with this status: a real server's 5xx or 429 after it acted. */
+  z.object({ type: z.literal('statusAfterActing'), status: z.number().int().min(400).max(599) }),
+  /** Answer with an HTML page and this status instead of the interface's JSON or S3's XML: a corporate proxy, a CDN or a captive portal. */
+  z.object({ type: z.literal('html'), status: z.number().int().min(200).max(599) }),
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 
@@ -63,6 +67,15 @@ export const faultSettingsSchema = z.object({
   latencyMs: z.number().int().min(0).max(60_000).optional(),
   /** Lifetime in seconds of JWTs issued from now on (default 86400, §5). */
   tokenTtlSeconds: z.number().int().min(1).max(30 * 86_400).optional(),
+  /**
+   * Storage's server-side encryption of parts from now on, as real S3 answers it: `aws:kms`
+   * (SSE-KMS) or `sse-c` (a customer key) give part ETags of 32 hex digits that are not the part's
+   * MD5, with `x-amz-server-side-encryption: aws:kms` (and the key id) or
+   * `x-amz-server-side-encryption-customer-algorithm: AES256`; null (default) stores parts plain.
+   */
+  serverSideEncryption: z.enum(['aws:kms', 'sse-c']).nullable().optional(),
+  /** Seconds storage advises in `Retry-After` on its 503 SlowDown and 429 answers; null (default) sends none, as S3 does. */
+  storageRetryAfterSeconds: z.number().int().min(0).max(3600).nullable().optional(),
 });
 /** Global behaviour settings, as posted to `PUT /__admin/settings`. */
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
@@ -85,11 +98,17 @@ export interface RequestFacts {
 export class FaultRegistry {
   private rules: ActiveRule[] = [];
   private nextId = 1;
-  settings: Required<Omit<FaultSettings, 'bandwidthBytesPerSecond'>> & { bandwidthBytesPerSecond: number | null } = {
+  settings: Required<Omit<FaultSettings, 'bandwidthBytesPerSecond' | 'serverSideEncryption' | 'storageRetryAfterSeconds'>> & {
+    bandwidthBytesPerSecond: number | null;
+    serverSideEncryption: 'aws:kms' | 'sse-c' | null;
+    storageRetryAfterSeconds: number | null;
+  } = {
     presignExpiresIn: 3600,
     bandwidthBytesPerSecond: null,
     latencyMs: 0,
     tokenTtlSeconds: 86_400,
+    serverSideEncryption: null,
+    storageRetryAfterSeconds: null,
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
@@ -119,6 +138,8 @@ export class FaultRegistry {
     if (s.bandwidthBytesPerSecond !== undefined) this.settings.bandwidthBytesPerSecond = s.bandwidthBytesPerSecond;
     if (s.latencyMs !== undefined) this.settings.latencyMs = s.latencyMs;
     if (s.tokenTtlSeconds !== undefined) this.settings.tokenTtlSeconds = s.tokenTtlSeconds;
+    if (s.serverSideEncryption !== undefined) this.settings.serverSideEncryption = s.serverSideEncryption;
+    if (s.storageRetryAfterSeconds !== undefined) this.settings.storageRetryAfterSeconds = s.storageRetryAfterSeconds;
   }
 
   /** The action to apply to this request, if a rule fires for it; counts the match either way. */

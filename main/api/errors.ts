@@ -41,6 +41,7 @@ export class NetworkError extends Error {
  * The service or storage answered with an error status. `message` is the service's own message
  * (the `message` of a JSON body, or S3's `<Code>: <Message>`) when there is one.
  * `s3Code` is S3's error code (`AccessDenied`, `RequestTimeout`, `SlowDown`, ...) for storage answers.
+ * `retryAfterMs` is the wait the answer's Retry-After asked for (ms), when it had one.
  */
 export class HttpStatusError extends Error {
   override readonly name = 'HttpStatusError';
@@ -49,8 +50,25 @@ export class HttpStatusError extends Error {
     readonly status: number,
     readonly request: FailedRequest,
     readonly s3Code?: string,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
+  }
+}
+
+/**
+ * Storage kept refusing a part (403, S3's AccessDenied or a page from something in between) even
+ * with freshly presigned URLs (§7: a 403 on the PUT means presign again). Not the queue's
+ * credentials (the gateway accepted them to presign): a passing failure, so the file waits on
+ * the durable retry schedule with this cause shown. `cause` is storage's last answer.
+ */
+export class StorageRefusedError extends Error {
+  override readonly name = 'StorageRefusedError';
+  constructor(
+    message: string,
+    override readonly cause: HttpStatusError,
+  ) {
+    super(message, { cause });
   }
 }
 
@@ -110,8 +128,8 @@ export class LocalFileError extends Error {
 
 /**
  * The service refuses the queue's credentials themselves (§5, §7): the sign-in service refused the
- * email or password, or the gateway answered 401 to a fresh token, 403 (the API key), or 400
- * "Does not have access to the project" (the project id). Every other capture and file would meet
+ * email or password, or the gateway answered 401 to a fresh token, 403 naming the API key or the
+ * project's stage, or 400 "Does not have access to the project" (the project id). Every other capture and file would meet
  * the same answer, so the engine stops the whole queue with this one message and keeps every
  * capture queued, instead of refusing them one by one. `message` says what to fix.
  */
@@ -127,8 +145,9 @@ export class CredentialsRefusedError extends Error {
 
 /**
  * The CredentialsRefusedError an error of a gateway call (§4.4, §4.5, §4.7, §4.9) amounts to, or
- * undefined when it concerns only that call. Never apply it to storage PUTs: their 403 means an
- * expired presigned URL (§7).
+ * undefined when it concerns only that call (any other 403 among them: it fails that capture or
+ * file with the service's message). Never apply it to storage PUTs: their 403 means an expired
+ * presigned URL (§7), never the queue's credentials.
  */
 export function credentialsRefusal(err: unknown): CredentialsRefusedError | undefined {
   if (err instanceof CredentialsRefusedError) return err;
@@ -143,7 +162,11 @@ export function credentialsRefusal(err: unknown): CredentialsRefusedError | unde
   if (err.status === 403 && /project is not in an allowed stage/i.test(err.message)) {
     return new CredentialsRefusedError(`The service refuses uploads to this project (${err.message}): ask for the project to be opened, or choose another project in the settings`, err);
   }
-  if (err.status === 403) return new CredentialsRefusedError(`The service refuses the API key (${err.message}): fix the API key in the settings`, err);
+  // Any other 403 may concern one capture or file only (the interface names no other meaning):
+  // only one that names the API key is the key's, and stops the queue.
+  if (err.status === 403 && /api[ -]?key/i.test(err.message)) {
+    return new CredentialsRefusedError(`The service refuses the API key (${err.message}): fix the API key in the settings`, err);
+  }
   if (err.status === 400 && /does not have access to the project/i.test(err.message)) {
     return new CredentialsRefusedError(`The service refuses the project id (${err.message}): fix the project id in the settings`, err);
   }
@@ -171,10 +194,11 @@ export class CancelledError extends Error {
 
 /**
  * How to handle an error, following the retry classification of capture-upload-interface.md §7:
- * `retry` (network error, timeout, 5xx, storage RequestTimeout, missing ETag: back off and retry),
+ * `retry` (network error, timeout, 5xx, storage RequestTimeout, missing ETag, storage refusing
+ * even fresh URLs: back off and retry),
  * `resign` (storage 403/AccessDenied: presign again and retry with the new URL),
  * `reauth` (401 from the service: sign in again, once),
- * `slowdown` (429 or SlowDown: retry with less concurrency),
+ * `slowdown` (429, SlowDown, storage 503: pause every new part request for the advised time, then retry),
  * `fail` (other 4xx, changed file, bad response shape: fail the file and report it),
  * `cancel` (cancelled: stop at once).
  */
@@ -187,9 +211,10 @@ export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
     const inner = classifyError(err.cause, false);
     return inner === 'reauth' ? 'fail' : inner; // a 401 from sign-in itself means wrong credentials
   }
-  if (err instanceof NetworkError || err instanceof PartIntegrityError) return 'retry';
+  if (err instanceof NetworkError || err instanceof PartIntegrityError || err instanceof StorageRefusedError) return 'retry';
   if (err instanceof HttpStatusError) {
-    if (err.status === 429 || err.s3Code === 'SlowDown') return 'slowdown';
+    // Storage's 503 is S3's SlowDown whatever its body says (a proxy's page, another S3 implementation).
+    if (err.status === 429 || err.s3Code === 'SlowDown' || (fromStorage && err.status === 503)) return 'slowdown';
     if (err.status >= 500) return 'retry';
     if (fromStorage && (err.status === 403 || err.s3Code === 'AccessDenied')) return 'resign';
     if (fromStorage && err.s3Code === 'RequestTimeout') return 'retry';
@@ -201,7 +226,8 @@ export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
 }
 
 /**
- * Whether a failure may go away by itself (network, timeouts, 5xx, 429/SlowDown, RequestTimeout),
+ * Whether a failure may go away by itself (network, timeouts, 5xx, 429/SlowDown, RequestTimeout,
+ * storage refusing even freshly presigned URLs),
  * so that trying the file again later makes sense; false for refusals, changed files, bad shapes.
  */
 export function isTransient(err: unknown): boolean {

@@ -160,7 +160,7 @@ describe('survives every fault the service can inject', () => {
     expect((await u.engine.drain()).failed).toEqual([]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
     expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
-    expect(lines.join('\n')).toMatch(/Part 3 of expiring\.mp4: the presigned URL was refused; presigning again/);
+    expect(lines.join('\n')).toMatch(/Part 3 of expiring\.mp4: the presigned URL was refused \(AccessDenied: Request has expired \(HTTP 403 on PUT [^?]*\)\); presigning again/);
   });
 
   it('a token that expires mid-upload: signs in again and carries on', async () => {

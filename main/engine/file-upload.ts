@@ -1,8 +1,9 @@
 import type { ReportedPart } from '../api/gateway.js';
-import { CancelledError, HttpStatusError, credentialsRefusal } from '../api/errors.js';
+import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
+import type { AnswerLostError } from './part-upload.js';
 import { assertUnchanged, partMd5Etag } from './part-upload.js';
 import { sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
@@ -106,7 +107,7 @@ export class FileUpload {
       const status = await this.service((signal) => this.ctx.gateway.uploadStatus(this.f.uploadId!, true, signal));
       const absent = new Set(status.missingParts);
       todo = [];
-      for (const [n, md5Etag] of uncertain) {
+      for (const [n, { md5Etag, error }] of uncertain) {
         if (!absent.has(n)) {
           held.set(n, md5Etag);
           this.ctx.tracker.partDone(this.f.id, n, Math.min(this.f.partSize!, this.f.size - (n - 1) * this.f.partSize!));
@@ -114,7 +115,10 @@ export class FileUpload {
         }
         const tries = (this.tries.get(n) ?? 0) + 1;
         this.tries.set(n, tries);
-        if (tries > this.ctx.partRetry.retries) throw new Error(`Part ${n} of ${this.f.fileName} got no answer from storage ${tries} times`);
+        // A network failure like any other (a proxy cutting long uploads, a flaky NAT): the file waits on the durable schedule.
+        if (tries > this.ctx.partRetry.retries) {
+          throw new NetworkError(`Part ${n} of ${this.f.fileName} was sent ${tries} times and storage never answered (${error.message})`, error.request, error.code);
+        }
         todo.push(n);
       }
     }
@@ -124,13 +128,13 @@ export class FileUpload {
   /**
    * Sends parts through the shared limiter, taking a slot before starting each so no more than
    * the limit wait at once whatever the part count; the first part that fails for good stops the
-   * others. Returns the parts whose answer was lost, with their MD5 ETags.
+   * others. Returns the parts whose answer was lost, with their MD5 ETags and how the answer was lost.
    */
-  private async sendAll(partNumbers: number[]): Promise<Map<number, string>> {
+  private async sendAll(partNumbers: number[]): Promise<Map<number, { md5Etag: string; error: AnswerLostError }>> {
     const round = new AbortController();
     const onAbort = () => round.abort();
     this.signal.addEventListener('abort', onAbort, { once: true });
-    const uncertain = new Map<number, string>();
+    const uncertain = new Map<number, { md5Etag: string; error: AnswerLostError }>();
     const running: Promise<void>[] = [];
     let firstError: unknown;
     try {
@@ -144,7 +148,7 @@ export class FileUpload {
         const job = { file: this.f, partNumber: n, urls: this.urls, signal: round.signal, backoff: this.backoff, tries: this.tries, slot };
         running.push(
           sendPart(this.ctx, job).then(
-            (o) => void (o.kind === 'uncertain' && uncertain.set(n, o.md5Etag)),
+            (o) => void (o.kind === 'uncertain' && uncertain.set(n, { md5Etag: o.md5Etag, error: o.error })),
             (err: unknown) => {
               firstError ??= err;
               round.abort();
@@ -157,7 +161,9 @@ export class FileUpload {
       this.signal.removeEventListener('abort', onAbort);
     }
     if (this.signal.aborted) throw new CancelledError();
-    if (firstError) throw credentialsRefusal(firstError) ?? firstError;
+    // Not credentialsRefusal: a part's gateway calls were judged where they were made (PresignedUrls),
+    // and storage's answers (a 403 above all) never concern the queue's credentials (§7).
+    if (firstError) throw firstError;
     return uncertain;
   }
 

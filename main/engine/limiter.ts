@@ -14,14 +14,18 @@ interface Waiter {
  *
  * Slots are shared fairly: the next slot goes to the waiting file that holds the fewest slots
  * now, ties to the file served longest ago, then in arrival order; never oldest-file-first, which
- * let one slow or failing file starve the rest. On 429/SlowDown (`slowDown()`) the limit drops to
- * one and climbs back by one per success. The limit can be changed while running.
+ * let one slow or failing file starve the rest. On 429/SlowDown/503 (`slowDown()`) no new request
+ * starts for the advised time, then the limit is one and climbs back by one per success. The limit
+ * can be changed while running.
  */
 export class Limiter {
   private active = 0;
   private effective: number;
   private seq = 0;
   private waiters: Waiter[] = [];
+  /** While storage's slow-down pause lasts (performance.now() ms), with the timer that ends it. */
+  private pausedUntil = 0;
+  private pauseTimer: NodeJS.Timeout | undefined;
   /** Slots each file holds now. */
   private readonly held = new Map<number, number>();
   /** When each file was last granted a slot (a grant counter, not a time). */
@@ -88,9 +92,25 @@ export class Limiter {
     });
   }
 
-  /** Storage asked to slow down (429 / SlowDown): one upload at a time until successes climb back. */
-  slowDown(): void {
+  /**
+   * Storage asked to slow down (429, SlowDown, 503): no new upload of any file starts for `pauseMs`
+   * (its Retry-After, else the part's backoff), then one at a time until successes climb back
+   * (Uppy's RateLimitedQueue). Requests already running go on. A shorter pause never cuts a longer one.
+   */
+  slowDown(pauseMs = 0): void {
     this.effective = 1;
+    // performance.now(): a wall-clock step must not stretch or cut the pause.
+    const until = performance.now() + pauseMs;
+    if (pauseMs <= 0 || until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => {
+      this.pausedUntil = 0;
+      this.pauseTimer = undefined;
+      this.pump();
+    }, pauseMs);
+    // A part waiting out the same pause holds the process open; this timer alone must not keep a quitting one alive.
+    this.pauseTimer.unref();
   }
 
   /** A part succeeded: the limit climbs back by one towards the configured one. */
@@ -107,6 +127,7 @@ export class Limiter {
   }
 
   private pump(): void {
+    if (this.pauseTimer) return; // paused by slowDown: the timer pumps when it ends
     while (this.active < this.effective && this.waiters.length > 0) {
       let best = 0;
       for (let i = 1; i < this.waiters.length; i++) if (this.before(this.waiters[i]!, this.waiters[best]!)) best = i;

@@ -113,6 +113,36 @@ describe('Limiter', () => {
     expect(l.running).toBe(0);
   });
 
+  // issue 17 #9: Uppy's RateLimitedQueue: pause, drop to one, climb back.
+  it('on SlowDown with a pause, starts nothing new for any file until it ends, then one at a time; a shorter pause does not cut it', async () => {
+    vi.useFakeTimers();
+    try {
+      const l = new Limiter(3);
+      const running = await l.acquire(1);
+      l.slowDown(2000);
+      l.slowDown(500);
+      const granted: number[] = [];
+      const releases: (() => void)[] = [];
+      for (const f of [1, 2, 3]) void l.acquire(f).then((r) => (granted.push(f), releases.push(r)));
+      running();
+      await vi.advanceTimersByTimeAsync(1999);
+      expect(granted).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(granted).toHaveLength(1);
+      l.succeeded();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(granted).toHaveLength(2);
+      expect(l.running).toBe(2);
+      releases.splice(0).forEach((r) => r());
+      await vi.advanceTimersByTimeAsync(0);
+      expect(granted.sort()).toEqual([1, 2, 3]);
+      releases.splice(0).forEach((r) => r());
+      expect(l.running).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('rejects a waiter whose upload was cancelled', async () => {
     const l = new Limiter(1);
     const release = await l.acquire(1);

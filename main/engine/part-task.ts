@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CancelledError, PartIntegrityError, classifyError, reasonOf } from '../api/errors.js';
+import { CancelledError, HttpStatusError, PartIntegrityError, StorageRefusedError, classifyError, reasonOf } from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { AnswerLostError, uploadPart } from './part-upload.js';
@@ -8,9 +8,9 @@ import type { PresignedUrls } from './presigned-urls.js';
 /**
  * How one part ended: `stored` (storage answered with its ETag, written to the ledger), `held`
  * (presign-missing no longer lists it: storage already has it), or `uncertain` (every byte went out
- * but the answer was lost: storage may have it; `md5Etag` is what to report if it does).
+ * but the answer was lost: storage may have it; `md5Etag` is what to report if it does, `error` how it was lost).
  */
-export type PartOutcome = { kind: 'stored'; etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string };
+export type PartOutcome = { kind: 'stored'; etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
 
 /** One part of a file to send, with what its retries share with the file's other parts. */
 export interface PartJob {
@@ -29,9 +29,11 @@ export interface PartJob {
 /**
  * Sends one part (§4.6) until storage has it, following the retry table of §7: network errors,
  * 5xx, RequestTimeout and a missing ETag back off and retry (the §8 policy); 403/AccessDenied
- * presigns again and retries at once; 429/SlowDown also lowers the shared concurrency; other
- * 4xx, a changed or unreadable file, and cancellation end it. A limiter slot is held only while
- * the request runs: the backoff is waited out without it.
+ * presigns again and retries at once, and after `maxResigns` such refusals ends with
+ * StorageRefusedError (a passing failure); 429/SlowDown/503 pause every new part request of the
+ * queue for Retry-After (else the backoff) and drop the concurrency to one; other 4xx, a changed
+ * or unreadable file, and cancellation end it. A limiter slot is held only while the request
+ * runs: the backoff is waited out without it.
  * Throws the last error once the part's retries are spent.
  */
 export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOutcome> {
@@ -45,8 +47,10 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
     let delay = 0;
     const release = slot ?? (await ctx.limiter.acquire(f.id, job.signal));
     slot = undefined;
+    let fromStorage = false; // a gateway error while presigning is judged as the gateway's, never as storage's 403
     try {
       const url = await job.urls.get(n);
+      fromStorage = true;
       if (!url) {
         if (mustResend) throw mustResend; // no URL can be had for a part the service counts as stored
         return { kind: 'held' }; // storage already has it: never sent twice
@@ -64,21 +68,31 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
       return { kind: 'stored', etag: result.etag };
     } catch (err) {
       ctx.tracker.partDone(f.id, n, 0);
-      if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag };
-      const action = classifyError(err, true);
+      if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
+      const action = classifyError(err, fromStorage);
       if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
-      if (action === 'resign') {
+      if (action === 'resign' && err instanceof HttpStatusError) {
         job.urls.invalidate(n);
-        if (++resigns > ctx.maxResigns) throw err;
-        ctx.log.info(`Part ${n} of ${f.fileName}: the presigned URL was refused; presigning again`);
+        if (++resigns > ctx.maxResigns) {
+          // §7 says presign again; storage refusing fresh URLs too is something in between, never the API key.
+          throw new StorageRefusedError(
+            `Storage refused part ${n} of ${f.fileName} ${resigns} times, even with freshly presigned URLs: ${reasonOf(err)}. If this goes on, check this computer's clock and any proxy or network sign-in between it and storage`,
+            err,
+          );
+        }
+        ctx.log.info(`Part ${n} of ${f.fileName}: the presigned URL was refused (${reasonOf(err)}); presigning again`);
         continue;
       }
-      if (action === 'slowdown') ctx.limiter.slowDown();
       if (err instanceof PartIntegrityError) mustResend = err;
       const tries = (job.tries.get(n) ?? 0) + 1;
       job.tries.set(n, tries);
-      if (tries > ctx.partRetry.retries) throw err;
       delay = ctx.partRetry.delayMs(Math.min(job.backoff.failures++, 6));
+      if (action === 'slowdown') {
+        // The whole queue's new requests wait, not just this slot: Retry-After, else the backoff.
+        delay = (err instanceof HttpStatusError ? err.retryAfterMs : undefined) ?? delay;
+        ctx.limiter.slowDown(delay);
+      }
+      if (tries > ctx.partRetry.retries) throw err;
       ctx.log.info(`Part ${n} of ${f.fileName}: ${reasonOf(err)}; retry ${tries} of ${ctx.partRetry.retries} in ${Math.round(delay)} ms`);
     } finally {
       release();
@@ -94,5 +108,5 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
 function noteEtagStyle(ctx: EngineContext, md5: boolean): void {
   if (ctx.etagsAreMd5 === md5) return;
   ctx.etagsAreMd5 = md5;
-  if (!md5) ctx.warn('Storage ETags are not plain MD5 digests here, so parts cannot be checked against them; uploads go on unchecked.');
+  if (!md5) ctx.warn('Storage encrypts parts with KMS or a customer key, or gives ETags that are not MD5 digests, so parts cannot be checked against them; uploads go on unchecked.');
 }

@@ -12,7 +12,7 @@ import { LinkMonitor } from './link.js';
 import { Bandwidth } from './throttle.js';
 
 // A bare storage double per test: what it does with the request is the test's subject.
-type Behaviour = (body: Buffer, headers: IncomingHttpHeaders) => { status: number; etag?: string } | 'never-read';
+type Behaviour = (body: Buffer, headers: IncomingHttpHeaders) => { status: number; etag?: string; headers?: Record<string, string> } | 'never-read';
 let behaviour: Behaviour;
 let seen: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
 let server: Server;
@@ -33,8 +33,8 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       seen.push({ body, headers: req.headers });
-      const r = behaviour(body, req.headers) as { status: number; etag?: string };
-      res.writeHead(r.status, r.etag ? { etag: r.etag } : {});
+      const r = behaviour(body, req.headers) as { status: number; etag?: string; headers?: Record<string, string> };
+      res.writeHead(r.status, { ...(r.etag ? { etag: r.etag } : {}), ...r.headers });
       res.end();
     });
   });
@@ -73,11 +73,33 @@ describe('uploadPart (§4.6)', () => {
     expect(sent.at(-1)).toBe(1024 * 1024);
   });
 
-  it('fails the part when the ETag is missing, or is an MD5 other than the bytes sent', async () => {
+  it('fails the part when the ETag is missing, or is an MD5 other than the bytes sent and storage names no KMS or customer key', async () => {
     behaviour = () => ({ status: 200 });
     await expect(uploadPart(job(), opts())).rejects.toThrow(PartIntegrityError);
     behaviour = () => ({ status: 200, etag: `"${'0'.repeat(32)}"` });
     await expect(uploadPart(job(), opts())).rejects.toThrow(/arrived corrupted/);
+  });
+
+  // issue 17 #3: under SSE-KMS or SSE-C storage's ETag is 32 hex digits that are not the MD5.
+  it.each([
+    ['SSE-KMS', { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:1:key/k' }],
+    ['DSSE-KMS', { 'x-amz-server-side-encryption': 'aws:kms:dsse' }],
+    ['SSE-C', { 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }],
+  ])('accepts a 32-hex ETag that is not the MD5 when storage says %s, saying it was not checked', async (_, headers) => {
+    behaviour = () => ({ status: 200, etag: `"${'7'.repeat(32)}"`, headers });
+    expect(await uploadPart(job(), opts())).toEqual({ etag: `"${'7'.repeat(32)}"`, md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`, md5Checked: false });
+  });
+
+  it('says so when a web page answers 200 in storage\'s place (a captive portal), and sends the part again', async () => {
+    behaviour = () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
+    await expect(uploadPart(job(), opts())).rejects.toThrow(/A web page answered part 2 instead of storage/);
+  });
+
+  it('still checks the ETag under SSE-S3 (AES256 alone): there it is the MD5', async () => {
+    behaviour = () => ({ status: 200, etag: `"${'0'.repeat(32)}"`, headers: { 'x-amz-server-side-encryption': 'AES256' } });
+    await expect(uploadPart(job(), opts())).rejects.toThrow(/arrived corrupted/);
+    behaviour = (body) => ({ status: 200, etag: `"${md5(body)}"`, headers: { 'x-amz-server-side-encryption': 'AES256' } });
+    expect((await uploadPart(job(), opts())).md5Checked).toBe(true);
   });
 
   it('accepts an ETag that is not a plain MD5, saying it was not checked', async () => {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FailedRequest } from '../api/errors.js';
 import { CancelledError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
-import { s3CodeOf, serviceMessage } from '../api/http.js';
+import { s3CodeOf } from '../api/http.js';
+import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from '../api/storage-answer.js';
 import { fileFacts, identityDifference } from '../file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
 import type { LinkMonitor } from './link.js';
@@ -119,7 +120,8 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * On pause or quit a fully sent part gets 1.5 s for its answer.
  *
  * Resolves with the ETag exactly as storage sent it. Throws PartIntegrityError when the answer has
- * no ETag or a plain-MD5 ETag that is not the part's MD5; AnswerLostError when every byte went
+ * no ETag, or a plain-MD5 ETag that is not the part's MD5 while storage says the part is not
+ * encrypted with KMS or a customer key (etagIsPartMd5); AnswerLostError when every byte went
  * out and no answer came; HttpStatusError (with S3's code) or NetworkError from the request;
  * LocalFileError when the file cannot be read; FileChangedError; CancelledError when `signal` aborts.
  */
@@ -164,14 +166,22 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   try {
     const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, signal: controller.signal });
     if (answer.status < 200 || answer.status >= 300) {
-      throw new HttpStatusError(serviceMessage(answer.text) ?? `The service answered ${answer.status}`, answer.status, request, s3CodeOf(answer.text));
+      const message = storageErrorMessage(answer.status, answer.text, answer.headers);
+      throw new HttpStatusError(message, answer.status, request, s3CodeOf(answer.text), retryAfterMs(answer.headers['retry-after']));
     }
     opts.link.answered(job.size, startedAt);
     const etag = answer.etag;
     const md5Etag = `"${md5.digest('hex')}"`;
-    if (!etag) throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
+    if (!etag) {
+      // A network sign-in page or a proxy answering 200 in storage's place: nothing was stored.
+      if (/html/i.test(String(answer.headers['content-type'] ?? ''))) {
+        throw new PartIntegrityError(`A web page answered part ${job.partNumber} instead of storage (a network sign-in page or a proxy?); the part is sent again`);
+      }
+      throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
+    }
     await assertUnchanged(job.path, job.expected);
-    const plain = PLAIN_MD5_ETAG.test(etag);
+    // Under SSE-KMS or SSE-C the ETag looks like an MD5 but is not one (README: what the client relies on).
+    const plain = PLAIN_MD5_ETAG.test(etag) && etagIsPartMd5(answer.headers);
     if (plain && etag !== md5Etag) {
       throw new PartIntegrityError(`Part ${job.partNumber} arrived corrupted (its ETag is not the MD5 of the bytes sent); the part is sent again`);
     }

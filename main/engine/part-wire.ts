@@ -1,15 +1,20 @@
 import type { Hash } from 'node:crypto';
 import { close, open, read } from 'node:fs';
-import type { ClientRequest } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Bandwidth, Pacing } from './throttle.js';
 
-/** What storage answered a part PUT: the status, the ETag header exactly as sent (if any), and the start of an error answer's body (for S3's code and message). */
+/**
+ * What storage answered a part PUT: the status, the ETag header exactly as sent (if any), the start
+ * of an error answer's body (for S3's code and message), and every header (the encryption headers
+ * decide whether the ETag is the part's MD5; Retry-After how long a SlowDown lasts).
+ */
 export interface WireAnswer {
   status: number;
   etag: string | undefined;
   text: string;
+  headers: IncomingHttpHeaders;
 }
 
 /** How the bytes of one part go out. */
@@ -94,7 +99,7 @@ export async function putFromFile(url: string, path: string, offset: number, siz
       if (ok) res.resume();
       else res.on('data', (d: Buffer) => void (text.length < MAX_ERROR_TEXT && (text += d.toString('utf8'))));
       res.on('error', reject);
-      res.once('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, text }));
+      res.once('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, text, headers: res.headers }));
     });
   }).finally(() => (settled = true));
   answer.catch(() => {}); // observed below; an early rejection must not count as unhandled

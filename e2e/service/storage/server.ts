@@ -60,7 +60,9 @@ const httpDate = (iso: string) => new Date(iso).toUTCString();
  * (`max-parts`, `part-number-marker`), CompleteMultipartUpload, AbortMultipartUpload,
  * PutObject, GetObject (with Range), HeadObject, HeadBucket, ListBuckets and ListObjects (v1 and
  * v2, with prefix, delimiter, paging and URL encoding). Every request must carry a valid SigV4
- * signature. Faults from the registry are applied per request (see faults.ts).
+ * signature. Faults from the registry are applied per request (see faults.ts); the settings
+ * `serverSideEncryption` (KMS-style part ETags and headers) and `storageRetryAfterSeconds`
+ * (Retry-After on SlowDown and 429) change every answer from then on.
  */
 export function createStorageHandler(opts: StorageOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -70,12 +72,12 @@ export function createStorageHandler(opts: StorageOptions): (req: IncomingMessag
     handle(opts, req, res).catch((err: unknown) => {
       const s3err = err instanceof S3Error ? err : s3Errors.internalError();
       if (!(err instanceof S3Error)) console.error('storage: unexpected error', err);
-      sendError(req, res, s3err, requestId);
+      sendError(req, res, s3err, requestId, opts.faults.settings.storageRetryAfterSeconds);
     });
   };
 }
 
-function sendError(req: IncomingMessage, res: ServerResponse, err: S3Error, requestId: string): void {
+function sendError(req: IncomingMessage, res: ServerResponse, err: S3Error, requestId: string, retryAfterSeconds: number | null): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
@@ -86,6 +88,7 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: S3Error, requ
     'content-type': 'application/xml',
     'content-length': Buffer.byteLength(body),
     ...(req.readableEnded ? {} : { connection: 'close' }),
+    ...(retryAfterSeconds !== null && (err.status === 429 || err.code === 'SlowDown') ? { 'retry-after': String(retryAfterSeconds) } : {}),
   });
   res.end(body);
 }
@@ -94,7 +97,11 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   const r = classify(req);
   const method = req.method ?? 'GET';
   if (opts.faults.settings.latencyMs) await sleep(opts.faults.settings.latencyMs);
+  const received = opts.store.received;
+  received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber }), at: Date.now() });
+  if (received.length > 100_000) received.splice(0, received.length - 100_000);
   const fault = opts.faults.take({ target: 'storage', operation: r.operation, method, partNumber: r.partNumber });
+  if (fault?.type === 'html') return sendHtml(req, res, fault.status);
   if (fault?.type === 'latency') await sleep(fault.ms);
   if (fault?.type === 'hang') return; // the client's own timeout has to end it
   if (fault?.type === 'reset' && fault.afterBytes === 0) {
@@ -138,6 +145,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       const failure = await faultAfterBody(fault, body);
       if (failure) throw failure;
       const etag = await opts.store.putObject(r.bucket, r.key, body, String(req.headers['content-type'] ?? 'binary/octet-stream'));
+      if (fault?.type === 'statusAfterActing') throw statusError(fault.status);
       res.writeHead(200, { etag, 'content-length': 0 });
       res.end();
       return;
@@ -178,6 +186,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       const xml = await readSmallBody(req);
       if (fault?.type === 'status') throw statusError(fault.status);
       const info = await opts.store.completeMultipartUpload(upload, parseCompleteMultipartUpload(xml));
+      if (fault?.type === 'statusAfterActing') throw statusError(fault.status);
       return sendXml(
         res,
         200,
@@ -303,14 +312,43 @@ async function uploadPart(
   if (!body) return;
   const failure = await faultAfterBody(fault, body);
   if (failure) throw failure;
-  const etag = await opts.store.putPart(upload, pn, body);
+  const sse = opts.faults.settings.serverSideEncryption;
+  const etag = await opts.store.putPart(upload, pn, body, sse !== null);
   if (fault?.type === 'dropResponse') {
     await sleep(fault.afterMs);
     req.socket.destroy();
     return;
   }
-  res.writeHead(200, fault?.type === 'noEtag' ? { 'content-length': 0 } : { etag, 'content-length': 0 });
+  if (fault?.type === 'statusAfterActing') throw statusError(fault.status);
+  res.writeHead(200, { ...(fault?.type === 'noEtag' ? {} : { etag }), ...sseHeaders(sse), 'content-length': 0 });
   res.end();
+}
+
+/** The headers by which S3 tells how it encrypted what it stored (SSE-KMS, SSE-C); none for a plain part. */
+function sseHeaders(sse: 'aws:kms' | 'sse-c' | null): Record<string, string> {
+  if (sse === 'aws:kms') {
+    return {
+      'x-amz-server-side-encryption': 'aws:kms',
+      'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:111122223333:key/0f3c6a8e-local-test-key',
+    };
+  }
+  if (sse === 'sse-c') return { 'x-amz-server-side-encryption-customer-algorithm': 'AES256', 'x-amz-server-side-encryption-customer-key-md5': 'bG9jYWwtdGVzdC1rZXktbWQ1' };
+  return {};
+}
+
+/**
+ * What a corporate proxy, a CDN or a captive portal answers in storage's place: an HTML page with
+ * this status, before the request reaches storage (nothing is stored), the connection closed as
+ * the body is not read.
+ */
+function sendHtml(req: IncomingMessage, res: ServerResponse, status: number): void {
+  const body = `<!DOCTYPE html>\n<html><head><title>${status} Access denied</title></head><body><h1>Access denied</h1><p>Your request was blocked by the network's security policy. Sign in to the network or contact your administrator.</p></body></html>\n`;
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...(req.readableEnded ? {} : { connection: 'close' }),
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /**

@@ -80,6 +80,12 @@ export class DiskStore {
    * the same size (a client re-sending a part storage already had).
    */
   readonly stats = { partsStored: 0, partsReplaced: 0 };
+  /**
+   * Every request the storage listener received, in arrival order (S3 operation name, part number
+   * for UploadPart, arrival in ms since epoch), for tests that count what a client sent and when.
+   * Bounded: the oldest entries are dropped past 100 000.
+   */
+  readonly received: { operation: string; partNumber?: number; at: number }[] = [];
 
   constructor(readonly root: string) {}
 
@@ -163,15 +169,20 @@ export class DiskStore {
     return info;
   }
 
-  /** Stores one part (UploadPart), replacing an earlier upload of the same part number. Returns the quoted ETag. */
-  async putPart(upload: MultipartInfo, partNumber: number, body: ReceivedBody): Promise<string> {
+  /**
+   * Stores one part (UploadPart), replacing an earlier upload of the same part number. Returns the
+   * quoted ETag: the part's MD5 when stored plain; with `encrypted` (SSE-KMS or SSE-C, as real S3
+   * does) 32 hex digits that are not its MD5 (the MD5 of a random salt and the part's MD5, fixed
+   * for this stored copy, so ListParts and CompleteMultipartUpload agree with the answer).
+   */
+  async putPart(upload: MultipartInfo, partNumber: number, body: ReceivedBody, encrypted = false): Promise<string> {
     const dir = join(this.root, 'multipart', upload.uploadId);
     if (!existsSync(dir)) throw s3Errors.noSuchUpload();
     const dataName = `${partNumber}.${randomBytes(6).toString('hex')}.bin`;
     await rename(body.tmpFile, join(dir, dataName));
     const part: StoredPart & { dataName: string } = {
       partNumber,
-      etag: `"${body.md5Hex}"`,
+      etag: `"${encrypted ? createHash('md5').update(randomBytes(16)).update(body.md5Hex).digest('hex') : body.md5Hex}"`,
       size: body.size,
       lastModified: new Date().toISOString(),
       dataName,
