@@ -18,7 +18,7 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * The admin interface of the local service, for tests and demos (loopback only, no auth):
  *
  * - `GET /faults`, `POST /faults` (a FaultRuleInput, answers `{ id }`), `DELETE /faults`;
- * - `GET /settings`, `PUT /settings` (FaultSettings: presignExpiresIn s, bandwidthBytesPerSecond, latencyMs, tokenTtlSeconds);
+ * - `GET /settings`, `PUT /settings` (FaultSettings: presignExpiresIn s, bandwidthBytesPerSecond, latencyMs, tokenTtlSeconds, strictContentType, statusRead);
  * - `POST /tokens/expire`: every JWT issued so far gets 401 from now on;
  * - `GET /emails`: the export emails of §4.2 (recipient, link, expiresAt);
  * - `POST /projects/:id/stage` `{ stage }`: move a project to another stage;

@@ -35,6 +35,10 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    * closed after `afterMs`. The client's view of "the reply was lost after the request was processed".
    */
   z.object({ type: z.literal('dropResponse'), afterMs: z.number().int().min(0).max(600_000).default(0) }),
+  /** Do the work (register the capture, store the part, ...), then answer with this status: a real server's 5xx or 429 after it acted. */
+  z.object({ type: z.literal('statusAfterActing'), status: z.number().int().min(400).max(599) }),
+  /** Answer with an HTML page and this status instead of the interface's JSON or S3's XML: a corporate proxy, a CDN or a captive portal. */
+  z.object({ type: z.literal('html'), status: z.number().int().min(200).max(599) }),
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 
@@ -63,6 +67,14 @@ export const faultSettingsSchema = z.object({
   latencyMs: z.number().int().min(0).max(60_000).optional(),
   /** Lifetime in seconds of JWTs issued from now on (default 86400, §5). */
   tokenTtlSeconds: z.number().int().min(1).max(30 * 86_400).optional(),
+  /**
+   * Gateway and sign-in: answer 400 to a request without a body that declares `content-type:
+   * application/json`, as Fastify and similar servers do (issue 17 #12). §4.2 and §4.3 require the
+   * header on their bodiless GETs, so those two are exempt.
+   */
+  strictContentType: z.boolean().optional(),
+  /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
+  statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
 });
 /** Global behaviour settings, as posted to `PUT /__admin/settings`. */
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
@@ -90,6 +102,8 @@ export class FaultRegistry {
     bandwidthBytesPerSecond: null,
     latencyMs: 0,
     tokenTtlSeconds: 86_400,
+    strictContentType: false,
+    statusRead: 'ok',
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
@@ -119,6 +133,8 @@ export class FaultRegistry {
     if (s.bandwidthBytesPerSecond !== undefined) this.settings.bandwidthBytesPerSecond = s.bandwidthBytesPerSecond;
     if (s.latencyMs !== undefined) this.settings.latencyMs = s.latencyMs;
     if (s.tokenTtlSeconds !== undefined) this.settings.tokenTtlSeconds = s.tokenTtlSeconds;
+    if (s.strictContentType !== undefined) this.settings.strictContentType = s.strictContentType;
+    if (s.statusRead !== undefined) this.settings.statusRead = s.statusRead;
   }
 
   /** The action to apply to this request, if a rule fires for it; counts the match either way. */

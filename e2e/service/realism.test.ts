@@ -1,0 +1,85 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRuleInput } from './faults.js';
+import type { TestService } from './testing.js';
+import { registerCapture, startTestService } from './testing.js';
+
+// Contract tests of the settings and faults that make the local service as unkind as real
+// servers and networks (issue 17 #6, #12, #13).
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterEach(async () => {
+  await svc.admin('DELETE', '/faults');
+  await svc.admin('PUT', '/settings', { strictContentType: false, statusRead: 'ok' });
+});
+afterAll(() => svc.stop());
+
+const addFault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+const uploadId = async () =>
+  (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1])).manifest[0]!.uploadId;
+
+describe('strictContentType (issue 17 #12)', () => {
+  it('answers 400 to a bodiless call that declares JSON, as Fastify does, and takes it without the header', async () => {
+    const id = await uploadId();
+    await svc.admin('PUT', '/settings', { strictContentType: true });
+    const refused = await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe('FST_ERR_CTP_EMPTY_JSON_BODY');
+    const status = await svc.gateway('GET', `/upload-service/uploads/${id}/status`);
+    expect(status.status).toBe(400);
+    const plain = await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`, { headers: { 'content-type': undefined } });
+    expect(plain.status).toBe(200);
+  });
+
+  it('still takes §4.2 and §4.3 with the header they require, and JSON bodies', async () => {
+    await svc.admin('PUT', '/settings', { strictContentType: true });
+    const q = `projectId=${svc.info.projectId}`;
+    expect((await svc.gateway('GET', `/progress/api/external-folders/latest-default-design-update-time?${q}`)).status).toBe(200);
+    expect((await svc.gateway('GET', `/progress/api/external-folders/project-folder-with-default-sheet?project=${svc.info.projectId}`)).status).toBe(200);
+    await expect(uploadId()).resolves.toMatch(/.+/);
+  });
+
+  it('is off by default', async () => {
+    const id = await uploadId();
+    expect((await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`)).status).toBe(200);
+  });
+});
+
+describe('statusRead (issue 17 #13)', () => {
+  it.each([404, 405] as const)('answers %i to the §4.9 status read while the other calls work', async (status) => {
+    const id = await uploadId();
+    await svc.admin('PUT', '/settings', { statusRead: status });
+    expect((await svc.gateway('GET', `/upload-service/uploads/${id}/status?syncFromS3=true`)).status).toBe(status);
+    expect((await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`)).status).toBe(200);
+    await svc.admin('PUT', '/settings', { statusRead: 'ok' });
+    expect((await svc.gateway('GET', `/upload-service/uploads/${id}/status?syncFromS3=true`)).status).toBe(200);
+  });
+});
+
+describe('html fault (issue 17 #6): a captive portal or proxy page where JSON was expected', () => {
+  it('answers the gateway with an HTML page and registers nothing', async () => {
+    await addFault({ target: 'gateway', operation: 'add-capture', action: { type: 'html', status: 200 } });
+    const before = Object.keys(((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures).length;
+    await expect(uploadId()).rejects.toThrow();
+    const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', { body: { captures: [] } });
+    expect(res.status).not.toBe(200); // the fault fired once; the real handler answers again
+    const after = Object.keys(((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures).length;
+    expect(after).toBe(before);
+  });
+
+  it.each([
+    ['auth', `/api/v1/users/signin`, 'POST', 200],
+    ['progress', `/v1/users/signin`, 'POST', 403],
+  ] as const)('answers %s with an HTML page and the given status', async (target, path, method, status) => {
+    await addFault({ target, action: { type: 'html', status } });
+    const base = target === 'auth' ? svc.info.authUrl : svc.info.progressBaseUrl;
+    const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(svc.info.account) });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toMatch(/<html>/);
+    const again = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(svc.info.account) });
+    expect(again.headers.get('content-type')).toMatch(/json/);
+  });
+});
