@@ -66,8 +66,8 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
 /**
  * Client of the capture gateway and its sign-in service (capture-upload-interface.md §4–§5).
  *
- * Every call carries the standard headers (authorization Bearer JWT, x-api-key, x-project-id,
- * content-type application/json). The JWT is kept until five minutes before it expires (24 h,
+ * Every call carries the standard headers (authorization Bearer JWT, x-api-key, x-project-id),
+ * and content-type application/json where a body is sent or §4.2/§4.3 require it. The JWT is kept until five minutes before it expires (24 h,
  * §5.3) and a 401 signs in again once and repeats the call. Network errors, timeouts, 408, 429
  * and 5xx are retried per §7–§8, except for add-capture, which is not idempotent.
  *
@@ -151,18 +151,22 @@ export class CaptureGateway {
    * Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). When `signal`
    * aborts, the call (and got's retries) stop at once with CancelledError.
    */
-  private async call<T>(path: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  private async call<T>(path: string, init: OptionsInit & { declareJson?: boolean }, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+    const { declareJson, ...options } = init;
+    // Declared only where a body goes or the section requires it (§4.2, §4.3): servers built on
+    // Fastify and similar answer 400 to a bodiless request that declares JSON (issue 17 #12).
+    const contentType = options.json !== undefined || declareJson ? { 'content-type': 'application/json' } : {};
     const send = (token: string) =>
       sendJson(
         this.http,
         `${this.config.baseUrl}${path}`,
         {
-          ...init,
+          ...options,
           headers: {
             authorization: `Bearer ${token}`,
             'x-api-key': this.config.apiKey,
             'x-project-id': this.config.projectId,
-            'content-type': 'application/json',
+            ...contentType,
           },
         },
         schema,
@@ -180,13 +184,13 @@ export class CaptureGateway {
   /** §4.2: asks for the export of the default sheets; the link is emailed. `user` overrides the recipient. */
   async requestExport(user?: string, signal?: AbortSignal): Promise<{ success: boolean; message: string }> {
     const q = new URLSearchParams({ project: this.config.projectId, ...(user ? { user } : {}) });
-    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET' }, exportResponse, signal);
+    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET', declareJson: true }, exportResponse, signal);
   }
 
   /** §4.3: the latest update time (ISO 8601 UTC) of the project's default designs, or null when it has none. */
   async latestDefaultDesignUpdate(signal?: AbortSignal): Promise<string | null> {
     const q = new URLSearchParams({ projectId: this.config.projectId });
-    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET' }, designUpdateResponse, signal);
+    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET', declareJson: true }, designUpdateResponse, signal);
     return res.data.latestDefaultDesignUpdatedAt;
   }
 

@@ -1,0 +1,99 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import type { Uploader } from '../uploader.js';
+import { openUploader } from '../uploader.js';
+
+// The engine against a gateway stricter than the local service's defaults (issue 17 #12, #13).
+
+const MiB = 1024 * 1024;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let svc: TestService;
+let work: string;
+const open: Uploader[] = [];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'connection-test-'));
+});
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+  await svc.admin('DELETE', '/faults');
+  await svc.admin('PUT', '/settings', { strictContentType: false, statusRead: 'ok' });
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function uploader(name: string): Uploader {
+  const { info } = svc;
+  const u = openUploader({
+    dataDir: join(work, name),
+    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    partRetry: recommendedRetryPolicy(20, 20),
+    apiRetry: recommendedRetryPolicy(20, 20),
+    stallTimeoutMs: 1500,
+  });
+  open.push(u);
+  return u;
+}
+
+function makeFile(name: string, size: number): { path: string; bytes: Buffer } {
+  const path = join(work, name);
+  const bytes = randomBytes(size);
+  writeFileSync(path, bytes);
+  return { path, bytes };
+}
+
+async function stored(u: Uploader, fileId: number): Promise<Buffer> {
+  const key = svc.store.state.uploads[u.queue.file(fileId)!.uploadId!]!.key;
+  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+
+describe('a gateway that refuses bodiless JSON (issue 17 #12)', () => {
+  it('registers, presigns, reports and reads status without content-type where no body goes', async () => {
+    await svc.admin('PUT', '/settings', { strictContentType: true });
+    const { path, bytes } = makeFile('strict.mp4', 6 * MiB);
+    // A lost answer after the last byte makes the engine read the §4.9 status too.
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
+    const u = uploader('strict');
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    const summary = await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(summary.failed).toEqual([]);
+    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+    expect((await u.gateway.captureStatus(u.queue.capture(queued[0]!)!.captureId!)).uploadStatus).toBe('complete');
+    expect(await u.gateway.latestDefaultDesignUpdate()).toEqual(expect.any(String)); // §4.3 keeps its required header
+  });
+});
+
+describe('a gateway whose §4.9 path is not the guessed one (issue 17 #13)', () => {
+  it.each([404, 405] as const)('status read answering %i: a lost part answer is reconciled by presign-missing and the file completes', async (status) => {
+    await svc.admin('PUT', '/settings', { statusRead: status });
+    const { path, bytes } = makeFile(`status-${status}.mp4`, 11 * MiB);
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'dropResponse' } });
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'dropResponse' } });
+    const replacedBefore = svc.storage.stats.partsReplaced;
+    const u = uploader(`status-${status}`);
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    const summary = await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(summary.failed.map((f) => f.error)).toEqual([]);
+    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+    // Reconciled, not re-sent: each of the three parts was stored once.
+    expect(svc.storage.stats.partsReplaced - replacedBefore).toBe(0);
+  });
+});
