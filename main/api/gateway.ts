@@ -158,7 +158,7 @@ export class CaptureGateway {
    */
   private async call<T>(path: string, init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean }, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
     const { declareJson, fixedPath, ...options } = init;
-    if (fixedPath) return this.call(path, options, schema, signal).catch(noServiceHere);
+    if (fixedPath) return this.call(path, { ...options, declareJson }, schema, signal).catch(noServiceHere);
     // Declared only where a body goes or the section requires it (§4.2, §4.3): servers built on
     // Fastify and similar answer 400 to a bodiless request that declares JSON (issue 17 #12).
     const contentType = options.json !== undefined || declareJson ? { 'content-type': 'application/json' } : {};
