@@ -97,3 +97,26 @@ describe('a gateway whose §4.9 path is not the guessed one (issue 17 #13)', () 
     expect(svc.storage.stats.partsReplaced - replacedBefore).toBe(0);
   });
 });
+
+describe('a captive portal in front of the gateway during uploads (issue 17 #6)', () => {
+  it('presign-missing answered with a portal page: the file waits on the schedule with one notice, never fails for good, then completes', async () => {
+    const { path, bytes } = makeFile('portal.mp4', 6 * MiB);
+    const u = uploader('portal');
+    const warnings: string[] = [];
+    u.engine.on((e) => void (e.type === 'warning' && warnings.push(e.message)));
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    await fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'html', status: 200 } });
+    const first = await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(first.failed).toEqual([]);
+    expect(first.waiting.map((f) => f.id)).toEqual([file!.id]);
+    expect(u.queue.file(file!.id)!.transient).toBe(true);
+    expect(warnings.filter((w) => /^Cannot reach the capture gateway at http:\/\/127\.0\.0\.1:\d+\/gateway: something else answered/.test(w))).toHaveLength(1);
+
+    await svc.admin('DELETE', '/faults');
+    u.engine.resume(file!.id);
+    const second = await u.engine.drain();
+    expect(second.completed.map((f) => f.id)).toEqual([file!.id]);
+    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+  });
+});

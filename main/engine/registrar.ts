@@ -136,8 +136,7 @@ export class Registrar {
     }
     const at = Math.round(Date.now() + this.ctx.retrySchedule.delayMs(c.attempts)); // whole ms in the queue
     // An unreachable service is the queue's problem, said once for all (issue 17 #6), not this capture's.
-    const waiting = `${this.ctx.queue.captures(['queued', 'registering']).length} capture(s)`;
-    const notice = unreachableNotice(this.ctx.gateway, err, waiting, at);
+    const notice = unreachableNotice(this.ctx.gateway, err);
     const reason = notice ? 'Not registered yet: the service cannot be reached (see the notice for the queue)' : outcome.message;
     const message = `${reason}. Sent again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${c.attempts + 2}).`;
     t.capture(c.id, ['registering'], 'queued', message, at, { kind: 'registration-retry', message });
