@@ -83,3 +83,15 @@ describe('html fault (issue 17 #6): a captive portal or proxy page where JSON wa
     expect(again.headers.get('content-type')).toMatch(/json/);
   });
 });
+
+describe('as strict as the interface: §4.3 without a project', () => {
+  const path = (q: string) => `/progress/api/external-folders/latest-default-design-update-time${q}`;
+  it.each([
+    ['no projectId query, the header only', '', {}],
+    ['the query only, no x-project-id', `?projectId=PROJECT`, { 'x-project-id': undefined }],
+  ])('%s: 400 "Does not have access to the project" (§7)', async (_, q, headers) => {
+    const res = await svc.gateway('GET', path(q.replace('PROJECT', svc.info.projectId)), { headers });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: 'Does not have access to the project' });
+  });
+});
