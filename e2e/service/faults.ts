@@ -73,6 +73,12 @@ export const faultSettingsSchema = z.object({
    * header on their bodiless GETs, so those two are exempt.
    */
   strictContentType: z.boolean().optional(),
+  /**
+   * complete-batch refuses (400) a report that leaves a part of the file neither reported in it nor
+   * counted before (by a reconciling status read): §4.7 "all parts of the file are sent in one call".
+   * Off by default, because §3 describes a partial report moving the file to `uploading`.
+   */
+  completeBatchAllParts: z.boolean().optional(),
   /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
   statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
 });
@@ -103,6 +109,7 @@ export class FaultRegistry {
     latencyMs: 0,
     tokenTtlSeconds: 86_400,
     strictContentType: false,
+    completeBatchAllParts: false,
     statusRead: 'ok',
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
@@ -134,6 +141,7 @@ export class FaultRegistry {
     if (s.latencyMs !== undefined) this.settings.latencyMs = s.latencyMs;
     if (s.tokenTtlSeconds !== undefined) this.settings.tokenTtlSeconds = s.tokenTtlSeconds;
     if (s.strictContentType !== undefined) this.settings.strictContentType = s.strictContentType;
+    if (s.completeBatchAllParts !== undefined) this.settings.completeBatchAllParts = s.completeBatchAllParts;
     if (s.statusRead !== undefined) this.settings.statusRead = s.statusRead;
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from './faults.js';
 import type { TestService } from './testing.js';
-import { registerCapture, startTestService } from './testing.js';
+import { putBytes, registerCapture, startTestService } from './testing.js';
 
 // Contract tests of the settings and faults that make the local service as unkind as real
 // servers and networks (issue 17 #6, #12, #13).
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { strictContentType: false, statusRead: 'ok' });
+  await svc.admin('PUT', '/settings', { strictContentType: false, statusRead: 'ok', completeBatchAllParts: false });
 });
 afterAll(() => svc.stop());
 
@@ -93,5 +93,27 @@ describe('as strict as the interface: §4.3 without a project', () => {
     const res = await svc.gateway('GET', path(q.replace('PROJECT', svc.info.projectId)), { headers });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ message: 'Does not have access to the project' });
+  });
+});
+
+describe('completeBatchAllParts: §4.7 "all parts of the file are sent in one call"', () => {
+  it('refuses a report of some parts with 400 naming the ones left out, and takes one of all', async () => {
+    const { manifest } = await registerCapture(svc, [{ name: 'all.mp4', size: 6 * 1024 * 1024, contentType: 'video/mp4' }], svc.info.structures[1]);
+    const { uploadId, partSize } = manifest[0]!;
+    const body = Buffer.alloc(6 * 1024 * 1024, 7);
+    const { parts } = (await (await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as { parts: { partNumber: number; url: string }[] };
+    const reported = [];
+    for (const p of parts) {
+      const bytes = body.subarray((p.partNumber - 1) * partSize, p.partNumber * partSize);
+      reported.push({ partNumber: p.partNumber, etag: (await putBytes(p.url, bytes)).headers.get('etag')!, size: bytes.length });
+    }
+    await svc.admin('PUT', '/settings', { completeBatchAllParts: true });
+    const path = `/upload-service/uploads/${uploadId}/parts/complete-batch`;
+    const some = await svc.gateway('POST', path, { body: { parts: reported.slice(0, 1) } });
+    expect(some.status).toBe(400);
+    expect(await some.json()).toEqual({ ok: false, message: 'All 2 parts of the file must be reported in one call; not reported: 2' });
+    const all = await svc.gateway('POST', path, { body: { parts: reported } });
+    expect(((await all.json()) as { upload: { status: string } }).upload.status).toBe('completed');
+    await svc.admin('PUT', '/settings', { completeBatchAllParts: false });
   });
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterEach(async () => {
   while (open.length) await open.pop()!.close();
   await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { strictContentType: false, statusRead: 'ok' });
+  await svc.admin('PUT', '/settings', { strictContentType: false, statusRead: 'ok', completeBatchAllParts: false });
 });
 afterAll(async () => {
   await svc.stop();
@@ -117,6 +117,21 @@ describe('a captive portal in front of the gateway during uploads (issue 17 #6)'
     u.engine.resume(file!.id);
     const second = await u.engine.drain();
     expect(second.completed.map((f) => f.id)).toEqual([file!.id]);
+    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+  });
+});
+
+describe('a gateway that takes only a report of all parts in one call (§4.7)', () => {
+  it('completes a 3-part file, one part answer lost after its last byte, without a partial report', async () => {
+    await svc.admin('PUT', '/settings', { completeBatchAllParts: true });
+    const { path, bytes } = makeFile('all-parts.mp4', 11 * MiB);
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
+    const u = uploader('all-parts');
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    const summary = await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(summary.failed.map((f) => f.error)).toEqual([]);
+    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
     expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
   });
 });
