@@ -117,3 +117,19 @@ describe('completeBatchAllParts: §4.7 "all parts of the file are sent in one ca
     await svc.admin('PUT', '/settings', { completeBatchAllParts: false });
   });
 });
+
+describe('as strict as S3: a presigned PUT that carries an Authorization header', () => {
+  it('is refused 400 InvalidArgument "Only one auth mechanism allowed", storing nothing; without the header it is stored', async () => {
+    const id = await uploadId();
+    const { parts } = (await (await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`)).json()) as { parts: { url: string }[] };
+    const body = new Uint8Array(Buffer.alloc(4096, 3));
+    const storedBefore = svc.storage.stats.partsStored;
+    const refused = await fetch(parts[0]!.url, { method: 'PUT', body, headers: { authorization: 'Bearer some-token' } });
+    expect(refused.status).toBe(400);
+    const xml = await refused.text();
+    expect(xml).toMatch(/<Code>InvalidArgument<\/Code>/);
+    expect(xml).toMatch(/Only one auth mechanism allowed/);
+    expect(svc.storage.stats.partsStored).toBe(storedBefore);
+    expect((await putBytes(parts[0]!.url, Buffer.from(body))).status).toBe(200);
+  });
+});
