@@ -133,3 +133,24 @@ describe('as strict as S3: a presigned PUT that carries an Authorization header'
     expect((await putBytes(parts[0]!.url, Buffer.from(body))).status).toBe(200);
   });
 });
+
+describe('as strict as a careful server: progress reads outside the key\'s project', () => {
+  it('refuses another project\'s list and categories (401) and answers its entry and structure as absent (404)', async () => {
+    const state = (await (await svc.admin('GET', '/state')).json()) as { projects: { id: string; apiKey: string }[] };
+    const otherKey = state.projects.find((p) => p.id !== svc.info.projectId)!.apiKey;
+    const read = (path: string, key: string) => fetch(`${svc.info.progressBaseUrl}${path}`, { headers: { 'x-api-key': key } });
+    const own = (await (await read(`/progress?projectId=${svc.info.projectId}`, svc.info.apiKey)).json()) as { id: string }[];
+    expect(own.length).toBeGreaterThan(0);
+    const cats = (await (await read(`/api/external-asset-categories?project=${svc.info.projectId}`, svc.info.apiKey)).json()) as { result: { name: string }[] };
+    const assets = `/api/external-assets?structure=${svc.info.structures[0]}&category=${encodeURIComponent(cats.result[0]!.name)}`;
+    expect((await read(assets, svc.info.apiKey)).status).toBe(200);
+    expect((await read(`/progress/${own[0]!.id}`, svc.info.apiKey)).status).toBe(200);
+
+    expect((await read(`/progress?projectId=${svc.info.projectId}`, otherKey)).status).toBe(401);
+    expect((await read(`/api/external-asset-categories?project=${svc.info.projectId}`, otherKey)).status).toBe(401);
+    const entry = await read(`/progress/${own[0]!.id}`, otherKey);
+    expect(entry.status).toBe(404);
+    expect(await entry.json()).toEqual({ status: false, message: 'Progress not found' });
+    expect((await read(assets, otherKey)).status).toBe(404);
+  });
+});
