@@ -122,6 +122,20 @@ describe('the capture gateway cannot be reached (issue 17 #6)', () => {
     expect(await statusOf(dataDir)).toEqual(['queued', 'queued']);
   });
 
+  it.each([
+    ['refused', () => `http://127.0.0.1:1/auth`, /connection refused/],
+    ['a wrong path (404), never read as a refusal of the account', () => `${new URL(svc.info.authUrl).origin}/no-auth-here`, /answers 404/],
+  ])('the sign-in service %s: said once as the sign-in address, captures stay queued, add exits 3', async (name, url, cause) => {
+    const dataDir = join(work, `q-auth-${name.replace(/\W+/g, '-')}`);
+    const res = await add(dataDir, card(`auth-${name.replace(/\W+/g, '-')}`), { CAPTURE_AUTH_URL: url() });
+    const out = res.stdout + res.stderr;
+    expect(res.code, out).toBe(3);
+    expect(count(out, /Cannot reach the sign-in service at /), out).toBe(1);
+    expect(out).toMatch(cause);
+    expect(out).not.toMatch(/refuses the account/);
+    expect(await statusOf(dataDir)).toEqual(['queued', 'queued']);
+  });
+
   it('once the address is corrected, the next drain registers and uploads at once', async () => {
     const dataDir = join(work, 'q-corrected');
     const bad = await add(dataDir, card('corrected'), { CAPTURE_BASE_URL: `https://127.0.0.1:${port(tls)}/gateway` });

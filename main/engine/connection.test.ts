@@ -33,11 +33,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function uploader(name: string): Uploader {
+function uploader(name: string, baseUrl = svc.info.baseUrl): Uploader {
   const { info } = svc;
   const u = openUploader({
     dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    gateway: { baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
     partRetry: recommendedRetryPolicy(20, 20),
     apiRetry: recommendedRetryPolicy(20, 20),
     stallTimeoutMs: 1500,
@@ -131,6 +131,31 @@ describe('a gateway that takes only a report of all parts in one call (§4.7)', 
     const summary = await u.engine.drain();
     const [file] = u.queue.filesOf(queued[0]!);
     expect(summary.failed.map((f) => f.error)).toEqual([]);
+    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+  });
+});
+
+describe('a settings change makes what waited due at once (issue 17 #6)', () => {
+  it('a file waiting for its retry time is due as soon as the queue opens with another gateway address, not with the same one', async () => {
+    const { path, bytes } = makeFile('settings-change.mp4', 6 * MiB);
+    let u = uploader('settings-change');
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    await fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'html', status: 200 } });
+    await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(u.queue.file(file!.id)!.nextAttemptAt).toBeGreaterThan(Date.now());
+    await svc.admin('DELETE', '/faults');
+
+    await open.pop()!.close();
+    u = uploader('settings-change'); // the same settings: the retry time stands
+    expect(u.queue.file(file!.id)!.nextAttemptAt).toBeGreaterThan(Date.now());
+    expect((await u.engine.drain()).completed).toEqual([]);
+
+    await open.pop()!.close();
+    u = uploader('settings-change', svc.info.baseUrl.replace('127.0.0.1', 'localhost')); // the address corrected
+    expect(u.queue.file(file!.id)!.nextAttemptAt).toBeNull();
+    const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
     expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
   });
