@@ -136,6 +136,21 @@ describe('a gateway that takes only a report of all parts in one call (§4.7)', 
   });
 });
 
+describe('a proxy page in front of the gateway is not the service refusing the key (issue 17 #6)', () => {
+  it('an HTML 403 on presign-missing: the queue is not stopped as an API-key problem, the file waits on the schedule', async () => {
+    const { path } = makeFile('proxy-403.mp4', 1 * MiB);
+    const u = uploader('proxy-403');
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    await fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'html', status: 403 } });
+    const summary = await u.engine.drain();
+    const [file] = u.queue.filesOf(queued[0]!);
+    expect(summary.blocked).toBeNull();
+    expect(summary.failed).toEqual([]);
+    expect(summary.waiting.map((f) => [f.id, f.transient])).toEqual([[file!.id, true]]);
+    expect(u.queue.file(file!.id)!.error).toMatch(/something else answered \(HTTP 403\) with a web page/);
+  });
+});
+
 describe('a settings change makes what waited due at once (issue 17 #6)', () => {
   it('a file waiting for its retry time is due as soon as the queue opens with another gateway address, not with the same one', async () => {
     const { path, bytes } = makeFile('settings-change.mp4', 6 * MiB);
