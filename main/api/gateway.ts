@@ -67,14 +67,16 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
  * Client of the capture gateway and its sign-in service (capture-upload-interface.md §4–§5).
  *
  * Every call carries the standard headers (authorization Bearer JWT, x-api-key, x-project-id),
- * and content-type application/json where a body is sent or §4.2/§4.3 require it. The JWT is kept until five minutes before it expires (24 h,
- * §5.3) and a 401 signs in again once and repeats the call. Network errors, timeouts, 408, 429
+ * and content-type application/json where a body is sent or §4.2/§4.3 require it. The JWT is
+ * kept until five minutes before it expires (24 h, §5.3) and a 401 signs in again once and
+ * repeats the call. Network errors, timeouts, 408, 429
  * and 5xx are retried per §7–§8, except for add-capture, which is not idempotent.
  *
  * Every method takes an optional AbortSignal as its last argument: when it aborts, the call and
  * its retries stop at once with CancelledError (§7 "Cancellation stops retries at once").
- * Every method throws HttpStatusError (with the service's message), NetworkError,
- * ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
+ * Every method throws HttpStatusError (with the service's message), NetworkError (UnreachableError
+ * when nothing the service understood was sent, including 404/405 on sign-in, §4.2, §4.3 and
+ * §4.4), ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
  */
 export class CaptureGateway {
   private readonly http: Got;
