@@ -239,7 +239,8 @@ export function reasonOf(err: unknown): string {
  * portal, a proxy), or the address answered 404/405 on a path the interface fixes (no such service
  * there). Nothing the service understood was sent, so even add-capture may be sent again. One
  * cause of the settings or the network, shared by every call: issue 17 #6.
- * `plainCause` says that cause in plain words ("connection refused (nothing listens at that port)"); code is the errno or TLS code, `HTML_ANSWER` or `HTTP_404`/`HTTP_405`.
+ * `plainCause` says that cause in plain words ("connection refused (nothing listens at that
+ * port)"); `code` is the errno or TLS code, `HTML_ANSWER`, or `HTTP_404` / `HTTP_405`.
  */
 export class UnreachableError extends NetworkError {
   constructor(
