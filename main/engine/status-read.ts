@@ -39,8 +39,3 @@ export async function partsMissingNow(
   }
   return new Set((await urls.refresh()).parts.map((p) => p.partNumber));
 }
-
-/** Whether this gateway was found to have no §4.9 status read (see {@link partsMissingNow}). */
-export function lacksStatusRead(gateway: CaptureGateway): boolean {
-  return withoutStatusRead.has(gateway);
-}
