@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyValueStore, SecretBox } from './settings.js';
+import { settingsInput } from '../shared/ipc.js';
 import { NoSecureStorageError, SettingsRepository } from './settings.js';
 
 const memory = (): KeyValueStore & { raw: Map<string, unknown> } => {
@@ -49,5 +50,19 @@ describe('SettingsRepository', () => {
     expect(() => repo.prepare(input)).toThrow(/not saved: they would be in clear text/);
     expect(store.raw.size).toBe(0);
     expect(repo.view().encryptionAvailable).toBe(false);
+  });
+
+  // issue 17 #6: an address without its scheme is refused when it is set, not at the first upload.
+  it.each([
+    ['baseUrl', 'gateway.example/gateway', /capture gateway address cannot be used: it must start with https:\/\/ \(or http:\/\/\)/],
+    ['authUrl', '127.0.0.1:8080', /sign-in address cannot be used: it must start with https:\/\//],
+    ['progressBaseUrl', 'localhost:9000/records', /progress records address cannot be used/],
+  ] as const)('refuses %s "%s" naming the fix, and stores nothing', (key, value, message) => {
+    const store = memory();
+    const repo = new SettingsRepository(store, box(true));
+    expect(() => repo.prepare({ ...input, [key]: value })).toThrow(message);
+    expect(store.raw.size).toBe(0);
+    expect(settingsInput.safeParse({ ...input, [key]: value }).success).toBe(false);
+    expect(settingsInput.safeParse(input).success).toBe(true);
   });
 });

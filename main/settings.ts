@@ -1,4 +1,5 @@
 import type { LastPlacement, NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
+import { serviceUrlProblem } from '../shared/service-url.js';
 
 /**
  * Encryption for secrets at rest: Electron's safeStorage in the app (OS keychain / DPAPI /
@@ -103,10 +104,16 @@ export class SettingsRepository {
   /**
    * Merges input into the stored settings (an empty secret keeps the stored one) and returns what
    * would be stored, without storing it: `commit` stores it. Throws NoSecureStorageError when a
-   * secret is given and cannot be sealed, and Error when a secret is missing altogether.
+   * secret is given and cannot be sealed, and Error when a secret is missing altogether or an
+   * address lacks its http(s):// scheme.
    */
   prepare(input: SettingsInput): { next: StoredSettings; resolved: ResolvedSettings } {
     const prev = this.stored();
+    // Refused when set, not at the first upload (issue 17 #6); the IPC schema says the same at the door.
+    for (const [name, url] of [['capture gateway', input.baseUrl], ['sign-in', input.authUrl], ['progress records', input.progressBaseUrl]] as const) {
+      const problem = url === '' && name === 'progress records' ? undefined : serviceUrlProblem(url);
+      if (problem) throw new Error(`The ${name} address cannot be used: ${problem}.`);
+    }
     if (!this.box.available()) throw new NoSecureStorageError();
     const sealedPassword = input.password ? this.box.encrypt(input.password) : prev?.sealedPassword;
     const sealedApiKey = input.apiKey ? this.box.encrypt(input.apiKey) : prev?.sealedApiKey;

@@ -12,6 +12,7 @@ import { readMediaFacts } from './media/metadata.js';
 import { openQueueDatabase } from './queue/db.js';
 import { lockQueue } from './queue/lock.js';
 import { UploadQueue } from './queue/queue.js';
+import { dueOnSettingsChange } from './settings-change.js';
 
 /** The part size (bytes) assumed before the service gave one: the sample of capture-upload-interface.md §8. */
 export const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
@@ -65,6 +66,15 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   const { db, setAside } = opened;
   const queue = new UploadQueue(db);
+  let due: ReturnType<typeof dueOnSettingsChange>;
+  try {
+    due = dueOnSettingsChange(queue, opts.gateway);
+  } catch (err) {
+    db.close();
+    unlock();
+    throw err;
+  }
+  if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
   const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
   const engine = new UploadEngine({ ...opts, queue, gateway });
   if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serviceUrlProblem } from './service-url.js';
 
 /**
  * The one IPC contract between the renderer and the main process (CONVENTIONS.md, "IPC"): every
@@ -46,10 +47,15 @@ export const settingsView = z.object({
 export type SettingsView = z.infer<typeof settingsView>;
 
 /** Settings as the renderer saves them; an empty or missing secret keeps the stored one. */
+// A service address keeps its scheme: `host:8080` parses as a URL whose scheme is the host (issue 17 #6).
+const serviceUrl = z.string().superRefine((v, ctx) => {
+  const problem = serviceUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: `This address cannot be used: ${problem}.` });
+});
 export const settingsInput = z.object({
-  baseUrl: z.string().url(),
-  authUrl: z.string().url(),
-  progressBaseUrl: z.string().url().or(z.literal('')),
+  baseUrl: serviceUrl,
+  authUrl: serviceUrl,
+  progressBaseUrl: serviceUrl.or(z.literal('')),
   projectId: z.string().min(1),
   email: z.string().email(),
   password: z.string().optional(),

@@ -76,6 +76,20 @@ export const faultSettingsSchema = z.object({
   serverSideEncryption: z.enum(['aws:kms', 'sse-c']).nullable().optional(),
   /** Seconds storage advises in `Retry-After` on its 503 SlowDown and 429 answers; null (default) sends none, as S3 does. */
   storageRetryAfterSeconds: z.number().int().min(0).max(3600).nullable().optional(),
+  /**
+   * Gateway and sign-in: answer 400 to a request without a body that declares `content-type:
+   * application/json`, as Fastify and similar servers do (issue 17 #12). §4.2 and §4.3 require the
+   * header on their bodiless GETs, so those two are exempt.
+   */
+  strictContentType: z.boolean().optional(),
+  /**
+   * complete-batch refuses (400) a report that leaves a part of the file neither reported in it nor
+   * counted before (by a reconciling status read): §4.7 "all parts of the file are sent in one call".
+   * Off by default, because §3 describes a partial report moving the file to `uploading`.
+   */
+  completeBatchAllParts: z.boolean().optional(),
+  /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
+  statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
 });
 /** Global behaviour settings, as posted to `PUT /__admin/settings`. */
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
@@ -109,6 +123,9 @@ export class FaultRegistry {
     tokenTtlSeconds: 86_400,
     serverSideEncryption: null,
     storageRetryAfterSeconds: null,
+    strictContentType: false,
+    completeBatchAllParts: false,
+    statusRead: 'ok',
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
@@ -140,6 +157,9 @@ export class FaultRegistry {
     if (s.tokenTtlSeconds !== undefined) this.settings.tokenTtlSeconds = s.tokenTtlSeconds;
     if (s.serverSideEncryption !== undefined) this.settings.serverSideEncryption = s.serverSideEncryption;
     if (s.storageRetryAfterSeconds !== undefined) this.settings.storageRetryAfterSeconds = s.storageRetryAfterSeconds;
+    if (s.strictContentType !== undefined) this.settings.strictContentType = s.strictContentType;
+    if (s.completeBatchAllParts !== undefined) this.settings.completeBatchAllParts = s.completeBatchAllParts;
+    if (s.statusRead !== undefined) this.settings.statusRead = s.statusRead;
   }
 
   /** The action to apply to this request, if a rule fires for it; counts the match either way. */

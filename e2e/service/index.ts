@@ -17,6 +17,7 @@ import { StateStore } from './gateway/state.js';
 import { uploadRoutes } from './gateway/uploads.js';
 import { HttpError, Router, readJsonBody, sendJson, sleep } from './http.js';
 import { progressFail, progressRoutes } from './progress/routes.js';
+import { refuseBodilessJson, refuseStatusRead, sendHtmlPage } from './realism.js';
 import { createStorageHandler } from './storage/server.js';
 import { DiskStore } from './storage/store.js';
 
@@ -192,6 +193,8 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
     if (!found) throw new HttpError(404, errorBody('Not found'));
     if ('methodMismatch' in found) throw new HttpError(405, errorBody('Method not allowed'));
     if (mount.target !== 'admin') {
+      refuseStatusRead(faults, mount.target, found.route.operation);
+      refuseBodilessJson(faults, mount.target, found.route.operation, req);
       if (faults.settings.latencyMs) await sleep(faults.settings.latencyMs);
       const fault = faults.take({ target: mount.target, operation: found.route.operation, method: req.method ?? 'GET' });
       if (fault?.type === 'latency') await sleep(fault.ms);
@@ -201,6 +204,7 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         return;
       }
       if (fault?.type === 'status') throw new HttpError(fault.status, errorBody('Internal Server Error'));
+      if (fault?.type === 'html') return sendHtmlPage(res, fault.status);
       if (fault?.type === 'dropResponse') {
         // The handler does its work, but what it writes goes nowhere; then the connection drops.
         res.writeHead = (() => res) as unknown as typeof res.writeHead;

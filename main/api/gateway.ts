@@ -1,7 +1,7 @@
 import type { Got, OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import type { z } from 'zod';
-import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
+import { CancelledError, HttpStatusError, RequestNotSentError, UnreachableError } from './errors.js';
 import type { JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, CaptureStatus, PresignResponse, UploadRecord } from './schemas.js';
@@ -66,15 +66,17 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
 /**
  * Client of the capture gateway and its sign-in service (capture-upload-interface.md §4–§5).
  *
- * Every call carries the standard headers (authorization Bearer JWT, x-api-key, x-project-id,
- * content-type application/json). The JWT is kept until five minutes before it expires (24 h,
- * §5.3) and a 401 signs in again once and repeats the call. Network errors, timeouts, 408, 429
+ * Every call carries the standard headers (authorization Bearer JWT, x-api-key, x-project-id),
+ * and content-type application/json where a body is sent or §4.2/§4.3 require it. The JWT is
+ * kept until five minutes before it expires (24 h, §5.3) and a 401 signs in again once and
+ * repeats the call. Network errors, timeouts, 408, 429
  * and 5xx are retried per §7–§8, except for add-capture, which is not idempotent.
  *
  * Every method takes an optional AbortSignal as its last argument: when it aborts, the call and
  * its retries stop at once with CancelledError (§7 "Cancellation stops retries at once").
- * Every method throws HttpStatusError (with the service's message), NetworkError,
- * ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
+ * Every method throws HttpStatusError (with the service's message), NetworkError (UnreachableError
+ * when nothing the service understood was sent, including 404/405 on sign-in, §4.2, §4.3 and
+ * §4.4), ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
  */
 export class CaptureGateway {
   private readonly http: Got;
@@ -112,6 +114,11 @@ export class CaptureGateway {
     this.lifetime = new AbortController();
   }
 
+  /** {base_url} and {auth_url} as configured, for messages that say where the service was looked for. */
+  get addresses(): { baseUrl: string; authUrl: string } {
+    return { baseUrl: this.config.baseUrl, authUrl: this.config.authUrl };
+  }
+
   private sharedSignIn(): Promise<string> {
     this.signingIn ??= (async () => {
       try {
@@ -121,7 +128,7 @@ export class CaptureGateway {
           { method: 'POST', json: { email: this.config.email, password: this.config.password } },
           signInResponse,
           this.lifetime.signal,
-        );
+        ).catch(noServiceHere);
         const exp = decodeJwt(token).exp;
         this.token = { value: token, expiresAt: exp ? exp * 1000 : Date.now() + 24 * 3600_000 };
         return token;
@@ -151,18 +158,23 @@ export class CaptureGateway {
    * Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). When `signal`
    * aborts, the call (and got's retries) stop at once with CancelledError.
    */
-  private async call<T>(path: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  private async call<T>(path: string, init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean }, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+    const { declareJson, fixedPath, ...options } = init;
+    if (fixedPath) return this.call(path, { ...options, declareJson }, schema, signal).catch(noServiceHere);
+    // Declared only where a body goes or the section requires it (§4.2, §4.3): servers built on
+    // Fastify and similar answer 400 to a bodiless request that declares JSON (issue 17 #12).
+    const contentType = options.json !== undefined || declareJson ? { 'content-type': 'application/json' } : {};
     const send = (token: string) =>
       sendJson(
         this.http,
         `${this.config.baseUrl}${path}`,
         {
-          ...init,
+          ...options,
           headers: {
             authorization: `Bearer ${token}`,
             'x-api-key': this.config.apiKey,
             'x-project-id': this.config.projectId,
-            'content-type': 'application/json',
+            ...contentType,
           },
         },
         schema,
@@ -180,13 +192,13 @@ export class CaptureGateway {
   /** §4.2: asks for the export of the default sheets; the link is emailed. `user` overrides the recipient. */
   async requestExport(user?: string, signal?: AbortSignal): Promise<{ success: boolean; message: string }> {
     const q = new URLSearchParams({ project: this.config.projectId, ...(user ? { user } : {}) });
-    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET' }, exportResponse, signal);
+    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET', declareJson: true, fixedPath: true }, exportResponse, signal);
   }
 
   /** §4.3: the latest update time (ISO 8601 UTC) of the project's default designs, or null when it has none. */
   async latestDefaultDesignUpdate(signal?: AbortSignal): Promise<string | null> {
     const q = new URLSearchParams({ projectId: this.config.projectId });
-    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET' }, designUpdateResponse, signal);
+    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET', declareJson: true, fixedPath: true }, designUpdateResponse, signal);
     return res.data.latestDefaultDesignUpdatedAt;
   }
 
@@ -197,7 +209,7 @@ export class CaptureGateway {
   async addCaptures(captures: CaptureRequest[], signal?: AbortSignal): Promise<AddCaptureResult[]> {
     const res = await this.call(
       '/captures/api/v1/external-captures/add-capture',
-      { method: 'POST', json: { captures }, retry: { limit: 0 } },
+      { method: 'POST', json: { captures }, retry: { limit: 0 }, fixedPath: true },
       addCaptureResponse,
       signal,
     );
@@ -234,6 +246,18 @@ export class CaptureGateway {
   async captureStatus(captureId: string, signal?: AbortSignal): Promise<CaptureStatus> {
     return this.call(`/captures/api/v1/external-captures/${encodeURIComponent(captureId)}/upload-status`, { method: 'GET' }, captureStatusResponse, signal);
   }
+}
+
+/**
+ * Rethrows a 404 or 405 to a call whose path the interface fixes (sign-in, §4.2, §4.3, §4.4: no
+ * id in it) as UnreachableError: no such service at the configured address, a settings fault
+ * shared by every call, never a refusal of one capture (issue 17 #6). Other errors pass unchanged.
+ */
+function noServiceHere(err: unknown): never {
+  if (err instanceof HttpStatusError && !err.s3Code && (err.status === 404 || err.status === 405)) {
+    throw new UnreachableError(`the address answers ${err.status} (${err.message}): no such service there; check the address's path`, err.request, `HTTP_${err.status}`);
+  }
+  throw err;
 }
 
 /** Resolves as `pending` does, or rejects with CancelledError as soon as `signal` aborts. */

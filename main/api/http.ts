@@ -1,10 +1,22 @@
 import type { Got, Method, OptionsInit, RequestError } from 'got';
-import { HTTPError, got } from 'got';
+import { HTTPError, TimeoutError, got } from 'got';
 import type { z } from 'zod';
 import type { FailedRequest, RetryPolicy } from './errors.js';
-import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError, describeRequest, recommendedRetryPolicy } from './errors.js';
+import {
+  CancelledError,
+  HttpStatusError,
+  NetworkError,
+  ResponseShapeError,
+  UnreachableError,
+  describeRequest,
+  recommendedRetryPolicy,
+  unreachableFrom,
+} from './errors.js';
 import { parseS3Error } from './s3-error.js';
 import { errorBody } from './schemas.js';
+
+/** How long making a connection, and then its TLS handshake, may take (ms) before the address counts as unreachable. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Options shared by the JSON clients. Times in ms. */
 export interface JsonClientOptions {
@@ -22,7 +34,9 @@ export interface JsonClientOptions {
 export function createJsonGot(opts: JsonClientOptions = {}): Got {
   const policy = opts.retry ?? recommendedRetryPolicy();
   return got.extend({
-    timeout: { request: opts.timeoutMs ?? 60_000 },
+    // A connection (or TLS handshake) not made within 10 s is told apart from a request that
+    // went out and got no answer: only the latter may have reached the service (issue 17 #6).
+    timeout: { request: opts.timeoutMs ?? 60_000, connect: CONNECT_TIMEOUT_MS, secureConnect: CONNECT_TIMEOUT_MS },
     responseType: 'text',
     retry: {
       limit: policy.retries,
@@ -46,10 +60,15 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
   const request = describeRequest(method, url);
   let body: string;
   try {
-    const res = (await abortable(client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' }), signal)) as { body: string };
+    const res = (await abortable(client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' }), signal)) as {
+      body: string;
+      headers: Record<string, string | string[] | undefined>;
+    };
     body = res.body;
+    if (isWebPage(res.headers['content-type'], body)) throw webPage(request);
   } catch (err) {
     if (signal?.aborted) throw new CancelledError();
+    if (err instanceof UnreachableError) throw err;
     throw toClientError(err, request);
   }
   let json: unknown;
@@ -87,10 +106,15 @@ export function toClientError(err: unknown, request: FailedRequest): Error {
   if (err instanceof HTTPError) {
     const status = err.response.statusCode;
     const text = typeof err.response.body === 'string' ? err.response.body : '';
+    // A page from a portal or proxy, not the service: a 5xx page may come from a proxy after the
+    // service acted, so only answers below 500 are read as "never reached it".
+    if (status < 500 && isWebPage(err.response.headers['content-type'], text)) return webPage(request, status);
     return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text));
   }
   const e = err as RequestError;
   if (e && typeof e === 'object' && 'code' in e) {
+    const unreachable = unreachableFrom(request, e.code, e instanceof TimeoutError ? e.event : undefined);
+    if (unreachable) return unreachable;
     // got's error is not kept as the cause: it carries the request's options, and with them the
     // bearer token and the presigned URL's signature, which must never reach a log.
     return new NetworkError(`No answer from the service: ${e.code ?? 'network error'}`, request, e.code);
@@ -113,4 +137,19 @@ export function serviceMessage(text: string): string | undefined {
 /** S3's error code of an XML error body, if it is one (capture-upload-interface.md §7 classifies by it). */
 export function s3CodeOf(text: string): string | undefined {
   return parseS3Error(text)?.code;
+}
+
+/** Whether an answer is a web page (HTML) rather than the interface's JSON or S3's XML. */
+export function isWebPage(contentType: string | string[] | undefined, body: string): boolean {
+  const type = Array.isArray(contentType) ? contentType[0] : contentType;
+  if (type && /^text\/html\b|^application\/xhtml\+xml\b/i.test(type)) return true;
+  return /^\s*(<!doctype html|<html\b)/i.test(body.slice(0, 512));
+}
+
+function webPage(request: FailedRequest, status = 200): UnreachableError {
+  return new UnreachableError(
+    `something else answered (HTTP ${status}) with a web page instead of the service's answer: a captive portal (sign in to the Wi-Fi in a browser) or a proxy, or the wrong address`,
+    request,
+    'HTML_ANSWER',
+  );
 }

@@ -72,7 +72,7 @@ captureOptions(program.command('add').description('group files into captures, qu
     withSession(async (c, s, g) => {
       if (!o.type && !g.demo) throw new Error('--type is required: interior or exterior');
       if (o.dryRun) await c.previewAdd(s, files, o, g.json);
-      else await c.addFiles(s, files, o, g.json);
+      else return c.addFiles(s, files, o, g.json);
     }),
   );
 

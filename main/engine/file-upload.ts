@@ -7,6 +7,7 @@ import type { AnswerLostError } from './part-upload.js';
 import { assertUnchanged, partMd5Etag } from './part-upload.js';
 import { sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
+import { isStatusReadMissing, partsMissingNow } from './status-read.js';
 import { MAX_PARTS, tooManyParts } from './transitions.js';
 
 /**
@@ -104,8 +105,11 @@ export class FileUpload {
     while (todo.length > 0) {
       const uncertain = await this.sendAll(todo);
       if (uncertain.size === 0) break;
-      const status = await this.service((signal) => this.ctx.gateway.uploadStatus(this.f.uploadId!, true, signal));
-      const absent = new Set(status.missingParts);
+      const absent = await this.service((signal) =>
+        partsMissingNow(this.ctx.gateway, this.urls, this.f.uploadId!, signal, (err) =>
+          this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`),
+        ),
+      );
       todo = [];
       for (const [n, { md5Etag, error }] of uncertain) {
         if (!absent.has(n)) {
@@ -194,7 +198,10 @@ export class FileUpload {
         ctx.log.info(`The service refused the MD5 ETags of ${f.fileName}'s parts ${[...recovered.keys()].join(', ')} (${err.message}); reconciling with storage instead`);
       }
     }
-    const status = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal));
+    const status = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal)).catch((err: unknown) => {
+      if (!isStatusReadMissing(err)) throw err;
+      throw new Error(`The service refused the rebuilt ETags of ${f.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`);
+    });
     if (status.status === 'completed' || known.length === 0) {
       if (status.status === 'completed') return status;
       throw new Error(`Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`);

@@ -3,6 +3,7 @@ import type { CredentialsRefusedError } from '../api/errors.js';
 import type { QueuedCapture } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { registrationOutcome } from './registration.js';
+import { unreachableNotice } from './unreachable.js';
 
 // On quit, an add-capture already sent is given this long for its answer before it is abandoned
 // (and the capture marked registration_unknown): long enough for a healthy service, short enough
@@ -134,9 +135,13 @@ export class Registrar {
       return;
     }
     const at = Math.round(Date.now() + this.ctx.retrySchedule.delayMs(c.attempts)); // whole ms in the queue
-    const message = `${outcome.message}. Sent again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${c.attempts + 2}).`;
+    // An unreachable service is the queue's problem, said once for all (issue 17 #6), not this capture's.
+    const notice = unreachableNotice(this.ctx.gateway, err);
+    const reason = notice ? 'Not registered yet: the service cannot be reached (see the notice for the queue)' : outcome.message;
+    const message = `${reason}. Sent again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${c.attempts + 2}).`;
     t.capture(c.id, ['registering'], 'queued', message, at, { kind: 'registration-retry', message });
     // The others would meet the same outage: they wait for the same time, without counting an attempt.
     this.ctx.queue.deferQueuedCaptures(at);
+    if (notice) this.ctx.warn(notice);
   }
 }

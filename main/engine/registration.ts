@@ -1,4 +1,4 @@
-import { HttpStatusError, NetworkError, RequestNotSentError, reasonOf } from '../api/errors.js';
+import { HttpStatusError, NetworkError, RequestNotSentError, isUnreachable, reasonOf } from '../api/errors.js';
 
 // Network failures that mean the request never left this machine.
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
@@ -24,6 +24,7 @@ export function registrationOutcome(err: unknown): RegistrationOutcome {
   const reason = reasonOf(err);
   const notRegistered =
     err instanceof RequestNotSentError ||
+    isUnreachable(err) || // nothing the service understood was sent (issue 17 #6)
     (err instanceof NetworkError && NOT_SENT.has(err.code ?? '')) ||
     (err instanceof HttpStatusError && [429, 500, 502, 503].includes(err.status));
   if (notRegistered) return { state: 'queued', message: `Not registered yet: ${reason}` };

@@ -4,6 +4,7 @@ import type { EngineContext } from './context.js';
 import type { DrainOptions } from './events.js';
 import { FileUpload } from './file-upload.js';
 import type { Registrar } from './registrar.js';
+import { unreachableNotice } from './unreachable.js';
 
 /** The longest single sleep (ms): timers beyond 2^31 ms fire at once in Node. */
 const MAX_NAP_MS = 2 ** 31 - 1;
@@ -159,6 +160,9 @@ export class Scheduler {
       const at = Math.round(Date.now() + this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 2}).`;
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
+      // One notice for the queue when the service cannot be reached at all (issue 17 #6).
+      const notice = unreachableNotice(this.ctx.gateway, err);
+      if (notice) this.ctx.warn(notice);
       return;
     }
     this.ctx.log.warn(`${f.fileName} failed: ${reason}`);

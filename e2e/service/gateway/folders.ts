@@ -48,12 +48,14 @@ export function folderRoutes(router: Router, deps: GatewayDeps): void {
     const keyProject = deps.store.projectByKey(header(ctx, 'x-api-key'));
     if (!keyProject) throw new HttpError(403, msg('Invalid API key'));
     if (!isJson(ctx)) throw new HttpError(415, msg('content-type must be application/json'));
-    // projectId names the project; x-project-id alone is the fallback (400 when neither resolves).
+    // §4.3: projectId is required, and x-project-id with it (the standard set, "all required"): a
+    // call without either has no project, 400 as §7 words it; an unknown projectId is 404.
     const queryId = ctx.url.searchParams.get('projectId');
     const headerProject = header(ctx, 'x-project-id');
-    const project = deps.store.project(queryId || headerProject);
-    if (!project) throw new HttpError(queryId ? 404 : 400, msg(queryId ? 'Project not found' : 'Does not have access to the project'));
-    if (project.id !== keyProject.id || (headerProject && headerProject !== project.id)) {
+    if (!queryId || !headerProject) throw new HttpError(400, msg('Does not have access to the project'));
+    const project = deps.store.project(queryId);
+    if (!project) throw new HttpError(404, msg('Project not found'));
+    if (project.id !== keyProject.id || headerProject !== project.id) {
       throw new HttpError(400, msg('Does not have access to the project'));
     }
     if (!STAGES_ALLOWED_FOR_DESIGN_TIME.includes(project.stage)) {

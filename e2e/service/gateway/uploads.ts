@@ -130,6 +130,14 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
       }
       const before = u.parts;
       u.parts = { ...u.parts };
+      if (deps.faults.settings.completeBatchAllParts) {
+        const left: number[] = [];
+        for (let n = 1; n <= u.totalParts; n++) if (!seen.has(n) && !u.parts[n]) left.push(n);
+        if (left.length) {
+          const listed = `${left.slice(0, 10).join(', ')}${left.length > 10 ? ', …' : ''}`;
+          throw new HttpError(400, failOk(`All ${u.totalParts} parts of the file must be reported in one call; not reported: ${listed}`));
+        }
+      }
       for (const p of parsed.data.parts) u.parts[p.partNumber] = { etag: p.etag, size: p.size };
       markStarted(u);
       if (u.status === 'initiated') u.status = 'uploading';

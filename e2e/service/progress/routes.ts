@@ -99,8 +99,9 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
   });
 
   router.add('GET', '/progress', 'progress', (ctx) => {
-    requireKey(ctx);
+    const keyProject = requireKey(ctx);
     const projectId = requireParam(ctx, 'projectId');
+    if (projectId !== keyProject.id) throw new HttpError(401, progressFail('Unauthorized'));
     const date = ctx.url.searchParams.get('date');
     if (date !== null && !ymd.safeParse(date).success) throw new HttpError(400, progressFail('date must be a date in YYYY-MM-DD form'));
     const list = store.state.progress.filter((p) => p.projectId === projectId && (date === null || p.date === date));
@@ -108,27 +109,30 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
   });
 
   router.add('GET', '/progress/:id', 'progress', (ctx) => {
-    requireKey(ctx);
-    const entry = store.state.progress.find((p) => p.id === ctx.params.id);
+    const keyProject = requireKey(ctx);
+    // Another project's entry is answered as absent: its existence is not the key's to know.
+    const entry = store.state.progress.find((p) => p.id === ctx.params.id && p.projectId === keyProject.id);
     if (!entry) throw new HttpError(404, progressFail('Progress not found'));
     sendJson(ctx.res, 200, entry);
   });
 
   router.add('GET', '/api/external-asset-categories', 'external-asset-categories', (ctx) => {
-    requireKey(ctx);
+    const keyProject = requireKey(ctx);
     const project = requireParam(ctx, 'project');
     if (!store.project(project)) throw new HttpError(404, progressFail('Project not found'));
+    if (project !== keyProject.id) throw new HttpError(401, progressFail('Unauthorized'));
     sendJson(ctx.res, 200, { success: true, result: store.state.assetCategories.filter((c) => c.project === project) });
   });
 
   router.add('GET', '/api/external-assets', 'external-assets', (ctx) => {
-    requireKey(ctx);
+    const keyProject = requireKey(ctx);
     const structure = requireParam(ctx, 'structure');
     const category = requireParam(ctx, 'category');
-    if (!store.state.projects.some((p) => p.structures.some((s) => s.id === structure))) {
+    // A structure of another project is answered as absent, as an entry is.
+    if (!keyProject.structures.some((s) => s.id === structure)) {
       throw new HttpError(404, progressFail('Structure not found'));
     }
-    const cat = store.state.assetCategories.find((c) => c.id === category || c.name === category);
+    const cat = store.state.assetCategories.find((c) => c.project === keyProject.id && (c.id === category || c.name === category));
     if (!cat) throw new HttpError(404, progressFail('Category not found'));
     const result = store.state.assets
       .filter((a) => a.structure === structure && a.category === cat.id)

@@ -3,7 +3,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { s3Errors } from './errors.js';
+import { S3Error, s3Errors } from './errors.js';
 
 /** The one key pair the local storage knows. */
 export interface StorageCredentials {
@@ -68,7 +68,8 @@ function splitTarget(rawUrl: string): { path: string; query: Record<string, stri
  *
  * Throws S3Error: AccessDenied `Request has expired` for an expired presigned URL,
  * SignatureDoesNotMatch for a tampered URL or header, InvalidAccessKeyId for an unknown key,
- * AccessDenied for a request with no authentication, RequestTimeTooSkewed for a stale header date.
+ * AccessDenied for a request with no authentication, RequestTimeTooSkewed for a stale header date,
+ * InvalidArgument (400) for a presigned URL sent with an Authorization header too.
  */
 export async function verifySigV4(req: IncomingMessage, creds: StorageCredentials, now = new Date()): Promise<VerifiedRequest> {
   const { path, query } = splitTarget(req.url ?? '/');
@@ -84,6 +85,15 @@ export async function verifySigV4(req: IncomingMessage, creds: StorageCredential
     });
 
   if (typeof query['X-Amz-Signature'] === 'string') {
+    // S3 takes one signature per request: a presigned URL sent with an Authorization header as
+    // well (a client adding its own auth to every request) is refused before either is checked.
+    if (req.headers.authorization !== undefined) {
+      throw new S3Error(
+        'InvalidArgument',
+        'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified',
+        400,
+      );
+    }
     const credential = String(query['X-Amz-Credential'] ?? '');
     const [accessKeyId, , region, service] = credential.split('/');
     if (accessKeyId !== creds.accessKeyId) throw s3Errors.invalidAccessKeyId();
