@@ -33,6 +33,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },
+  // A promise nobody awaits loses its rejection (an unhandled rejection ends the service) and its
+  // ordering: every promise is awaited, returned, or marked `void` with the reason its failure is
+  // handled elsewhere (issue 17 #18). These rules need the types, so they read the tsconfig.
+  {
+    files: ['**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
   // shared/: pure TypeScript, no Node, no DOM, no other layer.
   {
     files: ['shared/**/*.{ts,tsx}'],

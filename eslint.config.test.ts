@@ -1,9 +1,19 @@
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // The layering rule is only worth something if it fires: lint small sources as if they stood in
 // each layer and check which imports are refused.
-const eslint = new ESLint({ cwd: process.cwd() });
+// The import rules need no types; linting these sources as text (they are no files of the
+// project) works only with the typed rules off.
+const eslint = new ESLint({
+  cwd: process.cwd(),
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
+  },
+});
 async function refused(filePath: string, source: string): Promise<boolean> {
   const [result] = await eslint.lintText(source, { filePath });
   return result!.messages.some((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals');
@@ -39,5 +49,39 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['main/engine/x.test.ts', "import { startTestService } from '../../e2e/service/testing.js';\nexport const r = startTestService;\n"],
   ])('allows in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(false);
+  });
+});
+
+// issue 17 #18: a promise left floating loses its rejection; the typed rules must fire in every
+// layer. They read the tsconfig's program, so the probes are real files for the length of the test.
+describe('promises are awaited or marked (no-floating-promises, no-misused-promises)', () => {
+  const typed = new ESLint({ cwd: process.cwd() });
+  const written: string[] = [];
+  afterAll(() => {
+    for (const f of written) rmSync(f, { force: true });
+  });
+  const rulesFired = async (dir: string, ext: string, source: string) => {
+    const file = `${dir}/lint-probe-${process.pid}-${written.length}.${ext}`;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, source);
+    written.push(file);
+    const [result] = await typed.lintFiles([file]);
+    return result!.messages.map((m) => m.ruleId);
+  };
+  it.each([
+    ['main/engine', 'ts'],
+    ['main/electron', 'ts'],
+    ['renderer/src', 'tsx'],
+  ])('refuses a floating promise in %s', async (dir, ext) => {
+    const source = 'async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n';
+    expect(await rulesFired(dir, ext, source)).toContain('@typescript-eslint/no-floating-promises');
+  });
+  it('refuses an async callback where a void one is expected', async () => {
+    const source = "import { EventEmitter } from 'node:events';\nconst e = new EventEmitter();\ne.on('x', async () => {});\nexport const r = e;\n";
+    expect(await rulesFired('main/engine', 'ts', source)).toContain('@typescript-eslint/no-misused-promises');
+  });
+  it('allows a promise marked void or awaited', async () => {
+    const source = 'async function f(): Promise<void> {}\nexport async function g(): Promise<void> {\n  void f();\n  await f();\n}\n';
+    expect(await rulesFired('main/engine', 'ts', source)).toEqual([]);
   });
 });
