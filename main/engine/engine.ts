@@ -3,6 +3,8 @@ import type { CredentialsRefusedError } from '../api/errors.js';
 import { QueueStorageError, queueStorageError } from '../queue/db.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
+import type { BatchResult } from '../queue/batch.js';
+import type { QueueHold } from '../queue/meta.js';
 import type { FileState, UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
@@ -12,6 +14,7 @@ import { LinkMonitor } from './link.js';
 import { ProgressTracker } from './progress.js';
 import { Registrar } from './registrar.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
+import { Holds, holdEnd, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
@@ -42,6 +45,7 @@ export class UploadEngine {
   private blockedBy: string | null = null;
   private fatalError: string | null = null;
   private readonly queueFile: string;
+  private readonly holds: Holds;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -66,9 +70,17 @@ export class UploadEngine {
       warn: (message) => this.warn(message),
       fatal: (err) => this.fail(err),
     };
+    // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
+    this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
-    this.scheduler = new Scheduler(this.ctx, this.registrar, { blocked: onBlocked, isBlocked: () => this.blockedBy !== null || this.fatalError !== null });
+    this.scheduler = new Scheduler(this.ctx, this.registrar, {
+      blocked: onBlocked,
+      isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
+      heldUntil: () => holdEnd(this.hold),
+    });
+    this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
+    this.lastPrune = Date.now();
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
@@ -84,12 +96,6 @@ export class UploadEngine {
   on(listener: (e: EngineEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
-  }
-
-  /** Changes the shared concurrency limit (whole number ≥ 1) while running. Throws RangeError. */
-  setConcurrency(n: number): void {
-    this.ctx.limiter.setLimit(n);
-    this.scheduler.wake();
   }
 
   /** Changes the bandwidth limit (bytes per second, or null for none) while running. Throws RangeError. */
@@ -130,8 +136,13 @@ export class UploadEngine {
 
   private async drainOnce(opts: DrainOptions): Promise<DrainSummary> {
     this.registrar.restart();
+    const hold = this.hold;
+    if (hold) this.warn(holdMessage(hold));
     // A queue file deleted or replaced under a running drain would take every later write with it.
-    const watch = setInterval(() => this.checkQueueFile(), 1000);
+    const watch = setInterval(() => {
+      this.checkQueueFile();
+      this.pruneDaily();
+    }, 1000);
     try {
       await this.scheduler.run(opts);
       await this.registrar.stop();
@@ -161,6 +172,17 @@ export class UploadEngine {
     this.emit({ type: 'fatal', message: fault.message });
     void this.scheduler.stop();
     return true;
+  }
+
+  private lastPrune = 0;
+  private pruneDaily(): void {
+    if (Date.now() - this.lastPrune < 86_400_000 || this.fatalError !== null) return;
+    this.lastPrune = Date.now();
+    try {
+      this.queue.activity.prune();
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   private queueIno?: number;
@@ -240,14 +262,75 @@ export class UploadEngine {
     }
   }
 
-  /** Pauses every pending or uploading file. */
-  pauseAll(): void {
-    for (const f of this.queue.files(['pending', 'uploading'])) this.pause(f.id);
+  /**
+   * Pauses every pending or uploading file (each its own pause, which only a person's resume
+   * ends) in one transaction with one activity line and one event; parts in flight are aborted.
+   * Answers how many files were paused.
+   */
+  pauseAll(): number {
+    const r = this.batch(() => this.queue.batch.pauseAll());
+    void this.scheduler.abort(r.fileIds);
+    return r.fileIds.length;
   }
 
-  /** Resumes every paused file. */
-  resumeAll(): void {
-    for (const f of this.queue.files(['paused'])) this.resume(f.id);
+  /** Resumes every paused file, as `pauseAll` does in one transaction and one event. Answers how many. */
+  resumeAll(): number {
+    return this.batch(() => this.queue.batch.resumeAll()).fileIds.length;
+  }
+
+  /** Sends every failed or cancelled file again and tries every file waiting for its retry time now; one transaction. Answers how many. */
+  retryAll(): number {
+    return this.batch(() => this.queue.batch.retryAll()).fileIds.length;
+  }
+
+  /**
+   * The queue-wide hold in force now, or null: a person's ("Pause until 07:00", kept in the queue
+   * across restarts) before the bandwidth timetable's pause hours. While it holds no file starts;
+   * captures are still registered (a small request each), their files wait as `pending`.
+   */
+  get hold(): QueueHold | null {
+    return this.holds.current;
+  }
+
+  /**
+   * A person holds the whole queue until `until` (ISO 8601), or until `release` (null): kept in the
+   * queue (it outlives a restart), parts in flight stop (their files go back to `pending`, parts
+   * stored are kept), nothing starts until it ends. Files keep their own states, so the end of
+   * the hold resumes nothing a person paused. Throws SqliteError on a storage failure.
+   */
+  holdUntil(until: string | null): void {
+    this.holds.set('person', until);
+  }
+
+  /** Ends a person's hold at once (the timetable's pause hours still hold, if in force). */
+  release(): void {
+    this.holds.set('person', undefined);
+  }
+
+  /** A person's hold as stored, whether or not its time has passed (UploadLimits ends it then), or null. */
+  get personHold(): QueueHold | null {
+    return this.queue.meta.hold('person', -Infinity);
+  }
+
+  /**
+   * The bandwidth timetable's pause hours: held until `until` (ISO 8601, the timetable's next
+   * change), or ended (undefined). Called from timers: a queue that cannot be written stops the
+   * engine (`fatal`) instead of throwing.
+   */
+  holdByTimetable(until: string | undefined): void {
+    try {
+      this.holds.set('timetable', until);
+    } catch (err) {
+      if (!this.fail(err)) throw err;
+    }
+  }
+
+  private batch(run: () => BatchResult): BatchResult {
+    const r = run();
+    if (r.fileIds.length + r.captureRows.length > 0) this.emit({ type: 'batch', fileIds: r.fileIds, captureRows: r.captureRows });
+    if (r.entry) this.emit({ type: 'activity', entry: r.entry });
+    this.scheduler.wake();
+    return r;
   }
 
   /**
@@ -286,11 +369,9 @@ export class UploadEngine {
     this.scheduler.wake();
   }
 
-  /** Takes every completed capture off this computer's queue (nothing at the platform changes); answers how many. */
+  /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */
   clearCompleted(): number {
-    let n = 0;
-    for (const c of this.queue.captures(['completed'])) if (this.ctx.transitions.removeCapture(c.id)) n++;
-    return n;
+    return this.batch(() => this.queue.batch.removeCompletedCaptures()).captureRows.length;
   }
 
   /**
@@ -341,3 +422,4 @@ export class UploadEngine {
     this.emit({ type: 'warning', message });
   }
 }
+
