@@ -30,8 +30,7 @@ export class Holds {
     if (stored ? stored.until === until : until === undefined) return;
     const entry = q.db.transaction(() => {
       q.meta.setHold(by, until);
-      const who = by === 'person' ? 'by a person' : 'by the bandwidth timetable';
-      const message = until === undefined ? `Hold ended (${who}); files paused one by one stay paused` : `${holdMessage({ until })} (${who})`;
+      const message = until === undefined ? `Hold ended (${by === 'person' ? 'by a person' : 'by the timetable'}); files paused one by one stay paused` : holdMessage({ until, by });
       return q.activity.add({ captureRow: null, fileId: null, subject: 'queue', kind: until === undefined ? 'released' : 'held', message });
     })();
     this.emit({ type: 'activity', entry });
@@ -48,11 +47,20 @@ export function holdEnd(h: QueueHold | null): number | null {
   return h.until === null ? Infinity : Date.parse(h.until);
 }
 
-/** A hold in words, times local: "Every upload is paused until 07:00" (with the day when not today), or "…until a person resumes". */
-export function holdMessage(h: Pick<QueueHold, 'until'>, now = new Date()): string {
-  if (h.until === null) return 'Every upload is paused until a person resumes';
+/**
+ * A hold in words, times local: "Paused until 07:00" (with the day when not today), "Paused by the
+ * timetable until 18:00", or "Paused until resumed" — the words the app's queue screen uses.
+ */
+export function holdLabel(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date()): string {
+  const by = h.by === 'timetable' ? 'Paused by the timetable' : 'Paused';
+  if (h.until === null) return `${by} until resumed`;
   const at = new Date(h.until);
   const clock = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
   const sameDay = at.toDateString() === now.toDateString();
-  return `Every upload is paused until ${clock}${sameDay ? '' : ` on ${at.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short' })}`}`;
+  return `${by} until ${clock}${sameDay ? '' : ` on ${at.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short' })}`}`;
+}
+
+/** What a hold means, for the activity log, a drain's warning and `status`: its label, then that nothing starts. */
+export function holdMessage(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date()): string {
+  return `${holdLabel(h, now)}: no upload starts before then (files paused one by one stay paused after it)`;
 }
