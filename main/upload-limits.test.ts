@@ -107,4 +107,14 @@ describe('pause until a time: a hold of the whole queue, apart from each file\'s
     await h['capture:queue.pauseUntil']({ until: null });
     await vi.waitFor(() => expect(stateOf(c, 'after-restart.mp4').state).toBe('completed'), { timeout: 15_000 });
   });
+
+  it('carries a "pause until" kept in settings by an earlier version into the queue, once', async () => {
+    const until = inAnHour();
+    const store = new Map<string, unknown>([
+      ['settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 4, structures: [], pausedUntil: until }],
+    ]);
+    const { c } = await core('legacy', store);
+    expect(c.queueView().hold).toEqual({ until, by: 'person' });
+    expect((store.get('settings') as { pausedUntil: string | null }).pausedUntil).toBeNull();
+  });
 });
