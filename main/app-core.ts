@@ -273,7 +273,7 @@ export class AppCore {
     });
     if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
     const u = this.uploader;
-    this.live = new LiveQueue(u.queue, () => u.engine.blocked, () => u.engine.hold, (event, payload) => {
+    this.live = new LiveQueue(u.queue, () => u.engine.blocked, () => u.engine.holds.current, (event, payload) => {
       this.opts.emit(event, payload);
       if ('totals' in payload) this.opts.totals?.(payload.totals);
     });
@@ -323,7 +323,7 @@ export class AppCore {
     const u = this.uploader;
     this.running = (async () => {
       // Held ("Pause until 07:00"), the drain waits without keeping the computer awake.
-      this.setBusy(u.engine.hold === null);
+      this.setBusy(u.engine.holds.current === null);
       try {
         do {
           this.again = false;

@@ -30,7 +30,7 @@ describe('a timetable\'s pause hours', () => {
   it('hold the queue until the next change, then end the hold; stopping it ends a hold in force', () => {
     vi.useFakeTimers({ now: new Date(2026, 10, 23, 7, 30) });
     const holds: (string | undefined)[] = [];
-    const engine = { setBandwidth: () => {}, holdByTimetable: (until: string | undefined) => void holds.push(until) };
+    const engine = { setBandwidth: () => {}, holds: { byTimetable: (until: string | undefined) => void holds.push(until) } };
     const stop = applyTimetable(engine, parseBandwidth('08:00,pause 18:00,2M'));
     expect(holds).toEqual([undefined]); // 07:30: the evening's 2M runs past midnight
     vi.advanceTimersByTime(30 * 60_000);

@@ -6,11 +6,11 @@ const MAX_WAIT_MS = 15 * 60_000;
 
 /**
  * What a timetable drives: the bandwidth limit, and (optionally) the queue-wide hold of its
- * `pause` hours (UploadEngine.holdByTimetable: until ISO 8601, undefined to end it).
+ * `pause` hours (UploadEngine.holds.byTimetable: until ISO 8601, undefined to end it).
  */
 export interface TimetableTarget {
   setBandwidth(bytesPerSecond: number | null): void;
-  holdByTimetable?(until: string | undefined): void;
+  holds?: { byTimetable(until: string | undefined): void };
 }
 
 /**
@@ -33,7 +33,7 @@ export function applyTimetable(
     const rate = rateAt(entries, at);
     const until = nextChange(entries, at);
     // Set at every tick: the hold's end moves with the next change, and an ended one is cleared.
-    engine.holdByTimetable?.(pausedAt(entries, at) && until ? until.toISOString() : undefined);
+    engine.holds?.byTimetable(pausedAt(entries, at) && until ? until.toISOString() : undefined);
     if (rate !== last) {
       last = rate;
       engine.setBandwidth(rate);
@@ -48,6 +48,6 @@ export function applyTimetable(
     if (stopped) return;
     stopped = true;
     clearTimeout(timer);
-    engine.holdByTimetable?.(undefined);
+    engine.holds?.byTimetable(undefined);
   };
 }

@@ -9,7 +9,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * The desktop app's upload limits over a running engine: a single bandwidth limit or a daily
  * timetable (shared/bandwidth.ts), kept in settings; and "Pause until" a time, a queue-wide hold
- * kept in the queue itself (UploadEngine.holdUntil), apart from each file's own pause: when it
+ * kept in the queue itself (UploadEngine.holds), apart from each file's own pause: when it
  * ends, files a person paused one by one stay paused, and captures added meanwhile start then.
  */
 export class UploadLimits {
@@ -34,7 +34,7 @@ export class UploadLimits {
     const s = this.settings.stored();
     this.applyLimit(s?.bandwidthBytesPerSecond ?? null, s?.bandwidthTimetable ?? null);
     if (s?.pausedUntil) {
-      if (Date.parse(s.pausedUntil) > Date.now() && !engine.hold) engine.holdUntil(s.pausedUntil);
+      if (Date.parse(s.pausedUntil) > Date.now() && !engine.holds.current) engine.holds.holdUntil(s.pausedUntil);
       this.settings.setPausedUntil(null);
     }
     this.armHold();
@@ -66,8 +66,8 @@ export class UploadLimits {
   pauseUntil(until: string | null): void {
     const engine = this.engine;
     if (!engine) throw new Error('The app is not set up yet: open Settings first.');
-    if (until === null) engine.release();
-    else engine.holdUntil(until);
+    if (until === null) engine.holds.release();
+    else engine.holds.holdUntil(until);
     this.armHold();
     if (until === null) this.resumed();
   }
@@ -77,12 +77,12 @@ export class UploadLimits {
     clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
     const engine = this.engine;
-    const until = engine?.personHold?.until;
+    const until = engine?.holds.person?.until;
     if (!engine || !until) return;
     const at = Date.parse(until);
     const wait = at - Date.now();
     if (wait <= 0) {
-      engine.release();
+      engine.holds.release();
       this.resumed();
       return;
     }

@@ -26,7 +26,7 @@ function setUp(name: string) {
   const events: EngineEvent[] = [];
   engine.on((e) => events.push(e));
   const sent: { event: EventName; payload: unknown }[] = [];
-  const live = new LiveQueue(queue, () => null, () => engine.hold, (event, payload) => sent.push({ event, payload }), 0);
+  const live = new LiveQueue(queue, () => null, () => engine.holds.current, (event, payload) => sent.push({ event, payload }), 0);
   engine.on((e) => live.onEngine(e));
   const states = () => {
     const counts: Record<string, number> = {};

@@ -4,7 +4,6 @@ import { QueueStorageError, queueStorageError } from '../queue/db.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { BatchResult } from '../queue/batch.js';
-import type { QueueHold } from '../queue/meta.js';
 import type { FileState, UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
@@ -14,7 +13,7 @@ import { LinkMonitor } from './link.js';
 import { ProgressTracker } from './progress.js';
 import { Registrar } from './registrar.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
-import { Holds, holdEnd, holdMessage } from './hold.js';
+import { Holds, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
@@ -45,7 +44,8 @@ export class UploadEngine {
   private blockedBy: string | null = null;
   private fatalError: string | null = null;
   private readonly queueFile: string;
-  private readonly holds: Holds;
+  /** The queue-wide holds ("Pause until 07:00", the timetable's pause hours): see Holds. */
+  readonly holds: Holds;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -71,13 +71,13 @@ export class UploadEngine {
       fatal: (err) => this.fail(err),
     };
     // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
-    this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()));
+    this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
     this.scheduler = new Scheduler(this.ctx, this.registrar, {
       blocked: onBlocked,
       isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
-      heldUntil: () => holdEnd(this.hold),
+      heldUntil: () => this.holds.endsAt(),
     });
     this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
     this.lastPrune = Date.now();
@@ -136,7 +136,7 @@ export class UploadEngine {
 
   private async drainOnce(opts: DrainOptions): Promise<DrainSummary> {
     this.registrar.restart();
-    const hold = this.hold;
+    const hold = this.holds.current;
     if (hold) this.warn(holdMessage(hold));
     // A queue file deleted or replaced under a running drain would take every later write with it.
     const watch = setInterval(() => {
@@ -281,48 +281,6 @@ export class UploadEngine {
   /** Sends every failed or cancelled file again and tries every file waiting for its retry time now; one transaction. Answers how many. */
   retryAll(): number {
     return this.batch(() => this.queue.batch.retryAll()).fileIds.length;
-  }
-
-  /**
-   * The queue-wide hold in force now, or null: a person's ("Pause until 07:00", kept in the queue
-   * across restarts) before the bandwidth timetable's pause hours. While it holds no file starts;
-   * captures are still registered (a small request each), their files wait as `pending`.
-   */
-  get hold(): QueueHold | null {
-    return this.holds.current;
-  }
-
-  /**
-   * A person holds the whole queue until `until` (ISO 8601), or until `release` (null): kept in the
-   * queue (it outlives a restart), parts in flight stop (their files go back to `pending`, parts
-   * stored are kept), nothing starts until it ends. Files keep their own states, so the end of
-   * the hold resumes nothing a person paused. Throws SqliteError on a storage failure.
-   */
-  holdUntil(until: string | null): void {
-    this.holds.set('person', until);
-  }
-
-  /** Ends a person's hold at once (the timetable's pause hours still hold, if in force). */
-  release(): void {
-    this.holds.set('person', undefined);
-  }
-
-  /** A person's hold as stored, whether or not its time has passed (UploadLimits ends it then), or null. */
-  get personHold(): QueueHold | null {
-    return this.queue.meta.hold('person', -Infinity);
-  }
-
-  /**
-   * The bandwidth timetable's pause hours: held until `until` (ISO 8601, the timetable's next
-   * change), or ended (undefined). Called from timers: a queue that cannot be written stops the
-   * engine (`fatal`) instead of throwing.
-   */
-  holdByTimetable(until: string | undefined): void {
-    try {
-      this.holds.set('timetable', until);
-    } catch (err) {
-      if (!this.fail(err)) throw err;
-    }
   }
 
   private batch(run: () => BatchResult): BatchResult {

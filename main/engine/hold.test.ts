@@ -22,20 +22,20 @@ describe('the queue-wide holds', () => {
     const events: EngineEvent[] = [];
     engine.on((e) => events.push(e));
     const evening = new Date(Date.now() + 3600_000).toISOString();
-    engine.holdByTimetable(evening);
-    expect(engine.hold).toEqual({ until: evening, by: 'timetable' });
+    engine.holds.byTimetable(evening);
+    expect(engine.holds.current).toEqual({ until: evening, by: 'timetable' });
     const summary = await engine.drain();
     expect(summary.waiting.map((f) => [f.state, f.attempts, f.nextAttemptAt])).toEqual(Array(4).fill(['pending', 0, null]));
     expect(events.filter((e) => e.type === 'file')).toEqual([]);
     expect(events.filter((e) => e.type === 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/^Paused by the timetable until \d\d:\d\d/)]);
 
-    engine.holdUntil(null);
-    expect(engine.hold).toEqual({ until: null, by: 'person' });
-    engine.release();
-    expect(engine.hold).toEqual({ until: evening, by: 'timetable' });
-    engine.holdByTimetable(evening); // the timetable's tick again: nothing written
-    engine.holdByTimetable(undefined);
-    expect(engine.hold).toBeNull();
+    engine.holds.holdUntil(null);
+    expect(engine.holds.current).toEqual({ until: null, by: 'person' });
+    engine.holds.release();
+    expect(engine.holds.current).toEqual({ until: evening, by: 'timetable' });
+    engine.holds.byTimetable(evening); // the timetable's tick again: nothing written
+    engine.holds.byTimetable(undefined);
+    expect(engine.holds.current).toBeNull();
     expect(queue.activity.list().map((e) => [e.kind, e.message.split(':')[0]])).toEqual([
       ['held', expect.stringMatching(/^Paused by the timetable until \d\d/)],
       ['held', 'Paused until resumed'],

@@ -4,15 +4,20 @@ import type { EngineEvent } from './events.js';
 
 /**
  * The queue-wide holds (QueueHold, issue 17 #17): a person's "Pause until 07:00" and the bandwidth
- * timetable's pause hours, kept in the queue's meta table apart from each file's own state. A
- * change is committed with its activity line, then announced (`hold`, with the hold in force
- * after it); `changed` then lets the engine stop parts in flight (held) or wake the drain (ended).
+ * timetable's pause hours, kept in the queue's meta table apart from each file's own state, so
+ * a hold outlives a restart and its end resumes no file a person paused. While one holds, the
+ * Scheduler starts no file (captures are still registered: a small request each). A change is
+ * committed with its activity line, then announced (`hold`, with the hold in force after it);
+ * `changed` then lets the engine stop parts in flight (held: their files go back to `pending`,
+ * stored parts kept) or wake the drain (ended).
  */
 export class Holds {
+  /** `fatal` answers whether an error was the queue's storage failing (the engine then stops). */
   constructor(
     private readonly queue: UploadQueue,
     private readonly emit: (e: EngineEvent) => void,
     private readonly changed: (held: boolean) => void,
+    private readonly fatal: (err: unknown) => boolean,
   ) {}
 
   /** The hold in force now (a person's before the timetable's), or null. */
@@ -20,11 +25,40 @@ export class Holds {
     return this.queue.meta.holdInForce();
   }
 
+  /** A person's hold as stored, whether or not its time has passed (UploadLimits ends it then), or null. */
+  get person(): QueueHold | null {
+    return this.queue.meta.hold('person', -Infinity);
+  }
+
+  /** When the hold in force ends (ms since epoch; Infinity: by hand), or null when none holds. */
+  endsAt(): number | null {
+    return holdEnd(this.current);
+  }
+
+  /** A person holds the queue until `until` (ISO 8601), or until `release` (null). Throws SqliteError on a storage failure. */
+  holdUntil(until: string | null): void {
+    this.set('person', until);
+  }
+
+  /** Ends a person's hold now (the timetable's pause hours still hold, if in force). Throws SqliteError on a storage failure. */
+  release(): void {
+    this.set('person', undefined);
+  }
+
   /**
-   * Sets the hold of `by` until `until` (ISO 8601; null: until ended by hand) or ends it
-   * (undefined). Setting what is already stored writes nothing. Throws SqliteError on a storage failure.
+   * The timetable's pause hours: held until `until` (ISO 8601, its next change), or ended
+   * (undefined). Called from timers: a queue that cannot be written stops the engine instead of throwing.
    */
-  set(by: QueueHold['by'], until: string | null | undefined): void {
+  byTimetable(until: string | undefined): void {
+    try {
+      this.set('timetable', until);
+    } catch (err) {
+      if (!this.fatal(err)) throw err;
+    }
+  }
+
+  /** Sets (`until`, null: open-ended) or ends (undefined) the hold of `by`; what is already stored writes nothing. */
+  private set(by: QueueHold['by'], until: string | null | undefined): void {
     const q = this.queue;
     const stored = q.meta.get<{ until: string | null }>(by === 'person' ? 'hold' : 'timetableHold');
     if (stored ? stored.until === until : until === undefined) return;

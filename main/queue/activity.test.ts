@@ -44,13 +44,13 @@ describe('the activity log is pruned (issue 21 Deliver 6)', () => {
     const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
     const engine = new UploadEngine({ queue: q, gateway });
     line(q, ACTIVITY_KEEP_DAYS - 0.5, start); // still kept at open; older than the limit half a day later
-    engine.holdUntil(null); // a drain with `wait` stays up while the queue is held
+    engine.holds.holdUntil(null); // a drain with `wait` stays up while the queue is held
     const drained = engine.drain({ wait: true });
     await vi.advanceTimersByTimeAsync(DAY - 60_000);
     expect(q.activity.list().map((e) => e.message)).toContain(`${ACTIVITY_KEEP_DAYS - 0.5} days ago`);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(q.activity.list().map((e) => e.message)).not.toContain(`${ACTIVITY_KEEP_DAYS - 0.5} days ago`);
-    engine.release();
+    engine.holds.release();
     await drained;
   });
 });

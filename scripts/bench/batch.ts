@@ -39,7 +39,7 @@ export function batchFigures(work: string, pairs: number, runs: number): Figure[
     const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
     const engine = new UploadEngine({ queue, gateway });
     let sent = 0;
-    const live = new LiveQueue(queue, () => null, () => engine.hold, () => void sent++, 0);
+    const live = new LiveQueue(queue, () => null, () => engine.holds.current, () => void sent++, 0);
     engine.on((e) => live.onEngine(e));
     const batch = (fn: () => void) =>
       timed(() => {
