@@ -80,6 +80,9 @@ export class UploadEngine {
       heldUntil: () => this.holds.endsAt(),
     });
     this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
+    // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
+    // left by a process that stopped must not hold a queue opened without that timetable.
+    this.holds.byTimetable(undefined);
     this.lastPrune = Date.now();
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {

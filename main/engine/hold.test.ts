@@ -44,4 +44,14 @@ describe('the queue-wide holds', () => {
     ]);
     expect(events.filter((e) => e.type === 'hold').map((e) => e.hold?.by ?? null)).toEqual(['timetable', 'person', 'timetable', null]);
   });
+
+  it('forgets a timetable hold left by a process that stopped when the queue opens again; a person\'s stays', () => {
+    const queue = new UploadQueue(openQueueDatabase(join(work, 'reopen.db')).db);
+    const until = new Date(Date.now() + 3600_000).toISOString();
+    queue.meta.setHold('timetable', until);
+    const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
+    expect(new UploadEngine({ queue, gateway }).holds.current).toBeNull();
+    queue.meta.setHold('person', until);
+    expect(new UploadEngine({ queue, gateway }).holds.current).toEqual({ until, by: 'person' });
+  });
 });
