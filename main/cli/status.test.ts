@@ -71,6 +71,7 @@ describe('capture-uploader status', () => {
     expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(
       new RegExp(`^Paused until ${clock}( on \\w+ \\d+ \\w+)?: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`),
     );
+    expect(JSON.parse(captureOutput(() => printStatus(dir, true)))).toMatchObject({ type: 'status', hold: { until: at.toISOString(), by: 'person' } });
     // A hold whose time has passed says nothing.
     q.meta.setHold('person', new Date(Date.now() - 1000).toISOString());
     expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(/^capture 1 /);
@@ -103,6 +104,7 @@ describe('capture-uploader status', () => {
 
     const expected = {
       type: 'status',
+      hold: null,
       captures: q.captures().map((c) => ({
         ...c,
         files: q

@@ -41,12 +41,12 @@ export function statusOutput(queue: UploadQueue): string[] {
 
 /**
  * `status`: prints the queue in `dataDir` as text lines (statusOutput) or, with `json`, one
- * `{ type: 'status', captures }` document (statusJson) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
+ * `{ type: 'status', hold, captures }` document (statusJson) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined): void {
   withQueueReadOnly(dataDir, (queue) => {
-    if (json) process.stdout.write(`${statusJson(queue.db)}\n`);
+    if (json) process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce())}\n`);
     else for (const line of statusOutput(queue)) process.stdout.write(`${line}\n`);
   });
 }
