@@ -383,4 +383,3 @@ export class UploadEngine {
     this.emit({ type: 'warning', message });
   }
 }
-
