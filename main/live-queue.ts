@@ -32,7 +32,7 @@ export class LiveQueue {
   private timer?: NodeJS.Timeout;
   private holdChanged = false;
 
-  /** `hold` reads the queue-wide hold in force (UploadEngine.hold). */
+  /** `hold` reads the queue-wide hold in force (UploadEngine.holds.current). */
   constructor(
     private readonly queue: UploadQueue,
     private readonly blocked: () => string | null,
