@@ -6,13 +6,12 @@ import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
 import { CaptureGateway } from './api/gateway.js';
 import { ProgressRecordsClient } from './api/progress-records.js';
-import type { EngineEvent, EngineOptions, Logger } from './engine/engine.js';
+import type { EngineEvent, EngineOptions, Logger, UploadEngine } from './engine/engine.js';
 import { inspectPaths, suggestedTime } from './intake.js';
 import type { IpcHandlers } from './ipc/dispatch.js';
 import { Announcer } from './announcer.js';
 import { LiveQueue } from './live-queue.js';
 import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
-import type { FileState } from './queue/queue.js';
 import { readMediaMetadata } from './media/metadata.js';
 import type { RecordsConnection } from './records/office.js';
 import { OfficeDesk } from './records/office-desk.js';
@@ -165,13 +164,15 @@ export class AppCore {
       'capture:queue.list': async () => this.queueView(),
       'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({ bandwidthBytesPerSecond: this.limits.set(bandwidthBytesPerSecond, timetable ?? null) }),
       'capture:queue.pauseUntil': async ({ until }) => {
+        this.requireUploader();
         this.limits.pauseUntil(until);
         this.kick();
       },
-      'capture:queue.pause': async (t) => this.each(t, ['pending', 'uploading'], (id) => this.requireUploader().engine.pause(id)),
-      'capture:queue.resume': async (t) => this.each(t, ['paused'], (id) => this.requireUploader().engine.resume(id)),
+      // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event (issue 21).
+      'capture:queue.pause': async (t) => this.control(t, (e) => e.pauseAll(), (e, id) => e.pause(id)),
+      'capture:queue.resume': async (t) => this.control(t, (e) => e.resumeAll(), (e, id) => e.resume(id)),
       // Pending files are tried now only if they wait for a retry time (resume leaves the others).
-      'capture:queue.retry': async (t) => this.each(t, ['failed', 'cancelled', 'pending'], (id) => this.requireUploader().engine.resume(id)),
+      'capture:queue.retry': async (t) => this.control(t, (e) => e.retryAll(), (e, id) => e.resume(id)),
       // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
       'capture:queue.remove': ({ captureRow }) => this.requireUploader().engine.removeCapture(captureRow),
       'capture:queue.removeFile': ({ fileId }) => this.requireUploader().engine.removeFile(fileId),
@@ -206,7 +207,7 @@ export class AppCore {
 
   /** The current queue with live progress (one query for captures, one for files). */
   queueView(): QueueView {
-    return { ...(this.live?.view() ?? { captures: [], files: [], blocked: null, totals: EMPTY_TOTALS }), keptAwake: this.keptAwake };
+    return { ...(this.live?.view() ?? { captures: [], files: [], blocked: null, hold: null, totals: EMPTY_TOTALS }), keptAwake: this.keptAwake };
   }
 
   /**
@@ -272,7 +273,7 @@ export class AppCore {
     });
     if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
     const u = this.uploader;
-    this.live = new LiveQueue(u.queue, () => u.engine.blocked, (event, payload) => {
+    this.live = new LiveQueue(u.queue, () => u.engine.blocked, () => u.engine.holds.current, (event, payload) => {
       this.opts.emit(event, payload);
       if ('totals' in payload) this.opts.totals?.(payload.totals);
     });
@@ -298,10 +299,10 @@ export class AppCore {
     return this.uploader;
   }
 
-  private each(t: { fileId: number } | { all: true }, states: FileState[], fn: (id: number) => void): void {
-    const u = this.requireUploader();
-    const ids = 'fileId' in t ? [t.fileId] : u.queue.files(states).map((f) => f.id);
-    for (const id of ids) fn(id);
+  private control(t: { fileId: number } | { all: true }, all: (e: UploadEngine) => void, one: (e: UploadEngine, id: number) => void): void {
+    const { engine } = this.requireUploader();
+    if ('fileId' in t) one(engine, t.fileId);
+    else all(engine);
     this.kick();
   }
 
@@ -321,7 +322,8 @@ export class AppCore {
     }
     const u = this.uploader;
     this.running = (async () => {
-      this.setBusy(true);
+      // Held ("Pause until 07:00"), the drain waits without keeping the computer awake.
+      this.setBusy(u.engine.holds.current === null);
       try {
         do {
           this.again = false;
@@ -340,6 +342,7 @@ export class AppCore {
 
   private onEngine(e: EngineEvent): void {
     this.live?.onEngine(e);
+    if (e.type === 'hold') this.setBusy(this.running !== undefined && e.hold === null);
     if (e.type === 'warning') this.opts.emit('capture:event.notice', { level: 'warning', message: e.message });
     if (e.type === 'blocked' && e.message !== null) {
       this.opts.emit('capture:event.notice', { level: 'error', message: e.message });

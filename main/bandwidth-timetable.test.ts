@@ -25,3 +25,30 @@ describe('a bandwidth timetable over a running engine', () => {
     expect(set).toHaveLength(4);
   });
 });
+
+describe('a timetable\'s pause hours', () => {
+  it('hold the queue until the next change, then end the hold; stopping it ends a hold in force', () => {
+    vi.useFakeTimers({ now: new Date(2026, 10, 23, 7, 30) });
+    const holds: (string | undefined)[] = [];
+    const engine = { setBandwidth: () => {}, holds: { byTimetable: (until: string | undefined) => void holds.push(until) } };
+    const stop = applyTimetable(engine, parseBandwidth('08:00,pause 18:00,2M'));
+    expect(holds).toEqual([undefined]); // 07:30: the evening's 2M runs past midnight
+    vi.advanceTimersByTime(30 * 60_000);
+    expect(holds.at(-1)).toBe(new Date(2026, 10, 23, 18, 0).toISOString());
+    vi.advanceTimersByTime(10 * 3600_000);
+    expect(holds.at(-1)).toBeUndefined();
+    vi.advanceTimersByTime(14 * 3600_000); // 08:00 the next day
+    expect(holds.at(-1)).toBe(new Date(2026, 10, 24, 18, 0).toISOString());
+    stop();
+    expect(holds.at(-1)).toBeUndefined();
+  });
+
+  it('are refused where they would stop everything, or as a single limit', () => {
+    expect(() => parseBandwidth('pause')).toThrow(/"pause" is for some hours of a timetable/);
+    expect(() => parseBandwidth('08:00,pause 18:00,pause')).toThrow(/pauses at every hour/);
+    expect(parseBandwidth('08:00,pause 18:00,off')).toEqual([
+      { minute: 480, bytesPerSecond: null, pause: true },
+      { minute: 1080, bytesPerSecond: null },
+    ]);
+  });
+});

@@ -25,7 +25,7 @@ describe('LiveQueue', () => {
     const file = queue.filesOf(row)[0]!;
     queue.recordParts([1, 2, 3, 4].map((partNumber) => ({ fileId: file.id, partNumber, etag: `"e${partNumber}"` })));
     const sent: { event: string; payload: unknown }[] = [];
-    const live = new LiveQueue(queue, () => null, (event, payload) => sent.push({ event, payload }), 0);
+    const live = new LiveQueue(queue, () => null, () => null, (event, payload) => sent.push({ event, payload }), 0);
     const tick = (bytesSent: number): EngineEvent => ({
       type: 'progress',
       files: [{ fileId: file.id, captureRow: row, fileName: 'walk.mp4', bytesTotal: 26 * MiB, bytesSent, partsTotal: 6, partsDone: 4, bytesPerSecond: MiB, etaSeconds: 1 }],

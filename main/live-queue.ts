@@ -1,4 +1,5 @@
-import type { EventName, EventPayload, QueueCapture, QueueFile, QueueTotals, QueueView } from '../shared/ipc.js';
+import type Database from 'better-sqlite3';
+import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../shared/ipc.js';
 import type { EngineEvent } from './engine/engine.js';
 import type { FileProgress } from './engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from './queue/queue.js';
@@ -6,6 +7,8 @@ import type { StoredTotals } from './queue/totals.js';
 
 /** How often at most the committed totals are read again while only progress moves (ms). */
 const TOTALS_REFRESH_MS = 2000;
+/** Beyond this many changed files a flush reads the whole files table once instead of row by row. */
+const BULK_READ = 500;
 
 /**
  * The queue as the desktop app's screen sees it: committed rows from the queue database with the
@@ -13,9 +16,10 @@ const TOTALS_REFRESH_MS = 2000;
  *
  * Events carry what changed (CONVENTIONS.md, "Renderer state and events"): engine events are
  * gathered for `flushMs` and sent as one `capture:event.rows` with the rows as committed then (a
- * burst such as "clear completed" on 10,000 files is one message, not 10,000), and progress goes
- * out as `capture:event.progress` with the files that moved and fresh totals. Nothing asks the
- * renderer to reload the whole queue.
+ * burst such as "clear completed" on 10,000 files is one message, not 10,000; a person's batch is
+ * one engine event and one message), and progress goes out as `capture:event.progress` with the
+ * files that moved and fresh totals. Each rows message says the queue-wide hold in force. Nothing
+ * asks the renderer to reload the whole queue.
  */
 export class LiveQueue {
   private readonly live = new Map<number, FileProgress>();
@@ -26,10 +30,13 @@ export class LiveQueue {
   /** Files whose last event left them not uploading: progress ticks naming them are late. */
   private readonly stopped = new Set<number>();
   private timer?: NodeJS.Timeout;
+  private holdChanged = false;
 
+  /** `hold` reads the queue-wide hold in force (UploadEngine.holds.current). */
   constructor(
     private readonly queue: UploadQueue,
     private readonly blocked: () => string | null,
+    private readonly hold: () => QueueHoldView | null,
     private readonly emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void,
     private readonly flushMs = 50,
   ) {}
@@ -71,6 +78,18 @@ export class LiveQueue {
         }
         this.changedCaptures.add(e.captureRow);
         break;
+      case 'batch':
+        // None of a batch's files is left uploading: their live bytes are over.
+        for (const id of e.fileIds) {
+          this.live.delete(id);
+          this.stopped.add(id);
+          this.changedFiles.add(id);
+        }
+        for (const c of e.captureRows) this.changedCaptures.add(c);
+        break;
+      case 'hold':
+        this.holdChanged = true;
+        break;
       case 'blocked':
         break;
       default:
@@ -95,14 +114,25 @@ export class LiveQueue {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.changedFiles.size === 0 && this.changedCaptures.size === 0) return;
+    if (this.changedFiles.size === 0 && this.changedCaptures.size === 0 && !this.holdChanged) return;
+    this.holdChanged = false;
     const files: QueueFile[] = [];
     const captures: QueueCapture[] = [];
     const removed = { captures: [] as number[], files: [] as number[] };
-    for (const id of this.changedFiles) {
-      const f = this.queue.file(id);
-      if (f) files.push(this.fileView(f));
-      else removed.files.push(id);
+    if (this.changedFiles.size > BULK_READ) {
+      // One read of the table, as committed, for a batch (10,000 files paused).
+      const all = new Map(this.allFileViews().map((f) => [f.id, f]));
+      for (const id of this.changedFiles) {
+        const f = all.get(id);
+        if (f) files.push(f);
+        else removed.files.push(id);
+      }
+    } else {
+      for (const id of this.changedFiles) {
+        const f = this.queue.file(id);
+        if (f) files.push(this.fileView(f));
+        else removed.files.push(id);
+      }
     }
     for (const id of this.changedCaptures) {
       const c = this.queue.capture(id);
@@ -113,7 +143,7 @@ export class LiveQueue {
     this.changedCaptures.clear();
     this.stored = undefined;
     if (!files.some((f) => f.state === 'uploading') && this.live.size === 0) this.rate = 0;
-    this.emit('capture:event.rows', { files, captures, removed, totals: this.totals(), blocked: this.blocked() });
+    this.emit('capture:event.rows', { files, captures, removed, totals: this.totals(), blocked: this.blocked(), hold: this.hold() });
   }
 
   /** The whole queue with live progress: one query for captures, one for files (`keptAwake` is the app's to add). */
@@ -123,6 +153,7 @@ export class LiveQueue {
       captures: this.queue.captures().map(captureView),
       files: this.queue.allFiles().map((f) => this.fileView(f)),
       blocked: this.blocked(),
+      hold: this.hold(),
       totals: this.totals(),
     };
   }
@@ -164,6 +195,29 @@ export class LiveQueue {
     this.timer = setTimeout(() => this.flush(), this.flushMs);
     this.timer.unref?.();
   }
+
+  /**
+   * Every file as the screen gets it, shaped by SQLite (one object per row instead of a row, a
+   * QueuedFile and a view), with live bytes over the files uploading; as fileView gives them.
+   */
+  private allFileViews(): QueueFile[] {
+    this.viewsSql ??= this.queue.db.prepare(
+      `SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, state, error,
+         CASE WHEN state = 'completed' THEN size ELSE stored_bytes END AS bytesSent,
+         CASE WHEN state = 'completed' THEN COALESCE(total_parts, 0) ELSE stored_parts END AS partsDone,
+         COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesPerSecond, NULL AS etaSeconds,
+         CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts
+       FROM files`,
+    );
+    const views = this.viewsSql.all() as QueueFile[];
+    for (const v of views) {
+      const live = v.state === 'uploading' ? this.live.get(v.id) : undefined;
+      if (live) Object.assign(v, { bytesSent: live.bytesSent, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
+    }
+    return views;
+  }
+
+  private viewsSql?: Database.Statement;
 
   private fileView(f: QueuedFile): QueueFile {
     const live = f.state === 'uploading' ? this.live.get(f.id) : undefined;

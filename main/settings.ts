@@ -32,7 +32,10 @@ export interface StoredSettings {
   bandwidthBytesPerSecond?: number | null;
   /** A daily timetable of limits (`08:00,512k 19:00,off`, shared/bandwidth.ts) that overrides the single limit; absent or null for none. */
   bandwidthTimetable?: string | null;
-  /** Every upload is paused until then (ISO 8601), or absent/null. */
+  /**
+   * "Pause until" as earlier versions kept it (ISO 8601), or absent/null. The hold now lives in the
+   * queue (QueueHold); UploadLimits.attach carries a stored time over once and clears it here.
+   */
   pausedUntil?: string | null;
   structures: NamedStructure[];
 }
@@ -85,7 +88,6 @@ export class SettingsRepository {
       concurrency: s?.concurrency ?? 4,
       bandwidthBytesPerSecond: s?.bandwidthBytesPerSecond ?? null,
       bandwidthTimetable: s?.bandwidthTimetable ?? null,
-      pausedUntil: s?.pausedUntil ?? null,
       structures: s?.structures ?? [],
       encryptionAvailable: this.box.available(),
       configured: Boolean(s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId))),
@@ -171,7 +173,7 @@ export class SettingsRepository {
     if (s) this.store.set(KEY, { ...s, bandwidthBytesPerSecond, bandwidthTimetable });
   }
 
-  /** Keeps the time every upload is paused until (ISO 8601), or null. */
+  /** Keeps the legacy "pause until" time (ISO 8601), or null to clear it once carried into the queue. */
   setPausedUntil(pausedUntil: string | null): void {
     const s = this.stored();
     if (s) this.store.set(KEY, { ...s, pausedUntil });

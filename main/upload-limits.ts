@@ -7,37 +7,45 @@ import type { SettingsRepository } from './settings.js';
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The desktop app's upload limits over a running engine, kept in settings so they hold across
- * restarts: a single bandwidth limit or a daily timetable (shared/bandwidth.ts), and "pause
- * every upload until" a time, after which the paused files are resumed by themselves.
+ * The desktop app's upload limits over a running engine: a single bandwidth limit or a daily
+ * timetable (shared/bandwidth.ts), kept in settings; and "Pause until" a time, a queue-wide hold
+ * kept in the queue itself (UploadEngine.holds), apart from each file's own pause: when it
+ * ends, files a person paused one by one stay paused, and captures added meanwhile start then.
  */
 export class UploadLimits {
   private stopTimetable?: () => void;
-  private pauseTimer?: NodeJS.Timeout;
+  private holdTimer?: NodeJS.Timeout;
   private engine?: UploadEngine;
 
-  /** `resumed` is called after the pause ends and files were resumed (the app starts draining again). */
+  /** `resumed` is called when a hold ended (the app starts draining again). */
   constructor(
     private readonly settings: SettingsRepository,
     private readonly resumed: () => void,
   ) {}
 
-  /** Applies the stored limits to a newly opened engine (resuming at once if the pause already ended). */
+  /**
+   * Applies the stored limits to a newly opened engine and arms the end of a person's hold kept
+   * in its queue. A "pause until" kept in settings by an earlier version is carried into the
+   * queue once (if still ahead) and cleared there.
+   */
   attach(engine: UploadEngine): void {
     this.detach();
     this.engine = engine;
     const s = this.settings.stored();
     this.applyLimit(s?.bandwidthBytesPerSecond ?? null, s?.bandwidthTimetable ?? null);
-    const until = s?.pausedUntil;
-    if (until) this.armPause(Date.parse(until));
+    if (s?.pausedUntil) {
+      if (Date.parse(s.pausedUntil) > Date.now() && !engine.holds.current) engine.holds.holdUntil(s.pausedUntil);
+      this.settings.setPausedUntil(null);
+    }
+    this.armHold();
   }
 
-  /** Stops the timers (the engine is closing). */
+  /** Stops the timers (the engine is closing); the hold stays in the queue. */
   detach(): void {
     this.stopTimetable?.();
     this.stopTimetable = undefined;
-    clearTimeout(this.pauseTimer);
-    this.pauseTimer = undefined;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
     this.engine = undefined;
   }
 
@@ -51,27 +59,35 @@ export class UploadLimits {
     return this.applyLimit(bytesPerSecond, timetable);
   }
 
-  /** Pauses every upload until `until` (ISO 8601) and keeps it; null resumes every paused file now. */
+  /**
+   * Holds the whole queue until `until` (ISO 8601), kept in the queue; null ends the hold now.
+   * Throws Error when no queue is open, SqliteError when the queue cannot be written.
+   */
   pauseUntil(until: string | null): void {
-    this.settings.setPausedUntil(until);
-    clearTimeout(this.pauseTimer);
-    if (until === null) {
-      this.engine?.resumeAll();
+    const engine = this.engine;
+    if (!engine) throw new Error('The app is not set up yet: open Settings first.');
+    if (until === null) engine.holds.release();
+    else engine.holds.holdUntil(until);
+    this.armHold();
+    if (until === null) this.resumed();
+  }
+
+  /** Ends a person's hold at its time, however far (timers are re-armed past Node's limit). */
+  private armHold(): void {
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    const engine = this.engine;
+    const until = engine?.holds.person?.until;
+    if (!engine || !until) return;
+    const at = Date.parse(until);
+    const wait = at - Date.now();
+    if (wait <= 0) {
+      engine.holds.release();
       this.resumed();
       return;
     }
-    this.engine?.pauseAll();
-    this.armPause(Date.parse(until));
-  }
-
-  private armPause(at: number): void {
-    const wait = at - Date.now();
-    if (wait <= 0) {
-      this.pauseUntil(null);
-      return;
-    }
-    this.pauseTimer = setTimeout(() => this.armPause(at), Math.min(wait, MAX_TIMER_MS));
-    this.pauseTimer.unref?.();
+    this.holdTimer = setTimeout(() => this.armHold(), Math.min(wait, MAX_TIMER_MS));
+    this.holdTimer.unref?.();
   }
 
   private applyLimit(bytesPerSecond: number | null, timetable: string | null): number | null {
@@ -83,7 +99,8 @@ export class UploadLimits {
       engine.setBandwidth(bytesPerSecond);
       return bytesPerSecond;
     }
-    this.stopTimetable = applyTimetable(engine, parseBandwidth(timetable));
+    // The timetable's pause hours end by its own ticks; the drain is woken by the engine.
+    this.stopTimetable = applyTimetable(engine, parseBandwidth(timetable), () => this.resumed());
     return engine.bandwidthLimit;
   }
 }

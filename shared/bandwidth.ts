@@ -2,6 +2,9 @@
  * Upload bandwidth limits as people write them: a rate (`512k`, `2M`, `1.5MiB/s`, `8Mbit`,
  * `off`), or a daily timetable in the form rclone's `--bwlimit` uses (`08:00,512k 19:00,off`:
  * from 08:00 at 512 KiB/s, from 19:00 unlimited, and before 08:00 what the last entry says).
+ * A timetable entry may also say `pause` (`08:00,pause 18:00,off`): in those hours no upload
+ * starts and parts in flight stop (a queue-wide hold, main/upload-limits.ts), while `off` keeps
+ * rclone's meaning of "no limit".
  * Byte units are binary as in rclone (k = KiB/s, M = MiB/s); `bit`/`bps` units are decimal bits
  * per second, as internet plans are sold (8Mbit = 1,000,000 bytes per second).
  */
@@ -9,16 +12,20 @@
 /** The lowest limit accepted, in bytes per second: below it a 5 MiB part would take over ten minutes. */
 export const MIN_BANDWIDTH = 8 * 1024;
 
-/** From `minute` (minutes after local midnight, 0–1439) the limit is `bytesPerSecond` (null: none). */
+/**
+ * From `minute` (minutes after local midnight, 0–1439) the limit is `bytesPerSecond` (null:
+ * none); with `pause` true nothing is uploaded from then (bytesPerSecond is then null).
+ */
 export interface TimetableEntry {
   minute: number;
   bytesPerSecond: number | null;
+  pause?: true;
 }
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
 const BIT_UNITS: Record<string, number> = { kbit: 1e3 / 8, kbps: 1e3 / 8, mbit: 1e6 / 8, mbps: 1e6 / 8, gbit: 1e9 / 8, gbps: 1e9 / 8 };
 
-const HOW = 'write a rate such as 512k, 2M or 8Mbit, "off", or a timetable such as "08:00,512k 19:00,off"';
+const HOW = 'write a rate such as 512k, 2M or 8Mbit, "off", or a timetable such as "08:00,512k 19:00,off" (an entry may say "pause")';
 
 /**
  * One rate: bytes per second, or null for `off`. Throws Error naming the text and the fix when
@@ -42,27 +49,44 @@ export function parseRate(text: string): number | null {
 export function parseBandwidth(text: string): TimetableEntry[] {
   const parts = text.trim().split(/\s+/).filter(Boolean);
   if (parts.length === 0) throw new Error(`No bandwidth given: ${HOW}.`);
-  if (parts.length === 1 && !parts[0]!.includes(',')) return [{ minute: 0, bytesPerSecond: parseRate(parts[0]!) }];
-  const entries = parts.map((p) => {
+  if (parts.length === 1 && !parts[0]!.includes(',')) {
+    if (isPause(parts[0]!)) throw new Error('"pause" is for some hours of a timetable (such as "08:00,pause 18:00,off"); to stop every upload now, use Pause until.');
+    return [{ minute: 0, bytesPerSecond: parseRate(parts[0]!) }];
+  }
+  const entries = parts.map((p): TimetableEntry => {
     const m = /^(\d{1,2}):(\d{2}),(.+)$/.exec(p);
     if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new Error(`"${p}" is not a timetable entry: write HH:MM,RATE, e.g. 08:00,512k.`);
-    return { minute: Number(m[1]) * 60 + Number(m[2]), bytesPerSecond: parseRate(m[3]!) };
+    const minute = Number(m[1]) * 60 + Number(m[2]);
+    return isPause(m[3]!) ? { minute, bytesPerSecond: null, pause: true } : { minute, bytesPerSecond: parseRate(m[3]!) };
   });
   for (let i = 1; i < entries.length; i++) {
     if (entries[i]!.minute <= entries[i - 1]!.minute) throw new Error(`The timetable "${text}" must list its times in increasing order.`);
   }
+  if (entries.every((e) => e.pause)) throw new Error(`The timetable "${text}" pauses at every hour: nothing would ever upload.`);
   return entries;
 }
+
+const isPause = (rate: string) => rate.trim().toLowerCase() === 'pause';
 
 /** Minutes after local midnight of a moment. */
 const minuteOf = (d: Date) => d.getHours() * 60 + d.getMinutes();
 
-/** The limit in force at `at` (local time): the last entry at or before it, else the day's last entry (it runs past midnight). */
-export function rateAt(entries: readonly TimetableEntry[], at: Date): number | null {
+/** The entry in force at `at` (local time): the last entry at or before it, else the day's last entry (it runs past midnight). */
+function entryAt(entries: readonly TimetableEntry[], at: Date): TimetableEntry {
   const m = minuteOf(at);
   let current = entries.at(-1)!;
   for (const e of entries) if (e.minute <= m) current = e;
-  return current.bytesPerSecond;
+  return current;
+}
+
+/** The limit in force at `at` (local time), bytes per second or null for none (also during a `pause` entry: see pausedAt). */
+export function rateAt(entries: readonly TimetableEntry[], at: Date): number | null {
+  return entryAt(entries, at).bytesPerSecond;
+}
+
+/** Whether the timetable pauses every upload at `at` (local time): an entry that says `pause` is in force. */
+export function pausedAt(entries: readonly TimetableEntry[], at: Date): boolean {
+  return entryAt(entries, at).pause === true;
 }
 
 /** When the limit next changes after `at` (a local time on this or the next day), or null for a single rate. */

@@ -35,8 +35,6 @@ export const settingsView = z.object({
   bandwidthBytesPerSecond: z.number().int().positive().nullable(),
   /** A daily timetable of limits (`08:00,512k 19:00,off`, shared/bandwidth.ts) in force instead of the single limit, or null. */
   bandwidthTimetable: z.string().nullable(),
-  /** Every upload is paused until then (ISO 8601), or null. */
-  pausedUntil: z.string().nullable(),
   structures: z.array(namedStructure),
   /** False when the OS offers no encryption for secrets (they are then refused, not stored in clear). */
   encryptionAvailable: z.boolean(),
@@ -191,13 +189,23 @@ export const queueTotals = z.object({
 export type QueueTotals = z.infer<typeof queueTotals>;
 
 /**
+ * A queue-wide hold (main/queue/meta.ts QueueHold): no file starts until `until` (ISO 8601; null:
+ * until a person resumes), set `by` a person ("Pause until 07:00") or the bandwidth timetable's
+ * pause hours. Apart from each file's own pause: its end resumes no file a person paused.
+ */
+export const queueHold = z.object({ until: z.string().nullable(), by: z.enum(['person', 'timetable']) });
+export type QueueHoldView = z.infer<typeof queueHold>;
+
+/**
  * The queue; `blocked` says why nothing is sent (the service refuses the queue's credentials), or
- * null; `keptAwake` whether the app keeps the computer from sleeping while the queue has work.
+ * null; `hold` the queue-wide hold in force, or null; `keptAwake` whether the app keeps the
+ * computer from sleeping while the queue has work.
  */
 export const queueView = z.object({
   captures: z.array(queueCapture),
   files: z.array(queueFile),
   blocked: z.string().nullable(),
+  hold: queueHold.nullable(),
   totals: queueTotals,
   keptAwake: z.boolean(),
 });
@@ -302,7 +310,10 @@ export const channels = {
     args: z.object({ bandwidthBytesPerSecond: z.number().int().min(8192).nullable(), timetable: z.string().max(500).nullable().optional() }),
     result: z.object({ bandwidthBytesPerSecond: z.number().int().positive().nullable() }),
   },
-  /** Pauses every upload until a time (ISO 8601), kept across restarts, then resumes them; null resumes now. */
+  /**
+   * Holds the whole queue until a time (ISO 8601): kept in the queue across restarts, nothing
+   * starts until then, and files paused one by one stay paused after it; null ends the hold now.
+   */
   'capture:queue.pauseUntil': { args: z.object({ until: z.string().datetime({ offset: true }).nullable() }), result: z.void() },
   'capture:queue.pause': { args: target, result: z.void() },
   'capture:queue.resume': { args: target, result: z.void() },
@@ -359,7 +370,8 @@ export const events = {
   }),
   /**
    * What changed in the queue, as committed: rows to put in place (keyed by id), rows that left,
-   * and the totals after the change. The renderer applies it; nothing reloads the whole queue.
+   * the totals after the change, and the queue-wide hold in force. A person's batch ("Pause all"
+   * on 10,000 files) is one such event. The renderer applies it; nothing reloads the whole queue.
    */
   'capture:event.rows': z.object({
     files: z.array(queueFile),
@@ -367,6 +379,7 @@ export const events = {
     removed: z.object({ captures: z.array(id), files: z.array(id) }),
     totals: queueTotals,
     blocked: z.string().nullable(),
+    hold: queueHold.nullable(),
   }),
   /** The queue was replaced as a whole (another account or service in settings): read it again. */
   'capture:event.queue': z.object({ reason: z.string() }),

@@ -4,10 +4,9 @@ import type { z } from 'zod';
 import { CancelledError, HttpStatusError, RequestNotSentError, UnreachableError } from './errors.js';
 import type { JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
-import type { AddCaptureResult, CaptureStatus, PresignResponse, UploadRecord } from './schemas.js';
+import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';
 import {
   addCaptureResponse,
-  captureStatusResponse,
   designUpdateResponse,
   exportResponse,
   presignResponse,
@@ -240,11 +239,6 @@ export class CaptureGateway {
     const q = syncFromS3 ? '?syncFromS3=true' : '';
     const res = await this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`, { method: 'GET' }, uploadRecordResponse, signal);
     return res.upload;
-  }
-
-  /** §4.8: the capture's upload status. */
-  async captureStatus(captureId: string, signal?: AbortSignal): Promise<CaptureStatus> {
-    return this.call(`/captures/api/v1/external-captures/${encodeURIComponent(captureId)}/upload-status`, { method: 'GET' }, captureStatusResponse, signal);
   }
 }
 

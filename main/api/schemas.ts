@@ -71,16 +71,5 @@ export type UploadRecord = z.infer<typeof uploadRecord>;
 /** §4.7 complete-batch response, and this client's reading of the §4.9 status response. */
 export const uploadRecordResponse = z.object({ ok: z.boolean(), upload: uploadRecord });
 
-/** §4.8 capture upload status. */
-export const captureStatusResponse = z.object({
-  success: z.boolean(),
-  captureId: z.string(),
-  uploadStatus: z.string(),
-  expectedFiles: z.number().int(),
-  completedFiles: z.number().int(),
-  percentage: z.number(),
-});
-export type CaptureStatus = z.infer<typeof captureStatusResponse>;
-
 /** Error bodies: `{ message }` with or without `success`/`ok`/`status` (§7). */
 export const errorBody = z.object({ message: z.string() });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { QueueHold } from '../queue/meta.js';
 
 // `status --json` with 10,000 files queued spent most of its time building 15,000 JS objects
 // (rows mapped to QueuedFile/QueuedCapture, each capture's request parsed, then everything
@@ -34,16 +35,17 @@ const STATUS_JSON = `
     FROM files f
     GROUP BY f.capture_row
   )
-  SELECT json_object('type', 'status', 'captures', json_group_array(json(${CAPTURE_JSON}) ORDER BY c.id)) AS doc
+  SELECT json_object('type', 'status', 'hold', json(?), 'captures', json_group_array(json(${CAPTURE_JSON}) ORDER BY c.id)) AS doc
   FROM captures c LEFT JOIN file_lists l ON l.capture_row = c.id`;
 
 /**
- * The `status --json` document of the queue in `db`: one `{ type: 'status', captures }` object
- * whose captures (in id order) carry their files (in frame order) with `partsDone` and
+ * The `status --json` document of the queue in `db`: one `{ type: 'status', hold, captures }`
+ * object: `hold` the queue-wide hold in force (`{ until, by }`, main/queue/meta.ts QueueHold) or
+ * null; captures (in id order) carry their files (in frame order) with `partsDone` and
  * `bytesDone` (bytes), times as the queue keeps them (ISO 8601 text; retry times in ms since the
  * epoch). Returned as JSON text, built by SQLite. Throws SqliteError if the schema is not the
  * latest (the caller checks the version first).
  */
-export function statusJson(db: Database.Database): string {
-  return (db.prepare(STATUS_JSON).get() as { doc: string }).doc;
+export function statusJson(db: Database.Database, hold: QueueHold | null = null): string {
+  return (db.prepare(STATUS_JSON).get(JSON.stringify(hold)) as { doc: string }).doc;
 }

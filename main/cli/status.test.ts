@@ -56,6 +56,28 @@ describe('capture-uploader status', () => {
     vi.unstubAllEnvs();
   });
 
+  it('says first that the whole queue is held until a time, as the app set it (issue 17 #17)', () => {
+    const dir = join(work, 'held');
+    mkdirSync(dir);
+    const { db } = openQueueDatabase(join(dir, 'queue.db'));
+    const q = new UploadQueue(db);
+    q.enqueueCapture('walk', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 }]);
+    const at = new Date();
+    at.setHours(23, 59, 0, 0); // later today, in local time
+    if (at.getTime() <= Date.now() + 1000) at.setTime(Date.now() + 60_000);
+    const clock = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+    q.meta.setHold('person', at.toISOString());
+    // (After 23:58 the time given is past midnight, and the line names the day.)
+    expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(
+      new RegExp(`^Paused until ${clock}( on \\w+ \\d+ \\w+)?: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`),
+    );
+    expect(JSON.parse(captureOutput(() => printStatus(dir, true)))).toMatchObject({ type: 'status', hold: { until: at.toISOString(), by: 'person' } });
+    // A hold whose time has passed says nothing.
+    q.meta.setHold('person', new Date(Date.now() - 1000).toISOString());
+    expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(/^capture 1 /);
+    db.close();
+  });
+
   it('--json: the document SQLite builds is, byte for byte, the one the queue\'s own row mappings give', () => {
     const dir = join(work, 'json');
     mkdirSync(dir);
@@ -82,6 +104,7 @@ describe('capture-uploader status', () => {
 
     const expected = {
       type: 'status',
+      hold: null,
       captures: q.captures().map((c) => ({
         ...c,
         files: q

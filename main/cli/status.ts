@@ -1,4 +1,5 @@
 import { formatBytes } from '../../shared/format.js';
+import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { printable } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
@@ -8,10 +9,12 @@ export { printable };
 import type { QueuedFile } from '../queue/queue.js';
 
 /**
- * The queue as text lines: each capture with its state; each file with state, percentage, size,
- * and what happens next (times local). The JSON form is built by SQLite (status-json.ts).
+ * The queue as text lines: the queue-wide hold in force first ("Paused until 07:00: …"), then each
+ * capture with its state; each file with state, percentage, size, and what happens next (times
+ * local). The JSON form is built by SQLite (status-json.ts).
  */
 export function statusOutput(queue: UploadQueue): string[] {
+  const hold = queue.meta.holdInForce();
   const byCapture = new Map<number, QueuedFile[]>();
   for (const f of queue.allFiles()) {
     const list = byCapture.get(f.captureRow);
@@ -19,7 +22,7 @@ export function statusOutput(queue: UploadQueue): string[] {
     else byCapture.set(f.captureRow, [f]);
   }
   const captures = queue.captures();
-  const lines: string[] = [];
+  const lines: string[] = hold ? [`${holdMessage(hold)}.`] : [];
   for (const c of captures) {
     lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}`);
     if (c.error) lines.push(`    ${printable(c.error)}`);
@@ -38,12 +41,12 @@ export function statusOutput(queue: UploadQueue): string[] {
 
 /**
  * `status`: prints the queue in `dataDir` as text lines (statusOutput) or, with `json`, one
- * `{ type: 'status', captures }` document (statusJson) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
+ * `{ type: 'status', hold, captures }` document (statusJson) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined): void {
   withQueueReadOnly(dataDir, (queue) => {
-    if (json) process.stdout.write(`${statusJson(queue.db)}\n`);
+    if (json) process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce())}\n`);
     else for (const line of statusOutput(queue)) process.stdout.write(`${line}\n`);
   });
 }

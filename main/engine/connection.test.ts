@@ -74,7 +74,9 @@ describe('a gateway that refuses bodiless JSON (issue 17 #12)', () => {
     expect(summary.failed).toEqual([]);
     expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
     expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
-    expect((await u.gateway.captureStatus(u.queue.capture(queued[0]!)!.captureId!)).uploadStatus).toBe('complete');
+    // §4.8 read as any client would (the app no longer calls it), with no content-type.
+    const status = await svc.gateway('GET', `/captures/api/v1/external-captures/${u.queue.capture(queued[0]!)!.captureId!}/upload-status`, { headers: { 'content-type': undefined } });
+    expect(((await status.json()) as { uploadStatus: string }).uploadStatus).toBe('complete');
     expect(await u.gateway.latestDefaultDesignUpdate()).toEqual(expect.any(String)); // §4.3 keeps its required header
   });
 });

@@ -3,6 +3,7 @@ import type { CredentialsRefusedError } from '../api/errors.js';
 import { QueueStorageError, queueStorageError } from '../queue/db.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
+import type { BatchResult } from '../queue/batch.js';
 import type { FileState, UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
@@ -12,6 +13,7 @@ import { LinkMonitor } from './link.js';
 import { ProgressTracker } from './progress.js';
 import { Registrar } from './registrar.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
+import { Holds, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
@@ -42,6 +44,8 @@ export class UploadEngine {
   private blockedBy: string | null = null;
   private fatalError: string | null = null;
   private readonly queueFile: string;
+  /** The queue-wide holds ("Pause until 07:00", the timetable's pause hours): see Holds. */
+  readonly holds: Holds;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -66,9 +70,20 @@ export class UploadEngine {
       warn: (message) => this.warn(message),
       fatal: (err) => this.fail(err),
     };
+    // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
+    this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
-    this.scheduler = new Scheduler(this.ctx, this.registrar, { blocked: onBlocked, isBlocked: () => this.blockedBy !== null || this.fatalError !== null });
+    this.scheduler = new Scheduler(this.ctx, this.registrar, {
+      blocked: onBlocked,
+      isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
+      heldUntil: () => this.holds.endsAt(),
+    });
+    this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
+    // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
+    // left by a process that stopped must not hold a queue opened without that timetable.
+    this.holds.byTimetable(undefined);
+    this.lastPrune = Date.now();
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
@@ -84,12 +99,6 @@ export class UploadEngine {
   on(listener: (e: EngineEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
-  }
-
-  /** Changes the shared concurrency limit (whole number ≥ 1) while running. Throws RangeError. */
-  setConcurrency(n: number): void {
-    this.ctx.limiter.setLimit(n);
-    this.scheduler.wake();
   }
 
   /** Changes the bandwidth limit (bytes per second, or null for none) while running. Throws RangeError. */
@@ -130,8 +139,13 @@ export class UploadEngine {
 
   private async drainOnce(opts: DrainOptions): Promise<DrainSummary> {
     this.registrar.restart();
+    const hold = this.holds.current;
+    if (hold) this.warn(holdMessage(hold));
     // A queue file deleted or replaced under a running drain would take every later write with it.
-    const watch = setInterval(() => this.checkQueueFile(), 1000);
+    const watch = setInterval(() => {
+      this.checkQueueFile();
+      this.pruneDaily();
+    }, 1000);
     try {
       await this.scheduler.run(opts);
       await this.registrar.stop();
@@ -161,6 +175,17 @@ export class UploadEngine {
     this.emit({ type: 'fatal', message: fault.message });
     void this.scheduler.stop();
     return true;
+  }
+
+  private lastPrune = 0;
+  private pruneDaily(): void {
+    if (Date.now() - this.lastPrune < 86_400_000 || this.fatalError !== null) return;
+    this.lastPrune = Date.now();
+    try {
+      this.queue.activity.prune();
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   private queueIno?: number;
@@ -240,14 +265,33 @@ export class UploadEngine {
     }
   }
 
-  /** Pauses every pending or uploading file. */
-  pauseAll(): void {
-    for (const f of this.queue.files(['pending', 'uploading'])) this.pause(f.id);
+  /**
+   * Pauses every pending or uploading file (each its own pause, which only a person's resume
+   * ends) in one transaction with one activity line and one event; parts in flight are aborted.
+   * Answers how many files were paused.
+   */
+  pauseAll(): number {
+    const r = this.batch(() => this.queue.batch.pauseAll());
+    void this.scheduler.abort(r.fileIds);
+    return r.fileIds.length;
   }
 
-  /** Resumes every paused file. */
-  resumeAll(): void {
-    for (const f of this.queue.files(['paused'])) this.resume(f.id);
+  /** Resumes every paused file, as `pauseAll` does in one transaction and one event. Answers how many. */
+  resumeAll(): number {
+    return this.batch(() => this.queue.batch.resumeAll()).fileIds.length;
+  }
+
+  /** Sends every failed or cancelled file again and tries every file waiting for its retry time now; one transaction. Answers how many. */
+  retryAll(): number {
+    return this.batch(() => this.queue.batch.retryAll()).fileIds.length;
+  }
+
+  private batch(run: () => BatchResult): BatchResult {
+    const r = run();
+    if (r.fileIds.length + r.captureRows.length > 0) this.emit({ type: 'batch', fileIds: r.fileIds, captureRows: r.captureRows });
+    if (r.entry) this.emit({ type: 'activity', entry: r.entry });
+    this.scheduler.wake();
+    return r;
   }
 
   /**
@@ -286,11 +330,9 @@ export class UploadEngine {
     this.scheduler.wake();
   }
 
-  /** Takes every completed capture off this computer's queue (nothing at the platform changes); answers how many. */
+  /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */
   clearCompleted(): number {
-    let n = 0;
-    for (const c of this.queue.captures(['completed'])) if (this.ctx.transitions.removeCapture(c.id)) n++;
-    return n;
+    return this.batch(() => this.queue.batch.removeCompletedCaptures()).captureRows.length;
   }
 
   /**

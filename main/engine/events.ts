@@ -1,6 +1,7 @@
 import type { RetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { ActivityEntry } from '../queue/activity.js';
+import type { QueueHold } from '../queue/meta.js';
 import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { FileProgress, OverallProgress } from './progress.js';
 import type { RetrySchedule } from './retry-schedule.js';
@@ -61,6 +62,13 @@ export type EngineEvent =
     }
   | { type: 'capture'; captureRow: number; label: string; state: CaptureState; error: string | null; capture: QueuedCapture }
   | { type: 'removed'; captureRow: number; fileIds: number[] }
+  /**
+   * A person's batch ("Pause all", "Resume all", "Retry all", "Clear completed") committed in one
+   * transaction: these rows changed or left; read them as committed (one event for 10,000 rows).
+   */
+  | { type: 'batch'; fileIds: number[]; captureRows: number[] }
+  /** The queue-wide hold in force changed (see QueueHold): a hold began, moved or ended (null). */
+  | { type: 'hold'; hold: QueueHold | null }
   | { type: 'activity'; entry: ActivityEntry }
   /** The service refuses the queue's credentials (message), or no longer (null). */
   | { type: 'blocked'; message: string | null }

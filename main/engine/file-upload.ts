@@ -65,7 +65,7 @@ export class FileUpload {
       await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
       const record = await this.report(recovered);
       if (record.status === 'completed') return;
-      for (const n of record.missingParts) ctx.queue.clearPart(f.id, n); // the service lacks them: send them again
+      ctx.queue.batch.forgetParts(f.id, record.missingParts); // the service lacks them: send them again (one transaction)
       if (record.missingParts.length < best) {
         best = record.missingParts.length;
         stuck = 0;
@@ -80,7 +80,7 @@ export class FileUpload {
   private reconcile(missing: Set<number>, first: boolean): void {
     const { ctx, f } = this;
     const parts = ctx.queue.parts(f.id);
-    for (const p of parts) if (p.etag && missing.has(p.partNumber)) ctx.queue.clearPart(f.id, p.partNumber);
+    ctx.queue.batch.forgetParts(f.id, parts.filter((p) => p.etag && missing.has(p.partNumber)).map((p) => p.partNumber)); // one transaction
     if (!first) return;
     const held = parts.filter((p) => !missing.has(p.partNumber));
     ctx.tracker.track({

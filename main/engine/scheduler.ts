@@ -34,7 +34,8 @@ export class Scheduler {
   constructor(
     private readonly ctx: EngineContext,
     private readonly registrar: Registrar,
-    private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean },
+    /** `heldUntil`: when the queue-wide hold in force ends (ms since epoch, Infinity: by hand), or null when none holds. */
+    private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean; heldUntil(): number | null },
   ) {}
 
   /** Files being uploaded now. */
@@ -58,6 +59,15 @@ export class Scheduler {
       if (this.stopping || this.hooks.isBlocked()) break;
       if (opts.deadline !== undefined && Date.now() >= opts.deadline) break;
       this.registrar.kick();
+      // A queue-wide hold (issue 17 #17): registration goes on, no file starts. Held and idle, the
+      // drain ends, or with `wait` sleeps until the hold ends (a release wakes it sooner).
+      const heldUntil = this.hooks.heldUntil();
+      if (heldUntil !== null) {
+        const idle = this.active.size === 0 && !this.registrar.busy;
+        if (idle && !opts.wait) break;
+        await this.nap(Math.min(heldUntil, opts.deadline ?? Infinity) - Date.now());
+        continue;
+      }
       this.startDue();
       const idle = this.active.size === 0 && !this.registrar.busy;
       const next = this.ctx.queue.nextDueAt();

@@ -5,8 +5,9 @@ import { statementCache } from './statements.js';
  * What happened, in the words the activity log uses. A capture: `queued`, `registered`,
  * `registration-retry` (not registered yet; sent again at the scheduled time), `rejected`,
  * `registration-unknown`, `capture-completed`, `removed`. A file: `started`, `retry-scheduled`,
- * `completed`, `failed`, `paused`, `resumed`, `cancelled`, `removed`. The queue: `blocked`,
- * `unblocked`.
+ * `completed`, `failed`, `paused`, `resumed`, `cancelled`, `removed` (also one line for a batch
+ * of files, such as "Pause all": subject `queue`). The queue: `blocked`, `unblocked`, `held` (a
+ * queue-wide hold began: "Pause until 07:00" or the timetable's pause hours), `released`.
  */
 export type ActivityKind =
   | 'queued'
@@ -24,7 +25,12 @@ export type ActivityKind =
   | 'cancelled'
   | 'removed'
   | 'blocked'
-  | 'unblocked';
+  | 'unblocked'
+  | 'held'
+  | 'released';
+
+/** How long the activity log keeps a line (days): a season of nights to read back, not the queue's whole life. */
+export const ACTIVITY_KEEP_DAYS = 90;
 
 /**
  * One line of the activity log. `at` is ISO 8601 UTC; `subject` is the capture's label or the
@@ -74,5 +80,21 @@ export class ActivityLog {
       )
       .all(opts.since ?? '', opts.limit ?? 1000) as ActivityEntry[];
     return rows.reverse();
+  }
+
+  /**
+   * Deletes the lines older than `keepDays` days before `now` (ms since epoch; default
+   * ACTIVITY_KEEP_DAYS) and, with `maxEntries`, the oldest beyond that many; one transaction.
+   * Answers how many lines went. Run at open and daily. Throws SqliteError on a storage failure.
+   */
+  prune(opts: { now?: number; keepDays?: number; maxEntries?: number } = {}): number {
+    const cutoff = new Date((opts.now ?? Date.now()) - (opts.keepDays ?? ACTIVITY_KEEP_DAYS) * 86_400_000).toISOString();
+    return this.db.transaction(() => {
+      let n = this.sql('DELETE FROM activity WHERE at < ?').run(cutoff).changes;
+      if (opts.maxEntries !== undefined) {
+        n += this.sql('DELETE FROM activity WHERE id <= (SELECT id FROM activity ORDER BY id DESC LIMIT 1 OFFSET ?)').run(opts.maxEntries).changes;
+      }
+      return n;
+    })();
   }
 }

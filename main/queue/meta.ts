@@ -2,9 +2,24 @@ import type Database from 'better-sqlite3';
 import { statementCache } from './statements.js';
 
 /**
+ * A queue-wide hold: no file starts uploading while it is in force, whatever its own state.
+ * `until` (ISO 8601) is when it ends by itself, null for "until a person resumes"; `by` says who
+ * set it: a person ("Pause until 07:00") or the bandwidth timetable's `pause` hours. It is apart
+ * from a file's own `paused` state, so ending it never resumes a file a person paused.
+ */
+export interface QueueHold {
+  until: string | null;
+  by: 'person' | 'timetable';
+}
+
+/** The `queue_meta` keys of the two holds: a person's outlives restarts; the timetable's is shown by `status` and set again at each start. */
+const HOLD_KEYS = { person: 'hold', timetable: 'timetableHold' } as const;
+
+/**
  * Small facts about the queue as a whole (table `queue_meta`, migration 3), stored as JSON by
  * key: for example `partSize`, the part size in bytes the service last gave (§4.4 manifest), which
- * intake uses to refuse files that would need more than 10,000 parts.
+ * intake uses to refuse files that would need more than 10,000 parts, and the queue-wide holds
+ * (QueueHold), so a hold outlives a restart and the CLI's `status` can say it.
  */
 export class QueueMeta {
   constructor(
@@ -21,5 +36,32 @@ export class QueueMeta {
   /** Stores `value` (JSON-serialisable) under `key`. Throws SqliteError on a storage failure. */
   set(key: string, value: unknown): void {
     this.sql('INSERT INTO queue_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  }
+
+  /** Removes `key`. Throws SqliteError on a storage failure. */
+  delete(key: string): void {
+    this.sql('DELETE FROM queue_meta WHERE key = ?').run(key);
+  }
+
+  /**
+   * The hold set `by` a person or the timetable, or null. One whose `until` is at or before `now`
+   * (ms since epoch) has ended and reads as null, whether or not a timer cleared it yet.
+   */
+  hold(by: QueueHold['by'], now = Date.now()): QueueHold | null {
+    const stored = this.get<{ until: string | null }>(HOLD_KEYS[by]);
+    if (!stored) return null;
+    if (stored.until !== null && Date.parse(stored.until) <= now) return null;
+    return { until: stored.until, by };
+  }
+
+  /** The hold in force at `now`: a person's first (it says more), else the timetable's; null when none. */
+  holdInForce(now = Date.now()): QueueHold | null {
+    return this.hold('person', now) ?? this.hold('timetable', now);
+  }
+
+  /** Sets (`until` ISO 8601 or null for open-ended) or ends (`undefined`) the hold of `by`. Throws SqliteError on a storage failure. */
+  setHold(by: QueueHold['by'], until: string | null | undefined): void {
+    if (until === undefined) this.delete(HOLD_KEYS[by]);
+    else this.set(HOLD_KEYS[by], { until });
   }
 }

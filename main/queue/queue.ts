@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { ManifestEntry } from '../api/schemas.js';
 import { ActivityLog } from './activity.js';
+import { QueueBatch } from './batch.js';
 import { statementCache } from './statements.js';
 import { QueueMeta } from './meta.js';
 import type { StoredTotals } from './totals.js';
@@ -20,8 +21,10 @@ export type { CaptureState, FileIdentity, FileState, NewFile, QueuedCapture, Que
 export class UploadQueue {
   /** What happened to captures, files and the queue, oldest first. */
   readonly activity: ActivityLog;
-  /** Facts about the queue as a whole (the service's part size). */
+  /** Facts about the queue as a whole (the service's part size, the queue-wide holds). */
   readonly meta: QueueMeta;
+  /** A person's actions on many rows at once, each one transaction with one activity line. */
+  readonly batch: QueueBatch;
 
   private readonly sql: (text: string) => Database.Statement;
 
@@ -29,6 +32,7 @@ export class UploadQueue {
     this.sql = statementCache(db);
     this.activity = new ActivityLog(db, this.sql);
     this.meta = new QueueMeta(db, this.sql);
+    this.batch = new QueueBatch(db, this.sql, this.activity);
   }
 
   /**
@@ -183,11 +187,6 @@ export class UploadQueue {
     const completedAt = state === 'completed' ? now() : null;
     const r = this.sql('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
     if (r.changes === 0) throw new Error(`No file ${id} in the queue`);
-  }
-
-  /** Moves every file in `from` states to `to` (pause all, resume all); returns how many moved. */
-  moveFiles(from: FileState[], to: FileState): number {
-    return this.sql(`UPDATE files SET state = ?, error = NULL WHERE state IN (${from.map(() => '?').join(',')})`).run(to, ...from).changes;
   }
 
   /** The parts of a file, ascending. */

@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import type { EventPayload, QueueCapture, QueueFile, QueueTotals, QueueView } from '../../shared/ipc.js';
+import type { EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 import type { AppState } from './store.js';
 
@@ -31,6 +31,8 @@ export interface QueueSlice {
   /** Bytes per second smoothed over the last ticks, for a whole-queue ETA that does not jump. */
   smoothedRate: number;
   blocked: string | null;
+  /** The queue-wide hold in force ("Pause until 07:00", the timetable's pause hours), or null; every rows event says it. */
+  hold: QueueHoldView | null;
   /** Whether the app keeps the computer awake for the uploads (main's `capture:event.power`). */
   keptAwake: boolean;
   rowsVersion: number;
@@ -59,7 +61,7 @@ const SMOOTHING = 0.1;
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The whole queue as the slice keeps it. */
-function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked' | 'keptAwake'> {
+function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked' | 'hold' | 'keptAwake'> {
   const files: Record<number, QueueFile> = {};
   const filesOf: Record<number, number[]> = {};
   for (const f of view.files) {
@@ -68,7 +70,7 @@ function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'cap
   }
   const captures: Record<number, QueueCapture> = {};
   for (const c of view.captures) captures[c.id] = c;
-  return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked, keptAwake: view.keptAwake };
+  return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked, hold: view.hold, keptAwake: view.keptAwake };
 }
 
 export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get) => {
@@ -88,6 +90,7 @@ export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get)
     totals: EMPTY_TOTALS,
     smoothedRate: 0,
     blocked: null,
+    hold: null,
     keptAwake: false,
     rowsVersion: 0,
     filter: 'all',
@@ -123,7 +126,7 @@ export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get)
           filesOf[c] = [...(filesOf[c] ?? []), ...(added.get(c) ?? [])].filter((id) => files[id]).sort((a, b) => a - b);
         }
       }
-      set({ files, captures, captureOrder, filesOf, totals: p.totals, blocked: p.blocked, rowsVersion: s.rowsVersion + 1 });
+      set({ files, captures, captureOrder, filesOf, totals: p.totals, blocked: p.blocked, hold: p.hold, rowsVersion: s.rowsVersion + 1 });
     },
     applyPower(p) {
       set({ keptAwake: p.keptAwake });

@@ -18,7 +18,7 @@ interface SettingsSlice {
   saveSettings(input: SettingsInput): Promise<void>;
   /** Sets a single limit (bytes per second, or null) or a timetable's text; answers an error message, or undefined when applied. */
   setBandwidth(bytesPerSecond: number | null, timetable?: string | null): Promise<string | undefined>;
-  /** Pauses every upload until a time (ISO 8601), or resumes them (null). */
+  /** Holds the whole queue until a time (ISO 8601), or ends the hold (null); the queue's rows event then says it. */
   pauseUntil(until: string | null): Promise<void>;
   useLocalService(): Promise<void>;
 }
@@ -55,7 +55,6 @@ const settingsSlice: Slice<SettingsSlice> = (set, get) => ({
   async pauseUntil(until) {
     try {
       await unwrap(api['queue.pauseUntil']({ until }));
-      await get().loadSettings();
     } catch (err) {
       get().notify('error', messageOf(err));
     }

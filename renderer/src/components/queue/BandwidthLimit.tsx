@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatRate, parseBandwidth, parseRate, rateAt } from '../../../../shared/bandwidth.js';
+import { formatRate, parseBandwidth, parseRate, pausedAt, rateAt } from '../../../../shared/bandwidth.js';
 import { clockTime } from '../../../../shared/causes.js';
 import { useApp } from '../../store.js';
 
@@ -94,7 +94,7 @@ export function BandwidthLimit() {
         (mode === 'custom' || mode === 'timetable') &&
         current === mode && (
           <span className="muted" data-testid="limit-now">
-            Now {formatRate(timetable ? rateAt(parseBandwidth(timetable), new Date()) : limit)}
+            Now {timetable && pausedAt(parseBandwidth(timetable), new Date()) ? 'paused' : formatRate(timetable ? rateAt(parseBandwidth(timetable), new Date()) : limit)}
           </span>
         )
       )}
@@ -102,15 +102,21 @@ export function BandwidthLimit() {
   );
 }
 
-/** "Pause until" a time today or tomorrow (local time), and how long the queue stays paused. */
+/**
+ * "Pause until" a time today or tomorrow (local time): a hold of the whole queue, apart from each
+ * file's own pause. While a hold is in force, it says until when and by what; a person's hold
+ * can be ended now (files paused one by one stay paused), the timetable's ends by itself.
+ */
 export function PauseUntil() {
-  const pausedUntil = useApp((s) => s.settings?.pausedUntil ?? null);
+  const hold = useApp((s) => s.hold);
   const pauseUntil = useApp((s) => s.pauseUntil);
   const [time, setTime] = useState('07:00');
-  if (pausedUntil) {
+  if (hold) {
+    const until = hold.until ? clockTime(Date.parse(hold.until)) : 'resumed';
     return (
       <span className="paused-until" data-testid="paused-until">
-        Paused until {clockTime(Date.parse(pausedUntil))} <button onClick={() => void pauseUntil(null)}>Resume now</button>
+        {hold.by === 'timetable' ? `Paused by the timetable until ${until}` : `Paused until ${until}`}{' '}
+        {hold.by === 'person' && <button onClick={() => void pauseUntil(null)}>Resume now</button>}
       </span>
     );
   }

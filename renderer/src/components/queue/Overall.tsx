@@ -16,8 +16,8 @@ export function Overall() {
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
   const moving = t.uploading > 0 && rate > 0;
   const blocked = useApp((s) => s.blocked !== null);
-  const pausedUntil = useApp((s) => s.settings?.pausedUntil ?? null);
-  const head = queueHeadline(t, { blocked, pausedUntil: pausedUntil ? clockTime(Date.parse(pausedUntil)) : undefined });
+  const hold = useApp((s) => s.hold);
+  const head = queueHeadline(t, { blocked, pausedUntil: hold ? (hold.until ? clockTime(Date.parse(hold.until)) : 'resumed') : undefined });
   return (
     <div className={`overall ${head.tone}`}>
       <div className="overall-line">

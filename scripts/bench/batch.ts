@@ -1,0 +1,80 @@
+// A person's batch on a big queue (issue 21 Deliver 2): "Pause all", "Resume all", "Retry all",
+// "Clear completed" on 10,000 files and forgetting 10,000 ETags, each timed from the call to the
+// rows message the screen gets (the engine's one transaction, its one event, the live queue's
+// flush). In this process, no service: nothing is sent. Figures, not assertions.
+import { join } from 'node:path';
+import { CaptureGateway } from '../../main/api/gateway.js';
+import { UploadEngine } from '../../main/engine/engine.js';
+import { LiveQueue } from '../../main/live-queue.js';
+import { openQueueDatabase } from '../../main/queue/db.js';
+import { UploadQueue } from '../../main/queue/queue.js';
+import { fillQueue } from '../../main/queue/testing.js';
+import type { Figure } from './figures.js';
+
+const PART = 5 * 1024 * 1024;
+
+/** ms taken by `fn`. */
+function timed(fn: () => void): number {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+/**
+ * Measures each batch `runs` times on a fresh queue of `pairs` registered dual-lens pairs under
+ * `work` (2 × pairs files), and forgetting the ETags of one file of 10,000 stored parts. Returns
+ * the figures; "Pause all" is held to 200 ms (issue 21).
+ */
+export function batchFigures(work: string, pairs: number, runs: number): Figure[] {
+  const pause: number[] = [];
+  const pauseEngine: number[] = [];
+  const resume: number[] = [];
+  const retry: number[] = [];
+  const clear: number[] = [];
+  const forget: number[] = [];
+  const messages: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const queue = new UploadQueue(openQueueDatabase(join(work, `batch-${run}.db`)).db);
+    fillQueue(queue, pairs);
+    const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
+    const engine = new UploadEngine({ queue, gateway });
+    let sent = 0;
+    const live = new LiveQueue(queue, () => null, () => engine.holds.current, () => void sent++, 0);
+    engine.on((e) => live.onEngine(e));
+    const batch = (fn: () => void) =>
+      timed(() => {
+        fn();
+        live.flush();
+      });
+    pause.push(batch(() => engine.pauseAll()));
+    messages.push(sent);
+    engine.resumeAll();
+    live.flush();
+    pauseEngine.push(timed(() => engine.pauseAll())); // the transaction and its one event, without the screen's message
+    live.flush();
+    resume.push(batch(() => engine.resumeAll()));
+    queue.db.prepare(`UPDATE files SET state = 'failed', error = 'x'`).run();
+    retry.push(batch(() => engine.retryAll()));
+    queue.db.prepare(`UPDATE files SET state = 'completed'`).run();
+    queue.db.prepare(`UPDATE captures SET state = 'completed'`).run();
+    clear.push(batch(() => engine.clearCompleted()));
+    // One recording of 10,000 parts whose ETags storage lost (a reconcile after a crash).
+    const request = { project: 'p', structure: 's', type: 'interior' as const, mode: 'video', sourceType: 'bot' as const, captureDateTime: '2026-11-23T08:00:00Z', files: [{ frameIndex: 1, fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART }] };
+    const row = queue.enqueueCapture('big', request, [{ path: '/card/big.insv', fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART, mtimeMs: 0 }]);
+    queue.saveRegistration(row, 'cap-big', [{ frameIndex: 1, uploadId: 'u-big', fileName: 'big.insv', size: 10_000 * PART, partSize: PART, totalParts: 10_000, status: 'initiated' }]);
+    const file = queue.filesOf(row)[0]!;
+    queue.db.prepare(`UPDATE parts SET etag = '"e"' WHERE file_id = ?`).run(file.id);
+    forget.push(timed(() => queue.batch.forgetParts(file.id, Array.from({ length: 10_000 }, (_, i) => i + 1))));
+    queue.db.close();
+  }
+  const files = `${(2 * pairs).toLocaleString('en')} files`;
+  return [
+    { name: `batch: pause all, ${files}`, values: pause, unit: 'ms', better: 'lower', limit: 200, digits: 0, note: 'one transaction, one event, to the rows message' },
+    { name: `batch: pause all, ${files}, engine only`, values: pauseEngine, unit: 'ms', better: 'lower', digits: 0, note: 'the transaction and its event' },
+    { name: 'batch: rows messages for pause all', values: messages, unit: '', better: 'lower', limit: 1, digits: 0 },
+    { name: `batch: resume all, ${files}`, values: resume, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
+    { name: `batch: retry all, ${files}`, values: retry, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
+    { name: `batch: clear completed, ${files}`, values: clear, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
+    { name: 'batch: forget 10,000 ETags of one file', values: forget, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
+  ];
+}
