@@ -13,6 +13,7 @@ import {
   unreachableFrom,
 } from './errors.js';
 import { parseS3Error } from './s3-error.js';
+import { retryAfterMs } from './storage-answer.js';
 import { errorBody } from './schemas.js';
 
 /** How long making a connection, and then its TLS handshake, may take (ms) before the address counts as unreachable. */
@@ -109,7 +110,8 @@ export function toClientError(err: unknown, request: FailedRequest): Error {
     // A page from a portal or proxy, not the service: a 5xx page may come from a proxy after the
     // service acted, so only answers below 500 are read as "never reached it".
     if (status < 500 && isWebPage(err.response.headers['content-type'], text)) return webPage(request, status);
-    return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text));
+    // Retry-After (seconds or an HTTP-date) says when a 429 or 503 may be sent again (RFC 9110 §10.2.3).
+    return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text), retryAfterMs(err.response.headers['retry-after']));
   }
   const e = err as RequestError;
   if (e && typeof e === 'object' && 'code' in e) {

@@ -160,6 +160,7 @@ export class UploadEngine {
     this.ctx.log.warn(fault.message);
     this.emit({ type: 'fatal', message: fault.message });
     void this.scheduler.stop();
+    void this.registrar.stop(); // nothing more is claimed or sent once the queue cannot record it (issue 17 #1)
     return true;
   }
 
@@ -184,7 +185,7 @@ export class UploadEngine {
   /** Registers the due queued captures now (joining a registration already running); resolves when none is left. */
   async registerQueued(): Promise<void> {
     this.registrar.restart();
-    if (this.blockedBy === null) await this.registrar.registerDue();
+    if (this.blockedBy === null && this.fatalError === null) await this.registrar.registerDue();
     this.scheduler.wake();
   }
 
