@@ -149,7 +149,9 @@ export class QueueStorageError extends Error {
       return 'it or its folder is read-only for this user. Give write permission, or choose another data folder (--data-dir); nothing in it was changed.';
     }
     if (code === 'DELETED') return 'it was deleted or replaced while in use. Uploads stopped; run again to start a new queue, and add the files again.';
-    return 'the disk failed to read or write it. Check the disk, then run again.';
+    // SQLite reports ENOSPC as SQLITE_FULL, but a write refused otherwise (a quota, a file-size
+    // limit, a failing card) as an I/O error: free space is worth checking as well.
+    return 'the disk failed to read or write it, or refused to let it grow (a quota, a file-size limit). Check the disk and its free space, then run again; nothing queued was lost.';
   }
 }
 
