@@ -124,6 +124,31 @@ describe('SIGKILL at random points, then restart', () => {
     expect(Object.keys(svc.store.state.captures).length).toBe(before + 2);
   });
 
+  it.each(['SIGKILL', 'SIGINT'] as const)('%s while signing in, before add-capture was sent: the capture stays queued and the next start registers it exactly once (issue 17 #11)', async (signal) => {
+    const dataDir = join(work, `queue-signin-${signal}`);
+    const file = join(work, `signin-${signal}.mp4`);
+    const bytes = randomBytes(1 * MiB);
+    writeFileSync(file, bytes);
+    const capturesOf = () => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`signin-${signal}.mp4`));
+    // The sign-in service never answers: the capture is claimed, nothing is sent.
+    await svc.admin('POST', '/faults', { target: 'auth', operation: 'signin', action: { type: 'hang' } });
+    const run = cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
+    const seen = async () => ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules[0]!.seen;
+    for (let i = 0; i < 200 && (await seen()) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await seen()).toBe(1);
+    run.child.kill(signal);
+    const killed = await run.done;
+    expect(killed.signal ?? killed.code, killed.out).not.toBe(0);
+    await svc.admin('DELETE', '/faults');
+    expect(capturesOf()).toHaveLength(0);
+
+    const drain = await cli(dataDir, ['drain']).done;
+    expect(drain.code, drain.out).toBe(0);
+    expect(drain.out).not.toMatch(/registration_unknown|were being registered/);
+    expect(capturesOf()).toHaveLength(1);
+    expect(sha256(await storedBytes())).toBe(sha256(bytes));
+  });
+
   it('a card of single-part recordings, killed during registration and uploads: each registered once, every byte right, no part stored twice', async () => {
     const dataDir = join(work, 'queue-card');
     const card = mkdtempSync(join(work, 'card-'));
