@@ -73,6 +73,10 @@ export class UploadEngine {
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
     }
+    if (recovered.requeuedRegistrations > 0) {
+      // Claimed but never sent (the app stopped while signing in): nothing to decide (issue 17 #11).
+      this.ctx.log.info(`${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`);
+    }
   }
 
   /** The gateway client the engine uses. */
