@@ -102,7 +102,10 @@ function abortable<T>(pending: Promise<T> & { cancel(): void }, signal: AbortSig
   return pending.finally(() => signal.removeEventListener('abort', onAbort));
 }
 
-/** Turns a got error into HttpStatusError or NetworkError (never exposing the URL's query or headers). */
+/**
+ * Turns a got error into HttpStatusError (with the service's message, S3's code, and the wait its
+ * Retry-After asked for in ms) or NetworkError (never exposing the URL's query or headers).
+ */
 export function toClientError(err: unknown, request: FailedRequest): Error {
   if (err instanceof HTTPError) {
     const status = err.response.statusCode;
