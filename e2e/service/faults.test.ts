@@ -125,6 +125,27 @@ describe('gateway and token faults', () => {
     expect((await svc.gateway('POST', path)).status).toBe(200);
   });
 
+  it('answers a gateway 429 with the Retry-After asked for', async () => {
+    await addFault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status: 429, retryAfter: '7' } });
+    const before = Object.keys(svc.store.state.captures).length;
+    await expect(registeredUpload()).rejects.toThrow(/answered 429/);
+    expect(Object.keys(svc.store.state.captures).length).toBe(before);
+    const uploadId = await registeredUpload();
+    const path = `/upload-service/uploads/${uploadId}/parts/presign-missing`;
+    await addFault({ target: 'gateway', operation: 'presign-missing', action: { type: 'status', status: 503, retryAfter: 'Wed, 25 Nov 2026 09:00:00 GMT' } });
+    const refused = await svc.gateway('POST', path);
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, 'Wed, 25 Nov 2026 09:00:00 GMT']);
+    const ok = await svc.gateway('POST', path);
+    expect([ok.status, ok.headers.get('retry-after')]).toEqual([200, null]); // only with the fault's answer
+  });
+
+  it.each([500, 502])('registers the capture, then answers add-capture %i (statusAfterActing)', async (status) => {
+    await addFault({ target: 'gateway', operation: 'add-capture', action: { type: 'statusAfterActing', status } });
+    const before = Object.keys(svc.store.state.captures).length;
+    await expect(registeredUpload()).rejects.toThrow(new RegExp(`answered ${status}: .*Internal Server Error`));
+    expect(Object.keys(svc.store.state.captures).length).toBe(before + 1);
+  });
+
   it('adds latency to a chosen call, and resets a gateway connection', async () => {
     const uploadId = await registeredUpload();
     await addFault({ target: 'gateway', operation: 'status', action: { type: 'latency', ms: 400 } });

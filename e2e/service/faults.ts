@@ -18,8 +18,12 @@ import { z } from 'zod';
  * `progress`, `external-asset-categories`, `external-assets` and `signin`.
  */
 export const faultActionSchema = z.discriminatedUnion('type', [
-  /** Answer with this status: S3 XML (`InternalError`, `SlowDown` for 503) on storage, JSON elsewhere. */
-  z.object({ type: z.literal('status'), status: z.number().int().min(400).max(599) }),
+  /**
+   * Answer with this status: S3 XML (`InternalError`, `SlowDown` for 503) on storage, JSON elsewhere.
+   * `retryAfter` (gateway and sign-in only): the `Retry-After` header sent with it, delay-seconds
+   * (`"2"`) or an HTTP-date, as RFC 9110 §10.2.3 allows; none by default.
+   */
+  z.object({ type: z.literal('status'), status: z.number().int().min(400).max(599), retryAfter: z.string().optional() }),
   /** Storage only: read the body, then answer 400 `RequestTimeout` as S3 does for a stalled upload. */
   z.object({ type: z.literal('requestTimeout') }),
   /** Destroy the connection once this many body bytes arrived (0: before reading any). */
@@ -35,7 +39,11 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    * closed after `afterMs`. The client's view of "the reply was lost after the request was processed".
    */
   z.object({ type: z.literal('dropResponse'), afterMs: z.number().int().min(0).max(600_000).default(0) }),
-  /** Do the work (register the capture, store the part, ...), then answer with this status: a real server's 5xx or 429 after it acted. */
+  /**
+   * Do the work (register the capture, store the part, ...), then answer with this status: a real
+   * server's 5xx or 429 after it acted (on the gateway, what the handler wrote is thrown away and
+   * a JSON error with this status goes out instead).
+   */
   z.object({ type: z.literal('statusAfterActing'), status: z.number().int().min(400).max(599) }),
   /** Answer with an HTML page and this status instead of the interface's JSON or S3's XML: a corporate proxy, a CDN or a captive portal. */
   z.object({ type: z.literal('html'), status: z.number().int().min(200).max(599) }),

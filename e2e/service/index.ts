@@ -203,8 +203,21 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         req.socket.destroy();
         return;
       }
-      if (fault?.type === 'status') throw new HttpError(fault.status, errorBody('Internal Server Error'));
+      if (fault?.type === 'status') {
+        if (fault.retryAfter !== undefined) res.setHeader('retry-after', fault.retryAfter);
+        throw new HttpError(fault.status, errorBody('Internal Server Error'));
+      }
       if (fault?.type === 'html') return sendHtmlPage(res, fault.status);
+      if (fault?.type === 'statusAfterActing') {
+        // The handler does its work (a capture is registered), but its answer is replaced by the error.
+        const { writeHead, end } = res;
+        res.writeHead = (() => res) as unknown as typeof res.writeHead;
+        res.end = (() => res) as unknown as typeof res.end;
+        await Promise.resolve(found.route.handler({ req, res, url, params: found.params })).catch(() => undefined);
+        res.writeHead = writeHead;
+        res.end = end;
+        throw new HttpError(fault.status, errorBody(fault.status >= 500 ? 'Internal Server Error' : 'Too Many Requests'));
+      }
       if (fault?.type === 'dropResponse') {
         // The handler does its work, but what it writes goes nowhere; then the connection drops.
         res.writeHead = (() => res) as unknown as typeof res.writeHead;

@@ -13,6 +13,7 @@ import {
   unreachableFrom,
 } from './errors.js';
 import { parseS3Error } from './s3-error.js';
+import { retryAfterMs } from './storage-answer.js';
 import { errorBody } from './schemas.js';
 
 /** How long making a connection, and then its TLS handshake, may take (ms) before the address counts as unreachable. */
@@ -101,7 +102,10 @@ function abortable<T>(pending: Promise<T> & { cancel(): void }, signal: AbortSig
   return pending.finally(() => signal.removeEventListener('abort', onAbort));
 }
 
-/** Turns a got error into HttpStatusError or NetworkError (never exposing the URL's query or headers). */
+/**
+ * Turns a got error into HttpStatusError (with the service's message, S3's code, and the wait its
+ * Retry-After asked for in ms) or NetworkError (never exposing the URL's query or headers).
+ */
 export function toClientError(err: unknown, request: FailedRequest): Error {
   if (err instanceof HTTPError) {
     const status = err.response.statusCode;
@@ -109,7 +113,8 @@ export function toClientError(err: unknown, request: FailedRequest): Error {
     // A page from a portal or proxy, not the service: a 5xx page may come from a proxy after the
     // service acted, so only answers below 500 are read as "never reached it".
     if (status < 500 && isWebPage(err.response.headers['content-type'], text)) return webPage(request, status);
-    return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text));
+    // Retry-After (seconds or an HTTP-date) says when a 429 or 503 may be sent again (RFC 9110 §10.2.3).
+    return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text), retryAfterMs(err.response.headers['retry-after']));
   }
   const e = err as RequestError;
   if (e && typeof e === 'object' && 'code' in e) {

@@ -81,7 +81,8 @@ export function makeLog(json: boolean | undefined): Logger {
 
 /**
  * `add`: queues and registers the files, printing each capture and each refusal. Resolves with
- * the exit status: 1 when a capture needs a person (refused, registration unknown), 3 when one is
+ * the exit status: 2 when the queue cannot be written (full disk, read-only), 1 when a capture
+ * needs a person (refused, registration unknown), 3 when one is
  * queued but not registered yet (the service cannot be reached, or asked to wait: issue 17 #6), else 0.
  */
 export async function addFiles(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<number> {
@@ -90,7 +91,8 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
   const { queued, refused, warnings } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
   const states = new Set(captures.map((c) => c.state));
-  const exitCode = ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never)) ? 1 : states.has('queued') ? 3 : 0;
+  // 2: the queue cannot be written (full disk, read-only): registering stopped at once (issue 17 #1).
+  const exitCode = s.uploader.engine.fatal ? 2 : ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never)) ? 1 : states.has('queued') ? 3 : 0;
   if (json) {
     process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName) })), refused, warnings })}\n`);
     return exitCode;

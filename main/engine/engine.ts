@@ -88,6 +88,10 @@ export class UploadEngine {
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
     }
+    if (recovered.requeuedRegistrations > 0) {
+      // Claimed but never sent (the app stopped while signing in): nothing to decide (issue 17 #11).
+      this.ctx.log.info(`${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`);
+    }
   }
 
   /** The gateway client the engine uses. */
@@ -174,6 +178,7 @@ export class UploadEngine {
     this.ctx.log.warn(fault.message);
     this.emit({ type: 'fatal', message: fault.message });
     void this.scheduler.stop();
+    void this.registrar.stop(); // nothing more is claimed or sent once the queue cannot record it (issue 17 #1)
     return true;
   }
 
@@ -209,7 +214,7 @@ export class UploadEngine {
   /** Registers the due queued captures now (joining a registration already running); resolves when none is left. */
   async registerQueued(): Promise<void> {
     this.registrar.restart();
-    if (this.blockedBy === null) await this.registrar.registerDue();
+    if (this.blockedBy === null && this.fatalError === null) await this.registrar.registerDue();
     this.scheduler.wake();
   }
 

@@ -14,6 +14,11 @@ describe('registrationOutcome (add-capture is not idempotent)', () => {
     expect(registrationOutcome(err)).toMatchObject({ state: 'queued', message: expect.stringMatching(/^Not registered yet: /) });
   });
 
+  it('429 and 503 carry the wait their Retry-After asked for (RFC 6585, RFC 9110: not processed)', () => {
+    expect(registrationOutcome(new HttpStatusError('Too many requests', 429, req, undefined, 30_000))).toMatchObject({ state: 'queued', retryAfterMs: 30_000 });
+    expect(registrationOutcome(new HttpStatusError('Service Unavailable', 503, req, undefined, 5_000))).toMatchObject({ state: 'queued', retryAfterMs: 5_000 });
+  });
+
   it('a 422 is the service refusing the capture, with its message', () => {
     const outcome = registrationOutcome(new HttpStatusError('Only INSV, MP4, and CSV files are allowed', 422, req));
     expect(outcome).toEqual({
@@ -26,6 +31,8 @@ describe('registrationOutcome (add-capture is not idempotent)', () => {
     ['a reset after sending', new NetworkError('No answer from the service: ECONNRESET', req, 'ECONNRESET')],
     ['a timeout', new NetworkError('No answer from the service: ETIMEDOUT', req, 'ETIMEDOUT')],
     ['a gateway timeout', new HttpStatusError('Gateway Timeout', 504, req)],
+    ['500 (issue 17 #2: a server may fail after it acted)', new HttpStatusError('Internal Server Error', 500, req)],
+    ['502 (a proxy in front may lose the answer after the service acted)', new HttpStatusError('Bad Gateway', 502, req, undefined, 1000)],
   ])('%s: the service may have it, so a person decides', (_, err) => {
     expect(registrationOutcome(err)).toMatchObject({ state: 'registration_unknown', message: expect.stringMatching(/may or may not have this capture/) });
   });

@@ -1,33 +1,45 @@
 import { HttpStatusError, NetworkError, RequestNotSentError, isUnreachable, reasonOf } from '../api/errors.js';
+import type { QueuedCapture } from '../queue/queue.js';
 
 // Network failures that mean the request never left this machine.
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+// Answers that say the request was not processed (RFC 6585 §4: 429; RFC 9110 §15.6.4: 503), so
+// sending it again cannot register the capture twice.
+const NOT_PROCESSED = new Set([429, 503]);
 
 /** What becomes of a capture whose add-capture (§4.4) failed. */
 export interface RegistrationOutcome {
   /** `queued`: not registered, sent again at its scheduled time; `rejected`: refused; `registration_unknown`: a person decides. */
   state: 'queued' | 'rejected' | 'registration_unknown';
   message: string;
+  /** For `queued` after 429 or 503: the wait the answer's Retry-After asked for (ms), when it had one. */
+  retryAfterMs?: number;
 }
 
 /**
- * Decides a failed registration. add-capture is not idempotent, so the one question is whether
+ * Decides a failed registration (capture-upload-interface.md §4.4, §7). add-capture is not
+ * idempotent and the interface has no way to look a capture up, so the one question is whether
  * the service may have registered the capture:
- * - not sent (sign-in failed first, connection refused, name not resolved) or answered 500, 502,
- *   503 or 429: not registered, so it stays `queued` and is sent again on the retry schedule;
- * - any other 4xx: refused, `rejected` with the service's message (§7);
- * - anything else (timeout, reset, lost reply, 504, cancelled after sending): the service may have
- *   it, so a person decides (`registration_unknown`), and it is never sent twice silently.
+ * - not sent (signing in failed first, connection refused, name not resolved, nothing the service
+ *   understood was sent) or answered 429 or 503 (not processed): not registered, so it stays
+ *   `queued` and is sent again on the retry schedule, or at the time Retry-After asks;
+ * - any other 4xx but 408: refused, `rejected` with the service's message (§7);
+ * - anything else (500, 502, 504, 408, a timeout, a reset or lost reply after the body was sent, an
+ *   unreadable 200, cancelled after sending): the service may have it, so a person decides
+ *   (`registration_unknown`), and it is never sent again without a person's word (issue 17 #2).
  * (Refusals of the queue's credentials are decided before this, by `credentialsRefusal`.)
  */
 export function registrationOutcome(err: unknown): RegistrationOutcome {
   const reason = reasonOf(err);
-  const notRegistered =
+  const notSent =
     err instanceof RequestNotSentError ||
     isUnreachable(err) || // nothing the service understood was sent (issue 17 #6)
-    (err instanceof NetworkError && NOT_SENT.has(err.code ?? '')) ||
-    (err instanceof HttpStatusError && [429, 500, 502, 503].includes(err.status));
-  if (notRegistered) return { state: 'queued', message: `Not registered yet: ${reason}` };
+    (err instanceof NetworkError && NOT_SENT.has(err.code ?? ''));
+  if (notSent) return { state: 'queued', message: `Not registered yet: ${reason}` };
+  if (err instanceof HttpStatusError && NOT_PROCESSED.has(err.status)) {
+    return { state: 'queued', message: `Not registered yet: ${reason}`, retryAfterMs: err.retryAfterMs };
+  }
   if (err instanceof HttpStatusError && err.status >= 400 && err.status < 500 && err.status !== 408) {
     return { state: 'rejected', message: `The service refused this capture: ${err.message}. Correct the capture and register it again.` };
   }
@@ -35,4 +47,25 @@ export function registrationOutcome(err: unknown): RegistrationOutcome {
     state: 'registration_unknown',
     message: `No clear answer to the registration (${reason}); the service may or may not have this capture. Register it again, or drop it if it already appears on the platform.`,
   };
+}
+
+/**
+ * The one notice for every capture whose registration became unknown in one round (issue 17 #2):
+ * what happened, what to look for on the platform (project, structure, capture time, file names),
+ * and the two choices, register again or forget it here. `err` is the first such failure.
+ */
+export function unknownRegistrationsNotice(captures: readonly QueuedCapture[], err: unknown): string {
+  const what =
+    err instanceof HttpStatusError
+      ? `the service answered ${err.status} (${err.message})`
+      : `no clear answer came (${reasonOf(err)})`;
+  const list = captures
+    .map((c) => `capture ${c.id} "${c.label}" (structure ${c.structure}, taken ${c.request.captureDateTime}, files ${c.request.files.map((f) => f.fileName).join(', ')})`)
+    .join('; ');
+  return (
+    `${captures.length} capture(s) may have been registered although ${what} after add-capture was sent; ` +
+    `nothing more is sent for them until you decide. On the platform, look in project ${captures[0]?.project ?? ''} for each one's structure, capture time and files: ` +
+    `if it is not there, register it again (Register again; capture-uploader resolve CAPTURE --register-again); ` +
+    `if it is there, forget it here (It is on the platform: drop it; capture-uploader resolve CAPTURE --drop). ${list}.`
+  );
 }

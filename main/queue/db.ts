@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, renameSync, statSync, statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Migration } from './migrations.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 
@@ -94,10 +95,14 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
 
 export { LATEST_VERSION };
 
+/** Free space asked for on a full disk at the least (bytes): room for the queue to commit and checkpoint again. */
+export const QUEUE_HEADROOM_BYTES = 64 * 1024 * 1024;
+
 /**
  * The queue database cannot be written or read any more: the disk is full, the file is read-only
  * or was deleted, or the disk failed. Nothing queued is lost by this (SQLite rolls back the
- * transaction that failed); `message` names the file and the fix. Never a network error.
+ * transaction that failed); `message` names the file (or, for a full disk, its folder and the
+ * free space needed) and the fix. Never a network error.
  */
 export class QueueStorageError extends Error {
   override readonly name = 'QueueStorageError';
@@ -106,7 +111,35 @@ export class QueueStorageError extends Error {
     readonly code: string,
     options?: { cause?: unknown },
   ) {
-    super(`The upload queue ${file} cannot be written (${code}): ${QueueStorageError.advice(code)}`, options);
+    super(
+      code.startsWith('SQLITE_FULL') ? QueueStorageError.diskFull(file) : `The upload queue ${file} cannot be written (${code}): ${QueueStorageError.advice(code)}`,
+      options,
+    );
+  }
+
+  /**
+   * The one sentence for a full disk (issue 17 #1): the queue's folder, what is free there now,
+   * and how much to free: the queue and its write-ahead log again (a checkpoint copies the log
+   * into the file), at least QUEUE_HEADROOM_BYTES; in MB (10^6 bytes), rounded up.
+   */
+  static diskFull(file: string): string {
+    const folder = dirname(file);
+    let free = 'no space';
+    try {
+      const fs = statfsSync(folder);
+      free = `${mb(fs.bavail * fs.bsize)} MB`;
+    } catch {
+      free = 'unknown space';
+    }
+    const size = (suffix: string) => {
+      try {
+        return statSync(file + suffix).size;
+      } catch {
+        return 0;
+      }
+    };
+    const need = Math.max(QUEUE_HEADROOM_BYTES, size('') + size('-wal'));
+    return `The disk holding the upload queue's folder ${folder} is full (${free} free): free at least ${mb(need)} MB there, then run again; nothing queued was lost.`;
   }
 
   /** What to do, by SQLite's error code (or `DELETED` when the file went away). */
@@ -116,9 +149,13 @@ export class QueueStorageError extends Error {
       return 'it or its folder is read-only for this user. Give write permission, or choose another data folder (--data-dir); nothing in it was changed.';
     }
     if (code === 'DELETED') return 'it was deleted or replaced while in use. Uploads stopped; run again to start a new queue, and add the files again.';
-    return 'the disk failed to read or write it. Check the disk, then run again.';
+    // SQLite reports ENOSPC as SQLITE_FULL, but a write refused otherwise (a quota, a file-size
+    // limit, a failing card) as an I/O error: free space is worth checking as well.
+    return 'the disk failed to read or write it, or refused to let it grow (a quota, a file-size limit). Check the disk and its free space, then run again; nothing queued was lost.';
   }
 }
+
+const mb = (bytes: number) => Math.ceil(bytes / 1e6);
 
 /** The QueueStorageError an error of the queue database amounts to, or undefined for any other error. */
 export function queueStorageError(file: string, err: unknown): QueueStorageError | undefined {

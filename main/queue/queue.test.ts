@@ -119,6 +119,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     after.forEach((rows, t) => rows.forEach((row, i) => expect(row).toMatchObject(before[t]![i]!)));
     expect(after[0]!.map((c) => [c.attempts, c.next_attempt_at])).toEqual([[0, null], [0, null]]);
     expect(after[1]!.map((f) => [f.attempts, f.next_attempt_at, f.transient])).toEqual([[0, null, 0]]);
+    migrate(db, ':memory:', MIGRATIONS); // today's queue code writes later versions' columns
     const q = new UploadQueue(db);
     expect(q.file(1)).toMatchObject({ state: 'failed', attempts: 0, nextAttemptAt: null, transient: false });
     expect(q.claimDueCapture(Date.now())).toMatchObject({ id: 2, state: 'registering' });
@@ -173,6 +174,28 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     q.clearPart(1, 1);
     expect(q.file(1)).toMatchObject({ storedBytes: 12_000_000 - 5_242_880, storedParts: 2 });
     expect(q.totals()).toMatchObject({ files: 1, paused: 1, bytesTotal: 12_000_000, bytesStored: 12_000_000 - 5_242_880, bytesOfMoving: 0, captures: 1, capturesNeedYou: 0 });
+  });
+  it('6: a capture left registering by an earlier version may have been sent: it stays for a person; the others are unchanged', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 5);
+    const at = '2026-11-20T10:00:00.000Z';
+    const capture = db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, ?, ?, 'p1', 's1', '{}', ?, ?)`);
+    capture.run(1, 'registering', 'caught', at, at);
+    capture.run(2, 'queued', 'waiting', at, at);
+    capture.run(3, 'registered', 'done', at, at);
+    const before = db.prepare('SELECT * FROM captures ORDER BY id').all() as Record<string, unknown>[];
+    migrate(db, ':memory:', MIGRATIONS, 6);
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    const after = db.prepare('SELECT * FROM captures ORDER BY id').all() as Record<string, unknown>[];
+    expect(after).toEqual([
+      { ...before[0], sent_at: at },
+      { ...before[1], sent_at: null },
+      { ...before[2], sent_at: null },
+    ]);
+    const q = new UploadQueue(db);
+    expect(q.recoverInterrupted()).toMatchObject({ unknownRegistrations: 1, requeuedRegistrations: 0 });
+    expect(q.captures().map((c) => c.state)).toEqual(['registration_unknown', 'queued', 'registered']);
   });
 });
 
@@ -231,20 +254,42 @@ describe('queue rows', () => {
     db.close();
   });
 
-  it('after a crash, flags a capture caught registering and resumes uploading files', () => {
+  it('after a crash, flags a capture whose add-capture was marked sent, and queues again one only claimed (issue 17 #11)', () => {
     const file = dbFile();
     const first = openQueueDatabase(file).db;
     const q1 = new UploadQueue(first);
-    const a = q1.enqueueCapture('a', request, files);
-    q1.setCaptureState(a, 'registering');
+    const sent = q1.enqueueCapture('sent', request, files);
+    const claimedOnly = q1.enqueueCapture('claimed', request, files);
+    expect(q1.claimDueCapture(Date.now())).toMatchObject({ id: sent, state: 'registering', sentAt: null });
+    q1.markCaptureSent(sent);
+    expect(q1.capture(sent)!.sentAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(q1.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, state: 'registering', sentAt: null });
     first.close();
 
     const q2 = new UploadQueue(openQueueDatabase(file).db);
-    expect(q2.recoverInterrupted()).toEqual({ unknownRegistrations: 1, resumedFiles: 0 });
-    const c = q2.capture(a)!;
+    expect(q2.recoverInterrupted()).toEqual({ unknownRegistrations: 1, requeuedRegistrations: 1, resumedFiles: 0 });
+    const c = q2.capture(sent)!;
     expect(c.state).toBe('registration_unknown');
     expect(c.error).toMatch(/may or may not have it/);
+    expect(q2.capture(claimedOnly)).toMatchObject({ state: 'queued', sentAt: null, nextAttemptAt: null });
+    // Claimed again from the start: the sent mark of an earlier try does not carry over.
+    expect(q2.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, sentAt: null });
+    expect(() => q2.markCaptureSent(sent)).toThrow(/no longer being registered/);
     q2.db.close();
+  });
+
+  it('hands back a claimed capture only once its commit succeeded (issue 17 #1)', () => {
+    const db = openQueueDatabase(dbFile()).db;
+    const q = new UploadQueue(db);
+    const id = q.enqueueCapture('a', request, files);
+    // A commit that fails after the UPDATE ran, as a full disk does when the WAL cannot grow: a
+    // deferred foreign key check is the one failure SQLite gives at COMMIT on any disk.
+    db.pragma('defer_foreign_keys = ON');
+    db.exec('CREATE TABLE blocker (capture INTEGER REFERENCES captures (id) DEFERRABLE INITIALLY DEFERRED)');
+    db.exec(`CREATE TRIGGER claim_fails_at_commit AFTER UPDATE OF state ON captures WHEN NEW.state = 'registering' BEGIN INSERT INTO blocker VALUES (-1); END`);
+    expect(() => q.claimDueCapture(Date.now())).toThrow(/FOREIGN KEY/);
+    expect(q.capture(id)!.state).toBe('queued');
+    db.close();
   });
 
   it('keeps committed rows across a reopen (WAL checkpointed or not)', () => {

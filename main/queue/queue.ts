@@ -109,18 +109,20 @@ export class UploadQueue {
   }
 
   /**
-   * After a restart: a capture left `registering` may or may not be registered, so it becomes
-   * `registration_unknown` for a person to decide; files left `uploading` go back to `pending`.
-   * Returns how many of each were found.
+   * After a restart: a capture left `registering` whose add-capture was committed as sent may or
+   * may not be registered, so it becomes `registration_unknown` for a person to decide; one only
+   * claimed (the app stopped while signing in, nothing sent) goes back to `queued`, due at once.
+   * Files left `uploading` go back to `pending`. Returns how many of each were found.
    */
-  recoverInterrupted(): { unknownRegistrations: number; resumedFiles: number } {
+  recoverInterrupted(): { unknownRegistrations: number; requeuedRegistrations: number; resumedFiles: number } {
     return this.db.transaction(() => {
-      const a = this.sql(`UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering'`).run(
+      const a = this.sql(`UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering' AND sent_at IS NOT NULL`).run(
         now(),
         'The app stopped while registering this capture; the service may or may not have it. Register it again, or drop it if it already appears on the platform.',
       );
+      const q = this.sql(`UPDATE captures SET state = 'queued', sent_at = NULL, next_attempt_at = NULL, updated_at = ? WHERE state = 'registering' AND sent_at IS NULL`).run(now());
       const b = this.sql(`UPDATE files SET state = 'pending' WHERE state = 'uploading'`).run();
-      return { unknownRegistrations: a.changes, resumedFiles: b.changes };
+      return { unknownRegistrations: a.changes, requeuedRegistrations: q.changes, resumedFiles: b.changes };
     })();
   }
 
@@ -212,18 +214,38 @@ export class UploadQueue {
 
   /**
    * Claims the oldest `queued` capture that is due (no retry time, or one at or before `at`, ms)
-   * by moving it to `registering` in one statement, so no two callers ever send the same capture
-   * (§4.4 add-capture is not idempotent). Returns it, or undefined when none is due.
+   * by moving it to `registering` (not yet sent) in one statement, so no two callers ever send the
+   * same capture (§4.4 add-capture is not idempotent). Returns it, or undefined when none is due.
+   *
+   * The row is handed back only once its commit succeeded: the UPDATE runs to completion inside
+   * an explicit transaction, whose COMMIT throws on failure. (Read with `.get()` in autocommit, the
+   * commit happens when the statement is reset and its error is lost: on a full disk the same
+   * row, never claimed, came back again and again: issue 17 #1.)
+   * Throws SqliteError (SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR...) when it cannot be written.
    */
   claimDueCapture(at: number): QueuedCapture | undefined {
-    const r = this.sql(
-        `UPDATE captures SET state = 'registering', updated_at = ?
-         WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT 1)
-           AND state = 'queued'
-         RETURNING *`,
-      )
-      .get(now(), at) as CaptureRowRaw | undefined;
-    return r && toCapture(r);
+    const rows = this.db.transaction(
+      () =>
+        this.sql(
+            `UPDATE captures SET state = 'registering', sent_at = NULL, updated_at = ?
+             WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT 1)
+               AND state = 'queued'
+             RETURNING *`,
+          )
+          .all(now(), at) as CaptureRowRaw[],
+    )();
+    return rows[0] && toCapture(rows[0]);
+  }
+
+  /**
+   * Records, durably, that the add-capture request (§4.4) of a claimed capture is about to leave:
+   * from this commit on a restart treats it as possibly registered. Called after signing in and
+   * just before the body is sent. Throws SqliteError when it cannot be written (then nothing may
+   * be sent), and Error when the capture is no longer `registering` (a person dropped it meanwhile).
+   */
+  markCaptureSent(id: number): void {
+    const r = this.sql(`UPDATE captures SET sent_at = ?, updated_at = ? WHERE id = ? AND state = 'registering'`).run(now(), now(), id);
+    if (r.changes !== 1) throw new Error(`Capture ${id} is no longer being registered`);
   }
 
   /**

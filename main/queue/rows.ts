@@ -5,10 +5,11 @@ import type { CaptureRequest } from '../api/gateway.js';
 
 /**
  * Capture states in the queue:
- * `queued` (written, not yet sent) → `registering` (add-capture sent, §4.4) → `registered`
- * (manifest stored) → `completed`; or `rejected` (the service refused it, with its message),
- * `registration_unknown` (the app stopped after sending add-capture and before storing the answer:
- * a person decides, since registering again could create a duplicate), `failed`.
+ * `queued` (written, not yet sent) → `registering` (claimed; `sentAt` set once add-capture is on
+ * its way, §4.4) → `registered` (manifest stored) → `completed`; or `rejected` (the service refused
+ * it, with its message), `registration_unknown` (add-capture was sent and no clear answer was
+ * stored: the app stopped, or the service answered 500/502/504, timed out or reset after the body
+ * was sent; a person decides, since registering again could create a duplicate), `failed`.
  */
 export type CaptureState = 'queued' | 'registering' | 'registration_unknown' | 'registered' | 'completed' | 'failed' | 'rejected';
 
@@ -34,6 +35,11 @@ export interface QueuedCapture {
   attempts: number;
   /** When a registration that failed for a passing reason is sent again (ms since epoch), or null. */
   nextAttemptAt: number | null;
+  /**
+   * While `registering`: when the add-capture request was committed as sent (ISO 8601), or null
+   * when the capture is only claimed (signing in, nothing sent yet). Meaningless in other states.
+   */
+  sentAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -113,6 +119,7 @@ export interface CaptureRowRaw {
   error: string | null;
   attempts: number;
   next_attempt_at: number | null;
+  sent_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -158,6 +165,7 @@ export const toCapture = (r: CaptureRowRaw): QueuedCapture => ({
   error: r.error,
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
+  sentAt: r.sent_at ?? null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

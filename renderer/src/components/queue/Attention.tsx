@@ -8,7 +8,7 @@ import { captureNeedsYou } from './rows.js';
 /** What a capture that needs a person waits for, in plain words; the service's own message is one click away. */
 const ATTENTION_SUMMARY: Partial<Record<QueueCapture['state'], string>> = {
   rejected: 'Refused by the service. Correct it and register it again, or remove it.',
-  registration_unknown: 'It is not known whether it was registered (the app stopped while sending it). Register it again, or drop it if it is on the platform.',
+  registration_unknown: 'It is not known whether it was registered (it was sent, and no clear answer came back). Register it again, or drop it if it is on the platform.',
 };
 
 /** The service's message out of the engine's sentence ("The service refused this capture: <message>. Correct …"). */

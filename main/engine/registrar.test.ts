@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import type { Uploader } from '../uploader.js';
+import { openUploader } from '../uploader.js';
+import type { EngineEvent } from './engine.js';
+
+// add-capture (capture-upload-interface.md §4.4) is not idempotent: these tests count the
+// captures the service holds per recording, whatever the queue's disk or the service's answers do.
+
+let svc: TestService;
+let work: string;
+const open: Uploader[] = [];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'registrar-test-'));
+});
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+  await svc.admin('DELETE', '/faults');
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function uploader(name: string): Uploader {
+  const { info } = svc;
+  const u = openUploader({
+    dataDir: join(work, name),
+    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    partRetry: recommendedRetryPolicy(20, 20),
+    apiRetry: recommendedRetryPolicy(20, 20),
+  });
+  open.push(u);
+  return u;
+}
+
+/**
+ * `n` recordings named after `name`, one capture each: 2 GiB, sparse but for random first bytes,
+ * so that registering one writes hundreds of part rows (nothing here uploads them).
+ */
+function recordings(name: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const path = join(work, `${name}-${i + 1}.mp4`);
+    writeFileSync(path, randomBytes(4096));
+    truncateSync(path, 2 * 1024 ** 3);
+    return path;
+  });
+}
+
+const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+/** The captures the service holds whose request names a file starting with `name`. */
+const atService = (name: string) => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`${name}-`));
+const warnings = (u: Uploader): string[] => {
+  const seen: string[] = [];
+  u.engine.on((e: EngineEvent) => e.type === 'warning' && seen.push(e.message));
+  return seen;
+};
+
+describe('a full disk while registering (issue 17 #1)', () => {
+  it('stops registering at once with one sentence naming the folder and the space needed: one capture at the service, not one per recording', async () => {
+    const u = uploader('full-disk');
+    const paths = recordings('fulldisk', 3);
+    await u.enqueue(paths, { structure: svc.info.structures[0]!, type: 'interior' });
+    // The queue's file may not grow any more (it has no free pages): saving the first
+    // registration's 410 part rows fails with SQLITE_FULL, as on a disk that filled up.
+    const { db } = u.queue;
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+
+    const summary = await u.engine.drain();
+
+    expect(atService('fulldisk')).toHaveLength(1);
+    expect(summary.fatal).toMatch(
+      new RegExp(`^The disk holding the upload queue's folder ${join(work, 'full-disk').replace(/[/\\]/g, '.')} is full \\(.+ free\\): free at least \\d+ MB there, then run again; nothing queued was lost\\.$`),
+    );
+    // The first capture's registration could not be recorded: it is not queued to be sent again.
+    expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'queued', 'queued']);
+  });
+});
+
+describe('add-capture answers that may come after the service acted (issue 17 #2)', () => {
+  it.each([500, 502, 504])('%i after acting: one capture at the service, the local one registration_unknown, one message for the batch', async (status) => {
+    const u = uploader(`after-acting-${status}`);
+    const said = warnings(u);
+    await fault({ target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'statusAfterActing', status } });
+    const { queued } = await u.add(recordings(`acted${status}`, 2), { structure: svc.info.structures[0]!, type: 'interior' });
+
+    expect(u.queue.captures().map((c) => c.state)).toEqual(['registration_unknown', 'registration_unknown']);
+    expect(atService(`acted${status}`)).toHaveLength(2); // each sent once, never again
+    const summary = await u.engine.drain();
+    expect(summary.needsAttention.map((c) => c.id)).toEqual(queued);
+    expect(atService(`acted${status}`)).toHaveLength(2);
+    const notices = said.filter((m) => /registered/.test(m));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(new RegExp(`^2 capture\\(s\\) may have been registered although the service answered ${status}`));
+    expect(notices[0]).toContain(`capture ${queued[0]} "acted${status}-1.mp4"`);
+    expect(notices[0]).toMatch(/resolve CAPTURE --register-again.*resolve CAPTURE --drop/);
+  });
+
+  it.each([
+    [429, '120', 120_000],
+    [503, new Date(Date.now() + 300_000).toUTCString(), 300_000],
+  ])('%i (not processed): queued, sent again at the time Retry-After %s asks, and got sent it once', async (status, retryAfter, waitMs) => {
+    const u = uploader(`not-processed-${status}`);
+    await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status, retryAfter } });
+    const before = Date.now();
+    await u.add(recordings(`np${status}`, 1), { structure: svc.info.structures[0]!, type: 'interior' });
+
+    const [c] = u.queue.captures();
+    expect(c!.state).toBe('queued');
+    expect(c!.nextAttemptAt! - before).toBeGreaterThan(waitMs - 2000);
+    expect(c!.nextAttemptAt! - before).toBeLessThan(waitMs + 2000);
+    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules;
+    expect(rules[0]!.seen).toBe(1); // no retry inside the client
+    expect(atService(`np${status}`)).toHaveLength(0);
+  });
+});
