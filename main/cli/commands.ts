@@ -90,14 +90,18 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
   const { queued, refused, warnings } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
   const states = new Set(captures.map((c) => c.state));
+  const replaced = queued.length ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy)) : [];
   const exitCode = ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never)) ? 1 : states.has('queued') ? 3 : 0;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName) })), refused, warnings })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName), replaces: replaced.filter((r) => r.replacedBy === c.id).map((r) => ({ file: r.id, capture: r.captureRow })) })), refused, warnings })}\n`);
     return exitCode;
   }
   for (const c of captures) {
-    process.stdout.write(`queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${c.error}` : ''}\n`);
+    process.stdout.write(`queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${printable(c.error)}` : ''}\n`);
     for (const f of s.uploader.queue.filesOf(c.id)) process.stdout.write(`    ${printable(f.fileName)}\n`);
+    for (const f of replaced.filter((r) => r.replacedBy === c.id)) {
+      process.stdout.write(`    replaces file ${f.id} of capture ${f.captureRow} (${printable(f.fileName)}), which changed on disk: that capture is now shown as replaced\n`);
+    }
   }
   for (const r of refused) process.stdout.write(`not queued: ${printable(r.path)}: ${r.reason}\n`);
   for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${w.reason}\n`);

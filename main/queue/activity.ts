@@ -5,7 +5,8 @@ import { statementCache } from './statements.js';
  * What happened, in the words the activity log uses. A capture: `queued`, `registered`,
  * `registration-retry` (not registered yet; sent again at the scheduled time), `rejected`,
  * `registration-unknown`, `capture-completed`, `removed`. A file: `started`, `retry-scheduled`,
- * `completed`, `failed`, `paused`, `resumed`, `cancelled`, `removed`. The queue: `blocked`,
+ * `completed`, `failed`, `paused`, `resumed`, `cancelled`, `removed`, `replaced` (its recording
+ * changed on disk and was added again as a new capture). The queue: `blocked`,
  * `unblocked`.
  */
 export type ActivityKind =
@@ -23,6 +24,7 @@ export type ActivityKind =
   | 'resumed'
   | 'cancelled'
   | 'removed'
+  | 'replaced'
   | 'blocked'
   | 'unblocked';
 
