@@ -120,6 +120,12 @@ describe('ids that are not in the queue', () => {
     expect([word.code, word.stderr]).toEqual([2, expect.stringMatching(/file "abc" is not a number/)]);
     const resolve = await cli(dataDir, ['resolve', '42', '--drop']);
     expect([resolve.code, resolve.stderr]).toEqual([2, expect.stringMatching(/There is no capture 42 in the queue/)]);
+    // An unknown id among known ones changes nothing.
+    const remove = await cli(dataDir, ['remove', 'file', '1', '99']);
+    expect([remove.code, remove.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue .*nothing was removed/)]);
+    const cancel = await cli(dataDir, ['cancel', '1', '99']);
+    expect([cancel.code, cancel.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue .*nothing was cancelled/)]);
+    expect((await cli(dataDir, ['status'])).stdout).toMatch(/file 1 {2}pending/);
   });
 });
 

@@ -104,10 +104,11 @@ program
   .addHelpText(
     'after',
     `
-Exit status:
+Exit status (the same for every command; see the README):
   0    every file in the queue completed
   1    a file failed or a capture needs a person (refused, registration unknown), or files are paused or cancelled
-  2    bad arguments or settings, or a local fault (nothing more was sent)
+  2    usage errors, bad settings, or a local fault (full disk, read-only or damaged queue: a damaged
+       queue is moved aside and named, with how many captures it held); nothing more was sent
   3    work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
        registered (run drain again, or drain --wait), or the service refuses the credentials
   130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
@@ -173,9 +174,13 @@ program
   .argument('<ids...>', 'capture or file numbers shown by status')
   .action((kind: 'capture' | 'file', ids: string[]) =>
     withSession(async (_c, s) => {
-      for (const id of ids.map(rowId(kind))) {
+      const rows = ids.map(rowId(kind));
+      // Every id is checked before any is removed: an unknown one changes nothing.
+      for (const id of rows) {
         const row = kind === 'capture' ? s.uploader.queue.capture(id) : s.uploader.queue.file(id);
-        if (!row) throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status)`);
+        if (!row) throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status); nothing was removed.`);
+      }
+      for (const id of rows) {
         if (kind === 'capture') await s.uploader.engine.removeCapture(id);
         else await s.uploader.engine.removeFile(id);
         process.stdout.write(`removed ${kind} ${id} from this computer's queue; nothing changed at the platform\n`);
@@ -189,10 +194,10 @@ program
   .argument('<fileIds...>')
   .action((ids: string[]) =>
     withSession(async (_c, s) => {
-      for (const id of ids.map(rowId('file'))) {
-        if (!s.uploader.queue.file(id)) throw new Error(`There is no file ${id} in the queue (see capture-uploader status)`);
-        s.uploader.engine.cancel(id);
-      }
+      const files = ids.map(rowId('file'));
+      const unknown = files.find((id) => !s.uploader.queue.file(id));
+      if (unknown !== undefined) throw new Error(`There is no file ${unknown} in the queue (see capture-uploader status); nothing was cancelled.`);
+      for (const id of files) s.uploader.engine.cancel(id);
     }),
   );
 
