@@ -142,7 +142,8 @@ program
   .argument('[fileIds...]')
   .action((ids: string[]) =>
     withSession(async (c, s) => {
-      const files = ids.length ? c.retryable(s.uploader.queue, ids.map(rowId('file'))) : s.uploader.queue.files(['failed', 'cancelled']).map((f) => f.id);
+      // With no ids: every failed or cancelled file that has an upload to resume (engine.resume skips the others).
+      const files = ids.length ? c.retryable(s.uploader.queue, ids.map(rowId('file'))) : s.uploader.queue.files(['failed', 'cancelled']).filter((f) => f.uploadId).map((f) => f.id);
       for (const id of files) s.uploader.engine.resume(id);
       process.stdout.write(`${files.length} file(s) queued again\n`);
     }),
