@@ -1,7 +1,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, linkSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -87,6 +87,29 @@ describe('a file changed while it uploads', () => {
     expect(done.cancelled).toEqual([]);
     expect(u.queue.activity.list().some((a) => a.kind === 'replaced' && a.fileId === file!.id)).toBe(true);
     const upload = svc.store.state.uploads[done.completed[0]!.uploadId!]!;
+    const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+    expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(path)));
+  });
+});
+
+describe('a file whose bytes did not change', () => {
+  it('a chmod and back and a hard link made while it uploads: it completes, byte-identical (issue 17 #14)', async () => {
+    const path = join(work, 'walk-chmod.mp4');
+    writeFileSync(path, randomBytes(12 * MiB));
+    const u = uploader('chmod', 2 * MiB);
+    await u.add([path], { structure: structure(), type: 'interior' });
+    const [file] = u.queue.files(['pending']);
+    const draining = u.engine.drain();
+    await vi.waitFor(() => expect(u.queue.parts(file!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
+    const ctimeBefore = statSync(path, { bigint: true }).ctimeNs;
+    chmodSync(path, 0o600);
+    chmodSync(path, 0o644);
+    linkSync(path, join(work, 'walk-chmod-link.mp4'));
+    expect(statSync(path, { bigint: true }).ctimeNs).not.toBe(ctimeBefore);
+    const summary = await draining;
+    expect(summary.failed).toEqual([]);
+    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+    const upload = svc.store.state.uploads[summary.completed[0]!.uploadId!]!;
     const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
     expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(path)));
   });
