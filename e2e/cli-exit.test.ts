@@ -248,9 +248,11 @@ describe('a folder that cannot be read', () => {
     writeFileSync(join(bad, 'VID_20261123_090000_00_001.insv'), randomBytes(3000));
     chmodSync(join(good, 'VID_20261123_080000_00_001.insv'), 0o644);
     chmodSync(bad, 0o000);
+    mkdirSync(join(good, 'MISC'), { mode: 0o000 });
     const res = await add(dataDir, [bad, good], { uid: NOBODY, gid: NOBODY });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`not queued: ${bad}: A folder that cannot be read (EACCES)`);
+    expect(res.stdout).toContain(`not queued: ${join(good, 'MISC')}: A sub-folder that cannot be read (EACCES)`);
     expect(res.stdout).toMatch(/queued capture 1 .*\n {4}VID_20261123_080000_00_001\.insv/);
     expect(existsSync(join(dataDir, 'queue.db'))).toBe(true);
   });
