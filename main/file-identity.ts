@@ -47,18 +47,40 @@ export async function contentFingerprint(path: string, size: number): Promise<st
   return hash.digest('hex');
 }
 
+/** What the queue holds about a file: size (bytes), mtime (ms) and, from migration 4 on, its identity. */
+export type QueuedFacts = { size: number; mtimeMs: number } & Partial<FileIdentity>;
+
 /**
- * How the file on disk differs from what was queued, or undefined when it is the same: another
- * file at that path (device or inode), another size, modification time or status-change time (an
- * in-place write with its mtime set back still changes the ctime). Fields the queue does not hold
- * (rows from before migration 4) are not compared.
+ * How the file's bytes may differ from what was queued, or undefined when they are the same.
+ * Only what says the bytes changed counts (issue 17 #14): the size, the modification time, and the
+ * fingerprint of the first and last MiB. Device, inode and status-change time are only a hint: a
+ * chmod and back, a hard link, or the card mounted again under another device number change them,
+ * not the bytes. So when they all still match, the bytes were not touched and nothing is read;
+ * when one moved, the fingerprint is read again (2 MiB, read-only) and decides.
+ *
+ * A row queued before fingerprints were kept (migration 4) has none: for it the size and the
+ * modification time decide alone. A change in the middle of a file with its modification time
+ * put back is not seen (it would take reading the whole file).
+ * Throws the ErrnoException of reading the file for its fingerprint.
  */
-export function identityDifference(now: FileFacts, queued: { size: number; mtimeMs: number } & Partial<FileIdentity>): string | undefined {
-  if (queued.dev && queued.ino && (now.dev !== queued.dev || now.ino !== queued.ino)) return 'it is another file now (replaced or moved)';
+export async function contentDifference(path: string, now: FileFacts, queued: QueuedFacts): Promise<string | undefined> {
   if (now.size !== queued.size) return `size ${now.size} bytes, queued with ${queued.size}`;
   if (Math.trunc(now.mtimeMs) !== Math.trunc(queued.mtimeMs)) {
     return `modified ${new Date(now.mtimeMs).toISOString()}, queued as ${new Date(queued.mtimeMs).toISOString()}`;
   }
-  if (queued.ctimeNs && now.ctimeNs !== queued.ctimeNs) return 'its content or attributes were changed, though its modification time was kept';
+  if (!queued.fingerprint) return undefined;
+  const key = `${now.dev}:${now.ino}:${now.ctimeNs}`;
+  if (queued.dev === now.dev && queued.ino === now.ino && queued.ctimeNs === now.ctimeNs) return undefined;
+  // Checked before and after every part: once a moved inode or ctime was proven harmless, it is
+  // not read again for each part (until it moves again).
+  if (verified.get(path) === `${key}:${queued.fingerprint}`) return undefined;
+  if ((await contentFingerprint(path, now.size)) !== queued.fingerprint) {
+    return 'its first or last MiB differs, though its size and modification time were kept';
+  }
+  if (verified.size > 1000) verified.clear();
+  verified.set(path, `${key}:${queued.fingerprint}`);
   return undefined;
 }
+
+// path → "dev:ino:ctimeNs:fingerprint" last proven to hold the queued bytes.
+const verified = new Map<string, string>();

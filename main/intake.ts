@@ -181,13 +181,25 @@ async function expand(paths: readonly string[], refused: RefusedPath[]): Promise
       continue;
     }
     if (found.isDirectory) {
-      const names = (await readdir(found.real)).sort();
+      let names: string[];
+      try {
+        names = (await readdir(found.real)).sort();
+      } catch (err) {
+        // One folder that cannot be listed is named with the reason; the other paths are still added (issue 17 #15).
+        refused.push({ path, reason: `A folder that ${cannotRead((err as NodeJS.ErrnoException).code ?? 'error').replace(/^Cannot/, 'cannot')}` });
+        continue;
+      }
       for (const name of names) {
         const at = join(found.real, name);
         const child = await follow(at);
         if ('reason' in child) refused.push({ path: at, reason: child.reason });
         else if (child.isFile) add(child.real, basename(child.real), child.facts, at);
-        // Sub-folders are not entered: a card's recordings sit one level deep.
+        // Sub-folders are not entered: a card's recordings sit one level deep. One that cannot
+        // even be listed is named, so a person giving a card's root learns why nothing came of it.
+        else if (child.isDirectory) {
+          const problem = await unlistable(child.real);
+          if (problem) refused.push({ path: at, reason: `A sub-folder that ${problem.replace(/^Cannot/, 'cannot')} (sub-folders are not entered; give it by itself to add what it holds)` });
+        }
       }
     } else if (found.isFile) {
       add(found.real, basename(found.real), found.facts, path);
@@ -223,6 +235,16 @@ function cannotRead(code: string): string {
   return code === 'EACCES' || code === 'EPERM'
     ? `Cannot be read (${code}): this user has no permission to read it; copy it somewhere readable.`
     : `Cannot be read (${code}): check the path and that the card or drive is still connected.`;
+}
+
+/** Lists a folder to prove it can be; answers why it cannot be listed, if it cannot. */
+async function unlistable(path: string): Promise<string | undefined> {
+  try {
+    await readdir(path);
+    return undefined;
+  } catch (err) {
+    return cannotRead((err as NodeJS.ErrnoException).code ?? 'error');
+  }
 }
 
 /** Opens the file read-only and closes it again; answers why it cannot be read, if it cannot. */

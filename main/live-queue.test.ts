@@ -48,4 +48,18 @@ describe('LiveQueue', () => {
     expect(last.files.map((f) => f.id)).not.toContain(file.id);
     expect(last.totals.bytesDone).toBe(20 * MiB);
   });
+
+  it('shows the app which capture replaced a file whose recording changed and was added again (issue 17 #14)', () => {
+    const queue = new UploadQueue(openQueueDatabase(join(work, 'replaced.db')).db);
+    const file = { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB, mtimeMs: 1, dev: '1', ino: '2', fingerprint: 'f1' };
+    const old = queue.enqueueCapture('walk.mp4', request, [file]);
+    queue.markChanged(queue.filesOf(old)[0]!.id);
+    const again = queue.enqueueCapture('walk.mp4', request, [{ ...file, mtimeMs: 2, fingerprint: 'f2' }]);
+    queue.replaceChanged(again, [file]);
+    const live = new LiveQueue(queue, () => null, () => null, () => {}, 0);
+    expect(live.view().files.map((f) => [f.captureRow, f.state, f.replacedBy])).toEqual([
+      [old, 'cancelled', again],
+      [again, 'waiting', null],
+    ]);
+  });
 });

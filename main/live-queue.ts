@@ -237,6 +237,7 @@ export class LiveQueue {
       etaSeconds: live?.etaSeconds ?? null,
       retryAt: f.state === 'pending' ? f.nextAttemptAt : null,
       attempts: f.attempts,
+      replacedBy: f.replacedBy,
     };
   }
 }

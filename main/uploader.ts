@@ -108,7 +108,11 @@ export function openUploader(opts: UploaderOptions): Uploader {
           for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
           continue;
         }
-        queued.push(queue.enqueueCapture(c.label, c.request, c.files));
+        const row = queue.enqueueCapture(c.label, c.request, c.files);
+        // A recording that changed on disk while it uploaded, added again: its old file is shown
+        // as replaced by this capture, never left to look like a second copy (issue 17 #14).
+        queue.replaceChanged(row, c.files);
+        queued.push(row);
       }
       return { queued, refused, warnings };
     },

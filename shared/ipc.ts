@@ -121,7 +121,8 @@ const captureState = z.enum(['queued', 'registering', 'registration_unknown', 'r
 /**
  * A queued file with its progress. Bytes; bytes per second; seconds. A `pending` file with a
  * `retryAt` (ms since epoch) failed for a passing reason and is tried again by itself then
- * (`attempts` so far); `error` says why.
+ * (`attempts` so far); `error` says why. A file with `replacedBy` changed on disk and its recording
+ * was added again as that capture (issue 17 #14).
  */
 export const queueFile = z.object({
   id,
@@ -138,6 +139,8 @@ export const queueFile = z.object({
   etaSeconds: z.number().nullable(),
   retryAt: z.number().nullable(),
   attempts: z.number(),
+  /** The capture row that replaced this (cancelled) file: its recording changed on disk and was added again. */
+  replacedBy: z.number().nullable().optional(),
 });
 export type QueueFile = z.infer<typeof queueFile>;
 

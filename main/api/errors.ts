@@ -89,8 +89,8 @@ export class PartIntegrityError extends Error {
 }
 
 /**
- * The file on disk is not the one that was queued (another inode, size, modification or
- * status-change time). Checked before and after every part and before complete-batch, so a file
+ * The file's bytes may differ from those queued: another size, modification time, or first or
+ * last MiB (file-identity.ts `contentDifference`; issue 17 #14). Checked before and after every part and before complete-batch, so a file
  * changed while it uploads is never finalized as a mix of old and new bytes.
  */
 export class FileChangedError extends Error {
@@ -99,7 +99,7 @@ export class FileChangedError extends Error {
     readonly path: string,
     readonly detail: string,
   ) {
-    super(`${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized; add it again as a new capture.`);
+    super(`${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized. Adding it again registers a new capture for it at the platform, and this one is then shown as replaced.`);
   }
 }
 

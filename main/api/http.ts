@@ -19,6 +19,14 @@ import { errorBody } from './schemas.js';
 /** How long making a connection, and then its TLS handshake, may take (ms) before the address counts as unreachable. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * The most of an error answer's body that is read (bytes): the interface's error JSON and S3's XML
+ * are a few hundred bytes. A larger error body stops being read there and its connection is
+ * closed, so a 300 MiB error page cannot fill memory (issue 17 #15). Success bodies are not held
+ * to it (a presign answer for thousands of parts is large).
+ */
+export const MAX_ERROR_BODY = 64 * 1024;
+
 /** Options shared by the JSON clients. Times in ms. */
 export interface JsonClientOptions {
   retry?: RetryPolicy;
@@ -60,8 +68,22 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
+  // An error answer's status, once its body grew past MAX_ERROR_BODY and reading it was stopped.
+  let tooLarge: number | undefined;
   try {
-    const res = (await abortable(client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' }), signal)) as {
+    const pending = client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' });
+    let errorStatus: number | undefined;
+    // The status as soon as the headers arrive (got's own 'response' comes after the whole body).
+    pending.on('request', (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
+      req.once('response', (res) => (errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined)),
+    );
+    pending.on('downloadProgress', (p: { transferred: number }) => {
+      if (errorStatus !== undefined && tooLarge === undefined && p.transferred > MAX_ERROR_BODY) {
+        tooLarge = errorStatus;
+        pending.cancel(); // destroys the socket: nothing more of the body is read
+      }
+    });
+    const res = (await abortable(pending, signal)) as {
       body: string;
       headers: Record<string, string | string[] | undefined>;
     };
@@ -69,6 +91,7 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
     if (isWebPage(res.headers['content-type'], body)) throw webPage(request);
   } catch (err) {
     if (signal?.aborted) throw new CancelledError();
+    if (tooLarge !== undefined) throw new HttpStatusError(`The service answered ${tooLarge} with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`, tooLarge, request);
     if (err instanceof UnreachableError) throw err;
     throw toClientError(err, request);
   }

@@ -15,6 +15,8 @@ import { formatBytes } from '../../shared/format.js';
 import { describeRegistration, describeSkipped, placementName } from '../../shared/registration.js';
 import { attachDisplay, drainExitCode, summaryLines } from './render.js';
 import { printable } from './printable.js';
+import { setAsideMessage } from './faults.js';
+import type { UploadQueue } from '../queue/queue.js';
 
 // The commands that open the queue and talk to the service. index.ts loads this module only when
 // such a command runs, so `--help` and `status` start without got, zod or the media parsers.
@@ -74,8 +76,8 @@ export async function closeSession(s: Session): Promise<void> {
 export function makeLog(json: boolean | undefined): Logger {
   // Diagnostics go to stderr so that --json output on stdout stays one JSON object per line.
   return {
-    info: (m) => !json && process.stderr.write(`${m}\n`),
-    warn: (m) => process.stderr.write(`warning: ${m}\n`),
+    info: (m) => !json && process.stderr.write(`${printable(m)}\n`),
+    warn: (m) => process.stderr.write(`warning: ${printable(m)}\n`),
   };
 }
 
@@ -91,18 +93,31 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
   const { queued, refused, warnings } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
   const states = new Set(captures.map((c) => c.state));
+  const replaced = queued.length ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy)) : [];
   // 2: the queue cannot be written (full disk, read-only): registering stopped at once (issue 17 #1).
-  const exitCode = s.uploader.engine.fatal ? 2 : ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never)) ? 1 : states.has('queued') ? 3 : 0;
+  // Nothing queued (every recording already queued, refused or not found) is not "did all it was
+  // asked": 1, with the reasons printed below (issue 17 #15).
+  const exitCode = s.uploader.engine.fatal
+    ? 2
+    : queued.length === 0 || ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never))
+      ? 1
+      : states.has('queued')
+        ? 3
+        : 0;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName) })), refused, warnings })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName), replaces: replaced.filter((r) => r.replacedBy === c.id).map((r) => ({ file: r.id, capture: r.captureRow })) })), refused, warnings })}\n`);
     return exitCode;
   }
   for (const c of captures) {
-    process.stdout.write(`queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${c.error}` : ''}\n`);
+    process.stdout.write(`queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${printable(c.error)}` : ''}\n`);
     for (const f of s.uploader.queue.filesOf(c.id)) process.stdout.write(`    ${printable(f.fileName)}\n`);
+    for (const f of replaced.filter((r) => r.replacedBy === c.id)) {
+      process.stdout.write(`    replaces file ${f.id} of capture ${f.captureRow} (${printable(f.fileName)}), which changed on disk: that capture is now shown as replaced\n`);
+    }
   }
-  for (const r of refused) process.stdout.write(`not queued: ${printable(r.path)}: ${r.reason}\n`);
-  for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${w.reason}\n`);
+  for (const r of refused) process.stdout.write(`not queued: ${printable(r.path)}: ${printable(r.reason)}\n`);
+  for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${printable(w.reason)}\n`);
+  if (queued.length === 0) process.stderr.write(refused.length ? 'Nothing was queued: see the reasons above.\n' : 'Nothing was queued: no recordings were found in what was given.\n');
   return exitCode;
 }
 
@@ -134,9 +149,9 @@ export async function previewAdd(s: Session, files: string[], o: { structure?: s
   if (queued.length) process.stdout.write(`Already in the queue, not added again: ${queued.length} capture(s)\n`);
   const reasons = new Map<string, string[]>();
   for (const r of refused) reasons.set(r.reason, [...(reasons.get(r.reason) ?? []), r.path]);
-  if (refused.length) process.stdout.write(`${describeSkipped(refused.map((r) => basename(r.path)))}:\n`);
-  for (const [reason, paths] of reasons) process.stdout.write(`  ${paths.length} × ${reason}\n`);
-  for (const w of warnings) process.stdout.write(`warning: ${printable(w.path)}: ${w.reason}\n`);
+  if (refused.length) process.stdout.write(`${printable(describeSkipped(refused.map((r) => basename(r.path))))}:\n`);
+  for (const [reason, paths] of reasons) process.stdout.write(`  ${paths.length} × ${printable(reason)}\n`);
+  for (const w of warnings) process.stdout.write(`warning: ${printable(w.path)}: ${printable(w.reason)}\n`);
   process.stdout.write('Nothing was queued or sent (--dry-run).\n');
 }
 
@@ -209,6 +224,23 @@ function onOutputClosed(fn: () => void): () => void {
   return () => process.stdout.off('error', onError);
 }
 
+/**
+ * The files `retry` was given, each checked before any is touched: there is such a file, and it is
+ * failed, cancelled, paused or waiting for a retry time. Throws Error naming the first id that is
+ * unknown or has nothing to retry (issue 17 #15: never a silent exit 0).
+ */
+export function retryable(queue: UploadQueue, ids: number[]): number[] {
+  for (const id of ids) {
+    const f = queue.file(id);
+    if (!f) throw new Error(`There is no file ${id} in the queue (see capture-uploader status); nothing was re-queued.`);
+    if (f.replacedBy !== null) throw new Error(`File ${id} was replaced by capture ${f.replacedBy} (its recording changed and was added again); nothing was re-queued.`);
+    if (!f.uploadId || !['failed', 'cancelled', 'paused', 'pending'].includes(f.state)) {
+      throw new Error(`File ${id} is ${f.state === 'waiting' ? 'waiting for its capture to be registered' : f.state}: there is nothing to retry; nothing was re-queued.`);
+    }
+  }
+  return ids;
+}
+
 /** With no files, the demo makes a dual-lens recording of its own: two lens files of random bytes. */
 export function sampleRecording(dir: string): string[] {
   mkdirSync(dir, { recursive: true });
@@ -227,6 +259,13 @@ export function sampleRecording(dir: string): string[] {
 export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<number | void>): Promise<void> {
   const s = await openSession(g, makeLog(g.json));
   try {
+    // A damaged queue was moved aside: carrying on as if nothing happened would let a script
+    // re-add files whose captures the old queue had registered (issue 17 #15), so stop with 2.
+    if (s.uploader.setAside) {
+      process.stderr.write(`capture-uploader: ${printable(setAsideMessage(s.uploader.setAside))}\n`);
+      process.exitCode = 2;
+      return;
+    }
     process.exitCode = (await fn(s)) ?? 0;
   } finally {
     await closeSession(s);

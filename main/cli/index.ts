@@ -3,9 +3,10 @@
 // drain allocates little that lives, and the default's 30 MiB of heap it never needed was a third
 // of the uploader's peak RSS (issue #11: ≤ 100 MB uploading 4 GiB). V8 reads the flag only at
 // start, hence the bin line (`env -S`: Linux coreutils, macOS, npm's Windows shims).
-import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import ms from 'ms';
 import type { DrainFlags, GlobalOptions } from './commands.js';
+import { printable } from './printable.js';
 
 // What a command needs is loaded when it runs (`commands.js`: the queue, engine, got and zod;
 // `status.js`: only the queue), so `--help` and `status` start fast with 10,000 files queued.
@@ -38,7 +39,26 @@ const program = new Command('capture-uploader')
   .option('--bandwidth <rate>', 'upload limit: 512k, 2M (KiB/s, MiB/s), 8Mbit, or a daily timetable "08:00,512k 19:00,off"; at least 8k')
   .option('--json', 'one JSON object per line instead of text')
   .option('--demo', 'start the local test service in this process and use it')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Usage errors exit 2 as the README promises (commander's own exit is 1): commander throws a
+  // CommanderError instead of exiting, and the catch at the end decides. Subcommands made after
+  // this line inherit it.
+  .exitOverride();
+
+// `status | head -1`: the reader went away. Nobody reads the rest, so stop quietly with 141, as a
+// shell's SIGPIPE would, instead of an EPIPE stack trace. `drain` listens itself (commands.ts
+// onOutputClosed) to stop the engine cleanly first; then this one leaves it to drain.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  if (process.stdout.listenerCount('error') > 1) return;
+  process.exit(141);
+});
+
+/** A queue row number given on the command line: a whole number of 1 or more. Throws Error naming it. */
+const rowId = (what: string) => (v: string) => {
+  if (!/^[1-9]\d*$/.test(v)) throw new Error(`${what} ${JSON.stringify(v)} is not a number shown by capture-uploader status`);
+  return Number(v);
+};
 
 const captureOptions = (cmd: Command) =>
   cmd
@@ -84,10 +104,11 @@ program
   .addHelpText(
     'after',
     `
-Exit status:
+Exit status (the same for every command; see the README):
   0    every file in the queue completed
   1    a file failed or a capture needs a person (refused, registration unknown), or files are paused or cancelled
-  2    bad arguments or settings, or a local fault (nothing more was sent)
+  2    usage errors, bad settings, or a local fault (full disk, read-only or damaged queue: a damaged
+       queue is moved aside and named, with how many captures it held); nothing more was sent
   3    work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
        registered (run drain again, or drain --wait), or the service refuses the credentials
   130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
@@ -120,9 +141,11 @@ program
   .description('re-queue failed or cancelled files (all when none named); they resume from the parts already stored')
   .argument('[fileIds...]')
   .action((ids: string[]) =>
-    withSession(async (_c, s) => {
-      const files = ids.length ? ids.map(Number) : s.uploader.queue.files(['failed', 'cancelled']).map((f) => f.id);
+    withSession(async (c, s) => {
+      // With no ids: every failed or cancelled file that has an upload to resume (engine.resume skips the others).
+      const files = ids.length ? c.retryable(s.uploader.queue, ids.map(rowId('file'))) : s.uploader.queue.files(['failed', 'cancelled']).filter((f) => f.uploadId).map((f) => f.id);
       for (const id of files) s.uploader.engine.resume(id);
+      process.stdout.write(`${files.length} file(s) queued again\n`);
     }),
   );
 
@@ -135,7 +158,13 @@ program
   .action((id: string, o: { registerAgain?: boolean; drop?: boolean }) =>
     withSession(async (_c, s) => {
       if (!o.registerAgain && !o.drop) throw new Error('say --register-again or --drop');
-      s.uploader.engine.resolveRegistration(Number(id), o.drop ? 'drop' : 'register-again');
+      const row = rowId('capture')(id);
+      if (!s.uploader.queue.capture(row)) throw new Error(`There is no capture ${row} in the queue (see capture-uploader status)`);
+      if (o.drop) {
+        const c = s.uploader.queue.capture(row)!;
+        if (!['registration_unknown', 'rejected', 'failed', 'queued'].includes(c.state)) throw new Error(`Capture ${row} is not waiting for a decision (it is ${c.state})`);
+        await s.uploader.engine.removeCapture(row); // awaited: the session closes next
+      } else s.uploader.engine.resolveRegistration(row, 'register-again');
     }),
   );
 
@@ -146,9 +175,13 @@ program
   .argument('<ids...>', 'capture or file numbers shown by status')
   .action((kind: 'capture' | 'file', ids: string[]) =>
     withSession(async (_c, s) => {
-      for (const id of ids.map(Number)) {
+      const rows = ids.map(rowId(kind));
+      // Every id is checked before any is removed: an unknown one changes nothing.
+      for (const id of rows) {
         const row = kind === 'capture' ? s.uploader.queue.capture(id) : s.uploader.queue.file(id);
-        if (!row) throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status)`);
+        if (!row) throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status); nothing was removed.`);
+      }
+      for (const id of rows) {
         if (kind === 'capture') await s.uploader.engine.removeCapture(id);
         else await s.uploader.engine.removeFile(id);
         process.stdout.write(`removed ${kind} ${id} from this computer's queue; nothing changed at the platform\n`);
@@ -162,10 +195,10 @@ program
   .argument('<fileIds...>')
   .action((ids: string[]) =>
     withSession(async (_c, s) => {
-      for (const id of ids.map(Number)) {
-        if (!s.uploader.queue.file(id)) throw new Error(`There is no file ${id} in the queue (see capture-uploader status)`);
-        s.uploader.engine.cancel(id);
-      }
+      const files = ids.map(rowId('file'));
+      const unknown = files.find((id) => !s.uploader.queue.file(id));
+      if (unknown !== undefined) throw new Error(`There is no file ${unknown} in the queue (see capture-uploader status); nothing was cancelled.`);
+      for (const id of files) s.uploader.engine.cancel(id);
     }),
   );
 
@@ -231,7 +264,13 @@ assets
     await r.assetList(g, o.structure, o.category);
   });
 
-program.parseAsync().catch((err: unknown) => {
-  process.stderr.write(`capture-uploader: ${(err as Error).message}\n`);
+program.parseAsync().catch(async (err: unknown) => {
+  // Commander printed its own message (and the help) already; --help and --version exit 0.
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+    return;
+  }
+  const { plainFault } = await import('./faults.js');
+  process.stderr.write(`capture-uploader: ${printable(plainFault(err, program.opts<GlobalOptions>().dataDir))}\n`);
   process.exitCode = 2;
 });

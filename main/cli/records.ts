@@ -103,7 +103,8 @@ async function run(g: RecordsFlags, fn: (s: RecordsSession) => Promise<void>): P
   }
 }
 
-const out = (line: string): void => void process.stdout.write(`${line}\n`);
+// Every line is made printable here: names and details come from the service (issue 17 #15).
+const out = (text: string): void => void process.stdout.write(`${text.split('\n').map(printable).join('\n')}\n`);
 
 /** `progress list [--date YYYY-MM-DD]`: the project's entries, by date. */
 export function progressList(g: RecordsFlags, date: string | undefined): Promise<void> {

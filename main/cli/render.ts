@@ -16,7 +16,7 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
     return on((e) => {
       const line = eventLine(e);
       if (line) out.write(line);
-      else if (e.type === 'capture' && e.error && e.state !== 'queued') out.write(`capture "${e.label}": ${e.error}\n`);
+      else if (e.type === 'capture' && e.error && e.state !== 'queued') out.write(`capture "${printable(e.label)}": ${printable(e.error)}\n`);
     });
   }
   const multi = new cliProgress.MultiBar(
@@ -47,7 +47,7 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
           bars.set(f.fileId, bar);
         }
         bar.update(f.bytesSent, {
-          name: f.fileName,
+          name: printable(f.fileName),
           done: formatBytes(f.bytesSent),
           total: formatBytes(f.bytesTotal),
           speed: formatBytes(f.bytesPerSecond),
@@ -77,9 +77,9 @@ function eventLine(e: EngineEvent): string | undefined {
   if (e.type === 'activity' && (e.entry.kind === 'retry-scheduled' || e.entry.kind === 'registration-retry')) {
     return `retrying   ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
   }
-  if (e.type === 'blocked' && e.message) return `STOPPED    ${e.message}\n`;
-  if (e.type === 'fatal') return `STOPPED    ${e.message}\n`;
-  if (e.type === 'warning') return `warning: ${e.message}\n`;
+  if (e.type === 'blocked' && e.message) return `STOPPED    ${printable(e.message)}\n`;
+  if (e.type === 'fatal') return `STOPPED    ${printable(e.message)}\n`;
+  if (e.type === 'warning') return `warning: ${printable(e.message)}\n`;
   return undefined;
 }
 
@@ -104,8 +104,8 @@ export function summaryLines(s: DrainSummary): string[] {
       (s.cancelled.length ? `, ${s.cancelled.length} cancelled` : '') +
       '.',
   ];
-  if (s.fatal) lines.push(`STOPPED ${s.fatal}`);
-  if (s.blocked) lines.push(`STOPPED ${s.blocked}`);
+  if (s.fatal) lines.push(`STOPPED ${printable(s.fatal)}`);
+  if (s.blocked) lines.push(`STOPPED ${printable(s.blocked)}`);
   for (const f of s.failed) lines.push(`FAILED ${printable(f.fileName)} (file ${f.id}): ${printable(f.error ?? '')}`);
   for (const f of s.waiting) {
     const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'not sent yet';

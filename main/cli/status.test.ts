@@ -78,6 +78,29 @@ describe('capture-uploader status', () => {
     db.close();
   });
 
+  it('a file whose changed recording was added again reads "replaced", and its capture says by which capture', () => {
+    const dir = join(work, 'replaced');
+    mkdirSync(dir);
+    const { db } = openQueueDatabase(join(dir, 'queue.db'));
+    const q = new UploadQueue(db);
+    const file = { path: '/card/a.mp4', fileName: 'a.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1, dev: '1', ino: '2', fingerprint: 'f1' };
+    const old = q.enqueueCapture('walk', request, [file]);
+    q.markChanged(1);
+    const again = q.enqueueCapture('walk', request, [{ ...file, size: 12_000_001, fingerprint: 'f2' }]);
+    q.replaceChanged(again, [file]);
+    for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
+    const lines = captureOutput(() => printStatus(dir, false)).split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      `capture ${old}  queued               walk — replaced by capture ${again}`,
+      '  file 1  replaced     0%   11.4 MiB  a.mp4',
+      `      Replaced by capture ${again}: the recording changed on disk and was added again as a new capture.`,
+    ]);
+    const json = JSON.parse(captureOutput(() => printStatus(dir, true))) as { captures: { files: { replacedBy: number | null }[] }[] };
+    expect(json.captures.map((c) => c.files[0]!.replacedBy)).toEqual([again, null]);
+    db.close();
+    vi.unstubAllEnvs();
+  });
+
   it('--json: the document SQLite builds is, byte for byte, the one the queue\'s own row mappings give', () => {
     const dir = join(work, 'json');
     mkdirSync(dir);

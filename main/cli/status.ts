@@ -24,12 +24,16 @@ export function statusOutput(queue: UploadQueue): string[] {
   const captures = queue.captures();
   const lines: string[] = hold ? [`${holdMessage(hold)}.`] : [];
   for (const c of captures) {
-    lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}`);
+    const files = byCapture.get(c.id) ?? [];
+    // A capture whose files were all replaced (issue 17 #14) says by which capture, on its own line.
+    const by = files.length && files.every((f) => f.replacedBy) ? ` — replaced by capture ${files[0]!.replacedBy}` : '';
+    lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}${by}`);
     if (c.error) lines.push(`    ${printable(c.error)}`);
-    for (const f of byCapture.get(c.id) ?? []) {
+    for (const f of files) {
       const done = f.storedBytes;
       const pct = f.state === 'completed' ? 100 : f.size ? Math.floor((done / f.size) * 100) : 0;
-      lines.push(`  file ${f.id}  ${f.state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`);
+      const state = f.replacedBy ? 'replaced' : f.state;
+      lines.push(`  file ${f.id}  ${state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`);
       if (f.state === 'pending' && f.nextAttemptAt !== null && f.nextAttemptAt > Date.now()) {
         lines.push(`      tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);

@@ -4,7 +4,7 @@ import type { FailedRequest } from '../api/errors.js';
 import { CancelledError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
 import { s3CodeOf } from '../api/http.js';
 import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from '../api/storage-answer.js';
-import { fileFacts, identityDifference } from '../file-identity.js';
+import { contentDifference, fileFacts } from '../file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
 import type { LinkMonitor } from './link.js';
 import { PartFileError, putFromFile } from './part-wire.js';
@@ -73,15 +73,14 @@ const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
 const ANSWER_GRACE_MS = 1500;
 
 
-/** Throws FileChangedError if the file on disk is not the one queued (see identityDifference), LocalFileError if it cannot be read. */
+/** Throws FileChangedError if the file's bytes may differ from those queued (see contentDifference), LocalFileError if it cannot be read. */
 export async function assertUnchanged(path: string, expected: ExpectedFile): Promise<void> {
-  let now;
+  let difference;
   try {
-    now = await fileFacts(path);
+    difference = await contentDifference(path, await fileFacts(path), expected);
   } catch (err) {
     throw new LocalFileError(path, (err as NodeJS.ErrnoException).code ?? 'error');
   }
-  const difference = identityDifference(now, expected);
   if (difference) throw new FileChangedError(path, difference);
 }
 

@@ -97,7 +97,17 @@ export async function putFromFile(url: string, path: string, offset: number, siz
       const ok = res.statusCode! >= 200 && res.statusCode! < 300;
       let text = '';
       if (ok) res.resume();
-      else res.on('data', (d: Buffer) => void (text.length < MAX_ERROR_TEXT && (text += d.toString('utf8'))));
+      else {
+        // More than MAX_ERROR_TEXT of an error body is not read: the answer is settled with what
+        // came, and the connection closed, so a huge error page neither fills memory nor keeps
+        // the link busy (issue 17 #15).
+        res.on('data', (d: Buffer) => {
+          text += d.toString('utf8');
+          if (text.length < MAX_ERROR_TEXT) return;
+          resolve({ status: res.statusCode!, etag: res.headers.etag, text: text.slice(0, MAX_ERROR_TEXT), headers: res.headers });
+          req.destroy();
+        });
+      }
       res.on('error', reject);
       res.once('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, text, headers: res.headers }));
     });

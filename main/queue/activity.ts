@@ -6,8 +6,9 @@ import { statementCache } from './statements.js';
  * `registration-retry` (not registered yet; sent again at the scheduled time), `rejected`,
  * `registration-unknown`, `capture-completed`, `removed`. A file: `started`, `retry-scheduled`,
  * `completed`, `failed`, `paused`, `resumed`, `cancelled`, `removed` (also one line for a batch
- * of files, such as "Pause all": subject `queue`). The queue: `blocked`, `unblocked`, `held` (a
- * queue-wide hold began: "Pause until 07:00" or the timetable's pause hours), `released`.
+ * of files, such as "Pause all": subject `queue`), `replaced` (its recording changed on disk and
+ * was added again as a new capture). The queue: `blocked`, `unblocked`, `held` (a queue-wide
+ * hold began: "Pause until 07:00" or the timetable's pause hours), `released`.
  */
 export type ActivityKind =
   | 'queued'
@@ -24,6 +25,7 @@ export type ActivityKind =
   | 'resumed'
   | 'cancelled'
   | 'removed'
+  | 'replaced'
   | 'blocked'
   | 'unblocked'
   | 'held'

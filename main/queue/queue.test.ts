@@ -197,6 +197,32 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     expect(q.recoverInterrupted()).toMatchObject({ unknownRegistrations: 1, requeuedRegistrations: 0 });
     expect(q.captures().map((c) => c.state)).toEqual(['registration_unknown', 'queued', 'registered']);
   });
+
+  it('7: a queue of version 6 opens with nothing replaced; a changed file queued then (no fingerprint) is replaced when its recording is added again', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 6);
+    const at = '2026-11-20T10:00:00.000Z';
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, error, changed)
+       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'failed', '/card/a.insv changed while uploading', 1)`,
+    ).run();
+    const before = db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
+    migrate(db, ':memory:', MIGRATIONS, 7);
+    expect(db.pragma('user_version', { simple: true })).toBe(7);
+    expect(db.prepare('SELECT * FROM files').all()).toEqual([{ ...before[0], replaced_by: null }]);
+    const q = new UploadQueue(db);
+    expect(q.files(['failed']).map((f) => f.id)).toEqual([1]);
+    const row = q.enqueueCapture('walk', { project: 'p1', structure: 's1', captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: [{ frameIndex: 1, fileName: 'a.insv', contentType: 'video/insv', size: 1001 }] } as never, [
+      { path: '/card/a.insv', fileName: 'a.insv', contentType: 'video/insv', size: 1001, mtimeMs: 1_700_000_000_999, dev: '5', ino: '9', fingerprint: 'ff' },
+    ]);
+    expect(q.replaceChanged(row, [{ path: '/card/a.insv', dev: '5', ino: '9' }]).map((f) => f.id)).toEqual([1]);
+    expect(q.file(1)).toMatchObject({ state: 'cancelled', replacedBy: row, error: `Replaced by capture ${row}: the recording changed on disk and was added again as a new capture.` });
+    // No longer among the failed or cancelled files: the drain's summary and `retry` leave it alone.
+    expect(q.files(['failed', 'cancelled'])).toEqual([]);
+    expect(q.replaceChanged(row + 1, [{ path: '/card/a.insv' }])).toEqual([]); // replaced once
+  });
 });
 
 describe('queue totals', () => {

@@ -158,10 +158,10 @@ export class UploadQueue {
     return r && toFile(r);
   }
 
-  /** Files in the given states, oldest first. */
+  /** Files in the given states, oldest first; a file replaced by a new capture of its recording is not one of them. */
   files(states: FileState[]): QueuedFile[] {
     return (
-      this.sql(`SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states) as FileRowRaw[]
+      this.sql(`SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) AND replaced_by IS NULL ORDER BY id`).all(...states) as FileRowRaw[]
     ).map(toFile);
   }
 
@@ -182,6 +182,30 @@ export class UploadQueue {
   /** Marks a file as changed on disk since it was queued (see QueuedFile.changed). */
   markChanged(id: number): void {
     this.sql('UPDATE files SET changed = 1 WHERE id = ?').run(id);
+  }
+
+  /**
+   * Capture `by` was just queued for recordings that changed on disk: each file that changed
+   * (QueuedFile.changed) and is not replaced yet, at the same path or the same device and inode
+   * as one of `files`, becomes `cancelled` and replaced by `by` (QueuedFile.replacedBy), with an
+   * activity entry (issue 17 #14). Returns the replaced files.
+   */
+  replaceChanged(by: number, files: readonly Pick<NewFile, 'path' | 'dev' | 'ino'>[]): QueuedFile[] {
+    return this.db.transaction(() => {
+      const replaced: QueuedFile[] = [];
+      for (const f of files) {
+        const rows = this.sql(
+          `SELECT * FROM files WHERE changed = 1 AND replaced_by IS NULL AND capture_row != ? AND (path = ? OR (dev IS NOT NULL AND dev = ? AND ino = ?))`,
+        ).all(by, f.path, f.dev ?? null, f.ino ?? null) as FileRowRaw[];
+        for (const r of rows) {
+          const message = `Replaced by capture ${by}: the recording changed on disk and was added again as a new capture.`;
+          this.sql(`UPDATE files SET replaced_by = ?, state = 'cancelled', error = ?, next_attempt_at = NULL WHERE id = ?`).run(by, message, r.id);
+          this.activity.add({ captureRow: r.capture_row, fileId: r.id, subject: r.file_name, kind: 'replaced', message });
+          replaced.push(toFile({ ...r, replaced_by: by, state: 'cancelled', error: message }));
+        }
+      }
+      return replaced;
+    })();
   }
 
   /** Moves a file to another state, with an optional error (null clears it). */

@@ -81,6 +81,11 @@ export interface QueuedFile extends FileIdentity {
   transient: boolean;
   /** The file changed on disk while queued: it no longer stands for its recording, so adding the recording again is allowed. */
   changed: boolean;
+  /**
+   * The capture row that replaced this file: its recording changed on disk and was added again
+   * (a new capture at the platform). Such a file is `cancelled` and no longer stands for it.
+   */
+  replacedBy: number | null;
   completedAt: string | null;
   /** Bytes and parts storage accepted so far (parts with an ETag in the queue). */
   storedBytes: number;
@@ -148,6 +153,7 @@ export interface FileRowRaw {
   ctime_ns: string | null;
   fingerprint: string | null;
   changed: number;
+  replaced_by: number | null;
   stored_bytes: number;
   stored_parts: number;
 }
@@ -189,6 +195,7 @@ export const toFile = (r: FileRowRaw): QueuedFile => ({
   nextAttemptAt: r.next_attempt_at,
   transient: r.transient === 1,
   changed: r.changed === 1,
+  replacedBy: r.replaced_by,
   completedAt: r.completed_at,
   dev: r.dev,
   ino: r.ino,

@@ -24,6 +24,7 @@ const NAME_TAIL = 14;
  * waiting for a capture that needs a person is not sent until the capture is decided.
  */
 function stateText(f: QueueFile, captureNeeds: boolean): string {
+  if (f.replacedBy) return `Replaced by capture ${f.replacedBy}: its recording changed and was added again`;
   if (retrying(f)) return `Retrying at ${clockTime(f.retryAt!)} (attempt ${f.attempts + 1})`;
   if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
   return STATE_LABEL[f.state];
@@ -52,6 +53,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       data-testid="file-row"
       data-file={f.fileName}
       data-state={f.state}
+      data-replaced-by={f.replacedBy ?? undefined}
       data-retrying={retrying(f) ? 'true' : undefined}
       data-parts-done={f.partsDone}
     >

@@ -1,0 +1,259 @@
+import type { SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openQueueDatabase } from '../main/queue/db.js';
+import { UploadQueue } from '../main/queue/queue.js';
+import type { TestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
+
+// Exit codes scripts can trust (issue 17 #15; the README's "The command-line uploader"): the
+// CLI run as a child against the local service, as e2e/cli.test.ts does.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'main/cli/index.ts');
+const NOBODY = 65534;
+
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'cli-exit-'));
+  chmodSync(work, 0o755);
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI; `onStdout` sees stdout as it comes and may close it. */
+function cli(dataDir: string, args: string[], opts: SpawnOptions & { onStdout?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Result> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    ...opts,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    opts.onStdout?.(child);
+  });
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const add = (dataDir: string, paths: string[], opts?: SpawnOptions) => cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...paths], opts);
+const noStackTrace = (r: Result) => expect(r.stderr).not.toMatch(/\n\s+at |Error:|EPIPE|Unhandled/);
+
+describe('usage errors exit 2', () => {
+  it.each([
+    ['an unknown option', ['drain', '--bogus'], /unknown option '--bogus'/],
+    ['a missing argument', ['remove', 'file'], /missing required argument 'ids'/],
+    ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    ['a bad option value', ['--concurrency', 'many', 'drain'], /a whole number of 1 or more/],
+  ])('%s', async (_what, args, message) => {
+    const res = await cli(join(work, 'usage'), args);
+    expect([res.code, res.stderr]).toEqual([2, expect.stringMatching(message)]);
+  });
+
+  it('--help still exits 0', async () => {
+    expect((await cli(join(work, 'usage'), ['--help'])).code).toBe(0);
+  });
+});
+
+describe('a damaged queue moved aside', () => {
+  it('drain exits 2 and names where the old queue went and how many captures it held', async () => {
+    const dataDir = join(work, 'corrupt-counted');
+    const files = [1, 2].map((n) => join(work, `corrupt-${n}.mp4`));
+    for (const f of files) writeFileSync(f, randomBytes(4000));
+    expect((await add(dataDir, files)).code).toBe(0);
+    // Damage one index page: SQLite's check fails, yet the captures table can still be read.
+    const queue = join(dataDir, 'queue.db');
+    const ro = new Database(queue, { readonly: true });
+    const { rootpage } = ro.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'files_by_fingerprint'`).get() as { rootpage: number };
+    const pageSize = ro.pragma('page_size', { simple: true }) as number;
+    ro.close();
+    const fd = openSync(queue, 'r+');
+    writeSync(fd, randomBytes(pageSize), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+
+    const res = await cli(dataDir, ['drain']);
+    expect(res.code, res.stderr).toBe(2);
+    const moved = readdirSync(dataDir).find((n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'))!;
+    expect(res.stderr).toContain(`it was moved to ${join(dataDir, moved)}`);
+    expect(res.stderr).toMatch(/It held 2 capture\(s\), 2 of them not completed\. Nothing was done this time/);
+    noStackTrace(res);
+    // The next run uses the new, empty queue.
+    expect((await cli(dataDir, ['drain'])).code).toBe(0);
+  });
+
+  it('a queue that is not a database at all: exits 2 and says it could not be read', async () => {
+    const dataDir = join(work, 'corrupt-garbage');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'queue.db'), randomBytes(8192));
+    const res = await cli(dataDir, ['drain']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toMatch(/moved to .*queue\.db\.corrupt-.*It could not be read to count its captures\./s);
+  });
+});
+
+describe('ids that are not in the queue', () => {
+  it('retry and resolve of an unknown id exit 2 naming it', async () => {
+    const dataDir = join(work, 'ids');
+    const file = join(work, 'ids.mp4');
+    writeFileSync(file, randomBytes(3000));
+    expect((await add(dataDir, [file])).code).toBe(0);
+    const retry = await cli(dataDir, ['retry', '99']);
+    expect([retry.code, retry.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue/)]);
+    const word = await cli(dataDir, ['retry', 'abc']);
+    expect([word.code, word.stderr]).toEqual([2, expect.stringMatching(/file "abc" is not a number/)]);
+    const resolve = await cli(dataDir, ['resolve', '42', '--drop']);
+    expect([resolve.code, resolve.stderr]).toEqual([2, expect.stringMatching(/There is no capture 42 in the queue/)]);
+    // An unknown id among known ones changes nothing.
+    const remove = await cli(dataDir, ['remove', 'file', '1', '99']);
+    expect([remove.code, remove.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue .*nothing was removed/)]);
+    const cancel = await cli(dataDir, ['cancel', '1', '99']);
+    expect([cancel.code, cancel.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue .*nothing was cancelled/)]);
+    expect((await cli(dataDir, ['status'])).stdout).toMatch(/file 1 {2}pending/);
+  });
+});
+
+describe('add that queued nothing', () => {
+  it('exits 1 for recordings already queued, and for a folder with no recordings', async () => {
+    const dataDir = join(work, 'nothing');
+    const file = join(work, 'nothing.mp4');
+    writeFileSync(file, randomBytes(3000));
+    expect((await add(dataDir, [file])).code).toBe(0);
+    const again = await add(dataDir, [file]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(/Already in the queue as capture 1/);
+    expect(again.stderr).toMatch(/Nothing was queued: see the reasons above\./);
+    const empty = join(work, 'no-recordings');
+    mkdirSync(empty);
+    writeFileSync(join(empty, 'notes.txt'), 'site notes');
+    const none = await add(dataDir, [empty]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/Nothing was queued/);
+  });
+});
+
+describe('status | head', () => {
+  it('a closed pipe ends status quietly with 141', async () => {
+    const dataDir = join(work, 'pipe');
+    mkdirSync(dataDir);
+    const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
+    const q = new UploadQueue(db);
+    const request = { project: 'p', structure: 's', captureDateTime: '2026-11-20T10:00:00Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [{ frameIndex: 1, fileName: 'a.mp4', contentType: 'video/mp4', size: 1 }] } as const;
+    db.transaction(() => {
+      for (let i = 0; i < 3000; i++) q.enqueueCapture(`walk ${i} ${'x'.repeat(60)}`, request as never, [{ path: `/card/${i}.mp4`, fileName: `${i}.mp4`, contentType: 'video/mp4', size: 1, mtimeMs: 1 }]);
+    })();
+    db.close();
+    const res = await cli(dataDir, ['status'], { onStdout: (child) => child.stdout!.destroy() });
+    expect(res.code, res.stderr).toBe(141);
+    expect(res.stderr).toBe('');
+  });
+});
+
+describe('local faults in plain sentences', () => {
+  /** A 1 MiB tmpfs (the tests run as root): a disk that really fills, and is really read-only. */
+  function smallDisk(): { dir: string; done: () => void } {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-exit-disk-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]);
+    return { dir, done: () => (execFileSync('umount', [dir]), rmSync(dir, { recursive: true, force: true })) };
+  }
+
+  it('a full disk names the folder and the room to free, never "database or disk is full"', async () => {
+    const disk = smallDisk();
+    try {
+      const dataDir = join(disk.dir, 'queue');
+      const first = join(work, 'full-1.mp4');
+      const second = join(work, 'full-2.mp4');
+      writeFileSync(first, randomBytes(3000));
+      writeFileSync(second, randomBytes(3000));
+      expect((await add(dataDir, [first])).code).toBe(0);
+      try {
+        execFileSync('dd', ['if=/dev/zero', `of=${join(disk.dir, 'filler')}`, 'bs=64k'], { stdio: 'ignore' });
+      } catch {
+        // dd stops with ENOSPC: the disk is full, as wanted
+      }
+      const res = await add(dataDir, [second]);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toBe(`capture-uploader: The disk holding ${dataDir} is full: free 64 MB and run again. Nothing queued was lost.\n`);
+    } finally {
+      disk.done();
+    }
+  });
+
+  it('a read-only disk says so and names the folder', async () => {
+    const disk = smallDisk();
+    try {
+      const dataDir = join(disk.dir, 'queue');
+      const file = join(work, 'ro.mp4');
+      writeFileSync(file, randomBytes(3000));
+      expect((await add(dataDir, [file])).code).toBe(0);
+      execFileSync('mount', ['-o', 'remount,ro', disk.dir]);
+      const res = await cli(dataDir, ['drain']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(new RegExp(`^capture-uploader: ${dataDir} is on a read-only disk \\(mounted read-only, or a locked card\\)`));
+      noStackTrace(res);
+    } finally {
+      disk.done();
+    }
+  });
+});
+
+describe('file names with escape sequences', () => {
+  it('are shown escaped in every line, never sent raw to the terminal', async () => {
+    const dataDir = join(work, 'escape');
+    const dir = join(work, 'escape-card');
+    mkdirSync(dir);
+    const name = 'walk\x1b[31mred\x1b]0;title\x07.mp4';
+    writeFileSync(join(dir, name), randomBytes(3000));
+    const link = join(work, 'link\x1b[2J.mp4');
+    symlinkSync(join(dir, name), link); // the same file twice: named in a reason
+    const added = await add(dataDir, [dir, link]);
+    const drained = await cli(dataDir, ['drain']);
+    const status = await cli(dataDir, ['status']);
+    const log = await cli(dataDir, ['log']);
+    for (const r of [added, drained, status, log]) {
+      expect([...(r.stdout + r.stderr)].filter((ch) => ch === '\x1b' || ch === '\x07')).toEqual([]);
+    }
+    expect(added.stdout).toContain('walk\\u001b[31mred\\u001b]0;title\\u0007.mp4');
+    expect(added.stdout).toMatch(/link\\u001b\[2J\.mp4: The same file as .*walk\\u001b\[31mred/);
+    expect(status.stdout).toContain('walk\\u001b[31mred');
+  });
+});
+
+describe('a folder that cannot be read', () => {
+  it('is named with the reason, and the rest is added (run as an unprivileged user: root reads anything)', async () => {
+    const dataDir = join(work, 'unreadable-queue');
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o777);
+    const good = join(work, 'card-good');
+    const bad = join(work, 'card-locked');
+    mkdirSync(good);
+    mkdirSync(bad);
+    writeFileSync(join(good, 'VID_20261123_080000_00_001.insv'), randomBytes(3000));
+    writeFileSync(join(bad, 'VID_20261123_090000_00_001.insv'), randomBytes(3000));
+    chmodSync(join(good, 'VID_20261123_080000_00_001.insv'), 0o644);
+    chmodSync(bad, 0o000);
+    mkdirSync(join(good, 'MISC'), { mode: 0o000 });
+    const res = await add(dataDir, [bad, good], { uid: NOBODY, gid: NOBODY });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`not queued: ${bad}: A folder that cannot be read (EACCES)`);
+    expect(res.stdout).toContain(`not queued: ${join(good, 'MISC')}: A sub-folder that cannot be read (EACCES)`);
+    expect(res.stdout).toMatch(/queued capture 1 .*\n {4}VID_20261123_080000_00_001\.insv/);
+    expect(existsSync(join(dataDir, 'queue.db'))).toBe(true);
+  });
+});

@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+// Local faults told in plain sentences (issue 17 #15): a full disk or a refused write names the
+// folder and the fix, never SQLite's raw "database or disk is full".
+
+/** Room (MB) asked for when the disk under the queue is full: SQLite's WAL and its checkpoint need about twice the queue file, and never less than this. */
+export const MIN_FREE_MB = 64;
+
+const MB = 1_000_000;
+
+/**
+ * The plain sentence for an error reaching the command line: a full disk (SQLITE_FULL, ENOSPC)
+ * says "The disk holding <folder> is full: free N MB and run again"; a refused write (EACCES,
+ * EPERM, EROFS, SQLITE_READONLY) names the folder and why; anything else keeps its message.
+ * `dataDir` is the queue's folder as given (CAPTURE_DATA_DIR, default ~/.capture-uploader),
+ * named when the error does not name a file itself.
+ */
+export function plainFault(err: unknown, dataDir: string | undefined): string {
+  const e = err as { code?: unknown; file?: unknown; path?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  const code = typeof e.code === 'string' ? e.code : /database or disk is full/.test(message) ? 'SQLITE_FULL' : '';
+  const queueDir = resolve(dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
+  const file = typeof e.file === 'string' ? e.file : typeof e.path === 'string' ? e.path : join(queueDir, 'queue.db');
+  const folder = typeof e.file === 'string' || typeof e.path === 'string' ? dirname(file) : queueDir;
+  if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC') {
+    return `The disk holding ${folder} is full: free ${roomNeeded(join(queueDir, 'queue.db'))} MB and run again. Nothing queued was lost.`;
+  }
+  if (code === 'EROFS') return `${folder} is on a read-only disk (mounted read-only, or a locked card): nothing could be written there. Choose another data folder (--data-dir) or make the disk writable, and run again.`;
+  if (code === 'EACCES' || code === 'EPERM' || code.startsWith('SQLITE_READONLY')) {
+    return `${file} cannot be written: this user has no permission there (${code}). Give write permission, or choose another data folder (--data-dir), and run again.`;
+  }
+  return message;
+}
+
+/** MB to free so the queue can be written again: twice its file and WAL, at least MIN_FREE_MB. */
+function roomNeeded(queueFile: string): number {
+  let bytes = 0;
+  for (const f of [queueFile, `${queueFile}-wal`]) {
+    try {
+      bytes += statSync(f).size;
+    } catch {
+      // not there: nothing to count
+    }
+  }
+  return Math.max(MIN_FREE_MB, Math.ceil((2 * bytes) / MB));
+}
+
+/**
+ * What a corrupt queue moved aside at `setAside` held, read from it read-only if SQLite can read
+ * that much: "It held 3 capture(s), 1 of them not completed." or "It could not be read to count its
+ * captures." Never throws, never writes to the file.
+ */
+export function setAsideContents(setAside: string): string {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(setAside, { readonly: true, fileMustExist: true });
+    const { n, open } = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(state != 'completed'), 0) AS open FROM captures`).get() as { n: number; open: number };
+    return `It held ${n} capture(s), ${open} of them not completed.`;
+  } catch {
+    return 'It could not be read to count its captures.';
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * What a command that found the queue damaged says after openUploader's warning (which names
+ * where the old queue went): what it held, that nothing was done, and what re-adding would do.
+ */
+export function setAsideMessage(setAside: string): string {
+  return (
+    `${setAsideContents(setAside)} Nothing was done this time; run the command again to use the new queue. ` +
+    `Captures the old queue (${setAside}) had registered are at the platform already: adding their files again registers them a second time.`
+  );
+}
