@@ -74,10 +74,11 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
     const pending = client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' });
     let errorStatus: number | undefined;
     // The status as soon as the headers arrive (got's own 'response' comes after the whole body).
-    pending.on('request', (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
+    // (got's `on` hands back the request's own promise, awaited below: `void` marks it seen.)
+    void pending.on('request', (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
       req.once('response', (res) => (errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined)),
     );
-    pending.on('downloadProgress', (p: { transferred: number }) => {
+    void pending.on('downloadProgress', (p: { transferred: number }) => {
       if (errorStatus !== undefined && tooLarge === undefined && p.transferred > MAX_ERROR_BODY) {
         tooLarge = errorStatus;
         pending.cancel(); // destroys the socket: nothing more of the body is read
