@@ -206,7 +206,7 @@ export class LiveQueue {
          CASE WHEN state = 'completed' THEN size ELSE stored_bytes END AS bytesSent,
          CASE WHEN state = 'completed' THEN COALESCE(total_parts, 0) ELSE stored_parts END AS partsDone,
          COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesPerSecond, NULL AS etaSeconds,
-         CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts
+         CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts, replaced_by AS replacedBy
        FROM files`,
     );
     const views = this.viewsSql.all() as QueueFile[];

@@ -22,7 +22,7 @@ const FILE_JSON = `json_object(
 const CAPTURE_JSON = `json_object(
   'id', c.id, 'state', c.state, 'label', c.label, 'project', c.project, 'structure', c.structure, 'design', c.design,
   'request', json(c.request_json), 'captureId', c.capture_id, 'error', c.error, 'attempts', c.attempts,
-  'nextAttemptAt', c.next_attempt_at, 'createdAt', c.created_at, 'updatedAt', c.updated_at,
+  'nextAttemptAt', c.next_attempt_at, 'sentAt', c.sent_at, 'createdAt', c.created_at, 'updatedAt', c.updated_at,
   'files', json(coalesce(l.list, '[]'))
 )`;
 
