@@ -85,6 +85,7 @@ export class ServiceHost {
         if (m.type === 'started') {
           this.status = { queueError: m.queueError };
           resolve(this.status);
+          this.opts.emit('capture:event.service', this.status);
         }
         this.onMessage(m);
       });
@@ -131,6 +132,11 @@ export class ServiceHost {
   handlers(): IpcHandlers {
     const out: Record<string, (args: unknown) => Promise<unknown>> = {};
     for (const channel of Object.keys(channels) as Channel[]) {
+      // The host knows the status even when the worker is gone for good.
+      if (channel === 'capture:service.status') {
+        out[channel] = async () => this.status;
+        continue;
+      }
       out[channel] = async (args) => {
         const answer = await this.call(channel, args);
         if (!answer.ok) throw new Error(answer.error);
@@ -176,9 +182,7 @@ export class ServiceHost {
     }
     this.opts.log?.warn(`The upload service stopped (exit ${code}); starting it again.`);
     this.opts.emit('capture:event.notice', { level: 'error', message: RESTARTED });
-    const status = await this.start();
-    resolveFirst(status);
-    this.opts.emit('capture:event.service', status);
+    resolveFirst(await this.start());
     // The window reads the queue again: rows may have moved while the service was down.
     this.opts.emit('capture:event.queue', { reason: 'restarted' });
   }

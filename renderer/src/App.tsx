@@ -8,6 +8,7 @@ import { QueueList } from './components/QueueList.js';
 import { RegisterPanel } from './components/register/RegisterPanel.js';
 import { AssetsView } from './components/records/AssetsView.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
+import { ServiceBanner } from './components/ServiceBanner.js';
 import { Settings } from './components/Settings.js';
 import { useApp } from './store.js';
 
@@ -85,6 +86,7 @@ export function App() {
         {settings.mode === 'local' && configured && <span className="badge">Local test service</span>}
       </header>
       <div className="screen">
+        <ServiceBanner />
         {showSettings ? (
           <Settings firstRun={!configured} onDone={() => setTab('upload')} />
         ) : tab === 'progress' ? (
