@@ -11,7 +11,8 @@ import { shots } from './shots.js';
 import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 
 // The built renderer in Debian's Chromium, driving the real app core, engine, queue and local
-// service through the same IPC dispatcher the Electron shell registers.
+// service through the same IPC dispatcher the Electron shell registers, and the same service
+// host and worker thread behind it (e2e/app/harness.ts).
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
