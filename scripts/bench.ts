@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue] [--pairs N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread] [--pairs N] [--files N]
 //
 // Issue #11's figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -10,6 +10,10 @@
 //   bandwidth   64 MiB under a limit of 16 MiB/s and of 256 KiB/s, the rate taken from the first
 //               byte sent to the last (about 9 minutes for two runs at 256 KiB/s)
 //   queue       5,000 dual-lens pairs queued: CLI start, `status --json`, `status`, open + recovery
+//   main-thread (only when asked: `--only main-thread`) 10,000 small files (`--files`) queued and
+//               drained at full speed with pause all / resume all in the middle: the event-loop
+//               delay of the thread that plays the Electron main process, with the service in its
+//               worker thread and, for comparison, with AppCore on that thread (issue 21 #3)
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
 // other work on the machine moves single runs. Generated files live under the system's temporary
 // folder and are deleted as soon as their section ends. Figures, not assertions.
@@ -22,12 +26,13 @@ import type { LocalService } from '../e2e/service/index.js';
 import type { Figure } from './bench/figures.js';
 import { printFigures } from './bench/figures.js';
 import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
+import { mainThreadFigures } from './bench/main-thread.js';
 import { queueFigures } from './bench/queue.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
 const { values: flags } = parseArgs({
-  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' } },
+  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' }, files: { type: 'string', default: '10000' } },
 });
 const RUNS = Number(flags.runs);
 const SECTIONS = new Set(flags.only.split(','));
@@ -132,4 +137,12 @@ if (SECTIONS.has('throughput')) figures.push(...(await throughput()));
 if (SECTIONS.has('memory')) figures.push(...(await memory()));
 if (SECTIONS.has('bandwidth')) figures.push(...(await bandwidth()));
 if (SECTIONS.has('queue')) figures.push(...(await withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), Math.max(RUNS, 3)))));
+if (SECTIONS.has('main-thread')) {
+  const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
+  try {
+    figures.push(...(await mainThreadFigures(work, Number(flags.files))));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 printFigures(figures);
