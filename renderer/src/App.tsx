@@ -55,7 +55,14 @@ export function App() {
     return () => clearInterval(timer);
   }, [configured]);
 
-  if (!settings) return <main className="loading">Starting…</main>;
+  // The service's status shows even before the settings answer (a service that could not start).
+  if (!settings)
+    return (
+      <main className="loading">
+        <ServiceBanner />
+        Starting…
+      </main>
+    );
   const showSettings = !configured || tab === 'settings';
   return (
     <div className="app">
