@@ -160,4 +160,17 @@ describe('the upload service in its worker thread', () => {
     expect(await h.start()).toEqual({ queueError: null });
     await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
   });
+
+  it('a worker that keeps dying is restarted a few times, then the window is told it stopped for good', async () => {
+    // A stand-in worker that starts and exits at once with code 3 (process.exit inside a worker ends that thread).
+    const entry = new URL(`data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.postMessage({ type: 'started', queueError: null }); setTimeout(() => process.exit(3), 20);")}`);
+    const { h, events } = host('dying', { entry, maxRestarts: 2 });
+    await h.start();
+    await vi.waitFor(() => expect(h.status.queueError).toMatch(/^The upload service stopped 3 times within a minute \(last exit code 3\)/));
+    expect(events.filter((e) => e.event === 'capture:event.notice')).toHaveLength(2);
+    expect(events.at(-1)).toEqual({ event: 'capture:event.service', payload: h.status });
+    expect(h.thread).toBeUndefined();
+    expect(await h.call('capture:queue.list', undefined)).toEqual({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    expect(await h.handlers()['capture:service.status']()).toEqual(h.status);
+  });
 });

@@ -3,6 +3,7 @@
 // (secrets, settings file, file dialog, power-save blocker, notifications), and restarts it when
 // it dies, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the e2e
 // harness and the tests drive it the same way.
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Channel, Envelope, EventName, EventPayload, QueueTotals, ResultOf, ServiceStatus } from '../../shared/ipc.js';
 import { channels } from '../../shared/ipc.js';
@@ -175,7 +176,7 @@ export class ServiceHost {
     const now = Date.now();
     this.crashes = [...this.crashes.filter((t) => now - t < 60_000), now];
     if (this.crashes.length > (this.opts.maxRestarts ?? 5)) {
-      this.status = { queueError: `The upload service stopped ${this.crashes.length} times within a minute (last exit code ${code}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${this.opts.dataDir}/queue aside.` };
+      this.status = { queueError: `The upload service stopped ${this.crashes.length} times within a minute (last exit code ${code}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.` };
       resolveFirst(this.status);
       this.opts.emit('capture:event.service', this.status);
       return;
