@@ -111,8 +111,8 @@ export class AppCore {
     this.local = undefined;
   }
 
-  /** The IPC handlers, one per channel of shared/ipc.ts. */
-  handlers(): IpcHandlers {
+  /** The IPC handlers, one per channel of shared/ipc.ts but the service's status (main/service/worker.ts answers it). */
+  handlers(): Omit<IpcHandlers, 'capture:service.status'> {
     return {
       'capture:settings.get': async () => this.view(),
       'capture:settings.save': async (input) => {

@@ -51,7 +51,11 @@ export interface Uploader {
 }
 
 /**
- * Opens the queue in `dataDir` (taking its lock: one writer) and builds the engine.
+ * Opens the queue in `dataDir` (taking its lock: one writer) and builds the engine, on the calling
+ * thread. The desktop app calls it in the upload service's worker thread (main/service/worker.ts,
+ * through AppCore), never on Electron's main thread. The CLI (main/cli/commands.ts) calls it on its
+ * own process's main thread and may: it has no window, tray or IPC to keep responsive, and a
+ * process per command is what Ctrl-C and exit codes expect (issue 21 #1).
  * Throws QueueInUseError when another live process has the queue, QueueTooNewError for a newer queue.
  */
 export function openUploader(opts: UploaderOptions): Uploader {

@@ -18,7 +18,6 @@ import { createInterface } from 'node:readline';
 import { preview } from 'vite';
 import { AppHarness } from '../e2e/app/harness.js';
 import type { TestService } from '../e2e/service/testing.js';
-import type { UploadQueue } from '../main/queue/queue.js';
 import { ROOT } from './measure.js';
 
 const QUEUED = 10_000;
@@ -53,12 +52,11 @@ try {
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   h = await AppHarness.start(page, origin, { service: svc });
-  const handlers = h.core.handlers();
-  const local = await handlers['capture:settings.useLocalService']();
+  const local = await h.invoke('capture:settings.useLocalService');
   const structure = local.structures[0]!.id;
 
   // 10,000 files already queued (paused, so only the four below move), written as the queue writes them.
-  const queue = (h.core as unknown as { uploader: { queue: UploadQueue } }).uploader.queue;
+  const queue = h.queue();
   queue.db.transaction(() => {
     for (let i = 0; i < (QUEUED - UPLOADING) / 2; i++) {
       const name = (lens: number) => `VID_20261122_${String(100000 + i).padStart(6, '0')}_${lens}0_001.insv`;
@@ -76,7 +74,7 @@ try {
 
   const paths = [0, 1, 2, 3].map((i) => join(work, `walk-${i}.mp4`));
   for (const p of paths) writeFileSync(p, randomBytes(FILE_BYTES));
-  await handlers['capture:captures.register'](paths.map((p) => ({ paths: [p], structure, type: 'interior' as const, capturedAt: '2026-11-22T10:00:00Z' })));
+  await h.invoke('capture:captures.register', paths.map((p) => ({ paths: [p], structure, type: 'interior' as const, capturedAt: '2026-11-22T10:00:00Z' })));
   // The four are at the end of 10,000 rows: scrolled there, as an operator would look.
   await page.getByTestId('queue-counts').filter({ hasText: `${UPLOADING} uploading` }).waitFor({ timeout: 60_000 });
   await page.locator('.queue-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
@@ -107,9 +105,9 @@ try {
 
   console.log(`queue: ${QUEUED.toLocaleString('en')} files, ${uploading} uploading while measured; screen: "${summary}"`);
   console.log(`renderer: longest gap between frames ${frames.longest.toFixed(1)} ms (target ≤ 50 ms); longest long-animation-frame ${frames.loaf.toFixed(1)} ms; ${((frames.frames * 1000) / wall).toFixed(0)} frames/s`);
-  console.log(`app core (main process) CPU: ${share.toFixed(1)} % of a core over ${(wall / 1000).toFixed(1)} s (target < 10 %; includes Playwright's page bridge)`);
+  console.log(`main process + service worker CPU: ${share.toFixed(1)} % of a core over ${(wall / 1000).toFixed(1)} s (target < 10 %; includes Playwright's page bridge)`);
 } finally {
-  await h?.core.close();
+  await h?.host.close();
   await h?.svc.stop();
   await browser?.close();
   await server.close();

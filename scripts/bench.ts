@@ -1,15 +1,20 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue] [--pairs N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread] [--pairs N] [--files N]
 //
 // Issue #11's figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
-//   throughput  a 1 GiB file three ways, in turn, each run: plain concurrent presigned PUTs (the
-//               ceiling), the built capture-uploader (`drain`, timed from its process start), and
-//               Debian's AWS CLI (`aws s3 cp`, timed from its start); the uploader's rate over each,
-//               its CPU seconds per GiB and peak RSS
+//   throughput  a 1 GiB file four ways, in turn, each run: plain concurrent presigned PUTs in
+//               Node, the same parts by curl (a C client: the true ceiling, issue 21 #3), the
+//               built capture-uploader (`drain`, timed from its process start), and Debian's AWS
+//               CLI (`aws s3 cp`, timed from its start); the uploader's rate over each, its CPU
+//               seconds per GiB and peak RSS
 //   memory      the uploader's peak RSS uploading 256 MiB and 4 GiB (flat: it must not grow with the file)
 //   bandwidth   64 MiB under a limit of 16 MiB/s and of 256 KiB/s, the rate taken from the first
 //               byte sent to the last (about 9 minutes for two runs at 256 KiB/s)
 //   queue       5,000 dual-lens pairs queued: CLI start, `status --json`, `status`, open + recovery
+//   main-thread (only when asked: `--only main-thread`) 10,000 small files (`--files`) queued and
+//               drained at full speed with pause all / resume all in the middle: the event-loop
+//               delay of the thread that plays the Electron main process, with the service in its
+//               worker thread and, for comparison, with AppCore on that thread (issue 21 #3)
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
 // other work on the machine moves single runs. Generated files live under the system's temporary
 // folder and are deleted as soon as their section ends. Figures, not assertions.
@@ -21,13 +26,15 @@ import { startLocalService } from '../e2e/service/index.js';
 import type { LocalService } from '../e2e/service/index.js';
 import type { Figure } from './bench/figures.js';
 import { printFigures } from './bench/figures.js';
+import { curlPuts } from './bench/curl.js';
 import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
+import { mainThreadFigures } from './bench/main-thread.js';
 import { queueFigures } from './bench/queue.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
 const { values: flags } = parseArgs({
-  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' } },
+  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' }, files: { type: 'string', default: '10000' } },
 });
 const RUNS = Number(flags.runs);
 const SECTIONS = new Set(flags.only.split(','));
@@ -50,6 +57,8 @@ const fileName = (tag: string, run: number) => `VID_20261122_07${String(run).pad
 async function throughput(): Promise<Figure[]> {
   const mib = 1024;
   const plain: number[] = [];
+  const curl: number[] = [];
+  const curlCpu: number[] = [];
   const ours: number[] = [];
   const aws: number[] = [];
   const cpu: number[] = [];
@@ -61,6 +70,9 @@ async function throughput(): Promise<Figure[]> {
     await makeFile(file, mib * MiB);
     for (let run = 0; run < RUNS; run++) {
       plain.push(mib / (await plainPuts(svc, file, mib * MiB)));
+      const c = await curlPuts(svc, work, file, mib * MiB);
+      curl.push(mib / c.seconds);
+      curlCpu.push((c.cpuSeconds * 1024) / mib);
       const drain = await uploaderDrain(svc, join(work, `queue-${run}`), file);
       ours.push(mib / drain.seconds);
       cpu.push((drain.cpuSeconds * 1024) / mib);
@@ -74,6 +86,9 @@ async function throughput(): Promise<Figure[]> {
   const ratio = (a: number[], b: number[]) => a.map((v, i) => v / b[i]!);
   return [
     { name: '1 GiB: uploader / plain presigned PUTs', values: ratio(ours, plain), unit: '', better: 'higher', limit: 0.9, digits: 2, note: 'same run' },
+    { name: '1 GiB: uploader / curl', values: ratio(ours, curl), unit: '', better: 'higher', limit: 0.95, digits: 2, note: 'same run; curl from registration, the uploader from process start' },
+    { name: '1 GiB: curl (C client)', values: curl, unit: 'MiB/s', better: 'higher', digits: 0, note: `the same parts, ${CONCURRENCY} at once (--parallel), from registration` },
+    { name: '1 GiB: curl CPU', values: curlCpu, unit: 's/GiB', better: 'lower', digits: 2, note: 'no MD5: curl does not check ETags' },
     { name: '1 GiB: uploader / AWS CLI', values: ratio(ours, aws), unit: '', better: 'higher', limit: 1.0, digits: 2, note: 'same run; both timed from process start' },
     { name: '1 GiB: uploader', values: ours, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from process start, sign-in included' },
     { name: '1 GiB: plain presigned PUTs', values: plain, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from registration' },
@@ -132,4 +147,12 @@ if (SECTIONS.has('throughput')) figures.push(...(await throughput()));
 if (SECTIONS.has('memory')) figures.push(...(await memory()));
 if (SECTIONS.has('bandwidth')) figures.push(...(await bandwidth()));
 if (SECTIONS.has('queue')) figures.push(...(await withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), Math.max(RUNS, 3)))));
+if (SECTIONS.has('main-thread')) {
+  const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
+  try {
+    figures.push(...(await mainThreadFigures(work, Number(flags.files))));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 printFigures(figures);

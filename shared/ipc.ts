@@ -285,8 +285,18 @@ export type OutboxItemView = z.infer<typeof outboxItemView>;
  */
 const freshness = { asOf: iso, offline: z.boolean(), offlineReason: z.string().nullable() };
 
+/**
+ * Whether the upload service runs with its queue (issue 17 #11): `queueError` says why the queue
+ * could not be opened (a newer version, a read-only folder, a full disk, another app holding it)
+ * and what to do, or null. The window opens either way and shows it.
+ */
+export const serviceStatus = z.object({ queueError: z.string().nullable() });
+export type ServiceStatus = z.infer<typeof serviceStatus>;
+
 /** Channel → argument schema and result schema. */
 export const channels = {
+  /** The upload service's status (answered by main/service/worker.ts, not AppCore). */
+  'capture:service.status': { args: z.void(), result: serviceStatus },
   'capture:settings.get': { args: z.void(), result: settingsView },
   'capture:settings.save': { args: settingsInput, result: settingsView },
   'capture:settings.useLocalService': { args: z.void(), result: settingsView },
@@ -388,6 +398,8 @@ export const events = {
   'capture:event.queue': z.object({ reason: z.string() }),
   /** The app started or stopped keeping the computer awake for the uploads (a power-save blocker). */
   'capture:event.power': z.object({ keptAwake: z.boolean() }),
+  /** The upload service's status changed (it was restarted, or its queue could not be opened). */
+  'capture:event.service': serviceStatus,
   'capture:event.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
 } as const;
 export type EventName = keyof typeof events;

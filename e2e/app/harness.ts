@@ -1,25 +1,31 @@
 import type { Page } from '@playwright/test';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppCoreOptions } from '../../main/app-core.js';
-import { AppCore } from '../../main/app-core.js';
 import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
 import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
+import { UploadQueue } from '../../main/queue/queue.js';
+import { ServiceHost } from '../../main/service/host.js';
+import type { EngineTuning } from '../../main/service/protocol.js';
 import type { KeyValueStore, SecretBox } from '../../main/settings.js';
+import { SettingsRepository } from '../../main/settings.js';
+import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
 import { apiFunctionNames } from '../../shared/ipc.js';
 import type { TestService } from '../service/testing.js';
 import { startTestService } from '../service/testing.js';
 
 /**
- * Runs the desktop app's core in the Playwright test process, as the Electron shell would in the
- * main process: the same AppCore, the same IPC dispatcher and handlers, the real engine, queue and
- * local service. `window.api` in the page is built from the same contract as the preload's and
- * reaches the dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
+ * Runs the desktop app as the Electron shell does: this process plays the main process (the IPC
+ * door and the service host, main/service/host.ts) and the upload service runs in its worker
+ * thread (main/service/worker.ts: AppCore, the real engine, queue and local service).
+ * `window.api` in the page is built from the same contract as the preload's and reaches the
+ * dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
  */
 export class AppHarness {
-  core!: AppCore;
+  host!: ServiceHost;
   private dispatch!: IpcDispatcher;
+  private queueDb?: Database.Database;
   readonly store = new Map<string, unknown>();
   pickResult: string[] = [];
   private constructor(
@@ -28,7 +34,7 @@ export class AppHarness {
     readonly dataDir: string,
     private readonly appOrigin: string,
     private readonly localServiceOffered: boolean,
-    private readonly engine?: AppCoreOptions['engine'],
+    private readonly engine?: EngineTuning,
   ) {}
 
   /**
@@ -36,7 +42,7 @@ export class AppHarness {
    * `localService: false` the core is set up as in the packaged app, where the local test service
    * cannot be loaded (the service still runs, for tests that configure it as a real one).
    */
-  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: AppCoreOptions['engine'] } = {}): Promise<AppHarness> {
+  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: EngineTuning } = {}): Promise<AppHarness> {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
     const svc = opts.service ?? (await startTestService());
     const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine);
@@ -64,19 +70,20 @@ export class AppHarness {
     return h;
   }
 
+  /** A stand-in for safeStorage: reversible, and visibly not clear text. */
+  private readonly secrets: SecretBox = {
+    available: () => true,
+    encrypt: (s) => `sealed:${Buffer.from(s).toString('base64')}`,
+    decrypt: (s) => Buffer.from(s.slice('sealed:'.length), 'base64').toString(),
+  };
+
+  private readonly kv: KeyValueStore = { get: (k) => this.store.get(k), set: (k, v) => this.store.set(k, v) };
+
   private async boot(): Promise<void> {
-    const store: KeyValueStore = { get: (k) => this.store.get(k), set: (k, v) => this.store.set(k, v) };
-    // A stand-in for safeStorage: reversible, and visibly not clear text.
-    const secrets: SecretBox = {
-      available: () => true,
-      encrypt: (s) => `sealed:${Buffer.from(s).toString('base64')}`,
-      decrypt: (s) => Buffer.from(s.slice('sealed:'.length), 'base64').toString(),
-    };
-    const svc = this.svc;
-    this.core = new AppCore({
+    this.host = new ServiceHost({
       dataDir: this.dataDir,
-      store,
-      secrets,
+      store: this.kv,
+      secrets: this.secrets,
       emit: (event, payload) => {
         void this.page.evaluate(([e, p]) => (window as unknown as { __captureEmit?: (e: string, p: unknown) => void }).__captureEmit?.(e, p), [event, payload] as const).catch(() => undefined);
       },
@@ -84,19 +91,51 @@ export class AppHarness {
       // A stand-in for the shell's power-save blocker, always granted, as on a desktop.
       busy: (working) => working,
       engine: this.engine,
-      // The service outlives app restarts in these tests, as a real one would; the core gets only
-      // its ready info, as from the package.
-      startLocalService: this.localServiceOffered ? async () => ({ info: svc.info, close: async () => {} }) : undefined,
+      // The service outlives app restarts in these tests, as a real one would; the worker gets
+      // only its ready info, as from the package.
+      localService: this.localServiceOffered ? { info: this.svc.info } : null,
     });
-    await this.core.start();
-    this.dispatch = createIpcDispatcher(this.core.handlers(), (url) => url.startsWith(this.appOrigin));
+    await this.host.start();
+    this.dispatch = createIpcDispatcher(this.host.handlers(), (url) => url.startsWith(this.appOrigin));
   }
 
-  /** Closes the app's core (uploads stop where they are) and starts a new one on the same data: an app restart. */
+  /** Calls a channel in the service worker as the window would (no door); throws the envelope's error. */
+  async invoke<C extends Channel>(channel: C, ...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]): Promise<ResultOf<C>> {
+    const answer = await this.host.call(channel, args[0]);
+    if (!answer.ok) throw new Error(answer.error);
+    return answer.value;
+  }
+
+  /** The settings as stored by the service (the host keeps the settings file), read here. */
+  get settings(): SettingsRepository {
+    return new SettingsRepository(this.kv, this.secrets);
+  }
+
+  /**
+   * The queue the worker uses, through a connection of this test process (WAL: reads see what the
+   * worker committed; writes wait for its lock). For checks and seeding only: what is written here
+   * reaches the window after a reload, not as events.
+   */
+  queue(): UploadQueue {
+    if (!this.queueDb) {
+      this.queueDb = new Database(join(this.dataDir, 'queue', 'queue.db'));
+      this.queueDb.pragma('foreign_keys = ON');
+      this.queueDb.pragma('busy_timeout = 5000');
+    }
+    return new UploadQueue(this.queueDb);
+  }
+
+  /** Closes the app's service (uploads stop where they are) and starts a new one on the same data: an app restart. */
   async restart(): Promise<void> {
-    await this.core.close();
+    this.closeQueue();
+    await this.host.close();
     await this.boot();
     await this.page.reload();
+  }
+
+  private closeQueue(): void {
+    this.queueDb?.close();
+    this.queueDb = undefined;
   }
 
   /** Drops files on the drop zone, as a person dragging them from a file manager. */
@@ -118,7 +157,8 @@ export class AppHarness {
   }
 
   async stop(): Promise<void> {
-    await this.core.close();
+    this.closeQueue();
+    await this.host.close();
     await this.svc.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }

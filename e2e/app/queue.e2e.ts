@@ -19,7 +19,7 @@ let work: string;
 test.beforeEach(async ({ page }) => {
   work = mkdtempSync(join(tmpdir(), 'queue-e2e-'));
   h = await AppHarness.start(page, ORIGIN);
-  await h.core.handlers()['capture:settings.useLocalService']();
+  await h.invoke('capture:settings.useLocalService');
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
 });
@@ -42,7 +42,7 @@ const showQueue = () => h.page.locator('section.queue').evaluate((el) => el.scro
 async function register(name: string, size: number, structure: string, design?: string) {
   const file = join(work, name);
   writeFileSync(file, randomBytes(size));
-  return h.core.handlers()['capture:captures.register']([{ paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+  return h.invoke('capture:captures.register', [{ paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
 }
 
 const captureRow = (page: Page, label: string) => page.locator(`[data-testid="queue-capture"][data-capture="${label}"]`);
@@ -51,7 +51,7 @@ const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-r
 test.describe.configure({ timeout: 120_000 });
 
 test('the queue by capture: overall bar and counts, a refused capture corrected from the queue, a retry waiting, filters; axe finds nothing', async ({ page }, info) => {
-  const [tower] = h.core.settings.view().structures;
+  const [tower] = h.settings.view().structures;
   await register('done-walk.mp4', 1024 * 1024, tower!.id, tower!.designs[0]!.id);
   await expect(fileRow(page, 'done-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   await register('refused-walk.mp4', 1024 * 1024, 'structure-from-another-project');
@@ -120,7 +120,7 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
 });
 
 test('a refusal of the credentials is a message that needs a person: in the bar at the foot, over no control, counted once', async ({ page }, info) => {
-  const [tower] = h.core.settings.view().structures;
+  const [tower] = h.settings.view().structures;
   await register('first-walk.mp4', 256 * 1024, tower!.id);
   await expect(fileRow(page, 'first-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   // The project's API key is revoked at the service: the gateway answers 403 "Invalid API key" at
@@ -157,13 +157,13 @@ test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a 
   await page.getByLabel('Limit unit').selectOption({ label: 'Mbit/s' });
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page.getByTestId('limit-now')).toHaveText('Now 183.1 KiB/s (1.5 Mbit/s)');
-  expect(h.core.settings.view().bandwidthBytesPerSecond).toBe(187_500);
+  expect(h.settings.view().bandwidthBytesPerSecond).toBe(187_500);
 
   await limit.selectOption({ label: 'Timetable…' });
   await page.getByLabel('Limit timetable').fill('00:00,64k 23:59,64k');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page.getByTestId('limit-now')).toHaveText('Now 64 KiB/s (0.52 Mbit/s)');
-  expect(h.core.settings.view().bandwidthTimetable).toBe('00:00,64k 23:59,64k');
+  expect(h.settings.view().bandwidthTimetable).toBe('00:00,64k 23:59,64k');
   await shots(page, info, 'queue-limits', showQueue);
   expect(await violations(page)).toEqual({});
 

@@ -54,7 +54,7 @@ test('the Progress workspace offline, with an entry waiting in the outbox', asyn
 
 test('the Assets view: drawing, legend, focused line and table', async ({ page }) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await page.getByLabel('Structure').selectOption({ label: h.core.settings.view().structures[0]!.name });
+  await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Ductwork' });
   await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
   await page.getByTestId('asset-line').first().focus();

@@ -115,11 +115,11 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
 test("draws a structure's assets coloured by stage, with the legend's figures and a table", async ({ page }, info) => {
   await setUpLocal(page);
   await page.getByRole('tab', { name: 'Assets' }).click();
-  const structureName = h.core.settings.view().structures[0]!.name;
+  const structureName = h.settings.view().structures[0]!.name;
   await page.getByLabel('Structure').selectOption({ label: structureName });
   await page.getByLabel('Category').selectOption({ label: 'Curtain Wall' });
   // What the seed holds for this structure's curtain wall.
-  const structureId = h.core.settings.view().structures[0]!.id;
+  const structureId = h.settings.view().structures[0]!.id;
   const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
   const held = h.svc.store.state.assets.filter((a) => a.structure === structureId && a.category === category.id) as unknown as (LegendAsset & { _id: string; stages: { _id: string; percentage: number; date: string }[] })[];
   const lines = page.getByTestId('asset-line');
@@ -158,7 +158,7 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
 test('pans and zooms the drawing with the wheel, the keyboard and the buttons, and resets it', async ({ page }, info) => {
   await setUpLocal(page);
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await page.getByLabel('Structure').selectOption({ label: h.core.settings.view().structures[0]!.name });
+  await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
   // Drywall is counted in m2: a wall traced on plan, its area the drawn length times the category's height.
   const drywall = (h.svc.store.state.assetCategories as { name: string; height: number }[]).find((c) => c.name === 'Drywall Partitions')!;

@@ -6,8 +6,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { UploadQueue } from '../../main/queue/queue.js';
-import { recommendedRetryPolicy } from '../../main/api/errors.js';
 import { formatBytes } from '../../shared/format.js';
 import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
@@ -22,7 +20,7 @@ let work: string;
 test.beforeEach(async ({ page }) => {
   // Parts retried after 20 ms, not 500 ms: a storage outage meets 200 files here, and each
   // attempt ends after its part's four retries. The retry schedule between attempts is the app's.
-  h = await AppHarness.start(page, ORIGIN, { engine: { partRetry: recommendedRetryPolicy(20, 20) } });
+  h = await AppHarness.start(page, ORIGIN, { engine: { partRetry: { baseMs: 20, jitterMs: 20 } } });
   work = mkdtempSync(join(tmpdir(), 'app-card-'));
 });
 test.afterEach(async () => {
@@ -67,7 +65,7 @@ function writeCard(dir: string, walks: { start: Date; count: number; stepS: numb
   return segment;
 }
 
-const queueOf = () => (h.core as unknown as { uploader: { queue: UploadQueue } }).uploader.queue;
+const queueOf = () => h.queue();
 const structureIds = () => {
   const [towerA, towerB] = h.svc.store.state.projects[0]!.structures;
   const design = (s: typeof towerA, name: string) => s!.designs.find((d) => d.name === name)!.id;
@@ -271,7 +269,7 @@ test('first run: the local service is the second choice; structures and designs 
 
   await page.getByRole('button', { name: 'Save and sign in' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-  expect(h.core.settings.view().structures).toEqual([
+  expect(h.settings.view().structures).toEqual([
     { id: ids.towerA, name: 'Tower A', designs: [{ id: ids.towerA2, name: 'Level 2' }] },
     { id: ids.towerB, name: 'Tower B', designs: [{ id: ids.towerB1, name: 'Level 1' }] },
   ]);

@@ -11,7 +11,8 @@ import { shots } from './shots.js';
 import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 
 // The built renderer in Debian's Chromium, driving the real app core, engine, queue and local
-// service through the same IPC dispatcher the Electron shell registers.
+// service through the same IPC dispatcher the Electron shell registers, and the same service
+// host and worker thread behind it (e2e/app/harness.ts).
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
@@ -156,9 +157,8 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   await expect(r).toHaveAttribute('data-state', 'uploading');
   // The upload limit applies at once to the running engine, and is kept.
   await page.getByLabel('Upload limit').selectOption({ label: '50 MiB/s (419 Mbit/s)' });
-  const engine = () => (h.core as unknown as { uploader: { engine: { bandwidthLimit: number | null } } }).uploader.engine;
-  await expect.poll(() => engine().bandwidthLimit).toBe(50 * MiB);
-  expect(h.core.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);
+  // (The engine is in the service's worker thread: the limit it was given is the one kept.)
+  await expect.poll(() => h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);
   // Moving again: five points further, or to the end when the pause came late in the file.
   await expect.poll(async () => Number(await r.getByRole('progressbar').getAttribute('value')), { timeout: 20_000 }).toBeGreaterThan(Math.min(Number(pausedAt) + 5, 99));
 
@@ -168,7 +168,7 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   await expect(again).toBeVisible();
   await shots(page, info, '06-after-restart', showQueue(page));
   expect(Number(await again.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
-  expect(engine().bandwidthLimit).toBe(50 * MiB); // kept across the restart
+  expect(h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB); // kept across the restart
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   await expect(again).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
   expect(await storedSha('VID_20261122_090000_00_001.insv')).toBe(sha256(bytes));
@@ -205,8 +205,9 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   // A structure the service does not know: its own 422 message comes back.
   const bogus = join(work, 'bogus.mp4');
   writeFileSync(bogus, randomBytes(2000));
-  h.core.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
-  await page.reload();
+  // Settings from an older project: the service reads them at its start (the restart reloads the page).
+  h.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
+  await h.restart();
   await h.drop([bogus]);
   await registerAll(page, 'Old Annex (no designs)', 1);
   const attention = page.getByTestId('attention');
@@ -246,7 +247,7 @@ test('warns when default designs changed since the last export, and requests a n
 
 test('the queue stays responsive with 1,000 files: only the visible rows are rendered', async ({ page }, info) => {
   await setUpLocal(page);
-  const queue = (h.core as unknown as { uploader: { queue: import('../../main/queue/queue.js').UploadQueue } }).uploader.queue;
+  const queue = h.queue();
   const db = queue.db;
   db.transaction(() => {
     for (let i = 0; i < 500; i++) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { rec } from './electron-stand-in.js';
 
 // The Electron binary cannot run on this machine, so the shell is run against a recording stand-in
 // for the `electron` module: what the shell asks of Electron (window options, handlers, blockers,
@@ -11,128 +12,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 const userData = mkdtempSync(join(tmpdir(), 'shell-test-'));
 const work = mkdtempSync(join(tmpdir(), 'shell-files-'));
 
-const rec = vi.hoisted(() => {
-  type Listener = (...args: unknown[]) => unknown;
-  const handlers = new Map<string, Listener>();
-  const appEvents = new Map<string, Listener[]>();
-  const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
-  const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][] };
-  let ready!: () => void;
-  const whenReadyPromise = new Promise<void>((r) => (ready = r));
-  return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
-});
-
-vi.mock('electron', () => {
-  const on = (map: Map<string, ((...a: unknown[]) => unknown)[]>, e: string, l: (...a: unknown[]) => unknown) => map.set(e, [...(map.get(e) ?? []), l]);
-  class BrowserWindow {
-    private w: (typeof rec.windows)[number];
-    webContents: { send: (c: string, p: unknown) => void };
-    constructor(options: Record<string, unknown>) {
-      this.w = { options, events: new Map(), hidden: true, sent: [] };
-      rec.windows.push(this.w);
-      this.webContents = { send: (c, p) => this.w.sent.push([c, p]) };
-    }
-    once(e: string, l: () => void) {
-      on(this.w.events, e, l);
-    }
-    on(e: string, l: () => void) {
-      on(this.w.events, e, l);
-    }
-    loadFile(f: string) {
-      this.w.loaded = f;
-      return Promise.resolve();
-    }
-    show() {
-      this.w.hidden = false;
-    }
-    hide() {
-      this.w.hidden = true;
-    }
-    focus() {}
-    isDestroyed() {
-      return false;
-    }
-    setProgressBar(p: number) {
-      rec.state.progressBar.push(p);
-    }
-  }
-  class Notification {
-    constructor(private o: { title: string; body: string }) {}
-    static isSupported() {
-      return true;
-    }
-    show() {
-      rec.state.notifications.push(this.o);
-    }
-  }
-  class Tray {
-    on() {}
-    setToolTip(t: string) {
-      rec.state.tooltips.push(t);
-    }
-    setContextMenu(m: { label?: string }[]) {
-      rec.state.menus.push(m);
-    }
-  }
-  const app = {
-    getPath: () => userData,
-    getAppPath: () => process.cwd(),
-    getVersion: () => '0.1.0',
-    requestSingleInstanceLock: () => {
-      rec.state.singleInstance++;
-      return true;
-    },
-    setAppUserModelId: () => {},
-    on: (e: string, l: (...a: unknown[]) => unknown) => on(rec.appEvents, e, l),
-    whenReady: () => rec.whenReadyPromise,
-    quit: () => {},
-  };
-  const electron = {
-    app,
-    BrowserWindow,
-    Notification,
-    Tray,
-    Menu: { buildFromTemplate: (t: unknown) => t },
-    nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
-    ipcMain: { handle: (c: string, l: (...a: unknown[]) => unknown) => rec.handlers.set(c, l), on: () => {} },
-    session: {
-      defaultSession: {
-        setPermissionRequestHandler: (l: (...a: unknown[]) => unknown) => (rec.state.permission = l),
-        setPermissionCheckHandler: (l: (...a: unknown[]) => unknown) => (rec.state.permissionCheck = l),
-      },
-    },
-    powerSaveBlocker: {
-      start: () => {
-        const id = rec.state.blockers.length + 1;
-        rec.state.blockers.push(id);
-        return id;
-      },
-      stop: (id: number) => rec.state.stopped.push(id),
-      isStarted: (id: number) => rec.state.blockers.includes(id) && !rec.state.stopped.includes(id),
-    },
-    safeStorage: {
-      isEncryptionAvailable: () => true,
-      getSelectedStorageBackend: () => 'gnome_libsecret',
-      encryptString: (s: string) => Buffer.from(`enc:${s}`),
-      decryptString: (b: Buffer) => b.toString().slice(4),
-    },
-    dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }) },
-  };
-  return { ...electron, default: electron };
-});
-
-vi.mock('electron-store', () => ({
-  default: class {
-    private m = new Map<string, unknown>();
-    get(k: string) {
-      return this.m.get(k);
-    }
-    set(k: string, v: unknown) {
-      this.m.set(k, v);
-    }
-  },
-}));
+vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
+vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
 
 afterAll(async () => {
   for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
@@ -215,5 +96,21 @@ describe('the Electron shell', () => {
     // The tray said it in words and offered pause all / resume all / open.
     expect(rec.state.tooltips.some((t) => /Uploading: \d+% · 0 of 1 files/.test(t))).toBe(true);
     expect(rec.state.menus.at(-1)!.map((i) => i.label)).toEqual(expect.arrayContaining(['Pause all', 'Resume all', 'Open Capture Uploader', 'Quit']));
+  });
+
+  it('relays: the renderer’s calls reach the service worker and its events reach the window', async () => {
+    const { isMainThread } = await import('node:worker_threads');
+    expect(isMainThread).toBe(true);
+    const sent = rec.windows[0]!.sent;
+    // The worker said it started with its queue, and the window was told.
+    expect(sent).toContainEqual(['capture:event.service', { queueError: null }]);
+    // The rows the worker committed reached the window as deltas: the file of the test above, completed.
+    const rows = sent.filter(([c]) => c === 'capture:event.rows').map(([, p]) => p as { files: { id: number; state: string }[] });
+    expect(rows.some((r) => r.files.some((f) => f.id === 1 && f.state === 'completed'))).toBe(true);
+    // A call answered by the worker, through the door.
+    const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as { ok: boolean; value: { files: { state: string }[] } };
+    expect(list).toMatchObject({ ok: true });
+    expect(list.value.files.map((f) => f.state)).toEqual(['completed']);
+    expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({ ok: true, value: { queueError: null } });
   });
 });

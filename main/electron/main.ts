@@ -1,16 +1,19 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
 // lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
-// live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs
-// under plain Node and is tested there and in Chromium without this file.
+// live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs in
+// the upload service's worker thread (main/service/), so nothing it does blocks this thread,
+// which runs every window's events, the tray and IPC. This file relays: a message from the
+// renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the worker; the
+// worker's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session } from 'electron';
 import Store from 'electron-store';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
 import type { QueueTotals } from '../../shared/ipc.js';
-import { AppCore } from '../app-core.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import { findLocalService } from '../local-service.js';
+import { ServiceHost } from '../service/host.js';
 import type { KeyValueStore, SecretBox } from '../settings.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -19,10 +22,13 @@ const rendererDir = join(here, '../../renderer');
 const rendererUrl = pathToFileURL(join(rendererDir, '/')).href;
 const preloadPath = join(here, '../../preload/index.cjs');
 const iconPath = join(app.getAppPath(), 'assets/icon.png');
+// The service worker: the bundle's second entry (package.json build:main) beside this file; from
+// source (tests) the host loads main/service/worker.ts itself.
+const workerEntry = import.meta.url.endsWith('.js') ? new URL('./service-worker.js', import.meta.url) : undefined;
 
 let win: BrowserWindow | undefined;
 let tray: Tray | undefined;
-let core: AppCore | undefined;
+let core: ServiceHost | undefined;
 let working = false;
 let blocker: number | undefined;
 let quitting = false;
@@ -65,7 +71,7 @@ function createWindow(): BrowserWindow {
     w.hide();
     new Notification({ title: APP_NAME, body: 'Uploads continue in the background. Quit from the tray icon to stop them.' }).show();
   });
-  void w.loadFile(join(rendererDir, 'index.html'));
+  w.loadFile(join(rendererDir, 'index.html')).catch((err: unknown) => console.error(`The window could not load: ${String(err)}`));
   return w;
 }
 
@@ -81,7 +87,7 @@ function updateTray(): void {
   if (line === trayLine) return;
   trayLine = line;
   tray?.setToolTip(`${APP_NAME}: ${line}`);
-  const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () => void core?.handlers()[channel]({ all: true });
+  const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () => void core?.call(channel, { all: true });
   tray?.setContextMenu(
     Menu.buildFromTemplate([
       { label: line, enabled: false },
@@ -128,7 +134,8 @@ async function start(): Promise<void> {
 
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
   const settings: KeyValueStore = { get: (k) => store.get(k), set: (k, v) => store.set(k, v) };
-  core = new AppCore({
+  core = new ServiceHost({
+    entry: workerEntry,
     dataDir: app.getPath('userData'),
     store: settings,
     secrets,
@@ -142,19 +149,26 @@ async function start(): Promise<void> {
       return res.canceled ? [] : res.filePaths;
     },
     // Loaded only when chosen; the packaged app does not contain it, so there it is not offered.
-    startLocalService: app.isPackaged ? undefined : findLocalService(),
+    localService: !app.isPackaged && findLocalService() ? 'find' : null,
     notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
     busy: setWorking,
     totals: showTotals,
     log: { info: (m) => console.log(m), warn: (m) => console.warn(m) },
   });
   registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));
-  await core.start();
-
   tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
   tray.on('click', () => (win ?? (win = createWindow())).show());
   updateTray();
   win = createWindow();
+  // Never rejects for the queue: a queue that cannot open is the service's status, which the
+  // window shows with what to do (issue 17 #11); the window and tray are open before it.
+  try {
+    const status = await core.start();
+    if (status.queueError) console.warn(status.queueError);
+  } catch (err) {
+    // The worker could not even be started (a broken installation): the window is open anyway.
+    console.error(`The upload service could not be started: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 if (!app.requestSingleInstanceLock()) {
@@ -181,7 +195,12 @@ if (!app.requestSingleInstanceLock()) {
     quitting = true;
     const c = core;
     core = undefined;
-    void c.close().finally(() => app.quit());
+    c.close()
+      .catch((err: unknown) => console.error(`Closing the upload service failed: ${String(err)}`))
+      .finally(() => app.quit());
   });
-  void app.whenReady().then(start);
+  app
+    .whenReady()
+    .then(start)
+    .catch((err: unknown) => console.error(`Capture Uploader could not start: ${String(err)}`));
 }

@@ -8,6 +8,7 @@ import { QueueList } from './components/QueueList.js';
 import { RegisterPanel } from './components/register/RegisterPanel.js';
 import { AssetsView } from './components/records/AssetsView.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
+import { ServiceBanner } from './components/ServiceBanner.js';
 import { Settings } from './components/Settings.js';
 import { useApp } from './store.js';
 
@@ -54,7 +55,14 @@ export function App() {
     return () => clearInterval(timer);
   }, [configured]);
 
-  if (!settings) return <main className="loading">Starting…</main>;
+  // The service's status shows even before the settings answer (a service that could not start).
+  if (!settings)
+    return (
+      <main className="loading">
+        <ServiceBanner />
+        Starting…
+      </main>
+    );
   const showSettings = !configured || tab === 'settings';
   return (
     <div className="app">
@@ -85,6 +93,7 @@ export function App() {
         {settings.mode === 'local' && configured && <span className="badge">Local test service</span>}
       </header>
       <div className="screen">
+        <ServiceBanner />
         {showSettings ? (
           <Settings firstRun={!configured} onDone={() => setTab('upload')} />
         ) : tab === 'progress' ? (

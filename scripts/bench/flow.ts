@@ -42,7 +42,8 @@ export async function makeFile(path: string, size: number): Promise<void> {
   await once(out, 'finish');
 }
 
-async function gateway(svc: LocalService, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
+/** Calls the capture gateway with the standard headers (§4) and returns its JSON; throws on a non-2xx answer. */
+export async function gateway(svc: LocalService, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${svc.info.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'x-api-key': svc.info.apiKey, 'x-project-id': svc.info.projectId, 'content-type': 'application/json' },

@@ -1,0 +1,133 @@
+// A recording stand-in for the `electron` module (the Electron binary cannot run on this
+// machine): what the shell asks of Electron (window options, handlers, blockers, notifications)
+// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts) to check.
+// Each test file gets its own module instance, so its own records.
+
+/** What the shell asked of Electron so far. */
+export const rec = (() => {
+  type Listener = (...args: unknown[]) => unknown;
+  const handlers = new Map<string, Listener>();
+  const appEvents = new Map<string, Listener[]>();
+  const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
+  const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
+  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][] };
+  let ready!: () => void;
+  const whenReadyPromise = new Promise<void>((r) => (ready = r));
+  return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
+})();
+
+/** The `electron` module's stand-in, with `app.getPath('userData')` answering `userData`. */
+export function electronModule(userData: string) {
+  const on = (map: Map<string, ((...a: unknown[]) => unknown)[]>, e: string, l: (...a: unknown[]) => unknown) => map.set(e, [...(map.get(e) ?? []), l]);
+  class BrowserWindow {
+    private w: (typeof rec.windows)[number];
+    webContents: { send: (c: string, p: unknown) => void };
+    constructor(options: Record<string, unknown>) {
+      this.w = { options, events: new Map(), hidden: true, sent: [] };
+      rec.windows.push(this.w);
+      this.webContents = { send: (c, p) => this.w.sent.push([c, p]) };
+    }
+    once(e: string, l: () => void) {
+      on(this.w.events, e, l);
+    }
+    on(e: string, l: () => void) {
+      on(this.w.events, e, l);
+    }
+    loadFile(f: string) {
+      this.w.loaded = f;
+      return Promise.resolve();
+    }
+    show() {
+      this.w.hidden = false;
+    }
+    hide() {
+      this.w.hidden = true;
+    }
+    focus() {}
+    isDestroyed() {
+      return false;
+    }
+    setProgressBar(p: number) {
+      rec.state.progressBar.push(p);
+    }
+  }
+  class Notification {
+    constructor(private o: { title: string; body: string }) {}
+    static isSupported() {
+      return true;
+    }
+    show() {
+      rec.state.notifications.push(this.o);
+    }
+  }
+  class Tray {
+    on() {}
+    setToolTip(t: string) {
+      rec.state.tooltips.push(t);
+    }
+    setContextMenu(m: { label?: string }[]) {
+      rec.state.menus.push(m);
+    }
+  }
+  const app = {
+    getPath: () => userData,
+    getAppPath: () => process.cwd(),
+    getVersion: () => '0.1.0',
+    requestSingleInstanceLock: () => {
+      rec.state.singleInstance++;
+      return true;
+    },
+    setAppUserModelId: () => {},
+    on: (e: string, l: (...a: unknown[]) => unknown) => on(rec.appEvents, e, l),
+    whenReady: () => rec.whenReadyPromise,
+    quit: () => {},
+  };
+  const electron = {
+    app,
+    BrowserWindow,
+    Notification,
+    Tray,
+    Menu: { buildFromTemplate: (t: unknown) => t },
+    nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
+    ipcMain: { handle: (c: string, l: (...a: unknown[]) => unknown) => rec.handlers.set(c, l), on: () => {} },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (l: (...a: unknown[]) => unknown) => (rec.state.permission = l),
+        setPermissionCheckHandler: (l: (...a: unknown[]) => unknown) => (rec.state.permissionCheck = l),
+      },
+    },
+    powerSaveBlocker: {
+      start: () => {
+        const id = rec.state.blockers.length + 1;
+        rec.state.blockers.push(id);
+        return id;
+      },
+      stop: (id: number) => rec.state.stopped.push(id),
+      isStarted: (id: number) => rec.state.blockers.includes(id) && !rec.state.stopped.includes(id),
+    },
+    safeStorage: {
+      isEncryptionAvailable: () => true,
+      getSelectedStorageBackend: () => 'gnome_libsecret',
+      encryptString: (s: string) => Buffer.from(`enc:${s}`),
+      decryptString: (b: Buffer) => b.toString().slice(4),
+    },
+    dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }) },
+  };
+  return { ...electron, default: electron };
+}
+
+/** What every new electron-store stand-in starts with (a test's settings file from before the start). */
+export const storeSeed = new Map<string, unknown>();
+
+/** electron-store's stand-in: a Map. */
+export const electronStoreModule = {
+  default: class {
+    private m = new Map<string, unknown>(storeSeed);
+    get(k: string) {
+      return this.m.get(k);
+    }
+    set(k: string, v: unknown) {
+      this.m.set(k, v);
+    }
+  },
+};

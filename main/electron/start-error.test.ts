@@ -1,0 +1,48 @@
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { LATEST_VERSION } from '../queue/db.js';
+import { rec, storeSeed } from './electron-stand-in.js';
+
+// Issue 17 #18 / #11: the queue cannot open at app start (here: written by a newer version). The
+// shell used to give no window, no tray and an unhandled rejection; now the window opens and
+// says what is wrong and what to do.
+const userData = mkdtempSync(join(tmpdir(), 'shell-start-error-'));
+const queueDir = join(userData, 'queue');
+mkdirSync(queueDir, { recursive: true });
+const raw = new Database(join(queueDir, 'queue.db'));
+raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
+raw.close();
+storeSeed.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
+
+vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
+vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
+
+afterAll(async () => {
+  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
+  await new Promise((r) => setTimeout(r, 500));
+  rmSync(userData, { recursive: true, force: true });
+});
+
+const appFrame = () => ({ senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null } });
+
+describe('the Electron shell when the queue cannot open', () => {
+  it('opens the window and the tray anyway, and the window is told what is wrong and what to do', async () => {
+    await import('./main.js');
+    rec.ready();
+    await vi.waitFor(() => expect(rec.windows).toHaveLength(1));
+    expect(rec.state.tooltips.length).toBeGreaterThanOrEqual(1);
+    await vi.waitFor(() => expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.service')).toBe(true), { timeout: 10_000 });
+    const [, status] = rec.windows[0]!.sent.find(([c]) => c === 'capture:event.service')!;
+    const error = (status as { queueError: string }).queueError;
+    expect(error).toContain('written by a newer version of Capture Uploader');
+    expect(error).toContain(`The queue is kept in the folder ${queueDir}`);
+    expect(error).toContain('move that folder aside');
+    // The renderer can ask for it again (a reload), and the settings still answer.
+    expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({ ok: true, value: status });
+    expect(await rec.handlers.get('capture:settings.get')!(appFrame(), undefined)).toMatchObject({ ok: true, value: { mode: 'local' } });
+  });
+});
