@@ -13,6 +13,7 @@ import { ProgressTracker } from './progress.js';
 import { Registrar } from './registrar.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 import { Scheduler } from './scheduler.js';
+import { QueueClock } from './clock.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
 
@@ -68,7 +69,7 @@ export class UploadEngine {
     };
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
-    this.scheduler = new Scheduler(this.ctx, this.registrar, { blocked: onBlocked, isBlocked: () => this.blockedBy !== null || this.fatalError !== null });
+    this.scheduler = new Scheduler(this.ctx, new QueueClock(opts.queue.db), this.registrar, { blocked: onBlocked, isBlocked: () => this.blockedBy !== null || this.fatalError !== null });
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
