@@ -103,7 +103,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   const st = store.state.storage;
   await storage.init([st.bucket]);
 
-  const storageServer = opts.s3 ? undefined : createServer(createStorageHandler({ store: storage, credentials: st, faults }));
+  // No limit on a request's whole duration (Node's default cuts it at 300 s): real S3 only ends a
+  // connection that moves nothing, and a 5 MiB part at 8 KiB/s takes 640 s (issue 17 #8).
+  const storageServer = opts.s3 ? undefined : createServer({ requestTimeout: 0 }, createStorageHandler({ store: storage, credentials: st, faults }));
   const apiServer = createServer();
   const servers = storageServer ? [apiServer, storageServer] : [apiServer];
   const builtIn = storageServer && {

@@ -128,8 +128,14 @@ export class CaptureGateway {
           signInResponse,
           this.lifetime.signal,
         ).catch(noServiceHere);
-        const exp = decodeJwt(token).exp;
-        this.token = { value: token, expiresAt: exp ? exp * 1000 : Date.now() + 24 * 3600_000 };
+        // The token's lifetime is read from the JWT (exp − iat: both wall time, set by the same
+        // server clock) and counted down on the monotonic clock from the moment it arrived, so a
+        // step of this computer's clock (or one set wrong) neither keeps an expired token nor
+        // discards a good one. Without iat, exp against this clock is all there is.
+        const { exp, iat } = decodeJwt(token);
+        const arrived = performance.now();
+        const lifetimeMs = exp === undefined ? 24 * 3600_000 : iat !== undefined && exp > iat ? (exp - iat) * 1000 : exp * 1000 - Date.now();
+        this.token = { value: token, expiresAt: arrived + lifetimeMs };
         return token;
       } finally {
         this.signingIn = undefined;
@@ -139,7 +145,7 @@ export class CaptureGateway {
   }
 
   private async currentToken(signal?: AbortSignal): Promise<string> {
-    if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > Date.now()) return this.token.value;
+    if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > performance.now()) return this.token.value;
     return this.signIn(signal);
   }
 

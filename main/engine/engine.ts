@@ -15,6 +15,7 @@ import { Registrar } from './registrar.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 import { Holds, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
+import { QueueClock } from './clock.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
 
@@ -74,7 +75,7 @@ export class UploadEngine {
     this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
-    this.scheduler = new Scheduler(this.ctx, this.registrar, {
+    this.scheduler = new Scheduler(this.ctx, new QueueClock(opts.queue.db), this.registrar, {
       blocked: onBlocked,
       isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
       heldUntil: () => this.holds.endsAt(),

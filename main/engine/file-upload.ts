@@ -60,9 +60,11 @@ export class FileUpload {
       // Parts storage holds whose ETag this queue lost (a crash between storage's answer and the ledger's write).
       for (const p of ctx.queue.parts(f.id)) {
         if (p.etag || missingSet.has(p.partNumber) || recovered.has(p.partNumber)) continue;
+        if (this.signal.aborted) throw new CancelledError(); // each part is a read of up to its whole size
         recovered.set(p.partNumber, await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size));
       }
       await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
+      if (this.signal.aborted) throw new CancelledError();
       const record = await this.report(recovered);
       if (record.status === 'completed') return;
       ctx.queue.batch.forgetParts(f.id, record.missingParts); // the service lacks them: send them again (one transaction)
@@ -135,9 +137,10 @@ export class FileUpload {
    * others. Returns the parts whose answer was lost, with their MD5 ETags and how the answer was lost.
    */
   private async sendAll(partNumbers: number[]): Promise<Map<number, { md5Etag: string; error: AnswerLostError }>> {
+    // The first part that fails for good stops the others; so does the file's own signal, even
+    // one aborted before this round began (a listener added then would never have heard it).
     const round = new AbortController();
-    const onAbort = () => round.abort();
-    this.signal.addEventListener('abort', onAbort, { once: true });
+    const signal = AbortSignal.any([this.signal, round.signal]);
     const uncertain = new Map<number, { md5Etag: string; error: AnswerLostError }>();
     const running: Promise<void>[] = [];
     let firstError: unknown;
@@ -145,11 +148,11 @@ export class FileUpload {
       for (const n of partNumbers) {
         let slot: () => void;
         try {
-          slot = await this.ctx.limiter.acquire(this.f.id, round.signal);
+          slot = await this.ctx.limiter.acquire(this.f.id, signal);
         } catch {
           break;
         }
-        const job = { file: this.f, partNumber: n, urls: this.urls, signal: round.signal, backoff: this.backoff, tries: this.tries, slot };
+        const job = { file: this.f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, slot };
         running.push(
           sendPart(this.ctx, job).then(
             (o) => void (o.kind === 'uncertain' && uncertain.set(n, { md5Etag: o.md5Etag, error: o.error })),
@@ -162,7 +165,7 @@ export class FileUpload {
       }
       await Promise.all(running);
     } finally {
-      this.signal.removeEventListener('abort', onAbort);
+      round.abort(); // nothing of this round runs any more
     }
     if (this.signal.aborted) throw new CancelledError();
     // Not credentialsRefusal: a part's gateway calls were judged where they were made (PresignedUrls),

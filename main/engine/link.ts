@@ -35,7 +35,7 @@ export class LinkMonitor {
     return Math.max(1, (bytes * 1000) / Math.max(1, to - from));
   }
 
-  /** A part's last byte (of `bytes`) was handed to the socket; call the returned function once when it is answered or abandoned. */
+  /** `bytes` more of a part were handed to the socket; call the returned function once when the part is answered or abandoned. */
   handedOver(bytes: number): () => void {
     this.unanswered += bytes;
     let settled = false;
@@ -46,8 +46,21 @@ export class LinkMonitor {
     };
   }
 
-  /** Storage answered a part of `bytes` whose first byte left at `startedAt` (ms since epoch). */
-  answered(bytes: number, startedAt: number, answeredAt = Date.now()): void {
+  /**
+   * A part waited longer than its allowance: the rate measured so far no longer holds (storage or
+   * the link slowed down), so it is forgotten and the floor stands in until parts are answered
+   * again. Without this, a link that slowed after fast parts stalled every retry of the same part.
+   */
+  stalled(): void {
+    this.answers.length = 0;
+  }
+
+  /**
+   * Storage answered a part of `bytes` whose first byte left at `startedAt`, answered at
+   * `answeredAt` (both ms on the monotonic clock, performance.now(): a wall-clock step must not
+   * bend the measured rate).
+   */
+  answered(bytes: number, startedAt: number, answeredAt = performance.now()): void {
     this.answers.push({ bytes, startedAt, answeredAt });
     if (this.answers.length > SAMPLES) this.answers.shift();
   }

@@ -57,6 +57,21 @@ describe('Bandwidth', () => {
   });
 });
 
+describe('Bandwidth.take', () => {
+  it('returns at once when its signal aborts, with the reason, however long the wait', async () => {
+    const bw = new Bandwidth(1024);
+    void bw.take(1024); // a second's worth: the slice below waits behind it for a minute more
+    const controller = new AbortController();
+    const reason = new Error('paused');
+    const waiting = bw.take(60 * 1024, controller.signal);
+    setTimeout(() => controller.abort(reason), 20);
+    const t0 = performance.now();
+    await expect(waiting).rejects.toBe(reason);
+    expect(performance.now() - t0).toBeLessThan(5000); // not the minute it would have waited
+    await expect(bw.take(1, controller.signal)).rejects.toBe(reason);
+  });
+});
+
 describe('Limiter', () => {
   it('shares one limit fairly: the file holding fewer slots goes first, whatever its age', async () => {
     const l = new Limiter(2);

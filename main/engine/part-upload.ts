@@ -113,10 +113,13 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * that MD5 is the ETag to report when storage has a part whose answer was lost. It costs about
  * 1.2 CPU s/GiB (OpenSSL's MD5 on this machine), the one cost of the hot path kept on purpose.
  *
- * Stall watch: while sending, a part that moves no byte for `stallTimeoutMs` (time held back by
- * the bandwidth limit does not count) is aborted; once every byte is handed over, the wait for the
- * answer may last as long as the link needs to deliver what is still buffered (LinkMonitor).
- * On pause or quit a fully sent part gets 1.5 s for its answer.
+ * Stall watch (on the monotonic clock): while sending, a part that moves no byte for
+ * `stallTimeoutMs` (time held back by the bandwidth limit does not count) is aborted. While a write
+ * waits on a full send buffer, and once every byte is handed over, the wait may last as long as
+ * the link needs to deliver every byte handed over and not yet answered (LinkMonitor): the buffer
+ * holds several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along.
+ * On pause or quit a fully sent part gets 1.5 s for its answer; a part abandoned is reset, so no
+ * byte of it reaches storage afterwards (part-wire.ts).
  *
  * Resolves with the ETag exactly as storage sent it. Throws PartIntegrityError when the answer has
  * no ETag, or a plain-MD5 ETag that is not the part's MD5 while storage says the part is not
@@ -126,49 +129,67 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  */
 export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise<PartResult> {
   await assertUnchanged(job.path, job.expected);
+  // A pause during the stat above has no listener yet to hear it (issue 17 #10).
+  if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
   const md5 = createHash('md5');
   const pacing: Pacing = { waiting: false };
   const controller = new AbortController();
   let sentAt: number | undefined;
-  let settleLink: (() => void) | undefined;
   let grace: NodeJS.Timeout | undefined;
   const onOuterAbort = () => {
     if (sentAt === undefined) return controller.abort(new CancelledError());
     grace = setTimeout(() => controller.abort(new CancelledError()), ANSWER_GRACE_MS);
   };
   opts.signal.addEventListener('abort', onOuterAbort, { once: true });
-  const startedAt = Date.now();
+  // Every duration here is measured on the monotonic clock: a wall-clock step must neither fake a stall nor hide one.
+  const startedAt = performance.now();
   let lastMove = startedAt;
+  let writing = false;
   let stalled = false;
+  // The bytes of this part handed to the system so far count as "on the link, not yet answered"
+  // (LinkMonitor), so every part judges its wait by all the bytes the link still has to carry.
+  let onLink = 0;
+  const settlers: (() => void)[] = [];
   // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
-      const now = Date.now();
+      const now = performance.now();
       if (pacing.waiting) lastMove = now;
-      const quiet = sentAt === undefined ? now - lastMove >= opts.stallTimeoutMs : now - sentAt >= opts.link.answerAllowanceMs(opts.stallTimeoutMs);
-      if (!quiet) return;
+      // A write that does not complete means the send buffer is full and the link is still
+      // carrying what it holds: as after the last byte, that may take as long as the link needs
+      // for every byte handed over and not answered, not just the stall timeout (issue 17 #8:
+      // at 32 KiB/s one write waited 35 s while the bytes moved all along).
+      const allowance = sentAt !== undefined || writing ? opts.link.answerAllowanceMs(opts.stallTimeoutMs) : opts.stallTimeoutMs;
+      const quietFor = now - (sentAt ?? lastMove);
+      if (quietFor < allowance) return;
       stalled = true;
-      controller.abort(new NetworkError(`No progress for ${Math.round((now - (sentAt ?? lastMove)) / 1000)} s`, request, 'ESTALLED'));
+      opts.link.stalled();
+      controller.abort(new NetworkError(`No progress for ${Math.round(quietFor / 1000)} s`, request, 'ESTALLED'));
     },
     Math.min(1000, Math.max(50, opts.stallTimeoutMs / 4)),
   );
+  const onWriting = (w: boolean) => {
+    writing = w;
+    lastMove = performance.now();
+  };
   const onSent = (sent: number) => {
-    lastMove = Date.now();
-    if (sent >= job.size && sentAt === undefined) {
-      sentAt = lastMove;
-      settleLink = opts.link.handedOver(job.size);
+    lastMove = performance.now();
+    if (sent > onLink) {
+      settlers.push(opts.link.handedOver(sent - onLink));
+      onLink = sent;
     }
+    if (sent >= job.size && sentAt === undefined) sentAt = lastMove;
     opts.onProgress(sent);
   };
 
   try {
-    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, signal: controller.signal });
+    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, onWriting, signal: controller.signal });
     if (answer.status < 200 || answer.status >= 300) {
       const message = storageErrorMessage(answer.status, answer.text, answer.headers);
       throw new HttpStatusError(message, answer.status, request, s3CodeOf(answer.text), retryAfterMs(answer.headers['retry-after']));
     }
-    opts.link.answered(job.size, startedAt);
+    opts.link.answered(job.size, startedAt, performance.now());
     const etag = answer.etag;
     const md5Etag = `"${md5.digest('hex')}"`;
     if (!etag) {
@@ -200,7 +221,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   } finally {
     clearInterval(watchdog);
     clearTimeout(grace);
-    settleLink?.();
+    for (const settle of settlers) settle();
     opts.signal.removeEventListener('abort', onOuterAbort);
   }
 }

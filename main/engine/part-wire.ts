@@ -26,6 +26,12 @@ export interface WireOptions {
   md5: Hash;
   /** Called with the part's bytes handed to the socket so far (bytes), after each write completes. */
   onSent(sent: number): void;
+  /**
+   * Called with true when a write is handed to the socket and false when it completes. A write
+   * that does not complete means the system's send buffer is full: the link is still draining
+   * what it holds (up to several MiB), which at a slow link takes longer than the stall timeout.
+   */
+  onWriting?(writing: boolean): void;
   /** Aborting destroys the request and stops reading; the promise rejects with the signal's reason. */
   signal: AbortSignal;
 }
@@ -86,6 +92,11 @@ function readAt(fd: number, buffer: Buffer, length: number, position: number): P
 export async function putFromFile(url: string, path: string, offset: number, size: number, opts: WireOptions): Promise<WireAnswer> {
   opts.signal.throwIfAborted();
   const fd = await new Promise<number>((resolve, reject) => open(path, 'r', (err, fd) => (err ? reject(fileError(err)) : resolve(fd))));
+  // An abort during the open has no listener yet to hear it: without this check the whole part went out (issue 17 #10).
+  if (opts.signal.aborted) {
+    close(fd, () => {});
+    throw opts.signal.reason;
+  }
   const request = url.startsWith('https:') ? httpsRequest : httpRequest;
   const req = request(url, { method: 'PUT', headers: { 'content-length': String(size), 'user-agent': 'capture-uploader' } });
   const wire: Wire = { req, closed: false, stopWrite: undefined, ended: false };
@@ -117,7 +128,7 @@ export async function putFromFile(url: string, path: string, offset: number, siz
     wire.closed = true;
     wire.stopWrite?.(new Error('request closed'));
   });
-  const onAbort = () => req.destroy(opts.signal.reason as Error);
+  const onAbort = () => reset(req, opts.signal.reason as Error);
   opts.signal.addEventListener('abort', onAbort, { once: true });
   const sending = sendBody(wire, fd, offset, size, opts);
   // The file descriptor is closed only once no read is in flight on it.
@@ -129,8 +140,28 @@ export async function putFromFile(url: string, path: string, offset: number, siz
   } finally {
     opts.signal.removeEventListener('abort', onAbort);
     // Left before a complete exchange (a file error, or a refusal before the last byte): nothing more goes out.
-    if (!(settled && wire.ended)) req.destroy();
+    if (!(settled && wire.ended)) reset(req);
   }
+}
+
+/**
+ * Ends a request with a TCP reset, not a close. A plain close leaves the bytes already in the
+ * system's send buffer (up to several MiB) going out after the request was abandoned: at
+ * 128 KiB/s a paused file's bytes kept reaching storage for half a minute, and a part abandoned
+ * on Ctrl-C or pause was completed by storage from those bytes while the next drain, not yet
+ * seeing it in presign-missing, sent it again (issue 17 #10, #16). A reset discards them, and
+ * storage drops the incomplete body.
+ */
+function reset(req: ClientRequest, reason?: Error): void {
+  const socket = req.socket;
+  if (socket && !socket.destroyed) {
+    try {
+      socket.resetAndDestroy();
+    } catch {
+      // Not a plain TCP socket (TLS): Node offers no reset there, and the close below is all there is.
+    }
+  }
+  req.destroy(reason);
 }
 
 interface Wire {
@@ -147,7 +178,9 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
     new Promise<void>((resolve, reject) => {
       if (wire.closed) return reject(new Error('request closed'));
       wire.stopWrite = reject;
+      opts.onWriting?.(true);
       wire.req.write(slice, (err) => {
+        opts.onWriting?.(false);
         wire.stopWrite = undefined;
         if (err) reject(err);
         else resolve();
@@ -175,7 +208,7 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
         if (opts.bandwidth.limit) {
           opts.pacing.waiting = true;
           try {
-            await opts.bandwidth.take(slice.length);
+            await opts.bandwidth.take(slice.length, opts.signal);
           } finally {
             opts.pacing.waiting = false;
           }

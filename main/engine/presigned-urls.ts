@@ -13,6 +13,7 @@ import type { PresignResponse } from '../api/schemas.js';
  * the part is not sent again.
  */
 export class PresignedUrls {
+  /** Per part: the URL, when it expires (performance.now() ms) and its whole lifetime (ms). */
   private urls = new Map<number, { url: string; expiresAt: number; lifetimeMs: number }>();
   private pending?: Promise<PresignResponse>;
 
@@ -26,7 +27,8 @@ export class PresignedUrls {
   refresh(): Promise<PresignResponse> {
     this.pending ??= (async () => {
       try {
-        const fetchedAt = Date.now();
+        // Lifetimes count on the monotonic clock from when the request left: a wall-clock step must not keep an expired URL.
+        const fetchedAt = performance.now();
         const res = await this.gateway.presignMissing(this.uploadId, this.signal);
         this.urls = new Map(
           res.parts.map((p) => [p.partNumber, { url: p.url, expiresAt: fetchedAt + p.expiresIn * 1000, lifetimeMs: p.expiresIn * 1000 }]),
@@ -49,7 +51,7 @@ export class PresignedUrls {
    */
   async get(partNumber: number): Promise<string | undefined> {
     const kept = this.urls.get(partNumber);
-    if (kept && kept.expiresAt - Date.now() > Math.min(60_000, kept.lifetimeMs / 5)) return kept.url;
+    if (kept && kept.expiresAt - performance.now() > Math.min(60_000, kept.lifetimeMs / 5)) return kept.url;
     await this.refresh();
     return this.urls.get(partNumber)?.url;
   }

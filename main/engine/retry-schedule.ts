@@ -7,6 +7,11 @@
 export interface RetrySchedule {
   /** Wait before automatic attempt `attempt` (0-based: the first retry after a failure), in ms. */
   delayMs(attempt: number): number;
+  /**
+   * The longest wait `delayMs` ever answers (ms); default 15 min. A stored retry time further
+   * ahead than this at start is taken as a step of the wall clock and is due at once (clock.ts).
+   */
+  maxDelayMs?: number;
 }
 
 /**
@@ -15,5 +20,8 @@ export interface RetrySchedule {
  * back in the same second. It never gives up: a queue left overnight drains after any outage.
  */
 export function overnightRetrySchedule(baseMs = 15_000, maxMs = 15 * 60_000): RetrySchedule {
-  return { delayMs: (attempt) => Math.round(Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30)) * (1 - Math.random() * 0.1)) };
+  return {
+    maxDelayMs: maxMs,
+    delayMs: (attempt) => Math.round(Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30)) * (1 - Math.random() * 0.1)),
+  };
 }

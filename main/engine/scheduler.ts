@@ -1,5 +1,7 @@
 import { CancelledError, CredentialsRefusedError, FileChangedError, isTransient, reasonOf } from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
+import type { QueueClock } from './clock.js';
+import { MAX_RETRY_WAIT_MS } from './clock.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions } from './events.js';
 import { FileUpload } from './file-upload.js';
@@ -10,6 +12,8 @@ import { unreachableNotice } from './unreachable.js';
 const MAX_NAP_MS = 2 ** 31 - 1;
 /** The shortest nap before looking at the queue again for work that just came due (ms). */
 const MIN_NAP_MS = 20;
+/** How often the wall clock is compared with the monotonic one while the loop naps (ms). */
+const CLOCK_CHECK_MS = 1000;
 
 interface Active {
   controller: AbortController;
@@ -30,9 +34,11 @@ export class Scheduler {
   private readonly active = new Map<number, Active>();
   private wakeUp?: () => void;
   private stopping = false;
+  private clockClamped = false;
 
   constructor(
     private readonly ctx: EngineContext,
+    private readonly clock: QueueClock,
     private readonly registrar: Registrar,
     /** `heldUntil`: when the queue-wide hold in force ends (ms since epoch, Infinity: by hand), or null when none holds. */
     private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean; heldUntil(): number | null },
@@ -55,34 +61,63 @@ export class Scheduler {
    */
   async run(opts: DrainOptions): Promise<void> {
     this.stopping = false;
-    for (;;) {
-      if (this.stopping || this.hooks.isBlocked()) break;
-      if (opts.deadline !== undefined && Date.now() >= opts.deadline) break;
-      this.registrar.kick();
-      // A queue-wide hold (issue 17 #17): registration goes on, no file starts. Held and idle, the
-      // drain ends, or with `wait` sleeps until the hold ends (a release wakes it sooner).
-      const heldUntil = this.hooks.heldUntil();
-      if (heldUntil !== null) {
+    const { clock } = this;
+    if (!this.clockClamped) {
+      this.clockClamped = true;
+      clock.clampFuture(this.ctx.retrySchedule.maxDelayMs ?? MAX_RETRY_WAIT_MS);
+    }
+    // Every wait here is on the monotonic clock (README: time and clocks): the deadline is turned
+    // into one once, and the queue's stored times are read on the clock's time line, whose steps
+    // the periodic check moves them by.
+    const until = opts.deadline === undefined ? Infinity : performance.now() + (opts.deadline - Date.now());
+    const watch = setInterval(() => this.checkClock(), CLOCK_CHECK_MS);
+    try {
+      for (;;) {
+        if (this.stopping || this.hooks.isBlocked()) break;
+        if (performance.now() >= until) break;
+        this.checkClock();
+        this.registrar.kick();
+        // A queue-wide hold (issue 17 #17): registration goes on, no file starts. Held and idle, the
+        // drain ends, or with `wait` sleeps until the hold ends (a release wakes it sooner). The
+        // hold's end is a time of day a person chose: wall-clock time, as the timetable's.
+        const heldUntil = this.hooks.heldUntil();
+        if (heldUntil !== null) {
+          const idle = this.active.size === 0 && !this.registrar.busy;
+          if (idle && !opts.wait) break;
+          await this.nap(Math.min(heldUntil - Date.now(), until - performance.now()));
+          continue;
+        }
+        this.startDue();
         const idle = this.active.size === 0 && !this.registrar.busy;
-        if (idle && !opts.wait) break;
-        await this.nap(Math.min(heldUntil, opts.deadline ?? Infinity) - Date.now());
-        continue;
+        const next = this.ctx.queue.nextDueAt();
+        // Without `wait`, the drain ends once nothing runs. With it, it ends only when nothing is
+        // scheduled at all; a time that passed between the claims above and this read (they are
+        // microseconds apart) is claimed on the next turn, after a short nap.
+        if (idle && (!opts.wait || next === null)) break;
+        const left = until - performance.now();
+        if (!idle && (next === null || next <= clock.now())) {
+          // Work is running; a retry time already past waits for a free slot, and a task's end wakes the loop.
+          await this.nap(left);
+          continue;
+        }
+        await this.nap(Math.max(MIN_NAP_MS, Math.min((next ?? Infinity) - clock.now(), left)));
       }
-      this.startDue();
-      const idle = this.active.size === 0 && !this.registrar.busy;
-      const next = this.ctx.queue.nextDueAt();
-      // Without `wait`, the drain ends once nothing runs. With it, it ends only when nothing is
-      // scheduled at all; a time that passed between the claims above and this read (they are
-      // microseconds apart) is claimed on the next turn, after a short nap.
-      if (idle && (!opts.wait || next === null)) break;
-      if (!idle && (next === null || next <= Date.now())) {
-        // Work is running; a retry time already past waits for a free slot, and a task's end wakes the loop.
-        await this.nap(opts.deadline === undefined ? Infinity : opts.deadline - Date.now());
-        continue;
-      }
-      await this.nap(Math.max(MIN_NAP_MS, Math.min(next ?? Infinity, opts.deadline ?? Infinity) - Date.now()));
+    } finally {
+      clearInterval(watch);
     }
     await this.abortAll();
+  }
+
+  /** Compares the clocks; a wall-clock step moved the stored times, so the loop looks again. */
+  private checkClock(): void {
+    try {
+      const step = this.clock.check();
+      if (step === 0) return;
+      this.ctx.log.info(`The computer's clock moved ${step > 0 ? 'forward' : 'back'} by ${Math.round(Math.abs(step) / 1000)} s; scheduled retries keep their waits`);
+      this.wake();
+    } catch (err) {
+      if (!this.ctx.fatal(err)) throw err;
+    }
   }
 
   /** Stops the loop and every file task (files go back to `pending`, stored parts kept) and waits for them. */
@@ -117,7 +152,7 @@ export class Scheduler {
   private startDue(): void {
     const room = this.ctx.limiter.limit + 1 - this.active.size;
     if (room <= 0 || this.stopping) return;
-    for (const f of this.ctx.queue.dueFiles(Date.now(), room, this.activeFiles)) {
+    for (const f of this.ctx.queue.dueFiles(this.clock.now(), room, this.activeFiles)) {
       const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
       if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
       const controller = new AbortController();
@@ -167,7 +202,7 @@ export class Scheduler {
     }
     const reason = reasonOf(err);
     if (isTransient(err)) {
-      const at = Math.round(Date.now() + this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
+      const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 2}).`;
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
       // One notice for the queue when the service cannot be reached at all (issue 17 #6).

@@ -15,7 +15,7 @@ const MIN_SLICE = 1024;
  * measured rate follows the limit closely instead of overshooting after a pause.
  */
 export class Bandwidth {
-  /** When the bytes let through so far will have gone out at the limit (ms since the epoch); undefined until the first slice after a (re)set. */
+  /** When the bytes let through so far will have gone out at the limit (performance.now() ms); undefined until the first slice after a (re)set. */
   private next: number | undefined;
   constructor(private rate: number | null = null) {
     this.set(rate);
@@ -33,20 +33,41 @@ export class Bandwidth {
     this.next = undefined;
   }
 
-  /** Resolves once `bytes` more may be sent under the limit. */
-  async take(bytes: number): Promise<void> {
+  /**
+   * Resolves once `bytes` more may be sent under the limit. Rejects with the signal's reason at
+   * once when `signal` aborts (pause, quit): the wait must never outlive the part it paces.
+   * Times are on the monotonic clock (performance.now()): a wall-clock step back once froze every
+   * upload for the length of the step, and a quit waited on a timer no abort reached (issue 17 #7).
+   */
+  async take(bytes: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
     if (!this.rate) return;
-    const now = Date.now();
+    const now = performance.now();
     // At most 250 ms of credit after an idle moment (a part ending while none other sends), so
     // the limit is not lost to short gaps yet an idle period does not turn into a burst. None at
     // the start: a quarter second's burst then overshot the limit by 6 % over 64 MiB at 16 MiB/s.
     this.next = (this.next === undefined ? now : Math.max(this.next, now - 250)) + (bytes / this.rate) * 1000;
     const wait = this.next - now;
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 1) await pause(wait, signal);
   }
 
   /** The largest slice (bytes) let through at once under the current limit, or Infinity with none. */
   sliceSize(): number {
     return this.rate ? Math.max(MIN_SLICE, Math.floor(this.rate * SLICE_SECONDS)) : Infinity;
   }
+}
+
+/** Waits `ms` (a timer, which Node runs on the monotonic clock); rejects with the signal's reason as soon as it aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -385,6 +385,7 @@ async function receiveBody(
         return undefined;
       }
       await opts.faults.throttle.consume(chunk.length);
+      opts.store.bytesReceived += chunk.length;
       size += chunk.length;
       md5.update(chunk);
       sha256?.update(chunk);

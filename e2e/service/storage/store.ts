@@ -80,6 +80,8 @@ export class DiskStore {
    * the same size (a client re-sending a part storage already had).
    */
   readonly stats = { partsStored: 0, partsReplaced: 0 };
+  /** Body bytes read from every request so far, as they arrive (after the bandwidth setting): tests watch it grow or stop. */
+  bytesReceived = 0;
   /**
    * Every request the storage listener received, in arrival order (S3 operation name, part number
    * for UploadPart, arrival in ms since epoch), for tests that count what a client sent and when.
