@@ -93,7 +93,7 @@ describe('add-capture answers that may come after the service acted (issue 17 #2
   it.each([
     [429, '120', 120_000],
     [503, new Date(Date.now() + 300_000).toUTCString(), 300_000],
-  ])('%i (not processed): queued, sent again at the time Retry-After %s asks, and got sent it once', async (status, retryAfter, waitMs) => {
+  ])('%i (not processed): queued, sent again at the time Retry-After %s asks, and the client sent it once', async (status, retryAfter, waitMs) => {
     const u = uploader(`not-processed-${status}`);
     await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status, retryAfter } });
     const before = Date.now();
