@@ -74,8 +74,11 @@ describe('AppCore', () => {
     expect(rows.at(-1)!.totals).toMatchObject({ completed: 1, uploading: 0 });
     expect(events.filter((e) => e.event === 'capture:event.queue').map((e) => (e.payload as { reason: string }).reason)).toEqual(['opened']);
     const progress = events.filter((e) => e.event === 'capture:event.progress').map((e) => e.payload as import('../shared/ipc.js').EventPayload<'capture:event.progress'>);
-    expect(progress.length).toBeGreaterThan(0);
-    for (const p of progress) expect(p.totals.bytesDone).toBeLessThanOrEqual(2 * 1024 * 1024);
+    // Progress in order: sampled, never going back, never past the file's size.
+    const done = progress.map((p) => p.totals.bytesDone);
+    expect(done).not.toEqual([]);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(Math.max(...done)).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect((await h['capture:files.inspect']([file])).captures[0]!.alreadyQueued).toBe(true);
   });
 

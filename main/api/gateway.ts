@@ -1,8 +1,8 @@
-import type { Got, OptionsInit } from 'got';
+import type { OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import type { z } from 'zod';
 import { CancelledError, HttpStatusError, RequestNotSentError, UnreachableError } from './errors.js';
-import type { JsonClientOptions } from './http.js';
+import type { JsonClient, JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';
 import {
@@ -69,7 +69,8 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
  * and content-type application/json where a body is sent or §4.2/§4.3 require it. The JWT is
  * kept until five minutes before it expires (24 h, §5.3) and a 401 signs in again once and
  * repeats the call. Network errors, timeouts, 408, 429
- * and 5xx are retried per §7–§8, except for add-capture, which is not idempotent.
+ * and 5xx are retried per §7–§8 by sendJson's one retry policy (retry.ts; got's own retry is
+ * off), except for add-capture, which is not idempotent and is sent once.
  *
  * Every method takes an optional AbortSignal as its last argument: when it aborts, the call and
  * its retries stop at once with CancelledError (§7 "Cancellation stops retries at once").
@@ -78,7 +79,9 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
  * §4.4), ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
  */
 export class CaptureGateway {
-  private readonly http: Got;
+  private readonly http: JsonClient;
+  /** The same client with no retries, for add-capture (§4.4 is not idempotent). */
+  private readonly once: JsonClient;
   private token?: { value: string; expiresAt: number };
   private signingIn?: Promise<string>;
   /** Aborted by abortAll(): what no single caller owns (the shared sign-in) stops with it. */
@@ -89,6 +92,7 @@ export class CaptureGateway {
     opts: JsonClientOptions = {},
   ) {
     this.http = createJsonGot(opts);
+    this.once = { got: this.http.got, retry: { retries: 0, delayMs: () => 0 } };
   }
 
   /**
@@ -161,17 +165,20 @@ export class CaptureGateway {
 
   /**
    * Sends an authenticated call; on 401 signs in again once and repeats it (§5.3). When `signal`
-   * aborts, the call (and got's retries) stop at once with CancelledError.
+   * or abortAll() aborts, the call and its retries stop at once with CancelledError. `once` sends
+   * it without retries.
    */
-  private async call<T>(path: string, init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean }, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
-    const { declareJson, fixedPath, ...options } = init;
-    if (fixedPath) return this.call(path, { ...options, declareJson }, schema, signal).catch(noServiceHere);
+  private async call<T>(path: string, init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean; once?: boolean }, schema: z.ZodType<T>, callerSignal?: AbortSignal): Promise<T> {
+    const { declareJson, fixedPath, once, ...options } = init;
+    if (fixedPath) return this.call(path, { ...options, declareJson, once }, schema, callerSignal).catch(noServiceHere);
+    // abortAll() stops calls as well as the shared sign-in.
+    const signal = callerSignal ? AbortSignal.any([callerSignal, this.lifetime.signal]) : this.lifetime.signal;
     // Declared only where a body goes or the section requires it (§4.2, §4.3): servers built on
     // Fastify and similar answer 400 to a bodiless request that declares JSON (issue 17 #12).
     const contentType = options.json !== undefined || declareJson ? { 'content-type': 'application/json' } : {};
     const send = (token: string) =>
       sendJson(
-        this.http,
+        once ? this.once : this.http,
         `${this.config.baseUrl}${path}`,
         {
           ...options,
@@ -214,7 +221,7 @@ export class CaptureGateway {
   async addCaptures(captures: CaptureRequest[], signal?: AbortSignal): Promise<AddCaptureResult[]> {
     const res = await this.call(
       '/captures/api/v1/external-captures/add-capture',
-      { method: 'POST', json: { captures }, retry: { limit: 0 }, fixedPath: true },
+      { method: 'POST', json: { captures }, once: true, fixedPath: true },
       addCaptureResponse,
       signal,
     );

@@ -14,6 +14,7 @@ import {
 } from './errors.js';
 import { parseS3Error } from './s3-error.js';
 import { retryAfterMs } from './storage-answer.js';
+import { withRetries } from './retry.js';
 import { errorBody } from './schemas.js';
 
 /** How long making a connection, and then its TLS handshake, may take (ms) before the address counts as unreachable. */
@@ -35,43 +36,56 @@ export interface JsonClientOptions {
 }
 
 /**
- * A got instance for JSON calls that retries, by got's own retry machinery, what §7 of
- * capture-upload-interface.md says to retry (network errors, timeouts, 408, 429 and 5xx), with
- * the delays of the given policy (§8 recommended: 4 retries, 500 ms × 2^attempt + 0–500 ms).
- * Only idempotent calls use it with retries; add-capture is sent with `retry: { limit: 0 }`.
+ * A JSON client: a got instance with got's own retry off (`retry: { limit: 0 }`), and the policy
+ * by which `sendJson` retries its calls itself (main/api/retry.ts, the one owner of JSON-call
+ * retries: network errors, timeouts, 408, 429 and 5xx per capture-upload-interface.md §7, with the
+ * delays of §8). A call that must not be repeated (add-capture) uses a client whose policy has 0 retries.
  */
-export function createJsonGot(opts: JsonClientOptions = {}): Got {
+export interface JsonClient {
+  got: Got;
+  retry: RetryPolicy;
+}
+
+/**
+ * A JSON client with the given policy (default §8 recommended: 4 retries, 500 ms × 2^attempt +
+ * 0–500 ms) and timeouts (whole request `timeoutMs`, default 60 000 ms; connect 10 s).
+ */
+export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
   const policy = opts.retry ?? recommendedRetryPolicy();
-  return got.extend({
+  const instance = got.extend({
     // A connection (or TLS handshake) not made within 10 s is told apart from a request that
     // went out and got no answer: only the latter may have reached the service (issue 17 #6).
     timeout: { request: opts.timeoutMs ?? 60_000, connect: CONNECT_TIMEOUT_MS, secureConnect: CONNECT_TIMEOUT_MS },
     responseType: 'text',
-    retry: {
-      limit: policy.retries,
-      methods: ['GET', 'POST', 'PUT'],
-      statusCodes: [408, 429, 500, 502, 503, 504, 521, 522, 524],
-      // got answers 0 for what it would not retry; otherwise the interface's delay, or Retry-After if longer.
-      calculateDelay: ({ attemptCount, computedValue, retryAfter }) =>
-        computedValue === 0 ? 0 : Math.max(policy.delayMs(attemptCount - 1), retryAfter ?? 0),
-    },
+    // Retries are withRetries' alone (retry.ts): two layers repeating one call multiply its tries.
+    retry: { limit: 0 },
   });
+  return { got: instance, retry: policy };
 }
 
 /**
- * Sends one request and returns its body parsed by `schema`. When `signal` aborts, the request
- * and any retry waiting in got stop at once with CancelledError.
+ * Sends one request and returns its body parsed by `schema`, sending it again as `client.retry`
+ * says for what §7 retries (withRetries). When `signal` aborts, the request and any wait between
+ * tries stop at once with CancelledError.
  * Throws HttpStatusError (with the service's `message`) for an error status, NetworkError when no
  * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
  */
-export async function sendJson<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+export function sendJson<T>(client: JsonClient, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  return withRetries(client.retry, () => sendOnce(client.got, url, init, schema, signal), signal);
+}
+
+/** One try of sendJson, with the same errors. */
+async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
   // An error answer's status, once its body grew past MAX_ERROR_BODY and reading it was stopped.
   let tooLarge: number | undefined;
   try {
-    const pending = client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text' });
+    signal?.throwIfAborted();
+    // got's own `signal` stops the request at once; with its retry off there is no sleep of got's
+    // it could miss (the hand-made abort plumbing this replaced existed for that sleep).
+    const pending = client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text', signal });
     let errorStatus: number | undefined;
     // The status as soon as the headers arrive (got's own 'response' comes after the whole body).
     // (got's `on` hands back the request's own promise, awaited below: `void` marks it seen.)
@@ -84,7 +98,7 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
         pending.cancel(); // destroys the socket: nothing more of the body is read
       }
     });
-    const res = (await abortable(pending, signal)) as {
+    const res = (await pending) as {
       body: string;
       headers: Record<string, string | string[] | undefined>;
     };
@@ -111,19 +125,6 @@ export async function sendJson<T>(client: Got, url: string, init: OptionsInit, s
     );
   }
   return parsed.data;
-}
-
-/**
- * Cancels a got request the moment `signal` aborts, whatever it is doing: sending, waiting for
- * an answer, or sleeping between got's own retries (got's `signal` option does not reach that
- * sleep). §7: "Cancellation stops retries at once."
- */
-function abortable<T>(pending: Promise<T> & { cancel(): void }, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return pending;
-  if (signal.aborted) pending.cancel();
-  const onAbort = () => pending.cancel();
-  signal.addEventListener('abort', onAbort, { once: true });
-  return pending.finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Got } from 'got';
+import type { JsonClient } from './http.js';
 import { z } from 'zod';
 import type { RetryPolicy } from './errors.js';
 import { HttpStatusError } from './errors.js';
@@ -63,15 +63,15 @@ export interface NewProgressEntry {
 
 /**
  * The client of progress-records-interface.md (§4), with got and zod like the gateway client.
- * Reads are retried as capture-upload-interface.md §7–§8 recommend (network errors, timeouts,
+ * Reads are retried by sendJson's one policy (retry.ts) as capture-upload-interface.md §7–§8 recommend (network errors, timeouts,
  * 5xx). Creating an entry is not idempotent, so it is sent once: when its answer is lost, the
  * entries of that date are read and one with the same status and details is taken as the answer;
  * only when none is there is it sent again (once). Errors: HttpStatusError with the service's own
  * `message` (§7: `{ status: false, message }`), NetworkError, ResponseShapeError; see `explain`.
  */
 export class ProgressRecordsClient {
-  private readonly reads: Got;
-  private readonly once: Got;
+  private readonly reads: JsonClient;
+  private readonly once: JsonClient;
 
   constructor(
     private readonly config: ProgressRecordsConfig,

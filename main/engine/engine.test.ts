@@ -1,72 +1,38 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { ServiceKit } from '../testing/kit.js';
+import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import type { Uploader, UploaderOptions } from '../uploader.js';
 import type { EngineEvent } from './engine.js';
+import { overnightRetrySchedule } from './retry-schedule.js';
 
-const MiB = 1024 * 1024;
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
+// The local service, queue folders and files on disk come from the shared kit (main/testing/kit.ts).
+let kit: ServiceKit;
 let svc: TestService;
 let work: string;
-const open: Uploader[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'engine-test-'));
+  kit = await startServiceKit('engine-test');
+  svc = kit.svc;
+  work = kit.work;
 });
-afterEach(async () => {
-  while (open.length) await open.pop()!.close();
-  await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0 });
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+afterEach(async () => kit.reset());
+afterAll(async () => kit.stop());
 
-/** An uploader on its own queue folder, with short retry delays so fault tests run in seconds. */
-function uploader(name: string, extra: Partial<Parameters<typeof openUploader>[0]> = {}): Uploader {
-  const { info } = svc;
-  const u = openUploader({
-    dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
-    partRetry: recommendedRetryPolicy(20, 20),
-    apiRetry: recommendedRetryPolicy(20, 20),
-    stallTimeoutMs: 1500,
-    ...extra,
-  });
-  open.push(u);
-  return u;
-}
-
+/** An uploader on its own queue folder, with short retry delays so fault tests run in seconds (the engine's own durable schedule). */
+const uploader = (name: string, extra: Partial<UploaderOptions> = {}): Uploader =>
+  kit.uploader(name, { stallTimeoutMs: 1500, retrySchedule: overnightRetrySchedule(), ...extra });
 /** A file of random bytes in the work folder. */
-function makeFile(name: string, size: number): { path: string; bytes: Buffer } {
-  const path = join(work, name);
-  const bytes = randomBytes(size);
-  writeFileSync(path, bytes);
-  return { path, bytes };
-}
-
+const makeFile = (name: string, size: number) => kit.file(name, size);
 /** What storage holds for a queued file, read back through the S3 API. */
-async function stored(u: Uploader, fileId: number): Promise<Buffer> {
-  const f = u.queue.file(fileId)!;
-  const key = svc.store.state.uploads[f.uploadId!]!.key;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
-
-const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
-const structure = () => svc.info.structures[0]!;
+const stored = async (u: Uploader, fileId: number): Promise<Buffer> => (await kit.stored(u, fileId)).bytes;
+const fault = (rule: FaultRuleInput) => kit.fault(rule);
+const structure = () => kit.structure();
 
 describe('uploads real files end to end', () => {
   it('groups a dual-lens pair and an MP4, registers them, and stores every byte', async () => {
@@ -93,7 +59,19 @@ describe('uploads real files end to end', () => {
     expect(insv.request.metaDetails).toMatchObject({ frameRate: 29.97, cameraName: 'Insta360 OneR', deviceID: 'IAEAN00000XXXX' });
     for (const f of summary.completed) expect(sha256(await stored(u, f.id))).toBe(sha256(readFileSync(f.path)));
     expect(u.queue.captures().map((c) => c.state)).toEqual(['completed', 'completed']);
-    expect(events.filter((e) => e.type === 'progress').length).toBeGreaterThan(0);
+    // Progress as the screens read it: sampled while uploading, each file's bytes and parts never
+    // past its size, never going back, and no sample of a file after its 'completed' event.
+    const samples = events.flatMap((e, at) => (e.type === 'progress' ? e.files.map((p) => ({ at, p })) : []));
+    expect(samples).not.toEqual([]);
+    for (const f of summary.completed) {
+      const mine = samples.filter((s) => s.p.fileId === f.id);
+      const completedAt = events.findIndex((e) => e.type === 'file' && e.fileId === f.id && e.state === 'completed');
+      for (const { at, p } of mine) {
+        expect([p.bytesTotal, p.bytesSent <= f.size, p.partsDone <= p.partsTotal, at < completedAt]).toEqual([f.size, true, true, true]);
+      }
+      const sent = mine.map((s) => s.p.bytesSent);
+      expect(sent).toEqual([...sent].sort((a, b) => a - b));
+    }
   });
 
   it('uploads a 23 MiB file in five parts, reporting them in ascending order', async () => {
@@ -249,10 +227,27 @@ describe('pause, resume, cancel, changed files, limits', () => {
     const u = uploader('cancel', { concurrency: 1 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const file = u.queue.filesOf(queued[0]!)[0]!;
-    u.engine.on((e) => e.type === 'progress' && e.files.some((f) => f.bytesSent > MiB) && u.engine.cancel(file.id));
+    let cancelledAt: number | undefined;
+    u.engine.on((e) => {
+      if (cancelledAt === undefined && e.type === 'progress' && e.files.some((f) => f.bytesSent > MiB)) {
+        cancelledAt = Date.now();
+        u.engine.cancel(file.id);
+      }
+    });
+    const from = svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(u.queue.file(file.id)!.state).toBe('cancelled');
     expect(summary.completed).toEqual([]);
+    // Nothing more reached storage: no part request began after the cancel, at most the one part in
+    // flight then was stored, the upload was never completed, and a while later storage has no more.
+    const puts = svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
+    expect(puts.filter((r) => r.at > cancelledAt!)).toEqual([]);
+    expect(puts.map((r) => r.partNumber)).toEqual([1]);
+    const partsStored = svc.storage.stats.partsStored;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(svc.storage.stats.partsStored).toBe(partsStored);
+    expect(svc.storage.received.slice(from).map((r) => r.operation)).not.toContain('CompleteMultipartUpload');
+    expect(svc.store.state.uploads[file.uploadId!]!.status).not.toBe('completed');
   });
 
   it('fails a file that changed on disk after it was queued, naming it', async () => {

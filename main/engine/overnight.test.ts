@@ -226,10 +226,16 @@ describe('controls at any instant (#7.4, #7.6, #7.9)', () => {
     const id = u.queue.files(['uploading'])[0]!.id;
     u.engine.cancel(id);
     await open.pop()!.close();
+    const from = svc.storage.received.length;
+    const partsStored = svc.storage.stats.partsStored;
     const again = uploader('cancel-quit');
     expect(again.queue.file(id)!.state).toBe('cancelled');
     const summary = await again.engine.drain();
     expect(summary.cancelled.map((f) => f.id)).toEqual([id]);
+    // Not a byte more: the next start sends nothing of it and never completes its upload.
+    expect(svc.storage.received.slice(from)).toEqual([]);
+    expect(svc.storage.stats.partsStored).toBe(partsStored);
+    expect(svc.store.state.uploads[again.queue.file(id)!.uploadId!]!.status).not.toBe('completed');
   });
 });
 

@@ -27,7 +27,9 @@ export interface PartJob {
 }
 
 /**
- * Sends one part (§4.6) until storage has it, following the retry table of §7: network errors,
+ * Sends one part (§4.6) until storage has it, following the retry table of §7 for storage's
+ * answers to the PUT (a failed presign call was already retried by the gateway's policy and ends
+ * the part; the durable schedule takes the file over): network errors,
  * 5xx, RequestTimeout and a missing ETag back off and retry (the §8 policy); 403/AccessDenied
  * presigns again and retries at once, and after `maxResigns` such refusals ends with
  * StorageRefusedError (a passing failure); 429/SlowDown/503 pause every new part request of the
@@ -73,6 +75,9 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
       if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
       const action = classifyError(err, fromStorage);
       if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
+      // Presigning is a gateway call, already retried by its own policy (api/retry.ts): this loop
+      // retries only storage's answers to the PUT, so tries never multiply across layers.
+      if (!fromStorage) throw err;
       if (action === 'resign' && err instanceof HttpStatusError) {
         job.urls.invalidate(n);
         if (++resigns > ctx.maxResigns) {

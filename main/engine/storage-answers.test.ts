@@ -1,70 +1,29 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { ServiceKit } from '../testing/kit.js';
+import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import type { Uploader, UploaderOptions } from '../uploader.js';
 
 // The engine against storage's answers as real S3 (and what stands in front of it) gives them:
 // issue 17 #3 (SSE-KMS ETags), #4 (resets after the last byte), #5 (403 from storage, HTML or not;
 // a gateway 403 on one file) and #9 (SlowDown pauses the whole queue).
 
-const MiB = 1024 * 1024;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
+// The local service, queue folders and files on disk come from the shared kit (main/testing/kit.ts).
+let kit: ServiceKit;
 let svc: TestService;
-let work: string;
-const open: Uploader[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'storage-answers-'));
+  kit = await startServiceKit('storage-answers');
+  svc = kit.svc;
 });
-afterEach(async () => {
-  while (open.length) await open.pop()!.close();
-  await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { serverSideEncryption: null, storageRetryAfterSeconds: null });
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+afterEach(async () => kit.reset());
+afterAll(async () => kit.stop());
 
 /** An uploader on its own queue folder, with short retry delays; the durable schedule's first wait is a minute, so a waiting file stays waiting. */
-function uploader(name: string, extra: Partial<Parameters<typeof openUploader>[0]> = {}): Uploader {
-  const { info } = svc;
-  const u = openUploader({
-    dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
-    partRetry: recommendedRetryPolicy(20, 20),
-    apiRetry: recommendedRetryPolicy(20, 20),
-    retrySchedule: { delayMs: () => 60_000 },
-    stallTimeoutMs: 5000,
-    ...extra,
-  });
-  open.push(u);
-  return u;
-}
-
-function makeFile(name: string, size: number): { path: string; bytes: Buffer } {
-  const path = join(work, name);
-  const bytes = randomBytes(size);
-  writeFileSync(path, bytes);
-  return { path, bytes };
-}
-
-async function stored(u: Uploader, fileId: number): Promise<Buffer> {
-  const key = svc.store.state.uploads[u.queue.file(fileId)!.uploadId!]!.key;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
-
-const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+const uploader = (name: string, extra: Partial<UploaderOptions> = {}): Uploader => kit.uploader(name, extra);
+const makeFile = (name: string, size: number) => kit.file(name, size);
+const stored = async (u: Uploader, fileId: number): Promise<Buffer> => (await kit.stored(u, fileId)).bytes;
+const fault = (rule: FaultRuleInput) => kit.fault(rule);
 const settings = async (body: unknown) => expect((await svc.admin('PUT', '/settings', body)).status).toBe(200);
 const structure = () => svc.info.structures[0]!;
 /** UploadPart requests storage received since `from` (an index into its request log). */

@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CredentialsRefusedError, HttpStatusError, NetworkError } from '../api/errors.js';
+import type { CaptureGateway } from '../api/gateway.js';
+import type { PresignResponse } from '../api/schemas.js';
+import { PresignedUrls } from './presigned-urls.js';
+
+// Presigned part URLs (§4.5): reused while they have time left, renewed when close to expiry
+// (uppy #1724, #3612: URLs signed long before use expire mid-upload), re-signed after a refusal,
+// kept through a network error; concurrent requests share one presign-missing call.
+
+const request = { method: 'POST', path: '/presign-missing' };
+
+/** A gateway whose presign-missing lists `missing` with URLs valid `expiresIn` seconds; each answer is numbered. */
+function fakeGateway(opts: { missing: number[]; expiresIn?: number }) {
+  const g = {
+    calls: 0,
+    missing: opts.missing,
+    fail: undefined as Error | undefined,
+    async presignMissing(uploadId: string): Promise<PresignResponse> {
+      const n = ++g.calls;
+      await Promise.resolve();
+      if (g.fail) throw g.fail;
+      return {
+        ok: true,
+        uploadId,
+        partSize: 5 * 1024 * 1024,
+        totalParts: 4,
+        parts: g.missing.map((p) => ({ partNumber: p, url: `https://storage.example/u/${p}?sig=${n}`, expiresIn: opts.expiresIn ?? 3600 })),
+      };
+    },
+  };
+  return g;
+}
+const urlsOf = (g: ReturnType<typeof fakeGateway>) => new PresignedUrls(g as unknown as CaptureGateway, 'u-1');
+
+beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T08:00:00Z'), toFake: ['Date'] }));
+afterEach(() => vi.useRealTimers());
+
+describe('PresignedUrls', () => {
+  it('four parts asked for at once share one presign-missing call', async () => {
+    const g = fakeGateway({ missing: [1, 2, 3, 4] });
+    const urls = urlsOf(g);
+    expect(await Promise.all([1, 2, 3, 4].map((n) => urls.get(n)))).toEqual([1, 2, 3, 4].map((n) => `https://storage.example/u/${n}?sig=1`));
+    expect(g.calls).toBe(1);
+  });
+
+  it('a URL with most of its lifetime left is reused; one with under a minute left (1 h URLs) is renewed', async () => {
+    const g = fakeGateway({ missing: [1, 2] });
+    const urls = urlsOf(g);
+    expect(await urls.get(1)).toMatch(/sig=1$/);
+    vi.setSystemTime(Date.now() + 58 * 60_000); // 2 min left
+    expect(await urls.get(2)).toMatch(/sig=1$/);
+    expect(g.calls).toBe(1);
+    vi.setSystemTime(Date.now() + 60_000 + 1); // just under 1 min left
+    expect(await urls.get(1)).toMatch(/sig=2$/);
+    expect(g.calls).toBe(2);
+  });
+
+  it('short-lived URLs (60 s) are renewed once under a fifth of their lifetime is left', async () => {
+    const g = fakeGateway({ missing: [1], expiresIn: 60 });
+    const urls = urlsOf(g);
+    await urls.get(1);
+    vi.setSystemTime(Date.now() + 47_000); // 13 s left: more than 12 s
+    expect(await urls.get(1)).toMatch(/sig=1$/);
+    vi.setSystemTime(Date.now() + 1_001); // under 12 s left
+    expect(await urls.get(1)).toMatch(/sig=2$/);
+  });
+
+  it('a URL storage refused is signed again; the others are not touched until then', async () => {
+    const g = fakeGateway({ missing: [1, 2] });
+    const urls = urlsOf(g);
+    await urls.get(1);
+    urls.invalidate(1);
+    expect(await urls.get(1)).toMatch(/sig=2$/);
+    expect(await urls.get(2)).toMatch(/sig=2$/); // the refresh replaced every kept URL
+    expect(g.calls).toBe(2);
+  });
+
+  it('a part presign-missing no longer lists is in storage: no URL, so it is never sent twice', async () => {
+    const g = fakeGateway({ missing: [1, 2] });
+    const urls = urlsOf(g);
+    await urls.get(1);
+    g.missing = [2];
+    urls.invalidate(1);
+    expect(await urls.get(1)).toBeUndefined();
+  });
+
+  it('a failed presign call keeps the URLs already held', async () => {
+    const g = fakeGateway({ missing: [1, 2] });
+    const urls = urlsOf(g);
+    await urls.get(1);
+    g.fail = new NetworkError('No answer from the service: ECONNRESET', request, 'ECONNRESET');
+    await expect(urls.refresh()).rejects.toBe(g.fail);
+    expect(await urls.get(2)).toMatch(/sig=1$/);
+    expect(g.calls).toBe(2);
+  });
+
+  it('a gateway 403 naming the API key is the queue\'s credentials, not the part\'s', async () => {
+    const g = fakeGateway({ missing: [1] });
+    g.fail = new HttpStatusError('Invalid API key', 403, request);
+    const err = await urlsOf(g).get(1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CredentialsRefusedError);
+  });
+});

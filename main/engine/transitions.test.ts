@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { UploadQueue } from '../queue/queue.js';
+import { fillQueue } from '../queue/testing.js';
+import { tempQueue } from '../testing/kit.js';
+import type { EngineEvent } from './events.js';
+import { MAX_PARTS, Transitions } from './transitions.js';
+
+// The one way the engine changes the queue: the row and its activity line commit together, and
+// only then are they announced, in that order; a move from a state the row is no longer in
+// changes nothing and says nothing.
+
+let t: ReturnType<typeof tempQueue>;
+let q: UploadQueue;
+let events: EngineEvent[];
+let tr: Transitions;
+beforeEach(() => {
+  t = tempQueue('transitions');
+  q = t.queue;
+  events = [];
+  tr = new Transitions(q, (e) => events.push(e));
+});
+afterEach(() => t.close());
+
+/** The events as [type, what] pairs: a file's or capture's state, an activity line's kind, a removal's ids. */
+const said = () =>
+  events.map((e) => {
+    if (e.type === 'file') return ['file', e.fileId, e.state];
+    if (e.type === 'capture') return ['capture', e.captureRow, e.state];
+    if (e.type === 'activity') return ['activity', e.entry.kind, e.entry.message];
+    if (e.type === 'removed') return ['removed', e.captureRow, e.fileIds];
+    return [e.type];
+  });
+
+describe('file moves', () => {
+  it('a move commits the row and its line, then announces the committed row before the line', () => {
+    const [a] = fillQueue(q, 1);
+    expect(tr.file(a!, ['pending'], 'uploading', { error: null }, { kind: 'started', message: 'Upload started' })).toBe(true);
+    expect(q.file(a!)!.state).toBe('uploading');
+    expect(q.activity.list().map((l) => [l.fileId, l.kind, l.message])).toEqual([[a, 'started', 'Upload started']]);
+    expect(said()).toEqual([
+      ['file', a, 'uploading'],
+      ['activity', 'started', 'Upload started'],
+    ]);
+    const fileEvent = events[0] as Extract<EngineEvent, { type: 'file' }>;
+    expect(fileEvent.file).toEqual(q.file(a!));
+  });
+
+  it('a move from a state the row left (a person paused it meanwhile) changes nothing and says nothing', () => {
+    const [a] = fillQueue(q, 1);
+    q.setFileState(a!, 'paused');
+    expect(tr.file(a!, ['uploading'], 'pending', { error: 'reset', retryAt: Date.now() + 60_000, transient: true }, { kind: 'retry-scheduled', message: 'later' })).toBe(false);
+    expect(q.file(a!)).toMatchObject({ state: 'paused', error: null, attempts: 0 });
+    expect(q.activity.list()).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('a passing failure keeps its cause, its retry time, and counts the attempt', () => {
+    const [a] = fillQueue(q, 1);
+    tr.file(a!, ['pending'], 'uploading');
+    const at = Date.now() + 15_000;
+    tr.file(a!, ['uploading'], 'pending', { error: 'No answer from storage: ECONNRESET', retryAt: at, transient: true });
+    expect(q.file(a!)).toMatchObject({ state: 'pending', error: 'No answer from storage: ECONNRESET', transient: true, attempts: 1 });
+    expect(q.nextDueAt()).toBe(at);
+    expect(q.dueFiles(Date.now(), 10).map((f) => f.id)).not.toContain(a);
+  });
+});
+
+describe('captures', () => {
+  it('completes a capture once every file is completed, with one line, and only once', () => {
+    const [a, b] = fillQueue(q, 1);
+    const row = q.file(a!)!.captureRow;
+    tr.file(a!, ['pending'], 'completed');
+    tr.completeCaptureIfDone(row);
+    expect(q.capture(row)!.state).not.toBe('completed');
+    tr.file(b!, ['pending'], 'completed');
+    tr.completeCaptureIfDone(row);
+    tr.completeCaptureIfDone(row);
+    expect(q.capture(row)!.state).toBe('completed');
+    expect(q.activity.list().map((l) => l.kind)).toEqual(['capture-completed']);
+    expect(said().slice(-2)).toEqual([
+      ['capture', row, 'completed'],
+      ['activity', 'capture-completed', 'Every file of the capture is uploaded'],
+    ]);
+  });
+
+  it('removing a capture deletes its rows and names every file it held', () => {
+    const [a, b] = fillQueue(q, 1);
+    const row = q.file(a!)!.captureRow;
+    expect(tr.removeCapture(row)).toBe(true);
+    expect([q.capture(row), q.file(a!), q.file(b!)]).toEqual([undefined, undefined, undefined]);
+    expect(said()).toEqual([
+      ['removed', row, [a, b]],
+      ['activity', 'removed', "Removed from this computer's queue; nothing at the platform changed"],
+    ]);
+    expect(tr.removeCapture(row)).toBe(false);
+    expect(events).toHaveLength(2);
+  });
+
+  it('a registration answer needing more than 10,000 parts fails that file before any byte is sent', () => {
+    const row = q.enqueueCapture('huge', { project: 'p', structure: 's', type: 'interior', mode: 'video', sourceType: 'bot', captureDateTime: '2026-11-23T08:00:00Z', files: [{ frameIndex: 1, fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3 }] }, [
+      { path: '/card/huge.mp4', fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3, mtimeMs: 0 },
+    ]);
+    tr.registered(q.capture(row)!, {
+      capture: { captureId: 'cap-huge' },
+      uploadManifest: [{ frameIndex: 1, uploadId: 'u-huge', fileName: 'huge.mp4', size: 60 * 1024 ** 3, partSize: 5 * 1024 ** 2, totalParts: MAX_PARTS + 2288, status: 'initiated' }],
+    } as never);
+    const [f] = q.filesOf(row);
+    expect(f!.state).toBe('failed');
+    expect(f!.error).toMatch(/^huge\.mp4 would need 12,288 parts of 5 MiB; storage allows 10,000 \(48\.8 GiB\)\. Nothing of it was sent/);
+    expect(said()).toEqual([
+      ['capture', row, q.capture(row)!.state],
+      ['file', f!.id, 'failed'],
+      ['activity', 'registered', 'Registered as capture cap-huge'],
+    ]);
+  });
+});

@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempQueue } from '../testing/kit.js';
+import type { UploadQueue } from './queue.js';
+import { fillQueue } from './testing.js';
+
+// The queue in numbers as committed: every count and byte figure of StoredTotals, from rows set
+// up in each state the totals tell apart.
+
+let t: ReturnType<typeof tempQueue>;
+let q: UploadQueue;
+beforeEach(() => {
+  t = tempQueue('totals');
+  q = t.queue;
+});
+afterEach(() => t.close());
+
+describe('storedTotals', () => {
+  it('an empty queue is all zeros', () => {
+    expect(Object.values(q.totals()).every((v) => v === 0)).toBe(true);
+  });
+
+  it('counts files by state, retrying apart from pending, and bytes per the rules', () => {
+    // 5 captures of two 1 KiB files each (one part each).
+    const [a, b, c, d, e, f, , , i] = fillQueue(q, 5);
+    q.moveFile(a!, ['pending'], 'completed');
+    q.moveFile(b!, ['pending'], 'uploading');
+    q.recordParts([{ fileId: b!, partNumber: 1, etag: '"b"' }]); // stored, not yet reported
+    q.moveFile(c!, ['pending'], 'pending', { error: 'ECONNRESET', retryAt: Date.now() + 60_000, transient: true });
+    q.moveFile(d!, ['pending'], 'paused');
+    q.moveFile(e!, ['pending'], 'failed', { error: 'changed while uploading' });
+    q.moveFile(f!, ['pending'], 'cancelled');
+    // The 7th to 10th files stay pending; the capture of the 9th and 10th was refused (it needs a person).
+    q.setCaptureState(q.file(i!)!.captureRow, 'rejected', 'Structure not found');
+
+    expect(q.totals()).toEqual({
+      files: 10,
+      captures: 5,
+      completed: 1,
+      uploading: 1,
+      waiting: 0,
+      pending: 4, // the 7th to 10th
+      retrying: 1, // c
+      paused: 1,
+      failed: 1,
+      cancelled: 1,
+      capturesNeedYou: 1,
+      bytesTotal: 9 * 1024, // all but the cancelled one
+      bytesStored: 2 * 1024, // a whole, b's stored part
+      bytesStoredUploading: 1024, // b
+      bytesOfMoving: 6 * 1024, // b, c and the 7th to 10th
+      bytesStoredOfMoving: 1024, // b
+    });
+  });
+});
