@@ -1,23 +1,23 @@
 import { join } from 'node:path';
-import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
-import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
-import { mostUsedPlacement } from '../shared/registration.js';
-import { reasonOf } from './api/errors.js';
-import type { GatewayConfig } from './api/gateway.js';
-import { CaptureGateway } from './api/gateway.js';
-import { ProgressRecordsClient } from './api/progress-records.js';
-import type { EngineEvent, EngineOptions, Logger, UploadEngine } from './engine/engine.js';
-import { inspectPaths, suggestedTime } from './intake.js';
-import type { IpcHandlers } from './ipc/dispatch.js';
+import { isVideo, mediaKindOf, captureFilesViolation } from '../../shared/capture-rules.js';
+import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../../shared/ipc.js';
+import { mostUsedPlacement } from '../../shared/registration.js';
+import { reasonOf } from '../api/errors.js';
+import type { GatewayConfig } from '../api/gateway.js';
+import { CaptureGateway } from '../api/gateway.js';
+import { ProgressRecordsClient } from '../api/progress-records.js';
+import type { EngineEvent, EngineOptions, Logger, UploadEngine } from '../engine/engine.js';
+import { inspectPaths, suggestedTime } from '../intake/intake.js';
+import type { IpcHandlers } from '../ipc/dispatch.js';
 import { Announcer } from './announcer.js';
 import { LiveQueue } from './live-queue.js';
 import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
-import { readMediaMetadata } from './media/metadata.js';
-import type { RecordsConnection } from './records/office.js';
-import { OfficeDesk } from './records/office-desk.js';
-import type { KeyValueStore, SecretBox } from './settings.js';
-import { SettingsRepository } from './settings.js';
-import { UploadLimits } from './upload-limits.js';
+import { readMediaMetadata } from '../media/metadata.js';
+import type { RecordsConnection } from '../office/office.js';
+import { OfficeDesk } from '../office/office-desk.js';
+import type { KeyValueStore, SecretBox } from '../settings/settings.js';
+import { SettingsRepository } from '../settings/settings.js';
+import { UploadLimits } from '../engine/upload-limits.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
 
@@ -34,7 +34,7 @@ export interface AppCoreOptions {
   /** Shows the file dialog; resolves with the chosen paths (empty when cancelled). */
   pickFiles(): Promise<string[]>;
   /**
-   * Starts the local test service (main/local-service.ts `findLocalService`); absent where it
+   * Starts the local test service (main/service/local-service.ts `findLocalService`); absent where it
    * cannot be loaded (the packaged app), and then the local-test choice is not offered.
    */
   startLocalService?: LocalServiceStarter;
