@@ -17,7 +17,7 @@ const forbid = (paths, patterns, regex) => ({
   ],
 });
 // The local service is its own package (e2e/service): the app loads it only by a dynamic import of
-// its name (main/local-service.ts), never statically, so that no bundle of the app contains it.
+// its name (main/service/local-service.ts), never statically, so that no bundle of the app contains it.
 const LOCAL_SERVICE = '@capture-uploader/local-service';
 // Anything under e2e/; tests beside the code may start the local service through its test helpers.
 const E2E = '(^|/)e2e/';
@@ -66,7 +66,7 @@ export default tseslint.config(
   },
   // main/ outside the thin shell runs under plain Node: no electron, so tests and the CLI use it as is.
   // main/ starts the local service (the CLI's --demo, the app's "local test service") only through
-  // main/local-service.ts; its tests start it through e2e/service/testing.ts, never its internals.
+  // main/service/local-service.ts; its tests start it through e2e/service/testing.ts, never its internals.
   {
     files: ['main/**/*.ts'],
     ignores: ['main/electron/**', 'main/**/*.test.ts', 'main/testing/**'],

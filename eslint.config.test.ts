@@ -45,7 +45,7 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['main/engine.ts', "import { readFile } from 'node:fs';\nexport const r = readFile;\n"],
     ['preload/index.ts', "import { contextBridge } from 'electron';\nexport const r = contextBridge;\n"],
     ['renderer/src/x.tsx', "import { APP_NAME } from '../../shared/app-info.js';\nexport const r = APP_NAME;\n"],
-    ['main/local-service.ts', "export const load = () => import('@capture-uploader/local-service');\n"],
+    ['main/service/local-service.ts', "export const load = () => import('@capture-uploader/local-service');\n"],
     ['main/engine/x.test.ts', "import { startTestService } from '../../e2e/service/testing.js';\nexport const r = startTestService;\n"],
   ])('allows in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(false);

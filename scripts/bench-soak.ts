@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import type { FaultRuleInput } from '../e2e/service/faults.js';
 import { startTestService } from '../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../main/api/errors.js';
-import { openUploader } from '../main/uploader.js';
+import { openUploader } from '../main/service/uploader.js';
 import { MiB, makeFile } from './bench/flow.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

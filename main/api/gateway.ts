@@ -1,7 +1,8 @@
 import type { OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import type { z } from 'zod';
-import { CancelledError, HttpStatusError, RequestNotSentError, UnreachableError } from './errors.js';
+import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
+import { UnreachableError } from './unreachable.js';
 import type { JsonClient, JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';

@@ -7,11 +7,10 @@ import {
   HttpStatusError,
   NetworkError,
   ResponseShapeError,
-  UnreachableError,
   describeRequest,
   recommendedRetryPolicy,
-  unreachableFrom,
 } from './errors.js';
+import { UnreachableError, unreachableFrom } from './unreachable.js';
 import { parseS3Error } from './s3-error.js';
 import { retryAfterMs } from './storage-answer.js';
 import { withRetries } from './retry.js';

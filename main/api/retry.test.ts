@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceKit } from '../testing/kit.js';
 import { startServiceKit } from '../testing/kit.js';
-import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError, UnreachableError } from './errors.js';
+import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError } from './errors.js';
+import { UnreachableError } from './unreachable.js';
 import { CaptureGateway } from './gateway.js';
 import { isRetriedCallError, withRetries } from './retry.js';
 

@@ -4,7 +4,8 @@ import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo, Server as TcpServer, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HttpStatusError, NetworkError, UnreachableError, isUnreachable } from './errors.js';
+import { HttpStatusError, NetworkError } from './errors.js';
+import { UnreachableError, isUnreachable } from './unreachable.js';
 import { createJsonGot, isWebPage, sendJson } from './http.js';
 
 // Which low-level failures mean "nothing the service understood was sent" (issue 17 #6), and

@@ -4,11 +4,11 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { TimetableEntry } from '../../shared/bandwidth.js';
 import type { GatewayConfig } from '../api/gateway.js';
-import { applyTimetable } from '../bandwidth-timetable.js';
+import { applyTimetable } from '../engine/bandwidth-timetable.js';
 import type { Logger } from '../engine/engine.js';
-import type { Uploader } from '../uploader.js';
-import { openUploader } from '../uploader.js';
-import { startLocalService } from '../local-service.js';
+import type { Uploader } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
+import { startLocalService } from '../service/local-service.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
 import { formatBytes } from '../../shared/format.js';
@@ -129,7 +129,7 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
 export async function previewAdd(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<void> {
   const structure = o.structure ?? s.demo?.structures[0];
   if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
-  const { prepareCaptures } = await import('../intake.js');
+  const { prepareCaptures } = await import('../intake/intake.js');
   const { readMediaFacts } = await import('../media/metadata.js');
   const { captures, refused, warnings } = await prepareCaptures(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt, project: '' }, readMediaFacts);
   const queued = captures.filter((c) => c.files.some((f) => s.uploader.queue.findQueuedFile(f)));

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LATEST_VERSION } from '../queue/migrations.js';
+import { LATEST_VERSION } from '../queue/migrations/index.js';
 import { UploadQueue } from '../queue/queue.js';
 
 // `status` and `log` read the queue without the lock and without credentials: SQLite's WAL lets a

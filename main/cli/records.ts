@@ -5,9 +5,9 @@ import { categoryMeasure, stageTotals } from '../../shared/asset-stages.js';
 import { reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
 import { ProgressRecordsClient, explain } from '../api/progress-records.js';
-import { startLocalService } from '../local-service.js';
-import { OfficeRecords } from '../records/office.js';
-import { RecordsStore } from '../records/store.js';
+import { startLocalService } from '../service/local-service.js';
+import { OfficeRecords } from '../office/office.js';
+import { RecordsStore } from '../office/store.js';
 import { printable } from './printable.js';
 
 // `capture-uploader progress …` and `assets …`: the office side, progress-records-interface.md.

@@ -12,9 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
 import type { QueueTotals } from '../../shared/ipc.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
-import { findLocalService } from '../local-service.js';
+import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
-import type { KeyValueStore, SecretBox } from '../settings.js';
+import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EventName, EventPayload } from '../../shared/ipc.js';
 import { CaptureGateway } from '../api/gateway.js';
-import { LiveQueue } from '../live-queue.js';
+import { LiveQueue } from '../service/live-queue.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { fillQueue } from '../queue/testing.js';

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { Uploader } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
 
 // The engine against a gateway stricter than the local service's defaults (issue 17 #12, #13).
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit } from '../testing/kit.js';
-import type { Uploader, UploaderOptions } from '../uploader.js';
+import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import type { EngineEvent } from './engine.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 

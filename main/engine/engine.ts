@@ -1,10 +1,8 @@
-import { statSync } from 'node:fs';
 import type { CredentialsRefusedError } from '../api/errors.js';
-import { QueueStorageError, queueStorageError } from '../queue/db.js';
+import { queueStorageError } from '../queue/db.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
-import type { BatchResult } from '../queue/batch.js';
-import type { FileState, UploadQueue } from '../queue/queue.js';
+import type { UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
 import { PartLedger } from './ledger.js';
@@ -18,6 +16,8 @@ import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
+import { PersonControls } from './controls.js';
+import { QueueFileWatch } from './queue-watch.js';
 
 export type { DrainOptions, DrainSummary, EngineEvent, EngineOptions, Logger } from './events.js';
 
@@ -47,6 +47,8 @@ export class UploadEngine {
   private readonly queueFile: string;
   /** The queue-wide holds ("Pause until 07:00", the timetable's pause hours): see Holds. */
   readonly holds: Holds;
+  private readonly controls: PersonControls;
+  private readonly queueWatch: QueueFileWatch;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -80,11 +82,12 @@ export class UploadEngine {
       isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
       heldUntil: () => this.holds.endsAt(),
     });
+    this.controls = new PersonControls(this.ctx, this.scheduler, (e) => this.emit(e));
     this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
     // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
     // left by a process that stopped must not hold a queue opened without that timetable.
     this.holds.byTimetable(undefined);
-    this.lastPrune = Date.now();
+    this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {
       this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
@@ -148,8 +151,8 @@ export class UploadEngine {
     if (hold) this.warn(holdMessage(hold));
     // A queue file deleted or replaced under a running drain would take every later write with it.
     const watch = setInterval(() => {
-      this.checkQueueFile();
-      this.pruneDaily();
+      this.queueWatch.check();
+      this.queueWatch.pruneDaily();
     }, 1000);
     try {
       await this.scheduler.run(opts);
@@ -181,30 +184,6 @@ export class UploadEngine {
     void this.scheduler.stop();
     void this.registrar.stop(); // nothing more is claimed or sent once the queue cannot record it (issue 17 #1)
     return true;
-  }
-
-  private lastPrune = 0;
-  private pruneDaily(): void {
-    if (Date.now() - this.lastPrune < 86_400_000 || this.fatalError !== null) return;
-    this.lastPrune = Date.now();
-    try {
-      this.queue.activity.prune();
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-
-  private queueIno?: number;
-  private checkQueueFile(): void {
-    if (this.queueFile === ':memory:' || this.queueFile === '') return;
-    let ino: number | undefined;
-    try {
-      ino = statSync(this.queueFile).ino;
-    } catch {
-      ino = undefined;
-    }
-    this.queueIno ??= ino;
-    if (ino === undefined || ino !== this.queueIno) this.fail(new QueueStorageError(this.queueFile, 'DELETED'));
   }
 
   /** Has a running drain look at the queue again now (captures just queued), instead of after its nap. */
@@ -251,12 +230,12 @@ export class UploadEngine {
 
   /** Pauses one file: committed at once; its parts in flight are aborted; stored parts are kept. */
   pause(fileId: number): void {
-    this.control(fileId, ['pending', 'uploading'], 'paused', 'paused', 'Paused');
+    this.controls.pause(fileId);
   }
 
   /** Cancels one file: no more retries, nothing more is sent. */
   cancel(fileId: number): void {
-    this.control(fileId, ['pending', 'uploading', 'paused', 'failed'], 'cancelled', 'cancelled', 'Cancelled');
+    this.controls.cancel(fileId);
   }
 
   /**
@@ -264,11 +243,7 @@ export class UploadEngine {
    * retry time now; it carries on from the parts storage has, with its attempts counted afresh.
    */
   resume(fileId: number): void {
-    const f = this.queue.file(fileId);
-    if (!f?.uploadId || (f.state === 'pending' && f.nextAttemptAt === null)) return;
-    if (this.ctx.transitions.file(fileId, ['paused', 'failed', 'cancelled', 'pending'], 'pending', { resetAttempts: true }, { kind: 'resumed', message: 'Queued again by a person' })) {
-      this.scheduler.wake();
-    }
+    this.controls.resume(fileId);
   }
 
   /**
@@ -277,27 +252,17 @@ export class UploadEngine {
    * Answers how many files were paused.
    */
   pauseAll(): number {
-    const r = this.batch(() => this.queue.batch.pauseAll());
-    void this.scheduler.abort(r.fileIds);
-    return r.fileIds.length;
+    return this.controls.pauseAll();
   }
 
   /** Resumes every paused file, as `pauseAll` does in one transaction and one event. Answers how many. */
   resumeAll(): number {
-    return this.batch(() => this.queue.batch.resumeAll()).fileIds.length;
+    return this.controls.resumeAll();
   }
 
   /** Sends every failed or cancelled file again and tries every file waiting for its retry time now; one transaction. Answers how many. */
   retryAll(): number {
-    return this.batch(() => this.queue.batch.retryAll()).fileIds.length;
-  }
-
-  private batch(run: () => BatchResult): BatchResult {
-    const r = run();
-    if (r.fileIds.length + r.captureRows.length > 0) this.emit({ type: 'batch', fileIds: r.fileIds, captureRows: r.captureRows });
-    if (r.entry) this.emit({ type: 'activity', entry: r.entry });
-    this.scheduler.wake();
-    return r;
+    return this.controls.retryAll();
   }
 
   /**
@@ -306,17 +271,7 @@ export class UploadEngine {
    * Throws Error when the capture is not waiting for a decision.
    */
   resolveRegistration(captureRow: number, decision: 'register-again' | 'drop'): void {
-    const c = this.queue.capture(captureRow);
-    if (!c || !['registration_unknown', 'rejected', 'failed', 'queued'].includes(c.state)) {
-      throw new Error(`Capture ${captureRow} is not waiting for a decision`);
-    }
-    if (decision === 'drop') {
-      void this.removeCapture(captureRow);
-      return;
-    }
-    // Back to `queued` with no retry time: due now.
-    this.ctx.transitions.capture(captureRow, ['registration_unknown', 'rejected', 'failed', 'queued'], 'queued', null, undefined, { kind: 'queued', message: 'To be registered again, by a person' });
-    this.scheduler.wake();
+    this.controls.resolveRegistration(captureRow, decision);
   }
 
   /**
@@ -324,48 +279,25 @@ export class UploadEngine {
    * registered again at once (§4.4). Throws Error when the capture is registered already or gone.
    */
   editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
-    const q = this.queue;
-    const revised = q.db.transaction(() => {
-      if (!q.reviseCapture(captureRow, change)) return false;
-      return this.ctx.transitions.capture(captureRow, ['rejected', 'failed', 'queued'], 'queued', null, undefined, {
-        kind: 'queued',
-        message: `Corrected by a person (structure ${change.structure}${change.design ? `, design ${change.design}` : ''}, ${change.type}, ${change.captureDateTime}); to be registered again`,
-      });
-    })();
-    if (!revised) throw new Error(`Capture ${captureRow} cannot be changed: it is registered already or no longer in the queue.`);
-    this.scheduler.wake();
+    this.controls.editCapture(captureRow, change);
   }
 
   /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */
   clearCompleted(): number {
-    return this.batch(() => this.queue.batch.removeCompletedCaptures()).captureRows.length;
+    return this.controls.clearCompleted();
   }
 
   /**
    * Removes a capture and its files from this computer's queue (nothing at the platform changes),
    * even while its files upload: the rows go first, then their tasks are stopped.
    */
-  async removeCapture(captureRow: number): Promise<void> {
-    const ids = this.queue.filesOf(captureRow).map((f) => f.id);
-    this.ctx.transitions.removeCapture(captureRow);
-    await this.scheduler.abort(ids);
+  removeCapture(captureRow: number): Promise<void> {
+    return this.controls.removeCapture(captureRow);
   }
 
   /** Removes one file from this computer's queue (its capture stays; nothing at the platform changes). */
-  async removeFile(fileId: number): Promise<void> {
-    // Before registration the capture's request lists every file (§4.4), and the manifest must
-    // match what is queued: one file alone leaves only once its capture is registered.
-    const f = this.queue.file(fileId);
-    const c = f && this.queue.capture(f.captureRow);
-    if (c && ['queued', 'registering', 'registration_unknown', 'rejected'].includes(c.state)) {
-      throw new Error(`${f.fileName} cannot be removed alone while its capture "${c.label}" is not registered: remove the whole capture, or remove the file once the capture is registered.`);
-    }
-    this.ctx.transitions.removeFile(fileId);
-    await this.scheduler.abort([fileId]);
-  }
-
-  private control(fileId: number, from: FileState[], to: FileState, kind: 'paused' | 'cancelled', message: string): void {
-    if (this.ctx.transitions.file(fileId, from, to, {}, { kind, message })) void this.scheduler.abort([fileId]);
+  removeFile(fileId: number): Promise<void> {
+    return this.controls.removeFile(fileId);
   }
 
   private block(err: CredentialsRefusedError): void {

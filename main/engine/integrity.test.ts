@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { Uploader } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
 
 // Issue #8: nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
 // as `touch -r` does) must never be finalized as a mix; one recording is queued once whatever

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader, UploaderOptions } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { Uploader, UploaderOptions } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
 
 // The failures of issue #7, one test each: what an overnight queue meets, and must drain through.
 

@@ -4,7 +4,7 @@ import type { FailedRequest } from '../api/errors.js';
 import { CancelledError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
 import { s3CodeOf } from '../api/http.js';
 import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from '../api/storage-answer.js';
-import { contentDifference, fileFacts } from '../file-identity.js';
+import { contentDifference, fileFacts } from '../intake/file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
 import type { LinkMonitor } from './link.js';
 import { PartFileError, putFromFile } from './part-wire.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, startServiceKit } from '../testing/kit.js';
-import type { Uploader } from '../uploader.js';
+import type { Uploader } from '../service/uploader.js';
 
 // The scheduler (scheduler.ts): claims each due file before its task starts, commits how the task
 // ended (retry time and attempt for a passing failure, failed for a refusal, the person's pause

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { Uploader } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
 
 // Slow links (issue 17 #8, #10): storage throttled to the rates real sites see. These tests run
 // for minutes on purpose; each keeps to the fewest parts that show the behaviour.

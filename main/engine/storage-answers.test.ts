@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit } from '../testing/kit.js';
-import type { Uploader, UploaderOptions } from '../uploader.js';
+import type { Uploader, UploaderOptions } from '../service/uploader.js';
 
 // The engine against storage's answers as real S3 (and what stands in front of it) gives them:
 // issue 17 #3 (SSE-KMS ETags), #4 (resets after the last byte), #5 (403 from storage, HTML or not;

@@ -1,5 +1,6 @@
-import type { UnreachableError } from '../api/errors.js';
-import { RequestNotSentError, unreachableOf } from '../api/errors.js';
+import { RequestNotSentError } from '../api/errors.js';
+import type { UnreachableError } from '../api/unreachable.js';
+import { unreachableOf } from '../api/unreachable.js';
 import type { CaptureGateway } from '../api/gateway.js';
 
 /**

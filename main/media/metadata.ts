@@ -2,7 +2,7 @@ import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { createFile, MP4BoxBuffer } from 'mp4box';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import type { MediaFacts } from '../intake.js';
+import type { MediaFacts } from '../intake/intake.js';
 
 /**
  * What the app reads from a recording. `createdAt` ISO 8601 UTC (the MP4 header's creation time,

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { existsSync, renameSync, statSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Migration } from './migrations.js';
-import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+import type { Migration } from './migrations/index.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 
 /** The queue file was written by a newer version of the app; it is left untouched. */
 export class QueueTooNewError extends Error {

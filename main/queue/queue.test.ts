@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CaptureRequest } from '../api/gateway.js';
 import { QueueTooNewError, migrate, openQueueDatabase } from './db.js';
-import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 import { UploadQueue } from './queue.js';
 
 const work = mkdtempSync(join(tmpdir(), 'queue-test-'));

@@ -9,7 +9,7 @@ import type { Channel, Envelope, EventName, EventPayload, QueueTotals, ResultOf,
 import { channels } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
-import type { KeyValueStore, SecretBox, StoredSettings } from '../settings.js';
+import type { KeyValueStore, SecretBox, StoredSettings } from '../settings/settings.js';
 import type { EngineTuning, HostMessage, LocalServiceSource, ServiceStart, SyncOp, WorkerMessage } from './protocol.js';
 import { SYNC_BYTES, writeSyncAnswer } from './protocol.js';
 

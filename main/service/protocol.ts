@@ -4,7 +4,7 @@
 // (`{ ok, value } | { ok: false, error }`, as Signal Desktop's SQL worker answers); events are the
 // contract's own events with their deltas. Everything here is structured-clone data: no functions.
 import type { Channel, Envelope, EventName, EventPayload, QueueTotals } from '../../shared/ipc.js';
-import type { LocalServiceReady } from '../local-service.js';
+import type { LocalServiceReady } from './local-service.js';
 
 /**
  * Engine settings the tests shorten, as data (a worker cannot receive functions): the part retry
@@ -21,7 +21,7 @@ export interface EngineTuning {
 
 /**
  * Where the worker finds the local test service: `find` loads the package beside the app
- * (main/local-service.ts `findLocalService`), `{ info }` is one already running elsewhere (tests,
+ * (main/service/local-service.ts `findLocalService`), `{ info }` is one already running elsewhere (tests,
  * whose service outlives app restarts), null where it is not offered (the packaged app).
  */
 export type LocalServiceSource = 'find' | { info: LocalServiceReady } | null;

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Channel, Envelope } from '../../shared/ipc.js';
 import { recommendedRetryPolicy, reasonOf } from '../api/errors.js';
-import { AppCore } from '../app-core.js';
-import type { AppCoreOptions } from '../app-core.js';
+import { AppCore } from './app-core.js';
+import type { AppCoreOptions } from './app-core.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { overnightRetrySchedule } from '../engine/retry-schedule.js';
-import { findLocalService } from '../local-service.js';
-import type { LocalServiceStarter } from '../local-service.js';
+import { findLocalService } from './local-service.js';
+import type { LocalServiceStarter } from './local-service.js';
 import type { EngineTuning, HostMessage, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
 import { syncAsk } from './protocol.js';
 

@@ -8,8 +8,8 @@ import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
-import type { Uploader, UploaderOptions } from '../uploader.js';
-import { openUploader } from '../uploader.js';
+import type { Uploader, UploaderOptions } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
 
 /**
  * The shared test kit (issue 21 #7): a temporary queue, files on disk of given sizes with their

@@ -1,7 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
-import type { AppState } from './store.js';
+import type { NoticeSlice } from './notices-slice.js';
 
 /** What the queue list shows: everything, what still moves, what needs a person, or what is done. */
 export type QueueFilter = 'all' | 'active' | 'needs-you' | 'completed';
@@ -73,7 +73,12 @@ function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'cap
   return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked, hold: view.hold, keptAwake: view.keptAwake };
 }
 
-export const queueSlice: StateCreator<AppState, [], [], QueueSlice> = (set, get) => {
+/**
+ * The queue slice over the narrowest state it needs: its own fields and the notices it raises.
+ * It names that state itself rather than the store's AppState, so store.ts imports this file and
+ * never the other way round (no import circle).
+ */
+export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSlice> = (set, get) => {
   /** Runs a queue action; its effect arrives as a rows event, its error as a notice. */
   const act = async (p: Promise<unknown>) => {
     try {

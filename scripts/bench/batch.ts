@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { CaptureGateway } from '../../main/api/gateway.js';
 import { UploadEngine } from '../../main/engine/engine.js';
-import { LiveQueue } from '../../main/live-queue.js';
+import { LiveQueue } from '../../main/service/live-queue.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { fillQueue } from '../../main/queue/testing.js';

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IntervalHistogram } from 'node:perf_hooks';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { AppCore } from '../../main/app-core.js';
+import { AppCore } from '../../main/service/app-core.js';
 import { ServiceHost } from '../../main/service/host.js';
 import type { Channel, CaptureForm, Envelope, InspectResult, QueueTotals, SettingsView } from '../../shared/ipc.js';
 import type { LocalServiceInfo } from '../../e2e/service/index.js';

@@ -1,5 +1,5 @@
-import type { ProgressEntry, Structure } from './state.js';
-import { stableId } from './state.js';
+import type { ProgressEntry, Structure } from './model.js';
+import { stableId } from './model.js';
 
 // Seed data of progress-records-interface.md §2 at the size a real project has: asset categories
 // with their stages, a few hundred polylines per structure laid out like a floor plan, and

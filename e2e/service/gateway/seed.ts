@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { seedRecords } from './seed-records.js';
-import type { Design, Project, ProjectStage, ServiceState, Structure } from './state.js';
-import { stableId } from './state.js';
+import type { Design, Project, ProjectStage, ServiceState, Structure } from './model.js';
+import { stableId } from './model.js';
 
 // Ids are derived from names so that docs and tests can name them; keys, passwords and the
 // JWT secret are random per data folder, because no secret belongs in the repository.

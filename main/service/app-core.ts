@@ -1,27 +1,26 @@
 import { join } from 'node:path';
-import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
-import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
-import { mostUsedPlacement } from '../shared/registration.js';
-import { reasonOf } from './api/errors.js';
-import type { GatewayConfig } from './api/gateway.js';
-import { CaptureGateway } from './api/gateway.js';
-import { ProgressRecordsClient } from './api/progress-records.js';
-import type { EngineEvent, EngineOptions, Logger, UploadEngine } from './engine/engine.js';
-import { inspectPaths, suggestedTime } from './intake.js';
-import type { IpcHandlers } from './ipc/dispatch.js';
+import type { EventName, EventPayload, NamedStructure, QueueTotals, QueueView, SettingsView } from '../../shared/ipc.js';
+import { reasonOf } from '../api/errors.js';
+import type { GatewayConfig } from '../api/gateway.js';
+import { ProgressRecordsClient } from '../api/progress-records.js';
+import type { EngineEvent, EngineOptions, Logger } from '../engine/engine.js';
+import type { IpcHandlers } from '../ipc/dispatch.js';
 import { Announcer } from './announcer.js';
 import { LiveQueue } from './live-queue.js';
 import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
-import { readMediaMetadata } from './media/metadata.js';
-import type { RecordsConnection } from './records/office.js';
-import { OfficeDesk } from './records/office-desk.js';
-import type { KeyValueStore, SecretBox } from './settings.js';
-import { SettingsRepository } from './settings.js';
-import { UploadLimits } from './upload-limits.js';
+import type { RecordsConnection } from '../office/office.js';
+import { OfficeDesk } from '../office/office-desk.js';
+import type { KeyValueStore, SecretBox } from '../settings/settings.js';
+import { SettingsRepository } from '../settings/settings.js';
+import { UploadLimits } from '../engine/upload-limits.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
-
-const NO_LOCAL_SERVICE = 'The local test service is not part of this installation: enter your capture service details instead.';
+import type { SettingsContext } from './handlers/context.js';
+import { designsHandlers } from './handlers/designs.js';
+import { officeHandlers } from './handlers/office.js';
+import { queueHandlers } from './handlers/queue.js';
+import { NO_LOCAL_SERVICE, settingsHandlers } from './handlers/settings.js';
+import { uploadHandlers } from './handlers/upload.js';
 
 /** What the desktop app's core needs from its host (the Electron shell, or a test harness). */
 export interface AppCoreOptions {
@@ -34,7 +33,7 @@ export interface AppCoreOptions {
   /** Shows the file dialog; resolves with the chosen paths (empty when cancelled). */
   pickFiles(): Promise<string[]>;
   /**
-   * Starts the local test service (main/local-service.ts `findLocalService`); absent where it
+   * Starts the local test service (main/service/local-service.ts `findLocalService`); absent where it
    * cannot be loaded (the packaged app), and then the local-test choice is not offered.
    */
   startLocalService?: LocalServiceStarter;
@@ -111,97 +110,37 @@ export class AppCore {
     this.local = undefined;
   }
 
-  /** The IPC handlers, one per channel of shared/ipc.ts but the service's status (main/service/worker.ts answers it). */
+  /**
+   * The IPC handlers, one per channel of shared/ipc.ts but the service's status (main/service/worker.ts
+   * answers it); each screen's are in main/service/handlers/, over a context on this core's state.
+   */
   handlers(): Omit<IpcHandlers, 'capture:service.status'> {
-    return {
-      'capture:settings.get': async () => this.view(),
-      'capture:settings.save': async (input) => {
-        const { next, resolved } = this.settings.prepare(input);
-        const config: GatewayConfig = { ...resolved };
-        try {
-          await new CaptureGateway(config, { retry: { retries: 1, delayMs: () => 200 } }).signIn();
-        } catch (err) {
-          throw new Error(`Sign-in failed: ${reasonOf(err)}. Check the sign-in address, email and password.`);
-        }
-        this.settings.commit(next);
-        await this.closeUploader();
+    const c: SettingsContext = {
+      settings: this.settings,
+      limits: this.limits,
+      localServiceAvailable: Boolean(this.opts.startLocalService),
+      uploader: () => this.uploader,
+      requireUploader: () => this.requireUploader(),
+      kick: () => this.kick(),
+      projectId: () => this.projectId(),
+      view: () => this.view(),
+      queueView: () => this.queueView(),
+      touched: (fileIds) => this.live?.touched(fileIds),
+      closeUploader: () => this.closeUploader(),
+      closeLocal: async () => {
         await this.local?.close();
         this.local = undefined;
-        this.openWith(config, next.concurrency);
-        return this.view();
       },
-      'capture:settings.useLocalService': async () => {
-        // Refused before anything closes, so the queue in use carries on.
-        if (!this.opts.startLocalService) throw new Error(NO_LOCAL_SERVICE);
-        await this.closeUploader();
-        await this.openLocal(this.settings.view().concurrency);
-        this.settings.useLocal(this.localStructures, this.settings.view().concurrency);
-        return this.view();
-      },
-      'capture:files.pick': () => this.opts.pickFiles(),
-      'capture:files.inspect': (paths) => this.inspect(paths),
-      'capture:captures.register': async (forms) => {
-        const u = this.requireUploader();
-        const queued: number[] = [];
-        const refused: { path: string; reason: string }[] = [];
-        const placed: LastPlacement[] = [];
-        for (const form of forms) {
-          const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
-          queued.push(...r.queued);
-          refused.push(...r.refused);
-          if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
-        }
-        const usual = mostUsedPlacement(placed);
-        if (usual) this.settings.rememberPlacement(this.projectId(), usual);
-        this.live?.touched(queued);
-        // Registered in the background (§4.4, one capture at a time): the queue shows each one
-        // "Registering" and its files start as soon as it is registered.
-        u.engine.wake();
-        this.kick();
-        return { queued, refused };
-      },
-      'capture:captures.lastPlacement': async () => this.settings.lastPlacement(this.projectId()),
-      'capture:queue.list': async () => this.queueView(),
-      'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({ bandwidthBytesPerSecond: this.limits.set(bandwidthBytesPerSecond, timetable ?? null) }),
-      'capture:queue.pauseUntil': async ({ until }) => {
-        this.requireUploader();
-        this.limits.pauseUntil(until);
-        this.kick();
-      },
-      // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event (issue 21).
-      'capture:queue.pause': async (t) => this.control(t, (e) => e.pauseAll(), (e, id) => e.pause(id)),
-      'capture:queue.resume': async (t) => this.control(t, (e) => e.resumeAll(), (e, id) => e.resume(id)),
-      // Pending files are tried now only if they wait for a retry time (resume leaves the others).
-      'capture:queue.retry': async (t) => this.control(t, (e) => e.retryAll(), (e, id) => e.resume(id)),
-      // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
-      'capture:queue.remove': ({ captureRow }) => this.requireUploader().engine.removeCapture(captureRow),
-      'capture:queue.removeFile': ({ fileId }) => this.requireUploader().engine.removeFile(fileId),
-      'capture:queue.clearCompleted': async () => ({ captures: this.requireUploader().engine.clearCompleted() }),
-      'capture:queue.edit': async ({ captureRow, structure, design, type, capturedAt }) => {
-        this.requireUploader().engine.editCapture(captureRow, { structure, design, type, captureDateTime: capturedAt });
-        this.kick();
-      },
-      'capture:queue.resolve': async ({ captureRow, decision }) => {
-        this.requireUploader().engine.resolveRegistration(captureRow, decision);
-        this.kick();
-      },
-      'capture:activity.list': async ({ since, limit }) => this.requireUploader().queue.activity.list({ since, limit }),
-      'capture:designs.check': async () => {
-        const u = this.requireUploader();
-        const latest = await u.gateway.latestDefaultDesignUpdate();
-        const lastExport = u.queue.lastSheetExport(this.projectId()) ?? null;
-        // §4.3: designs updated after the last export make the exported sheets stale.
-        const stale = latest !== null && (!lastExport || Date.parse(latest) > Date.parse(lastExport.requestedAt));
-        return { latestDesignUpdate: latest, lastExport, stale };
-      },
-      ...this.desk.handlers(),
-      'capture:designs.export': async () => {
-        const u = this.requireUploader();
-        const latest = await u.gateway.latestDefaultDesignUpdate().catch(() => null);
-        const res = await u.gateway.requestExport();
-        u.queue.recordSheetExport(this.projectId(), latest);
-        return { message: res.message };
-      },
+      openWith: (config, concurrency) => this.openWith(config, concurrency),
+      openLocal: (concurrency) => this.openLocal(concurrency),
+      localStructures: () => this.localStructures,
+    };
+    return {
+      ...settingsHandlers(c),
+      ...uploadHandlers(c, () => this.opts.pickFiles()),
+      ...queueHandlers(c),
+      ...designsHandlers(c),
+      ...officeHandlers(this.desk),
     };
   }
 
@@ -299,13 +238,6 @@ export class AppCore {
     return this.uploader;
   }
 
-  private control(t: { fileId: number } | { all: true }, all: (e: UploadEngine) => void, one: (e: UploadEngine, id: number) => void): void {
-    const { engine } = this.requireUploader();
-    if ('fileId' in t) one(engine, t.fileId);
-    else all(engine);
-    this.kick();
-  }
-
   private changed(reason: string): void {
     this.opts.emit('capture:event.queue', { reason });
   }
@@ -358,27 +290,6 @@ export class AppCore {
     if (awake === this.keptAwake) return;
     this.keptAwake = awake;
     this.opts.emit('capture:event.power', { keptAwake: awake });
-  }
-
-  private async inspect(paths: string[]): Promise<InspectResult> {
-    const { groups, refused } = await inspectPaths(paths);
-    const u = this.uploader;
-    const captures = [];
-    for (const g of groups) {
-      const video = g.files.find((f) => isVideo(mediaKindOf(f.name)))!;
-      const media = await readMediaMetadata(video.path).catch((err: unknown) => ({ error: `Could not read the video's metadata: ${reasonOf(err)}` }));
-      captures.push({
-        key: g.key,
-        kind: g.kind,
-        label: g.label,
-        files: g.files.map((f) => ({ path: f.path, name: f.name, size: f.size })),
-        violation: captureFilesViolation(g.files.map((f) => f.name)),
-        media,
-        capturedAt: ('createdAt' in media && media.createdAt) || suggestedTime(g),
-        alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f))),
-      });
-    }
-    return { captures, refused };
   }
 }
 

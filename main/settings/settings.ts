@@ -1,5 +1,5 @@
-import type { LastPlacement, NamedStructure, SettingsInput, SettingsView } from '../shared/ipc.js';
-import { serviceUrlProblem } from '../shared/service-url.js';
+import type { LastPlacement, NamedStructure, SettingsInput, SettingsView } from '../../shared/ipc.js';
+import { serviceUrlProblem } from '../../shared/service-url.js';
 
 /**
  * Encryption for secrets at rest: Electron's safeStorage in the app (OS keychain / DPAPI /

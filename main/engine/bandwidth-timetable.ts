@@ -1,5 +1,5 @@
-import type { TimetableEntry } from '../shared/bandwidth.js';
-import { nextChange, pausedAt, rateAt } from '../shared/bandwidth.js';
+import type { TimetableEntry } from '../../shared/bandwidth.js';
+import { nextChange, pausedAt, rateAt } from '../../shared/bandwidth.js';
 
 /** Timers are re-armed at least this often (ms), so a clock change or a night asleep is caught up with. */
 const MAX_WAIT_MS = 15 * 60_000;

@@ -1,4 +1,4 @@
-import type { Migration } from '../queue/migrations.js';
+import type { Migration } from '../queue/migrations/index.js';
 
 // Numbered migrations of records.db (the office workspace's cache and outbox), in the queue's
 // manner: applied in order inside the transaction that sets `user_version`, never edited once

@@ -1,18 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RetryPolicy } from './api/errors.js';
-import type { GatewayConfig } from './api/gateway.js';
-import { CaptureGateway } from './api/gateway.js';
-import type { EngineOptions, Logger } from './engine/engine.js';
-import { UploadEngine } from './engine/engine.js';
-import { MAX_PARTS, tooManyParts } from './engine/transitions.js';
-import type { IntakeChoices, MediaFacts, RefusedPath } from './intake.js';
-import { prepareCaptures } from './intake.js';
-import { readMediaFacts } from './media/metadata.js';
-import { openQueueDatabase } from './queue/db.js';
-import { lockQueue } from './queue/lock.js';
-import { UploadQueue } from './queue/queue.js';
-import { dueOnSettingsChange } from './settings-change.js';
+import type { RetryPolicy } from '../api/errors.js';
+import type { GatewayConfig } from '../api/gateway.js';
+import { CaptureGateway } from '../api/gateway.js';
+import type { EngineOptions, Logger } from '../engine/engine.js';
+import { UploadEngine } from '../engine/engine.js';
+import { MAX_PARTS, tooManyParts } from '../engine/transitions.js';
+import type { IntakeChoices, MediaFacts, RefusedPath } from '../intake/intake.js';
+import { prepareCaptures } from '../intake/intake.js';
+import { readMediaFacts } from '../media/metadata.js';
+import { openQueueDatabase } from '../queue/db.js';
+import { lockQueue } from '../queue/lock.js';
+import { UploadQueue } from '../queue/queue.js';
+import { dueOnSettingsChange } from '../settings/settings-change.js';
 
 /** The part size (bytes) assumed before the service gave one: the sample of capture-upload-interface.md §8. */
 export const DEFAULT_PART_SIZE = 5 * 1024 * 1024;

@@ -4,8 +4,8 @@ import { chmodSync, closeSync, copyFileSync, linkSync, mkdtempSync, openSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileChangedError } from './api/errors.js';
-import { assertUnchanged } from './engine/part-upload.js';
+import { FileChangedError } from '../api/errors.js';
+import { assertUnchanged } from '../engine/part-upload.js';
 import { contentFingerprint, fileFacts } from './file-identity.js';
 
 // issue 17 #14: a file is "changed" only when its bytes may differ (size, mtime, the first and

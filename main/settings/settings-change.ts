@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { GatewayConfig } from './api/gateway.js';
-import type { UploadQueue } from './queue/queue.js';
+import type { GatewayConfig } from '../api/gateway.js';
+import type { UploadQueue } from '../queue/queue.js';
 
 const FINGERPRINT = 'settingsFingerprint';
 const SALT = 'settingsFingerprintSalt';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyValueStore, SecretBox } from './settings.js';
-import { settingsInput } from '../shared/ipc.js';
+import { settingsInput } from '../../shared/ipc.js';
 import { NoSecureStorageError, SettingsRepository } from './settings.js';
 
 const memory = (): KeyValueStore & { raw: Map<string, unknown> } => {

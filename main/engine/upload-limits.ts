@@ -1,7 +1,7 @@
-import { parseBandwidth } from '../shared/bandwidth.js';
+import { parseBandwidth } from '../../shared/bandwidth.js';
 import { applyTimetable } from './bandwidth-timetable.js';
-import type { UploadEngine } from './engine/engine.js';
-import type { SettingsRepository } from './settings.js';
+import type { UploadEngine } from './engine.js';
+import type { SettingsRepository } from '../settings/settings.js';
 
 /** The longest a timer may be set for in Node (about 24.8 days); longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../shared/ipc.js';
-import type { EngineEvent } from './engine/engine.js';
-import type { FileProgress } from './engine/progress.js';
-import type { QueuedCapture, QueuedFile, UploadQueue } from './queue/queue.js';
-import type { StoredTotals } from './queue/totals.js';
+import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
+import type { EngineEvent } from '../engine/engine.js';
+import type { FileProgress } from '../engine/progress.js';
+import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
+import type { StoredTotals } from '../queue/totals.js';
 
 /** How often at most the committed totals are read again while only progress moves (ms). */
 const TOTALS_REFRESH_MS = 2000;

@@ -105,9 +105,9 @@ describe('intake never crashes, whatever the names and trees (property-based)', 
 
 describe('odd media is queued with a warning, not refused', () => {
   it('random bytes named .insv and a truncated .mp4 are warned about; the real recording is not', async () => {
-    const { readMediaFacts } = await import('./media/metadata.js');
+    const { readMediaFacts } = await import('../media/metadata.js');
     const { fileURLToPath } = await import('node:url');
-    const fixtures = fileURLToPath(new URL('../../shared/fixtures/', import.meta.url));
+    const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
     const dir = mkdtempSync(join(work, 'odd-'));
     writeFileSync(join(dir, 'VID_20261123_151515_00_001.insv'), randomBytes(5000));
     const mp4 = readFileSync(join(fixtures, 'walkthrough.mp4'));

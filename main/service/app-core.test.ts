@@ -3,10 +3,10 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../e2e/service/testing.js';
-import { startTestService } from '../e2e/service/testing.js';
-import { recommendedRetryPolicy } from './api/errors.js';
-import type { NamedStructure } from '../shared/ipc.js';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import type { NamedStructure } from '../../shared/ipc.js';
 import { AppCore } from './app-core.js';
 
 let svc: TestService;
@@ -67,13 +67,13 @@ describe('AppCore', () => {
     expect(view.totals).toMatchObject({ files: 1, completed: 1, bytesTotal: 2 * 1024 * 1024, bytesDone: 2 * 1024 * 1024, bytesRemaining: 0, needYou: 0 });
     // The screen is told what changed (the file's row as committed, changes of 50 ms gathered in one
     // message), never "reload everything".
-    const rows = events.filter((e) => e.event === 'capture:event.rows').map((e) => e.payload as import('../shared/ipc.js').EventPayload<'capture:event.rows'>);
+    const rows = events.filter((e) => e.event === 'capture:event.rows').map((e) => e.payload as import('../../shared/ipc.js').EventPayload<'capture:event.rows'>);
     expect(rows[0]!.files.map((f) => f.fileName)).toEqual(['walk.mp4']);
     expect(rows[0]!.captures.map((cap) => [cap.label, cap.structure, cap.type, cap.capturedAt])).toEqual([['walk.mp4', structure.id, 'interior', '2026-11-22T08:00:00Z']]);
     expect(rows.flatMap((r) => r.files.map((f) => f.state)).at(-1)).toBe('completed');
     expect(rows.at(-1)!.totals).toMatchObject({ completed: 1, uploading: 0 });
     expect(events.filter((e) => e.event === 'capture:event.queue').map((e) => (e.payload as { reason: string }).reason)).toEqual(['opened']);
-    const progress = events.filter((e) => e.event === 'capture:event.progress').map((e) => e.payload as import('../shared/ipc.js').EventPayload<'capture:event.progress'>);
+    const progress = events.filter((e) => e.event === 'capture:event.progress').map((e) => e.payload as import('../../shared/ipc.js').EventPayload<'capture:event.progress'>);
     // Progress in order: sampled, never going back, never past the file's size.
     const done = progress.map((p) => p.totals.bytesDone);
     expect(done).not.toEqual([]);

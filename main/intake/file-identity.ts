@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import type { FileIdentity } from './queue/queue.js';
+import type { FileIdentity } from '../queue/queue.js';
 
 /** Bytes read from each end of a file for its fingerprint. */
 export const FINGERPRINT_SPAN = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseBandwidth } from '../shared/bandwidth.js';
+import { parseBandwidth } from '../../shared/bandwidth.js';
 import { applyTimetable } from './bandwidth-timetable.js';
 
 afterEach(() => vi.useRealTimers());

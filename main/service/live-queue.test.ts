@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CaptureRequest } from './api/gateway.js';
-import type { EngineEvent } from './engine/events.js';
+import type { CaptureRequest } from '../api/gateway.js';
+import type { EngineEvent } from '../engine/events.js';
 import { LiveQueue } from './live-queue.js';
-import { openQueueDatabase } from './queue/db.js';
-import { UploadQueue } from './queue/queue.js';
+import { openQueueDatabase } from '../queue/db.js';
+import { UploadQueue } from '../queue/queue.js';
 
 const work = mkdtempSync(join(tmpdir(), 'live-queue-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-import type { EngineEvent } from './engine/events.js';
+import type { EngineEvent } from '../engine/events.js';
 
 /** How long failures that come together are gathered into one notification (ms). */
 export const GATHER_MS = 2000;

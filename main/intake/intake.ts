@@ -1,12 +1,12 @@
 import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../shared/capture-rules.js';
-import type { CandidateFile, ProposedCapture } from '../shared/grouping.js';
-import { groupIntoCaptures } from '../shared/grouping.js';
-import type { CaptureRequest } from './api/gateway.js';
+import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../../shared/capture-rules.js';
+import type { CandidateFile, ProposedCapture } from '../../shared/grouping.js';
+import { groupIntoCaptures } from '../../shared/grouping.js';
+import type { CaptureRequest } from '../api/gateway.js';
 import type { FileFacts } from './file-identity.js';
 import { contentFingerprint, fileFacts } from './file-identity.js';
-import type { NewFile } from './queue/queue.js';
+import type { NewFile } from '../queue/queue.js';
 
 /** What a person chose for the captures being added. `capturedAt` is ISO 8601 with a zone. */
 export interface IntakeChoices {

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../e2e/service/testing.js';
-import { startTestService } from '../e2e/service/testing.js';
-import type { EventPayload } from '../shared/ipc.js';
-import { recommendedRetryPolicy } from './api/errors.js';
-import { AppCore } from './app-core.js';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import type { EventPayload } from '../../shared/ipc.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import { AppCore } from '../service/app-core.js';
 
 // "Pause until 07:00" as a queue-wide hold (issue 17 #17), through the app's own handlers.
 

@@ -1,0 +1,95 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The layout the README's "Layout" section describes (issue 21 #4): main/ holds only rooms, no
+// module imports itself back through others, and nothing the app ships imports e2e/.
+
+const ROOT = dirname(new URL(import.meta.url).pathname);
+const ROOMS = ['main', 'renderer', 'shared', 'preload', 'e2e/service'];
+const SKIP = new Set(['node_modules', 'dist']);
+
+/** Every .ts/.tsx file under `dir`, relative to the checkout, with forward slashes. */
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(ROOT, dir))) {
+    if (SKIP.has(name)) continue;
+    const rel = `${dir}/${name}`;
+    if (statSync(join(ROOT, rel)).isDirectory()) out.push(...sources(rel));
+    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+/** The relative imports of each file (static, re-exports and dynamic), resolved to files of the checkout. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const f of files) {
+    const deps: string[] = [];
+    for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(f), m[1]!))).split('\\').join('/');
+      const hit = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), `${target}.ts`, `${target}/index.ts`].find((c) => known.has(c));
+      if (hit) deps.push(hit);
+    }
+    graph.set(f, deps);
+  }
+  return graph;
+}
+
+/** Import circles as lists of files (Tarjan's strongly connected components of more than one file, or a file importing itself). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('the layout', () => {
+  const files = ROOMS.flatMap(sources);
+  const graph = importGraph(files);
+
+  it('has no loose files at the top of main/, only its rooms', () => {
+    const loose = readdirSync(join(ROOT, 'main')).filter((name) => !statSync(join(ROOT, 'main', name)).isDirectory());
+    expect(loose).toEqual([]);
+  });
+
+  it('has no import circles in main/, renderer/, shared/, preload/ or e2e/service/', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('finds a circle when there is one (the check itself)', () => {
+    expect(circles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
+  it('has nothing in main/ but its tests import e2e/', () => {
+    const reaching = files.filter((f) => f.startsWith('main/') && !f.endsWith('.test.ts') && graph.get(f)!.some((d) => d.startsWith('e2e/')));
+    expect(reaching).toEqual([]);
+  });
+});

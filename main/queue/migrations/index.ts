@@ -1,0 +1,26 @@
+import type { Migration } from './migration.js';
+import { migration001 } from './001-captures-files-parts.js';
+import { migration002 } from './002-sheet-exports.js';
+import { migration003 } from './003-retry-schedule-and-activity.js';
+import { migration004 } from './004-file-identity.js';
+import { migration005 } from './005-stored-bytes.js';
+import { migration006 } from './006-registration-sent-at.js';
+import { migration007 } from './007-replaced-by.js';
+
+export type { Migration } from './migration.js';
+
+// Numbered migrations, one file each (NNN-what.ts), applied in order, never edited once shipped
+// (Signal Desktop's practice): a change to the schema is a new file and a new entry at the end.
+/** Every queue migration, in the order they are applied; entry n has version n + 1. */
+export const MIGRATIONS: readonly Migration[] = [
+  migration001,
+  migration002,
+  migration003,
+  migration004,
+  migration005,
+  migration006,
+  migration007,
+];
+
+/** The schema version this build writes. */
+export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;

@@ -1,0 +1,45 @@
+import type { NamedStructure, QueueView, SettingsView } from '../../../shared/ipc.js';
+import type { GatewayConfig } from '../../api/gateway.js';
+import type { UploadLimits } from '../../engine/upload-limits.js';
+import type { SettingsRepository } from '../../settings/settings.js';
+import type { Uploader } from '../uploader.js';
+
+/**
+ * What the IPC handlers of each screen (this folder) use of the app core (main/service/app-core.ts):
+ * AppCore builds one over its own state, so the handlers hold no state of their own and the core
+ * keeps the wiring (opening and closing the queue, the drain loop, events).
+ */
+export interface HandlerContext {
+  readonly settings: SettingsRepository;
+  readonly limits: UploadLimits;
+  /** The uploader in use, or undefined before the app is set up. */
+  uploader(): Uploader | undefined;
+  /** The uploader in use; throws Error saying what to set up when there is none. */
+  requireUploader(): Uploader;
+  /** Starts a drain (or one more after the running one). */
+  kick(): void;
+  /** The project the queue uploads to ('' before the app is set up). */
+  projectId(): string;
+  /** The stored settings as the renderer sees them. */
+  view(): SettingsView;
+  /** The current queue with live progress. */
+  queueView(): QueueView;
+  /** Tells the live queue these file ids were added, so their rows are sent. */
+  touched(fileIds: number[]): void;
+}
+
+/** What the Settings screen's handlers use beyond {@link HandlerContext}: opening the queue on a service. */
+export interface SettingsContext extends HandlerContext {
+  /** Whether the local test service is offered in this installation. */
+  readonly localServiceAvailable: boolean;
+  /** Stops uploads and closes the queue (stored parts kept). */
+  closeUploader(): Promise<void>;
+  /** Closes the local service, if one was started. */
+  closeLocal(): Promise<void>;
+  /** Opens the queue on a configured service. */
+  openWith(config: GatewayConfig, concurrency: number): void;
+  /** Starts (or reuses) the local service and opens the queue on it; throws when it is not offered or fails to start. */
+  openLocal(concurrency: number): Promise<void>;
+  /** The local service's structures with their names, as a real project hands them out of band. */
+  localStructures(): NamedStructure[];
+}

@@ -1,0 +1,27 @@
+import type { IpcHandlers } from '../../ipc/dispatch.js';
+import type { HandlerContext } from './context.js';
+
+/**
+ * The default designs' IPC handlers (shared/ipc.ts): whether the exported capture sheets are stale
+ * (capture-upload-interface.md §4.3) and requesting a new export (§4.2). Throws Error when the app
+ * is not set up, and the gateway's errors as they come.
+ */
+export function designsHandlers(c: HandlerContext): Pick<IpcHandlers, 'capture:designs.check' | 'capture:designs.export'> {
+  return {
+    'capture:designs.check': async () => {
+      const u = c.requireUploader();
+      const latest = await u.gateway.latestDefaultDesignUpdate();
+      const lastExport = u.queue.lastSheetExport(c.projectId()) ?? null;
+      // §4.3: designs updated after the last export make the exported sheets stale.
+      const stale = latest !== null && (!lastExport || Date.parse(latest) > Date.parse(lastExport.requestedAt));
+      return { latestDesignUpdate: latest, lastExport, stale };
+    },
+    'capture:designs.export': async () => {
+      const u = c.requireUploader();
+      const latest = await u.gateway.latestDefaultDesignUpdate().catch(() => null);
+      const res = await u.gateway.requestExport();
+      u.queue.recordSheetExport(c.projectId(), latest);
+      return { message: res.message };
+    },
+  };
+}

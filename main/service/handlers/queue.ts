@@ -1,0 +1,56 @@
+import type { IpcHandlers } from '../../ipc/dispatch.js';
+import type { UploadEngine } from '../../engine/engine.js';
+import type { HandlerContext } from './context.js';
+
+type QueueChannels =
+  | 'capture:queue.list'
+  | 'capture:queue.pauseUntil'
+  | 'capture:queue.pause'
+  | 'capture:queue.resume'
+  | 'capture:queue.retry'
+  | 'capture:queue.remove'
+  | 'capture:queue.removeFile'
+  | 'capture:queue.clearCompleted'
+  | 'capture:queue.edit'
+  | 'capture:queue.resolve'
+  | 'capture:activity.list';
+
+/**
+ * The Queue screen's IPC handlers (shared/ipc.ts): the list, the queue-wide hold ("Pause until"),
+ * pause / resume / retry of one file or all, removing, clearing, editing a capture, deciding a
+ * registration whose outcome is unknown, and the activity log. Throws Error when the app is not set up.
+ */
+export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannels> {
+  const control = (t: { fileId: number } | { all: true }, all: (e: UploadEngine) => void, one: (e: UploadEngine, id: number) => void): void => {
+    const { engine } = c.requireUploader();
+    if ('fileId' in t) one(engine, t.fileId);
+    else all(engine);
+    c.kick();
+  };
+  return {
+    'capture:queue.list': async () => c.queueView(),
+    'capture:queue.pauseUntil': async ({ until }) => {
+      c.requireUploader();
+      c.limits.pauseUntil(until);
+      c.kick();
+    },
+    // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event (issue 21).
+    'capture:queue.pause': async (t) => control(t, (e) => e.pauseAll(), (e, id) => e.pause(id)),
+    'capture:queue.resume': async (t) => control(t, (e) => e.resumeAll(), (e, id) => e.resume(id)),
+    // Pending files are tried now only if they wait for a retry time (resume leaves the others).
+    'capture:queue.retry': async (t) => control(t, (e) => e.retryAll(), (e, id) => e.resume(id)),
+    // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
+    'capture:queue.remove': ({ captureRow }) => c.requireUploader().engine.removeCapture(captureRow),
+    'capture:queue.removeFile': ({ fileId }) => c.requireUploader().engine.removeFile(fileId),
+    'capture:queue.clearCompleted': async () => ({ captures: c.requireUploader().engine.clearCompleted() }),
+    'capture:queue.edit': async ({ captureRow, structure, design, type, capturedAt }) => {
+      c.requireUploader().engine.editCapture(captureRow, { structure, design, type, captureDateTime: capturedAt });
+      c.kick();
+    },
+    'capture:queue.resolve': async ({ captureRow, decision }) => {
+      c.requireUploader().engine.resolveRegistration(captureRow, decision);
+      c.kick();
+    },
+    'capture:activity.list': async ({ since, limit }) => c.requireUploader().queue.activity.list({ since, limit }),
+  };
+}
