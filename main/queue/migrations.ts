@@ -182,6 +182,41 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    name: 'offloads: one row per card copied to the library, one per recording with its XXH64',
+    up(db) {
+      // issue 19 #3, #7: the record of each offload (when, which card, how many files, bytes,
+      // verified or not) and each copy's hash, so a copy can be checked again before it is
+      // uploaded or removed. Times are ISO 8601; sizes bytes; mtime ms since 1970.
+      db.exec(`
+        CREATE TABLE offloads (
+          id INTEGER PRIMARY KEY,
+          card_path TEXT NOT NULL,
+          card_name TEXT NOT NULL,
+          destination TEXT NOT NULL,
+          started_at TEXT NOT NULL,
+          finished_at TEXT NOT NULL,
+          files INTEGER NOT NULL,
+          bytes INTEGER NOT NULL,
+          verified INTEGER NOT NULL,
+          mhl_path TEXT
+        );
+        CREATE TABLE offload_files (
+          id INTEGER PRIMARY KEY,
+          offload_id INTEGER NOT NULL REFERENCES offloads (id) ON DELETE CASCADE,
+          source_path TEXT NOT NULL,
+          copy_path TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          mtime_ms REAL NOT NULL,
+          xxh64 TEXT,
+          verified INTEGER NOT NULL,
+          error TEXT
+        );
+        CREATE INDEX offload_files_copy ON offload_files (copy_path);
+      `);
+    },
+  },
 ];
 
 /** The schema version this build writes. */
