@@ -96,6 +96,25 @@ captureOptions(program.command('add').description('group files into captures, qu
     }),
   );
 
+captureOptions(program.command('import').description('copy a card to the library folder with verification (XXH64, read back), say when it is safe to remove; with --structure and --type also queue the copies as add does').argument('<card>', "the card's root, DCIM, or a camera folder"))
+  .option('--library <dir>', 'folder the copies go to (CAPTURE_LIBRARY; default "Capture Uploader" in your Videos folder)')
+  .action(async (card: string, o: { library?: string; structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }) => {
+    const g = await globals();
+    const { importCard, queueCopies, waitingForPlacement } = await import('./import-card.js');
+    if (o.structure === undefined) {
+      const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json });
+      if (result.verified && !g.json) waitingForPlacement(result);
+      process.exitCode = result.verified ? 0 : 1;
+      return;
+    }
+    if (!o.type) throw new Error('--type is required with --structure: interior or exterior');
+    await withSession(async (c, s) => {
+      const { result } = await importCard(card, { library: o.library, dataDir: s.dataDir, json: g.json });
+      const code = await queueCopies(c, s, result, o, g.json);
+      return result.verified ? code : 1;
+    });
+  });
+
 program
   .command('drain')
   .description('upload until nothing more can be sent now; exit 0 only when every file completed')

@@ -1,0 +1,88 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { formatBytes } from '../../shared/format.js';
+import { openQueueDatabase } from '../queue/db.js';
+import type { OffloadProgress, OffloadResult } from '../offload/offload.js';
+import { offloadCard } from '../offload/offload.js';
+import { recordOffload } from '../offload/record.js';
+import { printable } from './printable.js';
+
+// `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
+// copying and its record are main/offload's; this file shows progress and says what follows.
+
+/** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's Videos folder. */
+export function defaultLibrary(): string {
+  return process.env.CAPTURE_LIBRARY ?? join(homedir(), 'Videos', 'Capture Uploader');
+}
+
+/** A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise, nothing with --json. */
+function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p: OffloadProgress) => void {
+  let lastTenth = -1;
+  return (p) => {
+    if (json) return;
+    const ratio = p.bytesTotal ? p.bytesDone / p.bytesTotal : 1;
+    if (out.isTTY) {
+      const width = 30;
+      const filled = Math.round(ratio * width);
+      out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
+    } else if (Math.floor(ratio * 10) > lastTenth) {
+      lastTenth = Math.floor(ratio * 10);
+      out.write(`copying: ${lastTenth * 10}% (${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)})\n`);
+    }
+  };
+}
+
+/**
+ * Copies a card to the library with verification, records the offload in the queue at
+ * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), prints "Card safe to remove" when every recording verified, or names the
+ * files that did not. Answers the offload and its row id; throws on a full disk or an empty card.
+ */
+export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean }): Promise<{ result: OffloadResult; id: number }> {
+  const library = resolve(o.library ?? defaultLibrary());
+  if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
+  const result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json) });
+  if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
+  const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
+  mkdirSync(dataDir, { recursive: true });
+  const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
+  let id: number;
+  try {
+    id = recordOffload(db, result);
+  } finally {
+    db.close();
+  }
+  const bad = result.files.filter((f) => !f.verified);
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
+  } else if (bad.length === 0) {
+    process.stdout.write(`Card safe to remove: ${result.files.length} recording${result.files.length === 1 ? '' : 's'} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
+    process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
+  } else {
+    process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} recordings were not verified, even copied twice:\n`);
+    for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
+  }
+  return { result, id };
+}
+
+/** Without placement options: says what waits to be placed, and the command that queues it. */
+export function waitingForPlacement(result: OffloadResult): void {
+  process.stdout.write(`Waiting for placement: ${result.files.length} recording${result.files.length === 1 ? '' : 's'}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
+}
+
+/**
+ * With placement options: queues the verified copies as `add` does (commands.ts addFiles) and
+ * answers its exit status; files that did not verify are left out, so nothing is uploaded from a
+ * bad copy. Answers 1 when no copy verified.
+ */
+export async function queueCopies(
+  c: typeof import('./commands.js'),
+  s: import('./commands.js').Session,
+  result: OffloadResult,
+  o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string },
+  json: boolean | undefined,
+): Promise<number> {
+  const copies = result.files.filter((f) => f.verified).map((f) => f.copy);
+  if (copies.length === 0) return 1;
+  return c.addFiles(s, copies, o, json);
+}
