@@ -95,6 +95,12 @@ describe('import', () => {
       const obj = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: u.key }));
       expect(sha256(Buffer.from(await obj.Body!.transformToByteArray())), u.fileName).toBe(originals.get(u.fileName));
     }
+    // Kept for the retention period (7 days by default), then removed by a later drain.
+    expect(hashes.every((h) => existsSync(h.copy_path))).toBe(true);
+    const later = await cli(dataDir, ['drain', '--keep-copies', '0']);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toContain('Removed 6 imported copies from the library: their captures completed more than 0 days ago.');
+    expect(hashes.some((h) => existsSync(h.copy_path))).toBe(false);
   });
 
   it('without placement only copies, and lists what waits; a folder with no recording exits non-zero, naming it', async () => {

@@ -6,6 +6,8 @@ import { openQueueDatabase } from '../queue/db.js';
 import type { OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
 import { recordOffload } from '../offload/record.js';
+import { removeFinishedCopies } from '../offload/retention.js';
+import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
 
 // `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
@@ -85,4 +87,15 @@ export async function queueCopies(
   const copies = result.files.filter((f) => f.verified).map((f) => f.copy);
   if (copies.length === 0) return 1;
   return c.addFiles(s, copies, o, json);
+}
+
+/**
+ * Removes the library's copies whose captures completed more than `keepDays` days ago
+ * (CAPTURE_KEEP_COPIES_DAYS, default 7; main/offload/retention.ts) and says how many went.
+ */
+export async function sweepLibrary(db: Database.Database, keepDays: number | undefined, json: boolean | undefined): Promise<void> {
+  const fromEnv = Number(process.env.CAPTURE_KEEP_COPIES_DAYS);
+  const days = keepDays ?? (process.env.CAPTURE_KEEP_COPIES_DAYS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 7);
+  const removed = await removeFinishedCopies(db, Date.now(), days * 24 * 60 * 60 * 1000);
+  if (removed.length && !json) process.stdout.write(`Removed ${removed.length} imported cop${removed.length === 1 ? 'y' : 'ies'} from the library: their captures completed more than ${days} day${days === 1 ? '' : 's'} ago.\n`);
 }

@@ -133,7 +133,20 @@ Exit status (the same for every command; see the README):
   130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
   141  the output pipe was closed (e.g. piped into head); stopped the same way`,
   )
-  .action((o: DrainFlags) => withSession((c, s, g) => c.drain(s, g.json, o)));
+  .option('--keep-copies <days>', 'days the library keeps an imported copy after its capture completed (CAPTURE_KEEP_COPIES_DAYS; default 7)', (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('a number of days, 0 or more');
+    return n;
+  })
+  .action((o: DrainFlags & { keepCopies?: number }) =>
+    withSession(async (c, s, g) => {
+      const code = await c.drain(s, g.json, o);
+      // Copies made by `import` whose captures completed long enough ago are removed (issue 19 #4).
+      const { sweepLibrary } = await import('./import-card.js');
+      await sweepLibrary(s.uploader.queue.db, o.keepCopies, g.json);
+      return code;
+    }),
+  );
 
 program
   .command('status')

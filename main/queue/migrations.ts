@@ -188,7 +188,8 @@ export const MIGRATIONS: readonly Migration[] = [
     up(db) {
       // issue 19 #3, #7: the record of each offload (when, which card, how many files, bytes,
       // verified or not) and each copy's hash, so a copy can be checked again before it is
-      // uploaded or removed. Times are ISO 8601; sizes bytes; mtime ms since 1970.
+      // uploaded or removed; `removed_at`, when the retention sweep deleted the copy
+      // (main/offload/retention.ts). Times are ISO 8601; sizes bytes; mtime ms since 1970.
       db.exec(`
         CREATE TABLE offloads (
           id INTEGER PRIMARY KEY,
@@ -211,7 +212,8 @@ export const MIGRATIONS: readonly Migration[] = [
           mtime_ms REAL NOT NULL,
           xxh64 TEXT,
           verified INTEGER NOT NULL,
-          error TEXT
+          error TEXT,
+          removed_at TEXT
         );
         CREATE INDEX offload_files_copy ON offload_files (copy_path);
       `);
