@@ -116,6 +116,18 @@ captureOptions(program.command('import').description('copy a card to the library
   });
 
 program
+  .command('cards')
+  .description('list the Insta360 cards mounted now (a volume holding DCIM/Camera*), to give to import')
+  .action(async () => {
+    const g = program.opts<GlobalOptions>();
+    const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
+    const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
+    if (g.json) process.stdout.write(`${JSON.stringify({ type: 'cards', cards })}\n`);
+    else if (cards.length === 0) process.stdout.write(`No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`);
+    for (const c of g.json ? [] : cards) process.stdout.write(`${printable(c.root)}: ${describeCard(c)}\n`);
+  });
+
+program
   .command('drain')
   .description('upload until nothing more can be sent now; exit 0 only when every file completed')
   .option('--wait', 'keep going through outages on the retry schedule until every file is completed or needs a person')
