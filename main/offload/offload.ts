@@ -97,20 +97,21 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const cardName = basename(root) || 'card';
   const stamp = started.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');
   const destination = join(library, `${cardName}_${stamp}`);
-  const files: OffloadedFile[] = [];
-  let done = 0;
-  for (const f of sources) {
+  const files: OffloadedFile[] = new Array(sources.length);
+  let copied = 0;
+  const copyOne = async (i: number) => {
+    const f = sources[i]!;
     const rel = relative(root, f.path);
     // A link on the card to a file elsewhere keeps only its name.
     const copy = join(destination, rel.startsWith('..') || isAbsolute(rel) ? basename(f.path) : rel);
     const entry: OffloadedFile = { source: f.path, copy, size: f.size, mtimeMs: f.mtimeMs, verified: false, attempts: 0 };
     for (let attempt = 1; attempt <= 2 && !entry.verified; attempt++) {
       entry.attempts = attempt;
-      let counted = 0;
       try {
         const r = await copyVerified(f.path, copy, (n) => {
-          counted += n;
-          opts.onProgress?.({ bytesDone: done + counted, bytesTotal: bytes, file: f.path });
+          // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
+          copied = Math.min(bytes, copied + n);
+          opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
         }, opts.afterWrite);
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
         if (!r.verified) entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
@@ -119,9 +120,15 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         entry.error = `${f.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
       }
     }
-    done += f.size;
-    files.push(entry);
-  }
+    files[i] = entry;
+  };
+  // Two files in flight: while one is flushed and read back from the library's disk, the next is
+  // read from the card, so neither disk waits for the other.
+  let next = 0;
+  const lane = async () => {
+    while (next < sources.length) await copyOne(next++);
+  };
+  await Promise.all([lane(), lane()]);
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
   const tool = opts.tool ?? { name: 'capture-uploader', version: '1' };
   const mhlPath = await writeMhl(
