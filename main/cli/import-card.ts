@@ -81,7 +81,7 @@ export async function queueCopies(
   c: typeof import('./commands.js'),
   s: import('./commands.js').Session,
   result: OffloadResult,
-  o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string },
+  o: ImportFlags,
   json: boolean | undefined,
 ): Promise<number> {
   const copies = result.files.filter((f) => f.verified).map((f) => f.copy);
@@ -98,4 +98,44 @@ export async function sweepLibrary(db: Database.Database, keepDays: number | und
   const days = keepDays ?? (process.env.CAPTURE_KEEP_COPIES_DAYS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 7);
   const removed = await removeFinishedCopies(db, Date.now(), days * 24 * 60 * 60 * 1000);
   if (removed.length && !json) process.stdout.write(`Removed ${removed.length} imported cop${removed.length === 1 ? 'y' : 'ies'} from the library: their captures completed more than ${days} day${days === 1 ? '' : 's'} ago.\n`);
+}
+
+/** The options of `import`: the library folder and, to queue the copies, the placement options of `add`. */
+export interface ImportFlags {
+  library?: string;
+  structure?: string;
+  type?: 'interior' | 'exterior';
+  design?: string;
+  capturedAt?: string;
+}
+
+/**
+ * `import CARD`: offloads the card, then either queues the verified copies in `session` (when
+ * `--structure` is given) or lists what waits for placement. Answers the exit status: 0 only when
+ * every recording verified (and, with placement, `add`'s own status), else 1. Throws Error when
+ * `--structure` comes without `--type`, on an empty card or a library without room.
+ */
+export async function runImport(
+  card: string,
+  o: ImportFlags,
+  g: { dataDir?: string; json?: boolean },
+  session?: { c: typeof import('./commands.js'); s: import('./commands.js').Session },
+): Promise<number> {
+  if (o.structure !== undefined && !o.type) throw new Error('--type is required with --structure: interior or exterior');
+  const { result } = await importCard(card, { library: o.library, dataDir: session?.s.dataDir ?? g.dataDir, json: g.json });
+  if (!session) {
+    if (result.verified && !g.json) waitingForPlacement(result);
+    return result.verified ? 0 : 1;
+  }
+  const code = await queueCopies(session.c, session.s, result, o, g.json);
+  return result.verified ? code : 1;
+}
+
+/** `cards`: the Insta360 cards mounted now, one line each ("ROOT: Insta360 card, 48 recordings, 96 GB"), or why none. */
+export async function printCards(json: boolean | undefined): Promise<void> {
+  const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
+  const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
+  if (json) process.stdout.write(`${JSON.stringify({ type: 'cards', cards })}\n`);
+  else if (cards.length === 0) process.stdout.write(`No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`);
+  else for (const c of cards) process.stdout.write(`${printable(c.root)}: ${describeCard(c)}\n`);
 }

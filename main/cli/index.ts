@@ -98,34 +98,18 @@ captureOptions(program.command('add').description('group files into captures, qu
 
 captureOptions(program.command('import').description('copy a card to the library folder with verification (XXH64, read back), say when it is safe to remove; with --structure and --type also queue the copies as add does').argument('<card>', "the card's root, DCIM, or a camera folder"))
   .option('--library <dir>', 'folder the copies go to (CAPTURE_LIBRARY; default "Capture Uploader" in your Videos folder)')
-  .action(async (card: string, o: { library?: string; structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }) => {
+  .action(async (card: string, o: import('./import-card.js').ImportFlags) => {
     const g = await globals();
-    const { importCard, queueCopies, waitingForPlacement } = await import('./import-card.js');
-    if (o.structure === undefined) {
-      const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json });
-      if (result.verified && !g.json) waitingForPlacement(result);
-      process.exitCode = result.verified ? 0 : 1;
-      return;
-    }
-    if (!o.type) throw new Error('--type is required with --structure: interior or exterior');
-    await withSession(async (c, s) => {
-      const { result } = await importCard(card, { library: o.library, dataDir: s.dataDir, json: g.json });
-      const code = await queueCopies(c, s, result, o, g.json);
-      return result.verified ? code : 1;
-    });
+    const { runImport } = await import('./import-card.js');
+    // Placed copies are queued in a session (credentials needed); copies alone only touch the queue file.
+    if (o.structure === undefined) process.exitCode = await runImport(card, o, g);
+    else await withSession((c, s) => runImport(card, o, g, { c, s }));
   });
 
 program
   .command('cards')
   .description('list the Insta360 cards mounted now (a volume holding DCIM/Camera*), to give to import')
-  .action(async () => {
-    const g = program.opts<GlobalOptions>();
-    const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
-    const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
-    if (g.json) process.stdout.write(`${JSON.stringify({ type: 'cards', cards })}\n`);
-    else if (cards.length === 0) process.stdout.write(`No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`);
-    for (const c of g.json ? [] : cards) process.stdout.write(`${printable(c.root)}: ${describeCard(c)}\n`);
-  });
+  .action(async () => (await import('./import-card.js')).printCards(program.opts<GlobalOptions>().json));
 
 program
   .command('drain')
