@@ -73,6 +73,8 @@ describe('import', () => {
     expect(removedAt).toMatch(/Card safe to remove: 6 recordings \(.+\) copied and verified in /);
     expect(existsSync(card.root)).toBe(false);
     expect(res.stdout.match(/^queued capture \d+ /gm)).toHaveLength(3);
+    // Recordings are queued as they verify, not after the whole card: the first before the card is done.
+    expect(res.stdout.indexOf('queued capture')).toBeLessThan(res.stdout.indexOf('Card safe to remove'));
 
     // The offload is in the queue with each file's hash; the queue's files are the copies.
     const db = new Database(join(dataDir, 'queue.db'), { readonly: true });

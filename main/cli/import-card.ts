@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
 import { openQueueDatabase } from '../queue/db.js';
-import type { OffloadProgress, OffloadResult } from '../offload/offload.js';
+import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
 import { recordOffload } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
@@ -40,10 +40,10 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), prints "Card safe to remove" when every recording verified, or names the
  * files that did not. Answers the offload and its row id; throws on a full disk or an empty card.
  */
-export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean }): Promise<{ result: OffloadResult; id: number }> {
+export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number }> {
   const library = resolve(o.library ?? defaultLibrary());
   if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
-  const result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json) });
+  const result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json), ...(o.onRecording ? { onRecording: o.onRecording } : {}) });
   if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
   mkdirSync(dataDir, { recursive: true });
@@ -73,18 +73,18 @@ export function waitingForPlacement(result: OffloadResult): void {
 }
 
 /**
- * With placement options: queues the verified copies as `add` does (commands.ts addFiles) and
+ * With placement options: queues the verified copies of one recording as `add` does (commands.ts addFiles) and
  * answers its exit status; files that did not verify are left out, so nothing is uploaded from a
  * bad copy. Answers 1 when no copy verified.
  */
 export async function queueCopies(
   c: typeof import('./commands.js'),
   s: import('./commands.js').Session,
-  result: OffloadResult,
+  files: readonly OffloadedFile[],
   o: ImportFlags,
   json: boolean | undefined,
 ): Promise<number> {
-  const copies = result.files.filter((f) => f.verified).map((f) => f.copy);
+  const copies = files.filter((f) => f.verified).map((f) => f.copy);
   if (copies.length === 0) return 1;
   return c.addFiles(s, copies, o, json);
 }
@@ -122,13 +122,24 @@ export async function runImport(
   session?: { c: typeof import('./commands.js'); s: import('./commands.js').Session },
 ): Promise<number> {
   if (o.structure !== undefined && !o.type) throw new Error('--type is required with --structure: interior or exterior');
-  const { result } = await importCard(card, { library: o.library, dataDir: session?.s.dataDir ?? g.dataDir, json: g.json });
   if (!session) {
+    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json });
     if (result.verified && !g.json) waitingForPlacement(result);
     return result.verified ? 0 : 1;
   }
-  const code = await queueCopies(session.c, session.s, result, o, g.json);
-  return result.verified ? code : 1;
+  // Each recording is queued (and registered) as soon as its copies verified, while the rest of
+  // the card is still being copied: its upload does not wait for the whole card.
+  const codes: number[] = [];
+  const { result } = await importCard(card, {
+    library: o.library,
+    dataDir: session.s.dataDir,
+    json: g.json,
+    onRecording: async (files) => {
+      if (files.every((f) => f.verified)) codes.push(await queueCopies(session.c, session.s, files, o, g.json));
+    },
+  });
+  if (!result.verified) return 1;
+  return codes.find((c) => c !== 0) ?? 0;
 }
 
 /** `cards`: the Insta360 cards mounted now, one line each ("ROOT: Insta360 card, 48 recordings, 96 GB"), or why none. */

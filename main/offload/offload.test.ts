@@ -87,6 +87,25 @@ describe('offloadCard', () => {
     expect(readFileSync(r.mhlPath!, 'utf8')).toContain(`<xxh64 action="failed"`);
   });
 
+  it('hands each recording on as soon as its files are verified, before the rest of the card is copied', async () => {
+    const card = writeFakeCard(join(work, 'EARLY_CARD'), { recordings: 3, bytes: 3 * 1024 * 1024 });
+    const calls: { sources: string[]; lastCopied: boolean }[] = [];
+    let lastCopy = '';
+    const r = await offloadCard(card.root, {
+      library: join(work, 'library-early'),
+      onProgress: (p) => {
+        if (!lastCopy && p.file === card.recordings.at(-1)) lastCopy = p.file;
+      },
+      onRecording: (files) => {
+        calls.push({ sources: files.map((f) => f.source), lastCopied: lastCopy !== '' });
+      },
+    });
+    expect(calls.map((c) => c.sources)).toEqual([0, 2, 4].map((i) => card.recordings.slice(i, i + 2)));
+    // The first recording was handed on before the card's last file had a byte copied.
+    expect(calls[0]!.lastCopied).toBe(false);
+    expect(r.verified).toBe(true);
+  });
+
   it('checks the free space first and copies nothing when the recordings do not fit', async () => {
     const card = writeFakeCard(join(work, 'BIG_CARD'), { recordings: 2 });
     const library = join(work, 'library-small');

@@ -50,6 +50,12 @@ export interface OffloadProgress {
 export interface OffloadOptions {
   library: string;
   onProgress?: (p: OffloadProgress) => void;
+  /**
+   * Called once per recording (the files `add` groups into one capture: both lenses, a CSV) as
+   * soon as all of its files are copied and checked, verified or not, so its upload can start
+   * before the rest of the card is copied (issue 19 deliver 4). Awaited in turn, never two at once.
+   */
+  onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
@@ -99,6 +105,10 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const destination = join(library, `${cardName}_${stamp}`);
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
+  // Which recording each file belongs to, so a recording is handed on once all its files are done.
+  const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
+  const byPath = new Map<string, OffloadedFile>();
+  let recordings: Promise<void> = Promise.resolve();
   const copyOne = async (i: number) => {
     const f = sources[i]!;
     const rel = relative(root, f.path);
@@ -121,6 +131,11 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
       }
     }
     files[i] = entry;
+    const group = groupOf.get(f.path)!;
+    if (group.every((p) => byPath.has(p) || p === f.path)) {
+      byPath.set(f.path, entry);
+      if (opts.onRecording) recordings = recordings.then(() => opts.onRecording!(group.map((p) => byPath.get(p)!)));
+    } else byPath.set(f.path, entry);
   };
   // Two files in flight: while one is flushed and read back from the library's disk, the next is
   // read from the card, so neither disk waits for the other.
@@ -129,6 +144,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     while (next < sources.length) await copyOne(next++);
   };
   await Promise.all([lane(), lane()]);
+  await recordings;
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
   const tool = opts.tool ?? { name: 'capture-uploader', version: '1' };
   const mhlPath = await writeMhl(
