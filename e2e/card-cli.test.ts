@@ -70,7 +70,7 @@ describe('import', () => {
       }
     });
     expect(res.code, res.stderr + res.stdout).toBe(0);
-    expect(removedAt).toMatch(/Card safe to remove: 6 recordings \(.+\) copied and verified in /);
+    expect(removedAt).toMatch(/Card safe to remove: 6 files of 3 recordings \(.+\) copied and verified in /);
     expect(existsSync(card.root)).toBe(false);
     expect(res.stdout.match(/^queued capture \d+ /gm)).toHaveLength(3);
     // Recordings are queued as they verify, not after the whole card: the first before the card is done.
@@ -110,8 +110,8 @@ describe('import', () => {
     const card = writeFakeCard(join(work, 'ONLY_COPY'), { recordings: 1 });
     const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-2')]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/Card safe to remove: 2 recordings/);
-    expect(res.stdout).toMatch(/Waiting for placement: 2 recordings\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/);
+    expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
+    expect(res.stdout).toMatch(/Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/);
     expect(res.stdout).not.toMatch(/queued capture/);
     const empty = mkdtempSync(join(work, 'blank-'));
     const none = await cli(dataDir, ['import', empty, '--library', join(work, 'library-2')]);

@@ -18,6 +18,10 @@ export function defaultLibrary(): string {
   return process.env.CAPTURE_LIBRARY ?? join(homedir(), 'Videos', 'Capture Uploader');
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "6 files of 3 recordings": the files copied and the recordings (captures) they make. */
+const whatWasCopied = (r: OffloadResult) => `${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')}`;
+
 /** A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise, nothing with --json. */
 function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p: OffloadProgress) => void {
   let lastTenth = -1;
@@ -58,10 +62,10 @@ export async function importCard(card: string, o: { library?: string; dataDir?: 
   if (o.json) {
     process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
   } else if (bad.length === 0) {
-    process.stdout.write(`Card safe to remove: ${result.files.length} recording${result.files.length === 1 ? '' : 's'} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
+    process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
   } else {
-    process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} recordings were not verified, even copied twice:\n`);
+    process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`);
     for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
   }
   return { result, id };
@@ -69,7 +73,7 @@ export async function importCard(card: string, o: { library?: string; dataDir?: 
 
 /** Without placement options: says what waits to be placed, and the command that queues it. */
 export function waitingForPlacement(result: OffloadResult): void {
-  process.stdout.write(`Waiting for placement: ${result.files.length} recording${result.files.length === 1 ? '' : 's'}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
+  process.stdout.write(`Waiting for placement: ${whatWasCopied(result)}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
 }
 
 /**

@@ -32,6 +32,8 @@ export interface OffloadResult {
   finishedAt: string;
   files: OffloadedFile[];
   bytes: number;
+  /** How many recordings (captures, as `add` groups the files: both lenses and a CSV are one) the files make. */
+  recordings: number;
   /** Every recording copied and read back with the same hash: the card may be removed. */
   verified: boolean;
   mhlPath?: string;
@@ -154,5 +156,5 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     finishedAt,
     tool,
   );
-  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, verified: files.every((f) => f.verified), mhlPath, skipped: refused };
+  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: groups.length, verified: files.every((f) => f.verified), mhlPath, skipped: refused };
 }
