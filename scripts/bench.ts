@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread] [--pairs N] [--files N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,offload] [--pairs N] [--files N] [--gib N]
 //
 // Issue #11's figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -15,6 +15,8 @@
 //               drained at full speed with pause all / resume all in the middle: the event-loop
 //               delay of the thread that plays the Electron main process, with the service in its
 //               worker thread and, for comparison, with AppCore on that thread (issue 21 #3)
+//   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
+//               copied by `cp -r` and by the verified offload: both rates, their ratio, CPU s/GiB
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
 // other work on the machine moves single runs. Generated files live under the system's temporary
 // folder and are deleted as soon as their section ends. Figures, not assertions.
@@ -29,12 +31,13 @@ import { printFigures } from './bench/figures.js';
 import { curlPuts } from './bench/curl.js';
 import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
 import { mainThreadFigures } from './bench/main-thread.js';
+import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
 const { values: flags } = parseArgs({
-  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' }, files: { type: 'string', default: '10000' } },
+  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' }, files: { type: 'string', default: '10000' }, gib: { type: 'string', default: '4' } },
 });
 const RUNS = Number(flags.runs);
 const SECTIONS = new Set(flags.only.split(','));
@@ -151,6 +154,14 @@ if (SECTIONS.has('main-thread')) {
   const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
   try {
     figures.push(...(await mainThreadFigures(work, Number(flags.files))));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+if (SECTIONS.has('offload')) {
+  const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
+  try {
+    figures.push(...(await offloadFigures(work, Number(flags.gib), RUNS)));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -33,6 +33,19 @@ export interface SetAsideFile {
 // Insta360 names (fixtures README): VID_<YYYYMMDD>_<HHMMSS>_<lens 00|10>_<NNN>.insv; LRV_ are previews.
 const INSTA360 = /^(?:VID|PRO_VID|IMG)_(\d{8})_(\d{6})_(\d{2})_(\d{3})\.insv$/i;
 const PREVIEW = /^LRV_/i;
+// Insta360 cameras write a small JPEG thumbnail (.thm) beside each recording; macOS leaves
+// AppleDouble companions (._NAME) on cards it has opened. Neither is a recording.
+const THUMBNAIL = /\.thm$/i;
+const APPLE_DOUBLE = /^\._/;
+
+/** The reason a folder that holds no recording gives (issue 19 deliver 1). `folder` as given. */
+export const noRecordingsIn = (folder: string): string => `No recordings found in ${folder} (looked for .insv, .mp4, .csv)`;
+
+/**
+ * Whether a file name is one that may be uploaded: .insv, .mp4 or .csv by its extension (§8),
+ * and not a camera preview (LRV_) or a macOS companion file (._).
+ */
+export const isMediaName = (name: string): boolean => mediaKindOf(name) !== undefined && !PREVIEW.test(name) && !APPLE_DOUBLE.test(name);
 
 const baseName = (name: string) => name.replace(/\.[^.]+$/, '').toLowerCase();
 
@@ -42,7 +55,8 @@ const baseName = (name: string) => name.replace(/\.[^.]+$/, '').toLowerCase();
  * a lone `_00_` as a single-lens recording; each split segment (another NNN) as its own capture;
  * any other `.insv` or `.mp4` on its own; a `.csv` with the video of the same base name.
  *
- * Set aside, with a reason: low-resolution previews (`LRV_`), unsupported types, empty files,
+ * Set aside, with a reason: low-resolution previews (`LRV_`), thumbnails (`.thm`), macOS `._`
+ * companions, unsupported types, empty files,
  * a `_10_` lens without its `_00_`, a CSV without a video, and the same path given twice.
  */
 export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: ProposedCapture[]; setAside: SetAsideFile[] } {
@@ -61,6 +75,10 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
     const kind = mediaKindOf(f.name);
     if (PREVIEW.test(f.name)) {
       setAside.push({ file: f, reason: 'Low-resolution preview (LRV_) written by the camera, not a capture; it is not uploaded.' });
+    } else if (THUMBNAIL.test(f.name)) {
+      setAside.push({ file: f, reason: 'Thumbnail (.thm) written by the camera beside a recording, not a capture; it is not uploaded.' });
+    } else if (APPLE_DOUBLE.test(f.name)) {
+      setAside.push({ file: f, reason: 'A file macOS leaves on cards it has opened (._), not a recording; it is not uploaded.' });
     } else if (!kind) {
       setAside.push({ file: f, reason: `${CAPTURE_RULE_MESSAGES.fileType}: only .insv, .mp4 and .csv files are uploaded.` });
     } else if (f.size === 0) {

@@ -52,6 +52,7 @@ describe('describeSkipped', () => {
     expect(describeSkipped(['LRV_x.insv'])).toBe('Not uploaded: 1 preview (LRV)');
     expect(describeSkipped(['clip.mov'])).toBe('Not uploaded: 1 file');
     expect(describeSkipped([])).toBe('');
+    expect(describeSkipped(['LRV_a.insv', 'VID_a_11_001.thm', 'VID_b_11_002.THM', 'version.txt'])).toBe('Not uploaded: 1 preview (LRV) and 2 thumbnails (THM) and 1 other file');
   });
 
   it('tells recordings (shown in the table) from previews and other files', () => {

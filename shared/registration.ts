@@ -91,6 +91,12 @@ export function mostUsedPlacement(placements: readonly Placement[]): Placement |
 /** Low-resolution previews the camera writes beside each recording (LRV_…), never uploaded. */
 export const isPreviewName = (name: string): boolean => /^LRV_/i.test(name);
 
+/** Thumbnails the camera writes beside each recording (….thm), never uploaded (issue 19 deliver 1). */
+export const isThumbnailName = (name: string): boolean => /\.thm$/i.test(name);
+
+/** Whether a reason is the one a dropped folder without any recording gives (shared/grouping.ts noRecordingsIn). */
+export const isNothingFound = (reason: string): boolean => reason.startsWith('No recordings found in ');
+
 /**
  * A recording file (.insv or .mp4, not a preview): one that was meant to be uploaded, so when it
  * cannot be it is shown as a row of the table with its reason rather than in the skipped summary.
@@ -99,14 +105,16 @@ export const isRecordingName = (name: string): boolean => /\.(insv|mp4)$/i.test(
 
 /**
  * One line summing up the files set aside that are not recordings: "Not uploaded: 100 previews
- * (LRV) and 2 other files". Names are base names; empty input gives an empty string.
+ * (LRV) and 100 thumbnails (THM) and 2 other files". Names are base names; empty input gives an empty string.
  */
 export function describeSkipped(names: readonly string[]): string {
   const previews = names.filter(isPreviewName).length;
-  const others = names.length - previews;
+  const thumbnails = names.filter(isThumbnailName).length;
+  const others = names.length - previews - thumbnails;
   const parts = [
     previews ? `${previews} preview${previews === 1 ? '' : 's'} (LRV)` : '',
-    others ? `${others} ${previews ? 'other ' : ''}file${others === 1 ? '' : 's'}` : '',
+    thumbnails ? `${thumbnails} thumbnail${thumbnails === 1 ? '' : 's'} (THM)` : '',
+    others ? `${others} ${previews || thumbnails ? 'other ' : ''}file${others === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
   return parts.length ? `Not uploaded: ${parts.join(' and ')}` : '';
 }

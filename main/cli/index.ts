@@ -96,6 +96,21 @@ captureOptions(program.command('add').description('group files into captures, qu
     }),
   );
 
+captureOptions(program.command('import').description('copy a card to the library folder with verification (XXH64, read back), say when it is safe to remove; with --structure and --type also queue the copies as add does').argument('<card>', "the card's root, DCIM, or a camera folder"))
+  .option('--library <dir>', 'folder the copies go to (CAPTURE_LIBRARY; default "Capture Uploader" in your Videos folder)')
+  .action(async (card: string, o: import('./import-card.js').ImportFlags) => {
+    const g = await globals();
+    const { runImport } = await import('./import-card.js');
+    // Placed copies are queued in a session (credentials needed); copies alone only touch the queue file.
+    if (o.structure === undefined) process.exitCode = await runImport(card, o, g);
+    else await withSession((c, s) => runImport(card, o, g, { c, s }));
+  });
+
+program
+  .command('cards')
+  .description('list the Insta360 cards mounted now (a volume holding DCIM/Camera*), to give to import')
+  .action(async () => (await import('./import-card.js')).printCards(program.opts<GlobalOptions>().json));
+
 program
   .command('drain')
   .description('upload until nothing more can be sent now; exit 0 only when every file completed')
@@ -114,7 +129,20 @@ Exit status (the same for every command; see the README):
   130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
   141  the output pipe was closed (e.g. piped into head); stopped the same way`,
   )
-  .action((o: DrainFlags) => withSession((c, s, g) => c.drain(s, g.json, o)));
+  .option('--keep-copies <days>', 'days the library keeps an imported copy after its capture completed (CAPTURE_KEEP_COPIES_DAYS; default 7)', (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('a number of days, 0 or more');
+    return n;
+  })
+  .action((o: DrainFlags & { keepCopies?: number }) =>
+    withSession(async (c, s, g) => {
+      const code = await c.drain(s, g.json, o);
+      // Copies made by `import` whose captures completed long enough ago are removed (issue 19 #4).
+      const { sweepLibrary } = await import('./import-card.js');
+      await sweepLibrary(s.uploader.queue.db, o.keepCopies, g.json);
+      return code;
+    }),
+  );
 
 program
   .command('status')

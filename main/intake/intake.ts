@@ -1,11 +1,12 @@
-import { lstat, open, readdir, realpath } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { lstat, open, realpath } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../../shared/capture-rules.js';
 import type { CandidateFile, ProposedCapture } from '../../shared/grouping.js';
-import { groupIntoCaptures } from '../../shared/grouping.js';
+import { groupIntoCaptures, isMediaName, noRecordingsIn } from '../../shared/grouping.js';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { FileFacts } from './file-identity.js';
 import { contentFingerprint, fileFacts } from './file-identity.js';
+import { listTree } from '../card/walk.js';
 import type { NewFile } from '../queue/queue.js';
 
 /** What a person chose for the captures being added. `capturedAt` is ISO 8601 with a zone. */
@@ -45,7 +46,7 @@ export interface RefusedPath {
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
- * Turns dropped paths (files or folders, one level deep) into captures ready to queue, applying
+ * Turns dropped paths (files or folders, walked to any depth) into captures ready to queue, applying
  * every rule of capture-upload-interface.md §7–§8 before anything is sent. Files are only
  * stat'ed and opened read-only to prove they can be read; nothing is ever written to them.
  *
@@ -135,7 +136,7 @@ export type InspectedFile = CandidateFile & FileFacts;
 export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: InspectedFile[] };
 
 /**
- * Expands dropped paths (folders one level deep), proves each file can be read (opened read-only
+ * Expands dropped paths (folders walked to any depth, main/card/walk.ts), proves each file can be read (opened read-only
  * and closed) and groups them into captures (shared/grouping.ts). Paths are made absolute and
  * resolved (symbolic links followed once): one file reached by two paths in one drop is kept once,
  * and links that loop or lead nowhere are listed with the reason. Returns the groups and every
@@ -181,26 +182,25 @@ async function expand(paths: readonly string[], refused: RefusedPath[]): Promise
       continue;
     }
     if (found.isDirectory) {
-      let names: string[];
-      try {
-        names = (await readdir(found.real)).sort();
-      } catch (err) {
-        // One folder that cannot be listed is named with the reason; the other paths are still added (issue 17 #15).
-        refused.push({ path, reason: `A folder that ${cannotRead((err as NodeJS.ErrnoException).code ?? 'error').replace(/^Cannot/, 'cannot')}` });
-        continue;
+      // Walked to any depth: a card's root, DCIM, a camera folder or a folder of cards (issue 19 #1).
+      const { files, unlistable } = await listTree(found.real);
+      for (const u of unlistable) {
+        // One folder that cannot be listed is named with the reason; the rest is still added (issue 17 #15).
+        const why = cannotRead(u.code).replace(/^Cannot/, 'cannot');
+        refused.push(u.path === found.real ? { path, reason: `A folder that ${why}` } : { path: u.path, reason: `A sub-folder that ${why} What it holds is not added.` });
       }
-      for (const name of names) {
-        const at = join(found.real, name);
+      if (unlistable.some((u) => u.path === found.real)) continue;
+      let media = 0;
+      for (const at of files) {
         const child = await follow(at);
         if ('reason' in child) refused.push({ path: at, reason: child.reason });
-        else if (child.isFile) add(child.real, basename(child.real), child.facts, at);
-        // Sub-folders are not entered: a card's recordings sit one level deep. One that cannot
-        // even be listed is named, so a person giving a card's root learns why nothing came of it.
-        else if (child.isDirectory) {
-          const problem = await unlistable(child.real);
-          if (problem) refused.push({ path: at, reason: `A sub-folder that ${problem.replace(/^Cannot/, 'cannot')} (sub-folders are not entered; give it by itself to add what it holds)` });
+        else if (child.isFile) {
+          if (isMediaName(basename(child.real))) media++;
+          add(child.real, basename(child.real), child.facts, at);
         }
       }
+      // A folder with nothing to upload says so, rather than giving nothing at all.
+      if (media === 0) refused.push({ path, reason: noRecordingsIn(path) });
     } else if (found.isFile) {
       add(found.real, basename(found.real), found.facts, path);
     } else {
@@ -235,16 +235,6 @@ function cannotRead(code: string): string {
   return code === 'EACCES' || code === 'EPERM'
     ? `Cannot be read (${code}): this user has no permission to read it; copy it somewhere readable.`
     : `Cannot be read (${code}): check the path and that the card or drive is still connected.`;
-}
-
-/** Lists a folder to prove it can be; answers why it cannot be listed, if it cannot. */
-async function unlistable(path: string): Promise<string | undefined> {
-  try {
-    await readdir(path);
-    return undefined;
-  } catch (err) {
-    return cannotRead((err as NodeJS.ErrnoException).code ?? 'error');
-  }
 }
 
 /** Opens the file read-only and closes it again; answers why it cannot be read, if it cannot. */

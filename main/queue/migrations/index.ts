@@ -6,6 +6,7 @@ import { migration004 } from './004-file-identity.js';
 import { migration005 } from './005-stored-bytes.js';
 import { migration006 } from './006-registration-sent-at.js';
 import { migration007 } from './007-replaced-by.js';
+import { migration008 } from './008-offloads.js';
 
 export type { Migration } from './migration.js';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration005,
   migration006,
   migration007,
+  migration008,
 ];
 
 /** The schema version this build writes. */

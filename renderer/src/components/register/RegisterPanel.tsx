@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { describeRegistration, describeSkipped, groupIntoWalks, isRecordingName } from '../../../../shared/registration.js';
+import { describeRegistration, describeSkipped, groupIntoWalks, isNothingFound, isRecordingName } from '../../../../shared/registration.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import { isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
@@ -38,7 +38,9 @@ export function RegisterPanel() {
       })),
     ...refused.filter((r) => isRecordingName(baseName(r.path))).map((r) => ({ key: `${r.path}\u0000${r.reason}`, names: [baseName(r.path)], reason: r.reason })),
   ];
-  const skipped = refused.filter((r) => !isRecordingName(baseName(r.path)));
+  // A dropped folder without any recording is said out loud, not folded into the skipped line.
+  const empty = refused.filter((r) => isNothingFound(r.reason));
+  const skipped = refused.filter((r) => !isRecordingName(baseName(r.path)) && !isNothingFound(r.reason));
   const sentence = describeRegistration(ready.map(placementOf), (p) => nameOfPlacement(structures, p) ?? p.structure);
   const files = ready.reduce((n, d) => n + d.proposal.files.length, 0);
   const bytes = ready.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
@@ -63,6 +65,11 @@ export function RegisterPanel() {
       </header>
       {registrable.length > 0 && <ApplyBar ready={ready.length} waiting={left} onRegister={() => setConfirming(true)} />}
       {(registrable.length > 0 || blocked.length > 0) && <CaptureTable walks={walks} blocked={blocked} />}
+      {empty.map((r) => (
+        <p key={r.path} className="nothing-found" role="status" data-testid="nothing-found">
+          {r.reason}
+        </p>
+      ))}
       {skipped.length > 0 && (
         <details className="skipped" aria-label="Not uploaded">
           <summary>{describeSkipped(skipped.map((r) => baseName(r.path)))}</summary>

@@ -1,0 +1,121 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFakeCard } from '../main/card/fake-card.js';
+import type { TestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
+
+// Issue 19 from the command line: `add` takes a card at any level (deliver 1).
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'main/cli/index.ts');
+
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'card-cli-'));
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs the CLI to its end; resolves with its exit code and what it printed. */
+function cli(dataDir: string, args: string[], onStdout?: (all: string) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    onStdout?.(stdout);
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('add', () => {
+  it("queues every recording of a card given by its root, and names the folder that holds none", async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const card = writeFakeCard(join(work, 'card'), { recordings: 3 });
+    const empty = join(work, 'empty-card');
+    mkdirSync(join(empty, 'DCIM'), { recursive: true });
+    const res = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card.root, empty]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.match(/^queued capture \d+ /gm)).toHaveLength(3);
+    for (const p of card.recordings) expect(res.stdout).toContain(`    ${p.split('/').pop()}\n`);
+    expect(res.stdout).toContain(`not queued: ${empty}: No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+  });
+});
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('import', () => {
+  it('copies a card with verification, says when it is safe to remove, and uploads from the copies after the card is gone', async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const library = join(work, 'library');
+    const card = writeFakeCard(join(work, 'X4_SD'), { recordings: 3, bytes: 6 * 1024 * 1024 + 11 });
+    const originals = new Map(card.recordings.map((p) => [p.split('/').pop()!, sha256(readFileSync(p))]));
+    let removedAt: string | undefined;
+    const res = await cli(dataDir, ['import', card.root, '--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'], (out) => {
+      // The person pulls the card the moment they are told they may.
+      if (removedAt === undefined && out.includes('Card safe to remove')) {
+        removedAt = out;
+        rmSync(card.root, { recursive: true, force: true });
+      }
+    });
+    expect(res.code, res.stderr + res.stdout).toBe(0);
+    expect(removedAt).toMatch(/Card safe to remove: 6 files of 3 recordings \(.+\) copied and verified in /);
+    expect(existsSync(card.root)).toBe(false);
+    expect(res.stdout.match(/^queued capture \d+ /gm)).toHaveLength(3);
+    // Recordings are queued as they verify, not after the whole card: the first before the card is done.
+    expect(res.stdout.indexOf('queued capture')).toBeLessThan(res.stdout.indexOf('Card safe to remove'));
+
+    // The offload is in the queue with each file's hash; the queue's files are the copies.
+    const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
+    const offload = db.prepare('SELECT * FROM offloads').get() as { id: number; files: number; verified: number; destination: string; mhl_path: string };
+    expect(offload).toMatchObject({ files: 6, verified: 1 });
+    const hashes = db.prepare('SELECT copy_path, xxh64, verified FROM offload_files').all() as { copy_path: string; xxh64: string; verified: number }[];
+    expect(hashes.every((h) => /^[0-9a-f]{16}$/.test(h.xxh64) && h.verified === 1)).toBe(true);
+    const queued = (db.prepare('SELECT path FROM files ORDER BY path').all() as { path: string }[]).map((r) => r.path);
+    expect(queued).toEqual(hashes.map((h) => h.copy_path).sort());
+    expect(queued.every((p) => p.startsWith(offload.destination))).toBe(true);
+    db.close();
+    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(/^0001_X4_SD_\d{4}-\d{2}-\d{2}_\d{6}Z\.mhl$/), 'ascmhl_chain.xml'].sort());
+
+    const drained = await cli(dataDir, ['drain']);
+    expect(drained.code, drained.stderr).toBe(0);
+    // Every stored object has the SHA-256 of the recording as it was on the card.
+    const uploads = Object.values(svc.store.state.uploads).filter((u) => u.status === 'completed' && originals.has(u.fileName));
+    expect(uploads.map((u) => u.fileName).sort()).toEqual([...originals.keys()].sort());
+    for (const u of uploads) {
+      const obj = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: u.key }));
+      expect(sha256(Buffer.from(await obj.Body!.transformToByteArray())), u.fileName).toBe(originals.get(u.fileName));
+    }
+    // Kept for the retention period (7 days by default), then removed by a later drain.
+    expect(hashes.every((h) => existsSync(h.copy_path))).toBe(true);
+    const later = await cli(dataDir, ['drain', '--keep-copies', '0']);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toContain('Removed 6 imported copies from the library: their captures completed more than 0 days ago.');
+    expect(hashes.some((h) => existsSync(h.copy_path))).toBe(false);
+  });
+
+  it('without placement only copies, and lists what waits; a folder with no recording exits non-zero, naming it', async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const card = writeFakeCard(join(work, 'ONLY_COPY'), { recordings: 1 });
+    const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-2')]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
+    expect(res.stdout).toMatch(/Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/);
+    expect(res.stdout).not.toMatch(/queued capture/);
+    const empty = mkdtempSync(join(work, 'blank-'));
+    const none = await cli(dataDir, ['import', empty, '--library', join(work, 'library-2')]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+  });
+});

@@ -1,0 +1,156 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { formatBytes } from '../../shared/format.js';
+import { openQueueDatabase } from '../queue/db.js';
+import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
+import { offloadCard } from '../offload/offload.js';
+import { recordOffload } from '../offload/record.js';
+import { removeFinishedCopies } from '../offload/retention.js';
+import type Database from 'better-sqlite3';
+import { printable } from './printable.js';
+
+// `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
+// copying and its record are main/offload's; this file shows progress and says what follows.
+
+/** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's Videos folder. */
+export function defaultLibrary(): string {
+  return process.env.CAPTURE_LIBRARY ?? join(homedir(), 'Videos', 'Capture Uploader');
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "6 files of 3 recordings": the files copied and the recordings (captures) they make. */
+const whatWasCopied = (r: OffloadResult) => `${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')}`;
+
+/** A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise, nothing with --json. */
+function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p: OffloadProgress) => void {
+  let lastTenth = -1;
+  return (p) => {
+    if (json) return;
+    const ratio = p.bytesTotal ? p.bytesDone / p.bytesTotal : 1;
+    if (out.isTTY) {
+      const width = 30;
+      const filled = Math.round(ratio * width);
+      out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
+    } else if (Math.floor(ratio * 10) > lastTenth) {
+      lastTenth = Math.floor(ratio * 10);
+      out.write(`copying: ${lastTenth * 10}% (${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)})\n`);
+    }
+  };
+}
+
+/**
+ * Copies a card to the library with verification, records the offload in the queue at
+ * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), prints "Card safe to remove" when every recording verified, or names the
+ * files that did not. Answers the offload and its row id; throws on a full disk or an empty card.
+ */
+export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number }> {
+  const library = resolve(o.library ?? defaultLibrary());
+  if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
+  const result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json), ...(o.onRecording ? { onRecording: o.onRecording } : {}) });
+  if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
+  const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
+  mkdirSync(dataDir, { recursive: true });
+  const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
+  let id: number;
+  try {
+    id = recordOffload(db, result);
+  } finally {
+    db.close();
+  }
+  const bad = result.files.filter((f) => !f.verified);
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
+  } else if (bad.length === 0) {
+    process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
+    process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
+  } else {
+    process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`);
+    for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
+  }
+  return { result, id };
+}
+
+/** Without placement options: says what waits to be placed, and the command that queues it. */
+export function waitingForPlacement(result: OffloadResult): void {
+  process.stdout.write(`Waiting for placement: ${whatWasCopied(result)}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
+}
+
+/**
+ * With placement options: queues the verified copies of one recording as `add` does (commands.ts addFiles) and
+ * answers its exit status; files that did not verify are left out, so nothing is uploaded from a
+ * bad copy. Answers 1 when no copy verified.
+ */
+export async function queueCopies(
+  c: typeof import('./commands.js'),
+  s: import('./commands.js').Session,
+  files: readonly OffloadedFile[],
+  o: ImportFlags,
+  json: boolean | undefined,
+): Promise<number> {
+  const copies = files.filter((f) => f.verified).map((f) => f.copy);
+  if (copies.length === 0) return 1;
+  return c.addFiles(s, copies, o, json);
+}
+
+/**
+ * Removes the library's copies whose captures completed more than `keepDays` days ago
+ * (CAPTURE_KEEP_COPIES_DAYS, default 7; main/offload/retention.ts) and says how many went.
+ */
+export async function sweepLibrary(db: Database.Database, keepDays: number | undefined, json: boolean | undefined): Promise<void> {
+  const fromEnv = Number(process.env.CAPTURE_KEEP_COPIES_DAYS);
+  const days = keepDays ?? (process.env.CAPTURE_KEEP_COPIES_DAYS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 7);
+  const removed = await removeFinishedCopies(db, Date.now(), days * 24 * 60 * 60 * 1000);
+  if (removed.length && !json) process.stdout.write(`Removed ${removed.length} imported cop${removed.length === 1 ? 'y' : 'ies'} from the library: their captures completed more than ${days} day${days === 1 ? '' : 's'} ago.\n`);
+}
+
+/** The options of `import`: the library folder and, to queue the copies, the placement options of `add`. */
+export interface ImportFlags {
+  library?: string;
+  structure?: string;
+  type?: 'interior' | 'exterior';
+  design?: string;
+  capturedAt?: string;
+}
+
+/**
+ * `import CARD`: offloads the card, then either queues the verified copies in `session` (when
+ * `--structure` is given) or lists what waits for placement. Answers the exit status: 0 only when
+ * every recording verified (and, with placement, `add`'s own status), else 1. Throws Error when
+ * `--structure` comes without `--type`, on an empty card or a library without room.
+ */
+export async function runImport(
+  card: string,
+  o: ImportFlags,
+  g: { dataDir?: string; json?: boolean },
+  session?: { c: typeof import('./commands.js'); s: import('./commands.js').Session },
+): Promise<number> {
+  if (o.structure !== undefined && !o.type) throw new Error('--type is required with --structure: interior or exterior');
+  if (!session) {
+    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json });
+    if (result.verified && !g.json) waitingForPlacement(result);
+    return result.verified ? 0 : 1;
+  }
+  // Each recording is queued (and registered) as soon as its copies verified, while the rest of
+  // the card is still being copied: its upload does not wait for the whole card.
+  const codes: number[] = [];
+  const { result } = await importCard(card, {
+    library: o.library,
+    dataDir: session.s.dataDir,
+    json: g.json,
+    onRecording: async (files) => {
+      if (files.every((f) => f.verified)) codes.push(await queueCopies(session.c, session.s, files, o, g.json));
+    },
+  });
+  if (!result.verified) return 1;
+  return codes.find((c) => c !== 0) ?? 0;
+}
+
+/** `cards`: the Insta360 cards mounted now, one line each ("ROOT: Insta360 card, 48 recordings, 96 GB"), or why none. */
+export async function printCards(json: boolean | undefined): Promise<void> {
+  const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
+  const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
+  if (json) process.stdout.write(`${JSON.stringify({ type: 'cards', cards })}\n`);
+  else if (cards.length === 0) process.stdout.write(`No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`);
+  else for (const c of cards) process.stdout.write(`${printable(c.root)}: ${describeCard(c)}\n`);
+}

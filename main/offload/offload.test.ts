@@ -1,0 +1,154 @@
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import xxhash from 'xxhash-wasm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeFakeCard } from '../card/fake-card.js';
+import { migrate, openQueueDatabase } from '../queue/db.js';
+import { MIGRATIONS } from '../queue/migrations/index.js';
+import { c4Id } from './mhl.js';
+import { NotEnoughSpaceError, offloadCard } from './offload.js';
+import { listOffloads, recordOffload } from './record.js';
+
+const work = mkdtempSync(join(tmpdir(), 'offload-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+const xxh64 = async (p: string) => (await xxhash()).h64Raw(readFileSync(p)).toString(16).padStart(16, '0');
+/** Every file's SHA-256 and mtime: what "the card is never written to" is checked against. */
+const snapshot = (paths: string[]) => paths.map((p) => [p, sha256(p), statSync(p).mtimeMs]);
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+
+describe('offloadCard', () => {
+  it('copies every recording byte for byte under the card\'s layout, with each XXH64, an ASC MHL, and the card untouched', async () => {
+    const card = writeFakeCard(join(work, 'X4_CARD'), { recordings: 3, bytes: 9 * 1024 * 1024 + 7 });
+    // A real recording too, whose XXH64 is checked against the reference implementation.
+    const real = join(card.root, 'DCIM', 'Camera01', 'VID_20231121_201609_00_007.insv');
+    copyFileSync(join(fixtures, 'sample.insv'), real);
+    const all = [...card.recordings, real, ...card.others];
+    const before = snapshot(all);
+    const seen: number[] = [];
+    const r = await offloadCard(card.root, { library: join(work, 'library'), onProgress: (p) => seen.push(p.bytesDone) });
+
+    expect(r.verified).toBe(true);
+    expect(r.files.map((f) => f.source).sort()).toEqual([...card.recordings, real].sort());
+    for (const f of r.files) {
+      expect(relative(r.destination, f.copy)).toBe(relative(card.root, f.source));
+      expect(sha256(f.copy)).toBe(sha256(f.source));
+      expect(f.xxh64).toBe(await xxh64(f.source));
+      expect(Math.abs(statSync(f.copy).mtimeMs - statSync(f.source).mtimeMs)).toBeLessThan(0.01);
+      expect(f.attempts).toBe(1);
+    }
+    expect(r.bytes).toBe(r.files.reduce((n, f) => n + f.size, 0));
+    expect(seen.at(-1)).toBe(r.bytes);
+    // Previews, thumbnails and MISC are neither copied nor lost track of.
+    expect(r.skipped.map((s) => s.path).sort()).toEqual([...card.others].sort());
+    expect(snapshot(all)).toEqual(before);
+
+    // The MHL lists each copy with its size and XXH64; the chain file names it by its C4 id.
+    const mhl = readFileSync(r.mhlPath!, 'utf8');
+    expect(mhl).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<hashlist version="2.0" xmlns="urn:ASC:MHL:v2.0">/);
+    for (const f of r.files) {
+      expect(mhl).toContain(`<path size="${f.size}" lastmodificationdate="${new Date(Math.floor(f.mtimeMs / 1000) * 1000).toISOString().replace('.000Z', '+00:00')}">${relative(r.destination, f.copy)}</path>\n      <xxh64 action="original"`);
+      expect(mhl).toContain(`>${f.xxh64}</xxh64>`);
+    }
+    expect(mhl.match(/<hash>/g)).toHaveLength(r.files.length);
+    const chain = readFileSync(join(r.destination, 'ascmhl', 'ascmhl_chain.xml'), 'utf8');
+    expect(chain).toContain(`<c4>${c4Id(readFileSync(r.mhlPath!))}</c4>`);
+  });
+
+  it('copies a file whose copy reads back wrong once more; one that fails twice is named, and the card is not said safe', async () => {
+    const card = writeFakeCard(join(work, 'BAD_CARD'), { recordings: 2 });
+    const [flaky, broken] = [card.recordings[0]!, card.recordings[3]!];
+    const damaged: string[] = [];
+    const r = await offloadCard(card.root, {
+      library: join(work, 'library-bad'),
+      // A disk that flips a byte: the flaky file's first copy only, the broken file's every copy.
+      afterWrite: async (partial) => {
+        const name = partial.split('/').pop()!.replace(/^\./, '').replace(/\.partial$/, '');
+        if ((name === flaky.split('/').pop() && !damaged.includes(name)) || name === broken.split('/').pop()) {
+          damaged.push(name);
+          const b = readFileSync(partial);
+          b[10] = b[10]! ^ 0xff;
+          writeFileSync(partial, b);
+        }
+      },
+    });
+    expect(r.verified).toBe(false);
+    const byName = new Map(r.files.map((f) => [f.source, f]));
+    expect(byName.get(flaky)).toMatchObject({ verified: true, attempts: 2 });
+    expect(sha256(byName.get(flaky)!.copy)).toBe(sha256(flaky));
+    expect(byName.get(broken)).toMatchObject({ verified: false, attempts: 2, error: expect.stringContaining(`${broken}: the copy read back differs from the card`) });
+    // A copy that did not verify is not left where it could be uploaded.
+    expect(existsSync(byName.get(broken)!.copy)).toBe(false);
+    expect(r.files.filter((f) => !f.verified).map((f) => f.source)).toEqual([broken]);
+    expect(readFileSync(r.mhlPath!, 'utf8')).toContain(`<xxh64 action="failed"`);
+  });
+
+  it('hands each recording on as soon as its files are verified, before the rest of the card is copied', async () => {
+    const card = writeFakeCard(join(work, 'EARLY_CARD'), { recordings: 3, bytes: 3 * 1024 * 1024 });
+    const calls: { sources: string[]; lastCopied: boolean }[] = [];
+    let lastCopy = '';
+    const r = await offloadCard(card.root, {
+      library: join(work, 'library-early'),
+      onProgress: (p) => {
+        if (!lastCopy && p.file === card.recordings.at(-1)) lastCopy = p.file;
+      },
+      onRecording: (files) => {
+        calls.push({ sources: files.map((f) => f.source), lastCopied: lastCopy !== '' });
+      },
+    });
+    expect(calls.map((c) => c.sources)).toEqual([0, 2, 4].map((i) => card.recordings.slice(i, i + 2)));
+    // The first recording was handed on before the card's last file had a byte copied.
+    expect(calls[0]!.lastCopied).toBe(false);
+    expect(r.verified).toBe(true);
+  });
+
+  it('checks the free space first and copies nothing when the recordings do not fit', async () => {
+    const card = writeFakeCard(join(work, 'BIG_CARD'), { recordings: 2 });
+    const library = join(work, 'library-small');
+    const err = await offloadCard(card.root, { library, freeBytes: async () => 1024 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotEnoughSpaceError);
+    expect((err as Error).message).toMatch(new RegExp(`^Not enough free space in ${library}: the recordings need \\d+ bytes, 1024 are free`));
+    expect(existsSync(join(library))).toBe(true);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(library)).toEqual([]);
+  });
+
+  it('refuses a folder without recordings, naming it', async () => {
+    const empty = mkdtempSync(join(work, 'empty-'));
+    await expect(offloadCard(empty, { library: join(work, 'library-empty') })).rejects.toThrow(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+  });
+});
+
+describe('the offload record in the queue (migration 8)', () => {
+  it('keeps each offload and its files\' hashes', async () => {
+    const card = writeFakeCard(join(work, 'REC_CARD'), { recordings: 1 });
+    const r = await offloadCard(card.root, { library: join(work, 'library-rec') });
+    const { db } = openQueueDatabase(join(work, 'queue.db'));
+    const id = recordOffload(db, r);
+    expect(listOffloads(db)).toEqual([
+      {
+        id, card: r.card, cardName: 'REC_CARD', destination: r.destination, startedAt: r.startedAt, finishedAt: r.finishedAt, fileCount: 2, bytes: r.bytes, verified: true, mhlPath: r.mhlPath,
+        files: r.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, mtimeMs: f.mtimeMs, xxh64: f.xxh64, verified: true })),
+      },
+    ]);
+    db.close();
+  });
+
+  it('8: a queue of version 7 opens with its rows as they were and no offloads', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 7);
+    const at = '2026-11-20T10:00:00.000Z';
+    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'queued', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(`INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/lib/a.insv', 'a.insv', 'video/insv', 10, 1, 'pending')`).run();
+    const before = [db.prepare('SELECT * FROM captures').all(), db.prepare('SELECT * FROM files').all()];
+    migrate(db, ':memory:', MIGRATIONS, 8);
+    expect(db.pragma('user_version', { simple: true })).toBe(8);
+    expect([db.prepare('SELECT * FROM captures').all(), db.prepare('SELECT * FROM files').all()]).toEqual(before);
+    expect(listOffloads(db)).toEqual([]);
+  });
+});

@@ -1,0 +1,160 @@
+import { mkdir, realpath, statfs } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { RefusedPath } from '../intake/intake.js';
+import { noRecordingsIn } from '../../shared/grouping.js';
+import { inspectPaths } from '../intake/intake.js';
+import type { AfterWrite } from './copy.js';
+import { copyVerified } from './copy.js';
+import { writeMhl } from './mhl.js';
+
+/** One recording of an offload: where it was and where its copy is (absolute), bytes, XXH64, ms since 1970. */
+export interface OffloadedFile {
+  source: string;
+  copy: string;
+  size: number;
+  mtimeMs: number;
+  /** The source's XXH64 (16 hex digits); undefined when it could not be read at all. */
+  xxh64?: string;
+  verified: boolean;
+  /** Copies made: 1, or 2 when the first failed verification. */
+  attempts: number;
+  /** Why it is not verified, for a person (names the file). */
+  error?: string;
+}
+
+/** What offloadCard did. Times are ISO 8601 UTC; `bytes` is the recordings' total in bytes. */
+export interface OffloadResult {
+  card: string;
+  cardName: string;
+  /** The folder in the library holding this card's copies and its ascmhl/ folder. */
+  destination: string;
+  startedAt: string;
+  finishedAt: string;
+  files: OffloadedFile[];
+  bytes: number;
+  /** How many recordings (captures, as `add` groups the files: both lenses and a CSV are one) the files make. */
+  recordings: number;
+  /** Every recording copied and read back with the same hash: the card may be removed. */
+  verified: boolean;
+  mhlPath?: string;
+  /** Files on the card that are not recordings (previews, thumbnails, …), with the reason. */
+  skipped: RefusedPath[];
+}
+
+/** Progress of an offload, in bytes of the recordings (copy only; the read-back is not counted twice). */
+export interface OffloadProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  file: string;
+}
+
+/** Options of offloadCard. `library` is the folder copies go under; `afterWrite` is a test seam (copy.ts). */
+export interface OffloadOptions {
+  library: string;
+  onProgress?: (p: OffloadProgress) => void;
+  /**
+   * Called once per recording (the files `add` groups into one capture: both lenses, a CSV) as
+   * soon as all of its files are copied and checked, verified or not, so its upload can start
+   * before the rest of the card is copied (issue 19 deliver 4). Awaited in turn, never two at once.
+   */
+  onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
+  now?: () => Date;
+  afterWrite?: AfterWrite;
+  tool?: { name: string; version: string };
+  /** Free bytes on the disk holding a folder; fs.statfs by default (tests give a small disk). */
+  freeBytes?: (folder: string) => Promise<number>;
+}
+
+/** Free bytes for an unprivileged user on the disk that holds `folder` (fs.statfs). */
+const statfsFree = async (folder: string) => {
+  const fs = await statfs(folder);
+  return fs.bavail * fs.bsize;
+};
+
+/** Thrown before anything is copied when the library's disk has less free space than the recordings need. */
+export class NotEnoughSpaceError extends Error {
+  override readonly name = 'NotEnoughSpaceError';
+  constructor(readonly library: string, readonly needed: number, readonly free: number) {
+    super(`Not enough free space in ${library}: the recordings need ${needed} bytes, ${free} are free. Free some space or choose another library folder (--library).`);
+  }
+}
+
+/** Kept free beyond the recordings: the MHL, the file system's own blocks, and the queue's database. */
+const MARGIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Offloads a card (issue 19 deliver 3 and 7): finds its recordings however deep (main/card/walk.ts),
+ * checks the library's free space (fs.statfs) before copying anything, copies each recording with
+ * copyVerified (XXH64 while reading, read back from the copy), copies a file that fails once more,
+ * and writes an ASC MHL beside the copies. The card is only read. Copies keep the card's folder
+ * layout under `<library>/<card name>_<YYYY-MM-DD_HHMMSS>/`. Files that fail are named in the result,
+ * never thrown; throws NotEnoughSpaceError, Error when the card holds no recording, and the file system's errors for the library itself.
+ */
+export async function offloadCard(card: string, opts: OffloadOptions): Promise<OffloadResult> {
+  const started = (opts.now ?? (() => new Date()))();
+  const root = await realpath(resolve(card));
+  const { groups, refused } = await inspectPaths([root]);
+  const sources = groups.flatMap((g) => g.files).sort((a, b) => a.path.localeCompare(b.path));
+  if (sources.length === 0) throw new Error(noRecordingsIn(card));
+  const bytes = sources.reduce((n, f) => n + f.size, 0);
+  const library = resolve(opts.library);
+  await mkdir(library, { recursive: true });
+  const free = await (opts.freeBytes ?? statfsFree)(library);
+  if (free < bytes + MARGIN_BYTES) throw new NotEnoughSpaceError(library, bytes, free);
+
+  const cardName = basename(root) || 'card';
+  const stamp = started.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');
+  const destination = join(library, `${cardName}_${stamp}`);
+  const files: OffloadedFile[] = new Array(sources.length);
+  let copied = 0;
+  // Which recording each file belongs to, so a recording is handed on once all its files are done.
+  const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
+  const byPath = new Map<string, OffloadedFile>();
+  let recordings: Promise<void> = Promise.resolve();
+  const copyOne = async (i: number) => {
+    const f = sources[i]!;
+    const rel = relative(root, f.path);
+    // A link on the card to a file elsewhere keeps only its name.
+    const copy = join(destination, rel.startsWith('..') || isAbsolute(rel) ? basename(f.path) : rel);
+    const entry: OffloadedFile = { source: f.path, copy, size: f.size, mtimeMs: f.mtimeMs, verified: false, attempts: 0 };
+    for (let attempt = 1; attempt <= 2 && !entry.verified; attempt++) {
+      entry.attempts = attempt;
+      try {
+        const r = await copyVerified(f.path, copy, (n) => {
+          // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
+          copied = Math.min(bytes, copied + n);
+          opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
+        }, opts.afterWrite);
+        Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
+        if (!r.verified) entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
+        else delete entry.error;
+      } catch (err) {
+        entry.error = `${f.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
+      }
+    }
+    files[i] = entry;
+    const group = groupOf.get(f.path)!;
+    if (group.every((p) => byPath.has(p) || p === f.path)) {
+      byPath.set(f.path, entry);
+      if (opts.onRecording) recordings = recordings.then(() => opts.onRecording!(group.map((p) => byPath.get(p)!)));
+    } else byPath.set(f.path, entry);
+  };
+  // Two files in flight: while one is flushed and read back from the library's disk, the next is
+  // read from the card, so neither disk waits for the other.
+  let next = 0;
+  const lane = async () => {
+    while (next < sources.length) await copyOne(next++);
+  };
+  await Promise.all([lane(), lane()]);
+  await recordings;
+  const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
+  const tool = opts.tool ?? { name: 'capture-uploader', version: '1' };
+  const mhlPath = await writeMhl(
+    destination,
+    cardName,
+    files.filter((f) => f.xxh64).map((f) => ({ path: relative(destination, f.copy).split(sep).join('/'), size: f.size, mtimeMs: f.mtimeMs, xxh64: f.xxh64!, hashedAt: finishedAt, verified: f.verified })),
+    finishedAt,
+    tool,
+  );
+  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: groups.length, verified: files.every((f) => f.verified), mhlPath, skipped: refused };
+}
