@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../shared/ipc.js';
 import type { EngineEvent } from './engine/engine.js';
-import type { FileProgress } from './engine/progress.js';
+import type { FileProgress, Outage } from './engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from './queue/queue.js';
 import type { StoredTotals } from './queue/totals.js';
 
@@ -24,6 +24,10 @@ const BULK_READ = 500;
 export class LiveQueue {
   private readonly live = new Map<number, FileProgress>();
   private rate = 0;
+  private outage: Outage | null = null;
+  /** The last `bytesDone` and `bytesTotal` sent: a drop with the same total is bytes storage lost. */
+  private shown = { done: 0, total: -1 };
+  private lost = 0;
   private stored?: { at: number; totals: StoredTotals };
   private readonly changedFiles = new Set<number>();
   private readonly changedCaptures = new Set<number>();
@@ -50,8 +54,9 @@ export class LiveQueue {
         const moving = e.files.filter((f) => !this.stopped.has(f.fileId));
         for (const f of moving) this.live.set(f.fileId, f);
         this.rate = e.overall.bytesPerSecond;
+        this.outage = e.overall.outage;
         this.emit('capture:event.progress', {
-          files: moving.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
+          files: moving.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, bytesInFlight: f.bytesInFlight, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
           totals: this.totals(),
         });
         return;
@@ -158,14 +163,26 @@ export class LiveQueue {
     };
   }
 
-  /** The queue's totals: committed figures (read again after a change, or every 2 s) with the live bytes of files uploading. */
+  /**
+   * The queue's totals: committed figures (read again after a change, or every 2 s) with the
+   * acknowledged bytes of files uploading, their bytes on the wire apart, the outage seen, and
+   * the bytes storage lost since the start (the only way `bytesDone` goes back).
+   */
   totals(now = Date.now()): QueueTotals {
     if (!this.stored || now - this.stored.at > TOTALS_REFRESH_MS) this.stored = { at: now, totals: this.queue.totals() };
     const t = this.stored.totals;
     let liveSent = 0;
-    for (const p of this.live.values()) liveSent += p.bytesSent;
-    // Files uploading count with their live bytes instead of what the queue holds for them.
+    let inFlight = 0;
+    for (const p of this.live.values()) {
+      liveSent += p.bytesSent;
+      inFlight += p.bytesInFlight;
+    }
+    // Files uploading count with their live (acknowledged) bytes instead of what the queue holds for them.
     const moved = t.uploading > 0 ? liveSent - t.bytesStoredUploading : 0;
+    const bytesDone = Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved));
+    // Acknowledged bytes only grow; fewer with the same total means storage lost parts (they are sent again).
+    if (t.bytesTotal === this.shown.total && bytesDone < this.shown.done) this.lost += this.shown.done - bytesDone;
+    this.shown = { done: bytesDone, total: t.bytesTotal };
     return {
       files: t.files,
       captures: t.captures,
@@ -178,9 +195,14 @@ export class LiveQueue {
       cancelled: t.cancelled,
       needYou: t.failed + t.capturesNeedYou,
       bytesTotal: t.bytesTotal,
-      bytesDone: Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved)),
+      bytesDone,
       bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),
-      bytesPerSecond: t.uploading > 0 ? this.rate : 0,
+      // Nothing is acknowledged during an outage: no speed, and no ETA is guessed from an old one.
+      bytesPerSecond: t.uploading > 0 && !this.outage ? this.rate : 0,
+      bytesInFlight: t.uploading > 0 ? inFlight : 0,
+      bytesLost: this.lost,
+      nextRetryAt: t.nextRetryAt,
+      outage: this.outage,
     };
   }
 
@@ -205,14 +227,14 @@ export class LiveQueue {
       `SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, state, error,
          CASE WHEN state = 'completed' THEN size ELSE stored_bytes END AS bytesSent,
          CASE WHEN state = 'completed' THEN COALESCE(total_parts, 0) ELSE stored_parts END AS partsDone,
-         COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesPerSecond, NULL AS etaSeconds,
+         COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesInFlight, 0 AS bytesPerSecond, NULL AS etaSeconds,
          CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts, replaced_by AS replacedBy
        FROM files`,
     );
     const views = this.viewsSql.all() as QueueFile[];
     for (const v of views) {
       const live = v.state === 'uploading' ? this.live.get(v.id) : undefined;
-      if (live) Object.assign(v, { bytesSent: live.bytesSent, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
+      if (live) Object.assign(v, { bytesSent: live.bytesSent, bytesInFlight: live.bytesInFlight, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
     }
     return views;
   }
@@ -231,6 +253,7 @@ export class LiveQueue {
       state: f.state,
       error: f.error,
       bytesSent: done ? f.size : (live?.bytesSent ?? f.storedBytes),
+      bytesInFlight: live?.bytesInFlight ?? 0,
       partsDone: done ? (f.totalParts ?? 0) : (live?.partsDone ?? f.storedParts),
       partsTotal: f.totalParts ?? 0,
       bytesPerSecond: live?.bytesPerSecond ?? 0,
