@@ -24,14 +24,18 @@ export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !==
  * What a registered capture is doing, from its files: "Uploading" while any file moves;
  * "Retrying at 14:11" when every file left waits for a retry time (the earliest, local time);
  * "Paused" when what is left is paused; "Needs you" when a file failed and nothing else moves;
- * otherwise "Waiting to upload". `clock` formats a time (ms since the epoch) as HH:MM.
+ * otherwise "Waiting to upload". `clock` formats a time (ms since the epoch) as HH:MM, or null
+ * when it is due or past: then "Retrying now" (a retry time is never shown in the past, issue 18 #1).
  */
-export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string): string {
+export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string | null): string {
   const left = files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
   if (left.length === 0) return 'Completed';
   if (left.some((f) => f.state === 'uploading')) return 'Uploading';
   const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
-  if (waiting.length > 0 && waiting.every(retrying)) return `Retrying at ${clock(Math.min(...waiting.map((f) => f.retryAt!)))}`;
+  if (waiting.length > 0 && waiting.every(retrying)) {
+    const when = clock(Math.min(...waiting.map((f) => f.retryAt!)));
+    return when === null ? 'Retrying now' : `Retrying at ${when}`;
+  }
   if (waiting.length > 0) return 'Waiting to upload';
   if (left.some((f) => f.state === 'failed')) return 'Needs you';
   return 'Paused';
