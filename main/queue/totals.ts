@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { QueueTotals } from '../../shared/ipc.js';
 
 /**
  * The queue in numbers as committed, from two aggregate queries over `files` and `captures`
@@ -66,4 +67,30 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
     const retries = [nextFileRetry, nextCaptureRetry].filter((t): t is number => t !== null);
     return { ...files, ...captures, nextRetryAt: retries.length ? Math.min(...retries) : null };
   })();
+}
+
+/**
+ * The committed totals in the screen's shape (shared/ipc.ts QueueTotals) with nothing live laid
+ * over them: what `capture-uploader status` reads from a queue it opens read-only, so its first
+ * line says the queue's state with the figures the app shows (issue 18 #1, #2). Bytes are what
+ * storage acknowledged; no speed, no outage (those live in the running app).
+ */
+export function committedTotals(t: StoredTotals): QueueTotals {
+  return {
+    files: t.files,
+    captures: t.captures,
+    completed: t.completed,
+    uploading: t.uploading,
+    queued: t.waiting + t.pending,
+    retrying: t.retrying,
+    paused: t.paused,
+    failed: t.failed,
+    cancelled: t.cancelled,
+    needYou: t.failed + t.capturesNeedYou,
+    bytesTotal: t.bytesTotal,
+    bytesDone: Math.min(t.bytesTotal, t.bytesStored),
+    bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving),
+    bytesPerSecond: 0,
+    nextRetryAt: t.nextRetryAt,
+  };
 }
