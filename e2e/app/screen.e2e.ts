@@ -1,0 +1,106 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppHarness } from './harness.js';
+import { shots } from './shots.js';
+
+// Issue 18: the operator's screen tells the truth. A storage outage reads "Waiting for storage"
+// (since when, the cause, the next try, nothing lost, Try now), the bar counts only bytes storage
+// acknowledged and never goes back, and a retry time is never one already past.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let h: AppHarness;
+let work: string;
+test.beforeEach(async ({ page }) => {
+  work = mkdtempSync(join(tmpdir(), 'screen-e2e-'));
+  h = await AppHarness.start(page, ORIGIN);
+  await h.invoke('capture:settings.useLocalService');
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.svc.admin('DELETE', '/faults');
+  await h.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+test.describe.configure({ timeout: 120_000 });
+
+/** The violations axe finds, as rule → the elements at fault. */
+async function violations(page: Page): Promise<Record<string, string[]>> {
+  const { violations: found } = await new AxeBuilder({ page }).analyze();
+  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
+}
+
+/** Queues one capture through the app core, as the registration screen does; answers the file's path. */
+async function register(name: string, size: number): Promise<string> {
+  const file = join(work, name);
+  writeFileSync(file, randomBytes(size));
+  const [tower] = h.settings.view().structures;
+  await h.invoke('capture:captures.register', [{ paths: [file], structure: tower!.id, design: tower!.designs[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+  return file;
+}
+
+async function storedSha(fileName: string): Promise<string> {
+  const upload = Object.values(h.svc.store.state.uploads).find((u) => u.fileName === fileName && u.status === 'completed')!;
+  const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
+  return sha256(Buffer.from(await res.Body!.transformToByteArray()));
+}
+
+const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
+const percent = async (page: Page) => Number.parseInt((await page.getByTestId('queue-percent').textContent()) ?? '', 10);
+
+test('storage cut: the headline says "Waiting for storage" within 5 s, with since, cause, next try, nothing lost and Try now; the bar never goes back', async ({ page }, info) => {
+  await register('before-the-cut.mp4', 1024 * 1024);
+  await expect(fileRow(page, 'before-the-cut.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
+  await expect(page.getByTestId('queue-state')).toHaveText('All 1 file uploaded');
+  const stored = await percent(page);
+  expect(stored).toBe(100);
+
+  // Storage answers 500 to every part from now on; the next recording meets it.
+  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
+  const cutAt = Date.now();
+  const after = await register('during-the-cut.mp4', 1024 * 1024);
+  const state = page.getByTestId('queue-state');
+  await expect(state).toHaveText('Waiting for storage', { timeout: 5_000 });
+  info.annotations.push({ type: 'waiting-for-storage-shown-after-ms', description: String(Date.now() - cutAt) });
+  const detail = page.getByTestId('queue-state-detail');
+  await expect(detail).toContainText(/^since \d\d:\d\d · storage unavailable · next try (any moment|\d\d:\d\d) · nothing lost/);
+  await expect(detail.getByRole('button', { name: 'Try now' })).toBeVisible();
+  // Nothing is acknowledged during an outage: no ETA is guessed.
+  await expect(page.getByTestId('queue-summary')).toContainText('time left unknown');
+
+  // The whole queue's percentage never goes back while storage is down (1 MiB of 2 MiB stored).
+  const seen: number[] = [];
+  for (let i = 0; i < 12; i++) {
+    seen.push(await percent(page));
+    await page.waitForTimeout(500);
+  }
+  expect(seen.every((p) => p === 50)).toBe(true);
+  await expect(state).toHaveText('Waiting for storage');
+  // A retry time shown is never one already past.
+  const row = fileRow(page, 'during-the-cut.mp4');
+  await expect(row).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
+  const text = (await row.textContent()) ?? '';
+  const at = /Retrying at (\d\d):(\d\d)/.exec(text);
+  if (at) {
+    const shown = new Date();
+    shown.setHours(Number(at[1]), Number(at[2]), 59, 999);
+    expect(shown.getTime()).toBeGreaterThanOrEqual(Date.now() - 1000);
+  } else expect(text).toContain('Retrying now');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-waiting-for-storage', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+
+  // Storage is back: Try now sends at once, and the headline says so.
+  await h.svc.admin('DELETE', '/faults');
+  await detail.getByRole('button', { name: 'Try now' }).click();
+  await expect(row).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
+  await expect(state).toHaveText('All 2 files uploaded');
+  await expect(page.getByTestId('queue-state-detail')).toHaveCount(0);
+  expect(await storedSha('during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
+});
