@@ -1,6 +1,7 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { proposalWarnings, vanishedLens } from '../shared/capture-warnings.js';
 import { isVideo, mediaKindOf, captureFilesViolation } from '../shared/capture-rules.js';
-import type { EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
+import type { CaptureForm, EventName, EventPayload, InspectResult, LastPlacement, NamedStructure, QueueTotals, QueueView, SettingsView } from '../shared/ipc.js';
 import { mostUsedPlacement } from '../shared/registration.js';
 import { reasonOf } from './api/errors.js';
 import type { GatewayConfig } from './api/gateway.js';
@@ -18,6 +19,7 @@ import { OfficeDesk } from './records/office-desk.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
 import { UploadLimits } from './upload-limits.js';
+import type { UploadQueue } from './queue/queue.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
 
@@ -149,6 +151,7 @@ export class AppCore {
           const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
           queued.push(...r.queued);
           refused.push(...r.refused);
+          keepWarnings(u.queue, form, r);
           if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
         }
         const usual = mostUsedPlacement(placed);
@@ -363,7 +366,7 @@ export class AppCore {
   private async inspect(paths: string[]): Promise<InspectResult> {
     const { groups, refused } = await inspectPaths(paths);
     const u = this.uploader;
-    const captures = [];
+    const captures: InspectResult['captures'] = [];
     for (const g of groups) {
       const video = g.files.find((f) => isVideo(mediaKindOf(f.name)))!;
       const media = await readMediaMetadata(video.path).catch((err: unknown) => ({ error: `Could not read the video's metadata: ${reasonOf(err)}` }));
@@ -378,7 +381,30 @@ export class AppCore {
         alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f))),
       });
     }
-    return { captures, refused };
+    // What a person should know before registering (issue 18 #3): the table and the confirmation show it.
+    const warned = proposalWarnings(captures);
+    return { captures: captures.map((c, i) => (warned[i]!.length ? { ...c, warnings: warned[i]! } : c)), refused };
+  }
+}
+
+/**
+ * Keeps with each capture queued from `form` what a person should know (issue 18 #3), as
+ * activity lines of kind `warning`: the warnings the registration table showed, those the intake
+ * found reading the media (a missing trailer), and a file listed on the card and gone at
+ * Register (a lens that vanished: the capture went up without it). Said once per capture.
+ */
+function keepWarnings(queue: UploadQueue, form: CaptureForm, r: { queued: number[]; refused: { path: string; reason: string }[]; warnings: { path: string; reason: string }[] }): void {
+  const refusedBy = new Map(r.refused.map((x) => [x.path, x.reason]));
+  for (const row of r.queued) {
+    const capture = queue.capture(row);
+    if (!capture) continue;
+    const files = queue.filesOf(row);
+    const mine = new Set(files.map((f) => f.path));
+    const said = new Set<string>(form.warnings ?? []);
+    for (const w of r.warnings) if (mine.has(w.path)) said.add(w.reason);
+    // One form is one capture: a path of it not among the files queued did not go up with it.
+    if (r.queued.length === 1) for (const p of form.paths) if (!mine.has(p)) said.add(vanishedLens(basename(p), refusedBy.get(p)));
+    for (const message of said) queue.activity.add({ captureRow: row, fileId: null, subject: capture.label, kind: 'warning', message });
   }
 }
 

@@ -28,6 +28,8 @@ export class LiveQueue {
   /** The last `bytesDone` and `bytesTotal` sent: a drop with the same total is bytes storage lost. */
   private shown = { done: 0, total: -1 };
   private lost = 0;
+  /** Warnings kept with captures (issue 18 #3), by capture row: read at a full view and when captures are queued (the only time they are added). */
+  private warned?: Map<number, string[]>;
   private stored?: { at: number; totals: StoredTotals };
   private readonly changedFiles = new Set<number>();
   private readonly changedCaptures = new Set<number>();
@@ -76,6 +78,7 @@ export class LiveQueue {
         this.changedCaptures.add(e.captureRow);
         break;
       case 'removed':
+        if (!this.queue.capture(e.captureRow)) this.warned?.delete(e.captureRow);
         for (const id of e.fileIds) {
           this.live.delete(id);
           this.stopped.delete(id);
@@ -90,7 +93,10 @@ export class LiveQueue {
           this.stopped.add(id);
           this.changedFiles.add(id);
         }
-        for (const c of e.captureRows) this.changedCaptures.add(c);
+        for (const c of e.captureRows) {
+          this.changedCaptures.add(c);
+          if (this.warned?.has(c) && !this.queue.capture(c)) this.warned.delete(c); // cleared from the list
+        }
         break;
       case 'hold':
         this.holdChanged = true;
@@ -108,6 +114,7 @@ export class LiveQueue {
 
   /** Marks rows as changed by something outside the engine (captures just queued); they go out with the next flush. */
   touched(captureRows: readonly number[]): void {
+    this.warned = this.queue.activity.warnings();
     for (const c of captureRows) {
       this.changedCaptures.add(c);
       for (const f of this.queue.filesOf(c)) this.changedFiles.add(f.id);
@@ -141,7 +148,7 @@ export class LiveQueue {
     }
     for (const id of this.changedCaptures) {
       const c = this.queue.capture(id);
-      if (c) captures.push(captureView(c));
+      if (c) captures.push(captureView(c, this.warnings().get(c.id)));
       else removed.captures.push(id);
     }
     this.changedFiles.clear();
@@ -154,8 +161,10 @@ export class LiveQueue {
   /** The whole queue with live progress: one query for captures, one for files (`keptAwake` is the app's to add). */
   view(): Omit<QueueView, 'keptAwake'> {
     this.stored = undefined; // a full read: totals as committed now
+    this.warned = this.queue.activity.warnings();
+    const warned = this.warned;
     return {
-      captures: this.queue.captures().map(captureView),
+      captures: this.queue.captures().map((c) => captureView(c, warned.get(c.id))),
       files: this.queue.allFiles().map((f) => this.fileView(f)),
       blocked: this.blocked(),
       hold: this.hold(),
@@ -203,7 +212,14 @@ export class LiveQueue {
       bytesLost: this.lost,
       nextRetryAt: t.nextRetryAt,
       outage: this.outage,
+      capturesWarned: this.warnings().size,
     };
+  }
+
+  /** The warnings kept with captures, read once and then kept up to date. */
+  private warnings(): Map<number, string[]> {
+    this.warned ??= this.queue.activity.warnings();
+    return this.warned;
   }
 
   /** Stops the pending flush (the queue is closing). */
@@ -265,9 +281,10 @@ export class LiveQueue {
   }
 }
 
-/** A capture row as the screen gets it: what it is registered with, so a refused one can be corrected. */
-function captureView(c: QueuedCapture): QueueCapture {
+/** A capture row as the screen gets it: what it is registered with, so a refused one can be corrected, and its warnings. */
+function captureView(c: QueuedCapture, warnings?: string[]): QueueCapture {
   return {
+    ...(warnings?.length ? { warnings } : {}),
     id: c.id,
     label: c.label,
     state: c.state,

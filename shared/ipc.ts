@@ -89,6 +89,8 @@ export const proposedCapture = z.object({
   capturedAt: z.string(),
   /** Files already in the queue (same path, size and time): registering again is refused. */
   alreadyQueued: z.boolean(),
+  /** What a person should know before registering it (shared/capture-warnings.ts): it is uploaded all the same. */
+  warnings: z.array(z.string()).optional(),
 });
 export type ProposedCapture = z.infer<typeof proposedCapture>;
 
@@ -105,6 +107,8 @@ export const captureForm = z.object({
   design: z.string().optional(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: iso,
+  /** The warnings the person saw for it in the registration table: kept with the capture to the finish (issue 18 #3). */
+  warnings: z.array(z.string().max(500)).max(20).optional(),
 });
 export type CaptureForm = z.infer<typeof captureForm>;
 
@@ -163,6 +167,8 @@ export const queueCapture = z.object({
   design: z.string().nullable(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: z.string(),
+  /** Warnings kept with it since registration (a missing trailer, a lone or vanished lens, a short recording); absent or empty when none. */
+  warnings: z.array(z.string()).optional(),
 });
 export type QueueCapture = z.infer<typeof queueCapture>;
 
@@ -207,6 +213,8 @@ export const queueTotals = z.object({
   nextRetryAt: z.number().nullable().optional(),
   /** Storage or the gateway failing for a passing reason since `since` (ms since epoch), until a part is acknowledged; null/absent when not. */
   outage: queueOutage.nullable().optional(),
+  /** Captures in the queue that carry warnings (issue 18 #3): the finish says so, never plain green; absent: 0. */
+  capturesWarned: z.number().optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 

@@ -16,6 +16,8 @@ describe('queueState (issue 18 #2)', () => {
     expect(h({ files: 3, completed: 2, paused: 1 })).toBe('Paused');
     expect(h({ files: 3, completed: 1, failed: 2, needYou: 2 })).toBe('Needs you (2)');
     expect(h({ files: 201, completed: 200, cancelled: 1 })).toBe('All 200 files uploaded');
+    // Never plain green when captures carry warnings (issue 18 #3).
+    expect(queueState(t({ files: 50, completed: 50, capturesWarned: 2 }))).toMatchObject({ kind: 'done-with-warnings', headline: 'All 50 files uploaded, 2 captures with warnings', tone: 'retrying' });
     expect(h({ files: 2, completed: 1, queued: 1 }, { blocked: 'The service refuses the API key.' })).toBe('Stopped');
     expect(h({ files: 2, completed: 2 }, { hold: { until: '2026-11-25T07:00:00Z', by: 'person' } })).toBe('All 2 files uploaded');
   });

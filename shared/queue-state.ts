@@ -10,7 +10,7 @@ import type { QueueHoldView, QueueTotals } from './ipc.js';
  * whole queue from the acknowledged-bytes speed, null ("unknown") when it cannot be said honestly.
  */
 export interface QueueState {
-  kind: 'idle' | 'stopped' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done';
+  kind: 'idle' | 'stopped' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
   headline: string;
   detail: string | null;
   tone: 'moving' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'idle';
@@ -39,7 +39,8 @@ export function retryTime(at: number, now = Date.now()): string {
  * work is left, "Stopped" when the service refuses the credentials, "Paused until 07:00" during a
  * queue-wide hold, "Waiting for storage" / "Waiting for the gateway" during an outage (since when,
  * the cause in plain words, the next try, "nothing lost"); then "Uploading", "Waiting" (files
- * about to start), "Waiting to retry", "Paused", "Needs you (n)", "All n files uploaded".
+ * about to start), "Waiting to retry", "Paused", "Needs you (n)", "All n files uploaded" (", 2
+ * captures with warnings" when some carry warnings: issue 18 #3).
  */
 export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueState {
   const now = input.now ?? Date.now();
@@ -79,7 +80,11 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   }
   if (t.paused > 0) return { ...base, kind: 'paused', headline: 'Paused', tone: 'paused' };
   if (t.needYou > 0) return { ...base, kind: 'needs-you', headline: `Needs you (${t.needYou})`, tone: 'needs-you' };
-  return { ...base, kind: 'done', headline: `All ${counted} file${counted === 1 ? '' : 's'} uploaded`, tone: 'done' };
+  const all = `All ${counted} file${counted === 1 ? '' : 's'} uploaded`;
+  // Never plain green when a capture carries a warning (issue 18 #3): the finish says how many.
+  const warned = t.capturesWarned ?? 0;
+  if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warned} capture${warned === 1 ? '' : 's'} with warnings`, tone: 'retrying' };
+  return { ...base, kind: 'done', headline: all, tone: 'done' };
 }
 
 /** The state as one line (tray tooltip, `status`): "Waiting for storage — since 19:42 · storage unavailable · next try 19:45 · nothing lost". */

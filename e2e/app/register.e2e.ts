@@ -153,7 +153,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await expect(firstRow).toContainText(/Retrying at \d\d:\d\d \(attempt \d+\)/);
   await expect(firstRow).toContainText('storage unavailable');
   await expect(page.getByTestId('queue-percent')).toHaveText('0%');
-  await expect(page.getByTestId('queue-state')).toHaveText('Waiting to retry');
+  await expect(page.getByTestId('queue-state')).toHaveText('Waiting for storage');
   // Uploads are waiting, not done: the computer is still kept awake for them.
   await expect(page.getByTestId('kept-awake')).toBeVisible();
   await expectAccessible(page, 'main.upload');
