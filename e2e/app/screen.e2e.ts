@@ -3,9 +3,10 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AppHarness } from './harness.js';
 import { shots } from './shots.js';
 
@@ -13,6 +14,7 @@ import { shots } from './shots.js';
 // (since when, the cause, the next try, nothing lost, Try now), the bar counts only bytes storage
 // acknowledged and never goes back, and a retry time is never one already past.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 let h: AppHarness;
@@ -37,10 +39,13 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
   return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
 }
 
-/** Queues one capture through the app core, as the registration screen does; answers the file's path. */
+/**
+ * Queues one capture through the app core, as the registration screen does; answers the file's
+ * path. A real video with `size` random bytes after it: readable (no warning), and unlike any other.
+ */
 async function register(name: string, size: number): Promise<string> {
   const file = join(work, name);
-  writeFileSync(file, randomBytes(size));
+  writeFileSync(file, Buffer.concat([readFileSync(join(fixtures, 'walkthrough.mp4')), randomBytes(size)]));
   const [tower] = h.settings.view().structures;
   await h.invoke('capture:captures.register', [{ paths: [file], structure: tower!.id, design: tower!.designs[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
   return file;
@@ -103,4 +108,41 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await expect(state).toHaveText('All 2 files uploaded');
   await expect(page.getByTestId('queue-state-detail')).toHaveCount(0);
   expect(await storedSha('during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
+});
+
+test('warnings travel to the finish line: a damaged recording and a lens gone before Register are said before confirm, marked in the queue, and the finish is not plain green', async ({ page }, info) => {
+  // A recording cut short (its trailer's last byte is gone), and a pair whose second lens vanishes before Register.
+  const whole = readFileSync(join(fixtures, 'sample.insv'));
+  const damaged = join(work, 'VID_20231121_201609_00_012.insv');
+  writeFileSync(damaged, whole.subarray(0, whole.length - 1));
+  const lens0 = join(work, 'VID_20231121_201700_00_013.insv');
+  const lens1 = join(work, 'VID_20231121_201700_10_013.insv');
+  copyFileSync(join(fixtures, 'sample.insv'), lens0);
+  copyFileSync(join(fixtures, 'sample.insv'), lens1);
+  await h.drop([damaged, lens0, lens1]);
+  const damagedRow = page.locator('[data-testid="capture-row"]').filter({ hasText: 'segment 012' });
+  await expect(damagedRow.getByTestId('capture-warning')).toHaveAttribute('title', /No Insta360 trailer/);
+  unlinkSync(lens1);
+  await page.getByLabel('Select all captures').check();
+  await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await page.getByRole('group', { name: 'Apply to selected captures' }).getByRole('button', { name: /^Apply to \d+ selected$/ }).click();
+  await page.getByRole('button', { name: 'Register 2 captures…' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('confirm-warnings')).toContainText('1 capture with warnings');
+  await expect(dialog.getByTestId('confirm-warnings')).toContainText('No Insta360 trailer');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-warnings-before-confirm');
+  await dialog.getByRole('button', { name: 'Register and upload' }).click();
+  await expect(dialog).toBeHidden();
+
+  const state = page.getByTestId('queue-state');
+  await expect(state).toHaveText('All 2 files uploaded, 2 captures with warnings', { timeout: 30_000 });
+  await expect(state).toHaveAttribute('data-kind', 'done-with-warnings');
+  await expect(page.locator('[data-testid="queue-capture"][data-warnings]')).toHaveCount(2);
+  await page.getByRole('link', { name: 'Show the 2 captures with warnings' }).click();
+  const list = page.getByTestId('capture-warnings');
+  await expect(list).toContainText('VID_20231121_201700_10_013.insv was no longer there at Register');
+  await expect(list).toContainText('No Insta360 trailer');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-finish-with-warnings', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
 });

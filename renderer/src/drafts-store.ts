@@ -120,7 +120,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const ready = get().drafts.filter((d) => isReady(d, structures));
     if (ready.length === 0) return;
     try {
-      const forms = ready.map((d) => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type, capturedAt: d.form.capturedAt, paths: d.proposal.files.map((f) => f.path) }));
+      const forms = ready.map((d) => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type, capturedAt: d.form.capturedAt, paths: d.proposal.files.map((f) => f.path), ...(d.proposal.warnings?.length ? { warnings: d.proposal.warnings } : {}) }));
       const res = await unwrap(api['captures.register'](forms));
       const keys = new Set(ready.map((d) => d.proposal.key));
       const selected = new Set([...get().selected].filter((k) => !keys.has(k)));

@@ -9,6 +9,7 @@ import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
 import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
+import { Warnings } from './queue/Warnings.js';
 import type { QueueRow } from './queue/rows.js';
 import { ROW_HEIGHT, queueRows } from './queue/rows.js';
 import './queue/queue.css';
@@ -70,6 +71,7 @@ export function QueueList() {
         </div>
       )}
       <Attention />
+      <Warnings />
       <div className="queue-tools">
         <div role="group" aria-label="Show" className="filter-group">
           {FILTERS.map(([f, label]) => (

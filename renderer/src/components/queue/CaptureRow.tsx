@@ -68,9 +68,25 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
         ? sum.doing
         : CAPTURE_STATE[c.state];
   return (
-    <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="queue-capture" data-capture={c.label} data-state={c.state}>
+    <div
+      className={`capture-row ${c.state}`}
+      style={style}
+      {...aria}
+      data-testid="queue-capture"
+      data-capture={c.label}
+      data-state={c.state}
+      data-warnings={c.warnings?.length || undefined}
+    >
       <div className="name">
-        <strong>{c.label}</strong>
+        <strong>
+          {c.label}
+          {c.warnings?.length ? (
+            // Marked in the queue as at registration (issue 18 #3); the words are in the list of captures with warnings.
+            <span className="capture-warning" title={c.warnings.join('\n')} aria-label={`, warning: ${c.warnings.join(' ')}`}>
+              {' '}⚠
+            </span>
+          ) : null}
+        </strong>
         <span className="muted">
           {place} · {c.type === 'exterior' ? 'Exterior' : 'Interior'} · recorded {formatTime(c.capturedAt)}
         </span>

@@ -2,6 +2,7 @@ import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
 import { useNow } from '../../use-now.js';
 import { queueHeadline } from './headline.js';
+import { WARNINGS_ID, showWarnings } from './Warnings.js';
 
 /**
  * The whole queue at a glance, readable from across the room (issue 18 #1, #2): one bar of bytes
@@ -49,6 +50,19 @@ export function Overall() {
           </div>
         </div>
       </div>
+      {state.kind === 'done-with-warnings' && (
+        <div className="state-detail retrying" data-testid="queue-state-detail">
+          <a
+            href={`#${WARNINGS_ID}`}
+            onClick={(e) => {
+              e.preventDefault();
+              showWarnings();
+            }}
+          >
+            Show the {t.capturesWarned} capture{t.capturesWarned === 1 ? '' : 's'} with warnings
+          </a>
+        </div>
+      )}
       {state.detail && state.kind !== 'stopped' && (
         <div className={`state-detail ${head.tone}`} role="status" data-testid="queue-state-detail">
           <span>{state.detail}</span>

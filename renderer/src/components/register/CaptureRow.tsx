@@ -47,6 +47,12 @@ export function CaptureRow({ draft }: { draft: DraftCapture }) {
         </td>
         <td className="recording" title={p.files.map((f) => f.name).join('\n')}>
           {recording}
+          {p.warnings?.length ? (
+            // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.
+            <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>
+              {' '}⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
+            </span>
+          ) : null}
         </td>
         <td className="num">{lenses(p.kind)}</td>
         <td className="num">{duration(p.media.durationSeconds)}</td>

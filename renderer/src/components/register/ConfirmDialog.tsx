@@ -5,7 +5,24 @@ import { useEffect, useRef } from 'react';
  * where, because a registration cannot be taken back from this computer. A modal `<dialog>`, so
  * focus stays in it and Escape goes back.
  */
-export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCancel }: { title: string; sentence: string; detail: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
+export function ConfirmDialog({
+  title,
+  sentence,
+  detail,
+  warnings = [],
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  sentence: string;
+  detail: string;
+  /** Captures with warnings (issue 18 #3), said before anything is sent; they are uploaded all the same. */
+  warnings?: { label: string; warnings: string[] }[];
+  busy: boolean;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
@@ -28,6 +45,23 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
         {sentence}
       </p>
       <p>{detail}</p>
+      {warnings.length > 0 && (
+        <div className="confirm-warnings" data-testid="confirm-warnings">
+          <p>
+            <strong>
+              {warnings.length} capture{warnings.length === 1 ? '' : 's'} with warnings
+            </strong>{' '}
+            (uploaded as they are; the queue marks them):
+          </p>
+          <ul>
+            {warnings.map((w) => (
+              <li key={w.label}>
+                {w.label}: {w.warnings.join(' ')}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {busy && (
         <p role="status" className="registering">
           Adding the captures to the queue…

@@ -43,6 +43,7 @@ export function RegisterPanel() {
   const files = ready.reduce((n, d) => n + d.proposal.files.length, 0);
   const bytes = ready.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
   const left = registrable.length - ready.length;
+  const warned = ready.filter((d) => d.proposal.warnings?.length);
 
   const confirm = async () => {
     setBusy(true);
@@ -80,6 +81,7 @@ export function RegisterPanel() {
           title={`Register ${ready.length} capture${ready.length === 1 ? '' : 's'}?`}
           sentence={`${sentence}.`}
           detail={`${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}, are then uploaded.${left ? ` ${left} capture${left === 1 ? '' : 's'} without a structure and design stay in the list.` : ''} A registration cannot be taken back from this computer.`}
+          warnings={warned.map((d) => ({ label: d.proposal.label, warnings: d.proposal.warnings! }))}
           busy={busy}
           onConfirm={() => void confirm()}
           onCancel={() => setConfirming(false)}
