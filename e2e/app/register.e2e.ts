@@ -110,6 +110,9 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => page.getByLabel('Select site walk 1').check());
   await expect(bar.getByRole('button', { name: 'Apply to 60 selected' })).toBeDisabled(); // until a place is chosen
   await act(() => bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 2' }));
+  // No silent default for the type (issue 18 #4): chosen once, it stays chosen for the next walk.
+  await expect(bar.getByRole('button', { name: 'Apply to 60 selected' })).toBeDisabled();
+  await act(() => bar.getByLabel('Type').selectOption({ label: 'Interior' }));
   await act(() => bar.getByRole('button', { name: 'Apply to 60 selected' }).click());
   await act(() => page.getByLabel('Select site walk 2').check());
   await act(() => bar.getByLabel('Structure · design').selectOption({ label: 'Tower B · Level 1' }));

@@ -125,6 +125,7 @@ test('warnings travel to the finish line: a damaged recording and a lens gone be
   unlinkSync(lens1);
   await page.getByLabel('Select all captures').check();
   await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Type').selectOption({ label: 'Interior' });
   await page.getByRole('group', { name: 'Apply to selected captures' }).getByRole('button', { name: /^Apply to \d+ selected$/ }).click();
   await page.getByRole('button', { name: 'Register 2 captures…' }).click();
   const dialog = page.getByRole('dialog');
@@ -145,4 +146,44 @@ test('warnings travel to the finish line: a damaged recording and a lens gone be
   await expect(list).toContainText('No Insta360 trailer');
   expect(await violations(page)).toEqual({});
   await shots(page, info, '18-finish-with-warnings', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+});
+
+test('a camera clock an hour off is shifted for a selection, previewed before Apply; focus moves to the next unplaced capture; the type is never a silent default', async ({ page }, info) => {
+  const files: string[] = [];
+  for (const [i, at] of ['20231121_201609', '20231121_201700', '20231121_201800'].entries()) {
+    const f = join(work, `VID_${at}_00_01${i}.insv`);
+    writeFileSync(f, Buffer.concat([readFileSync(join(fixtures, 'sample.insv')), randomBytes(10)]).subarray(0));
+    files.push(f);
+  }
+  await h.drop(files);
+  const rows = page.getByTestId('capture-row');
+  await expect(rows).toHaveCount(3);
+  const bar = page.getByRole('group', { name: 'Apply to selected captures' });
+  const timeOf = async (i: number) => ((await rows.nth(i).getByRole('button', { name: /^Capture time/ }).textContent()) ?? '').replace(/\D/g, '');
+  const before = [await timeOf(0), await timeOf(1), await timeOf(2)];
+  await rows.nth(0).getByRole('checkbox').click();
+  await rows.nth(1).getByRole('checkbox').click({ modifiers: ['Shift'] });
+  await bar.getByLabel('Shift times').fill('+01:00');
+  await expect(bar.getByTestId('shift-preview')).toContainText('(first of 2; the gaps stay)');
+  await expect(bar.getByTestId('shift-preview')).toContainText('→');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-time-shift-preview');
+  await bar.getByRole('button', { name: 'Shift 2 selected' }).click();
+  const hourLater = (hhmmss: string) => `${String((Number(hhmmss.slice(0, 2)) + 1) % 24).padStart(2, '0')}${hhmmss.slice(2)}`;
+  // Rows follow their times: compare the card's times as a set.
+  expect([await timeOf(0), await timeOf(1), await timeOf(2)].sort()).toEqual([hourLater(before[0]!), hourLater(before[1]!), before[2]!].sort());
+  // The selection is cleared, and focus is on the first capture still without a place.
+  await expect(bar.getByRole('button', { name: 'Shift 0 selected' })).toBeDisabled();
+  await expect(rows.nth(0).getByRole('checkbox')).toBeFocused();
+
+  // The type starts unset: Apply waits for it; once chosen for this structure it is offered as such.
+  await rows.nth(0).getByRole('checkbox').check();
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await expect(bar.getByLabel('Type')).toHaveValue('');
+  await expect(bar.getByRole('button', { name: 'Apply to 1 selected' })).toBeDisabled();
+  await expect(rows.nth(1)).toContainText('—');
+  await bar.getByLabel('Type').selectOption({ label: 'Exterior' });
+  await bar.getByRole('button', { name: 'Apply to 1 selected' }).click();
+  await expect(rows.nth(0)).toContainText('Exterior');
+  await expect(rows.nth(1).getByRole('checkbox')).toBeFocused();
 });

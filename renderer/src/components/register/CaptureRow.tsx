@@ -59,7 +59,8 @@ export function CaptureRow({ draft }: { draft: DraftCapture }) {
         <td className="camera">{p.media.camera?.model ?? '—'}</td>
         <td className="num">{formatBytes(size)}</td>
         <td className={place ? 'place' : 'place unset'}>{place ?? 'Not chosen'}</td>
-        <td>{form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
+        {/* The type shows once chosen with a place: never a default that looks chosen (issue 18 #4). */}
+        <td>{!form.structure ? '—' : form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
       </tr>
       {editing && (
         <tr className="time-editor">
