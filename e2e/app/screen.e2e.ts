@@ -108,6 +108,15 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await expect(state).toHaveText('All 2 files uploaded');
   await expect(page.getByTestId('queue-state-detail')).toHaveCount(0);
   expect(await storedSha('during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
+
+  // The morning summary says when it finished, how much, and the outage (issue 18 #7).
+  await page.getByText('Summary of the last 24 hours').click();
+  const summary = page.getByTestId('night-summary');
+  await expect(summary).toContainText(/Started at .+; finished at .+ after .+: 2 captures \(2 files\), .+ uploaded\./);
+  await expect(summary).toContainText(/Longest outage: .+ \(storage unavailable\); nothing was lost\./);
+  await expect(summary).toContainText('Nothing needs you.');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-morning-summary', () => summary.evaluate((el) => el.scrollIntoView({ block: 'center' })));
 });
 
 test('warnings travel to the finish line: a damaged recording and a lens gone before Register are said before confirm, marked in the queue, and the finish is not plain green', async ({ page }, info) => {

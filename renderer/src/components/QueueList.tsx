@@ -9,6 +9,7 @@ import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
 import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
+import { Summary } from './queue/Summary.js';
 import { Warnings } from './queue/Warnings.js';
 import type { QueueRow } from './queue/rows.js';
 import { ROW_HEIGHT, queueRows } from './queue/rows.js';
@@ -89,6 +90,7 @@ export function QueueList() {
       ) : (
         <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows }} />
       )}
+      <Summary />
       <ActivityLog />
     </section>
   );
