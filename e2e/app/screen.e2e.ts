@@ -196,3 +196,35 @@ test('a camera clock an hour off is shifted for a selection, previewed before Ap
   await expect(rows.nth(0)).toContainText('Exterior');
   await expect(rows.nth(1).getByRole('checkbox')).toBeFocused();
 });
+
+test('keyboard: the confirmation\'s primary action is the default; Escape returns focus to Register; after confirm focus goes to the next capture without a place', async ({ page }, info) => {
+  const files: string[] = [];
+  for (const [i, at] of ['20231121_201609', '20231121_211700'].entries()) {
+    const f = join(work, `VID_${at}_00_02${i}.insv`);
+    writeFileSync(f, Buffer.concat([readFileSync(join(fixtures, 'sample.insv')), randomBytes(10)]));
+    files.push(f);
+  }
+  await h.drop(files);
+  const rows = page.getByTestId('capture-row');
+  await expect(rows).toHaveCount(2);
+  const bar = page.getByRole('group', { name: 'Apply to selected captures' });
+  await rows.nth(0).getByRole('checkbox').check();
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await bar.getByLabel('Type').selectOption({ label: 'Interior' });
+  await bar.getByRole('button', { name: 'Apply to 1 selected' }).click();
+  const register = page.getByRole('button', { name: 'Register 1 capture…' });
+  await register.click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('button', { name: 'Register and upload' })).toBeFocused();
+  await shots(page, info, '18-confirm-focus');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(register).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByRole('button', { name: 'Register and upload' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(rows).toHaveCount(1);
+  await expect(rows.nth(0).getByRole('checkbox')).toBeFocused();
+  expect(await violations(page)).toEqual({});
+});

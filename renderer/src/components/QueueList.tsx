@@ -50,7 +50,9 @@ export function QueueList() {
   return (
     <section className="queue" aria-label="Upload queue">
       <header>
-        <h2>Queue</h2>
+        <h2 id="queue-title" tabIndex={-1}>
+          Queue
+        </h2>
         <div className="actions">
           <BandwidthLimit />
           <PauseUntil />

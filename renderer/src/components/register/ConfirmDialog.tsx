@@ -24,9 +24,12 @@ export function ConfirmDialog({
   onCancel(): void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const primary = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
+    // showModal focuses the first control ("Back"), so Enter would cancel: the primary action is the default (issue 18 #5).
+    primary.current?.focus();
     return () => d?.close();
   }, []);
   return (
@@ -71,7 +74,7 @@ export function ConfirmDialog({
         <button type="button" onClick={onCancel} disabled={busy}>
           Back to the list
         </button>
-        <button type="button" className="primary" onClick={onConfirm} disabled={busy} autoFocus>
+        <button type="button" className="primary" onClick={onConfirm} disabled={busy} ref={primary}>
           {busy ? 'Adding…' : 'Register and upload'}
         </button>
       </div>

@@ -11,6 +11,16 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 
 const baseName = (path: string) => path.split(/[\\/]/).pop() ?? path;
 
+/** After the dialog closed (next frame): focus the first element found of `selectors`. */
+function focusAfter(selectors: string[]): void {
+  requestAnimationFrame(() => {
+    for (const sel of selectors) {
+      const el = document.querySelector<HTMLElement>(sel);
+      if (el) return el.focus();
+    }
+  });
+}
+
 /**
  * The registration step for a dropped card (issue #10 item 1): the table of captures by site
  * walk, the controls that place many at once, the recordings that cannot be registered with
@@ -50,6 +60,12 @@ export function RegisterPanel() {
     await useDrafts.getState().register();
     setBusy(false);
     setConfirming(false);
+    // Focus never falls to the page (issue 18 #5): the next capture without a place, else the queue.
+    focusAfter(['tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]', '#queue-title']);
+  };
+  const cancel = () => {
+    setConfirming(false);
+    focusAfter(['.register-actions button.primary']);
   };
   return (
     <section className="drafts" aria-labelledby="drafts-title">
@@ -84,7 +100,7 @@ export function RegisterPanel() {
           warnings={warned.map((d) => ({ label: d.proposal.label, warnings: d.proposal.warnings! }))}
           busy={busy}
           onConfirm={() => void confirm()}
-          onCancel={() => setConfirming(false)}
+          onCancel={cancel}
         />
       )}
     </section>
