@@ -35,3 +35,16 @@ describe('queueRows', () => {
     expect(rows.filter((r) => r.kind === 'file').map((r) => byId[r.id]!.state)).toEqual(['uploading', 'pending', 'pending']);
   });
 });
+
+describe('queueRows order (issue 18 #6)', () => {
+  it('puts captures still at work before completed ones, each in queue order', () => {
+    const a = file('completed', { captureRow: 1 });
+    const b = file('uploading', { captureRow: 2 });
+    const c = file('completed', { captureRow: 3 });
+    const d = file('pending', { captureRow: 4 });
+    const byId = Object.fromEntries([a, b, c, d].map((f) => [f.id, f]));
+    const capture = (id: number) => ({ id, label: `c${id}`, state: 'registered', error: null, retryAt: null, captureId: `x${id}`, structure: 's', design: null, type: 'interior', capturedAt: '' }) as QueueCapture;
+    const rows = queueRows([1, 2, 3, 4], { 1: [a.id], 2: [b.id], 3: [c.id], 4: [d.id] }, { 1: capture(1), 2: capture(2), 3: capture(3), 4: capture(4) }, byId, 'all');
+    expect(rows.filter((r) => r.kind === 'capture').map((r) => r.id)).toEqual([2, 4, 1, 3]);
+  });
+});

@@ -56,10 +56,16 @@ function fileMatches(f: QueueFile, filter: QueueFilter): boolean {
   }
 }
 
+/** Whether every file of a capture is done (completed or cancelled): it goes after the captures still at work. */
+function captureDone(ids: readonly number[], files: Record<number, QueueFile>): boolean {
+  return ids.length > 0 && ids.every((id) => files[id]?.state === 'completed' || files[id]?.state === 'cancelled');
+}
+
 /**
  * The list's lines under a filter: each capture with its matching files nested under it; a
  * capture that needs a person counts as "needs you" with all its files. Captures with no
- * matching line are left out.
+ * matching line are left out. Captures still at work come first, completed ones after them, each
+ * group in queue order (issue 18 #6: what moves is at the top, not below a night of completed ones).
  */
 export function queueRows(
   order: readonly number[],
@@ -69,7 +75,9 @@ export function queueRows(
   filter: QueueFilter,
 ): QueueRow[] {
   const rows: QueueRow[] = [];
-  for (const c of order) {
+  const done = order.filter((c) => captureDone(filesOf[c] ?? [], files));
+  const doneSet = new Set(done);
+  for (const c of [...order.filter((c) => !doneSet.has(c)), ...done]) {
     const capture = captures[c];
     if (!capture) continue;
     const ids = filesOf[c] ?? [];
