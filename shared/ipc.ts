@@ -89,6 +89,8 @@ export const proposedCapture = z.object({
   capturedAt: z.string(),
   /** Files already in the queue (same path, size and time): registering again is refused. */
   alreadyQueued: z.boolean(),
+  /** What a person should know before registering it (shared/capture-warnings.ts): it is uploaded all the same. */
+  warnings: z.array(z.string()).optional(),
 });
 export type ProposedCapture = z.infer<typeof proposedCapture>;
 
@@ -105,6 +107,8 @@ export const captureForm = z.object({
   design: z.string().optional(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: iso,
+  /** The warnings the person saw for it in the registration table: kept with the capture to the finish (issue 18 #3). */
+  warnings: z.array(z.string().max(500)).max(20).optional(),
 });
 export type CaptureForm = z.infer<typeof captureForm>;
 
@@ -132,7 +136,10 @@ export const queueFile = z.object({
   size: z.number(),
   state: fileState,
   error: z.string().nullable(),
+  /** Bytes storage acknowledged (parts whose ETag came back). */
   bytesSent: z.number(),
+  /** Bytes of parts on the wire not yet acknowledged (drawn apart, like a buffered bar); absent: 0. */
+  bytesInFlight: z.number().optional(),
   partsDone: z.number(),
   partsTotal: z.number(),
   bytesPerSecond: z.number(),
@@ -160,8 +167,18 @@ export const queueCapture = z.object({
   design: z.string().nullable(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: z.string(),
+  /** Warnings kept with it since registration (a missing trailer, a lone or vanished lens, a short recording); absent or empty when none. */
+  warnings: z.array(z.string()).optional(),
 });
 export type QueueCapture = z.infer<typeof queueCapture>;
+
+/**
+ * An outage seen by the uploads (main/engine/progress.ts Outage): part requests failing for a
+ * passing reason at `storage` or at the `gateway` since `since` (ms since epoch), `cause` in the
+ * service's words (shared/causes.ts plainCause gives plain words). Nothing is lost meanwhile.
+ */
+export const queueOutage = z.object({ where: z.enum(['storage', 'gateway']), since: z.number(), cause: z.string() });
+export type QueueOutage = z.infer<typeof queueOutage>;
 
 /**
  * The whole queue in numbers, from one SQL query plus the live bytes of files uploading.
@@ -186,8 +203,18 @@ export const queueTotals = z.object({
   bytesTotal: z.number(),
   bytesDone: z.number(),
   bytesRemaining: z.number(),
-  /** Bytes per second of all uploads together, measured over the last seconds; 0 when nothing moves. */
+  /** Bytes per second storage acknowledged, a moving average over the last 20 s; 0 when nothing moves. */
   bytesPerSecond: z.number(),
+  /** Bytes on the wire not yet acknowledged by storage (not in `bytesDone`); absent: 0. */
+  bytesInFlight: z.number().optional(),
+  /** Bytes storage had acknowledged and then lost (sent again) since the app started: the only way `bytesDone` goes back; absent: 0. */
+  bytesLost: z.number().optional(),
+  /** The earliest scheduled retry of a file or capture (ms since epoch), or null/absent when none. */
+  nextRetryAt: z.number().nullable().optional(),
+  /** Storage or the gateway failing for a passing reason since `since` (ms since epoch), until a part is acknowledged; null/absent when not. */
+  outage: queueOutage.nullable().optional(),
+  /** Captures in the queue that carry warnings (issue 18 #3): the finish says so, never plain green; absent: 0. */
+  capturesWarned: z.number().optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 
@@ -378,7 +405,7 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: string };
 export const events = {
   /** Live bytes of the files uploading, at most ten a second, with the queue's totals. */
   'capture:event.progress': z.object({
-    files: z.array(queueFile.pick({ id: true, bytesSent: true, partsDone: true, partsTotal: true, bytesPerSecond: true, etaSeconds: true })),
+    files: z.array(queueFile.pick({ id: true, bytesSent: true, bytesInFlight: true, partsDone: true, partsTotal: true, bytesPerSecond: true, etaSeconds: true })),
     totals: queueTotals,
   }),
   /**

@@ -110,6 +110,9 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => page.getByLabel('Select site walk 1').check());
   await expect(bar.getByRole('button', { name: 'Apply to 60 selected' })).toBeDisabled(); // until a place is chosen
   await act(() => bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 2' }));
+  // No silent default for the type (issue 18 #4): chosen once, it stays chosen for the next walk.
+  await expect(bar.getByRole('button', { name: 'Apply to 60 selected' })).toBeDisabled();
+  await act(() => bar.getByLabel('Type').selectOption({ label: 'Interior' }));
   await act(() => bar.getByRole('button', { name: 'Apply to 60 selected' }).click());
   await act(() => page.getByLabel('Select site walk 2').check());
   await act(() => bar.getByLabel('Structure · design').selectOption({ label: 'Tower B · Level 1' }));
@@ -153,7 +156,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await expect(firstRow).toContainText(/Retrying at \d\d:\d\d \(attempt \d+\)/);
   await expect(firstRow).toContainText('storage unavailable');
   await expect(page.getByTestId('queue-percent')).toHaveText('0%');
-  await expect(page.getByTestId('queue-state')).toHaveText('Waiting to retry');
+  await expect(page.getByTestId('queue-state')).toHaveText('Waiting for storage');
   // Uploads are waiting, not done: the computer is still kept awake for them.
   await expect(page.getByTestId('kept-awake')).toBeVisible();
   await expectAccessible(page, 'main.upload');
@@ -164,7 +167,8 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => page.getByRole('button', { name: 'Retry all now' }).click());
   await expect(counts).toHaveText('200 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you', { timeout: 120_000 });
   await expect(page.getByTestId('queue-percent')).toHaveText('100%');
-  await expect(page.getByTestId('queue-state')).toHaveText('All 200 files uploaded');
+  // The card's recordings are random bytes, not videos: each capture carries the intake's warning to the finish (issue 18 #3).
+  await expect(page.getByTestId('queue-state')).toHaveText('All 200 files uploaded, 100 captures with warnings');
   await expect(page.getByRole('progressbar', { name: 'Whole queue progress' })).toHaveAttribute('value', '100');
   const total = queueOf().allFiles().reduce((n, f) => n + f.size, 0);
   await expect(page.getByTestId('queue-summary')).toHaveText(`200 of 200 files completed · ${formatBytes(total)} of ${formatBytes(total)}`);

@@ -158,10 +158,11 @@ program
   .description('what happened to each capture and file, oldest first: the night\'s story (reads only, like status)')
   .option('--since <time>', 'from this ISO 8601 time, or this long ago (12h, 2d)', '24h')
   .option('--limit <n>', 'at most this many entries (the newest)', (v) => Number(v), 10_000)
-  .action(async (o: { since: string; limit: number }) => {
+  .option('--summary', 'the morning summary instead: started, finished, how much, slowest hour, longest outage, what needs you')
+  .action(async (o: { since: string; limit: number; summary?: boolean }) => {
     const g = program.opts<GlobalOptions>();
     const { printLog } = await import('./log.js');
-    printLog(g.dataDir, { since: o.since, limit: o.limit, json: g.json });
+    printLog(g.dataDir, { since: o.since, limit: o.limit, json: g.json, summary: o.summary });
   });
 
 program

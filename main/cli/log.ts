@@ -1,7 +1,9 @@
 import ms from 'ms';
+import { summaryLines } from '../../shared/night-summary.js';
 import type { ActivityEntry } from '../queue/activity.js';
 import { printable } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
+import { queueSummary } from './summary.js';
 
 /**
  * `--since` as an ISO 8601 time: an ISO date or time as given, or a duration back from now
@@ -26,10 +28,19 @@ export function activityLine(e: ActivityEntry): string {
 /**
  * `log`: the night's story from the queue's activity log (main/queue/activity.ts), oldest first,
  * from `since` on (ISO 8601 or a duration back from now; default the last 24 h), at most `limit`
- * (the newest ones); with `json` one JSON object per entry. Reads the queue read-only, like status.
+ * (the newest ones); with `json` one JSON object per entry; with `summary` the morning summary
+ * instead (shared/night-summary.ts: text lines, or one JSON object with `json`). Reads the queue
+ * read-only, like status.
  */
-export function printLog(dataDir: string | undefined, opts: { since?: string; limit?: number; json?: boolean }): void {
+export function printLog(dataDir: string | undefined, opts: { since?: string; limit?: number; json?: boolean; summary?: boolean }): void {
   const since = sinceTime(opts.since ?? '24h');
+  if (opts.summary) {
+    // The morning summary (issue 18 #7): a few lines, or one `{ type: 'summary', … }` object (summary.ts).
+    const summary = withQueueReadOnly(dataDir, (q) => queueSummary(q, since));
+    if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'summary', since, ...summary })}\n`);
+    else for (const line of summaryLines(summary)) process.stdout.write(`${printable(line)}\n`);
+    return;
+  }
   const entries = withQueueReadOnly(dataDir, (q) => q.activity.list({ since, limit: opts.limit ?? 10_000 }));
   if (entries.length === 0) process.stdout.write(`Nothing happened since ${new Date(since).toLocaleString('en-GB')}.\n`);
   for (const e of entries) process.stdout.write(`${opts.json ? JSON.stringify(e) : activityLine(e)}\n`);

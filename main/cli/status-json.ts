@@ -35,17 +35,18 @@ const STATUS_JSON = `
     FROM files f
     GROUP BY f.capture_row
   )
-  SELECT json_object('type', 'status', 'hold', json(?), 'captures', json_group_array(json(${CAPTURE_JSON}) ORDER BY c.id)) AS doc
+  SELECT json_object('type', 'status', 'state', json(?), 'hold', json(?), 'captures', json_group_array(json(${CAPTURE_JSON}) ORDER BY c.id)) AS doc
   FROM captures c LEFT JOIN file_lists l ON l.capture_row = c.id`;
 
 /**
- * The `status --json` document of the queue in `db`: one `{ type: 'status', hold, captures }`
- * object: `hold` the queue-wide hold in force (`{ until, by }`, main/queue/meta.ts QueueHold) or
+ * The `status --json` document of the queue in `db`: one `{ type: 'status', state, hold, captures }`
+ * object: `state` the queue's state as the app shows it (status.ts statusState: `kind`,
+ * `headline`, `detail`, `nextTry` ms, `bytesDone` acknowledged and `bytesTotal` bytes) or null; `hold` the queue-wide hold in force (`{ until, by }`, main/queue/meta.ts QueueHold) or
  * null; captures (in id order) carry their files (in frame order) with `partsDone` and
  * `bytesDone` (bytes), times as the queue keeps them (ISO 8601 text; retry times in ms since the
  * epoch). Returned as JSON text, built by SQLite. Throws SqliteError if the schema is not the
  * latest (the caller checks the version first).
  */
-export function statusJson(db: Database.Database, hold: QueueHold | null = null): string {
-  return (db.prepare(STATUS_JSON).get(JSON.stringify(hold)) as { doc: string }).doc;
+export function statusJson(db: Database.Database, hold: QueueHold | null = null, state: object | null = null): string {
+  return (db.prepare(STATUS_JSON).get(JSON.stringify(state), JSON.stringify(hold)) as { doc: string }).doc;
 }

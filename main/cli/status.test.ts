@@ -46,12 +46,15 @@ describe('capture-uploader status', () => {
 
     const text = captureOutput(() => printStatus(dir, false));
     expect(text.split('\n').filter(Boolean)).toEqual([
+      // The queue's state first, as the app's headline and tray say it (issue 18 #2), with bytes storage acknowledged.
+      expect.stringMatching(/^Waiting to retry — next try \d\d:\d\d · nothing lost · 43% · 5\.0 MiB of 11\.4 MiB stored$/),
       'capture 1  registered           walk  (id cap-1)',
       '  file 1  pending     43%   11.4 MiB  evil\\nname.mp4',
       expect.stringMatching(/^ {6}tried again at \d\d:\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/),
     ]);
-    const json = JSON.parse(captureOutput(() => printStatus(dir, true))) as { captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[] };
+    const json = JSON.parse(captureOutput(() => printStatus(dir, true))) as { state: unknown; captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[] };
     expect(json.captures[0]!.files[0]).toMatchObject({ partsDone: 1, bytesDone: 5_242_880, nextAttemptAt: retryAt });
+    expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try \d\d:\d\d · nothing lost$/), nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
     db.close();
     vi.unstubAllEnvs();
   });
@@ -74,7 +77,7 @@ describe('capture-uploader status', () => {
     expect(JSON.parse(captureOutput(() => printStatus(dir, true)))).toMatchObject({ type: 'status', hold: { until: at.toISOString(), by: 'person' } });
     // A hold whose time has passed says nothing.
     q.meta.setHold('person', new Date(Date.now() - 1000).toISOString());
-    expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(/^capture 1 /);
+    expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(/^Waiting · 0% /);
     db.close();
   });
 
@@ -90,7 +93,8 @@ describe('capture-uploader status', () => {
     q.replaceChanged(again, [file]);
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
     const lines = captureOutput(() => printStatus(dir, false)).split('\n');
-    expect(lines.slice(0, 3)).toEqual([
+    expect(lines.slice(0, 4)).toEqual([
+      'Waiting · 0% · 0 B of 11.4 MiB stored',
       `capture ${old}  queued               walk — replaced by capture ${again}`,
       '  file 1  replaced     0%   11.4 MiB  a.mp4',
       `      Replaced by capture ${again}: the recording changed on disk and was added again as a new capture.`,
@@ -127,6 +131,7 @@ describe('capture-uploader status', () => {
 
     const expected = {
       type: 'status',
+      state: { kind: 'waiting', headline: 'Waiting', detail: null, nextTry: expect.any(Number), bytesDone: 7 + 5_242_880 + 1_514_240, bytesTotal: 12_000_106 },
       hold: null,
       captures: q.captures().map((c) => ({
         ...c,
@@ -140,7 +145,11 @@ describe('capture-uploader status', () => {
       })),
     };
     expect(expected.captures[0]!.files[0]).toMatchObject({ partsDone: 2, bytesDone: 5_242_880 + 1_514_240, transient: true });
-    expect(captureOutput(() => printStatus(dir, true))).toBe(`${JSON.stringify(expected)}\n`);
+    const doc = captureOutput(() => printStatus(dir, true));
+    expect(JSON.parse(doc)).toEqual(expected);
+    // Key order as well: the document is what the mappings give (status-json.ts).
+    expect(Object.keys(JSON.parse(doc) as object)).toEqual(['type', 'state', 'hold', 'captures']);
+    expect(doc.slice(doc.indexOf('"hold"'))).toBe(`${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`);
     db.close();
   });
 

@@ -1,4 +1,7 @@
 import { formatBytes } from '../../shared/format.js';
+import type { QueueState } from '../../shared/queue-state.js';
+import { queueState, queueStateLine } from '../../shared/queue-state.js';
+import { committedTotals } from '../queue/totals.js';
 import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { printable } from './printable.js';
@@ -9,7 +12,20 @@ export { printable };
 import type { QueuedFile } from '../queue/queue.js';
 
 /**
- * The queue as text lines: the queue-wide hold in force first ("Paused until 07:00: …"), then each
+ * The queue's state as the app's headline and tray say it (shared/queue-state.ts), from the
+ * committed totals, with bytes storage acknowledged: `state` and the figures for `--json`, and
+ * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`.
+ */
+export function statusState(queue: UploadQueue, now = Date.now()): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
+  const t = committedTotals(queue.totals());
+  const state = queueState(t, { hold: queue.meta.holdInForce(), now });
+  const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
+  return { state, bytesDone: t.bytesDone, bytesTotal: t.bytesTotal, line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored` };
+}
+
+/**
+ * The queue as text lines: the queue-wide hold in force first ("Paused until 07:00: …"), else the
+ * queue's state (statusState: issue 18 #2), then each
  * capture with its state; each file with state, percentage, size, and what happens next (times
  * local). The JSON form is built by SQLite (status-json.ts).
  */
@@ -23,6 +39,8 @@ export function statusOutput(queue: UploadQueue): string[] {
   }
   const captures = queue.captures();
   const lines: string[] = hold ? [`${holdMessage(hold)}.`] : [];
+  const state = statusState(queue);
+  if (!hold && state.state.kind !== 'idle') lines.push(state.line);
   for (const c of captures) {
     const files = byCapture.get(c.id) ?? [];
     // A capture whose files were all replaced (issue 17 #14) says by which capture, on its own line.
@@ -34,8 +52,10 @@ export function statusOutput(queue: UploadQueue): string[] {
       const pct = f.state === 'completed' ? 100 : f.size ? Math.floor((done / f.size) * 100) : 0;
       const state = f.replacedBy ? 'replaced' : f.state;
       lines.push(`  file ${f.id}  ${state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`);
-      if (f.state === 'pending' && f.nextAttemptAt !== null && f.nextAttemptAt > Date.now()) {
-        lines.push(`      tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
+      if (f.state === 'pending' && f.nextAttemptAt !== null) {
+        // Never a time already past (issue 18 #1): a retry due is taken up at once.
+        const when = f.nextAttemptAt > Date.now() + 1000 ? `at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'any moment';
+        lines.push(`      tried again ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);
     }
   }
@@ -45,12 +65,16 @@ export function statusOutput(queue: UploadQueue): string[] {
 
 /**
  * `status`: prints the queue in `dataDir` as text lines (statusOutput) or, with `json`, one
- * `{ type: 'status', hold, captures }` document (statusJson) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
+ * `{ type: 'status', state, hold, captures }` document (statusJson; `state` from statusState) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined): void {
   withQueueReadOnly(dataDir, (queue) => {
-    if (json) process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce())}\n`);
+    if (json) {
+      const { state, bytesDone, bytesTotal } = statusState(queue);
+      const shown = { kind: state.kind, headline: state.headline, detail: state.detail, nextTry: state.nextTry, bytesDone, bytesTotal };
+      process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce(), shown)}\n`);
+    }
     else for (const line of statusOutput(queue)) process.stdout.write(`${line}\n`);
   });
 }

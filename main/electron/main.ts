@@ -10,7 +10,8 @@ import Store from 'electron-store';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
-import type { QueueTotals } from '../../shared/ipc.js';
+import type { EventPayload, QueueHoldView, QueueTotals } from '../../shared/ipc.js';
+import { queueState } from '../../shared/queue-state.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
@@ -33,6 +34,8 @@ let working = false;
 let blocker: number | undefined;
 let quitting = false;
 let totals: QueueTotals | undefined;
+/** The queue-wide hold and the credentials refused, as the last rows event said them (for the queue's state in the tray). */
+let stops: { hold: QueueHoldView | null; blocked: string | null } = { hold: null, blocked: null };
 /** The tray line last shown: the menu is rebuilt only when it reads differently (totals come ten a second). */
 let trayLine = '';
 
@@ -75,11 +78,18 @@ function createWindow(): BrowserWindow {
   return w;
 }
 
-/** The tray's first line and tooltip: `Uploading: 43% · 12 of 200 files`. */
+/**
+ * The tray's first line and tooltip: the queue's state as the window's headline says it
+ * (shared/queue-state.ts, issue 18 #2) with the acknowledged percentage and files,
+ * `Uploading: 43% · 12 of 200 files`, `Waiting for storage: 43% · 12 of 200 files · since 19:42 · … · nothing lost`.
+ */
 function progressLine(): string {
-  if (!working || !totals) return working ? 'Uploading…' : 'Idle: nothing to upload';
+  if (!totals) return working ? 'Uploading…' : 'Idle: nothing to upload';
+  const state = queueState(totals, stops);
+  if (state.kind === 'idle') return 'Idle: nothing to upload';
   const pct = totals.bytesTotal ? Math.floor((totals.bytesDone / totals.bytesTotal) * 100) : 0;
-  return `Uploading: ${pct}% · ${totals.completed} of ${totals.files - totals.cancelled} files${totals.needYou ? ` · ${totals.needYou} need you` : ''}`;
+  const line = `${state.headline}: ${pct}% · ${totals.completed} of ${totals.files - totals.cancelled} files${totals.needYou && state.kind !== 'needs-you' ? ` · ${totals.needYou} need you` : ''}`;
+  return state.detail && state.kind !== 'stopped' ? `${line} · ${state.detail}` : line;
 }
 
 function updateTray(): void {
@@ -139,7 +149,13 @@ async function start(): Promise<void> {
     dataDir: app.getPath('userData'),
     store: settings,
     secrets,
-    emit: (event, payload) => win?.webContents.send(event, payload),
+    emit: (event, payload) => {
+      if (event === 'capture:event.rows') {
+        const rows = payload as EventPayload<'capture:event.rows'>;
+        stops = { hold: rows.hold, blocked: rows.blocked };
+      }
+      win?.webContents.send(event, payload);
+    },
     pickFiles: async () => {
       const res = await dialog.showOpenDialog(win!, {
         title: 'Choose recordings',

@@ -91,6 +91,8 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         continue;
       }
       if (err instanceof PartIntegrityError) mustResend = err;
+      // A passing failure: the screen says "Waiting for storage" (or the gateway) from now until a part is acknowledged.
+      else ctx.tracker.trouble(fromStorage ? 'storage' : 'gateway', reasonOf(err));
       const tries = (job.tries.get(n) ?? 0) + 1;
       job.tries.set(n, tries);
       delay = ctx.partRetry.delayMs(Math.min(job.backoff.failures++, 6));

@@ -1,23 +1,48 @@
-/** Progress of one file. Bytes, bytes per second, seconds; `etaSeconds` null while unknown. */
+/**
+ * Progress of one file. Bytes, bytes per second, seconds; `etaSeconds` null while unknown.
+ * `bytesSent` counts only parts storage acknowledged (its ETag came back); `bytesInFlight` the
+ * bytes of parts on the wire whose answer has not come yet (drawn apart, like a buffered bar).
+ * Speed and ETA come from acknowledged bytes only (issue 18 #1).
+ */
 export interface FileProgress {
   fileId: number;
   captureRow: number;
   fileName: string;
   bytesTotal: number;
   bytesSent: number;
+  bytesInFlight: number;
   partsTotal: number;
   partsDone: number;
   bytesPerSecond: number;
   etaSeconds: number | null;
 }
 
-/** Progress of every file being tracked together; same units as FileProgress. */
+/**
+ * Why nothing is acknowledged right now: a part request failed for a passing reason at storage or
+ * at the gateway (presigning), `since` ms since epoch of the first such failure after the last
+ * acknowledged part, `cause` the reason in the service's words (no URL, no secret).
+ */
+export interface Outage {
+  where: 'storage' | 'gateway';
+  since: number;
+  cause: string;
+}
+
+/** Progress of every file being tracked together; same units as FileProgress; `outage` null while parts are acknowledged. */
 export interface OverallProgress {
   bytesTotal: number;
   bytesSent: number;
+  bytesInFlight: number;
   bytesPerSecond: number;
   etaSeconds: number | null;
   files: number;
+  outage: Outage | null;
+}
+
+interface Acks {
+  /** When this meter began counting (ms): the denominator until a whole window has passed. */
+  since: number;
+  list: { t: number; bytes: number }[];
 }
 
 interface Tracked {
@@ -29,32 +54,38 @@ interface Tracked {
   doneBytes: number;
   partsDone: number;
   inFlight: Map<number, number>;
-  samples: { t: number; bytes: number }[];
+  acks: Acks;
 }
 
-// Speed is measured over the last few seconds, so it follows a change of network or limit
-// quickly without jumping with every chunk.
-const WINDOW_MS = 5000;
+// Speed is the moving average of acknowledged bytes over the last 20 s: long enough that parts
+// answered one by one (an 8 MiB part on a slow link is a minute) read as a steady rate, short
+// enough to follow a change of link or limit. Bytes handed to the socket are never counted: the
+// OS buffers megabytes of them (787 KiB/s was shown on a 160 KiB/s link, issue 18 #1).
+const WINDOW_MS = 20_000;
+/** Never divide by less than this (ms): the first part answered must not read as a burst. */
+const MIN_ELAPSED_MS = 1000;
 
-function rate(samples: { t: number; bytes: number }[], now: number): number {
-  while (samples.length > 2 && samples[0]!.t < now - WINDOW_MS) samples.shift();
-  const first = samples[0];
-  const last = samples.at(-1);
-  if (!first || !last || last.t - first.t < 200) return 0;
-  return ((last.bytes - first.bytes) * 1000) / (last.t - first.t);
+/** Bytes per second acknowledged over the window ending at `now`; 0 before the first acknowledgement. */
+function ackRate(a: Acks, now: number): number {
+  while (a.list.length > 0 && a.list[0]!.t <= now - WINDOW_MS) a.list.shift();
+  if (a.list.length === 0) return 0;
+  const bytes = a.list.reduce((n, x) => n + x.bytes, 0);
+  const elapsed = Math.max(MIN_ELAPSED_MS, Math.min(WINDOW_MS, now - a.since));
+  return (bytes * 1000) / elapsed;
 }
 
 /**
  * Tracks bytes and parts of the files being uploaded and emits at most one snapshot per
- * `intervalMs` (100 ms: ten a second at most), and only when something moved.
+ * `intervalMs` (100 ms: ten a second at most), and only when something moved. Counts a part when
+ * storage acknowledges it (partDone), shows bytes on the wire apart, and remembers an outage from
+ * the first passing failure until the next acknowledged part.
  */
 export class ProgressTracker {
   private readonly files = new Map<number, Tracked>();
-  private readonly overallSamples: { t: number; bytes: number }[] = [];
+  private readonly overall: Acks = { since: 0, list: [] };
+  private outage: Outage | null = null;
   private timer?: NodeJS.Timeout;
   private dirty = false;
-  /** Bytes accepted by storage since this tracker started: only grows, so the overall speed stays right as files finish. */
-  private accepted = 0;
 
   constructor(
     private readonly emit: (files: FileProgress[], overall: OverallProgress) => void,
@@ -62,8 +93,10 @@ export class ProgressTracker {
   ) {}
 
   /** Starts tracking a file, with the bytes and parts already in storage. */
-  track(f: { fileId: number; captureRow: number; fileName: string; bytesTotal: number; partsTotal: number; doneBytes: number; partsDone: number }): void {
-    this.files.set(f.fileId, { ...f, inFlight: new Map(), samples: [] });
+  track(f: { fileId: number; captureRow: number; fileName: string; bytesTotal: number; partsTotal: number; doneBytes: number; partsDone: number }, now = Date.now()): void {
+    // The overall meter starts again after a quiet spell, so an idle hour does not dilute the speed.
+    if (this.files.size === 0 && (this.overall.list.length === 0 || this.overall.list.at(-1)!.t <= now - WINDOW_MS)) this.overall.since = now;
+    this.files.set(f.fileId, { ...f, inFlight: new Map(), acks: { since: now, list: [] } });
     this.touch();
   }
 
@@ -73,7 +106,7 @@ export class ProgressTracker {
     this.touch();
   }
 
-  /** Bytes of a part in flight so far. */
+  /** Bytes of a part handed to the network so far (not yet acknowledged). */
   partProgress(fileId: number, partNumber: number, sent: number): void {
     const f = this.files.get(fileId);
     if (!f) return;
@@ -81,16 +114,29 @@ export class ProgressTracker {
     this.touch();
   }
 
-  /** A part was accepted by storage (`size` bytes), or abandoned (`size` 0: its in-flight bytes are dropped). */
-  partDone(fileId: number, partNumber: number, size: number): void {
+  /** A part was acknowledged by storage (`size` bytes: its ETag came back), or abandoned (`size` 0: its in-flight bytes are dropped). */
+  partDone(fileId: number, partNumber: number, size: number, now = Date.now()): void {
     const f = this.files.get(fileId);
-    if (!f) return;
-    f.inFlight.delete(partNumber);
+    if (f) f.inFlight.delete(partNumber);
     if (size > 0) {
-      f.doneBytes += size;
-      f.partsDone++;
-      this.accepted += size;
+      // Storage answered: whatever outage there was is over.
+      this.outage = null;
+      this.overall.list.push({ t: now, bytes: size });
+      if (f) {
+        f.doneBytes += size;
+        f.partsDone++;
+        f.acks.list.push({ t: now, bytes: size });
+      }
     }
+    this.touch();
+  }
+
+  /**
+   * A part request failed for a passing reason (it will be retried): `where` it failed and why.
+   * Keeps the time of the first failure since the last acknowledged part.
+   */
+  trouble(where: Outage['where'], cause: string, now = Date.now()): void {
+    this.outage = { where, since: this.outage?.since ?? now, cause };
     this.touch();
   }
 
@@ -101,35 +147,36 @@ export class ProgressTracker {
     let sent = 0;
     let inFlight = 0;
     for (const f of this.files.values()) {
-      const bytesSent = Math.min(f.bytesTotal, f.doneBytes + [...f.inFlight.values()].reduce((a, b) => a + b, 0));
-      f.samples.push({ t: now, bytes: bytesSent });
-      const speed = rate(f.samples, now);
+      const bytesSent = Math.min(f.bytesTotal, f.doneBytes);
+      const flying = Math.min(f.bytesTotal - bytesSent, [...f.inFlight.values()].reduce((a, b) => a + b, 0));
+      const speed = ackRate(f.acks, now);
       files.push({
         fileId: f.fileId,
         captureRow: f.captureRow,
         fileName: f.fileName,
         bytesTotal: f.bytesTotal,
         bytesSent,
+        bytesInFlight: flying,
         partsTotal: f.partsTotal,
         partsDone: f.partsDone,
         bytesPerSecond: Math.round(speed),
-        etaSeconds: speed > 0 ? Math.ceil((f.bytesTotal - bytesSent) / speed) : null,
+        etaSeconds: speed > 0 && !this.outage ? Math.ceil((f.bytesTotal - bytesSent) / speed) : null,
       });
       total += f.bytesTotal;
       sent += bytesSent;
-      for (const b of f.inFlight.values()) inFlight += b;
+      inFlight += flying;
     }
-    const moved = Math.max(this.accepted + inFlight, this.overallSamples.at(-1)?.bytes ?? 0);
-    this.overallSamples.push({ t: now, bytes: moved });
-    const speed = rate(this.overallSamples, now);
+    const speed = ackRate(this.overall, now);
     return {
       files,
       overall: {
         bytesTotal: total,
         bytesSent: sent,
+        bytesInFlight: inFlight,
         bytesPerSecond: Math.round(speed),
-        etaSeconds: speed > 0 ? Math.ceil((total - sent) / speed) : null,
+        etaSeconds: speed > 0 && !this.outage ? Math.ceil((total - sent) / speed) : null,
         files: files.length,
+        outage: this.outage,
       },
     };
   }

@@ -1,6 +1,7 @@
 import { lstat, open, realpath } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../../shared/capture-rules.js';
+import { NO_TRAILER } from '../../shared/capture-warnings.js';
 import type { CandidateFile, ProposedCapture } from '../../shared/grouping.js';
 import { groupIntoCaptures, isMediaName, noRecordingsIn } from '../../shared/grouping.js';
 import type { CaptureRequest } from '../api/gateway.js';
@@ -98,7 +99,7 @@ export async function prepareCaptures(
       try {
         facts = await readFacts(first.path);
         if (mediaKindOf(first.name) === 'insv' && !facts.cameraModel) {
-          warnings.push({ path: first.path, reason: 'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.' });
+          warnings.push({ path: first.path, reason: NO_TRAILER });
         }
       } catch {
         warnings.push({ path: first.path, reason: 'No readable MP4 header (moov box): the file may be truncated or not a video. Uploaded as it is; check it plays.' });

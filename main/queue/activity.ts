@@ -29,7 +29,9 @@ export type ActivityKind =
   | 'blocked'
   | 'unblocked'
   | 'held'
-  | 'released';
+  | 'released'
+  /** Something a person should know about a capture, kept from registration to the finish (issue 18 #3). */
+  | 'warning';
 
 /** How long the activity log keeps a line (days): a season of nights to read back, not the queue's whole life. */
 export const ACTIVITY_KEEP_DAYS = 90;
@@ -82,6 +84,20 @@ export class ActivityLog {
       )
       .all(opts.since ?? '', opts.limit ?? 1000) as ActivityEntry[];
     return rows.reverse();
+  }
+
+  /** The warnings kept for captures still in the queue, by capture row, oldest first (issue 18 #3). */
+  warnings(): Map<number, string[]> {
+    const rows = this.sql(
+      `SELECT a.capture_row AS captureRow, a.message FROM activity a JOIN captures c ON c.id = a.capture_row WHERE a.kind = 'warning' ORDER BY a.id`,
+    ).all() as { captureRow: number; message: string }[];
+    const map = new Map<number, string[]>();
+    for (const r of rows) {
+      const list = map.get(r.captureRow);
+      if (list) list.push(r.message);
+      else map.set(r.captureRow, [r.message]);
+    }
+    return map;
   }
 
   /**

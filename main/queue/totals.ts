@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { QueueTotals } from '../../shared/ipc.js';
 
 /**
  * The queue in numbers as committed, from two aggregate queries over `files` and `captures`
@@ -27,6 +28,8 @@ export interface StoredTotals {
   bytesStoredUploading: number;
   bytesOfMoving: number;
   bytesStoredOfMoving: number;
+  /** The earliest scheduled retry of a pending file or a queued capture (ms since epoch), or null. */
+  nextRetryAt: number | null;
 }
 
 /** Reads StoredTotals in one transaction (a consistent snapshot). Throws SqliteError on a storage failure. */
@@ -49,14 +52,45 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
          COALESCE(SUM(CASE WHEN f.state = 'completed' THEN f.size WHEN f.state != 'cancelled' THEN f.stored_bytes END), 0) AS bytesStored,
          COALESCE(SUM(CASE WHEN f.state = 'uploading' THEN f.stored_bytes END), 0) AS bytesStoredUploading,
          COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.size END), 0) AS bytesOfMoving,
-         COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving
+         COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving,
+         MIN(CASE WHEN f.state = 'pending' THEN f.next_attempt_at END) AS nextFileRetry
        FROM files f JOIN captures c ON c.id = f.capture_row`,
-    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou'>;
+    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'nextRetryAt'> & { nextFileRetry: number | null };
     const c = sql(
       `SELECT COUNT(*) AS captures,
-         COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou
+         COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou,
+         MIN(CASE WHEN state = 'queued' THEN next_attempt_at END) AS nextCaptureRetry
        FROM captures`,
-    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou'>;
-    return { ...f, ...c };
+    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou'> & { nextCaptureRetry: number | null };
+    const { nextFileRetry, ...files } = f;
+    const { nextCaptureRetry, ...captures } = c;
+    const retries = [nextFileRetry, nextCaptureRetry].filter((t): t is number => t !== null);
+    return { ...files, ...captures, nextRetryAt: retries.length ? Math.min(...retries) : null };
   })();
+}
+
+/**
+ * The committed totals in the screen's shape (shared/ipc.ts QueueTotals) with nothing live laid
+ * over them: what `capture-uploader status` reads from a queue it opens read-only, so its first
+ * line says the queue's state with the figures the app shows (issue 18 #1, #2). Bytes are what
+ * storage acknowledged; no speed, no outage (those live in the running app).
+ */
+export function committedTotals(t: StoredTotals): QueueTotals {
+  return {
+    files: t.files,
+    captures: t.captures,
+    completed: t.completed,
+    uploading: t.uploading,
+    queued: t.waiting + t.pending,
+    retrying: t.retrying,
+    paused: t.paused,
+    failed: t.failed,
+    cancelled: t.cancelled,
+    needYou: t.failed + t.capturesNeedYou,
+    bytesTotal: t.bytesTotal,
+    bytesDone: Math.min(t.bytesTotal, t.bytesStored),
+    bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving),
+    bytesPerSecond: 0,
+    nextRetryAt: t.nextRetryAt,
+  };
 }

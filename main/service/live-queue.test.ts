@@ -28,8 +28,8 @@ describe('LiveQueue', () => {
     const live = new LiveQueue(queue, () => null, () => null, (event, payload) => sent.push({ event, payload }), 0);
     const tick = (bytesSent: number): EngineEvent => ({
       type: 'progress',
-      files: [{ fileId: file.id, captureRow: row, fileName: 'walk.mp4', bytesTotal: 26 * MiB, bytesSent, partsTotal: 6, partsDone: 4, bytesPerSecond: MiB, etaSeconds: 1 }],
-      overall: { bytesTotal: 26 * MiB, bytesSent, bytesPerSecond: MiB, etaSeconds: 1, files: 1 },
+      files: [{ fileId: file.id, captureRow: row, fileName: 'walk.mp4', bytesTotal: 26 * MiB, bytesSent, bytesInFlight: 0, partsTotal: 6, partsDone: 4, bytesPerSecond: MiB, etaSeconds: 1 }],
+      overall: { bytesTotal: 26 * MiB, bytesSent, bytesInFlight: 0, bytesPerSecond: MiB, etaSeconds: 1, files: 1, outage: null },
     });
 
     queue.setFileState(file.id, 'uploading');
@@ -61,5 +61,33 @@ describe('LiveQueue', () => {
       [old, 'cancelled', again],
       [again, 'waiting', null],
     ]);
+  });
+
+  it('sends acknowledged bytes and bytes on the wire apart, the outage seen, the next retry, and bytes storage lost (issue 18 #1)', () => {
+    const queue = new UploadQueue(openQueueDatabase(join(work, 'acked.db')).db);
+    const row = queue.enqueueCapture('walk.mp4', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB, mtimeMs: 1 }]);
+    queue.saveRegistration(row, 'c1', [{ frameIndex: 1, uploadId: 'u1', fileName: 'walk.mp4', size: 26 * MiB, partSize: 5 * MiB, totalParts: 6, status: 'pending' }]);
+    const file = queue.filesOf(row)[0]!;
+    queue.recordParts([1, 2].map((partNumber) => ({ fileId: file.id, partNumber, etag: `"e${partNumber}"` })));
+    const live = new LiveQueue(queue, () => null, () => null, () => {}, 0);
+    queue.setFileState(file.id, 'uploading');
+    live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'uploading', error: null, transient: false, file: queue.file(file.id)! });
+    const outage = { where: 'storage' as const, since: 1_000, cause: 'storage unavailable (HTTP 503)' };
+    live.onEngine({
+      type: 'progress',
+      files: [{ fileId: file.id, captureRow: row, fileName: 'walk.mp4', bytesTotal: 26 * MiB, bytesSent: 10 * MiB, bytesInFlight: 3 * MiB, partsTotal: 6, partsDone: 2, bytesPerSecond: MiB, etaSeconds: null }],
+      overall: { bytesTotal: 26 * MiB, bytesSent: 10 * MiB, bytesInFlight: 3 * MiB, bytesPerSecond: MiB, etaSeconds: null, files: 1, outage },
+    });
+    const view = live.view();
+    expect(view.files[0]).toMatchObject({ bytesSent: 10 * MiB, bytesInFlight: 3 * MiB });
+    expect(view.totals).toMatchObject({ bytesDone: 10 * MiB, bytesInFlight: 3 * MiB, outage, bytesPerSecond: 0, bytesLost: 0 });
+
+    // The file waits for its retry; storage then says it lost part 2: the total goes back, and says by how much.
+    queue.setFileState(file.id, 'pending');
+    live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'pending', error: null, transient: true, file: queue.file(file.id)! });
+    expect(live.totals().bytesDone).toBe(10 * MiB);
+    queue.batch.forgetParts(file.id, [2]);
+    live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'pending', error: null, transient: true, file: queue.file(file.id)! });
+    expect(live.totals()).toMatchObject({ bytesDone: 5 * MiB, bytesLost: 5 * MiB });
   });
 });

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
 import type { EngineEvent } from '../engine/engine.js';
-import type { FileProgress } from '../engine/progress.js';
+import type { FileProgress, Outage } from '../engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { StoredTotals } from '../queue/totals.js';
 
@@ -24,6 +24,12 @@ const BULK_READ = 500;
 export class LiveQueue {
   private readonly live = new Map<number, FileProgress>();
   private rate = 0;
+  private outage: Outage | null = null;
+  /** The last `bytesDone` and `bytesTotal` sent: a drop with the same total is bytes storage lost. */
+  private shown = { done: 0, total: -1 };
+  private lost = 0;
+  /** Warnings kept with captures (issue 18 #3), by capture row: read at a full view and when captures are queued (the only time they are added). */
+  private warned?: Map<number, string[]>;
   private stored?: { at: number; totals: StoredTotals };
   private readonly changedFiles = new Set<number>();
   private readonly changedCaptures = new Set<number>();
@@ -50,8 +56,9 @@ export class LiveQueue {
         const moving = e.files.filter((f) => !this.stopped.has(f.fileId));
         for (const f of moving) this.live.set(f.fileId, f);
         this.rate = e.overall.bytesPerSecond;
+        this.outage = e.overall.outage;
         this.emit('capture:event.progress', {
-          files: moving.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
+          files: moving.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, bytesInFlight: f.bytesInFlight, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
           totals: this.totals(),
         });
         return;
@@ -71,6 +78,7 @@ export class LiveQueue {
         this.changedCaptures.add(e.captureRow);
         break;
       case 'removed':
+        if (!this.queue.capture(e.captureRow)) this.warned?.delete(e.captureRow);
         for (const id of e.fileIds) {
           this.live.delete(id);
           this.stopped.delete(id);
@@ -85,7 +93,10 @@ export class LiveQueue {
           this.stopped.add(id);
           this.changedFiles.add(id);
         }
-        for (const c of e.captureRows) this.changedCaptures.add(c);
+        for (const c of e.captureRows) {
+          this.changedCaptures.add(c);
+          if (this.warned?.has(c) && !this.queue.capture(c)) this.warned.delete(c); // cleared from the list
+        }
         break;
       case 'hold':
         this.holdChanged = true;
@@ -103,6 +114,7 @@ export class LiveQueue {
 
   /** Marks rows as changed by something outside the engine (captures just queued); they go out with the next flush. */
   touched(captureRows: readonly number[]): void {
+    this.warned = this.queue.activity.warnings();
     for (const c of captureRows) {
       this.changedCaptures.add(c);
       for (const f of this.queue.filesOf(c)) this.changedFiles.add(f.id);
@@ -136,7 +148,7 @@ export class LiveQueue {
     }
     for (const id of this.changedCaptures) {
       const c = this.queue.capture(id);
-      if (c) captures.push(captureView(c));
+      if (c) captures.push(captureView(c, this.warnings().get(c.id)));
       else removed.captures.push(id);
     }
     this.changedFiles.clear();
@@ -149,8 +161,10 @@ export class LiveQueue {
   /** The whole queue with live progress: one query for captures, one for files (`keptAwake` is the app's to add). */
   view(): Omit<QueueView, 'keptAwake'> {
     this.stored = undefined; // a full read: totals as committed now
+    this.warned = this.queue.activity.warnings();
+    const warned = this.warned;
     return {
-      captures: this.queue.captures().map(captureView),
+      captures: this.queue.captures().map((c) => captureView(c, warned.get(c.id))),
       files: this.queue.allFiles().map((f) => this.fileView(f)),
       blocked: this.blocked(),
       hold: this.hold(),
@@ -158,14 +172,26 @@ export class LiveQueue {
     };
   }
 
-  /** The queue's totals: committed figures (read again after a change, or every 2 s) with the live bytes of files uploading. */
+  /**
+   * The queue's totals: committed figures (read again after a change, or every 2 s) with the
+   * acknowledged bytes of files uploading, their bytes on the wire apart, the outage seen, and
+   * the bytes storage lost since the start (the only way `bytesDone` goes back).
+   */
   totals(now = Date.now()): QueueTotals {
     if (!this.stored || now - this.stored.at > TOTALS_REFRESH_MS) this.stored = { at: now, totals: this.queue.totals() };
     const t = this.stored.totals;
     let liveSent = 0;
-    for (const p of this.live.values()) liveSent += p.bytesSent;
-    // Files uploading count with their live bytes instead of what the queue holds for them.
+    let inFlight = 0;
+    for (const p of this.live.values()) {
+      liveSent += p.bytesSent;
+      inFlight += p.bytesInFlight;
+    }
+    // Files uploading count with their live (acknowledged) bytes instead of what the queue holds for them.
     const moved = t.uploading > 0 ? liveSent - t.bytesStoredUploading : 0;
+    const bytesDone = Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved));
+    // Acknowledged bytes only grow; fewer with the same total means storage lost parts (they are sent again).
+    if (t.bytesTotal === this.shown.total && bytesDone < this.shown.done) this.lost += this.shown.done - bytesDone;
+    this.shown = { done: bytesDone, total: t.bytesTotal };
     return {
       files: t.files,
       captures: t.captures,
@@ -178,10 +204,22 @@ export class LiveQueue {
       cancelled: t.cancelled,
       needYou: t.failed + t.capturesNeedYou,
       bytesTotal: t.bytesTotal,
-      bytesDone: Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved)),
+      bytesDone,
       bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),
-      bytesPerSecond: t.uploading > 0 ? this.rate : 0,
+      // Nothing is acknowledged during an outage: no speed, and no ETA is guessed from an old one.
+      bytesPerSecond: t.uploading > 0 && !this.outage ? this.rate : 0,
+      bytesInFlight: t.uploading > 0 ? inFlight : 0,
+      bytesLost: this.lost,
+      nextRetryAt: t.nextRetryAt,
+      outage: this.outage,
+      capturesWarned: this.warnings().size,
     };
+  }
+
+  /** The warnings kept with captures, read once and then kept up to date. */
+  private warnings(): Map<number, string[]> {
+    this.warned ??= this.queue.activity.warnings();
+    return this.warned;
   }
 
   /** Stops the pending flush (the queue is closing). */
@@ -205,14 +243,14 @@ export class LiveQueue {
       `SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, state, error,
          CASE WHEN state = 'completed' THEN size ELSE stored_bytes END AS bytesSent,
          CASE WHEN state = 'completed' THEN COALESCE(total_parts, 0) ELSE stored_parts END AS partsDone,
-         COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesPerSecond, NULL AS etaSeconds,
+         COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesInFlight, 0 AS bytesPerSecond, NULL AS etaSeconds,
          CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts, replaced_by AS replacedBy
        FROM files`,
     );
     const views = this.viewsSql.all() as QueueFile[];
     for (const v of views) {
       const live = v.state === 'uploading' ? this.live.get(v.id) : undefined;
-      if (live) Object.assign(v, { bytesSent: live.bytesSent, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
+      if (live) Object.assign(v, { bytesSent: live.bytesSent, bytesInFlight: live.bytesInFlight, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
     }
     return views;
   }
@@ -231,6 +269,7 @@ export class LiveQueue {
       state: f.state,
       error: f.error,
       bytesSent: done ? f.size : (live?.bytesSent ?? f.storedBytes),
+      bytesInFlight: live?.bytesInFlight ?? 0,
       partsDone: done ? (f.totalParts ?? 0) : (live?.partsDone ?? f.storedParts),
       partsTotal: f.totalParts ?? 0,
       bytesPerSecond: live?.bytesPerSecond ?? 0,
@@ -242,9 +281,10 @@ export class LiveQueue {
   }
 }
 
-/** A capture row as the screen gets it: what it is registered with, so a refused one can be corrected. */
-function captureView(c: QueuedCapture): QueueCapture {
+/** A capture row as the screen gets it: what it is registered with, so a refused one can be corrected, and its warnings. */
+function captureView(c: QueuedCapture, warnings?: string[]): QueueCapture {
   return {
+    ...(warnings?.length ? { warnings } : {}),
     id: c.id,
     label: c.label,
     state: c.state,

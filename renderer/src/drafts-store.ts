@@ -1,5 +1,7 @@
 import { create } from 'zustand';
 import type { LastPlacement } from '../../shared/ipc.js';
+import type { TimeShift } from '../../shared/time-shift.js';
+import { shiftTimes } from '../../shared/time-shift.js';
 import { api, unwrap } from './api.js';
 import type { DraftCapture, DraftForm } from './placement.js';
 import { isReady, isRegistrable } from './placement.js';
@@ -37,6 +39,13 @@ export interface DraftsState {
   applyTo(keys: readonly string[], change: Partial<Pick<DraftForm, 'structure' | 'design' | 'type'>>): void;
   /** Sets one capture's time: ISO 8601 with a zone. */
   setCapturedAt(key: string, iso: string): void;
+  /**
+   * Shifts the selected captures' times (shared/time-shift.ts: "+01:00", "-1 day", "first 09:12"),
+   * each in its own zone, then clears the selection; answers how many moved (issue 18 #4).
+   */
+  shiftSelected(shift: TimeShift): number;
+  /** The type last chosen for each structure id in this window (issue 18 #4: offered as such, never a silent default). */
+  lastTypeFor: Readonly<Record<string, 'interior' | 'exterior'>>;
   /** Takes the selected captures off this list (nothing was sent for them). */
   discardSelected(): void;
   /** Empties the list: captures not registered and files set aside (nothing was sent for them). */
@@ -57,6 +66,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
   selected: new Set(),
   inspecting: false,
   lastPlacement: null,
+  lastTypeFor: {},
   async inspect(paths) {
     if (paths.length === 0) return;
     set({ inspecting: true });
@@ -98,12 +108,24 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
   applyToSelected(change) {
     const keys = [...get().selected];
     get().applyTo(keys, change);
-    set({ selected: new Set(), anchor: undefined });
+    const remembered = change.structure && change.type ? { ...get().lastTypeFor, [change.structure]: change.type } : get().lastTypeFor;
+    set({ selected: new Set(), anchor: undefined, lastTypeFor: remembered });
     return keys.length;
   },
   applyTo(keys, change) {
     const chosen = new Set(keys);
     set({ drafts: get().drafts.map((d) => (chosen.has(d.proposal.key) ? { ...d, form: { ...d.form, ...change } } : d)) });
+  },
+  shiftSelected(shift) {
+    const { drafts, selected } = get();
+    const chosen = drafts.filter((d) => selected.has(d.proposal.key));
+    const moved = shiftTimes(
+      chosen.map((d) => d.form.capturedAt),
+      shift,
+    );
+    const byKey = new Map(chosen.map((d, i) => [d.proposal.key, moved[i]!]));
+    set({ drafts: drafts.map((d) => (byKey.has(d.proposal.key) ? { ...d, form: { ...d.form, capturedAt: byKey.get(d.proposal.key)! } } : d)), selected: new Set(), anchor: undefined });
+    return chosen.length;
   },
   setCapturedAt(key, iso) {
     set({ drafts: get().drafts.map((d) => (d.proposal.key === key ? { ...d, form: { ...d.form, capturedAt: iso } } : d)) });
@@ -120,7 +142,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const ready = get().drafts.filter((d) => isReady(d, structures));
     if (ready.length === 0) return;
     try {
-      const forms = ready.map((d) => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type, capturedAt: d.form.capturedAt, paths: d.proposal.files.map((f) => f.path) }));
+      const forms = ready.map((d) => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type, capturedAt: d.form.capturedAt, paths: d.proposal.files.map((f) => f.path), ...(d.proposal.warnings?.length ? { warnings: d.proposal.warnings } : {}) }));
       const res = await unwrap(api['captures.register'](forms));
       const keys = new Set(ready.map((d) => d.proposal.key));
       const selected = new Set([...get().selected].filter((k) => !keys.has(k)));

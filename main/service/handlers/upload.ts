@@ -1,10 +1,13 @@
+import { basename } from 'node:path';
+import { proposalWarnings, vanishedLens } from '../../../shared/capture-warnings.js';
 import { captureFilesViolation, isVideo, mediaKindOf } from '../../../shared/capture-rules.js';
-import type { InspectResult, LastPlacement } from '../../../shared/ipc.js';
+import type { CaptureForm, InspectResult, LastPlacement } from '../../../shared/ipc.js';
 import { mostUsedPlacement } from '../../../shared/registration.js';
 import { reasonOf } from '../../api/errors.js';
 import { inspectPaths, suggestedTime } from '../../intake/intake.js';
 import type { IpcHandlers } from '../../ipc/dispatch.js';
 import { readMediaMetadata } from '../../media/metadata.js';
+import type { UploadQueue } from '../../queue/queue.js';
 import type { HandlerContext } from './context.js';
 
 /**
@@ -28,6 +31,7 @@ export function uploadHandlers(
         const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
         queued.push(...r.queued);
         refused.push(...r.refused);
+        keepWarnings(u.queue, form, r);
         if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
       }
       const usual = mostUsedPlacement(placed);
@@ -47,7 +51,7 @@ export function uploadHandlers(
 async function inspect(c: HandlerContext, paths: string[]): Promise<InspectResult> {
   const { groups, refused } = await inspectPaths(paths);
   const u = c.uploader();
-  const captures = [];
+  const captures: InspectResult['captures'] = [];
   for (const g of groups) {
     const video = g.files.find((f) => isVideo(mediaKindOf(f.name)))!;
     const media = await readMediaMetadata(video.path).catch((err: unknown) => ({ error: `Could not read the video's metadata: ${reasonOf(err)}` }));
@@ -62,5 +66,28 @@ async function inspect(c: HandlerContext, paths: string[]): Promise<InspectResul
       alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f))),
     });
   }
-  return { captures, refused };
+  // What a person should know before registering (issue 18 #3): the table and the confirmation show it.
+  const warned = proposalWarnings(captures);
+  return { captures: captures.map((x, i) => (warned[i]!.length ? { ...x, warnings: warned[i]! } : x)), refused };
+}
+
+/**
+ * Keeps with each capture queued from `form` what a person should know (issue 18 #3), as
+ * activity lines of kind `warning`: the warnings the registration table showed, those the intake
+ * found reading the media (a missing trailer), and a file listed on the card and gone at
+ * Register (a lens that vanished: the capture went up without it). Said once per capture.
+ */
+function keepWarnings(queue: UploadQueue, form: CaptureForm, r: { queued: number[]; refused: { path: string; reason: string }[]; warnings: { path: string; reason: string }[] }): void {
+  const refusedBy = new Map(r.refused.map((x) => [x.path, x.reason]));
+  for (const row of r.queued) {
+    const capture = queue.capture(row);
+    if (!capture) continue;
+    const files = queue.filesOf(row);
+    const mine = new Set(files.map((f) => f.path));
+    const said = new Set<string>(form.warnings ?? []);
+    for (const w of r.warnings) if (mine.has(w.path)) said.add(w.reason);
+    // One form is one capture: a path of it not among the files queued did not go up with it.
+    if (r.queued.length === 1) for (const p of form.paths) if (!mine.has(p)) said.add(vanishedLens(basename(p), refusedBy.get(p)));
+    for (const message of said) queue.activity.add({ captureRow: row, fileId: null, subject: capture.label, kind: 'warning', message });
+  }
 }

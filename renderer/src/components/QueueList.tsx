@@ -9,6 +9,8 @@ import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
 import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
+import { Summary } from './queue/Summary.js';
+import { Warnings } from './queue/Warnings.js';
 import type { QueueRow } from './queue/rows.js';
 import { ROW_HEIGHT, queueRows } from './queue/rows.js';
 import './queue/queue.css';
@@ -48,7 +50,9 @@ export function QueueList() {
   return (
     <section className="queue" aria-label="Upload queue">
       <header>
-        <h2>Queue</h2>
+        <h2 id="queue-title" tabIndex={-1}>
+          Queue
+        </h2>
         <div className="actions">
           <BandwidthLimit />
           <PauseUntil />
@@ -70,6 +74,7 @@ export function QueueList() {
         </div>
       )}
       <Attention />
+      <Warnings />
       <div className="queue-tools">
         <div role="group" aria-label="Show" className="filter-group">
           {FILTERS.map(([f, label]) => (
@@ -87,6 +92,7 @@ export function QueueList() {
       ) : (
         <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows }} />
       )}
+      <Summary />
       <ActivityLog />
     </section>
   );

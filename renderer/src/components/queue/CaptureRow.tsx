@@ -1,6 +1,7 @@
 import type { CSSProperties } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { clockTime } from '../../../../shared/causes.js';
+import { retryTime } from '../../../../shared/queue-state.js';
+import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { formatBytes, formatTime } from '../../format.js';
 import { useApp } from '../../store.js';
@@ -35,6 +36,8 @@ export function usePlaceName(structureId: string, designId: string | null): stri
  */
 export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperties; aria: RowAria }) {
   const c = useApp((s) => s.captures[id]);
+  // Said relative to now ("Retrying now"), so renewed while the capture waits.
+  const now = useNow(5000, c !== undefined && c.state !== 'completed');
   const sum = useApp(
     useShallow((s) => {
       let size = 0;
@@ -51,7 +54,7 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
         if (file.state === 'completed') done++;
       }
       // A string, so the shallow comparison keeps the row still while only bytes move.
-      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, clockTime) };
+      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, (ms) => (retryTime(ms, now) === 'any moment' ? null : retryTime(ms, now))) };
     }),
   );
   const remove = useApp((s) => s.removeCapture);
@@ -60,14 +63,30 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
   const pct = sum.size ? Math.floor((sum.sent / sum.size) * 100) : 0;
   const state =
     c.state === 'queued' && c.retryAt !== null
-      ? `Not registered yet: trying again at ${clockTime(c.retryAt)}`
+      ? `Not registered yet: trying again ${retryTime(c.retryAt, now) === 'any moment' ? 'any moment' : `at ${retryTime(c.retryAt, now)}`}`
       : c.state === 'registered'
         ? sum.doing
         : CAPTURE_STATE[c.state];
   return (
-    <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="queue-capture" data-capture={c.label} data-state={c.state}>
+    <div
+      className={`capture-row ${c.state}`}
+      style={style}
+      {...aria}
+      data-testid="queue-capture"
+      data-capture={c.label}
+      data-state={c.state}
+      data-warnings={c.warnings?.length || undefined}
+    >
       <div className="name">
-        <strong>{c.label}</strong>
+        <strong>
+          {c.label}
+          {c.warnings?.length ? (
+            // Marked in the queue as at registration (issue 18 #3); the words are in the list of captures with warnings.
+            <span className="capture-warning" title={c.warnings.join('\n')} aria-label={`, warning: ${c.warnings.join(' ')}`}>
+              {' '}⚠
+            </span>
+          ) : null}
+        </strong>
         <span className="muted">
           {place} · {c.type === 'exterior' ? 'Exterior' : 'Interior'} · recorded {formatTime(c.capturedAt)}
         </span>

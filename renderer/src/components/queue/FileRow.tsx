@@ -1,8 +1,10 @@
 import type { CSSProperties } from 'react';
-import { clockTime, plainCause } from '../../../../shared/causes.js';
+import { plainCause } from '../../../../shared/causes.js';
+import { retryTime } from '../../../../shared/queue-state.js';
 import type { QueueFile } from '../../../../shared/ipc.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
+import { useNow } from '../../use-now.js';
 import type { RowAria } from './rows.js';
 import { captureNeedsYou, retrying } from './rows.js';
 
@@ -23,9 +25,13 @@ const NAME_TAIL = 14;
  * What the row says about a file's state: what happens next, not only what happened. A file
  * waiting for a capture that needs a person is not sent until the capture is decided.
  */
-function stateText(f: QueueFile, captureNeeds: boolean): string {
+function stateText(f: QueueFile, captureNeeds: boolean, now: number): string {
   if (f.replacedBy) return `Replaced by capture ${f.replacedBy}: its recording changed and was added again`;
-  if (retrying(f)) return `Retrying at ${clockTime(f.retryAt!)} (attempt ${f.attempts + 1})`;
+  if (retrying(f)) {
+    // Never a time already past (issue 18 #1): a retry due is taken up at once.
+    const when = retryTime(f.retryAt!, now);
+    return `${when === 'any moment' ? 'Retrying now' : `Retrying at ${when}`} (attempt ${f.attempts + 1})`;
+  }
   if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
   return STATE_LABEL[f.state];
 }
@@ -43,6 +49,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
     const c = f && s.captures[f.captureRow];
     return c ? captureNeedsYou(c) : false;
   });
+  const now = useNow(5000, f !== undefined && retrying(f));
   if (!f) return <div style={style} {...aria} />;
   const pct = f.size ? Math.floor((f.bytesSent / f.size) * 100) : 0;
   return (
@@ -63,7 +70,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       </div>
       <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
       <div className="stats">
-        <span className={`state ${retrying(f) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{stateText(f, captureNeeds)}</span>
+        <span className={`state ${retrying(f) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{stateText(f, captureNeeds, now)}</span>
         <span className="bytes">
           {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
           {f.partsTotal > 0 && f.state !== 'completed' && <span className="parts"> · part {f.partsDone} of {f.partsTotal}</span>}

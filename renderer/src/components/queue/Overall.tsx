@@ -1,38 +1,88 @@
-import { clockTime } from '../../../../shared/causes.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
+import { useNow } from '../../use-now.js';
 import { queueHeadline } from './headline.js';
+import { WARNINGS_ID, showWarnings } from './Warnings.js';
 
 /**
- * The whole queue at a glance, readable from across the room: one bar with percent and bytes, a
- * whole-queue ETA from the smoothed rate over what still moves by itself (paused and failed
- * files are left out), counts of what is done, moving, waiting to retry and needing a person,
- * and whether the computer is kept awake for the uploads.
+ * The whole queue at a glance, readable from across the room (issue 18 #1, #2): one bar of bytes
+ * storage acknowledged, with bytes on the wire drawn apart beneath it; the queue's state from
+ * shared/queue-state.ts (the tray and `status` say the same), with since when, the cause, the next
+ * try and a "Try now" button during an outage; speed and ETA from acknowledged bytes ("unknown"
+ * when nothing is acknowledged); bytes storage lost, when any; counts; and whether the computer is
+ * kept awake for the uploads.
  */
 export function Overall() {
   const t = useApp((s) => s.totals);
-  const rate = useApp((s) => s.smoothedRate);
   const keptAwake = useApp((s) => s.keptAwake);
-  const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
-  const moving = t.uploading > 0 && rate > 0;
-  const blocked = useApp((s) => s.blocked !== null);
+  const blocked = useApp((s) => s.blocked);
   const hold = useApp((s) => s.hold);
-  const head = queueHeadline(t, { blocked, pausedUntil: hold ? (hold.until ? clockTime(Date.parse(hold.until)) : 'resumed') : undefined });
+  const control = useApp((s) => s.control);
+  const now = useNow(5000);
+  const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
+  const inFlight = t.bytesInFlight ?? 0;
+  const head = queueHeadline(t, { blocked, hold, now });
+  const { state } = head;
+  const waiting = state.kind === 'waiting-storage' || state.kind === 'waiting-gateway' || state.kind === 'retrying';
+  const speed =
+    state.kind === 'uploading'
+      ? t.bytesPerSecond > 0
+        ? ` · ${formatBytes(t.bytesPerSecond)}/s · about ${formatEta(state.etaSeconds)} left`
+        : ' · measuring speed…'
+      : waiting
+        ? ' · time left unknown'
+        : '';
   return (
     <div className={`overall ${head.tone}`}>
       <div className="overall-line">
         <span className="overall-pct" data-testid="queue-percent">
           {pct}%
         </span>
-        <span className={`overall-state ${head.tone}`} data-testid="queue-state">
+        <span className={`overall-state ${head.tone}`} data-testid="queue-state" data-kind={state.kind}>
           {head.text}
         </span>
-        <progress max={100} value={pct} aria-label="Whole queue progress" />
+        <div className="overall-bars">
+          <progress max={100} value={pct} aria-label="Whole queue progress" />
+          {/* Bytes sent and not yet acknowledged: drawn apart, like a video's buffered bar. */}
+          <div className="inflight-bar" aria-hidden="true">
+            <span className="acked" style={{ width: `${t.bytesTotal ? (t.bytesDone / t.bytesTotal) * 100 : 0}%` }} />
+            <span className="flying" style={{ width: `${t.bytesTotal ? (inFlight / t.bytesTotal) * 100 : 0}%` }} />
+          </div>
+        </div>
       </div>
+      {state.kind === 'done-with-warnings' && (
+        <div className="state-detail retrying" data-testid="queue-state-detail">
+          <a
+            href={`#${WARNINGS_ID}`}
+            onClick={(e) => {
+              e.preventDefault();
+              showWarnings();
+            }}
+          >
+            Show the {t.capturesWarned} capture{t.capturesWarned === 1 ? '' : 's'} with warnings
+          </a>
+        </div>
+      )}
+      {state.detail && state.kind !== 'stopped' && (
+        <div className={`state-detail ${head.tone}`} role="status" data-testid="queue-state-detail">
+          <span>{state.detail}</span>
+          {waiting && (
+            <button onClick={() => void control('retry', { all: true })} title="Try every file waiting for its retry time now">
+              Try now
+            </button>
+          )}
+        </div>
+      )}
       <div className="summary" data-testid="queue-summary">
         {t.completed} of {t.files - t.cancelled} files completed · {formatBytes(t.bytesDone)} of {formatBytes(t.bytesTotal)}
-        {moving ? ` · ${formatBytes(rate)}/s · about ${formatEta(t.bytesRemaining / rate)} left` : t.uploading > 0 ? ' · starting…' : ''}
+        {speed}
+        {inFlight > 0 && <span className="muted"> · {formatBytes(inFlight)} on the way, not yet confirmed by storage</span>}
       </div>
+      {(t.bytesLost ?? 0) > 0 && (
+        <p className="lost" role="status" data-testid="queue-lost">
+          Storage lost {formatBytes(t.bytesLost!)} it had confirmed; those parts are being sent again.
+        </p>
+      )}
       <div className="counts" data-testid="queue-counts">
         <span className="count-ok">{t.completed} completed</span> · <span>{t.uploading} uploading</span> · <span>{t.queued} queued</span> ·{' '}
         <span className={t.retrying ? 'count-warn' : undefined}>{t.retrying} waiting to retry</span> ·{' '}

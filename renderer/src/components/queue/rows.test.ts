@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { QueueCapture, QueueFile, QueueTotals } from '../../../../shared/ipc.js';
-import { queueHeadline } from './headline.js';
+import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
 import { queueRows, registeredCaptureState } from './rows.js';
 
 let next = 1;
@@ -20,6 +19,11 @@ describe('registeredCaptureState', () => {
     expect(registeredCaptureState([file('failed'), file('paused')], clock)).toBe('Needs you');
     expect(registeredCaptureState([file('completed'), file('cancelled')], clock)).toBe('Completed');
   });
+
+  it('never shows a retry time already past: "Retrying now" (issue 18 #1)', () => {
+    const at = Date.UTC(2026, 10, 23, 3, 14);
+    expect(registeredCaptureState([file('pending', { retryAt: at })], (ms) => (ms <= at + 60_000 ? null : clock(ms)))).toBe('Retrying now');
+  });
 });
 
 describe('queueRows', () => {
@@ -32,19 +36,15 @@ describe('queueRows', () => {
   });
 });
 
-describe('queueHeadline', () => {
-  const t = (x: Partial<QueueTotals>): QueueTotals => ({
-    files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
-    bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0, ...x,
-  });
-  it('says what the whole queue does, the most hopeful first', () => {
-    expect(queueHeadline(t({ files: 200, uploading: 4, retrying: 10, needYou: 2 }))).toEqual({ text: 'Uploading', tone: 'moving' });
-    expect(queueHeadline(t({ files: 200, retrying: 200 }))).toEqual({ text: 'Waiting to retry', tone: 'retrying' });
-    expect(queueHeadline(t({ files: 3, completed: 2, paused: 1 }))).toEqual({ text: 'Paused', tone: 'paused' });
-    expect(queueHeadline(t({ files: 3, completed: 1, failed: 2, needYou: 2 }))).toEqual({ text: '2 need you', tone: 'needs-you' });
-    expect(queueHeadline(t({ files: 201, completed: 200, cancelled: 1 }))).toEqual({ text: 'All 200 files uploaded', tone: 'done' });
-    expect(queueHeadline(t({ files: 2, completed: 1, queued: 1 }), { blocked: true })).toEqual({ text: 'Stopped', tone: 'needs-you' });
-    expect(queueHeadline(t({ files: 2, queued: 2 }), { pausedUntil: '07:00' })).toEqual({ text: 'Paused until 07:00', tone: 'paused' });
-    expect(queueHeadline(t({ files: 2, completed: 2 }), { pausedUntil: '07:00' })).toEqual({ text: 'All 2 files uploaded', tone: 'done' });
+describe('queueRows order (issue 18 #6)', () => {
+  it('puts captures still at work before completed ones, each in queue order', () => {
+    const a = file('completed', { captureRow: 1 });
+    const b = file('uploading', { captureRow: 2 });
+    const c = file('completed', { captureRow: 3 });
+    const d = file('pending', { captureRow: 4 });
+    const byId = Object.fromEntries([a, b, c, d].map((f) => [f.id, f]));
+    const capture = (id: number) => ({ id, label: `c${id}`, state: 'registered', error: null, retryAt: null, captureId: `x${id}`, structure: 's', design: null, type: 'interior', capturedAt: '' }) as QueueCapture;
+    const rows = queueRows([1, 2, 3, 4], { 1: [a.id], 2: [b.id], 3: [c.id], 4: [d.id] }, { 1: capture(1), 2: capture(2), 3: capture(3), 4: capture(4) }, byId, 'all');
+    expect(rows.filter((r) => r.kind === 'capture').map((r) => r.id)).toEqual([2, 4, 1, 3]);
   });
 });

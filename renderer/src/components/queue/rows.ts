@@ -24,14 +24,18 @@ export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !==
  * What a registered capture is doing, from its files: "Uploading" while any file moves;
  * "Retrying at 14:11" when every file left waits for a retry time (the earliest, local time);
  * "Paused" when what is left is paused; "Needs you" when a file failed and nothing else moves;
- * otherwise "Waiting to upload". `clock` formats a time (ms since the epoch) as HH:MM.
+ * otherwise "Waiting to upload". `clock` formats a time (ms since the epoch) as HH:MM, or null
+ * when it is due or past: then "Retrying now" (a retry time is never shown in the past, issue 18 #1).
  */
-export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string): string {
+export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string | null): string {
   const left = files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
   if (left.length === 0) return 'Completed';
   if (left.some((f) => f.state === 'uploading')) return 'Uploading';
   const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
-  if (waiting.length > 0 && waiting.every(retrying)) return `Retrying at ${clock(Math.min(...waiting.map((f) => f.retryAt!)))}`;
+  if (waiting.length > 0 && waiting.every(retrying)) {
+    const when = clock(Math.min(...waiting.map((f) => f.retryAt!)));
+    return when === null ? 'Retrying now' : `Retrying at ${when}`;
+  }
   if (waiting.length > 0) return 'Waiting to upload';
   if (left.some((f) => f.state === 'failed')) return 'Needs you';
   return 'Paused';
@@ -52,10 +56,16 @@ function fileMatches(f: QueueFile, filter: QueueFilter): boolean {
   }
 }
 
+/** Whether every file of a capture is done (completed or cancelled): it goes after the captures still at work. */
+function captureDone(ids: readonly number[], files: Record<number, QueueFile>): boolean {
+  return ids.length > 0 && ids.every((id) => files[id]?.state === 'completed' || files[id]?.state === 'cancelled');
+}
+
 /**
  * The list's lines under a filter: each capture with its matching files nested under it; a
  * capture that needs a person counts as "needs you" with all its files. Captures with no
- * matching line are left out.
+ * matching line are left out. Captures still at work come first, completed ones after them, each
+ * group in queue order (issue 18 #6: what moves is at the top, not below a night of completed ones).
  */
 export function queueRows(
   order: readonly number[],
@@ -65,7 +75,9 @@ export function queueRows(
   filter: QueueFilter,
 ): QueueRow[] {
   const rows: QueueRow[] = [];
-  for (const c of order) {
+  const done = order.filter((c) => captureDone(filesOf[c] ?? [], files));
+  const doneSet = new Set(done);
+  for (const c of [...order.filter((c) => !doneSet.has(c)), ...done]) {
     const capture = captures[c];
     if (!capture) continue;
     const ids = filesOf[c] ?? [];

@@ -1,7 +1,25 @@
 import { useState } from 'react';
+import { parseShift, shiftTimes } from '../../../../shared/time-shift.js';
 import { useDrafts } from '../../drafts-store.js';
 import { isRegistrable, nameOfPlacement, placeOptions } from '../../placement.js';
 import { useApp } from '../../store.js';
+
+/** A capture time as the table shows it: the local date and 24-hour time. */
+function shownTime(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+}
+
+/**
+ * After Apply, focus goes to the next capture without a place (its checkbox), else to Register
+ * (issue 18 #4, #5): never lost on a button that is now disabled.
+ */
+function focusNextUnplaced(): void {
+  requestAnimationFrame(() => {
+    // In the table's order (rows follow their times, so a shifted row may have moved).
+    const box = document.querySelector<HTMLInputElement>('tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]');
+    (box ?? document.querySelector<HTMLButtonElement>('.register-actions button.primary'))?.focus();
+  });
+}
 
 /**
  * The controls above the registration table (issue #10 item 1): a structure · design and a type
@@ -13,16 +31,46 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
   const selected = useDrafts((s) => s.selected.size);
   const last = useDrafts((s) => s.lastPlacement);
   const [place, setPlace] = useState('');
-  const [type, setType] = useState<'interior' | 'exterior'>('interior');
+  // No silent default (issue 18 #4): unset until chosen, or the last choice for this structure, said as such.
+  const [type, setType] = useState<'' | 'interior' | 'exterior'>('');
+  const [typeFromLast, setTypeFromLast] = useState(false);
+  const [shiftText, setShiftText] = useState('');
   const [status, setStatus] = useState('');
+  const lastTypeFor = useDrafts((s) => s.lastTypeFor);
   const options = placeOptions(structures);
   const chosen = options.find((o) => o.value === place);
   const lastName = last ? nameOfPlacement(structures, last) : undefined;
+  const shift = parseShift(shiftText);
+  const preview = useDrafts((s) => {
+    if (!shift || s.selected.size === 0) return '';
+    const rows = s.drafts.filter((d) => s.selected.has(d.proposal.key));
+    const before = rows.map((d) => d.form.capturedAt);
+    const after = shiftTimes(before, shift);
+    const first = before.indexOf([...before].sort((a, b) => Date.parse(a) - Date.parse(b))[0]!);
+    return `${shownTime(before[first]!)} → ${shownTime(after[first]!)}${rows.length > 1 ? ` (first of ${rows.length}; the gaps stay)` : ''}`;
+  });
 
+  const choosePlace = (value: string) => {
+    setPlace(value);
+    const structure = options.find((o) => o.value === value)?.structure;
+    const remembered = structure ? lastTypeFor[structure] : undefined;
+    if ((type === '' || typeFromLast) && remembered) {
+      setType(remembered);
+      setTypeFromLast(true);
+    }
+  };
   const apply = () => {
-    if (!chosen) return;
+    if (!chosen || !type) return;
     const n = useDrafts.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
     setStatus(`${chosen.label} (${type}) set on ${n} capture${n === 1 ? '' : 's'}.`);
+    focusNextUnplaced();
+  };
+  const applyShift = () => {
+    if (!shift) return;
+    const n = useDrafts.getState().shiftSelected(shift);
+    setStatus(`Times of ${n} capture${n === 1 ? '' : 's'} shifted (${shiftText.trim()}).`);
+    setShiftText('');
+    focusNextUnplaced();
   };
   const carryOver = () => {
     if (!last || !lastName) return;
@@ -38,7 +86,7 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
     <div className="apply-bar" role="group" aria-label="Apply to selected captures">
       <label>
         Structure · design
-        <select value={place} onChange={(e) => setPlace(e.target.value)}>
+        <select value={place} onChange={(e) => choosePlace(e.target.value)}>
           <option value="">Choose…</option>
           {structures.map((s) => (
             <optgroup key={s.id} label={s.name}>
@@ -55,13 +103,38 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
       </label>
       <label>
         Type
-        <select value={type} onChange={(e) => setType(e.target.value as 'interior' | 'exterior')}>
-          <option value="interior">Interior</option>
-          <option value="exterior">Exterior</option>
+        <select
+          value={type}
+          onChange={(e) => {
+            setType(e.target.value as '' | 'interior' | 'exterior');
+            setTypeFromLast(false);
+          }}
+        >
+          <option value="">Choose…</option>
+          <option value="interior">Interior{typeFromLast && type === 'interior' ? ' (last used here)' : ''}</option>
+          <option value="exterior">Exterior{typeFromLast && type === 'exterior' ? ' (last used here)' : ''}</option>
         </select>
       </label>
-      <button type="button" disabled={!chosen || selected === 0} onClick={apply}>
+      <button type="button" disabled={!chosen || !type || selected === 0} onClick={apply}>
         Apply to {selected} selected
+      </button>
+      <label>
+        Shift times
+        <input
+          type="text"
+          value={shiftText}
+          placeholder="+01:00, −1 day, first 09:12"
+          aria-describedby="shift-preview"
+          onChange={(e) => setShiftText(e.target.value)}
+          onKeyDown={(e) => e.key === 'Enter' && applyShift()}
+          size={14}
+        />
+      </label>
+      <span id="shift-preview" className="muted" data-testid="shift-preview">
+        {shiftText.trim() === '' ? '' : shift ? (selected ? preview : 'Select the captures to shift') : 'Write +01:00, −1 day or first 09:12'}
+      </span>
+      <button type="button" disabled={!shift || selected === 0} onClick={applyShift}>
+        Shift {selected} selected
       </button>
       {lastName && last && (
         <button type="button" className="secondary" onClick={carryOver}>

@@ -47,13 +47,20 @@ export function CaptureRow({ draft }: { draft: DraftCapture }) {
         </td>
         <td className="recording" title={p.files.map((f) => f.name).join('\n')}>
           {recording}
+          {p.warnings?.length ? (
+            // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.
+            <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>
+              {' '}⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
+            </span>
+          ) : null}
         </td>
         <td className="num">{lenses(p.kind)}</td>
         <td className="num">{duration(p.media.durationSeconds)}</td>
         <td className="camera">{p.media.camera?.model ?? '—'}</td>
         <td className="num">{formatBytes(size)}</td>
         <td className={place ? 'place' : 'place unset'}>{place ?? 'Not chosen'}</td>
-        <td>{form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
+        {/* The type shows once chosen with a place: never a default that looks chosen (issue 18 #4). */}
+        <td>{!form.structure ? '—' : form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
       </tr>
       {editing && (
         <tr className="time-editor">

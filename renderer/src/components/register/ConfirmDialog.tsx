@@ -5,11 +5,31 @@ import { useEffect, useRef } from 'react';
  * where, because a registration cannot be taken back from this computer. A modal `<dialog>`, so
  * focus stays in it and Escape goes back.
  */
-export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCancel }: { title: string; sentence: string; detail: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
+export function ConfirmDialog({
+  title,
+  sentence,
+  detail,
+  warnings = [],
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  sentence: string;
+  detail: string;
+  /** Captures with warnings (issue 18 #3), said before anything is sent; they are uploaded all the same. */
+  warnings?: { label: string; warnings: string[] }[];
+  busy: boolean;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
+  const primary = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
+    // showModal focuses the first control ("Back"), so Enter would cancel: the primary action is the default (issue 18 #5).
+    primary.current?.focus();
     return () => d?.close();
   }, []);
   return (
@@ -28,6 +48,23 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
         {sentence}
       </p>
       <p>{detail}</p>
+      {warnings.length > 0 && (
+        <div className="confirm-warnings" data-testid="confirm-warnings">
+          <p>
+            <strong>
+              {warnings.length} capture{warnings.length === 1 ? '' : 's'} with warnings
+            </strong>{' '}
+            (uploaded as they are; the queue marks them):
+          </p>
+          <ul>
+            {warnings.map((w) => (
+              <li key={w.label}>
+                {w.label}: {w.warnings.join(' ')}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {busy && (
         <p role="status" className="registering">
           Adding the captures to the queue…
@@ -37,7 +74,7 @@ export function ConfirmDialog({ title, sentence, detail, busy, onConfirm, onCanc
         <button type="button" onClick={onCancel} disabled={busy}>
           Back to the list
         </button>
-        <button type="button" className="primary" onClick={onConfirm} disabled={busy} autoFocus>
+        <button type="button" className="primary" onClick={onConfirm} disabled={busy} ref={primary}>
           {busy ? 'Adding…' : 'Register and upload'}
         </button>
       </div>

@@ -11,6 +11,16 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 
 const baseName = (path: string) => path.split(/[\\/]/).pop() ?? path;
 
+/** After the dialog closed (next frame): focus the first element found of `selectors`. */
+function focusAfter(selectors: string[]): void {
+  requestAnimationFrame(() => {
+    for (const sel of selectors) {
+      const el = document.querySelector<HTMLElement>(sel);
+      if (el) return el.focus();
+    }
+  });
+}
+
 /**
  * The registration step for a dropped card (issue #10 item 1): the table of captures by site
  * walk, the controls that place many at once, the recordings that cannot be registered with
@@ -45,12 +55,19 @@ export function RegisterPanel() {
   const files = ready.reduce((n, d) => n + d.proposal.files.length, 0);
   const bytes = ready.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
   const left = registrable.length - ready.length;
+  const warned = ready.filter((d) => d.proposal.warnings?.length);
 
   const confirm = async () => {
     setBusy(true);
     await useDrafts.getState().register();
     setBusy(false);
     setConfirming(false);
+    // Focus never falls to the page (issue 18 #5): the next capture without a place, else the queue.
+    focusAfter(['tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]', '#queue-title']);
+  };
+  const cancel = () => {
+    setConfirming(false);
+    focusAfter(['.register-actions button.primary']);
   };
   return (
     <section className="drafts" aria-labelledby="drafts-title">
@@ -87,9 +104,10 @@ export function RegisterPanel() {
           title={`Register ${ready.length} capture${ready.length === 1 ? '' : 's'}?`}
           sentence={`${sentence}.`}
           detail={`${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}, are then uploaded.${left ? ` ${left} capture${left === 1 ? '' : 's'} without a structure and design stay in the list.` : ''} A registration cannot be taken back from this computer.`}
+          warnings={warned.map((d) => ({ label: d.proposal.label, warnings: d.proposal.warnings! }))}
           busy={busy}
           onConfirm={() => void confirm()}
-          onCancel={() => setConfirming(false)}
+          onCancel={cancel}
         />
       )}
     </section>

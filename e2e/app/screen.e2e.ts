@@ -1,0 +1,230 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AppHarness } from './harness.js';
+import { shots } from './shots.js';
+
+// Issue 18: the operator's screen tells the truth. A storage outage reads "Waiting for storage"
+// (since when, the cause, the next try, nothing lost, Try now), the bar counts only bytes storage
+// acknowledged and never goes back, and a retry time is never one already past.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let h: AppHarness;
+let work: string;
+test.beforeEach(async ({ page }) => {
+  work = mkdtempSync(join(tmpdir(), 'screen-e2e-'));
+  h = await AppHarness.start(page, ORIGIN);
+  await h.invoke('capture:settings.useLocalService');
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.svc.admin('DELETE', '/faults');
+  await h.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+test.describe.configure({ timeout: 120_000 });
+
+/** The violations axe finds, as rule → the elements at fault. */
+async function violations(page: Page): Promise<Record<string, string[]>> {
+  const { violations: found } = await new AxeBuilder({ page }).analyze();
+  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
+}
+
+/**
+ * Queues one capture through the app core, as the registration screen does; answers the file's
+ * path. A real video with `size` random bytes after it: readable (no warning), and unlike any other.
+ */
+async function register(name: string, size: number): Promise<string> {
+  const file = join(work, name);
+  writeFileSync(file, Buffer.concat([readFileSync(join(fixtures, 'walkthrough.mp4')), randomBytes(size)]));
+  const [tower] = h.settings.view().structures;
+  await h.invoke('capture:captures.register', [{ paths: [file], structure: tower!.id, design: tower!.designs[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+  return file;
+}
+
+async function storedSha(fileName: string): Promise<string> {
+  const upload = Object.values(h.svc.store.state.uploads).find((u) => u.fileName === fileName && u.status === 'completed')!;
+  const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
+  return sha256(Buffer.from(await res.Body!.transformToByteArray()));
+}
+
+const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
+const percent = async (page: Page) => Number.parseInt((await page.getByTestId('queue-percent').textContent()) ?? '', 10);
+
+test('storage cut: the headline says "Waiting for storage" within 5 s, with since, cause, next try, nothing lost and Try now; the bar never goes back', async ({ page }, info) => {
+  await register('before-the-cut.mp4', 1024 * 1024);
+  await expect(fileRow(page, 'before-the-cut.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
+  await expect(page.getByTestId('queue-state')).toHaveText('All 1 file uploaded');
+  const stored = await percent(page);
+  expect(stored).toBe(100);
+
+  // Storage answers 500 to every part from now on; the next recording meets it.
+  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
+  const cutAt = Date.now();
+  const after = await register('during-the-cut.mp4', 1024 * 1024);
+  const state = page.getByTestId('queue-state');
+  await expect(state).toHaveText('Waiting for storage', { timeout: 5_000 });
+  info.annotations.push({ type: 'waiting-for-storage-shown-after-ms', description: String(Date.now() - cutAt) });
+  const detail = page.getByTestId('queue-state-detail');
+  await expect(detail).toContainText(/^since \d\d:\d\d · storage unavailable · next try (any moment|\d\d:\d\d) · nothing lost/);
+  await expect(detail.getByRole('button', { name: 'Try now' })).toBeVisible();
+  // Nothing is acknowledged during an outage: no ETA is guessed.
+  await expect(page.getByTestId('queue-summary')).toContainText('time left unknown');
+
+  // The whole queue's percentage never goes back while storage is down (1 MiB of 2 MiB stored).
+  const seen: number[] = [];
+  for (let i = 0; i < 12; i++) {
+    seen.push(await percent(page));
+    await page.waitForTimeout(500);
+  }
+  expect(seen.every((p) => p === 50)).toBe(true);
+  await expect(state).toHaveText('Waiting for storage');
+  // A retry time shown is never one already past.
+  const row = fileRow(page, 'during-the-cut.mp4');
+  await expect(row).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
+  const text = (await row.textContent()) ?? '';
+  const at = /Retrying at (\d\d):(\d\d)/.exec(text);
+  if (at) {
+    const shown = new Date();
+    shown.setHours(Number(at[1]), Number(at[2]), 59, 999);
+    expect(shown.getTime()).toBeGreaterThanOrEqual(Date.now() - 1000);
+  } else expect(text).toContain('Retrying now');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-waiting-for-storage', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+
+  // Storage is back: Try now sends at once, and the headline says so.
+  await h.svc.admin('DELETE', '/faults');
+  await detail.getByRole('button', { name: 'Try now' }).click();
+  await expect(row).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
+  await expect(state).toHaveText('All 2 files uploaded');
+  await expect(page.getByTestId('queue-state-detail')).toHaveCount(0);
+  expect(await storedSha('during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
+
+  // The morning summary says when it finished, how much, and the outage (issue 18 #7).
+  await page.getByText('Summary of the last 24 hours').click();
+  const summary = page.getByTestId('night-summary');
+  await expect(summary).toContainText(/Started at .+; finished at .+ after .+: 2 captures \(2 files\), .+ uploaded\./);
+  await expect(summary).toContainText(/Longest outage: .+ \(storage unavailable\); nothing was lost\./);
+  await expect(summary).toContainText('Nothing needs you.');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-morning-summary', () => summary.evaluate((el) => el.scrollIntoView({ block: 'center' })));
+});
+
+test('warnings travel to the finish line: a damaged recording and a lens gone before Register are said before confirm, marked in the queue, and the finish is not plain green', async ({ page }, info) => {
+  // A recording cut short (its trailer's last byte is gone), and a pair whose second lens vanishes before Register.
+  const whole = readFileSync(join(fixtures, 'sample.insv'));
+  const damaged = join(work, 'VID_20231121_201609_00_012.insv');
+  writeFileSync(damaged, whole.subarray(0, whole.length - 1));
+  const lens0 = join(work, 'VID_20231121_201700_00_013.insv');
+  const lens1 = join(work, 'VID_20231121_201700_10_013.insv');
+  copyFileSync(join(fixtures, 'sample.insv'), lens0);
+  copyFileSync(join(fixtures, 'sample.insv'), lens1);
+  await h.drop([damaged, lens0, lens1]);
+  const damagedRow = page.locator('[data-testid="capture-row"]').filter({ hasText: 'segment 012' });
+  await expect(damagedRow.getByTestId('capture-warning')).toHaveAttribute('title', /No Insta360 trailer/);
+  unlinkSync(lens1);
+  await page.getByLabel('Select all captures').check();
+  await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Type').selectOption({ label: 'Interior' });
+  await page.getByRole('group', { name: 'Apply to selected captures' }).getByRole('button', { name: /^Apply to \d+ selected$/ }).click();
+  await page.getByRole('button', { name: 'Register 2 captures…' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('confirm-warnings')).toContainText('1 capture with warnings');
+  await expect(dialog.getByTestId('confirm-warnings')).toContainText('No Insta360 trailer');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-warnings-before-confirm');
+  await dialog.getByRole('button', { name: 'Register and upload' }).click();
+  await expect(dialog).toBeHidden();
+
+  const state = page.getByTestId('queue-state');
+  await expect(state).toHaveText('All 2 files uploaded, 2 captures with warnings', { timeout: 30_000 });
+  await expect(state).toHaveAttribute('data-kind', 'done-with-warnings');
+  await expect(page.locator('[data-testid="queue-capture"][data-warnings]')).toHaveCount(2);
+  await page.getByRole('link', { name: 'Show the 2 captures with warnings' }).click();
+  const list = page.getByTestId('capture-warnings');
+  await expect(list).toContainText('VID_20231121_201700_10_013.insv was no longer there at Register');
+  await expect(list).toContainText('No Insta360 trailer');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-finish-with-warnings', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+});
+
+test('a camera clock an hour off is shifted for a selection, previewed before Apply; focus moves to the next unplaced capture; the type is never a silent default', async ({ page }, info) => {
+  const files: string[] = [];
+  for (const [i, at] of ['20231121_201609', '20231121_201700', '20231121_201800'].entries()) {
+    const f = join(work, `VID_${at}_00_01${i}.insv`);
+    writeFileSync(f, Buffer.concat([readFileSync(join(fixtures, 'sample.insv')), randomBytes(10)]).subarray(0));
+    files.push(f);
+  }
+  await h.drop(files);
+  const rows = page.getByTestId('capture-row');
+  await expect(rows).toHaveCount(3);
+  const bar = page.getByRole('group', { name: 'Apply to selected captures' });
+  const timeOf = async (i: number) => ((await rows.nth(i).getByRole('button', { name: /^Capture time/ }).textContent()) ?? '').replace(/\D/g, '');
+  const before = [await timeOf(0), await timeOf(1), await timeOf(2)];
+  await rows.nth(0).getByRole('checkbox').click();
+  await rows.nth(1).getByRole('checkbox').click({ modifiers: ['Shift'] });
+  await bar.getByLabel('Shift times').fill('+01:00');
+  await expect(bar.getByTestId('shift-preview')).toContainText('(first of 2; the gaps stay)');
+  await expect(bar.getByTestId('shift-preview')).toContainText('→');
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '18-time-shift-preview');
+  await bar.getByRole('button', { name: 'Shift 2 selected' }).click();
+  const hourLater = (hhmmss: string) => `${String((Number(hhmmss.slice(0, 2)) + 1) % 24).padStart(2, '0')}${hhmmss.slice(2)}`;
+  // Rows follow their times: compare the card's times as a set.
+  expect([await timeOf(0), await timeOf(1), await timeOf(2)].sort()).toEqual([hourLater(before[0]!), hourLater(before[1]!), before[2]!].sort());
+  // The selection is cleared, and focus is on the first capture still without a place.
+  await expect(bar.getByRole('button', { name: 'Shift 0 selected' })).toBeDisabled();
+  await expect(rows.nth(0).getByRole('checkbox')).toBeFocused();
+
+  // The type starts unset: Apply waits for it; once chosen for this structure it is offered as such.
+  await rows.nth(0).getByRole('checkbox').check();
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await expect(bar.getByLabel('Type')).toHaveValue('');
+  await expect(bar.getByRole('button', { name: 'Apply to 1 selected' })).toBeDisabled();
+  await expect(rows.nth(1)).toContainText('—');
+  await bar.getByLabel('Type').selectOption({ label: 'Exterior' });
+  await bar.getByRole('button', { name: 'Apply to 1 selected' }).click();
+  await expect(rows.nth(0)).toContainText('Exterior');
+  await expect(rows.nth(1).getByRole('checkbox')).toBeFocused();
+});
+
+test('keyboard: the confirmation\'s primary action is the default; Escape returns focus to Register; after confirm focus goes to the next capture without a place', async ({ page }, info) => {
+  const files: string[] = [];
+  for (const [i, at] of ['20231121_201609', '20231121_211700'].entries()) {
+    const f = join(work, `VID_${at}_00_02${i}.insv`);
+    writeFileSync(f, Buffer.concat([readFileSync(join(fixtures, 'sample.insv')), randomBytes(10)]));
+    files.push(f);
+  }
+  await h.drop(files);
+  const rows = page.getByTestId('capture-row');
+  await expect(rows).toHaveCount(2);
+  const bar = page.getByRole('group', { name: 'Apply to selected captures' });
+  await rows.nth(0).getByRole('checkbox').check();
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
+  await bar.getByLabel('Type').selectOption({ label: 'Interior' });
+  await bar.getByRole('button', { name: 'Apply to 1 selected' }).click();
+  const register = page.getByRole('button', { name: 'Register 1 capture…' });
+  await register.click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('button', { name: 'Register and upload' })).toBeFocused();
+  await shots(page, info, '18-confirm-focus');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(register).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByRole('button', { name: 'Register and upload' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(rows).toHaveCount(1);
+  await expect(rows.nth(0).getByRole('checkbox')).toBeFocused();
+  expect(await violations(page)).toEqual({});
+});

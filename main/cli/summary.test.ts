@@ -1,0 +1,61 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { CaptureRequest } from '../api/gateway.js';
+import { openQueueDatabase } from '../queue/db.js';
+import { UploadQueue } from '../queue/queue.js';
+import { printLog } from './log.js';
+
+const work = mkdtempSync(join(tmpdir(), 'summary-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const request: CaptureRequest = {
+  project: 'p1', structure: 's1', captureDateTime: '2026-11-20T10:00:00.000Z', type: 'interior', mode: '360 Video', sourceType: 'bot',
+  files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000 }],
+};
+
+function captureOutput(fn: () => void): string {
+  const chunks: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
+  try {
+    fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return chunks.join('');
+}
+
+describe('capture-uploader log --summary (issue 18 #7)', () => {
+  it('prints the morning summary from the activity log, and the same figures as JSON', () => {
+    const dir = join(work, 'q');
+    mkdirSync(dir);
+    const { db } = openQueueDatabase(join(dir, 'queue.db'));
+    const q = new UploadQueue(db);
+    const done = q.enqueueCapture('walk 1', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 }]);
+    const bad = q.enqueueCapture('walk 2', { ...request, files: [{ ...request.files[0]!, fileName: 'b.mp4' }] }, [{ path: '/card/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 5, mtimeMs: 2 }]);
+    const [f1] = q.filesOf(done);
+    const [f2] = q.filesOf(bad);
+    const t0 = Date.now() - 3 * 3_600_000;
+    const iso = (min: number) => new Date(t0 + min * 60_000).toISOString();
+    q.activity.add({ at: iso(0), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'started', message: 'started' });
+    q.activity.add({ at: iso(10), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'retry-scheduled', message: 'InternalError (HTTP 503 on PUT /b/k)' });
+    q.activity.add({ at: iso(40), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'completed', message: 'done' });
+    q.activity.add({ at: iso(40), captureRow: done, fileId: null, subject: 'walk 1', kind: 'capture-completed', message: 'done' });
+    q.setFileState(f1!.id, 'completed');
+    q.moveFile(f2!.id, ['waiting'], 'failed', { error: 'b.mp4 changed while uploading', transient: false });
+    for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
+
+    const lines = captureOutput(() => printLog(dir, { since: '6h', summary: true })).trim().split('\n');
+    // Nothing moves by itself any more (the other file needs a person): the night finished.
+    expect(lines[0]).toMatch(/^Started at .+; finished at .+ after 40 min 00 s: 1 capture \(1 file\), 2\.9 MiB uploaded\.$/);
+    expect(lines).toContain('1 needs you:');
+    expect(lines.at(-1)).toBe(`  file ${f2!.id} (b.mp4): the file changed on disk. Retry it in the app, or run capture-uploader retry ${f2!.id}; it resumes from the parts already uploaded.`);
+    expect(lines.some((l) => /^Longest outage: 30 min 00 s from .+ \(storage unavailable\); nothing was lost\.$/.test(l))).toBe(true);
+
+    const json = JSON.parse(captureOutput(() => printLog(dir, { since: '6h', summary: true, json: true }))) as Record<string, unknown>;
+    expect(json).toMatchObject({ type: 'summary', startedAt: t0, files: 1, captures: 1, bytes: 3_000_000, longestOutage: { ms: 30 * 60_000 }, needsYou: [{ subject: `file ${f2!.id} (b.mp4)` }] });
+    db.close();
+    vi.unstubAllEnvs();
+  });
+});

@@ -1,0 +1,74 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { NO_TRAILER, vanishedLens } from '../../shared/capture-warnings.js';
+import { queueState } from '../../shared/queue-state.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import { AppCore } from './app-core.js';
+
+// Issue 18 #3: a damaged recording and a lens that vanished before Register are said at
+// registration, kept with the capture in the queue, and counted at the finish: never plain green.
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'warnings-'));
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('warnings travel to the finish line', () => {
+  it('a missing trailer and a vanished lens are shown before Register, kept with the capture, and the finish says so', async () => {
+    const map = new Map<string, unknown>();
+    const c = new AppCore({
+      dataDir: join(work, 'data'),
+      store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
+      secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
+      emit: () => {},
+      pickFiles: async () => [],
+      startLocalService: async () => ({ ...svc, close: async () => {} }),
+      engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
+    });
+    try {
+      await c.start();
+      const h = c.handlers();
+      await h['capture:settings.useLocalService']();
+      // A recording cut short: its last byte, and with it the Insta360 trailer's signature, is gone.
+      const damaged = join(work, 'VID_20231121_201609_00_012.insv');
+      const whole = readFileSync(join(fixtures, 'sample.insv'));
+      writeFileSync(damaged, whole.subarray(0, whole.length - 1));
+      const lens0 = join(work, 'VID_20231121_201700_00_013.insv');
+      const lens1 = join(work, 'VID_20231121_201700_10_013.insv');
+      copyFileSync(join(fixtures, 'sample.insv'), lens0);
+      copyFileSync(join(fixtures, 'sample.insv'), lens1);
+
+      const inspected = await h['capture:files.inspect']([damaged, lens0, lens1]);
+      const byName = Object.fromEntries(inspected.captures.map((p) => [p.files[0]!.name, p.warnings ?? []]));
+      expect(byName).toEqual({ 'VID_20231121_201609_00_012.insv': expect.arrayContaining([NO_TRAILER]), 'VID_20231121_201700_00_013.insv': [] });
+
+      // The second lens vanishes between reading the card and Register.
+      unlinkSync(lens1);
+      const s = c.settings.view().structures[0]!;
+      const place = { structure: s.id, design: s.designs[0]!.id, type: 'interior' as const, capturedAt: '2023-11-21T20:16:09+01:00' };
+      const forms = inspected.captures.map((p) => ({ ...place, paths: p.files.map((f) => f.path), warnings: p.warnings }));
+      const { queued } = await h['capture:captures.register'](forms);
+      expect(queued).toHaveLength(2);
+      await vi.waitFor(() => expect(c.queueView().totals.completed).toBe(2), { timeout: 20_000 });
+
+      const view = c.queueView();
+      const warnings = view.captures.map((q) => q.warnings ?? []);
+      expect(warnings).toEqual(expect.arrayContaining([expect.arrayContaining([NO_TRAILER]), [vanishedLens('VID_20231121_201700_10_013.insv')]]));
+      expect(view.totals.capturesWarned).toBe(2);
+      expect(queueState(view.totals).headline).toBe('All 2 files uploaded, 2 captures with warnings');
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { plainCause } from './causes.js';
+import { formatBytes, formatEta } from './format.js';
+
+/**
+ * The morning summary (issue 18 #7): the night's story in a few lines, built from the queue's
+ * activity log (main/queue/activity.ts; shared/ipc.ts ActivityView has the same fields) and what
+ * still needs a person. Shown on the queue screen and printed by `capture-uploader log --summary`
+ * (text, or this object as JSON). Times ms since epoch; bytes; durations ms.
+ */
+export interface NightSummary {
+  /** The first upload started (or the first line of the period); null when nothing happened. */
+  startedAt: number | null;
+  /** The last file completed, when nothing is left to move by itself; null while work is left or nothing completed. */
+  finishedAt: number | null;
+  /** From start to finish (or to the last completion while work is left). */
+  durationMs: number;
+  captures: number;
+  files: number;
+  bytes: number;
+  /** The whole hour from the start with the fewest bytes completed (only when the night spans two hours or more). */
+  slowestHour: { from: number; bytes: number } | null;
+  /** The longest stretch with retries scheduled and nothing completed, with its first cause in plain words. */
+  longestOutage: { from: number; to: number; ms: number; cause: string } | null;
+  /** What needs a person: each with its one-line cause and action. */
+  needsYou: { subject: string; cause: string; action: string }[];
+}
+
+/** One activity line as the summary reads it (ActivityEntry / ActivityView): `at` ISO 8601. */
+export interface SummaryEntry {
+  at: string;
+  fileId: number | null;
+  captureRow: number | null;
+  kind: string;
+  message: string;
+}
+
+/**
+ * The summary of `entries` (oldest first). `sizeOf` gives a completed file's size (bytes; undefined
+ * when it left the queue: it then counts 0 bytes); `needsYou` what waits for a person now;
+ * `workLeft` whether files still move by themselves (then there is no finish yet).
+ */
+export function nightSummary(
+  entries: readonly SummaryEntry[],
+  sizeOf: (fileId: number) => number | undefined,
+  needsYou: NightSummary['needsYou'],
+  workLeft: boolean,
+): NightSummary {
+  const t = (e: SummaryEntry) => Date.parse(e.at);
+  const started = entries.find((e) => e.kind === 'started') ?? entries[0];
+  const done = entries.filter((e) => e.kind === 'completed' && e.fileId !== null);
+  const startedAt = started ? t(started) : null;
+  const lastDone = done.length ? t(done.at(-1)!) : null;
+  const finishedAt = !workLeft && lastDone !== null ? lastDone : null;
+  const bytes = done.reduce((n, e) => n + (sizeOf(e.fileId!) ?? 0), 0);
+
+  let slowestHour: NightSummary['slowestHour'] = null;
+  if (startedAt !== null && lastDone !== null && lastDone - startedAt >= 2 * 3_600_000) {
+    const hours = Math.floor((lastDone - startedAt) / 3_600_000);
+    const per = new Array<number>(hours).fill(0);
+    for (const e of done) {
+      const i = Math.floor((t(e) - startedAt) / 3_600_000);
+      if (i < hours) per[i]! += sizeOf(e.fileId!) ?? 0;
+    }
+    const i = per.indexOf(Math.min(...per));
+    slowestHour = { from: startedAt + i * 3_600_000, bytes: per[i]! };
+  }
+
+  let longestOutage: NightSummary['longestOutage'] = null;
+  let open: { from: number; cause: string } | null = null;
+  for (const e of entries) {
+    if (e.kind === 'retry-scheduled' || e.kind === 'registration-retry') open ??= { from: t(e), cause: plainCause(e.message) };
+    else if ((e.kind === 'completed' || e.kind === 'registered') && open) {
+      const ms = t(e) - open.from;
+      if (!longestOutage || ms > longestOutage.ms) longestOutage = { from: open.from, to: t(e), ms, cause: open.cause };
+      open = null;
+    }
+  }
+  return {
+    startedAt,
+    finishedAt,
+    durationMs: startedAt !== null && lastDone !== null ? lastDone - startedAt : 0,
+    captures: entries.filter((e) => e.kind === 'capture-completed').length,
+    files: done.length,
+    bytes,
+    slowestHour,
+    longestOutage,
+    needsYou,
+  };
+}
+
+/**
+ * A time as the system's locale shows it (24-hour where the locale says so), with the date when
+ * it is not today (`now`'s local date): one time format for the summary, the screen and the CLI.
+ */
+export function localTime(ms: number, opts: { now?: number; locale?: string } = {}): string {
+  const d = new Date(ms);
+  const time = d.toLocaleTimeString(opts.locale, { hour: '2-digit', minute: '2-digit' });
+  const today = d.toDateString() === new Date(opts.now ?? Date.now()).toDateString();
+  return today ? time : `${d.toLocaleDateString(opts.locale, { day: 'numeric', month: 'short' })} ${time}`;
+}
+
+/** The summary as lines a person reads in the morning ("Finished at 03:12 after 7 h 40 min: 48 captures, 312 GiB."). */
+export function summaryLines(s: NightSummary, opts: { now?: number; locale?: string } = {}): string[] {
+  const at = (ms: number) => localTime(ms, opts);
+  if (s.startedAt === null) return ['Nothing happened in this period.'];
+  const lines: string[] = [];
+  const what = `${s.captures} capture${s.captures === 1 ? '' : 's'} (${s.files} file${s.files === 1 ? '' : 's'}), ${formatBytes(s.bytes)}`;
+  lines.push(
+    s.finishedAt !== null
+      ? `Started at ${at(s.startedAt)}; finished at ${at(s.finishedAt)} after ${formatEta(s.durationMs / 1000)}: ${what} uploaded.`
+      : `Started at ${at(s.startedAt)}; still going: ${what} uploaded so far.`,
+  );
+  if (s.slowestHour) lines.push(`Slowest hour: from ${at(s.slowestHour.from)}, ${formatBytes(s.slowestHour.bytes)}.`);
+  lines.push(s.longestOutage ? `Longest outage: ${formatEta(s.longestOutage.ms / 1000)} from ${at(s.longestOutage.from)} (${s.longestOutage.cause}); nothing was lost.` : 'No outage.');
+  if (s.needsYou.length === 0) lines.push('Nothing needs you.');
+  else {
+    lines.push(`${s.needsYou.length} need${s.needsYou.length === 1 ? 's' : ''} you:`);
+    for (const n of s.needsYou) lines.push(`  ${n.subject}: ${n.cause}. ${n.action}`);
+  }
+  return lines;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { QueueTotals } from './ipc.js';
+import { queueState, queueStateLine, retryTime } from './queue-state.js';
+
+const t = (x: Partial<QueueTotals>): QueueTotals => ({
+  files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
+  bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0, ...x,
+});
+const at = (hhmm: string) => new Date(`2026-11-25T${hhmm}:00`).getTime();
+
+describe('queueState (issue 18 #2)', () => {
+  it('says what the whole queue does, the most hopeful first', () => {
+    const h = (x: Partial<QueueTotals>, input = {}) => queueState(t(x), input).headline;
+    expect(h({ files: 200, uploading: 4, retrying: 10, needYou: 2 })).toBe('Uploading');
+    expect(h({ files: 200, retrying: 200 })).toBe('Waiting to retry');
+    expect(h({ files: 3, completed: 2, paused: 1 })).toBe('Paused');
+    expect(h({ files: 3, completed: 1, failed: 2, needYou: 2 })).toBe('Needs you (2)');
+    expect(h({ files: 201, completed: 200, cancelled: 1 })).toBe('All 200 files uploaded');
+    // Never plain green when captures carry warnings (issue 18 #3).
+    expect(queueState(t({ files: 50, completed: 50, capturesWarned: 2 }))).toMatchObject({ kind: 'done-with-warnings', headline: 'All 50 files uploaded, 2 captures with warnings', tone: 'retrying' });
+    expect(h({ files: 2, completed: 1, queued: 1 }, { blocked: 'The service refuses the API key.' })).toBe('Stopped');
+    expect(h({ files: 2, completed: 2 }, { hold: { until: '2026-11-25T07:00:00Z', by: 'person' } })).toBe('All 2 files uploaded');
+  });
+
+  it('a storage outage reads "Waiting for storage" with since, plain cause, next try and "nothing lost", even while files still count as uploading', () => {
+    const now = at('19:45');
+    const s = queueState(
+      t({ files: 10, completed: 3, uploading: 4, retrying: 3, bytesPerSecond: 0, bytesRemaining: 1000, nextRetryAt: at('19:47'), outage: { where: 'storage', since: at('19:42'), cause: 'x (HTTP 503 on PUT /bucket/key)' } }),
+      { now },
+    );
+    expect(s).toMatchObject({ kind: 'waiting-storage', headline: 'Waiting for storage', tone: 'retrying', since: at('19:42'), etaSeconds: null });
+    expect(queueStateLine(s)).toBe('Waiting for storage — since 19:42 · storage unavailable · next try 19:47 · nothing lost');
+    const gateway = queueState(t({ files: 1, retrying: 1, outage: { where: 'gateway', since: at('19:42'), cause: 'HTTP 502 on POST /presign' } }), { now });
+    expect(gateway.headline).toBe('Waiting for the gateway');
+  });
+
+  it('a retry time is never shown in the past', () => {
+    const now = at('19:45');
+    expect(retryTime(at('19:44'), now)).toBe('any moment');
+    expect(retryTime(at('19:46'), now)).toBe('19:46');
+    expect(queueState(t({ files: 1, retrying: 1, nextRetryAt: at('19:44') }), { now }).detail).toBe('next try any moment · nothing lost');
+  });
+
+  it('a queue-wide hold reads "Paused until HH:MM"', () => {
+    const s = queueState(t({ files: 2, queued: 2 }), { hold: { until: new Date(at('07:00')).toISOString(), by: 'person' }, now: at('03:00') });
+    expect(s.headline).toBe('Paused until 07:00');
+  });
+
+  it('the ETA covers every byte left (files waiting to retry included) at the acknowledged speed, and is unknown when nothing is acknowledged', () => {
+    expect(queueState(t({ files: 3, uploading: 1, retrying: 2, bytesRemaining: 3000, bytesPerSecond: 100 })).etaSeconds).toBe(30);
+    expect(queueState(t({ files: 3, uploading: 1, bytesRemaining: 3000, bytesPerSecond: 0 })).etaSeconds).toBeNull();
+  });
+});

@@ -1,0 +1,93 @@
+import { clockTime, plainCause } from './causes.js';
+import type { QueueHoldView, QueueTotals } from './ipc.js';
+
+/**
+ * What the whole queue is doing, computed once and shown the same in the app's headline, the
+ * tray tooltip and the first line of `capture-uploader status` (issue 18 #2).
+ * `kind` for code and tests; `headline` in a word or three ("Waiting for storage"); `detail` the
+ * rest of the sentence or null ("since 19:42 · storage unavailable · next try 19:45 · nothing
+ * lost"); `tone` a CSS class; `since`/`nextTry` ms since epoch or null; `etaSeconds` for the
+ * whole queue from the acknowledged-bytes speed, null ("unknown") when it cannot be said honestly.
+ */
+export interface QueueState {
+  kind: 'idle' | 'stopped' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
+  headline: string;
+  detail: string | null;
+  tone: 'moving' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'idle';
+  since: number | null;
+  nextTry: number | null;
+  etaSeconds: number | null;
+}
+
+/** What the state is computed from besides the totals: the credentials refused (`blocked`), the queue-wide hold, and the time now (ms). */
+export interface QueueStateInput {
+  blocked?: string | null;
+  hold?: QueueHoldView | null;
+  now?: number;
+}
+
+/**
+ * A retry time as a person reads it, never in the past (issue 18 #1): "now" when it is due or
+ * overdue (the engine takes it up at once), else the local 24-hour time (shared/causes.ts clockTime).
+ */
+export function retryTime(at: number, now = Date.now()): string {
+  return at <= now + 1000 ? 'any moment' : clockTime(at, now);
+}
+
+/**
+ * The queue's state from its totals (shared/ipc.ts QueueTotals): before anything else, while
+ * work is left, "Stopped" when the service refuses the credentials, "Paused until 07:00" during a
+ * queue-wide hold, "Waiting for storage" / "Waiting for the gateway" during an outage (since when,
+ * the cause in plain words, the next try, "nothing lost"); then "Uploading", "Waiting" (files
+ * about to start), "Waiting to retry", "Paused", "Needs you (n)", "All n files uploaded" (", 2
+ * captures with warnings" when some carry warnings: issue 18 #3).
+ */
+export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueState {
+  const now = input.now ?? Date.now();
+  const nextTry = t.nextRetryAt ?? null;
+  const base = { detail: null, since: null, nextTry, etaSeconds: null };
+  const counted = t.files - t.cancelled;
+  if (counted === 0) return { ...base, kind: 'idle', headline: 'Nothing queued', tone: 'idle' };
+  const left = counted - t.completed - t.needYou;
+  if (input.blocked && left > 0) return { ...base, kind: 'stopped', headline: 'Stopped', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
+  if (input.hold && left > 0) {
+    const until = input.hold.until ? Date.parse(input.hold.until) : null;
+    return {
+      ...base,
+      kind: 'paused-until',
+      headline: until === null ? 'Paused' : `Paused until ${clockTime(until, now)}`,
+      detail: input.hold.by === 'timetable' ? 'by the bandwidth timetable' : null,
+      tone: 'paused',
+    };
+  }
+  const outage = t.outage;
+  if (outage && left > 0) {
+    const next = nextTry === null ? 'next try any moment' : `next try ${retryTime(nextTry, now)}`;
+    return {
+      ...base,
+      kind: outage.where === 'storage' ? 'waiting-storage' : 'waiting-gateway',
+      headline: outage.where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway',
+      detail: `since ${clockTime(outage.since, now)} · ${plainCause(outage.cause)} · ${next} · nothing lost`,
+      tone: 'retrying',
+      since: outage.since,
+    };
+  }
+  const eta = t.bytesPerSecond > 0 ? Math.ceil(t.bytesRemaining / t.bytesPerSecond) : null;
+  if (t.uploading > 0) return { ...base, kind: 'uploading', headline: 'Uploading', tone: 'moving', etaSeconds: eta };
+  if (t.queued > 0) return { ...base, kind: 'waiting', headline: 'Waiting', tone: 'moving' };
+  if (t.retrying > 0) {
+    return { ...base, kind: 'retrying', headline: 'Waiting to retry', detail: nextTry === null ? null : `next try ${retryTime(nextTry, now)} · nothing lost`, tone: 'retrying' };
+  }
+  if (t.paused > 0) return { ...base, kind: 'paused', headline: 'Paused', tone: 'paused' };
+  if (t.needYou > 0) return { ...base, kind: 'needs-you', headline: `Needs you (${t.needYou})`, tone: 'needs-you' };
+  const all = `All ${counted} file${counted === 1 ? '' : 's'} uploaded`;
+  // Never plain green when a capture carries a warning (issue 18 #3): the finish says how many.
+  const warned = t.capturesWarned ?? 0;
+  if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warned} capture${warned === 1 ? '' : 's'} with warnings`, tone: 'retrying' };
+  return { ...base, kind: 'done', headline: all, tone: 'done' };
+}
+
+/** The state as one line (tray tooltip, `status`): "Waiting for storage — since 19:42 · storage unavailable · next try 19:45 · nothing lost". */
+export function queueStateLine(s: QueueState): string {
+  return s.detail ? `${s.headline} — ${s.detail}` : s.headline;
+}
