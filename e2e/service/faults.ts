@@ -47,6 +47,12 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('statusAfterActing'), status: z.number().int().min(400).max(599) }),
   /** Answer with an HTML page and this status instead of the interface's JSON or S3's XML: a corporate proxy, a CDN or a captive portal. */
   z.object({ type: z.literal('html'), status: z.number().int().min(200).max(599) }),
+  /**
+   * Answer with this status and this JSON body instead of the handler's: e.g. a 200 carrying
+   * `{ success: false, message }`, as a real service behind a framework that always answers 200
+   * does (issue 20 #4). Nothing is done.
+   */
+  z.object({ type: z.literal('json'), status: z.number().int().min(200).max(599), body: z.unknown() }),
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 

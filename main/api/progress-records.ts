@@ -1,7 +1,7 @@
 import type { Got } from 'got';
 import { z } from 'zod';
-import type { RetryPolicy } from './errors.js';
-import { HttpStatusError } from './errors.js';
+import type { FailedRequest, RetryPolicy } from './errors.js';
+import { HttpStatusError, ResponseShapeError, describeRequest } from './errors.js';
 import { createJsonGot, sendJson } from './http.js';
 
 // progress-records-interface.md: its own sign-in, progress entries, external asset categories and
@@ -44,6 +44,46 @@ export type ExternalAsset = z.infer<typeof externalAsset>;
 const signInResponse = z.object({ success: z.boolean(), result: z.object({ _id: z.string(), email: z.string(), token: z.string() }).passthrough() });
 const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ success: z.boolean(), result: z.array(item) });
 
+/**
+ * An answer that says it failed (`success: false` or `status: false`, §7's error body) whatever its
+ * HTTP status, most often a 200 or 201 (issue 20 #4). `message` is the service's own; nothing was
+ * done, so it is never sent again. Error-status answers stay HttpStatusError.
+ */
+export class ProgressRefusedError extends Error {
+  override readonly name = 'ProgressRefusedError';
+  constructor(
+    message: string,
+    readonly request: FailedRequest,
+  ) {
+    super(message);
+  }
+}
+
+/** The failure an answer body declares (`success: false` or `status: false`): its message, or a sentence when it has none. */
+function declaredFailure(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const b = body as Record<string, unknown>;
+  if (b.success !== false && b.status !== false) return undefined;
+  return typeof b.message === 'string' && b.message.trim() ? b.message : 'The service answered that the request failed, without saying why';
+}
+
+/**
+ * sendJson for this interface: the body is first read for a declared failure (ProgressRefusedError),
+ * then checked against `schema` (ResponseShapeError). Other errors as sendJson.
+ */
+async function sendProgress<T>(client: Got, url: string, init: Parameters<typeof sendJson>[2], schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const body = await sendJson(client, url, init, z.unknown(), signal);
+  const failure = declaredFailure(body);
+  if (failure !== undefined) throw new ProgressRefusedError(failure, describeRequest(method, url));
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ResponseShapeError(`${method} ${new URL(url).pathname} answered an unexpected shape: ${issue.path.join('.') || '(body)'} ${issue.message}`, describeRequest(method, url));
+  }
+  return parsed.data;
+}
+
 /** Where the progress interface is and whose it is. */
 export interface ProgressRecordsConfig {
   /** {progress_base_url}, no trailing slash. */
@@ -67,7 +107,8 @@ export interface NewProgressEntry {
  * 5xx). Creating an entry is not idempotent, so it is sent once: when its answer is lost, the
  * entries of that date are read and one with the same status and details is taken as the answer;
  * only when none is there is it sent again (once). Errors: HttpStatusError with the service's own
- * `message` (§7: `{ status: false, message }`), NetworkError, ResponseShapeError; see `explain`.
+ * `message` (§7: `{ status: false, message }`), ProgressRefusedError for a 2xx that says it failed,
+ * NetworkError, ResponseShapeError; see `explain`.
  */
 export class ProgressRecordsClient {
   private readonly reads: Got;
@@ -91,19 +132,19 @@ export class ProgressRecordsClient {
    * user's id and email. Throws HttpStatusError "Invalid credentials" (401) for a wrong account.
    */
   async signIn(signal?: AbortSignal): Promise<{ id: string; email: string }> {
-    const res = await sendJson(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
+    const res = await sendProgress(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
     return { id: res.result._id, email: res.result.email };
   }
 
   /** §4 GET /progress?projectId[&date]: the project's entries, optionally of one date (YYYY-MM-DD). */
   listProgress(date?: string, signal?: AbortSignal): Promise<ProgressEntry[]> {
     const q = new URLSearchParams({ projectId: this.config.projectId, ...(date ? { date } : {}) });
-    return sendJson(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers }, z.array(progressEntry), signal);
+    return sendProgress(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers }, z.array(progressEntry), signal);
   }
 
   /** §4 GET /progress/{id}. Throws HttpStatusError 404 when there is no such entry. */
   getProgress(id: string, signal?: AbortSignal): Promise<ProgressEntry> {
-    return sendJson(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers }, progressEntry, signal);
+    return sendProgress(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers }, progressEntry, signal);
   }
 
   /**
@@ -112,11 +153,12 @@ export class ProgressRecordsClient {
    */
   async createProgress(entry: NewProgressEntry, signal?: AbortSignal): Promise<ProgressEntry> {
     const send = () =>
-      sendJson(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers, json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal);
+      sendProgress(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers, json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal);
     try {
       return await send();
     } catch (err) {
-      if (err instanceof HttpStatusError && err.status < 500) throw err; // refused: nothing was recorded
+      // Refused: nothing was recorded.
+      if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError) throw err;
       // The answer may have been lost after the entry was recorded: look before sending again.
       const same = (await this.listProgress(entry.date, signal)).find((p) => p.status === entry.status && p.details === entry.details);
       if (same) return same;
@@ -127,13 +169,13 @@ export class ProgressRecordsClient {
   /** §4 GET /api/external-asset-categories?project: the project's categories with their stages. */
   async categories(signal?: AbortSignal): Promise<AssetCategory[]> {
     const q = new URLSearchParams({ project: this.config.projectId });
-    return (await sendJson(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers }, listOf(assetCategory), signal)).result;
+    return (await sendProgress(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers }, listOf(assetCategory), signal)).result;
   }
 
   /** §4 GET /api/external-assets?structure&category (category by name or id). */
   async assets(structure: string, category: string, signal?: AbortSignal): Promise<ExternalAsset[]> {
     const q = new URLSearchParams({ structure, category });
-    return (await sendJson(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers }, listOf(externalAsset), signal)).result;
+    return (await sendProgress(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers }, listOf(externalAsset), signal)).result;
   }
 }
 
@@ -143,6 +185,7 @@ export class ProgressRecordsClient {
  * the service failing. Other errors are described by `reasonOf`.
  */
 export function explain(err: unknown): string | undefined {
+  if (err instanceof ProgressRefusedError) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (!(err instanceof HttpStatusError)) return undefined;
   if (err.status === 400) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;

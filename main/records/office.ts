@@ -1,7 +1,7 @@
 import type { AssetCategoryView, AssetView, OutboxItemView, ProgressEntryView } from '../../shared/ipc.js';
 import { HttpStatusError, NetworkError, reasonOf } from '../api/errors.js';
 import type { AssetCategory, ExternalAsset, NewProgressEntry, ProgressEntry, ProgressRecordsClient } from '../api/progress-records.js';
-import { explain } from '../api/progress-records.js';
+import { ProgressRefusedError, explain } from '../api/progress-records.js';
 import type { OutboxItem, RecordsStore } from './store.js';
 
 /** The client for the current settings and the scope its records are kept under (service and project; no secret). */
@@ -146,9 +146,9 @@ export class OfficeRecords {
         this.store.remove(scope, item.id);
         sent.push(this.remember(scope, recorded));
       } catch (err) {
-        // Only a 400 refuses the entry itself; anything else (the service away, the key refused)
-        // leaves it, and those after it, waiting.
-        if (!(err instanceof HttpStatusError && err.status === 400)) throw err;
+        // Only a 400, or an answer that says it failed (issue 20 #4), refuses the entry itself;
+        // anything else (the service away, the key refused) leaves it, and those after it, waiting.
+        if (!((err instanceof HttpStatusError && err.status === 400) || err instanceof ProgressRefusedError)) throw err;
         this.store.refuse(item.id, explain(err) ?? reasonOf(err));
       }
     }
