@@ -275,6 +275,8 @@ export const outboxItemView = z.object({
   queuedAt: iso,
   state: z.enum(['waiting', 'refused']),
   error: z.string().nullable(),
+  /** The entry field a refusal's message names (shown beside it in the form), or null. */
+  field: z.enum(['date', 'status', 'details']).nullable(),
 });
 export type OutboxItemView = z.infer<typeof outboxItemView>;
 
@@ -357,6 +359,11 @@ export const channels = {
   'capture:progress.create': {
     args: z.object({ date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
     result: z.object({ entry: progressEntryView.nullable(), queued: outboxItemView.nullable() }),
+  },
+  /** A refused outbox entry corrected (issue 20 #2): waiting again and sent; `entry` when recorded, else the `item` as it is now. */
+  'capture:progress.revise': {
+    args: z.object({ id, date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
+    result: z.object({ entry: progressEntryView.nullable(), item: outboxItemView.nullable() }),
   },
   /** Gives up an entry waiting in the outbox (e.g. one the service refused). */
   'capture:progress.discard': { args: z.object({ id }), result: z.boolean() },

@@ -192,3 +192,100 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
   await expect(level).toHaveText('100%');
   expect(await transform()).toEqual({ x: 0, y: 0, k: 1 });
 });
+
+/** Opens the Progress tab and waits for the first read. */
+async function openProgress(page: Page) {
+  await setUpLocal(page);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+}
+
+/** Goes back to the month of `date` (YYYY-MM-DD) from today's and chooses that day. */
+async function browseTo(page: Page, date: string) {
+  const today = localDay();
+  const monthsBack = (Number(today.slice(0, 4)) - Number(date.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(date.slice(5, 7));
+  for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
+  await page.locator(`[data-day="${date}"]`).click();
+}
+
+test('a new entry made while a past day is browsed lands on today, and an opened entry closes when the calendar moves', async ({ page }, info) => {
+  await openProgress(page);
+  const today = localDay();
+  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  await browseTo(page, past.date);
+  const day = page.getByTestId('day-view');
+  await day.getByRole('button', { name: `Open entry ${past.id}` }).click();
+  await expect(page.getByRole('dialog', { name: `Progress entry ${past.id} of ${past.date}` })).toBeVisible();
+  // The form says the date it will use: today, not the day browsed.
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await expect(form.getByLabel('Date')).toHaveValue(today);
+  const details = 'Tower B level 5 firestopping at risers R1–R4.';
+  await form.getByLabel('Details').fill(details);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`for ${today}.`);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'In Progress', details }]);
+  // The calendar went to the new entry's day; the entry opened on the past day is closed.
+  await expect(page.locator('[role="gridcell"][aria-selected="true"] button')).toHaveAttribute('data-day', today);
+  await expect(page.getByTestId('entry-detail')).toHaveCount(0);
+
+  // The date can be changed: an entry for the past day lands there.
+  await form.getByLabel('Date').fill(past.date);
+  await form.getByLabel('Details').fill(`${details} (late)`);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`for ${past.date}.`);
+  expect(h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([past.date]);
+  await expect(form.getByLabel('Date')).toHaveValue(today);
+
+  // Moving the calendar with an entry open closes it.
+  await day.getByRole('button', { name: `Open entry ${past.id}` }).click();
+  await expect(page.getByTestId('entry-detail')).toBeVisible();
+  await page.getByRole('button', { name: 'Next month' }).click();
+  await expect(page.getByTestId('entry-detail')).toHaveCount(0);
+  await page.screenshot({ path: info.outputPath('25-progress-new-today.png'), fullPage: true });
+});
+
+test('a refused entry opens in the form with the message beside its field, and goes out once corrected', async ({ page }, info) => {
+  await openProgress(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Offline/);
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('level 3 done');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('is kept on this computer');
+  // Back online, the service refuses it, in a 201 that says it failed.
+  await h.svc.admin('DELETE', '/faults');
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } } });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const item = page.getByTestId('outbox-item');
+  await expect(item).toContainText('Refused');
+  await expect(item).toContainText('details must name a structure');
+  await item.getByRole('button', { name: 'Correct and send again' }).click();
+  const fix = page.getByRole('region', { name: 'Correct a refused entry' });
+  await expect(fix.getByLabel('Details')).toHaveValue('level 3 done');
+  await expect(fix.getByLabel('Details')).toHaveAttribute('aria-invalid', 'true');
+  await expect(fix.getByTestId('details-refusal')).toContainText('details must name a structure');
+  await expect(fix.getByLabel('Details')).toHaveAccessibleDescription(/details must name a structure/);
+  await expect(fix.getByLabel('Date')).toHaveValue(localDay());
+  await page.screenshot({ path: info.outputPath('26-progress-refused-edit.png'), fullPage: true });
+  await fix.getByLabel('Details').fill('Tower A level 3 slab pour done.');
+  await fix.getByRole('button', { name: 'Send again' }).click();
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('Recorded');
+  expect(h.svc.store.state.progress.filter((p) => p.details.includes('level 3'))).toEqual([
+    { id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details: 'Tower A level 3 slab pour done.' },
+  ]);
+});
+
+test('an answer with success: false is shown as a failure with its message, and nothing is recorded', async ({ page }) => {
+  await openProgress(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 200, body: { success: false, message: 'Project is closed for entries' } } });
+  const before = h.svc.store.state.progress.length;
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Tower C level 1 formwork struck.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form.getByRole('alert')).toHaveText('The progress service refused the request: Project is closed for entries. Correct it and try again.');
+  await expect(form).not.toContainText('Recorded');
+  expect(h.svc.store.state.progress).toHaveLength(before);
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+});

@@ -44,12 +44,13 @@ export class OfficeDesk {
   /** The handlers of the progress.* and assets.* channels of shared/ipc.ts. */
   handlers(): Pick<
     IpcHandlers,
-    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
+    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.revise' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
   > {
     return {
       'capture:progress.list': ({ date }) => this.call((o) => o.listProgress(date)),
       'capture:progress.get': ({ id }) => this.call((o) => o.getProgress(id)),
       'capture:progress.create': (entry) => this.call((o) => o.createProgress(entry)),
+      'capture:progress.revise': ({ id, ...entry }) => this.call((o) => o.revise(id, entry)),
       'capture:progress.discard': ({ id }) => this.call((o) => o.discard(id)),
       'capture:assets.categories': () =>
         this.call(async (o) => {

@@ -27,6 +27,9 @@ export function ProgressWorkspace() {
   const [status, setStatus] = useState<'all' | (typeof STATUSES)[number]>('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<ProgressEntryView | null>(null);
+  const [editing, setEditing] = useState<OutboxItemView | null>(null);
+  // An opened entry belongs to its own day: moving the calendar closes it (issue 20 #1).
+  useEffect(() => setOpen(null), [day, month]);
 
   const load = useCallback(async () => {
     try {
@@ -133,7 +136,7 @@ export function ProgressWorkspace() {
             </ul>
           )}
           {open && (
-            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id}`} data-testid="entry-detail">
+            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id} of ${open.date}`} data-testid="entry-detail">
               <dl>
                 <dt>Id</dt>
                 <dd>{open.id}</dd>
@@ -149,10 +152,15 @@ export function ProgressWorkspace() {
           )}
         </section>
 
-        <OutboxList items={outbox} onChanged={() => void load()} />
+        <OutboxList items={outbox} onChanged={() => void load()} onEdit={setEditing} />
 
         <RecordForm
-          defaultDate={day}
+          today={today}
+          editing={editing}
+          onEditDone={() => {
+            setEditing(null);
+            void load();
+          }}
           onRecorded={(e) => {
             setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
             setMonth(e.date.slice(0, 7));
