@@ -15,6 +15,7 @@ import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js
 import { readMediaMetadata } from './media/metadata.js';
 import type { RecordsConnection } from './records/office.js';
 import { OfficeDesk } from './records/office-desk.js';
+import { SealedTokenKeeper } from './records/progress-tokens.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
 import { UploadLimits } from './upload-limits.js';
@@ -218,17 +219,27 @@ export class AppCore {
    */
   private records(): RecordsConnection {
     // An interactive screen: one quick retry, then the cached copy and the outbox take over.
-    const opts = { retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000 };
+    // The service's own sign-in tokens are kept sealed per scope (issue 20 #3; progress-tokens.ts).
+    const opts = (scope: string) => ({ retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000, tokens: this.progressTokens(scope) });
     if (this.local) {
       const { info } = this.local;
       const config = { baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
-      return { client: new ProgressRecordsClient(config, opts), scope: `local:${info.projectId}` };
+      const scope = `local:${info.projectId}`;
+      return { client: new ProgressRecordsClient(config, opts(scope)), scope };
     }
     const r = this.settings.resolved();
     if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
     const config = { baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
-    return { client: new ProgressRecordsClient(config, opts), scope: `${r.progressBaseUrl} ${r.projectId}` };
+    const scope = `${r.progressBaseUrl} ${r.projectId}`;
+    return { client: new ProgressRecordsClient(config, opts(scope)), scope };
   }
+
+  /** The keeper of the progress sign-in tokens for `scope` (one at a time: a new scope starts without tokens). */
+  private progressTokens(scope: string): SealedTokenKeeper {
+    if (this.tokenKeeper?.scope !== scope) this.tokenKeeper = { scope, keeper: new SealedTokenKeeper(this.opts.store, this.opts.secrets, scope) };
+    return this.tokenKeeper.keeper;
+  }
+  private tokenKeeper?: { scope: string; keeper: SealedTokenKeeper };
 
   /** The stored settings as the renderer sees them, and whether the local test service can be offered. */
   private view(): SettingsView {

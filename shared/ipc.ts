@@ -365,6 +365,11 @@ export const channels = {
     args: z.object({ id, date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
     result: z.object({ entry: progressEntryView.nullable(), item: outboxItemView.nullable() }),
   },
+  /**
+   * progress-records-interface.md §4 /v1/users/signin with the account in the settings: whether it
+   * signed in, and a sentence saying so or why not ("Invalid credentials" in plain words; issue 20 #3).
+   */
+  'capture:progress.signin': { args: z.void(), result: z.object({ signedIn: z.boolean(), message: z.string() }) },
   /** Gives up an entry waiting in the outbox (e.g. one the service refused). */
   'capture:progress.discard': { args: z.object({ id }), result: z.boolean() },
   'capture:assets.categories': {

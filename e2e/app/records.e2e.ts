@@ -289,3 +289,39 @@ test('an answer with success: false is shown as a failure with its message, and 
   expect(h.svc.store.state.progress).toHaveLength(before);
   await expect(page.getByTestId('outbox')).toHaveCount(0);
 });
+
+test('signs in to the progress service when it demands a token, keeps the token sealed, and says "Invalid credentials" in plain words', async ({ page }, info) => {
+  await setUpLocal(page);
+  // The key alone, as §5 says: no sign-in happens.
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  expect(h.store.get('progressTokens')).toBeUndefined();
+
+  // The service now demands its own sign-in's token: the workspace signs in and carries on.
+  await h.svc.admin('PUT', '/settings', { progressRequiresToken: true });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Tower A level 6 sprinkler mains pressure tested.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('Recorded');
+  expect(h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 6 sprinkler'))).toHaveLength(1);
+  // Kept sealed, like the password and API key: no token in clear text in the settings store.
+  const kept = JSON.stringify(h.store.get('progressTokens'));
+  expect(kept).toContain('sealed:');
+  expect(kept).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
+
+  // The account stops working and the token expires: the workspace and the settings say so in words.
+  h.svc.store.state.accounts[0]!.password = 'changed-by-the-admin';
+  await h.svc.admin('POST', '/tokens/expire');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const plain = 'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.';
+  await expect(page.getByTestId('progress-as-of')).toHaveText(plain);
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Check progress sign-in' }).click();
+  await expect(page.getByTestId('progress-signin')).toHaveText(plain);
+  await page.screenshot({ path: info.outputPath('27-progress-signin-refused.png'), fullPage: true });
+  h.svc.store.state.accounts[0]!.password = h.svc.info.account.password;
+  await page.getByRole('button', { name: 'Check progress sign-in' }).click();
+  await expect(page.getByTestId('progress-signin')).toHaveText(`Signed in to the progress service as ${h.svc.info.account.email}.`);
+});

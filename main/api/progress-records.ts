@@ -41,7 +41,38 @@ export const externalAsset = z
   .passthrough();
 export type ExternalAsset = z.infer<typeof externalAsset>;
 
-const signInResponse = z.object({ success: z.boolean(), result: z.object({ _id: z.string(), email: z.string(), token: z.string() }).passthrough() });
+const signInResponse = z.object({
+  success: z.boolean(),
+  result: z.object({ _id: z.string(), email: z.string(), token: z.string().min(1), refreshToken: z.string().optional() }).passthrough(),
+});
+
+/** The tokens of §4 sign-in (§2 Sign-in response `token`, `refreshToken`): secrets, never logged. */
+export interface ProgressTokens {
+  token: string;
+  /** Kept with the token; §5 gives no call that uses it, so it is only kept ('' when not given). */
+  refreshToken: string;
+}
+
+/**
+ * Where a client keeps its sign-in tokens between calls and runs: main/records/progress-tokens.ts
+ * seals them like the other secrets. `set(undefined)` forgets them.
+ */
+export interface TokenKeeper {
+  get(): ProgressTokens | undefined;
+  set(tokens: ProgressTokens | undefined): void;
+}
+
+/**
+ * The progress service refused its own sign-in (§4 /v1/users/signin; §7: "Invalid credentials"
+ * for a wrong account): `message` is the service's, `cause` its HttpStatusError or
+ * ProgressRefusedError. Thrown where a call answered 401 and signing in did not help.
+ */
+export class ProgressSignInError extends Error {
+  override readonly name = 'ProgressSignInError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+  }
+}
 const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ success: z.boolean(), result: z.array(item) });
 
 /**
@@ -114,37 +145,68 @@ export class ProgressRecordsClient {
   private readonly reads: Got;
   private readonly once: Got;
 
+  private readonly tokens: TokenKeeper;
+
+  /** `tokens`: where sign-in tokens are kept (default: in this client only). */
   constructor(
     private readonly config: ProgressRecordsConfig,
-    opts: { retry?: RetryPolicy; timeoutMs?: number } = {},
+    opts: { retry?: RetryPolicy; timeoutMs?: number; tokens?: TokenKeeper } = {},
   ) {
     this.reads = createJsonGot({ retry: opts.retry, timeoutMs: opts.timeoutMs });
     this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 }, timeoutMs: opts.timeoutMs });
+    let own: ProgressTokens | undefined;
+    this.tokens = opts.tokens ?? { get: () => own, set: (t) => (own = t) };
   }
 
-  private get headers(): Record<string, string> {
-    return { 'x-api-key': this.config.apiKey };
+  /** x-api-key always (§5.1), and the sign-in token as a bearer token once there is one. */
+  private headers(): Record<string, string> {
+    const token = this.tokens.get()?.token;
+    return { 'x-api-key': this.config.apiKey, ...(token ? { authorization: `Bearer ${token}` } : {}) };
   }
 
   /**
-   * §4 POST /v1/users/signin (201). The interface does not say how its token is used on the other
-   * calls (§5: not shown), which carry only x-api-key; signing in checks the account. Returns the
-   * user's id and email. Throws HttpStatusError "Invalid credentials" (401) for a wrong account.
+   * Runs a call; when it answers 401 and an account is set, signs in (§4) and runs it once more
+   * with the new token. §5 leaves the token's use open, so the key alone is tried first and a
+   * service that takes it never sees a sign-in. A 401 again is the key refused (thrown as it is).
+   */
+  private async authorized<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof HttpStatusError && err.status === 401) || !this.config.email) throw err;
+      this.tokens.set(undefined); // a token it no longer takes is not sent again
+      try {
+        await this.signIn(signal);
+      } catch (signInErr) {
+        if ((signInErr instanceof HttpStatusError && signInErr.status < 500) || signInErr instanceof ProgressRefusedError) {
+          throw new ProgressSignInError(signInErr.message, { cause: signInErr });
+        }
+        throw signInErr;
+      }
+      return call();
+    }
+  }
+
+  /**
+   * §4 POST /v1/users/signin (201), without the key (§5.2). Keeps the token and refresh token
+   * (see TokenKeeper) and returns the user's id and email. Throws HttpStatusError "Invalid
+   * credentials" (401), or ProgressRefusedError for a 2xx that says it failed, for a wrong account.
    */
   async signIn(signal?: AbortSignal): Promise<{ id: string; email: string }> {
     const res = await sendProgress(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
+    this.tokens.set({ token: res.result.token, refreshToken: res.result.refreshToken ?? '' });
     return { id: res.result._id, email: res.result.email };
   }
 
   /** §4 GET /progress?projectId[&date]: the project's entries, optionally of one date (YYYY-MM-DD). */
   listProgress(date?: string, signal?: AbortSignal): Promise<ProgressEntry[]> {
     const q = new URLSearchParams({ projectId: this.config.projectId, ...(date ? { date } : {}) });
-    return sendProgress(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers }, z.array(progressEntry), signal);
+    return this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers() }, z.array(progressEntry), signal), signal);
   }
 
   /** §4 GET /progress/{id}. Throws HttpStatusError 404 when there is no such entry. */
   getProgress(id: string, signal?: AbortSignal): Promise<ProgressEntry> {
-    return sendProgress(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers }, progressEntry, signal);
+    return this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers() }, progressEntry, signal), signal);
   }
 
   /**
@@ -152,13 +214,17 @@ export class ProgressRecordsClient {
    * Throws HttpStatusError 400 with the service's message for a refused entry.
    */
   async createProgress(entry: NewProgressEntry, signal?: AbortSignal): Promise<ProgressEntry> {
+    // A 401 recorded nothing, so signing in and sending again cannot double the entry.
     const send = () =>
-      sendProgress(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers, json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal);
+      this.authorized(
+        () => sendProgress(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers(), json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal),
+        signal,
+      );
     try {
       return await send();
     } catch (err) {
       // Refused: nothing was recorded.
-      if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError) throw err;
+      if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError || err instanceof ProgressSignInError) throw err;
       // The answer may have been lost after the entry was recorded: look before sending again.
       const same = (await this.listProgress(entry.date, signal)).find((p) => p.status === entry.status && p.details === entry.details);
       if (same) return same;
@@ -169,13 +235,13 @@ export class ProgressRecordsClient {
   /** §4 GET /api/external-asset-categories?project: the project's categories with their stages. */
   async categories(signal?: AbortSignal): Promise<AssetCategory[]> {
     const q = new URLSearchParams({ project: this.config.projectId });
-    return (await sendProgress(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers }, listOf(assetCategory), signal)).result;
+    return (await this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers() }, listOf(assetCategory), signal), signal)).result;
   }
 
   /** §4 GET /api/external-assets?structure&category (category by name or id). */
   async assets(structure: string, category: string, signal?: AbortSignal): Promise<ExternalAsset[]> {
     const q = new URLSearchParams({ structure, category });
-    return (await sendProgress(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers }, listOf(externalAsset), signal)).result;
+    return (await this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers() }, listOf(externalAsset), signal), signal)).result;
   }
 }
 
@@ -185,6 +251,7 @@ export class ProgressRecordsClient {
  * the service failing. Other errors are described by `reasonOf`.
  */
 export function explain(err: unknown): string | undefined {
+  if (err instanceof ProgressSignInError) return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
   if (err instanceof ProgressRefusedError) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (!(err instanceof HttpStatusError)) return undefined;
   if (err.status === 400) return `The progress service refused the request: ${err.message}. Correct it and try again.`;

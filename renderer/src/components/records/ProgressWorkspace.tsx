@@ -71,7 +71,7 @@ export function ProgressWorkspace() {
           <h2>Progress</h2>
           <span className={fresh?.offline || loadError ? 'offline' : 'muted'} data-testid="progress-as-of" role="status" title={fresh?.offlineReason ?? undefined}>
             {loadError
-              ? `Could not reach the progress service: ${loadError}`
+              ? loadError
               : !fresh
                 ? 'Loading…'
                 : fresh.offline
