@@ -16,6 +16,8 @@ import { readMediaMetadata } from './media/metadata.js';
 import type { RecordsConnection } from './records/office.js';
 import { OfficeDesk } from './records/office-desk.js';
 import { SealedTokenKeeper } from './records/progress-tokens.js';
+import { capturesOfDay } from './records/day-captures.js';
+import type { QueuedCapture } from './queue/rows.js';
 import type { KeyValueStore, SecretBox } from './settings.js';
 import { SettingsRepository } from './settings.js';
 import { UploadLimits } from './upload-limits.js';
@@ -163,6 +165,16 @@ export class AppCore {
       },
       'capture:captures.lastPlacement': async () => this.settings.lastPlacement(this.projectId()),
       'capture:queue.list': async () => this.queueView(),
+      // The field's day beside the office's (issue 20 #6): one read of queue.db, names from the settings.
+      'capture:queue.byDay': async ({ date }) => {
+        if (!this.uploader) return [];
+        const names = new Map(this.settings.view().structures.map((st) => [st.id, st.name]));
+        return capturesOfDay(this.uploader.queue.db, this.projectId(), date).map((c) => ({
+          ...c,
+          state: c.state as QueuedCapture['state'],
+          structureName: names.get(c.structure) ?? c.structure,
+        }));
+      },
       'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({ bandwidthBytesPerSecond: this.limits.set(bandwidthBytesPerSecond, timetable ?? null) }),
       'capture:queue.pauseUntil': async ({ until }) => {
         this.requireUploader();
@@ -225,13 +237,14 @@ export class AppCore {
       const { info } = this.local;
       const config = { baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
       const scope = `local:${info.projectId}`;
-      return { client: new ProgressRecordsClient(config, opts(scope)), scope };
+      return { client: new ProgressRecordsClient(config, opts(`${scope} ${info.account.email}`)), scope };
     }
     const r = this.settings.resolved();
     if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
     const config = { baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
     const scope = `${r.progressBaseUrl} ${r.projectId}`;
-    return { client: new ProgressRecordsClient(config, opts(scope)), scope };
+    // The tokens are the account's: a changed email starts without them.
+    return { client: new ProgressRecordsClient(config, opts(`${scope} ${r.email}`)), scope };
   }
 
   /** The keeper of the progress sign-in tokens for `scope` (one at a time: a new scope starts without tokens). */

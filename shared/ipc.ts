@@ -295,6 +295,24 @@ const freshness = { asOf: iso, offline: z.boolean(), offlineReason: z.string().n
 export const serviceStatus = z.object({ queueError: z.string().nullable() });
 export type ServiceStatus = z.infer<typeof serviceStatus>;
 
+/**
+ * A capture of the local queue beside the office's day (issue 20 #6): `captureRow` its queue row;
+ * `structureName` the friendly name from the settings (the id when none); `capturedAt` ISO 8601 as
+ * registered; `files` not cancelled, `filesUploaded` of them; `uploadedAt` (ISO 8601) once all are.
+ */
+export const dayCaptureView = z.object({
+  captureRow: id,
+  label: z.string(),
+  structure: z.string(),
+  structureName: z.string(),
+  state: captureState,
+  capturedAt: z.string(),
+  files: z.number(),
+  filesUploaded: z.number(),
+  uploadedAt: z.string().nullable(),
+});
+export type DayCaptureView = z.infer<typeof dayCaptureView>;
+
 /** Channel → argument schema and result schema. */
 export const channels = {
   /** The upload service's status (answered by main/service/worker.ts, not AppCore). */
@@ -370,6 +388,8 @@ export const channels = {
    * signed in, and a sentence saying so or why not ("Invalid credentials" in plain words; issue 20 #3).
    */
   'capture:progress.signin': { args: z.void(), result: z.object({ signedIn: z.boolean(), message: z.string() }) },
+  /** The captures in the local queue of the project taken on `date` (YYYY-MM-DD, the site's date), for the office's day view; [] without a queue. */
+  'capture:queue.byDay': { args: z.object({ date: ymd }), result: z.array(dayCaptureView) },
   /** Gives up an entry waiting in the outbox (e.g. one the service refused). */
   'capture:progress.discard': { args: z.object({ id }), result: z.boolean() },
   'capture:assets.categories': {

@@ -325,3 +325,41 @@ test('signs in to the progress service when it demands a token, keeps the token 
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
   await expect(page.getByTestId('progress-signin')).toHaveText(`Signed in to the progress service as ${h.svc.info.account.email}.`);
 });
+
+test("the day view lists that day's captures from the queue, and each links to its row there", async ({ page }, info) => {
+  await setUpLocal(page);
+  const structure = h.settings.view().structures[0]!;
+  const day = h.svc.store.state.progress.filter((p) => p.date < localDay()).at(-1)!.date;
+  const q = h.queue();
+  const seed = (label: string, at: string, state: 'completed' | 'rejected', uploaded: number) => {
+    const names = [`${label}-1.insv`, `${label}-2.insv`];
+    const row = q.enqueueCapture(
+      label,
+      { project: h.svc.info.projectId, structure: structure.id, captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })) } as never,
+      names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
+    );
+    q.setCaptureState(row, state, state === 'rejected' ? 'Structure not found' : null);
+    q.filesOf(row).slice(0, uploaded).forEach((f) => q.setFileState(f.id, 'completed'));
+    return row;
+  };
+  const walk = seed('Level 4 walk', `${day}T07:45:00-05:00`, 'completed', 2);
+  seed('Roof walk', `${day}T15:10:00-05:00`, 'rejected', 0);
+  seed('Another day', `${day.slice(0, 8)}${day.slice(8) === '01' ? '02' : '01'}T09:00:00-05:00`, 'completed', 2);
+  await page.reload();
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await browseTo(page, day);
+  const captures = page.getByTestId('day-view').getByTestId('day-capture');
+  await expect(captures).toHaveCount(2);
+  await expect(captures.nth(0)).toContainText(`Uploaded${structure.name} · Level 4 walk`);
+  await expect(captures.nth(0)).toContainText(/2 of 2 files uploaded · uploaded \w/);
+  await expect(captures.nth(1)).toContainText(`Needs you: refused by the service${structure.name} · Roof walk`);
+  await expect(captures.nth(1)).toContainText('0 of 2 files uploaded');
+  await expect(captures.nth(1)).not.toContainText('· uploaded');
+  await page.screenshot({ path: info.outputPath('28-progress-day-captures.png'), fullPage: true });
+  await captures.nth(0).getByRole('button', { name: 'Show Level 4 walk in the queue' }).click();
+  await expect(page.getByRole('tab', { name: 'Upload' })).toHaveAttribute('aria-selected', 'true');
+  const row = page.locator(`[data-capture-row="${walk}"]`);
+  await expect(row).toBeInViewport();
+  await expect(row).toHaveAttribute('aria-current', 'true');
+});

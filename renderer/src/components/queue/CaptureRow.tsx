@@ -32,8 +32,9 @@ export function usePlaceName(structureId: string, designId: string | null): stri
 /**
  * A capture's line in the queue: where it goes (structure and design by name), when it was
  * recorded, its files' progress together, and what happens next. Its files follow as nested rows.
+ * `linked`: the row a link from the office's day view asked for, marked (aria-current).
  */
-export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperties; aria: RowAria }) {
+export function CaptureRow({ id, style, aria, linked = false }: { id: number; style: CSSProperties; aria: RowAria; linked?: boolean }) {
   const c = useApp((s) => s.captures[id]);
   const sum = useApp(
     useShallow((s) => {
@@ -65,7 +66,16 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
         ? sum.doing
         : CAPTURE_STATE[c.state];
   return (
-    <div className={`capture-row ${c.state}`} style={style} {...aria} data-testid="queue-capture" data-capture={c.label} data-state={c.state}>
+    <div
+      className={`capture-row ${c.state}${linked ? ' linked' : ''}`}
+      style={style}
+      {...aria}
+      aria-current={linked ? 'true' : undefined}
+      data-testid="queue-capture"
+      data-capture={c.label}
+      data-capture-row={id}
+      data-state={c.state}
+    >
       <div className="name">
         <strong>{c.label}</strong>
         <span className="muted">

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
 import { clockTime, localDay, monthTitle, shiftMonth, statusClass } from './calendar.js';
+import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { OutboxList } from './OutboxList.js';
 import { RecordForm, STATUSES } from './RecordForm.js';
@@ -150,6 +151,7 @@ export function ProgressWorkspace() {
               <button onClick={() => setOpen(null)}>Close</button>
             </div>
           )}
+          <DayCaptures day={day} />
         </section>
 
         <OutboxList items={outbox} onChanged={() => void load()} onEdit={setEditing} />
