@@ -388,6 +388,8 @@ export const channels = {
    * signed in, and a sentence saying so or why not ("Invalid credentials" in plain words; issue 20 #3).
    */
   'capture:progress.signin': { args: z.void(), result: z.object({ signedIn: z.boolean(), message: z.string() }) },
+  /** The month's entries (YYYY-MM) as CSV (RFC 4180, UTF-8, header row) and the file name to offer it under (issue 20 #7). */
+  'capture:progress.report': { args: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/, 'a month in YYYY-MM form') }), result: z.object({ fileName: z.string(), csv: z.string() }) },
   /** The captures in the local queue of the project taken on `date` (YYYY-MM-DD, the site's date), for the office's day view; [] without a queue. */
   'capture:queue.byDay': { args: z.object({ date: ymd }), result: z.array(dayCaptureView) },
   /** Gives up an entry waiting in the outbox (e.g. one the service refused). */

@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
 import { reachedStage, stageTotals } from '../../shared/asset-stages.js';
@@ -362,4 +363,37 @@ test("the day view lists that day's captures from the queue, and each links to i
   const row = page.locator(`[data-capture-row="${walk}"]`);
   await expect(row).toBeInViewport();
   await expect(row).toHaveAttribute('aria-current', 'true');
+});
+
+test("exports a seeded month's entries as CSV and prints the month as a PDF", async ({ page }, info) => {
+  await openProgress(page);
+  const today = localDay();
+  const month = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!.date.slice(0, 7);
+  const inMonth = h.svc.store.state.progress.filter((p) => p.projectId === h.svc.info.projectId && p.date.startsWith(`${month}-`)).sort((a, b) => a.date.localeCompare(b.date));
+  expect(inMonth.length).toBeGreaterThan(1);
+  await browseTo(page, inMonth[0]!.date);
+
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export month (CSV)' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe(`progress-${month}.csv`);
+  const bytes = await readFile((await file.path())!);
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // UTF-8, marked for spreadsheet programs
+  const quote = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  expect(bytes.subarray(3).toString('utf8')).toBe(['Date,Status,Details,Entry id', ...inMonth.map((p) => [p.date, p.status, p.details, p.id].map(quote).join(','))].map((l) => `${l}\r\n`).join(''));
+
+  // The printed page: the month's entries alone, in a table.
+  await page.emulateMedia({ media: 'print' });
+  const report = page.getByTestId('month-report');
+  await expect(report).toBeVisible();
+  await expect(report.getByTestId('report-row')).toHaveText(inMonth.map((p) => new RegExp(`^${p.date}${escape(p.status)}${escape(p.details)}$`)));
+  await expect(page.getByRole('region', { name: 'Record progress' })).toBeHidden();
+  await expect(page.getByRole('tablist')).toBeHidden();
+  const pdf = await page.pdf({ format: 'A4', printBackground: false });
+  expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  expect(pdf.length).toBeGreaterThan(5000);
+  await writeFile(info.outputPath('29-progress-month.pdf'), pdf);
+  await page.screenshot({ path: info.outputPath('29-progress-month-print.png'), fullPage: true });
+  await page.emulateMedia({ media: 'screen' });
+  await expect(report).toBeHidden();
 });

@@ -6,6 +6,7 @@ import { ProgressRefusedError, ProgressSignInError, explain } from '../api/progr
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { RecordsConnection } from './office.js';
 import { OfficeRecords, isUnreachable } from './office.js';
+import { monthReportCsv, monthReportName } from './report.js';
 import { RecordsStore } from './store.js';
 
 /** How often entries waiting in the office outbox are tried (ms). */
@@ -45,7 +46,7 @@ export class OfficeDesk {
   /** The handlers of the progress.* and assets.* channels of shared/ipc.ts. */
   handlers(): Pick<
     IpcHandlers,
-    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.revise' | 'capture:progress.signin' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
+    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.revise' | 'capture:progress.signin' | 'capture:progress.report' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
   > {
     return {
       'capture:progress.list': ({ date }) => this.call((o) => o.listProgress(date)),
@@ -53,6 +54,8 @@ export class OfficeDesk {
       'capture:progress.create': (entry) => this.call((o) => o.createProgress(entry)),
       'capture:progress.revise': ({ id, ...entry }) => this.call((o) => o.revise(id, entry)),
       'capture:progress.signin': () => this.signIn(),
+      // The entries read now, or the copy kept when the service cannot be reached.
+      'capture:progress.report': ({ month }) => this.call(async (o) => ({ fileName: monthReportName(month), csv: monthReportCsv(month, (await o.listProgress()).entries) })),
       'capture:progress.discard': ({ id }) => this.call((o) => o.discard(id)),
       'capture:assets.categories': () =>
         this.call(async (o) => {

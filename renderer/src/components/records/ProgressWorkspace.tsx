@@ -4,6 +4,7 @@ import { api, unwrap } from '../../api.js';
 import { clockTime, localDay, monthTitle, shiftMonth, statusClass } from './calendar.js';
 import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
+import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
 import { RecordForm, STATUSES } from './RecordForm.js';
 
@@ -106,6 +107,7 @@ export function ProgressWorkspace() {
           </button>
         </div>
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
+        <MonthReport month={month} entries={entries ?? []} asOf={fresh?.asOf ?? null} />
         <p className="calendar-key muted" aria-hidden="true">
           <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day
         </p>
