@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
-import { reachedStage, stageTotals } from '../../shared/asset-stages.js';
+import { polylineLength, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { AppHarness } from './harness.js';
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
@@ -89,7 +89,7 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   // Every progress request has its connection cut: the workspace shows what it kept.
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Offline — showing entries as of \d\d:\d\d/);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d\d:\d\d/);
   await expect(page.locator('[data-day].has-entries').first()).toBeVisible();
 
   const details = 'Tower B level 2 ductwork hangers installed along gridlines 3–6.';
@@ -129,9 +129,13 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
   for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : (reachedStage(category.stages, a)?.color ?? '#d0d5db'));
   const legend = page.getByTestId('asset-legend');
-  await expect(legend.locator('tbody tr')).toHaveText(
-    stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
-  );
+  // Every state drawn is listed, "Not tracked" included (its lines are outside the figures).
+  const untracked = held.filter((a) => a.doNotTrack);
+  expect(untracked.length).toBeGreaterThan(0);
+  await expect(legend.locator('tbody tr')).toHaveText([
+    ...stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
+    new RegExp(`Not tracked\\s*${untracked.length}\\s*${untracked.reduce((n, a) => n + polylineLength(a.points), 0).toFixed(1)} m\\s*not counted`),
+  ]);
   // Focus and hover each show an asset's stages with their percentages.
   const tracked = held.filter((a) => !a.doNotTrack && reachedStage(category.stages, a));
   const [first, second] = [tracked[0]!, tracked.at(-1)!];
@@ -249,7 +253,7 @@ test('a refused entry opens in the form with the message beside its field, and g
   await openProgress(page);
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Offline/);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from/);
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('level 3 done');
   await form.getByRole('button', { name: 'Record entry' }).click();
@@ -396,4 +400,22 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   await page.screenshot({ path: info.outputPath('29-progress-month-print.png'), fullPage: true });
   await page.emulateMedia({ media: 'screen' });
   await expect(report).toBeHidden();
+});
+
+test('offline with nothing kept, the Assets view says in a sentence that it needs the service once, never a raw error', async ({ page }) => {
+  await setUpLocal(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  const alert = page.getByRole('alert');
+  await expect(alert).toHaveText('No connection to the progress service; this view needs it once.');
+  await expect(page.locator('main')).not.toContainText(/ECONNRESET|127\.0\.0\.1|GET /);
+  // Once read, the copy is shown with its time when the service is away again.
+  await h.svc.admin('DELETE', '/faults');
+  await page.getByRole('tab', { name: 'Upload' }).click();
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await expect(page.getByLabel('Category').locator('option')).toContainText(['Curtain Wall']);
+  await page.getByRole('tab', { name: 'Upload' }).click();
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await expect(page.getByTestId('assets-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d\d:\d\d( [AP]M)?$/);
 });

@@ -9,6 +9,9 @@ import { OfficeRecords, isUnreachable } from './office.js';
 import { monthReportCsv, monthReportName } from './report.js';
 import { RecordsStore } from './store.js';
 
+/** What a read says when the progress service cannot be reached and nothing of it is kept yet. */
+export const NO_CONNECTION = 'No connection to the progress service; this view needs it once.';
+
 /** How often entries waiting in the office outbox are tried (ms). */
 export const OUTBOX_INTERVAL_MS = 60_000;
 
@@ -102,6 +105,8 @@ export class OfficeDesk {
       this.office ??= new OfficeRecords(RecordsStore.open(join(this.dataDir, 'records.db')), this.connect);
       return await fn(this.office);
     } catch (err) {
+      // Unreachable with no copy kept: one sentence, never a raw error code (issue 20 #5).
+      if (isUnreachable(err)) throw new Error(NO_CONNECTION);
       throw new Error(explain(err) ?? reasonOf(err));
     }
   }

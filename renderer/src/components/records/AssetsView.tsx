@@ -4,7 +4,7 @@ import type { CategoryMeasure } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
 import { AssetDrawing } from './AssetDrawing.js';
-import { clockTime } from './calendar.js';
+import { offlineSentence } from './calendar.js';
 
 const MUTED = '#9aa3ad';
 const NOT_STARTED = '#d0d5db';
@@ -54,6 +54,7 @@ export function AssetsView() {
   const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
   const measure = category ? categoryMeasure(category.uom, category.height) : undefined;
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
+  const untracked = (assets ?? []).filter((a) => a.doNotTrack);
   const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
   const describe = (a: AssetView) =>
     `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
@@ -95,7 +96,7 @@ export function AssetsView() {
         </div>
         {(offline ?? listsOffline) && (
           <p className="offline" role="status" data-testid="assets-as-of">
-            {offline ? `Offline — showing assets as of ${clockTime(offline)}` : `Offline — showing categories as of ${clockTime(listsOffline!)}`}
+            {offlineSentence((offline ?? listsOffline)!)}
           </p>
         )}
         {problem && (
@@ -147,6 +148,19 @@ export function AssetsView() {
                     <td>{(t.share * 100).toFixed(1)}%</td>
                   </tr>
                 ))}
+                {untracked.length > 0 && (
+                  // Every state drawn is in the legend: do-not-track lines are drawn muted, outside the figures.
+                  <tr key="not-tracked" data-testid="legend-not-tracked">
+                    <td>
+                      <span className="swatch" style={{ background: MUTED }} /> Not tracked
+                    </td>
+                    <td>{untracked.length}</td>
+                    <td>
+                      {(untracked.reduce((n, a) => n + polylineLength(a.points), 0) * measure!.factor).toFixed(1)} {measure!.unit}
+                    </td>
+                    <td>not counted</td>
+                  </tr>
+                )}
               </tbody>
             </table>
           </section>

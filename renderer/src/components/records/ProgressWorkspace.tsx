@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { clockTime, localDay, monthTitle, shiftMonth, statusClass } from './calendar.js';
+import { clockTime, localDay, monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
 import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
@@ -77,7 +77,7 @@ export function ProgressWorkspace() {
               : !fresh
                 ? 'Loading…'
                 : fresh.offline
-                  ? `Offline — showing entries as of ${clockTime(fresh.asOf)}`
+                  ? offlineSentence(fresh.asOf)
                   : `Up to date as of ${clockTime(fresh.asOf)}`}
           </span>
           <button onClick={() => void load()}>Refresh</button>
