@@ -2,7 +2,8 @@ import type { Page } from '@playwright/test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
-import { polylineLength, reachedStage, stageTotals } from '../../shared/asset-stages.js';
+import { interpolateCividis } from 'd3-scale-chromatic';
+import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { AppHarness } from './harness.js';
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
@@ -127,7 +128,24 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await expect(lines).toHaveCount(held.length);
   // Each line is coloured by the stage it reached, muted when not tracked.
   const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
-  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : (reachedStage(category.stages, a)?.color ?? '#d0d5db'));
+  // Each line is coloured by how far it got (all stages together) on cividis: a sequential palette
+  // whose lightness rises with the fraction, so greyscale keeps the order.
+  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : interpolateCividis(progressFraction(category.stages, a)));
+  const grey = (rgb: string) => {
+    const [r, g, b] = rgb.match(/\d+/g)!.map(Number) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const byFraction = held.filter((a) => !a.doNotTrack).sort((x, y) => progressFraction(category.stages, x) - progressFraction(category.stages, y));
+  const [least, most] = [byFraction[0]!, byFraction.at(-1)!];
+  expect(progressFraction(category.stages, most)).toBeGreaterThan(progressFraction(category.stages, least));
+  expect(grey(strokes[most._id]!)).toBeGreaterThan(grey(strokes[least._id]!) + 20);
+  const key = page.getByTestId('colour-key');
+  await expect(key).toContainText('0%');
+  await expect(key).toContainText('100%');
+  await expect(key).toContainText('not tracked');
+  const steps = await key.locator('[data-fraction] .swatch').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+  expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => interpolateCividis(f)));
+  for (let i = 1; i < steps.length; i++) expect(grey(steps[i]!)).toBeGreaterThan(grey(steps[i - 1]!));
   const legend = page.getByTestId('asset-legend');
   // Every state drawn is listed, "Not tracked" included (its lines are outside the figures).
   const untracked = held.filter((a) => a.doNotTrack);
@@ -140,7 +158,8 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   const tracked = held.filter((a) => !a.doNotTrack && reachedStage(category.stages, a));
   const [first, second] = [tracked[0]!, tracked.at(-1)!];
   await page.locator(`[data-asset="${first._id}"]`).focus();
-  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name}. ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
+  const pctOf = (a: typeof first) => Math.round(progressFraction(category.stages, a) * 100);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name} (${pctOf(first)}% of all stages). ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
   // A straight run has a box of zero width or height, which Playwright's hover() calls hidden: the mouse goes to its middle.
   const middle = await page.locator(`[data-asset="${second._id}"]`).evaluate((el) => {
     const r = el.getBoundingClientRect();
@@ -148,7 +167,7 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   });
   await page.mouse.move(middle.x, middle.y);
   await expect(page.getByTestId('asset-focus')).toContainText(
-    `Reached: ${reachedStage(category.stages, second)!.name}. ` +
+    `Reached: ${reachedStage(category.stages, second)!.name} (${pctOf(second)}% of all stages). ` +
       category.stages.map((st, i) => `${st.name} ${second.stages[i]!.percentage}%${second.stages[i]!.percentage > 0 ? ` on ${second.stages[i]!.date.slice(0, 10)}` : ''}`).join(', '),
   );
   await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');

@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useState } from 'react';
-import { categoryMeasure, polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
+import { categoryMeasure, polylineLength, progressFraction, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { CategoryMeasure } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
 import { AssetDrawing } from './AssetDrawing.js';
 import { offlineSentence } from './calendar.js';
+import { KEY_FRACTIONS, fractionColour } from './palette.js';
 
 const MUTED = '#9aa3ad';
-const NOT_STARTED = '#d0d5db';
 
 /**
  * A structure's external assets in one category (progress-records-interface.md §4): polylines
@@ -55,9 +55,10 @@ export function AssetsView() {
   const measure = category ? categoryMeasure(category.uom, category.height) : undefined;
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
   const untracked = (assets ?? []).filter((a) => a.doNotTrack);
-  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
+  // By how far it got (all stages together), on a sequential palette; do-not-track muted.
+  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : fractionColour(progressFraction(stages, a)));
   const describe = (a: AssetView) =>
-    `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
+    `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'} (${Math.round(progressFraction(stages, a) * 100)}% of all stages). ` +
     stages
       .map((s) => {
         const st = a.stages.find((x) => x._id === s._id);
@@ -123,6 +124,19 @@ export function AssetsView() {
             <p className="asset-focus" data-testid="asset-focus" aria-live="polite">
               {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
             </p>
+            <p className="colour-key" data-testid="colour-key">
+              Line colour, share of all stages done:{' '}
+              {KEY_FRACTIONS.map((f) => (
+                <span key={f} className="key-step" data-fraction={f}>
+                  <span className="swatch" style={{ background: fractionColour(f) }} /> {f * 100}%
+                </span>
+              ))}
+              {untracked.length > 0 && (
+                <span className="key-step">
+                  <span className="swatch" style={{ background: MUTED }} /> not tracked (dashed)
+                </span>
+              )}
+            </p>
             <table className="legend" data-testid="asset-legend">
               <caption>
                 Stages of {category.name}, in sequence ({measureNote(measure!, category.height)})
@@ -138,9 +152,7 @@ export function AssetsView() {
               <tbody>
                 {totals.map((t) => (
                   <tr key={t.stage?._id ?? 'none'}>
-                    <td>
-                      <span className="swatch" style={{ background: t.stage?.color ?? NOT_STARTED }} /> {t.stage?.name ?? 'Not started'}
-                    </td>
+                    <td>{t.stage?.name ?? 'Not started'}</td>
                     <td>{t.assets}</td>
                     <td>
                       {(t.length * measure!.factor).toFixed(1)} {measure!.unit}
