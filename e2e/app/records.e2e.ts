@@ -172,6 +172,12 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   );
   await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
+  // Names, not ids: the category's name and a number; the id only on hover.
+  const names = page.getByTestId('asset-table').getByTestId('asset-name');
+  await expect(names).toHaveText(held.map((a, i) => `Curtain Wall ${i + 1}${a.doNotTrack ? ' (not tracked)' : ''}`));
+  await expect(names.first()).toHaveAttribute('title', `Asset id ${held[0]!._id}`);
+  await expect(page.getByTestId('asset-table')).not.toContainText(held[0]!._id);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${held.indexOf(second) + 1}. `);
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await download;

@@ -55,10 +55,14 @@ export function AssetsView() {
   const measure = category ? categoryMeasure(category.uom, category.height) : undefined;
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
   const untracked = (assets ?? []).filter((a) => a.doNotTrack);
+  // §2 gives assets no name: each is called by its category's name and its place in the answer
+  // ("Curtain Wall 3"); the id is shown only on hover (title), never as the name.
+  const names = useMemo(() => new Map((assets ?? []).map((a, i) => [a._id, `${category?.name ?? 'Asset'} ${i + 1}`])), [assets, category]);
+  const nameOf = (a: AssetView) => names.get(a._id) ?? a._id;
   // By how far it got (all stages together), on a sequential palette; do-not-track muted.
   const colour = (a: AssetView) => (a.doNotTrack ? MUTED : fractionColour(progressFraction(stages, a)));
   const describe = (a: AssetView) =>
-    `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'} (${Math.round(progressFraction(stages, a) * 100)}% of all stages). ` +
+    `${nameOf(a)}. ${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'} (${Math.round(progressFraction(stages, a) * 100)}% of all stages). ` +
     stages
       .map((s) => {
         const st = a.stages.find((x) => x._id === s._id);
@@ -178,7 +182,7 @@ export function AssetsView() {
           </section>
           <section className="panel" aria-label="Assets as a table">
             <h3>Assets</h3>
-            <button onClick={() => downloadCsv(category, stages, assets)}>Export CSV</button>
+            <button onClick={() => downloadCsv(category, stages, assets, nameOf)}>Export CSV</button>
             <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
               <table className="asset-table" data-testid="asset-table">
                 <thead>
@@ -197,8 +201,8 @@ export function AssetsView() {
                 <tbody>
                   {assets.map((a) => (
                     <tr key={a._id}>
-                      <td>
-                        {a._id}
+                      <td title={`Asset id ${a._id}`} data-testid="asset-name">
+                        {nameOf(a)}
                         {a.doNotTrack ? ' (not tracked)' : ''}
                       </td>
                       <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
@@ -220,12 +224,13 @@ export function AssetsView() {
   );
 }
 
-/** The table as a CSV file download (RFC 4180 quoting). */
-function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[]): void {
+/** The table as a CSV file download (RFC 4180 quoting): each asset by name, its id in a column of its own. */
+function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[], nameOf: (a: AssetView) => string): void {
   const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
   const measure = categoryMeasure(category.uom, category.height);
-  const head = ['asset', 'reached', `${measure.kind === 'area' ? 'area' : 'length'} (${measure.unit})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
+  const head = ['asset', 'id', 'reached', `${measure.kind === 'area' ? 'area' : 'length'} (${measure.unit})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
   const rows = assets.map((a) => [
+    nameOf(a),
     a._id,
     reachedStage(stages, a)?.name ?? 'Not started',
     (polylineLength(a.points) * measure.factor).toFixed(2),
