@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { categoryMeasure, polylineLength, reachedStage, stageTotals } from './asset-stages.js';
+import { categoryMeasure, polylineLength, progressFraction, reachedStage, stageTotals } from './asset-stages.js';
 
 const stages = [
   { _id: 'b', name: 'Boarded', sequence: 2, color: '#0a0' },
@@ -35,5 +35,22 @@ describe('categoryMeasure', () => {
     expect(categoryMeasure('m2', 3)).toEqual({ kind: 'area', unit: 'm2', factor: 3 });
     expect(categoryMeasure('m2', null)).toEqual({ kind: 'plan', unit: 'plan units', factor: 1 });
     expect(categoryMeasure('each', 2)).toEqual({ kind: 'plan', unit: 'plan units', factor: 1 });
+  });
+});
+
+describe('progressFraction', () => {
+  const stages = [
+    { _id: 'a', name: 'Frame', sequence: 1, color: '#000' },
+    { _id: 'b', name: 'Board', sequence: 2, color: '#000' },
+  ];
+  const line = (stagesOf: { _id: string; percentage: number }[]) => ({ points: [], stages: stagesOf });
+  it('is the mean of the stages percentages, so 5 % of one stage is far from all done', () => {
+    expect(progressFraction(stages, line([{ _id: 'a', percentage: 10 }]))).toBeCloseTo(0.05);
+    expect(progressFraction(stages, line([{ _id: 'a', percentage: 100 }, { _id: 'b', percentage: 100 }]))).toBe(1);
+    expect(progressFraction(stages, line([{ _id: 'a', percentage: 100 }, { _id: 'b', percentage: 50 }]))).toBe(0.75);
+  });
+  it('counts unknown stages as nothing, clamps percentages, and is 0 without stages', () => {
+    expect(progressFraction(stages, line([{ _id: 'x', percentage: 100 }, { _id: 'a', percentage: 150 }]))).toBe(0.5);
+    expect(progressFraction([], line([{ _id: 'a', percentage: 100 }]))).toBe(0);
   });
 });

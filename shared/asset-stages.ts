@@ -89,3 +89,14 @@ export function stageTotals(stages: readonly LegendStage[], assets: readonly Leg
   for (const l of lines.values()) l.share = total > 0 ? l.length / total : 0;
   return [...lines.values()];
 }
+
+/**
+ * How far an asset got, 0–1: the mean over the category's stages of its percentage in each
+ * (a stage it does not list counts 0). 0.05 for a line 5 % into one stage of one, 1 when every
+ * stage is at 100 %. Percentages outside 0–100 are clamped.
+ */
+export function progressFraction(stages: readonly LegendStage[], asset: LegendAsset): number {
+  if (stages.length === 0) return 0;
+  const pct = new Map(asset.stages.map((s) => [s._id, Math.min(100, Math.max(0, s.percentage))]));
+  return stages.reduce((n, s) => n + (pct.get(s._id) ?? 0), 0) / (stages.length * 100);
+}

@@ -302,6 +302,8 @@ export const outboxItemView = z.object({
   queuedAt: iso,
   state: z.enum(['waiting', 'refused']),
   error: z.string().nullable(),
+  /** The entry field a refusal's message names (shown beside it in the form), or null. */
+  field: z.enum(['date', 'status', 'details']).nullable(),
 });
 export type OutboxItemView = z.infer<typeof outboxItemView>;
 
@@ -319,6 +321,24 @@ const freshness = { asOf: iso, offline: z.boolean(), offlineReason: z.string().n
  */
 export const serviceStatus = z.object({ queueError: z.string().nullable() });
 export type ServiceStatus = z.infer<typeof serviceStatus>;
+
+/**
+ * A capture of the local queue beside the office's day (issue 20 #6): `captureRow` its queue row;
+ * `structureName` the friendly name from the settings (the id when none); `capturedAt` ISO 8601 as
+ * registered; `files` not cancelled, `filesUploaded` of them; `uploadedAt` (ISO 8601) once all are.
+ */
+export const dayCaptureView = z.object({
+  captureRow: id,
+  label: z.string(),
+  structure: z.string(),
+  structureName: z.string(),
+  state: captureState,
+  capturedAt: z.string(),
+  files: z.number(),
+  filesUploaded: z.number(),
+  uploadedAt: z.string().nullable(),
+});
+export type DayCaptureView = z.infer<typeof dayCaptureView>;
 
 /** Channel → argument schema and result schema. */
 export const channels = {
@@ -385,6 +405,20 @@ export const channels = {
     args: z.object({ date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
     result: z.object({ entry: progressEntryView.nullable(), queued: outboxItemView.nullable() }),
   },
+  /** A refused outbox entry corrected (issue 20 #2): waiting again and sent; `entry` when recorded, else the `item` as it is now. */
+  'capture:progress.revise': {
+    args: z.object({ id, date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
+    result: z.object({ entry: progressEntryView.nullable(), item: outboxItemView.nullable() }),
+  },
+  /**
+   * progress-records-interface.md §4 /v1/users/signin with the account in the settings: whether it
+   * signed in, and a sentence saying so or why not ("Invalid credentials" in plain words; issue 20 #3).
+   */
+  'capture:progress.signin': { args: z.void(), result: z.object({ signedIn: z.boolean(), message: z.string() }) },
+  /** The month's entries (YYYY-MM) as CSV (RFC 4180, UTF-8, header row) and the file name to offer it under (issue 20 #7). */
+  'capture:progress.report': { args: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/, 'a month in YYYY-MM form') }), result: z.object({ fileName: z.string(), csv: z.string() }) },
+  /** The captures in the local queue of the project taken on `date` (YYYY-MM-DD, the site's date), for the office's day view; [] without a queue. */
+  'capture:queue.byDay': { args: z.object({ date: ymd }), result: z.array(dayCaptureView) },
   /** Gives up an entry waiting in the outbox (e.g. one the service refused). */
   'capture:progress.discard': { args: z.object({ id }), result: z.boolean() },
   'capture:assets.categories': {

@@ -48,7 +48,7 @@ test('the Progress workspace offline, with an entry waiting in the outbox', asyn
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(page.getByTestId('outbox-item')).toHaveCount(1);
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Offline — showing entries as of');
+  await expect(page.getByTestId('progress-as-of')).toContainText('No connection to the progress service: showing the copy from');
   expect(await violations(page)).toEqual({});
 });
 
@@ -69,7 +69,30 @@ test('the Assets view offline says so before anything is drawn, and lists the ca
   await page.getByRole('tab', { name: 'Upload' }).click();
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await expect(page.getByTestId('assets-as-of')).toContainText(/^Offline — showing categories as of \d\d:\d\d( [AP]M)?$/);
+  await expect(page.getByTestId('assets-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d\d:\d\d( [AP]M)?$/);
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
+  expect(await violations(page)).toEqual({});
+});
+
+test('a refused entry open in the form, the outbox, and the Settings check of the progress sign-in', async ({ page }) => {
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from/);
+  await page.getByRole('region', { name: 'Record progress' }).getByLabel('Details').fill('level 3 done');
+  await page.getByRole('region', { name: 'Record progress' }).getByRole('button', { name: 'Record entry' }).click();
+  await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('is kept on this computer');
+  await h.svc.admin('DELETE', '/faults');
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } } });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByRole('button', { name: 'Correct and send again' }).click();
+  await expect(page.getByTestId('details-refusal')).toBeVisible();
+  await expect(page.getByTestId('day-captures')).toBeVisible();
+  expect(await violations(page)).toEqual({});
+  h.svc.store.state.accounts[0]!.password = 'changed';
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Check progress sign-in' }).click();
+  await expect(page.getByTestId('progress-signin')).toContainText('Invalid credentials');
   expect(await violations(page)).toEqual({});
 });

@@ -1,7 +1,8 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
-import { reachedStage, stageTotals } from '../../shared/asset-stages.js';
+import { interpolateCividis } from 'd3-scale-chromatic';
+import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { AppHarness } from './harness.js';
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
@@ -88,7 +89,7 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   // Every progress request has its connection cut: the workspace shows what it kept.
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Offline — showing entries as of \d\d:\d\d/);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d\d:\d\d/);
   await expect(page.locator('[data-day].has-entries').first()).toBeVisible();
 
   const details = 'Tower B level 2 ductwork hangers installed along gridlines 3–6.';
@@ -126,16 +127,38 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await expect(lines).toHaveCount(held.length);
   // Each line is coloured by the stage it reached, muted when not tracked.
   const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
-  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : (reachedStage(category.stages, a)?.color ?? '#d0d5db'));
+  // Each line is coloured by how far it got (all stages together) on cividis: a sequential palette
+  // whose lightness rises with the fraction, so greyscale keeps the order.
+  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : interpolateCividis(progressFraction(category.stages, a)));
+  const grey = (rgb: string) => {
+    const [r, g, b] = rgb.match(/\d+/g)!.map(Number) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const byFraction = held.filter((a) => !a.doNotTrack).sort((x, y) => progressFraction(category.stages, x) - progressFraction(category.stages, y));
+  const [least, most] = [byFraction[0]!, byFraction.at(-1)!];
+  expect(progressFraction(category.stages, most)).toBeGreaterThan(progressFraction(category.stages, least));
+  expect(grey(strokes[most._id]!)).toBeGreaterThan(grey(strokes[least._id]!) + 20);
+  const key = page.getByTestId('colour-key');
+  await expect(key).toContainText('0%');
+  await expect(key).toContainText('100%');
+  await expect(key).toContainText('not tracked');
+  const steps = await key.locator('[data-fraction] .swatch').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+  expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => interpolateCividis(f)));
+  for (let i = 1; i < steps.length; i++) expect(grey(steps[i]!)).toBeGreaterThan(grey(steps[i - 1]!));
   const legend = page.getByTestId('asset-legend');
-  await expect(legend.locator('tbody tr')).toHaveText(
-    stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
-  );
+  // Every state drawn is listed, "Not tracked" included (its lines are outside the figures).
+  const untracked = held.filter((a) => a.doNotTrack);
+  expect(untracked.length).toBeGreaterThan(0);
+  await expect(legend.locator('tbody tr')).toHaveText([
+    ...stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
+    new RegExp(`Not tracked\\s*${untracked.length}\\s*${untracked.reduce((n, a) => n + polylineLength(a.points), 0).toFixed(1)} m\\s*not counted`),
+  ]);
   // Focus and hover each show an asset's stages with their percentages.
   const tracked = held.filter((a) => !a.doNotTrack && reachedStage(category.stages, a));
   const [first, second] = [tracked[0]!, tracked.at(-1)!];
   await page.locator(`[data-asset="${first._id}"]`).focus();
-  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name}. ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
+  const pctOf = (a: typeof first) => Math.round(progressFraction(category.stages, a) * 100);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name} (${pctOf(first)}% of all stages). ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
   // A straight run has a box of zero width or height, which Playwright's hover() calls hidden: the mouse goes to its middle.
   const middle = await page.locator(`[data-asset="${second._id}"]`).evaluate((el) => {
     const r = el.getBoundingClientRect();
@@ -143,11 +166,17 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   });
   await page.mouse.move(middle.x, middle.y);
   await expect(page.getByTestId('asset-focus')).toContainText(
-    `Reached: ${reachedStage(category.stages, second)!.name}. ` +
+    `Reached: ${reachedStage(category.stages, second)!.name} (${pctOf(second)}% of all stages). ` +
       category.stages.map((st, i) => `${st.name} ${second.stages[i]!.percentage}%${second.stages[i]!.percentage > 0 ? ` on ${second.stages[i]!.date.slice(0, 10)}` : ''}`).join(', '),
   );
   await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
+  // Names, not ids: the category's name and a number; the id only on hover.
+  const names = page.getByTestId('asset-table').getByTestId('asset-name');
+  await expect(names).toHaveText(held.map((a, i) => `Curtain Wall ${i + 1}${a.doNotTrack ? ' (not tracked)' : ''}`));
+  await expect(names.first()).toHaveAttribute('title', `Asset id ${held[0]!._id}`);
+  await expect(page.getByTestId('asset-table')).not.toContainText(held[0]!._id);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${held.indexOf(second) + 1}. `);
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await download;
@@ -191,4 +220,22 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
   await page.getByRole('button', { name: 'Reset view' }).click();
   await expect(level).toHaveText('100%');
   expect(await transform()).toEqual({ x: 0, y: 0, k: 1 });
+});
+
+test('offline with nothing kept, the Assets view says in a sentence that it needs the service once, never a raw error', async ({ page }) => {
+  await setUpLocal(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  const alert = page.getByRole('alert');
+  await expect(alert).toHaveText('No connection to the progress service; this view needs it once.');
+  await expect(page.locator('main')).not.toContainText(/ECONNRESET|127\.0\.0\.1|GET /);
+  // Once read, the copy is shown with its time when the service is away again.
+  await h.svc.admin('DELETE', '/faults');
+  await page.getByRole('tab', { name: 'Upload' }).click();
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await expect(page.getByLabel('Category').locator('option')).toContainText(['Curtain Wall']);
+  await page.getByRole('tab', { name: 'Upload' }).click();
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await expect(page.getByTestId('assets-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d\d:\d\d( [AP]M)?$/);
 });

@@ -47,6 +47,12 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('statusAfterActing'), status: z.number().int().min(400).max(599) }),
   /** Answer with an HTML page and this status instead of the interface's JSON or S3's XML: a corporate proxy, a CDN or a captive portal. */
   z.object({ type: z.literal('html'), status: z.number().int().min(200).max(599) }),
+  /**
+   * Answer with this status and this JSON body instead of the handler's: e.g. a 200 carrying
+   * `{ success: false, message }`, as a real service behind a framework that always answers 200
+   * does (issue 20 #4). Nothing is done.
+   */
+  z.object({ type: z.literal('json'), status: z.number().int().min(200).max(599), body: z.unknown() }),
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 
@@ -96,6 +102,13 @@ export const faultSettingsSchema = z.object({
    * Off by default, because §3 describes a partial report moving the file to `uploading`.
    */
   completeBatchAllParts: z.boolean().optional(),
+  /**
+   * Progress interface: every call but sign-in also needs `authorization: Bearer <token>` with a
+   * token from its own sign-in (§4 /v1/users/signin), else 401 `{ status: false, message:
+   * 'Unauthorized' }`. progress-records-interface.md §5 leaves the token's use open; a real
+   * service may demand it (issue 20 #3). Off by default: the key alone, as §5 says.
+   */
+  progressRequiresToken: z.boolean().optional(),
   /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
   statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
 });
@@ -134,6 +147,7 @@ export class FaultRegistry {
     strictContentType: false,
     completeBatchAllParts: false,
     statusRead: 'ok',
+    progressRequiresToken: false,
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
@@ -168,6 +182,7 @@ export class FaultRegistry {
     if (s.strictContentType !== undefined) this.settings.strictContentType = s.strictContentType;
     if (s.completeBatchAllParts !== undefined) this.settings.completeBatchAllParts = s.completeBatchAllParts;
     if (s.statusRead !== undefined) this.settings.statusRead = s.statusRead;
+    if (s.progressRequiresToken !== undefined) this.settings.progressRequiresToken = s.progressRequiresToken;
   }
 
   /** The action to apply to this request, if a rule fires for it; counts the match either way. */

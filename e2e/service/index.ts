@@ -210,6 +210,7 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         throw new HttpError(fault.status, errorBody('Internal Server Error'));
       }
       if (fault?.type === 'html') return sendHtmlPage(res, fault.status);
+      if (fault?.type === 'json') return sendJson(res, fault.status, fault.body);
       if (fault?.type === 'statusAfterActing') {
         // The handler does its work (a capture is registered), but its answer is replaced by the error.
         const { writeHead, end } = res;

@@ -1,7 +1,7 @@
 import type { JsonClient } from './http.js';
 import { z } from 'zod';
-import type { RetryPolicy } from './errors.js';
-import { HttpStatusError } from './errors.js';
+import type { FailedRequest, RetryPolicy } from './errors.js';
+import { HttpStatusError, ResponseShapeError, describeRequest } from './errors.js';
 import { createJsonGot, sendJson } from './http.js';
 
 // progress-records-interface.md: its own sign-in, progress entries, external asset categories and
@@ -41,8 +41,79 @@ export const externalAsset = z
   .passthrough();
 export type ExternalAsset = z.infer<typeof externalAsset>;
 
-const signInResponse = z.object({ success: z.boolean(), result: z.object({ _id: z.string(), email: z.string(), token: z.string() }).passthrough() });
+const signInResponse = z.object({
+  success: z.boolean(),
+  result: z.object({ _id: z.string(), email: z.string(), token: z.string().min(1), refreshToken: z.string().optional() }).passthrough(),
+});
+
+/** The tokens of §4 sign-in (§2 Sign-in response `token`, `refreshToken`): secrets, never logged. */
+export interface ProgressTokens {
+  token: string;
+  /** Kept with the token; §5 gives no call that uses it, so it is only kept ('' when not given). */
+  refreshToken: string;
+}
+
+/**
+ * Where a client keeps its sign-in tokens between calls and runs: main/records/progress-tokens.ts
+ * seals them like the other secrets. `set(undefined)` forgets them.
+ */
+export interface TokenKeeper {
+  get(): ProgressTokens | undefined;
+  set(tokens: ProgressTokens | undefined): void;
+}
+
+/**
+ * The progress service refused its own sign-in (§4 /v1/users/signin; §7: "Invalid credentials"
+ * for a wrong account): `message` is the service's, `cause` its HttpStatusError or
+ * ProgressRefusedError. Thrown where a call answered 401 and signing in did not help.
+ */
+export class ProgressSignInError extends Error {
+  override readonly name = 'ProgressSignInError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+  }
+}
 const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ success: z.boolean(), result: z.array(item) });
+
+/**
+ * An answer that says it failed (`success: false` or `status: false`, §7's error body) whatever its
+ * HTTP status, most often a 200 or 201 (issue 20 #4). `message` is the service's own; nothing was
+ * done, so it is never sent again. Error-status answers stay HttpStatusError.
+ */
+export class ProgressRefusedError extends Error {
+  override readonly name = 'ProgressRefusedError';
+  constructor(
+    message: string,
+    readonly request: FailedRequest,
+  ) {
+    super(message);
+  }
+}
+
+/** The failure an answer body declares (`success: false` or `status: false`): its message, or a sentence when it has none. */
+function declaredFailure(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const b = body as Record<string, unknown>;
+  if (b.success !== false && b.status !== false) return undefined;
+  return typeof b.message === 'string' && b.message.trim() ? b.message : 'The service answered that the request failed, without saying why';
+}
+
+/**
+ * sendJson for this interface: the body is first read for a declared failure (ProgressRefusedError),
+ * then checked against `schema` (ResponseShapeError). Other errors as sendJson.
+ */
+async function sendProgress<T>(client: JsonClient, url: string, init: Parameters<typeof sendJson>[2], schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const body = await sendJson(client, url, init, z.unknown(), signal);
+  const failure = declaredFailure(body);
+  if (failure !== undefined) throw new ProgressRefusedError(failure, describeRequest(method, url));
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ResponseShapeError(`${method} ${new URL(url).pathname} answered an unexpected shape: ${issue.path.join('.') || '(body)'} ${issue.message}`, describeRequest(method, url));
+  }
+  return parsed.data;
+}
 
 /** Where the progress interface is and whose it is. */
 export interface ProgressRecordsConfig {
@@ -67,43 +138,75 @@ export interface NewProgressEntry {
  * 5xx). Creating an entry is not idempotent, so it is sent once: when its answer is lost, the
  * entries of that date are read and one with the same status and details is taken as the answer;
  * only when none is there is it sent again (once). Errors: HttpStatusError with the service's own
- * `message` (§7: `{ status: false, message }`), NetworkError, ResponseShapeError; see `explain`.
+ * `message` (§7: `{ status: false, message }`), ProgressRefusedError for a 2xx that says it failed,
+ * NetworkError, ResponseShapeError; see `explain`.
  */
 export class ProgressRecordsClient {
   private readonly reads: JsonClient;
   private readonly once: JsonClient;
 
+  private readonly tokens: TokenKeeper;
+
+  /** `tokens`: where sign-in tokens are kept (default: in this client only). */
   constructor(
     private readonly config: ProgressRecordsConfig,
-    opts: { retry?: RetryPolicy; timeoutMs?: number } = {},
+    opts: { retry?: RetryPolicy; timeoutMs?: number; tokens?: TokenKeeper } = {},
   ) {
     this.reads = createJsonGot({ retry: opts.retry, timeoutMs: opts.timeoutMs });
     this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 }, timeoutMs: opts.timeoutMs });
+    let own: ProgressTokens | undefined;
+    this.tokens = opts.tokens ?? { get: () => own, set: (t) => (own = t) };
   }
 
-  private get headers(): Record<string, string> {
-    return { 'x-api-key': this.config.apiKey };
+  /** x-api-key always (§5.1), and the sign-in token as a bearer token once there is one. */
+  private headers(): Record<string, string> {
+    const token = this.tokens.get()?.token;
+    return { 'x-api-key': this.config.apiKey, ...(token ? { authorization: `Bearer ${token}` } : {}) };
   }
 
   /**
-   * §4 POST /v1/users/signin (201). The interface does not say how its token is used on the other
-   * calls (§5: not shown), which carry only x-api-key; signing in checks the account. Returns the
-   * user's id and email. Throws HttpStatusError "Invalid credentials" (401) for a wrong account.
+   * Runs a call; when it answers 401 and an account is set, signs in (§4) and runs it once more
+   * with the new token. §5 leaves the token's use open, so the key alone is tried first and a
+   * service that takes it never sees a sign-in. A 401 again is the key refused (thrown as it is).
+   */
+  private async authorized<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof HttpStatusError && err.status === 401) || !this.config.email) throw err;
+      this.tokens.set(undefined); // a token it no longer takes is not sent again
+      try {
+        await this.signIn(signal);
+      } catch (signInErr) {
+        if ((signInErr instanceof HttpStatusError && signInErr.status < 500) || signInErr instanceof ProgressRefusedError) {
+          throw new ProgressSignInError(signInErr.message, { cause: signInErr });
+        }
+        throw signInErr;
+      }
+      return call();
+    }
+  }
+
+  /**
+   * §4 POST /v1/users/signin (201), without the key (§5.2). Keeps the token and refresh token
+   * (see TokenKeeper) and returns the user's id and email. Throws HttpStatusError "Invalid
+   * credentials" (401), or ProgressRefusedError for a 2xx that says it failed, for a wrong account.
    */
   async signIn(signal?: AbortSignal): Promise<{ id: string; email: string }> {
-    const res = await sendJson(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
+    const res = await sendProgress(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
+    this.tokens.set({ token: res.result.token, refreshToken: res.result.refreshToken ?? '' });
     return { id: res.result._id, email: res.result.email };
   }
 
   /** §4 GET /progress?projectId[&date]: the project's entries, optionally of one date (YYYY-MM-DD). */
   listProgress(date?: string, signal?: AbortSignal): Promise<ProgressEntry[]> {
     const q = new URLSearchParams({ projectId: this.config.projectId, ...(date ? { date } : {}) });
-    return sendJson(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers }, z.array(progressEntry), signal);
+    return this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers() }, z.array(progressEntry), signal), signal);
   }
 
   /** §4 GET /progress/{id}. Throws HttpStatusError 404 when there is no such entry. */
   getProgress(id: string, signal?: AbortSignal): Promise<ProgressEntry> {
-    return sendJson(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers }, progressEntry, signal);
+    return this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers() }, progressEntry, signal), signal);
   }
 
   /**
@@ -111,12 +214,17 @@ export class ProgressRecordsClient {
    * Throws HttpStatusError 400 with the service's message for a refused entry.
    */
   async createProgress(entry: NewProgressEntry, signal?: AbortSignal): Promise<ProgressEntry> {
+    // A 401 recorded nothing, so signing in and sending again cannot double the entry.
     const send = () =>
-      sendJson(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers, json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal);
+      this.authorized(
+        () => sendProgress(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers(), json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal),
+        signal,
+      );
     try {
       return await send();
     } catch (err) {
-      if (err instanceof HttpStatusError && err.status < 500) throw err; // refused: nothing was recorded
+      // Refused: nothing was recorded.
+      if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError || err instanceof ProgressSignInError) throw err;
       // The answer may have been lost after the entry was recorded: look before sending again.
       const same = (await this.listProgress(entry.date, signal)).find((p) => p.status === entry.status && p.details === entry.details);
       if (same) return same;
@@ -127,13 +235,13 @@ export class ProgressRecordsClient {
   /** §4 GET /api/external-asset-categories?project: the project's categories with their stages. */
   async categories(signal?: AbortSignal): Promise<AssetCategory[]> {
     const q = new URLSearchParams({ project: this.config.projectId });
-    return (await sendJson(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers }, listOf(assetCategory), signal)).result;
+    return (await this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers() }, listOf(assetCategory), signal), signal)).result;
   }
 
   /** §4 GET /api/external-assets?structure&category (category by name or id). */
   async assets(structure: string, category: string, signal?: AbortSignal): Promise<ExternalAsset[]> {
     const q = new URLSearchParams({ structure, category });
-    return (await sendJson(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers }, listOf(externalAsset), signal)).result;
+    return (await this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers() }, listOf(externalAsset), signal), signal)).result;
   }
 }
 
@@ -143,6 +251,8 @@ export class ProgressRecordsClient {
  * the service failing. Other errors are described by `reasonOf`.
  */
 export function explain(err: unknown): string | undefined {
+  if (err instanceof ProgressSignInError) return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
+  if (err instanceof ProgressRefusedError) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (!(err instanceof HttpStatusError)) return undefined;
   if (err.status === 400) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;

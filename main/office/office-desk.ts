@@ -1,11 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { reasonOf } from '../api/errors.js';
-import { explain } from '../api/progress-records.js';
+import { HttpStatusError } from '../api/errors.js';
+import { ProgressRefusedError, ProgressSignInError, explain } from '../api/progress-records.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { RecordsConnection } from './office.js';
-import { OfficeRecords } from './office.js';
+import { OfficeRecords, isUnreachable } from './office.js';
+import { monthReportCsv, monthReportName } from './report.js';
 import { RecordsStore } from './store.js';
+
+/** What a read says when the progress service cannot be reached and nothing of it is kept yet. */
+export const NO_CONNECTION = 'No connection to the progress service; this view needs it once.';
 
 /** How often entries waiting in the office outbox are tried (ms). */
 export const OUTBOX_INTERVAL_MS = 60_000;
@@ -44,12 +49,16 @@ export class OfficeDesk {
   /** The handlers of the progress.* and assets.* channels of shared/ipc.ts. */
   handlers(): Pick<
     IpcHandlers,
-    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
+    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.revise' | 'capture:progress.signin' | 'capture:progress.report' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
   > {
     return {
       'capture:progress.list': ({ date }) => this.call((o) => o.listProgress(date)),
       'capture:progress.get': ({ id }) => this.call((o) => o.getProgress(id)),
       'capture:progress.create': (entry) => this.call((o) => o.createProgress(entry)),
+      'capture:progress.revise': ({ id, ...entry }) => this.call((o) => o.revise(id, entry)),
+      'capture:progress.signin': () => this.signIn(),
+      // The entries read now, or the copy kept when the service cannot be reached.
+      'capture:progress.report': ({ month }) => this.call(async (o) => ({ fileName: monthReportName(month), csv: monthReportCsv(month, (await o.listProgress()).entries) })),
       'capture:progress.discard': ({ id }) => this.call((o) => o.discard(id)),
       'capture:assets.categories': () =>
         this.call(async (o) => {
@@ -62,6 +71,24 @@ export class OfficeDesk {
           return { assets: value, ...freshness };
         }),
     };
+  }
+
+  /**
+   * Signs in to the progress service with the account in the settings (§4 /v1/users/signin),
+   * keeping its tokens as every call's sign-in does. Never throws: a refusal ("Invalid
+   * credentials"), no connection or no address is said in a sentence for the settings screen.
+   */
+  async signIn(): Promise<{ signedIn: boolean; message: string }> {
+    try {
+      const who = await this.connect().client.signIn();
+      return { signedIn: true, message: `Signed in to the progress service as ${who.email}.` };
+    } catch (err) {
+      if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError) {
+        return { signedIn: false, message: explain(new ProgressSignInError(err.message, { cause: err }))! };
+      }
+      if (isUnreachable(err)) return { signedIn: false, message: 'No connection to the progress service; try again when it is back.' };
+      return { signedIn: false, message: explain(err) ?? reasonOf(err) };
+    }
   }
 
   /** Stops the timer and closes records.db. */
@@ -78,6 +105,8 @@ export class OfficeDesk {
       this.office ??= new OfficeRecords(RecordsStore.open(join(this.dataDir, 'records.db')), this.connect);
       return await fn(this.office);
     } catch (err) {
+      // Unreachable with no copy kept: one sentence, never a raw error code (issue 20 #5).
+      if (isUnreachable(err)) throw new Error(NO_CONNECTION);
       throw new Error(explain(err) ?? reasonOf(err));
     }
   }

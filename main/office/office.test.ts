@@ -148,6 +148,34 @@ describe('the outbox', () => {
     expect(outboxRows()).toEqual([]);
   });
 
+  it('names the field a refusal is about, and sends the entry again once it is corrected (issue 20 #2)', async () => {
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
+    const r = await office().createProgress({ date: '2026-11-17', status: 'Done', details: 'Tower C slab edge protection' });
+    const refused = (await office().listProgress()).outbox;
+    expect(refused).toEqual([expect.objectContaining({ id: r.queued!.id, state: 'refused', field: 'status' })]);
+    // Corrected: back in the outbox as waiting, sent at once and recorded once.
+    const again = await office().revise(r.queued!.id, { date: '2026-11-17', status: 'Completed', details: 'Tower C slab edge protection, north side' });
+    expect(again).toEqual({ entry: { id: expect.any(String), date: '2026-11-17', status: 'Completed', details: 'Tower C slab edge protection, north side' }, item: null });
+    expect(held('Tower C slab edge protection, north side')).toHaveLength(1);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('keeps a corrected entry waiting when the service cannot be reached, and refuses to revise one that is not refused', async () => {
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'json', status: 200, body: { success: false, message: 'details: must name a structure' } } });
+    const r = await office().createProgress({ date: '2026-11-16', status: 'Completed', details: 'level 3' }).catch((e: unknown) => e);
+    expect(r).toMatchObject({ name: 'ProgressRefusedError' });
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
+    const q = await office().createProgress({ date: '2026-11-16', status: 'Completed', details: 'level 3' });
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details: must name a structure' } } });
+    const [item] = (await office().listProgress()).outbox;
+    expect(item).toMatchObject({ state: 'refused', field: 'details', error: expect.stringContaining('details: must name a structure') });
+    await fault({ operation: 'progress', action: { type: 'reset' }, times: 0 });
+    const waiting = await office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'Tower A level 3' });
+    expect(waiting).toEqual({ entry: null, item: expect.objectContaining({ state: 'waiting', details: 'Tower A level 3', field: null }) });
+    expect(outboxRows()).toEqual([{ date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' }]);
+    await expect(office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow('is not a refused entry');
+  });
+
   it('answers a 400 of an entry sent online as the error it is, and keeps nothing', async () => {
     await expect(office().createProgress({ date: '2026-02-30', status: 'Completed', details: 'x' })).rejects.toMatchObject({ status: 400 });
     expect(outboxRows()).toEqual([]);

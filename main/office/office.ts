@@ -1,7 +1,7 @@
 import type { AssetCategoryView, AssetView, OutboxItemView, ProgressEntryView } from '../../shared/ipc.js';
 import { HttpStatusError, NetworkError, reasonOf } from '../api/errors.js';
 import type { AssetCategory, ExternalAsset, NewProgressEntry, ProgressEntry, ProgressRecordsClient } from '../api/progress-records.js';
-import { explain } from '../api/progress-records.js';
+import { ProgressRefusedError, explain } from '../api/progress-records.js';
 import type { OutboxItem, RecordsStore } from './store.js';
 
 /** The client for the current settings and the scope its records are kept under (service and project; no secret). */
@@ -112,6 +112,25 @@ export class OfficeRecords {
     });
   }
 
+  /**
+   * A refused outbox entry corrected by the person (issue 20 #2): back in the outbox as waiting,
+   * then sent with the rest. Answers `{ entry }` when it was recorded, `{ item }` when it still
+   * waits (the service cannot be reached) or was refused again. Throws Error when `id` is not a
+   * refused entry, and the client's error when the service answers something else (it then waits).
+   */
+  revise(id: number, entry: NewProgressEntry): Promise<{ entry: ProgressEntryView | null; item: OutboxItemView | null }> {
+    return this.serially(async () => {
+      const { client, scope } = this.connect();
+      if (!this.store.revise(scope, id, entry)) throw new Error(`Entry ${id} is not a refused entry in the outbox: it was sent, discarded or waits already.`);
+      const recorded = new Map<number, ProgressEntryView>();
+      await this.drain(client, scope, recorded).catch((err: unknown) => {
+        if (!isUnreachable(err)) throw err;
+      });
+      const left = this.store.outbox(scope).find((i) => i.id === id);
+      return { entry: recorded.get(id) ?? null, item: left ? outboxView(left) : null };
+    });
+  }
+
   /** Takes an entry out of the outbox unsent (the person gave it up, e.g. after a refusal). Answers whether it was there. */
   async discard(id: number): Promise<boolean> {
     return this.serially(async () => this.store.remove(this.connect().scope, id));
@@ -134,7 +153,8 @@ export class OfficeRecords {
     this.store.close();
   }
 
-  private async drain(client: ProgressRecordsClient, scope: string): Promise<ProgressEntryView[]> {
+  /** Sends the waiting entries (see sendOutbox); `recorded` gets each one recorded by its outbox id. */
+  private async drain(client: ProgressRecordsClient, scope: string, recorded?: Map<number, ProgressEntryView>): Promise<ProgressEntryView[]> {
     const sent: ProgressEntryView[] = [];
     for (const item of this.store.outbox(scope).filter((i) => i.state === 'waiting')) {
       const entry = { date: item.date, status: item.status, details: item.details };
@@ -142,13 +162,15 @@ export class OfficeRecords {
         // An earlier send may have been recorded with its answer lost: look before sending again.
         const found = item.attempts > 0 ? (await client.listProgress(item.date)).find((p) => p.status === entry.status && p.details === entry.details) : undefined;
         if (!found) this.store.countAttempt(item.id);
-        const recorded = found ?? (await client.createProgress(entry));
+        const answer = found ?? (await client.createProgress(entry));
         this.store.remove(scope, item.id);
-        sent.push(this.remember(scope, recorded));
+        const view = this.remember(scope, answer);
+        recorded?.set(item.id, view);
+        sent.push(view);
       } catch (err) {
-        // Only a 400 refuses the entry itself; anything else (the service away, the key refused)
-        // leaves it, and those after it, waiting.
-        if (!(err instanceof HttpStatusError && err.status === 400)) throw err;
+        // Only a 400, or an answer that says it failed (issue 20 #4), refuses the entry itself;
+        // anything else (the service away, the key refused) leaves it, and those after it, waiting.
+        if (!((err instanceof HttpStatusError && err.status === 400) || err instanceof ProgressRefusedError)) throw err;
         this.store.refuse(item.id, explain(err) ?? reasonOf(err));
       }
     }
@@ -186,7 +208,28 @@ export class OfficeRecords {
 
 const entryView = (e: ProgressEntry): ProgressEntryView => ({ id: e.id, date: e.date, status: e.status, details: e.details });
 
-const outboxView = (i: OutboxItem): OutboxItemView => ({ id: i.id, date: i.date, status: i.status, details: i.details, queuedAt: i.queuedAt, state: i.state, error: i.error });
+const outboxView = (i: OutboxItem): OutboxItemView => ({
+  id: i.id,
+  date: i.date,
+  status: i.status,
+  details: i.details,
+  queuedAt: i.queuedAt,
+  state: i.state,
+  error: i.error,
+  field: i.state === 'refused' ? fieldNamed(i.error) : null,
+});
+
+/**
+ * The entry field (§4 POST /progress body: date, status, details) a refusal's message names, so
+ * the form can show it beside that field; null when it names none. The local service says
+ * "status: Invalid enum value…", real services "details is required": the first field named wins.
+ */
+export function fieldNamed(message: string | null): 'date' | 'status' | 'details' | null {
+  // explain() puts its own words around the service's: only the service's part is read.
+  const said = (message ?? '').replace(/^The progress service refused the request: /, '');
+  const m = /\b(date|status|details)\b/i.exec(said);
+  return m ? (m[1]!.toLowerCase() as 'date' | 'status' | 'details') : null;
+}
 
 const categoryView = (c: AssetCategory): AssetCategoryView => ({
   id: c._id,

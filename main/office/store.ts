@@ -94,6 +94,19 @@ export class RecordsStore {
     this.db.prepare("UPDATE outbox SET state = 'refused', error = ? WHERE id = ?").run(error, id);
   }
 
+  /**
+   * A refused item corrected by the person: its fields replaced and waiting again, as if new
+   * (`attempts` 0: a refused send recorded nothing, so there is nothing to look up). Answers
+   * false when the scope has no such refused item.
+   */
+  revise(scope: string, id: number, entry: OutboxEntry): boolean {
+    return (
+      this.db
+        .prepare("UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0 WHERE scope = ? AND id = ? AND state = 'refused'")
+        .run(entry.date, entry.status, entry.details, scope, id).changes > 0
+    );
+  }
+
   /** Takes the item out of the outbox (recorded, or discarded by the person). Answers whether it was there. */
   remove(scope: string, id: number): boolean {
     return this.db.prepare('DELETE FROM outbox WHERE scope = ? AND id = ?').run(scope, id).changes > 0;

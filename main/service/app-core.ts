@@ -10,6 +10,7 @@ import { LiveQueue } from './live-queue.js';
 import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
 import type { RecordsConnection } from '../office/office.js';
 import { OfficeDesk } from '../office/office-desk.js';
+import { ScopedTokenKeepers } from '../office/progress-tokens.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 import { SettingsRepository } from '../settings/settings.js';
 import { UploadLimits } from '../engine/upload-limits.js';
@@ -157,17 +158,23 @@ export class AppCore {
    */
   private records(): RecordsConnection {
     // An interactive screen: one quick retry, then the cached copy and the outbox take over.
-    const opts = { retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000 };
+    // The service's own sign-in tokens are kept sealed per scope (issue 20 #3; progress-tokens.ts);
+    // they are the account's, so a changed email starts without them.
+    this.tokens ??= new ScopedTokenKeepers(this.opts.store, this.opts.secrets);
+    const opts = (scope: string) => ({ retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000, tokens: this.tokens!.for(scope) });
     if (this.local) {
       const { info } = this.local;
       const config = { baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
-      return { client: new ProgressRecordsClient(config, opts), scope: `local:${info.projectId}` };
+      const scope = `local:${info.projectId}`;
+      return { client: new ProgressRecordsClient(config, opts(`${scope} ${info.account.email}`)), scope };
     }
     const r = this.settings.resolved();
     if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
     const config = { baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
-    return { client: new ProgressRecordsClient(config, opts), scope: `${r.progressBaseUrl} ${r.projectId}` };
+    const scope = `${r.progressBaseUrl} ${r.projectId}`;
+    return { client: new ProgressRecordsClient(config, opts(`${scope} ${r.email}`)), scope };
   }
+  private tokens?: ScopedTokenKeepers;
 
   /** The stored settings as the renderer sees them, and whether the local test service can be offered. */
   private view(): SettingsView {

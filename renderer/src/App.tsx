@@ -7,6 +7,7 @@ import { Notices } from './components/Notices.js';
 import { QueueList } from './components/QueueList.js';
 import { RegisterPanel } from './components/register/RegisterPanel.js';
 import { AssetsView } from './components/records/AssetsView.js';
+import { onShowInQueue } from './components/records/queue-link.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
 import { ServiceBanner } from './components/ServiceBanner.js';
 import { Settings } from './components/Settings.js';
@@ -26,6 +27,8 @@ type Tab = (typeof TABS)[number][0];
 export function App() {
   const settings = useApp((s) => s.settings);
   const [tab, setTab] = useState<Tab>('upload');
+  // A capture linked from the office's day view: the Upload tab, where the queue scrolls to it.
+  useEffect(() => onShowInQueue(() => setTab('upload')), []);
 
   useEffect(() => {
     const s = useApp.getState();

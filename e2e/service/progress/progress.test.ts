@@ -169,3 +169,26 @@ describe('external asset categories and assets', () => {
     expect((await call('GET', `/api/external-assets?structure=${'f'.repeat(24)}&category=Curtain%20Wall`)).status).toBe(404);
   });
 });
+
+describe('the progressRequiresToken setting (issue 20 #3)', () => {
+  it('demands a bearer token of its own sign-in besides the key, on every call but sign-in', async () => {
+    expect((await svc.admin('PUT', '/settings', { progressRequiresToken: true })).status).toBe(200);
+    try {
+      const list = `/progress?projectId=${svc.info.projectId}`;
+      const refused = await call('GET', list);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ status: false, message: 'Unauthorized' });
+      const signedIn = (await (await call('POST', '/v1/users/signin', { key: null, body: svc.info.account })).json()) as { result: { token: string } };
+      const withToken = (auth: string, key = svc.info.apiKey) => fetch(`${svc.info.progressBaseUrl}${list}`, { headers: { 'x-api-key': key, authorization: auth } });
+      expect((await withToken(`Bearer ${signedIn.result.token}`)).status).toBe(200);
+      expect((await withToken('Bearer not.a.token')).status).toBe(401);
+      // The token does not stand in for the key.
+      expect((await withToken(`Bearer ${signedIn.result.token}`, 'ck_wrong')).status).toBe(401);
+      const assets = await fetch(`${svc.info.progressBaseUrl}/api/external-asset-categories?project=${svc.info.projectId}`, { headers: { 'x-api-key': svc.info.apiKey } });
+      expect(assets.status).toBe(401);
+    } finally {
+      await svc.admin('PUT', '/settings', { progressRequiresToken: false });
+    }
+    expect((await call('GET', `/progress?projectId=${svc.info.projectId}`)).status).toBe(200);
+  });
+});

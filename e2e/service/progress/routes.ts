@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FaultRegistry } from '../faults.js';
-import { issueToken, findAccount } from '../gateway/auth.js';
+import { accountFromBearer, issueToken, findAccount } from '../gateway/auth.js';
 import type { StateStore } from '../gateway/state.js';
 import { newId } from '../gateway/state.js';
 import type { RouteContext, Router } from '../http.js';
@@ -31,10 +31,15 @@ const createSchema = z.object({
  */
 export function progressRoutes(router: Router, deps: { store: StateStore; faults: FaultRegistry }): void {
   const { store } = deps;
-  const requireKey = (ctx: RouteContext) => {
+  // With the `progressRequiresToken` setting, a token of this interface's own sign-in is needed
+  // too (bearer, as the capture gateway takes its JWT).
+  const requireKey = async (ctx: RouteContext) => {
     const key = ctx.req.headers['x-api-key'];
     const project = store.projectByKey(Array.isArray(key) ? key[0] : key);
     if (!project) throw new HttpError(401, progressFail('Unauthorized'));
+    if (deps.faults.settings.progressRequiresToken && !(await accountFromBearer(store, ctx.req.headers.authorization))) {
+      throw new HttpError(401, progressFail('Unauthorized'));
+    }
     return project;
   };
   const requireParam = (ctx: RouteContext, name: string) => {
@@ -84,7 +89,7 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
   });
 
   router.add('POST', '/progress', 'progress', async (ctx) => {
-    const keyProject = requireKey(ctx);
+    const keyProject = await requireKey(ctx);
     const parsed = createSchema.safeParse(await readJsonBody(ctx.req, progressFail));
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -98,8 +103,8 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
     sendJson(ctx.res, 201, entry);
   });
 
-  router.add('GET', '/progress', 'progress', (ctx) => {
-    const keyProject = requireKey(ctx);
+  router.add('GET', '/progress', 'progress', async (ctx) => {
+    const keyProject = await requireKey(ctx);
     const projectId = requireParam(ctx, 'projectId');
     if (projectId !== keyProject.id) throw new HttpError(401, progressFail('Unauthorized'));
     const date = ctx.url.searchParams.get('date');
@@ -108,24 +113,24 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
     sendJson(ctx.res, 200, [...list].sort((a, b) => a.date.localeCompare(b.date)));
   });
 
-  router.add('GET', '/progress/:id', 'progress', (ctx) => {
-    const keyProject = requireKey(ctx);
+  router.add('GET', '/progress/:id', 'progress', async (ctx) => {
+    const keyProject = await requireKey(ctx);
     // Another project's entry is answered as absent: its existence is not the key's to know.
     const entry = store.state.progress.find((p) => p.id === ctx.params.id && p.projectId === keyProject.id);
     if (!entry) throw new HttpError(404, progressFail('Progress not found'));
     sendJson(ctx.res, 200, entry);
   });
 
-  router.add('GET', '/api/external-asset-categories', 'external-asset-categories', (ctx) => {
-    const keyProject = requireKey(ctx);
+  router.add('GET', '/api/external-asset-categories', 'external-asset-categories', async (ctx) => {
+    const keyProject = await requireKey(ctx);
     const project = requireParam(ctx, 'project');
     if (!store.project(project)) throw new HttpError(404, progressFail('Project not found'));
     if (project !== keyProject.id) throw new HttpError(401, progressFail('Unauthorized'));
     sendJson(ctx.res, 200, { success: true, result: store.state.assetCategories.filter((c) => c.project === project) });
   });
 
-  router.add('GET', '/api/external-assets', 'external-assets', (ctx) => {
-    const keyProject = requireKey(ctx);
+  router.add('GET', '/api/external-assets', 'external-assets', async (ctx) => {
+    const keyProject = await requireKey(ctx);
     const structure = requireParam(ctx, 'structure');
     const category = requireParam(ctx, 'category');
     // A structure of another project is answered as absent, as an entry is.

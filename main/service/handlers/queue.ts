@@ -1,9 +1,12 @@
 import type { IpcHandlers } from '../../ipc/dispatch.js';
 import type { UploadEngine } from '../../engine/engine.js';
+import type { QueuedCapture } from '../../queue/rows.js';
+import { capturesOfDay } from '../../office/day-captures.js';
 import type { HandlerContext } from './context.js';
 
 type QueueChannels =
   | 'capture:queue.list'
+  | 'capture:queue.byDay'
   | 'capture:queue.pauseUntil'
   | 'capture:queue.pause'
   | 'capture:queue.resume'
@@ -29,6 +32,17 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
   };
   return {
     'capture:queue.list': async () => c.queueView(),
+    // The field's day beside the office's (issue 20 #4): one read of queue.db, names from the settings.
+    'capture:queue.byDay': async ({ date }) => {
+      const u = c.uploader();
+      if (!u) return [];
+      const names = new Map(c.settings.view().structures.map((st) => [st.id, st.name]));
+      return capturesOfDay(u.queue.db, c.projectId(), date).map((x) => ({
+        ...x,
+        state: x.state as QueuedCapture['state'],
+        structureName: names.get(x.structure) ?? x.structure,
+      }));
+    },
     'capture:queue.pauseUntil': async ({ until }) => {
       c.requireUploader();
       c.limits.pauseUntil(until);

@@ -1,6 +1,6 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { RowComponentProps } from 'react-window';
-import { List } from 'react-window';
+import { List, useListRef } from 'react-window';
 import type { QueueFilter } from '../queue-slice.js';
 import { useApp } from '../store.js';
 import { ActivityLog } from './queue/ActivityLog.js';
@@ -11,6 +11,7 @@ import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
 import { Summary } from './queue/Summary.js';
 import { Warnings } from './queue/Warnings.js';
+import { takeLinkedCapture } from './records/queue-link.js';
 import type { QueueRow } from './queue/rows.js';
 import { ROW_HEIGHT, queueRows } from './queue/rows.js';
 import './queue/queue.css';
@@ -22,9 +23,13 @@ const FILTERS: [QueueFilter, string][] = [
   ['completed', 'Completed'],
 ];
 
-function Row({ index, style, rows, ariaAttributes }: RowComponentProps<{ rows: QueueRow[] }>) {
+function Row({ index, style, rows, linked, ariaAttributes }: RowComponentProps<{ rows: QueueRow[]; linked: number | null }>) {
   const r = rows[index]!;
-  return r.kind === 'capture' ? <CaptureRow id={r.id} style={style} aria={ariaAttributes} /> : <FileRow id={r.id} style={style} aria={ariaAttributes} />;
+  return r.kind === 'capture' ? (
+    <CaptureRow id={r.id} style={style} aria={ariaAttributes} linked={r.id === linked} />
+  ) : (
+    <FileRow id={r.id} style={style} aria={ariaAttributes} />
+  );
 }
 
 /**
@@ -45,6 +50,18 @@ export function QueueList() {
     return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter);
     // rowsVersion stands for the rows' structure: the rows are read from the store when it moves.
   }, [rowsVersion, filter]);
+  // A capture linked from the office's day view (issue 20 #6): shown under any filter, scrolled to and marked.
+  const listRef = useListRef(null);
+  const [linked] = useState(() => takeLinkedCapture());
+  useEffect(() => {
+    if (linked === null) return;
+    const index = rows.findIndex((r) => r.kind === 'capture' && r.id === linked);
+    if (index < 0) {
+      if (filter !== 'all') setFilter('all');
+      return;
+    }
+    listRef.current?.scrollToRow({ index, align: 'start' });
+  }, [linked, rows, filter, setFilter, listRef]);
   const count = { all: totals.files, active: totals.uploading + totals.queued + totals.retrying, 'needs-you': totals.needYou, completed: totals.completed };
 
   return (
@@ -90,7 +107,7 @@ export function QueueList() {
       {rows.length === 0 ? (
         <p className="muted">{totals.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>
       ) : (
-        <List className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows }} />
+        <List listRef={listRef} className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows, linked }} />
       )}
       <Summary />
       <ActivityLog />

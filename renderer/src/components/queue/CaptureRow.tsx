@@ -33,8 +33,9 @@ export function usePlaceName(structureId: string, designId: string | null): stri
 /**
  * A capture's line in the queue: where it goes (structure and design by name), when it was
  * recorded, its files' progress together, and what happens next. Its files follow as nested rows.
+ * `linked`: the row a link from the office's day view asked for, marked (aria-current).
  */
-export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperties; aria: RowAria }) {
+export function CaptureRow({ id, style, aria, linked = false }: { id: number; style: CSSProperties; aria: RowAria; linked?: boolean }) {
   const c = useApp((s) => s.captures[id]);
   // Said relative to now ("Retrying now"), so renewed while the capture waits.
   const now = useNow(5000, c !== undefined && c.state !== 'completed');
@@ -69,11 +70,13 @@ export function CaptureRow({ id, style, aria }: { id: number; style: CSSProperti
         : CAPTURE_STATE[c.state];
   return (
     <div
-      className={`capture-row ${c.state}`}
+      className={`capture-row ${c.state}${linked ? ' linked' : ''}`}
       style={style}
       {...aria}
+      aria-current={linked ? 'true' : undefined}
       data-testid="queue-capture"
       data-capture={c.label}
+      data-capture-row={id}
       data-state={c.state}
       data-warnings={c.warnings?.length || undefined}
     >

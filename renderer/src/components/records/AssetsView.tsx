@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useState } from 'react';
-import { categoryMeasure, polylineLength, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
+import { categoryMeasure, polylineLength, progressFraction, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { CategoryMeasure } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
 import { AssetDrawing } from './AssetDrawing.js';
-import { clockTime } from './calendar.js';
+import { offlineSentence } from './calendar.js';
+import { KEY_FRACTIONS, fractionColour } from './palette.js';
 
 const MUTED = '#9aa3ad';
-const NOT_STARTED = '#d0d5db';
 
 /**
  * A structure's external assets in one category (progress-records-interface.md §4): polylines
@@ -54,9 +54,15 @@ export function AssetsView() {
   const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
   const measure = category ? categoryMeasure(category.uom, category.height) : undefined;
   const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
-  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : (reachedStage(stages, a)?.color ?? NOT_STARTED));
+  const untracked = (assets ?? []).filter((a) => a.doNotTrack);
+  // §2 gives assets no name: each is called by its category's name and its place in the answer
+  // ("Curtain Wall 3"); the id is shown only on hover (title), never as the name.
+  const names = useMemo(() => new Map((assets ?? []).map((a, i) => [a._id, `${category?.name ?? 'Asset'} ${i + 1}`])), [assets, category]);
+  const nameOf = (a: AssetView) => names.get(a._id) ?? a._id;
+  // By how far it got (all stages together), on a sequential palette; do-not-track muted.
+  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : fractionColour(progressFraction(stages, a)));
   const describe = (a: AssetView) =>
-    `${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'}. ` +
+    `${nameOf(a)}. ${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'} (${Math.round(progressFraction(stages, a) * 100)}% of all stages). ` +
     stages
       .map((s) => {
         const st = a.stages.find((x) => x._id === s._id);
@@ -95,7 +101,7 @@ export function AssetsView() {
         </div>
         {(offline ?? listsOffline) && (
           <p className="offline" role="status" data-testid="assets-as-of">
-            {offline ? `Offline — showing assets as of ${clockTime(offline)}` : `Offline — showing categories as of ${clockTime(listsOffline!)}`}
+            {offlineSentence((offline ?? listsOffline)!)}
           </p>
         )}
         {problem && (
@@ -122,6 +128,19 @@ export function AssetsView() {
             <p className="asset-focus" data-testid="asset-focus" aria-live="polite">
               {focused ? describe(focused) : 'Hover or focus a line to see its stages.'}
             </p>
+            <p className="colour-key" data-testid="colour-key">
+              Line colour, share of all stages done:{' '}
+              {KEY_FRACTIONS.map((f) => (
+                <span key={f} className="key-step" data-fraction={f}>
+                  <span className="swatch" style={{ background: fractionColour(f) }} /> {f * 100}%
+                </span>
+              ))}
+              {untracked.length > 0 && (
+                <span className="key-step">
+                  <span className="swatch" style={{ background: MUTED }} /> not tracked (dashed)
+                </span>
+              )}
+            </p>
             <table className="legend" data-testid="asset-legend">
               <caption>
                 Stages of {category.name}, in sequence ({measureNote(measure!, category.height)})
@@ -137,9 +156,7 @@ export function AssetsView() {
               <tbody>
                 {totals.map((t) => (
                   <tr key={t.stage?._id ?? 'none'}>
-                    <td>
-                      <span className="swatch" style={{ background: t.stage?.color ?? NOT_STARTED }} /> {t.stage?.name ?? 'Not started'}
-                    </td>
+                    <td>{t.stage?.name ?? 'Not started'}</td>
                     <td>{t.assets}</td>
                     <td>
                       {(t.length * measure!.factor).toFixed(1)} {measure!.unit}
@@ -147,12 +164,25 @@ export function AssetsView() {
                     <td>{(t.share * 100).toFixed(1)}%</td>
                   </tr>
                 ))}
+                {untracked.length > 0 && (
+                  // Every state drawn is in the legend: do-not-track lines are drawn muted, outside the figures.
+                  <tr key="not-tracked" data-testid="legend-not-tracked">
+                    <td>
+                      <span className="swatch" style={{ background: MUTED }} /> Not tracked
+                    </td>
+                    <td>{untracked.length}</td>
+                    <td>
+                      {(untracked.reduce((n, a) => n + polylineLength(a.points), 0) * measure!.factor).toFixed(1)} {measure!.unit}
+                    </td>
+                    <td>not counted</td>
+                  </tr>
+                )}
               </tbody>
             </table>
           </section>
           <section className="panel" aria-label="Assets as a table">
             <h3>Assets</h3>
-            <button onClick={() => downloadCsv(category, stages, assets)}>Export CSV</button>
+            <button onClick={() => downloadCsv(category, stages, assets, nameOf)}>Export CSV</button>
             <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
               <table className="asset-table" data-testid="asset-table">
                 <thead>
@@ -171,8 +201,8 @@ export function AssetsView() {
                 <tbody>
                   {assets.map((a) => (
                     <tr key={a._id}>
-                      <td>
-                        {a._id}
+                      <td title={`Asset id ${a._id}`} data-testid="asset-name">
+                        {nameOf(a)}
                         {a.doNotTrack ? ' (not tracked)' : ''}
                       </td>
                       <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
@@ -194,12 +224,13 @@ export function AssetsView() {
   );
 }
 
-/** The table as a CSV file download (RFC 4180 quoting). */
-function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[]): void {
+/** The table as a CSV file download (RFC 4180 quoting): each asset by name, its id in a column of its own. */
+function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[], nameOf: (a: AssetView) => string): void {
   const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
   const measure = categoryMeasure(category.uom, category.height);
-  const head = ['asset', 'reached', `${measure.kind === 'area' ? 'area' : 'length'} (${measure.unit})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
+  const head = ['asset', 'id', 'reached', `${measure.kind === 'area' ? 'area' : 'length'} (${measure.unit})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
   const rows = assets.map((a) => [
+    nameOf(a),
     a._id,
     reachedStage(stages, a)?.name ?? 'Not started',
     (polylineLength(a.points) * measure.factor).toFixed(2),

@@ -5,9 +5,10 @@ import { clockTime, statusClass } from './calendar.js';
 /**
  * Entries recorded while the progress service could not be reached: each with its date, status
  * and details, waiting to be sent, or refused by the service with its message and a way to give
- * it up. Nothing is shown when the outbox is empty.
+ * it up, or to open it in the form, correct it and send it again (issue 20 #2). Nothing is shown
+ * when the outbox is empty.
  */
-export function OutboxList({ items, onChanged }: { items: OutboxItemView[]; onChanged: () => void }) {
+export function OutboxList({ items, onChanged, onEdit }: { items: OutboxItemView[]; onChanged: () => void; onEdit: (item: OutboxItemView) => void }) {
   if (items.length === 0) return null;
   const discard = async (id: number) => {
     await unwrap(api['progress.discard']({ id }));
@@ -26,6 +27,7 @@ export function OutboxList({ items, onChanged }: { items: OutboxItemView[]; onCh
             {i.state === 'refused' ? (
               <>
                 <span className="error">{i.error}</span>
+                <button onClick={() => onEdit(i)}>Correct and send again</button>
                 <button onClick={() => void discard(i.id)}>Discard</button>
               </>
             ) : (

@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { clockTime, localDay, monthTitle, shiftMonth, statusClass } from './calendar.js';
+import { clockTime, localDay, monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
+import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
+import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
 import { RecordForm, STATUSES } from './RecordForm.js';
 
@@ -27,6 +29,9 @@ export function ProgressWorkspace() {
   const [status, setStatus] = useState<'all' | (typeof STATUSES)[number]>('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<ProgressEntryView | null>(null);
+  const [editing, setEditing] = useState<OutboxItemView | null>(null);
+  // An opened entry belongs to its own day: moving the calendar closes it (issue 20 #1).
+  useEffect(() => setOpen(null), [day, month]);
 
   const load = useCallback(async () => {
     try {
@@ -68,11 +73,11 @@ export function ProgressWorkspace() {
           <h2>Progress</h2>
           <span className={fresh?.offline || loadError ? 'offline' : 'muted'} data-testid="progress-as-of" role="status" title={fresh?.offlineReason ?? undefined}>
             {loadError
-              ? `Could not reach the progress service: ${loadError}`
+              ? loadError
               : !fresh
                 ? 'Loading…'
                 : fresh.offline
-                  ? `Offline — showing entries as of ${clockTime(fresh.asOf)}`
+                  ? offlineSentence(fresh.asOf)
                   : `Up to date as of ${clockTime(fresh.asOf)}`}
           </span>
           <button onClick={() => void load()}>Refresh</button>
@@ -102,6 +107,7 @@ export function ProgressWorkspace() {
           </button>
         </div>
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
+        <MonthReport month={month} entries={entries ?? []} asOf={fresh?.asOf ?? null} />
         <p className="calendar-key muted" aria-hidden="true">
           <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day
         </p>
@@ -133,7 +139,7 @@ export function ProgressWorkspace() {
             </ul>
           )}
           {open && (
-            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id}`} data-testid="entry-detail">
+            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id} of ${open.date}`} data-testid="entry-detail">
               <dl>
                 <dt>Id</dt>
                 <dd>{open.id}</dd>
@@ -147,12 +153,18 @@ export function ProgressWorkspace() {
               <button onClick={() => setOpen(null)}>Close</button>
             </div>
           )}
+          <DayCaptures day={day} />
         </section>
 
-        <OutboxList items={outbox} onChanged={() => void load()} />
+        <OutboxList items={outbox} onChanged={() => void load()} onEdit={setEditing} />
 
         <RecordForm
-          defaultDate={day}
+          today={today}
+          editing={editing}
+          onEditDone={() => {
+            setEditing(null);
+            void load();
+          }}
           onRecorded={(e) => {
             setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
             setMonth(e.date.slice(0, 7));

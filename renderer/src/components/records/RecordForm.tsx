@@ -4,22 +4,48 @@ import { api, unwrap } from '../../api.js';
 
 /** The statuses an entry can be recorded with (progress-records-interface.md §2). */
 export const STATUSES = ['In Progress', 'Completed'] as const;
+type Status = (typeof STATUSES)[number];
+type Field = 'date' | 'status' | 'details';
 
 /**
  * The form to record one entry (§4 POST /progress): validated here, sent once, the service's
- * refusal shown at the form. While the service cannot be reached the entry is kept in the
- * outbox (`onQueued`) and the form says so.
+ * refusal shown at the form. A new entry's date starts on `today` (whatever day the calendar
+ * shows; issue 20 #1) and can be changed. While the service cannot be reached the entry is kept
+ * in the outbox (`onQueued`) and the form says so.
+ * With `editing`, a refused outbox entry is opened in it, the service's message beside the field
+ * it names; sending puts it back in the outbox and sends it (`capture:progress.revise`).
  */
-export function RecordForm(props: { defaultDate: string; onRecorded: (e: ProgressEntryView) => void; onQueued: (item: OutboxItemView) => void }) {
-  const { defaultDate, onRecorded, onQueued } = props;
-  const [date, setDate] = useState(defaultDate);
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>('In Progress');
+export function RecordForm(props: {
+  today: string;
+  editing: OutboxItemView | null;
+  onRecorded: (e: ProgressEntryView) => void;
+  onQueued: (item: OutboxItemView) => void;
+  onEditDone: () => void;
+}) {
+  const { today, editing, onRecorded, onQueued, onEditDone } = props;
+  const [date, setDate] = useState(today);
+  const [status, setStatus] = useState<Status>('In Progress');
   const [details, setDetails] = useState('');
   const [touched, setTouched] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  const [problemField, setProblemField] = useState<Field | null>(null);
   const [sending, setSending] = useState(false);
   const [done, setDone] = useState<string | null>(null);
-  useEffect(() => setDate(defaultDate), [defaultDate]);
+  useEffect(() => {
+    setTouched(false);
+    if (editing) {
+      setDone(null);
+      setDate(editing.date);
+      setStatus((STATUSES as readonly string[]).includes(editing.status) ? (editing.status as Status) : 'In Progress');
+      setDetails(editing.details);
+      setProblem(editing.error);
+      setProblemField(editing.field);
+    } else {
+      setDate(today);
+      setProblem(null);
+      setProblemField(null);
+    }
+  }, [editing, today]);
   const detailsMissing = details.trim() === '';
   const showMissing = detailsMissing && touched;
 
@@ -28,17 +54,26 @@ export function RecordForm(props: { defaultDate: string; onRecorded: (e: Progres
     if (detailsMissing || sending) return;
     setSending(true);
     setProblem(null);
+    setProblemField(null);
     try {
-      const r = await unwrap(api['progress.create']({ date, status, details }));
+      const r = editing ? await unwrap(api['progress.revise']({ id: editing.id, date, status, details })) : await unwrap(api['progress.create']({ date, status, details }));
+      const queued = 'queued' in r ? r.queued : r.item;
+      if (queued?.state === 'refused') {
+        setProblem(queued.error);
+        setProblemField(queued.field);
+        return;
+      }
       setDetails('');
       setTouched(false);
+      setDate(today);
       if (r.entry) {
         setDone(`Recorded ${r.entry.id} for ${r.entry.date}.`);
         onRecorded(r.entry);
-      } else if (r.queued) {
-        setDone(`The progress service cannot be reached: the entry for ${r.queued.date} is kept on this computer and sent when it is back.`);
-        onQueued(r.queued);
+      } else if (queued) {
+        setDone(`The progress service cannot be reached: the entry for ${queued.date} is kept on this computer and sent when it is back.`);
+        onQueued(queued);
       }
+      if (editing) onEditDone();
     } catch (err) {
       setProblem((err as Error).message);
     } finally {
@@ -46,9 +81,18 @@ export function RecordForm(props: { defaultDate: string; onRecorded: (e: Progres
     }
   };
 
+  // The service's message beside the field it names; a message naming none stays under the form.
+  const at = (f: Field) => (problem && problemField === f ? problem : null);
+  const fieldError = (f: Field) =>
+    at(f) && (
+      <span id={`${f}-refusal`} className="error" data-testid={`${f}-refusal`}>
+        {at(f)}
+      </span>
+    );
+
   return (
-    <section className="panel" aria-label="Record progress">
-      <h3>Record progress</h3>
+    <section className="panel" aria-label={editing ? 'Correct a refused entry' : 'Record progress'}>
+      <h3>{editing ? 'Correct a refused entry' : 'Record progress'}</h3>
       <form
         noValidate
         onSubmit={(e) => {
@@ -58,33 +102,41 @@ export function RecordForm(props: { defaultDate: string; onRecorded: (e: Progres
       >
         <label>
           Date
-          <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
+          <input type="date" required value={date} aria-invalid={Boolean(at('date'))} aria-describedby={at('date') ? 'date-refusal' : undefined} onChange={(e) => setDate(e.target.value)} />
         </label>
+        {fieldError('date')}
         <label>
           Status
-          <select value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+          <select value={status} aria-invalid={Boolean(at('status'))} aria-describedby={at('status') ? 'status-refusal' : undefined} onChange={(e) => setStatus(e.target.value as Status)}>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
         </label>
+        {fieldError('status')}
         <label>
           Details
           <textarea
             rows={4}
             value={details}
-            aria-invalid={showMissing}
-            aria-describedby="details-hint"
+            aria-invalid={showMissing || Boolean(at('details'))}
+            aria-describedby={at('details') ? 'details-refusal details-hint' : 'details-hint'}
             placeholder="What was done, where (structure, level, gridlines)"
             onChange={(e) => setDetails(e.target.value)}
             onBlur={() => setTouched(true)}
           />
         </label>
+        {fieldError('details')}
         <span id="details-hint" className={showMissing ? 'error' : 'muted'}>
           {showMissing ? 'Say what was done.' : `${details.trim().length} characters`}
         </span>
-        {problem && (
+        {problem && !problemField && (
           <p className="error" role="alert">
+            {problem}
+          </p>
+        )}
+        {problem && problemField && (
+          <p className="sr-only" role="alert">
             {problem}
           </p>
         )}
@@ -94,8 +146,13 @@ export function RecordForm(props: { defaultDate: string; onRecorded: (e: Progres
           </p>
         )}
         <button type="submit" className="primary" disabled={sending}>
-          {sending ? 'Recording…' : 'Record entry'}
+          {sending ? 'Sending…' : editing ? 'Send again' : 'Record entry'}
         </button>
+        {editing && (
+          <button type="button" onClick={onEditDone}>
+            Cancel
+          </button>
+        )}
       </form>
     </section>
   );

@@ -30,3 +30,9 @@ export const clockTime = (iso: string) => new Date(iso).toLocaleTimeString(undef
 
 /** The CSS class of a status badge. */
 export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : 'in-progress');
+
+/**
+ * What the office screens say when the progress service cannot be reached and the copy kept is
+ * shown (issue 20 #5): "No connection to the progress service: showing the copy from 14:02".
+ */
+export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${clockTime(asOf)}`;

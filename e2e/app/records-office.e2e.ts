@@ -1,0 +1,231 @@
+import type { Page } from '@playwright/test';
+import { readFile, writeFile } from 'node:fs/promises';
+import { expect, test } from '@playwright/test';
+import { AppHarness } from './harness.js';
+
+// The office workspace finished (issue 20), in Debian's Chromium over the real app core and the
+// local service's progress interface: entries on the right day, refused entries corrected, the
+// service's own sign-in, answers that say they failed, the day's captures, and the month report.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+
+let h: AppHarness;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+});
+test.afterEach(async () => {
+  await h.stop();
+});
+
+async function setUpLocal(page: Page) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  await expect(page.getByText('Local test service')).toBeVisible();
+}
+
+const localDay = (d = new Date()) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Opens the Progress tab and waits for the first read. */
+async function openProgress(page: Page) {
+  await setUpLocal(page);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+}
+
+/** Goes back to the month of `date` (YYYY-MM-DD) from today's and chooses that day. */
+async function browseTo(page: Page, date: string) {
+  const today = localDay();
+  const monthsBack = (Number(today.slice(0, 4)) - Number(date.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(date.slice(5, 7));
+  for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
+  await page.locator(`[data-day="${date}"]`).click();
+}
+
+test('a new entry made while a past day is browsed lands on today, and an opened entry closes when the calendar moves', async ({ page }, info) => {
+  await openProgress(page);
+  const today = localDay();
+  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  await browseTo(page, past.date);
+  const day = page.getByTestId('day-view');
+  await day.getByRole('button', { name: `Open entry ${past.id}` }).click();
+  await expect(page.getByRole('dialog', { name: `Progress entry ${past.id} of ${past.date}` })).toBeVisible();
+  // The form says the date it will use: today, not the day browsed.
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await expect(form.getByLabel('Date')).toHaveValue(today);
+  const details = 'Tower B level 5 firestopping at risers R1–R4.';
+  await form.getByLabel('Details').fill(details);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`for ${today}.`);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'In Progress', details }]);
+  // The calendar went to the new entry's day; the entry opened on the past day is closed.
+  await expect(page.locator('[role="gridcell"][aria-selected="true"] button')).toHaveAttribute('data-day', today);
+  await expect(page.getByTestId('entry-detail')).toHaveCount(0);
+
+  // The date can be changed: an entry for the past day lands there.
+  await form.getByLabel('Date').fill(past.date);
+  await form.getByLabel('Details').fill(`${details} (late)`);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`for ${past.date}.`);
+  expect(h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([past.date]);
+  await expect(form.getByLabel('Date')).toHaveValue(today);
+
+  // Moving the calendar with an entry open closes it.
+  await day.getByRole('button', { name: `Open entry ${past.id}` }).click();
+  await expect(page.getByTestId('entry-detail')).toBeVisible();
+  await page.getByRole('button', { name: 'Next month' }).click();
+  await expect(page.getByTestId('entry-detail')).toHaveCount(0);
+  await page.screenshot({ path: info.outputPath('25-progress-new-today.png'), fullPage: true });
+});
+
+test('a refused entry opens in the form with the message beside its field, and goes out once corrected', async ({ page }, info) => {
+  await openProgress(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from/);
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('level 3 done');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('is kept on this computer');
+  // Back online, the service refuses it, in a 201 that says it failed.
+  await h.svc.admin('DELETE', '/faults');
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } } });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const item = page.getByTestId('outbox-item');
+  await expect(item).toContainText('Refused');
+  await expect(item).toContainText('details must name a structure');
+  await item.getByRole('button', { name: 'Correct and send again' }).click();
+  const fix = page.getByRole('region', { name: 'Correct a refused entry' });
+  await expect(fix.getByLabel('Details')).toHaveValue('level 3 done');
+  await expect(fix.getByLabel('Details')).toHaveAttribute('aria-invalid', 'true');
+  await expect(fix.getByTestId('details-refusal')).toContainText('details must name a structure');
+  await expect(fix.getByLabel('Details')).toHaveAccessibleDescription(/details must name a structure/);
+  await expect(fix.getByLabel('Date')).toHaveValue(localDay());
+  await page.screenshot({ path: info.outputPath('26-progress-refused-edit.png'), fullPage: true });
+  await fix.getByLabel('Details').fill('Tower A level 3 slab pour done.');
+  await fix.getByRole('button', { name: 'Send again' }).click();
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('Recorded');
+  expect(h.svc.store.state.progress.filter((p) => p.details.includes('level 3'))).toEqual([
+    { id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details: 'Tower A level 3 slab pour done.' },
+  ]);
+});
+
+test('an answer with success: false is shown as a failure with its message, and nothing is recorded', async ({ page }) => {
+  await openProgress(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 200, body: { success: false, message: 'Project is closed for entries' } } });
+  const before = h.svc.store.state.progress.length;
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Tower C level 1 formwork struck.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form.getByRole('alert')).toHaveText('The progress service refused the request: Project is closed for entries. Correct it and try again.');
+  await expect(form).not.toContainText('Recorded');
+  expect(h.svc.store.state.progress).toHaveLength(before);
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+});
+
+test('signs in to the progress service when it demands a token, keeps the token sealed, and says "Invalid credentials" in plain words', async ({ page }, info) => {
+  await setUpLocal(page);
+  // The key alone, as §5 says: no sign-in happens.
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  expect(h.store.get('progressTokens')).toBeUndefined();
+
+  // The service now demands its own sign-in's token: the workspace signs in and carries on.
+  await h.svc.admin('PUT', '/settings', { progressRequiresToken: true });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Tower A level 6 sprinkler mains pressure tested.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('Recorded');
+  expect(h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 6 sprinkler'))).toHaveLength(1);
+  // Kept sealed, like the password and API key: no token in clear text in the settings store.
+  const kept = JSON.stringify(h.store.get('progressTokens'));
+  expect(kept).toContain('sealed:');
+  expect(kept).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
+
+  // The account stops working and the token expires: the workspace and the settings say so in words.
+  h.svc.store.state.accounts[0]!.password = 'changed-by-the-admin';
+  await h.svc.admin('POST', '/tokens/expire');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const plain = 'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.';
+  await expect(page.getByTestId('progress-as-of')).toHaveText(plain);
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Check progress sign-in' }).click();
+  await expect(page.getByTestId('progress-signin')).toHaveText(plain);
+  await page.screenshot({ path: info.outputPath('27-progress-signin-refused.png'), fullPage: true });
+  h.svc.store.state.accounts[0]!.password = h.svc.info.account.password;
+  await page.getByRole('button', { name: 'Check progress sign-in' }).click();
+  await expect(page.getByTestId('progress-signin')).toHaveText(`Signed in to the progress service as ${h.svc.info.account.email}.`);
+});
+
+test("the day view lists that day's captures from the queue, and each links to its row there", async ({ page }, info) => {
+  await setUpLocal(page);
+  const structure = h.settings.view().structures[0]!;
+  const day = h.svc.store.state.progress.filter((p) => p.date < localDay()).at(-1)!.date;
+  const q = h.queue();
+  const seed = (label: string, at: string, state: 'completed' | 'rejected', uploaded: number) => {
+    const names = [`${label}-1.insv`, `${label}-2.insv`];
+    const row = q.enqueueCapture(
+      label,
+      { project: h.svc.info.projectId, structure: structure.id, captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })) } as never,
+      names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
+    );
+    q.setCaptureState(row, state, state === 'rejected' ? 'Structure not found' : null);
+    q.filesOf(row).slice(0, uploaded).forEach((f) => q.setFileState(f.id, 'completed'));
+    return row;
+  };
+  const walk = seed('Level 4 walk', `${day}T07:45:00-05:00`, 'completed', 2);
+  seed('Roof walk', `${day}T15:10:00-05:00`, 'rejected', 0);
+  seed('Another day', `${day.slice(0, 8)}${day.slice(8) === '01' ? '02' : '01'}T09:00:00-05:00`, 'completed', 2);
+  await page.reload();
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await browseTo(page, day);
+  const captures = page.getByTestId('day-view').getByTestId('day-capture');
+  await expect(captures).toHaveCount(2);
+  await expect(captures.nth(0)).toContainText(`Uploaded${structure.name} · Level 4 walk`);
+  await expect(captures.nth(0)).toContainText(/2 of 2 files uploaded · uploaded \w/);
+  await expect(captures.nth(1)).toContainText(`Needs you: refused by the service${structure.name} · Roof walk`);
+  await expect(captures.nth(1)).toContainText('0 of 2 files uploaded');
+  await expect(captures.nth(1)).not.toContainText('· uploaded');
+  await page.screenshot({ path: info.outputPath('28-progress-day-captures.png'), fullPage: true });
+  await captures.nth(0).getByRole('button', { name: 'Show Level 4 walk in the queue' }).click();
+  await expect(page.getByRole('tab', { name: 'Upload' })).toHaveAttribute('aria-selected', 'true');
+  const row = page.locator(`[data-capture-row="${walk}"]`);
+  await expect(row).toBeInViewport();
+  await expect(row).toHaveAttribute('aria-current', 'true');
+});
+
+test("exports a seeded month's entries as CSV and prints the month as a PDF", async ({ page }, info) => {
+  await openProgress(page);
+  const today = localDay();
+  const month = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!.date.slice(0, 7);
+  const inMonth = h.svc.store.state.progress.filter((p) => p.projectId === h.svc.info.projectId && p.date.startsWith(`${month}-`)).sort((a, b) => a.date.localeCompare(b.date));
+  expect(inMonth.length).toBeGreaterThan(1);
+  await browseTo(page, inMonth[0]!.date);
+
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export month (CSV)' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe(`progress-${month}.csv`);
+  const bytes = await readFile((await file.path())!);
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // UTF-8, marked for spreadsheet programs
+  const quote = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  expect(bytes.subarray(3).toString('utf8')).toBe(['Date,Status,Details,Entry id', ...inMonth.map((p) => [p.date, p.status, p.details, p.id].map(quote).join(','))].map((l) => `${l}\r\n`).join(''));
+
+  // The printed page: the month's entries alone, in a table.
+  await page.emulateMedia({ media: 'print' });
+  const report = page.getByTestId('month-report');
+  await expect(report).toBeVisible();
+  await expect(report.getByTestId('report-row')).toHaveText(inMonth.map((p) => new RegExp(`^${p.date}${escape(p.status)}${escape(p.details)}$`)));
+  await expect(page.getByRole('region', { name: 'Record progress' })).toBeHidden();
+  await expect(page.getByRole('tablist')).toBeHidden();
+  const pdf = await page.pdf({ format: 'A4', printBackground: false });
+  expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  expect(pdf.length).toBeGreaterThan(5000);
+  await writeFile(info.outputPath('29-progress-month.pdf'), pdf);
+  await page.screenshot({ path: info.outputPath('29-progress-month-print.png'), fullPage: true });
+  await page.emulateMedia({ media: 'screen' });
+  await expect(report).toBeHidden();
+});

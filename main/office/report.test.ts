@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { monthReportCsv, monthReportName } from './report.js';
+
+// The month report as CSV (issue 20 #7): RFC 4180, UTF-8, a header row.
+
+const entries = [
+  { id: 'b2', date: '2026-11-20', status: 'Completed', details: 'Tower B level 2, ductwork "hangers" installed\nalong gridlines 3–6' },
+  { id: 'a1', date: '2026-11-03', status: 'In Progress', details: 'Plain' },
+  { id: 'z9', date: '2026-10-31', status: 'Completed', details: 'other month' },
+];
+
+describe('monthReportCsv', () => {
+  it("writes that month's entries by date under a header row, quoting as RFC 4180 says, with CRLF", () => {
+    const csv = monthReportCsv('2026-11', entries);
+    expect(csv).toBe(
+      '\uFEFFDate,Status,Details,Entry id\r\n' +
+        '2026-11-03,In Progress,Plain,a1\r\n' +
+        '2026-11-20,Completed,"Tower B level 2, ductwork ""hangers"" installed\nalong gridlines 3–6",b2\r\n',
+    );
+    // UTF-8 bytes: the en dash is E2 80 93, the BOM EF BB BF.
+    const bytes = Buffer.from(csv, 'utf8');
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.includes(Buffer.from([0xe2, 0x80, 0x93]))).toBe(true);
+  });
+
+  it('writes the header alone for a month without entries, and names the file by month', () => {
+    expect(monthReportCsv('2026-09', entries)).toBe('\uFEFFDate,Status,Details,Entry id\r\n');
+    expect(monthReportName('2026-11')).toBe('progress-2026-11.csv');
+  });
+});

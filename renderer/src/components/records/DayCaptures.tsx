@@ -1,0 +1,65 @@
+import { useEffect, useState } from 'react';
+import type { DayCaptureView } from '../../../../shared/ipc.js';
+import { api, unwrap } from '../../api.js';
+import { formatTime } from '../../format.js';
+import { showInQueue } from './queue-link.js';
+
+const STATE: Record<DayCaptureView['state'], string> = {
+  queued: 'Waiting to be registered',
+  registering: 'Registering',
+  registration_unknown: 'Needs you: registration unknown',
+  registered: 'Uploading',
+  completed: 'Uploaded',
+  failed: 'Needs you',
+  rejected: 'Needs you: refused by the service',
+};
+
+/**
+ * The field's day beside the office's (issue 20 #6): the captures of the project taken on `day`
+ * (YYYY-MM-DD) in this computer's upload queue, by structure name, with their state, files
+ * uploaded and when the last one was, each linking to its row in the queue.
+ */
+export function DayCaptures({ day }: { day: string }) {
+  const [list, setList] = useState<DayCaptureView[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setList(null);
+    unwrap(api['queue.byDay']({ date: day }))
+      .then((l) => live && (setList(l), setProblem(null)))
+      .catch((err: unknown) => live && setProblem((err as Error).message));
+    return () => {
+      live = false;
+    };
+  }, [day]);
+
+  return (
+    <section className="day-captures" aria-label={`Captures on ${day}`} data-testid="day-captures">
+      <h4>Captures recorded that day</h4>
+      {problem ? (
+        <p className="error">{problem}</p>
+      ) : !list ? (
+        <p className="muted">Loading…</p>
+      ) : list.length === 0 ? (
+        <p className="muted">No captures of this day in this computer&apos;s queue.</p>
+      ) : (
+        <ul className="entries">
+          {list.map((c) => (
+            <li key={c.captureRow} data-testid="day-capture">
+              <span className="status-badge">{STATE[c.state]}</span>
+              <span>
+                <strong>{c.structureName}</strong> · {c.label} · recorded {formatTime(c.capturedAt)}
+              </span>
+              <span>
+                {c.filesUploaded} of {c.files} files uploaded{c.uploadedAt ? ` · uploaded ${formatTime(c.uploadedAt)}` : ''}
+              </span>
+              <button className="link" onClick={() => showInQueue(c.captureRow)}>
+                Show {c.label} in the queue
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import type { ProgressEntryView } from '../../../../shared/ipc.js';
+import { api, unwrap } from '../../api.js';
+import { formatTime } from '../../format.js';
+import { monthTitle } from './calendar.js';
+
+/**
+ * The month report for the weekly site meeting (issue 20 #7): "Export month (CSV)" saves the
+ * month's entries as CSV (made by the service: RFC 4180, UTF-8, header row), and "Print month"
+ * prints the page below, which only print media shows (styles.css `@media print`): the month's
+ * entries by date in a table, with when it was read. In the app, print offers "Save as PDF".
+ */
+export function MonthReport({ month, entries, asOf }: { month: string; entries: ProgressEntryView[]; asOf: string | null }) {
+  const rows = entries.filter((e) => e.date.startsWith(`${month}-`)).sort((a, b) => a.date.localeCompare(b.date));
+  const exportCsv = async () => {
+    const { fileName, csv } = await unwrap(api['progress.report']({ month }));
+    const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = fileName;
+    link.click();
+    URL.revokeObjectURL(url);
+  };
+  return (
+    <>
+      <div className="report-actions">
+        <button onClick={() => void exportCsv()}>Export month (CSV)</button>
+        <button onClick={() => window.print()}>Print month</button>
+      </div>
+      <section className="month-report" aria-label={`Progress report, ${monthTitle(month)}`} data-testid="month-report">
+        <h2>Progress report — {monthTitle(month)}</h2>
+        <p>
+          {rows.length} {rows.length === 1 ? 'entry' : 'entries'}
+          {asOf ? `, as read ${formatTime(asOf)}` : ''}
+        </p>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Date</th>
+              <th scope="col">Status</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((e) => (
+              <tr key={e.id} data-testid="report-row">
+                <td>{e.date}</td>
+                <td>{e.status}</td>
+                <td className="details">{e.details}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+}
