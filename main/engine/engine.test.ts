@@ -229,7 +229,9 @@ describe('pause, resume, cancel, changed files, limits', () => {
     const file = u.queue.filesOf(queued[0]!)[0]!;
     let cancelledAt: number | undefined;
     u.engine.on((e) => {
-      if (cancelledAt === undefined && e.type === 'progress' && e.files.some((f) => f.bytesSent > MiB)) {
+      // Mid-part: over 1 MiB of the first part on the wire, none of it acknowledged yet (bytesSent
+      // counts only what storage acknowledged).
+      if (cancelledAt === undefined && e.type === 'progress' && e.files.some((f) => f.bytesSent + f.bytesInFlight > MiB)) {
         cancelledAt = Date.now();
         u.engine.cancel(file.id);
       }
