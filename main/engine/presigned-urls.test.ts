@@ -33,7 +33,8 @@ function fakeGateway(opts: { missing: number[]; expiresIn?: number }) {
 }
 const urlsOf = (g: ReturnType<typeof fakeGateway>) => new PresignedUrls(g as unknown as CaptureGateway, 'u-1');
 
-beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T08:00:00Z'), toFake: ['Date'] }));
+// Lifetimes run on the monotonic clock (issue 17 #7): the test moves performance.now() with the date.
+beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T08:00:00Z'), toFake: ['Date', 'performance'] }));
 afterEach(() => vi.useRealTimers());
 
 describe('PresignedUrls', () => {
@@ -48,10 +49,10 @@ describe('PresignedUrls', () => {
     const g = fakeGateway({ missing: [1, 2] });
     const urls = urlsOf(g);
     expect(await urls.get(1)).toMatch(/sig=1$/);
-    vi.setSystemTime(Date.now() + 58 * 60_000); // 2 min left
+    vi.advanceTimersByTime(58 * 60_000); // 2 min left
     expect(await urls.get(2)).toMatch(/sig=1$/);
     expect(g.calls).toBe(1);
-    vi.setSystemTime(Date.now() + 60_000 + 1); // just under 1 min left
+    vi.advanceTimersByTime(60_000 + 1); // just under 1 min left
     expect(await urls.get(1)).toMatch(/sig=2$/);
     expect(g.calls).toBe(2);
   });
@@ -60,9 +61,9 @@ describe('PresignedUrls', () => {
     const g = fakeGateway({ missing: [1], expiresIn: 60 });
     const urls = urlsOf(g);
     await urls.get(1);
-    vi.setSystemTime(Date.now() + 47_000); // 13 s left: more than 12 s
+    vi.advanceTimersByTime(47_000); // 13 s left: more than 12 s
     expect(await urls.get(1)).toMatch(/sig=1$/);
-    vi.setSystemTime(Date.now() + 1_001); // under 12 s left
+    vi.advanceTimersByTime(1_001); // under 12 s left
     expect(await urls.get(1)).toMatch(/sig=2$/);
   });
 

@@ -16,7 +16,9 @@ afterEach(() => t.close());
 
 describe('storedTotals', () => {
   it('an empty queue is all zeros', () => {
-    expect(Object.values(q.totals()).every((v) => v === 0)).toBe(true);
+    const { nextRetryAt, ...counts } = q.totals();
+    expect(nextRetryAt).toBeNull();
+    expect(Object.values(counts).every((v) => v === 0)).toBe(true);
   });
 
   it('counts files by state, retrying apart from pending, and bytes per the rules', () => {
@@ -25,7 +27,8 @@ describe('storedTotals', () => {
     q.moveFile(a!, ['pending'], 'completed');
     q.moveFile(b!, ['pending'], 'uploading');
     q.recordParts([{ fileId: b!, partNumber: 1, etag: '"b"' }]); // stored, not yet reported
-    q.moveFile(c!, ['pending'], 'pending', { error: 'ECONNRESET', retryAt: Date.now() + 60_000, transient: true });
+    const retryAt = Date.now() + 60_000;
+    q.moveFile(c!, ['pending'], 'pending', { error: 'ECONNRESET', retryAt, transient: true });
     q.moveFile(d!, ['pending'], 'paused');
     q.moveFile(e!, ['pending'], 'failed', { error: 'changed while uploading' });
     q.moveFile(f!, ['pending'], 'cancelled');
@@ -49,6 +52,7 @@ describe('storedTotals', () => {
       bytesStoredUploading: 1024, // b
       bytesOfMoving: 6 * 1024, // b, c and the 7th to 10th
       bytesStoredOfMoving: 1024, // b
+      nextRetryAt: retryAt, // c's, the only one waiting for a time
     });
   });
 });
