@@ -1,4 +1,5 @@
 import type { CSSProperties } from 'react';
+import { useEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { retryTime } from '../../../../shared/queue-state.js';
 import { useNow } from '../../use-now.js';
@@ -60,6 +61,12 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
   );
   const remove = useApp((s) => s.removeCapture);
   const place = usePlaceName(c?.structure ?? '', c?.design ?? null);
+  // The list scrolls to a linked row; the page too must bring it into view (the queue may sit
+  // below the fold, under the headline, warnings and messages).
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (linked) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [linked]);
   if (!c) return <div style={style} {...aria} />;
   const pct = sum.size ? Math.floor((sum.sent / sum.size) * 100) : 0;
   const state =
@@ -70,6 +77,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
         : CAPTURE_STATE[c.state];
   return (
     <div
+      ref={ref}
       className={`capture-row ${c.state}${linked ? ' linked' : ''}`}
       style={style}
       {...aria}
