@@ -11,13 +11,24 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 
 const baseName = (path: string) => path.split(/[\\/]/).pop() ?? path;
 
-/** After the dialog closed (next frame): focus the first element found of `selectors`. */
-function focusAfter(selectors: string[]): void {
+/**
+ * After the dialog closed: focus the first element found of `selectors`, and keep focus there
+ * over the next frames (about 150 ms) while the lists re-render from the answer and the queue's
+ * events: an element replaced under the focus would drop it to the page.
+ */
+function focusAfter(selectors: string[], frames = 10): void {
   requestAnimationFrame(() => {
-    for (const sel of selectors) {
-      const el = document.querySelector<HTMLElement>(sel);
-      if (el) return el.focus();
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected) {
+      for (const sel of selectors) {
+        const el = document.querySelector<HTMLElement>(sel);
+        if (el) {
+          el.focus();
+          break;
+        }
+      }
     }
+    if (frames > 1) focusAfter(selectors, frames - 1);
   });
 }
 
