@@ -4,8 +4,8 @@
 // of the uploader's peak RSS (issue #11: ≤ 100 MB uploading 4 GiB). V8 reads the flag only at
 // start, hence the bin line (`env -S`: Linux coreutils, macOS, npm's Windows shims).
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import ms from 'ms';
 import type { DrainFlags, GlobalOptions } from './commands.js';
+import { duration, positiveInt, rowId } from './arguments.js';
 import { printable } from './printable.js';
 
 // What a command needs is loaded when it runs (`commands.js`: the queue, engine, got and zod;
@@ -15,16 +15,6 @@ import { printable } from './printable.js';
 // versions will need Node 22 is not for the people running this command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const positiveInt = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of 1 or more');
-  return n;
-};
-const duration = (v: string) => {
-  const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : ms(v as ms.StringValue);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a duration such as 90s, 45m or 8h (plain numbers are seconds)');
-  return n;
-};
 const program = new Command('capture-uploader')
   .description('Registers Insta360 captures with the capture gateway and uploads them in parts through presigned URLs.')
   .option('--base-url <url>', 'capture gateway {base_url} (CAPTURE_BASE_URL)')
@@ -53,12 +43,6 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (process.stdout.listenerCount('error') > 1) return;
   process.exit(141);
 });
-
-/** A queue row number given on the command line: a whole number of 1 or more. Throws Error naming it. */
-const rowId = (what: string) => (v: string) => {
-  if (!/^[1-9]\d*$/.test(v)) throw new Error(`${what} ${JSON.stringify(v)} is not a number shown by capture-uploader status`);
-  return Number(v);
-};
 
 const captureOptions = (cmd: Command) =>
   cmd

@@ -1,21 +1,14 @@
 import type { CredentialsRefusedError } from '../api/errors.js';
 import { queueStorageError } from '../queue/db.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
+import { buildContext } from './build-context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
-import { PartLedger } from './ledger.js';
-import { Limiter } from './limiter.js';
-import { LinkMonitor } from './link.js';
-import { ProgressTracker } from './progress.js';
 import { Registrar } from './registrar.js';
-import { overnightRetrySchedule } from './retry-schedule.js';
 import { Holds, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
-import { Bandwidth } from './throttle.js';
-import { Transitions } from './transitions.js';
 import { PersonControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
 
@@ -53,26 +46,7 @@ export class UploadEngine {
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
     this.queueFile = opts.queueFile ?? opts.queue.db.name;
-    const bandwidth = new Bandwidth(opts.bandwidthBytesPerSecond ?? null);
-    const stallTimeoutMs = opts.stallTimeoutMs ?? 30_000;
-    this.ctx = {
-      queue: opts.queue,
-      gateway: opts.gateway,
-      transitions: new Transitions(opts.queue, (e) => this.emit(e)),
-      limiter: new Limiter(opts.concurrency ?? 4),
-      bandwidth,
-      link: new LinkMonitor(opts.minLinkRate ?? 16 * 1024, bandwidth),
-      ledger: new PartLedger(opts.queue, 100, (err) => this.fail(err) || this.ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
-      tracker: new ProgressTracker((files, overall) => this.emit({ type: 'progress', files, overall }), opts.progressIntervalMs ?? 100),
-      log: opts.log ?? { info: () => {}, warn: () => {} },
-      partRetry: opts.partRetry ?? recommendedRetryPolicy(),
-      retrySchedule: opts.retrySchedule ?? overnightRetrySchedule(),
-      stallTimeoutMs,
-      maxResigns: opts.maxResigns ?? 3,
-      maxRounds: opts.maxRounds ?? 3,
-      warn: (message) => this.warn(message),
-      fatal: (err) => this.fail(err),
-    };
+    this.ctx = buildContext(opts, { emit: (e) => this.emit(e), warn: (message) => this.warn(message), fatal: (err) => this.fail(err) });
     // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
     this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);

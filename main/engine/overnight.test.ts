@@ -107,10 +107,10 @@ describe('registration through outages (#7.1, #7.2)', () => {
     expect(u.queue.captures(['queued'])).toHaveLength(1);
     // The first look after the retry time finds nothing to claim, as when the time passes in the
     // microseconds between the claim and the read of the next due time.
-    const claim = u.queue.claimDueCapture.bind(u.queue);
+    const claim = u.queue.schedule.claimDueCapture.bind(u.queue.schedule);
     let missed = false;
-    vi.spyOn(u.queue, 'claimDueCapture').mockImplementation((at) => {
-      const due = u.queue.nextDueAt();
+    vi.spyOn(u.queue.schedule, 'claimDueCapture').mockImplementation((at) => {
+      const due = u.queue.schedule.nextDueAt();
       if (!missed && due !== null && due <= at) {
         missed = true;
         return undefined;

@@ -98,7 +98,7 @@ export class Registrar {
   private claim(): QueuedCapture | undefined {
     if (this.stopped || this.halted) return undefined;
     try {
-      return this.ctx.queue.claimDueCapture(Date.now());
+      return this.ctx.queue.schedule.claimDueCapture(Date.now());
     } catch (err) {
       if (this.halt(err)) return undefined;
       throw err;
@@ -133,7 +133,7 @@ export class Registrar {
       await ctx.gateway.ready(flight.controller.signal);
       if (flight.controller.signal.aborted) throw new CancelledError();
       // Committed before the body leaves: from here on a crash leaves it for a person (issue 17 #11).
-      ctx.queue.markCaptureSent(c.id);
+      ctx.queue.schedule.markCaptureSent(c.id);
       flight.sending = true;
       const [result] = await ctx.gateway.addCaptures([c.request], flight.controller.signal);
       if (!result) throw new Error('The service answered add-capture without a result');
@@ -186,7 +186,7 @@ export class Registrar {
     const message = `${reason}. Sent again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${c.attempts + 2}).`;
     t.capture(c.id, ['registering'], 'queued', message, at, { kind: 'registration-retry', message });
     // The others would meet the same outage: they wait for the same time, without counting an attempt.
-    this.ctx.queue.deferQueuedCaptures(at);
+    this.ctx.queue.schedule.deferQueuedCaptures(at);
     if (notice) this.ctx.warn(notice);
   }
 }

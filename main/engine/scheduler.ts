@@ -89,7 +89,7 @@ export class Scheduler {
         }
         this.startDue();
         const idle = this.active.size === 0 && !this.registrar.busy;
-        const next = this.ctx.queue.nextDueAt();
+        const next = this.ctx.queue.schedule.nextDueAt();
         // Without `wait`, the drain ends once nothing runs. With it, it ends only when nothing is
         // scheduled at all; a time that passed between the claims above and this read (they are
         // microseconds apart) is claimed on the next turn, after a short nap.
@@ -152,7 +152,7 @@ export class Scheduler {
   private startDue(): void {
     const room = this.ctx.limiter.limit + 1 - this.active.size;
     if (room <= 0 || this.stopping) return;
-    for (const f of this.ctx.queue.dueFiles(this.clock.now(), room, this.activeFiles)) {
+    for (const f of this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles)) {
       const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
       if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
       const controller = new AbortController();

@@ -60,8 +60,8 @@ describe('file moves', () => {
     const at = Date.now() + 15_000;
     tr.file(a!, ['uploading'], 'pending', { error: 'No answer from storage: ECONNRESET', retryAt: at, transient: true });
     expect(q.file(a!)).toMatchObject({ state: 'pending', error: 'No answer from storage: ECONNRESET', transient: true, attempts: 1 });
-    expect(q.nextDueAt()).toBe(at);
-    expect(q.dueFiles(Date.now(), 10).map((f) => f.id)).not.toContain(a);
+    expect(q.schedule.nextDueAt()).toBe(at);
+    expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).not.toContain(a);
   });
 });
 

@@ -45,7 +45,7 @@ export class Transitions {
   capture(id: number, from: CaptureState[], to: CaptureState, error: string | null, retryAt?: number, note?: Note): boolean {
     const q = this.queue;
     const moved = q.db.transaction(() => {
-      if (!q.moveCapture(id, from, to, error, retryAt)) return undefined;
+      if (!q.schedule.moveCapture(id, from, to, error, retryAt)) return undefined;
       const c = q.capture(id)!;
       return { c, entry: note && q.activity.add({ captureRow: id, fileId: null, subject: c.label, ...note }) };
     })();

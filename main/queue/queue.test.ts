@@ -122,7 +122,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     migrate(db, ':memory:', MIGRATIONS); // today's queue code writes later versions' columns
     const q = new UploadQueue(db);
     expect(q.file(1)).toMatchObject({ state: 'failed', attempts: 0, nextAttemptAt: null, transient: false });
-    expect(q.claimDueCapture(Date.now())).toMatchObject({ id: 2, state: 'registering' });
+    expect(q.schedule.claimDueCapture(Date.now())).toMatchObject({ id: 2, state: 'registering' });
     q.meta.set('partSize', 5_242_880);
     expect(q.meta.get('partSize')).toBe(5_242_880);
     q.activity.add({ captureRow: 1, fileId: 1, subject: 'a.insv', kind: 'failed', message: 'InternalError' });
@@ -236,7 +236,7 @@ describe('queue totals', () => {
     q.moveFile(big!.id, ['pending'], 'uploading');
     const retryAt = Date.now() + 60_000;
     q.moveFile(small!.id, ['pending'], 'pending', { retryAt, transient: true });
-    q.moveCapture(b, ['queued'], 'rejected', 'HTTP 422');
+    q.schedule.moveCapture(b, ['queued'], 'rejected', 'HTTP 422');
     expect(q.totals()).toEqual({
       // The refused capture's two files wait for a person: neither queued nor counted in what moves.
       files: 4, captures: 2, completed: 0, uploading: 1, waiting: 0, pending: 0, retrying: 1, paused: 0, failed: 0, cancelled: 0, capturesNeedYou: 1,
@@ -289,10 +289,10 @@ describe('queue rows', () => {
     const q1 = new UploadQueue(first);
     const sent = q1.enqueueCapture('sent', request, files);
     const claimedOnly = q1.enqueueCapture('claimed', request, files);
-    expect(q1.claimDueCapture(Date.now())).toMatchObject({ id: sent, state: 'registering', sentAt: null });
-    q1.markCaptureSent(sent);
+    expect(q1.schedule.claimDueCapture(Date.now())).toMatchObject({ id: sent, state: 'registering', sentAt: null });
+    q1.schedule.markCaptureSent(sent);
     expect(q1.capture(sent)!.sentAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(q1.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, state: 'registering', sentAt: null });
+    expect(q1.schedule.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, state: 'registering', sentAt: null });
     first.close();
 
     const q2 = new UploadQueue(openQueueDatabase(file).db);
@@ -302,8 +302,8 @@ describe('queue rows', () => {
     expect(c.error).toMatch(/may or may not have it/);
     expect(q2.capture(claimedOnly)).toMatchObject({ state: 'queued', sentAt: null, nextAttemptAt: null });
     // Claimed again from the start: the sent mark of an earlier try does not carry over.
-    expect(q2.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, sentAt: null });
-    expect(() => q2.markCaptureSent(sent)).toThrow(/no longer being registered/);
+    expect(q2.schedule.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, sentAt: null });
+    expect(() => q2.schedule.markCaptureSent(sent)).toThrow(/no longer being registered/);
     q2.db.close();
   });
 
@@ -316,7 +316,7 @@ describe('queue rows', () => {
     db.pragma('defer_foreign_keys = ON');
     db.exec('CREATE TABLE blocker (capture INTEGER REFERENCES captures (id) DEFERRABLE INITIALLY DEFERRED)');
     db.exec(`CREATE TRIGGER claim_fails_at_commit AFTER UPDATE OF state ON captures WHEN NEW.state = 'registering' BEGIN INSERT INTO blocker VALUES (-1); END`);
-    expect(() => q.claimDueCapture(Date.now())).toThrow(/FOREIGN KEY/);
+    expect(() => q.schedule.claimDueCapture(Date.now())).toThrow(/FOREIGN KEY/);
     expect(q.capture(id)!.state).toBe('queued');
     db.close();
   });

@@ -1,17 +1,16 @@
 import { join } from 'node:path';
-import type { EventName, EventPayload, NamedStructure, QueueTotals, QueueView, SettingsView } from '../../shared/ipc.js';
+import type { NamedStructure, QueueTotals, QueueView, SettingsView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import type { GatewayConfig } from '../api/gateway.js';
 import { ProgressRecordsClient } from '../api/progress-records.js';
-import type { EngineEvent, EngineOptions, Logger } from '../engine/engine.js';
+import type { EngineEvent } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { Announcer } from './announcer.js';
 import { LiveQueue } from './live-queue.js';
-import type { LocalServiceHandle, LocalServiceStarter } from './local-service.js';
+import type { LocalServiceHandle } from './local-service.js';
 import type { RecordsConnection } from '../office/office.js';
 import { OfficeDesk } from '../office/office-desk.js';
 import { ScopedTokenKeepers } from '../office/progress-tokens.js';
-import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 import { SettingsRepository } from '../settings/settings.js';
 import { UploadLimits } from '../engine/upload-limits.js';
 import type { Uploader } from './uploader.js';
@@ -22,37 +21,9 @@ import { officeHandlers } from './handlers/office.js';
 import { queueHandlers } from './handlers/queue.js';
 import { NO_LOCAL_SERVICE, settingsHandlers } from './handlers/settings.js';
 import { uploadHandlers } from './handlers/upload.js';
+import type { AppCoreOptions } from './app-core-options.js';
 
-/** What the desktop app's core needs from its host (the Electron shell, or a test harness). */
-export interface AppCoreOptions {
-  /** The app's user-data folder: the queue lives in `<dataDir>/queue`, the local service in `<dataDir>/local-service`. */
-  dataDir: string;
-  store: KeyValueStore;
-  secrets: SecretBox;
-  /** Sends an event to the renderer. */
-  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  /** Shows the file dialog; resolves with the chosen paths (empty when cancelled). */
-  pickFiles(): Promise<string[]>;
-  /**
-   * Starts the local test service (main/service/local-service.ts `findLocalService`); absent where it
-   * cannot be loaded (the packaged app), and then the local-test choice is not offered.
-   */
-  startLocalService?: LocalServiceStarter;
-  /** A desktop notification: what needs a person (gathered, see Announcer), the queue finished, uploads stopped. */
-  notify?(title: string, body: string): void;
-  /**
-   * Called with true while the queue has work (hold a power-save blocker), false when idle.
-   * Answers whether the computer is now kept awake, which the queue screen says.
-   */
-  busy?(working: boolean): boolean | void;
-  /** Called with the queue's totals as they change (at most ten a second), for the taskbar's and tray's progress. */
-  totals?(totals: QueueTotals): void;
-  log?: Logger;
-  /** Engine settings beyond the stored ones (tests shorten retry delays and the retry schedule). */
-  engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
-  /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */
-  gatherMs?: number;
-}
+export type { AppCoreOptions } from './app-core-options.js';
 
 /**
  * The desktop app's core, under plain Node: settings, the uploader (queue + engine) and the

@@ -1,30 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FaultAction, FaultRegistry } from '../faults.js';
+import type { FaultAction } from '../faults.js';
 import { sleep } from '../http.js';
 import { S3Error, s3Errors } from './errors.js';
-import type { StorageCredentials, VerifiedRequest } from './sigv4.js';
+import type { VerifiedRequest } from './sigv4.js';
 import { verifySigV4 } from './sigv4.js';
-import type { DiskStore, ReceivedBody } from './store.js';
+import type { ReceivedBody } from './store.js';
 import { MAX_PART_NUMBER } from './store.js';
 import { errorXml, parseCompleteMultipartUpload, s3Xml } from './xml.js';
+import { drain, readSmallBody, receiveBody } from './body.js';
+import { getObject, listObjects } from './reads.js';
+import type { S3Request, StorageOptions } from './request.js';
 
-/** What the storage handler needs: the disk store, the one key pair, and the fault registry. */
-export interface StorageOptions {
-  store: DiskStore;
-  credentials: StorageCredentials;
-  faults: FaultRegistry;
-}
-
-interface S3Request {
-  operation: string;
-  bucket: string;
-  key: string;
-  query: URLSearchParams;
-  partNumber?: number;
-}
+export type { StorageOptions } from './request.js';
 
 /** Names the S3 operation of a path-style request (virtual-hosted-style addressing is not served). */
 function classify(req: IncomingMessage): S3Request {
@@ -49,8 +38,6 @@ function classify(req: IncomingMessage): S3Request {
   else if (m === 'DELETE') operation = has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject';
   return { operation, bucket, key, query, partNumber };
 }
-
-const httpDate = (iso: string) => new Date(iso).toUTCString();
 
 /**
  * Creates the request handler of the local S3-compatible storage.
@@ -222,66 +209,6 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   }
 }
 
-/**
- * ListObjects (v1: `marker`) and ListObjectsV2 (`list-type=2`: `continuation-token`,
- * `start-after`), with `prefix`, `delimiter` (keys rolled up into CommonPrefixes), `max-keys`
- * (at most 1000) and `encoding-type=url` (keys URL-encoded, as rclone asks for).
- */
-async function listObjects(opts: StorageOptions, r: S3Request): Promise<string> {
-  const q = r.query;
-  const v2 = r.operation === 'ListObjectsV2';
-  const prefix = q.get('prefix') ?? '';
-  const delimiter = q.get('delimiter') ?? '';
-  const maxKeys = Math.max(0, Math.min(Number(q.get('max-keys') ?? 1000) || 1000, 1000));
-  const token = q.get('continuation-token');
-  const after = v2 ? (token ? Buffer.from(token, 'base64url').toString() : (q.get('start-after') ?? '')) : (q.get('marker') ?? '');
-  const url = q.get('encoding-type') === 'url';
-  const enc = (key: string) => (url ? encodeURIComponent(key).replaceAll('%2F', '/') : key);
-
-  const contents: { Key: string; LastModified: string; ETag: string; Size: number; StorageClass: string }[] = [];
-  const prefixes: string[] = [];
-  let last = '';
-  let truncated = false;
-  for (const o of await opts.store.listObjects(r.bucket)) {
-    if (!o.key.startsWith(prefix) || o.key <= after) continue;
-    const rest = o.key.slice(prefix.length);
-    const cut = delimiter ? rest.indexOf(delimiter) : -1;
-    const common = cut >= 0 ? prefix + rest.slice(0, cut + delimiter.length) : undefined;
-    if (common !== undefined && common === prefixes.at(-1)) continue; // rolled up already
-    if (contents.length + prefixes.length >= maxKeys) {
-      truncated = true;
-      break;
-    }
-    if (common !== undefined) {
-      prefixes.push(common);
-      last = common;
-    } else {
-      contents.push({ Key: enc(o.key), LastModified: o.lastModified, ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' });
-      last = o.key;
-    }
-  }
-  // A rolled-up prefix is resumed after everything under it.
-  const resumeAfter = prefixes.at(-1) === last && last ? `${last}\u{10FFFF}` : last;
-  return s3Xml('ListBucketResult', {
-    Name: r.bucket,
-    Prefix: enc(prefix),
-    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
-    MaxKeys: maxKeys,
-    ...(url ? { EncodingType: 'url' } : {}),
-    IsTruncated: truncated,
-    ...(v2
-      ? {
-          KeyCount: contents.length + prefixes.length,
-          ...(token ? { ContinuationToken: token } : {}),
-          ...(truncated ? { NextContinuationToken: Buffer.from(resumeAfter).toString('base64url') } : {}),
-          ...(q.has('start-after') ? { StartAfter: enc(q.get('start-after')!) } : {}),
-        }
-      : { Marker: enc(q.get('marker') ?? ''), ...(truncated && delimiter ? { NextMarker: enc(resumeAfter) } : {}) }),
-    Contents: contents,
-    CommonPrefixes: prefixes.map((p) => ({ Prefix: enc(p) })),
-  });
-}
-
 function statusError(status: number): S3Error {
   if (status === 503) return s3Errors.slowDown();
   const e = s3Errors.internalError();
@@ -351,125 +278,7 @@ function sendHtml(req: IncomingMessage, res: ServerResponse, status: number): vo
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/**
- * Streams a request body into a temporary file of the store, hashing it as it goes, under the
- * shared bandwidth cap. Checks Content-Length (IncompleteBody), Content-MD5 (BadDigest) and a
- * signed payload hash (XAmzContentSHA256Mismatch). Returns undefined when the connection was
- * reset by a fault or dropped by the client: nothing is stored then.
- */
-async function receiveBody(
-  opts: StorageOptions,
-  req: IncomingMessage,
-  verified: VerifiedRequest,
-  fault: FaultAction | undefined,
-): Promise<ReceivedBody | undefined> {
-  const tmpFile = opts.store.tmpFile();
-  const out = createWriteStream(tmpFile);
-  // A write still in flight when the client drops the connection fails once `out` is destroyed;
-  // that failure is expected then, and any other one is checked when the body is complete.
-  let writeError: Error | undefined;
-  out.on('error', (err) => (writeError ??= err));
-  const md5 = createHash('md5');
-  const sha256 = verified.payloadSha256 ? createHash('sha256') : undefined;
-  const resetAt = fault?.type === 'reset' ? fault.afterBytes : Infinity;
-  let size = 0;
-  const discard = async () => {
-    out.destroy();
-    await rm(tmpFile, { force: true });
-  };
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      if (size + chunk.length >= resetAt) {
-        req.socket.destroy();
-        await discard();
-        return undefined;
-      }
-      await opts.faults.throttle.consume(chunk.length);
-      opts.store.bytesReceived += chunk.length;
-      size += chunk.length;
-      md5.update(chunk);
-      sha256?.update(chunk);
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
-    }
-  } catch {
-    await discard();
-    return undefined;
-  }
-  if (!req.complete) {
-    await discard();
-    return undefined;
-  }
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  if (writeError) {
-    await rm(tmpFile, { force: true });
-    throw writeError;
-  }
-  const declared = req.headers['content-length'];
-  const md5Digest = md5.digest();
-  const fail = async (e: S3Error) => {
-    await rm(tmpFile, { force: true });
-    throw e;
-  };
-  if (declared !== undefined && Number(declared) !== size) await fail(s3Errors.incompleteBody());
-  const contentMd5 = req.headers['content-md5'];
-  if (contentMd5 && contentMd5 !== md5Digest.toString('base64')) await fail(s3Errors.badDigest());
-  if (sha256 && sha256.digest('hex') !== verified.payloadSha256) await fail(s3Errors.sha256Mismatch());
-  return { tmpFile, md5Hex: md5Digest.toString('hex'), size };
-}
-
-async function readSmallBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > 1024 * 1024) throw s3Errors.malformedXml();
-    chunks.push(c);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function drain(req: IncomingMessage): Promise<void> {
-  for await (const _ of req as AsyncIterable<Buffer>) void _;
-}
-
 function sendXml(res: ServerResponse, status: number, xml: string): void {
   res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) });
   res.end(xml);
-}
-
-/** GetObject / HeadObject, with a single `bytes=` Range as S3 serves it (206, Content-Range). */
-async function getObject(opts: StorageOptions, r: S3Request, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const info = await opts.store.headObject(r.bucket, r.key);
-  const headers: Record<string, string | number> = {
-    etag: info.etag,
-    'last-modified': httpDate(info.lastModified),
-    'content-type': info.contentType,
-    'accept-ranges': 'bytes',
-  };
-  let start = 0;
-  let end = info.size - 1;
-  let status = 200;
-  const range = req.headers.range;
-  if (range) {
-    const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
-    if (!m || (m[1] === '' && m[2] === '')) throw s3Errors.invalidRange();
-    if (m[1] === '') {
-      start = Math.max(0, info.size - Number(m[2]));
-    } else {
-      start = Number(m[1]);
-      if (m[2] !== '') end = Math.min(end, Number(m[2]));
-    }
-    if (start >= info.size || start > end) throw s3Errors.invalidRange();
-    status = 206;
-    headers['content-range'] = `bytes ${start}-${end}/${info.size}`;
-  }
-  headers['content-length'] = info.size === 0 ? 0 : end - start + 1;
-  res.writeHead(status, headers);
-  if (req.method === 'HEAD' || info.size === 0) {
-    res.end();
-    return;
-  }
-  const stream = createReadStream(opts.store.objectFile(r.bucket, r.key), { start, end });
-  stream.on('error', () => res.destroy());
-  stream.pipe(res);
 }

@@ -1,0 +1,48 @@
+import { recommendedRetryPolicy } from '../api/errors.js';
+import type { EngineContext } from './context.js';
+import type { EngineEvent, EngineOptions } from './events.js';
+import { PartLedger } from './ledger.js';
+import { Limiter } from './limiter.js';
+import { LinkMonitor } from './link.js';
+import { ProgressTracker } from './progress.js';
+import { overnightRetrySchedule } from './retry-schedule.js';
+import { Bandwidth } from './throttle.js';
+import { Transitions } from './transitions.js';
+
+/** What the shared context needs from the engine that owns it: its events, its warnings (once per cause) and its fatal stop. */
+export interface ContextHooks {
+  emit(e: EngineEvent): void;
+  warn(message: string): void;
+  /** Stops the engine for good on a queue database failure; answers whether `err` was one (see EngineContext.fatal). */
+  fatal(err: unknown): boolean;
+}
+
+/**
+ * The engine's shared context (EngineContext) from its options, with their defaults (EngineOptions:
+ * 4 requests at once, no bandwidth limit, 16 KiB/s assumed link rate, stored parts written to the
+ * queue within 100 ms, progress at most every 100 ms, the §8 recommended part retries, the overnight retry
+ * schedule, 30 000 ms stall timeout, 3 presign rounds, 3 resume rounds). Built once by UploadEngine.
+ * Throws RangeError for a bad bandwidth limit (Bandwidth).
+ */
+export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineContext {
+  const bandwidth = new Bandwidth(opts.bandwidthBytesPerSecond ?? null);
+  const ctx: EngineContext = {
+    queue: opts.queue,
+    gateway: opts.gateway,
+    transitions: new Transitions(opts.queue, (e) => hooks.emit(e)),
+    limiter: new Limiter(opts.concurrency ?? 4),
+    bandwidth,
+    link: new LinkMonitor(opts.minLinkRate ?? 16 * 1024, bandwidth),
+    ledger: new PartLedger(opts.queue, 100, (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
+    tracker: new ProgressTracker((files, overall) => hooks.emit({ type: 'progress', files, overall }), opts.progressIntervalMs ?? 100),
+    log: opts.log ?? { info: () => {}, warn: () => {} },
+    partRetry: opts.partRetry ?? recommendedRetryPolicy(),
+    retrySchedule: opts.retrySchedule ?? overnightRetrySchedule(),
+    stallTimeoutMs: opts.stallTimeoutMs ?? 30_000,
+    maxResigns: opts.maxResigns ?? 3,
+    maxRounds: opts.maxRounds ?? 3,
+    warn: (message) => hooks.warn(message),
+    fatal: (err) => hooks.fatal(err),
+  };
+  return ctx;
+}

@@ -1,0 +1,100 @@
+import type Database from 'better-sqlite3';
+import type { CaptureRowRaw, CaptureState, FileRowRaw, QueuedCapture, QueuedFile } from './rows.js';
+import { now, toCapture, toFile } from './rows.js';
+import { statementCache } from './statements.js';
+
+/**
+ * When captures and files are due, and the claims that take them (issue 17 #1): a capture claimed
+ * for registration in one committed statement, its add-capture marked as sent, moved between
+ * states with a retry time, and the files due to start. Reads and writes the `captures` and
+ * `files` tables of the upload queue; throws better-sqlite3's SqliteError on a storage failure.
+ */
+export class QueueSchedule {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sql: (text: string) => Database.Statement = statementCache(db),
+  ) {}
+
+  /**
+   * Claims the oldest `queued` capture that is due (no retry time, or one at or before `at`, ms)
+   * by moving it to `registering` (not yet sent) in one statement, so no two callers ever send the
+   * same capture (§4.4 add-capture is not idempotent). Returns it, or undefined when none is due.
+   *
+   * The row is handed back only once its commit succeeded: the UPDATE runs to completion inside
+   * an explicit transaction, whose COMMIT throws on failure. (Read with `.get()` in autocommit, the
+   * commit happens when the statement is reset and its error is lost: on a full disk the same
+   * row, never claimed, came back again and again: issue 17 #1.)
+   * Throws SqliteError (SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR...) when it cannot be written.
+   */
+  claimDueCapture(at: number): QueuedCapture | undefined {
+    const rows = this.db.transaction(
+      () =>
+        this.sql(
+            `UPDATE captures SET state = 'registering', sent_at = NULL, updated_at = ?
+             WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT 1)
+               AND state = 'queued'
+             RETURNING *`,
+          )
+          .all(now(), at) as CaptureRowRaw[],
+    )();
+    return rows[0] && toCapture(rows[0]);
+  }
+
+  /**
+   * Records, durably, that the add-capture request (§4.4) of a claimed capture is about to leave:
+   * from this commit on a restart treats it as possibly registered. Called after signing in and
+   * just before the body is sent. Throws SqliteError when it cannot be written (then nothing may
+   * be sent), and Error when the capture is no longer `registering` (a person dropped it meanwhile).
+   */
+  markCaptureSent(id: number): void {
+    const r = this.sql(`UPDATE captures SET sent_at = ?, updated_at = ? WHERE id = ? AND state = 'registering'`).run(now(), now(), id);
+    if (r.changes !== 1) throw new Error(`Capture ${id} is no longer being registered`);
+  }
+
+  /**
+   * Moves a capture from one of `from` to `to`, with `error` (null clears it); answers whether it
+   * moved. A capture no longer in `from` (changed or removed meanwhile) is left alone.
+   * `retryAt` (ms since epoch) schedules the next registration attempt and counts one more attempt.
+   */
+  moveCapture(id: number, from: CaptureState[], to: CaptureState, error: string | null = null, retryAt?: number): boolean {
+    const counted = retryAt === undefined ? 'attempts' : 'attempts + 1';
+    return (
+      this.sql(
+          `UPDATE captures SET state = ?, error = ?, next_attempt_at = ?, attempts = ${counted}, updated_at = ?
+           WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
+        )
+        .run(to, error, retryAt ?? null, now(), id, ...from).changes === 1
+    );
+  }
+
+  /** Makes every queued capture due sooner than `at` (ms since epoch) wait until then, without counting an attempt. */
+  deferQueuedCaptures(at: number): void {
+    this.sql(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at < ?)`).run(at, at);
+  }
+
+  /**
+   * Pending files due by `at` (ms since epoch): no retry time, or one at or before it; those waiting longest
+   * first, then oldest. `exclude` lists file ids to skip (already running). At most `limit`.
+   */
+  dueFiles(at: number, limit: number, exclude: readonly number[] = []): QueuedFile[] {
+    const skip = exclude.length ? `AND id NOT IN (${exclude.map(() => '?').join(',')})` : '';
+    return (
+      this.sql(
+          `SELECT * FROM files WHERE state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ${skip}
+           ORDER BY COALESCE(next_attempt_at, 0), id LIMIT ?`,
+        )
+        .all(at, ...exclude, limit) as FileRowRaw[]
+    ).map(toFile);
+  }
+
+  /** The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when none waits. */
+  nextDueAt(): number | null {
+    const r = this.sql(
+        `SELECT MIN(t) AS t FROM (
+           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending'
+           UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
+      )
+      .get() as { t: number | null };
+    return r.t;
+  }
+}

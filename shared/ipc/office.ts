@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { captureState, id, iso, ymd } from './common.js';
+
+// The office workspace's schemas of the IPC contract (shared/ipc.ts re-exports them).
+
+/** A progress entry (progress-records-interface.md §2). `date` YYYY-MM-DD. */
+export const progressEntryView = z.object({ id: z.string(), date: ymd, status: z.string(), details: z.string() });
+export type ProgressEntryView = z.infer<typeof progressEntryView>;
+
+/** An asset category with its stages (§2), as the Assets view needs it. */
+export const assetCategoryView = z.object({
+  id: z.string(),
+  name: z.string(),
+  uom: z.string(),
+  /** The category's height (§2, in its length unit), or null when not given: an area unit's quantity is length × height. */
+  height: z.number().nullable(),
+  stages: z.array(z.object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string() })),
+});
+export type AssetCategoryView = z.infer<typeof assetCategoryView>;
+
+/** An external asset (§2): a polyline in plan coordinates and its progress per stage (percentage 0–100, date ISO 8601). */
+export const assetView = z.object({
+  _id: z.string(),
+  points: z.array(z.object({ x: z.number(), y: z.number() })),
+  doNotTrack: z.boolean(),
+  snapshot: z.string().nullable(),
+  stages: z.array(z.object({ _id: z.string(), percentage: z.number(), date: z.string().nullable() })),
+});
+export type AssetView = z.infer<typeof assetView>;
+
+/**
+ * An entry recorded while the progress service could not be reached, waiting to be sent.
+ * `queuedAt` ISO 8601; `state` 'refused' with the service's `error` when it answered 400.
+ */
+export const outboxItemView = z.object({
+  id,
+  date: ymd,
+  status: z.string(),
+  details: z.string(),
+  queuedAt: iso,
+  state: z.enum(['waiting', 'refused']),
+  error: z.string().nullable(),
+  /** The entry field a refusal's message names (shown beside it in the form), or null. */
+  field: z.enum(['date', 'status', 'details']).nullable(),
+});
+export type OutboxItemView = z.infer<typeof outboxItemView>;
+
+/**
+ * A capture of the local queue beside the office's day (issue 20 #6): `captureRow` its queue row;
+ * `structureName` the friendly name from the settings (the id when none); `capturedAt` ISO 8601 as
+ * registered; `files` not cancelled, `filesUploaded` of them; `uploadedAt` (ISO 8601) once all are.
+ */
+export const dayCaptureView = z.object({
+  captureRow: id,
+  label: z.string(),
+  structure: z.string(),
+  structureName: z.string(),
+  state: captureState,
+  capturedAt: z.string(),
+  files: z.number(),
+  filesUploaded: z.number(),
+  uploadedAt: z.string().nullable(),
+});
+export type DayCaptureView = z.infer<typeof dayCaptureView>;
