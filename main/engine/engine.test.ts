@@ -44,6 +44,9 @@ describe('uploads real files end to end', () => {
     copyFileSync(join(fixtures, 'walkthrough.mp4'), join(dir, 'walkthrough.mp4'));
     writeFileSync(join(dir, 'LRV_20231121_201609_11_007.insv'), 'preview');
 
+    // Storage at 4 MiB/s: the 3.3 MB card takes most of a second, so progress is sampled (every
+    // 100 ms) while it moves; at loopback speed it could finish between two samples.
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB });
     const u = uploader('real');
     const events: EngineEvent[] = [];
     u.engine.on((e) => events.push(e));
