@@ -1,7 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { formatBytes } from '../../shared/format.js';
 import { inspectPaths } from '../intake/intake.js';
 
 /** A mounted volume laid out as an Insta360 card: its root, its name, its recordings (captures) and their bytes. */
@@ -61,10 +60,8 @@ export async function findCards(roots: readonly string[], volumes: readonly stri
   return cards;
 }
 
-/** What the app offers for a card: "Insta360 card, 48 recordings, 96 GB". */
-export function describeCard(c: DetectedCard): string {
-  return `Insta360 card, ${c.recordings} recording${c.recordings === 1 ? '' : 's'}, ${formatBytes(c.bytes)}`;
-}
+// What the app and the CLI say of a card ("Insta360 card, 48 recordings, 96 GiB") is shared with the renderer.
+export { describeCard } from '../../shared/card-offer.js';
 
 /**
  * Watches the mount folders for cards: `onChange` gets the cards mounted whenever a card appears

@@ -9,13 +9,14 @@ import { recordOffload } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
+import { defaultLibraryFolder } from '../settings/library-settings.js';
 
 // `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
 // copying and its record are main/offload's; this file shows progress and says what follows.
 
-/** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's Videos folder. */
+/** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's videos folder, as the app's default (main/settings/library-settings.ts). */
 export function defaultLibrary(): string {
-  return process.env.CAPTURE_LIBRARY ?? join(homedir(), 'Videos', 'Capture Uploader');
+  return process.env.CAPTURE_LIBRARY ?? defaultLibraryFolder();
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -58,6 +58,12 @@ export interface OffloadOptions {
    * before the rest of the card is copied (issue 19 deliver 4). Awaited in turn, never two at once.
    */
   onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
+  /**
+   * Called once, after the free-space check and before the first byte is copied, with the
+   * recordings' files in the order they will be copied (paths on the card, sizes in bytes) and the
+   * folder the copies go to: what a screen lists as waiting.
+   */
+  onPlan?: (files: readonly { path: string; size: number }[], destination: string) => void;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
@@ -105,6 +111,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const cardName = basename(root) || 'card';
   const stamp = started.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');
   const destination = join(library, `${cardName}_${stamp}`);
+  opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
