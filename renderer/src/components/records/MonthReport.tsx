@@ -1,6 +1,6 @@
 import type { ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { formatTime } from '../../format.js';
+import { localDate, whenAt } from '../../../../shared/when.js';
 import { monthTitle } from './calendar.js';
 
 /**
@@ -30,7 +30,7 @@ export function MonthReport({ month, entries, asOf }: { month: string; entries: 
         <h2>Progress report — {monthTitle(month)}</h2>
         <p>
           {rows.length} {rows.length === 1 ? 'entry' : 'entries'}
-          {asOf ? `, as read ${formatTime(asOf)}` : ''}
+          {asOf ? `, as read ${whenAt(asOf)}` : ''}
         </p>
         <table>
           <thead>
@@ -43,7 +43,7 @@ export function MonthReport({ month, entries, asOf }: { month: string; entries: 
           <tbody>
             {rows.map((e) => (
               <tr key={e.id} data-testid="report-row">
-                <td>{e.date}</td>
+                <td>{localDate(e.date)}</td>
                 <td>{e.status}</td>
                 <td className="details">{e.details}</td>
               </tr>
