@@ -169,9 +169,14 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   });
   await page.mouse.move(middle.x, middle.y);
   await expect(page.getByTestId('asset-focus')).toContainText(
-    `Reached: ${reachedStage(category.stages, second)!.name} (${pctOf(second)}% of all stages). ` +
-      category.stages.map((st, i) => `${st.name} ${second.stages[i]!.percentage}%${second.stages[i]!.percentage > 0 ? ` on ${second.stages[i]!.date.slice(0, 10)}` : ''}`).join(', '),
+    `Reached: ${reachedStage(category.stages, second)!.name} (${pctOf(second)}% of all stages). ${category.stages[0]!.name} ${second.stages[0]!.percentage}%`,
   );
+  // Each stage with its percentage, its quantity in its unit (records-assets.e2e.ts checks them) and its day.
+  for (const [i, st] of category.stages.entries()) {
+    const { percentage, date } = second.stages[i]!;
+    const day = percentage > 0 ? ` · ${escape(localDate(date, { locale: 'en-GB' }))}` : '';
+    await expect(page.getByTestId('asset-focus')).toContainText(new RegExp(`${escape(st.name)} ${percentage}% · [\\d.]+ of [\\d.]+ \\w+${day}(,|\\.)`));
+  }
   await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
   // Names, not ids: the category's name and a number; the id only on hover.

@@ -47,12 +47,21 @@ interface Schedule {
   runDays: number;
 }
 
+/**
+ * A stage: name, colour, its own unit (§2 Stage.uom) and what that measures (Stage.measurement).
+ * Stages of one category are counted in different units, as a site's trades count them.
+ */
+type StageDef = [name: string, color: string, uom: string, measurement: 'length' | 'area' | 'volume' | 'count'];
+
 interface CategoryDef {
   name: string;
   drawing: string;
+  /** §2 ExternalAsset.shape of every asset of the category. */
+  shape: 'Polyline' | 'Polygon' | 'Point';
+  /** In the category's length unit: a wall's height, a slab's thickness. */
   height: number;
-  uom: 'm' | 'm2';
-  stages: [string, string][];
+  uom: 'm' | 'm2' | 'ea';
+  stages: StageDef[];
   schedule: Schedule;
   layout: (plan: Plan, rng: Rng) => Run[];
 }
@@ -126,33 +135,77 @@ function ductRuns({ width, depth }: Plan, rng: Rng): Run[] {
   return runs;
 }
 
+/** Slab pours as polygons: two rows of bays the width of the structure, poured from west to east. */
+function slabBays({ width, depth }: Plan): Run[] {
+  const cols = Math.max(2, Math.round(width / 12));
+  const runs: Run[] = [];
+  for (const [y0, y1] of [[0, round(depth / 2)], [round(depth / 2), depth]] as const) {
+    for (let i = 0; i < cols; i++) {
+      const x0 = round((width * i) / cols);
+      const x1 = round((width * (i + 1)) / cols);
+      runs.push({ points: [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], front: (i + 0.5) / cols });
+    }
+  }
+  return runs;
+}
+
+/** Fire dampers as points, where the corridor's duct passes a partition line: one every 6 m or so. */
+function damperPoints({ width, depth }: Plan, rng: Rng): Run[] {
+  const runs: Run[] = [];
+  for (let x = 4; x < width - 2; x += 5 + rng() * 2) runs.push({ points: [[round(x), round(depth / 2 - 1.2)]], front: x / width });
+  return runs;
+}
+
 const CATEGORIES: CategoryDef[] = [
   {
     name: 'Curtain Wall',
     drawing: 'A-501 Exterior Elevations',
+    shape: 'Polyline',
     height: 4.2,
     uom: 'm',
-    stages: [['Anchors', '#8e44ad'], ['Framing', '#2980b9'], ['Glazing', '#27ae60'], ['Sealant', '#f39c12']],
+    stages: [['Anchors', '#8e44ad', 'ea', 'count'], ['Framing', '#2980b9', 'm', 'length'], ['Glazing', '#27ae60', 'm2', 'area'], ['Sealant', '#f39c12', 'lf', 'length']],
     schedule: { startDaysAgo: 130, lagDays: 35, spreadDays: 120, runDays: 14 },
     layout: facadeRuns,
   },
   {
     name: 'Drywall Partitions',
     drawing: 'A-201 Partition Plan',
+    shape: 'Polyline',
     height: 3.0,
     uom: 'm2',
-    stages: [['Track', '#7f8c8d'], ['Studs', '#2c3e50'], ['Board', '#16a085'], ['Tape & Finish', '#d35400']],
+    stages: [['Track', '#7f8c8d', 'm', 'length'], ['Studs', '#2c3e50', 'm', 'length'], ['Board', '#16a085', 'm2', 'area'], ['Tape & Finish', '#d35400', 'm2', 'area']],
     schedule: { startDaysAgo: 95, lagDays: 28, spreadDays: 90, runDays: 10 },
     layout: partitionRuns,
   },
   {
     name: 'Ductwork',
     drawing: 'M-301 Ductwork Layout',
+    shape: 'Polyline',
     height: 0.6,
     uom: 'm',
-    stages: [['Hangers', '#5d6d7e'], ['Duct Installed', '#1f618d'], ['Sealed & Tested', '#b7950b'], ['Insulated', '#c0392b'], ['Labelled', '#117a65']],
+    stages: [['Hangers', '#5d6d7e', 'ea', 'count'], ['Duct Installed', '#1f618d', 'm', 'length'], ['Sealed & Tested', '#b7950b', 'm', 'length'], ['Insulated', '#c0392b', 'm2', 'area'], ['Labelled', '#117a65', 'ea', 'count']],
     schedule: { startDaysAgo: 70, lagDays: 20, spreadDays: 80, runDays: 8 },
     layout: ductRuns,
+  },
+  {
+    name: 'Floor Slabs',
+    drawing: 'S-101 Slab Pour Sequence',
+    shape: 'Polygon',
+    height: 0.25,
+    uom: 'm2',
+    stages: [['Formwork', '#a04000', 'm2', 'area'], ['Reinforcement', '#6c3483', 'm2', 'area'], ['Concrete Pour', '#1a5276', 'm3', 'volume'], ['Curing', '#229954', 'm2', 'area']],
+    schedule: { startDaysAgo: 45, lagDays: 8, spreadDays: 50, runDays: 6 },
+    layout: slabBays,
+  },
+  {
+    name: 'Fire Dampers',
+    drawing: 'M-302 Fire Damper Schedule',
+    shape: 'Point',
+    height: 0,
+    uom: 'ea',
+    stages: [['Damper Installed', '#7d6608', 'ea', 'count'], ['Damper Inspected', '#943126', 'ea', 'count'], ['Damper Tagged', '#0e6251', 'ea', 'count']],
+    schedule: { startDaysAgo: 60, lagDays: 15, spreadDays: 50, runDays: 3 },
+    layout: damperPoints,
   },
 ];
 
@@ -179,13 +232,13 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const categories = CATEGORIES.map((def) => {
     const id = stableId(`category:${def.name}`);
-    const stages = def.stages.map(([name, color], i) => ({
+    const stages = def.stages.map(([name, color, uom, measurement], i) => ({
       _id: stableId(`stage:${def.uom}:${name}`),
       name,
       sequence: i + 1,
       color,
-      uom: def.uom,
-      measurement: def.uom === 'm' ? 'length' : 'area',
+      uom,
+      measurement,
       metrics: { structureId: 101 + i },
       predecessors: i === 0 ? [] : [i],
     }));
@@ -211,7 +264,7 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
           _id: stableId(`asset:${s.id}:${def.name}:${n + 1}`),
           category: record.id,
           structure: s.id,
-          shape: 'Polyline',
+          shape: def.shape,
           points: run.points.map(([x, y]) => ({ x, y })),
           properties: { snapshotDate: snapshot },
           snapshot,

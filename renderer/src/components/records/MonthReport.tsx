@@ -27,7 +27,8 @@ export function MonthReport({ month, entries, asOf }: { month: string; entries: 
         <button onClick={() => window.print()}>Print month</button>
       </div>
       <section className="month-report" aria-label={`Progress report, ${monthTitle(month)}`} data-testid="month-report">
-        <h2>Progress report — {monthTitle(month)}</h2>
+        {/* The printed page's only heading of its level: the app's own h1 is not printed. */}
+        <h1>Progress report — {monthTitle(month)}</h1>
         <p>
           {rows.length} {rows.length === 1 ? 'entry' : 'entries'}
           {asOf ? `, as read ${whenAt(asOf)}` : ''}
