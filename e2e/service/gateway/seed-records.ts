@@ -1,5 +1,7 @@
 import type { ProgressEntry, Structure } from './model.js';
 import { stableId } from './model.js';
+import type { Plan, Rng, Run } from './seed-layouts.js';
+import { damperPoints, ductRuns, facadeRuns, partitionRuns, slabBays } from './seed-layouts.js';
 
 // Seed data of progress-records-interface.md §2 at the size a real project has: asset categories
 // with their stages, a few hundred polylines per structure laid out like a floor plan, and
@@ -19,24 +21,9 @@ function prng(seed: string): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-type Rng = ReturnType<typeof prng>;
 const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
-const round = (n: number, step = 0.05) => Math.round(n / step) * step;
 const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const iso = (ms: number) => new Date(ms).toISOString();
-
-type Point = [number, number];
-/** A polyline of the plan and where along the work front it lies (0 where work starts, 1 where it ends). */
-interface Run {
-  points: Point[];
-  front: number;
-}
-
-/** The plan of one structure, in metres from its north-west corner (y grows southwards). */
-interface Plan {
-  width: number;
-  depth: number;
-}
 
 /** How a category's work moved across the site: stage i starts `startDaysAgo - i * lagDays` days before seeding. */
 interface Schedule {
@@ -64,96 +51,6 @@ interface CategoryDef {
   stages: StageDef[];
   schedule: Schedule;
   layout: (plan: Plan, rng: Rng) => Run[];
-}
-
-/** Curtain-wall runs around the perimeter: regular bays, the corner bays wrapping round the corner. */
-function facadeRuns({ width, depth }: Plan): Run[] {
-  const corners: Point[] = [[0, 0], [width, 0], [width, depth], [0, depth]];
-  const perimeter = 2 * (width + depth);
-  const runs: Run[] = [];
-  let walked = 0;
-  corners.forEach((from, side) => {
-    const to = corners[(side + 1) % 4]!;
-    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
-    const bays = Math.max(2, Math.round(length / 3.6));
-    for (let b = 0; b < bays; b++) {
-      const at = (f: number): Point => [round(from[0] + (to[0] - from[0]) * f), round(from[1] + (to[1] - from[1]) * f)];
-      runs.push({ points: [at(b / bays), at((b + 1) / bays)], front: (walked + (length * (b + 0.5)) / bays) / perimeter });
-    }
-    walked += length;
-  });
-  return runs;
-}
-
-/** The rooms either side of a central corridor, and a stair and lift core, as partition walls. */
-function partitionRuns({ width, depth }: Plan, rng: Rng): Run[] {
-  const runs: Run[] = [];
-  const north = round(depth / 2 - 1.2);
-  const south = round(depth / 2 + 1.2);
-  const coreX = round(width / 2 - 4);
-  const core: Point[] = [[coreX, north - 6], [coreX + 8, north - 6], [coreX + 8, north], [coreX, north], [coreX, north - 6]];
-  runs.push({ points: core, front: 0.5 });
-  for (const [wall, far] of [[north, 0.4], [south, depth - 0.4]] as const) {
-    let x = 0.4;
-    while (x < width - 3) {
-      const inCore = x > coreX - 4 && x < coreX + 8;
-      const next = inCore ? coreX + 8 : Math.min(width - 0.4, round(x + 2.8 + rng() * 2.0));
-      const front = x / width;
-      if (!inCore) {
-        runs.push({ points: [[x, wall], [next, wall]], front });
-        if (next < width - 0.4) runs.push({ points: [[next, wall], [next, far]], front });
-        // One room in three has a store or washroom cut off by an L-shaped partition.
-        if (rng() < 0.35) {
-          const ly = round(far + (wall - far) * 0.45);
-          const lx = round(x + (next - x) * 0.5);
-          runs.push({ points: [[x, ly], [lx, ly], [lx, far]], front });
-        }
-      }
-      x = next;
-    }
-  }
-  return runs;
-}
-
-/** A supply trunk along the corridor in duct lengths, a branch into every bay, and two risers. */
-function ductRuns({ width, depth }: Plan, rng: Rng): Run[] {
-  const runs: Run[] = [];
-  const y = round(depth / 2);
-  const pieces = Math.round(width / 5);
-  for (let i = 0; i < pieces; i++) {
-    const x0 = round((width * i) / pieces);
-    const x1 = round((width * (i + 1)) / pieces);
-    runs.push({ points: [[x0, y], [x1, y]], front: (i + 0.5) / pieces });
-    for (const dir of [-1, 1]) {
-      const bx = round(x0 + (x1 - x0) * (0.3 + rng() * 0.4));
-      const reach = round((depth / 2 - 3) * (0.6 + rng() * 0.3));
-      const turn = round(bx + (rng() < 0.5 ? -1.5 : 1.5));
-      runs.push({ points: [[bx, y], [bx, y + dir * reach], [turn, y + dir * (reach + 1.5)]], front: (i + 0.5) / pieces });
-    }
-  }
-  runs.push({ points: [[2, 2], [2, y], [6, y]], front: 0 }, { points: [[width - 2, depth - 2], [width - 2, y], [width - 6, y]], front: 1 });
-  return runs;
-}
-
-/** Slab pours as polygons: two rows of bays the width of the structure, poured from west to east. */
-function slabBays({ width, depth }: Plan): Run[] {
-  const cols = Math.max(2, Math.round(width / 12));
-  const runs: Run[] = [];
-  for (const [y0, y1] of [[0, round(depth / 2)], [round(depth / 2), depth]] as const) {
-    for (let i = 0; i < cols; i++) {
-      const x0 = round((width * i) / cols);
-      const x1 = round((width * (i + 1)) / cols);
-      runs.push({ points: [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], front: (i + 0.5) / cols });
-    }
-  }
-  return runs;
-}
-
-/** Fire dampers as points, where the corridor's duct passes a partition line: one every 6 m or so. */
-function damperPoints({ width, depth }: Plan, rng: Rng): Run[] {
-  const runs: Run[] = [];
-  for (let x = 4; x < width - 2; x += 5 + rng() * 2) runs.push({ points: [[round(x), round(depth / 2 - 1.2)]], front: x / width });
-  return runs;
 }
 
 const CATEGORIES: CategoryDef[] = [
