@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawnLength, planUnitMetres, polygonArea, quantityIn, shapeKind, stageWork, workPhrase } from './asset-measure.js';
+import { categorySizing, drawnLength, planUnitMetres, polygonArea, quantityIn, shapeKind, stageWork, workPhrase } from './asset-measure.js';
 
 // An asset's quantity by its shape and in each stage's unit (progress-records-interface.md §2).
 const wall = { shape: 'Polyline', points: [{ x: 0, y: 0 }, { x: 30, y: 0 }, { x: 30, y: 40 }] }; // 70 m run
@@ -59,3 +59,16 @@ describe('stageWork', () => {
     expect(workPhrase({ done: 120.04, total: 300.55 }, 'm2', 'en-GB')).toBe('120 of 300.6 m2');
   });
 });
+
+describe('categorySizing', () => {
+  it('sizes a category by its unit and its shapes, and falls back to drawn length in plan units', () => {
+    const walls = categorySizing({ uom: 'm2', height: 3 }, [wall]);
+    expect([walls.dimension, walls.unit, walls.note, walls.size(wall)]).toEqual(['area', 'm2', 'area in m2: drawn length × height 3', 210]);
+    const slabs = categorySizing({ uom: 'm2', height: 0.25 }, [slab]);
+    expect([slabs.note, slabs.size(slab)]).toEqual(['area in m2: the drawn outlines', 60]);
+    expect(categorySizing({ uom: 'ea', height: null }, [damper]).note).toBe('counted in ea');
+    const unknown = categorySizing({ uom: 't', height: null }, [wall]);
+    expect([unknown.dimension, unknown.unit, unknown.size(wall)]).toEqual([null, 'plan units', 70]);
+  });
+});
+

@@ -150,3 +150,38 @@ export function formatQuantity(n: number, locale?: string): string {
 export function workPhrase(w: { done: number; total: number }, uom: string, locale?: string): string {
   return `${formatQuantity(w.done, locale)} of ${formatQuantity(w.total, locale)} ${uom}`;
 }
+
+/**
+ * How a category's assets are sized as a whole (the legend's quantity): `size` an asset's quantity
+ * in the category's unit by its shape (quantityIn), or its drawn length in plan units when that
+ * unit cannot be derived from these assets (`dimension` null, `unit` 'plan units'); `note` says
+ * it in words: "lengths in m", "area in m2: drawn length × height 3", "area in m2: the drawn
+ * outlines", "volume in m3: drawn area × height 0.25", "counted in ea".
+ */
+export interface CategorySizing {
+  dimension: Dimension | null;
+  unit: string;
+  size: (a: Shaped) => number;
+  note: string;
+}
+
+/** The sizing of `assets` in `category` (see CategorySizing). */
+export function categorySizing(category: { uom: string; height: number | null }, assets: readonly Shaped[]): CategorySizing {
+  const unit = unitOf(category.uom);
+  const measurable = Boolean(unit) && assets.some((a) => quantityIn(a, { uom: category.uom }, category) !== undefined);
+  if (!measurable) return { dimension: null, unit: 'plan units', size: (a) => drawnLength(a) ?? 0, note: 'drawn length in plan units; the category’s unit cannot be derived from it' };
+  const dimension = unit![0];
+  const lines = assets.some((a) => shapeKind(a.shape) === 'polyline');
+  const note =
+    dimension === 'length'
+      ? `lengths in ${category.uom}`
+      : dimension === 'area'
+        ? lines
+          ? `area in ${category.uom}: drawn length × height ${category.height}`
+          : `area in ${category.uom}: the drawn outlines`
+        : dimension === 'volume'
+          ? `volume in ${category.uom}: drawn area × height ${category.height}`
+          : `counted in ${category.uom}`;
+  return { dimension, unit: category.uom, size: (a) => quantityIn(a, { uom: category.uom }, category) ?? 0, note };
+}
+

@@ -1,5 +1,5 @@
 import type { Dimension } from '../../../../shared/asset-measure.js';
-import { drawnLength, quantityIn, shapeKind, stageWork, unitOf, workPhrase } from '../../../../shared/asset-measure.js';
+import { categorySizing, quantityIn, shapeKind, stageWork, unitOf, workPhrase } from '../../../../shared/asset-measure.js';
 import type { StageTotal } from '../../../../shared/asset-stages.js';
 import { progressFraction, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
@@ -44,30 +44,15 @@ export const quantityText = (n: number, unit: string) => `${unitOf(unit)?.[0] ==
 export function assetFigures(category: AssetCategoryView, assets: AssetView[]): AssetFigures {
   const stages = [...category.stages].sort((a, b) => a.sequence - b.sequence);
   const cat = { uom: category.uom, height: category.height };
-  const catUnit = unitOf(category.uom);
-  const measurable = Boolean(catUnit) && assets.some((a) => quantityIn(a, { uom: category.uom }, cat) !== undefined);
-  const size = (a: AssetView) => (measurable ? quantityIn(a, { uom: category.uom }, cat) : drawnLength(a)) ?? 0;
-  const kinds = new Set(assets.map((a) => shapeKind(a.shape)));
-  const dim = measurable ? catUnit![0] : undefined;
-  const note =
-    dim === 'length'
-      ? `lengths in ${category.uom}`
-      : dim === 'area'
-        ? kinds.has('polyline')
-          ? `area in ${category.uom}: drawn length × height ${category.height}`
-          : `area in ${category.uom}: the drawn outlines`
-        : dim === 'volume'
-          ? `volume in ${category.uom}: drawn area × height ${category.height}`
-          : dim === 'count'
-            ? `counted in ${category.uom}`
-            : 'drawn length in plan units; the category’s unit cannot be derived from it';
+  const sizing = categorySizing(cat, assets);
+  const { size } = sizing;
   const works = new Map(stages.map((s) => [s._id, stageWork(s, assets, cat)]));
   return {
     stages,
     size,
-    sizeName: dim ? DIMENSION_NAME[dim] : 'Drawn length',
-    unit: measurable ? category.uom : 'plan units',
-    note,
+    sizeName: sizing.dimension ? DIMENSION_NAME[sizing.dimension] : 'Drawn length',
+    unit: sizing.unit,
+    note: sizing.note,
     totals: stageTotals(stages, assets, size),
     untracked: assets.filter((a) => a.doNotTrack),
     stageWorkText: (s) => {
