@@ -1,7 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { AppHarness } from './harness.js';
+import { shots } from './shots.js';
 
 // axe-core on every screen of the office workspace (CONVENTIONS.md: "@axe-core/playwright checks
 // every screen"), over the real app core and the local service's seeded records.
@@ -24,7 +25,15 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
   return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
 }
 
-test('the Progress workspace: calendar, day view, an open entry, and the form with an error', async ({ page }) => {
+/**
+ * axe finds nothing at the usual window size and at the smallest the shell allows, and the screen
+ * is kept as `office-NAME-large.png` / `-small.png` in the test's artifacts (shots.ts).
+ */
+async function checked(page: Page, info: TestInfo, name: string): Promise<void> {
+  await shots(page, info, `office-${name}`, async () => expect(await violations(page)).toEqual({}));
+}
+
+test('the Progress workspace: calendar, day view, an open entry, and the form with an error', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   const seeded = h.svc.store.state.progress.at(-1)!;
@@ -36,10 +45,15 @@ test('the Progress workspace: calendar, day view, an open entry, and the form wi
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText('Say what was done.');
-  expect(await violations(page)).toEqual({});
+  await checked(page, info, 'progress-entry-form');
+  // The printable month (what "Print month" puts on paper) is a screen of its own.
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.getByTestId('month-report')).toBeVisible();
+  await checked(page, info, 'progress-month-print');
+  await page.emulateMedia({ media: 'screen' });
 });
 
-test('the Progress workspace offline, with an entry waiting in the outbox', async ({ page }) => {
+test('the Progress workspace offline, with an entry waiting in the outbox', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
@@ -49,20 +63,20 @@ test('the Progress workspace offline, with an entry waiting in the outbox', asyn
   await expect(page.getByTestId('outbox-item')).toHaveCount(1);
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('No connection to the progress service: showing the copy from');
-  expect(await violations(page)).toEqual({});
+  await checked(page, info, 'progress-offline-outbox');
 });
 
-test('the Assets view: drawing, legend, focused line and table', async ({ page }) => {
+test('the Assets view: drawing, legend, focused line and table', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
   await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Ductwork' });
   await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
   await page.getByTestId('asset-line').first().focus();
   await expect(page.getByTestId('asset-focus')).toContainText('Reached');
-  expect(await violations(page)).toEqual({});
+  await checked(page, info, 'assets-drawing');
 });
 
-test('the Assets view offline says so before anything is drawn, and lists the categories kept', async ({ page }) => {
+test('the Assets view offline says so before anything is drawn, and lists the categories kept', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
   await expect(page.getByTestId('assets-as-of')).toHaveCount(0);
@@ -71,10 +85,10 @@ test('the Assets view offline says so before anything is drawn, and lists the ca
   await page.getByRole('tab', { name: 'Assets' }).click();
   await expect(page.getByTestId('assets-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d\d:\d\d( [AP]M)?$/);
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
-  expect(await violations(page)).toEqual({});
+  await checked(page, info, 'assets-offline');
 });
 
-test('a refused entry open in the form, the outbox, and the Settings check of the progress sign-in', async ({ page }) => {
+test('a refused entry open in the form, the outbox, and the Settings check of the progress sign-in', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
@@ -89,10 +103,22 @@ test('a refused entry open in the form, the outbox, and the Settings check of th
   await page.getByRole('button', { name: 'Correct and send again' }).click();
   await expect(page.getByTestId('details-refusal')).toBeVisible();
   await expect(page.getByTestId('day-captures')).toBeVisible();
-  expect(await violations(page)).toEqual({});
+  await checked(page, info, 'progress-refused-edit');
   h.svc.store.state.accounts[0]!.password = 'changed';
   await page.getByRole('tab', { name: 'Settings' }).click();
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
   await expect(page.getByTestId('progress-signin')).toContainText('Invalid credentials');
-  expect(await violations(page)).toEqual({});
+  await checked(page, info, 'settings-progress-signin');
+});
+
+test('the Assets view of each shape: slabs as polygons, dampers as points, with their units', async ({ page }, info) => {
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
+  for (const [category, shape] of [['Floor Slabs', 'polygon'], ['Fire Dampers', 'point']] as const) {
+    await page.getByLabel('Category').selectOption({ label: category });
+    await expect(page.getByTestId('asset-line').first()).toHaveAttribute('data-shape', shape);
+    await page.getByTestId('asset-line').first().focus();
+    await expect(page.getByTestId('asset-focus')).toContainText(`${category} 1.`);
+    await checked(page, info, `assets-${shape}s`);
+  }
 });

@@ -1,3 +1,5 @@
+import { localMonth, whenAt } from '../../../../shared/when.js';
+
 // Calendar arithmetic of the Progress workspace, in the person's local time: progress entries
 // carry a date without a zone (progress-records-interface.md §2, YYYY-MM-DD).
 
@@ -22,17 +24,15 @@ export function shiftMonth(month: string, by: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
 }
 
-/** "November 2026" for 2026-11, in the person's language. */
-export const monthTitle = (month: string) => new Date(`${month}-01T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' });
-
-/** "09:12" for an ISO 8601 time, in local time. */
-export const clockTime = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+/** "November 2026" for 2026-11, in the person's language (shared/when.ts localMonth). */
+export const monthTitle = (month: string) => localMonth(month);
 
 /** The CSS class of a status badge. */
 export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : 'in-progress');
 
 /**
  * What the office screens say when the progress service cannot be reached and the copy kept is
- * shown (issue 20 #5): "No connection to the progress service: showing the copy from 14:02".
+ * shown (issue 20 #5): "No connection to the progress service: showing the copy from 14:02", the
+ * time in the office's one format (shared/when.ts), so a copy from yesterday says its date.
  */
-export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${clockTime(asOf)}`;
+export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${whenAt(asOf)}`;
