@@ -56,27 +56,33 @@ const MEDIA_ERRORS: Record<number, string> = { 1: 'reading was aborted', 2: 'a n
 
 /**
  * Draws the first frame of the video at `url` (the service's loopback media server) into a canvas,
- * `WIDTH` pixels wide, with Chromium's own decoder; answers a JPEG `data:` URL, or why not and
- * whether that is lasting (a media error) or not (a timeout). The video is never added to the page.
+ * `WIDTH` pixels wide, with Chromium's own decoder (once loaded and sought to its start);
+ * answers a JPEG `data:` URL, or why not and whether that is lasting (a media error) or not (a
+ * timeout, `timeoutMs`). The video is never added to the page.
  */
 export function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<{ ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }> {
   return new Promise((resolve) => {
     const video = document.createElement('video');
     const done = (r: { ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }) => {
       clearTimeout(timer);
-      video.onloadeddata = video.onerror = null;
+      video.onloadeddata = video.onseeked = video.onerror = null;
       // Lets go of the connection and the decoder at once.
       video.removeAttribute('src');
       video.load();
       resolve(r);
     };
-    const timer = setTimeout(() => done({ ok: false, reason: 'its first frame did not come in time', lasting: false }), timeoutMs);
+    const timer = setTimeout(() => done({ ok: false, reason: 'No preview yet: its first frame did not come in time', lasting: false }), timeoutMs);
     video.onerror = () => {
       const e = video.error;
       done({ ok: false, reason: `No preview: ${MEDIA_ERRORS[e?.code ?? 0] ?? 'it could not be read'}${e?.message ? ` (${e.message})` : ''}`, lasting: true });
     };
     video.onloadeddata = () => {
       if (!video.videoWidth || !video.videoHeight) return done({ ok: false, reason: 'No preview: it holds no picture', lasting: true });
+      // Drawn once a seek to the start has completed: at `loadeddata` alone Chromium has, now and
+      // then, not yet painted the frame, and the canvas came out black.
+      video.currentTime = 0;
+    };
+    video.onseeked = () => {
       const canvas = document.createElement('canvas');
       canvas.width = WIDTH;
       canvas.height = Math.max(1, Math.round((WIDTH * video.videoHeight) / video.videoWidth));
