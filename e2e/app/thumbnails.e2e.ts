@@ -9,6 +9,7 @@ import { writeFakeCard } from '../../main/card/fake-card.js';
 import { contentFingerprint } from '../../main/intake/file-identity.js';
 import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
+import { registerAll } from './register-steps.js';
 
 // Issue 19 #6: a thumbnail per recording in the registration table, the first frame decoded by
 // Chromium's own decoder from the service's loopback media server, cached in the library folder;
@@ -59,7 +60,7 @@ function coloursOf(img: Locator): Promise<number> {
 /** Images in the page that failed to load (a broken image shows as one with no natural width). */
 const brokenImages = (page: Page) => page.evaluate(() => [...document.images].filter((i) => i.complete && i.naturalWidth === 0).map((i) => i.alt));
 
-test('the registration table shows each recording’s first frame, the icon for one Chromium cannot decode, and reads them from the cache the second time', async ({ page }, info) => {
+test('the registration table shows each recording’s first frame, the icon for one Chromium cannot decode, reads them from the cache the second time, and the queue shows them too', async ({ page }, info) => {
   test.setTimeout(120_000);
   const garbage = writeFakeCard(join(work, 'card'), { recordings: 1 }).recordings;
   const mp4 = join(fixtures, 'walkthrough.mp4');
@@ -113,6 +114,18 @@ test('the registration table shows each recording’s first frame, the icon for 
   await expect(row(page, 'segment 001').getByTestId('thumbnail')).toHaveAttribute('data-state', 'none');
   expect(await videosCreated(page)).toBe(0);
   expect(await brokenImages(page)).toEqual([]);
+
+  // Registered, the captures keep their thumbnails in the queue's rows, from the same cache.
+  await registerAll(page, 'Tower A · Level 1', 3);
+  const queued = page.locator('[data-testid="queue-capture"]');
+  await expect(queued.getByRole('img', { name: 'First frame of walkthrough.mp4' })).toHaveAttribute('src', `data:image/jpeg;base64,${jpeg.toString('base64')}`);
+  await expect(queued.getByRole('img', { name: 'First frame of sample.insv' })).toBeVisible();
+  await expect(queued.getByRole('img', { name: 'No preview of VID_20261124_080000_00_001.insv' })).toBeVisible();
+  expect(await videosCreated(page)).toBe(0);
+  expect(await brokenImages(page)).toEqual([]);
+  const a11y = await new AxeBuilder({ page }).include('.queue-list').analyze();
+  expect(a11y.violations.map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+  await shots(page, info, '41-queue-thumbnails', () => queued.first().scrollIntoViewIfNeeded());
 });
 
 test('the media server reads only recordings the table lists: another path is refused', async ({ page }) => {

@@ -62,7 +62,9 @@ export class AppCore {
     this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
     this.cards = new CardDesk({ ...opts.cards, store: opts.store, emit: opts.emit, queueDb: () => this.uploader?.queue.db, log: opts.log });
-    this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, opts.log);
+    // A queued file's thumbnail may be read too (the queue's rows show them): asked of the queue by path.
+    const queued = (path: string) => this.uploader?.queue.db.prepare('SELECT 1 FROM files WHERE path = ? LIMIT 1').get(path) !== undefined;
+    this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, opts.log, queued);
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */

@@ -26,7 +26,7 @@ describe('ThumbnailDesk (issue 19 #6)', () => {
   });
 
   it('refuses a path the registration table was not given', async () => {
-    await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow('This file is not among the recordings listed for registration.');
+    await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow('This file is not among the recordings listed for registration or queued.');
   });
 
   it('hands a URL to decode, keeps the JPEG in <library>/.thumbnails by content fingerprint, and a copy elsewhere finds it', async () => {

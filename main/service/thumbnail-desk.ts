@@ -16,16 +16,23 @@ import { ThumbnailCache } from '../media/thumbnail-cache.js';
  *   keeps it in `<library>/.thumbnails/` by the recording's content fingerprint. The next time the
  *   image comes from there as a `data:` URL (the CSP's `img-src` already allows them), and no
  *   video is opened.
- * - Only recordings the registration table was given (`allow`, after `files.inspect`) are served
- *   or cached; any other path is refused.
+ * - Only recordings the registration table was given (`allow`, after `files.inspect`) or that are
+ *   in the upload queue (`queued`) are served or cached; any other path is refused.
  */
 export class ThumbnailDesk {
   private readonly server = new MediaServer();
   private readonly cache: ThumbnailCache;
   private readonly allowed = new Set<string>();
 
-  /** `library`: the library folder in force now; `log` for cache writes that failed (never a URL). */
-  constructor(library: () => string, private readonly log?: Logger) {
+  /**
+   * `library`: the library folder in force now; `log` for cache writes that failed (never a URL);
+   * `queued`: whether a path is a file of the upload queue (the queue's rows show thumbnails too).
+   */
+  constructor(
+    library: () => string,
+    private readonly log?: Logger,
+    private readonly queued: (path: string) => boolean = () => false,
+  ) {
     this.cache = new ThumbnailCache(library);
   }
 
@@ -83,7 +90,7 @@ export class ThumbnailDesk {
   }
 
   private keyOf(path: string): Promise<string> {
-    if (!this.allowed.has(path)) throw new Error('This file is not among the recordings listed for registration.');
+    if (!this.allowed.has(path) && !this.queued(path)) throw new Error('This file is not among the recordings listed for registration or queued.');
     return this.cache.keyOf(path);
   }
 }

@@ -6,6 +6,7 @@ import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { formatBytes, formatTime } from '../../format.js';
 import { useApp } from '../../store.js';
+import { Thumbnail } from '../Thumbnail.js';
 import type { RowAria } from './rows.js';
 import { captureNeedsYou, registeredCaptureState } from './rows.js';
 
@@ -60,6 +61,8 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
     }),
   );
   const remove = useApp((s) => s.removeCapture);
+  // The first file's first frame (issue 19 #6), as in the registration table.
+  const first = useApp((s) => s.files[s.filesOf[id]?.[0] ?? -1]);
   const place = usePlaceName(c?.structure ?? '', c?.design ?? null);
   // The list scrolls to a linked row; the page too must bring it into view (the queue may sit
   // below the fold, under the headline, warnings and messages).
@@ -88,6 +91,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       data-state={c.state}
       data-warnings={c.warnings?.length || undefined}
     >
+      {first ? <Thumbnail path={first.path} name={first.fileName} /> : <span />}
       <div className="name">
         <strong>
           {c.label}
