@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
@@ -26,13 +27,16 @@ let decoding: Promise<unknown> = Promise.resolve();
 /** The thumbnail of `path` (a recording listed by files.inspect), asked for once per session. */
 export function useThumbnail(path: string): Thumb {
   const thumb = useThumbnails((s) => s.byPath[path]);
-  if (!thumb) queueMicrotask(() => load(path));
+  useEffect(() => load(path), [path]);
   return thumb ?? { kind: 'loading' };
 }
 
 function set(path: string, thumb: Thumb): void {
   useThumbnails.setState((s) => ({ byPath: { ...s.byPath, [path]: thumb } }));
 }
+
+/** What the service answered after a save or a verdict, as shown (never a second decode). */
+const shown = (view: ThumbnailView): Thumb => (view.kind === 'decode' ? { kind: 'none', reason: 'No preview' } : view);
 
 function load(path: string): void {
   if (useThumbnails.getState().byPath[path]) return;
@@ -42,9 +46,9 @@ function load(path: string): void {
       const view: ThumbnailView = await unwrap(api['thumbnails.get']({ path }));
       if (view.kind !== 'decode') return set(path, view);
       const frame = await (decoding = decoding.then(() => firstFrame(view.videoUrl), () => firstFrame(view.videoUrl)));
-      if (frame.ok) return set(path, await unwrap(api['thumbnails.save']({ path, jpeg: frame.jpeg })) as Thumb);
+      if (frame.ok) return set(path, shown(await unwrap(api['thumbnails.save']({ path, jpeg: frame.jpeg }))));
       // Only Chromium's own verdict (a media error) is kept; a timeout on a busy machine may pass.
-      set(path, frame.lasting ? ((await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason }))) as Thumb) : { kind: 'none', reason: frame.reason });
+      set(path, frame.lasting ? shown(await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason }))) : { kind: 'none', reason: frame.reason });
     } catch (err) {
       set(path, { kind: 'none', reason: err instanceof Error ? err.message : String(err) });
     }
