@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +32,9 @@ describe('MediaServer (issue 19 #6: the thumbnails’ first frames)', () => {
     file = join(dir, 'VID_20261124_080000_00_001.insv');
     bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7) % 251));
     writeFileSync(file, bytes);
-    // Read-only on disk: a server that opened it for writing would fail to serve it.
+    // Read-only on disk, as a card's files may be: for a user other than root, a server that
+    // opened it for writing would fail to serve it (root may write anyway: the bytes and the
+    // modification time are checked as well).
     chmodSync(file, 0o444);
     server = new MediaServer();
     await server.start();
@@ -95,13 +97,16 @@ describe('MediaServer (issue 19 #6: the thumbnails’ first frames)', () => {
   });
 
   it('is read-only: PUT, POST and DELETE are refused with 405 and the file is unchanged', async () => {
+    const before = statSync(file).mtimeMs;
     const url = server.urlFor(file);
+    expect((await send(url)).status).toBe(200);
     for (const method of ['PUT', 'POST', 'DELETE']) {
       const r = await send(url, { method });
       expect(r.status).toBe(405);
       expect(r.headers.allow).toBe('GET, HEAD');
     }
     expect(sha(readFileSync(file))).toBe(sha(bytes));
+    expect(statSync(file).mtimeMs).toBe(before);
     const head = await send(url, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe(String(bytes.length));
