@@ -62,9 +62,7 @@ export class AppCore {
     this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
     this.cards = new CardDesk({ ...opts.cards, store: opts.store, emit: opts.emit, queueDb: () => this.uploader?.queue.db, log: opts.log });
-    // A queued file's thumbnail may be read too (the queue's rows show them): asked of the queue by path.
-    const queued = (path: string) => this.uploader?.queue.db.prepare('SELECT 1 FROM files WHERE path = ? LIMIT 1').get(path) !== undefined;
-    this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, opts.log, queued);
+    this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, () => this.uploader?.queue.db, opts.log);
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
@@ -126,13 +124,7 @@ export class AppCore {
     return {
       ...settingsHandlers(c),
       ...upload,
-      // The recordings the registration table lists are the ones whose thumbnails may be read.
-      'capture:files.inspect': async (paths) => {
-        const found = await upload['capture:files.inspect'](paths);
-        this.thumbnails.allow(found.captures.flatMap((x) => x.files.map((f) => f.path)));
-        return found;
-      },
-      ...thumbnailHandlers(this.thumbnails),
+      ...thumbnailHandlers(this.thumbnails, upload['capture:files.inspect']),
       ...queueHandlers(c),
       ...designsHandlers(c),
       ...officeHandlers(this.desk),

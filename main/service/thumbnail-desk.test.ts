@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,20 @@ describe('ThumbnailDesk (issue 19 #6)', () => {
 
   it('refuses a path the registration table was not given', async () => {
     await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow('This file is not among the recordings listed for registration or queued.');
+  });
+
+  it('reads a file of the upload queue too (the queue rows show thumbnails), and no other', async () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE files (path TEXT)');
+    db.prepare('INSERT INTO files (path) VALUES (?)').run(join(fixtures, 'walkthrough.mp4'));
+    const queued = new ThumbnailDesk(() => library, () => db);
+    try {
+      expect((await queued.get(join(fixtures, 'walkthrough.mp4'))).kind).toBe('decode');
+      await expect(queued.get(join(fixtures, 'sample.insv'))).rejects.toThrow('not among the recordings');
+    } finally {
+      await queued.close();
+      db.close();
+    }
   });
 
   it('hands a URL to decode, keeps the JPEG in <library>/.thumbnails by content fingerprint, and a copy elsewhere finds it', async () => {

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import type { Logger } from '../engine/engine.js';
@@ -25,13 +26,14 @@ export class ThumbnailDesk {
   private readonly allowed = new Set<string>();
 
   /**
-   * `library`: the library folder in force now; `log` for cache writes that failed (never a URL);
-   * `queued`: whether a path is a file of the upload queue (the queue's rows show thumbnails too).
+   * `library`: the library folder in force now; `queueDb`: the queue's database while it is open
+   * (a queued file's thumbnail may be read: the queue's rows show them); `log` for cache writes
+   * that failed (never a URL).
    */
   constructor(
     library: () => string,
+    private readonly queueDb: () => Database.Database | undefined = () => undefined,
     private readonly log?: Logger,
-    private readonly queued: (path: string) => boolean = () => false,
   ) {
     this.cache = new ThumbnailCache(library);
   }
@@ -92,6 +94,10 @@ export class ThumbnailDesk {
   private keyOf(path: string): Promise<string> {
     if (!this.allowed.has(path) && !this.queued(path)) throw new Error('This file is not among the recordings listed for registration or queued.');
     return this.cache.keyOf(path);
+  }
+
+  private queued(path: string): boolean {
+    return this.queueDb()?.prepare('SELECT 1 FROM files WHERE path = ? LIMIT 1').get(path) !== undefined;
   }
 }
 
