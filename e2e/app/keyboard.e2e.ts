@@ -130,3 +130,76 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
   expect(captures.map((c, i) => [i, c.structure, c.design, c.request.type])).toEqual(captures.map((_, i) => [i, ...want[Math.floor(i / 25)]!, 'interior']));
   expect(captures.reduce((n, c) => n + queue.filesOf(c.id).length, 0)).toBe(200);
 });
+
+test('the capture table is one tab stop; arrows move between rows and a row\'s controls, Space and Shift select, Escape clears', async ({ page }) => {
+  await page.setViewportSize(SIZES.large);
+  await page.goto('/');
+  await h.invoke('capture:settings.useLocalService');
+  await page.reload();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  // Two site walks of three: the rows are [all] [walk 1] c1 c2 c3 [walk 2] c4 c5 c6.
+  writeCard(join(work, 'Camera02'), [
+    { start: new Date(2026, 10, 23, 8, 0, 0), count: 3, stepS: 60 },
+    { start: new Date(2026, 10, 23, 13, 0, 0), count: 3, stepS: 60 },
+  ]);
+  await h.drop([join(work, 'Camera02')]);
+  const rows = page.getByTestId('capture-row');
+  await expect(rows).toHaveCount(6);
+  const box = (i: number) => rows.nth(i).getByRole('checkbox');
+  const inTable = page.locator('.capture-table :focus');
+  const selected = page.locator('tr[data-testid="capture-row"].selected');
+  await expect(box(0)).toBeFocused();
+  // Tab leaves the table in one press, and Shift+Tab comes back to where it was.
+  await page.keyboard.press('Tab');
+  await expect(inTable).toHaveCount(0);
+  await page.keyboard.press('Shift+Tab');
+  await expect(box(0)).toBeFocused();
+
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Space');
+  await expect(box(1)).toBeChecked();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByRole('checkbox', { name: 'Select site walk 2' })).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  await expect(box(1)).toBeFocused();
+  // A range from the capture chosen with Space, over the walk's head; Shift+Up shrinks it.
+  await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Shift+ArrowDown');
+  await expect(box(4)).toBeFocused();
+  await expect(selected).toHaveCount(4);
+  await page.keyboard.press('Shift+ArrowUp');
+  await expect(box(3)).toBeFocused();
+  await expect(selected).toHaveCount(3);
+  await expect(box(4)).not.toBeChecked();
+  await page.keyboard.press('Escape');
+  await expect(selected).toHaveCount(0);
+
+  // Right goes to the capture's time, and Up/Down keep to that column.
+  await page.keyboard.press('ArrowRight');
+  await expect(rows.nth(3).getByRole('button', { name: /^Capture time/ })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(rows.nth(4).getByRole('button', { name: /^Capture time/ })).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect(box(4)).toBeFocused();
+  await page.keyboard.press('Home');
+  await expect(box(0)).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(box(5)).toBeFocused();
+
+  // Ctrl+A selects every capture; Ctrl+Enter without a place says what is missing.
+  await page.keyboard.press('Control+a');
+  await expect(selected).toHaveCount(6);
+  await page.keyboard.press('Control+Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'Choose a structure · design first.' })).toBeVisible();
+  await expect(selected).toHaveCount(6);
+  // The tab stop stayed where the focus last was.
+  await page.keyboard.press('Tab');
+  await expect(inTable).toHaveCount(0);
+  await page.keyboard.press('Shift+Tab');
+  await expect(box(5)).toBeFocused();
+  await expect(page.locator('.capture-table [tabindex="0"]')).toHaveCount(1);
+  await expectAccessible(page, '.drafts');
+});
