@@ -202,4 +202,13 @@ test('the capture table is one tab stop; arrows move between rows and a row\'s c
   await expect(box(5)).toBeFocused();
   await expect(page.locator('.capture-table [tabindex="0"]')).toHaveCount(1);
   await expectAccessible(page, '.drafts');
+
+  // Removing the selection from the list does not drop the focus to the page.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Shift+Tab');
+  await expect(page.getByRole('button', { name: 'Remove selected from list' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(rows).toHaveCount(5);
+  await expect(box(0)).toBeFocused();
 });

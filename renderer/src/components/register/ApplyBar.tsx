@@ -11,8 +11,8 @@ function shownTime(iso: string): string {
 }
 
 /**
- * After Apply, focus goes to the next capture without a place (its checkbox), else to Register
- * (issue 18 #4, #5): never lost on a button that is now disabled.
+ * After Apply, Shift or Remove, focus goes to the first capture without a place (its checkbox),
+ * else to Register (issue 18 #4, #5): never lost on a button that is now disabled.
  */
 function focusNextUnplaced(): void {
   requestAnimationFrame(() => {
@@ -157,7 +157,16 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
           Use {lastName} ({last.type}) as last time
         </button>
       )}
-      <button type="button" className="link" disabled={selected === 0} onClick={() => useDrafts.getState().discardSelected()}>
+      <button
+        type="button"
+        className="link"
+        disabled={selected === 0}
+        onClick={() => {
+          useDrafts.getState().discardSelected();
+          // The button is disabled now: focus goes on to a capture still to place (issue 18 #5).
+          focusNextUnplaced();
+        }}
+      >
         Remove selected from list
       </button>
       <span className="apply-status" role="status">
