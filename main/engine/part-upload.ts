@@ -136,6 +136,10 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
   const md5 = createHash('md5');
+  let digest: string | undefined;
+  // A hash can be finalized once; the MD5 ETag may be wanted on the answer and again on a later failure.
+  const md5Quoted = () => (digest ??= `"${md5.digest('hex')}"`);
+  let answered = false;
   const pacing: Pacing = { waiting: false };
   const controller = new AbortController();
   let sentAt: number | undefined;
@@ -190,13 +194,14 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
 
   try {
     const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, onWriting, signal: controller.signal });
+    answered = true;
     if (answer.status < 200 || answer.status >= 300) {
       const message = storageErrorMessage(answer.status, answer.text, answer.headers);
       throw new HttpStatusError(message, answer.status, request, s3CodeOf(answer.text), retryAfterMs(answer.headers['retry-after']));
     }
     opts.link.answered(job.size, startedAt, performance.now());
     const etag = answer.etag;
-    const md5Etag = `"${md5.digest('hex')}"`;
+    const md5Etag = md5Quoted();
     if (!etag) {
       // A network sign-in page or a proxy answering 200 in storage's place: nothing was stored.
       if (/html/i.test(String(answer.headers['content-type'] ?? ''))) {
@@ -217,11 +222,11 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       throw new LocalFileError(job.path, err.code);
     }
     // Every byte went out and no answer came before the stop: storage may store the part yet (in-doubt.ts).
-    if (opts.signal.aborted) throw sentAt !== undefined ? new UnansweredPartError(`"${md5.digest('hex')}"`) : new CancelledError();
+    if (opts.signal.aborted) throw sentAt !== undefined && !answered ? new UnansweredPartError(md5Quoted()) : new CancelledError();
     if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError || err instanceof HttpStatusError) throw err;
     const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
     if (sentAt !== undefined) {
-      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, `"${md5.digest('hex')}"`);
+      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, md5Quoted());
     }
     throw failure;
   } finally {
