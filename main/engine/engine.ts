@@ -188,7 +188,11 @@ export class UploadEngine {
     };
   }
 
-  /** Stops registering and every upload in flight (files go back to pending, parts stored so far are kept) and waits, at most about 2 s. */
+  /**
+   * Stops registering and every upload in flight (files go back to pending, parts stored so far are
+   * kept) and waits: at most about 2 s, or about 5 s while a part whose every byte went out waits
+   * for its answer (in-doubt.ts: one given up is asked for at the next start before it is sent again).
+   */
   async stop(): Promise<void> {
     const registrar = this.registrar.stop();
     await this.scheduler.stop();

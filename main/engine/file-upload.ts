@@ -5,6 +5,7 @@ import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { AnswerLostError } from './part-upload.js';
 import { assertUnchanged, partMd5Etag } from './part-upload.js';
+import { settleInDoubt } from './in-doubt.js';
 import { sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
 import { isStatusReadMissing, partsMissingNow } from './status-read.js';
@@ -53,8 +54,10 @@ export class FileUpload {
       if (presign.partSize !== f.partSize || presign.totalParts !== f.totalParts) {
         throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts} parts of ${presign.partSize} bytes, not the registered layout`);
       }
-      const missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
+      let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
+      for (const n of await this.settleInDoubt(missingSet)) missingSet.delete(n);
+      missing = missing.filter((n) => missingSet.has(n));
       this.reconcile(missingSet, round === 0);
       const recovered = await this.sendMissing(missing);
       // Parts storage holds whose ETag this queue lost (a crash between storage's answer and the ledger's write).
@@ -76,6 +79,34 @@ export class FileUpload {
         throw new Error(`The service still lists ${record.missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
       }
     }
+  }
+
+  /**
+   * Parts sent in full whose answer had not come when an earlier run stopped (in-doubt.ts): while
+   * the service still lists one as missing, asks again for a while before it is sent a second
+   * time. Returns the part numbers storage turned out to hold; every such mark is cleared.
+   */
+  private async settleInDoubt(missing: Set<number>): Promise<Set<number>> {
+    const { ctx, f } = this;
+    const marked = ctx.queue.parts(f.id).filter((p) => p.unansweredAt !== null);
+    if (marked.length === 0) return new Set();
+    const doubtful = marked.filter((p) => !p.etag && missing.has(p.partNumber)).map((p) => ({ partNumber: p.partNumber, unansweredAt: p.unansweredAt! }));
+    const found = doubtful.length
+      ? await this.service((signal) => settleInDoubt(doubtful, () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)), signal))
+      : new Set<number>();
+    if (doubtful.length) {
+      const resent = doubtful.filter((p) => !found.has(p.partNumber)).map((p) => p.partNumber);
+      ctx.log.info(
+        `${f.fileName}: ${doubtful.length} part(s) were sent in full when the last run stopped, before storage answered; ` +
+          `${found.size} found in storage, not sent again${resent.length ? `; ${resent.join(', ')} not there, sent again` : ''}`,
+      );
+    }
+    ctx.queue.markUnanswered(f.id, marked.map((p) => p.partNumber), null);
+    return found;
+  }
+
+  private noStatusRead(err: Error): void {
+    this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`);
   }
 
   /** Forgets ETags of parts storage no longer has; on the first round, starts tracking progress. */
@@ -108,9 +139,7 @@ export class FileUpload {
       const uncertain = await this.sendAll(todo);
       if (uncertain.size === 0) break;
       const absent = await this.service((signal) =>
-        partsMissingNow(this.ctx.gateway, this.urls, this.f.uploadId!, signal, (err) =>
-          this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`),
-        ),
+        partsMissingNow(this.ctx.gateway, this.urls, this.f.uploadId!, signal, (err) => this.noStatusRead(err)),
       );
       todo = [];
       for (const [n, { md5Etag, error }] of uncertain) {

@@ -5,6 +5,7 @@ import { MAX_RETRY_WAIT_MS } from './clock.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions } from './events.js';
 import { FileUpload } from './file-upload.js';
+import { EngineStopping } from './in-doubt.js';
 import type { Registrar } from './registrar.js';
 import { unreachableNotice } from './unreachable.js';
 
@@ -124,13 +125,16 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
-    await this.abortAll();
+    await this.abort([...this.active.keys()], new EngineStopping());
   }
 
-  /** Aborts the tasks of these files (the caller has already written what they become) and waits for them. */
-  async abort(fileIds: readonly number[]): Promise<void> {
+  /**
+   * Aborts the tasks of these files (the caller has already written what they become) and waits
+   * for them; `reason` EngineStopping (quit) gives fully sent parts longer for their answers.
+   */
+  async abort(fileIds: readonly number[], reason?: Error): Promise<void> {
     const tasks = fileIds.map((id) => this.active.get(id)).filter((a): a is Active => a !== undefined);
-    for (const a of tasks) a.controller.abort();
+    for (const a of tasks) a.controller.abort(reason);
     await Promise.all(tasks.map((a) => a.done));
   }
 

@@ -92,11 +92,16 @@ export interface QueuedFile extends FileIdentity {
   storedParts: number;
 }
 
-/** A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part. */
+/**
+ * A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part;
+ * `unansweredAt` (ms since 1970, wall clock) once every byte was sent but its work stopped before
+ * the answer came (migration 11; main/engine/in-doubt.ts), else null.
+ */
 export interface QueuedPart {
   partNumber: number;
   size: number;
   etag: string | null;
+  unansweredAt: number | null;
 }
 
 /** A file to queue: where it is (an absolute, resolved path) and what it is. `size` bytes, `mtimeMs` ms since epoch. */

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { serverSideEncryption: null, storageRetryAfterSeconds: null });
+  await svc.admin('PUT', '/settings', { serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0 });
 });
 afterAll(() => svc.stop());
 
@@ -96,6 +96,21 @@ describe('errors after acting, and in front of storage', () => {
     expect(res.headers.get('retry-after')).toBe('2');
     expect(await res.text()).toMatch(/<Code>SlowDown<\/Code>/);
     expect(svc.storage.stats.partsStored - before).toBe(1);
+    expect((await storedParts(key, uploadId)).map((p) => [p.PartNumber, p.ETag])).toEqual([[1, `"${md5(body(1))}"`]]);
+  });
+
+  it('partStoreDelayMs: a whole body is stored after the delay and then answered, even when the client has reset the connection', async () => {
+    await settings({ partStoreDelayMs: 1500 });
+    const { uploadId, parts, body, key } = await presigned('slow-store.mp4', randomBytes(3000));
+    const before = { ...svc.storage.stats };
+    const controller = new AbortController();
+    const answered = putBytes(parts[0]!.url, body(1), controller.signal).catch((err: unknown) => err);
+    while (svc.storage.stats.partBodiesReceived === before.partBodiesReceived) await new Promise((r) => setTimeout(r, 20));
+    expect(svc.storage.stats.partsStored, 'stored before the delay').toBe(before.partsStored);
+    controller.abort(); // the client goes away while storage is storing
+    expect(await answered).toBeInstanceOf(Error);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
     expect((await storedParts(key, uploadId)).map((p) => [p.PartNumber, p.ETag])).toEqual([[1, `"${md5(body(1))}"`]]);
   });
 

@@ -76,10 +76,11 @@ async function readJson<T>(file: string): Promise<T | undefined> {
  */
 export class DiskStore {
   /**
-   * Counters since start, for tests: parts stored, and parts stored again over an existing copy of
-   * the same size (a client re-sending a part storage already had).
+   * Counters since start, for tests: parts stored, parts stored again over an existing copy of
+   * the same size (a client re-sending a part storage already had), and UploadPart bodies that
+   * arrived whole (counted as the last byte arrives, before the `partStoreDelayMs` setting's wait).
    */
-  readonly stats = { partsStored: 0, partsReplaced: 0 };
+  readonly stats = { partsStored: 0, partsReplaced: 0, partBodiesReceived: 0 };
   /** Body bytes read from every request so far, as they arrive (after the bandwidth setting): tests watch it grow or stop. */
   bytesReceived = 0;
   /**
