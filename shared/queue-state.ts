@@ -53,7 +53,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   const left = counted - t.completed - t.needYou;
   if (input.blocked && left > 0) return { ...base, kind: 'stopped', headline: 'Stopped', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
   const card = t.cardRemoved;
-  if (card && card.cards > 0 && card.recordings > 0) return { ...base, kind: 'card-removed', ...cardRemoved(card), tone: 'paused' };
+  if (card && card.cards > 0 && card.recordings > 0) return { ...base, kind: 'card-removed', ...cardRemovedState(card), tone: 'paused' };
   if (input.hold && left > 0) {
     const until = input.hold.until ? Date.parse(input.hold.until) : null;
     return {
@@ -96,7 +96,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
  * to continue (48 recordings waiting)", or for several "2 cards removed: put them back to continue
  * (…)"; the detail says that nothing failed and no click is needed.
  */
-function cardRemoved(c: { cards: number; recordings: number }): Pick<QueueState, 'headline' | 'detail'> {
+export function cardRemovedState(c: { cards: number; recordings: number }): Pick<QueueState, 'headline' | 'detail'> {
   const waiting = `(${c.recordings} recording${c.recordings === 1 ? '' : 's'} waiting)`;
   const headline = c.cards === 1 ? `Card removed: put it back to continue ${waiting}` : `${c.cards} cards removed: put them back to continue ${waiting}`;
   return { headline, detail: `uploads resume by themselves once ${c.cards === 1 ? 'it is' : 'they are'} back, under any name · nothing lost` };

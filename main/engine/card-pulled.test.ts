@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queueState } from '../../shared/queue-state.js';
 import { writeFakeCard } from '../card/fake-card.js';
+import { drainExitCode, summaryLines } from '../cli/render.js';
 import { statusState } from '../cli/status.js';
 import { committedTotals } from '../queue/totals.js';
 import type { ServiceKit } from '../testing/kit.js';
@@ -58,6 +59,10 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     expect(state.headline).toBe('Card removed: put it back to continue (2 recordings waiting)');
     expect(statusState(u.queue).line).toMatch(/^Card removed: put it back to continue \(2 recordings waiting\) — /);
     expect(u.queue.files(['failed'])).toEqual([]);
+    // A drain stopped now (the CLI's `drain` without --wait) says it once, and a person is needed (exit 1).
+    const now = u.engine.summary();
+    expect([now.cardRemoved, now.failed, drainExitCode(now)]).toEqual([state.headline, [], 1]);
+    expect(summaryLines(now).filter((l) => l.startsWith('CARD REMOVED'))).toEqual([`CARD REMOVED ${state.headline}; \`drain --wait\` resumes by itself once it is back, under any mount path`]);
     const waiting = files.map((f) => u.queue.file(f.id)!).filter((f) => f.state !== 'completed');
     expect(waiting.length).toBeGreaterThan(0);
     expect(waiting.map((f) => [f.state, f.error, f.attempts, f.nextAttemptAt])).toEqual(waiting.map(() => ['pending', null, 0, null]));
@@ -77,7 +82,7 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     renameSync(join(aside, 'X4_CARD'), join(mount, 'X4_CARD_2'));
     const summary = await draining;
 
-    expect(summary.failed).toEqual([]);
+    expect([summary.failed, summary.cardRemoved, drainExitCode(summary)]).toEqual([[], null, 0]);
     expect(summary.completed.map((f) => f.id).sort()).toEqual(files.map((f) => f.id).sort());
     for (const f of files) {
       const row = u.queue.file(f.id)!;

@@ -189,6 +189,7 @@ export class UploadEngine {
       needsAttention: q.captures(['registration_unknown', 'rejected', 'failed']),
       blocked: this.blockedBy,
       fatal: this.fatalError,
+      cardRemoved: this.cards.waitLine(),
     };
   }
 

@@ -106,6 +106,11 @@ export interface DrainSummary {
   blocked: string | null;
   /** Why the engine stopped for good (the queue database cannot be written: full disk, read-only, deleted), or null. */
   fatal: string | null;
+  /**
+   * "Card removed: put it back to continue (48 recordings waiting)" when files wait for a card
+   * pulled out mid-upload (issue 19 #5; they are among `waiting`), else null or absent.
+   */
+  cardRemoved?: string | null;
 }
 
 /** What `drain` does when nothing can run right now. Times in ms since epoch. */

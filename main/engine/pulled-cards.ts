@@ -5,6 +5,7 @@ import { contentFingerprint, fileFacts } from '../intake/file-identity.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { RemovedCard } from '../queue/removed-cards.js';
 import { RemovedCards } from '../queue/removed-cards.js';
+import { cardRemovedState } from '../../shared/queue-state.js';
 import type { EngineContext } from './context.js';
 import type { CardWatchOptions } from './events.js';
 
@@ -46,6 +47,12 @@ export class PulledCards {
   /** Whether some card is waited for that still has unfinished files (a drain with `wait` then waits for it). */
   waiting(): boolean {
     return this.cards.waiting().cards > 0;
+  }
+
+  /** The queue state's words for the cards waited for ("Card removed: put it back to continue (2 recordings waiting)"), or null. */
+  waitLine(): string | null {
+    const wait = this.cards.waiting();
+    return wait.cards > 0 ? cardRemovedState(wait).headline : null;
   }
 
   /** Notes the volume UUID of the card a file is about to be read from, while it can still be asked. Never throws. */
