@@ -99,4 +99,32 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     expect(kinds).toContainEqual(['card-removed', 'X4_CARD']);
     expect(kinds).toContainEqual(['card-back', 'X4_CARD']);
   }, 120_000);
+
+  it('the wait outlives a restart: reopened with the card back under another path, the uploads resume by themselves', async () => {
+    const mount = join(kit.work, 'media-2');
+    const aside = join(kit.work, 'pocket-2');
+    mkdirSync(aside, { recursive: true });
+    const card = writeFakeCard(join(mount, 'GO3'), { recordings: 1, bytes: 11 * MiB });
+    const bytes = new Map(card.recordings.map((p) => [p.split('/').pop()!, readFileSync(p)]));
+    const cards = { mountRoots: [mount], intervalMs: 50 };
+    const u = kit.uploader('restart', { bandwidthBytesPerSecond: 4 * MiB, concurrency: 1, cards });
+    const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
+    const files = u.queue.filesOf(queued[0]!);
+    void u.engine.drain({ wait: true });
+    await expect.poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+    renameSync(card.root, join(aside, 'GO3'));
+    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card removed: put it back to continue (1 recording waiting)');
+    await u.close(); // the app quits with the card out
+
+    renameSync(join(aside, 'GO3'), join(mount, 'GO3 (1)'));
+    const v = kit.uploader('restart', { cards });
+    expect(statusState(v.queue).state.kind).toBe('card-removed'); // what `status` says before anything runs
+    const summary = await v.engine.drain({ wait: true, deadline: Date.now() + 60_000 });
+    expect([summary.completed.length, summary.failed, summary.cardRemoved]).toEqual([2, [], null]);
+    for (const f of files) {
+      const row = v.queue.file(f.id)!;
+      expect(row.path).toBe(join(mount, 'GO3 (1)', 'DCIM', 'Camera01', row.fileName));
+      expect((await kit.stored(v, f.id)).sha256).toBe(sha256(bytes.get(row.fileName)!));
+    }
+  }, 120_000);
 });
