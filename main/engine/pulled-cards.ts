@@ -39,9 +39,9 @@ export class PulledCards {
     this.cards = new RemovedCards(ctx.queue.db, ctx.queue.meta);
   }
 
-  /** Path prefixes of the cards waited for: their files are not started. */
-  prefixes(): string[] {
-    return this.cards.prefixes();
+  /** The files waiting for their card (ids): none of them is started. */
+  waitingFiles(): number[] {
+    return this.cards.waitingFiles();
   }
 
   /** Whether some card is waited for that still has unfinished files (a drain with `wait` then waits for it). */
@@ -70,8 +70,8 @@ export class PulledCards {
   waitIfPulled(f: QueuedFile): boolean {
     const root = cardRootOf(f.path);
     if (root === null || cardPresent(root)) return false;
-    const card: RemovedCard = { root, name: basename(root) || root, volumeId: this.volumes.get(root) ?? null, since: new Date().toISOString() };
-    if (this.cards.add(card)) {
+    const card = { root, name: basename(root) || root, volumeId: this.volumes.get(root) ?? null, since: new Date().toISOString() };
+    if (this.cards.add(card, f.id)) {
       const message = `Card ${card.name} was removed from ${root}: put it back to continue; its recordings resume by themselves, nothing is lost`;
       this.ctx.log.warn(message);
       this.ctx.transitions.note({ kind: 'card-removed', message }, card.name);
@@ -106,7 +106,7 @@ export class PulledCards {
   private async look(): Promise<void> {
     let cards = this.cards.list();
     // A card whose captures were removed meanwhile is no longer waited for.
-    for (const c of cards) if (this.cards.unfinishedOn(c.root).length === 0) this.cards.drop(c.root);
+    for (const c of cards) if (this.cards.unfinishedOf(c).length === 0) this.cards.drop(c.root);
     cards = this.cards.list();
     if (cards.length === 0) return this.stop();
     const roots = [...(this.opts.mountRoots ?? mountRoots()), ...cards.map((c) => dirname(c.root))];
@@ -116,7 +116,7 @@ export class PulledCards {
     for (const card of cards) {
       for (const at of present) {
         const key = `${card.root}\0${at}`;
-        if (this.rejected.has(key) || cards.some((c) => c !== card && c.root === at)) continue;
+        if (this.rejected.has(key)) continue;
         const seen = await this.sameCard(card, at);
         if (seen === 'unsure') continue; // being mounted or read badly: looked at again next time
         if (seen === 'other') {
@@ -138,7 +138,7 @@ export class PulledCards {
     const volumeId = volumeIdOf(at);
     if (card.volumeId !== null && volumeId !== null && card.volumeId !== volumeId) return 'other';
     const seen = new Map<number, { dev: string; ino: string; ctimeNs: string }>();
-    for (const f of this.cards.unfinishedOn(card.root)) {
+    for (const f of this.cards.unfinishedOf(card)) {
       const path = remapToCard(f.path, card.root, at)!;
       let facts;
       try {

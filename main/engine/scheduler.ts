@@ -93,7 +93,7 @@ export class Scheduler {
         }
         this.startDue();
         const idle = this.active.size === 0 && !this.registrar.busy;
-        const next = this.ctx.queue.schedule.nextDueAt(this.hooks.cards.prefixes());
+        const next = this.ctx.queue.schedule.nextDueAt(this.hooks.cards.waitingFiles());
         // Without `wait`, the drain ends once nothing runs. With it, it ends only when nothing is
         // scheduled at all and no pulled card is waited for (its return wakes the loop); a time
         // that passed between the claims above and this read (they are microseconds apart) is
@@ -157,7 +157,7 @@ export class Scheduler {
   private startDue(): void {
     const room = this.ctx.limiter.limit + 1 - this.active.size;
     if (room <= 0 || this.stopping) return;
-    for (const f of this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles, this.hooks.cards.prefixes())) {
+    for (const f of this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles, this.hooks.cards.waitingFiles())) {
       const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
       if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
       this.hooks.cards.starting(f);

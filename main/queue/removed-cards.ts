@@ -8,13 +8,16 @@ import { statementCache } from './statements.js';
 /**
  * A card pulled out while its recordings were uploading straight from it (issue 19 deliver 5):
  * where it was mounted (`root`), its folder name, the volume's UUID when the system gave one
- * (card-root.ts volumeIdOf), and since when it is missing (ISO 8601).
+ * (card-root.ts volumeIdOf), since when it is missing (ISO 8601), and the queue's files on it
+ * then (ids). Files, not a path prefix, wait: another card mounted at the same path meanwhile
+ * (two cards with the same label) uploads as usual.
  */
 export interface RemovedCard {
   root: string;
   name: string;
   volumeId: string | null;
   since: string;
+  files: number[];
 }
 
 /** The removed cards' figures for the queue's state: how many cards, and the recordings (captures) with a file left on them. */
@@ -28,12 +31,14 @@ const KEY = 'removedCards';
 
 /** Files not finished yet: what still has to be read from a card. */
 const UNFINISHED = `state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL`;
+/** Files whose id is in the JSON array bound as the parameter (one fixed statement, whatever the count). */
+const AMONG = 'id IN (SELECT value FROM json_each(?))';
 
 /**
  * The cards the queue waits for, kept in `queue_meta` so the wait outlives a restart and the
  * CLI's `status` (a read-only reader) says it too. A file on a removed card keeps its state
  * (`pending`, its stored parts kept) and is simply not started (QueueSchedule.dueFiles's
- * `skipUnder`) until the card is back and its paths are remapped (`remap`).
+ * `waiting`) until the card is back and its paths are remapped (`remap`).
  * Throws better-sqlite3's SqliteError on a storage failure.
  */
 export class RemovedCards {
@@ -51,17 +56,27 @@ export class RemovedCards {
     return this.meta.get<RemovedCard[]>(KEY) ?? [];
   }
 
-  /** The path prefixes (root and separator) no file may start from while their card is away. */
-  prefixes(): string[] {
-    return this.list().map((c) => cardPrefix(c.root));
+  /** The ids of the files waiting for their card: none of them is started. */
+  waitingFiles(): number[] {
+    return this.list().flatMap((c) => c.files);
   }
 
-  /** Adds a card to the wait; answers false (and changes nothing) when a card at that root is already waited for. */
-  add(card: RemovedCard): boolean {
+  /**
+   * Adds the card pulled out from `card.root` to the wait, with file `also` (whose read failed) and
+   * every other unfinished file of the queue on it now. Answers whether the card is new to the
+   * wait; a file already waiting changes nothing.
+   */
+  add(card: Omit<RemovedCard, 'files'>, also: number): boolean {
     const cards = this.list();
-    if (cards.some((c) => c.root === card.root)) return false;
-    this.meta.set(KEY, [...cards, card]);
-    return true;
+    const waiting = new Set(cards.flatMap((c) => c.files));
+    if (waiting.has(also)) return false;
+    const onCard = (this.sql(`SELECT id FROM files WHERE ${UNFINISHED} AND instr(path, ?) = 1 ORDER BY id`).all(cardPrefix(card.root)) as { id: number }[])
+      .map((r) => r.id)
+      .filter((id) => id !== also && !waiting.has(id));
+    const same = cards.find((c) => c.root === card.root);
+    if (same) same.files.push(also, ...onCard);
+    this.meta.set(KEY, same ? cards : [...cards, { ...card, files: [also, ...onCard] }]);
+    return same === undefined;
   }
 
   /** Ends the wait for the card at `root` (no file of it is left, or it is back). */
@@ -71,9 +86,9 @@ export class RemovedCards {
     else this.meta.delete(KEY);
   }
 
-  /** The unfinished files on the card once mounted at `root`, by id. */
-  unfinishedOn(root: string): QueuedFile[] {
-    return (this.sql(`SELECT * FROM files WHERE ${UNFINISHED} AND instr(path, ?) = 1 ORDER BY id`).all(cardPrefix(root)) as FileRowRaw[]).map(toFile);
+  /** The unfinished files waiting for `card`, by id. */
+  unfinishedOf(card: RemovedCard): QueuedFile[] {
+    return (this.sql(`SELECT * FROM files WHERE ${UNFINISHED} AND ${AMONG} ORDER BY id`).all(JSON.stringify(card.files)) as FileRowRaw[]).map(toFile);
   }
 
   /** How many cards are waited for, and the recordings with a file left on them. */
@@ -83,22 +98,22 @@ export class RemovedCards {
 
   /**
    * The card once at `card.root` is back at `to`, its identity confirmed: in one transaction,
-   * every file of the queue on it gets its path on the new mount (and, where given in `seen`, the
+   * every file that waited for it gets its path on the new mount (and, where given in `seen`, the
    * device, inode and status-change time it has there, so the next checks read nothing again),
    * and the wait ends. Answers the files moved that are not finished.
    */
   remap(card: RemovedCard, to: string, seen: ReadonlyMap<number, { dev: string; ino: string; ctimeNs: string }>): QueuedFile[] {
     return this.db.transaction(() => {
-      const rows = this.sql(`SELECT id, path FROM files WHERE instr(path, ?) = 1`).all(cardPrefix(card.root)) as { id: number; path: string }[];
+      const rows = this.sql(`SELECT id, path FROM files WHERE ${AMONG}`).all(JSON.stringify(card.files)) as { id: number; path: string }[];
       const setPath = this.sql('UPDATE files SET path = ? WHERE id = ?');
       const setIdentity = this.sql('UPDATE files SET dev = ?, ino = ?, ctime_ns = ? WHERE id = ?');
       for (const r of rows) {
-        setPath.run(remapToCard(r.path, card.root, to), r.id);
+        setPath.run(remapToCard(r.path, card.root, to) ?? r.path, r.id);
         const s = seen.get(r.id);
         if (s) setIdentity.run(s.dev, s.ino, s.ctimeNs, r.id);
       }
       this.drop(card.root);
-      return this.unfinishedOn(to);
+      return this.unfinishedOf(card);
     })();
   }
 }
@@ -111,7 +126,7 @@ export function cardWait(sql: (text: string) => Database.Statement, cards: reado
   let count = 0;
   let recordings = 0;
   for (const c of cards) {
-    const r = sql(`SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE ${UNFINISHED} AND instr(path, ?) = 1`).get(cardPrefix(c.root)) as { n: number };
+    const r = sql(`SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE ${UNFINISHED} AND ${AMONG}`).get(JSON.stringify(c.files)) as { n: number };
     if (r.n === 0) continue;
     count++;
     recordings += r.n;
