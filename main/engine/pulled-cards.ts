@@ -25,6 +25,7 @@ export class PulledCards {
   readonly cards: RemovedCards;
   private timer?: NodeJS.Timeout;
   private watching = false;
+  private generation = 0;
   /** Volume UUIDs of card roots seen while mounted (root → UUID or null): a pulled card can no longer be asked. */
   private readonly volumes = new Map<string, string | null>();
   /** Candidates already found not to be a card waited for ("card root\0candidate"), until they go away. */
@@ -55,10 +56,13 @@ export class PulledCards {
     return wait.cards > 0 ? cardRemovedState(wait).headline : null;
   }
 
-  /** Notes the volume UUID of the card a file is about to be read from, while it can still be asked. Never throws. */
+  /**
+   * Notes the volume UUID of the card a file is about to be read from, while it can still be asked
+   * (read again at each start: another card may be mounted at the same path since). Never throws.
+   */
   starting(f: QueuedFile): void {
     const root = cardRootOf(f.path);
-    if (root !== null && !this.volumes.has(root)) this.volumes.set(root, volumeIdOf(root));
+    if (root !== null) this.volumes.set(root, volumeIdOf(root));
   }
 
   /**
@@ -86,13 +90,16 @@ export class PulledCards {
   watch(): void {
     if (this.watching || this.cards.list().length === 0) return;
     this.watching = true;
+    // A look still running from a watch stopped and started again (one drain ending, the next
+    // beginning) ends with its own generation: two loops never remap the same card.
+    const generation = ++this.generation;
     const tick = async () => {
       try {
         await this.look();
       } catch (err) {
         if (!this.ctx.fatal(err)) this.ctx.log.warn(`Looking for a removed card failed: ${String(err)}`);
       }
-      if (this.watching) this.timer = setTimeout(() => void tick(), this.opts.intervalMs ?? 2000);
+      if (this.watching && generation === this.generation) this.timer = setTimeout(() => void tick(), this.opts.intervalMs ?? 2000);
     };
     this.timer = setTimeout(() => void tick(), 0);
   }
@@ -164,12 +171,15 @@ export class PulledCards {
   /** The card is back at `at`: its files' paths remapped in one transaction, announced, and the drain woken. */
   private back(card: RemovedCard, at: string, seen: Map<number, { dev: string; ino: string; ctimeNs: string }>): void {
     const files = this.ctx.queue.db.transaction(() => {
+      // Another look may have found it back first: remapped once, said once.
+      if (!this.cards.list().some((c) => c.root === card.root && c.since === card.since)) return undefined;
       const moved = this.cards.remap(card, at, seen);
       const where = at === card.root ? `at ${at}` : `at ${at} (it was at ${card.root})`;
       const recordings = new Set(moved.map((f) => f.captureRow)).size;
       this.ctx.transitions.note({ kind: 'card-back', message: `Card ${card.name} is back ${where}: ${recordings} recording(s) resume` }, card.name);
       return moved;
     })();
+    if (!files) return;
     this.ctx.log.info(`Card ${card.name} is back at ${at}; ${files.length} file(s) resume`);
     this.volumes.set(at, volumeIdOf(at));
     for (const f of files) this.ctx.transitions.announceFile(f);
