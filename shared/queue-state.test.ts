@@ -22,6 +22,15 @@ describe('queueState (issue 18 #2)', () => {
     expect(h({ files: 2, completed: 2 }, { hold: { until: '2026-11-25T07:00:00Z', by: 'person' } })).toBe('All 2 files uploaded');
   });
 
+  it('a card pulled out mid-upload is one state with the recordings waiting, not a failure, even while other files upload or storage is out (issue 19 #5)', () => {
+    const s = queueState(t({ files: 98, completed: 2, queued: 94, uploading: 2, cardRemoved: { cards: 1, recordings: 48 }, outage: { where: 'storage', since: at('19:42'), cause: 'x' } }));
+    expect(s).toMatchObject({ kind: 'card-removed', headline: 'Card removed: put it back to continue (48 recordings waiting)', tone: 'paused' });
+    expect(queueStateLine(s)).toBe('Card removed: put it back to continue (48 recordings waiting) — uploads resume by themselves once it is back, under any name · nothing lost');
+    expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 2, recordings: 1 } })).headline).toBe('2 cards removed: put them back to continue (1 recording waiting)');
+    // The credentials refused stop everything: that is said first.
+    expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 1, recordings: 3 } }), { blocked: 'The service refuses the API key.' }).kind).toBe('stopped');
+  });
+
   it('a storage outage reads "Waiting for storage" with since, plain cause, next try and "nothing lost", even while files still count as uploading', () => {
     const now = at('19:45');
     const s = queueState(

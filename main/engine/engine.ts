@@ -11,6 +11,7 @@ import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
 import { PersonControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
+import { PulledCards } from './pulled-cards.js'; // "upload straight from the card": a pulled card waits (issue 19 #5)
 
 export type { DrainOptions, DrainSummary, EngineEvent, EngineOptions, Logger } from './events.js';
 
@@ -42,6 +43,7 @@ export class UploadEngine {
   readonly holds: Holds;
   private readonly controls: PersonControls;
   private readonly queueWatch: QueueFileWatch;
+  private readonly cards: PulledCards;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -50,11 +52,13 @@ export class UploadEngine {
     // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
     this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
+    this.cards = new PulledCards(this.ctx, opts.cards ?? {}, () => this.scheduler.wake());
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
     this.scheduler = new Scheduler(this.ctx, new QueueClock(opts.queue.db), this.registrar, {
       blocked: onBlocked,
       isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
       heldUntil: () => this.holds.endsAt(),
+      cards: this.cards,
     });
     this.controls = new PersonControls(this.ctx, this.scheduler, (e) => this.emit(e));
     this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
@@ -63,9 +67,7 @@ export class UploadEngine {
     this.holds.byTimetable(undefined);
     this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
     const recovered = this.queue.recoverInterrupted();
-    if (recovered.unknownRegistrations > 0) {
-      this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
-    }
+    if (recovered.unknownRegistrations > 0) this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
     if (recovered.requeuedRegistrations > 0) {
       // Claimed but never sent (the app stopped while signing in): nothing to decide (issue 17 #11).
       this.ctx.log.info(`${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`);
@@ -128,6 +130,7 @@ export class UploadEngine {
       this.queueWatch.check();
       this.queueWatch.pruneDaily();
     }, 1000);
+    this.cards.watch(); // a card pulled before this drain (or before a restart) is looked for again
     try {
       await this.scheduler.run(opts);
       await this.registrar.stop();
@@ -138,6 +141,7 @@ export class UploadEngine {
       await this.registrar.stop();
     } finally {
       clearInterval(watch);
+      this.cards.stop();
     }
     this.ctx.tracker.flush();
     return this.summary();
@@ -185,6 +189,7 @@ export class UploadEngine {
       needsAttention: q.captures(['registration_unknown', 'rejected', 'failed']),
       blocked: this.blockedBy,
       fatal: this.fatalError,
+      cardRemoved: this.cards.waitLine(),
     };
   }
 

@@ -30,6 +30,9 @@ export type ActivityKind =
   | 'unblocked'
   | 'held'
   | 'released'
+  /** A card was pulled out while its recordings uploaded straight from it, or came back (issue 19 #5). */
+  | 'card-removed'
+  | 'card-back'
   /** Something a person should know about a capture, kept from registration to the finish (issue 18 #3). */
   | 'warning';
 

@@ -243,6 +243,7 @@ describe('queue totals', () => {
       bytesTotal: 2 * 12_000_100, bytesStored: 5_242_880, bytesStoredUploading: 5_242_880, bytesOfMoving: 12_000_100, bytesStoredOfMoving: 5_242_880,
       // The earliest retry scheduled, for "next try 19:47" (issue 18 #2).
       nextRetryAt: retryAt,
+      cardWait: { cards: 0, recordings: 0 }, // no card pulled out (removed-cards.test.ts)
     });
     expect(q.reviseCapture(b, { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(true);
     expect(q.capture(b)).toMatchObject({ structure: 's2', design: 'd2', request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' } });

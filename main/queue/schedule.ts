@@ -74,27 +74,32 @@ export class QueueSchedule {
 
   /**
    * Pending files due by `at` (ms since epoch): no retry time, or one at or before it; those waiting longest
-   * first, then oldest. `exclude` lists file ids to skip (already running). At most `limit`.
+   * first, then oldest. `exclude` lists file ids to skip (already running); `waiting` the ids of
+   * files that wait for their card, pulled out (removed-cards.ts). At most `limit`.
    */
-  dueFiles(at: number, limit: number, exclude: readonly number[] = []): QueuedFile[] {
+  dueFiles(at: number, limit: number, exclude: readonly number[] = [], waiting: readonly number[] = []): QueuedFile[] {
     const skip = exclude.length ? `AND id NOT IN (${exclude.map(() => '?').join(',')})` : '';
     return (
       this.sql(
           `SELECT * FROM files WHERE state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ${skip}
+             AND id NOT IN (SELECT value FROM json_each(?))
            ORDER BY COALESCE(next_attempt_at, 0), id LIMIT ?`,
         )
-        .all(at, ...exclude, limit) as FileRowRaw[]
+        .all(at, ...exclude, JSON.stringify(waiting), limit) as FileRowRaw[]
     ).map(toFile);
   }
 
-  /** The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when none waits. */
-  nextDueAt(): number | null {
+  /**
+   * The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when
+   * none waits; the `waiting` files (ids; their card was pulled out) are not due at any time.
+   */
+  nextDueAt(waiting: readonly number[] = []): number | null {
     const r = this.sql(
         `SELECT MIN(t) AS t FROM (
-           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending'
+           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending' AND id NOT IN (SELECT value FROM json_each(?))
            UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
       )
-      .get() as { t: number | null };
+      .get(JSON.stringify(waiting)) as { t: number | null };
     return r.t;
   }
 }

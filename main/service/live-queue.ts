@@ -213,6 +213,7 @@ export class LiveQueue {
       nextRetryAt: t.nextRetryAt,
       outage: this.outage,
       capturesWarned: this.warnings().size,
+      ...(t.cardWait.cards > 0 ? { cardRemoved: t.cardWait } : {}),
     };
   }
 

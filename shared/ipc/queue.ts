@@ -96,6 +96,11 @@ export const queueTotals = z.object({
   outage: queueOutage.nullable().optional(),
   /** Captures in the queue that carry warnings (issue 18 #3): the finish says so, never plain green; absent: 0. */
   capturesWarned: z.number().optional(),
+  /**
+   * Cards pulled out while their recordings uploaded straight from them (issue 19 #5): how many,
+   * and the recordings waiting for them; absent when none. Those files wait, nothing failed.
+   */
+  cardRemoved: z.object({ cards: z.number(), recordings: z.number() }).optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 
