@@ -7,7 +7,7 @@
 // kernel caches of them helps `cp` and the offloads alike.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { offloadCard } from '../../main/offload/offload.js';
@@ -42,6 +42,9 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   writeBigCard(card, gib);
   const bytes = Number(execFileSync('du', ['-sb', card]).toString().split('\t')[0]);
   const cp: number[] = [];
+  const cpCpu: number[] = [];
+  // cp's own CPU (user + system, from GNU time where there is one): what the offload's CPU compares with.
+  const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
   const plain = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
   const md5 = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
   const load = (when: string) => console.log(`offload: load average ${when}: ${loadavg().map((l) => l.toFixed(2)).join(', ')} (1, 5, 15 min)`);
@@ -61,9 +64,12 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   load('before');
   for (let run = 0; run < runs; run++) {
     const dest = join(work, `cp-${run}`);
+    const times = join(work, 'cp-time');
     const t = performance.now();
-    execFileSync('sh', ['-c', `cp -r "$0" "$1" && sync`, card, dest]);
+    if (timeTool) execFileSync('sh', ['-c', `"$0" -f '%U %S' -o "$3" cp -r "$1" "$2" && sync`, timeTool, card, dest, times]);
+    else execFileSync('sh', ['-c', `cp -r "$0" "$1" && sync`, card, dest]);
     cp.push(bytes / 1e6 / ((performance.now() - t) / 1000));
+    if (timeTool) cpCpu.push(readFileSync(times, 'utf8').trim().split(/\s+/).map(Number).reduce((a, b) => a + b, 0) / (bytes / GiB));
     rmSync(dest, { recursive: true, force: true });
     await offloadOnce(join(work, `library-${run}`), plain);
     await offloadOnce(join(work, `library-md5-${run}`), md5, DEFAULT_PART_SIZE);
@@ -71,6 +77,7 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   load('after');
   return [
     { name: `offload: cp -r of ${gib} GiB (then sync)`, values: cp, unit: 'MB/s', better: 'higher', digits: 0 },
+    ...(cpCpu.length ? [{ name: 'offload: cp CPU per GiB', values: cpCpu, unit: 's/GiB', better: 'lower' as const, digits: 2, note: 'user + system of cp (GNU time); the flush is the kernel\'s' }] : []),
     { name: 'offload: verified (XXH64, read-back)', values: plain.rate, unit: 'MB/s', better: 'higher', digits: 0 },
     { name: 'offload: verified / cp, same run', values: plain.ratio, unit: '', better: 'higher', limit: 0.9, digits: 2 },
     { name: 'offload: CPU per GiB', values: plain.cpu, unit: 's/GiB', better: 'lower', digits: 2, note: 'user + system of the whole offload, read-back included' },
