@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { CopyWriter, DIRECT_ALIGN, directRefused, giveAligned, openForReadBack, takeAligned } from './direct-io.js';
 import { dirname, join, basename } from 'node:path';
 import type { FileFacts } from '../intake/file-identity.js';
 import { fileFacts } from '../intake/file-identity.js';
@@ -22,6 +23,8 @@ export interface VerifiedCopy {
   /** The copy's XXH64, read back from the disk after it was written and flushed. */
   copyXxh64: string;
   verified: boolean;
+  /** Whether the read-back came from the disk (O_DIRECT) rather than the kernel's page cache (direct-io.ts). */
+  readBackFromDisk: boolean;
   /**
    * With `partSize`: the MD5 of each part of that many bytes (the last one shorter, one empty part
    * for an empty file), 16 bytes each in part order, computed from the card's bytes in the same pass.
@@ -49,11 +52,12 @@ export interface CopyOptions {
 /**
  * Copies `source` to `dest`, hashing the bytes as they are read (XXH64, and each part's MD5 when
  * `partSize` is given), then flushes the copy (fsync), reads it back and hashes it again:
- * `verified` only when both XXH64s and the sizes agree (issue 19 deliver 3). The read-back comes
- * right after the flush, so the kernel answers it from its page cache: it proves the file system
- * holds exactly the card's bytes under the copy's name (no short or misplaced write, nothing else
- * wrote the file), and the flush that the disk accepted them; it does not read the disk's medium
- * again (README, "Verified offload").
+ * `verified` only when both XXH64s and the sizes agree (issue 19 deliver 3). Where the library's
+ * file system allows O_DIRECT (Linux: ext4, XFS, Btrfs…), the copy is written and read back
+ * with it (direct-io.ts), so the read-back reads what the disk holds, not the kernel's cache;
+ * elsewhere the read-back comes from the page cache right after the flush and proves that the file
+ * system holds the card's bytes under the copy's name, and the flush that the disk took them
+ * (`readBackFromDisk` says which; README, import).
  *
  * The source is opened read-only, so a card is never written to. The copy is written under a
  * hidden `.NAME.partial` name and renamed into place only once verified; it gets the source's
@@ -64,15 +68,15 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
   await mkdir(dirname(dest), { recursive: true });
   const partial = join(dirname(dest), `.${basename(dest)}.partial`);
   const src = await open(source, 'r');
-  let out: FileHandle | undefined;
+  let out: CopyWriter | undefined;
+  // Two buffers at page boundaries (direct-io.ts): while one chunk is written (in the thread pool)
+  // and hashed (on this thread, at the same time), the next is read from the card into the other.
+  const bufs = [takeAligned(CHUNK_BYTES), takeAligned(CHUNK_BYTES)];
   try {
     const st = await src.stat();
-    out = await open(partial, 'w');
+    out = await CopyWriter.create(partial);
     const hash = await startXxh64();
     const parts = opts.partSize ? new PartMd5s(opts.partSize) : undefined;
-    // Two buffers: while one chunk is written (in the thread pool) and hashed (on this thread, at
-    // the same time), the next is read from the card into the other.
-    const bufs = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)];
     let pos = 0;
     let turn = 0;
     let next = settled(src.read(bufs[0]!, 0, CHUNK_BYTES, 0));
@@ -85,34 +89,48 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
       next = settled(src.read(bufs[turn]!, 0, CHUNK_BYTES, pos));
       const chunk = buffer.subarray(0, bytesRead);
       // The write and the hashes only read the chunk, so they run together.
-      const written = writeAll(out, chunk);
+      const written = out.write(chunk, pos - bytesRead);
       hash.update(chunk);
       parts?.update(chunk);
       await written;
       opts.onBytes?.(bytesRead);
     }
     // In seconds as a number: a Date would drop the sub-millisecond part of the card's time.
-    await out.utimes(st.atimeMs / 1000, st.mtimeMs / 1000);
-    await out.sync();
-    await out.close();
+    await out.finish(st.atimeMs / 1000, st.mtimeMs / 1000);
+    const direct = out.direct;
     out = undefined;
     await opts.afterWrite?.(partial);
     const xxh64 = hash.digest();
-    const back = await hashFile(partial, bufs);
+    const back = await readBack(partial, bufs, direct);
     const verified = back.size === pos && back.xxh64 === xxh64 && pos === st.size;
+    const result = { size: pos, mtimeMs: st.mtimeMs, xxh64, copyXxh64: back.xxh64, verified, readBackFromDisk: back.fromDisk };
     if (!verified) {
       await rm(partial, { force: true });
-      return { size: pos, mtimeMs: st.mtimeMs, xxh64, copyXxh64: back.xxh64, verified };
+      return result;
     }
     await rename(partial, dest);
-    return { size: pos, mtimeMs: st.mtimeMs, xxh64, copyXxh64: back.xxh64, verified, copyFacts: await fileFacts(dest), ...(parts ? { partMd5s: parts.finish() } : {}) };
+    return { ...result, copyFacts: await fileFacts(dest), ...(parts ? { partMd5s: parts.finish() } : {}) };
   } catch (err) {
-    await out?.close().catch(() => {});
+    await out?.close();
     await rm(partial, { force: true }).catch(() => {});
     throw err;
   } finally {
     await src.close();
+    for (const b of bufs) giveAligned(b);
   }
+}
+
+/** The read-back: from the disk when the copy was written directly and the system allows it, else from the cache. */
+async function readBack(path: string, bufs: Buffer[], direct: boolean): Promise<{ size: number; xxh64: string; fromDisk: boolean }> {
+  const { fh, fromDisk } = await openForReadBack(path, direct);
+  try {
+    return { ...(await hashOpen(fh, bufs, fromDisk)), fromDisk };
+  } catch (err) {
+    if (!fromDisk || !directRefused(err)) throw err;
+  } finally {
+    await fh.close();
+  }
+  return { ...(await hashFile(path, bufs)), fromDisk: false }; // the direct read was refused: through the cache
 }
 
 /**
@@ -122,31 +140,35 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
 export async function hashFile(path: string, bufs: Buffer[] = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)]): Promise<{ size: number; xxh64: string }> {
   const fh = await open(path, 'r');
   try {
-    const hash = await startXxh64();
-    let size = 0;
-    let turn = 0;
-    let next = settled(fh.read(bufs[0]!, 0, bufs[0]!.length, 0));
-    for (;;) {
-      const { bytesRead, buffer } = await next;
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      turn ^= 1;
-      next = settled(fh.read(bufs[turn]!, 0, bufs[turn]!.length, size));
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-    return { size, xxh64: hash.digest() };
+    return await hashOpen(fh, bufs);
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Hashes an open file from its start to its end; see hashFile. `direct`: the handle has O_DIRECT,
+ * whose reads must start at aligned offsets, so a short read at an unaligned end is the end.
+ */
+async function hashOpen(fh: FileHandle, bufs: Buffer[], direct = false): Promise<{ size: number; xxh64: string }> {
+  const hash = await startXxh64();
+  let size = 0;
+  let turn = 0;
+  let next: Promise<{ bytesRead: number; buffer: Buffer }> | undefined = settled(fh.read(bufs[0]!, 0, bufs[0]!.length, 0));
+  while (next) {
+    const { bytesRead, buffer }: { bytesRead: number; buffer: Buffer } = await next;
+    if (bytesRead === 0) break;
+    size += bytesRead;
+    turn ^= 1;
+    const more: boolean = !direct || bytesRead === buffer.length || size % DIRECT_ALIGN === 0;
+    next = more ? settled(fh.read(bufs[turn]!, 0, bufs[turn]!.length, size)) : undefined;
+    hash.update(buffer.subarray(0, bytesRead));
+  }
+  return { size, xxh64: hash.digest() };
 }
 
 /** A read started ahead may fail while a write's error is being handled: it must not go unhandled (it is still awaited in turn). */
 function settled<T>(p: Promise<T>): Promise<T> {
   p.catch(() => {});
   return p;
-}
-
-async function writeAll(fh: FileHandle, chunk: Buffer): Promise<void> {
-  let done = 0;
-  while (done < chunk.length) done += (await fh.write(chunk, done, chunk.length - done)).bytesWritten;
 }

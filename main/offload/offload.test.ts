@@ -10,6 +10,7 @@ import { writeFakeCard } from '../card/fake-card.js';
 import { migrate, openQueueDatabase } from '../queue/db.js';
 import { MIGRATIONS } from '../queue/migrations/index.js';
 import { c4Id } from './mhl.js';
+import { copyVerified } from './copy.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
 import { PartMd5s } from './part-md5.js';
 import { listOffloads, recordOffload } from './record.js';
@@ -125,6 +126,32 @@ describe('offloadCard', () => {
     expect(plain.files.every((f) => f.partMd5s === undefined)).toBe(true);
     // An empty file is one empty part (§4.4: totalParts is at least 1).
     expect(new PartMd5s(partSize).finish().toString('hex')).toBe(createHash('md5').digest('hex'));
+  });
+
+  it('writes and reads the copy back with O_DIRECT where the file system takes it (the bytes read back come from the disk), through the cache elsewhere; both verify', async () => {
+    const { constants, openSync, closeSync, existsSync: exists } = await import('node:fs');
+    /** Whether a folder's file system opens files with O_DIRECT (ext4 does; tmpfs refuses with EINVAL). */
+    const takesDirect = (dir: string) => {
+      if (constants.O_DIRECT === undefined) return false;
+      try {
+        closeSync(openSync(join(dir, '.probe'), constants.O_CREAT | constants.O_WRONLY | constants.O_DIRECT));
+        return true;
+      } catch {
+        return false;
+      } finally {
+        rmSync(join(dir, '.probe'), { force: true });
+      }
+    };
+    // 9 MiB + 7: whole 8 MiB chunk, then a tail that is not a whole block (written through the cache).
+    const card = writeFakeCard(join(work, 'DIRECT_CARD'), { recordings: 1, bytes: 9 * 1024 * 1024 + 7 });
+    const folders = [work, ...(exists('/dev/shm') ? [mkdtempSync('/dev/shm/offload-test-')] : [])];
+    for (const folder of folders) {
+      const r = await copyVerified(card.recordings[0]!, join(folder, 'copy', 'a.insv'));
+      expect(r.verified).toBe(true);
+      expect(r.readBackFromDisk).toBe(takesDirect(folder));
+      expect(sha256(join(folder, 'copy', 'a.insv'))).toBe(sha256(card.recordings[0]!));
+      if (folder !== work) rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('checks the free space first and copies nothing when the recordings do not fit', async () => {
