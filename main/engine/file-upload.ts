@@ -1,4 +1,6 @@
 import type { ReportedPart } from '../api/gateway.js';
+import { fileFacts } from '../intake/file-identity.js';
+import { storedPartMd5s } from '../offload/part-md5.js';
 import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
 import type { QueuedFile } from '../queue/queue.js';
@@ -10,6 +12,19 @@ import { sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
 import { isStatusReadMissing, partsMissingNow } from './status-read.js';
 import { MAX_PARTS, tooManyParts } from './transitions.js';
+
+/**
+ * The part MD5s the offload kept for this file (issue 19 #3), when they may stand for its bytes
+ * (main/offload/part-md5.ts storedPartMd5s: the same identity when copied, when queued and now,
+ * and the same part size); undefined otherwise, and when stat fails (the caller's checks say why).
+ */
+async function knownPartMd5s(ctx: EngineContext, f: QueuedFile): Promise<string[] | undefined> {
+  try {
+    return storedPartMd5s(ctx.queue.db, f, await fileFacts(f.path));
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The resume loop of capture-upload-interface.md §4 for one registered file, until the service
@@ -31,6 +46,8 @@ export class FileUpload {
   private readonly tries = new Map<number, number>();
   private readonly backoff = { failures: 0 };
   private readonly urls: PresignedUrls;
+  /** Quoted part MD5s kept from the offload's copy pass (issue 19 #3), by part number - 1; undefined: hash as the bytes go. */
+  private known: string[] | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -45,6 +62,7 @@ export class FileUpload {
     const { ctx, f } = this;
     if ((f.totalParts ?? 0) > MAX_PARTS) throw new Error(tooManyParts(f.fileName, f.size, f.partSize!));
     await assertUnchanged(f.path, f);
+    this.known = await knownPartMd5s(ctx, f);
     let best = Infinity;
     let stuck = 0;
     for (let round = 0; ; round++) {
@@ -64,7 +82,7 @@ export class FileUpload {
       for (const p of ctx.queue.parts(f.id)) {
         if (p.etag || missingSet.has(p.partNumber) || recovered.has(p.partNumber)) continue;
         if (this.signal.aborted) throw new CancelledError(); // each part is a read of up to its whole size
-        recovered.set(p.partNumber, await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size));
+        recovered.set(p.partNumber, this.known?.[p.partNumber - 1] ?? (await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size)));
       }
       await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
       if (this.signal.aborted) throw new CancelledError();
@@ -181,7 +199,8 @@ export class FileUpload {
         } catch {
           break;
         }
-        const job = { file: this.f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, slot };
+        const md5Etag = this.known?.[n - 1];
+        const job = { file: this.f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, slot, ...(md5Etag ? { md5Etag } : {}) };
         running.push(
           sendPart(this.ctx, job).then(
             (o) => void (o.kind === 'uncertain' && uncertain.set(n, { md5Etag: o.md5Etag, error: o.error })),

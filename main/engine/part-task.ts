@@ -25,6 +25,8 @@ export interface PartJob {
   tries: Map<number, number>;
   /** A slot of the shared limiter already held for the first try, if any. */
   slot?: () => void;
+  /** The part's quoted MD5 kept from the offload's copy pass, when it may be used (main/offload/part-md5.ts storedPartMd5s). */
+  md5Etag?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         return { kind: 'held' }; // storage already has it: never sent twice
       }
       const result = await uploadPart(
-        { path: f.path, expected: f, partNumber: n, offset, size, url },
+        { path: f.path, expected: f, partNumber: n, offset, size, url, ...(job.md5Etag ? { md5Etag: job.md5Etag } : {}) },
         { bandwidth: ctx.bandwidth, link: ctx.link, stallTimeoutMs: ctx.stallTimeoutMs, signal: job.signal, onProgress: (sent) => ctx.tracker.partProgress(f.id, n, sent) },
       );
       noteEtagStyle(ctx, result.md5Checked);

@@ -23,6 +23,12 @@ export interface PartJob {
   offset: number;
   size: number;
   url: string;
+  /**
+   * The part's quoted MD5 when already known: computed from the card's bytes while the offload
+   * copied them (main/offload/part-md5.ts), for this very file. The bytes sent are then not
+   * hashed again, and storage's ETag is checked against this MD5 instead.
+   */
+  md5Etag?: string;
 }
 
 /** How a part upload behaves. Times in ms. */
@@ -135,10 +141,11 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   // A pause during the stat above has no listener yet to hear it (issue 17 #10).
   if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
-  const md5 = createHash('md5');
+  const md5 = job.md5Etag ? undefined : createHash('md5');
   let digest: string | undefined;
   // A hash can be finalized once; the MD5 ETag may be wanted on the answer and again on a later failure.
-  const md5Quoted = () => (digest ??= `"${md5.digest('hex')}"`);
+  // An imported copy's part MD5 (computed during the offload) stands in for hashing the bytes sent.
+  const md5Etag = () => job.md5Etag ?? (digest ??= `"${md5!.digest('hex')}"`);
   let answered = false;
   const pacing: Pacing = { waiting: false };
   const controller = new AbortController();
@@ -193,7 +200,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   };
 
   try {
-    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, onWriting, signal: controller.signal });
+    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, ...(md5 ? { md5 } : {}), onSent, onWriting, signal: controller.signal });
     answered = true;
     if (answer.status < 200 || answer.status >= 300) {
       const message = storageErrorMessage(answer.status, answer.text, answer.headers);
@@ -201,7 +208,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     }
     opts.link.answered(job.size, startedAt, performance.now());
     const etag = answer.etag;
-    const md5Etag = md5Quoted();
+    const sentMd5 = md5Etag();
     if (!etag) {
       // A network sign-in page or a proxy answering 200 in storage's place: nothing was stored.
       if (/html/i.test(String(answer.headers['content-type'] ?? ''))) {
@@ -212,10 +219,10 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     await assertUnchanged(job.path, job.expected);
     // Under SSE-KMS or SSE-C the ETag looks like an MD5 but is not one (README: what the client relies on).
     const plain = PLAIN_MD5_ETAG.test(etag) && etagIsPartMd5(answer.headers);
-    if (plain && etag !== md5Etag) {
+    if (plain && etag !== sentMd5) {
       throw new PartIntegrityError(`Part ${job.partNumber} arrived corrupted (its ETag is not the MD5 of the bytes sent); the part is sent again`);
     }
-    return { etag, md5Etag, md5Checked: plain };
+    return { etag, md5Etag: sentMd5, md5Checked: plain };
   } catch (err) {
     if (err instanceof PartFileError) {
       if (err.code === 'EOF') await assertUnchanged(job.path, job.expected); // it shrank: FileChangedError says how
@@ -226,7 +233,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError || err instanceof HttpStatusError) throw err;
     const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
     if (sentAt !== undefined) {
-      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, md5Quoted());
+      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, md5Etag());
     }
     throw failure;
   } finally {

@@ -8,6 +8,7 @@ import { migration006 } from './006-registration-sent-at.js';
 import { migration007 } from './007-replaced-by.js';
 import { migration008 } from './008-offloads.js';
 import { migration011 } from './011-parts-unanswered.js';
+import { migration012 } from './012-part-md5s.js';
 
 export type { Migration } from './migration.js';
 
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration007,
   migration008,
   migration011,
+  migration012,
 ];
 
 /** The schema version this build writes. */
