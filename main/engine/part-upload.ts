@@ -229,7 +229,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       throw new LocalFileError(job.path, err.code);
     }
     // Every byte went out and no answer came before the stop: storage may store the part yet (in-doubt.ts).
-    if (opts.signal.aborted) throw sentAt !== undefined && !answered ? new UnansweredPartError(md5Quoted()) : new CancelledError();
+    if (opts.signal.aborted) throw sentAt !== undefined && !answered ? new UnansweredPartError(md5Etag()) : new CancelledError();
     if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError || err instanceof HttpStatusError) throw err;
     const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
     if (sentAt !== undefined) {
