@@ -10,7 +10,7 @@ import type { QueueHoldView, QueueTotals } from './ipc.js';
  * whole queue from the acknowledged-bytes speed, null ("unknown") when it cannot be said honestly.
  */
 export interface QueueState {
-  kind: 'idle' | 'stopped' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
+  kind: 'idle' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
   headline: string;
   detail: string | null;
   tone: 'moving' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'idle';
@@ -36,7 +36,9 @@ export function retryTime(at: number, now = Date.now()): string {
 
 /**
  * The queue's state from its totals (shared/ipc.ts QueueTotals): before anything else, while
- * work is left, "Stopped" when the service refuses the credentials, "Paused until 07:00" during a
+ * work is left, "Needs you" when the service refuses the credentials (nothing moves until a
+ * person corrects them in Settings: the same words as any other stop that waits for a person),
+ * "Paused until 07:00" during a
  * queue-wide hold, "Waiting for storage" / "Waiting for the gateway" during an outage (since when,
  * the cause in plain words, the next try, "nothing lost"); then "Uploading", "Waiting" (files
  * about to start), "Waiting to retry", "Paused", "Needs you (n)", "All n files uploaded" (", 2
@@ -49,7 +51,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   const counted = t.files - t.cancelled;
   if (counted === 0) return { ...base, kind: 'idle', headline: 'Nothing queued', tone: 'idle' };
   const left = counted - t.completed - t.needYou;
-  if (input.blocked && left > 0) return { ...base, kind: 'stopped', headline: 'Stopped', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
+  if (input.blocked && left > 0) return { ...base, kind: 'needs-you', headline: 'Needs you', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
   if (input.hold && left > 0) {
     const until = input.hold.until ? Date.parse(input.hold.until) : null;
     return {
