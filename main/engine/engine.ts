@@ -256,6 +256,11 @@ export class UploadEngine {
     this.controls.editCapture(captureRow, change);
   }
 
+  /** Moves a capture to the front of the queue (`front`) or back to its place; its uploads go first at once (issue 18 #6). Throws Error when it is gone. */
+  moveCapture(captureRow: number, front: boolean): Promise<void> {
+    return this.controls.moveCapture(captureRow, front);
+  }
+
   /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */
   clearCompleted(): number {
     return this.controls.clearCompleted();

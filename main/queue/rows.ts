@@ -40,6 +40,8 @@ export interface QueuedCapture {
    * when the capture is only claimed (signing in, nothing sent yet). Meaningless in other states.
    */
   sentAt: string | null;
+  /** Its place at the front of the queue (migration 9): 0 in the queue's own order, higher goes first (issue 18 #6). */
+  priority: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -125,6 +127,8 @@ export interface CaptureRowRaw {
   attempts: number;
   next_attempt_at: number | null;
   sent_at: string | null;
+  /** Absent on a queue read before migration 9 ran (never in practice: every open migrates). */
+  priority?: number;
   created_at: string;
   updated_at: string;
 }
@@ -172,6 +176,7 @@ export const toCapture = (r: CaptureRowRaw): QueuedCapture => ({
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
   sentAt: r.sent_at ?? null,
+  priority: r.priority ?? 0,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

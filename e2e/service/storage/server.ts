@@ -85,7 +85,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   const method = req.method ?? 'GET';
   if (opts.faults.settings.latencyMs) await sleep(opts.faults.settings.latencyMs);
   const received = opts.store.received;
-  received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber }), at: Date.now() });
+  received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber, key: r.key }), at: Date.now() });
   if (received.length > 100_000) received.splice(0, received.length - 100_000);
   const fault = opts.faults.take({ target: 'storage', operation: r.operation, method, partNumber: r.partNumber });
   if (fault?.type === 'html') return sendHtml(req, res, fault.status);

@@ -84,10 +84,11 @@ export class DiskStore {
   bytesReceived = 0;
   /**
    * Every request the storage listener received, in arrival order (S3 operation name, part number
-   * for UploadPart, arrival in ms since epoch), for tests that count what a client sent and when.
+   * and object key for UploadPart, arrival in ms since epoch), for tests that count what a client
+   * sent and when, and for which file (the order of uploads: issue 18 #6).
    * Bounded: the oldest entries are dropped past 100 000.
    */
-  readonly received: { operation: string; partNumber?: number; at: number }[] = [];
+  readonly received: { operation: string; partNumber?: number; key?: string; at: number }[] = [];
 
   constructor(readonly root: string) {}
 

@@ -7,6 +7,7 @@ import { migration005 } from './005-stored-bytes.js';
 import { migration006 } from './006-registration-sent-at.js';
 import { migration007 } from './007-replaced-by.js';
 import { migration008 } from './008-offloads.js';
+import { migration009 } from './009-capture-priority.js';
 
 export type { Migration } from './migration.js';
 
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006,
   migration007,
   migration008,
+  migration009,
 ];
 
 /** The schema version this build writes. */
