@@ -132,7 +132,7 @@ export function queueRows(
     }
     const at = rows.length;
     const open = !!fold.openBatches[key];
-    const shown = open ? ids.filter(pushCapture) : ids.filter((c) => filter === 'all' || filter === 'completed');
+    const shown = open ? ids.filter(pushCapture) : ids.filter(() => filter === 'all' || filter === 'completed');
     if (shown.length === 0) continue;
     rows.splice(at, 0, { kind: 'batch', key, ids, open });
   }
