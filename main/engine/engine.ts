@@ -61,6 +61,7 @@ export class UploadEngine {
     // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
     // left by a process that stopped must not hold a queue opened without that timetable.
     this.holds.byTimetable(undefined);
+    this.ctx.outages.clear(); // likewise an outage recorded by a process that stopped
     this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) {
@@ -140,6 +141,7 @@ export class UploadEngine {
       clearInterval(watch);
     }
     this.ctx.tracker.flush();
+    this.ctx.outages.clear(); // nobody watches the link once the drain has ended
     return this.summary();
   }
 
