@@ -147,6 +147,16 @@ test('the registration heading is never under the sticky bar, and the designs\' 
     });
   await heading.scrollIntoViewIfNeeded();
   expect(await headingOnTop()).toBe(true);
+  // A shadow is painted, not hit: the heading's text must also end above what the bar's white
+  // shadow paints over (its vertical offset upwards), or its lower part is hidden.
+  const { headingBottom, shadowTop } = await page.evaluate(() => {
+    const hb = document.querySelector('#drafts-title')!.getBoundingClientRect();
+    const bar = document.querySelector('.apply-bar')!;
+    // Computed as "rgb(255, 255, 255) 0px -16px 0px 0px": x, y, blur, spread.
+    const offsetY = parseFloat(getComputedStyle(bar).boxShadow.replace(/rgba?\([^)]*\)/, '').trim().split(/\s+/)[1] ?? '0') || 0;
+    return { headingBottom: hb.bottom, shadowTop: bar.getBoundingClientRect().top + Math.min(0, offsetY) };
+  });
+  expect(headingBottom).toBeLessThanOrEqual(shadowTop);
   // Scrolled so the heading is just above the stuck bar: still not covered while it shows.
   for (const by of [4, 8, 12]) {
     await page.locator('main.upload').evaluate((el, y) => el.scrollBy(0, y), by);
@@ -156,4 +166,18 @@ test('the registration heading is never under the sticky bar, and the designs\' 
   }
   await shots(page, info, 'register-heading-banner');
   expect(await violations(page)).toEqual({});
+});
+
+test('a storage outage in the folded queue at 820×560: the headline says so, each capture in one line', async ({ page }, info) => {
+  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+  for (const name of ['level-1.mp4', 'level-2.mp4', 'level-3.mp4']) await register(name, 256 * 1024);
+  await expect(page.getByTestId('queue-state')).toHaveText('Waiting for storage', { timeout: 15_000 });
+  await expect(page.getByTestId('queue-state-detail')).toContainText('nothing lost');
+  await expect(page.getByTestId('queue-capture')).toHaveCount(3);
+  await expect(page.getByTestId('file-row')).toHaveCount(0);
+  await shots(page, info, 'queue-outage', showList);
+  await page.setViewportSize(SIZES.small);
+  await showList();
+  expect(await violations(page)).toEqual({});
+  await h.svc.admin('DELETE', '/faults');
 });
