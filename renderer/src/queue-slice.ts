@@ -2,7 +2,18 @@ import type { StateCreator } from 'zustand';
 import type { EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 import type { NoticeSlice } from './notices-slice.js';
-import type { Folding } from './components/queue/rows.js';
+
+/**
+ * What is folded in the queue list (issue 18 #6): each capture's files stay inside its row until
+ * the capture is opened (`open` by capture id); completed captures of one batch are one line until
+ * the batch is opened (`openBatches` by key, components/queue/rows.ts batchKey); `detailed` opens
+ * everything (the view of every file).
+ */
+export interface Folding {
+  detailed: boolean;
+  open: Record<number, boolean>;
+  openBatches: Record<string, boolean>;
+}
 
 /** Where the choice "Show every file" is kept between starts. */
 const DETAILED_KEY = 'queue-show-every-file';

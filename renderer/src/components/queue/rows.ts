@@ -1,5 +1,5 @@
 import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
-import type { QueueFilter } from '../../queue-slice.js';
+import type { Folding, QueueFilter } from '../../queue-slice.js';
 
 /** The list-item attributes react-window gives each row (role, position in the set). */
 export type RowAria = { 'aria-posinset': number; 'aria-setsize': number; role: 'listitem' };
@@ -9,17 +9,6 @@ export type RowAria = { 'aria-posinset': number; 'aria-setsize': number; role: '
  * opened), or a batch of completed captures folded into one line (`key`: the batch, `ids` its captures).
  */
 export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number } | { kind: 'batch'; key: string; ids: number[]; open: boolean };
-
-/**
- * What is folded (issue 18 #6): each capture's files stay inside its row until the capture is
- * opened (`open` by capture id); completed captures of one batch are one line until the batch is
- * opened (`openBatches` by key); `detailed` opens everything (the view of every file).
- */
-export interface Folding {
-  detailed: boolean;
-  open: Record<number, boolean>;
-  openBatches: Record<string, boolean>;
-}
 
 /** Everything open: every capture's files listed under it, no batch folded. */
 export const UNFOLDED: Folding = { detailed: true, open: {}, openBatches: {} };
