@@ -66,6 +66,29 @@ describe('a capture moved to the front of the queue', () => {
     expect(order.slice(start + 3)).not.toContain(third);
   });
 
+  it('moved while others upload, it takes their turn at once: their files step back (stored parts kept) and it completes first', async () => {
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB });
+    const u = kit.uploader('moved-late', { concurrency: 1 });
+    const [first, , third] = await threeRegistered(u);
+    const completed: number[] = [];
+    let moved: Promise<void> | undefined;
+    u.engine.on((e) => {
+      if (e.type === 'file' && e.state === 'completed') completed.push(e.captureRow);
+      // Once floor 1 has a part in storage, the site manager asks for floor 3.
+      if (e.type === 'progress' && !moved && e.files.some((f) => f.captureRow === first && f.partsDone >= 1)) moved = u.engine.moveCapture(third!, true);
+    });
+
+    const summary = await u.engine.drain();
+    await moved;
+
+    expect(moved).toBeDefined();
+    expect(summary.completed).toHaveLength(3);
+    expect(completed[0]).toBe(third);
+    // Floor 1 stepped back and came again later, from the parts storage already had: none sent twice.
+    expect(kit.svc.storage.stats.partsReplaced).toBe(0);
+    expect((await kit.stored(u, u.queue.filesOf(first!)[0]!.id)).bytes.length).toBe(11 * MiB);
+  });
+
   it('moved back, it takes its place by age again: the oldest capture goes first', async () => {
     const u = kit.uploader('back', { concurrency: 1 });
     const [first, second, third] = await threeRegistered(u);
