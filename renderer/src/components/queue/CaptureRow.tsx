@@ -91,6 +91,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       style={style}
       {...aria}
       aria-current={linked ? 'true' : undefined}
+      aria-label={full}
       data-testid="queue-capture"
       data-capture={c.label}
       data-capture-row={id}
@@ -101,7 +102,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       <button className="disclosure" aria-expanded={opened} onClick={() => toggle(id)} aria-label={`Files of ${c.label} (${sum.count})`} title={`${opened ? 'Fold' : 'Show'} the ${sum.count} file${sum.count === 1 ? '' : 's'} of ${c.label}`}>
         <span aria-hidden="true">{opened ? '▾' : '▸'}</span>
       </button>
-      <div className="name" title={full} aria-label={full}>
+      <div className="name" title={full}>
         <strong>
           {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
           {c.label}
