@@ -175,7 +175,7 @@ test('a storage outage in the folded queue at 820×560: the headline says so, ea
   await expect(page.getByTestId('queue-state-detail')).toContainText('nothing lost');
   await expect(page.getByTestId('queue-capture')).toHaveCount(3);
   await expect(page.getByTestId('file-row')).toHaveCount(0);
-  await shots(page, info, 'queue-outage', showList);
+  await shots(page, info, 'queue-outage', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
   await page.setViewportSize(SIZES.small);
   await showList();
   expect(await violations(page)).toEqual({});
