@@ -65,6 +65,7 @@ export class UploadEngine {
     // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
     // left by a process that stopped must not hold a queue opened without that timetable.
     this.holds.byTimetable(undefined);
+    this.ctx.outages.clear(); // likewise an outage recorded by a process that stopped
     this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
@@ -144,6 +145,7 @@ export class UploadEngine {
       this.cards.stop();
     }
     this.ctx.tracker.flush();
+    this.ctx.outages.clear(); // nobody watches the link once the drain has ended
     return this.summary();
   }
 
@@ -263,6 +265,11 @@ export class UploadEngine {
    */
   editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
     this.controls.editCapture(captureRow, change);
+  }
+
+  /** Moves a capture to the front of the queue (`front`) or back to its place; its uploads go first at once (issue 18 #6). Throws Error when it is gone. */
+  moveCapture(captureRow: number, front: boolean): Promise<void> {
+    return this.controls.moveCapture(captureRow, front);
   }
 
   /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */

@@ -12,7 +12,7 @@ import { CancelledError } from '../api/errors.js';
 // syncFromS3=true; no lookup of one part, no conditional PUT (§4.6 sends no header), nothing that
 // says "storage is still working on it". A careful client therefore (1) gives a fully sent part a
 // few seconds for its answer when quitting (ANSWER_GRACE_ON_STOP_MS), and (2) writes the part as
-// unanswered in the queue before the work unwinds (migration 11), and (3) at the next start asks
+// unanswered in the queue before the work unwinds (migration 10), and (3) at the next start asks
 // again (status read, else presign-missing) until the part shows or IN_DOUBT_SETTLE_MS have
 // passed since it was given up, and only then sends it again. Waiting costs seconds once; sending
 // again costs the whole part over a site link and leaves storage with a second copy.

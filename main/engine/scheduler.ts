@@ -158,12 +158,32 @@ export class Scheduler {
     });
   }
 
+  /**
+   * A capture moved to the front of the queue or back (issue 18 #6): running files take their
+   * capture's new rank in the limiter, and files of lower rank that hold a task while a file of
+   * higher rank waits are stopped (back to `pending`, stored parts kept; only the parts on the
+   * wire are sent again), so the capture a person moved really goes first. Wakes the loop.
+   */
+  async reprioritize(): Promise<void> {
+    const schedule = this.ctx.queue.schedule;
+    const ranks = schedule.priorities(this.activeFiles);
+    for (const [id, p] of ranks) this.ctx.limiter.rank(id, p);
+    const waiting = schedule.dueFiles(this.clock.now(), 1, this.activeFiles)[0];
+    const top = waiting ? (schedule.priorities([waiting.id]).get(waiting.id) ?? 0) : 0;
+    const lower = [...ranks].filter(([, p]) => p < top).map(([id]) => id);
+    this.wake();
+    await this.abort(lower);
+  }
+
   private startDue(): void {
     const room = this.ctx.limiter.limit + 1 - this.active.size;
     if (room <= 0 || this.stopping) return;
-    for (const f of this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles, this.hooks.cards.waitingFiles())) {
+    const due = this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles, this.hooks.cards.waitingFiles());
+    const ranks = this.ctx.queue.schedule.priorities(due.map((f) => f.id));
+    for (const f of due) {
       const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
       if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
+      this.ctx.limiter.rank(f.id, ranks.get(f.id) ?? 0);
       this.hooks.cards.starting(f);
       const controller = new AbortController();
       const entry: Active = { controller, done: Promise.resolve() };

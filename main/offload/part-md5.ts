@@ -5,7 +5,7 @@ import type { FileFacts } from '../intake/file-identity.js';
 import type { QueuedFile } from '../queue/queue.js';
 
 // Issue 19 deliver 3: the MD5 of each upload part, computed from the card's bytes while the
-// offload copies them, kept in the queue (migration 12, `part_md5s`), so the upload of the copy
+// offload copies them, kept in the queue (migration 11, `part_md5s`), so the upload of the copy
 // neither hashes its bytes again nor reads the file to rebuild a lost part's ETag.
 
 /** Bytes of one MD5 digest: the stored digests are 16 bytes each, in part order. */
@@ -72,7 +72,7 @@ export interface CopyPartMd5s {
   md5s: Buffer;
 }
 
-/** Keeps a copy's part MD5s in the queue (migration 12); times ISO 8601. */
+/** Keeps a copy's part MD5s in the queue (migration 11); times ISO 8601. */
 export function recordPartMd5s(db: Database.Database, c: CopyPartMd5s, at: Date = new Date()): void {
   db.prepare(`INSERT INTO part_md5s (path, size, mtime_ms, dev, ino, ctime_ns, part_size, md5s, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
     c.path,

@@ -135,12 +135,12 @@ export class UploadQueue {
     return r && toCapture(r);
   }
 
-  /** Captures in the given states (all when none given), oldest first. */
+  /** Captures in the given states (all when none given), in queue order: those moved to the front first (the last moved first), then oldest first. */
   captures(states?: CaptureState[]): QueuedCapture[] {
     const rows = (
       states?.length
-        ? this.sql(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states)
-        : this.sql('SELECT * FROM captures ORDER BY id').all()
+        ? this.sql(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id`).all(...states)
+        : this.sql('SELECT * FROM captures ORDER BY priority DESC, id').all()
     ) as CaptureRowRaw[];
     return rows.map(toCapture);
   }

@@ -77,7 +77,8 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
  * The committed totals in the screen's shape (shared/ipc.ts QueueTotals) with nothing live laid
  * over them: what `capture-uploader status` reads from a queue it opens read-only, so its first
  * line says the queue's state with the figures the app shows (issue 18 #1, #2). Bytes are what
- * storage acknowledged; no speed, no outage (those live in the running app).
+ * storage acknowledged; no speed (it lives in the running app); the outage a running engine
+ * recorded is read apart (QueueMeta.outage).
  */
 export function committedTotals(t: StoredTotals): QueueTotals {
   return {

@@ -48,6 +48,8 @@ export const queueCapture = z.object({
   design: z.string().nullable(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: z.string(),
+  /** Its place at the front of the queue: 0 in the queue's own order (by age), higher goes first (issue 18 #6); absent: 0. */
+  priority: z.number().optional(),
   /** Warnings kept with it since registration (a missing trailer, a lone or vanished lens, a short recording); absent or empty when none. */
   warnings: z.array(z.string()).optional(),
 });

@@ -7,17 +7,15 @@ import { migration005 } from './005-stored-bytes.js';
 import { migration006 } from './006-registration-sent-at.js';
 import { migration007 } from './007-replaced-by.js';
 import { migration008 } from './008-offloads.js';
-import { migration011 } from './011-parts-unanswered.js';
-import { migration012 } from './012-part-md5s.js';
+import { migration009 } from './009-capture-priority.js';
+import { migration010 } from './010-parts-unanswered.js';
+import { migration011 } from './011-part-md5s.js';
 
 export type { Migration } from './migration.js';
 
 // Numbered migrations, one file each (NNN-what.ts), applied in order, never edited once shipped
 // (Signal Desktop's practice): a change to the schema is a new file and a new entry at the end.
-/**
- * Every queue migration, in ascending version order. Versions 9 and 10 belong to migrations made on
- * other branches at the same time; they join this list in their places when the branches merge.
- */
+/** Every queue migration, in ascending version order (1..LATEST_VERSION, no gap). */
 export const MIGRATIONS: readonly Migration[] = [
   migration001,
   migration002,
@@ -27,8 +25,9 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006,
   migration007,
   migration008,
+  migration009,
+  migration010,
   migration011,
-  migration012,
 ];
 
 /** The schema version this build writes. */

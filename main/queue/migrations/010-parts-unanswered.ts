@@ -1,8 +1,8 @@
 import type { Migration } from './migration.js';
 
-/** Queue schema version 11: a part sent in full whose answer had not come when its work stopped. Never edited once shipped (see index.ts). */
-export const migration011: Migration = {
-  version: 11,
+/** Queue schema version 10: a part sent in full whose answer had not come when its work stopped. Never edited once shipped (see index.ts). */
+export const migration010: Migration = {
+  version: 10,
   name: 'parts: sent in full but unanswered when the work stopped',
   up(db) {
     // issue 17 #16: storage keeps a part whose whole body arrived even when the client has gone,
