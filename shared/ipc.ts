@@ -84,6 +84,8 @@ export const channels = {
   /** Sends a failed or cancelled file again, or one waiting for its retry time now; `all`: every such file. */
   'capture:queue.retry': { args: target, result: z.void() },
   'capture:queue.remove': { args: z.object({ captureRow: id }), result: z.void() },
+  /** A capture moved to the front of the queue (`front`: its uploads go first, the last one moved first) or back to its place by age (issue 18 #6). */
+  'capture:queue.front': { args: z.object({ captureRow: id, front: z.boolean() }), result: z.void() },
   /** One file off this computer's queue (a lens whose recording should not go up); nothing changes at the platform. */
   'capture:queue.removeFile': { args: z.object({ fileId: id }), result: z.void() },
   /** Takes completed captures off the list (this computer's queue only); answers how many. */

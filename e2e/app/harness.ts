@@ -22,6 +22,7 @@ import { startTestService } from '../service/testing.js';
  * thread (main/service/worker.ts: AppCore, the real engine, queue and local service).
  * `window.api` in the page is built from the same contract as the preload's and reaches the
  * dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
+ * The queue shows every file unless `foldedQueue` (the app's default view) is asked for.
  */
 export class AppHarness {
   host!: ServiceHost;
@@ -44,7 +45,7 @@ export class AppHarness {
    * `localService: false` the core is set up as in the packaged app, where the local test service
    * cannot be loaded (the service still runs, for tests that configure it as a real one).
    */
-  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: EngineTuning; cards?: CardWatchOptions } = {}): Promise<AppHarness> {
+  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: EngineTuning; cards?: CardWatchOptions; foldedQueue?: boolean } = {}): Promise<AppHarness> {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
     const svc = opts.service ?? (await startTestService());
     const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine, opts.cards);
@@ -72,6 +73,10 @@ export class AppHarness {
       api.getPathForFile = (file: File) => (w.__capturePaths as Record<string, string>)[file.name] ?? '';
       w.api = Object.freeze(api);
     }, apiFunctionNames);
+    // The queue folds each capture's files and batches of completed captures (issue 18 #6); tests
+    // that read file rows see the view of every file ("Show every file", kept in localStorage)
+    // unless they ask for the folded one.
+    if (!opts.foldedQueue) await page.addInitScript(() => localStorage.setItem('queue-show-every-file', 'true'));
     return h;
   }
 

@@ -53,6 +53,51 @@ test('the Progress workspace: calendar, day view, an open entry, and the form wi
   await page.emulateMedia({ media: 'screen' });
 });
 
+test('the Progress calendar takes the keys of a date grid and is one tab stop (issue 18 #5)', async ({ page }, info) => {
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  const grid = page.getByRole('grid');
+  const today = (await grid.locator('[aria-current="date"]').getAttribute('data-day'))!;
+  const plus = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+  const monday = plus(today, -((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7));
+  // One tab stop: the chosen day.
+  await expect(grid.locator('button[tabindex="0"]')).toHaveCount(1);
+  await expect(grid.locator('button[tabindex="0"]')).toHaveAttribute('data-day', today);
+  await grid.locator(`[data-day="${today}"]`).focus();
+  const at = async (day: string) => {
+    await expect(grid.locator(`[data-day="${day}"]`)).toBeFocused();
+    await expect(page.getByRole('region', { name: `Entries on ${day}` })).toBeVisible();
+  };
+  await page.keyboard.press('ArrowRight');
+  await at(plus(today, 1));
+  await page.keyboard.press('ArrowDown');
+  await at(plus(today, 8));
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowUp');
+  await at(today);
+  await page.keyboard.press('Home');
+  await at(monday);
+  await page.keyboard.press('End');
+  await at(plus(monday, 6));
+  // Six weeks on is always another month: the calendar turns with the focus.
+  for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowDown');
+  const later = plus(monday, 48);
+  await at(later);
+  await expect(page.locator('.month-nav h3')).toHaveText(new Date(`${later}T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' }));
+  await page.keyboard.press('PageUp');
+  const back = (await page.evaluate(() => (document.activeElement as HTMLElement).dataset.day))!;
+  expect(back.slice(0, 7)).not.toBe(later.slice(0, 7));
+  await at(back);
+  await page.keyboard.press('PageDown');
+  await at(later);
+  expect(await violations(page)).toEqual({});
+  await shots(page, info, '31-calendar-keyboard-focus', () => grid.locator(`[data-day="${later}"]`).focus());
+  // Tab leaves the grid in one press.
+  await grid.locator(`[data-day="${later}"]`).focus();
+  await page.keyboard.press('Tab');
+  await expect(grid.locator(':focus')).toHaveCount(0);
+});
+
 test('the Progress workspace offline, with an entry waiting in the outbox', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');

@@ -22,8 +22,11 @@ export interface WireOptions {
   bandwidth: Bandwidth;
   /** Set while a slice is held back by the bandwidth limit, for the stall watchdog. */
   pacing: Pacing;
-  /** Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself. */
-  md5: Hash;
+  /**
+   * Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself.
+   * Absent when the part's MD5 is already known (computed while the card was copied, issue 19 #3).
+   */
+  md5?: Hash;
   /** Called with the part's bytes handed to the socket so far (bytes), after each write completes. */
   onSent(sent: number): void;
   /**
@@ -202,7 +205,7 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
       // The other buffer's bytes are all written (awaited below), so the next read may fill it
       // while this chunk is hashed and written.
       next = read < size ? readNext(buffers[k % 2]!, Math.min(READ_CHUNK, size - read), offset + read) : undefined;
-      opts.md5.update(chunk);
+      opts.md5?.update(chunk);
       for (let at = 0; at < chunk.length; ) {
         const slice = chunk.subarray(at, at + Math.min(WRITE_SLICE, opts.bandwidth.sliceSize(), chunk.length - at));
         if (opts.bandwidth.limit) {

@@ -213,6 +213,7 @@ export class LiveQueue {
       nextRetryAt: t.nextRetryAt,
       outage: this.outage,
       capturesWarned: this.warnings().size,
+      ...(t.cardWait.cards > 0 ? { cardRemoved: t.cardWait } : {}),
     };
   }
 
@@ -295,5 +296,6 @@ function captureView(c: QueuedCapture, warnings?: string[]): QueueCapture {
     design: c.design,
     type: c.request.type === 'exterior' ? 'exterior' : 'interior',
     capturedAt: c.request.captureDateTime,
+    priority: c.priority,
   };
 }

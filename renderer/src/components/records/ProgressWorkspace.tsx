@@ -107,7 +107,7 @@ export function ProgressWorkspace() {
             ›
           </button>
         </div>
-        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
+        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} onMonth={setMonth} />
         <MonthReport month={month} entries={entries ?? []} asOf={fresh?.asOf ?? null} />
         <p className="calendar-key muted" aria-hidden="true">
           <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day

@@ -36,3 +36,25 @@ export const statusClass = (status: string) => (status === 'Completed' ? 'comple
  * time in the office's one format (shared/when.ts), so a copy from yesterday says its date.
  */
 export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${whenAt(asOf)}`;
+
+/** YYYY-MM-DD of a date-only UTC time (ms); the calendar's days carry no zone. */
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The day a key moves the calendar's focus to from `day` (YYYY-MM-DD), after WAI-ARIA's date
+ * grid (issue 18 #5): Left/Right a day, Up/Down a week, Home/End the week's Monday or Sunday,
+ * Page Up/Down a month (with `shift`, a year), kept on the same day of the month or its last
+ * day. Null for any other key. Computed on dates alone (UTC midnights), so no clock change shifts it.
+ */
+export function dayForKey(day: string, key: string, shift = false): string | null {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const at = Date.UTC(y, m - 1, d);
+  const DAY = 86_400_000;
+  const weekday = (new Date(at).getUTCDay() + 6) % 7; // Monday 0
+  const byDays: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7, Home: -weekday, End: 6 - weekday };
+  if (key in byDays) return isoDay(at + byDays[key]! * DAY);
+  if (key !== 'PageUp' && key !== 'PageDown') return null;
+  const months = (key === 'PageUp' ? -1 : 1) * (shift ? 12 : 1);
+  const last = new Date(Date.UTC(y, m - 1 + months + 1, 0)).getUTCDate();
+  return isoDay(Date.UTC(y, m - 1 + months, Math.min(d, last)));
+}
