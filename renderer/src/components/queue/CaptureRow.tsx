@@ -105,7 +105,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       <button className="disclosure" aria-expanded={opened} onClick={() => toggle(id)} aria-label={`Files of ${c.label} (${sum.count})`} title={`${opened ? 'Fold' : 'Show'} the ${sum.count} file${sum.count === 1 ? '' : 's'} of ${c.label}`}>
         <span aria-hidden="true">{opened ? '▾' : '▸'}</span>
       </button>
-      {first ? <Thumbnail path={first.path} name={first.fileName} /> : <span />}
+      {first ? <Thumbnail path={first.path} name={first.fileName} /> : <span className="thumb-slot" />}
       <div className="name" title={full}>
         <strong>
           {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
