@@ -5,6 +5,7 @@ import { captureForm, inspectResult, lastPlacement } from './ipc/upload.js';
 import { activityView, designStatus, queueCapture, queueFile, queueHold, queueTotals, queueView } from './ipc/queue.js';
 import { assetCategoryView, assetView, dayCaptureView, outboxItemView, progressEntryView } from './ipc/office.js';
 import { cardChannels, cardEvents } from './ipc/card.js';
+import { thumbnailChannels } from './ipc/thumbnails.js';
 
 /**
  * The one IPC contract between the renderer and the main process (CONVENTIONS.md, "IPC"): every
@@ -24,6 +25,7 @@ export * from './ipc/upload.js';
 export * from './ipc/queue.js';
 export * from './ipc/office.js';
 export * from './ipc/card.js';
+export * from './ipc/thumbnails.js';
 
 const target = z.union([z.object({ fileId: id }), z.object({ all: z.literal(true) })]);
 
@@ -132,6 +134,8 @@ export const channels = {
   'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.object({ assets: z.array(assetView), ...freshness }) },
   // Card offer, import and library settings (issue 19): shared/ipc/card.ts.
   ...cardChannels,
+  // First-frame thumbnails of the recordings (issue 19 #6): shared/ipc/thumbnails.ts.
+  ...thumbnailChannels,
 } as const;
 
 export type Channel = keyof typeof channels;

@@ -49,6 +49,9 @@ export class AppHarness {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
     const svc = opts.service ?? (await startTestService());
     const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine, opts.cards);
+    // The library folder in the test's own data, never the Videos folder of whoever runs the tests:
+    // registering recordings writes their thumbnails there (issue 19 #6). Same name as the default.
+    h.store.set('library', { library: join(h.dataDir, 'Videos', 'Capture Uploader') });
     await h.boot();
     await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
       h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }),

@@ -23,6 +23,8 @@ import { NO_LOCAL_SERVICE, settingsHandlers } from './handlers/settings.js';
 import { uploadHandlers } from './handlers/upload.js';
 import { cardHandlers } from './handlers/cards.js';
 import { CardDesk } from './card-desk.js';
+import { ThumbnailDesk } from './thumbnail-desk.js';
+import { thumbnailHandlers } from './handlers/thumbnails.js';
 import type { AppCoreOptions } from './app-core-options.js';
 
 export type { AppCoreOptions } from './app-core-options.js';
@@ -51,6 +53,8 @@ export class AppCore {
   private readonly desk: OfficeDesk;
   /** Cards mounted, their imports and the library (issue 19). */
   readonly cards: CardDesk;
+  /** The recordings' first-frame thumbnails, cached in the library folder (issue 19 #6). */
+  private readonly thumbnails: ThumbnailDesk;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
@@ -58,6 +62,7 @@ export class AppCore {
     this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
     this.cards = new CardDesk({ ...opts.cards, store: opts.store, emit: opts.emit, queueDb: () => this.uploader?.queue.db, log: opts.log });
+    this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, () => this.uploader?.queue.db, opts.log);
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
@@ -83,6 +88,7 @@ export class AppCore {
     this.closed = true;
     this.desk.close();
     this.cards.close();
+    await this.thumbnails.close();
     this.announcer.close();
     await this.closeUploader();
     await this.local?.close();
@@ -114,9 +120,11 @@ export class AppCore {
       openLocal: (concurrency) => this.openLocal(concurrency),
       localStructures: () => this.localStructures,
     };
+    const upload = uploadHandlers(c, () => this.opts.pickFiles());
     return {
       ...settingsHandlers(c),
-      ...uploadHandlers(c, () => this.opts.pickFiles()),
+      ...upload,
+      ...thumbnailHandlers(this.thumbnails, upload['capture:files.inspect']),
       ...queueHandlers(c),
       ...designsHandlers(c),
       ...officeHandlers(this.desk),

@@ -6,6 +6,7 @@ import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { formatBytes, formatTime } from '../../format.js';
 import { useApp } from '../../store.js';
+import { Thumbnail } from '../Thumbnail.js';
 import type { RowAria } from './rows.js';
 import { captureNeedsYou, registeredCaptureState } from './rows.js';
 
@@ -62,6 +63,8 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
     }),
   );
   const remove = useApp((s) => s.removeCapture);
+  // The first file's first frame (issue 19 #6), as in the registration table.
+  const first = useApp((s) => s.files[s.filesOf[id]?.[0] ?? -1]);
   const opened = useApp((s) => s.folding.detailed || !!s.folding.open[id]);
   const toggle = useApp((s) => s.toggleCapture);
   const move = useApp((s) => s.moveCapture);
@@ -102,6 +105,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       <button className="disclosure" aria-expanded={opened} onClick={() => toggle(id)} aria-label={`Files of ${c.label} (${sum.count})`} title={`${opened ? 'Fold' : 'Show'} the ${sum.count} file${sum.count === 1 ? '' : 's'} of ${c.label}`}>
         <span aria-hidden="true">{opened ? '▾' : '▸'}</span>
       </button>
+      {first ? <Thumbnail path={first.path} name={first.fileName} /> : <span className="thumb-slot" />}
       <div className="name" title={full}>
         <strong>
           {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}

@@ -6,6 +6,7 @@ import { formatBytes } from '../../format.js';
 import type { DraftCapture } from '../../placement.js';
 import { nameOfPlacement } from '../../placement.js';
 import { useApp } from '../../store.js';
+import { Thumbnail } from '../Thumbnail.js';
 
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
 export const COLUMN_COUNT = 9;
@@ -47,6 +48,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
           </button>
         </td>
         <td className="recording" title={p.files.map((f) => f.name).join('\n')}>
+          <Thumbnail path={p.files[0]!.path} name={p.files[0]!.name} />
           {recording}
           {p.warnings?.length ? (
             // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.

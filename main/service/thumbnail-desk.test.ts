@@ -1,0 +1,76 @@
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contentFingerprint } from '../intake/file-identity.js';
+import { ThumbnailDesk } from './thumbnail-desk.js';
+
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+// The smallest JPEG header a check of the magic bytes accepts, and some bytes after it.
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(60, 7)]);
+const dataUrl = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
+
+describe('ThumbnailDesk (issue 19 #6)', () => {
+  let work: string;
+  let library: string;
+  let desk: ThumbnailDesk;
+  beforeEach(() => {
+    work = mkdtempSync(join(tmpdir(), 'thumb-desk-'));
+    library = join(work, 'library');
+    desk = new ThumbnailDesk(() => library);
+  });
+  afterEach(async () => {
+    await desk.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('refuses a path the registration table was not given', async () => {
+    await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow('This file is not among the recordings listed for registration or queued.');
+  });
+
+  it('reads a file of the upload queue too (the queue rows show thumbnails), and no other', async () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE files (path TEXT)');
+    db.prepare('INSERT INTO files (path) VALUES (?)').run(join(fixtures, 'walkthrough.mp4'));
+    const queued = new ThumbnailDesk(() => library, () => db);
+    try {
+      expect((await queued.get(join(fixtures, 'walkthrough.mp4'))).kind).toBe('decode');
+      await expect(queued.get(join(fixtures, 'sample.insv'))).rejects.toThrow('not among the recordings');
+    } finally {
+      await queued.close();
+      db.close();
+    }
+  });
+
+  it('hands a URL to decode, keeps the JPEG in <library>/.thumbnails by content fingerprint, and a copy elsewhere finds it', async () => {
+    const card = join(fixtures, 'walkthrough.mp4');
+    const copy = join(work, 'copy.mp4');
+    copyFileSync(card, copy);
+    desk.allow([card, copy]);
+    const first = await desk.get(card);
+    expect(first.kind).toBe('decode');
+    expect((first as { videoUrl: string }).videoUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{43}\/1$/);
+
+    expect(await desk.save(card, dataUrl(JPEG))).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+    const key = await contentFingerprint(card, readFileSync(card).length);
+    expect(readFileSync(join(library, '.thumbnails', `${key}.jpg`)).equals(JPEG)).toBe(true);
+    // The verified copy in the library has the same bytes: its thumbnail is the card's, not decoded again.
+    expect(await desk.get(copy)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+  });
+
+  it('refuses bytes that are not a JPEG and writes nothing', async () => {
+    const card = join(fixtures, 'walkthrough.mp4');
+    desk.allow([card]);
+    await expect(desk.save(card, dataUrl(Buffer.from('<svg onload=alert(1)>')))).rejects.toThrow('The thumbnail is not a JPEG image.');
+    expect(() => readdirSync(join(library, '.thumbnails'))).toThrow();
+  });
+
+  it('keeps the verdict that a recording cannot be decoded, so the icon shows next time', async () => {
+    const card = join(fixtures, 'sample.insv');
+    desk.allow([card]);
+    await desk.undecodable(card, 'No preview: its format or codec is not supported here');
+    expect(await desk.get(card)).toEqual({ kind: 'none', reason: 'No preview: its format or codec is not supported here' });
+  });
+});

@@ -1,0 +1,104 @@
+import type Database from 'better-sqlite3';
+import type { ThumbnailView } from '../../shared/ipc.js';
+import { reasonOf } from '../api/errors.js';
+import type { Logger } from '../engine/engine.js';
+import { MediaServer } from '../media/media-server.js';
+import { ThumbnailCache } from '../media/thumbnail-cache.js';
+
+/**
+ * The recordings' first-frame thumbnails (issue 19 #6), in the upload service's worker. The design,
+ * and why:
+ * - Chromium decodes, not ffmpeg: the window's own `<video>` element reads the recording from a
+ *   loopback server (main/media/media-server.ts) and draws its first frame into a canvas. Nothing
+ *   is bundled, and what cannot be decoded here (HEVC on a Chromium built without it, a damaged
+ *   file) is simply reported by the element's error.
+ * - The service keeps the result, the renderer never writes files: the window sends the JPEG it
+ *   drew, checked here (a JPEG, under 512 KiB), and the cache (main/media/thumbnail-cache.ts)
+ *   keeps it in `<library>/.thumbnails/` by the recording's content fingerprint. The next time the
+ *   image comes from there as a `data:` URL (the CSP's `img-src` already allows them), and no
+ *   video is opened.
+ * - Only recordings the registration table was given (`allow`, after `files.inspect`) or that are
+ *   in the upload queue (`queued`) are served or cached; any other path is refused.
+ */
+export class ThumbnailDesk {
+  private readonly server = new MediaServer();
+  private readonly cache: ThumbnailCache;
+  private readonly allowed = new Set<string>();
+
+  /**
+   * `library`: the library folder in force now; `queueDb`: the queue's database while it is open
+   * (a queued file's thumbnail may be read: the queue's rows show them); `log` for cache writes
+   * that failed (never a URL).
+   */
+  constructor(
+    library: () => string,
+    private readonly queueDb: () => Database.Database | undefined = () => undefined,
+    private readonly log?: Logger,
+  ) {
+    this.cache = new ThumbnailCache(library);
+  }
+
+  /** Lets the window ask for these recordings' thumbnails (absolute paths the intake found). */
+  allow(paths: Iterable<string>): void {
+    for (const p of paths) this.allowed.add(p);
+  }
+
+  /**
+   * The thumbnail of `path` as the window shows it (shared/ipc/thumbnails.ts ThumbnailView): cached
+   * image, cached verdict, or the URL to decode it from. Throws Error for a path not allowed, or
+   * when the recording cannot be read (it was removed).
+   */
+  async get(path: string): Promise<ThumbnailView> {
+    const key = await this.keyOf(path);
+    const cached = await this.cache.read(key);
+    if (cached.kind === 'image') return { kind: 'image', dataUrl: toDataUrl(cached.jpeg) };
+    if (cached.kind === 'none') return { kind: 'none', reason: cached.reason };
+    // Started on first need: a session that shows no new recording opens no port.
+    await this.server.start();
+    return { kind: 'decode', videoUrl: this.server.urlFor(path) };
+  }
+
+  /**
+   * Keeps the first frame the window drew (`jpeg`, a base64 JPEG `data:` URL) and answers it. A cache
+   * that cannot be written (a library folder not there) is logged: the image shows this session.
+   * Throws Error for a path not allowed, or bytes that are not a JPEG.
+   */
+  async save(path: string, jpeg: string): Promise<ThumbnailView> {
+    const key = await this.keyOf(path);
+    const bytes = Buffer.from(jpeg.slice(jpeg.indexOf(',') + 1), 'base64');
+    try {
+      await this.cache.writeImage(key, bytes);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('The thumbnail')) throw err;
+      this.log?.warn(`A thumbnail could not be kept in the library folder: ${reasonOf(err)}`);
+    }
+    return { kind: 'image', dataUrl: toDataUrl(bytes) };
+  }
+
+  /** Keeps the verdict that `path` cannot be decoded here (the media error's `reason`); answers `none`. */
+  async undecodable(path: string, reason: string): Promise<ThumbnailView> {
+    const key = await this.keyOf(path);
+    try {
+      await this.cache.writeNone(key, reason);
+    } catch (err) {
+      this.log?.warn(`A thumbnail could not be kept in the library folder: ${reasonOf(err)}`);
+    }
+    return { kind: 'none', reason };
+  }
+
+  /** Stops the media server. */
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  private keyOf(path: string): Promise<string> {
+    if (!this.allowed.has(path) && !this.queued(path)) throw new Error('This file is not among the recordings listed for registration or queued.');
+    return this.cache.keyOf(path);
+  }
+
+  private queued(path: string): boolean {
+    return this.queueDb()?.prepare('SELECT 1 FROM files WHERE path = ? LIMIT 1').get(path) !== undefined;
+  }
+}
+
+const toDataUrl = (jpeg: Buffer) => `data:image/jpeg;base64,${jpeg.toString('base64')}`;

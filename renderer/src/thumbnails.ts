@@ -1,0 +1,102 @@
+import { useEffect } from 'react';
+import { create } from 'zustand';
+import type { ThumbnailView } from '../../shared/ipc.js';
+import { api, unwrap } from './api.js';
+
+/**
+ * The recordings' thumbnails as the window shows them (issue 19 #6): by path, `loading` until the
+ * service answers, then the cached first frame or the neutral icon's reason. The service keeps the
+ * cache (main/service/thumbnail-desk.ts); this store only decodes what it has not seen yet.
+ */
+export type Thumb = { kind: 'loading' } | { kind: 'image'; dataUrl: string } | { kind: 'none'; reason: string };
+
+interface ThumbnailsState {
+  byPath: Record<string, Thumb>;
+}
+
+export const useThumbnails = create<ThumbnailsState>()(() => ({ byPath: {} }));
+
+/** How long a first frame may take to show before the icon is shown instead (ms); not kept as a verdict. */
+export const DECODE_TIMEOUT_MS = 30_000;
+/** The thumbnail's width in pixels: twice what the table shows, for sharp high-density screens. */
+const WIDTH = 160;
+
+// One decode at a time: a card of 100 recordings must not open 100 videos at once on a small laptop.
+let decoding: Promise<unknown> = Promise.resolve();
+
+/** The thumbnail of `path` (a recording listed by files.inspect), asked for once per session. */
+export function useThumbnail(path: string): Thumb {
+  const thumb = useThumbnails((s) => s.byPath[path]);
+  useEffect(() => load(path), [path]);
+  return thumb ?? { kind: 'loading' };
+}
+
+function set(path: string, thumb: Thumb): void {
+  useThumbnails.setState((s) => ({ byPath: { ...s.byPath, [path]: thumb } }));
+}
+
+/** What the service answered after a save or a verdict, as shown (never a second decode). */
+const shown = (view: ThumbnailView): Thumb => (view.kind === 'decode' ? { kind: 'none', reason: 'No preview' } : view);
+
+function load(path: string): void {
+  if (useThumbnails.getState().byPath[path]) return;
+  set(path, { kind: 'loading' });
+  void (async () => {
+    try {
+      const view: ThumbnailView = await unwrap(api['thumbnails.get']({ path }));
+      if (view.kind !== 'decode') return set(path, view);
+      const frame = await (decoding = decoding.then(() => firstFrame(view.videoUrl), () => firstFrame(view.videoUrl)));
+      if (frame.ok) return set(path, shown(await unwrap(api['thumbnails.save']({ path, jpeg: frame.jpeg }))));
+      // Only Chromium's own verdict (a media error) is kept; a timeout on a busy machine may pass.
+      set(path, frame.lasting ? shown(await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason }))) : { kind: 'none', reason: frame.reason });
+    } catch (err) {
+      set(path, { kind: 'none', reason: err instanceof Error ? err.message : String(err) });
+    }
+  })();
+}
+
+/** Chromium's media error codes (HTMLMediaElement.error.code), in words. */
+const MEDIA_ERRORS: Record<number, string> = { 1: 'reading was aborted', 2: 'a network error', 3: 'it could not be decoded', 4: 'its format or codec is not supported here' };
+
+/**
+ * Draws the first frame of the video at `url` (the service's loopback media server) into a canvas,
+ * `WIDTH` pixels wide, with Chromium's own decoder (once loaded and sought to its start);
+ * answers a JPEG `data:` URL, or why not and whether that is lasting (a media error) or not (a
+ * timeout, `timeoutMs`). The video is never added to the page.
+ */
+export function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<{ ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }> {
+  return new Promise((resolve) => {
+    const video = document.createElement('video');
+    const done = (r: { ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }) => {
+      clearTimeout(timer);
+      video.onloadeddata = video.onseeked = video.onerror = null;
+      // Lets go of the connection and the decoder at once.
+      video.removeAttribute('src');
+      video.load();
+      resolve(r);
+    };
+    const timer = setTimeout(() => done({ ok: false, reason: 'No preview yet: its first frame did not come in time', lasting: false }), timeoutMs);
+    video.onerror = () => {
+      const e = video.error;
+      done({ ok: false, reason: `No preview: ${MEDIA_ERRORS[e?.code ?? 0] ?? 'it could not be read'}${e?.message ? ` (${e.message})` : ''}`, lasting: true });
+    };
+    video.onloadeddata = () => {
+      if (!video.videoWidth || !video.videoHeight) return done({ ok: false, reason: 'No preview: it holds no picture', lasting: true });
+      // Drawn once a seek to the start has completed: at `loadeddata` alone Chromium has, now and
+      // then, not yet painted the frame, and the canvas came out black.
+      video.currentTime = 0;
+    };
+    video.onseeked = () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = WIDTH;
+      canvas.height = Math.max(1, Math.round((WIDTH * video.videoHeight) / video.videoWidth));
+      canvas.getContext('2d')!.drawImage(video, 0, 0, canvas.width, canvas.height);
+      done({ ok: true, jpeg: canvas.toDataURL('image/jpeg', 0.85) });
+    };
+    // CORS, so that the canvas may be read back (the server allows it; its URL's token guards the file).
+    video.crossOrigin = 'anonymous';
+    video.muted = true;
+    video.preload = 'auto';
+    video.src = url;
+  });
+}
