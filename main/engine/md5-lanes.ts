@@ -5,9 +5,12 @@
 // of four parts wait, when a slot is wanted and none is free, or when a part wants its digest
 // (storage answered). Hashing at once instead, most chunks were hashed alone, at a quarter of the
 // kernel's rate: on loopback a part's bytes go out in a burst and the part then waits for its
-// answer, so few parts are reading at any one moment, while many have chunks waiting. A chunk not
-// in the kernel's memory (a part beyond the slots) is copied in through a scratch slot and hashed
-// at once. Everything here is synchronous: no thread, no timer.
+// answer, so few parts are reading at any one moment, while many have chunks waiting. A part whose
+// first chunk is not in the kernel's memory (the slots all lent) is hashed by OpenSSL; a later
+// chunk not in it is copied in through a scratch slot and hashed at once. Everything here is
+// synchronous: no thread, no timer.
+import type { Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Md5x4Kernel } from './md5x4-kernel.js';
 import { HEADER_BYTES, SLOTS, SLOT_BYTES, md5x4Kernel } from './md5x4-kernel.js';
 
@@ -105,6 +108,7 @@ export class PartMd5 {
   private bytes = 0;
   private readonly tail = Buffer.alloc(64);
   private tailLength = 0;
+  private scalar?: Hash;
 
   constructor() {
     init();
@@ -115,6 +119,13 @@ export class PartMd5 {
    * once, or later for a chunk left waiting in a slot); until then they must not change.
    */
   update(chunk: Buffer, hashed?: () => void): void {
+    // A part whose first chunk is not in a slot (every slot lent: many parts at once) is hashed by
+    // OpenSSL throughout: one lane alone would cost the kernel's time for four.
+    if (this.bytes === 0 && !this.scalar && !isSlot(chunk)) this.scalar = createHash('md5');
+    if (this.scalar) {
+      this.scalar.update(chunk);
+      return hashed?.();
+    }
     this.bytes += chunk.length;
     let from = 0;
     if (this.tailLength > 0) {
@@ -147,6 +158,7 @@ export class PartMd5 {
 
   /** The MD5 of every byte given, as 32 lowercase hex digits. The hash may not be updated afterwards. */
   digestHex(): string {
+    if (this.scalar) return this.scalar.digest('hex');
     // RFC 1321 §3.1–3.2: a 1 bit, zeros to 56 mod 64, the length in bits (64-bit little-endian).
     const pad = Buffer.alloc(this.tailLength < 56 ? 64 : 128);
     this.tail.copy(pad, 0, 0, this.tailLength);
