@@ -55,9 +55,10 @@ const simd = {
   splat: [SIMD, 0x11],
   replaceLane: [SIMD, 0x1c],
   not: [SIMD, 0x4d],
+  and: [SIMD, 0x4e],
+  andnot: [SIMD, 0x4f],
   or: [SIMD, 0x50],
   xor: [SIMD, 0x51],
-  bitselect: [SIMD, 0x52],
   shl: [SIMD, 0xab, 0x01],
   shrU: [SIMD, 0xad, 0x01],
   add: [SIMD, 0xae, 0x01],
@@ -110,16 +111,20 @@ function kernelBody(): number[] {
     // The four variables turn each step: this step's a, b, c, d are locals (a, b, c, d) rotated right by i.
     const [a, b, cc, d] = [0, 1, 2, 3].map((k) => A + ((k - i + 64) % 4)) as [number, number, number, number];
     const s = SHIFTS[i >> 4]![i % 4]!;
-    c.push(op.get, b, op.get, a);
-    const round = i >> 4;
-    if (round === 0) c.push(op.get, cc, op.get, d, op.get, b, ...simd.bitselect); // (b & c) | (~b & d)
-    else if (round === 1) c.push(op.get, b, op.get, cc, op.get, d, ...simd.bitselect); // (b & d) | (c & ~d)
-    else if (round === 2) c.push(op.get, b, op.get, cc, ...simd.xor, op.get, d, ...simd.xor);
-    else c.push(op.get, cc, op.get, b, op.get, d, ...simd.not, ...simd.or, ...simd.xor); // c ^ (b | ~d)
-    c.push(...simd.add, ...v128At(BLOCK_AT + 16 * wordOf(i)), ...simd.add);
+    // b was computed by the step before: everything that does not need it (a + M[g] + K[i]) is
+    // added first, off the chain the steps form, so each step waits on b for as few operations
+    // as can be (MD5 here is bound by that chain's latency, not by the core's throughput).
     const k = Buffer.alloc(16);
     for (let l = 0; l < 4; l++) k.writeUInt32LE(K[i]!, 4 * l);
-    c.push(...simd.const, ...k, ...simd.add);
+    c.push(op.get, b, ...simd.const, ...k, ...v128At(BLOCK_AT + 16 * wordOf(i)), ...simd.add, op.get, a, ...simd.add);
+    const round = i >> 4;
+    // F = (b & c) | (~b & d), as d ^ (b & (c ^ d)); G = (b & d) | (c & ~d), as the sum of its two
+    // halves (no bit in both), c & ~d added before b is needed.
+    if (round === 0) c.push(op.get, d, op.get, b, op.get, cc, op.get, d, ...simd.xor, ...simd.and, ...simd.xor);
+    else if (round === 1) c.push(op.get, cc, op.get, d, ...simd.andnot, ...simd.add, op.get, b, op.get, d, ...simd.and);
+    else if (round === 2) c.push(op.get, cc, op.get, d, ...simd.xor, op.get, b, ...simd.xor);
+    else c.push(op.get, cc, op.get, b, op.get, d, ...simd.not, ...simd.or, ...simd.xor); // c ^ (b | ~d)
+    c.push(...simd.add);
     c.push(op.tee, T, op.i32const, ...sleb(s), ...simd.shl, op.get, T, op.i32const, ...sleb(32 - s), ...simd.shrU, ...simd.or);
     c.push(...simd.add, op.set, a);
   }
