@@ -58,12 +58,13 @@ const fileError = (err: NodeJS.ErrnoException) => new PartFileError(err.code ?? 
 // The file is read in 1 MiB chunks (a quarter of the read calls of 256 KiB): while one is
 // written to the socket, the next is read. Each chunk is read into a slot of the MD5 kernel's
 // memory (md5-lanes.ts), hashed where it lies, later and four parts at once, so a slot goes back
-// only once its chunk is both written and hashed. Slots are shared by all parts (16 MiB, never
+// only once its chunk is both written and hashed. Slots are shared by all parts (10 MiB, never
 // copied, never left for the garbage collector: buffers allocated per part left up to 20 MiB
 // waiting for it); when none is free, the chunks waiting are hashed, which frees them.
 const READ_CHUNK = SLOT_BYTES;
-// Beyond the slots (every one waiting for its write), buffers of the heap, whose chunks are copied
-// into the kernel's memory and hashed at once. A few are kept.
+// Beyond the slots (every one lent: many parts at once), buffers of the heap; a part that starts in
+// one is hashed by OpenSSL, a later chunk in one is copied into the kernel's memory and hashed at
+// once (md5-lanes.ts). A few are kept.
 const POOL_LIMIT = 8;
 const pool: Buffer[] = [];
 const takeBuffer = () => takeSlot() ?? pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
