@@ -85,6 +85,9 @@ describe('import', () => {
     const queued = (db.prepare('SELECT path FROM files ORDER BY path').all() as { path: string }[]).map((r) => r.path);
     expect(queued).toEqual(hashes.map((h) => h.copy_path).sort());
     expect(queued.every((p) => p.startsWith(offload.destination))).toBe(true);
+    // Each copy's part MD5s, from the copy pass, for the part size the service gives (5 MiB: two parts a file).
+    const md5s = db.prepare('SELECT path, part_size, length(md5s) AS bytes FROM part_md5s ORDER BY path').all();
+    expect(md5s).toEqual(queued.map((path) => ({ path, part_size: 5 * 1024 * 1024, bytes: 32 })));
     db.close();
     expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(/^0001_X4_SD_\d{4}-\d{2}-\d{2}_\d{6}Z\.mhl$/), 'ascmhl_chain.xml'].sort());
 
@@ -103,6 +106,9 @@ describe('import', () => {
     expect(later.code, later.stderr).toBe(0);
     expect(later.stdout).toContain('Removed 6 imported copies from the library: their captures completed more than 0 days ago.');
     expect(hashes.some((h) => existsSync(h.copy_path))).toBe(false);
+    const after = new Database(join(dataDir, 'queue.db'), { readonly: true });
+    expect(after.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 }); // gone with the copies
+    after.close();
   });
 
   it('without placement only copies, and lists what waits; a folder with no recording exits non-zero, naming it', async () => {

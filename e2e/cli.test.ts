@@ -168,3 +168,25 @@ describe('capture-uploader log and --bandwidth', () => {
     expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
   });
 });
+
+describe('capture-uploader front', () => {
+  it('moves a capture to the front of the queue and back; an unknown capture changes nothing', async () => {
+    const dataDir = await queued('front', 64 * 1024);
+    const second = join(work, 'front-2.mp4');
+    writeFileSync(second, randomBytes(64 * 1024));
+    expect((await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', second]).done).code).toBe(0);
+    const order = async () => (JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as { captures: { id: number; priority: number }[] }).captures.map((c) => [c.id, c.priority]);
+    expect(await order()).toEqual([[1, 0], [2, 0]]);
+
+    const front = await cli(dataDir, ['front', '2']).done;
+    expect(front.code, front.stderr).toBe(0);
+    expect(front.stdout).toBe('capture 2 is at the front of the queue\n');
+    expect(await order()).toEqual([[2, 1], [1, 0]]);
+
+    expect((await cli(dataDir, ['front', '2', '--back']).done).stdout).toBe('capture 2 is back in its place in the queue\n');
+    expect(await order()).toEqual([[1, 0], [2, 0]]);
+    const unknown = await cli(dataDir, ['front', '9']).done;
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/Capture 9 is no longer in the queue/);
+  });
+});

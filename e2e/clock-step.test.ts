@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null, presignExpiresIn: 3600 });
 });
 afterAll(async () => {
   await svc.stop();
@@ -122,4 +122,42 @@ describe('the wall clock stepped while the uploader runs', () => {
     expect(last.code, last.out).toBe(0);
     expect(sha256(await storedBytes(bytes.length))).toBe(sha256(bytes));
   }, 120_000);
+
+  it('a retry scheduled before the clock stepped forward a day and an hour happens on time, once', async () => {
+    const { dataDir, bytes } = await queued('retry-step-forward', 1 * MiB + 11);
+    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 5, action: { type: 'status', status: 500 } });
+    const clockFile = join(work, 'retry-step-forward.clock');
+    writeFileSync(clockFile, '+0\n');
+    const before = uploadParts();
+    const run = cli(dataDir, ['drain', '--wait'], clockFile);
+    while (uploadParts() < before + 5) await sleep(100);
+    await sleep(500); // the file's retry time is written
+    writeFileSync(clockFile, '+25h\n');
+    const res = await within(run, 60_000);
+    expect(res, 'the drain was still waiting a minute after the clock stepped forward').toBeDefined();
+    expect(res!.code, res!.out).toBe(0);
+    // The five refused tries and one more: not a burst of tries, not a part sent twice.
+    expect(uploadParts()).toBe(before + 6);
+    expect(sha256(await storedBytes(bytes.length))).toBe(sha256(bytes));
+  }, 120_000);
+
+  it('stepped forward a day and an hour mid-drain: no presigned URL used after it expired, nothing sent twice', async () => {
+    // Four parts one after another at 2 MiB/s (about 10 s), with URLs that live 6 s: the last parts
+    // need URLs presigned again, judged by the real passing of time, not by the stepped clock.
+    const { dataDir, bytes } = await queued('drain-step-forward', 3 * 5 * MiB + 2 * MiB + 9);
+    await svc.admin('PUT', '/settings', { presignExpiresIn: 6 });
+    const clockFile = join(work, 'drain-step-forward.clock');
+    writeFileSync(clockFile, '+0\n');
+    const before = uploadParts();
+    const run = cli(dataDir, ['--bandwidth', '2M', '--concurrency', '1', 'drain'], clockFile);
+    while (uploadParts() < before + 2) await sleep(50);
+    writeFileSync(clockFile, '+25h\n');
+    const res = await within(run, 90_000);
+    expect(res, 'the drain did not end within 90 s of the step').toBeDefined();
+    expect(res!.code, res!.out).toBe(0);
+    // Storage checks each URL's expiry on the real clock; a PUT with an expired URL is refused and
+    // sent again, so one PUT per part means none was used after it expired, and none was resent.
+    expect(uploadParts() - before).toBe(4);
+    expect(sha256(await storedBytes(bytes.length))).toBe(sha256(bytes));
+  }, 150_000);
 });

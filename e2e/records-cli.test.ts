@@ -109,13 +109,39 @@ describe('capture-uploader assets', () => {
     const totals = stageTotals(category.stages, held);
     const untracked = held.filter((a) => a.doNotTrack).length;
     expect(totals.reduce((n, t) => n + t.assets, 0)).toBe(held.length - untracked);
-    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim())).toEqual([
+    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).slice(0, totals.length + 1 + (untracked ? 1 : 0))).toEqual([
       `${held.length} asset(s) of Curtain Wall in structure ${towerA}; lengths in m`,
       ...totals.map((t) => `${t.stage?.name ?? 'not started'} ${t.assets} asset(s) ${t.length.toFixed(1)} m ${(t.share * 100).toFixed(1)}%`),
       ...(untracked ? [`(${untracked} asset(s) marked do-not-track are not counted)`] : []),
-      '',
     ]);
+    // Then each stage in its own unit (anchors counted, glazing in m2 by the wall's height, sealant in lf).
+    expect(list.stdout).toContain('Work done by stage, each in its own unit:');
+    expect(list.stdout).toMatch(/\n {2}Anchors +[\d.]+ of \d+ ea\n/);
+    expect(list.stdout).toMatch(/\n {2}Sealant +[\d.]+ of [\d.]+ lf\n/);
     const missing = await cli(['assets', 'list', '--structure', towerA, '--category', 'Roofing']);
     expect(missing.stderr).toMatch(/No category "Roofing" in this project; the categories are: Curtain Wall, Drywall Partitions, Ductwork/);
   });
 });
+
+describe('capture-uploader assets by shape and unit', () => {
+  it('sizes slabs (polygons) by their area, not a polyline length, and says the pour in m3', async () => {
+    const towerA = svc.info.structures[0]!;
+    const list = await cli(['assets', 'list', '--structure', towerA, '--category', 'Floor Slabs', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    const out = JSON.parse(list.stdout) as { sizing: { dimension: string; unit: string; note: string }; totals: { length: number }[]; stageWork: { stage: string; uom: string; done: number; total: number }[] };
+    const category = (svc.store.state.assetCategories as { id: string; name: string; height: number }[]).find((c) => c.name === 'Floor Slabs')!;
+    const held = svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id && !a.doNotTrack) as unknown as { points: { x: number; y: number }[] }[];
+    // The seeded slabs are rectangles: their area is width × depth.
+    const area = (pts: { x: number; y: number }[]) => (Math.max(...pts.map((p) => p.x)) - Math.min(...pts.map((p) => p.x))) * (Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y)));
+    const total = held.reduce((n, a) => n + area(a.points), 0);
+    expect(out.sizing).toEqual({ dimension: 'area', unit: 'm2', note: 'area in m2: the drawn outlines' });
+    expect(out.totals.reduce((n, t) => n + t.length, 0)).toBeCloseTo(total, 6);
+    const pour = out.stageWork.find((w) => w.stage === 'Concrete Pour')!;
+    expect(pour.uom).toBe('m3');
+    expect(pour.total).toBeCloseTo(total * category.height, 6);
+    const text = await cli(['assets', 'list', '--structure', towerA, '--category', 'Floor Slabs']);
+    expect(text.stdout.split('\n')[0]).toBe(`${svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id).length} asset(s) of Floor Slabs in structure ${towerA}; area in m2: the drawn outlines`);
+    expect(text.stdout).toMatch(/\n {2}Concrete Pour +[\d.]+ of [\d.]+ m3\n/);
+  });
+});
+

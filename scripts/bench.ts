@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,offload] [--pairs N] [--files N] [--gib N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,offload,slow-link] [--pairs N] [--files N] [--gib N]
 //
 // Issue #11's figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -17,6 +17,8 @@
 //               worker thread and, for comparison, with AppCore on that thread (issue 21 #3)
 //   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
 //               copied by `cp -r` and by the verified offload: both rates, their ratio, CPU s/GiB
+//   slow-link   (only when asked: `--only slow-link --runs 1`, about 11 min a run) one 5 MiB part
+//               under the client's 8 KiB/s limit: time, bytes storage received, parts sent again
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
 // other work on the machine moves single runs. Generated files live under the system's temporary
 // folder and are deleted as soon as their section ends. Figures, not assertions.
@@ -33,6 +35,7 @@ import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, md5LanesCpuPerGiB, p
 import { mainThreadFigures } from './bench/main-thread.js';
 import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
+import { slowLinkFigures } from './bench/slow-link.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
@@ -169,4 +172,5 @@ if (SECTIONS.has('offload')) {
     rmSync(work, { recursive: true, force: true });
   }
 }
+if (SECTIONS.has('slow-link')) figures.push(...(await withService((svc, work) => slowLinkFigures(svc, work, RUNS))));
 printFigures(figures);

@@ -73,18 +73,20 @@ export function reachedStage<S extends LegendStage>(stages: readonly S[], asset:
 /**
  * The legend: one line per stage in sequence order, then one for assets not started, each with
  * how many tracked assets are there and their share of the tracked assets' total length.
- * Assets marked `doNotTrack` are left out of the figures (they are drawn muted).
+ * Assets marked `doNotTrack` are left out of the figures (they are drawn muted). `size` measures
+ * an asset (default: its polyline's length; the Assets view passes its quantity in the category's
+ * unit by shape, shared/asset-measure.ts), and `length` and `share` are of that.
  */
-export function stageTotals(stages: readonly LegendStage[], assets: readonly LegendAsset[]): StageTotal[] {
+export function stageTotals<A extends LegendAsset>(stages: readonly LegendStage[], assets: readonly A[], size: (a: A) => number = (a) => polylineLength(a.points)): StageTotal[] {
   const tracked = assets.filter((a) => !a.doNotTrack);
-  const total = tracked.reduce((n, a) => n + polylineLength(a.points), 0);
+  const total = tracked.reduce((n, a) => n + size(a), 0);
   const lines = new Map<string | null, StageTotal>();
   for (const s of [...stages].sort((a, b) => a.sequence - b.sequence)) lines.set(s._id, { stage: s, assets: 0, length: 0, share: 0 });
   lines.set(null, { stage: null, assets: 0, length: 0, share: 0 });
   for (const a of tracked) {
     const line = lines.get(reachedStage(stages, a)?._id ?? null)!;
     line.assets++;
-    line.length += polylineLength(a.points);
+    line.length += size(a);
   }
   for (const l of lines.values()) l.share = total > 0 ? l.length / total : 0;
   return [...lines.values()];

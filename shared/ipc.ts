@@ -4,6 +4,7 @@ import { settingsInput, settingsView } from './ipc/settings.js';
 import { captureForm, inspectResult, lastPlacement } from './ipc/upload.js';
 import { activityView, designStatus, queueCapture, queueFile, queueHold, queueTotals, queueView } from './ipc/queue.js';
 import { assetCategoryView, assetView, dayCaptureView, outboxItemView, progressEntryView } from './ipc/office.js';
+import { cardChannels, cardEvents } from './ipc/card.js';
 
 /**
  * The one IPC contract between the renderer and the main process (CONVENTIONS.md, "IPC"): every
@@ -22,6 +23,7 @@ export * from './ipc/settings.js';
 export * from './ipc/upload.js';
 export * from './ipc/queue.js';
 export * from './ipc/office.js';
+export * from './ipc/card.js';
 
 const target = z.union([z.object({ fileId: id }), z.object({ all: z.literal(true) })]);
 
@@ -80,6 +82,8 @@ export const channels = {
   /** Sends a failed or cancelled file again, or one waiting for its retry time now; `all`: every such file. */
   'capture:queue.retry': { args: target, result: z.void() },
   'capture:queue.remove': { args: z.object({ captureRow: id }), result: z.void() },
+  /** A capture moved to the front of the queue (`front`: its uploads go first, the last one moved first) or back to its place by age (issue 18 #6). */
+  'capture:queue.front': { args: z.object({ captureRow: id, front: z.boolean() }), result: z.void() },
   /** One file off this computer's queue (a lens whose recording should not go up); nothing changes at the platform. */
   'capture:queue.removeFile': { args: z.object({ fileId: id }), result: z.void() },
   /** Takes completed captures off the list (this computer's queue only); answers how many. */
@@ -126,6 +130,8 @@ export const channels = {
     result: z.object({ categories: z.array(assetCategoryView), structures: z.array(z.object({ id: z.string(), name: z.string() })), ...freshness }),
   },
   'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.object({ assets: z.array(assetView), ...freshness }) },
+  // Card offer, import and library settings (issue 19): shared/ipc/card.ts.
+  ...cardChannels,
 } as const;
 
 export type Channel = keyof typeof channels;
@@ -162,6 +168,7 @@ export const events = {
   /** The upload service's status changed (it was restarted, or its queue could not be opened). */
   'capture:event.service': serviceStatus,
   'capture:event.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  ...cardEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

@@ -18,8 +18,22 @@ describe('queueState (issue 18 #2)', () => {
     expect(h({ files: 201, completed: 200, cancelled: 1 })).toBe('All 200 files uploaded');
     // Never plain green when captures carry warnings (issue 18 #3).
     expect(queueState(t({ files: 50, completed: 50, capturesWarned: 2 }))).toMatchObject({ kind: 'done-with-warnings', headline: 'All 50 files uploaded, 2 captures with warnings', tone: 'retrying' });
-    expect(h({ files: 2, completed: 1, queued: 1 }, { blocked: 'The service refuses the API key.' })).toBe('Stopped');
     expect(h({ files: 2, completed: 2 }, { hold: { until: '2026-11-25T07:00:00Z', by: 'person' } })).toBe('All 2 files uploaded');
+  });
+
+  it('a card pulled out mid-upload is one state with the recordings waiting, not a failure, even while other files upload or storage is out (issue 19 #5)', () => {
+    const s = queueState(t({ files: 98, completed: 2, queued: 94, uploading: 2, cardRemoved: { cards: 1, recordings: 48 }, outage: { where: 'storage', since: at('19:42'), cause: 'x' } }));
+    expect(s).toMatchObject({ kind: 'card-removed', headline: 'Card removed: put it back to continue (48 recordings waiting)', tone: 'paused' });
+    expect(queueStateLine(s)).toBe('Card removed: put it back to continue (48 recordings waiting) — uploads resume by themselves once it is back, under any name · nothing lost');
+    expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 2, recordings: 1 } })).headline).toBe('2 cards removed: put them back to continue (1 recording waiting)');
+    // The credentials refused stop everything: that is said first.
+    expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 1, recordings: 3 } }), { blocked: 'The service refuses the API key.' }).kind).toBe('needs-you');
+  });
+
+  it('credentials refused read "Needs you", not "Stopped": nothing moves until a person corrects them (issue 18 #2)', () => {
+    const s = queueState(t({ files: 2, completed: 1, queued: 1 }), { blocked: 'The service refuses the API key.' });
+    expect(s).toMatchObject({ kind: 'needs-you', headline: 'Needs you', tone: 'needs-you', detail: 'The service refuses the API key. Nothing queued is lost.' });
+    expect(queueStateLine(s)).toBe('Needs you — The service refuses the API key. Nothing queued is lost.');
   });
 
   it('a storage outage reads "Waiting for storage" with since, plain cause, next try and "nothing lost", even while files still count as uploading', () => {

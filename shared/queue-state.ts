@@ -10,7 +10,7 @@ import type { QueueHoldView, QueueTotals } from './ipc.js';
  * whole queue from the acknowledged-bytes speed, null ("unknown") when it cannot be said honestly.
  */
 export interface QueueState {
-  kind: 'idle' | 'stopped' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
+  kind: 'idle' | 'card-removed' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
   headline: string;
   detail: string | null;
   tone: 'moving' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'idle';
@@ -36,7 +36,11 @@ export function retryTime(at: number, now = Date.now()): string {
 
 /**
  * The queue's state from its totals (shared/ipc.ts QueueTotals): before anything else, while
- * work is left, "Stopped" when the service refuses the credentials, "Paused until 07:00" during a
+ * work is left, "Needs you" when the service refuses the credentials (nothing moves until a
+ * person corrects them in Settings: the same words as any other stop that waits for a person),
+ * "Card removed: put it back to
+ * continue (48 recordings waiting)" when a card was pulled while its recordings uploaded straight
+ * from it (issue 19 #5: one state for the card, not a failure per file), "Paused until 07:00" during a
  * queue-wide hold, "Waiting for storage" / "Waiting for the gateway" during an outage (since when,
  * the cause in plain words, the next try, "nothing lost"); then "Uploading", "Waiting" (files
  * about to start), "Waiting to retry", "Paused", "Needs you (n)", "All n files uploaded" (", 2
@@ -49,7 +53,9 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   const counted = t.files - t.cancelled;
   if (counted === 0) return { ...base, kind: 'idle', headline: 'Nothing queued', tone: 'idle' };
   const left = counted - t.completed - t.needYou;
-  if (input.blocked && left > 0) return { ...base, kind: 'stopped', headline: 'Stopped', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
+  if (input.blocked && left > 0) return { ...base, kind: 'needs-you', headline: 'Needs you', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
+  const card = t.cardRemoved;
+  if (card && card.cards > 0 && card.recordings > 0) return { ...base, kind: 'card-removed', ...cardRemovedState(card), tone: 'paused' };
   if (input.hold && left > 0) {
     const until = input.hold.until ? Date.parse(input.hold.until) : null;
     return {
@@ -85,6 +91,17 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   const warned = t.capturesWarned ?? 0;
   if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warned} capture${warned === 1 ? '' : 's'} with warnings`, tone: 'retrying' };
   return { ...base, kind: 'done', headline: all, tone: 'done' };
+}
+
+/**
+ * The words for pulled cards (shared/ipc.ts QueueTotals.cardRemoved): "Card removed: put it back
+ * to continue (48 recordings waiting)", or for several "2 cards removed: put them back to continue
+ * (…)"; the detail says that nothing failed and no click is needed.
+ */
+export function cardRemovedState(c: { cards: number; recordings: number }): Pick<QueueState, 'headline' | 'detail'> {
+  const waiting = `(${c.recordings} recording${c.recordings === 1 ? '' : 's'} waiting)`;
+  const headline = c.cards === 1 ? `Card removed: put it back to continue ${waiting}` : `${c.cards} cards removed: put them back to continue ${waiting}`;
+  return { headline, detail: `uploads resume by themselves once ${c.cards === 1 ? 'it is' : 'they are'} back, under any name · nothing lost` };
 }
 
 /** The state as one line (tray tooltip, `status`): "Waiting for storage — since 19:42 · storage unavailable · next try 19:45 · nothing lost". */

@@ -8,6 +8,7 @@ import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { ServiceHost } from '../../main/service/host.js';
 import type { EngineTuning } from '../../main/service/protocol.js';
+import type { CardWatchOptions } from '../../main/service/card-desk.js';
 import type { KeyValueStore, SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
 import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
@@ -21,6 +22,7 @@ import { startTestService } from '../service/testing.js';
  * thread (main/service/worker.ts: AppCore, the real engine, queue and local service).
  * `window.api` in the page is built from the same contract as the preload's and reaches the
  * dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
+ * The queue shows every file unless `foldedQueue` (the app's default view) is asked for.
  */
 export class AppHarness {
   host!: ServiceHost;
@@ -35,6 +37,7 @@ export class AppHarness {
     private readonly appOrigin: string,
     private readonly localServiceOffered: boolean,
     private readonly engine?: EngineTuning,
+    private readonly cards?: CardWatchOptions,
   ) {}
 
   /**
@@ -42,10 +45,10 @@ export class AppHarness {
    * `localService: false` the core is set up as in the packaged app, where the local test service
    * cannot be loaded (the service still runs, for tests that configure it as a real one).
    */
-  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: EngineTuning } = {}): Promise<AppHarness> {
+  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: EngineTuning; cards?: CardWatchOptions; foldedQueue?: boolean } = {}): Promise<AppHarness> {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
     const svc = opts.service ?? (await startTestService());
-    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine);
+    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine, opts.cards);
     await h.boot();
     await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
       h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }),
@@ -67,6 +70,10 @@ export class AppHarness {
       api.getPathForFile = (file: File) => (w.__capturePaths as Record<string, string>)[file.name] ?? '';
       w.api = Object.freeze(api);
     }, apiFunctionNames);
+    // The queue folds each capture's files and batches of completed captures (issue 18 #6); tests
+    // that read file rows see the view of every file ("Show every file", kept in localStorage)
+    // unless they ask for the folded one.
+    if (!opts.foldedQueue) await page.addInitScript(() => localStorage.setItem('queue-show-every-file', 'true'));
     return h;
   }
 
@@ -91,6 +98,8 @@ export class AppHarness {
       // A stand-in for the shell's power-save blocker, always granted, as on a desktop.
       busy: (working) => working,
       engine: this.engine,
+      // Where cards are looked for: a folder of the test's own (a card is "mounted" by writing it there).
+      cards: this.cards,
       // The service outlives app restarts in these tests, as a real one would; the worker gets
       // only its ready info, as from the package.
       localService: this.localServiceOffered ? { info: this.svc.info } : null,

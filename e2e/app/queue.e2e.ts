@@ -132,7 +132,8 @@ test('a refusal of the credentials is a message that needs a person: in the bar 
   await expect(notices.getByRole('alert')).toContainText('The service refuses the API key');
   await expect(notices.getByRole('alert')).toHaveCount(1);
   await expect(page.getByTestId('queue-blocked')).toContainText('The service refuses the API key');
-  await expect(page.getByTestId('queue-state')).toHaveText('Stopped');
+  // Issue 18 #2: a stop that waits for a person reads "Needs you", as everywhere else.
+  await expect(page.getByTestId('queue-state')).toHaveText('Needs you');
   for (const viewport of Object.values(SIZES)) {
     await page.setViewportSize(viewport);
     await showQueue();

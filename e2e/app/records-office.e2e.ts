@@ -1,12 +1,18 @@
 import type { Page } from '@playwright/test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
+import { localDate, localMonth } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
+import { missingFromPdf } from './pdf-text.js';
 
 // The office workspace finished (issue 20), in Debian's Chromium over the real app core and the
 // local service's progress interface: entries on the right day, refused entries corrected, the
 // service's own sign-in, answers that say they failed, the day's captures, and the month report.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+// Dates on the page are in the office's one format (shared/when.ts) for this locale.
+const LOCALE = 'en-GB';
+test.use({ locale: LOCALE });
+const date = (ymd: string) => localDate(ymd, { locale: LOCALE });
 
 let h: AppHarness;
 test.beforeEach(async ({ page }) => {
@@ -55,7 +61,7 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   const details = 'Tower B level 5 firestopping at risers R1–R4.';
   await form.getByLabel('Details').fill(details);
   await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form).toContainText(`for ${today}.`);
+  await expect(form).toContainText(`for ${date(today)}.`);
   expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'In Progress', details }]);
   // The calendar went to the new entry's day; the entry opened on the past day is closed.
   await expect(page.locator('[role="gridcell"][aria-selected="true"] button')).toHaveAttribute('data-day', today);
@@ -65,7 +71,7 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   await form.getByLabel('Date').fill(past.date);
   await form.getByLabel('Details').fill(`${details} (late)`);
   await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form).toContainText(`for ${past.date}.`);
+  await expect(form).toContainText(`for ${date(past.date)}.`);
   expect(h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([past.date]);
   await expect(form.getByLabel('Date')).toHaveValue(today);
 
@@ -218,13 +224,21 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   await page.emulateMedia({ media: 'print' });
   const report = page.getByTestId('month-report');
   await expect(report).toBeVisible();
-  await expect(report.getByTestId('report-row')).toHaveText(inMonth.map((p) => new RegExp(`^${p.date}${escape(p.status)}${escape(p.details)}$`)));
+  await expect(report.getByTestId('report-row')).toHaveText(inMonth.map((p) => new RegExp(`^${escape(date(p.date))}${escape(p.status)}${escape(p.details)}$`)));
   await expect(page.getByRole('region', { name: 'Record progress' })).toBeHidden();
   await expect(page.getByRole('tablist')).toBeHidden();
   const pdf = await page.pdf({ format: 'A4', printBackground: false });
   expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-  expect(pdf.length).toBeGreaterThan(5000);
   await writeFile(info.outputPath('29-progress-month.pdf'), pdf);
+  // The PDF's own text (poppler's pdftotext): the title, and every entry of the month with its
+  // date as the screens show it, its status and its details.
+  const phrases = (list: typeof inMonth) => [`Progress report — ${localMonth(month, { locale: LOCALE })}`, `${list.length} entries`, ...list.map((p) => `${date(p.date)} ${p.status} ${p.details}`)];
+  expect(await missingFromPdf(pdf, phrases(inMonth))).toEqual([]);
+  // The check catches a wrong PDF: one printed with an entry left out is missing exactly that one.
+  const dropped = inMonth[1]!;
+  await report.getByTestId('report-row').nth(1).evaluate((row) => row.remove());
+  const wrong = await page.pdf({ format: 'A4', printBackground: false });
+  expect(await missingFromPdf(wrong, phrases(inMonth))).toEqual([`${date(dropped.date)} ${dropped.status} ${dropped.details}`]);
   await page.screenshot({ path: info.outputPath('29-progress-month-print.png'), fullPage: true });
   await page.emulateMedia({ media: 'screen' });
   await expect(report).toBeHidden();

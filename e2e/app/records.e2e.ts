@@ -3,11 +3,14 @@ import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
 import { interpolateCividis } from 'd3-scale-chromatic';
 import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
+import { localDate } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
 // progress interface.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+// Dates on the page are in the office's one format (shared/when.ts) for this locale.
+test.use({ locale: 'en-GB' });
 
 let h: AppHarness;
 test.beforeEach(async ({ page }) => {
@@ -99,7 +102,7 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   await expect(form).toContainText('is kept on this computer and sent when it is back');
   const outbox = page.getByTestId('outbox');
   await expect(outbox.getByTestId('outbox-item')).toHaveCount(1);
-  await expect(outbox.getByTestId('outbox-item')).toContainText(`Waiting${'In Progress'}${localDay()}${details}`);
+  await expect(outbox.getByTestId('outbox-item')).toContainText(`Waiting${'In Progress'}${localDate(localDay(), { locale: 'en-GB' })}${details}`);
   await expect(page.getByTestId('day-view').getByTestId('waiting-entry')).toContainText('Waiting to be sent');
   expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await page.screenshot({ path: info.outputPath('22-progress-offline.png'), fullPage: true });
@@ -166,9 +169,14 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   });
   await page.mouse.move(middle.x, middle.y);
   await expect(page.getByTestId('asset-focus')).toContainText(
-    `Reached: ${reachedStage(category.stages, second)!.name} (${pctOf(second)}% of all stages). ` +
-      category.stages.map((st, i) => `${st.name} ${second.stages[i]!.percentage}%${second.stages[i]!.percentage > 0 ? ` on ${second.stages[i]!.date.slice(0, 10)}` : ''}`).join(', '),
+    `Reached: ${reachedStage(category.stages, second)!.name} (${pctOf(second)}% of all stages). ${category.stages[0]!.name} ${second.stages[0]!.percentage}%`,
   );
+  // Each stage with its percentage, its quantity in its unit (records-assets.e2e.ts checks them) and its day.
+  for (const [i, st] of category.stages.entries()) {
+    const { percentage, date } = second.stages[i]!;
+    const day = percentage > 0 ? ` · ${escape(localDate(date, { locale: 'en-GB' }))}` : '';
+    await expect(page.getByTestId('asset-focus')).toContainText(new RegExp(`${escape(st.name)} ${percentage}% · [\\d.]+ of [\\d.]+ \\w+${day}(,|\\.)`));
+  }
   await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
   // Names, not ids: the category's name and a number; the id only on hover.

@@ -109,6 +109,13 @@ export const faultSettingsSchema = z.object({
    * service may demand it (issue 20 #3). Off by default: the key alone, as §5 says.
    */
   progressRequiresToken: z.boolean().optional(),
+  /**
+   * Storage: after a part's last body byte arrived, it takes this long (ms) before it stores the
+   * part and answers, as real S3 does its MD5, encryption and replication first; a part whose
+   * whole body arrived is stored even if the client reset or closed the connection meanwhile
+   * (issue 17 #16). 0 (default): stored at once.
+   */
+  partStoreDelayMs: z.number().int().min(0).max(120_000).optional(),
   /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
   statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
 });
@@ -148,6 +155,7 @@ export class FaultRegistry {
     completeBatchAllParts: false,
     statusRead: 'ok',
     progressRequiresToken: false,
+    partStoreDelayMs: 0,
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
@@ -182,6 +190,7 @@ export class FaultRegistry {
     if (s.strictContentType !== undefined) this.settings.strictContentType = s.strictContentType;
     if (s.completeBatchAllParts !== undefined) this.settings.completeBatchAllParts = s.completeBatchAllParts;
     if (s.statusRead !== undefined) this.settings.statusRead = s.statusRead;
+    if (s.partStoreDelayMs !== undefined) this.settings.partStoreDelayMs = s.partStoreDelayMs;
     if (s.progressRequiresToken !== undefined) this.settings.progressRequiresToken = s.progressRequiresToken;
   }
 

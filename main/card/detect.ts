@@ -1,7 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { formatBytes } from '../../shared/format.js';
 import { inspectPaths } from '../intake/intake.js';
 
 /** A mounted volume laid out as an Insta360 card: its root, its name, its recordings (captures) and their bytes. */
@@ -41,19 +40,28 @@ async function isInsta360Volume(root: string): Promise<boolean> {
 }
 
 /**
- * The Insta360 cards mounted now: every folder directly under one of `roots` (and each of `volumes`,
- * for Windows drive letters) that holds `DCIM/Camera*`, with its recordings counted as `add`
- * groups them. Never throws: a root that does not exist gives nothing.
+ * The roots of the Insta360 cards mounted now, without reading their recordings: every folder
+ * directly under one of `roots` (and each of `volumes`, for Windows drive letters) that holds
+ * `DCIM/Camera*`. Never throws: a root that does not exist gives nothing.
  */
-export async function findCards(roots: readonly string[], volumes: readonly string[] = []): Promise<DetectedCard[]> {
+export async function listCardRoots(roots: readonly string[], volumes: readonly string[] = []): Promise<string[]> {
   const candidates = [...volumes];
   for (const r of roots) {
     const names = await readdir(r).catch(() => [] as string[]);
     for (const n of names.sort()) candidates.push(join(r, n));
   }
+  const found: string[] = [];
+  for (const root of candidates) if (!found.includes(root) && (await isInsta360Volume(root))) found.push(root);
+  return found;
+}
+
+/**
+ * The Insta360 cards mounted now (listCardRoots), with their recordings counted as `add` groups
+ * them. Never throws: a root that does not exist gives nothing.
+ */
+export async function findCards(roots: readonly string[], volumes: readonly string[] = []): Promise<DetectedCard[]> {
   const cards: DetectedCard[] = [];
-  for (const root of candidates) {
-    if (!(await isInsta360Volume(root))) continue;
+  for (const root of await listCardRoots(roots, volumes)) {
     const { groups } = await inspectPaths([root]);
     const bytes = groups.reduce((n, g) => n + g.files.reduce((m, f) => m + f.size, 0), 0);
     cards.push({ root, name: root.split(/[\\/]/).filter(Boolean).pop() ?? root, recordings: groups.length, bytes });
@@ -61,10 +69,8 @@ export async function findCards(roots: readonly string[], volumes: readonly stri
   return cards;
 }
 
-/** What the app offers for a card: "Insta360 card, 48 recordings, 96 GB". */
-export function describeCard(c: DetectedCard): string {
-  return `Insta360 card, ${c.recordings} recording${c.recordings === 1 ? '' : 's'}, ${formatBytes(c.bytes)}`;
-}
+// What the app and the CLI say of a card ("Insta360 card, 48 recordings, 96 GiB") is shared with the renderer.
+export { describeCard } from '../../shared/card-offer.js';
 
 /**
  * Watches the mount folders for cards: `onChange` gets the cards mounted whenever a card appears

@@ -203,6 +203,7 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
         needsAttention: summary.needsAttention.map((c) => ({ capture: c.id, label: c.label, state: c.state, error: c.error })),
         blocked: summary.blocked,
         fatal: summary.fatal,
+        cardRemoved: summary.cardRemoved ?? null,
       })}\n`,
     );
   } else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);

@@ -5,17 +5,19 @@ import { formatBytes } from '../../shared/format.js';
 import { openQueueDatabase } from '../queue/db.js';
 import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
+import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { recordOffload } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
+import { defaultLibraryFolder } from '../settings/library-settings.js';
 
 // `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
 // copying and its record are main/offload's; this file shows progress and says what follows.
 
-/** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's Videos folder. */
+/** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's videos folder, as the app's default (main/settings/library-settings.ts). */
 export function defaultLibrary(): string {
-  return process.env.CAPTURE_LIBRARY ?? join(homedir(), 'Videos', 'Capture Uploader');
+  return process.env.CAPTURE_LIBRARY ?? defaultLibraryFolder();
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -42,18 +44,33 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
 /**
  * Copies a card to the library with verification, records the offload in the queue at
  * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), prints "Card safe to remove" when every recording verified, or names the
- * files that did not. Answers the offload and its row id; throws on a full disk or an empty card.
+ * files that did not. With `onRecording` (the copies are queued for upload as each recording
+ * verifies), each copy's upload part MD5s are computed in the same pass, for the part size the
+ * gateway gave last (main/offload/part-md5.ts), and kept in the queue before `onRecording` runs.
+ * Answers the offload and its row id; throws on a full disk or an empty card.
  */
 export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number }> {
   const library = resolve(o.library ?? defaultLibrary());
-  if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
-  const result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json), ...(o.onRecording ? { onRecording: o.onRecording } : {}) });
-  if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
   mkdirSync(dataDir, { recursive: true });
   const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
   let id: number;
+  let result: OffloadResult;
   try {
+    if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
+    const onRecording = o.onRecording;
+    // Only when an upload follows: hashing every part costs about as much CPU as the copy itself.
+    const upload = onRecording
+      ? {
+          partSize: expectedPartSize(db),
+          onRecording: async (files: OffloadedFile[]) => {
+            for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize: upload!.partSize, md5s: f.partMd5s });
+            await onRecording(files);
+          },
+        }
+      : undefined;
+    result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json), ...upload });
+    if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
     id = recordOffload(db, result);
   } finally {
     db.close();

@@ -203,6 +203,19 @@ program
   );
 
 program
+  .command('front')
+  .description('move a capture to the front of the queue: its registration and files go first (the last one moved first); --back puts it back in its place by age')
+  .argument('<captureId>', 'the capture number shown by status')
+  .option('--back', 'back to its place by age')
+  .action((id: string, o: { back?: boolean }) =>
+    withSession(async (_c, s) => {
+      const row = rowId('capture')(id);
+      await s.uploader.engine.moveCapture(row, !o.back);
+      process.stdout.write(`capture ${row} ${o.back ? 'is back in its place in the queue' : 'is at the front of the queue'}\n`);
+    }),
+  );
+
+program
   .command('cancel')
   .description('cancel files: nothing more of them is sent (retry re-queues them)')
   .argument('<fileIds...>')

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { categorySizing, stageWork, workPhrase } from '../../shared/asset-measure.js';
 import { categoryMeasure, stageTotals } from '../../shared/asset-stages.js';
 import { reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
@@ -176,15 +177,22 @@ export function assetList(g: RecordsFlags, structure: string, category: string):
     const cat = categories.find((c) => c._id === category || c.id === category || c.name === category);
     if (!cat) throw new Error(`No category "${category}" in this project; the categories are: ${categories.map((c) => c.name).join(', ')}`);
     const assets = await client.assets(structure, category);
-    const totals = stageTotals(cat.stages, assets);
+    // Sized by shape in the category's unit, each stage in its own (progress-records-interface.md §2, shared/asset-measure.ts).
+    const dims = { uom: cat.uom, height: cat.height ?? null };
+    const sizing = categorySizing(dims, assets);
+    const totals = stageTotals(cat.stages, assets, sizing.size);
     const measure = categoryMeasure(cat.uom, cat.height);
-    if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, measure, assets, totals }));
-    const said = measure.kind === 'length' ? `lengths in ${measure.unit}` : measure.kind === 'area' ? `area in ${measure.unit} (drawn length × height ${cat.height})` : 'drawn lengths in plan units';
-    out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; ${said}`);
+    const stages = [...cat.stages].sort((a, b) => a.sequence - b.sequence);
+    const work = stages.map((s) => ({ stage: s.name, uom: s.uom ?? null, ...stageWork(s, assets, dims) }));
+    const { size: _size, ...sized } = sizing;
+    if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, measure, sizing: sized, assets, totals, stageWork: work }));
+    out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; ${sizing.note}`);
     for (const t of totals) {
-      out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${(t.length * measure.factor).toFixed(1).padStart(10)} ${measure.unit}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
+      out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${t.length.toFixed(1).padStart(10)} ${sizing.unit}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
     }
     const untracked = assets.filter((a) => a.doNotTrack).length;
     if (untracked) out(`  (${untracked} asset(s) marked do-not-track are not counted)`);
+    out('Work done by stage, each in its own unit:');
+    for (const w of work) out(`  ${w.stage.padEnd(24)} ${!w.uom ? 'no unit given' : w.measured === 0 ? `in ${w.uom}: not derived from the drawing` : workPhrase(w, w.uom, 'en-GB')}`);
   });
 }

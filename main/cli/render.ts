@@ -86,13 +86,14 @@ function eventLine(e: EngineEvent): string | undefined {
 /**
  * The exit status of a drain (documented in `drain --help` and the README): 0 when every file
  * completed; 1 when something needs a person (failed files, refused or unknown registrations,
- * paused or cancelled files); 2 when the queue database cannot be written (a local fault); 3 when
+ * paused or cancelled files, or files waiting for a card pulled out mid-upload: only putting it back
+ * moves them); 2 when the queue database cannot be written (a local fault); 3 when
  * what is left goes on by itself (scheduled retries, captures not yet registered) or the queue is
  * blocked by refused credentials.
  */
 export function drainExitCode(s: DrainSummary): number {
   if (s.fatal) return 2;
-  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length) return 1;
+  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length || s.cardRemoved) return 1;
   if (s.waiting.length || s.queued.length || s.blocked) return 3;
   return 0;
 }
@@ -106,6 +107,7 @@ export function summaryLines(s: DrainSummary): string[] {
   ];
   if (s.fatal) lines.push(`STOPPED ${printable(s.fatal)}`);
   if (s.blocked) lines.push(`STOPPED ${printable(s.blocked)}`);
+  if (s.cardRemoved) lines.push(`CARD REMOVED ${printable(s.cardRemoved)}; \`drain --wait\` resumes by itself once it is back, under any mount path`);
   for (const f of s.failed) lines.push(`FAILED ${printable(f.fileName)} (file ${f.id}): ${printable(f.error ?? '')}`);
   for (const f of s.waiting) {
     const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'not sent yet';

@@ -22,12 +22,12 @@ const FILE_JSON = `json_object(
 const CAPTURE_JSON = `json_object(
   'id', c.id, 'state', c.state, 'label', c.label, 'project', c.project, 'structure', c.structure, 'design', c.design,
   'request', json(c.request_json), 'captureId', c.capture_id, 'error', c.error, 'attempts', c.attempts,
-  'nextAttemptAt', c.next_attempt_at, 'sentAt', c.sent_at, 'createdAt', c.created_at, 'updatedAt', c.updated_at,
+  'nextAttemptAt', c.next_attempt_at, 'sentAt', c.sent_at, 'priority', c.priority, 'createdAt', c.created_at, 'updatedAt', c.updated_at,
   'files', json(coalesce(l.list, '[]'))
 )`;
 
-// The files of each capture in frame order, then every capture in id order: the order
-// statusOutput gives. Stored bytes and parts come from the files' own columns (migration 5), so
+// The files of each capture in frame order, then every capture in queue order (moved to the
+// front first, then by id): the order statusOutput gives. Stored bytes and parts come from the files' own columns (migration 5), so
 // no part row is read.
 const STATUS_JSON = `
   WITH file_lists AS (
@@ -35,14 +35,14 @@ const STATUS_JSON = `
     FROM files f
     GROUP BY f.capture_row
   )
-  SELECT json_object('type', 'status', 'state', json(?), 'hold', json(?), 'captures', json_group_array(json(${CAPTURE_JSON}) ORDER BY c.id)) AS doc
+  SELECT json_object('type', 'status', 'state', json(?), 'hold', json(?), 'captures', json_group_array(json(${CAPTURE_JSON}) ORDER BY c.priority DESC, c.id)) AS doc
   FROM captures c LEFT JOIN file_lists l ON l.capture_row = c.id`;
 
 /**
  * The `status --json` document of the queue in `db`: one `{ type: 'status', state, hold, captures }`
  * object: `state` the queue's state as the app shows it (status.ts statusState: `kind`,
  * `headline`, `detail`, `nextTry` ms, `bytesDone` acknowledged and `bytesTotal` bytes) or null; `hold` the queue-wide hold in force (`{ until, by }`, main/queue/meta.ts QueueHold) or
- * null; captures (in id order) carry their files (in frame order) with `partsDone` and
+ * null; captures (in queue order: moved to the front first, then by id) carry their files (in frame order) with `partsDone` and
  * `bytesDone` (bytes), times as the queue keeps them (ISO 8601 text; retry times in ms since the
  * epoch). Returned as JSON text, built by SQLite. Throws SqliteError if the schema is not the
  * latest (the caller checks the version first).

@@ -13,11 +13,13 @@ import type { QueuedFile } from '../queue/queue.js';
 
 /**
  * The queue's state as the app's headline and tray say it (shared/queue-state.ts), from the
- * committed totals, with bytes storage acknowledged: `state` and the figures for `--json`, and
+ * committed totals and the outage a running engine recorded in the queue (main/engine/outage-record.ts),
+ * with bytes storage acknowledged: `state` and the figures for `--json`, and
  * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`.
  */
 export function statusState(queue: UploadQueue, now = Date.now()): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
-  const t = committedTotals(queue.totals());
+  // The outage the running engine recorded (OutageRecord): the same state the screen shows.
+  const t = { ...committedTotals(queue.totals()), outage: queue.meta.outage() };
   const state = queueState(t, { hold: queue.meta.holdInForce(), now });
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
   return { state, bytesDone: t.bytesDone, bytesTotal: t.bytesTotal, line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored` };

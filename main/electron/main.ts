@@ -89,7 +89,7 @@ function progressLine(): string {
   if (state.kind === 'idle') return 'Idle: nothing to upload';
   const pct = totals.bytesTotal ? Math.floor((totals.bytesDone / totals.bytesTotal) * 100) : 0;
   const line = `${state.headline}: ${pct}% · ${totals.completed} of ${totals.files - totals.cancelled} files${totals.needYou && state.kind !== 'needs-you' ? ` · ${totals.needYou} need you` : ''}`;
-  return state.detail && state.kind !== 'stopped' ? `${line} · ${state.detail}` : line;
+  return state.detail ? `${line} · ${state.detail}` : line;
 }
 
 function updateTray(): void {

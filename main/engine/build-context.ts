@@ -3,6 +3,7 @@ import type { EngineContext } from './context.js';
 import type { EngineEvent, EngineOptions } from './events.js';
 import { PartLedger } from './ledger.js';
 import { Limiter } from './limiter.js';
+import { OutageRecord } from './outage-record.js';
 import { LinkMonitor } from './link.js';
 import { ProgressTracker } from './progress.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
@@ -26,6 +27,8 @@ export interface ContextHooks {
  */
 export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineContext {
   const bandwidth = new Bandwidth(opts.bandwidthBytesPerSecond ?? null);
+  // The outage seen goes into the queue too, so `status` in another process says it (issue 18 #2).
+  const outages = new OutageRecord(opts.queue.meta, (err) => hooks.fatal(err));
   const ctx: EngineContext = {
     queue: opts.queue,
     gateway: opts.gateway,
@@ -34,7 +37,11 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     bandwidth,
     link: new LinkMonitor(opts.minLinkRate ?? 16 * 1024, bandwidth),
     ledger: new PartLedger(opts.queue, 100, (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
-    tracker: new ProgressTracker((files, overall) => hooks.emit({ type: 'progress', files, overall }), opts.progressIntervalMs ?? 100),
+    tracker: new ProgressTracker((files, overall) => {
+      outages.seen(overall.outage);
+      hooks.emit({ type: 'progress', files, overall });
+    }, opts.progressIntervalMs ?? 100),
+    outages,
     log: opts.log ?? { info: () => {}, warn: () => {} },
     partRetry: opts.partRetry ?? recommendedRetryPolicy(),
     retrySchedule: opts.retrySchedule ?? overnightRetrySchedule(),

@@ -4,6 +4,7 @@ import type { UploadQueue } from '../queue/queue.js';
 import type { Logger } from './events.js';
 import type { PartLedger } from './ledger.js';
 import type { Limiter } from './limiter.js';
+import type { OutageRecord } from './outage-record.js';
 import type { LinkMonitor } from './link.js';
 import type { ProgressTracker } from './progress.js';
 import type { RetrySchedule } from './retry-schedule.js';
@@ -24,6 +25,8 @@ export interface EngineContext {
   link: LinkMonitor;
   ledger: PartLedger;
   tracker: ProgressTracker;
+  /** The outage the tracker sees, kept in the queue's meta table for other processes (issue 18 #2). */
+  outages: OutageRecord;
   log: Logger;
   partRetry: RetryPolicy;
   retrySchedule: RetrySchedule;

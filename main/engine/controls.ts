@@ -107,6 +107,26 @@ export class PersonControls {
     this.scheduler.wake();
   }
 
+  /**
+   * Moves a capture to the front of the queue (`front`), or back to its own place by age, and
+   * makes the uploads follow at once (Scheduler.reprioritize): its registration and its files go
+   * before every capture not moved, the last one moved first (issue 18 #6). One activity line,
+   * one event. Throws Error when the capture is no longer in the queue.
+   */
+  async moveCapture(captureRow: number, front: boolean): Promise<void> {
+    const q = this.queue;
+    const entry = q.db.transaction(() => {
+      const c = q.capture(captureRow);
+      if (!c || q.schedule.setFront(captureRow, front) === null) return undefined;
+      const message = front ? 'Moved to the front of the queue by a person' : 'Moved back to its place in the queue by a person';
+      return q.activity.add({ captureRow, fileId: null, subject: c.label, kind: 'moved', message });
+    })();
+    if (!entry) throw new Error(`Capture ${captureRow} is no longer in the queue.`);
+    this.emit({ type: 'batch', fileIds: [], captureRows: [captureRow] });
+    this.emit({ type: 'activity', entry });
+    await this.scheduler.reprioritize();
+  }
+
   /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */
   clearCompleted(): number {
     return this.batch(() => this.queue.batch.removeCompletedCaptures()).captureRows.length;

@@ -11,6 +11,7 @@ import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
 import { PersonControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
+import { PulledCards } from './pulled-cards.js'; // "upload straight from the card": a pulled card waits (issue 19 #5)
 
 export type { DrainOptions, DrainSummary, EngineEvent, EngineOptions, Logger } from './events.js';
 
@@ -42,6 +43,7 @@ export class UploadEngine {
   readonly holds: Holds;
   private readonly controls: PersonControls;
   private readonly queueWatch: QueueFileWatch;
+  private readonly cards: PulledCards;
 
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
@@ -50,22 +52,23 @@ export class UploadEngine {
     // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
     this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
     const onBlocked = (err: CredentialsRefusedError) => this.block(err);
+    this.cards = new PulledCards(this.ctx, opts.cards ?? {}, () => this.scheduler.wake());
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
     this.scheduler = new Scheduler(this.ctx, new QueueClock(opts.queue.db), this.registrar, {
       blocked: onBlocked,
       isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
       heldUntil: () => this.holds.endsAt(),
+      cards: this.cards,
     });
     this.controls = new PersonControls(this.ctx, this.scheduler, (e) => this.emit(e));
     this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
     // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
     // left by a process that stopped must not hold a queue opened without that timetable.
     this.holds.byTimetable(undefined);
+    this.ctx.outages.clear(); // likewise an outage recorded by a process that stopped
     this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
     const recovered = this.queue.recoverInterrupted();
-    if (recovered.unknownRegistrations > 0) {
-      this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
-    }
+    if (recovered.unknownRegistrations > 0) this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
     if (recovered.requeuedRegistrations > 0) {
       // Claimed but never sent (the app stopped while signing in): nothing to decide (issue 17 #11).
       this.ctx.log.info(`${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`);
@@ -128,6 +131,7 @@ export class UploadEngine {
       this.queueWatch.check();
       this.queueWatch.pruneDaily();
     }, 1000);
+    this.cards.watch(); // a card pulled before this drain (or before a restart) is looked for again
     try {
       await this.scheduler.run(opts);
       await this.registrar.stop();
@@ -138,8 +142,10 @@ export class UploadEngine {
       await this.registrar.stop();
     } finally {
       clearInterval(watch);
+      this.cards.stop();
     }
     this.ctx.tracker.flush();
+    this.ctx.outages.clear(); // nobody watches the link once the drain has ended
     return this.summary();
   }
 
@@ -185,10 +191,15 @@ export class UploadEngine {
       needsAttention: q.captures(['registration_unknown', 'rejected', 'failed']),
       blocked: this.blockedBy,
       fatal: this.fatalError,
+      cardRemoved: this.cards.waitLine(),
     };
   }
 
-  /** Stops registering and every upload in flight (files go back to pending, parts stored so far are kept) and waits, at most about 2 s. */
+  /**
+   * Stops registering and every upload in flight (files go back to pending, parts stored so far are
+   * kept) and waits: at most about 2 s, or about 5 s while a part whose every byte went out waits
+   * for its answer (in-doubt.ts: one given up is asked for at the next start before it is sent again).
+   */
   async stop(): Promise<void> {
     const registrar = this.registrar.stop();
     await this.scheduler.stop();
@@ -254,6 +265,11 @@ export class UploadEngine {
    */
   editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
     this.controls.editCapture(captureRow, change);
+  }
+
+  /** Moves a capture to the front of the queue (`front`) or back to its place; its uploads go first at once (issue 18 #6). Throws Error when it is gone. */
+  moveCapture(captureRow: number, front: boolean): Promise<void> {
+    return this.controls.moveCapture(captureRow, front);
   }
 
   /** Takes every completed capture off this computer's queue (nothing at the platform changes) in one transaction; answers how many. */

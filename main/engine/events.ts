@@ -12,6 +12,17 @@ export interface Logger {
   warn(message: string): void;
 }
 
+/** Where and how often the mount folders are watched for a pulled card. Times in ms. */
+export interface CardWatchOptions {
+  /**
+   * Folders cards are mounted under (default: main/card/detect.ts mountRoots, and on Windows every drive
+   * letter). The folder a pulled card was mounted in, and its own old root, are always watched too.
+   */
+  mountRoots?: readonly string[];
+  /** How often the mount folders are looked at while a card is away (default 2000). */
+  intervalMs?: number;
+}
+
 /** Engine settings. Times in ms, bandwidth in bytes per second. */
 export interface EngineOptions {
   queue: UploadQueue;
@@ -37,6 +48,8 @@ export interface EngineOptions {
   maxRounds?: number;
   /** Minimum time between progress events (default 100: ten a second at most). */
   progressIntervalMs?: number;
+  /** Where a card pulled out mid-upload is looked for while it is away (issue 19 #5; default: the system's mount folders). */
+  cards?: CardWatchOptions;
   /** The queue database's file, to name it in errors and to notice it being deleted during a drain. */
   queueFile?: string;
   log?: Logger;
@@ -93,6 +106,11 @@ export interface DrainSummary {
   blocked: string | null;
   /** Why the engine stopped for good (the queue database cannot be written: full disk, read-only, deleted), or null. */
   fatal: string | null;
+  /**
+   * "Card removed: put it back to continue (48 recordings waiting)" when files wait for a card
+   * pulled out mid-upload (issue 19 #5; they are among `waiting`), else null or absent.
+   */
+  cardRemoved?: string | null;
 }
 
 /** What `drain` does when nothing can run right now. Times in ms since epoch. */

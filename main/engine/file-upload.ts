@@ -1,14 +1,30 @@
 import type { ReportedPart } from '../api/gateway.js';
+import { fileFacts } from '../intake/file-identity.js';
+import { storedPartMd5s } from '../offload/part-md5.js';
 import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { AnswerLostError } from './part-upload.js';
 import { assertUnchanged, partMd5Etag } from './part-upload.js';
+import { settleInDoubt } from './in-doubt.js';
 import { sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
 import { isStatusReadMissing, partsMissingNow } from './status-read.js';
 import { MAX_PARTS, tooManyParts } from './transitions.js';
+
+/**
+ * The part MD5s the offload kept for this file (issue 19 #3), when they may stand for its bytes
+ * (main/offload/part-md5.ts storedPartMd5s: the same identity when copied, when queued and now,
+ * and the same part size); undefined otherwise, and when stat fails (the caller's checks say why).
+ */
+async function knownPartMd5s(ctx: EngineContext, f: QueuedFile): Promise<string[] | undefined> {
+  try {
+    return storedPartMd5s(ctx.queue.db, f, await fileFacts(f.path));
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The resume loop of capture-upload-interface.md §4 for one registered file, until the service
@@ -30,6 +46,8 @@ export class FileUpload {
   private readonly tries = new Map<number, number>();
   private readonly backoff = { failures: 0 };
   private readonly urls: PresignedUrls;
+  /** Quoted part MD5s kept from the offload's copy pass (issue 19 #3), by part number - 1; undefined: hash as the bytes go. */
+  private known: string[] | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -44,6 +62,7 @@ export class FileUpload {
     const { ctx, f } = this;
     if ((f.totalParts ?? 0) > MAX_PARTS) throw new Error(tooManyParts(f.fileName, f.size, f.partSize!));
     await assertUnchanged(f.path, f);
+    this.known = await knownPartMd5s(ctx, f);
     let best = Infinity;
     let stuck = 0;
     for (let round = 0; ; round++) {
@@ -53,15 +72,17 @@ export class FileUpload {
       if (presign.partSize !== f.partSize || presign.totalParts !== f.totalParts) {
         throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts} parts of ${presign.partSize} bytes, not the registered layout`);
       }
-      const missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
+      let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
+      for (const n of await this.settleInDoubt(missingSet)) missingSet.delete(n);
+      missing = missing.filter((n) => missingSet.has(n));
       this.reconcile(missingSet, round === 0);
       const recovered = await this.sendMissing(missing);
       // Parts storage holds whose ETag this queue lost (a crash between storage's answer and the ledger's write).
       for (const p of ctx.queue.parts(f.id)) {
         if (p.etag || missingSet.has(p.partNumber) || recovered.has(p.partNumber)) continue;
         if (this.signal.aborted) throw new CancelledError(); // each part is a read of up to its whole size
-        recovered.set(p.partNumber, await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size));
+        recovered.set(p.partNumber, this.known?.[p.partNumber - 1] ?? (await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size)));
       }
       await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
       if (this.signal.aborted) throw new CancelledError();
@@ -76,6 +97,34 @@ export class FileUpload {
         throw new Error(`The service still lists ${record.missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
       }
     }
+  }
+
+  /**
+   * Parts sent in full whose answer had not come when an earlier run stopped (in-doubt.ts): while
+   * the service still lists one as missing, asks again for a while before it is sent a second
+   * time. Returns the part numbers storage turned out to hold; every such mark is cleared.
+   */
+  private async settleInDoubt(missing: Set<number>): Promise<Set<number>> {
+    const { ctx, f } = this;
+    const marked = ctx.queue.parts(f.id).filter((p) => p.unansweredAt !== null);
+    if (marked.length === 0) return new Set();
+    const doubtful = marked.filter((p) => !p.etag && missing.has(p.partNumber)).map((p) => ({ partNumber: p.partNumber, unansweredAt: p.unansweredAt! }));
+    const found = doubtful.length
+      ? await this.service((signal) => settleInDoubt(doubtful, () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)), signal))
+      : new Set<number>();
+    if (doubtful.length) {
+      const resent = doubtful.filter((p) => !found.has(p.partNumber)).map((p) => p.partNumber);
+      ctx.log.info(
+        `${f.fileName}: ${doubtful.length} part(s) were sent in full when the last run stopped, before storage answered; ` +
+          `${found.size} found in storage, not sent again${resent.length ? `; ${resent.join(', ')} not there, sent again` : ''}`,
+      );
+    }
+    ctx.queue.markUnanswered(f.id, marked.map((p) => p.partNumber), null);
+    return found;
+  }
+
+  private noStatusRead(err: Error): void {
+    this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`);
   }
 
   /** Forgets ETags of parts storage no longer has; on the first round, starts tracking progress. */
@@ -108,9 +157,7 @@ export class FileUpload {
       const uncertain = await this.sendAll(todo);
       if (uncertain.size === 0) break;
       const absent = await this.service((signal) =>
-        partsMissingNow(this.ctx.gateway, this.urls, this.f.uploadId!, signal, (err) =>
-          this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`),
-        ),
+        partsMissingNow(this.ctx.gateway, this.urls, this.f.uploadId!, signal, (err) => this.noStatusRead(err)),
       );
       todo = [];
       for (const [n, { md5Etag, error }] of uncertain) {
@@ -152,7 +199,8 @@ export class FileUpload {
         } catch {
           break;
         }
-        const job = { file: this.f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, slot };
+        const md5Etag = this.known?.[n - 1];
+        const job = { file: this.f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, slot, ...(md5Etag ? { md5Etag } : {}) };
         running.push(
           sendPart(this.ctx, job).then(
             (o) => void (o.kind === 'uncertain' && uncertain.set(n, { md5Etag: o.md5Etag, error: o.error })),

@@ -12,8 +12,10 @@ interface Waiter {
  * back first (Uppy waits out backoff outside its queue), so one failing file cannot hold the
  * others up.
  *
- * Slots are shared fairly: the next slot goes to the waiting file that holds the fewest slots
- * now, ties to the file served longest ago, then in arrival order; never oldest-file-first, which
+ * Slots go first to files of captures a person moved to the front of the queue (`rank`, issue 18
+ * #6: "the site manager needs floor 3 first"); among files of one rank they are shared fairly:
+ * the next slot goes to the waiting file that holds the fewest slots now, ties to the file served
+ * longest ago, then in arrival order; never oldest-file-first, which
  * let one slow or failing file starve the rest. On 429/SlowDown/503 (`slowDown()`) no new request
  * starts for the advised time, then the limit is one and climbs back by one per success. The limit
  * can be changed while running.
@@ -30,6 +32,8 @@ export class Limiter {
   private readonly held = new Map<number, number>();
   /** When each file was last granted a slot (a grant counter, not a time). */
   private readonly lastServed = new Map<number, number>();
+  /** Each file's rank (its capture's priority, main/queue/schedule.ts); absent: 0. Higher is served first. */
+  private readonly ranks = new Map<number, number>();
 
   constructor(private max: number) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be a whole number ≥ 1, not ${max}`);
@@ -121,9 +125,17 @@ export class Limiter {
     }
   }
 
-  /** Forgets the turn order of a file that is done, so the map does not grow with the queue. */
+  /** Sets a file's rank (its capture's priority; 0 the queue's own order): waiting parts of a higher rank are served first. */
+  rank(fileId: number, priority: number): void {
+    if (priority === 0) this.ranks.delete(fileId);
+    else this.ranks.set(fileId, priority);
+    this.pump();
+  }
+
+  /** Forgets the turn order and rank of a file that is done, so the maps do not grow with the queue. */
   forget(fileId: number): void {
     if (!this.held.has(fileId)) this.lastServed.delete(fileId);
+    this.ranks.delete(fileId);
   }
 
   private pump(): void {
@@ -138,6 +150,9 @@ export class Limiter {
 
   /** Whether waiter `a` should be served before `b`. */
   private before(a: Waiter, b: Waiter): boolean {
+    const ra = this.ranks.get(a.fileId) ?? 0;
+    const rb = this.ranks.get(b.fileId) ?? 0;
+    if (ra !== rb) return ra > rb;
     const ha = this.held.get(a.fileId) ?? 0;
     const hb = this.held.get(b.fileId) ?? 0;
     if (ha !== hb) return ha < hb;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledError, HttpStatusError, PartIntegrityError, StorageRefusedError, classifyError, reasonOf } from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
+import { UnansweredPartError } from './in-doubt.js';
 import { AnswerLostError, uploadPart } from './part-upload.js';
 import type { PresignedUrls } from './presigned-urls.js';
 
@@ -24,6 +25,8 @@ export interface PartJob {
   tries: Map<number, number>;
   /** A slot of the shared limiter already held for the first try, if any. */
   slot?: () => void;
+  /** The part's quoted MD5 kept from the offload's copy pass, when it may be used (main/offload/part-md5.ts storedPartMd5s). */
+  md5Etag?: string;
 }
 
 /**
@@ -60,7 +63,7 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         return { kind: 'held' }; // storage already has it: never sent twice
       }
       const result = await uploadPart(
-        { path: f.path, expected: f, partNumber: n, offset, size, url },
+        { path: f.path, expected: f, partNumber: n, offset, size, url, ...(job.md5Etag ? { md5Etag: job.md5Etag } : {}) },
         { bandwidth: ctx.bandwidth, link: ctx.link, stallTimeoutMs: ctx.stallTimeoutMs, signal: job.signal, onProgress: (sent) => ctx.tracker.partProgress(f.id, n, sent) },
       );
       noteEtagStyle(ctx, result.md5Checked);
@@ -73,6 +76,8 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
     } catch (err) {
       ctx.tracker.partDone(f.id, n, 0);
       if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
+      // Written before the work unwinds: the next start asks for this part before sending it again (in-doubt.ts).
+      if (err instanceof UnansweredPartError) markUnanswered(ctx, f.id, n);
       const action = classifyError(err, fromStorage);
       if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
       // Presigning is a gateway call, already retried by its own policy (api/retry.ts): this loop
@@ -111,6 +116,15 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
     } catch {
       throw new CancelledError();
     }
+  }
+}
+
+function markUnanswered(ctx: EngineContext, fileId: number, partNumber: number): void {
+  try {
+    ctx.queue.markUnanswered(fileId, [partNumber], Date.now());
+  } catch (err) {
+    // The queue cannot be written: the engine stops (said once); the part is then only sent again if storage lacks it.
+    if (!ctx.fatal(err)) throw err;
   }
 }
 

@@ -6,6 +6,7 @@ import { s3CodeOf } from '../api/http.js';
 import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from '../api/storage-answer.js';
 import { contentDifference, fileFacts } from '../intake/file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
+import { ANSWER_GRACE_ON_STOP_MS, EngineStopping, UnansweredPartError } from './in-doubt.js';
 import type { LinkMonitor } from './link.js';
 import { PartMd5 } from './md5-lanes.js';
 import { PartFileError, putFromFile } from './part-wire.js';
@@ -23,6 +24,12 @@ export interface PartJob {
   offset: number;
   size: number;
   url: string;
+  /**
+   * The part's quoted MD5 when already known: computed from the card's bytes while the offload
+   * copied them (main/offload/part-md5.ts), for this very file. The bytes sent are then not
+   * hashed again, and storage's ETag is checked against this MD5 instead.
+   */
+  md5Etag?: string;
 }
 
 /** How a part upload behaves. Times in ms. */
@@ -68,11 +75,11 @@ export class AnswerLostError extends NetworkError {
 // size (rclone's rule). Parts being sent are read by part-wire.ts.
 const CHUNK = 1024 * 1024;
 const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
-// On pause or quit, a part whose bytes are all sent waits this long for its answer: storage is
-// about to have it. Short, because pause and quit must stop within 2 s whatever the network does;
-// a part abandoned here is not lost (the next start finds it in storage and reports its MD5).
+// On pause or cancel, a part whose bytes are all sent waits this long for its answer: storage is
+// about to have it. Short, because a pause must stop the bytes within 2 s whatever the network
+// does; on quit the wait is ANSWER_GRACE_ON_STOP_MS. A part given up here is marked unanswered and
+// the next start asks for it before sending it again (in-doubt.ts).
 const ANSWER_GRACE_MS = 1500;
-
 
 /** Throws FileChangedError if the file's bytes may differ from those queued (see contentDifference), LocalFileError if it cannot be read. */
 export async function assertUnchanged(path: string, expected: ExpectedFile): Promise<void> {
@@ -104,8 +111,9 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
 
 /**
  * PUTs one part (§4.6) with no headers but its length, reading it from disk (read-only) only now,
- * hashing it with MD5 once as it is read (part-wire.ts), under the shared bandwidth limit. Checks
- * the file is unchanged before and after sending.
+ * hashing it with MD5 once as it is read (part-wire.ts) unless its MD5 is already known
+ * (`job.md5Etag`, from the offload: then the bytes sent are not hashed at all), under the shared
+ * bandwidth limit. Checks the file is unchanged before and after sending.
  *
  * Why every byte is hashed: storage's ETag of an unencrypted part is the MD5 of the bytes it
  * received, and §4.6 allows no header (no Content-MD5, no checksum) by which storage could check
@@ -120,28 +128,38 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * waits on a full send buffer, and once every byte is handed over, the wait may last as long as
  * the link needs to deliver every byte handed over and not yet answered (LinkMonitor): the buffer
  * holds several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along.
- * On pause or quit a fully sent part gets 1.5 s for its answer; a part abandoned is reset, so no
- * byte of it reaches storage afterwards (part-wire.ts).
+ * On pause or cancel a fully sent part gets 1.5 s for its answer, on quit (EngineStopping) 5 s; a
+ * part abandoned is reset, so no byte of it still in this computer's buffers reaches storage
+ * afterwards (part-wire.ts), though storage may still store what it has already received.
  *
  * Resolves with the ETag exactly as storage sent it. Throws PartIntegrityError when the answer has
  * no ETag, or a plain-MD5 ETag that is not the part's MD5 while storage says the part is not
  * encrypted with KMS or a customer key (etagIsPartMd5); AnswerLostError when every byte went
  * out and no answer came; HttpStatusError (with S3's code) or NetworkError from the request;
- * LocalFileError when the file cannot be read; FileChangedError; CancelledError when `signal` aborts.
+ * LocalFileError when the file cannot be read; FileChangedError; CancelledError when `signal`
+ * aborts, UnansweredPartError (a CancelledError) when it aborts after every byte went out.
  */
 export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise<PartResult> {
   await assertUnchanged(job.path, job.expected);
   // A pause during the stat above has no listener yet to hear it (issue 17 #10).
   if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
-  const md5 = new PartMd5();
+  // An imported copy's part MD5 (computed during the offload) stands in for hashing the bytes sent:
+  // such a part is not hashed at all, and takes none of the MD5 kernel's slots (part-wire.ts).
+  const md5 = job.md5Etag ? undefined : new PartMd5();
+  let digest: string | undefined;
+  // A hash can be finalized once; the MD5 ETag may be wanted on the answer and again on a later failure.
+  const md5Etag = () => job.md5Etag ?? (digest ??= `"${md5!.digestHex()}"`);
+  let answered = false;
   const pacing: Pacing = { waiting: false };
   const controller = new AbortController();
   let sentAt: number | undefined;
   let grace: NodeJS.Timeout | undefined;
   const onOuterAbort = () => {
     if (sentAt === undefined) return controller.abort(new CancelledError());
-    grace = setTimeout(() => controller.abort(new CancelledError()), ANSWER_GRACE_MS);
+    // Quitting may wait a few seconds for an answer about to come; a person's pause must stop the bytes at once.
+    const graceMs = opts.signal.reason instanceof EngineStopping ? ANSWER_GRACE_ON_STOP_MS : ANSWER_GRACE_MS;
+    grace = setTimeout(() => controller.abort(new CancelledError()), graceMs);
   };
   opts.signal.addEventListener('abort', onOuterAbort, { once: true });
   // Every duration here is measured on the monotonic clock: a wall-clock step must neither fake a stall nor hide one.
@@ -186,14 +204,15 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   };
 
   try {
-    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, md5, onSent, onWriting, signal: controller.signal });
+    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, ...(md5 ? { md5 } : {}), onSent, onWriting, signal: controller.signal });
+    answered = true;
     if (answer.status < 200 || answer.status >= 300) {
       const message = storageErrorMessage(answer.status, answer.text, answer.headers);
       throw new HttpStatusError(message, answer.status, request, s3CodeOf(answer.text), retryAfterMs(answer.headers['retry-after']));
     }
     opts.link.answered(job.size, startedAt, performance.now());
     const etag = answer.etag;
-    const md5Etag = `"${md5.digestHex()}"`;
+    const sentMd5 = md5Etag();
     if (!etag) {
       // A network sign-in page or a proxy answering 200 in storage's place: nothing was stored.
       if (/html/i.test(String(answer.headers['content-type'] ?? ''))) {
@@ -204,20 +223,21 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     await assertUnchanged(job.path, job.expected);
     // Under SSE-KMS or SSE-C the ETag looks like an MD5 but is not one (README: what the client relies on).
     const plain = PLAIN_MD5_ETAG.test(etag) && etagIsPartMd5(answer.headers);
-    if (plain && etag !== md5Etag) {
+    if (plain && etag !== sentMd5) {
       throw new PartIntegrityError(`Part ${job.partNumber} arrived corrupted (its ETag is not the MD5 of the bytes sent); the part is sent again`);
     }
-    return { etag, md5Etag, md5Checked: plain };
+    return { etag, md5Etag: sentMd5, md5Checked: plain };
   } catch (err) {
     if (err instanceof PartFileError) {
       if (err.code === 'EOF') await assertUnchanged(job.path, job.expected); // it shrank: FileChangedError says how
       throw new LocalFileError(job.path, err.code);
     }
-    if (opts.signal.aborted) throw new CancelledError();
+    // Every byte went out and no answer came before the stop: storage may store the part yet (in-doubt.ts).
+    if (opts.signal.aborted) throw sentAt !== undefined && !answered ? new UnansweredPartError(md5Etag()) : new CancelledError();
     if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError || err instanceof HttpStatusError) throw err;
     const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
     if (sentAt !== undefined) {
-      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, `"${md5.digestHex()}"`);
+      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, md5Etag());
     }
     throw failure;
   } finally {

@@ -27,9 +27,11 @@ export interface WireOptions {
   /**
    * Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself. Its
    * chunks may be hashed later, with other parts' (md5-lanes.ts): a buffer is reused only after
-   * `settle()`.
+   * `settle()`. Absent when the part's MD5 is already known (computed while the card was copied,
+   * issue 19 #3): the part's bytes are then not hashed at all, and read into buffers of the heap,
+   * leaving the kernel's slots to the parts that hash.
    */
-  md5: PartMd5;
+  md5?: PartMd5;
   /** Called with the part's bytes handed to the socket so far (bytes), after each write completes. */
   onSent(sent: number): void;
   /**
@@ -62,19 +64,25 @@ const fileError = (err: NodeJS.ErrnoException) => new PartFileError(err.code ?? 
 // copied, never left for the garbage collector: buffers allocated per part left up to 20 MiB
 // waiting for it); when none is free, the chunks waiting are hashed, which frees them.
 const READ_CHUNK = SLOT_BYTES;
-// Beyond the slots (every one lent: many parts at once), buffers of the heap; a part that starts in
-// one is hashed by OpenSSL, a later chunk in one is copied into the kernel's memory and hashed at
-// once (md5-lanes.ts). A few are kept.
+// Beyond the slots (every one lent: many parts at once), and for parts not hashed at all, buffers
+// of the heap; a hashed part that starts in one is hashed by OpenSSL, a later chunk in one is
+// copied into the kernel's memory and hashed at once (md5-lanes.ts). A few are kept.
 const POOL_LIMIT = 8;
 const pool: Buffer[] = [];
-const takeBuffer = () => takeSlot() ?? pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
+// A part that is not hashed (its MD5 known from the offload) never takes a slot: it would only
+// push a part that hashes onto OpenSSL's slower MD5, or make the kernel hash early to free one.
+const takeBuffer = (hashed: boolean) => (hashed ? takeSlot() : undefined) ?? pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
 const giveBuffer = (b: Buffer) => {
   if (isSlot(b)) giveSlot(b);
   else if (pool.length < POOL_LIMIT) pool.push(b);
 };
-/** A buffer goes back once both its write and its hash are done (or will never be): `release` is called twice. */
-function lent(): { buffer: Buffer; release(): void } {
-  const buffer = takeBuffer();
+/**
+ * A READ_CHUNK buffer for one chunk: a slot when the part is `hashed` and one is free, else one of
+ * the heap. It goes back once both its write and its hash are done (or will never be, or there is
+ * no hash): `release` is called twice.
+ */
+function lent(hashed: boolean): { buffer: Buffer; release(): void } {
+  const buffer = takeBuffer(hashed);
   let holds = 2;
   return { buffer, release: () => void (--holds === 0 && giveBuffer(buffer)) };
 }
@@ -205,7 +213,7 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
       });
     });
   const readNext = (length: number, position: number) => {
-    const held = lent();
+    const held = lent(opts.md5 !== undefined);
     const p = readAt(fd, held.buffer, length, position);
     p.catch(() => {}); // awaited on the next turn; a failure while this chunk is written must not count as unhandled
     return { held, chunk: p };
@@ -227,9 +235,11 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
         throw err;
       }
       read += chunk.length;
-      // The next read fills another slot while this chunk is hashed and written.
+      // The next read fills another buffer while this chunk is hashed and written.
       next = read < size ? readNext(Math.min(READ_CHUNK, size - read), offset + read) : undefined;
-      opts.md5.update(chunk, held.release);
+      // Without a hash, the chunk's hash side lets go of it at once.
+      if (opts.md5) opts.md5.update(chunk, held.release);
+      else held.release();
       try {
         for (let at = 0; at < chunk.length; ) {
           const slice = chunk.subarray(at, at + Math.min(WRITE_SLICE, opts.bandwidth.sliceSize(), chunk.length - at));
@@ -267,6 +277,6 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
       held.release();
       held.release();
     }
-    if (failed) opts.md5.settle();
+    if (failed) opts.md5?.settle();
   }
 }

@@ -1,10 +1,12 @@
-import { CancelledError, CredentialsRefusedError, FileChangedError, isTransient, reasonOf } from '../api/errors.js';
+import { CancelledError, CredentialsRefusedError, FileChangedError, LocalFileError, isTransient, reasonOf } from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { QueueClock } from './clock.js';
 import { MAX_RETRY_WAIT_MS } from './clock.js';
 import type { EngineContext } from './context.js';
 import type { DrainOptions } from './events.js';
 import { FileUpload } from './file-upload.js';
+import { EngineStopping } from './in-doubt.js';
+import type { PulledCards } from './pulled-cards.js';
 import type { Registrar } from './registrar.js';
 import { unreachableNotice } from './unreachable.js';
 
@@ -40,8 +42,11 @@ export class Scheduler {
     private readonly ctx: EngineContext,
     private readonly clock: QueueClock,
     private readonly registrar: Registrar,
-    /** `heldUntil`: when the queue-wide hold in force ends (ms since epoch, Infinity: by hand), or null when none holds. */
-    private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean; heldUntil(): number | null },
+    /**
+     * `heldUntil`: when the queue-wide hold in force ends (ms since epoch, Infinity: by hand), or null
+     * when none holds; `cards`: the cards pulled out, whose files wait instead of failing (issue 19 #5).
+     */
+    private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean; heldUntil(): number | null; cards: PulledCards },
   ) {}
 
   /** Files being uploaded now. */
@@ -89,11 +94,12 @@ export class Scheduler {
         }
         this.startDue();
         const idle = this.active.size === 0 && !this.registrar.busy;
-        const next = this.ctx.queue.schedule.nextDueAt();
+        const next = this.ctx.queue.schedule.nextDueAt(this.hooks.cards.waitingFiles());
         // Without `wait`, the drain ends once nothing runs. With it, it ends only when nothing is
-        // scheduled at all; a time that passed between the claims above and this read (they are
-        // microseconds apart) is claimed on the next turn, after a short nap.
-        if (idle && (!opts.wait || next === null)) break;
+        // scheduled at all and no pulled card is waited for (its return wakes the loop); a time
+        // that passed between the claims above and this read (they are microseconds apart) is
+        // claimed on the next turn, after a short nap.
+        if (idle && (!opts.wait || (next === null && !this.hooks.cards.waiting()))) break;
         const left = until - performance.now();
         if (!idle && (next === null || next <= clock.now())) {
           // Work is running; a retry time already past waits for a free slot, and a task's end wakes the loop.
@@ -124,13 +130,16 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
-    await this.abortAll();
+    await this.abort([...this.active.keys()], new EngineStopping());
   }
 
-  /** Aborts the tasks of these files (the caller has already written what they become) and waits for them. */
-  async abort(fileIds: readonly number[]): Promise<void> {
+  /**
+   * Aborts the tasks of these files (the caller has already written what they become) and waits
+   * for them; `reason` EngineStopping (quit) gives fully sent parts longer for their answers.
+   */
+  async abort(fileIds: readonly number[], reason?: Error): Promise<void> {
     const tasks = fileIds.map((id) => this.active.get(id)).filter((a): a is Active => a !== undefined);
-    for (const a of tasks) a.controller.abort();
+    for (const a of tasks) a.controller.abort(reason);
     await Promise.all(tasks.map((a) => a.done));
   }
 
@@ -149,12 +158,33 @@ export class Scheduler {
     });
   }
 
+  /**
+   * A capture moved to the front of the queue or back (issue 18 #6): running files take their
+   * capture's new rank in the limiter, and files of lower rank that hold a task while a file of
+   * higher rank waits are stopped (back to `pending`, stored parts kept; only the parts on the
+   * wire are sent again), so the capture a person moved really goes first. Wakes the loop.
+   */
+  async reprioritize(): Promise<void> {
+    const schedule = this.ctx.queue.schedule;
+    const ranks = schedule.priorities(this.activeFiles);
+    for (const [id, p] of ranks) this.ctx.limiter.rank(id, p);
+    const waiting = schedule.dueFiles(this.clock.now(), 1, this.activeFiles)[0];
+    const top = waiting ? (schedule.priorities([waiting.id]).get(waiting.id) ?? 0) : 0;
+    const lower = [...ranks].filter(([, p]) => p < top).map(([id]) => id);
+    this.wake();
+    await this.abort(lower);
+  }
+
   private startDue(): void {
     const room = this.ctx.limiter.limit + 1 - this.active.size;
     if (room <= 0 || this.stopping) return;
-    for (const f of this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles)) {
+    const due = this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles, this.hooks.cards.waitingFiles());
+    const ranks = this.ctx.queue.schedule.priorities(due.map((f) => f.id));
+    for (const f of due) {
       const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
       if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
+      this.ctx.limiter.rank(f.id, ranks.get(f.id) ?? 0);
+      this.hooks.cards.starting(f);
       const controller = new AbortController();
       const entry: Active = { controller, done: Promise.resolve() };
       entry.done = this.runFile(f, controller).finally(() => {
@@ -200,6 +230,8 @@ export class Scheduler {
       this.hooks.blocked(err);
       return;
     }
+    // The card it is read from was pulled out: the file waits for the card, nothing failed (issue 19 #5).
+    if (err instanceof LocalFileError && this.hooks.cards.waitIfPulled(f)) return;
     const reason = reasonOf(err);
     if (isTransient(err)) {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
-import type { Uploader } from '../service/uploader.js';
+import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
 // Slow links (issue 17 #8, #10): storage throttled to the rates real sites see. These tests run
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 /** An uploader with the engine's real stall timeout (30 s) and short per-request retries. */
-function uploader(name: string): Uploader {
+function uploader(name: string, extra: Partial<UploaderOptions> = {}): Uploader {
   const { info } = svc;
   const u = openUploader({
     dataDir: join(work, name),
@@ -43,6 +43,7 @@ function uploader(name: string): Uploader {
     partRetry: recommendedRetryPolicy(20, 20),
     apiRetry: recommendedRetryPolicy(20, 20),
     concurrency: 1,
+    ...extra,
   });
   open.push(u);
   return u;
@@ -77,6 +78,48 @@ describe('a slow link finishes', () => {
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
   }, 300_000);
+});
+
+describe('a client limit of 8 KiB/s on a 5 MiB part', () => {
+  // The whole part takes about 11 minutes at 8 KiB/s (`npm run bench -- --only slow-link` sends
+  // it); here it runs 35 s, past the engine's real 30 s stall timeout, then the limit is lifted
+  // and the same request carries the rest.
+  it('runs 35 s with the real stall timeout: no stall, storage receives bytes every 5 s, the part is sent once', async () => {
+    const { path, bytes } = makeFile('limit-8k.mp4', 5 * MiB);
+    const lines: string[] = [];
+    const u = uploader('limit-8k', { bandwidthBytesPerSecond: 8 * KiB, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    const file = u.queue.filesOf(queued[0]!)[0]!;
+    const sends = () => svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
+    const before = sends();
+    let inFlight = 0;
+    const off = u.engine.on((e) => {
+      if (e.type === 'progress') inFlight = e.files.find((f) => f.fileId === file.id)?.bytesInFlight ?? inFlight;
+    });
+    const drain = u.engine.drain();
+    while (sends() === before) await sleep(50);
+    const received: number[] = [svc.storage.bytesReceived];
+    const shown: number[] = [inFlight];
+    for (let window = 0; window < 7; window++) {
+      await sleep(5000);
+      received.push(svc.storage.bytesReceived);
+      shown.push(inFlight);
+    }
+    off();
+    // Every 5 s window moved bytes into storage, and the progress shown for the part moved with them.
+    for (let w = 1; w < received.length; w++) {
+      expect(received[w]! - received[w - 1]!, `window ${w}: bytes storage received`).toBeGreaterThan(0);
+      expect(shown[w]!, `window ${w}: the part's bytes shown in flight`).toBeGreaterThan(shown[w - 1]!);
+    }
+    expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
+    expect(sends() - before, 'the part was sent once so far').toBe(1);
+    u.engine.setBandwidth(null);
+    const summary = await drain;
+    expect(summary.completed.map((f) => f.id)).toEqual([file.id]);
+    expect(sends() - before, 'the part was sent once').toBe(1);
+    expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
+    expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
+  }, 120_000);
 });
 
 describe('pausing or cancelling one file on a slow link', () => {

@@ -1,6 +1,6 @@
 import type { AddCaptureResult } from '../api/schemas.js';
 import type { ActivityKind } from '../queue/activity.js';
-import type { CaptureState, FileState, QueuedCapture, UploadQueue } from '../queue/queue.js';
+import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { EngineEvent } from './events.js';
 
 /** S3's limit on the parts of one multipart upload. */
@@ -53,6 +53,11 @@ export class Transitions {
     this.announceCapture(moved.c);
     if (moved.entry) this.emit({ type: 'activity', entry: moved.entry });
     return true;
+  }
+
+  /** Announces a file as it is now (after a change made elsewhere, such as its card's paths remapped). */
+  announceFile(f: QueuedFile): void {
+    this.emit({ type: 'file', fileId: f.id, captureRow: f.captureRow, fileName: f.fileName, state: f.state, error: f.error, transient: f.transient, file: f });
   }
 
   /** Announces a capture as it is now (after a change made elsewhere, such as a claim). */

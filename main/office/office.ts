@@ -236,11 +236,12 @@ const categoryView = (c: AssetCategory): AssetCategoryView => ({
   name: c.name,
   uom: c.uom,
   height: c.height ?? null,
-  stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color })),
+  stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color, uom: st.uom ?? null, measurement: st.measurement ?? null })),
 });
 
 const assetView = (a: ExternalAsset): AssetView => ({
   _id: a._id,
+  shape: a.shape,
   points: a.points,
   doNotTrack: a.doNotTrack ?? false,
   snapshot: a.snapshot ?? a.properties?.snapshotDate ?? null,

@@ -10,7 +10,9 @@ import { writeFakeCard } from '../card/fake-card.js';
 import { migrate, openQueueDatabase } from '../queue/db.js';
 import { MIGRATIONS } from '../queue/migrations/index.js';
 import { c4Id } from './mhl.js';
+import { copyVerified } from './copy.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
+import { PartMd5s } from './part-md5.js';
 import { listOffloads, recordOffload } from './record.js';
 
 const work = mkdtempSync(join(tmpdir(), 'offload-test-'));
@@ -104,6 +106,52 @@ describe('offloadCard', () => {
     // The first recording was handed on before the card's last file had a byte copied.
     expect(calls[0]!.lastCopied).toBe(false);
     expect(r.verified).toBe(true);
+  });
+
+  it('with a part size, computes each upload part\'s MD5 from the card\'s bytes in the same pass, tied to the copy\'s identity', async () => {
+    const card = writeFakeCard(join(work, 'MD5_CARD'), { recordings: 1, bytes: 3 * 1024 * 1024 + 5 });
+    const partSize = 1024 * 1024 + 3; // parts straddle the 8 MiB chunks' and each other's boundaries
+    const r = await offloadCard(card.root, { library: join(work, 'library-md5'), partSize });
+    expect(r.verified).toBe(true);
+    for (const f of r.files) {
+      const bytes = readFileSync(f.source);
+      const want = Array.from({ length: Math.ceil(bytes.length / partSize) }, (_, i) => createHash('md5').update(bytes.subarray(i * partSize, (i + 1) * partSize)).digest('hex'));
+      expect(f.partMd5s!.length).toBe(16 * want.length);
+      expect(Array.from({ length: want.length }, (_, i) => f.partMd5s!.subarray(i * 16, i * 16 + 16).toString('hex'))).toEqual(want);
+      const st = statSync(f.copy, { bigint: true });
+      expect(f.copyFacts).toEqual({ size: bytes.length, mtimeMs: Number(st.mtimeMs), dev: String(st.dev), ino: String(st.ino), ctimeNs: String(st.ctimeNs) });
+    }
+    // Without a part size nothing is hashed but XXH64.
+    const plain = await offloadCard(card.root, { library: join(work, 'library-md5-none') });
+    expect(plain.files.every((f) => f.partMd5s === undefined)).toBe(true);
+    // An empty file is one empty part (§4.4: totalParts is at least 1).
+    expect(new PartMd5s(partSize).finish().toString('hex')).toBe(createHash('md5').digest('hex'));
+  });
+
+  it('writes and reads the copy back with O_DIRECT where the file system takes it (the bytes read back come from the disk), through the cache elsewhere; both verify', async () => {
+    const { constants, openSync, closeSync, existsSync: exists } = await import('node:fs');
+    /** Whether a folder's file system opens files with O_DIRECT (ext4 does; tmpfs refuses with EINVAL). */
+    const takesDirect = (dir: string) => {
+      if (constants.O_DIRECT === undefined) return false;
+      try {
+        closeSync(openSync(join(dir, '.probe'), constants.O_CREAT | constants.O_WRONLY | constants.O_DIRECT));
+        return true;
+      } catch {
+        return false;
+      } finally {
+        rmSync(join(dir, '.probe'), { force: true });
+      }
+    };
+    // 9 MiB + 7: whole 8 MiB chunk, then a tail that is not a whole block (written through the cache).
+    const card = writeFakeCard(join(work, 'DIRECT_CARD'), { recordings: 1, bytes: 9 * 1024 * 1024 + 7 });
+    const folders = [work, ...(exists('/dev/shm') ? [mkdtempSync('/dev/shm/offload-test-')] : [])];
+    for (const folder of folders) {
+      const r = await copyVerified(card.recordings[0]!, join(folder, 'copy', 'a.insv'));
+      expect(r.verified).toBe(true);
+      expect(r.readBackFromDisk).toBe(takesDirect(folder));
+      expect(sha256(join(folder, 'copy', 'a.insv'))).toBe(sha256(card.recordings[0]!));
+      if (folder !== work) rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('checks the free space first and copies nothing when the recordings do not fit', async () => {

@@ -1,5 +1,6 @@
 import { mkdir, realpath, statfs } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { FileFacts } from '../intake/file-identity.js';
 import type { RefusedPath } from '../intake/intake.js';
 import { noRecordingsIn } from '../../shared/grouping.js';
 import { inspectPaths } from '../intake/intake.js';
@@ -20,6 +21,10 @@ export interface OffloadedFile {
   attempts: number;
   /** Why it is not verified, for a person (names the file). */
   error?: string;
+  /** With OffloadOptions.partSize, once verified: the MD5 of each upload part of the card's bytes (16 bytes each, part order). */
+  partMd5s?: Buffer;
+  /** Once verified: the copy as stat saw it in place (what a stored part MD5 is tied to). */
+  copyFacts?: FileFacts;
 }
 
 /** What offloadCard did. Times are ISO 8601 UTC; `bytes` is the recordings' total in bytes. */
@@ -58,9 +63,20 @@ export interface OffloadOptions {
    * before the rest of the card is copied (issue 19 deliver 4). Awaited in turn, never two at once.
    */
   onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
+  /**
+   * Called once, after the free-space check and before the first byte is copied, with the
+   * recordings' files in the order they will be copied (paths on the card, sizes in bytes) and the
+   * folder the copies go to: what a screen lists as waiting.
+   */
+  onPlan?: (files: readonly { path: string; size: number }[], destination: string) => void;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
+  /**
+   * Bytes per upload part (§4.6) to compute each copy's part MD5s for, in the same pass as the
+   * copy (issue 19 deliver 3); none when not given. See main/offload/part-md5.ts.
+   */
+  partSize?: number;
   /** Free bytes on the disk holding a folder; fs.statfs by default (tests give a small disk). */
   freeBytes?: (folder: string) => Promise<number>;
 }
@@ -105,6 +121,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const cardName = basename(root) || 'card';
   const stamp = started.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');
   const destination = join(library, `${cardName}_${stamp}`);
+  opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
@@ -120,12 +137,18 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     for (let attempt = 1; attempt <= 2 && !entry.verified; attempt++) {
       entry.attempts = attempt;
       try {
-        const r = await copyVerified(f.path, copy, (n) => {
-          // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
-          copied = Math.min(bytes, copied + n);
-          opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
-        }, opts.afterWrite);
+        const r = await copyVerified(f.path, copy, {
+          onBytes: (n) => {
+            // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
+            copied = Math.min(bytes, copied + n);
+            opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
+          },
+          ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
+          ...(opts.partSize ? { partSize: opts.partSize } : {}),
+        });
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
+        if (r.partMd5s) entry.partMd5s = r.partMd5s;
+        if (r.copyFacts) entry.copyFacts = r.copyFacts;
         if (!r.verified) entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
         else delete entry.error;
       } catch (err) {

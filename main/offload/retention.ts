@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { rm } from 'node:fs/promises';
+import { forgetPartMd5s } from './part-md5.js';
 
 /** How long copies are kept after their capture completed, when the person has not said: 7 days, in ms. */
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -52,6 +53,7 @@ export async function removeFinishedCopies(db: Database.Database, now: number, r
     if (Date.parse(c.completed_at) + retentionMs > now) continue;
     await rm(c.copy_path, { force: true });
     mark.run(new Date(now).toISOString(), c.id);
+    forgetPartMd5s(db, c.copy_path); // they described bytes that are gone
     removed.push({ copy: c.copy_path, completedAt: c.completed_at });
   }
   return removed;

@@ -30,6 +30,11 @@ export type ActivityKind =
   | 'unblocked'
   | 'held'
   | 'released'
+  /** A card was pulled out while its recordings uploaded straight from it, or came back (issue 19 #5). */
+  | 'card-removed'
+  | 'card-back'
+  /** A capture moved to the front of the queue by a person, or back to its place (issue 18 #6). */
+  | 'moved'
   /** Something a person should know about a capture, kept from registration to the finish (issue 18 #3). */
   | 'warning';
 

@@ -12,6 +12,21 @@ export interface QueueHold {
   by: 'person' | 'timetable';
 }
 
+/**
+ * An outage the running engine sees (main/engine/progress.ts Outage): part requests failing for a
+ * passing reason at `storage` or the `gateway` since `since` (ms since epoch), `cause` in the
+ * service's words. Kept in the queue so another process (`capture-uploader status`) says what the
+ * screen says (issue 18 #2).
+ */
+export interface StoredOutage {
+  where: 'storage' | 'gateway';
+  since: number;
+  cause: string;
+}
+
+/** The `queue_meta` key of the outage the running engine sees. */
+const OUTAGE_KEY = 'outage';
+
 /** The `queue_meta` keys of the two holds: a person's outlives restarts; the timetable's is shown by `status` and set again at each start. */
 const HOLD_KEYS = { person: 'hold', timetable: 'timetableHold' } as const;
 
@@ -19,7 +34,8 @@ const HOLD_KEYS = { person: 'hold', timetable: 'timetableHold' } as const;
  * Small facts about the queue as a whole (table `queue_meta`, migration 3), stored as JSON by
  * key: for example `partSize`, the part size in bytes the service last gave (§4.4 manifest), which
  * intake uses to refuse files that would need more than 10,000 parts, and the queue-wide holds
- * (QueueHold), so a hold outlives a restart and the CLI's `status` can say it.
+ * (QueueHold), so a hold outlives a restart and the CLI's `status` can say it, and the outage the
+ * running engine sees (StoredOutage).
  */
 export class QueueMeta {
   constructor(
@@ -57,6 +73,17 @@ export class QueueMeta {
   /** The hold in force at `now`: a person's first (it says more), else the timetable's; null when none. */
   holdInForce(now = Date.now()): QueueHold | null {
     return this.hold('person', now) ?? this.hold('timetable', now);
+  }
+
+  /** The outage the running engine recorded (OutageRecord), or null when storage and the gateway answer. */
+  outage(): StoredOutage | null {
+    return this.get<StoredOutage>(OUTAGE_KEY) ?? null;
+  }
+
+  /** Records the outage seen (null: over). Throws SqliteError on a storage failure. */
+  setOutage(outage: StoredOutage | null): void {
+    if (outage === null) this.delete(OUTAGE_KEY);
+    else this.set(OUTAGE_KEY, outage);
   }
 
   /** Sets (`until` ISO 8601 or null for open-ended) or ends (`undefined`) the hold of `by`. Throws SqliteError on a storage failure. */

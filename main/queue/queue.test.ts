@@ -193,6 +193,8 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
       { ...before[1], sent_at: null },
       { ...before[2], sent_at: null },
     ]);
+    // Today's queue code runs on a queue at the latest version (every open migrates all the way).
+    migrate(db, ':memory:', MIGRATIONS);
     const q = new UploadQueue(db);
     expect(q.recoverInterrupted()).toMatchObject({ unknownRegistrations: 1, requeuedRegistrations: 0 });
     expect(q.captures().map((c) => c.state)).toEqual(['registration_unknown', 'queued', 'registered']);
@@ -243,10 +245,33 @@ describe('queue totals', () => {
       bytesTotal: 2 * 12_000_100, bytesStored: 5_242_880, bytesStoredUploading: 5_242_880, bytesOfMoving: 12_000_100, bytesStoredOfMoving: 5_242_880,
       // The earliest retry scheduled, for "next try 19:47" (issue 18 #2).
       nextRetryAt: retryAt,
+      cardWait: { cards: 0, recordings: 0 }, // no card pulled out (removed-cards.test.ts)
     });
     expect(q.reviseCapture(b, { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(true);
     expect(q.capture(b)).toMatchObject({ structure: 's2', design: 'd2', request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' } });
     expect(q.reviseCapture(a, { structure: 's2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(false); // registered: not changed
+  });
+
+  it('9: a queue of version 8 opens in its own order (priority 0); a capture moved to the front goes first, and back again', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, ':memory:', MIGRATIONS, 8);
+    const at = '2026-11-20T10:00:00.000Z';
+    const capture = db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, 'queued', ?, 'p1', 's1', '{}', ?, ?)`);
+    for (const [id, label] of [[1, 'floor 1'], [2, 'floor 2'], [3, 'floor 3']] as const) capture.run(id, label, at, at);
+    const before = db.prepare('SELECT * FROM captures ORDER BY id').all() as Record<string, unknown>[];
+    migrate(db, ':memory:', MIGRATIONS, 9);
+    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    expect(db.prepare('SELECT * FROM captures ORDER BY id').all()).toEqual(before.map((r) => ({ ...r, priority: 0 })));
+    const q = new UploadQueue(db);
+    expect(q.captures().map((c) => c.label)).toEqual(['floor 1', 'floor 2', 'floor 3']);
+    expect(q.schedule.setFront(3, true)).toBe(1);
+    expect(q.captures().map((c) => c.label)).toEqual(['floor 3', 'floor 1', 'floor 2']);
+    // The registrar claims the capture at the front first.
+    expect(q.schedule.claimDueCapture(Date.now())!.label).toBe('floor 3');
+    expect(q.schedule.setFront(3, false)).toBe(0);
+    expect(q.captures().map((c) => c.label)).toEqual(['floor 1', 'floor 2', 'floor 3']);
+    expect(q.schedule.setFront(42, true)).toBeNull();
   });
 });
 

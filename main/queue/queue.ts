@@ -8,7 +8,6 @@ import { QueueMeta } from './meta.js';
 import { QueueSchedule } from './schedule.js';
 import type { StoredTotals } from './totals.js';
 import { storedTotals } from './totals.js';
-
 import type { CaptureRowRaw, FileRowRaw, NewFile, QueuedCapture, QueuedFile, QueuedPart, CaptureState, FileState } from './rows.js';
 import { now, toCapture, toFile } from './rows.js';
 
@@ -136,12 +135,12 @@ export class UploadQueue {
     return r && toCapture(r);
   }
 
-  /** Captures in the given states (all when none given), oldest first. */
+  /** Captures in the given states (all when none given), in queue order: those moved to the front first (the last moved first), then oldest first. */
   captures(states?: CaptureState[]): QueuedCapture[] {
     const rows = (
       states?.length
-        ? this.sql(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY id`).all(...states)
-        : this.sql('SELECT * FROM captures ORDER BY id').all()
+        ? this.sql(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id`).all(...states)
+        : this.sql('SELECT * FROM captures ORDER BY priority DESC, id').all()
     ) as CaptureRowRaw[];
     return rows.map(toCapture);
   }
@@ -221,8 +220,14 @@ export class UploadQueue {
 
   /** The parts of a file, ascending. */
   parts(fileId: number): QueuedPart[] {
-    return this.sql('SELECT part_number AS partNumber, size, etag FROM parts WHERE file_id = ? ORDER BY part_number')
+    return this.sql('SELECT part_number AS partNumber, size, etag, unanswered_at AS unansweredAt FROM parts WHERE file_id = ? ORDER BY part_number')
       .all(fileId) as QueuedPart[];
+  }
+
+  /** Marks parts sent in full but unanswered when their work stopped, at `at` (ms since 1970), or clears it (null): engine/in-doubt.ts. */
+  markUnanswered(fileId: number, partNumbers: readonly number[], at: number | null): void {
+    const stmt = this.sql('UPDATE parts SET unanswered_at = ? WHERE file_id = ? AND part_number = ?');
+    this.db.transaction(() => partNumbers.forEach((n) => stmt.run(at, fileId, n)))();
   }
 
   /** Stores accepted parts (ETag exactly as storage returned it) of any files, in one transaction. */

@@ -40,6 +40,8 @@ export interface QueuedCapture {
    * when the capture is only claimed (signing in, nothing sent yet). Meaningless in other states.
    */
   sentAt: string | null;
+  /** Its place at the front of the queue (migration 9): 0 in the queue's own order, higher goes first (issue 18 #6). */
+  priority: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -92,11 +94,16 @@ export interface QueuedFile extends FileIdentity {
   storedParts: number;
 }
 
-/** A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part. */
+/**
+ * A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part;
+ * `unansweredAt` (ms since 1970, wall clock) once every byte was sent but its work stopped before
+ * the answer came (migration 10; main/engine/in-doubt.ts), else null.
+ */
 export interface QueuedPart {
   partNumber: number;
   size: number;
   etag: string | null;
+  unansweredAt: number | null;
 }
 
 /** A file to queue: where it is (an absolute, resolved path) and what it is. `size` bytes, `mtimeMs` ms since epoch. */
@@ -125,6 +132,8 @@ export interface CaptureRowRaw {
   attempts: number;
   next_attempt_at: number | null;
   sent_at: string | null;
+  /** Absent on a queue read before migration 9 ran (never in practice: every open migrates). */
+  priority?: number;
   created_at: string;
   updated_at: string;
 }
@@ -172,6 +181,7 @@ export const toCapture = (r: CaptureRowRaw): QueuedCapture => ({
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
   sentAt: r.sent_at ?? null,
+  priority: r.priority ?? 0,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -16,7 +16,7 @@ export class QueueSchedule {
   ) {}
 
   /**
-   * Claims the oldest `queued` capture that is due (no retry time, or one at or before `at`, ms)
+   * Claims the first `queued` capture in queue order (moved to the front first, then oldest) that is due (no retry time, or one at or before `at`, ms)
    * by moving it to `registering` (not yet sent) in one statement, so no two callers ever send the
    * same capture (§4.4 add-capture is not idempotent). Returns it, or undefined when none is due.
    *
@@ -31,7 +31,7 @@ export class QueueSchedule {
       () =>
         this.sql(
             `UPDATE captures SET state = 'registering', sent_at = NULL, updated_at = ?
-             WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT 1)
+             WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY priority DESC, id LIMIT 1)
                AND state = 'queued'
              RETURNING *`,
           )
@@ -73,28 +73,64 @@ export class QueueSchedule {
   }
 
   /**
-   * Pending files due by `at` (ms since epoch): no retry time, or one at or before it; those waiting longest
-   * first, then oldest. `exclude` lists file ids to skip (already running). At most `limit`.
+   * Pending files due by `at` (ms since epoch): no retry time, or one at or before it; files of
+   * captures moved to the front first (issue 18 #6), then those waiting longest, then oldest.
+   * `exclude` lists file ids to skip (already running); `waiting` the ids of files that wait
+   * for their card, pulled out (removed-cards.ts). At most `limit`.
    */
-  dueFiles(at: number, limit: number, exclude: readonly number[] = []): QueuedFile[] {
-    const skip = exclude.length ? `AND id NOT IN (${exclude.map(() => '?').join(',')})` : '';
+  dueFiles(at: number, limit: number, exclude: readonly number[] = [], waiting: readonly number[] = []): QueuedFile[] {
+    const skip = exclude.length ? `AND f.id NOT IN (${exclude.map(() => '?').join(',')})` : '';
     return (
       this.sql(
-          `SELECT * FROM files WHERE state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ${skip}
-           ORDER BY COALESCE(next_attempt_at, 0), id LIMIT ?`,
+          `SELECT f.* FROM files f JOIN captures c ON c.id = f.capture_row
+           WHERE f.state = 'pending' AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= ?) ${skip}
+             AND f.id NOT IN (SELECT value FROM json_each(?))
+           ORDER BY c.priority DESC, COALESCE(f.next_attempt_at, 0), f.id LIMIT ?`,
         )
-        .all(at, ...exclude, limit) as FileRowRaw[]
+        .all(at, ...exclude, JSON.stringify(waiting), limit) as FileRowRaw[]
     ).map(toFile);
   }
 
-  /** The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when none waits. */
-  nextDueAt(): number | null {
+  /**
+   * Moves a capture to the front of the queue (`front`: one more than the highest priority so far,
+   * so the last one moved goes first) or back to its own place by age (priority 0), in one
+   * statement. Answers its priority now, or null when there is no such capture.
+   * Throws SqliteError when it cannot be written.
+   */
+  setFront(captureRow: number, front: boolean): number | null {
+    // Run to completion in a transaction (as claimDueCapture): a failed commit throws, never lost.
+    const rows = this.db.transaction(
+      () =>
+        this.sql(
+            `UPDATE captures SET priority = CASE WHEN ? THEN (SELECT COALESCE(MAX(priority), 0) + 1 FROM captures) ELSE 0 END, updated_at = ?
+             WHERE id = ? RETURNING priority`,
+          )
+          .all(front ? 1 : 0, now(), captureRow) as { priority: number }[],
+    )();
+    return rows[0]?.priority ?? null;
+  }
+
+  /** The priority of each file's capture (0: the queue's own order), for the files given; absent ids are left out. */
+  priorities(fileIds: readonly number[]): Map<number, number> {
+    if (fileIds.length === 0) return new Map();
+    const rows = this.sql(
+        `SELECT f.id AS id, c.priority AS priority FROM files f JOIN captures c ON c.id = f.capture_row WHERE f.id IN (${fileIds.map(() => '?').join(',')})`,
+      )
+      .all(...fileIds) as { id: number; priority: number }[];
+    return new Map(rows.map((r) => [r.id, r.priority]));
+  }
+
+  /**
+   * The earliest scheduled retry of a pending file or queued capture (ms since epoch), or null when
+   * none waits; the `waiting` files (ids; their card was pulled out) are not due at any time.
+   */
+  nextDueAt(waiting: readonly number[] = []): number | null {
     const r = this.sql(
         `SELECT MIN(t) AS t FROM (
-           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending'
+           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending' AND id NOT IN (SELECT value FROM json_each(?))
            UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
       )
-      .get() as { t: number | null };
+      .get(JSON.stringify(waiting)) as { t: number | null };
     return r.t;
   }
 }

@@ -16,8 +16,9 @@ afterEach(() => t.close());
 
 describe('storedTotals', () => {
   it('an empty queue is all zeros', () => {
-    const { nextRetryAt, ...counts } = q.totals();
+    const { nextRetryAt, cardWait, ...counts } = q.totals();
     expect(nextRetryAt).toBeNull();
+    expect(cardWait).toEqual({ cards: 0, recordings: 0 });
     expect(Object.values(counts).every((v) => v === 0)).toBe(true);
   });
 
@@ -53,6 +54,7 @@ describe('storedTotals', () => {
       bytesOfMoving: 6 * 1024, // b, c and the 7th to 10th
       bytesStoredOfMoving: 1024, // b
       nextRetryAt: retryAt, // c's, the only one waiting for a time
+      cardWait: { cards: 0, recordings: 0 }, // no card pulled out (removed-cards.test.ts)
     });
   });
 });

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { QueueTotals } from '../../shared/ipc.js';
+import type { CardWait } from './removed-cards.js';
+import { cardWait } from './removed-cards.js';
 
 /**
  * The queue in numbers as committed, from two aggregate queries over `files` and `captures`
@@ -30,6 +32,8 @@ export interface StoredTotals {
   bytesStoredOfMoving: number;
   /** The earliest scheduled retry of a pending file or a queued capture (ms since epoch), or null. */
   nextRetryAt: number | null;
+  /** Cards pulled out while their recordings uploaded straight from them, and those recordings (removed-cards.ts). */
+  cardWait: CardWait;
 }
 
 /** Reads StoredTotals in one transaction (a consistent snapshot). Throws SqliteError on a storage failure. */
@@ -55,7 +59,7 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
          COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving,
          MIN(CASE WHEN f.state = 'pending' THEN f.next_attempt_at END) AS nextFileRetry
        FROM files f JOIN captures c ON c.id = f.capture_row`,
-    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'nextRetryAt'> & { nextFileRetry: number | null };
+    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'nextRetryAt' | 'cardWait'> & { nextFileRetry: number | null };
     const c = sql(
       `SELECT COUNT(*) AS captures,
          COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou,
@@ -65,7 +69,7 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
     const { nextFileRetry, ...files } = f;
     const { nextCaptureRetry, ...captures } = c;
     const retries = [nextFileRetry, nextCaptureRetry].filter((t): t is number => t !== null);
-    return { ...files, ...captures, nextRetryAt: retries.length ? Math.min(...retries) : null };
+    return { ...files, ...captures, nextRetryAt: retries.length ? Math.min(...retries) : null, cardWait: cardWait(sql) };
   })();
 }
 
@@ -76,7 +80,9 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
  * #1, #2), and what the running app's live view (main/service/live-queue.ts) lays its live
  * figures over. `moved` (bytes, default 0) is what the files uploading have had acknowledged
  * beyond what the queue holds for them (negative after storage lost parts). Bytes are what
- * storage acknowledged; no speed, no outage (those live in the running app).
+ * storage acknowledged; no speed (it lives in the running app); the outage a running engine
+ * recorded is read apart (QueueMeta.outage). Cards pulled out mid-upload come as `cardRemoved`,
+ * only when there is one (removed-cards.ts).
  */
 export function committedTotals(t: StoredTotals, moved = 0): QueueTotals {
   return {
@@ -95,5 +101,6 @@ export function committedTotals(t: StoredTotals, moved = 0): QueueTotals {
     bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),
     bytesPerSecond: 0,
     nextRetryAt: t.nextRetryAt,
+    ...(t.cardWait.cards > 0 ? { cardRemoved: t.cardWait } : {}),
   };
 }

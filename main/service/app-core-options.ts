@@ -2,6 +2,7 @@ import type { EventName, EventPayload, QueueTotals } from '../../shared/ipc.js';
 import type { EngineOptions, Logger } from '../engine/engine.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 import type { LocalServiceStarter } from './local-service.js';
+import type { CardDeskOptions } from './card-desk.js';
 
 /** What the desktop app's core needs from its host (the Electron shell, or a test harness). */
 export interface AppCoreOptions {
@@ -32,4 +33,6 @@ export interface AppCoreOptions {
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
   /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */
   gatherMs?: number;
+  /** Where cards are looked for and how often, and the copy's test seams (main/service/card-desk.ts); default the system's mount folders. */
+  cards?: Pick<CardDeskOptions, 'roots' | 'pollMs' | 'copySeams'>;
 }

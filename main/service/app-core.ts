@@ -21,6 +21,8 @@ import { officeHandlers } from './handlers/office.js';
 import { queueHandlers } from './handlers/queue.js';
 import { NO_LOCAL_SERVICE, settingsHandlers } from './handlers/settings.js';
 import { uploadHandlers } from './handlers/upload.js';
+import { cardHandlers } from './handlers/cards.js';
+import { CardDesk } from './card-desk.js';
 import type { AppCoreOptions } from './app-core-options.js';
 
 export type { AppCoreOptions } from './app-core-options.js';
@@ -47,12 +49,15 @@ export class AppCore {
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
   private readonly desk: OfficeDesk;
+  /** Cards mounted, their imports and the library (issue 19). */
+  readonly cards: CardDesk;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
     this.limits = new UploadLimits(this.settings, () => this.kick());
     this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
+    this.cards = new CardDesk({ ...opts.cards, store: opts.store, emit: opts.emit, queueDb: () => this.uploader?.queue.db, log: opts.log });
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
@@ -65,6 +70,7 @@ export class AppCore {
     // Entries recorded offline go out when the service is back, whether or not the Progress
     // screen is open (the outbox's rule: looked up on their date before any resend).
     this.desk.start();
+    this.cards.start();
   }
 
   /** Sends what waits in the office outbox now (what the one-minute timer runs); failures wait for the next round. */
@@ -76,6 +82,7 @@ export class AppCore {
   async close(): Promise<void> {
     this.closed = true;
     this.desk.close();
+    this.cards.close();
     this.announcer.close();
     await this.closeUploader();
     await this.local?.close();
@@ -113,6 +120,7 @@ export class AppCore {
       ...queueHandlers(c),
       ...designsHandlers(c),
       ...officeHandlers(this.desk),
+      ...cardHandlers(this.cards),
     };
   }
 

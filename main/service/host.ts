@@ -12,6 +12,7 @@ import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { KeyValueStore, SecretBox, StoredSettings } from '../settings/settings.js';
 import type { EngineTuning, HostMessage, LocalServiceSource, ServiceStart, SyncOp, WorkerMessage } from './protocol.js';
 import { SYNC_BYTES, writeSyncAnswer } from './protocol.js';
+import type { CardWatchOptions } from './card-desk.js';
 
 /** What the host needs from the shell (or a test): the same duties AppCoreOptions lists, as data or host-side functions. */
 export interface ServiceHostOptions {
@@ -33,6 +34,8 @@ export interface ServiceHostOptions {
   log?: Logger;
   engine?: EngineTuning;
   gatherMs?: number;
+  /** Where the service looks for cards and how often (main/service/card-desk.ts); default the system's mount folders. */
+  cards?: CardWatchOptions;
   /**
    * The worker module: the bundle's `service-worker.js` in the app. Absent: main/service/worker.ts
    * from source through the tsx bootstrap (tests, `tsx`).
@@ -76,6 +79,7 @@ export class ServiceHost {
       localService: this.opts.localService,
       engine: this.opts.engine,
       gatherMs: this.opts.gatherMs,
+      cards: this.opts.cards,
       sync: this.sync,
       entry: this.opts.entry ? undefined : new URL('./worker.ts', import.meta.url).href,
     };

@@ -284,5 +284,6 @@ function captureView(c: QueuedCapture, warnings?: string[]): QueueCapture {
     design: c.design,
     type: c.request.type === 'exterior' ? 'exterior' : 'interior',
     capturedAt: c.request.captureDateTime,
+    priority: c.priority,
   };
 }

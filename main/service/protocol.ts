@@ -5,6 +5,7 @@
 // contract's own events with their deltas. Everything here is structured-clone data: no functions.
 import type { Channel, Envelope, EventName, EventPayload, QueueTotals } from '../../shared/ipc.js';
 import type { LocalServiceReady } from './local-service.js';
+import type { CardWatchOptions } from './card-desk.js';
 
 /**
  * Engine settings the tests shorten, as data (a worker cannot receive functions): the part retry
@@ -41,6 +42,8 @@ export interface ServiceStart {
   engine?: EngineTuning;
   /** Announcer's gathering time (ms), shortened by tests. */
   gatherMs?: number;
+  /** Where the card desk looks for cards and how often (tests: a folder of their own); default the system's mount folders. */
+  cards?: CardWatchOptions;
   /** The buffer synchronous answers come back in (see `SYNC_BYTES`). */
   sync: SharedArrayBuffer;
   /** The module to run, for the tsx bootstrap (main/service/tsx-boot.mjs) under tests. */

@@ -97,6 +97,7 @@ const core = new AppCore({
   log: { info: (message) => post({ type: 'log', level: 'info', message }), warn: (message) => post({ type: 'log', level: 'warn', message }) },
   engine: engineOptions(start.engine),
   gatherMs: start.gatherMs,
+  cards: start.cards,
 });
 
 let queueError: string | null = null;

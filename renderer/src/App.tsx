@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { APP_NAME } from '../../shared/app-info.js';
 import { api } from './api.js';
+import { CardOffer } from './components/card/CardOffer.js';
 import { DesignBanner } from './components/DesignBanner.js';
 import { DropZone } from './components/DropZone.js';
 import { Notices } from './components/Notices.js';
@@ -106,6 +107,7 @@ export function App() {
         ) : (
           <main className="upload">
             <DesignBanner />
+            <CardOffer />
             <DropZone />
             <RegisterPanel />
             <QueueList />

@@ -68,6 +68,29 @@ describe('the registration store', () => {
     expect(selected()).toEqual(['c1']);
   });
 
+  it('extends a keyboard range from the anchor in the table\'s order, growing and shrinking it, keeping rows chosen apart (issue 18 #5)', () => {
+    const s = useDrafts.getState();
+    const order = ['c1', 'c2', 'c3', 'c4'];
+    // No anchor yet: the range starts at the focused row.
+    s.extendTo('c1', 'c2', order);
+    expect(selected()).toEqual(['c1', 'c2']);
+    s.extendTo('c2', 'c4', order);
+    expect(selected()).toEqual(['c1', 'c2', 'c3', 'c4']);
+    s.extendTo('c4', 'c3', order);
+    expect(selected()).toEqual(['c1', 'c2', 'c3']);
+    // A row chosen on its own (Space) is the next anchor; rows selected before stay.
+    s.select(['c1', 'c2', 'c3'], false);
+    s.toggle('c4', false);
+    s.toggle('c1', false);
+    s.extendTo('c1', 'c2', order);
+    expect(selected()).toEqual(['c1', 'c2', 'c4']);
+    // In the table's order, which follows corrected times, not the order the card was read in.
+    s.select(['c1', 'c2', 'c4'], false);
+    s.applyToSelected({});
+    s.extendTo('c4', 'c2', ['c1', 'c4', 'c2', 'c3']);
+    expect(selected()).toEqual(['c2', 'c4']);
+  });
+
   it('applies a place to the selection only, then clears it; registers only the placed captures', async () => {
     const s = useDrafts.getState();
     s.select(['c1', 'c2'], true);

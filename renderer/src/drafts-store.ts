@@ -31,6 +31,13 @@ export interface DraftsState {
   inspect(paths: string[]): Promise<void>;
   /** Selects or unselects one row; with `range`, every registrable row from the anchor to it takes its new state. */
   toggle(key: string, range: boolean): void;
+  /**
+   * Moves the end of a keyboard range (Shift with an arrow, Page or Home/End key; issue 18 #5) from
+   * `from` to `to`: the rows from the anchor to `to` are selected, those from the anchor to `from`
+   * that fall outside it are unselected, and rows chosen apart stay. Without an anchor the range
+   * starts at `from`. `order` is the table's order of keys (it follows corrected times).
+   */
+  extendTo(from: string, to: string, order: readonly string[]): void;
   /** Selects (`on`) or unselects the given rows: a walk, or all. */
   select(keys: readonly string[], on: boolean): void;
   /** Sets the chosen fields on every selected capture, then clears the selection; answers how many changed. */
@@ -96,6 +103,18 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const span = from >= 0 ? keys.slice(Math.min(from, to), Math.max(from, to) + 1) : [key];
     get().select(span, on);
     set({ anchor: key });
+  },
+  extendTo(from, to, order) {
+    const known = get().anchor;
+    const anchor = known !== undefined && order.includes(known) ? known : from;
+    const span = (end: string) => {
+      const [a, b] = [order.indexOf(anchor), order.indexOf(end)];
+      return a < 0 || b < 0 ? [] : order.slice(Math.min(a, b), Math.max(a, b) + 1);
+    };
+    const next = new Set(get().selected);
+    for (const k of span(from)) next.delete(k);
+    for (const k of span(to)) next.add(k);
+    set({ selected: next, anchor });
   },
   select(keys, on) {
     const next = new Set(get().selected);

@@ -3,6 +3,28 @@ import type { EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals,
 import { api, unwrap } from './api.js';
 import type { NoticeSlice } from './notices-slice.js';
 
+/**
+ * What is folded in the queue list (issue 18 #6): each capture's files stay inside its row until
+ * the capture is opened (`open` by capture id); completed captures of one batch are one line until
+ * the batch is opened (`openBatches` by key, components/queue/rows.ts batchKey); `detailed` opens
+ * everything (the view of every file).
+ */
+export interface Folding {
+  detailed: boolean;
+  open: Record<number, boolean>;
+  openBatches: Record<string, boolean>;
+}
+
+/** Where the choice "Show every file" is kept between starts. */
+const DETAILED_KEY = 'queue-show-every-file';
+const storedDetailed = () => typeof localStorage !== 'undefined' && localStorage.getItem(DETAILED_KEY) === 'true';
+
+/** Capture ids in queue order: moved to the front first (the last one moved first), then by age (main/queue/queue.ts captures()). */
+export const queueOrder = (captures: Record<number, QueueCapture>): number[] =>
+  Object.values(captures)
+    .sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0) || a.id - b.id)
+    .map((c) => c.id);
+
 /** What the queue list shows: everything, what still moves, what needs a person, or what is done. */
 export type QueueFilter = 'all' | 'active' | 'needs-you' | 'completed';
 
@@ -37,6 +59,16 @@ export interface QueueSlice {
   keptAwake: boolean;
   rowsVersion: number;
   filter: QueueFilter;
+  /** What is folded in the list (issue 18 #6): captures opened, batches of completed captures opened, every file shown. */
+  folding: Folding;
+  /** Opens or folds a capture's files. */
+  toggleCapture(captureRow: number): void;
+  /** Opens or folds a batch of completed captures (rows.ts batchKey). */
+  toggleBatch(key: string): void;
+  /** Shows every file of every capture, or folds them again; kept for the next start. */
+  setDetailed(detailed: boolean): void;
+  /** Moves a capture to the front of the queue (`front`) or back to its place by age (issue 18 #6); its rows event says it. */
+  moveCapture(captureRow: number, front: boolean): Promise<void>;
   loadQueue(): Promise<void>;
   applyRows(p: EventPayload<'capture:event.rows'>): void;
   applyProgress(p: EventPayload<'capture:event.progress'>): void;
@@ -70,7 +102,7 @@ function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'cap
   }
   const captures: Record<number, QueueCapture> = {};
   for (const c of view.captures) captures[c.id] = c;
-  return { files, captures, captureOrder: view.captures.map((c) => c.id), filesOf, totals: view.totals, blocked: view.blocked, hold: view.hold, keptAwake: view.keptAwake };
+  return { files, captures, captureOrder: queueOrder(captures), filesOf, totals: view.totals, blocked: view.blocked, hold: view.hold, keptAwake: view.keptAwake };
 }
 
 /**
@@ -99,6 +131,20 @@ export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSli
     keptAwake: false,
     rowsVersion: 0,
     filter: 'all',
+    folding: { detailed: storedDetailed(), open: {}, openBatches: {} },
+    toggleCapture(captureRow) {
+      const f = get().folding;
+      set({ folding: { ...f, open: { ...f.open, [captureRow]: !f.open[captureRow] } } });
+    },
+    toggleBatch(key) {
+      const f = get().folding;
+      set({ folding: { ...f, openBatches: { ...f.openBatches, [key]: !f.openBatches[key] } } });
+    },
+    setDetailed(detailed) {
+      if (typeof localStorage !== 'undefined') localStorage.setItem(DETAILED_KEY, String(detailed));
+      set({ folding: { ...get().folding, detailed } });
+    },
+    moveCapture: (captureRow, front) => act(unwrap(api['queue.front']({ captureRow, front }))),
     async loadQueue() {
       set({ ...fromView(await unwrap(api['queue.list']())), rowsVersion: get().rowsVersion + 1 });
     },
@@ -122,7 +168,9 @@ export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSli
         delete files[id];
       }
       for (const id of p.removed.captures) delete captures[id];
-      const captureOrder = newCaptures || p.removed.captures.length ? Object.keys(captures).map(Number).sort((a, b) => a - b) : s.captureOrder;
+      // A capture moved to the front or back changes the order too.
+      const moved = p.captures.some((c) => (s.captures[c.id]?.priority ?? 0) !== (c.priority ?? 0));
+      const captureOrder = newCaptures || moved || p.removed.captures.length ? queueOrder(captures) : s.captureOrder;
       let filesOf = s.filesOf;
       if (added.size || gone.size || p.removed.captures.length) {
         filesOf = { ...filesOf };

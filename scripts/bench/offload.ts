@@ -1,13 +1,17 @@
 // `npm run bench -- --only offload [--gib N]` (issue 19 #9): a generated card of N GiB (default 4)
 // copied from one folder to another on the same disk, by `cp -r` and by the verified offload
-// (XXH64 while reading, the copy flushed and read back), in turn, each run. Prints both rates,
-// their ratio (target ≥ 0.9) and the offload's CPU seconds per GiB. The card's files are written
-// once; what the kernel caches of them helps `cp` and the offload alike.
+// (XXH64 while reading, the copy flushed and read back), and by the offload `import` runs before
+// an upload (the same, plus each 5 MiB part's MD5), in turn, each run. Prints the rates, each
+// offload's ratio to `cp` of the same run (target ≥ 0.9) and CPU seconds per GiB, and the load
+// average before and after (the machine is shared). The card's files are written once; what the
+// kernel caches of them helps `cp` and the offloads alike.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { offloadCard } from '../../main/offload/offload.js';
+import { DEFAULT_PART_SIZE } from '../../main/offload/part-md5.js';
 import type { Figure } from './figures.js';
 
 const MiB = 1024 * 1024;
@@ -38,31 +42,47 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   writeBigCard(card, gib);
   const bytes = Number(execFileSync('du', ['-sb', card]).toString().split('\t')[0]);
   const cp: number[] = [];
-  const offload: number[] = [];
-  const cpu: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const dest = join(work, `cp-${run}`);
-    let t = performance.now();
-    execFileSync('sh', ['-c', `cp -r "$0" "$1" && sync`, card, dest]);
-    cp.push(bytes / 1e6 / ((performance.now() - t) / 1000));
-    rmSync(dest, { recursive: true, force: true });
-
-    const library = join(work, `library-${run}`);
+  const cpCpu: number[] = [];
+  // cp's own CPU (user + system, from GNU time where there is one): what the offload's CPU compares with.
+  const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+  const plain = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
+  const md5 = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
+  const load = (when: string) => console.log(`offload: load average ${when}: ${loadavg().map((l) => l.toFixed(2)).join(', ')} (1, 5, 15 min)`);
+  /** One offload into a fresh library: its rate (MB/s) and CPU s/GiB into `into`, its ratio to this run's cp. */
+  const offloadOnce = async (library: string, into: typeof plain, partSize?: number) => {
     const before = process.cpuUsage();
-    t = performance.now();
-    const r = await offloadCard(card, { library });
+    const t = performance.now();
+    const r = await offloadCard(card, { library, ...(partSize ? { partSize } : {}) });
     const seconds = (performance.now() - t) / 1000;
     const used = process.cpuUsage(before);
     if (!r.verified) throw new Error(`bench: the offload did not verify: ${r.files.filter((f) => !f.verified).map((f) => f.error).join('; ')}`);
-    offload.push(r.bytes / 1e6 / seconds);
-    cpu.push((used.user + used.system) / 1e6 / (r.bytes / GiB));
+    into.rate.push(r.bytes / 1e6 / seconds);
+    into.ratio.push(into.rate.at(-1)! / cp.at(-1)!);
+    into.cpu.push((used.user + used.system) / 1e6 / (r.bytes / GiB));
     rmSync(library, { recursive: true, force: true });
+  };
+  load('before');
+  for (let run = 0; run < runs; run++) {
+    const dest = join(work, `cp-${run}`);
+    const times = join(work, 'cp-time');
+    const t = performance.now();
+    if (timeTool) execFileSync('sh', ['-c', `"$0" -f '%U %S' -o "$3" cp -r "$1" "$2" && sync`, timeTool, card, dest, times]);
+    else execFileSync('sh', ['-c', `cp -r "$0" "$1" && sync`, card, dest]);
+    cp.push(bytes / 1e6 / ((performance.now() - t) / 1000));
+    if (timeTool) cpCpu.push(readFileSync(times, 'utf8').trim().split(/\s+/).map(Number).reduce((a, b) => a + b, 0) / (bytes / GiB));
+    rmSync(dest, { recursive: true, force: true });
+    await offloadOnce(join(work, `library-${run}`), plain);
+    await offloadOnce(join(work, `library-md5-${run}`), md5, DEFAULT_PART_SIZE);
   }
-  const ratio = offload.map((o, i) => o / cp[i]!);
+  load('after');
   return [
     { name: `offload: cp -r of ${gib} GiB (then sync)`, values: cp, unit: 'MB/s', better: 'higher', digits: 0 },
-    { name: 'offload: verified (XXH64, read-back)', values: offload, unit: 'MB/s', better: 'higher', digits: 0 },
-    { name: 'offload: verified / cp, same run', values: ratio, unit: '', better: 'higher', limit: 0.9, digits: 2 },
-    { name: 'offload: CPU per GiB', values: cpu, unit: 's/GiB', better: 'lower', digits: 2, note: 'user + system of the whole offload, read-back included' },
+    ...(cpCpu.length ? [{ name: 'offload: cp CPU per GiB', values: cpCpu, unit: 's/GiB', better: 'lower' as const, digits: 2, note: 'user + system of cp (GNU time); the flush is the kernel\'s' }] : []),
+    { name: 'offload: verified (XXH64, read-back)', values: plain.rate, unit: 'MB/s', better: 'higher', digits: 0 },
+    { name: 'offload: verified / cp, same run', values: plain.ratio, unit: '', better: 'higher', limit: 0.9, digits: 2 },
+    { name: 'offload: CPU per GiB', values: plain.cpu, unit: 's/GiB', better: 'lower', digits: 2, note: 'user + system of the whole offload, read-back included' },
+    { name: 'offload: verified + part MD5s', values: md5.rate, unit: 'MB/s', better: 'higher', digits: 0, note: 'as import before an upload: each 5 MiB part\'s MD5 too' },
+    { name: 'offload: verified + part MD5s / cp', values: md5.ratio, unit: '', better: 'higher', limit: 0.9, digits: 2 },
+    { name: 'offload: CPU per GiB, with part MD5s', values: md5.cpu, unit: 's/GiB', better: 'lower', digits: 2 },
   ];
 }

@@ -7,20 +7,28 @@ import { captureState, id, iso, ymd } from './common.js';
 export const progressEntryView = z.object({ id: z.string(), date: ymd, status: z.string(), details: z.string() });
 export type ProgressEntryView = z.infer<typeof progressEntryView>;
 
-/** An asset category with its stages (§2), as the Assets view needs it. */
+/**
+ * An asset category with its stages (§2), as the Assets view needs it. A stage's `uom` and
+ * `measurement` (its own unit and what it measures: "length", "area", "volume", "count") are null
+ * when the service leaves them out; the view then says its percentages only.
+ */
 export const assetCategoryView = z.object({
   id: z.string(),
   name: z.string(),
   uom: z.string(),
   /** The category's height (§2, in its length unit), or null when not given: an area unit's quantity is length × height. */
   height: z.number().nullable(),
-  stages: z.array(z.object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string() })),
+  stages: z.array(z.object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string(), uom: z.string().nullable(), measurement: z.string().nullable() })),
 });
 export type AssetCategoryView = z.infer<typeof assetCategoryView>;
 
-/** An external asset (§2): a polyline in plan coordinates and its progress per stage (percentage 0–100, date ISO 8601). */
+/**
+ * An external asset (§2): its `shape` as the service names it ("Polyline"; shared/asset-measure.ts
+ * reads the others), its points in plan coordinates and its progress per stage (percentage 0–100, date ISO 8601).
+ */
 export const assetView = z.object({
   _id: z.string(),
+  shape: z.string(),
   points: z.array(z.object({ x: z.number(), y: z.number() })),
   doNotTrack: z.boolean(),
   snapshot: z.string().nullable(),

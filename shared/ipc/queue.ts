@@ -48,6 +48,8 @@ export const queueCapture = z.object({
   design: z.string().nullable(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: z.string(),
+  /** Its place at the front of the queue: 0 in the queue's own order (by age), higher goes first (issue 18 #6); absent: 0. */
+  priority: z.number().optional(),
   /** Warnings kept with it since registration (a missing trailer, a lone or vanished lens, a short recording); absent or empty when none. */
   warnings: z.array(z.string()).optional(),
 });
@@ -96,6 +98,11 @@ export const queueTotals = z.object({
   outage: queueOutage.nullable().optional(),
   /** Captures in the queue that carry warnings (issue 18 #3): the finish says so, never plain green; absent: 0. */
   capturesWarned: z.number().optional(),
+  /**
+   * Cards pulled out while their recordings uploaded straight from them (issue 19 #5): how many,
+   * and the recordings waiting for them; absent when none. Those files wait, nothing failed.
+   */
+  cardRemoved: z.object({ cards: z.number(), recordings: z.number() }).optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 

@@ -1,5 +1,7 @@
 import type { ProgressEntry, Structure } from './model.js';
 import { stableId } from './model.js';
+import type { Plan, Rng, Run } from './seed-layouts.js';
+import { damperPoints, ductRuns, facadeRuns, partitionRuns, slabBays } from './seed-layouts.js';
 
 // Seed data of progress-records-interface.md §2 at the size a real project has: asset categories
 // with their stages, a few hundred polylines per structure laid out like a floor plan, and
@@ -19,24 +21,9 @@ function prng(seed: string): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-type Rng = ReturnType<typeof prng>;
 const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
-const round = (n: number, step = 0.05) => Math.round(n / step) * step;
 const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const iso = (ms: number) => new Date(ms).toISOString();
-
-type Point = [number, number];
-/** A polyline of the plan and where along the work front it lies (0 where work starts, 1 where it ends). */
-interface Run {
-  points: Point[];
-  front: number;
-}
-
-/** The plan of one structure, in metres from its north-west corner (y grows southwards). */
-interface Plan {
-  width: number;
-  depth: number;
-}
 
 /** How a category's work moved across the site: stage i starts `startDaysAgo - i * lagDays` days before seeding. */
 interface Schedule {
@@ -47,112 +34,75 @@ interface Schedule {
   runDays: number;
 }
 
+/**
+ * A stage: name, colour, its own unit (§2 Stage.uom) and what that measures (Stage.measurement).
+ * Stages of one category are counted in different units, as a site's trades count them.
+ */
+type StageDef = [name: string, color: string, uom: string, measurement: 'length' | 'area' | 'volume' | 'count'];
+
 interface CategoryDef {
   name: string;
   drawing: string;
+  /** §2 ExternalAsset.shape of every asset of the category. */
+  shape: 'Polyline' | 'Polygon' | 'Point';
+  /** In the category's length unit: a wall's height, a slab's thickness. */
   height: number;
-  uom: 'm' | 'm2';
-  stages: [string, string][];
+  uom: 'm' | 'm2' | 'ea';
+  stages: StageDef[];
   schedule: Schedule;
   layout: (plan: Plan, rng: Rng) => Run[];
-}
-
-/** Curtain-wall runs around the perimeter: regular bays, the corner bays wrapping round the corner. */
-function facadeRuns({ width, depth }: Plan): Run[] {
-  const corners: Point[] = [[0, 0], [width, 0], [width, depth], [0, depth]];
-  const perimeter = 2 * (width + depth);
-  const runs: Run[] = [];
-  let walked = 0;
-  corners.forEach((from, side) => {
-    const to = corners[(side + 1) % 4]!;
-    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
-    const bays = Math.max(2, Math.round(length / 3.6));
-    for (let b = 0; b < bays; b++) {
-      const at = (f: number): Point => [round(from[0] + (to[0] - from[0]) * f), round(from[1] + (to[1] - from[1]) * f)];
-      runs.push({ points: [at(b / bays), at((b + 1) / bays)], front: (walked + (length * (b + 0.5)) / bays) / perimeter });
-    }
-    walked += length;
-  });
-  return runs;
-}
-
-/** The rooms either side of a central corridor, and a stair and lift core, as partition walls. */
-function partitionRuns({ width, depth }: Plan, rng: Rng): Run[] {
-  const runs: Run[] = [];
-  const north = round(depth / 2 - 1.2);
-  const south = round(depth / 2 + 1.2);
-  const coreX = round(width / 2 - 4);
-  const core: Point[] = [[coreX, north - 6], [coreX + 8, north - 6], [coreX + 8, north], [coreX, north], [coreX, north - 6]];
-  runs.push({ points: core, front: 0.5 });
-  for (const [wall, far] of [[north, 0.4], [south, depth - 0.4]] as const) {
-    let x = 0.4;
-    while (x < width - 3) {
-      const inCore = x > coreX - 4 && x < coreX + 8;
-      const next = inCore ? coreX + 8 : Math.min(width - 0.4, round(x + 2.8 + rng() * 2.0));
-      const front = x / width;
-      if (!inCore) {
-        runs.push({ points: [[x, wall], [next, wall]], front });
-        if (next < width - 0.4) runs.push({ points: [[next, wall], [next, far]], front });
-        // One room in three has a store or washroom cut off by an L-shaped partition.
-        if (rng() < 0.35) {
-          const ly = round(far + (wall - far) * 0.45);
-          const lx = round(x + (next - x) * 0.5);
-          runs.push({ points: [[x, ly], [lx, ly], [lx, far]], front });
-        }
-      }
-      x = next;
-    }
-  }
-  return runs;
-}
-
-/** A supply trunk along the corridor in duct lengths, a branch into every bay, and two risers. */
-function ductRuns({ width, depth }: Plan, rng: Rng): Run[] {
-  const runs: Run[] = [];
-  const y = round(depth / 2);
-  const pieces = Math.round(width / 5);
-  for (let i = 0; i < pieces; i++) {
-    const x0 = round((width * i) / pieces);
-    const x1 = round((width * (i + 1)) / pieces);
-    runs.push({ points: [[x0, y], [x1, y]], front: (i + 0.5) / pieces });
-    for (const dir of [-1, 1]) {
-      const bx = round(x0 + (x1 - x0) * (0.3 + rng() * 0.4));
-      const reach = round((depth / 2 - 3) * (0.6 + rng() * 0.3));
-      const turn = round(bx + (rng() < 0.5 ? -1.5 : 1.5));
-      runs.push({ points: [[bx, y], [bx, y + dir * reach], [turn, y + dir * (reach + 1.5)]], front: (i + 0.5) / pieces });
-    }
-  }
-  runs.push({ points: [[2, 2], [2, y], [6, y]], front: 0 }, { points: [[width - 2, depth - 2], [width - 2, y], [width - 6, y]], front: 1 });
-  return runs;
 }
 
 const CATEGORIES: CategoryDef[] = [
   {
     name: 'Curtain Wall',
     drawing: 'A-501 Exterior Elevations',
+    shape: 'Polyline',
     height: 4.2,
     uom: 'm',
-    stages: [['Anchors', '#8e44ad'], ['Framing', '#2980b9'], ['Glazing', '#27ae60'], ['Sealant', '#f39c12']],
+    stages: [['Anchors', '#8e44ad', 'ea', 'count'], ['Framing', '#2980b9', 'm', 'length'], ['Glazing', '#27ae60', 'm2', 'area'], ['Sealant', '#f39c12', 'lf', 'length']],
     schedule: { startDaysAgo: 130, lagDays: 35, spreadDays: 120, runDays: 14 },
     layout: facadeRuns,
   },
   {
     name: 'Drywall Partitions',
     drawing: 'A-201 Partition Plan',
+    shape: 'Polyline',
     height: 3.0,
     uom: 'm2',
-    stages: [['Track', '#7f8c8d'], ['Studs', '#2c3e50'], ['Board', '#16a085'], ['Tape & Finish', '#d35400']],
+    stages: [['Track', '#7f8c8d', 'm', 'length'], ['Studs', '#2c3e50', 'm', 'length'], ['Board', '#16a085', 'm2', 'area'], ['Tape & Finish', '#d35400', 'm2', 'area']],
     schedule: { startDaysAgo: 95, lagDays: 28, spreadDays: 90, runDays: 10 },
     layout: partitionRuns,
   },
   {
     name: 'Ductwork',
     drawing: 'M-301 Ductwork Layout',
+    shape: 'Polyline',
     height: 0.6,
     uom: 'm',
-    stages: [['Hangers', '#5d6d7e'], ['Duct Installed', '#1f618d'], ['Sealed & Tested', '#b7950b'], ['Insulated', '#c0392b'], ['Labelled', '#117a65']],
+    stages: [['Hangers', '#5d6d7e', 'ea', 'count'], ['Duct Installed', '#1f618d', 'm', 'length'], ['Sealed & Tested', '#b7950b', 'm', 'length'], ['Insulated', '#c0392b', 'm2', 'area'], ['Labelled', '#117a65', 'ea', 'count']],
     schedule: { startDaysAgo: 70, lagDays: 20, spreadDays: 80, runDays: 8 },
     layout: ductRuns,
+  },
+  {
+    name: 'Floor Slabs',
+    drawing: 'S-101 Slab Pour Sequence',
+    shape: 'Polygon',
+    height: 0.25,
+    uom: 'm2',
+    stages: [['Formwork', '#a04000', 'm2', 'area'], ['Reinforcement', '#6c3483', 'm2', 'area'], ['Concrete Pour', '#1a5276', 'm3', 'volume'], ['Curing', '#229954', 'm2', 'area']],
+    schedule: { startDaysAgo: 45, lagDays: 8, spreadDays: 50, runDays: 6 },
+    layout: slabBays,
+  },
+  {
+    name: 'Fire Dampers',
+    drawing: 'M-302 Fire Damper Schedule',
+    shape: 'Point',
+    height: 0,
+    uom: 'ea',
+    stages: [['Damper Installed', '#7d6608', 'ea', 'count'], ['Damper Inspected', '#943126', 'ea', 'count'], ['Damper Tagged', '#0e6251', 'ea', 'count']],
+    schedule: { startDaysAgo: 60, lagDays: 15, spreadDays: 50, runDays: 3 },
+    layout: damperPoints,
   },
 ];
 
@@ -179,13 +129,13 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const categories = CATEGORIES.map((def) => {
     const id = stableId(`category:${def.name}`);
-    const stages = def.stages.map(([name, color], i) => ({
+    const stages = def.stages.map(([name, color, uom, measurement], i) => ({
       _id: stableId(`stage:${def.uom}:${name}`),
       name,
       sequence: i + 1,
       color,
-      uom: def.uom,
-      measurement: def.uom === 'm' ? 'length' : 'area',
+      uom,
+      measurement,
       metrics: { structureId: 101 + i },
       predecessors: i === 0 ? [] : [i],
     }));
@@ -211,7 +161,7 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
           _id: stableId(`asset:${s.id}:${def.name}:${n + 1}`),
           category: record.id,
           structure: s.id,
-          shape: 'Polyline',
+          shape: def.shape,
           points: run.points.map(([x, y]) => ({ x, y })),
           properties: { snapshotDate: snapshot },
           snapshot,

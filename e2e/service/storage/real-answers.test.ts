@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { serverSideEncryption: null, storageRetryAfterSeconds: null });
+  await svc.admin('PUT', '/settings', { serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0 });
 });
 afterAll(() => svc.stop());
 
@@ -99,6 +99,21 @@ describe('errors after acting, and in front of storage', () => {
     expect((await storedParts(key, uploadId)).map((p) => [p.PartNumber, p.ETag])).toEqual([[1, `"${md5(body(1))}"`]]);
   });
 
+  it('partStoreDelayMs: a whole body is stored after the delay and then answered, even when the client has reset the connection', async () => {
+    await settings({ partStoreDelayMs: 1500 });
+    const { uploadId, parts, body, key } = await presigned('slow-store.mp4', randomBytes(3000));
+    const before = { ...svc.storage.stats };
+    const controller = new AbortController();
+    const answered = putBytes(parts[0]!.url, body(1), controller.signal).catch((err: unknown) => err);
+    while (svc.storage.stats.partBodiesReceived === before.partBodiesReceived) await new Promise((r) => setTimeout(r, 20));
+    expect(svc.storage.stats.partsStored, 'stored before the delay').toBe(before.partsStored);
+    controller.abort(); // the client goes away while storage is storing
+    expect(await answered).toBeInstanceOf(Error);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
+    expect((await storedParts(key, uploadId)).map((p) => [p.PartNumber, p.ETag])).toEqual([[1, `"${md5(body(1))}"`]]);
+  });
+
   it('statusAfterActing 500: stored, answered InternalError with no Retry-After', async () => {
     await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'statusAfterActing', status: 500 } });
     const { uploadId, parts, body, key } = await presigned('acted500.mp4', randomBytes(3000));
@@ -124,10 +139,10 @@ describe('errors after acting, and in front of storage', () => {
     expect((await putBytes(parts[0]!.url, body(1))).status).toBe(200);
   });
 
-  it('counts every request it received, with its part number', async () => {
+  it('counts every request it received, with its part number and key', async () => {
     const { parts, body } = await presigned('counted.mp4', randomBytes(3000));
     const from = svc.storage.received.length;
     await putBytes(parts[0]!.url, body(1));
-    expect(svc.storage.received.slice(from)).toEqual([{ operation: 'UploadPart', partNumber: 1, at: expect.any(Number) as number }]);
+    expect(svc.storage.received.slice(from)).toEqual([{ operation: 'UploadPart', partNumber: 1, key: expect.stringContaining('counted.mp4') as string, at: expect.any(Number) as number }]);
   });
 });

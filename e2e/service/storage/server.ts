@@ -48,8 +48,9 @@ function classify(req: IncomingMessage): S3Request {
  * PutObject, GetObject (with Range), HeadObject, HeadBucket, ListBuckets and ListObjects (v1 and
  * v2, with prefix, delimiter, paging and URL encoding). Every request must carry a valid SigV4
  * signature. Faults from the registry are applied per request (see faults.ts); the settings
- * `serverSideEncryption` (KMS-style part ETags and headers) and `storageRetryAfterSeconds`
- * (Retry-After on SlowDown and 429) change every answer from then on.
+ * `serverSideEncryption` (KMS-style part ETags and headers), `storageRetryAfterSeconds`
+ * (Retry-After on SlowDown and 429) and `partStoreDelayMs` (time from a part's last byte to its
+ * storing and answer) change every answer from then on.
  */
 export function createStorageHandler(opts: StorageOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -85,7 +86,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   const method = req.method ?? 'GET';
   if (opts.faults.settings.latencyMs) await sleep(opts.faults.settings.latencyMs);
   const received = opts.store.received;
-  received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber }), at: Date.now() });
+  received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber, key: r.key }), at: Date.now() });
   if (received.length > 100_000) received.splice(0, received.length - 100_000);
   const fault = opts.faults.take({ target: 'storage', operation: r.operation, method, partNumber: r.partNumber });
   if (fault?.type === 'html') return sendHtml(req, res, fault.status);
@@ -239,6 +240,9 @@ async function uploadPart(
   if (!body) return;
   const failure = await faultAfterBody(fault, body);
   if (failure) throw failure;
+  opts.store.stats.partBodiesReceived++;
+  // Real S3 answers only once the part is stored; it keeps a whole body even if the client went away meanwhile.
+  if (opts.faults.settings.partStoreDelayMs) await sleep(opts.faults.settings.partStoreDelayMs);
   const sse = opts.faults.settings.serverSideEncryption;
   const etag = await opts.store.putPart(upload, pn, body, sse !== null);
   if (fault?.type === 'dropResponse') {

@@ -76,18 +76,20 @@ async function readJson<T>(file: string): Promise<T | undefined> {
  */
 export class DiskStore {
   /**
-   * Counters since start, for tests: parts stored, and parts stored again over an existing copy of
-   * the same size (a client re-sending a part storage already had).
+   * Counters since start, for tests: parts stored, parts stored again over an existing copy of
+   * the same size (a client re-sending a part storage already had), and UploadPart bodies that
+   * arrived whole (counted as the last byte arrives, before the `partStoreDelayMs` setting's wait).
    */
-  readonly stats = { partsStored: 0, partsReplaced: 0 };
+  readonly stats = { partsStored: 0, partsReplaced: 0, partBodiesReceived: 0 };
   /** Body bytes read from every request so far, as they arrive (after the bandwidth setting): tests watch it grow or stop. */
   bytesReceived = 0;
   /**
    * Every request the storage listener received, in arrival order (S3 operation name, part number
-   * for UploadPart, arrival in ms since epoch), for tests that count what a client sent and when.
+   * and object key for UploadPart, arrival in ms since epoch), for tests that count what a client
+   * sent and when, per part of each object, and for which file (the order of uploads: issue 18 #6).
    * Bounded: the oldest entries are dropped past 100 000.
    */
-  readonly received: { operation: string; partNumber?: number; at: number }[] = [];
+  readonly received: { operation: string; partNumber?: number; key?: string; at: number }[] = [];
 
   constructor(readonly root: string) {}
 

@@ -7,12 +7,15 @@ import { migration005 } from './005-stored-bytes.js';
 import { migration006 } from './006-registration-sent-at.js';
 import { migration007 } from './007-replaced-by.js';
 import { migration008 } from './008-offloads.js';
+import { migration009 } from './009-capture-priority.js';
+import { migration010 } from './010-parts-unanswered.js';
+import { migration011 } from './011-part-md5s.js';
 
 export type { Migration } from './migration.js';
 
 // Numbered migrations, one file each (NNN-what.ts), applied in order, never edited once shipped
 // (Signal Desktop's practice): a change to the schema is a new file and a new entry at the end.
-/** Every queue migration, in the order they are applied; entry n has version n + 1. */
+/** Every queue migration, in ascending version order (1..LATEST_VERSION, no gap). */
 export const MIGRATIONS: readonly Migration[] = [
   migration001,
   migration002,
@@ -22,6 +25,9 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006,
   migration007,
   migration008,
+  migration009,
+  migration010,
+  migration011,
 ];
 
 /** The schema version this build writes. */

@@ -12,8 +12,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the migrations, one file each', () => {
   it('are listed in order, numbered 1..n without a gap, and the latest is the last', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
-    expect(LATEST_VERSION).toBe(MIGRATIONS.length);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(Array.from({ length: LATEST_VERSION }, (_, i) => i + 1));
+    expect(LATEST_VERSION).toBe(MIGRATIONS.at(-1)!.version);
   });
 });
 
@@ -21,7 +21,7 @@ describe('a queue made by each earlier version opens at the latest with its rows
   const at = '2026-11-20T10:00:00.000Z';
   const request = { project: 'p1', structure: 's1', captureDateTime: '2026-11-20T15:04:05Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [] };
 
-  it.each(Array.from({ length: LATEST_VERSION - 1 }, (_, i) => i + 1))('version %i', (version) => {
+  it.each(MIGRATIONS.slice(0, -1).map((m) => m.version))('version %i', (version) => {
     const file = join(work, `v${version}.db`);
     // The queue as that version left it: its schema, and rows in the columns every version has
     // (raw SQL: today's queue code writes later versions' columns).
@@ -42,7 +42,7 @@ describe('a queue made by each earlier version opens at the latest with its rows
       expect(setAside).toBeUndefined();
       expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
       const q = new UploadQueue(db);
-      expect(q.captures()).toEqual([expect.objectContaining({ id: 1, state: 'registered', label: 'walk', project: 'p1', structure: 's1', captureId: 'cap-1', request, createdAt: at, updatedAt: at })]);
+      expect(q.captures()).toEqual([expect.objectContaining({ id: 1, state: 'registered', label: 'walk', project: 'p1', structure: 's1', captureId: 'cap-1', request, createdAt: at, updatedAt: at, priority: 0 })]);
       expect(q.file(1)).toMatchObject({
         captureRow: 1, frameIndex: 1, path: '/card/a.insv', fileName: 'a.insv', contentType: 'video/insv', size: 12_000_000, mtimeMs: 1_700_000_000_123,
         state: 'pending', uploadId: 'u1', partSize: 5_242_880, totalParts: 3, replacedBy: null,

@@ -13,6 +13,7 @@ type QueueChannels =
   | 'capture:queue.retry'
   | 'capture:queue.remove'
   | 'capture:queue.removeFile'
+  | 'capture:queue.front'
   | 'capture:queue.clearCompleted'
   | 'capture:queue.edit'
   | 'capture:queue.resolve'
@@ -20,7 +21,7 @@ type QueueChannels =
 
 /**
  * The Queue screen's IPC handlers (shared/ipc.ts): the list, the queue-wide hold ("Pause until"),
- * pause / resume / retry of one file or all, removing, clearing, editing a capture, deciding a
+ * pause / resume / retry of one file or all, moving a capture to the front, removing, clearing, editing a capture, deciding a
  * registration whose outcome is unknown, and the activity log. Throws Error when the app is not set up.
  */
 export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannels> {
@@ -56,6 +57,11 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
     // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
     'capture:queue.remove': ({ captureRow }) => c.requireUploader().engine.removeCapture(captureRow),
     'capture:queue.removeFile': ({ fileId }) => c.requireUploader().engine.removeFile(fileId),
+    // "The site manager needs floor 3 first" (issue 18 #6): the uploads follow at once.
+    'capture:queue.front': async ({ captureRow, front }) => {
+      await c.requireUploader().engine.moveCapture(captureRow, front);
+      c.kick();
+    },
     'capture:queue.clearCompleted': async () => ({ captures: c.requireUploader().engine.clearCompleted() }),
     'capture:queue.edit': async ({ captureRow, structure, design, type, capturedAt }) => {
       c.requireUploader().engine.editCapture(captureRow, { structure, design, type, captureDateTime: capturedAt });

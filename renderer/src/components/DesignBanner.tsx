@@ -11,6 +11,7 @@ export function DesignBanner() {
   const exportMessage = useApp((s) => s.exportMessage);
   const requestExport = useApp((s) => s.requestExport);
   const [dismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED_KEY));
+  const [open, setOpen] = useState(false);
   if (exportMessage && !designs?.stale) {
     return (
       <div className="banner ok" role="status">
@@ -19,12 +20,18 @@ export function DesignBanner() {
     );
   }
   if (!designs?.stale || (designs.latestDesignUpdate !== null && dismissed === designs.latestDesignUpdate)) return null;
-  // A status, not an alert: it is news on the first look, not an emergency on every load.
+  const since = designs.lastExport ? `, after the capture sheets were last exported (${formatTime(designs.lastExport.requestedAt)})` : '; the capture sheets were never exported from this computer';
+  const whole = `The project’s default capture designs changed on ${formatTime(designs.latestDesignUpdate)}${since}. Field teams may be walking with outdated sheets.`;
+  // A status, not an alert: it is news on the first look, not an emergency on every load. One
+  // line until opened (issue 18 #6): the whole sentence stays in it, cut short, and on hover.
   return (
-    <div className="banner stale" role="status">
-      <div>
+    <div className={`banner stale${open ? ' open' : ''}`} role="status" data-testid="design-banner">
+      <button type="button" className="disclosure" aria-expanded={open} aria-label="The whole message about the changed designs" onClick={() => setOpen(!open)}>
+        <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+      </button>
+      <div className="banner-text" title={whole}>
         <strong>The project’s default capture designs changed</strong> on {formatTime(designs.latestDesignUpdate)}
-        {designs.lastExport ? `, after the capture sheets were last exported (${formatTime(designs.lastExport.requestedAt)})` : '; the capture sheets were never exported from this computer'}.
+        {since}.
         Field teams may be walking with outdated sheets.
       </div>
       <div className="banner-actions">

@@ -6,6 +6,7 @@ import { useApp } from '../store.js';
 import { ActivityLog } from './queue/ActivityLog.js';
 import { Attention } from './queue/Attention.js';
 import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
+import { BatchRow } from './queue/BatchRow.js';
 import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
@@ -25,6 +26,7 @@ const FILTERS: [QueueFilter, string][] = [
 
 function Row({ index, style, rows, linked, ariaAttributes }: RowComponentProps<{ rows: QueueRow[]; linked: number | null }>) {
   const r = rows[index]!;
+  if (r.kind === 'batch') return <BatchRow batch={r.key} ids={r.ids} open={r.open} style={style} aria={ariaAttributes} />;
   return r.kind === 'capture' ? (
     <CaptureRow id={r.id} style={style} aria={ariaAttributes} linked={r.id === linked} />
   ) : (
@@ -33,8 +35,10 @@ function Row({ index, style, rows, linked, ariaAttributes }: RowComponentProps<{
 }
 
 /**
- * The upload queue by capture, files nested, filling the window: the whole queue's bar and
- * counts, filters, "Clear completed", and a windowed list, so 10,000 files stay smooth. The list's
+ * The upload queue by capture, filling the window: the whole queue's bar and counts, filters,
+ * "Show every file", "Clear completed", and a windowed list, so 10,000 files stay smooth: one
+ * line per capture (its files folded inside until opened), captures at work first, completed
+ * ones folded into one line per batch (issue 18 #6). The list's
  * layout follows `rowsVersion` (rows added, removed, or changing state), never a progress tick.
  */
 export function QueueList() {
@@ -45,17 +49,24 @@ export function QueueList() {
   const clearCompleted = useApp((s) => s.clearCompleted);
   const blocked = useApp((s) => s.blocked);
   const totals = useApp((s) => s.totals);
+  const folding = useApp((s) => s.folding);
+  const setDetailed = useApp((s) => s.setDetailed);
   const rows = useMemo(() => {
     const s = useApp.getState();
-    return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter);
+    return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter, folding);
     // rowsVersion stands for the rows' structure: the rows are read from the store when it moves.
-  }, [rowsVersion, filter]);
+  }, [rowsVersion, filter, folding]);
   // A capture linked from the office's day view (issue 20 #6): shown under any filter, scrolled to and marked.
   const listRef = useListRef(null);
   const [linked] = useState(() => takeLinkedCapture());
   useEffect(() => {
     if (linked === null) return;
     const index = rows.findIndex((r) => r.kind === 'capture' && r.id === linked);
+    const folded = rows.find((r) => r.kind === 'batch' && !r.open && r.ids.includes(linked));
+    if (folded?.kind === 'batch') {
+      useApp.getState().toggleBatch(folded.key);
+      return;
+    }
     if (index < 0) {
       if (filter !== 'all') setFilter('all');
       return;
@@ -100,9 +111,14 @@ export function QueueList() {
             </button>
           ))}
         </div>
-        <button className="link" disabled={totals.completed === 0} onClick={() => void clearCompleted()}>
-          Clear completed
-        </button>
+        <div className="tools-right">
+          <button aria-pressed={folding.detailed} onClick={() => setDetailed(!folding.detailed)} title="List every file under its capture, and every completed capture">
+            Show every file
+          </button>
+          <button className="link" disabled={totals.completed === 0} onClick={() => void clearCompleted()}>
+            Clear completed
+          </button>
+        </div>
       </div>
       {rows.length === 0 ? (
         <p className="muted">{totals.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { NamedStructure, SettingsView } from '../../../shared/ipc.js';
 import { useApp } from '../store.js';
 import { CatalogImport } from './CatalogImport.js';
+import { LibrarySettings } from './card/LibrarySettings.js';
 import { ProgressSignIn } from './records/ProgressSignIn.js';
 
 /**
@@ -100,6 +101,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
         </button>
       </form>
       {settings.configured && <ProgressSignIn />}
+      {settings.configured && <LibrarySettings />}
       {settings.localServiceAvailable && !(settings.mode === 'local' && settings.configured) && (
         <section className="local-choice" aria-label="Try without an account">
           <p className="muted">No account yet? Everything can be tried on this computer: uploads then stay here and reach no platform.</p>

@@ -33,7 +33,9 @@ export function usePlaceName(structureId: string, designId: string | null): stri
 
 /**
  * A capture's line in the queue: where it goes (structure and design by name), when it was
- * recorded, its files' progress together, and what happens next. Its files follow as nested rows.
+ * recorded, its files' progress together, and what happens next; the whole name on hover and in
+ * its accessible label. Its files follow as nested rows once opened (a disclosure, issue 18 #6);
+ * "To front" moves it to the front of the queue, "Move back" to its place by age.
  * `linked`: the row a link from the office's day view asked for, marked (aria-current).
  */
 export function CaptureRow({ id, style, aria, linked = false }: { id: number; style: CSSProperties; aria: RowAria; linked?: boolean }) {
@@ -60,6 +62,9 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
     }),
   );
   const remove = useApp((s) => s.removeCapture);
+  const opened = useApp((s) => s.folding.detailed || !!s.folding.open[id]);
+  const toggle = useApp((s) => s.toggleCapture);
+  const move = useApp((s) => s.moveCapture);
   const place = usePlaceName(c?.structure ?? '', c?.design ?? null);
   // The list scrolls to a linked row; the page too must bring it into view (the queue may sit
   // below the fold, under the headline, warnings and messages).
@@ -69,6 +74,10 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
   }, [linked]);
   if (!c) return <div style={style} {...aria} />;
   const pct = sum.size ? Math.floor((sum.sent / sum.size) * 100) : 0;
+  const front = (c.priority ?? 0) > 0;
+  const kind = c.type === 'exterior' ? 'Exterior' : 'Interior';
+  // The whole name and place on hover and for screen readers: the row itself may cut them short.
+  const full = `${c.label} · ${place} · ${kind} · recorded ${formatTime(c.capturedAt)}`;
   const state =
     c.state === 'queued' && c.retryAt !== null
       ? `Not registered yet: trying again ${retryTime(c.retryAt, now) === 'any moment' ? 'any moment' : `at ${retryTime(c.retryAt, now)}`}`
@@ -82,14 +91,20 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       style={style}
       {...aria}
       aria-current={linked ? 'true' : undefined}
+      aria-label={full}
       data-testid="queue-capture"
       data-capture={c.label}
       data-capture-row={id}
       data-state={c.state}
       data-warnings={c.warnings?.length || undefined}
+      data-front={front || undefined}
     >
-      <div className="name">
+      <button className="disclosure" aria-expanded={opened} onClick={() => toggle(id)} aria-label={`Files of ${c.label} (${sum.count})`} title={`${opened ? 'Fold' : 'Show'} the ${sum.count} file${sum.count === 1 ? '' : 's'} of ${c.label}`}>
+        <span aria-hidden="true">{opened ? '▾' : '▸'}</span>
+      </button>
+      <div className="name" title={full}>
         <strong>
+          {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
           {c.label}
           {c.warnings?.length ? (
             // Marked in the queue as at registration (issue 18 #3); the words are in the list of captures with warnings.
@@ -99,7 +114,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
           ) : null}
         </strong>
         <span className="muted">
-          {place} · {c.type === 'exterior' ? 'Exterior' : 'Interior'} · recorded {formatTime(c.capturedAt)}
+          {place} · {kind} · recorded {formatTime(c.capturedAt)}
         </span>
       </div>
       <progress max={100} value={pct} aria-label={`${c.label} progress`} />
@@ -110,6 +125,12 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
         </span>
       </div>
       <div className="actions">
+        {c.state !== 'completed' && sum.done < sum.count && (
+          // "The site manager needs floor 3 first" (issue 18 #6): its uploads go first, at once.
+          <button className="link" aria-label={front ? `Move ${c.label} back to its place in the queue` : `Move ${c.label} to the front of the queue`} onClick={() => void move(c.id, !front)}>
+            {front ? 'Move back' : 'To front'}
+          </button>
+        )}
         <button
           className="link"
           aria-label={`Remove capture ${c.label}`}
@@ -120,7 +141,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
             }
           }}
         >
-          Remove capture
+          Remove
         </button>
       </div>
     </div>

@@ -63,7 +63,8 @@ export function Overall() {
           </a>
         </div>
       )}
-      {state.detail && state.kind !== 'stopped' && (
+      {/* The credentials' refusal has its own banner under the headline: said once. */}
+      {state.detail && !blocked && (
         <div className={`state-detail ${head.tone}`} role="status" data-testid="queue-state-detail">
           <span>{state.detail}</span>
           {waiting && (

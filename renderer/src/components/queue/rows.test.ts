@@ -48,3 +48,26 @@ describe('queueRows order (issue 18 #6)', () => {
     expect(rows.filter((r) => r.kind === 'capture').map((r) => r.id)).toEqual([2, 4, 1, 3]);
   });
 });
+
+describe('queueRows folding (issue 18 #6)', () => {
+  const capture = (id: number, structure = 's', day = '2026-11-22') =>
+    ({ id, label: `c${id}`, state: 'registered', error: null, retryAt: null, captureId: `x${id}`, structure, design: null, type: 'interior', capturedAt: `${day}T08:00:00+01:00` }) as QueueCapture;
+
+  it('one line per capture, its files only once opened; completed captures of one batch in one line, opened on demand', () => {
+    const f = [file('uploading', { captureRow: 1 }), file('pending', { captureRow: 1 }), file('completed', { captureRow: 2 }), file('completed', { captureRow: 3 }), file('completed', { captureRow: 4 }), file('pending', { captureRow: 5 })];
+    const byId = Object.fromEntries(f.map((x) => [x.id, x]));
+    const filesOf = { 1: [f[0]!.id, f[1]!.id], 2: [f[2]!.id], 3: [f[3]!.id], 4: [f[4]!.id], 5: [f[5]!.id] };
+    const captures = { 1: capture(1), 2: capture(2), 3: capture(3), 4: capture(4, 'other'), 5: capture(5) };
+    const shape = (fold: Parameters<typeof queueRows>[5]) =>
+      queueRows([1, 2, 3, 4, 5], filesOf, captures, byId, 'all', fold).map((r) => (r.kind === 'batch' ? `batch ${r.ids.join('+')}${r.open ? ' open' : ''}` : `${r.kind} ${r.id}`));
+
+    expect(shape({ detailed: false, open: {}, openBatches: {} })).toEqual(['capture 1', 'capture 5', 'batch 2+3', 'capture 4']);
+    expect(shape({ detailed: false, open: { 1: true }, openBatches: { 's|2026-11-22': true } })).toEqual([
+      'capture 1', `file ${f[0]!.id}`, `file ${f[1]!.id}`, 'capture 5', 'batch 2+3 open', 'capture 2', 'capture 3', 'capture 4',
+    ]);
+    // "Show every file": everything open, no batch line.
+    expect(shape({ detailed: true, open: {}, openBatches: {} })).toEqual(['capture 1', `file ${f[0]!.id}`, `file ${f[1]!.id}`, 'capture 5', `file ${f[5]!.id}`, 'capture 2', `file ${f[2]!.id}`, 'capture 3', `file ${f[3]!.id}`, 'capture 4', `file ${f[4]!.id}`]);
+    // Under "Active" a folded batch of completed captures is not shown at all.
+    expect(queueRows([1, 2, 3, 4, 5], filesOf, captures, byId, 'active', { detailed: false, open: {}, openBatches: {} }).map((r) => r.kind)).toEqual(['capture', 'capture']);
+  });
+});

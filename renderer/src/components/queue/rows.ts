@@ -1,18 +1,32 @@
 import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
-import type { QueueFilter } from '../../queue-slice.js';
+import type { Folding, QueueFilter } from '../../queue-slice.js';
 
 /** The list-item attributes react-window gives each row (role, position in the set). */
 export type RowAria = { 'aria-posinset': number; 'aria-setsize': number; role: 'listitem' };
 
-/** One line of the queue list: a capture, or one of its files nested under it. */
-export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number };
+/**
+ * One line of the queue list: a capture, one of its files nested under it (when the capture is
+ * opened), or a batch of completed captures folded into one line (`key`: the batch, `ids` its captures).
+ */
+export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number } | { kind: 'batch'; key: string; ids: number[]; open: boolean };
+
+/** Everything open: every capture's files listed under it, no batch folded. */
+export const UNFOLDED: Folding = { detailed: true, open: {}, openBatches: {} };
 
 /**
  * Every line's height in px. One height for captures and files: react-window sizes a list of
  * varying heights by an estimate that is only right once every row was seen, so scrolling to the
  * end of 10,000 files would land short; an opened cause shows over the rows below instead.
+ * 48 px keeps at least six captures in view at 820×560 (issue 18 #6).
  */
-export const ROW_HEIGHT = 60;
+export const ROW_HEIGHT = 48;
+
+/**
+ * The batch a completed capture is folded into: the captures of one structure recorded on one day
+ * (one card, as a site walk's day is carried home on one card). `capturedAt` is ISO 8601 with zone;
+ * its date as written (the site's date).
+ */
+export const batchKey = (c: QueueCapture) => `${c.structure}|${c.capturedAt.slice(0, 10)}`;
 
 /** Capture states in which nothing moves until a person decides. */
 export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_unknown' || c.state === 'rejected' || c.state === 'failed';
@@ -62,10 +76,12 @@ function captureDone(ids: readonly number[], files: Record<number, QueueFile>): 
 }
 
 /**
- * The list's lines under a filter: each capture with its matching files nested under it; a
- * capture that needs a person counts as "needs you" with all its files. Captures with no
- * matching line are left out. Captures still at work come first, completed ones after them, each
- * group in queue order (issue 18 #6: what moves is at the top, not below a night of completed ones).
+ * The list's lines under a filter: one line per capture, its matching files nested under it when
+ * it is opened (`fold`); a capture that needs a person counts as "needs you" with all its files.
+ * Captures with no matching line are left out. Captures still at work come first, completed ones
+ * after them, each group in queue order (`order`: moved to the front first, then by age; issue 18
+ * #6: what moves is at the top, not below a night of completed ones). Completed captures of one
+ * batch (batchKey), two or more, are folded into one batch line until it is opened.
  */
 export function queueRows(
   order: readonly number[],
@@ -73,19 +89,41 @@ export function queueRows(
   captures: Record<number, QueueCapture>,
   files: Record<number, QueueFile>,
   filter: QueueFilter,
+  fold: Folding = UNFOLDED,
 ): QueueRow[] {
   const rows: QueueRow[] = [];
   const done = order.filter((c) => captureDone(filesOf[c] ?? [], files));
   const doneSet = new Set(done);
-  for (const c of [...order.filter((c) => !doneSet.has(c)), ...done]) {
+  const pushCapture = (c: number) => {
     const capture = captures[c];
-    if (!capture) continue;
+    if (!capture) return false;
     const ids = filesOf[c] ?? [];
     const whole = (filter === 'needs-you' || filter === 'active') && captureNeedsYou(capture) ? filter === 'needs-you' : undefined;
     const shown = whole === undefined ? ids.filter((id) => files[id] && fileMatches(files[id], filter)) : whole ? ids : [];
-    if (shown.length === 0 && !(filter === 'all' || whole)) continue;
+    if (shown.length === 0 && !(filter === 'all' || whole)) return false;
     rows.push({ kind: 'capture', id: c });
-    for (const id of shown) rows.push({ kind: 'file', id });
+    if (fold.detailed || fold.open[c]) for (const id of shown) rows.push({ kind: 'file', id });
+    return true;
+  };
+  for (const c of order) if (!doneSet.has(c)) pushCapture(c);
+  // Completed captures by batch, each batch where its first capture stands in queue order.
+  const batches = new Map<string, number[]>();
+  for (const c of done) {
+    const capture = captures[c];
+    if (!capture) continue;
+    const key = batchKey(capture);
+    batches.set(key, [...(batches.get(key) ?? []), c]);
+  }
+  for (const [key, ids] of batches) {
+    if (ids.length < 2 || fold.detailed) {
+      for (const c of ids) pushCapture(c);
+      continue;
+    }
+    const at = rows.length;
+    const open = !!fold.openBatches[key];
+    const shown = open ? ids.filter(pushCapture) : ids.filter(() => filter === 'all' || filter === 'completed');
+    if (shown.length === 0) continue;
+    rows.splice(at, 0, { kind: 'batch', key, ids, open });
   }
   return rows;
 }

@@ -2,6 +2,7 @@ import { select } from 'd3-selection';
 import type { ZoomBehavior, ZoomTransform } from 'd3-zoom';
 import { zoom, zoomIdentity } from 'd3-zoom';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { shapeKind } from '../../../../shared/asset-measure.js';
 import type { AssetView } from '../../../../shared/ipc.js';
 
 /** How far one zoom step scales, and the zoom range (1 = the whole structure). */
@@ -18,8 +19,8 @@ interface Box {
 }
 
 /**
- * A structure's assets as SVG polylines (plan coordinates of progress-records-interface.md §2
- * `points`) with pan and zoom by d3-zoom: wheel, drag and pinch, and for the keyboard + and −,
+ * A structure's assets in SVG by their §2 `shape` (polylines, filled polygons, points as dots,
+ * others through their points; plan coordinates of progress-records-interface.md §2 `points`) with pan and zoom by d3-zoom: wheel, drag and pinch, and for the keyboard + and −,
  * the arrow keys, and buttons (Reset view returns to the whole structure). `colour` and
  * `describe` say how each line is drawn and read; hovering or focusing a line calls `onFocus`.
  */
@@ -120,25 +121,43 @@ export function AssetDrawing(props: {
       </div>
       <svg ref={svgRef} className="asset-drawing" viewBox={`${box.x} ${box.y} ${box.width} ${box.height}`} role="group" aria-label={label}>
         <g ref={layerRef} data-testid="asset-layer">
-          {assets.map((a) => (
-            <polyline
-              key={a._id}
-              data-testid="asset-line"
-              data-asset={a._id}
-              points={a.points.map((p) => `${p.x},${p.y}`).join(' ')}
-              fill="none"
-              stroke={colour(a)}
-              strokeDasharray={a.doNotTrack ? '4 3' : undefined}
-              strokeWidth={focusedId === a._id ? 7 : 4}
-              strokeLinecap="round"
-              vectorEffect="non-scaling-stroke"
-              tabIndex={0}
-              role="img"
-              aria-label={describe(a)}
-              onMouseEnter={() => onFocus(a)}
-              onFocus={() => onFocus(a)}
-            />
-          ))}
+          {assets.map((a) => {
+            const kind = shapeKind(a.shape);
+            const focused = focusedId === a._id;
+            const common = {
+              'data-testid': 'asset-line',
+              'data-asset': a._id,
+              'data-shape': kind,
+              points: a.points.map((p) => `${p.x},${p.y}`).join(' '),
+              stroke: colour(a),
+              strokeLinecap: 'round' as const,
+              strokeLinejoin: 'round' as const,
+              vectorEffect: 'non-scaling-stroke',
+              tabIndex: 0,
+              role: 'img',
+              'aria-label': describe(a),
+              onMouseEnter: () => onFocus(a),
+              onFocus: () => onFocus(a),
+            };
+            // A polygon is an outline filled with its colour; a point a dot that keeps its size on
+            // screen (a zero-length line with round caps); a shape not known is drawn through its
+            // points, dotted. Not-tracked assets are dashed whatever their shape.
+            if (kind === 'polygon')
+              return <polygon key={a._id} {...common} fill={colour(a)} fillOpacity={focused ? 0.7 : 0.35} strokeDasharray={a.doNotTrack ? '4 3' : undefined} strokeWidth={focused ? 5 : 2.5} />;
+            if (kind === 'point') {
+              const p = a.points[0] ?? { x: 0, y: 0 };
+              return <polyline key={a._id} {...common} points={`${p.x},${p.y} ${p.x},${p.y}`} fill="none" strokeWidth={focused ? 16 : 11} />;
+            }
+            return (
+              <polyline
+                key={a._id}
+                {...common}
+                fill="none"
+                strokeDasharray={a.doNotTrack ? '4 3' : kind === 'other' ? '1 5' : undefined}
+                strokeWidth={focused ? 7 : 4}
+              />
+            );
+          })}
         </g>
       </svg>
     </div>

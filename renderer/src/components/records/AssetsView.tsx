@@ -1,20 +1,21 @@
 import { useEffect, useMemo, useState } from 'react';
-import { categoryMeasure, polylineLength, progressFraction, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
-import type { CategoryMeasure } from '../../../../shared/asset-stages.js';
+import { shapeKind } from '../../../../shared/asset-measure.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
+import { localDate } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
+import { assetFigures } from './asset-figures.js';
 import { AssetDrawing } from './AssetDrawing.js';
+import { AssetLegend, AssetTable, MUTED } from './AssetTables.js';
 import { offlineSentence } from './calendar.js';
 import { KEY_FRACTIONS, fractionColour } from './palette.js';
 
-const MUTED = '#9aa3ad';
-
 /**
- * A structure's external assets in one category (progress-records-interface.md §4): polylines
- * drawn in SVG, each coloured by the stage it has reached (stages in sequence), do-not-track ones
- * muted; focus or hover shows an asset's stages; a legend with, per stage, how many assets reached
- * it and their share of the category's length; and the same data as a table, exportable as CSV,
- * for keyboard and screen-reader users.
+ * A structure's external assets in one category (progress-records-interface.md §4): drawn in SVG
+ * by their `shape` (polylines, filled polygons, points as dots, other shapes through their points),
+ * each coloured by how far it got, do-not-track ones muted; focus or hover shows an asset's stages
+ * in each stage's own unit; a legend with, per stage, how many assets reached it and their share of
+ * the category's quantity, and each stage's work done in its unit ("120 of 300 m"); and the same
+ * data as a table, exportable as CSV, for keyboard and screen-reader users.
  */
 export function AssetsView() {
   const [categories, setCategories] = useState<AssetCategoryView[]>([]);
@@ -51,25 +52,20 @@ export function AssetsView() {
   }, [structure, categoryId]);
 
   const category = categories.find((c) => c.id === categoryId);
-  const stages = useMemo(() => [...(category?.stages ?? [])].sort((a, b) => a.sequence - b.sequence), [category]);
-  const measure = category ? categoryMeasure(category.uom, category.height) : undefined;
-  const totals = useMemo(() => (assets && category ? stageTotals(stages, assets) : []), [assets, category, stages]);
-  const untracked = (assets ?? []).filter((a) => a.doNotTrack);
+  const f = useMemo(() => (assets && category ? assetFigures(category, assets) : null), [assets, category]);
   // §2 gives assets no name: each is called by its category's name and its place in the answer
   // ("Curtain Wall 3"); the id is shown only on hover (title), never as the name.
   const names = useMemo(() => new Map((assets ?? []).map((a, i) => [a._id, `${category?.name ?? 'Asset'} ${i + 1}`])), [assets, category]);
   const nameOf = (a: AssetView) => names.get(a._id) ?? a._id;
   // By how far it got (all stages together), on a sequential palette; do-not-track muted.
-  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : fractionColour(progressFraction(stages, a)));
+  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : fractionColour(f ? f.fraction(a) : 0));
   const describe = (a: AssetView) =>
-    `${nameOf(a)}. ${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${reachedStage(stages, a)?.name ?? 'not started'} (${Math.round(progressFraction(stages, a) * 100)}% of all stages). ` +
-    stages
-      .map((s) => {
-        const st = a.stages.find((x) => x._id === s._id);
-        return `${s.name} ${st?.percentage ?? 0}%${st?.date && st.percentage > 0 ? ` on ${st.date.slice(0, 10)}` : ''}`;
-      })
-      .join(', ') +
-    (a.snapshot ? `. Snapshot ${a.snapshot.slice(0, 10)}` : '');
+    !f
+      ? nameOf(a)
+      : `${nameOf(a)}. ${f.shapeText(a)}. ${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${f.reached(a)?.name ?? 'not started'} (${Math.round(f.fraction(a) * 100)}% of all stages). ` +
+        f.stages.map((s) => `${s.name} ${f.stageCell(a, s) === '—' ? '0%' : f.stageCell(a, s)}`).join(', ') +
+        (a.snapshot ? `. Snapshot ${localDate(a.snapshot)}` : '');
+  const kinds = new Set((assets ?? []).map((a) => shapeKind(a.shape)));
 
   return (
     <main className="records wide">
@@ -110,7 +106,7 @@ export function AssetsView() {
           </p>
         )}
       </section>
-      {assets && category && (
+      {assets && category && f && (
         <>
           <section className="panel drawing-layout" aria-label="Drawing">
             {assets.length === 0 ? (
@@ -135,121 +131,20 @@ export function AssetsView() {
                   <span className="swatch" style={{ background: fractionColour(f) }} /> {f * 100}%
                 </span>
               ))}
-              {untracked.length > 0 && (
+              {f.untracked.length > 0 && (
                 <span className="key-step">
                   <span className="swatch" style={{ background: MUTED }} /> not tracked (dashed)
                 </span>
               )}
+              {kinds.has('polygon') && <span className="key-step">Outlines (polygons) are filled with their colour.</span>}
+              {kinds.has('point') && <span className="key-step">Points are drawn as dots.</span>}
+              {kinds.has('other') && <span className="key-step">Dotted: a shape this app does not know, drawn through its points.</span>}
             </p>
-            <table className="legend" data-testid="asset-legend">
-              <caption>
-                Stages of {category.name}, in sequence ({measureNote(measure!, category.height)})
-              </caption>
-              <thead>
-                <tr>
-                  <th>Stage</th>
-                  <th>Assets</th>
-                  <th>{measure!.kind === 'area' ? 'Area' : 'Length'}</th>
-                  <th>Share</th>
-                </tr>
-              </thead>
-              <tbody>
-                {totals.map((t) => (
-                  <tr key={t.stage?._id ?? 'none'}>
-                    <td>{t.stage?.name ?? 'Not started'}</td>
-                    <td>{t.assets}</td>
-                    <td>
-                      {(t.length * measure!.factor).toFixed(1)} {measure!.unit}
-                    </td>
-                    <td>{(t.share * 100).toFixed(1)}%</td>
-                  </tr>
-                ))}
-                {untracked.length > 0 && (
-                  // Every state drawn is in the legend: do-not-track lines are drawn muted, outside the figures.
-                  <tr key="not-tracked" data-testid="legend-not-tracked">
-                    <td>
-                      <span className="swatch" style={{ background: MUTED }} /> Not tracked
-                    </td>
-                    <td>{untracked.length}</td>
-                    <td>
-                      {(untracked.reduce((n, a) => n + polylineLength(a.points), 0) * measure!.factor).toFixed(1)} {measure!.unit}
-                    </td>
-                    <td>not counted</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
+            <AssetLegend category={category} f={f} />
           </section>
-          <section className="panel" aria-label="Assets as a table">
-            <h3>Assets</h3>
-            <button onClick={() => downloadCsv(category, stages, assets, nameOf)}>Export CSV</button>
-            <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
-              <table className="asset-table" data-testid="asset-table">
-                <thead>
-                  <tr>
-                    <th>Asset</th>
-                    <th>Reached</th>
-                    <th>
-                      {measure!.kind === 'area' ? 'Area' : 'Length'} ({measure!.unit})
-                    </th>
-                    {stages.map((s) => (
-                      <th key={s._id}>{s.name}</th>
-                    ))}
-                    <th>Snapshot</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {assets.map((a) => (
-                    <tr key={a._id}>
-                      <td title={`Asset id ${a._id}`} data-testid="asset-name">
-                        {nameOf(a)}
-                        {a.doNotTrack ? ' (not tracked)' : ''}
-                      </td>
-                      <td>{reachedStage(stages, a)?.name ?? 'Not started'}</td>
-                      <td>{(polylineLength(a.points) * measure!.factor).toFixed(1)}</td>
-                      {stages.map((s) => {
-                        const st = a.stages.find((x) => x._id === s._id);
-                        return <td key={s._id}>{st ? `${st.percentage}%${st.date ? ` (${st.date.slice(0, 10)})` : ''}` : '—'}</td>;
-                      })}
-                      <td>{a.snapshot?.slice(0, 10) ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </section>
+          <AssetTable category={category} assets={assets} f={f} nameOf={nameOf} />
         </>
       )}
     </main>
   );
-}
-
-/** The table as a CSV file download (RFC 4180 quoting): each asset by name, its id in a column of its own. */
-function downloadCsv(category: AssetCategoryView, stages: AssetCategoryView['stages'], assets: AssetView[], nameOf: (a: AssetView) => string): void {
-  const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
-  const measure = categoryMeasure(category.uom, category.height);
-  const head = ['asset', 'id', 'reached', `${measure.kind === 'area' ? 'area' : 'length'} (${measure.unit})`, ...stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
-  const rows = assets.map((a) => [
-    nameOf(a),
-    a._id,
-    reachedStage(stages, a)?.name ?? 'Not started',
-    (polylineLength(a.points) * measure.factor).toFixed(2),
-    ...stages.map((s) => a.stages.find((x) => x._id === s._id)?.percentage ?? 0),
-    a.snapshot ?? '',
-    String(a.doNotTrack),
-  ]);
-  const csv = [head, ...rows].map((r) => r.map(q).join(',')).join('\r\n');
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = `${category.name.replace(/[^\w.-]+/g, '-')}-assets.csv`;
-  link.click();
-  URL.revokeObjectURL(url);
-}
-
-/** What the legend's quantities are, in words: "lengths in m", "area in m2: drawn length × height 3 m", or plan units. */
-function measureNote(m: CategoryMeasure, height: number | null): string {
-  if (m.kind === 'length') return `lengths in ${m.unit}`;
-  if (m.kind === 'area') return `area in ${m.unit}: drawn length × height ${height}`;
-  return 'drawn length in plan units; the category’s unit cannot be derived from it';
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { DayCaptureView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { formatTime } from '../../format.js';
+import { whenAt } from '../../../../shared/when.js';
 import { showInQueue } from './queue-link.js';
 
 const STATE: Record<DayCaptureView['state'], string> = {
@@ -48,10 +48,10 @@ export function DayCaptures({ day }: { day: string }) {
             <li key={c.captureRow} data-testid="day-capture">
               <span className="status-badge">{STATE[c.state]}</span>
               <span>
-                <strong>{c.structureName}</strong> · {c.label} · recorded {formatTime(c.capturedAt)}
+                <strong>{c.structureName}</strong> · {c.label} · recorded {whenAt(c.capturedAt)}
               </span>
               <span>
-                {c.filesUploaded} of {c.files} files uploaded{c.uploadedAt ? ` · uploaded ${formatTime(c.uploadedAt)}` : ''}
+                {c.filesUploaded} of {c.files} files uploaded{c.uploadedAt ? ` · uploaded ${whenAt(c.uploadedAt)}` : ''}
               </span>
               <button className="link" onClick={() => showInQueue(c.captureRow)}>
                 Show {c.label} in the queue

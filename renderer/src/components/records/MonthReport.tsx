@@ -1,6 +1,6 @@
 import type { ProgressEntryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { formatTime } from '../../format.js';
+import { localDate, whenAt } from '../../../../shared/when.js';
 import { monthTitle } from './calendar.js';
 
 /**
@@ -27,10 +27,11 @@ export function MonthReport({ month, entries, asOf }: { month: string; entries: 
         <button onClick={() => window.print()}>Print month</button>
       </div>
       <section className="month-report" aria-label={`Progress report, ${monthTitle(month)}`} data-testid="month-report">
-        <h2>Progress report — {monthTitle(month)}</h2>
+        {/* The printed page's only heading of its level: the app's own h1 is not printed. */}
+        <h1>Progress report — {monthTitle(month)}</h1>
         <p>
           {rows.length} {rows.length === 1 ? 'entry' : 'entries'}
-          {asOf ? `, as read ${formatTime(asOf)}` : ''}
+          {asOf ? `, as read ${whenAt(asOf)}` : ''}
         </p>
         <table>
           <thead>
@@ -43,7 +44,7 @@ export function MonthReport({ month, entries, asOf }: { month: string; entries: 
           <tbody>
             {rows.map((e) => (
               <tr key={e.id} data-testid="report-row">
-                <td>{e.date}</td>
+                <td>{localDate(e.date)}</td>
                 <td>{e.status}</td>
                 <td className="details">{e.details}</td>
               </tr>

@@ -1,6 +1,7 @@
 import type { OutboxItemView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { clockTime, statusClass } from './calendar.js';
+import { localDate, whenAt } from '../../../../shared/when.js';
+import { statusClass } from './calendar.js';
 
 /**
  * Entries recorded while the progress service could not be reached: each with its date, status
@@ -22,7 +23,7 @@ export function OutboxList({ items, onChanged, onEdit }: { items: OutboxItemView
           <li key={i.id} data-testid="outbox-item">
             <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting'}</span>
             <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
-            <span>{i.date}</span>
+            <span>{localDate(i.date)}</span>
             <span className="details">{i.details}</span>
             {i.state === 'refused' ? (
               <>
@@ -31,7 +32,7 @@ export function OutboxList({ items, onChanged, onEdit }: { items: OutboxItemView
                 <button onClick={() => void discard(i.id)}>Discard</button>
               </>
             ) : (
-              <span className="muted">kept at {clockTime(i.queuedAt)}; sent when the service is back</span>
+              <span className="muted">kept at {whenAt(i.queuedAt)}; sent when the service is back</span>
             )}
           </li>
         ))}

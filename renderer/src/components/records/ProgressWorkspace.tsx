@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
+import { localDate, whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
-import { clockTime, localDay, monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
+import { localDay, monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
 import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
@@ -78,7 +79,7 @@ export function ProgressWorkspace() {
                 ? 'Loading…'
                 : fresh.offline
                   ? offlineSentence(fresh.asOf)
-                  : `Up to date as of ${clockTime(fresh.asOf)}`}
+                  : `Up to date as of ${whenAt(fresh.asOf)}`}
           </span>
           <button onClick={() => void load()}>Refresh</button>
         </header>
@@ -106,7 +107,7 @@ export function ProgressWorkspace() {
             ›
           </button>
         </div>
-        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} />
+        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} onMonth={setMonth} />
         <MonthReport month={month} entries={entries ?? []} asOf={fresh?.asOf ?? null} />
         <p className="calendar-key muted" aria-hidden="true">
           <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day
@@ -115,7 +116,7 @@ export function ProgressWorkspace() {
 
       <div className="side">
         <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
-          <h3>{new Date(`${day}T12:00:00`).toLocaleDateString(undefined, { dateStyle: 'full' })}</h3>
+          <h3>{localDate(day, { weekday: true })}</h3>
           {dayEntries.length === 0 && dayWaiting.length === 0 ? (
             <p className="muted">No entries on this day.</p>
           ) : (
@@ -144,7 +145,7 @@ export function ProgressWorkspace() {
                 <dt>Id</dt>
                 <dd>{open.id}</dd>
                 <dt>Date</dt>
-                <dd>{open.date}</dd>
+                <dd>{localDate(open.date)}</dd>
                 <dt>Status</dt>
                 <dd>{open.status}</dd>
                 <dt>Details</dt>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
+import { localDate } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
 
 /** The statuses an entry can be recorded with (progress-records-interface.md §2). */
@@ -67,10 +68,10 @@ export function RecordForm(props: {
       setTouched(false);
       setDate(today);
       if (r.entry) {
-        setDone(`Recorded ${r.entry.id} for ${r.entry.date}.`);
+        setDone(`Recorded ${r.entry.id} for ${localDate(r.entry.date)}.`);
         onRecorded(r.entry);
       } else if (queued) {
-        setDone(`The progress service cannot be reached: the entry for ${queued.date} is kept on this computer and sent when it is back.`);
+        setDone(`The progress service cannot be reached: the entry for ${localDate(queued.date)} is kept on this computer and sent when it is back.`);
         onQueued(queued);
       }
       if (editing) onEditDone();

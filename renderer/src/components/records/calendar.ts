@@ -1,3 +1,5 @@
+import { localMonth, whenAt } from '../../../../shared/when.js';
+
 // Calendar arithmetic of the Progress workspace, in the person's local time: progress entries
 // carry a date without a zone (progress-records-interface.md §2, YYYY-MM-DD).
 
@@ -22,17 +24,37 @@ export function shiftMonth(month: string, by: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
 }
 
-/** "November 2026" for 2026-11, in the person's language. */
-export const monthTitle = (month: string) => new Date(`${month}-01T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' });
-
-/** "09:12" for an ISO 8601 time, in local time. */
-export const clockTime = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+/** "November 2026" for 2026-11, in the person's language (shared/when.ts localMonth). */
+export const monthTitle = (month: string) => localMonth(month);
 
 /** The CSS class of a status badge. */
 export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : 'in-progress');
 
 /**
  * What the office screens say when the progress service cannot be reached and the copy kept is
- * shown (issue 20 #5): "No connection to the progress service: showing the copy from 14:02".
+ * shown (issue 20 #5): "No connection to the progress service: showing the copy from 14:02", the
+ * time in the office's one format (shared/when.ts), so a copy from yesterday says its date.
  */
-export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${clockTime(asOf)}`;
+export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${whenAt(asOf)}`;
+
+/** YYYY-MM-DD of a date-only UTC time (ms); the calendar's days carry no zone. */
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The day a key moves the calendar's focus to from `day` (YYYY-MM-DD), after WAI-ARIA's date
+ * grid (issue 18 #5): Left/Right a day, Up/Down a week, Home/End the week's Monday or Sunday,
+ * Page Up/Down a month (with `shift`, a year), kept on the same day of the month or its last
+ * day. Null for any other key. Computed on dates alone (UTC midnights), so no clock change shifts it.
+ */
+export function dayForKey(day: string, key: string, shift = false): string | null {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const at = Date.UTC(y, m - 1, d);
+  const DAY = 86_400_000;
+  const weekday = (new Date(at).getUTCDay() + 6) % 7; // Monday 0
+  const byDays: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7, Home: -weekday, End: 6 - weekday };
+  if (key in byDays) return isoDay(at + byDays[key]! * DAY);
+  if (key !== 'PageUp' && key !== 'PageDown') return null;
+  const months = (key === 'PageUp' ? -1 : 1) * (shift ? 12 : 1);
+  const last = new Date(Date.UTC(y, m - 1 + months + 1, 0)).getUTCDate();
+  return isoDay(Date.UTC(y, m - 1 + months, Math.min(d, last)));
+}

@@ -1,3 +1,4 @@
+import type { RefObject } from 'react';
 import { useState } from 'react';
 import { parseShift, shiftTimes } from '../../../../shared/time-shift.js';
 import { useDrafts } from '../../drafts-store.js';
@@ -10,8 +11,8 @@ function shownTime(iso: string): string {
 }
 
 /**
- * After Apply, focus goes to the next capture without a place (its checkbox), else to Register
- * (issue 18 #4, #5): never lost on a button that is now disabled.
+ * After Apply, Shift or Remove, focus goes to the first capture without a place (its checkbox),
+ * else to Register (issue 18 #4, #5): never lost on a button that is now disabled.
  */
 function focusNextUnplaced(): void {
   requestAnimationFrame(() => {
@@ -21,12 +22,22 @@ function focusNextUnplaced(): void {
   });
 }
 
+/** The id of the "Structure · design" list, which Alt+S focuses. */
+export const PLACE_ID = 'apply-place';
+
+/** What the registration panel's shortcuts call in the bar (issue 18 #5). */
+export interface ApplyActions {
+  /** Applies the chosen structure · design and type to the selection, or says in the bar's status what is missing. */
+  apply(): void;
+}
+
 /**
  * The controls above the registration table (issue #10 item 1): a structure · design and a type
  * applied to the selected rows at once, the explicit carry-over of the previous card's place, and
  * the count that opens the confirmation. Sticky, so it stays at hand over a long card.
+ * `actions` receives what the panel's shortcuts call (issue 18 #5): Ctrl+Enter applies.
  */
-export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waiting: number; onRegister(): void }) {
+export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: number; waiting: number; onRegister(): void; actions?: RefObject<ApplyActions | null> }) {
   const structures = useApp((s) => s.settings?.structures ?? []);
   const selected = useDrafts((s) => s.selected.size);
   const last = useDrafts((s) => s.lastPlacement);
@@ -60,7 +71,11 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
     }
   };
   const apply = () => {
-    if (!chosen || !type) return;
+    // From a shortcut the button's disabled state is not seen: say what is missing.
+    if (!chosen || !type || selected === 0) {
+      setStatus(selected === 0 ? 'Select the captures first.' : !chosen ? 'Choose a structure · design first.' : 'Choose the type first.');
+      return;
+    }
     const n = useDrafts.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
     setStatus(`${chosen.label} (${type}) set on ${n} capture${n === 1 ? '' : 's'}.`);
     focusNextUnplaced();
@@ -72,6 +87,7 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
     setShiftText('');
     focusNextUnplaced();
   };
+  if (actions) actions.current = { apply };
   const carryOver = () => {
     if (!last || !lastName) return;
     const s = useDrafts.getState();
@@ -86,7 +102,7 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
     <div className="apply-bar" role="group" aria-label="Apply to selected captures">
       <label>
         Structure · design
-        <select value={place} onChange={(e) => choosePlace(e.target.value)}>
+        <select id={PLACE_ID} aria-keyshortcuts="Alt+S" value={place} onChange={(e) => choosePlace(e.target.value)}>
           <option value="">Choose…</option>
           {structures.map((s) => (
             <optgroup key={s.id} label={s.name}>
@@ -115,7 +131,7 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
           <option value="exterior">Exterior{typeFromLast && type === 'exterior' ? ' (last used here)' : ''}</option>
         </select>
       </label>
-      <button type="button" disabled={!chosen || !type || selected === 0} onClick={apply}>
+      <button type="button" aria-keyshortcuts="Control+Enter" disabled={!chosen || !type || selected === 0} onClick={apply}>
         Apply to {selected} selected
       </button>
       <label>
@@ -141,7 +157,16 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
           Use {lastName} ({last.type}) as last time
         </button>
       )}
-      <button type="button" className="link" disabled={selected === 0} onClick={() => useDrafts.getState().discardSelected()}>
+      <button
+        type="button"
+        className="link"
+        disabled={selected === 0}
+        onClick={() => {
+          useDrafts.getState().discardSelected();
+          // The button is disabled now: focus goes on to a capture still to place (issue 18 #5).
+          focusNextUnplaced();
+        }}
+      >
         Remove selected from list
       </button>
       <span className="apply-status" role="status">
@@ -149,7 +174,7 @@ export function ApplyBar({ ready, waiting, onRegister }: { ready: number; waitin
       </span>
       <div className="register-actions">
         {waiting > 0 && <span className="muted">{waiting} not placed yet</span>}
-        <button type="button" className="primary" disabled={ready === 0} onClick={onRegister}>
+        <button type="button" className="primary" aria-keyshortcuts="Control+Shift+Enter" disabled={ready === 0} onClick={onRegister}>
           Register {ready} capture{ready === 1 ? '' : 's'}…
         </button>
       </div>

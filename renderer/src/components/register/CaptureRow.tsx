@@ -17,9 +17,10 @@ const duration = (s?: number) => (s === undefined ? '—' : `${Math.floor(s / 60
 /**
  * One capture of the card: recorded time (local), recording, lenses, duration, camera, size, the
  * place chosen and the type. The time opens an editor in local time with its UTC offset
- * (issue #10 item 7); what is kept stays ISO 8601 with a zone.
+ * (issue #10 item 7); what is kept stays ISO 8601 with a zone. `tabCol` is the column whose
+ * control is the table's tab stop (0 the checkbox, 1 the time), or null when it is in another row.
  */
-export function CaptureRow({ draft }: { draft: DraftCapture }) {
+export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabCol?: number | null }) {
   const { proposal: p, form } = draft;
   const key = p.key;
   const checked = useDrafts((s) => s.selected.has(key));
@@ -35,12 +36,12 @@ export function CaptureRow({ draft }: { draft: DraftCapture }) {
   const onSelect = (e: MouseEvent<HTMLInputElement>) => useDrafts.getState().toggle(key, e.shiftKey);
   return (
     <>
-      <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key}>
+      <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key} data-nav={key}>
         <td>
-          <input type="checkbox" checked={checked} onClick={onSelect} onChange={() => undefined} aria-label={`Select ${p.label}`} />
+          <input type="checkbox" data-col={0} tabIndex={tabCol === 0 ? 0 : -1} checked={checked} onClick={onSelect} onChange={() => undefined} aria-label={`Select ${p.label}`} />
         </td>
         <td>
-          <button type="button" className="link time" aria-expanded={editing} aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`} onClick={() => setEditing(!editing)}>
+          <button type="button" className="link time" data-col={1} tabIndex={tabCol === 1 ? 0 : -1} aria-expanded={editing} aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`} onClick={() => setEditing(!editing)}>
             {clock(form.capturedAt)}
             {edited && ' ✎'}
           </button>

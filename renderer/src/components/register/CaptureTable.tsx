@@ -1,9 +1,11 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SiteWalk } from '../../../../shared/registration.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import type { DraftCapture } from '../../placement.js';
 import { COLUMN_COUNT, CaptureRow } from './CaptureRow.js';
+import type { TableSpot } from './table-keys.js';
+import { onTableKey, spotOf } from './table-keys.js';
 
 /** A row for a recording that cannot be registered, with the reason (a lone lens, a refused group, already queued). */
 export interface BlockedRow {
@@ -19,17 +21,32 @@ const bytesOf = (ds: DraftCapture[]) => ds.reduce((n, d) => n + d.proposal.files
 /**
  * The card as a table (issue #10 item 1): one row per capture, grouped into site walks by gaps in
  * recording time, each walk and the whole card selectable at once; the recordings that cannot be
- * registered follow with their reasons.
+ * registered follow with their reasons. The table is one tab stop: its keys (table-keys.ts,
+ * issue 18 #5) move between rows and select ranges, described to screen readers by `hintId`.
  */
-export function CaptureTable({ walks, blocked }: { walks: SiteWalk<DraftCapture>[]; blocked: BlockedRow[] }) {
+export function CaptureTable({ walks, blocked, hintId }: { walks: SiteWalk<DraftCapture>[]; blocked: BlockedRow[]; hintId?: string }) {
   const all = walks.flatMap((w) => w.items.map((d) => d.proposal.key));
+  const [spot, setSpot] = useState<TableSpot | null>(null);
+  // The tab stop: the control last focused while its row is listed, else the first capture's checkbox.
+  const reachable = spot && (spot.key === 'all' || walks.some((w) => `walk:${w.number}` === spot.key) || all.includes(spot.key));
+  const stop: TableSpot = reachable ? spot : { key: all[0] ?? 'all', col: 0 };
+  const tabOf = (key: string, col = 0) => (stop.key === key && stop.col === col ? 0 : -1);
   return (
     <div className="capture-table-wrap">
-      <table className="capture-table" aria-label="Captures to register">
+      <table
+        className="capture-table"
+        aria-label="Captures to register"
+        aria-describedby={hintId}
+        onKeyDown={onTableKey}
+        onFocus={(e) => {
+          const at = spotOf(e.target);
+          if (at && (at.key !== spot?.key || at.col !== spot.col)) setSpot(at);
+        }}
+      >
         <thead>
-          <tr>
+          <tr data-nav="all">
             <th scope="col">
-              <SelectMany keys={all} label="Select all captures" />
+              <SelectMany keys={all} label="Select all captures" tabIndex={tabOf('all')} />
             </th>
             <th scope="col">Recorded</th>
             <th scope="col">Recording</th>
@@ -49,9 +66,9 @@ export function CaptureTable({ walks, blocked }: { walks: SiteWalk<DraftCapture>
         </thead>
         {walks.map((w) => (
           <tbody key={w.number} aria-label={`Site walk ${w.number}`}>
-            <tr className="walk-head">
+            <tr className="walk-head" data-nav={`walk:${w.number}`}>
               <th colSpan={COLUMN_COUNT} scope="colgroup">
-                <SelectMany keys={w.items.map((d) => d.proposal.key)} label={`Select site walk ${w.number}`} />
+                <SelectMany keys={w.items.map((d) => d.proposal.key)} label={`Select site walk ${w.number}`} tabIndex={tabOf(`walk:${w.number}`)} />
                 <span className="walk-title">Site walk {w.number}</span>
                 <span className="muted">
                   {Number.isNaN(w.start) ? 'recording time unknown' : `${day(w.start)}, ${hm(w.start)}–${hm(w.end)}`} · {w.items.length} capture
@@ -60,7 +77,7 @@ export function CaptureTable({ walks, blocked }: { walks: SiteWalk<DraftCapture>
               </th>
             </tr>
             {w.items.map((d) => (
-              <CaptureRow key={d.proposal.key} draft={d} />
+              <CaptureRow key={d.proposal.key} draft={d} tabCol={stop.key === d.proposal.key ? stop.col : null} />
             ))}
           </tbody>
         ))}
@@ -90,12 +107,23 @@ export function CaptureTable({ walks, blocked }: { walks: SiteWalk<DraftCapture>
 }
 
 /** A checkbox that selects a set of rows: checked when all are, mixed when some are. */
-function SelectMany({ keys, label }: { keys: string[]; label: string }) {
+function SelectMany({ keys, label, tabIndex }: { keys: string[]; label: string; tabIndex: number }) {
   const count = useDrafts((s) => keys.filter((k) => s.selected.has(k)).length);
   const ref = useRef<HTMLInputElement>(null);
   const all = keys.length > 0 && count === keys.length;
   useEffect(() => {
     if (ref.current) ref.current.indeterminate = count > 0 && !all;
   }, [count, all]);
-  return <input ref={ref} type="checkbox" aria-label={label} checked={all} disabled={keys.length === 0} onChange={() => useDrafts.getState().select(keys, !all)} />;
+  return (
+    <input
+      ref={ref}
+      type="checkbox"
+      aria-label={label}
+      checked={all}
+      disabled={keys.length === 0}
+      data-col={0}
+      tabIndex={tabIndex}
+      onChange={() => useDrafts.getState().select(keys, !all)}
+    />
+  );
 }

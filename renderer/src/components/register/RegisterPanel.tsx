@@ -1,10 +1,12 @@
-import { useState } from 'react';
+import type { KeyboardEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { describeRegistration, describeSkipped, groupIntoWalks, isNothingFound, isRecordingName } from '../../../../shared/registration.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import { isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
 import { useApp } from '../../store.js';
-import { ApplyBar } from './ApplyBar.js';
+import type { ApplyActions } from './ApplyBar.js';
+import { ApplyBar, PLACE_ID } from './ApplyBar.js';
 import type { BlockedRow } from './CaptureTable.js';
 import { CaptureTable } from './CaptureTable.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -32,6 +34,27 @@ function focusAfter(selectors: string[], frames = 10): void {
   });
 }
 
+const KEYS_HINT_ID = 'register-keys';
+const FIRST_CAPTURE = 'tr[data-testid="capture-row"] input[type="checkbox"]';
+
+/**
+ * The panel's shortcuts (issue 18 #5), wherever the focus is in it (not in the confirmation):
+ * Alt+S to "Structure · design", Ctrl+Enter applies to the selection, Ctrl+Shift+Enter opens the
+ * confirmation. Keys are read by `code` for Alt+S, so a layout or Option key that types a
+ * character instead still works.
+ */
+function panelKey(e: KeyboardEvent<HTMLElement>, actions: ApplyActions | null, register: () => void): void {
+  if (e.target instanceof Element && e.target.closest('dialog')) return;
+  if (e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyS') {
+    e.preventDefault();
+    document.getElementById(PLACE_ID)?.focus();
+  } else if (e.ctrlKey && !e.altKey && e.key === 'Enter') {
+    e.preventDefault();
+    if (e.shiftKey) register();
+    else actions?.apply();
+  }
+}
+
 /**
  * The registration step for a dropped card (issue #10 item 1): the table of captures by site
  * walk, the controls that place many at once, the recordings that cannot be registered with
@@ -43,6 +66,18 @@ export function RegisterPanel() {
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
+  const actions = useRef<ApplyActions | null>(null);
+  const count = drafts.filter(isRegistrable).length;
+  const listed = useRef(0);
+  useEffect(() => {
+    // A card just listed takes the focus, unless the person is already elsewhere on purpose
+    // (a field, the queue): from the drop zone or nowhere, focus goes to its first capture.
+    if (listed.current === 0 && count > 0) {
+      const active = document.activeElement;
+      if (!active || active === document.body || active.closest('[data-testid="dropzone"]')) document.querySelector<HTMLElement>(FIRST_CAPTURE)?.focus();
+    }
+    listed.current = count;
+  }, [count]);
   if (drafts.length === 0 && refused.length === 0) return null;
 
   const registrable = drafts.filter(isRegistrable);
@@ -76,12 +111,15 @@ export function RegisterPanel() {
     // Focus never falls to the page (issue 18 #5): the next capture without a place, else the queue.
     focusAfter(['tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]', '#queue-title']);
   };
+  const openConfirm = () => {
+    if (ready.length > 0) setConfirming(true);
+  };
   const cancel = () => {
     setConfirming(false);
     focusAfter(['.register-actions button.primary']);
   };
   return (
-    <section className="drafts" aria-labelledby="drafts-title">
+    <section className="drafts" aria-labelledby="drafts-title" onKeyDown={(e) => panelKey(e, actions.current, openConfirm)}>
       <header className="drafts-head">
         <h2 id="drafts-title">
           New captures{' '}
@@ -91,8 +129,13 @@ export function RegisterPanel() {
           Clear this list
         </button>
       </header>
-      {registrable.length > 0 && <ApplyBar ready={ready.length} waiting={left} onRegister={() => setConfirming(true)} />}
-      {(registrable.length > 0 || blocked.length > 0) && <CaptureTable walks={walks} blocked={blocked} />}
+      {registrable.length > 0 && <ApplyBar ready={ready.length} waiting={left} onRegister={openConfirm} actions={actions} />}
+      {registrable.length > 0 && (
+        <p id={KEYS_HINT_ID} className="keys-hint muted">
+          Keys: ↑ ↓ move, Space selects, Shift+↑ ↓ / Page Up, Page Down / Home, End select a range, Alt+S place, Ctrl+Enter apply, Ctrl+Shift+Enter register.
+        </p>
+      )}
+      {(registrable.length > 0 || blocked.length > 0) && <CaptureTable walks={walks} blocked={blocked} hintId={registrable.length > 0 ? KEYS_HINT_ID : undefined} />}
       {empty.map((r) => (
         <p key={r.path} className="nothing-found" role="status" data-testid="nothing-found">
           {r.reason}

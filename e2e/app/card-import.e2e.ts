@@ -1,0 +1,111 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { writeFakeCard } from '../../main/card/fake-card.js';
+import { formatBytes } from '../../shared/format.js';
+import { AppHarness } from './harness.js';
+import { registerAll } from './register-steps.js';
+import { SIZES, shots } from './shots.js';
+
+// Issue 19 "Done when": a generated card appears in a watched mount folder, the app offers it,
+// Import copies it with verification, "Card safe to remove" shows, the card's folder is removed,
+// and the uploads complete byte-identical from the copies in the library.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+
+let h: AppHarness;
+let work: string;
+let mounts: string;
+test.beforeEach(async ({ page }) => {
+  work = mkdtempSync(join(tmpdir(), 'app-card-import-'));
+  mounts = join(work, 'media');
+  mkdirSync(mounts);
+  // The service watches this folder as it would /media/$USER: a card appears when its folder does.
+  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300 } });
+  await page.setViewportSize(SIZES.large);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function expectAccessible(page: Page, selector: string) {
+  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
+  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** Writes a card aside and moves it under the mount folder at once, as a volume appears when mounted. */
+function mountCard(name: string, recordings: number, bytes: number) {
+  const card = writeFakeCard(join(work, 'staging', name), { recordings, bytes });
+  const root = join(mounts, name);
+  renameSync(card.root, root);
+  return { root, recordings: card.recordings.map((p) => p.replace(card.root, root)) };
+}
+
+test('a card that appears is offered, imported with verification, removed once safe, and uploaded byte-identical from the copies', async ({ page }, info) => {
+  const library = join(work, 'library');
+  // Settings: the library folder (default in the Videos folder) and days kept.
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  const section = page.getByRole('form', { name: 'Card imports' });
+  await expect(section.getByLabel('Library folder')).toHaveValue(/Capture Uploader$/);
+  await expect(section.getByLabel('Keep copies after their capture completed (days)')).toHaveValue('7');
+  await expect(section.getByLabel(/Upload straight from the card/)).not.toBeChecked();
+  await expect(section.getByTestId('library-use')).toHaveText('The library holds 0 imported copies (0 B).');
+  await section.getByLabel('Library folder').fill(library);
+  await section.getByRole('button', { name: 'Save card import settings' }).click();
+  await expect.poll(() => (h.store.get('library') as { library?: string } | undefined)?.library).toBe(library);
+  await page.getByRole('tab', { name: 'Upload' }).click();
+
+  const size = 2 * 1024 * 1024 + 7;
+  const card = mountCard('X4_CARD', 3, size);
+  const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p))]));
+  const offer = page.getByTestId('card-offer');
+  await expect(offer).toContainText(`Insta360 card, 3 recordings, ${formatBytes(6 * size)}`, { timeout: 15_000 });
+  await expectAccessible(page, 'section.cards');
+  await shots(page, info, '30-card-offered');
+
+  await offer.getByRole('button', { name: 'Import X4_CARD' }).click();
+  const safe = page.getByTestId('card-safe');
+  await expect(safe).toContainText('Card safe to remove: 6 files', { timeout: 30_000 });
+  await expect(page.getByTestId('import-summary')).toHaveText(`100 % · ${formatBytes(6 * size)} of ${formatBytes(6 * size)} copied · 6 of 6 files verified`);
+  await page.getByText('Files (6)').click();
+  await expect(page.locator('.import-files tbody tr[data-state="verified"]')).toHaveCount(6);
+  await expectAccessible(page, 'section.cards');
+  await shots(page, info, '31-card-safe-to-remove');
+
+  // The operator pulls the card: from here on only the copies can be read.
+  rmSync(card.root, { recursive: true });
+  expect(existsSync(card.root)).toBe(false);
+  // The copies are listed for placement as if dropped from the library folder.
+  await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
+  await registerAll(page, 'Tower A · Level 1', 3);
+
+  await expect.poll(() => h.queue().allFiles().filter((f) => f.state === 'completed').length, { timeout: 60_000 }).toBe(6);
+  const files = h.queue().allFiles();
+  expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')))).toBe(true);
+  // Every stored object is the card's file, byte for byte.
+  const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
+  expect(uploads).toHaveLength(6);
+  for (const [name, hash] of hashes) {
+    const u = uploads.find((x) => x.fileName === name)!;
+    const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
+    expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
+  }
+
+  // The offload is on record, and the library's use is shown in Settings.
+  const record = h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();
+  expect(record).toEqual([{ files: 6, bytes: 6 * size, verified: 1 }]);
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await expect(section.getByTestId('library-use')).toHaveText(`The library holds 6 imported copies (${formatBytes(6 * size)}).`);
+  await expectAccessible(page, 'form.library-settings');
+  await shots(page, info, '32-card-library-settings', () => section.scrollIntoViewIfNeeded());
+});

@@ -1,0 +1,57 @@
+import { expect, test } from '@playwright/test';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeFakeCard } from '../../main/card/fake-card.js';
+import { AppHarness } from './harness.js';
+import { registerAll } from './register-steps.js';
+import { SIZES } from './shots.js';
+
+// Issue 19 deliver 5 in the app: a card pulled out while its recordings upload straight from it
+// is one line, "Card removed: put it back to continue (N recordings waiting)", and no red row;
+// put back under another mount folder name, the uploads finish without a click.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const MiB = 1024 * 1024;
+
+let h: AppHarness;
+let work: string;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+  work = mkdtempSync(join(tmpdir(), 'app-card-pulled-'));
+  await page.setViewportSize(SIZES.large);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await h.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('a card pulled mid-upload is one line, not a red row per file; put back under another name, the uploads finish by themselves', async ({ page }) => {
+  const mount = join(work, 'media');
+  const pocket = join(work, 'pocket');
+  mkdirSync(pocket);
+  const card = writeFakeCard(join(mount, 'X4'), { recordings: 2, bytes: 6 * MiB });
+  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+  await h.drop([card.root]);
+  await expect(page.getByTestId('capture-row')).toHaveCount(2, { timeout: 30_000 });
+  await registerAll(page, 'Tower A · Level 1', 2);
+  const stored = () => h.queue().allFiles().reduce((n, f) => n + f.storedParts, 0);
+  await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+
+  renameSync(card.root, join(pocket, 'X4'));
+  const state = page.getByTestId('queue-state');
+  await expect(state).toHaveText('Card removed: put it back to continue (2 recordings waiting)', { timeout: 30_000 });
+  await expect(state).toHaveAttribute('data-kind', 'card-removed');
+  await expect(page.getByTestId('queue-state-detail')).toHaveText('uploads resume by themselves once it is back, under any name · nothing lost');
+  await expect(page.locator('.file-row.failed')).toHaveCount(0);
+  expect(h.queue().allFiles().filter((f) => f.state === 'failed')).toEqual([]);
+
+  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  renameSync(join(pocket, 'X4'), join(mount, 'X4_1'));
+  // Random bytes carry no Insta360 trailer: the finish says so (issue 18 #3).
+  await expect(state).toHaveText('All 4 files uploaded, 2 captures with warnings', { timeout: 40_000 });
+  expect(h.queue().allFiles().map((f) => f.path.startsWith(join(mount, 'X4_1', 'DCIM'))).every(Boolean)).toBe(true);
+});

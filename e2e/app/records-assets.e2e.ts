@@ -1,0 +1,131 @@
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { localDate } from '../../shared/when.js';
+import { AppHarness } from './harness.js';
+
+// The asset `shape` and each stage's own unit (progress-records-interface.md §2 ExternalAsset.shape,
+// Stage.uom and measurement; issue 20 #6), in Chromium over the local service's seeded assets:
+// polylines, polygons and points, stages counted in ea, m, lf, m2 and m3. The expected figures are
+// worked out here from the seed's own numbers, not with the app's code.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const LOCALE = 'en-GB';
+test.use({ locale: LOCALE });
+
+let h: AppHarness;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.stop();
+});
+
+interface SeedStage {
+  _id: string;
+  name: string;
+  uom: string;
+  measurement: string;
+}
+interface SeedCategory {
+  id: string;
+  name: string;
+  uom: string;
+  height: number;
+  stages: SeedStage[];
+}
+interface SeedAsset {
+  _id: string;
+  structure: string;
+  category: string;
+  shape: string;
+  doNotTrack: boolean;
+  points: { x: number; y: number }[];
+  stages: { _id: string; percentage: number; date: string }[];
+}
+
+/** The category and this structure's assets in it, as the local service holds them. */
+function seeded(name: string) {
+  const structure = h.settings.view().structures[0]!;
+  const category = (h.svc.store.state.assetCategories as unknown as SeedCategory[]).find((c) => c.name === name)!;
+  const held = (h.svc.store.state.assets as unknown as SeedAsset[]).filter((a) => a.structure === structure.id && a.category === category.id);
+  return { structure, category, held };
+}
+
+async function show(page: Page, structure: string, category: string) {
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: structure });
+  await page.getByLabel('Category').selectOption({ label: category });
+  await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
+}
+
+const run = (pts: { x: number; y: number }[]) => pts.slice(1).reduce((n, p, i) => n + Math.hypot(p.x - pts[i]!.x, p.y - pts[i]!.y), 0);
+/** The seeded slabs are rectangles on plan: width × depth. */
+const rectArea = (pts: { x: number; y: number }[]) => (Math.max(...pts.map((p) => p.x)) - Math.min(...pts.map((p) => p.x))) * (Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y)));
+/** "120 of 300.5 m": one decimal at most, no thousands separator. */
+const n = (x: number) => x.toLocaleString(LOCALE, { maximumFractionDigits: 1, useGrouping: false });
+const work = (done: number, total: number, uom: string) => `${n(done)} of ${n(total)} ${uom}`;
+const pctIn = (a: SeedAsset, s: SeedStage) => a.stages.find((x) => x._id === s._id)?.percentage ?? 0;
+
+test("each stage's work is said in the stage's own unit, from polylines by length and height", async ({ page }) => {
+  const { structure, category, held } = seeded('Curtain Wall');
+  expect(category.stages.map((s) => s.uom)).toEqual(['ea', 'm', 'm2', 'lf']);
+  await show(page, structure.name, 'Curtain Wall');
+  const tracked = held.filter((a) => !a.doNotTrack);
+  // Per metre of run: 1 each, 1 m, 4.2 m² (the category's height) and 1/0.3048 linear feet.
+  const per: Record<string, (a: SeedAsset) => number> = { ea: () => 1, m: (a) => run(a.points), m2: (a) => run(a.points) * category.height, lf: (a) => run(a.points) / 0.3048 };
+  const rows = category.stages.map((s) => {
+    const q = per[s.uom]!;
+    return `${s.name}${work(tracked.reduce((t, a) => t + (q(a) * pctIn(a, s)) / 100, 0), tracked.reduce((t, a) => t + q(a), 0), s.uom)}`;
+  });
+  await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(rows);
+  await expect(page.getByTestId('asset-table').locator('thead')).toContainText('Anchors (ea)Framing (m)Glazing (m2)Sealant (lf)');
+  // One asset's Glazing cell: its percentage, its share of its own area, and the day, in the office's date form.
+  const a = tracked.find((x) => pctIn(x, category.stages[2]!) > 0 && pctIn(x, category.stages[2]!) < 100) ?? tracked[0]!;
+  const glazing = category.stages[2]!;
+  const st = a.stages.find((x) => x._id === glazing._id)!;
+  const area = run(a.points) * category.height;
+  const row = page.getByTestId('asset-table').locator('tbody tr').nth(held.indexOf(a));
+  await expect(row.locator('td').nth(1)).toHaveText('Polyline');
+  await expect(row.locator('td').nth(4 + 2)).toHaveText(`${st.percentage}% · ${work((area * st.percentage) / 100, area, 'm2')}${st.percentage > 0 ? ` · ${localDate(st.date, { locale: LOCALE })}` : ''}`);
+});
+
+test('slabs are drawn as filled polygons and measured by their area; pours in m3 by the slab’s thickness', async ({ page }) => {
+  const { structure, category, held } = seeded('Floor Slabs');
+  await show(page, structure.name, 'Floor Slabs');
+  const shapes = page.getByTestId('asset-line');
+  await expect(shapes).toHaveCount(held.length);
+  expect(await shapes.evaluateAll((els) => els.map((e) => [e.tagName, e.getAttribute('data-shape'), e.getAttribute('fill') === e.getAttribute('stroke')]))).toEqual(held.map(() => ['polygon', 'polygon', true]));
+  const tracked = held.filter((a) => !a.doNotTrack);
+  const total = tracked.reduce((t, a) => t + rectArea(a.points), 0);
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Stages of Floor Slabs, in sequence (area in m2: the drawn outlines)');
+  await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
+  const per: Record<string, (a: SeedAsset) => number> = { m2: (a) => rectArea(a.points), m3: (a) => rectArea(a.points) * category.height };
+  await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(
+    category.stages.map((s) => `${s.name}${work(tracked.reduce((t, a) => t + (per[s.uom]!(a) * pctIn(a, s)) / 100, 0), tracked.reduce((t, a) => t + per[s.uom]!(a), 0), s.uom)}`),
+  );
+  expect(category.stages.find((s) => s.name === 'Concrete Pour')!.uom).toBe('m3');
+  // The legend's rows add up to the tracked slabs' area.
+  const sizes = await page.getByTestId('asset-legend').locator('tbody tr:not([data-testid="legend-not-tracked"]) td:nth-child(3)').allTextContents();
+  expect(sizes.reduce((t, s) => t + Number.parseFloat(s), 0)).toBeCloseTo(total, 0);
+  await expect(page.getByTestId('colour-key')).toContainText('Outlines (polygons) are filled with their colour.');
+});
+
+test('fire dampers are drawn as points and counted in each', async ({ page }) => {
+  const { structure, category, held } = seeded('Fire Dampers');
+  await show(page, structure.name, 'Fire Dampers');
+  const shapes = page.getByTestId('asset-line');
+  await expect(shapes).toHaveCount(held.length);
+  expect(new Set(await shapes.evaluateAll((els) => els.map((e) => e.getAttribute('data-shape'))))).toEqual(new Set(['point']));
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Stages of Fire Dampers, in sequence (counted in ea)');
+  await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Count');
+  const tracked = held.filter((a) => !a.doNotTrack);
+  await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(
+    category.stages.map((s) => `${s.name}${work(tracked.reduce((t, a) => t + pctIn(a, s) / 100, 0), tracked.length, 'ea')}`),
+  );
+  const first = held[0]!;
+  await shapes.first().focus();
+  await expect(page.getByTestId('asset-focus')).toContainText(`Fire Dampers 1. Point. ${first.doNotTrack ? 'Not tracked. ' : ''}Reached:`);
+  await expect(page.getByTestId('asset-table').locator('tbody tr').first().locator('td').nth(1)).toHaveText('Point');
+});

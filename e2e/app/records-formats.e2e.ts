@@ -1,0 +1,85 @@
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { localDate, whenAt } from '../../shared/when.js';
+import { AppHarness } from './harness.js';
+
+// One time and date format across the office screens (issue 20 #7), the operator's own: the
+// morning summary's localTime (system locale, 24-hour where the locale says so, the date when not
+// today) and dates in that same form. The page runs under a 24-hour locale, en-GB; what it shows
+// is compared with shared/when.ts given that locale.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const LOCALE = 'en-GB';
+test.use({ locale: LOCALE });
+
+let h: AppHarness;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.stop();
+});
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const localDay = (d = new Date()) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+/** This computer's zone offset, `+01:00`: a capture registered with it reads as the same wall time here. */
+const offset = (d = new Date()) => {
+  const m = -d.getTimezoneOffset();
+  return `${m < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(m) / 60))}:${pad(Math.abs(m) % 60)}`;
+};
+/** A capture of two files in the local queue, recorded at `at` (ISO 8601), its files uploaded. */
+function seedCapture(label: string, at: string): number {
+  const q = h.queue();
+  const names = [`${label}-1.insv`, `${label}-2.insv`];
+  const structure = h.settings.view().structures[0]!.id;
+  const row = q.enqueueCapture(
+    label,
+    { project: h.svc.info.projectId, structure, captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })) } as never,
+    names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
+  );
+  q.setCaptureState(row, 'completed', null);
+  q.filesOf(row).forEach((f) => q.setFileState(f.id, 'completed'));
+  return row;
+}
+
+async function openProgress(page: Page) {
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^Up to date as of \d\d:\d\d$/);
+}
+
+test("the Progress screen shows every time and date in the summary's one form: today's times alone, other days' with their date", async ({ page }) => {
+  const today = localDay();
+  seedCapture('Morning walk', `${today}T07:45:00${offset()}`);
+  await page.reload();
+  await openProgress(page);
+  const day = page.getByTestId('day-view');
+  // The day's heading: the date as the summary writes it, with its weekday.
+  await expect(day.locator('h3')).toHaveText(localDate(today, { locale: LOCALE, weekday: true }));
+  const capture = day.getByTestId('day-capture');
+  // Recorded today at 07:45: the time alone, on the 24-hour clock the locale uses (not "25 Nov 2026, 07:45").
+  await expect(capture).toContainText(`recorded ${whenAt(`${today}T07:45:00${offset()}`, { locale: LOCALE })}2 of 2 files`);
+  await expect(capture).toContainText('recorded 07:452 of 2 files');
+  await expect(capture).toHaveText(/· uploaded \d\d:\d\dShow Morning walk/);
+  // An entry kept on this computer: its date in the same form, and when it was kept.
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Tower A level 2 fire stopping inspected.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`the entry for ${localDate(today, { locale: LOCALE })} is kept on this computer`);
+  await expect(page.getByTestId('outbox-item')).toContainText(localDate(today, { locale: LOCALE }));
+  await expect(page.getByTestId('outbox-item')).toContainText(/kept at \d\d:\d\d;/);
+});
+
+test('a copy kept yesterday is said with its date when the service cannot be reached today', async ({ page }) => {
+  await openProgress(page);
+  const read = (await page.getByTestId('progress-as-of').textContent())!.replace('Up to date as of ', '');
+  // The page's clock moves to tomorrow morning, and the service goes away: the copy is yesterday's.
+  const now = new Date();
+  const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1, 9, 0);
+  await page.clock.setFixedTime(tomorrow);
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(`No connection to the progress service: showing the copy from ${localDate(localDay(now), { locale: LOCALE, now: tomorrow.getTime() })} ${read}`);
+});

@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CancelledError } from '../api/errors.js';
+
+// Parts in doubt (issue 17 #16): every byte of a part left this computer, but the work stopped
+// (quit, pause, cancel) before storage answered. Storage keeps a part whose whole body arrived
+// even when the client has gone (a TCP reset does not take back what already sits in storage's
+// receive buffer), and stores it only after its own work (MD5, encryption, replication), so for
+// a while after the stop presign-missing (§4.5) still lists a part storage is about to have.
+//
+// What the interface offers to find out (capture-upload-interface.md): presign-missing "only
+// parts not yet in storage", repeatable "at any time", and the §4.9 status read with
+// syncFromS3=true; no lookup of one part, no conditional PUT (§4.6 sends no header), nothing that
+// says "storage is still working on it". A careful client therefore (1) gives a fully sent part a
+// few seconds for its answer when quitting (ANSWER_GRACE_ON_STOP_MS), and (2) writes the part as
+// unanswered in the queue before the work unwinds (migration 10), and (3) at the next start asks
+// again (status read, else presign-missing) until the part shows or IN_DOUBT_SETTLE_MS have
+// passed since it was given up, and only then sends it again. Waiting costs seconds once; sending
+// again costs the whole part over a site link and leaves storage with a second copy.
+
+/** On quit (the engine's stop, Ctrl-C), how long a part whose every byte went out waits for its answer (ms). */
+export const ANSWER_GRACE_ON_STOP_MS = 5000;
+/**
+ * How long after a part in doubt was given up the next start keeps asking whether storage has it
+ * before sending it again (ms). Real S3 answers a part well inside a second after its last byte;
+ * 15 s leaves room for a slow storage node and for bytes still in flight when the connection was reset.
+ */
+export const IN_DOUBT_SETTLE_MS = 15_000;
+/** Between two questions to the service about parts in doubt (ms). */
+const ASK_EVERY_MS = 1000;
+
+/** The reason the engine's stop (quit, Ctrl-C) aborts file tasks with: a fully sent part then waits longer for its answer. */
+export class EngineStopping extends CancelledError {
+  constructor() {
+    super('Stopped');
+  }
+}
+
+/**
+ * A part was stopped (quit, pause, cancel) after every byte left this computer and before
+ * storage answered: storage may store it yet. `md5Etag` is the quoted MD5 of the bytes sent.
+ * A CancelledError, so everything that stops on cancellation stops on it.
+ */
+export class UnansweredPartError extends CancelledError {
+  constructor(readonly md5Etag: string) {
+    super('Stopped after the whole part was sent, before storage answered');
+  }
+}
+
+/**
+ * Asks `missingNow` (the part numbers storage lacks now: the §4.9 status read, else
+ * presign-missing) until every part of `parts` is found in storage or its settle time is over:
+ * IN_DOUBT_SETTLE_MS after its `unansweredAt` (ms since 1970, the wall clock of the run that gave
+ * it up), never longer than IN_DOUBT_SETTLE_MS from now (a wall clock stepped back cannot
+ * stretch it); waits between questions on the monotonic clock. Returns the part numbers found in
+ * storage (their ETag is rebuilt from their bytes by the caller). Throws what `missingNow` throws,
+ * and CancelledError when `signal` aborts.
+ */
+export async function settleInDoubt(
+  parts: readonly { partNumber: number; unansweredAt: number }[],
+  missingNow: () => Promise<Set<number>>,
+  signal: AbortSignal,
+  settleMs = IN_DOUBT_SETTLE_MS,
+): Promise<Set<number>> {
+  const start = performance.now();
+  const wall = Date.now();
+  const until = new Map(parts.map((p) => [p.partNumber, start + Math.min(settleMs, Math.max(0, p.unansweredAt + settleMs - wall))]));
+  const found = new Set<number>();
+  for (;;) {
+    const missing = await missingNow();
+    for (const n of until.keys()) {
+      if (missing.has(n)) continue;
+      found.add(n);
+      until.delete(n);
+    }
+    const now = performance.now();
+    const last = Math.max(...until.values());
+    if (until.size === 0 || now >= last) return found;
+    try {
+      await sleep(Math.min(ASK_EVERY_MS, last - now), undefined, { signal });
+    } catch {
+      throw new CancelledError();
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import { writeFakeCard } from '../card/fake-card.js';
+import { offloadCard } from '../offload/offload.js';
+import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
+import type { Uploader } from '../service/uploader.js';
+import { openUploader } from '../service/uploader.js';
+
+// Issue 19 #3: the part MD5s the offload computed from the card's bytes are the upload's; the
+// copy's bytes are sent, never hashed again nor read again to rebuild a lost part's ETag.
+// Every MD5 the uploader computes is counted here, by the bytes fed to it: the part sender's
+// four-lane MD5 (md5-lanes.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5
+// kernel's memory the part sender takes (a part that is not hashed must take none).
+const md5Bytes = vi.hoisted(() => ({ n: 0, slots: 0 }));
+vi.mock('./md5-lanes.js', async (importOriginal) => {
+  const lanes = await importOriginal<typeof import('./md5-lanes.js')>();
+  class CountedPartMd5 extends lanes.PartMd5 {
+    override update(chunk: Buffer, hashed?: () => void): void {
+      md5Bytes.n += chunk.length;
+      super.update(chunk, hashed);
+    }
+  }
+  const takeSlot = () => {
+    md5Bytes.slots++;
+    return lanes.takeSlot();
+  };
+  return { ...lanes, PartMd5: CountedPartMd5, takeSlot };
+});
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  const createHash = ((algorithm: string, options?: object) => {
+    const h = crypto.createHash(algorithm, options);
+    // The local service runs in this process too: storage's own MD5 of what it receives is not the
+    // uploader's. PartMd5's own OpenSSL fallback is counted by PartMd5.update already.
+    const stack = new Error().stack!;
+    if (algorithm !== 'md5' || stack.includes('/e2e/service/') || stack.includes('/md5-lanes.')) return h;
+    const update = h.update.bind(h);
+    h.update = ((data: string | NodeJS.ArrayBufferView, encoding?: BufferEncoding) => {
+      md5Bytes.n += typeof data === 'string' ? Buffer.byteLength(data, encoding) : data.byteLength;
+      return typeof data === 'string' && encoding ? update(data, encoding) : update(data);
+    }) as typeof h.update;
+    return h;
+  }) as typeof crypto.createHash;
+  return { ...crypto, createHash, default: { ...crypto, createHash } };
+});
+
+const MiB = 1024 * 1024;
+const sha256 = async (b: Uint8Array) => (await vi.importActual<typeof import('node:crypto')>('node:crypto')).createHash('sha256').update(b).digest('hex');
+
+let svc: TestService;
+let work: string;
+const open: Uploader[] = [];
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'part-md5-test-'));
+});
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+  await svc.admin('DELETE', '/faults');
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function uploader(name: string): Uploader {
+  const { info } = svc;
+  const u = openUploader({
+    dataDir: join(work, name),
+    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    partRetry: recommendedRetryPolicy(20, 20),
+    apiRetry: recommendedRetryPolicy(20, 20),
+  });
+  open.push(u);
+  return u;
+}
+const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+
+/** What storage holds for a completed file, as a SHA-256. */
+async function storedSha256(uploadId: string): Promise<string> {
+  const upload = svc.store.state.uploads[uploadId]!;
+  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+  return sha256(await res.Body!.transformToByteArray());
+}
+
+describe('part MD5s from the offload', () => {
+  it('an imported copy uploads without a byte hashed again, nor read again to rebuild lost ETags; the objects are the card\'s bytes', async () => {
+    const u = uploader('imported');
+    // 12 MiB + 7 bytes a lens: three 5 MiB parts, the last short.
+    const card = writeFakeCard(join(work, 'CARD'), { recordings: 1, bytes: 12 * MiB + 7 });
+    const partSize = expectedPartSize(u.queue.db);
+    expect(partSize).toBe(5 * MiB); // nothing registered yet: the manifest's sample, which the service gives
+    const r = await offloadCard(card.root, { library: join(work, 'library'), partSize });
+    expect(r.verified).toBe(true);
+    for (const f of r.files) recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
+
+    const added = await u.add(r.files.map((f) => f.copy), { structure: svc.info.structures[0]!, type: 'interior' });
+    expect(added.refused).toEqual([]);
+    // Storage keeps part 2 of each file but its answer never comes: the ETag to report is its MD5.
+    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' }, times: 2 });
+    // And the service refuses the report once, so each file stops with every part in storage.
+    await fault({ target: 'gateway', operation: 'complete-batch', action: { type: 'status', status: 422 }, times: 2 });
+    md5Bytes.n = 0;
+    md5Bytes.slots = 0;
+    const first = await u.engine.drain();
+    expect(first.failed).toHaveLength(2);
+    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
+    expect(rules.map((f) => f.fired)).toEqual([2, 2]);
+    // A crash inside the ledger's window: the queue lost every ETag storage holds. Rebuilding them
+    // is what read each file again to hash it.
+    for (const f of first.failed) u.queue.db.prepare('UPDATE parts SET etag = NULL WHERE file_id = ?').run(f.id);
+    u.engine.retryAll();
+    const summary = await u.engine.drain();
+    expect(summary.failed).toEqual([]);
+    expect(summary.completed).toHaveLength(2);
+    expect(md5Bytes.n).toBe(0);
+    // Its parts were read into ordinary buffers: the MD5 kernel's slots stay with parts that hash.
+    expect(md5Bytes.slots).toBe(0);
+    for (const f of summary.completed) {
+      const source = r.files.find((x) => x.copy === f.path)!.source;
+      expect(await storedSha256(f.uploadId!)).toBe(await sha256(readFileSync(source)));
+    }
+  });
+
+  it('a file with no part MD5s kept (not imported, or copied since) is hashed as it is sent, and arrives the same', async () => {
+    const u = uploader('plain');
+    const card = writeFakeCard(join(work, 'CARD2'), { recordings: 1, bytes: 12 * MiB + 7 });
+    const partSize = expectedPartSize(u.queue.db);
+    const r = await offloadCard(card.root, { library: join(work, 'library2'), partSize });
+    // The first copy's MD5s are kept, then the copy is replaced by another file of the same bytes
+    // and times: its identity (inode, status-change time) is not the one they were computed for.
+    for (const f of r.files) recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
+    const replaced = r.files[0]!.copy;
+    copyFileSync(replaced, `${replaced}.tmp`);
+    rmSync(replaced);
+    copyFileSync(`${replaced}.tmp`, replaced);
+    rmSync(`${replaced}.tmp`);
+    const { utimesSync } = await import('node:fs');
+    utimesSync(replaced, r.files[0]!.mtimeMs / 1000, r.files[0]!.mtimeMs / 1000);
+
+    await u.add(r.files.map((f) => f.copy), { structure: svc.info.structures[0]!, type: 'interior' });
+    md5Bytes.n = 0;
+    const summary = await u.engine.drain();
+    expect(summary.completed).toHaveLength(2);
+    // Only the replaced file was hashed, every byte of it once.
+    expect(md5Bytes.n).toBe(r.files[0]!.size);
+    for (const f of summary.completed) {
+      const source = r.files.find((x) => x.copy === f.path)!.source;
+      expect(await storedSha256(f.uploadId!)).toBe(await sha256(readFileSync(source)));
+    }
+  });
+});

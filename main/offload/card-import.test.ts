@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ImportView } from '../../shared/ipc.js';
+import { writeFakeCard } from '../card/fake-card.js';
+import { runCardImport } from './card-import.js';
+import type { OffloadResult } from './offload.js';
+
+const work = mkdtempSync(join(tmpdir(), 'card-import-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+describe('runCardImport', () => {
+  it('reports each file waiting, copying and verified, the recordings as they verify, and the card safe to remove at the end', async () => {
+    const card = writeFakeCard(join(work, 'CARD_A'), { recordings: 3, bytes: 3 * 1024 * 1024 + 5 });
+    const views: ImportView[] = [];
+    const recorded: OffloadResult[] = [];
+    const last = await runCardImport({ id: 7, root: card.root, library: join(work, 'lib-a'), onUpdate: (v) => views.push(v), record: (r) => recorded.push(r), throttleMs: 0 });
+
+    expect(last.phase).toBe('done');
+    expect(last.safeToRemove).toBe(true);
+    expect(last.error).toBeNull();
+    expect(last.files.map((f) => f.source).sort()).toEqual([...card.recordings].sort());
+    expect(last.files.every((f) => f.state === 'verified' && f.bytesDone === f.size)).toBe(true);
+    expect(last.bytesDone).toBe(last.bytesTotal);
+    expect(last.bytesTotal).toBe(3 * 2 * (3 * 1024 * 1024 + 5));
+    // Every copy is the card's file byte for byte, and every copy was offered once.
+    expect(last.verifiedCopies).toHaveLength(6);
+    for (const copy of last.verifiedCopies) {
+      const source = last.files.find((f) => copy.endsWith(f.name))!.source;
+      expect(sha256(copy)).toBe(sha256(source));
+    }
+    // The first view lists every file waiting; later ones show a file copying, and recordings
+    // offered before the whole card was done.
+    const planned = views.find((v) => v.files.length > 0)!;
+    expect(planned.files.every((f) => f.state === 'waiting')).toBe(true);
+    expect(views.some((v) => v.files.some((f) => f.state === 'copying'))).toBe(true);
+    expect(views.some((v) => v.phase === 'copying' && v.verifiedCopies.length === 2)).toBe(true);
+    expect(views.filter((v) => v.safeToRemove).every((v) => v.phase === 'done')).toBe(true);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]!.verified).toBe(true);
+    expect(last.mhlPath).toBe(recorded[0]!.mhlPath);
+  });
+
+  it('names a file that failed verification twice, keeps its recording out of the copies offered, and never says safe to remove', async () => {
+    const card = writeFakeCard(join(work, 'CARD_B'), { recordings: 2 });
+    const bad = card.recordings[1]!.split('/').pop()!;
+    const last = await runCardImport({
+      id: 1,
+      root: card.root,
+      library: join(work, 'lib-b'),
+      onUpdate: () => {},
+      throttleMs: 0,
+      // Every copy of that one file is damaged on its way to the disk, both times.
+      afterWrite: async (partial) => {
+        if (partial.endsWith(`.${bad}.partial`)) writeFileSync(partial, 'damaged');
+      },
+    });
+    expect(last.phase).toBe('done');
+    expect(last.safeToRemove).toBe(false);
+    const failed = last.files.filter((f) => f.state === 'failed');
+    expect(failed.map((f) => f.name)).toEqual([bad]);
+    expect(failed[0]!.error).toContain(card.recordings[1]!);
+    expect(failed[0]!.error).toContain('differs from the card');
+    // Its recording's other lens verified, but a recording goes up whole or not at all.
+    expect(last.verifiedCopies.map((p) => p.split('/').pop())).toEqual([card.recordings[2]!, card.recordings[3]!].map((p) => p.split('/').pop()));
+  });
+
+  it('stops before copying when the library has no room, saying how much is needed and where to choose another folder', async () => {
+    const card = writeFakeCard(join(work, 'CARD_C'), { recordings: 1 });
+    const last = await runCardImport({ id: 2, root: card.root, library: join(work, 'lib-c'), onUpdate: () => {}, freeBytes: async () => 1000 });
+    expect(last.phase).toBe('failed');
+    expect(last.safeToRemove).toBe(false);
+    expect(last.error).toMatch(/^Not enough free space in .*lib-c: the recordings need 4\.0 KiB, 1000 B are free\. Free some space, or choose another library folder in Settings\.$/);
+    expect(last.verifiedCopies).toEqual([]);
+  });
+});

@@ -1,0 +1,123 @@
+import { basename } from 'node:path';
+import { formatBytes } from '../../shared/format.js';
+import type { ImportFileView, ImportView } from '../../shared/ipc.js';
+import type { AfterWrite } from './copy.js';
+import type { OffloadedFile, OffloadResult } from './offload.js';
+import { NotEnoughSpaceError, offloadCard } from './offload.js';
+
+// The desktop app's import of a card (issue 19 #3): main/offload's verified offload, followed as
+// a screen shows it (every file's bytes and state, the whole card's bytes), with the record kept.
+
+/** What runCardImport needs: the import's id, the card's root, the library folder, and where each new view goes. */
+export interface CardImportOptions {
+  id: number;
+  root: string;
+  library: string;
+  /** Each new view of the import: at most one per `throttleMs` while only bytes move, at once when a file's state changes. */
+  onUpdate: (view: ImportView) => void;
+  /** Keeps the offload's record (the queue's `offloads` tables, main/offload/record.ts) once every file is checked. */
+  record?: (result: OffloadResult) => void;
+  /** Milliseconds between views while only bytes move (default 100: ten a second). */
+  throttleMs?: number;
+  now?: () => Date;
+  /** Test seams of offloadCard (copy.ts): damage a copy before it is read back; a small disk. */
+  afterWrite?: AfterWrite;
+  freeBytes?: (folder: string) => Promise<number>;
+}
+
+/**
+ * Copies the card at `root` into the library with verification (main/offload/offload.ts: XXH64 while
+ * reading, the copy read back, a file that fails copied once more, the ASC MHL beside the copies),
+ * reporting its progress as ImportView: every file waiting, copying, verified or failed with the
+ * error that names it, and `verifiedCopies` growing as each recording's files all verify, so the
+ * app can offer them for placement before the rest of the card is copied. `safeToRemove` only
+ * when every file verified. Never throws: a card without recordings, a library without room or a
+ * library that cannot be written end the import with phase `failed` and a sentence saying why.
+ * Answers the last view.
+ */
+export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
+  const now = o.now ?? (() => new Date());
+  const view: ImportView = {
+    id: o.id,
+    card: o.root,
+    cardName: basename(o.root) || o.root,
+    destination: null,
+    phase: 'copying',
+    startedAt: now().toISOString(),
+    bytesDone: 0,
+    bytesTotal: 0,
+    files: [],
+    verifiedCopies: [],
+    safeToRemove: false,
+    error: null,
+    mhlPath: null,
+  };
+  const byPath = new Map<string, ImportFileView>();
+  let timer: NodeJS.Timeout | undefined;
+  let lastSent = 0;
+  const send = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    lastSent = Date.now();
+    o.onUpdate(structuredClone(view));
+  };
+  // Bytes alone move the bar: at most one view per throttle, the last one never lost.
+  const soon = () => {
+    if (timer) return;
+    const wait = Math.max(0, (o.throttleMs ?? 100) - (Date.now() - lastSent));
+    timer = setTimeout(send, wait);
+  };
+  let previous = 0;
+  const settle = (f: OffloadedFile) => {
+    const row = byPath.get(f.source);
+    if (!row) return;
+    row.state = f.verified ? 'verified' : 'failed';
+    row.bytesDone = f.verified ? f.size : row.bytesDone;
+    row.error = f.verified ? null : (f.error ?? `${f.source}: not verified.`);
+  };
+  try {
+    const result = await offloadCard(o.root, {
+      library: o.library,
+      now,
+      ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
+      ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
+      onPlan: (files, destination) => {
+        view.destination = destination;
+        view.bytesTotal = files.reduce((n, f) => n + f.size, 0);
+        view.files = files.map((f) => ({ source: f.path, name: basename(f.path), size: f.size, bytesDone: 0, state: 'waiting', error: null }));
+        for (const row of view.files) byPath.set(row.source, row);
+        send();
+      },
+      onProgress: (p) => {
+        // offloadCard's figure is cumulative over both lanes; the step since the last call is this file's.
+        const step = Math.max(0, p.bytesDone - previous);
+        previous = p.bytesDone;
+        view.bytesDone = p.bytesDone;
+        const row = byPath.get(p.file);
+        if (!row) return soon();
+        row.bytesDone = Math.min(row.size, row.bytesDone + step);
+        if (row.state === 'waiting') {
+          row.state = 'copying';
+          return send();
+        }
+        soon();
+      },
+      onRecording: (files) => {
+        for (const f of files) settle(f);
+        if (files.every((f) => f.verified)) view.verifiedCopies.push(...files.map((f) => f.copy));
+        send();
+      },
+    });
+    for (const f of result.files) settle(f);
+    o.record?.(result);
+    Object.assign(view, { phase: 'done', bytesDone: result.bytes, destination: result.destination, mhlPath: result.mhlPath ?? null, safeToRemove: result.verified });
+  } catch (err) {
+    view.phase = 'failed';
+    view.error =
+      err instanceof NotEnoughSpaceError
+        ? `Not enough free space in ${err.library}: the recordings need ${formatBytes(err.needed)}, ${formatBytes(err.free)} are free. Free some space, or choose another library folder in Settings.`
+        : `The card ${o.root} could not be imported: ${(err as Error).message}`;
+  }
+  send();
+  return view;
+}

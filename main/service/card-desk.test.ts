@@ -1,0 +1,97 @@
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
+import { writeFakeCard } from '../card/fake-card.js';
+import { listOffloads } from '../offload/record.js';
+import { openQueueDatabase } from '../queue/db.js';
+import { defaultLibraryFolder } from '../settings/library-settings.js';
+import { CardDesk } from './card-desk.js';
+
+const work = mkdtempSync(join(tmpdir(), 'card-desk-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+let desk: CardDesk | undefined;
+afterEach(() => desk?.close());
+
+/** A desk over a mount folder of the test's own and a queue in a temporary folder, with what it emitted. */
+function deskAt(name: string) {
+  const mounts = join(work, name, 'media');
+  mkdirSync(mounts, { recursive: true });
+  const { db } = openQueueDatabase(join(work, name, 'queue.db'));
+  const store = new Map<string, unknown>();
+  const cards: DetectedCardView[][] = [];
+  const imports: ImportView[] = [];
+  desk = new CardDesk({
+    roots: [mounts],
+    pollMs: 50,
+    store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
+    queueDb: () => db,
+    emit: (event, payload) => {
+      if (event === 'capture:event.cards') cards.push((payload as { cards: DetectedCardView[] }).cards);
+      if (event === 'capture:event.import') imports.push(payload as ImportView);
+    },
+  });
+  return { desk, mounts, db, store, cards, imports };
+}
+
+const until = async (ok: () => boolean, what: string) => {
+  for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!ok()) throw new Error(`timed out waiting for ${what}`);
+};
+
+describe('CardDesk', () => {
+  it('offers a card that appears under a mount folder, imports it into the library, records it, and counts the library', async () => {
+    const d = deskAt('one');
+    d.store.set('library', { library: join(work, 'one', 'library'), keepDays: 7, uploadFromCard: false });
+    d.desk.start();
+    await until(() => d.cards.length > 0, 'the first look');
+    expect(d.cards.at(-1)).toEqual([]);
+
+    // Written aside, then moved in at once: a volume appears whole when it is mounted.
+    writeFakeCard(join(work, 'one', 'X4_CARD'), { recordings: 2, bytes: 4096 });
+    const card = { root: join(d.mounts, 'X4_CARD') };
+    renameSync(join(work, 'one', 'X4_CARD'), card.root);
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    expect(d.cards.at(-1)).toEqual([{ root: card.root, name: 'X4_CARD', recordings: 2, bytes: 4 * 4096 }]);
+    expect(() => d.desk.startImport(join(d.mounts, 'elsewhere'))).toThrow(/is not an Insta360 card mounted now/);
+
+    const first = d.desk.startImport(card.root);
+    expect(first.phase).toBe('copying');
+    expect(() => d.desk.startImport(card.root)).toThrow('The card X4_CARD is being imported already.');
+    await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
+    const done = d.imports.at(-1)!;
+    expect(done.safeToRemove).toBe(true);
+    expect(done.verifiedCopies).toHaveLength(4);
+    expect(d.desk.list().imports).toEqual([done]);
+
+    const [record] = listOffloads(d.db);
+    expect(record).toMatchObject({ card: card.root, cardName: 'X4_CARD', fileCount: 4, bytes: 4 * 4096, verified: true });
+    expect(record!.files.map((f) => f.copy).sort()).toEqual([...done.verifiedCopies].sort());
+
+    const view = await d.desk.view();
+    expect(view).toEqual({ library: join(work, 'one', 'library'), keepDays: 7, uploadFromCard: false, usage: { bytes: 4 * 4096, copies: 4 } });
+    // A copy deleted by hand is no longer counted.
+    rmSync(done.verifiedCopies[0]!);
+    expect((await d.desk.view()).usage).toEqual({ bytes: 3 * 4096, copies: 3 });
+
+    // The card pulled out: it is no longer offered, and the finished import can be dismissed.
+    rmSync(card.root, { recursive: true });
+    await until(() => d.cards.at(-1)?.length === 0, 'the card to go');
+    d.desk.dismiss(done.id);
+    expect(d.desk.list()).toEqual({ cards: [], imports: [] });
+    expect(statSync(done.verifiedCopies[1]!).size).toBe(4096);
+  });
+
+  it('keeps the library settings apart, with the defaults of issue 19: the videos folder, 7 days, reading from the copies', async () => {
+    const d = deskAt('two');
+    expect(d.desk.library.get()).toEqual({ library: defaultLibraryFolder(), keepDays: 7, uploadFromCard: false });
+    expect(defaultLibraryFolder('linux', '/home/ana')).toBe('/home/ana/Videos/Capture Uploader');
+    expect(defaultLibraryFolder('darwin', '/Users/ana')).toBe('/Users/ana/Movies/Capture Uploader');
+    expect(defaultLibraryFolder()).toContain(homedir());
+    const saved = await d.desk.save({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
+    expect(saved).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true, usage: { bytes: 0, copies: 0 } });
+    expect(d.store.get('library')).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
+    expect(() => d.desk.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
+  });
+});

@@ -1,0 +1,159 @@
+import type Database from 'better-sqlite3';
+import type { DetectedCardView, EventName, EventPayload, ImportView, LibrarySettings, LibraryView } from '../../shared/ipc.js';
+import { reasonOf } from '../api/errors.js';
+import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
+import type { Logger } from '../engine/engine.js';
+import type { CardImportOptions } from '../offload/card-import.js';
+import { runCardImport } from '../offload/card-import.js';
+import { libraryUsage } from '../offload/library-usage.js';
+import { recordOffload } from '../offload/record.js';
+import { removeFinishedCopies } from '../offload/retention.js';
+import { LibrarySettingsStore } from '../settings/library-settings.js';
+import type { KeyValueStore } from '../settings/settings.js';
+
+/** Where cards are looked for, and how often (tests give a folder of their own and a short poll). */
+export interface CardWatchOptions {
+  /** Folders whose sub-folders are candidate volumes; default main/card/detect.ts mountRoots() (and the drive letters on Windows). */
+  roots?: string[];
+  /** Milliseconds between looks (default 2,000). */
+  pollMs?: number;
+}
+
+/** What the card desk needs from the app core. */
+export interface CardDeskOptions extends CardWatchOptions {
+  store: KeyValueStore;
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  /** The queue's database while the queue is open: the offload record and the retention sweep live there. */
+  queueDb(): Database.Database | undefined;
+  log?: Logger;
+  /** Test seams of the copy (main/offload/copy.ts). */
+  copySeams?: Pick<CardImportOptions, 'afterWrite' | 'freeBytes'>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How often copies past their retention are looked for while the app runs. */
+const SWEEP_MS = 60 * 60 * 1000;
+
+/**
+ * The app's cards (issue 19 #2–#4), in the upload service's worker: watches the mount folders and
+ * tells the window which Insta360 cards are mounted (`capture:event.cards`), imports one into the
+ * library folder on request with its progress as `capture:event.import`, keeps each offload's
+ * record in the queue, and removes copies past their retention (main/offload/retention.ts) at
+ * start and every hour. The library settings (folder, days kept, upload straight from the card)
+ * are kept in the settings file under `library`.
+ */
+export class CardDesk {
+  readonly library: LibrarySettingsStore;
+  private cards: DetectedCardView[] = [];
+  private readonly imports = new Map<number, ImportView>();
+  private readonly busy = new Set<string>();
+  private nextId = 1;
+  private stopWatch?: () => void;
+  private sweepTimer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly opts: CardDeskOptions) {
+    this.library = new LibrarySettingsStore(opts.store);
+  }
+
+  /** Starts watching the mount folders, and the hourly retention sweep (a first one now). */
+  start(): void {
+    const roots = this.opts.roots ?? mountRoots();
+    const volumes = this.opts.roots === undefined && process.platform === 'win32' ? windowsDrives() : [];
+    this.stopWatch = watchCards(
+      roots,
+      (cards) => {
+        this.cards = cards;
+        if (!this.closed) this.opts.emit('capture:event.cards', { cards });
+      },
+      this.opts.pollMs,
+      volumes,
+    );
+    void this.sweep();
+    this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.sweepTimer.unref?.();
+  }
+
+  /** Stops the watch and the sweep; an import under way carries on to its end (the card is only read). */
+  close(): void {
+    this.closed = true;
+    this.stopWatch?.();
+    clearInterval(this.sweepTimer);
+  }
+
+  /** The cards mounted now and this session's imports not dismissed, oldest first. */
+  list(): { cards: DetectedCardView[]; imports: ImportView[] } {
+    return { cards: this.cards, imports: [...this.imports.values()] };
+  }
+
+  /**
+   * Starts importing the card mounted at `root` (one of `list().cards`) into the library folder and
+   * answers its first view; progress follows as events. Throws Error when `root` is not a card
+   * mounted now, when that card is being imported already, or when the queue is not open (the
+   * offload is recorded there, and its copies are uploaded from it).
+   */
+  startImport(root: string): ImportView {
+    const card = this.cards.find((c) => c.root === root);
+    if (!card) throw new Error(`${root} is not an Insta360 card mounted now: it may have been removed.`);
+    if (this.busy.has(root)) throw new Error(`The card ${card.name} is being imported already.`);
+    if (!this.opts.queueDb()) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
+    const id = this.nextId++;
+    const first: ImportView = {
+      id, card: root, cardName: card.name, destination: null, phase: 'copying', startedAt: new Date().toISOString(),
+      bytesDone: 0, bytesTotal: card.bytes, files: [], verifiedCopies: [], safeToRemove: false, error: null, mhlPath: null,
+    };
+    this.imports.set(id, first);
+    this.busy.add(root);
+    const update = (v: ImportView) => {
+      if (this.imports.has(id)) this.imports.set(id, v);
+      if (!this.closed) this.opts.emit('capture:event.import', v);
+    };
+    void runCardImport({
+      id,
+      root,
+      library: this.library.get().library,
+      onUpdate: update,
+      record: (r) => {
+        // The queue open now (settings may have changed meanwhile) keeps the record.
+        const db = this.opts.queueDb();
+        if (db) recordOffload(db, r);
+        else this.opts.log?.warn(`The offload of ${r.cardName} to ${r.destination} was not recorded: the queue was closed.`);
+      },
+      ...this.opts.copySeams,
+    })
+      .catch((err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
+      .finally(() => this.busy.delete(root));
+    return first;
+  }
+
+  /** Takes an import off the screen (its copies and record stay); one still copying stays. */
+  dismiss(id: number): void {
+    if (this.imports.get(id)?.phase !== 'copying') this.imports.delete(id);
+  }
+
+  /** The library settings with the folder's use now. */
+  async view(): Promise<LibraryView> {
+    const s = this.library.get();
+    const db = this.opts.queueDb();
+    return { ...s, usage: db ? await libraryUsage(db, s.library) : { bytes: 0, copies: 0 } };
+  }
+
+  /** Stores the library settings and sweeps at once with the new number of days; answers the view. */
+  async save(next: LibrarySettings): Promise<LibraryView> {
+    this.library.save(next);
+    await this.sweep();
+    return this.view();
+  }
+
+  /** Removes the copies whose captures completed more than the chosen days ago; a failure is logged and tried at the next sweep. */
+  async sweep(): Promise<void> {
+    const db = this.opts.queueDb();
+    if (!db) return;
+    try {
+      const removed = await removeFinishedCopies(db, Date.now(), this.library.get().keepDays * DAY_MS);
+      if (removed.length) this.opts.log?.info(`Removed ${removed.length} imported copies from the library: their captures completed more than ${this.library.get().keepDays} days ago.`);
+    } catch (err) {
+      this.opts.log?.warn(`The library's old copies could not be removed: ${reasonOf(err)}`);
+    }
+  }
+}

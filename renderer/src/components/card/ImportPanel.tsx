@@ -1,0 +1,100 @@
+import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
+import { useCards } from '../../card-store.js';
+import { formatBytes } from '../../format.js';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
+
+/** A file's state in words: Waiting, Copying 45 %, Verified, Not verified. */
+function stateOf(f: ImportFileView): string {
+  if (f.state === 'copying') return f.bytesDone >= f.size ? 'Reading back' : `Copying ${percent(f.bytesDone, f.size)} %`;
+  return { waiting: 'Waiting', verified: 'Verified', failed: 'Not verified' }[f.state];
+}
+
+/**
+ * One card's import (issue 19 #3): the whole card's bytes copied and files verified, each file's
+ * own progress under a disclosure, then "Card safe to remove" when every file was read back with
+ * the card's hash, or "Keep the card" naming each file that failed twice. The copies go to the
+ * registration list as they verify (card-store.ts); the panel says so.
+ */
+export function ImportPanel({ view }: { view: ImportView }) {
+  const dismiss = useCards((s) => s.dismiss);
+  const verified = view.files.filter((f) => f.state === 'verified').length;
+  const failed = view.files.filter((f) => f.state === 'failed');
+  const titleId = `import-${view.id}-title`;
+  return (
+    <article className={`import ${view.phase}`} aria-labelledby={titleId} data-testid="import">
+      <div className="import-head">
+        <h2 id={titleId}>{view.phase === 'copying' ? `Importing ${view.cardName}` : `Import of ${view.cardName}`}</h2>
+        {view.phase !== 'copying' && (
+          <button className="link" onClick={() => void dismiss(view.id)}>
+            Dismiss
+          </button>
+        )}
+      </div>
+      {view.phase !== 'failed' && (
+        <>
+          <progress max={Math.max(1, view.bytesTotal)} value={Math.min(view.bytesDone, view.bytesTotal)} aria-label={`Import of ${view.cardName}`} />
+          <p data-testid="import-summary">
+            {percent(view.bytesDone, view.bytesTotal)} % · {formatBytes(view.bytesDone)} of {formatBytes(view.bytesTotal)} copied · {verified} of{' '}
+            {plural(view.files.length, 'file')} verified
+          </p>
+        </>
+      )}
+      {view.phase === 'copying' && <p className="muted">Keep the card in the reader until it says it is safe to remove. Recordings appear in the list below as each is verified.</p>}
+      {view.safeToRemove && (
+        <p className="card-safe" role="status" data-testid="card-safe">
+          Card safe to remove: {plural(view.files.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings below
+          to upload them from the copies.
+        </p>
+      )}
+      {view.phase === 'done' && !view.safeToRemove && (
+        <div className="card-keep" role="alert" data-testid="card-keep">
+          <p>
+            Keep the card: {failed.length} of {plural(view.files.length, 'file')} {failed.length === 1 ? 'was' : 'were'} not verified, even copied twice. Import the
+            card again, or copy {failed.length === 1 ? 'this file' : 'these files'} by hand:
+          </p>
+          <ul>
+            {failed.map((f) => (
+              <li key={f.source}>
+                <strong>{f.name}</strong>: {f.error}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {view.phase === 'failed' && (
+        <p className="card-keep" role="alert" data-testid="card-keep">
+          {view.error}
+        </p>
+      )}
+      {view.files.length > 0 && (
+        <details>
+          <summary>Files ({view.files.length})</summary>
+          <table className="import-files">
+            <thead>
+              <tr>
+                <th scope="col">File</th>
+                <th scope="col">Size</th>
+                <th scope="col">State</th>
+                <th scope="col">Copied</th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.files.map((f) => (
+                <tr key={f.source} data-state={f.state}>
+                  <th scope="row">{f.name}</th>
+                  <td>{formatBytes(f.size)}</td>
+                  <td>{stateOf(f)}</td>
+                  <td>
+                    <progress max={Math.max(1, f.size)} value={f.bytesDone} aria-label={`${f.name} copied`} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,141 @@
+import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
+import { localDate } from '../../../../shared/when.js';
+import type { AssetFigures } from './asset-figures.js';
+import { quantityText } from './asset-figures.js';
+
+/** The colour of assets marked do-not-track (drawn dashed, outside the figures). */
+export const MUTED = '#9aa3ad';
+
+/**
+ * The legend (progress-records-interface.md §2 stages in sequence): per stage reached, how many
+ * tracked assets and their quantity in the category's unit by shape, and their share; "Not
+ * tracked" when any asset is; then each stage's work done in the stage's own unit ("120 of 300 m").
+ */
+export function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
+  return (
+    <>
+      <table className="legend" data-testid="asset-legend">
+        <caption>
+          Stages of {category.name}, in sequence ({f.note})
+        </caption>
+        <thead>
+          <tr>
+            <th>Stage</th>
+            <th>Assets</th>
+            <th>{f.sizeName}</th>
+            <th>Share</th>
+          </tr>
+        </thead>
+        <tbody>
+          {f.totals.map((t) => (
+            <tr key={t.stage?._id ?? 'none'}>
+              <td>{t.stage?.name ?? 'Not started'}</td>
+              <td>{t.assets}</td>
+              <td>{quantityText(t.length, f.unit)}</td>
+              <td>{(t.share * 100).toFixed(1)}%</td>
+            </tr>
+          ))}
+          {f.untracked.length > 0 && (
+            // Every state drawn is in the legend: do-not-track assets are drawn muted, outside the figures.
+            <tr key="not-tracked" data-testid="legend-not-tracked">
+              <td>
+                <span className="swatch" style={{ background: MUTED }} /> Not tracked
+              </td>
+              <td>{f.untracked.length}</td>
+              <td>{quantityText(f.untracked.reduce((n, a) => n + f.size(a), 0), f.unit)}</td>
+              <td>not counted</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <table className="legend" data-testid="stage-work">
+        <caption>Work done by stage, each in its own unit (tracked assets)</caption>
+        <thead>
+          <tr>
+            <th>Stage</th>
+            <th>Done</th>
+          </tr>
+        </thead>
+        <tbody>
+          {f.stages.map((s) => (
+            <tr key={s._id}>
+              <td>{s.name}</td>
+              <td>{f.stageWorkText(s)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** The assets one row each, by name (the id on hover), with their shape, quantity and every stage in its unit; exportable as CSV. */
+export function AssetTable({ category, assets, f, nameOf }: { category: AssetCategoryView; assets: AssetView[]; f: AssetFigures; nameOf: (a: AssetView) => string }) {
+  return (
+    <section className="panel" aria-label="Assets as a table">
+      <h3>Assets</h3>
+      <button onClick={() => downloadCsv(category, assets, f, nameOf)}>Export CSV</button>
+      <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
+        <table className="asset-table" data-testid="asset-table">
+          <thead>
+            <tr>
+              <th>Asset</th>
+              <th>Shape</th>
+              <th>Reached</th>
+              <th>
+                {f.sizeName} ({f.unit})
+              </th>
+              {f.stages.map((s) => (
+                <th key={s._id}>
+                  {s.name}
+                  {s.uom ? ` (${s.uom})` : ''}
+                </th>
+              ))}
+              <th>Snapshot</th>
+            </tr>
+          </thead>
+          <tbody>
+            {assets.map((a) => (
+              <tr key={a._id}>
+                <td title={`Asset id ${a._id}`} data-testid="asset-name">
+                  {nameOf(a)}
+                  {a.doNotTrack ? ' (not tracked)' : ''}
+                </td>
+                <td>{f.shapeText(a)}</td>
+                <td>{f.reached(a)?.name ?? 'Not started'}</td>
+                <td>{quantityText(f.size(a), f.unit).split(' ')[0]}</td>
+                {f.stages.map((s) => (
+                  <td key={s._id}>{f.stageCell(a, s)}</td>
+                ))}
+                <td>{a.snapshot ? localDate(a.snapshot) : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/** The table as a CSV file download (RFC 4180 quoting): each asset by name, its id and shape in columns of their own. */
+function downloadCsv(category: AssetCategoryView, assets: AssetView[], f: AssetFigures, nameOf: (a: AssetView) => string): void {
+  const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
+  const head = ['asset', 'id', 'shape', 'reached', `${f.sizeName.toLowerCase()} (${f.unit})`, ...f.stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
+  const rows = assets.map((a) => [
+    nameOf(a),
+    a._id,
+    a.shape,
+    f.reached(a)?.name ?? 'Not started',
+    f.size(a).toFixed(2),
+    ...f.stages.map((s) => a.stages.find((x) => x._id === s._id)?.percentage ?? 0),
+    a.snapshot ?? '',
+    String(a.doNotTrack),
+  ]);
+  const csv = [head, ...rows].map((r) => r.map(q).join(',')).join('\r\n');
+  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `${category.name.replace(/[^\w.-]+/g, '-')}-assets.csv`;
+  link.click();
+  URL.revokeObjectURL(url);
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { id } from './common.js';
+
+// The card offer, the import and the library settings of the IPC contract (issue 19 #2, #3, #4;
+// shared/ipc.ts re-exports them and spreads `cardChannels` and `cardEvents` into its maps).
+
+/** A mounted volume holding `DCIM/Camera*` (main/card/detect.ts): its root path, its name, recordings (captures) and their bytes. */
+export const detectedCard = z.object({ root: z.string(), name: z.string(), recordings: z.number().int().min(0), bytes: z.number().min(0) });
+export type DetectedCardView = z.infer<typeof detectedCard>;
+
+/**
+ * One file of an import: its path on the card, its name, its size and bytes copied so far (bytes),
+ * and where it is: waiting, copying (or being read back), verified (its recording's every file
+ * read back with the card's XXH64), or failed (copied twice and still not verified: `error`
+ * names the file and says why).
+ */
+export const importFileView = z.object({
+  source: z.string(),
+  name: z.string(),
+  size: z.number().min(0),
+  bytesDone: z.number().min(0),
+  state: z.enum(['waiting', 'copying', 'verified', 'failed']),
+  error: z.string().nullable(),
+});
+export type ImportFileView = z.infer<typeof importFileView>;
+
+/**
+ * A card import as the screen shows it: `phase` copying, then done (every file checked) or failed
+ * (nothing copied: no room, no recording); bytes over all files; `verifiedCopies`, the library
+ * paths of the recordings whose every file verified, in the order they verified (what the
+ * registration panel is handed); `safeToRemove` only when every file verified. Times ISO 8601.
+ */
+export const importView = z.object({
+  id,
+  card: z.string(),
+  cardName: z.string(),
+  /** The folder in the library holding this card's copies, once known. */
+  destination: z.string().nullable(),
+  phase: z.enum(['copying', 'done', 'failed']),
+  startedAt: z.string(),
+  bytesDone: z.number().min(0),
+  bytesTotal: z.number().min(0),
+  files: z.array(importFileView),
+  verifiedCopies: z.array(z.string()),
+  safeToRemove: z.boolean(),
+  /** Why the import stopped before copying (phase failed), for a person. */
+  error: z.string().nullable(),
+  /** The ASC MHL written beside the copies. */
+  mhlPath: z.string().nullable(),
+});
+export type ImportView = z.infer<typeof importView>;
+
+/** The library settings a person chooses: the folder copies go to, days copies stay after their capture completed, and whether uploads read straight from the card. */
+export const librarySettings = z.object({
+  library: z.string().trim().min(1, 'Choose a library folder'),
+  keepDays: z.number().int().min(0).max(3650),
+  uploadFromCard: z.boolean(),
+});
+export type LibrarySettings = z.infer<typeof librarySettings>;
+
+/** The library settings and the folder's use: bytes and number of imported copies still on disk. */
+export const libraryView = librarySettings.extend({ usage: z.object({ bytes: z.number().min(0), copies: z.number().int().min(0) }) });
+export type LibraryView = z.infer<typeof libraryView>;
+
+/** The channels of the card offer, import and library settings (spread into shared/ipc.ts `channels`). */
+export const cardChannels = {
+  /** The cards mounted now and the imports of this session (running or finished, not dismissed). */
+  'capture:cards.list': { args: z.void(), result: z.object({ cards: z.array(detectedCard), imports: z.array(importView) }) },
+  /**
+   * Starts importing a card offered now (its root as `cards.list` gave it): answers at once with
+   * the import; `capture:event.import` carries its progress. Refuses a path that is not a card
+   * mounted now, and a card already being imported.
+   */
+  'capture:cards.import': { args: z.object({ root: z.string().min(1) }), result: importView },
+  /** Takes a finished import off the screen (its copies and record stay). */
+  'capture:cards.dismiss': { args: z.object({ id }), result: z.void() },
+  'capture:library.get': { args: z.void(), result: libraryView },
+  'capture:library.save': { args: librarySettings, result: libraryView },
+} as const;
+
+/** The card events (spread into shared/ipc.ts `events`). */
+export const cardEvents = {
+  /** The cards mounted changed (one appeared or was removed): all those mounted now. */
+  'capture:event.cards': z.object({ cards: z.array(detectedCard) }),
+  /** An import moved: the whole import as it is now, at most ten a second while bytes move, at once when a file's state changes. */
+  'capture:event.import': importView,
+} as const;
