@@ -31,7 +31,7 @@ import type { LocalService } from '../e2e/service/index.js';
 import type { Figure } from './bench/figures.js';
 import { printFigures } from './bench/figures.js';
 import { curlPuts } from './bench/curl.js';
-import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
+import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, md5LanesCpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
 import { mainThreadFigures } from './bench/main-thread.js';
 import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
@@ -71,6 +71,7 @@ async function throughput(): Promise<Figure[]> {
   const awsCpu: number[] = [];
   const rss: number[] = [];
   const md5: number[] = [];
+  const lanes: number[] = [];
   await withService(async (svc, work) => {
     const file = join(work, fileName('001', 0));
     await makeFile(file, mib * MiB);
@@ -87,6 +88,7 @@ async function throughput(): Promise<Figure[]> {
       aws.push(mib / a.seconds);
       awsCpu.push((a.cpuSeconds * 1024) / mib);
       md5.push(md5CpuPerGiB());
+      lanes.push(md5LanesCpuPerGiB());
     }
   });
   const ratio = (a: number[], b: number[]) => a.map((v, i) => v / b[i]!);
@@ -99,9 +101,10 @@ async function throughput(): Promise<Figure[]> {
     { name: '1 GiB: uploader', values: ours, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from process start, sign-in included' },
     { name: '1 GiB: plain presigned PUTs', values: plain, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from registration' },
     { name: '1 GiB: AWS CLI (aws s3 cp)', values: aws, unit: 'MiB/s', better: 'higher', digits: 0, note: '8 MiB parts, 10 at once' },
-    { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.5, digits: 2, note: 'user + system, whole process; MD5 of every byte included' },
-    { name: '1 GiB: uploader CPU less its MD5', values: cpu.map((c, i) => c - md5[i]!), unit: 's/GiB', better: 'lower', digits: 2, note: 'the MD5 cost measured in the same run subtracted' },
-    { name: 'MD5 of 1 GiB on this machine', values: md5, unit: 's/GiB', better: 'lower', digits: 2, note: 'node:crypto; the ETag check\'s floor' },
+    { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.8, digits: 2, note: 'user + system, whole process, every thread; MD5 of every byte included (issue 21 #3)' },
+    { name: '1 GiB: uploader CPU less its MD5', values: cpu.map((c, i) => c - lanes[i]!), unit: 's/GiB', better: 'lower', digits: 2, note: 'the four-lane MD5 measured in the same run subtracted' },
+    { name: 'MD5 of 1 GiB, four parts at once', values: lanes, unit: 's/GiB', better: 'lower', digits: 2, note: 'the uploader\'s SIMD kernel (main/engine/md5-lanes.ts)' },
+    { name: 'MD5 of 1 GiB on this machine', values: md5, unit: 's/GiB', better: 'lower', digits: 2, note: 'node:crypto (OpenSSL), one stream' },
     { name: '1 GiB: AWS CLI CPU', values: awsCpu, unit: 's/GiB', better: 'lower', digits: 2 },
     { name: '1 GiB: uploader peak RSS', values: rss, unit: 'MB', better: 'lower', limit: 100, digits: 0 },
   ];

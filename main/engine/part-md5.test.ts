@@ -14,14 +14,32 @@ import { openUploader } from '../service/uploader.js';
 
 // Issue 19 #3: the part MD5s the offload computed from the card's bytes are the upload's; the
 // copy's bytes are sent, never hashed again nor read again to rebuild a lost part's ETag.
-// Every MD5 the uploader computes is counted here, by the bytes fed to it.
-const md5Bytes = vi.hoisted(() => ({ n: 0 }));
+// Every MD5 the uploader computes is counted here, by the bytes fed to it: the part sender's
+// four-lane MD5 (md5-lanes.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5
+// kernel's memory the part sender takes (a part that is not hashed must take none).
+const md5Bytes = vi.hoisted(() => ({ n: 0, slots: 0 }));
+vi.mock('./md5-lanes.js', async (importOriginal) => {
+  const lanes = await importOriginal<typeof import('./md5-lanes.js')>();
+  class CountedPartMd5 extends lanes.PartMd5 {
+    override update(chunk: Buffer, hashed?: () => void): void {
+      md5Bytes.n += chunk.length;
+      super.update(chunk, hashed);
+    }
+  }
+  const takeSlot = () => {
+    md5Bytes.slots++;
+    return lanes.takeSlot();
+  };
+  return { ...lanes, PartMd5: CountedPartMd5, takeSlot };
+});
 vi.mock('node:crypto', async (importOriginal) => {
   const crypto = await importOriginal<typeof import('node:crypto')>();
   const createHash = ((algorithm: string, options?: object) => {
     const h = crypto.createHash(algorithm, options);
-    // The local service runs in this process too: storage's own MD5 of what it receives is not the uploader's.
-    if (algorithm !== 'md5' || new Error().stack!.includes('/e2e/service/')) return h;
+    // The local service runs in this process too: storage's own MD5 of what it receives is not the
+    // uploader's. PartMd5's own OpenSSL fallback is counted by PartMd5.update already.
+    const stack = new Error().stack!;
+    if (algorithm !== 'md5' || stack.includes('/e2e/service/') || stack.includes('/md5-lanes.')) return h;
     const update = h.update.bind(h);
     h.update = ((data: string | NodeJS.ArrayBufferView, encoding?: BufferEncoding) => {
       md5Bytes.n += typeof data === 'string' ? Buffer.byteLength(data, encoding) : data.byteLength;
@@ -89,6 +107,7 @@ describe('part MD5s from the offload', () => {
     // And the service refuses the report once, so each file stops with every part in storage.
     await fault({ target: 'gateway', operation: 'complete-batch', action: { type: 'status', status: 422 }, times: 2 });
     md5Bytes.n = 0;
+    md5Bytes.slots = 0;
     const first = await u.engine.drain();
     expect(first.failed).toHaveLength(2);
     const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
@@ -101,6 +120,8 @@ describe('part MD5s from the offload', () => {
     expect(summary.failed).toEqual([]);
     expect(summary.completed).toHaveLength(2);
     expect(md5Bytes.n).toBe(0);
+    // Its parts were read into ordinary buffers: the MD5 kernel's slots stay with parts that hash.
+    expect(md5Bytes.slots).toBe(0);
     for (const f of summary.completed) {
       const source = r.files.find((x) => x.copy === f.path)!.source;
       expect(await storedSha256(f.uploadId!)).toBe(await sha256(readFileSync(source)));

@@ -1,8 +1,10 @@
-import type { Hash } from 'node:crypto';
 import { close, open, read } from 'node:fs';
 import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { PartMd5 } from './md5-lanes.js';
+import { giveSlot, isSlot, takeSlot } from './md5-lanes.js';
+import { SLOT_BYTES } from './md5x4-kernel.js';
 import type { Bandwidth, Pacing } from './throttle.js';
 
 /**
@@ -23,10 +25,13 @@ export interface WireOptions {
   /** Set while a slice is held back by the bandwidth limit, for the stall watchdog. */
   pacing: Pacing;
   /**
-   * Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself.
-   * Absent when the part's MD5 is already known (computed while the card was copied, issue 19 #3).
+   * Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself. Its
+   * chunks may be hashed later, with other parts' (md5-lanes.ts): a buffer is reused only after
+   * `settle()`. Absent when the part's MD5 is already known (computed while the card was copied,
+   * issue 19 #3): the part's bytes are then not hashed at all, and read into buffers of the heap,
+   * leaving the kernel's slots to the parts that hash.
    */
-  md5?: Hash;
+  md5?: PartMd5;
   /** Called with the part's bytes handed to the socket so far (bytes), after each write completes. */
   onSent(sent: number): void;
   /**
@@ -52,17 +57,35 @@ export class PartFileError extends Error {
 }
 const fileError = (err: NodeJS.ErrnoException) => new PartFileError(err.code ?? 'EIO');
 
-// The file is read in 1 MiB chunks (a quarter of the read calls of 256 KiB) into two buffers
-// per part: while one is written to the socket, the next chunk is read into the other. The
-// buffers are kept for the next part, so no chunk is ever copied or left for the garbage collector
-// (buffers allocated per part left up to 20 MiB waiting for it). Memory is concurrency × 2 MiB
-// whatever the file size.
-const READ_CHUNK = 1024 * 1024;
-// Enough for 8 parts at once; a higher concurrency allocates the rest per part.
-const POOL_LIMIT = 16;
+// The file is read in 1 MiB chunks (a quarter of the read calls of 256 KiB): while one is
+// written to the socket, the next is read. Each chunk is read into a slot of the MD5 kernel's
+// memory (md5-lanes.ts), hashed where it lies, later and four parts at once, so a slot goes back
+// only once its chunk is both written and hashed. Slots are shared by all parts (10 MiB, never
+// copied, never left for the garbage collector: buffers allocated per part left up to 20 MiB
+// waiting for it); when none is free, the chunks waiting are hashed, which frees them.
+const READ_CHUNK = SLOT_BYTES;
+// Beyond the slots (every one lent: many parts at once), and for parts not hashed at all, buffers
+// of the heap; a hashed part that starts in one is hashed by OpenSSL, a later chunk in one is
+// copied into the kernel's memory and hashed at once (md5-lanes.ts). A few are kept.
+const POOL_LIMIT = 8;
 const pool: Buffer[] = [];
-const takeBuffer = () => pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
-const giveBuffer = (b: Buffer) => void (pool.length < POOL_LIMIT && pool.push(b));
+// A part that is not hashed (its MD5 known from the offload) never takes a slot: it would only
+// push a part that hashes onto OpenSSL's slower MD5, or make the kernel hash early to free one.
+const takeBuffer = (hashed: boolean) => (hashed ? takeSlot() : undefined) ?? pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
+const giveBuffer = (b: Buffer) => {
+  if (isSlot(b)) giveSlot(b);
+  else if (pool.length < POOL_LIMIT) pool.push(b);
+};
+/**
+ * A READ_CHUNK buffer for one chunk: a slot when the part is `hashed` and one is free, else one of
+ * the heap. It goes back once both its write and its hash are done (or will never be, or there is
+ * no hash): `release` is called twice.
+ */
+function lent(hashed: boolean): { buffer: Buffer; release(): void } {
+  const buffer = takeBuffer(hashed);
+  let holds = 2;
+  return { buffer, release: () => void (--holds === 0 && giveBuffer(buffer)) };
+}
 // Each write to the socket is at most 256 KiB, because a write's completion is the only sign of
 // progress the stall watchdog has: at the 16 KiB/s floor the engine allows for, 256 KiB moves in
 // 16 s, well inside the 30 s stall timeout; a 1 MiB write would look like a stall.
@@ -189,45 +212,71 @@ async function sendBody(wire: Wire, fd: number, offset: number, size: number, op
         else resolve();
       });
     });
-  const readNext = (buffer: Buffer, length: number, position: number) => {
-    const p = readAt(fd, buffer, length, position);
+  const readNext = (length: number, position: number) => {
+    const held = lent(opts.md5 !== undefined);
+    const p = readAt(fd, held.buffer, length, position);
     p.catch(() => {}); // awaited on the next turn; a failure while this chunk is written must not count as unhandled
-    return p;
+    return { held, chunk: p };
   };
-  const buffers = [takeBuffer(), takeBuffer()];
-  let next: Promise<Buffer> | undefined = readNext(buffers[0]!, Math.min(READ_CHUNK, size), offset);
+  let next: ReturnType<typeof readNext> | undefined = readNext(Math.min(READ_CHUNK, size), offset);
   let read = 0;
   let sent = 0;
+  let failed = false;
   try {
-    for (let k = 1; next; k++) {
-      const chunk = await next;
+    while (next) {
+      const { held } = next;
+      let chunk: Buffer;
+      try {
+        chunk = await next.chunk;
+      } catch (err) {
+        next = undefined;
+        held.release();
+        held.release();
+        throw err;
+      }
       read += chunk.length;
-      // The other buffer's bytes are all written (awaited below), so the next read may fill it
-      // while this chunk is hashed and written.
-      next = read < size ? readNext(buffers[k % 2]!, Math.min(READ_CHUNK, size - read), offset + read) : undefined;
-      opts.md5?.update(chunk);
-      for (let at = 0; at < chunk.length; ) {
-        const slice = chunk.subarray(at, at + Math.min(WRITE_SLICE, opts.bandwidth.sliceSize(), chunk.length - at));
-        if (opts.bandwidth.limit) {
-          opts.pacing.waiting = true;
-          try {
-            await opts.bandwidth.take(slice.length, opts.signal);
-          } finally {
-            opts.pacing.waiting = false;
+      // The next read fills another buffer while this chunk is hashed and written.
+      next = read < size ? readNext(Math.min(READ_CHUNK, size - read), offset + read) : undefined;
+      // Without a hash, the chunk's hash side lets go of it at once.
+      if (opts.md5) opts.md5.update(chunk, held.release);
+      else held.release();
+      try {
+        for (let at = 0; at < chunk.length; ) {
+          const slice = chunk.subarray(at, at + Math.min(WRITE_SLICE, opts.bandwidth.sliceSize(), chunk.length - at));
+          if (opts.bandwidth.limit) {
+            opts.pacing.waiting = true;
+            try {
+              await opts.bandwidth.take(slice.length, opts.signal);
+            } finally {
+              opts.pacing.waiting = false;
+            }
           }
+          await write(slice);
+          at += slice.length;
+          sent += slice.length;
+          opts.onSent(sent);
         }
-        await write(slice);
-        at += slice.length;
-        sent += slice.length;
-        opts.onSent(sent);
+      } finally {
+        // Every write of the chunk completed, or the request is closed (a closed socket reads
+        // nothing more from a buffer): the chunk's write side lets go of it.
+        held.release();
       }
     }
     wire.req.end();
     wire.ended = true;
+  } catch (err) {
+    // The chunks left waiting are hashed now, which gives their slots back: this part's digest
+    // will not be asked for, and its lane would hold them until another part's batch took it.
+    failed = true;
+    throw err;
   } finally {
-    await next?.catch(() => {});
-    // No read is in flight now, and no write: each was awaited, or the request is closed, and a
-    // closed socket reads nothing more from a buffer.
-    buffers.forEach(giveBuffer);
+    if (next) {
+      // A read still in flight fills its buffer until it ends: let go only then.
+      const { held, chunk } = next;
+      await chunk.catch(() => {});
+      held.release();
+      held.release();
+    }
+    if (failed) opts.md5?.settle();
   }
 }

@@ -74,13 +74,17 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
 }
 
 /**
- * The committed totals in the screen's shape (shared/ipc.ts QueueTotals) with nothing live laid
- * over them: what `capture-uploader status` reads from a queue it opens read-only, so its first
- * line says the queue's state with the figures the app shows (issue 18 #1, #2). Bytes are what
+ * The committed totals in the screen's shape (shared/ipc.ts QueueTotals), the one place that
+ * shape is made from StoredTotals: what `capture-uploader status` reads from a queue it opens
+ * read-only, so its first line says the queue's state with the figures the app shows (issue 18
+ * #1, #2), and what the running app's live view (main/service/live-queue.ts) lays its live
+ * figures over. `moved` (bytes, default 0) is what the files uploading have had acknowledged
+ * beyond what the queue holds for them (negative after storage lost parts). Bytes are what
  * storage acknowledged; no speed (it lives in the running app); the outage a running engine
- * recorded is read apart (QueueMeta.outage).
+ * recorded is read apart (QueueMeta.outage). Cards pulled out mid-upload come as `cardRemoved`,
+ * only when there is one (removed-cards.ts).
  */
-export function committedTotals(t: StoredTotals): QueueTotals {
+export function committedTotals(t: StoredTotals, moved = 0): QueueTotals {
   return {
     files: t.files,
     captures: t.captures,
@@ -93,8 +97,8 @@ export function committedTotals(t: StoredTotals): QueueTotals {
     cancelled: t.cancelled,
     needYou: t.failed + t.capturesNeedYou,
     bytesTotal: t.bytesTotal,
-    bytesDone: Math.min(t.bytesTotal, t.bytesStored),
-    bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving),
+    bytesDone: Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved)),
+    bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),
     bytesPerSecond: 0,
     nextRetryAt: t.nextRetryAt,
     ...(t.cardWait.cards > 0 ? { cardRemoved: t.cardWait } : {}),

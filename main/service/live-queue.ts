@@ -4,6 +4,7 @@ import type { EngineEvent } from '../engine/engine.js';
 import type { FileProgress, Outage } from '../engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { StoredTotals } from '../queue/totals.js';
+import { committedTotals } from '../queue/totals.js';
 
 /** How often at most the committed totals are read again while only progress moves (ms). */
 const TOTALS_REFRESH_MS = 2000;
@@ -188,32 +189,19 @@ export class LiveQueue {
     }
     // Files uploading count with their live (acknowledged) bytes instead of what the queue holds for them.
     const moved = t.uploading > 0 ? liveSent - t.bytesStoredUploading : 0;
-    const bytesDone = Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved));
+    const committed = committedTotals(t, moved);
+    const bytesDone = committed.bytesDone;
     // Acknowledged bytes only grow; fewer with the same total means storage lost parts (they are sent again).
     if (t.bytesTotal === this.shown.total && bytesDone < this.shown.done) this.lost += this.shown.done - bytesDone;
     this.shown = { done: bytesDone, total: t.bytesTotal };
     return {
-      files: t.files,
-      captures: t.captures,
-      completed: t.completed,
-      uploading: t.uploading,
-      queued: t.waiting + t.pending,
-      retrying: t.retrying,
-      paused: t.paused,
-      failed: t.failed,
-      cancelled: t.cancelled,
-      needYou: t.failed + t.capturesNeedYou,
-      bytesTotal: t.bytesTotal,
-      bytesDone,
-      bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),
+      ...committed,
       // Nothing is acknowledged during an outage: no speed, and no ETA is guessed from an old one.
       bytesPerSecond: t.uploading > 0 && !this.outage ? this.rate : 0,
       bytesInFlight: t.uploading > 0 ? inFlight : 0,
       bytesLost: this.lost,
-      nextRetryAt: t.nextRetryAt,
       outage: this.outage,
       capturesWarned: this.warnings().size,
-      ...(t.cardWait.cards > 0 ? { cardRemoved: t.cardWait } : {}),
     };
   }
 
