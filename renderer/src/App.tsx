@@ -67,6 +67,10 @@ export function App() {
         Starting…
       </main>
     );
+  // Settings answers once its save and the queue's first read are done. By then the person may
+  // already have gone to another tab (the tabs show as soon as the settings are configured): only a
+  // person still on Settings is taken back to Upload. A full e2e run once lost an Assets click to this.
+  const settingsDone = () => setTab((t) => (t === 'settings' ? 'upload' : t));
   const showSettings = !configured || tab === 'settings';
   return (
     <div className="app">
@@ -99,7 +103,7 @@ export function App() {
       <div className="screen">
         <ServiceBanner />
         {showSettings ? (
-          <Settings firstRun={!configured} onDone={() => setTab('upload')} />
+          <Settings firstRun={!configured} onDone={settingsDone} />
         ) : tab === 'progress' ? (
           <ProgressWorkspace />
         ) : tab === 'assets' ? (
