@@ -70,6 +70,8 @@ test('a card that appears is offered, imported with verification, removed once s
   const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p))]));
   const offer = page.getByTestId('card-offer');
   await expect(offer).toContainText(`Insta360 card, 3 recordings, ${formatBytes(6 * size)}`, { timeout: 15_000 });
+  // The setting off, the offer's sentence says the card is copied first (issue 19 #5).
+  await expect(offer).toContainText('Copied to the library folder and verified, then uploaded from the copies.');
   await expectAccessible(page, 'section.cards');
   await shots(page, info, '30-card-offered');
 

@@ -21,6 +21,7 @@ function deskAt(name: string) {
   const { db } = openQueueDatabase(join(work, name, 'queue.db'));
   const store = new Map<string, unknown>();
   const cards: DetectedCardView[][] = [];
+  const modes: boolean[] = [];
   const imports: ImportView[] = [];
   desk = new CardDesk({
     roots: [mounts],
@@ -28,11 +29,14 @@ function deskAt(name: string) {
     store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
     queueDb: () => db,
     emit: (event, payload) => {
-      if (event === 'capture:event.cards') cards.push((payload as { cards: DetectedCardView[] }).cards);
+      if (event === 'capture:event.cards') {
+        cards.push((payload as { cards: DetectedCardView[] }).cards);
+        modes.push((payload as { uploadFromCard: boolean }).uploadFromCard);
+      }
       if (event === 'capture:event.import') imports.push(payload as ImportView);
     },
   });
-  return { desk, mounts, db, store, cards, imports };
+  return { desk, mounts, db, store, cards, modes, imports };
 }
 
 const until = async (ok: () => boolean, what: string) => {
@@ -79,7 +83,7 @@ describe('CardDesk', () => {
     rmSync(card.root, { recursive: true });
     await until(() => d.cards.at(-1)?.length === 0, 'the card to go');
     d.desk.dismiss(done.id);
-    expect(d.desk.list()).toEqual({ cards: [], imports: [] });
+    expect(d.desk.list()).toEqual({ cards: [], imports: [], uploadFromCard: false });
     expect(statSync(done.verifiedCopies[1]!).size).toBe(4096);
   });
 
@@ -93,5 +97,25 @@ describe('CardDesk', () => {
     expect(saved).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true, usage: { bytes: 0, copies: 0 } });
     expect(d.store.get('library')).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
     expect(() => d.desk.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
+  });
+
+  it('says with the cards whether they are offered for upload straight from the card, at once when the setting is saved (issue 19 #5)', async () => {
+    const d = deskAt('three');
+    d.store.set('library', { library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
+    writeFakeCard(join(work, 'three', 'X4'), { recordings: 1, bytes: 1024 });
+    renameSync(join(work, 'three', 'X4'), join(d.mounts, 'X4'));
+    d.desk.start();
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    expect(d.modes.at(-1)).toBe(false);
+    expect(d.desk.list().uploadFromCard).toBe(false);
+
+    const before = d.modes.length;
+    await d.desk.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: true });
+    // Saved, the window is told without waiting for a card to come or go, with the cards mounted now.
+    expect(d.modes.slice(before)).toEqual([true]);
+    expect(d.cards.at(-1)!.map((c) => c.name)).toEqual(['X4']);
+    expect(d.desk.list()).toMatchObject({ uploadFromCard: true, imports: [] });
+    await d.desk.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
+    expect(d.modes.at(-1)).toBe(false);
   });
 });

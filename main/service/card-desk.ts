@@ -64,7 +64,7 @@ export class CardDesk {
       roots,
       (cards) => {
         this.cards = cards;
-        if (!this.closed) this.opts.emit('capture:event.cards', { cards });
+        this.emitCards();
       },
       this.opts.pollMs,
       volumes,
@@ -81,9 +81,17 @@ export class CardDesk {
     clearInterval(this.sweepTimer);
   }
 
-  /** The cards mounted now and this session's imports not dismissed, oldest first. */
-  list(): { cards: DetectedCardView[]; imports: ImportView[] } {
-    return { cards: this.cards, imports: [...this.imports.values()] };
+  /**
+   * The cards mounted now, this session's imports not dismissed (oldest first), and whether the
+   * cards are offered for upload straight from the card instead of Import (issue 19 #5).
+   */
+  list(): { cards: DetectedCardView[]; imports: ImportView[]; uploadFromCard: boolean } {
+    return { cards: this.cards, imports: [...this.imports.values()], uploadFromCard: this.library.get().uploadFromCard };
+  }
+
+  /** Tells the window the cards mounted now and how they are offered (`capture:event.cards`). */
+  private emitCards(): void {
+    if (!this.closed) this.opts.emit('capture:event.cards', { cards: this.cards, uploadFromCard: this.library.get().uploadFromCard });
   }
 
   /**
@@ -138,9 +146,13 @@ export class CardDesk {
     return { ...s, usage: db ? await libraryUsage(db, s.library) : { bytes: 0, copies: 0 } };
   }
 
-  /** Stores the library settings and sweeps at once with the new number of days; answers the view. */
+  /**
+   * Stores the library settings, tells the window how cards are offered now (Import, or upload
+   * straight from the card), and sweeps at once with the new number of days; answers the view.
+   */
   async save(next: LibrarySettings): Promise<LibraryView> {
     this.library.save(next);
+    this.emitCards();
     await this.sweep();
     return this.view();
   }

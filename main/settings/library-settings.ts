@@ -21,8 +21,8 @@ export function defaultLibraryFolder(platform: NodeJS.Platform = process.platfor
 /**
  * The library settings kept in the app's settings file (key `library`): the folder imports copy
  * to (an absolute path), how many days copies stay after their capture completed, and "Upload
- * straight from the card" (read by the intake when it is on; the import is then not offered as
- * the only way). Missing fields take their defaults.
+ * straight from the card" (main/service/card-desk.ts says it with the cards: the card offer is
+ * then "Upload from the card" instead of Import, issue 19 #5). Missing fields take their defaults.
  */
 export class LibrarySettingsStore {
   constructor(

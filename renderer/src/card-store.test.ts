@@ -4,7 +4,7 @@ import type { ImportView } from '../../shared/ipc.js';
 // The card store against a stand-in window.api: which copies it hands to the registration step
 // (files.inspect) is what is checked.
 const inspected: string[][] = [];
-let listAnswer: { cards: never[]; imports: ImportView[] } = { cards: [], imports: [] };
+let listAnswer: { cards: never[]; imports: ImportView[]; uploadFromCard: boolean } = { cards: [], imports: [], uploadFromCard: false };
 const listeners = new Map<string, (p: unknown) => void>();
 const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
 const fakeApi = {
@@ -45,12 +45,28 @@ describe('card store', () => {
 
   it('does not hand again what a list read after the events says, nor let an older view replace a newer one', async () => {
     inspected.length = 0;
-    listAnswer = { cards: [], imports: [view(1, ['/lib/a_00.insv', '/lib/a_10.insv']), view(2, ['/lib/c_00.insv'], 'done')] };
+    listAnswer = { cards: [], imports: [view(1, ['/lib/a_00.insv', '/lib/a_10.insv']), view(2, ['/lib/c_00.insv'], 'done')], uploadFromCard: false };
     await useCards.getState().load();
     expect(useCards.getState().imports.map((i) => [i.id, i.phase, i.verifiedCopies.length])).toEqual([[1, 'done', 4], [2, 'done', 1]]);
     // Import 2 finished before this window listened: its copy was the other window's to hand.
     listeners.get('capture:event.import')!(view(2, ['/lib/c_00.insv'], 'done'));
     await settle();
     expect(inspected).toEqual([]);
+  });
+
+  it("with upload straight from the card on, hands a card's root to the registration step once, and offers it again only after it was removed (issue 19 #5)", async () => {
+    inspected.length = 0;
+    const card = { root: '/media/u/X4', name: 'X4', recordings: 2, bytes: 100 };
+    listeners.get('capture:event.cards')!({ cards: [card], uploadFromCard: true });
+    expect(useCards.getState().uploadFromCard).toBe(true);
+    await useCards.getState().uploadStraight('/media/u/X4');
+    await useCards.getState().uploadStraight('/media/u/X4');
+    expect(inspected).toEqual([['/media/u/X4']]);
+    expect(useCards.getState().fromCard).toEqual(['/media/u/X4']);
+    // Still mounted: still handed. Removed: forgotten, so the card put back is offered again.
+    listeners.get('capture:event.cards')!({ cards: [card], uploadFromCard: true });
+    expect(useCards.getState().fromCard).toEqual(['/media/u/X4']);
+    listeners.get('capture:event.cards')!({ cards: [], uploadFromCard: true });
+    expect(useCards.getState().fromCard).toEqual([]);
   });
 });

@@ -9,21 +9,29 @@ import { useApp } from './store.js';
  * registration step's: the Insta360 cards mounted now and this session's imports, as the upload
  * service's events say them. The recordings of an import are handed to the registration step as
  * soon as each verifies, as if dropped from the library folder, so they are placed and uploaded
- * from the copies with the panel everyone knows.
+ * from the copies with the panel everyone knows. With "Upload straight from the card" on (issue 19
+ * #5) a card is handed to the registration step whole instead, as a drop of its root would be.
  */
 export interface CardState {
   cards: DetectedCardView[];
   imports: ImportView[];
+  /** Whether cards are offered for upload straight from the card (the library setting) rather than Import. */
+  uploadFromCard: boolean;
+  /** The roots of the cards mounted now whose recordings were handed to the registration step from the card: not offered again. */
+  fromCard: readonly string[];
   /** Per import id, how many of its verified copies were handed to the registration step. */
   handed: Readonly<Record<number, number>>;
   /** Reads the cards and imports from the service (at start, and after a reload of the window). */
   load(): Promise<void>;
-  applyCards(cards: DetectedCardView[]): void;
+  /** The cards mounted now and how they are offered; a card handed from the card and since removed may be offered again. */
+  applyCards(cards: DetectedCardView[], uploadFromCard: boolean): void;
   /** Puts an import's new view in place and hands its newly verified copies to the registration step. */
   applyImport(view: ImportView): void;
   /** Starts importing a card offered now; the service's refusal becomes a message. */
   startImport(root: string): Promise<void>;
   dismiss(id: number): Promise<void>;
+  /** Hands a card's recordings to the registration step at the card's own paths (no copy), as a drop of its root would. */
+  uploadStraight(root: string): Promise<void>;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -34,23 +42,27 @@ let handing: Promise<void> = Promise.resolve();
 export const useCards = create<CardState>()((set, get) => ({
   cards: [],
   imports: [],
+  uploadFromCard: false,
+  fromCard: [],
   handed: {},
   async load() {
     try {
-      const { cards, imports } = await unwrap(api['cards.list']());
+      const { cards, imports, uploadFromCard } = await unwrap(api['cards.list']());
       // An import's events may have overtaken this answer: the view already here is the newer.
       const mine = new Map(get().imports.map((i) => [i.id, i]));
       const merged = imports.map((i) => mine.get(i.id) ?? i);
       // Copies verified before this window loaded were handed to the window that saw them;
       // the library folder can be dropped to list them again.
       const handed = Object.fromEntries(merged.map((i) => [i.id, Math.max(get().handed[i.id] ?? 0, i.verifiedCopies.length)]));
-      set({ cards, imports: merged, handed });
+      set({ imports: merged, handed });
+      get().applyCards(cards, uploadFromCard);
     } catch (err) {
       useApp.getState().notify('warning', `The cards mounted could not be read: ${messageOf(err)}`);
     }
   },
-  applyCards(cards) {
-    set({ cards });
+  applyCards(cards, uploadFromCard) {
+    const mounted = new Set(cards.map((c) => c.root));
+    set({ cards, uploadFromCard, fromCard: get().fromCard.filter((r) => mounted.has(r)) });
   },
   applyImport(view) {
     const known = get().imports.some((i) => i.id === view.id);
@@ -73,9 +85,15 @@ export const useCards = create<CardState>()((set, get) => ({
     await unwrap(api['cards.dismiss']({ id })).catch(() => undefined);
     set({ imports: get().imports.filter((i) => i.id !== id) });
   },
+  async uploadStraight(root) {
+    if (get().fromCard.includes(root)) return;
+    set({ fromCard: [...get().fromCard, root] });
+    handing = handing.then(() => useDrafts.getState().inspect([root]));
+    await handing;
+  },
 }));
 
 // Followed for the window's whole life, not only while the Upload tab shows the offer: an import
 // goes on while Settings is open, and its verified copies must still reach the registration step.
-api.on('capture:event.cards', (p) => useCards.getState().applyCards(p.cards));
+api.on('capture:event.cards', (p) => useCards.getState().applyCards(p.cards, p.uploadFromCard));
 api.on('capture:event.import', (v) => useCards.getState().applyImport(v));

@@ -64,8 +64,11 @@ export type LibraryView = z.infer<typeof libraryView>;
 
 /** The channels of the card offer, import and library settings (spread into shared/ipc.ts `channels`). */
 export const cardChannels = {
-  /** The cards mounted now and the imports of this session (running or finished, not dismissed). */
-  'capture:cards.list': { args: z.void(), result: z.object({ cards: z.array(detectedCard), imports: z.array(importView) }) },
+  /**
+   * The cards mounted now, the imports of this session (running or finished, not dismissed), and
+   * whether "Upload straight from the card" is on (the offer is then "Upload from the card", not Import).
+   */
+  'capture:cards.list': { args: z.void(), result: z.object({ cards: z.array(detectedCard), imports: z.array(importView), uploadFromCard: z.boolean() }) },
   /**
    * Starts importing a card offered now (its root as `cards.list` gave it): answers at once with
    * the import; `capture:event.import` carries its progress. Refuses a path that is not a card
@@ -80,8 +83,11 @@ export const cardChannels = {
 
 /** The card events (spread into shared/ipc.ts `events`). */
 export const cardEvents = {
-  /** The cards mounted changed (one appeared or was removed): all those mounted now. */
-  'capture:event.cards': z.object({ cards: z.array(detectedCard) }),
+  /**
+   * The cards mounted changed (one appeared or was removed), or the library settings were saved:
+   * all those mounted now, and whether they are offered for upload straight from the card (issue 19 #5).
+   */
+  'capture:event.cards': z.object({ cards: z.array(detectedCard), uploadFromCard: z.boolean() }),
   /** An import moved: the whole import as it is now, at most ten a second while bytes move, at once when a file's state changes. */
   'capture:event.import': importView,
 } as const;

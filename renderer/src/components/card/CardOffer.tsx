@@ -8,17 +8,23 @@ import './card.css';
  * The cards mounted now and their imports (issue 19 #2, #3), above the drop zone: each Insta360
  * card is offered ("Insta360 card, 48 recordings, 96 GiB: Import") until it is imported, and
  * each import shows its progress, then "Card safe to remove" or the files that failed. A card
- * whose import finished is not offered again until that import is dismissed.
+ * whose import finished is not offered again until that import is dismissed. With "Upload straight
+ * from the card" on in Settings (issue 19 #5) the offer is "Upload from the card" instead: the
+ * card's recordings go to the registration step at the card's own paths, with no copy, and the
+ * card is not offered again while it stays mounted.
  */
 export function CardOffer() {
   const cards = useCards((s) => s.cards);
   const imports = useCards((s) => s.imports);
   const startImport = useCards((s) => s.startImport);
+  const fromCard = useCards((s) => s.uploadFromCard);
+  const handedFromCard = useCards((s) => s.fromCard);
+  const uploadStraight = useCards((s) => s.uploadStraight);
 
   // The store follows the service's card events itself (card-store.ts); this reads what it missed before the window opened.
   useEffect(() => void useCards.getState().load(), []);
 
-  const imported = new Set(imports.map((i) => i.card));
+  const imported = new Set([...imports.map((i) => i.card), ...handedFromCard]);
   const offered = cards.filter((c) => !imported.has(c.root));
   if (offered.length === 0 && imports.length === 0) return null;
   return (
@@ -27,10 +33,22 @@ export function CardOffer() {
         <div key={c.root} className="banner card-offer" data-testid="card-offer">
           <div>
             <strong>{describeCard(c)}</strong> <span className="card-where">{c.name} at {c.root}</span>
+            {/* The sentence says which the button does: a verified copy first, or reading the card itself. */}
+            <p className="card-how">
+              {fromCard
+                ? 'Uploads read straight from the card: keep it in the reader until they finish.'
+                : 'Copied to the library folder and verified, then uploaded from the copies.'}
+            </p>
           </div>
-          <button className="primary" aria-label={`Import ${c.name}`} onClick={() => void startImport(c.root)}>
-            Import
-          </button>
+          {fromCard ? (
+            <button className="primary" aria-label={`Upload from the card ${c.name}`} onClick={() => void uploadStraight(c.root)}>
+              Upload from the card
+            </button>
+          ) : (
+            <button className="primary" aria-label={`Import ${c.name}`} onClick={() => void startImport(c.root)}>
+              Import
+            </button>
+          )}
         </div>
       ))}
       {imports.map((i) => (
