@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clockTime, plainCause } from './causes.js';
+import { plainCause } from './causes.js';
 
 describe('plainCause', () => {
   it.each([
@@ -22,11 +22,3 @@ describe('plainCause', () => {
   });
 });
 
-describe('clockTime', () => {
-  it('says a time of today as HH:MM and one of another day with its weekday', () => {
-    const now = new Date(2026, 10, 23, 22, 40).getTime(); // Monday 23 November, local time
-    expect(clockTime(new Date(2026, 10, 23, 3, 14).getTime(), now)).toBe('03:14');
-    expect(clockTime(new Date(2026, 10, 24, 3, 14).getTime(), now)).toBe('Tue 03:14');
-    expect(clockTime(new Date(2026, 10, 22, 23, 5).getTime(), now)).toBe('Sun 23:05');
-  });
-});

@@ -19,13 +19,3 @@ export function plainCause(error: string | null | undefined): string {
   return 'upload failed';
 }
 
-/**
- * A time (ms since the epoch) as the local 24-hour clock shows it: `03:14` when it is today
- * (`now`'s local date), with the day before it otherwise (`Tue 03:14`), so a retry after
- * midnight or an "as of" from yesterday is not read as today's.
- */
-export function clockTime(ms: number, now = Date.now()): string {
-  const d = new Date(ms);
-  const hhmm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-  return d.toDateString() === new Date(now).toDateString() ? hhmm : `${d.toLocaleDateString('en-GB', { weekday: 'short' })} ${hhmm}`;
-}

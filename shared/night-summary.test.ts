@@ -33,6 +33,6 @@ describe('the morning summary (issue 18 #7)', () => {
     expect(s.finishedAt).toBeNull();
     const now = Date.parse(at('20:00'));
     expect(summaryLines(s, { now, locale: 'en-GB' })[0]).toBe('Started at 19:30; still going: 0 captures (1 file), 5 B uploaded so far.');
-    expect(localTime(Date.parse(at('19:30')), { now, locale: 'en-US' })).toBe('07:30 PM');
+    expect(localTime(Date.parse(at('19:30')), { now, locale: 'en-US' })).toBe('7:30 PM');
   });
 });

@@ -89,12 +89,17 @@ export function nightSummary(
 }
 
 /**
- * A time as the system's locale shows it (24-hour where the locale says so), with the date when
- * it is not today (`now`'s local date): one time format for the summary, the screen and the CLI.
+ * A time (ms since the epoch) as the system's locale shows it in its own short form (`19:30` in
+ * en-GB, `7:30 PM` in en-US: 24-hour where the locale says so), with the date before it when it
+ * is not today (`now`'s local date): one time format for the summary, the screens and the CLI
+ * (issue 18 #7). `seconds` adds the seconds (`19:30:05`, `7:30:05 PM`) where two moments may
+ * share a minute (recording times in the registration table, the activity log); `locale` is a
+ * BCP 47 tag for tests, the screens pass none and get the system's.
  */
-export function localTime(ms: number, opts: { now?: number; locale?: string } = {}): string {
+export function localTime(ms: number, opts: { now?: number; locale?: string; seconds?: boolean } = {}): string {
   const d = new Date(ms);
-  const time = d.toLocaleTimeString(opts.locale, { hour: '2-digit', minute: '2-digit' });
+  // timeStyle keeps the locale's own clock (no forced leading zero, no forced 24 hours).
+  const time = d.toLocaleTimeString(opts.locale, { timeStyle: opts.seconds ? 'medium' : 'short' });
   const today = d.toDateString() === new Date(opts.now ?? Date.now()).toDateString();
   return today ? time : `${d.toLocaleDateString(opts.locale, { day: 'numeric', month: 'short' })} ${time}`;
 }

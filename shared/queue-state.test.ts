@@ -40,7 +40,7 @@ describe('queueState (issue 18 #2)', () => {
     const now = at('19:45');
     const s = queueState(
       t({ files: 10, completed: 3, uploading: 4, retrying: 3, bytesPerSecond: 0, bytesRemaining: 1000, nextRetryAt: at('19:47'), outage: { where: 'storage', since: at('19:42'), cause: 'x (HTTP 503 on PUT /bucket/key)' } }),
-      { now },
+      { now, locale: 'en-GB' },
     );
     expect(s).toMatchObject({ kind: 'waiting-storage', headline: 'Waiting for storage', tone: 'retrying', since: at('19:42'), etaSeconds: null });
     expect(queueStateLine(s)).toBe('Waiting for storage — since 19:42 · storage unavailable · next try 19:47 · nothing lost');
@@ -51,17 +51,29 @@ describe('queueState (issue 18 #2)', () => {
   it('a retry time is never shown in the past', () => {
     const now = at('19:45');
     expect(retryTime(at('19:44'), now)).toBe('any moment');
-    expect(retryTime(at('19:46'), now)).toBe('19:46');
+    expect(retryTime(at('19:46'), now, 'en-GB')).toBe('19:46');
     expect(queueState(t({ files: 1, retrying: 1, nextRetryAt: at('19:44') }), { now }).detail).toBe('next try any moment · nothing lost');
   });
 
   it('a queue-wide hold reads "Paused until HH:MM"', () => {
-    const s = queueState(t({ files: 2, queued: 2 }), { hold: { until: new Date(at('07:00')).toISOString(), by: 'person' }, now: at('03:00') });
+    const s = queueState(t({ files: 2, queued: 2 }), { hold: { until: new Date(at('07:00')).toISOString(), by: 'person' }, now: at('03:00'), locale: 'en-GB' });
     expect(s.headline).toBe('Paused until 07:00');
   });
 
   it('the ETA covers every byte left (files waiting to retry included) at the acknowledged speed, and is unknown when nothing is acknowledged', () => {
     expect(queueState(t({ files: 3, uploading: 1, retrying: 2, bytesRemaining: 3000, bytesPerSecond: 100 })).etaSeconds).toBe(30);
     expect(queueState(t({ files: 3, uploading: 1, bytesRemaining: 3000, bytesPerSecond: 0 })).etaSeconds).toBeNull();
+  });
+
+  it('writes its times in the locale’s own clock, the date before them when not today (issue 18 #7)', () => {
+    const hold = { until: new Date(at('07:00')).toISOString(), by: 'person' as const };
+    expect(queueState(t({ files: 2, queued: 2 }), { hold, now: at('03:00'), locale: 'en-US' }).headline).toBe('Paused until 7:00 AM');
+    expect(queueState(t({ files: 2, queued: 2 }), { hold, now: at('03:00'), locale: 'en-GB' }).headline).toBe('Paused until 07:00');
+    const outage = t({ files: 1, retrying: 1, nextRetryAt: at('19:47'), outage: { where: 'storage', since: at('19:42'), cause: 'x (HTTP 503 on PUT /b/k)' } });
+    expect(queueState(outage, { now: at('19:45'), locale: 'en-US' }).detail).toBe('since 7:42 PM · storage unavailable · next try 7:47 PM · nothing lost');
+    // A retry after midnight is not read as today's: the date comes first, in the locale's order.
+    const tomorrow = new Date('2026-11-26T00:10:00').getTime();
+    expect(retryTime(tomorrow, at('23:50'), 'en-GB')).toBe('26 Nov 00:10');
+    expect(retryTime(tomorrow, at('23:50'), 'en-US')).toBe('Nov 26 12:10 AM');
   });
 });

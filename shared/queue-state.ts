@@ -1,4 +1,5 @@
-import { clockTime, plainCause } from './causes.js';
+import { plainCause } from './causes.js';
+import { localTime } from './night-summary.js';
 import type { QueueHoldView, QueueTotals } from './ipc.js';
 
 /**
@@ -19,19 +20,25 @@ export interface QueueState {
   etaSeconds: number | null;
 }
 
-/** What the state is computed from besides the totals: the credentials refused (`blocked`), the queue-wide hold, and the time now (ms). */
+/**
+ * What the state is computed from besides the totals: the credentials refused (`blocked`), the
+ * queue-wide hold, the time now (ms) and the locale its times are written in (BCP 47, for tests;
+ * the system's when absent).
+ */
 export interface QueueStateInput {
   blocked?: string | null;
   hold?: QueueHoldView | null;
   now?: number;
+  locale?: string;
 }
 
 /**
- * A retry time as a person reads it, never in the past (issue 18 #1): "now" when it is due or
- * overdue (the engine takes it up at once), else the local 24-hour time (shared/causes.ts clockTime).
+ * A retry time (ms since the epoch) as a person reads it, never in the past (issue 18 #1): "any
+ * moment" when it is due or overdue (the engine takes it up at once), else the one time format
+ * (shared/night-summary.ts localTime: the locale's clock, the date when not today; issue 18 #7).
  */
-export function retryTime(at: number, now = Date.now()): string {
-  return at <= now + 1000 ? 'any moment' : clockTime(at, now);
+export function retryTime(at: number, now = Date.now(), locale?: string): string {
+  return at <= now + 1000 ? 'any moment' : localTime(at, { now, locale });
 }
 
 /**
@@ -48,6 +55,7 @@ export function retryTime(at: number, now = Date.now()): string {
  */
 export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueState {
   const now = input.now ?? Date.now();
+  const locale = input.locale;
   const nextTry = t.nextRetryAt ?? null;
   const base = { detail: null, since: null, nextTry, etaSeconds: null };
   const counted = t.files - t.cancelled;
@@ -61,19 +69,19 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
     return {
       ...base,
       kind: 'paused-until',
-      headline: until === null ? 'Paused' : `Paused until ${clockTime(until, now)}`,
+      headline: until === null ? 'Paused' : `Paused until ${localTime(until, { now, locale })}`,
       detail: input.hold.by === 'timetable' ? 'by the bandwidth timetable' : null,
       tone: 'paused',
     };
   }
   const outage = t.outage;
   if (outage && left > 0) {
-    const next = nextTry === null ? 'next try any moment' : `next try ${retryTime(nextTry, now)}`;
+    const next = nextTry === null ? 'next try any moment' : `next try ${retryTime(nextTry, now, locale)}`;
     return {
       ...base,
       kind: outage.where === 'storage' ? 'waiting-storage' : 'waiting-gateway',
       headline: outage.where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway',
-      detail: `since ${clockTime(outage.since, now)} · ${plainCause(outage.cause)} · ${next} · nothing lost`,
+      detail: `since ${localTime(outage.since, { now, locale })} · ${plainCause(outage.cause)} · ${next} · nothing lost`,
       tone: 'retrying',
       since: outage.since,
     };
@@ -82,7 +90,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   if (t.uploading > 0) return { ...base, kind: 'uploading', headline: 'Uploading', tone: 'moving', etaSeconds: eta };
   if (t.queued > 0) return { ...base, kind: 'waiting', headline: 'Waiting', tone: 'moving' };
   if (t.retrying > 0) {
-    return { ...base, kind: 'retrying', headline: 'Waiting to retry', detail: nextTry === null ? null : `next try ${retryTime(nextTry, now)} · nothing lost`, tone: 'retrying' };
+    return { ...base, kind: 'retrying', headline: 'Waiting to retry', detail: nextTry === null ? null : `next try ${retryTime(nextTry, now, locale)} · nothing lost`, tone: 'retrying' };
   }
   if (t.paused > 0) return { ...base, kind: 'paused', headline: 'Paused', tone: 'paused' };
   if (t.needYou > 0) return { ...base, kind: 'needs-you', headline: `Needs you (${t.needYou})`, tone: 'needs-you' };

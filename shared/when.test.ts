@@ -10,7 +10,7 @@ describe('whenAt', () => {
     const today = new Date(2026, 10, 25, 14, 2).toISOString();
     const yesterday = new Date(2026, 10, 24, 9, 5).toISOString();
     expect(whenAt(today, { now, locale: 'en-GB' })).toBe('14:02');
-    expect(whenAt(today, { now, locale: 'en-US' })).toBe('02:02 PM');
+    expect(whenAt(today, { now, locale: 'en-US' })).toBe('2:02 PM');
     expect(whenAt(yesterday, { now, locale: 'en-GB' })).toBe('24 Nov 09:05');
     expect(whenAt(yesterday, { now, locale: 'de-DE' })).toBe(localTime(Date.parse(yesterday), { now, locale: 'de-DE' }));
   });

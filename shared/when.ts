@@ -11,13 +11,18 @@ export interface WhenOptions {
   locale?: string;
 }
 
+/** whenAt's options: WhenOptions, and `seconds` to show them (`19:30:05`) where two moments may share a minute. */
+export interface WhenAtOptions extends WhenOptions {
+  seconds?: boolean;
+}
+
 export { localTime };
 
 /**
  * An ISO 8601 time (or ms since the epoch) in the operator's format: `14:02` today, `24 Nov 14:02`
  * otherwise (locale's order and clock). `never` when absent; the text itself when unreadable.
  */
-export function whenAt(at: string | number | null | undefined, opts: WhenOptions = {}): string {
+export function whenAt(at: string | number | null | undefined, opts: WhenAtOptions = {}): string {
   if (at === null || at === undefined || at === '') return 'never';
   const ms = typeof at === 'number' ? at : Date.parse(at);
   return Number.isNaN(ms) ? String(at) : localTime(ms, opts);

@@ -15,6 +15,9 @@ import { applyBar, applyToSelected, registerAll, registerAndConfirm } from './re
 // The registration step at card scale (issue #10 items 1, 7, 8, 9, 10): the built renderer in
 // Chromium over the real app core, queue and local service.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+// Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
+// locale, issue 18 #7; e2e/app/time-format.e2e.ts covers a 12-hour locale).
+test.use({ locale: 'en-GB' });
 
 let h: AppHarness;
 let work: string;
@@ -211,7 +214,7 @@ test.describe('in Berlin', () => {
     await expect(page.getByText('sent as 2026-11-22T09:30:15+01:00')).toBeVisible();
     await expect(row).toContainText('09:30:15');
     // The site walk is told by the time as corrected, not as read from the file.
-    await expect(page.getByRole('rowgroup', { name: 'Site walk 1' }).locator('.walk-head')).toContainText('Nov 22');
+    await expect(page.getByRole('rowgroup', { name: 'Site walk 1' }).locator('.walk-head')).toContainText('22 Nov');
     await expectAccessible(page, '.drafts');
     await shots(page, info, '17-time-editor');
     await page.getByRole('checkbox', { name: /^Select walk\.mp4/ }).check();

@@ -1,5 +1,7 @@
 import ms from 'ms';
 import { summaryLines } from '../../shared/night-summary.js';
+import type { WhenOptions } from '../../shared/when.js';
+import { whenAt } from '../../shared/when.js';
 import type { ActivityEntry } from '../queue/activity.js';
 import { printable } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
@@ -17,10 +19,13 @@ export function sinceTime(text: string, now = Date.now()): string {
   return new Date(t).toISOString();
 }
 
-/** One activity line as people read it: local time, what, to which capture or file, and why. */
-export function activityLine(e: ActivityEntry): string {
-  const at = new Date(e.at);
-  const local = `${at.toLocaleDateString('en-CA')} ${at.toLocaleTimeString('en-GB')}`;
+/**
+ * One activity line as people read it: the time in the one format, to the second (shared/when.ts
+ * whenAt: the locale's clock, the date when not today; issue 18 #7), what, to which capture or
+ * file, and why. `opts` (`now` ms, `locale` BCP 47) for tests.
+ */
+export function activityLine(e: ActivityEntry, opts: WhenOptions = {}): string {
+  const local = whenAt(e.at, { ...opts, seconds: true });
   const who = e.fileId !== null ? `file ${e.fileId}` : e.captureRow !== null ? `capture ${e.captureRow}` : 'queue';
   return `${local}  ${e.kind.padEnd(20)} ${who.padEnd(12)} ${printable(e.subject)}: ${printable(e.message)}`;
 }
@@ -42,6 +47,6 @@ export function printLog(dataDir: string | undefined, opts: { since?: string; li
     return;
   }
   const entries = withQueueReadOnly(dataDir, (q) => q.activity.list({ since, limit: opts.limit ?? 10_000 }));
-  if (entries.length === 0) process.stdout.write(`Nothing happened since ${new Date(since).toLocaleString('en-GB')}.\n`);
+  if (entries.length === 0) process.stdout.write(`Nothing happened since ${whenAt(since)}.\n`);
   for (const e of entries) process.stdout.write(`${opts.json ? JSON.stringify(e) : activityLine(e)}\n`);
 }

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { DrainSummary, EngineEvent } from '../engine/engine.js';
 import { formatBytes, formatEta } from '../../shared/format.js';
+import { whenAt } from '../../shared/when.js';
 import { printable } from './printable.js';
 
 export { formatBytes, formatEta };
@@ -110,7 +111,7 @@ export function summaryLines(s: DrainSummary): string[] {
   if (s.cardRemoved) lines.push(`CARD REMOVED ${printable(s.cardRemoved)}; \`drain --wait\` resumes by itself once it is back, under any mount path`);
   for (const f of s.failed) lines.push(`FAILED ${printable(f.fileName)} (file ${f.id}): ${printable(f.error ?? '')}`);
   for (const f of s.waiting) {
-    const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'not sent yet';
+    const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${whenAt(f.nextAttemptAt)}` : 'not sent yet';
     lines.push(`WAITING ${printable(f.fileName)} (file ${f.id}): ${when}${f.error ? ` — ${printable(f.error)}` : ''}`);
   }
   for (const c of s.queued) lines.push(`NOT REGISTERED YET capture ${c.id} "${printable(c.label)}"${c.error ? `: ${printable(c.error)}` : ''}`);

@@ -44,17 +44,18 @@ describe('capture-uploader status', () => {
     q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt, transient: true });
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 
-    const text = captureOutput(() => printStatus(dir, false));
+    // A 24-hour locale given: times follow it (the one time format, issue 18 #7).
+    const text = captureOutput(() => printStatus(dir, false, 'en-GB'));
     expect(text.split('\n').filter(Boolean)).toEqual([
       // The queue's state first, as the app's headline and tray say it (issue 18 #2), with bytes storage acknowledged.
-      expect.stringMatching(/^Waiting to retry — next try \d\d:\d\d · nothing lost · 43% · 5\.0 MiB of 11\.4 MiB stored$/),
+      expect.stringMatching(/^Waiting to retry — next try (\d+ \w+ )?\d\d:\d\d · nothing lost · 43% · 5\.0 MiB of 11\.4 MiB stored$/),
       'capture 1  registered           walk  (id cap-1)',
       '  file 1  pending     43%   11.4 MiB  evil\\nname.mp4',
-      expect.stringMatching(/^ {6}tried again at \d\d:\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/),
+      expect.stringMatching(/^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/),
     ]);
-    const json = JSON.parse(captureOutput(() => printStatus(dir, true))) as { state: unknown; captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[] };
+    const json = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as { state: unknown; captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[] };
     expect(json.captures[0]!.files[0]).toMatchObject({ partsDone: 1, bytesDone: 5_242_880, nextAttemptAt: retryAt });
-    expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try \d\d:\d\d · nothing lost$/), nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
+    expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/), nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
     db.close();
     vi.unstubAllEnvs();
   });
@@ -70,9 +71,10 @@ describe('capture-uploader status', () => {
     if (at.getTime() <= Date.now() + 1000) at.setTime(Date.now() + 60_000);
     const clock = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
     q.meta.setHold('person', at.toISOString());
-    // (After 23:58 the time given is past midnight, and the line names the day.)
-    expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(
-      new RegExp(`^Paused until ${clock}( on \\w+ \\d+ \\w+)?: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`),
+    // (After 23:58 the time given is past midnight, and the date comes first.) A 24-hour locale:
+    // the one time format follows the locale given (issue 18 #7).
+    expect(captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n')[0]).toMatch(
+      new RegExp(`^Paused until (\\d+ \\w+ )?${clock}: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`),
     );
     expect(JSON.parse(captureOutput(() => printStatus(dir, true)))).toMatchObject({ type: 'status', hold: { until: at.toISOString(), by: 'person' } });
     // A hold whose time has passed says nothing.

@@ -1,6 +1,6 @@
 import { formatBytes } from '../../shared/format.js';
 import type { QueueState } from '../../shared/queue-state.js';
-import { queueState, queueStateLine } from '../../shared/queue-state.js';
+import { queueState, queueStateLine, retryTime } from '../../shared/queue-state.js';
 import { committedTotals } from '../queue/totals.js';
 import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
@@ -17,10 +17,10 @@ import type { QueuedFile } from '../queue/queue.js';
  * with bytes storage acknowledged: `state` and the figures for `--json`, and
  * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`.
  */
-export function statusState(queue: UploadQueue, now = Date.now()): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
+export function statusState(queue: UploadQueue, now = Date.now(), locale?: string): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
   // The outage the running engine recorded (OutageRecord): the same state the screen shows.
   const t = { ...committedTotals(queue.totals()), outage: queue.meta.outage() };
-  const state = queueState(t, { hold: queue.meta.holdInForce(), now });
+  const state = queueState(t, { hold: queue.meta.holdInForce(), now, locale });
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
   return { state, bytesDone: t.bytesDone, bytesTotal: t.bytesTotal, line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored` };
 }
@@ -29,9 +29,10 @@ export function statusState(queue: UploadQueue, now = Date.now()): { state: Queu
  * The queue as text lines: the queue-wide hold in force first ("Paused until 07:00: …"), else the
  * queue's state (statusState: issue 18 #2), then each
  * capture with its state; each file with state, percentage, size, and what happens next (times
- * local). The JSON form is built by SQLite (status-json.ts).
+ * local, in the one time format: shared/when.ts, issue 18 #7; `locale` a BCP 47 tag for tests). The
+ * JSON form is built by SQLite (status-json.ts).
  */
-export function statusOutput(queue: UploadQueue): string[] {
+export function statusOutput(queue: UploadQueue, locale?: string): string[] {
   const hold = queue.meta.holdInForce();
   const byCapture = new Map<number, QueuedFile[]>();
   for (const f of queue.allFiles()) {
@@ -40,8 +41,8 @@ export function statusOutput(queue: UploadQueue): string[] {
     else byCapture.set(f.captureRow, [f]);
   }
   const captures = queue.captures();
-  const lines: string[] = hold ? [`${holdMessage(hold)}.`] : [];
-  const state = statusState(queue);
+  const lines: string[] = hold ? [`${holdMessage(hold, new Date(), locale)}.`] : [];
+  const state = statusState(queue, Date.now(), locale);
   if (!hold && state.state.kind !== 'idle') lines.push(state.line);
   for (const c of captures) {
     const files = byCapture.get(c.id) ?? [];
@@ -56,7 +57,7 @@ export function statusOutput(queue: UploadQueue): string[] {
       lines.push(`  file ${f.id}  ${state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`);
       if (f.state === 'pending' && f.nextAttemptAt !== null) {
         // Never a time already past (issue 18 #1): a retry due is taken up at once.
-        const when = f.nextAttemptAt > Date.now() + 1000 ? `at ${new Date(f.nextAttemptAt).toLocaleTimeString('en-GB')}` : 'any moment';
+        const when = f.nextAttemptAt > Date.now() + 1000 ? `at ${retryTime(f.nextAttemptAt, Date.now(), locale)}` : 'any moment';
         lines.push(`      tried again ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);
     }
@@ -70,13 +71,13 @@ export function statusOutput(queue: UploadQueue): string[] {
  * `{ type: 'status', state, hold, captures }` document (statusJson; `state` from statusState) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
-export function printStatus(dataDir: string | undefined, json: boolean | undefined): void {
+export function printStatus(dataDir: string | undefined, json: boolean | undefined, locale?: string): void {
   withQueueReadOnly(dataDir, (queue) => {
     if (json) {
-      const { state, bytesDone, bytesTotal } = statusState(queue);
+      const { state, bytesDone, bytesTotal } = statusState(queue, Date.now(), locale);
       const shown = { kind: state.kind, headline: state.headline, detail: state.detail, nextTry: state.nextTry, bytesDone, bytesTotal };
       process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce(), shown)}\n`);
     }
-    else for (const line of statusOutput(queue)) process.stdout.write(`${line}\n`);
+    else for (const line of statusOutput(queue, locale)) process.stdout.write(`${line}\n`);
   });
 }

@@ -7,6 +7,7 @@ import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { fillQueue } from '../queue/testing.js';
 import type { EngineEvent } from './engine.js';
+import { whenAt } from '../../shared/when.js';
 import { UploadEngine } from './engine.js';
 
 const work = mkdtempSync(join(tmpdir(), 'hold-test-'));
@@ -27,7 +28,7 @@ describe('the queue-wide holds', () => {
     const summary = await engine.drain();
     expect(summary.waiting.map((f) => [f.state, f.attempts, f.nextAttemptAt])).toEqual(Array(4).fill(['pending', 0, null]));
     expect(events.filter((e) => e.type === 'file')).toEqual([]);
-    expect(events.filter((e) => e.type === 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/^Paused by the timetable until \d\d:\d\d/)]);
+    expect(events.filter((e) => e.type === 'warning').map((e) => e.message)).toEqual([`Paused by the timetable until ${whenAt(evening)}: no upload starts before then (files paused one by one stay paused after it)`]);
 
     engine.holds.holdUntil(null);
     expect(engine.holds.current).toEqual({ until: null, by: 'person' });
@@ -37,7 +38,7 @@ describe('the queue-wide holds', () => {
     engine.holds.byTimetable(undefined);
     expect(engine.holds.current).toBeNull();
     expect(queue.activity.list().map((e) => [e.kind, e.message.split(':')[0]])).toEqual([
-      ['held', expect.stringMatching(/^Paused by the timetable until \d\d/)],
+      ['held', `Paused by the timetable until ${whenAt(evening)}`.split(':')[0]],
       ['held', 'Paused until resumed'],
       ['released', 'Hold ended (by a person); files paused one by one stay paused'],
       ['released', 'Hold ended (by the timetable); files paused one by one stay paused'],

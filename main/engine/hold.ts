@@ -1,5 +1,6 @@
 import type { QueueHold } from '../queue/meta.js';
 import type { UploadQueue } from '../queue/queue.js';
+import { whenAt } from '../../shared/when.js';
 import type { EngineEvent } from './events.js';
 
 /**
@@ -82,19 +83,17 @@ export function holdEnd(h: QueueHold | null): number | null {
 }
 
 /**
- * A hold in words, times local: "Paused until 07:00" (with the day when not today), "Paused by the
- * timetable until 18:00", or "Paused until resumed" — the words the app's queue screen uses.
+ * A hold in words, in the one time format (shared/when.ts whenAt: the locale's clock, the date
+ * when not today; issue 18 #7): "Paused until 07:00", "Paused by the timetable until 18:00", or
+ * "Paused until resumed" — the words the app's queue screen uses. `locale` (BCP 47) for tests.
  */
-export function holdLabel(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date()): string {
+export function holdLabel(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date(), locale?: string): string {
   const by = h.by === 'timetable' ? 'Paused by the timetable' : 'Paused';
   if (h.until === null) return `${by} until resumed`;
-  const at = new Date(h.until);
-  const clock = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
-  const sameDay = at.toDateString() === now.toDateString();
-  return `${by} until ${clock}${sameDay ? '' : ` on ${at.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short' })}`}`;
+  return `${by} until ${whenAt(h.until, { now: now.getTime(), locale })}`;
 }
 
 /** What a hold means, for the activity log, a drain's warning and `status`: its label, then that nothing starts. */
-export function holdMessage(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date()): string {
-  return `${holdLabel(h, now)}: no upload starts before then (files paused one by one stay paused after it)`;
+export function holdMessage(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date(), locale?: string): string {
+  return `${holdLabel(h, now, locale)}: no upload starts before then (files paused one by one stay paused after it)`;
 }

@@ -4,6 +4,7 @@ import type { QueuedCapture } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { RegistrationOutcome } from './registration.js';
 import { registrationOutcome, unknownRegistrationsNotice } from './registration.js';
+import { whenAt } from '../../shared/when.js';
 import { unreachableNotice } from './unreachable.js';
 
 // On quit, an add-capture already sent is given this long for its answer before it is abandoned
@@ -183,7 +184,7 @@ export class Registrar {
     // An unreachable service is the queue's problem, said once for all (issue 17 #6), not this capture's.
     const notice = unreachableNotice(this.ctx.gateway, err);
     const reason = notice ? 'Not registered yet: the service cannot be reached (see the notice for the queue)' : outcome.message;
-    const message = `${reason}. Sent again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${c.attempts + 2}).`;
+    const message = `${reason}. Sent again at ${whenAt(at, { seconds: true })} (attempt ${c.attempts + 2}).`;
     t.capture(c.id, ['registering'], 'queued', message, at, { kind: 'registration-retry', message });
     // The others would meet the same outage: they wait for the same time, without counting an attempt.
     this.ctx.queue.schedule.deferQueuedCaptures(at);

@@ -8,6 +8,7 @@ import { FileUpload } from './file-upload.js';
 import { EngineStopping } from './in-doubt.js';
 import type { PulledCards } from './pulled-cards.js';
 import type { Registrar } from './registrar.js';
+import { whenAt } from '../../shared/when.js';
 import { unreachableNotice } from './unreachable.js';
 
 /** The longest single sleep (ms): timers beyond 2^31 ms fire at once in Node. */
@@ -235,7 +236,7 @@ export class Scheduler {
     const reason = reasonOf(err);
     if (isTransient(err)) {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
-      const message = `${reason}. Trying again at ${new Date(at).toLocaleTimeString('en-GB')} (attempt ${f.attempts + 2}).`;
+      const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
       // One notice for the queue when the service cannot be reached at all (issue 17 #6).
       const notice = unreachableNotice(this.ctx.gateway, err);

@@ -1,8 +1,10 @@
+import { whenAt } from '../../shared/when.js';
 export { formatBytes, formatEta } from '../../shared/format.js';
 
-/** An ISO 8601 time as the person's local date and time; `never` when absent. */
+/**
+ * An ISO 8601 time in the one time format (shared/when.ts whenAt, issue 18 #7): the system
+ * locale's clock, the date when not today; `never` when absent, the text itself when unreadable.
+ */
 export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return 'never';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return whenAt(iso);
 }

@@ -1,9 +1,11 @@
 import { useState } from 'react';
 import type { ActivityView } from '../../../../shared/ipc.js';
+import { whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
 
 /** One log line as people read it (and as the saved text holds it): local time, what, to what, why. */
-const line = (e: ActivityView) => `${new Date(e.at).toLocaleString()}  ${e.kind}  ${e.subject}: ${e.message}`;
+// The one time format, to the second (several lines can share a minute; issue 18 #7).
+const line = (e: ActivityView) => `${whenAt(e.at, { seconds: true })}  ${e.kind}  ${e.subject}: ${e.message}`;
 
 /**
  * The night's story from the queue's activity log (main/queue/activity.ts): what happened to each

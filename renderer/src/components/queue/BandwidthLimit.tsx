@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { formatRate, parseBandwidth, parseRate, pausedAt, rateAt } from '../../../../shared/bandwidth.js';
-import { clockTime } from '../../../../shared/causes.js';
+import { whenAt } from '../../../../shared/when.js';
 import { useApp } from '../../store.js';
 
 // Site uplinks can be slower than 1 MiB/s (8 Mbit/s): the presets go down to 32 KiB/s, and any
@@ -112,7 +112,7 @@ export function PauseUntil() {
   const pauseUntil = useApp((s) => s.pauseUntil);
   const [time, setTime] = useState('07:00');
   if (hold) {
-    const until = hold.until ? clockTime(Date.parse(hold.until)) : 'resumed';
+    const until = hold.until ? whenAt(hold.until) : 'resumed';
     return (
       <span className="paused-until" data-testid="paused-until">
         {hold.by === 'timetable' ? `Paused by the timetable until ${until}` : `Paused until ${until}`}{' '}

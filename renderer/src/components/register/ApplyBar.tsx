@@ -1,13 +1,14 @@
 import type { RefObject } from 'react';
 import { useState } from 'react';
 import { parseShift, shiftTimes } from '../../../../shared/time-shift.js';
+import { whenAt } from '../../../../shared/when.js';
 import { useDrafts } from '../../drafts-store.js';
 import { isRegistrable, nameOfPlacement, placeOptions } from '../../placement.js';
 import { useApp } from '../../store.js';
 
-/** A capture time as the table shows it: the local date and 24-hour time. */
+/** A capture time (ISO 8601) as the table shows it: the one time format, to the second (shared/when.ts whenAt, issue 18 #7). */
 function shownTime(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  return whenAt(iso, { seconds: true });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { MouseEvent } from 'react';
 import { useState } from 'react';
+import { whenAt } from '../../../../shared/when.js';
 import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
@@ -11,7 +12,8 @@ import { Thumbnail } from '../Thumbnail.js';
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
 export const COLUMN_COUNT = 9;
 
-const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+// To the second: two recordings can start in the same minute. The one time format (issue 18 #7).
+const clock = (iso: string) => whenAt(iso, { seconds: true });
 const lenses = (kind: DraftCapture['proposal']['kind']) => (kind === 'dual-lens' ? '2' : kind === 'single-lens' ? '1' : 'MP4');
 const duration = (s?: number) => (s === undefined ? '—' : `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`);
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SiteWalk } from '../../../../shared/registration.js';
+import { localDate, localTime } from '../../../../shared/when.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import type { DraftCapture } from '../../placement.js';
@@ -14,8 +15,10 @@ export interface BlockedRow {
   reason: string;
 }
 
-const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
-const hm = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+// The walk's day, then its times in the one format (issue 18 #7); a time is measured against the
+// walk's own day, so its date shows only when the walk crosses midnight.
+const day = (ms: number) => localDate(new Date(ms).toISOString(), { weekday: true });
+const hm = (ms: number, start: number) => localTime(ms, { now: start });
 const bytesOf = (ds: DraftCapture[]) => ds.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
 
 /**
@@ -71,7 +74,7 @@ export function CaptureTable({ walks, blocked, hintId }: { walks: SiteWalk<Draft
                 <SelectMany keys={w.items.map((d) => d.proposal.key)} label={`Select site walk ${w.number}`} tabIndex={tabOf(`walk:${w.number}`)} />
                 <span className="walk-title">Site walk {w.number}</span>
                 <span className="muted">
-                  {Number.isNaN(w.start) ? 'recording time unknown' : `${day(w.start)}, ${hm(w.start)}–${hm(w.end)}`} · {w.items.length} capture
+                  {Number.isNaN(w.start) ? 'recording time unknown' : `${day(w.start)}, ${hm(w.start, w.start)}–${hm(w.end, w.start)}`} · {w.items.length} capture
                   {w.items.length === 1 ? '' : 's'} · {formatBytes(bytesOf(w.items))}
                 </span>
               </th>
