@@ -10,6 +10,7 @@ import { migration008 } from './008-offloads.js';
 import { migration009 } from './009-capture-priority.js';
 import { migration010 } from './010-parts-unanswered.js';
 import { migration011 } from './011-part-md5s.js';
+import { migration012 } from './012-foreign-key-indexes.js';
 
 export type { Migration } from './migration.js';
 
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration009,
   migration010,
   migration011,
+  migration012,
 ];
 
 /** The schema version this build writes. */

@@ -17,6 +17,26 @@ describe('the migrations, one file each', () => {
   });
 });
 
+describe('the schema at the latest version', () => {
+  it('indexes the child column of every foreign key, so deleting a parent row is a lookup, not a scan of the child table', () => {
+    // Clear completed on 5,000 captures took 2.3 s while files.replaced_by (version 7) had no index.
+    const { db } = openQueueDatabase(join(work, 'foreign-keys.db'));
+    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
+    const unindexed: string[] = [];
+    for (const table of tables) {
+      const leading = new Set(
+        (db.pragma(`index_list(${table})`) as { name: string }[]).map((i) => (db.pragma(`index_info(${i.name})`) as { seqno: number; name: string }[]).find((c) => c.seqno === 0)?.name),
+      );
+      const pk = (db.pragma(`table_info(${table})`) as { name: string; pk: number }[]).find((c) => c.pk === 1)?.name;
+      for (const fk of db.pragma(`foreign_key_list(${table})`) as { from: string; table: string }[]) {
+        if (!leading.has(fk.from) && fk.from !== pk) unindexed.push(`${table}.${fk.from} → ${fk.table}`);
+      }
+    }
+    db.close();
+    expect(unindexed).toEqual([]);
+  });
+});
+
 describe('a queue made by each earlier version opens at the latest with its rows intact', () => {
   const at = '2026-11-20T10:00:00.000Z';
   const request = { project: 'p1', structure: 's1', captureDateTime: '2026-11-20T15:04:05Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [] };
