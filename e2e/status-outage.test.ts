@@ -56,7 +56,9 @@ describe('status from another process during a storage outage', () => {
 
     const draining = cli(dataDir, ['drain', '--wait']);
     const during = await statusUntil(dataDir, /^Waiting for storage/, 30_000);
-    expect(during).toMatch(/^Waiting for storage — since \d\d:\d\d · [a-z ]+ · next try (\d\d:\d\d|any moment) · nothing lost · 0% · /);
+    // Times are in the system's locale (issue 18 #7): "13:05" or "1:05 PM" (ICU may put a narrow no-break space before PM).
+    const time = String.raw`\d{1,2}:\d\d(?:[\s\u202f][AP]M)?`;
+    expect(during).toMatch(new RegExp(`^Waiting for storage — since ${time} · [a-z ]+ · next try (${time}|any moment) · nothing lost · 0% · `));
     const json = JSON.parse((await cli(dataDir, ['status', '--json'])).out) as { state: { kind: string } };
     expect(json.state.kind).toBe('waiting-storage');
 
