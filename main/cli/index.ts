@@ -6,6 +6,7 @@
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DrainFlags, GlobalOptions } from './commands.js';
 import { duration, positiveInt, rowId } from './arguments.js';
+import { officeCommands } from './office-commands.js';
 import { printable } from './printable.js';
 
 // What a command needs is loaded when it runs (`commands.js`: the queue, engine, got and zod;
@@ -236,59 +237,7 @@ captureOptions(program.command('run').description('add the files (a sample recor
   }),
 );
 
-const records = async () => ({ r: await import('./records.js'), g: program.opts() as import('./records.js').RecordsFlags });
-const progress = program.command('progress').description('progress entries of the project (progress-records-interface.md)');
-progress
-  .command('list')
-  .description('list the entries, by date')
-  .option('--date <YYYY-MM-DD>', 'only this date')
-  .action(async (o: { date?: string }) => {
-    const { r, g } = await records();
-    await r.progressList(g, o.date);
-  });
-progress
-  .command('show')
-  .argument('<id>')
-  .description('show one entry')
-  .action(async (id: string) => {
-    const { r, g } = await records();
-    await r.progressShow(g, id);
-  });
-progress
-  .command('add')
-  .description('record an entry (sent once; a lost answer is checked before sending again; kept and sent later when the service cannot be reached)')
-  .requiredOption('--date <YYYY-MM-DD>', 'the day the progress was made')
-  .addOption(new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']).makeOptionMandatory())
-  .requiredOption('--details <text>', 'what was done')
-  .action(async (o: { date: string; status: 'In Progress' | 'Completed'; details: string }) => {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date))) throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form`);
-    const { r, g } = await records();
-    await r.progressAdd(g, o);
-  });
-progress
-  .command('send')
-  .description('send the entries recorded while the service could not be reached (kept in records.db)')
-  .action(async () => {
-    const { r, g } = await records();
-    await r.progressSend(g);
-  });
-const assets = program.command('assets').description('external assets of a structure and their stage progress');
-assets
-  .command('categories')
-  .description('the project\'s asset categories and their stages')
-  .action(async () => {
-    const { r, g } = await records();
-    await r.assetCategories(g);
-  });
-assets
-  .command('list')
-  .description('the assets of a structure in a category, with per-stage totals')
-  .requiredOption('--structure <id>', 'structure id')
-  .requiredOption('--category <nameOrId>', 'category name or id')
-  .action(async (o: { structure: string; category: string }) => {
-    const { r, g } = await records();
-    await r.assetList(g, o.structure, o.category);
-  });
+officeCommands(program);
 
 program.parseAsync().catch(async (err: unknown) => {
   // Commander printed its own message (and the help) already; --help and --version exit 0.
