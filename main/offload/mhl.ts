@@ -21,6 +21,7 @@ export interface MhlTool {
 }
 
 // XML 1.0 cannot hold these at all, not even as character references: a path holding one cannot be listed.
+// eslint-disable-next-line no-control-regex -- matching the control characters is the point
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
 const NOT_XML_ALL = new RegExp(NOT_XML.source, 'gu');
 /** Text escaped for XML content and attributes; CR, LF and TAB as references, so a parser gives them back unchanged. */
