@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import type { OffloadResult } from './offload.js';
+import { mhlXml } from './mhl.js';
 import { offloadCard } from './offload.js';
 
 // The ASC's own XML Schemas for ASC MHL v2.0 (vendored unchanged, see schema/README.md), checked
@@ -93,6 +94,16 @@ describe('the ASC MHL an offload writes, against the ASC MHL v2.0 XML Schemas', 
     expect(readdirSync(join(r.destination, 'ascmhl')).sort()).toEqual([name, 'ascmhl_chain.xml'].sort());
     const escaped = name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
     expect(readFileSync(chainPath, 'utf8')).toContain(`<path>${escaped}</path>`);
+  });
+
+  it('a card none of whose copies verified gives a manifest without an empty hashes element, which the schema refuses', () => {
+    const none = join(work, 'none.mhl');
+    const at = '2026-11-25T10:00:00.000Z';
+    writeFileSync(none, mhlXml([{ path: 'DCIM/Camera01/a.insv', size: 4, mtimeMs: Date.parse(at), xxh64: '0123456789abcdef', hashedAt: at, verified: false }], at, { name: 'capture-uploader', version: '1' }));
+    const v = xmllint(MANIFEST_XSD, none);
+    expect(v.out).toContain('validates');
+    expect(v.status).toBe(0);
+    expect(readFileSync(none, 'utf8')).toContain('<comment>Not in this copy (1 of 1 files): DCIM/Camera01/a.insv (XXH64 on the card 0123456789abcdef; its copy failed verification)</comment>');
   });
 
   it('the schema check is not a formality: a manifest with an action the schema lacks is refused', () => {
