@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,7 +89,9 @@ describe('import', () => {
     const md5s = db.prepare('SELECT path, part_size, length(md5s) AS bytes FROM part_md5s ORDER BY path').all();
     expect(md5s).toEqual(queued.map((path) => ({ path, part_size: 5 * 1024 * 1024, bytes: 32 })));
     db.close();
-    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(/^0001_X4_SD_\d{4}-\d{2}-\d{2}_\d{6}Z\.mhl$/), 'ascmhl_chain.xml'].sort());
+    // ASC MHL v1.0 §6.3: 0001_<the folder it covers>_<UTC start>Z.mhl, the folder being X4_SD_<start>.
+    expect(basename(offload.destination)).toMatch(/^X4_SD_\d{4}-\d{2}-\d{2}_\d{6}$/);
+    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(new RegExp(`^0001_${basename(offload.destination)}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`)), 'ascmhl_chain.xml'].sort());
 
     const drained = await cli(dataDir, ['drain']);
     expect(drained.code, drained.stderr).toBe(0);

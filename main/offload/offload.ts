@@ -174,9 +174,8 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const tool = opts.tool ?? { name: 'capture-uploader', version: '1' };
   const mhlPath = await writeMhl(
     destination,
-    cardName,
-    files.filter((f) => f.xxh64).map((f) => ({ path: relative(destination, f.copy).split(sep).join('/'), size: f.size, mtimeMs: f.mtimeMs, xxh64: f.xxh64!, hashedAt: finishedAt, verified: f.verified })),
-    finishedAt,
+    files.map((f) => ({ path: relative(destination, f.copy).split(sep).join('/'), size: f.size, mtimeMs: f.mtimeMs, ...(f.xxh64 ? { xxh64: f.xxh64 } : {}), hashedAt: finishedAt, verified: f.verified })),
+    { startedAt: started.toISOString(), createdAt: finishedAt },
     tool,
   );
   return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: groups.length, verified: files.every((f) => f.verified), mhlPath, skipped: refused };
