@@ -57,6 +57,9 @@ describe('offloadCard', () => {
       expect(mhl).toContain(`>${f.xxh64}</xxh64>`);
     }
     expect(mhl.match(/<hash>/g)).toHaveLength(r.files.length);
+    // The tool that wrote it is this app at its own version (package.json), not a placeholder.
+    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(mhl).toContain(`<tool version="${version}">capture-uploader</tool>`);
     const chain = readFileSync(join(r.destination, 'ascmhl', 'ascmhl_chain.xml'), 'utf8');
     expect(chain).toContain(`<c4>${c4Id(readFileSync(r.mhlPath!))}</c4>`);
   });

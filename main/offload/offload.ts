@@ -7,6 +7,7 @@ import { inspectPaths } from '../intake/intake.js';
 import type { AfterWrite } from './copy.js';
 import { copyVerified } from './copy.js';
 import { writeMhl } from './mhl.js';
+import { APP_VERSION } from '../version.js';
 
 /** One recording of an offload: where it was and where its copy is (absolute), bytes, XXH64, ms since 1970. */
 export interface OffloadedFile {
@@ -171,7 +172,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   await Promise.all([lane(), lane()]);
   await recordings;
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
-  const tool = opts.tool ?? { name: 'capture-uploader', version: '1' };
+  const tool = opts.tool ?? { name: 'capture-uploader', version: APP_VERSION };
   const mhlPath = await writeMhl(
     destination,
     files.map((f) => ({ path: relative(destination, f.copy).split(sep).join('/'), size: f.size, mtimeMs: f.mtimeMs, ...(f.xxh64 ? { xxh64: f.xxh64 } : {}), hashedAt: finishedAt, verified: f.verified })),
