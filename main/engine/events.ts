@@ -21,6 +21,13 @@ export interface CardWatchOptions {
   mountRoots?: readonly string[];
   /** How often the mount folders are looked at while a card is away (default 2000). */
   intervalMs?: number;
+  /**
+   * The waits (ms) before each new try of a file whose read failed with a device error (EIO,
+   * ENXIO, ENODEV, ESTALE) while its card or drive still looked mounted (default 2,000, 5,000 and
+   * 10,000): a card on its way out answers so for a moment before its mount goes. After the last,
+   * the file fails as unreadable.
+   */
+  deviceRetryMs?: readonly number[];
 }
 
 /** Engine settings. Times in ms, bandwidth in bytes per second. */

@@ -9,6 +9,11 @@ import { cardRemovedState } from '../../shared/queue-state.js';
 import type { EngineContext } from './context.js';
 import type { CardWatchOptions } from './events.js';
 
+/** The read errors of a device going away, or of a mount left stale by it. */
+const DEVICE_ERRORS = new Set(['EIO', 'ENXIO', 'ENODEV', 'ESTALE']);
+/** Default waits (ms) before each new try after a device error while the card still looks mounted. */
+const DEVICE_RETRY_MS = [2000, 5000, 10_000];
+
 /**
  * "Upload straight from the card" (issue 19 deliver 5): a card pulled out while its recordings
  * upload is one wait for the card, not a failure per file. A file that cannot be read while its
@@ -30,6 +35,8 @@ export class PulledCards {
   private readonly volumes = new Map<string, string | null>();
   /** Candidates already found not to be a card waited for ("card root\0candidate"), until they go away. */
   private readonly rejected = new Set<string>();
+  /** Device errors met per file (id) while its card still looked mounted, for deviceRetryMs. */
+  private readonly deviceErrors = new Map<number, number>();
 
   constructor(
     private readonly ctx: EngineContext,
@@ -74,6 +81,7 @@ export class PulledCards {
   waitIfPulled(f: QueuedFile): boolean {
     const root = cardRootOf(f.path);
     if (root === null || cardPresent(root)) return false;
+    this.deviceErrors.delete(f.id); // put back later, its reads start afresh
     const card = { root, name: basename(root) || root, volumeId: this.volumes.get(root) ?? null, since: new Date().toISOString() };
     if (this.cards.add(card, f.id)) {
       const message = `Card ${card.name} was removed from ${root}: put it back to continue; its recordings resume by themselves, nothing is lost`;
@@ -84,6 +92,26 @@ export class PulledCards {
     this.ctx.transitions.file(f.id, ['uploading'], 'pending', { error: null });
     this.watch();
     return true;
+  }
+
+  /**
+   * A file's read failed with `code` and its card was not found gone (waitIfPulled answered
+   * false): for a device error (EIO, ENXIO, ENODEV, ESTALE, what a card half out of its reader or
+   * a stale mount answers before the mount goes) the wait in ms before it is tried again, up to
+   * `deviceRetryMs.length` times per file while this engine runs; null otherwise (the file fails
+   * as unreadable). If the card is gone by the next try, that try finds it so and the file waits
+   * for the card instead.
+   */
+  deviceRetryMs(f: QueuedFile, code: string): number | null {
+    if (!DEVICE_ERRORS.has(code)) return null;
+    const waits = this.opts.deviceRetryMs ?? DEVICE_RETRY_MS;
+    const n = this.deviceErrors.get(f.id) ?? 0;
+    if (n >= waits.length) {
+      this.deviceErrors.delete(f.id);
+      return null;
+    }
+    this.deviceErrors.set(f.id, n + 1);
+    return waits[n]!;
   }
 
   /** Starts watching the mount folders while a card is waited for (a drain begins or a card was pulled). */

@@ -233,6 +233,18 @@ export class Scheduler {
     }
     // The card it is read from was pulled out: the file waits for the card, nothing failed (issue 19 #5).
     if (err instanceof LocalFileError && this.hooks.cards.waitIfPulled(f)) return;
+    // A device error while the card still looks mounted: a card on its way out, or a reader's
+    // moment of trouble. Tried again shortly (the next try finds the card gone, or reads it), not
+    // failed at once; after a few such tries it fails as unreadable.
+    const deviceWait = err instanceof LocalFileError ? this.hooks.cards.deviceRetryMs(f, err.code) : null;
+    if (err instanceof LocalFileError && deviceWait !== null) {
+      const at = this.clock.now() + deviceWait;
+      const reason = `Reading ${f.fileName} failed (${err.code}) while its card or drive still looked mounted`;
+      const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
+      this.ctx.log.warn(message);
+      t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
+      return;
+    }
     const reason = reasonOf(err);
     if (isTransient(err)) {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue

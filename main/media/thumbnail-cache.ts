@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { contentFingerprint } from '../intake/file-identity.js';
 
@@ -36,15 +36,23 @@ export class ThumbnailCache {
     return key;
   }
 
-  /** What is cached under `key`; a file that cannot be read counts as missing. */
+  /**
+   * What is cached under `key`; a file that cannot be read counts as missing. An entry found is
+   * marked used now (its modification time): the sweep (main/media/thumbnail-prune.ts) removes the
+   * ones not used for long.
+   */
   async read(key: string): Promise<CachedThumbnail> {
     try {
-      return { kind: 'image', jpeg: await readFile(this.file(key, 'jpg')) };
+      const jpeg = await readFile(this.file(key, 'jpg'));
+      await touch(this.file(key, 'jpg'));
+      return { kind: 'image', jpeg };
     } catch {
       // not there: maybe a verdict that it cannot be decoded
     }
     try {
-      return { kind: 'none', reason: (await readFile(this.file(key, 'none'), 'utf8')).trim() };
+      const reason = (await readFile(this.file(key, 'none'), 'utf8')).trim();
+      await touch(this.file(key, 'none'));
+      return { kind: 'none', reason };
     } catch {
       return { kind: 'missing' };
     }
@@ -78,3 +86,6 @@ export class ThumbnailCache {
     await rename(part, file);
   }
 }
+
+/** Marks a cache entry used now; a library on a read-only disk still serves its thumbnails. */
+const touch = (file: string) => utimes(file, new Date(), new Date()).catch(() => undefined);

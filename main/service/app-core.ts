@@ -61,7 +61,14 @@ export class AppCore {
     this.limits = new UploadLimits(this.settings, () => this.kick());
     this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
-    this.cards = new CardDesk({ ...opts.cards, store: opts.store, emit: opts.emit, queueDb: () => this.uploader?.queue.db, log: opts.log });
+    this.cards = new CardDesk({
+      ...opts.cards,
+      store: opts.store,
+      emit: opts.emit,
+      queueDb: () => this.uploader?.queue.db,
+      log: opts.log,
+      pruneThumbnails: (now) => this.thumbnails.prune(now),
+    });
     this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, () => this.uploader?.queue.db, opts.log);
   }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { listOffloads } from '../offload/record.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 import { CardDesk } from './card-desk.js';
+import { ThumbnailDesk } from './thumbnail-desk.js';
 
 const work = mkdtempSync(join(tmpdir(), 'card-desk-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -117,5 +118,35 @@ describe('CardDesk', () => {
     expect(d.desk.list()).toMatchObject({ uploadFromCard: true, imports: [] });
     await d.desk.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
     expect(d.modes.at(-1)).toBe(false);
+  });
+
+  it('the retention sweep prunes the library\'s thumbnails too, and a failed prune is logged, not thrown', async () => {
+    const library = join(work, 'thumbs', 'library');
+    const cache = join(library, '.thumbnails');
+    mkdirSync(cache, { recursive: true });
+    const stale = join(cache, `${'a'.repeat(64)}.jpg`);
+    writeFileSync(stale, Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    utimesSync(stale, old, old);
+    const { db } = openQueueDatabase(join(work, 'thumbs', 'queue.db'));
+    const store = new Map<string, unknown>([['library', { library, keepDays: 7, uploadFromCard: false }]]);
+    const thumbnails = new ThumbnailDesk(() => library, () => db);
+    const warnings: string[] = [];
+    let fail = false;
+    desk = new CardDesk({
+      roots: [join(work, 'thumbs', 'media')],
+      store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
+      queueDb: () => db,
+      emit: () => undefined,
+      log: { info: () => undefined, warn: (m) => warnings.push(m) },
+      pruneThumbnails: (now) => (fail ? Promise.reject(new Error('EIO: i/o error')) : thumbnails.prune(now)),
+    });
+    await desk.sweep();
+    expect(existsSync(stale)).toBe(false);
+    fail = true;
+    await desk.sweep();
+    expect(warnings).toEqual(["The library's old thumbnails could not be removed: EIO: i/o error"]);
+    await thumbnails.close();
+    db.close();
   });
 });

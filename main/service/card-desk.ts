@@ -26,6 +26,11 @@ export interface CardDeskOptions extends CardWatchOptions {
   /** The queue's database while the queue is open: the offload record and the retention sweep live there. */
   queueDb(): Database.Database | undefined;
   log?: Logger;
+  /**
+   * Prunes the thumbnail cache (main/service/thumbnail-desk.ts `prune`) at each retention sweep;
+   * `now` in ms since 1970. Answers how many entries went and the bytes freed.
+   */
+  pruneThumbnails?(now: number): Promise<{ removed: string[]; freedBytes: number }>;
   /** Test seams of the copy (main/offload/copy.ts). */
   copySeams?: Pick<CardImportOptions, 'afterWrite' | 'freeBytes'>;
 }
@@ -157,7 +162,10 @@ export class CardDesk {
     return this.view();
   }
 
-  /** Removes the copies whose captures completed more than the chosen days ago; a failure is logged and tried at the next sweep. */
+  /**
+   * Removes the copies whose captures completed more than the chosen days ago, and prunes the
+   * thumbnail cache (pruneThumbnails); a failure is logged and tried at the next sweep.
+   */
   async sweep(): Promise<void> {
     const db = this.opts.queueDb();
     if (!db) return;
@@ -166,6 +174,12 @@ export class CardDesk {
       if (removed.length) this.opts.log?.info(`Removed ${removed.length} imported copies from the library: their captures completed more than ${this.library.get().keepDays} days ago.`);
     } catch (err) {
       this.opts.log?.warn(`The library's old copies could not be removed: ${reasonOf(err)}`);
+    }
+    try {
+      const pruned = await this.opts.pruneThumbnails?.(Date.now());
+      if (pruned?.removed.length) this.opts.log?.info(`Removed ${pruned.removed.length} thumbnails not used for a while from the library (${pruned.freedBytes} bytes).`);
+    } catch (err) {
+      this.opts.log?.warn(`The library's old thumbnails could not be removed: ${reasonOf(err)}`);
     }
   }
 }

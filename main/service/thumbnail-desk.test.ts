@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,5 +72,50 @@ describe('ThumbnailDesk (issue 19 #6)', () => {
     desk.allow([card]);
     await desk.undecodable(card, 'No preview: its format or codec is not supported here');
     expect(await desk.get(card)).toEqual({ kind: 'none', reason: 'No preview: its format or codec is not supported here' });
+  });
+
+  it('the hourly sweep prunes thumbnails not used for 30 days, never those of queued recordings or of recordings listed for registration', async () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const rec = (name: string, fill: number) => {
+      const p = join(work, name);
+      writeFileSync(p, Buffer.alloc(4096, fill));
+      return p;
+    };
+    const queued = rec('queued.insv', 1);
+    const legacy = rec('legacy.insv', 2); // queued before fingerprints were kept
+    const listed = rec('listed.insv', 3);
+    const seen = rec('seen.insv', 4);
+    const stale = rec('stale.insv', 5);
+    const keyOf = (p: string) => contentFingerprint(p, 4096);
+    const cache = join(library, '.thumbnails');
+    mkdirSync(cache, { recursive: true });
+    const old = new Date(Date.now() - 40 * DAY);
+    for (const p of [queued, legacy, listed, seen, stale]) {
+      const file = join(cache, `${await keyOf(p)}.jpg`);
+      writeFileSync(file, JPEG);
+      utimesSync(file, old, old);
+    }
+    // Shown in an earlier session: its use is kept in the cache entry itself.
+    desk.allow([seen]);
+    expect(await desk.get(seen)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE files (path TEXT, fingerprint TEXT)');
+    db.prepare('INSERT INTO files (path, fingerprint) VALUES (?, ?)').run(join(work, 'elsewhere', 'queued.insv'), await keyOf(queued));
+    db.prepare('INSERT INTO files (path, fingerprint) VALUES (?, NULL)').run(legacy);
+    const now = new ThumbnailDesk(() => library, () => db);
+    try {
+      now.allow([listed]);
+      const result = await now.prune();
+      expect(result.removed).toEqual([`${await keyOf(stale)}.jpg`]);
+      expect(readdirSync(cache).sort()).toEqual((await Promise.all([queued, legacy, listed, seen].map(async (p) => `${await keyOf(p)}.jpg`))).sort());
+      // The bound removes the one not in use (seen), never the three in use.
+      const bounded = await now.prune(Date.now(), { maxBytes: 1 });
+      expect(bounded.removed).toEqual([`${await keyOf(seen)}.jpg`]);
+      expect(readdirSync(cache)).toHaveLength(3);
+    } finally {
+      await now.close();
+      db.close();
+    }
   });
 });

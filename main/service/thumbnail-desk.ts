@@ -3,7 +3,10 @@ import type { ThumbnailView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import type { Logger } from '../engine/engine.js';
 import { MediaServer } from '../media/media-server.js';
-import { ThumbnailCache } from '../media/thumbnail-cache.js';
+import { THUMBNAIL_FOLDER, ThumbnailCache } from '../media/thumbnail-cache.js';
+import type { ThumbnailPruneLimits, ThumbnailPruneResult } from '../media/thumbnail-prune.js';
+import { pruneThumbnails } from '../media/thumbnail-prune.js';
+import { join } from 'node:path';
 
 /**
  * The recordings' first-frame thumbnails (issue 19 #6), in the upload service's worker. The design,
@@ -31,7 +34,7 @@ export class ThumbnailDesk {
    * that failed (never a URL).
    */
   constructor(
-    library: () => string,
+    private readonly library: () => string,
     private readonly queueDb: () => Database.Database | undefined = () => undefined,
     private readonly log?: Logger,
   ) {
@@ -84,6 +87,29 @@ export class ThumbnailDesk {
       this.log?.warn(`A thumbnail could not be kept in the library folder: ${reasonOf(err)}`);
     }
     return { kind: 'none', reason };
+  }
+
+  /**
+   * Prunes the cache in the library folder in force (main/media/thumbnail-prune.ts; run by the
+   * hourly retention sweep, main/service/card-desk.ts): entries not used for 30 days go, and the
+   * cache is kept under 200 MiB, never removing the thumbnail of a recording in the queue (any row
+   * not forgotten, by its content fingerprint) or listed for registration this session. `now` in
+   * ms since 1970. Throws the file system's error or the queue's SqliteError.
+   */
+  async prune(now: number = Date.now(), limits?: ThumbnailPruneLimits): Promise<ThumbnailPruneResult> {
+    const inUse = new Set<string>();
+    const paths = [...this.allowed];
+    const rows = (this.queueDb()?.prepare('SELECT path, fingerprint FROM files').all() ?? []) as { path: string; fingerprint: string | null }[];
+    for (const r of rows) {
+      if (r.fingerprint) inUse.add(r.fingerprint);
+      else paths.push(r.path); // a row queued before fingerprints: its key is read from the file
+    }
+    for (const p of paths) {
+      // Read once per file while it is unchanged (the cache remembers); a file gone has no thumbnail to keep.
+      const key = await this.cache.keyOf(p).catch(() => null);
+      if (key) inUse.add(key);
+    }
+    return pruneThumbnails(join(this.library(), THUMBNAIL_FOLDER), inUse, now, limits);
   }
 
   /** Stops the media server. */

@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { writeFakeCard } from '../card/fake-card.js';
+import type { ServiceKit } from '../testing/kit.js';
+import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+
+// Issue 19 deliver 5: a card on its way out (or a stale mount) answers a read with EIO for a
+// moment while its mount still exists. That read must not turn the file into a red "Needs you ·
+// cannot be read" row: it is tried again shortly (and finds the card gone, or reads it).
+//
+// The fault seam: node:fs wrapped so that the read of one file at one position fails with an
+// errno code, as many times as asked. The engine reads parts with node:fs open/read (part-wire.ts).
+const fault = vi.hoisted(() => ({
+  path: '',
+  position: -1,
+  code: 'EIO',
+  times: 0,
+  fired: 0,
+  onFire: undefined as (() => void) | undefined,
+  fds: new Map<number, string>(),
+}));
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  type Cb = (err: NodeJS.ErrnoException | null, ...rest: unknown[]) => void;
+  const open = (path: unknown, ...rest: unknown[]) => {
+    const cb = rest.pop() as Cb;
+    (real.open as unknown as (...a: unknown[]) => void)(path, ...rest, (err: NodeJS.ErrnoException | null, fd: number) => {
+      if (!err) fault.fds.set(fd, String(path));
+      cb(err, fd);
+    });
+  };
+  const close = (fd: number, ...rest: unknown[]) => {
+    fault.fds.delete(fd);
+    (real.close as unknown as (...a: unknown[]) => void)(fd, ...rest);
+  };
+  const read = (fd: number, buffer: Buffer, offset: number, length: number, position: number, cb: Cb) => {
+    if (fault.times > 0 && fault.fds.get(fd) === fault.path && position === fault.position) {
+      fault.times--;
+      fault.fired++;
+      fault.onFire?.();
+      const err = Object.assign(new Error(`${fault.code}: i/o error, read`), { code: fault.code, syscall: 'read' });
+      process.nextTick(() => cb(err, 0, buffer));
+      return;
+    }
+    real.read(fd, buffer, offset, length, position, cb as never);
+  };
+  const wrapped = { ...real, open, close, read };
+  return { ...wrapped, default: wrapped };
+});
+
+let kit: ServiceKit;
+beforeAll(async () => {
+  kit = await startServiceKit('card-read-error');
+});
+afterEach(async () => {
+  fault.times = 0;
+  fault.fired = 0;
+  fault.onFire = undefined;
+  await kit.reset();
+});
+afterAll(async () => kit.stop());
+
+/** UploadPart requests storage received for one object key, per part number. */
+function putsOf(key: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const r of kit.svc.storage.received) if (r.operation === 'UploadPart' && r.key === key) counts.set(r.partNumber!, (counts.get(r.partNumber!) ?? 0) + 1);
+  return counts;
+}
+
+describe('a read error from a card whose mount still exists (straight-from-card uploads)', () => {
+  it('EIO once mid-part: the file is tried again shortly and completes byte-identical, never failed, nothing storage held sent again', async () => {
+    const mount = join(kit.work, 'media');
+    const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 1, bytes: 11 * MiB });
+    const target = card.recordings[0]!;
+    const u = kit.uploader('eio-once', { concurrency: 1, cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [100, 100, 100] } });
+    const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
+    const files = u.queue.filesOf(queued[0]!);
+    const file = files.find((f) => f.path === target)!;
+    // The second MiB of part 2 (parts of 5 MiB): part 1 is stored by then, part 2 half sent.
+    Object.assign(fault, { path: target, position: 6 * MiB, code: 'EIO', times: 1 });
+    const keyOf = () => kit.svc.store.state.uploads[u.queue.file(file.id)!.uploadId!]!.key;
+    let putsAtFault = new Map<number, number>();
+    fault.onFire = () => (putsAtFault = putsOf(keyOf()));
+    const states: string[] = [];
+    u.engine.on((e) => {
+      if (e.type === 'file' && e.fileId === file.id) states.push(e.state);
+    });
+
+    const summary = await u.engine.drain({ wait: true, deadline: Date.now() + 60_000 });
+
+    expect(fault.fired).toBe(1);
+    // When the read failed, part 1 had been sent (and answered: parts go one at a time), part 3 not.
+    expect([putsAtFault.get(1), putsAtFault.get(3)]).toEqual([1, undefined]);
+    expect([summary.failed, summary.cardRemoved]).toEqual([[], null]);
+    expect(summary.completed.map((f) => f.id).sort()).toEqual(files.map((f) => f.id).sort());
+    expect(states).not.toContain('failed');
+    for (const f of files) expect((await kit.stored(u, f.id)).sha256).toBe(sha256(readFileSync(u.queue.file(f.id)!.path)));
+    const puts = putsOf(keyOf());
+    // Part 1, held when the read failed, went once; part 2 (cut off: storage never had it) at most twice.
+    expect([puts.get(1), puts.get(3)]).toEqual([1, 1]);
+    expect(puts.get(2)).toBeLessThanOrEqual(2);
+    const lines = u.queue.activity.list().filter((a) => a.fileId === file.id).map((a) => [a.kind, a.message]);
+    expect(lines.filter(([k]) => k === 'failed')).toEqual([]);
+    expect(lines).toContainEqual(['retry-scheduled', expect.stringMatching(/^Reading VID_\S+ failed \(EIO\) while its card or drive still looked mounted\. Trying again at /) as string]);
+  }, 90_000);
+
+  it('a card that keeps answering EIO while mounted fails as unreadable after the short tries', async () => {
+    const mount = join(kit.work, 'media-bad');
+    const card = writeFakeCard(join(mount, 'BAD_CARD'), { recordings: 1, bytes: 6 * MiB });
+    const target = card.recordings[0]!;
+    const u = kit.uploader('eio-always', { concurrency: 1, cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [50, 50] } });
+    const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
+    const file = u.queue.filesOf(queued[0]!).find((f) => f.path === target)!;
+    Object.assign(fault, { path: target, position: 5 * MiB, code: 'ENXIO', times: Infinity });
+
+    const summary = await u.engine.drain({ wait: true, deadline: Date.now() + 60_000 });
+
+    expect(fault.fired).toBe(3);
+    expect(summary.failed.map((f) => f.id)).toEqual([file.id]);
+    expect(u.queue.file(file.id)!.error).toBe(`${target} cannot be read (ENXIO): the card or drive failed to read; reconnect it, then retry the file.`);
+    const kinds = u.queue.activity.list().filter((a) => a.fileId === file.id).map((a) => a.kind);
+    expect(kinds.filter((k) => k === 'retry-scheduled')).toHaveLength(2);
+  }, 90_000);
+});
