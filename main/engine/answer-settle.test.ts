@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../../e2e/service/testing.js';
 import type { ServiceKit } from '../testing/kit.js';
-import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { MiB, startServiceKit } from '../testing/kit.js';
 
 // A part's answer lost within one run (issue 17 #16, the race left after the quit-and-restart fix):
 // the connection drops after every byte of the body left, before storage answers, while storage,
