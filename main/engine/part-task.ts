@@ -9,7 +9,8 @@ import type { PresignedUrls } from './presigned-urls.js';
 /**
  * How one part ended: `stored` (storage answered with its ETag, written to the ledger), `held`
  * (presign-missing no longer lists it: storage already has it), or `uncertain` (every byte went out
- * but the answer was lost: storage may have it; `md5Etag` is what to report if it does, `error` how it was lost).
+ * but the answer was lost: storage may have it, or still be storing it; the part is already marked
+ * unanswered in the queue; `md5Etag` is what to report if it does, `error` how it was lost).
  */
 export type PartOutcome = { kind: 'stored'; etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
 
