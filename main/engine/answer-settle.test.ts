@@ -57,6 +57,23 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
   });
 
+  it('where the gateway has no status read (404), presign-missing alone settles it: each part PUT once', async () => {
+    const file = kit.file('no-status.mp4', 5 * MiB + MiB + 1); // two parts, one at a time: part 2 is the last
+    const u = kit.uploader('no-status', { concurrency: 1, answerSettleMs: 10_000 });
+    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+    const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
+    expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: 2000, statusRead: 404 })).status).toBe(200);
+    await kit.fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, times: 1, action: { type: 'dropWhileStoring' } });
+    const before = { ...svc.storage.stats };
+    const from = svc.storage.received.length;
+    const summary = await u.engine.drain();
+    expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
+    expect(await kit.fired()).toEqual([1]);
+    expect(putsPerPart(from), 'PUTs per part number').toEqual({ 1: 1, 2: 1 });
+    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
+  });
+
   it('other files go on uploading while a part waits for its answer', async () => {
     const a = kit.file('doubt-a.mp4', 5 * MiB + 11); // two parts each
     const b = kit.file('doubt-b.mp4', 5 * MiB + 5);
