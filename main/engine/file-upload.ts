@@ -211,6 +211,7 @@ export class FileUpload {
       const found = await settler.settle(n);
       markUnanswered(ctx, f.id, n, null); // settled: found (reported with the file) or sent again now
       if (found) {
+        ctx.log.info(`Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`);
         ctx.tracker.partDone(f.id, n, Math.min(f.partSize!, f.size - (n - 1) * f.partSize!));
         return outcome.md5Etag;
       }
