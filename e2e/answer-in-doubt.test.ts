@@ -111,6 +111,29 @@ describe('Ctrl-C while storage is storing a part whose whole body arrived', () =
     expect(await storedHash(bytes.length)).toBe(sha256(bytes));
   }, 120_000);
 
+  it('an answer lost mid-run, then a crash while the part is in doubt: the next drain, started at once, does not send it again', async () => {
+    const { dataDir, bytes } = await queued('crash-in-doubt', 2 * MiB + 9); // one part: nothing else in flight at the kill
+    await svc.admin('PUT', '/settings', { partStoreDelayMs: STORE_DELAY_MS });
+    // The connection drops as part 1's last byte arrives; storage stores it STORE_DELAY_MS later.
+    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', partNumber: 1, times: 1, action: { type: 'dropWhileStoring' } });
+    const before = { ...svc.storage.stats };
+    const putsBefore = puts().length;
+    const first = cli(dataDir, ['drain']);
+    while (svc.storage.stats.partBodiesReceived === before.partBodiesReceived) await sleep(20);
+    await sleep(1000); // the client has seen the connection drop, and is asking whether storage has the part
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(svc.storage.stats.partsStored - before.partsStored, 'stored before the next drain began: the test proves nothing').toBe(0);
+    const last = await cli(dataDir, ['drain']).done;
+    expect(last.code, last.out).toBe(0);
+    const sent = puts().slice(putsBefore);
+    expect(sent.map((r) => r.partNumber), 'PUTs').toEqual([1]);
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
+    expect(svc.storage.stats.partsReplaced - before.partsReplaced, 'a part was stored twice').toBe(0);
+    expect(await storedHash(bytes.length)).toBe(sha256(bytes));
+  }, 120_000);
+
   it('a part in doubt that storage never got is sent again once the settle time is over, and stored once', async () => {
     const { dataDir, bytes } = await queued('never-arrived', 1 * MiB + 3);
     // Storage takes the request and never reads its body: every byte leaves the client into the

@@ -40,6 +40,13 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    */
   z.object({ type: z.literal('dropResponse'), afterMs: z.number().int().min(0).max(600_000).default(0) }),
   /**
+   * Storage UploadPart only: once the whole body arrived, close the connection at once without an
+   * answer, and store the part all the same after the `partStoreDelayMs` setting's wait, as real S3
+   * does when a connection drops between the last byte and its answer (issue 17 #16, within one run):
+   * for that while, ListParts and presign-missing do not list the part yet.
+   */
+  z.object({ type: z.literal('dropWhileStoring') }),
+  /**
    * Do the work (register the capture, store the part, ...), then answer with this status: a real
    * server's 5xx or 429 after it acted (on the gateway, what the handler wrote is thrown away and
    * a JSON error with this status goes out instead).

@@ -1,6 +1,7 @@
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { EngineContext } from './context.js';
 import type { EngineEvent, EngineOptions } from './events.js';
+import { IN_DOUBT_SETTLE_MS } from './in-doubt.js';
 import { PartLedger } from './ledger.js';
 import { Limiter } from './limiter.js';
 import { OutageRecord } from './outage-record.js';
@@ -22,7 +23,7 @@ export interface ContextHooks {
  * The engine's shared context (EngineContext) from its options, with their defaults (EngineOptions:
  * 4 requests at once, no bandwidth limit, 16 KiB/s assumed link rate, stored parts written to the
  * queue within 100 ms, progress at most every 100 ms, the §8 recommended part retries, the overnight retry
- * schedule, 30 000 ms stall timeout, 3 presign rounds, 3 resume rounds). Built once by UploadEngine.
+ * schedule, 30 000 ms stall timeout, 15 000 ms to settle a part in doubt, 3 presign rounds, 3 resume rounds). Built once by UploadEngine.
  * Throws RangeError for a bad bandwidth limit (Bandwidth).
  */
 export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineContext {
@@ -46,6 +47,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     partRetry: opts.partRetry ?? recommendedRetryPolicy(),
     retrySchedule: opts.retrySchedule ?? overnightRetrySchedule(),
     stallTimeoutMs: opts.stallTimeoutMs ?? 30_000,
+    answerSettleMs: opts.answerSettleMs ?? IN_DOUBT_SETTLE_MS,
     maxResigns: opts.maxResigns ?? 3,
     maxRounds: opts.maxRounds ?? 3,
     warn: (message) => hooks.warn(message),

@@ -31,6 +31,8 @@ export interface EngineContext {
   partRetry: RetryPolicy;
   retrySchedule: RetrySchedule;
   stallTimeoutMs: number;
+  /** How long a part in doubt is asked about before it is sent again (EngineOptions.answerSettleMs; in-doubt.ts). */
+  answerSettleMs: number;
   maxResigns: number;
   maxRounds: number;
   /**

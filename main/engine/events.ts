@@ -49,6 +49,12 @@ export interface EngineOptions {
    * link from a dead one while a fully sent part waits for its answer (default 16 KiB/s).
    */
   minLinkRate?: number;
+  /**
+   * How long a part whose every byte left but whose answer was lost (or whose work stopped before
+   * the answer, at the next start) is asked about before it is sent again (default 15 000, on the
+   * monotonic clock; in-doubt.ts): storage may still be storing it (MD5, encryption, replication).
+   */
+  answerSettleMs?: number;
   /** Presign-again rounds after storage 403/AccessDenied for one part before it fails (default 3). */
   maxResigns?: number;
   /** Resume-loop rounds without fewer missing parts before the file fails (default 3). */

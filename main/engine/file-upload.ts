@@ -5,10 +5,9 @@ import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } fro
 import type { UploadRecord } from '../api/schemas.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import type { AnswerLostError } from './part-upload.js';
 import { assertUnchanged, partMd5Etag } from './part-upload.js';
-import { settleInDoubt } from './in-doubt.js';
-import { sendPart } from './part-task.js';
+import { AnswerSettler, settleInDoubt } from './in-doubt.js';
+import { markUnanswered, sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
 import { isStatusReadMissing, partsMissingNow } from './status-read.js';
 import { MAX_PARTS, tooManyParts } from './transitions.js';
@@ -110,7 +109,7 @@ export class FileUpload {
     if (marked.length === 0) return new Set();
     const doubtful = marked.filter((p) => !p.etag && missing.has(p.partNumber)).map((p) => ({ partNumber: p.partNumber, unansweredAt: p.unansweredAt! }));
     const found = doubtful.length
-      ? await this.service((signal) => settleInDoubt(doubtful, () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)), signal))
+      ? await this.service((signal) => settleInDoubt(doubtful, () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)), signal, ctx.answerSettleMs))
       : new Set<number>();
     if (doubtful.length) {
       const resent = doubtful.filter((p) => !found.has(p.partNumber)).map((p) => p.partNumber);
@@ -146,64 +145,38 @@ export class FileUpload {
   }
 
   /**
-   * Sends the given parts; where an answer was lost after the last byte, asks the service (§4.9,
-   * syncFromS3) whether storage has the part before sending it again. Returns the MD5 ETags of
-   * parts found in storage that way.
-   */
-  private async sendMissing(partNumbers: number[]): Promise<Map<number, string>> {
-    const held = new Map<number, string>();
-    let todo = partNumbers;
-    while (todo.length > 0) {
-      const uncertain = await this.sendAll(todo);
-      if (uncertain.size === 0) break;
-      const absent = await this.service((signal) =>
-        partsMissingNow(this.ctx.gateway, this.urls, this.f.uploadId!, signal, (err) => this.noStatusRead(err)),
-      );
-      todo = [];
-      for (const [n, { md5Etag, error }] of uncertain) {
-        if (!absent.has(n)) {
-          held.set(n, md5Etag);
-          this.ctx.tracker.partDone(this.f.id, n, Math.min(this.f.partSize!, this.f.size - (n - 1) * this.f.partSize!));
-          continue;
-        }
-        const tries = (this.tries.get(n) ?? 0) + 1;
-        this.tries.set(n, tries);
-        // A network failure like any other (a proxy cutting long uploads, a flaky NAT): the file waits on the durable schedule.
-        if (tries > this.ctx.partRetry.retries) {
-          throw new NetworkError(`Part ${n} of ${this.f.fileName} was sent ${tries} times and storage never answered (${error.message})`, error.request, error.code);
-        }
-        todo.push(n);
-      }
-    }
-    return held;
-  }
-
-  /**
    * Sends parts through the shared limiter, taking a slot before starting each so no more than
    * the limit wait at once whatever the part count; the first part that fails for good stops the
-   * others. Returns the parts whose answer was lost, with their MD5 ETags and how the answer was lost.
+   * others (and so does the file's own signal). A part whose every byte left but whose answer was
+   * lost is in doubt: storage may still be storing it, so it is asked about over the settle time
+   * (AnswerSettler, in-doubt.ts) while the other parts and files go on, and sent again only if
+   * storage never shows it. Returns the MD5 ETags of the parts found in storage that way.
    */
-  private async sendAll(partNumbers: number[]): Promise<Map<number, { md5Etag: string; error: AnswerLostError }>> {
+  private async sendMissing(partNumbers: number[]): Promise<Map<number, string>> {
+    const { ctx, f } = this;
     // The first part that fails for good stops the others; so does the file's own signal, even
     // one aborted before this round began (a listener added then would never have heard it).
     const round = new AbortController();
     const signal = AbortSignal.any([this.signal, round.signal]);
-    const uncertain = new Map<number, { md5Etag: string; error: AnswerLostError }>();
+    const settler = new AnswerSettler(
+      () => this.service(() => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err))),
+      ctx.answerSettleMs,
+      signal,
+    );
+    const held = new Map<number, string>();
     const running: Promise<void>[] = [];
     let firstError: unknown;
     try {
       for (const n of partNumbers) {
         let slot: () => void;
         try {
-          slot = await this.ctx.limiter.acquire(this.f.id, signal);
+          slot = await ctx.limiter.acquire(f.id, signal);
         } catch {
           break;
         }
-        const md5Etag = this.known?.[n - 1];
-        const job = { file: this.f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, slot, ...(md5Etag ? { md5Etag } : {}) };
         running.push(
-          sendPart(this.ctx, job).then(
-            (o) => void (o.kind === 'uncertain' && uncertain.set(n, { md5Etag: o.md5Etag, error: o.error })),
+          this.sendSettled(n, signal, slot, settler).then(
+            (md5Etag) => void (md5Etag && held.set(n, md5Etag)),
             (err: unknown) => {
               firstError ??= err;
               round.abort();
@@ -219,7 +192,38 @@ export class FileUpload {
     // Not credentialsRefusal: a part's gateway calls were judged where they were made (PresignedUrls),
     // and storage's answers (a 403 above all) never concern the queue's credentials (§7).
     if (firstError) throw firstError;
-    return uncertain;
+    return held;
+  }
+
+  /**
+   * One part until storage has it: sent (sendPart), and where its answer was lost after the last
+   * byte, settled before it is sent again. Resolves with its MD5 ETag when storage turned out to
+   * hold it unanswered, else undefined. Throws NetworkError once it was sent in full more than the
+   * part retries allow with no answer ever, and what sendPart or the settler throw.
+   */
+  private async sendSettled(n: number, signal: AbortSignal, slot: () => void, settler: AnswerSettler): Promise<string | undefined> {
+    const { ctx, f } = this;
+    const known = this.known?.[n - 1];
+    for (let first = true; ; first = false) {
+      const job = { file: f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, ...(first ? { slot } : {}), ...(known ? { md5Etag: known } : {}) };
+      const outcome = await sendPart(ctx, job);
+      if (outcome.kind !== 'uncertain') return undefined;
+      const found = await settler.settle(n);
+      markUnanswered(ctx, f.id, n, null); // settled: found (reported with the file) or sent again now
+      if (found) {
+        ctx.log.info(`Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`);
+        ctx.tracker.partDone(f.id, n, Math.min(f.partSize!, f.size - (n - 1) * f.partSize!));
+        return outcome.md5Etag;
+      }
+      const tries = (this.tries.get(n) ?? 0) + 1;
+      this.tries.set(n, tries);
+      const error = outcome.error;
+      // A network failure like any other (a proxy cutting long uploads, a flaky NAT): the file waits on the durable schedule.
+      if (tries > ctx.partRetry.retries) {
+        throw new NetworkError(`Part ${n} of ${f.fileName} was sent ${tries} times and storage never answered (${error.message})`, error.request, error.code);
+      }
+      ctx.log.info(`Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`);
+    }
   }
 
   /**

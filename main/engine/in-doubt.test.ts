@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleInDoubt } from './in-doubt.js';
+import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 
 // The next start's questions about parts sent in full whose answer never came (issue 17 #16).
 describe('settleInDoubt', () => {
@@ -36,5 +36,43 @@ describe('settleInDoubt', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     await expect(settleInDoubt([{ partNumber: 1, unansweredAt: Date.now() }], () => Promise.resolve(new Set([1])), controller.signal, 10_000)).rejects.toThrow('Cancelled');
+  });
+});
+
+// The same questions within one run, for parts whose answer was lost while others go on.
+describe('AnswerSettler', () => {
+  it('answers a part found once storage shows it; parts waiting together share each question', async () => {
+    let asked = 0;
+    const stored = new Set<number>();
+    const settler = new AnswerSettler(() => (asked++, Promise.resolve(new Set([1, 2, 3].filter((n) => !stored.has(n))))), 10_000, new AbortController().signal);
+    const one = settler.settle(1);
+    const two = settler.settle(2);
+    setTimeout(() => stored.add(1), 1200);
+    setTimeout(() => stored.add(2), 2200);
+    expect(await one).toBe(true);
+    expect(await two).toBe(true);
+    // Asked at about 0, 1, 2 and 3 s for both parts at once, not once per part each time.
+    expect(asked).toBeGreaterThanOrEqual(3);
+    expect(asked).toBeLessThanOrEqual(5);
+  });
+
+  it('answers not found once its settle time is over, and starts asking again for a part in doubt later', async () => {
+    let asked = 0;
+    const settler = new AnswerSettler(() => (asked++, Promise.resolve(new Set([4]))), 1500, new AbortController().signal);
+    expect(await settler.settle(4)).toBe(false);
+    expect(asked).toBeGreaterThanOrEqual(2); // at once, and again before giving up
+    const before = asked;
+    expect(await settler.settle(4)).toBe(false);
+    expect(asked).toBeGreaterThan(before);
+  });
+
+  it('every waiting part fails with what the question throws, and with CancelledError on abort', async () => {
+    const failing = new AnswerSettler(() => Promise.reject(new Error('gateway down')), 10_000, new AbortController().signal);
+    await expect(Promise.all([failing.settle(1), failing.settle(2)])).rejects.toThrow('gateway down');
+    const controller = new AbortController();
+    const settler = new AnswerSettler(() => Promise.resolve(new Set([1])), 10_000, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    await expect(settler.settle(1)).rejects.toThrow('Cancelled');
+    await expect(settler.settle(2)).rejects.toThrow('Cancelled');
   });
 });

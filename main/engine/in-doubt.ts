@@ -16,6 +16,13 @@ import { CancelledError } from '../api/errors.js';
 // again (status read, else presign-missing) until the part shows or IN_DOUBT_SETTLE_MS have
 // passed since it was given up, and only then sends it again. Waiting costs seconds once; sending
 // again costs the whole part over a site link and leaves storage with a second copy.
+//
+// The same race within one run: the connection drops after the last byte, before storage answers
+// (a proxy cutting long uploads, a flaky NAT), while storage is still storing the part. The part
+// is marked unanswered at once (so a crash meanwhile is covered as above), and AnswerSettler asks
+// again over the settle time (EngineOptions.answerSettleMs, default IN_DOUBT_SETTLE_MS), without
+// holding a request slot, before the part is sent again. A part whose body did not all leave
+// (dropped mid-body) is no doubt: storage keeps no partial part, so it is sent again at once.
 
 /** On quit (the engine's stop, Ctrl-C), how long a part whose every byte went out waits for its answer (ms). */
 export const ANSWER_GRACE_ON_STOP_MS = 5000;
@@ -79,6 +86,60 @@ export async function settleInDoubt(
       await sleep(Math.min(ASK_EVERY_MS, last - now), undefined, { signal });
     } catch {
       throw new CancelledError();
+    }
+  }
+}
+
+/**
+ * Settles parts in doubt within a run, for one file: `settle(n)` resolves true as soon as
+ * `missingNow` (the part numbers storage lacks now: §4.9 status read, else presign-missing §4.5)
+ * no longer lists part n, false once `settleMs` (monotonic clock, from the call) passed with it
+ * still listed. One question at a time serves every part waiting, asked at once for the first
+ * and then about every second (ASK_EVERY_MS) while any waits; nothing else is held meanwhile
+ * (no request slot), so other parts and files go on uploading. Every waiting part rejects with
+ * what `missingNow` throws, and with CancelledError when `signal` aborts.
+ */
+export class AnswerSettler {
+  private readonly waiting = new Map<number, { until: number; done(found: boolean): void; fail(err: unknown): void }>();
+  private asking = false;
+
+  constructor(
+    private readonly missingNow: () => Promise<Set<number>>,
+    private readonly settleMs: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Waits for part `partNumber` to show in storage; see the class comment. */
+  settle(partNumber: number): Promise<boolean> {
+    if (this.signal.aborted) return Promise.reject(new CancelledError());
+    return new Promise<boolean>((resolve, reject) => {
+      this.waiting.set(partNumber, { until: performance.now() + this.settleMs, done: resolve, fail: reject });
+      if (this.asking) return; // the running loop takes it at its next question
+      this.asking = true;
+      void this.ask();
+    });
+  }
+
+  private async ask(): Promise<void> {
+    try {
+      while (this.waiting.size > 0) {
+        const missing = await this.missingNow();
+        const now = performance.now();
+        for (const [n, w] of this.waiting) {
+          if (missing.has(n) && now < w.until) continue;
+          this.waiting.delete(n);
+          w.done(!missing.has(n));
+        }
+        if (this.waiting.size === 0) break;
+        const next = Math.min(...[...this.waiting.values()].map((w) => w.until));
+        await sleep(Math.max(0, Math.min(ASK_EVERY_MS, next - now)), undefined, { signal: this.signal });
+      }
+    } catch (err) {
+      const reason = this.signal.aborted ? new CancelledError() : err;
+      for (const w of this.waiting.values()) w.fail(reason);
+      this.waiting.clear();
+    } finally {
+      this.asking = false; // at once, before any settle() that follows a resolution can look
     }
   }
 }

@@ -9,7 +9,8 @@ import type { PresignedUrls } from './presigned-urls.js';
 /**
  * How one part ended: `stored` (storage answered with its ETag, written to the ledger), `held`
  * (presign-missing no longer lists it: storage already has it), or `uncertain` (every byte went out
- * but the answer was lost: storage may have it; `md5Etag` is what to report if it does, `error` how it was lost).
+ * but the answer was lost: storage may have it, or still be storing it; the part is already marked
+ * unanswered in the queue; `md5Etag` is what to report if it does, `error` how it was lost).
  */
 export type PartOutcome = { kind: 'stored'; etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
 
@@ -75,9 +76,10 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
       return { kind: 'stored', etag: result.etag };
     } catch (err) {
       ctx.tracker.partDone(f.id, n, 0);
+      // Written before the work unwinds: this run, or the next start after a crash or a stop, asks
+      // for this part over the settle time before sending it again (in-doubt.ts).
+      if (err instanceof AnswerLostError || err instanceof UnansweredPartError) markUnanswered(ctx, f.id, n, Date.now());
       if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
-      // Written before the work unwinds: the next start asks for this part before sending it again (in-doubt.ts).
-      if (err instanceof UnansweredPartError) markUnanswered(ctx, f.id, n);
       const action = classifyError(err, fromStorage);
       if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
       // Presigning is a gateway call, already retried by its own policy (api/retry.ts): this loop
@@ -119,9 +121,14 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
   }
 }
 
-function markUnanswered(ctx: EngineContext, fileId: number, partNumber: number): void {
+/**
+ * Marks a part sent in full but unanswered (at: ms since 1970) or clears the mark (null), in the
+ * queue at once (in-doubt.ts). A queue that cannot be written stops the engine (said once), and
+ * the part is then only sent again if storage lacks it; other errors are thrown.
+ */
+export function markUnanswered(ctx: EngineContext, fileId: number, partNumber: number, at: number | null): void {
   try {
-    ctx.queue.markUnanswered(fileId, [partNumber], Date.now());
+    ctx.queue.markUnanswered(fileId, [partNumber], at);
   } catch (err) {
     // The queue cannot be written: the engine stops (said once); the part is then only sent again if storage lacks it.
     if (!ctx.fatal(err)) throw err;

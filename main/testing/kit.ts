@@ -69,8 +69,8 @@ export interface StoredObject {
 
 /**
  * A running local service with a work folder, for one test file. `uploader(name)` opens an
- * uploader on its own queue folder with short retries (20 ms × 2^n, durable schedule a minute
- * unless `extra` says otherwise); `reset()` closes the uploaders and clears faults and settings
+ * uploader on its own queue folder with short retries (20 ms × 2^n, durable schedule a minute,
+ * a part in doubt asked about for 1 s, unless `extra` says otherwise); `reset()` closes the uploaders and clears faults and settings
  * (call it in afterEach); `stop()` stops the service and deletes the work folder (afterAll).
  */
 export interface ServiceKit {
@@ -107,6 +107,8 @@ export async function startServiceKit(prefix: string): Promise<ServiceKit> {
         apiRetry: recommendedRetryPolicy(20, 20),
         retrySchedule: { delayMs: () => 60_000 },
         stallTimeoutMs: 5000,
+        // A part whose answer was lost and that storage never shows is sent again after 1 s, not 15 s.
+        answerSettleMs: 1000,
         ...extra,
       });
       open.push(u);
@@ -131,7 +133,7 @@ export async function startServiceKit(prefix: string): Promise<ServiceKit> {
     async reset() {
       while (open.length) await open.pop()!.close();
       await svc.admin('DELETE', '/faults');
-      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null });
+      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0, statusRead: 'ok' });
     },
     async stop() {
       await kit.reset();

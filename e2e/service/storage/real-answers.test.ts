@@ -114,6 +114,19 @@ describe('errors after acting, and in front of storage', () => {
     expect((await storedParts(key, uploadId)).map((p) => [p.PartNumber, p.ETag])).toEqual([[1, `"${md5(body(1))}"`]]);
   });
 
+  it('dropWhileStoring: the connection drops as the last byte arrives, unanswered; the part is listed only after partStoreDelayMs', async () => {
+    await settings({ partStoreDelayMs: 1500 });
+    await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'dropWhileStoring' } });
+    const { uploadId, parts, body, key } = await presigned('drop-storing.mp4', randomBytes(3000));
+    const before = { ...svc.storage.stats };
+    expect(await putBytes(parts[0]!.url, body(1)).catch((err: unknown) => err)).toBeInstanceOf(Error);
+    expect(svc.storage.stats.partBodiesReceived - before.partBodiesReceived).toBe(1);
+    expect(await storedParts(key, uploadId), 'listed while storage is still storing it').toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
+    expect((await storedParts(key, uploadId)).map((p) => [p.PartNumber, p.ETag])).toEqual([[1, `"${md5(body(1))}"`]]);
+  });
+
   it('statusAfterActing 500: stored, answered InternalError with no Retry-After', async () => {
     await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'statusAfterActing', status: 500 } });
     const { uploadId, parts, body, key } = await presigned('acted500.mp4', randomBytes(3000));

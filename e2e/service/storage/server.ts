@@ -50,7 +50,8 @@ function classify(req: IncomingMessage): S3Request {
  * signature. Faults from the registry are applied per request (see faults.ts); the settings
  * `serverSideEncryption` (KMS-style part ETags and headers), `storageRetryAfterSeconds`
  * (Retry-After on SlowDown and 429) and `partStoreDelayMs` (time from a part's last byte to its
- * storing and answer) change every answer from then on.
+ * storing and answer) change every answer from then on. The `dropWhileStoring` fault closes the
+ * connection as a part's last byte arrives and stores the part after that wait all the same.
  */
 export function createStorageHandler(opts: StorageOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -241,10 +242,13 @@ async function uploadPart(
   const failure = await faultAfterBody(fault, body);
   if (failure) throw failure;
   opts.store.stats.partBodiesReceived++;
+  // The answer is lost, not the part: the client sees the connection drop while storage still stores it.
+  if (fault?.type === 'dropWhileStoring') req.socket.destroy();
   // Real S3 answers only once the part is stored; it keeps a whole body even if the client went away meanwhile.
   if (opts.faults.settings.partStoreDelayMs) await sleep(opts.faults.settings.partStoreDelayMs);
   const sse = opts.faults.settings.serverSideEncryption;
   const etag = await opts.store.putPart(upload, pn, body, sse !== null);
+  if (fault?.type === 'dropWhileStoring') return; // stored, and no one to answer
   if (fault?.type === 'dropResponse') {
     await sleep(fault.afterMs);
     req.socket.destroy();
