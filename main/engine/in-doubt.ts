@@ -34,6 +34,13 @@ export const ANSWER_GRACE_ON_STOP_MS = 5000;
 export const IN_DOUBT_SETTLE_MS = 15_000;
 /** Between two questions to the service about parts in doubt (ms). */
 const ASK_EVERY_MS = 1000;
+/**
+ * Within a run, the gaps between questions double from ASK_EVERY_MS up to this (ms): questions at
+ * about 0, 1, 3, 7, 11 and 15 s. Where the gateway has no status read each question is a
+ * presign-missing call that presigns every part still missing (up to 10,000), so a question every
+ * second for 15 s would be 15 of those per doubt; storage answers most parts within the first second.
+ */
+const ASK_GAP_MAX_MS = 4000;
 
 /** The reason the engine's stop (quit, Ctrl-C) aborts file tasks with: a fully sent part then waits longer for its answer. */
 export class EngineStopping extends CancelledError {
@@ -95,7 +102,7 @@ export async function settleInDoubt(
  * `missingNow` (the part numbers storage lacks now: §4.9 status read, else presign-missing §4.5)
  * no longer lists part n, false once `settleMs` (monotonic clock, from the call) passed with it
  * still listed. One question at a time serves every part waiting, asked at once for the first
- * and then about every second (ASK_EVERY_MS) while any waits; nothing else is held meanwhile
+ * and then at gaps doubling from 1 s to 4 s (ASK_EVERY_MS, ASK_GAP_MAX_MS) while any waits; nothing else is held meanwhile
  * (no request slot), so other parts and files go on uploading. Every waiting part rejects with
  * what `missingNow` throws, and with CancelledError when `signal` aborts.
  */
@@ -121,6 +128,7 @@ export class AnswerSettler {
   }
 
   private async ask(): Promise<void> {
+    let gap = ASK_EVERY_MS;
     try {
       while (this.waiting.size > 0) {
         const missing = await this.missingNow();
@@ -132,7 +140,8 @@ export class AnswerSettler {
         }
         if (this.waiting.size === 0) break;
         const next = Math.min(...[...this.waiting.values()].map((w) => w.until));
-        await sleep(Math.max(0, Math.min(ASK_EVERY_MS, next - now)), undefined, { signal: this.signal });
+        await sleep(Math.max(0, Math.min(gap, next - now)), undefined, { signal: this.signal });
+        gap = Math.min(gap * 2, ASK_GAP_MAX_MS);
       }
     } catch (err) {
       const reason = this.signal.aborted ? new CancelledError() : err;
