@@ -5,7 +5,6 @@
 // XXH64s it as before, and lends the slot to a worker thread, which hashes the parts where the
 // chunk lies (no copy), four parts at a time with the SIMD kernel (part-md5-lanes.ts): the MD5
 // then costs about 0.55 CPU s/GiB, on the other core. A slot comes back once its bytes are hashed.
-import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { FromMd5Worker, ToMd5Worker } from './md5-worker.js';
 import type { PoolLayout } from './part-md5-lanes.js';
@@ -140,13 +139,11 @@ export class PartMd5Pool {
 /**
  * The thread's module: from source (this file is TypeScript: tests, tsx) through the tsx bootstrap
  * main/service/worker.ts uses too; from a bundle (the CLI's dist/cli, the app's dist/main/electron),
- * offload-md5-worker.js beside the entry, which is this chunk's folder or its parent (chunks/).
+ * offload-md5-worker.js beside the entry, which is this code's folder, or its parent when esbuild
+ * put this code in a shared chunk (chunks/). Told from the URL alone, with no file system call,
+ * so it holds inside the app's asar archive too.
  */
 function workerEntry(): { url: URL; entry?: string } {
   if (import.meta.url.endsWith('.ts')) return { url: new URL('../service/tsx-boot.mjs', import.meta.url), entry: new URL('./md5-worker.ts', import.meta.url).href };
-  for (const rel of ['./offload-md5-worker.js', '../offload-md5-worker.js']) {
-    const url = new URL(rel, import.meta.url);
-    if (existsSync(url)) return { url };
-  }
-  throw new Error(`The part MD5 thread's module (offload-md5-worker.js) is missing beside ${import.meta.url}; rebuild (npm run build:cli, build:main).`);
+  return { url: new URL(/\/chunks\/[^/]*$/.test(import.meta.url) ? '../offload-md5-worker.js' : './offload-md5-worker.js', import.meta.url) };
 }
