@@ -83,13 +83,17 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
   const held = new Set<Buffer>();
   let poolFile: PoolFile | undefined;
   let turn = 0;
+  // Set on the way out: a slot that comes after is given back at once, and no read starts, so
+  // nothing fills a buffer once it is given back.
+  let ended = false;
   const take = async () => {
     if (!pool) return bufs[(turn ^= 1)]!;
     const slot = await pool.take();
-    held.add(slot);
+    if (ended) pool.give(slot);
+    else held.add(slot);
     return slot;
   };
-  const readInto = (b: Buffer, at: number) => src.read(b, 0, b.length, at);
+  const readInto = (b: Buffer, at: number) => (ended ? Promise.reject(new Error('The copy has ended.')) : src.read(b, 0, b.length, at));
   try {
     const st = await src.stat();
     out = await CopyWriter.create(partial);
@@ -102,11 +106,14 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
       const { bytesRead, buffer } = await next;
       if (bytesRead === 0) break;
       pos += bytesRead;
-      // The other buffer's chunk was written and hashed in the previous turn (or lent to the MD5 thread): it is free.
-      next = settled(readInto(await take(), pos));
       const chunk = buffer.subarray(0, bytesRead);
       // The write and the hashes only read the chunk, so they run together.
       const written = out.write(chunk, pos - bytesRead);
+      // The next chunk is read into the other buffer, whose chunk was written and hashed in the
+      // previous turn; or into a slot of the pool once the MD5 thread has one free, this chunk's
+      // write going on meanwhile.
+      const at = pos;
+      next = settled(take().then((b) => readInto(b, at)));
       hash.update(chunk);
       parts?.update(chunk);
       await written;
@@ -141,6 +148,7 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
     await rm(partial, { force: true }).catch(() => {});
     throw err;
   } finally {
+    ended = true;
     poolFile?.abort();
     // Closing waits for a read still under way, so no buffer is given back while one fills it.
     await src.close();

@@ -169,6 +169,25 @@ describe('offloadCard', () => {
     expect(r.files.filter((f) => f.verified).every((f) => f.partMd5s?.length === 2 * 16)).toBe(true);
   });
 
+  it('a copy that throws gives its pool slots back: later copies through the same two slots still finish, with the right digests', async () => {
+    const source = join(work, 'slots.insv');
+    const bytes = randomBytes(9 * 1024 * 1024 + 7);
+    writeFileSync(source, bytes);
+    const pool = PartMd5Pool.start(CHUNK_BYTES, 2);
+    try {
+      for (let i = 0; i < 4; i++) {
+        const failing = copyVerified(source, join(work, 'slots', `${i}.insv`), { partSize: 1024 * 1024, md5Pool: pool, afterWrite: () => Promise.reject(new Error('disk gone')) });
+        await expect(failing).rejects.toThrow('disk gone');
+      }
+      const r = await copyVerified(source, join(work, 'slots', 'ok.insv'), { partSize: 1024 * 1024, md5Pool: pool });
+      expect(r.verified).toBe(true);
+      const want = Array.from({ length: 10 }, (_, i) => createHash('md5').update(bytes.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024)).digest('hex')).join('');
+      expect(r.partMd5s!.toString('hex')).toBe(want);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('ends the MD5 thread however the offload ends, so the process exits by itself', async () => {
     const card = writeFakeCard(join(work, 'EXIT_CARD'), { recordings: 1, bytes: 3 * 1024 * 1024 });
     const offload = fileURLToPath(new URL('./offload.ts', import.meta.url));
