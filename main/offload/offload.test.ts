@@ -181,6 +181,8 @@ describe('offloadCard', () => {
       }
       const r = await copyVerified(source, join(work, 'slots', 'ok.insv'), { partSize: 1024 * 1024, md5Pool: pool });
       expect(r.verified).toBe(true);
+      // The pool's slots are page-aligned: written and read back with O_DIRECT wherever the buffers of a copy without the pool are.
+      expect(r.readBackFromDisk).toBe((await copyVerified(source, join(work, 'slots', 'plain.insv'))).readBackFromDisk);
       const want = Array.from({ length: 10 }, (_, i) => createHash('md5').update(bytes.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024)).digest('hex')).join('');
       expect(r.partMd5s!.toString('hex')).toBe(want);
     } finally {
