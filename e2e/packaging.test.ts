@@ -15,7 +15,7 @@ const work = mkdtempSync(join(tmpdir(), 'packaging-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('electron-builder --dir', () => {
-  it('packs the main (with its service worker), preload and renderer bundles in app.asar, with better-sqlite3 outside it and none of the local service', () => {
+  it('packs the main (with its service worker and part MD5 worker), preload and renderer bundles in app.asar, with better-sqlite3 outside it and none of the local service', () => {
     // The app's own bundles only: e2e/demo.test.ts rebuilds the CLI at the same time, and a file
     // being rewritten must not be read half-written by the other test.
     for (const script of ['build:renderer', 'build:main']) execFileSync('npm', ['run', script, '--silent'], { cwd: ROOT, stdio: 'pipe' });
@@ -34,7 +34,7 @@ describe('electron-builder --dir', () => {
     expect(existsSync(join(app, 'capture-uploader'))).toBe(true);
     const asar = join(app, 'resources', 'app.asar');
     const files = new Set(listPackage(asar, { isPack: false }).map((p) => p.replaceAll('\\', '/')));
-    for (const f of ['/dist/main/electron/main.js', '/dist/main/electron/service-worker.js', '/dist/preload/index.cjs', '/dist/renderer/index.html', '/assets/icon.png', '/package.json']) {
+    for (const f of ['/dist/main/electron/main.js', '/dist/main/electron/service-worker.js', '/dist/main/electron/offload-md5-worker.js', '/dist/preload/index.cjs', '/dist/renderer/index.html', '/assets/icon.png', '/package.json']) {
       expect(files.has(f), f).toBe(true);
     }
     expect([...files].some((f) => /^\/dist\/renderer\/assets\/index-.*\.js$/.test(f))).toBe(true);

@@ -138,13 +138,22 @@ function kernelBody(): number[] {
   return [...leb(body.length), ...body];
 }
 
-/** The module's bytes: memory "m" (MEMORY_PAGES, fixed) and function "h". */
-function moduleBytes(): Uint8Array<ArrayBuffer> {
+/**
+ * The module's bytes: memory "m" (MEMORY_PAGES, fixed) and function "h". With `sharedPages`, the
+ * memory is not its own but imported as "e"."m": a shared memory of exactly that many pages.
+ */
+function moduleBytes(sharedPages?: number): Uint8Array<ArrayBuffer> {
+  const memory =
+    sharedPages === undefined
+      ? section(5, vector([[0x01, ...leb(MEMORY_PAGES), ...leb(MEMORY_PAGES)]]))
+      : // Limits flag 3: a maximum, and shared (the threads proposal, in every Node ≥ 16.4).
+        section(2, vector([[...name('e'), ...name('m'), 0x02, 0x03, ...leb(sharedPages), ...leb(sharedPages)]]));
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vector([[0x60, ...vector([[0x7f], [0x7f], [0x7f], [0x7f], [0x7f]]), 0]])),
+    ...(sharedPages === undefined ? [] : memory),
     ...section(3, vector([[0]])),
-    ...section(5, vector([[0x01, ...leb(MEMORY_PAGES), ...leb(MEMORY_PAGES)]])),
+    ...(sharedPages === undefined ? memory : []),
     ...section(7, vector([[...name('m'), 0x02, 0], [...name('h'), 0x00, 0]])),
     ...section(10, vector([kernelBody()])),
   ];
@@ -160,9 +169,15 @@ export interface Md5x4Kernel {
 /**
  * Compiles the kernel (synchronously: about a millisecond). Throws a WebAssembly error where SIMD is
  * not available (every Node ≥ 16.4 and Electron has it).
+ *
+ * `shared`: run over this shared memory (`new WebAssembly.Memory({ initial: n, maximum: n, shared:
+ * true })`, n pages) instead of a memory of its own, so another thread's chunks are hashed where
+ * they lie (main/offload/part-md5-lanes.ts). The kernel's state and block then sit at its bytes
+ * [0, 320), which only the one thread running the kernel may touch.
  */
-export function md5x4Kernel(): Md5x4Kernel {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes()));
+export function md5x4Kernel(shared?: WebAssembly.Memory): Md5x4Kernel {
+  const pages = shared ? shared.buffer.byteLength / 65536 : undefined;
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(pages)), shared ? { e: { m: shared } } : {});
   const { m, h } = instance.exports as { m: WebAssembly.Memory; h: Md5x4Kernel['h'] };
   return { memory: m, h };
 }

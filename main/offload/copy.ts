@@ -6,6 +6,7 @@ import type { FileFacts } from '../intake/file-identity.js';
 import { fileFacts } from '../intake/file-identity.js';
 import { startXxh64 } from './hash.js';
 import { PartMd5s } from './part-md5.js';
+import type { PartMd5Pool, PoolFile } from './part-md5-pool.js';
 
 /**
  * Bytes read or written at once. 8 MiB: a card reader streams, each read or write costs one
@@ -47,6 +48,11 @@ export interface CopyOptions {
    * to N·partSize): when given, each part's MD5 is computed from the card's bytes as they are read.
    */
   partSize?: number;
+  /**
+   * With `partSize`: the pool (chunk buffers and hashing thread, part-md5-pool.ts) that computes the
+   * part MD5s off this thread. Without it they are computed here, with OpenSSL (PartMd5s).
+   */
+  md5Pool?: PartMd5Pool;
 }
 
 /**
@@ -72,29 +78,55 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
   // Two buffers at page boundaries (direct-io.ts): while one chunk is written (in the thread pool)
   // and hashed (on this thread, at the same time), the next is read from the card into the other.
   const bufs = [takeAligned(CHUNK_BYTES), takeAligned(CHUNK_BYTES)];
+  // With a pool, each chunk is read into a slot of it instead, lent to the MD5 thread once written.
+  const pool = opts.partSize ? opts.md5Pool : undefined;
+  const held = new Set<Buffer>();
+  let poolFile: PoolFile | undefined;
+  let turn = 0;
+  // Set on the way out: a slot that comes after is given back at once, and no read starts, so
+  // nothing fills a buffer once it is given back.
+  let ended = false;
+  const take = async () => {
+    if (!pool) return bufs[(turn ^= 1)]!;
+    const slot = await pool.take();
+    if (ended) pool.give(slot);
+    else held.add(slot);
+    return slot;
+  };
+  const readInto = (b: Buffer, at: number) => (ended ? Promise.reject(new Error('The copy has ended.')) : src.read(b, 0, b.length, at));
   try {
     const st = await src.stat();
     out = await CopyWriter.create(partial);
     const hash = await startXxh64();
-    const parts = opts.partSize ? new PartMd5s(opts.partSize) : undefined;
+    poolFile = pool?.file(opts.partSize!);
+    const parts = opts.partSize && !pool ? new PartMd5s(opts.partSize) : undefined;
     let pos = 0;
-    let turn = 0;
-    let next = settled(src.read(bufs[0]!, 0, CHUNK_BYTES, 0));
+    let next = settled(readInto(await take(), 0));
     for (;;) {
       const { bytesRead, buffer } = await next;
       if (bytesRead === 0) break;
       pos += bytesRead;
-      turn ^= 1;
-      // The other buffer's chunk was written and hashed in the previous turn: it is free.
-      next = settled(src.read(bufs[turn]!, 0, CHUNK_BYTES, pos));
       const chunk = buffer.subarray(0, bytesRead);
       // The write and the hashes only read the chunk, so they run together.
       const written = out.write(chunk, pos - bytesRead);
+      // The next chunk is read into the other buffer, whose chunk was written and hashed in the
+      // previous turn; or into a slot of the pool once the MD5 thread has one free, this chunk's
+      // write going on meanwhile.
+      const at = pos;
+      next = settled(take().then((b) => readInto(b, at)));
       hash.update(chunk);
       parts?.update(chunk);
       await written;
+      if (poolFile) {
+        held.delete(buffer);
+        poolFile.add(buffer, bytesRead);
+      }
       opts.onBytes?.(bytesRead);
     }
+    // The MD5 thread finishes the file's parts while the copy is flushed and read back.
+    const md5s = poolFile?.finish();
+    md5s?.catch(() => {});
+    poolFile = undefined;
     // In seconds as a number: a Date would drop the sub-millisecond part of the card's time.
     await out.finish(st.atimeMs / 1000, st.mtimeMs / 1000);
     const direct = out.direct;
@@ -108,15 +140,20 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
       await rm(partial, { force: true });
       return result;
     }
+    const partMd5s = md5s ? await md5s : parts?.finish();
     await rename(partial, dest);
-    return { ...result, copyFacts: await fileFacts(dest), ...(parts ? { partMd5s: parts.finish() } : {}) };
+    return { ...result, copyFacts: await fileFacts(dest), ...(partMd5s ? { partMd5s } : {}) };
   } catch (err) {
     await out?.close();
     await rm(partial, { force: true }).catch(() => {});
     throw err;
   } finally {
+    ended = true;
+    poolFile?.abort();
+    // Closing waits for a read still under way, so no buffer is given back while one fills it.
     await src.close();
     for (const b of bufs) giveAligned(b);
+    for (const b of held) pool!.give(b);
   }
 }
 

@@ -5,7 +5,8 @@ import type { RefusedPath } from '../intake/intake.js';
 import { noRecordingsIn } from '../../shared/grouping.js';
 import { inspectPaths } from '../intake/intake.js';
 import type { AfterWrite } from './copy.js';
-import { copyVerified } from './copy.js';
+import { CHUNK_BYTES, copyVerified } from './copy.js';
+import { PartMd5Pool } from './part-md5-pool.js';
 import { writeMhl } from './mhl.js';
 import { APP_VERSION } from '../version.js';
 
@@ -74,8 +75,9 @@ export interface OffloadOptions {
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
   /**
-   * Bytes per upload part (§4.6) to compute each copy's part MD5s for, in the same pass as the
-   * copy (issue 19 deliver 3); none when not given. See main/offload/part-md5.ts.
+   * Bytes per upload part (§4.6) to compute each copy's part MD5s for, from the bytes the copy
+   * reads (issue 19 deliver 3), on a thread of their own for the offload's length
+   * (part-md5-pool.ts); none when not given. See main/offload/part-md5.ts.
    */
   partSize?: number;
   /** Free bytes on the disk holding a folder; fs.statfs by default (tests give a small disk). */
@@ -145,7 +147,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
             opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
           },
           ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
-          ...(opts.partSize ? { partSize: opts.partSize } : {}),
+          ...(opts.partSize ? { partSize: opts.partSize, md5Pool: pool } : {}),
         });
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
         if (r.partMd5s) entry.partMd5s = r.partMd5s;
@@ -169,8 +171,14 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const lane = async () => {
     while (next < sources.length) await copyOne(next++);
   };
-  await Promise.all([lane(), lane()]);
-  await recordings;
+  // The MD5 thread lives as long as the copying, however it ends (a live thread keeps Node running).
+  const pool = opts.partSize ? PartMd5Pool.start(CHUNK_BYTES) : undefined;
+  try {
+    await Promise.all([lane(), lane()]);
+    await recordings;
+  } finally {
+    await pool?.close();
+  }
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
   const tool = opts.tool ?? { name: 'capture-uploader', version: APP_VERSION };
   const mhlPath = await writeMhl(

@@ -1,0 +1,66 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFakeCard } from '../main/card/fake-card.js';
+import type { TestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
+
+// Issue 19 #3 and #9 in the built CLI: `import` computes the part MD5s on a thread of its own,
+// whose module the bundle must carry beside it (offload-md5-worker.js, package.json build:cli).
+// Built into a folder of its own with the very command of `npm run build:cli`, so this runs beside
+// tests that rebuild dist/cli (e2e/demo.test.ts) without racing them.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+let svc: TestService;
+let work: string;
+let out: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'offload-md5-built-'));
+  // Inside the checkout, so the bundle's bare imports (--packages=external) find node_modules.
+  out = mkdtempSync(join(ROOT, 'dist', '.cli-md5-'));
+  const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['build:cli']!;
+  expect(build).toMatch(/^esbuild .* --outdir=dist\/cli /);
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), build.replace('--outdir=dist/cli ', `--outdir=${out} `).split(' ').slice(1), { cwd: ROOT, stdio: 'pipe' });
+}, 120_000);
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe('import in the built CLI', () => {
+  it('keeps each copy\'s part MD5s, exactly as node:crypto\'s, and exits by itself', async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const card = writeFakeCard(join(work, 'X4_SD'), { recordings: 1 });
+    // 12 MiB + 5 and 10 MiB: three parts and two of the service's 5 MiB.
+    writeFileSync(card.recordings[0]!, Buffer.alloc(12 * 1024 * 1024 + 5, 7));
+    writeFileSync(card.recordings[1]!, Buffer.alloc(10 * 1024 * 1024, 9));
+    const child = spawn(process.execPath, [join(out, 'capture-uploader.js'), 'import', card.root, '--library', join(work, 'library'), '--structure', svc.info.structures[0]!, '--type', 'interior'], {
+      cwd: ROOT,
+      env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr + stdout).toBe(0);
+    expect(stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
+
+    const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
+    const rows = db.prepare('SELECT path, part_size, md5s FROM part_md5s ORDER BY path').all() as { path: string; part_size: number; md5s: Buffer }[];
+    db.close();
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      const bytes = readFileSync(r.path);
+      const want = Buffer.concat(Array.from({ length: Math.ceil(bytes.length / r.part_size) }, (_, i) => createHash('md5').update(bytes.subarray(i * r.part_size, (i + 1) * r.part_size)).digest()));
+      expect(r.md5s.toString('hex'), r.path).toBe(want.toString('hex'));
+    }
+  });
+});
