@@ -6,6 +6,8 @@ import type { Logger } from '../engine/engine.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { runCardImport } from '../offload/card-import.js';
 import { libraryUsage } from '../offload/library-usage.js';
+import type { OffloadedFile } from '../offload/offload.js';
+import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { recordOffload } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { LibrarySettingsStore } from '../settings/library-settings.js';
@@ -104,7 +106,8 @@ export class CardDesk {
     const card = this.cards.find((c) => c.root === root);
     if (!card) throw new Error(`${root} is not an Insta360 card mounted now: it may have been removed.`);
     if (this.busy.has(root)) throw new Error(`The card ${card.name} is being imported already.`);
-    if (!this.opts.queueDb()) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
+    const db = this.opts.queueDb();
+    if (!db) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
     const id = this.nextId++;
     const first: ImportView = {
       id, card: root, cardName: card.name, destination: null, phase: 'copying', startedAt: new Date().toISOString(),
@@ -116,11 +119,15 @@ export class CardDesk {
       if (this.imports.has(id)) this.imports.set(id, v);
       if (!this.closed) this.opts.emit('capture:event.import', v);
     };
+    // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again (issue 19 #3).
+    const partSize = expectedPartSize(db);
     void runCardImport({
       id,
       root,
       library: this.library.get().library,
       onUpdate: update,
+      partSize,
+      onRecording: (files) => this.recordingCopied(files, partSize),
       record: (r) => {
         // The queue open now (settings may have changed meanwhile) keeps the record.
         const db = this.opts.queueDb();
@@ -132,6 +139,21 @@ export class CardDesk {
       .catch((err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
       .finally(() => this.busy.delete(root));
     return first;
+  }
+
+  /**
+   * One recording of an import is copied and checked: each verified copy's part MD5s are kept in
+   * the queue open now (as `capture-uploader import` does, main/cli/import-card.ts). A failure
+   * is logged: the upload then hashes the copy as it sends it.
+   */
+  private recordingCopied(files: readonly OffloadedFile[], partSize: number): void {
+    const db = this.opts.queueDb();
+    if (!db) return;
+    try {
+      for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
+    } catch (err) {
+      this.opts.log?.warn(`The part MD5s of ${files[0]?.source ?? 'a recording'} were not kept: ${reasonOf(err)}`);
+    }
   }
 
   /** Takes an import off the screen (its copies and record stay); one still copying stays. */
