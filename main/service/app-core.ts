@@ -61,7 +61,19 @@ export class AppCore {
     this.limits = new UploadLimits(this.settings, () => this.kick());
     this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
-    this.cards = new CardDesk({ ...opts.cards, store: opts.store, emit: opts.emit, queueDb: () => this.uploader?.queue.db, log: opts.log });
+    this.cards = new CardDesk({
+      ...opts.cards,
+      store: opts.store,
+      emit: opts.emit,
+      queueDb: () => this.uploader?.queue.db,
+      log: opts.log,
+      // Files held for their copies moved or released (issue 19 #4): their rows change and they may start now.
+      released: (captureRows) => {
+        this.live?.touched(captureRows);
+        this.uploader?.engine.wake();
+        this.kick();
+      },
+    });
     this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, () => this.uploader?.queue.db, opts.log);
   }
 
@@ -111,6 +123,7 @@ export class AppCore {
       view: () => this.view(),
       queueView: () => this.queueView(),
       touched: (fileIds) => this.live?.touched(fileIds),
+      copyOf: (path) => this.cards.copies.copied(path)?.path,
       closeUploader: () => this.closeUploader(),
       closeLocal: async () => {
         await this.local?.close();
@@ -212,6 +225,10 @@ export class AppCore {
     });
     this.offEngine = u.engine.on((e) => this.onEngine(e));
     this.limits.attach(u.engine);
+    // A file placed from a card being imported waits for its verified copy (issue 19 #4); no
+    // import of an earlier run is running, so what it held uploads from the card.
+    u.queue.copyRoute = this.cards.copies;
+    this.cards.settleHolds();
     this.changed('opened');
     this.kick();
   }

@@ -8,6 +8,8 @@ import { runCardImport } from '../offload/card-import.js';
 import { libraryUsage } from '../offload/library-usage.js';
 import type { OffloadedFile } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
+import { settleCopyHolds } from '../queue/copy-holds.js';
+import { ImportedCopies } from './imported-copies.js';
 import { recordOffload } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { LibrarySettingsStore } from '../settings/library-settings.js';
@@ -30,6 +32,8 @@ export interface CardDeskOptions extends CardWatchOptions {
   log?: Logger;
   /** Test seams of the copy (main/offload/copy.ts). */
   copySeams?: Pick<CardImportOptions, 'afterWrite' | 'freeBytes'>;
+  /** Queued files were moved to their verified copies or released from their hold (their captures' rows): the queue's rows changed and the uploads may start. */
+  released?: (captureRows: number[]) => void;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -49,6 +53,8 @@ export class CardDesk {
   private cards: DetectedCardView[] = [];
   private readonly imports = new Map<number, ImportView>();
   private readonly busy = new Set<string>();
+  /** Where the recordings of this session's imports are (issue 19 #4): what queued files wait for. */
+  readonly copies = new ImportedCopies();
   private nextId = 1;
   private stopWatch?: () => void;
   private sweepTimer?: NodeJS.Timeout;
@@ -115,6 +121,7 @@ export class CardDesk {
     };
     this.imports.set(id, first);
     this.busy.add(root);
+    this.copies.begin(id, root);
     const update = (v: ImportView) => {
       if (this.imports.has(id)) this.imports.set(id, v);
       if (!this.closed) this.opts.emit('capture:event.import', v);
@@ -127,7 +134,7 @@ export class CardDesk {
       library: this.library.get().library,
       onUpdate: update,
       partSize,
-      onRecording: (files) => this.recordingCopied(files, partSize),
+      onRecording: (files) => this.recordingCopied(id, files, partSize),
       record: (r) => {
         // The queue open now (settings may have changed meanwhile) keeps the record.
         const db = this.opts.queueDb();
@@ -137,7 +144,12 @@ export class CardDesk {
       ...this.opts.copySeams,
     })
       .catch((err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
-      .finally(() => this.busy.delete(root));
+      .finally(() => {
+        this.busy.delete(root);
+        // Whatever this import did not verify is no longer waited for: it uploads from the card.
+        this.copies.end(id);
+        this.settleHolds();
+      });
     return first;
   }
 
@@ -146,13 +158,34 @@ export class CardDesk {
    * the queue open now (as `capture-uploader import` does, main/cli/import-card.ts). A failure
    * is logged: the upload then hashes the copy as it sends it.
    */
-  private recordingCopied(files: readonly OffloadedFile[], partSize: number): void {
+  private recordingCopied(id: number, files: readonly OffloadedFile[], partSize: number): void {
+    const db = this.opts.queueDb();
+    try {
+      if (db) for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
+    } catch (err) {
+      this.opts.log?.warn(`The part MD5s of ${files[0]?.source ?? 'a recording'} were not kept: ${reasonOf(err)}`);
+    }
+    // Its files placed already move to the verified copies (or, failed twice, upload from the card).
+    this.copies.settled(id, files);
+    this.settleHolds();
+  }
+
+  /**
+   * Moves the queued files held for their copies (main/queue/copy-holds.ts) to the copies verified
+   * since, and releases those no import copies any more, in one transaction; the queue is told of
+   * the files that changed. Run after each recording, at each import's end, when a queue opens
+   * (no import of an earlier run is running: its held files upload from the card) and after a
+   * registration. A failure is logged; the hold is then settled at the next of these.
+   */
+  settleHolds(): void {
     const db = this.opts.queueDb();
     if (!db) return;
     try {
-      for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
+      const { moved, released, captures } = settleCopyHolds(db, this.copies);
+      if (released.length) this.opts.log?.info(`${released.length} file(s) placed from a card upload from the card: their copies were not verified.`);
+      if (moved.length + released.length) this.opts.released?.(captures);
     } catch (err) {
-      this.opts.log?.warn(`The part MD5s of ${files[0]?.source ?? 'a recording'} were not kept: ${reasonOf(err)}`);
+      this.opts.log?.warn(`The files waiting for their verified copies could not be moved to them: ${reasonOf(err)}`);
     }
   }
 
