@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import type { DetectedCardView, EventName, EventPayload, ImportView, LibrarySettings, LibraryView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
@@ -21,6 +22,12 @@ export interface CardWatchOptions {
   roots?: string[];
   /** Milliseconds between looks (default 2,000). */
   pollMs?: number;
+  /**
+   * Test seam for the browser tests, whose service runs in a worker (so it is a path, not a
+   * function): each file's copy, once written, waits until this file exists before it is read
+   * back, so a test can place recordings while their card is still being copied.
+   */
+  copyGate?: string;
 }
 
 /** What the card desk needs from the app core. */
@@ -37,6 +44,11 @@ export interface CardDeskOptions extends CardWatchOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The copy seam of CardWatchOptions.copyGate: waits until `path` exists, looking every 50 ms. */
+const gateOn = (path: string) => async () => {
+  while (!existsSync(path)) await new Promise((r) => setTimeout(r, 50));
+};
 /** How often copies past their retention are looked for while the app runs. */
 const SWEEP_MS = 60 * 60 * 1000;
 
@@ -142,6 +154,7 @@ export class CardDesk {
         else this.opts.log?.warn(`The offload of ${r.cardName} to ${r.destination} was not recorded: the queue was closed.`);
       },
       ...this.opts.copySeams,
+      ...(this.opts.copyGate ? { afterWrite: gateOn(this.opts.copyGate) } : {}),
     })
       .catch((err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
       .finally(() => {
