@@ -6,6 +6,7 @@ import { settleCopyHolds } from './copy-holds.js';
 import { migrate } from './db.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { UploadQueue } from './queue.js';
+import { RemovedCards } from './removed-cards.js';
 
 const at = '2026-11-24T08:00:00.000Z';
 const request: CaptureRequest = {
@@ -72,5 +73,19 @@ describe('files held for their verified copies (issue 19 #4)', () => {
     const ids = q.filesOf(row).map((f) => f.id);
     expect(settleCopyHolds(db, other)).toEqual({ moved: [], released: ids, captures: [row] });
     expect(q.filesOf(row).map((f) => [f.path, f.awaitingCopy])).toEqual(paths.map((p) => [p, false]));
+  });
+
+  it("leaves a held file out of a pulled card's wait: it reads nothing from the card, it waits for its copy", () => {
+    const db = new Database(':memory:');
+    migrate(db, ':memory:', MIGRATIONS);
+    const q = new UploadQueue(db);
+    const [a, b] = onCard.map((f) => f.path) as [string, string];
+    q.copyRoute = route([b], []);
+    const row = q.enqueueCapture('walk', request, onCard);
+    const [fa, fb] = q.filesOf(row);
+    expect([fa!.awaitingCopy, fb!.awaitingCopy, fa!.path]).toEqual([false, true, a]);
+    const cards = new RemovedCards(db, q.meta);
+    cards.add({ root: '/media/ana/X4', name: 'X4', volumeId: null, since: at }, fa!.id);
+    expect(cards.waitingFiles()).toEqual([fa!.id]);
   });
 });

@@ -216,6 +216,9 @@ export class AppCore {
       concurrency,
       bandwidthBytesPerSecond: this.settings.stored()?.bandwidthBytesPerSecond ?? null,
       log: this.opts.log,
+      // A file placed from a card being imported waits for its verified copy (issue 19 #4); what
+      // an earlier run held (no import runs for it now) uploads from the card.
+      copyRoute: this.cards.copies,
     });
     if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
     const u = this.uploader;
@@ -225,10 +228,6 @@ export class AppCore {
     });
     this.offEngine = u.engine.on((e) => this.onEngine(e));
     this.limits.attach(u.engine);
-    // A file placed from a card being imported waits for its verified copy (issue 19 #4); no
-    // import of an earlier run is running, so what it held uploads from the card.
-    u.queue.copyRoute = this.cards.copies;
-    this.cards.settleHolds();
     this.changed('opened');
     this.kick();
   }
