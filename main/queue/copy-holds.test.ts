@@ -5,6 +5,7 @@ import type { CopyOf, CopyRoute } from './copy-holds.js';
 import { settleCopyHolds } from './copy-holds.js';
 import { migrate } from './db.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { statusOutput } from '../cli/status.js';
 import { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
 
@@ -48,6 +49,8 @@ describe('files held for their verified copies (issue 19 #4)', () => {
     const [fa, fb] = q.filesOf(row);
     expect([fa!.path, fa!.awaitingCopy, fa!.ino, fa!.ctimeNs]).toEqual([copyOf(a).path, false, copyOf(a).facts.ino, '77']);
     expect([fb!.path, fb!.awaitingCopy]).toEqual([b, true]);
+    // `capture-uploader status`, a reader beside the app, says why it waits.
+    expect(statusOutput(q).filter((l) => l.includes('verified copy'))).toEqual(['      waiting for its verified copy: the app uploads it from the copy once the import verifies it']);
     q.saveRegistration(row, 'cap-1', request.files.map((f) => ({ frameIndex: f.frameIndex, uploadId: `u${f.frameIndex}`, fileName: f.fileName, size: f.size, partSize: 5_242_880, totalParts: 1, status: 'pending' })));
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).toEqual([fa!.id]);
     expect(q.schedule.nextDueAt()).toBeNull();
