@@ -1,4 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,12 +53,15 @@ test('recordings placed while their card is copied wait for their verified copie
   await expect(rows).toHaveCount(3, { timeout: 15_000 });
   await expect(page.locator('[data-testid="copy-state"][data-state="copying"]')).toHaveCount(3);
   await expect(rows.first().getByTestId('copy-state')).toHaveText('· Copying');
+  const { violations } = await new AxeBuilder({ page }).include('table.capture-table').analyze();
+  expect(violations.map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
   await registerAll(page, 'Tower A · Level 1', 3);
 
   // Registered and held: queued at the card's paths, not one part sent, the queue row says why.
   await expect.poll(() => h.queue().captures().filter((c) => c.state === 'registered').length, { timeout: 15_000 }).toBe(3);
   const held = h.queue().allFiles();
   expect(held.map((f) => [f.path.startsWith(`${root}/`), f.state, f.awaitingCopy])).toEqual(Array(6).fill([true, 'pending', true]));
+  await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]')).toHaveCount(6);
   await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]').first()).toContainText('Waiting for its verified copy');
   await expect(page.locator('.file-row.failed')).toHaveCount(0);
   expect(h.svc.storage.received.filter((r) => r.operation === 'UploadPart')).toEqual([]);

@@ -64,7 +64,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
           <Thumbnail path={p.files[0]!.path} name={p.files[0]!.name} />
           {recording}
           {copy && (
-            <span className={`copy-state ${copy}`} data-testid="copy-state" data-state={copy} title={COPY_WORDS[copy][1]} aria-label={COPY_WORDS[copy][1]}>
+            <span className={`copy-state ${copy}`} data-testid="copy-state" data-state={copy} title={COPY_WORDS[copy][1]}>
               {' '}· {COPY_WORDS[copy][0]}
             </span>
           )}
