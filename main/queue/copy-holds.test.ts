@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { CopyOf, CopyRoute } from './copy-holds.js';
-import { settleCopyHolds } from './copy-holds.js';
+import { RELEASED, settleCopyHolds } from './copy-holds.js';
 import { migrate } from './db.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { statusOutput } from '../cli/status.js';
@@ -76,6 +76,8 @@ describe('files held for their verified copies (issue 19 #4)', () => {
     const ids = q.filesOf(row).map((f) => f.id);
     expect(settleCopyHolds(db, other)).toEqual({ moved: [], released: ids, captures: [row] });
     expect(q.filesOf(row).map((f) => [f.path, f.awaitingCopy])).toEqual(paths.map((p) => [p, false]));
+    // Its row says why it reads the card now, and what to do.
+    expect(q.activity.warnings().get(row)).toEqual([RELEASED]);
   });
 
   it("leaves a held file out of a pulled card's wait: it reads nothing from the card, it waits for its copy", () => {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { ActivityLog } from './activity.js';
 
 // issue 19 #4: a recording placed while its card is being imported waits for its verified copy
 // (files.awaiting_copy, migration 13) instead of being read from the card; this file is the
@@ -26,6 +27,9 @@ export interface CopyRoute {
 /** The copy is of the file as queued: same size and modification time (the copy keeps the card's). */
 const sameBytes = (copy: CopyOf, f: { size: number; mtimeMs: number }) => copy.facts.size === f.size && Math.trunc(copy.facts.mtimeMs) === Math.trunc(f.mtimeMs);
 
+/** What a file released from its hold says in its capture's row: why it reads the card now, and what to do. */
+export const RELEASED = 'Its copy was not verified (the copy failed twice, or the import stopped): it uploads straight from the card. Keep the card in the reader until it finishes.';
+
 /** Files not finished yet: a finished file's path is history, never moved. */
 const UNFINISHED = `state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL`;
 
@@ -50,11 +54,15 @@ export function routeNewFile<F extends { path: string; size: number; mtimeMs: nu
  * fingerprint stays, the bytes being the same) and is released; a file no import is copying any
  * more (its copy failed verification twice, the import stopped, or the app was restarted and no
  * import runs) is released where it is, on the card, and uploads from it as "Upload straight from
- * the card" would. Answers the ids moved and released, and their captures' rows. Throws SqliteError when the queue cannot be written.
+ * the card" would, with a warning line in its capture's row saying so. Answers the ids moved and released, and their captures' rows. Throws SqliteError when the queue cannot be written.
  */
 export function settleCopyHolds(db: Database.Database, route: CopyRoute | undefined): { moved: number[]; released: number[]; captures: number[] } {
   return db.transaction(() => {
-    const held = db.prepare(`SELECT id, capture_row AS captureRow, path, size, mtime_ms AS mtimeMs FROM files WHERE awaiting_copy = 1 AND ${UNFINISHED} ORDER BY id`).all() as { id: number; captureRow: number; path: string; size: number; mtimeMs: number }[];
+    const held = db.prepare(`SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, mtime_ms AS mtimeMs FROM files WHERE awaiting_copy = 1 AND ${UNFINISHED} ORDER BY id`).all() as { id: number; captureRow: number; fileName: string; path: string; size: number; mtimeMs: number }[];
+    const activity = new ActivityLog(db);
+    // Said once per capture, however many of its files are released and when.
+    const said = db.prepare(`SELECT 1 FROM activity WHERE capture_row = ? AND kind = 'warning' AND message = ?`).pluck();
+    const warned = (row: number) => said.get(row, RELEASED) !== undefined;
     const captures = new Set<number>();
     const moved: number[] = [];
     const released: number[] = [];
@@ -68,6 +76,8 @@ export function settleCopyHolds(db: Database.Database, route: CopyRoute | undefi
         captures.add(f.captureRow);
       } else if (!route?.copying(f.path)) {
         release.run(f.id);
+        // Said in the capture's queue row (a warning, issue 18 #3), in the same transaction as the release.
+        if (!warned(f.captureRow)) activity.add({ captureRow: f.captureRow, fileId: f.id, subject: f.fileName, kind: 'warning', message: RELEASED });
         released.push(f.id);
         captures.add(f.captureRow);
       }

@@ -15,7 +15,7 @@ import { Thumbnail } from '../Thumbnail.js';
 const COPY_WORDS: Record<CopyState, [string, string]> = {
   copying: ['Copying', 'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.'],
   verified: ['Verified', 'Its copy is verified: it uploads from the copy.'],
-  failed: ['Not verified', 'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.'],
+  failed: ['Not verified: uploads from the card', 'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.'],
 };
 
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
