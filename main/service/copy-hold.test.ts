@@ -10,6 +10,7 @@ import { startTestService } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import type { CardImportOptions } from '../offload/card-import.js';
+import { RELEASED } from '../queue/copy-holds.js';
 import { AppCore } from './app-core.js';
 
 // issue 19 #4: recordings placed while their card is imported wait for their verified copies
@@ -184,6 +185,8 @@ describe('a recording placed while its card is imported', () => {
     // Read from the card, it is hashed as it is sent (the counter sees it); its verified lens is not.
     expect(md5Bytes.n).toBe(bytes.get(lens10.path)!.length);
     expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: false });
+    // The capture's queue row says why it read the card.
+    expect(c.queueView().captures[0]!.warnings).toContain(RELEASED);
   });
 
   it('uploads from the card after a restart mid-import: no import runs for held files then', async () => {
@@ -202,5 +205,6 @@ describe('a recording placed while its card is imported', () => {
       expect(f.held).toBe(0);
       expect(sha(await storedBytes(f.uploadId!))).toBe(sha(bytes.get(f.path)!));
     }
+    expect(again.c.queueView().captures[0]!.warnings).toContain(RELEASED);
   });
 });
