@@ -57,7 +57,9 @@ const SWEEP_MS = 60 * 60 * 1000;
  * tells the window which Insta360 cards are mounted (`capture:event.cards`), imports one into the
  * library folder on request with its progress as `capture:event.import`, keeps each offload's
  * record in the queue, and removes copies past their retention (main/offload/retention.ts) at
- * start and every hour. The library settings (folder, days kept, upload straight from the card)
+ * start and every hour. Each recording's part MD5s are kept as it verifies (issue 19 #3), and
+ * the files a person placed from the card before then, held in the queue, are moved to the
+ * verified copies (issue 19 #4; `copies`, settleHolds). The library settings (folder, days kept, upload straight from the card)
  * are kept in the settings file under `library`.
  */
 export class CardDesk {

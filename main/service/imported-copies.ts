@@ -54,6 +54,7 @@ export class ImportedCopies implements CopyRoute {
     if (i) i.running = false;
   }
 
+  /** Whether an import running now has yet to copy and check the card file at `path` (absolute): a file queued from it is held. */
   copying(path: string): boolean {
     for (const i of this.imports.values()) {
       const rel = this.relativeIn(i, path);
@@ -62,6 +63,7 @@ export class ImportedCopies implements CopyRoute {
     return false;
   }
 
+  /** The verified copy of the card file at `path` (absolute) made by this session's latest import of it, or undefined. */
   copied(path: string): CopyOf | undefined {
     // The newest import first: a card imported twice uploads from its latest copy.
     for (const i of [...this.imports.values()].reverse()) {
