@@ -87,7 +87,7 @@ test('a card that appears is offered, imported with verification, removed once s
   // The operator pulls the card: from here on only the copies can be read.
   rmSync(card.root, { recursive: true });
   expect(existsSync(card.root)).toBe(false);
-  // The copies are listed for placement as if dropped from the library folder.
+  // Listed for placement at Import (at the card's paths); placed now, they are queued at the verified copies.
   await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 3);
 

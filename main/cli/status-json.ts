@@ -14,7 +14,7 @@ const FILE_JSON = `json_object(
   'contentType', f.content_type, 'size', f.size, 'mtimeMs', f.mtime_ms, 'state', f.state, 'uploadId', f.upload_id,
   'partSize', f.part_size, 'totalParts', f.total_parts, 'error', f.error, 'attempts', f.attempts,
   'nextAttemptAt', f.next_attempt_at, 'transient', json(iif(f.transient = 1, 'true', 'false')),
-  'changed', json(iif(f.changed = 1, 'true', 'false')), 'replacedBy', f.replaced_by, 'completedAt', f.completed_at, 'dev', f.dev, 'ino', f.ino,
+  'changed', json(iif(f.changed = 1, 'true', 'false')), 'replacedBy', f.replaced_by, 'awaitingCopy', json(iif(f.awaiting_copy = 1, 'true', 'false')), 'completedAt', f.completed_at, 'dev', f.dev, 'ino', f.ino,
   'ctimeNs', f.ctime_ns, 'fingerprint', f.fingerprint, 'storedBytes', f.stored_bytes, 'storedParts', f.stored_parts,
   'partsDone', f.stored_parts, 'bytesDone', iif(f.state = 'completed', f.size, f.stored_bytes)
 )`;

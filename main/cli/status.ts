@@ -60,6 +60,8 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
         const when = f.nextAttemptAt > Date.now() + 1000 ? `at ${retryTime(f.nextAttemptAt, Date.now(), locale)}` : 'any moment';
         lines.push(`      tried again ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);
+      // Placed in the app while its card was imported (issue 19 #4): it starts from the copy once verified.
+      else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');
     }
   }
   if (captures.length === 0) lines.push('The queue is empty.');

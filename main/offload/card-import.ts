@@ -23,6 +23,18 @@ export interface CardImportOptions {
   /** Test seams of offloadCard (copy.ts): damage a copy before it is read back; a small disk. */
   afterWrite?: AfterWrite;
   freeBytes?: (folder: string) => Promise<number>;
+  /**
+   * Bytes per upload part (§4.6) to compute each copy's part MD5s for in the copy pass (issue 19
+   * #3; main/offload/part-md5.ts); none when not given.
+   */
+  partSize?: number;
+  /**
+   * Called once per recording as soon as all of its files are copied and checked (verified or
+   * not), before the view that says so: where the part MD5s are kept and the recording's held
+   * uploads are moved to its copies (main/service/card-desk.ts). Awaited; an error it throws is
+   * reported through the view's failing import, so it should not throw.
+   */
+  onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
 }
 
 /**
@@ -81,6 +93,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       now,
       ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
       ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
+      ...(o.partSize ? { partSize: o.partSize } : {}),
       onPlan: (files, destination) => {
         view.destination = destination;
         view.bytesTotal = files.reduce((n, f) => n + f.size, 0);
@@ -102,7 +115,8 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         }
         soon();
       },
-      onRecording: (files) => {
+      onRecording: async (files) => {
+        await o.onRecording?.(files);
         for (const f of files) settle(f);
         if (files.every((f) => f.verified)) view.verifiedCopies.push(...files.map((f) => f.copy));
         send();

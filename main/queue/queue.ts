@@ -3,6 +3,8 @@ import type { CaptureRequest } from '../api/gateway.js';
 import type { ManifestEntry } from '../api/schemas.js';
 import { ActivityLog } from './activity.js';
 import { QueueBatch } from './batch.js';
+import type { CopyRoute } from './copy-holds.js';
+import { routeNewFile } from './copy-holds.js';
 import { statementCache } from './statements.js';
 import { QueueMeta } from './meta.js';
 import { QueueSchedule } from './schedule.js';
@@ -28,6 +30,12 @@ export class UploadQueue {
   /** When captures and files are due, and the claims that take them. */
   readonly schedule: QueueSchedule;
 
+  /**
+   * Set by the desktop app's card desk while it imports cards (issue 19 #4): a file queued from a
+   * card being copied is held until its copy verifies, or queued at the copy once it has (copy-holds.ts).
+   */
+  copyRoute?: CopyRoute;
+
   private readonly sql: (text: string) => Database.Statement;
 
   constructor(readonly db: Database.Database) {
@@ -40,7 +48,9 @@ export class UploadQueue {
 
   /**
    * Writes a capture and its files in one transaction, before anything is sent (state `queued`,
-   * files `waiting`). `request.files` must list the files in the same order as `files`.
+   * files `waiting`). `request.files` must list the files in the same order as `files`. With a
+   * `copyRoute`, a file on a card being imported goes to its verified copy, or is held until it
+   * verifies (`awaiting_copy`), decided in this same transaction.
    */
   enqueueCapture(label: string, request: CaptureRequest, files: NewFile[]): number {
     return this.db.transaction(() => {
@@ -54,9 +64,11 @@ export class UploadQueue {
         `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, dev, ino, ctime_ns, fingerprint, state)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting')`,
       );
-      files.forEach((f, i) =>
-        insert.run(lastInsertRowid, request.files[i]!.frameIndex, f.path, f.fileName, f.contentType, f.size, Math.trunc(f.mtimeMs), f.dev ?? null, f.ino ?? null, f.ctimeNs ?? null, f.fingerprint ?? null),
-      );
+      files.forEach((given, i) => {
+        const { file: f, held } = routeNewFile(this.copyRoute, given);
+        const { lastInsertRowid: fileId } = insert.run(lastInsertRowid, request.files[i]!.frameIndex, f.path, f.fileName, f.contentType, f.size, Math.trunc(f.mtimeMs), f.dev ?? null, f.ino ?? null, f.ctimeNs ?? null, f.fingerprint ?? null);
+        if (held) this.sql('UPDATE files SET awaiting_copy = 1 WHERE id = ?').run(fileId);
+      });
       return Number(lastInsertRowid);
     })();
   }

@@ -70,7 +70,8 @@ export class RemovedCards {
     const cards = this.list();
     const waiting = new Set(cards.flatMap((c) => c.files));
     if (waiting.has(also)) return false;
-    const onCard = (this.sql(`SELECT id FROM files WHERE ${UNFINISHED} AND instr(path, ?) = 1 ORDER BY id`).all(cardPrefix(card.root)) as { id: number }[])
+    // A file held for its verified copy (copy-holds.ts) reads nothing from the card: it waits for its copy, not for the card.
+    const onCard = (this.sql(`SELECT id FROM files WHERE ${UNFINISHED} AND awaiting_copy = 0 AND instr(path, ?) = 1 ORDER BY id`).all(cardPrefix(card.root)) as { id: number }[])
       .map((r) => r.id)
       .filter((id) => id !== also && !waiting.has(id));
     const same = cards.find((c) => c.root === card.root);

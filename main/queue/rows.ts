@@ -88,6 +88,11 @@ export interface QueuedFile extends FileIdentity {
    * (a new capture at the platform). Such a file is `cancelled` and no longer stands for it.
    */
   replacedBy: number | null;
+  /**
+   * Queued from a card while its import still copies it (migration 13): not started until the
+   * import verifies the copy and the file is moved to it, or the hold is released (main/queue/copy-holds.ts).
+   */
+  awaitingCopy: boolean;
   completedAt: string | null;
   /** Bytes and parts storage accepted so far (parts with an ETag in the queue). */
   storedBytes: number;
@@ -163,6 +168,7 @@ export interface FileRowRaw {
   fingerprint: string | null;
   changed: number;
   replaced_by: number | null;
+  awaiting_copy?: number;
   stored_bytes: number;
   stored_parts: number;
 }
@@ -206,6 +212,7 @@ export const toFile = (r: FileRowRaw): QueuedFile => ({
   transient: r.transient === 1,
   changed: r.changed === 1,
   replacedBy: r.replaced_by,
+  awaitingCopy: r.awaiting_copy === 1,
   completedAt: r.completed_at,
   dev: r.dev,
   ino: r.ino,

@@ -83,7 +83,7 @@ export class QueueSchedule {
     return (
       this.sql(
           `SELECT f.* FROM files f JOIN captures c ON c.id = f.capture_row
-           WHERE f.state = 'pending' AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= ?) ${skip}
+           WHERE f.state = 'pending' AND f.awaiting_copy = 0 AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= ?) ${skip}
              AND f.id NOT IN (SELECT value FROM json_each(?))
            ORDER BY c.priority DESC, COALESCE(f.next_attempt_at, 0), f.id LIMIT ?`,
         )
@@ -127,7 +127,7 @@ export class QueueSchedule {
   nextDueAt(waiting: readonly number[] = []): number | null {
     const r = this.sql(
         `SELECT MIN(t) AS t FROM (
-           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending' AND id NOT IN (SELECT value FROM json_each(?))
+           SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending' AND awaiting_copy = 0 AND id NOT IN (SELECT value FROM json_each(?))
            UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
       )
       .get(JSON.stringify(waiting)) as { t: number | null };

@@ -34,5 +34,5 @@ export interface AppCoreOptions {
   /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */
   gatherMs?: number;
   /** Where cards are looked for and how often, and the copy's test seams (main/service/card-desk.ts); default the system's mount folders. */
-  cards?: Pick<CardDeskOptions, 'roots' | 'pollMs' | 'copySeams'>;
+  cards?: Pick<CardDeskOptions, 'roots' | 'pollMs' | 'copyGate' | 'copySeams'>;
 }

@@ -68,6 +68,12 @@ export class AppCore {
       queueDb: () => this.uploader?.queue.db,
       log: opts.log,
       pruneThumbnails: (now) => this.thumbnails.prune(now),
+      // Files held for their copies moved or released (issue 19 #4): their rows change and they may start now.
+      released: (captureRows) => {
+        this.live?.touched(captureRows);
+        this.uploader?.engine.wake();
+        this.kick();
+      },
     });
     this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, () => this.uploader?.queue.db, opts.log);
   }
@@ -118,6 +124,7 @@ export class AppCore {
       view: () => this.view(),
       queueView: () => this.queueView(),
       touched: (fileIds) => this.live?.touched(fileIds),
+      copyOf: (path) => this.cards.copies.copied(path)?.path,
       closeUploader: () => this.closeUploader(),
       closeLocal: async () => {
         await this.local?.close();
@@ -210,6 +217,9 @@ export class AppCore {
       concurrency,
       bandwidthBytesPerSecond: this.settings.stored()?.bandwidthBytesPerSecond ?? null,
       log: this.opts.log,
+      // A file placed from a card being imported waits for its verified copy (issue 19 #4); what
+      // an earlier run held (no import runs for it now) uploads from the card.
+      copyRoute: this.cards.copies,
     });
     if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
     const u = this.uploader;

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
 import { writeFakeCard } from '../card/fake-card.js';
@@ -86,6 +87,29 @@ describe('CardDesk', () => {
     d.desk.dismiss(done.id);
     expect(d.desk.list()).toEqual({ cards: [], imports: [], uploadFromCard: false });
     expect(statSync(done.verifiedCopies[1]!).size).toBe(4096);
+  });
+
+  it('computes the part MD5s of every recording as it copies and keeps them for each verified copy, so its upload reads nothing again (issue 19 #3)', async () => {
+    const d = deskAt('md5');
+    d.store.set('library', { library: join(work, 'md5', 'library'), keepDays: 7, uploadFromCard: false });
+    const PART = 5 * 1024 * 1024;
+    // Two parts and a short third, so the split into 5 MiB parts is what is checked.
+    writeFakeCard(join(work, 'md5', 'X4'), { recordings: 1, bytes: 2 * PART + 1234 });
+    renameSync(join(work, 'md5', 'X4'), join(d.mounts, 'X4'));
+    d.desk.start();
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    d.desk.startImport(join(d.mounts, 'X4'));
+    await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
+    const done = d.imports.at(-1)!;
+    expect(done.verifiedCopies).toHaveLength(2);
+    for (const copy of done.verifiedCopies) {
+      const rows = d.db.prepare('SELECT size, part_size, md5s, ino FROM part_md5s WHERE path = ?').all(copy) as { size: number; part_size: number; md5s: Buffer; ino: string }[];
+      expect(rows).toHaveLength(1);
+      const bytes = readFileSync(join(d.mounts, 'X4', relative(done.destination!, copy)));
+      const want = [0, PART, 2 * PART].map((at) => createHash('md5').update(bytes.subarray(at, at + PART)).digest());
+      expect(rows[0]).toMatchObject({ size: bytes.length, part_size: PART, ino: String(statSync(copy, { bigint: true }).ino) });
+      expect(rows[0]!.md5s.equals(Buffer.concat(want))).toBe(true);
+    }
   });
 
   it('keeps the library settings apart, with the defaults of issue 19: the videos folder, 7 days, reading from the copies', async () => {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import type { DetectedCardView, EventName, EventPayload, ImportView, LibrarySettings, LibraryView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
@@ -6,6 +7,10 @@ import type { Logger } from '../engine/engine.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { runCardImport } from '../offload/card-import.js';
 import { libraryUsage } from '../offload/library-usage.js';
+import type { OffloadedFile } from '../offload/offload.js';
+import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
+import { settleCopyHolds } from '../queue/copy-holds.js';
+import { ImportedCopies } from './imported-copies.js';
 import { recordOffload } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { LibrarySettingsStore } from '../settings/library-settings.js';
@@ -17,6 +22,12 @@ export interface CardWatchOptions {
   roots?: string[];
   /** Milliseconds between looks (default 2,000). */
   pollMs?: number;
+  /**
+   * Test seam for the browser tests, whose service runs in a worker (so it is a path, not a
+   * function): each file's copy, once written, waits until this file exists before it is read
+   * back, so a test can place recordings while their card is still being copied.
+   */
+  copyGate?: string;
 }
 
 /** What the card desk needs from the app core. */
@@ -33,9 +44,16 @@ export interface CardDeskOptions extends CardWatchOptions {
   pruneThumbnails?(now: number): Promise<{ removed: string[]; freedBytes: number }>;
   /** Test seams of the copy (main/offload/copy.ts). */
   copySeams?: Pick<CardImportOptions, 'afterWrite' | 'freeBytes'>;
+  /** Queued files were moved to their verified copies or released from their hold (their captures' rows): the queue's rows changed and the uploads may start. */
+  released?: (captureRows: number[]) => void;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The copy seam of CardWatchOptions.copyGate: waits until `path` exists, looking every 50 ms. */
+const gateOn = (path: string) => async () => {
+  while (!existsSync(path)) await new Promise((r) => setTimeout(r, 50));
+};
 /** How often copies past their retention are looked for while the app runs. */
 const SWEEP_MS = 60 * 60 * 1000;
 
@@ -44,7 +62,9 @@ const SWEEP_MS = 60 * 60 * 1000;
  * tells the window which Insta360 cards are mounted (`capture:event.cards`), imports one into the
  * library folder on request with its progress as `capture:event.import`, keeps each offload's
  * record in the queue, and removes copies past their retention (main/offload/retention.ts) at
- * start and every hour. The library settings (folder, days kept, upload straight from the card)
+ * start and every hour. Each recording's part MD5s are kept as it verifies (issue 19 #3), and
+ * the files a person placed from the card before then, held in the queue, are moved to the
+ * verified copies (issue 19 #4; `copies`, settleHolds). The library settings (folder, days kept, upload straight from the card)
  * are kept in the settings file under `library`.
  */
 export class CardDesk {
@@ -52,6 +72,8 @@ export class CardDesk {
   private cards: DetectedCardView[] = [];
   private readonly imports = new Map<number, ImportView>();
   private readonly busy = new Set<string>();
+  /** Where the recordings of this session's imports are (issue 19 #4): what queued files wait for. */
+  readonly copies = new ImportedCopies();
   private nextId = 1;
   private stopWatch?: () => void;
   private sweepTimer?: NodeJS.Timeout;
@@ -109,7 +131,8 @@ export class CardDesk {
     const card = this.cards.find((c) => c.root === root);
     if (!card) throw new Error(`${root} is not an Insta360 card mounted now: it may have been removed.`);
     if (this.busy.has(root)) throw new Error(`The card ${card.name} is being imported already.`);
-    if (!this.opts.queueDb()) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
+    const db = this.opts.queueDb();
+    if (!db) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
     const id = this.nextId++;
     const first: ImportView = {
       id, card: root, cardName: card.name, destination: null, phase: 'copying', startedAt: new Date().toISOString(),
@@ -117,15 +140,20 @@ export class CardDesk {
     };
     this.imports.set(id, first);
     this.busy.add(root);
+    this.copies.begin(id, root);
     const update = (v: ImportView) => {
       if (this.imports.has(id)) this.imports.set(id, v);
       if (!this.closed) this.opts.emit('capture:event.import', v);
     };
+    // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again (issue 19 #3).
+    const partSize = expectedPartSize(db);
     void runCardImport({
       id,
       root,
       library: this.library.get().library,
       onUpdate: update,
+      partSize,
+      onRecording: (files) => this.recordingCopied(id, files, partSize),
       record: (r) => {
         // The queue open now (settings may have changed meanwhile) keeps the record.
         const db = this.opts.queueDb();
@@ -133,10 +161,52 @@ export class CardDesk {
         else this.opts.log?.warn(`The offload of ${r.cardName} to ${r.destination} was not recorded: the queue was closed.`);
       },
       ...this.opts.copySeams,
+      ...(this.opts.copyGate ? { afterWrite: gateOn(this.opts.copyGate) } : {}),
     })
       .catch((err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
-      .finally(() => this.busy.delete(root));
+      .finally(() => {
+        this.busy.delete(root);
+        // Whatever this import did not verify is no longer waited for: it uploads from the card.
+        this.copies.end(id);
+        this.settleHolds();
+      });
     return first;
+  }
+
+  /**
+   * One recording of an import is copied and checked: each verified copy's part MD5s are kept in
+   * the queue open now (as `capture-uploader import` does, main/cli/import-card.ts). A failure
+   * is logged: the upload then hashes the copy as it sends it.
+   */
+  private recordingCopied(id: number, files: readonly OffloadedFile[], partSize: number): void {
+    const db = this.opts.queueDb();
+    try {
+      if (db) for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
+    } catch (err) {
+      this.opts.log?.warn(`The part MD5s of ${files[0]?.source ?? 'a recording'} were not kept: ${reasonOf(err)}`);
+    }
+    // Its files placed already move to the verified copies (or, failed twice, upload from the card).
+    this.copies.settled(id, files);
+    this.settleHolds();
+  }
+
+  /**
+   * Moves the queued files held for their copies (main/queue/copy-holds.ts) to the copies verified
+   * since, and releases those no import copies any more, in one transaction; the queue is told of
+   * the files that changed. Run after each recording, at each import's end, when a queue opens
+   * (no import of an earlier run is running: its held files upload from the card) and after a
+   * registration. A failure is logged; the hold is then settled at the next of these.
+   */
+  settleHolds(): void {
+    const db = this.opts.queueDb();
+    if (!db) return;
+    try {
+      const { moved, released, captures } = settleCopyHolds(db, this.copies);
+      if (released.length) this.opts.log?.info(`${released.length} file(s) placed from a card upload from the card: their copies were not verified.`);
+      if (moved.length + released.length) this.opts.released?.(captures);
+    } catch (err) {
+      this.opts.log?.warn(`The files waiting for their verified copies could not be moved to them: ${reasonOf(err)}`);
+    }
   }
 
   /** Takes an import off the screen (its copies and record stay); one still copying stays. */

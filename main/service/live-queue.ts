@@ -233,11 +233,12 @@ export class LiveQueue {
          CASE WHEN state = 'completed' THEN size ELSE stored_bytes END AS bytesSent,
          CASE WHEN state = 'completed' THEN COALESCE(total_parts, 0) ELSE stored_parts END AS partsDone,
          COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesInFlight, 0 AS bytesPerSecond, NULL AS etaSeconds,
-         CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts, replaced_by AS replacedBy
+         CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts, replaced_by AS replacedBy, awaiting_copy AS awaitingCopy
        FROM files`,
     );
     const views = this.viewsSql.all() as QueueFile[];
     for (const v of views) {
+      v.awaitingCopy = Boolean(v.awaitingCopy); // SQLite's 0 or 1
       const live = v.state === 'uploading' ? this.live.get(v.id) : undefined;
       if (live) Object.assign(v, { bytesSent: live.bytesSent, bytesInFlight: live.bytesInFlight, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
     }
@@ -266,6 +267,7 @@ export class LiveQueue {
       retryAt: f.state === 'pending' ? f.nextAttemptAt : null,
       attempts: f.attempts,
       replacedBy: f.replacedBy,
+      awaitingCopy: f.awaitingCopy,
     };
   }
 }

@@ -11,6 +11,8 @@ import { prepareCaptures } from '../intake/intake.js';
 import { readMediaFacts } from '../media/metadata.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
+import type { CopyRoute } from '../queue/copy-holds.js';
+import { settleCopyHolds } from '../queue/copy-holds.js';
 import { UploadQueue } from '../queue/queue.js';
 import { dueOnSettingsChange } from '../settings/settings-change.js';
 
@@ -27,6 +29,12 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   /** Reads capture facts from a recording (default: its MP4 header and Insta360 trailer). */
   readFacts?: (path: string) => Promise<MediaFacts>;
   log?: Logger;
+  /**
+   * Where the imports running in this process are (the app's card desk; issue 19 #4): files placed
+   * from a card being copied are held for their verified copies. Without it (the CLI) nothing is
+   * held, and at open every file an earlier run held is released where it is: no import runs for it.
+   */
+  copyRoute?: CopyRoute;
 }
 
 /** A queue, a gateway client and an engine over them, shared by the CLI and the desktop app. */
@@ -70,9 +78,12 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   const { db, setAside } = opened;
   const queue = new UploadQueue(db);
+  if (opts.copyRoute) queue.copyRoute = opts.copyRoute;
   let due: ReturnType<typeof dueOnSettingsChange>;
   try {
     due = dueOnSettingsChange(queue, opts.gateway);
+    // Held for a copy by an import of an earlier run (the app stopped mid-import): it uploads from the card.
+    settleCopyHolds(db, opts.copyRoute);
   } catch (err) {
     db.close();
     unlock();

@@ -14,6 +14,7 @@ const fakeApi = {
   },
   'captures.lastPlacement': () => ok(null),
   'cards.list': () => ok(listAnswer),
+  'cards.import': ({ root }: { root: string }) => ok(view(9, [], 'copying', root)),
   on: (event: string, l: (p: unknown) => void) => {
     listeners.set(event, l);
     return () => listeners.delete(event);
@@ -21,37 +22,53 @@ const fakeApi = {
 };
 
 let useCards: typeof import('./card-store.js').useCards;
+let copyStateOf: typeof import('./card-store.js').copyStateOf;
 beforeAll(async () => {
   vi.stubGlobal('window', { api: fakeApi });
-  ({ useCards } = await import('./card-store.js'));
+  ({ useCards, copyStateOf } = await import('./card-store.js'));
 });
 
-const view = (id: number, copies: string[], phase: ImportView['phase'] = 'copying'): ImportView => ({
-  id, card: `/media/u/CARD${id}`, cardName: `CARD${id}`, destination: `/lib/CARD${id}`, phase, startedAt: '2026-11-25T10:00:00Z',
+const view = (id: number, copies: string[], phase: ImportView['phase'] = 'copying', card = `/media/u/CARD${id}`): ImportView => ({
+  id, card, cardName: `CARD${id}`, destination: `/lib/CARD${id}`, phase, startedAt: '2026-11-25T10:00:00Z',
   bytesDone: 0, bytesTotal: 100, files: [], verifiedCopies: copies, safeToRemove: phase === 'done', error: null, mhlPath: null,
 });
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('card store', () => {
-  it('hands each verified copy to the registration step once, in the order the recordings verified, from the events it follows itself', async () => {
-    listeners.get('capture:event.import')!(view(1, ['/lib/a_00.insv', '/lib/a_10.insv']));
-    listeners.get('capture:event.import')!(view(1, ['/lib/a_00.insv', '/lib/a_10.insv']));
-    listeners.get('capture:event.import')!(view(1, ['/lib/a_00.insv', '/lib/a_10.insv', '/lib/b_00.insv', '/lib/b_10.insv'], 'done'));
+  it("hands a card's recordings to the registration step at the card's paths as soon as Import starts, and none of its copies as they verify (issue 19 #4)", async () => {
+    await useCards.getState().startImport('/media/u/X4');
+    listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv'], 'copying', '/media/u/X4'));
+    listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv', '/lib/b_00.insv', '/lib/b_10.insv'], 'done', '/media/u/X4'));
     await settle();
     await settle();
-    expect(inspected).toEqual([['/lib/a_00.insv', '/lib/a_10.insv'], ['/lib/b_00.insv', '/lib/b_10.insv']]);
-    expect(useCards.getState().imports.map((i) => i.phase)).toEqual(['done']);
+    // The copies are the same recordings: handed again they would be placed twice.
+    expect(inspected).toEqual([['/media/u/X4']]);
+    expect(useCards.getState().imports.map((i) => [i.id, i.phase])).toEqual([[9, 'done']]);
   });
 
-  it('does not hand again what a list read after the events says, nor let an older view replace a newer one', async () => {
+  it('does not let an older view replace a newer one, nor hand anything on a list read after the events', async () => {
     inspected.length = 0;
-    listAnswer = { cards: [], imports: [view(1, ['/lib/a_00.insv', '/lib/a_10.insv']), view(2, ['/lib/c_00.insv'], 'done')], uploadFromCard: false };
+    listAnswer = { cards: [], imports: [view(9, ['/lib/a_00.insv'], 'copying', '/media/u/X4'), view(2, ['/lib/c_00.insv'], 'done')], uploadFromCard: false };
     await useCards.getState().load();
-    expect(useCards.getState().imports.map((i) => [i.id, i.phase, i.verifiedCopies.length])).toEqual([[1, 'done', 4], [2, 'done', 1]]);
-    // Import 2 finished before this window listened: its copy was the other window's to hand.
+    expect(useCards.getState().imports.map((i) => [i.id, i.phase])).toEqual([[9, 'done'], [2, 'done']]);
     listeners.get('capture:event.import')!(view(2, ['/lib/c_00.insv'], 'done'));
     await settle();
     expect(inspected).toEqual([]);
+  });
+
+  it("says of a recording on a card being imported whether its copy is made yet: Copying, Verified, Not verified; nothing for other files", () => {
+    const v = view(3, [], 'copying', '/media/u/X4');
+    const file = (name: string, state: ImportView['files'][number]['state']) => ({ source: `/media/u/X4/DCIM/Camera01/${name}`, name, size: 10, bytesDone: 0, state, error: null });
+    v.files = [file('a_00.insv', 'verified'), file('a_10.insv', 'verified'), file('b_00.insv', 'verified'), file('b_10.insv', 'copying'), file('c_00.insv', 'failed')];
+    const on = (...names: string[]) => names.map((n) => `/media/u/X4/DCIM/Camera01/${n}`);
+    expect(copyStateOf([v], on('a_00.insv', 'a_10.insv'))).toBe('verified');
+    expect(copyStateOf([v], on('b_00.insv', 'b_10.insv'))).toBe('copying');
+    expect(copyStateOf([v], on('c_00.insv'))).toBe('failed');
+    // Not listed yet (the card still being read): its import works on it; once done, it was not copied.
+    expect(copyStateOf([v], on('d_00.insv'))).toBe('copying');
+    expect(copyStateOf([{ ...v, phase: 'done' }], on('d_00.insv'))).toBe('failed');
+    expect(copyStateOf([v], ['/media/u/X40/DCIM/Camera01/a_00.insv'])).toBeNull();
+    expect(copyStateOf([v], ['/home/ana/walk.mp4'])).toBeNull();
   });
 
   it("with upload straight from the card on, hands a card's root to the registration step once, and offers it again only after it was removed (issue 19 #5)", async () => {

@@ -7,10 +7,12 @@ import { useApp } from './store.js';
 /**
  * The card offer's state (issue 19 #2, #3), a store of its own beside the queue's and the
  * registration step's: the Insta360 cards mounted now and this session's imports, as the upload
- * service's events say them. The recordings of an import are handed to the registration step as
- * soon as each verifies, as if dropped from the library folder, so they are placed and uploaded
- * from the copies with the panel everyone knows. With "Upload straight from the card" on (issue 19
- * #5) a card is handed to the registration step whole instead, as a drop of its root would be.
+ * service's events say them. When Import starts, the card's recordings are handed to the
+ * registration step at once, at the card's own paths (issue 19 #4), so a person can place them
+ * all in the first minute and walk away: each row says whether its copy is verified yet
+ * (copyStateOf), and the upload service holds what is placed before its copy verifies and
+ * uploads it from the copy (main/queue/copy-holds.ts). With "Upload straight from the card" on
+ * (issue 19 #5) a card is handed the same way, with no copy.
  */
 export interface CardState {
   cards: DetectedCardView[];
@@ -19,15 +21,13 @@ export interface CardState {
   uploadFromCard: boolean;
   /** The roots of the cards mounted now whose recordings were handed to the registration step from the card: not offered again. */
   fromCard: readonly string[];
-  /** Per import id, how many of its verified copies were handed to the registration step. */
-  handed: Readonly<Record<number, number>>;
   /** Reads the cards and imports from the service (at start, and after a reload of the window). */
   load(): Promise<void>;
   /** The cards mounted now and how they are offered; a card handed from the card and since removed may be offered again. */
   applyCards(cards: DetectedCardView[], uploadFromCard: boolean): void;
-  /** Puts an import's new view in place and hands its newly verified copies to the registration step. */
+  /** Puts an import's new view in place (its rows' copy states follow from it). */
   applyImport(view: ImportView): void;
-  /** Starts importing a card offered now; the service's refusal becomes a message. */
+  /** Starts importing a card offered now and hands its recordings to the registration step at once; the service's refusal becomes a message. */
   startImport(root: string): Promise<void>;
   dismiss(id: number): Promise<void>;
   /** Hands a card's recordings to the registration step at the card's own paths (no copy), as a drop of its root would. */
@@ -44,17 +44,14 @@ export const useCards = create<CardState>()((set, get) => ({
   imports: [],
   uploadFromCard: false,
   fromCard: [],
-  handed: {},
   async load() {
     try {
       const { cards, imports, uploadFromCard } = await unwrap(api['cards.list']());
       // An import's events may have overtaken this answer: the view already here is the newer.
       const mine = new Map(get().imports.map((i) => [i.id, i]));
-      const merged = imports.map((i) => mine.get(i.id) ?? i);
-      // Copies verified before this window loaded were handed to the window that saw them;
-      // the library folder can be dropped to list them again.
-      const handed = Object.fromEntries(merged.map((i) => [i.id, Math.max(get().handed[i.id] ?? 0, i.verifiedCopies.length)]));
-      set({ imports: merged, handed });
+      // A card imported before this window loaded was handed to the window that started it; the
+      // library folder can be dropped to list its copies again.
+      set({ imports: imports.map((i) => mine.get(i.id) ?? i) });
       get().applyCards(cards, uploadFromCard);
     } catch (err) {
       useApp.getState().notify('warning', `The cards mounted could not be read: ${messageOf(err)}`);
@@ -66,11 +63,7 @@ export const useCards = create<CardState>()((set, get) => ({
   },
   applyImport(view) {
     const known = get().imports.some((i) => i.id === view.id);
-    const imports = known ? get().imports.map((i) => (i.id === view.id ? view : i)) : [...get().imports, view];
-    const from = get().handed[view.id] ?? 0;
-    const fresh = view.verifiedCopies.slice(from);
-    set({ imports, handed: fresh.length ? { ...get().handed, [view.id]: view.verifiedCopies.length } : get().handed });
-    if (fresh.length) handing = handing.then(() => useDrafts.getState().inspect(fresh));
+    set({ imports: known ? get().imports.map((i) => (i.id === view.id ? view : i)) : [...get().imports, view] });
   },
   async startImport(root) {
     try {
@@ -79,7 +72,12 @@ export const useCards = create<CardState>()((set, get) => ({
       if (!get().imports.some((i) => i.id === view.id)) get().applyImport(view);
     } catch (err) {
       useApp.getState().notify('error', messageOf(err));
+      return;
     }
+    // Placed while it copies (issue 19 #4): the service holds each recording placed before its copy
+    // verifies and uploads it from the copy; the copies are never handed again (one capture each).
+    handing = handing.then(() => useDrafts.getState().inspect([root]));
+    await handing;
   },
   async dismiss(id) {
     await unwrap(api['cards.dismiss']({ id })).catch(() => undefined);
@@ -97,3 +95,27 @@ export const useCards = create<CardState>()((set, get) => ({
 // goes on while Settings is open, and its verified copies must still reach the registration step.
 api.on('capture:event.cards', (p) => useCards.getState().applyCards(p.cards, p.uploadFromCard));
 api.on('capture:event.import', (v) => useCards.getState().applyImport(v));
+
+/** Where a recording of a card being imported stands: its copy being made, verified, or not verified (it then uploads from the card). */
+export type CopyState = 'copying' | 'verified' | 'failed';
+
+/**
+ * The copy state of a recording whose files are `paths` (on a card), from this session's imports
+ * (issue 19 #4): `failed` when a file's copy failed verification, `verified` when every file's
+ * did, `copying` while the import still works on one; null when no import holds them (a drop, or
+ * Upload from the card). Files are matched by their place under the card's root (the import's
+ * own paths are the card's resolved paths).
+ */
+export function copyStateOf(imports: readonly ImportView[], paths: readonly string[]): CopyState | null {
+  // The newest import first: a card imported twice in a session is said as its latest import.
+  for (const v of [...imports].reverse()) {
+    const under = (p: string) => p.startsWith(v.card) && (p[v.card.length] === '/' || p[v.card.length] === '\\');
+    if (paths.length === 0 || !paths.every(under)) continue;
+    const rows = paths.map((p) => v.files.find((f) => f.source.endsWith(p.slice(v.card.length))));
+    if (rows.some((r) => r?.state === 'failed')) return 'failed';
+    if (rows.every((r) => r?.state === 'verified')) return 'verified';
+    // Not listed yet (the card is still being read) or not finished: its import works on it.
+    return v.phase === 'copying' ? 'copying' : 'failed';
+  }
+  return null;
+}

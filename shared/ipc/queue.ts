@@ -29,6 +29,8 @@ export const queueFile = z.object({
   attempts: z.number(),
   /** The capture row that replaced this (cancelled) file: its recording changed on disk and was added again. */
   replacedBy: z.number().nullable().optional(),
+  /** Placed while its card was being imported: not sent until the import verifies its copy (issue 19 #4); absent: false. */
+  awaitingCopy: z.boolean().optional(),
 });
 export type QueueFile = z.infer<typeof queueFile>;
 

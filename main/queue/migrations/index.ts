@@ -11,6 +11,7 @@ import { migration009 } from './009-capture-priority.js';
 import { migration010 } from './010-parts-unanswered.js';
 import { migration011 } from './011-part-md5s.js';
 import { migration012 } from './012-foreign-key-indexes.js';
+import { migration013 } from './013-awaiting-copy.js';
 
 export type { Migration } from './migration.js';
 
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration010,
   migration011,
   migration012,
+  migration013,
 ];
 
 /** The schema version this build writes. */

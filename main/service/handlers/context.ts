@@ -26,6 +26,11 @@ export interface HandlerContext {
   queueView(): QueueView;
   /** Tells the live queue these file ids were added, so their rows are sent. */
   touched(fileIds: number[]): void;
+  /**
+   * The verified copy of a file on a card imported this session (absolute path), or undefined:
+   * a recording placed after its copy verified is queued at the copy (issue 19 #4).
+   */
+  copyOf?(path: string): string | undefined;
 }
 
 /** What the Settings screen's handlers use beyond {@link HandlerContext}: opening the queue on a service. */

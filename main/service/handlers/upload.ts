@@ -27,7 +27,9 @@ export function uploadHandlers(
       const queued: number[] = [];
       const refused: { path: string; reason: string }[] = [];
       const placed: LastPlacement[] = [];
-      for (const form of forms) {
+      for (const given of forms) {
+        // Placed after its copy verified, a recording is queued at the copy: the card is not read again (issue 19 #4).
+        const form = { ...given, paths: given.paths.map((p) => c.copyOf?.(p) ?? p) };
         const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
         queued.push(...r.queued);
         refused.push(...r.refused);

@@ -14,8 +14,9 @@ function stateOf(f: ImportFileView): string {
 /**
  * One card's import (issue 19 #3): the whole card's bytes copied and files verified, each file's
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
- * the card's hash, or "Keep the card" naming each file that failed twice. The copies go to the
- * registration list as they verify (card-store.ts); the panel says so.
+ * the card's hash, or "Keep the card" naming each file that failed twice. The card's recordings
+ * are in the registration list from the start (card-store.ts, issue 19 #4): the panel says they
+ * can be placed at once and upload from their verified copies.
  */
 export function ImportPanel({ view }: { view: ImportView }) {
   const dismiss = useCards((s) => s.dismiss);
@@ -41,7 +42,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           </p>
         </>
       )}
-      {view.phase === 'copying' && <p className="muted">Keep the card in the reader until it says it is safe to remove. Recordings appear in the list below as each is verified.</p>}
+      {view.phase === 'copying' && <p className="muted">Keep the card in the reader until it says it is safe to remove. Place the recordings below now: each one uploads from its copy once verified, never from the card.</p>}
       {view.safeToRemove && (
         <p className="card-safe" role="status" data-testid="card-safe">
           Card safe to remove: {plural(view.files.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings below
@@ -61,6 +62,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
               </li>
             ))}
           </ul>
+          <p>Recordings placed from {failed.length === 1 ? 'this file' : 'these files'} upload straight from the card: keep it in the reader until they finish.</p>
         </div>
       )}
       {view.phase === 'failed' && (

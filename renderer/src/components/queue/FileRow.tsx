@@ -33,6 +33,8 @@ function stateText(f: QueueFile, captureNeeds: boolean, now: number): string {
     return `${when === 'any moment' ? 'Retrying now' : `Retrying at ${when}`} (attempt ${f.attempts + 1})`;
   }
   if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
+  // Placed while its card was copied (issue 19 #4): it uploads from the verified copy, not the card.
+  if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
   return STATE_LABEL[f.state];
 }
 
@@ -63,6 +65,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       data-replaced-by={f.replacedBy ?? undefined}
       data-retrying={retrying(f) ? 'true' : undefined}
       data-parts-done={f.partsDone}
+      data-awaiting-copy={f.awaitingCopy ? 'true' : undefined}
     >
       <div className="name split-name" title={f.path}>
         <span className="head">{f.fileName.slice(0, -NAME_TAIL)}</span>

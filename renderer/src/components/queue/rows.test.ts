@@ -20,6 +20,11 @@ describe('registeredCaptureState', () => {
     expect(registeredCaptureState([file('completed'), file('cancelled')], clock)).toBe('Completed');
   });
 
+  it('says a capture placed while its card was copied waits for its verified copy, never that it needs you (issue 19 #4)', () => {
+    expect(registeredCaptureState([file('pending', { awaitingCopy: true }), file('pending', { awaitingCopy: true })], clock)).toBe('Waiting for its verified copy');
+    expect(registeredCaptureState([file('pending', { awaitingCopy: true }), file('uploading')], clock)).toBe('Uploading');
+  });
+
   it('never shows a retry time already past: "Retrying now" (issue 18 #1)', () => {
     const at = Date.UTC(2026, 10, 23, 3, 14);
     expect(registeredCaptureState([file('pending', { retryAt: at })], (ms) => (ms <= at + 60_000 ? null : clock(ms)))).toBe('Retrying now');

@@ -50,6 +50,8 @@ export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: 
     const when = clock(Math.min(...waiting.map((f) => f.retryAt!)));
     return when === null ? 'Retrying now' : `Retrying at ${when}`;
   }
+  // Placed while its card was copied (issue 19 #4): never "Needs you", it starts by itself once verified.
+  if (waiting.length > 0 && waiting.every((f) => f.awaitingCopy)) return 'Waiting for its verified copy';
   if (waiting.length > 0) return 'Waiting to upload';
   if (left.some((f) => f.state === 'failed')) return 'Needs you';
   return 'Paused';

@@ -2,12 +2,21 @@ import type { MouseEvent } from 'react';
 import { useState } from 'react';
 import { whenAt } from '../../../../shared/when.js';
 import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
+import type { CopyState } from '../../card-store.js';
+import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import type { DraftCapture } from '../../placement.js';
 import { nameOfPlacement } from '../../placement.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
+
+/** What a row of a card being imported says of its copy (issue 19 #4), and the longer sentence behind it. */
+const COPY_WORDS: Record<CopyState, [string, string]> = {
+  copying: ['Copying', 'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.'],
+  verified: ['Verified', 'Its copy is verified: it uploads from the copy.'],
+  failed: ['Not verified: uploads from the card', 'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.'],
+};
 
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
 export const COLUMN_COUNT = 9;
@@ -29,6 +38,8 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
   const checked = useDrafts((s) => s.selected.has(key));
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [editing, setEditing] = useState(false);
+  // A string, so the row re-renders only when its own copy's state changes.
+  const copy = useCards((s) => copyStateOf(s.imports, p.files.map((f) => f.path)));
   const place = nameOfPlacement(structures, form);
   const edited = form.capturedAt !== p.capturedAt;
   // Insta360 names end in the segment number (…_00_012.insv), the number operators read off the camera.
@@ -52,6 +63,11 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
         <td className="recording" title={p.files.map((f) => f.name).join('\n')}>
           <Thumbnail path={p.files[0]!.path} name={p.files[0]!.name} />
           {recording}
+          {copy && (
+            <span className={`copy-state ${copy}`} data-testid="copy-state" data-state={copy} title={COPY_WORDS[copy][1]}>
+              {' '}· {COPY_WORDS[copy][0]}
+            </span>
+          )}
           {p.warnings?.length ? (
             // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.
             <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>

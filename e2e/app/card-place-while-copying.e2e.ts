@@ -1,0 +1,91 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { writeFakeCard } from '../../main/card/fake-card.js';
+import { AppHarness } from './harness.js';
+import { registerAll } from './register-steps.js';
+
+// Issue 19 #4: the person places every recording right after clicking Import, while the card is
+// still being copied, and walks away. What was placed waits for its verified copy, never reads
+// the card, and uploads byte-identical from the copy once it verifies; nothing is sent twice.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+
+let h: AppHarness;
+let work: string;
+let mounts: string;
+let gate: string;
+test.beforeEach(async ({ page }) => {
+  work = mkdtempSync(join(tmpdir(), 'app-card-place-'));
+  mounts = join(work, 'media');
+  mkdirSync(mounts);
+  // Every copy, once written, waits for this file before it is read back: the card stays "copying" until the test says.
+  gate = join(work, 'copies-may-verify');
+  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300, copyGate: gate } });
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  writeFileSync(gate, ''); // an import still waiting ends
+  await h.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+test('recordings placed while their card is copied wait for their verified copies, then upload from them byte-identical, once each', async ({ page }) => {
+  const size = 6 * 1024 * 1024 + 7;
+  const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 3, bytes: size });
+  const root = join(mounts, 'X4_CARD');
+  renameSync(card.root, root);
+  const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p.replace(card.root, root)))]));
+
+  const offer = page.getByTestId('card-offer');
+  await expect(offer).toContainText('Insta360 card, 3 recordings', { timeout: 15_000 });
+  await offer.getByRole('button', { name: 'Import X4_CARD' }).click();
+
+  // At once, before any copy is verified: every recording listed at the card, each saying so.
+  const rows = page.getByTestId('capture-row');
+  await expect(rows).toHaveCount(3, { timeout: 15_000 });
+  await expect(page.locator('[data-testid="copy-state"][data-state="copying"]')).toHaveCount(3);
+  await expect(rows.first().getByTestId('copy-state')).toHaveText('· Copying');
+  const { violations } = await new AxeBuilder({ page }).include('table.capture-table').analyze();
+  expect(violations.map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+  await registerAll(page, 'Tower A · Level 1', 3);
+
+  // Registered and held: queued at the card's paths, not one part sent, the queue row says why.
+  await expect.poll(() => h.queue().captures().filter((c) => c.state === 'registered').length, { timeout: 15_000 }).toBe(3);
+  const held = h.queue().allFiles();
+  expect(held.map((f) => [f.path.startsWith(`${root}/`), f.state, f.awaitingCopy])).toEqual(Array(6).fill([true, 'pending', true]));
+  await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]')).toHaveCount(6);
+  await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]').first()).toContainText('Waiting for its verified copy');
+  await expect(page.locator('.file-row.failed')).toHaveCount(0);
+  expect(h.svc.storage.received.filter((r) => r.operation === 'UploadPart')).toEqual([]);
+
+  // The copies verify; the card is pulled as soon as it is said safe.
+  writeFileSync(gate, '');
+  await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove: 6 files', { timeout: 30_000 });
+  rmSync(root, { recursive: true });
+  expect(existsSync(root)).toBe(false);
+
+  await expect.poll(() => h.queue().allFiles().filter((f) => f.state === 'completed').length, { timeout: 60_000 }).toBe(6);
+  const files = h.queue().allFiles();
+  const library = join(h.dataDir, 'Videos', 'Capture Uploader');
+  expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')) && !f.awaitingCopy)).toBe(true);
+  // One capture per recording, every object the card's file byte for byte, every part sent once.
+  expect(h.queue().captures()).toHaveLength(3);
+  const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
+  expect(uploads).toHaveLength(6);
+  for (const [name, hash] of hashes) {
+    const u = uploads.find((x) => x.fileName === name)!;
+    const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
+    expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
+  }
+  const parts = h.svc.storage.received.filter((r) => r.operation === 'UploadPart');
+  expect(new Set(parts.map((p) => `${p.key} ${p.partNumber}`)).size).toBe(parts.length);
+  expect(parts).toHaveLength(6 * 2);
+});

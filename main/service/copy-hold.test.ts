@@ -1,0 +1,210 @@
+import Database from 'better-sqlite3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import { writeFakeCard } from '../card/fake-card.js';
+import type { CardImportOptions } from '../offload/card-import.js';
+import { RELEASED } from '../queue/copy-holds.js';
+import { AppCore } from './app-core.js';
+
+// issue 19 #4: recordings placed while their card is imported wait for their verified copies
+// (files.awaiting_copy, migration 13) and upload from them; nothing is read from the card then.
+// The bytes the engine's part sender hashes are counted (md5-lanes.ts PartMd5): a copy moved to
+// with the part MD5s of its copy pass (issue 19 #3) is sent without a byte hashed again.
+const md5Bytes = vi.hoisted(() => ({ n: 0 }));
+vi.mock('../engine/md5-lanes.js', async (importOriginal) => {
+  const lanes = await importOriginal<typeof import('../engine/md5-lanes.js')>();
+  class CountedPartMd5 extends lanes.PartMd5 {
+    override update(chunk: Buffer, hashed?: () => void): void {
+      md5Bytes.n += chunk.length;
+      super.update(chunk, hashed);
+    }
+  }
+  return { ...lanes, PartMd5: CountedPartMd5 };
+});
+
+let svc: TestService;
+let work: string;
+const cores: AppCore[] = [];
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'copy-hold-'));
+});
+afterEach(async () => {
+  while (cores.length) await cores.pop()!.close();
+  await svc.admin('DELETE', '/faults');
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A core on its own data folder with a mount folder of its own and a library there; `afterWrite` is the copy's seam. */
+async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
+  const mounts = join(work, name, 'media');
+  mkdirSync(mounts, { recursive: true });
+  if (!map.has('library')) map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
+  const c = new AppCore({
+    dataDir: join(work, name, 'data'),
+    store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
+    secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
+    emit: () => undefined,
+    pickFiles: async () => [],
+    startLocalService: async () => ({ ...svc, close: async () => {} }),
+    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
+    cards: { roots: [mounts], pollMs: 50, ...(afterWrite ? { copySeams: { afterWrite } } : {}) },
+  });
+  cores.push(c);
+  await c.start();
+  const h = c.handlers();
+  await h['capture:settings.useLocalService']();
+  return { c, h, mounts, map, queueFile: join(work, name, 'data', 'queue', 'queue.db') };
+}
+
+/** A card written aside and moved in whole (a volume appears at once), with each recording's bytes as written. */
+async function mountCard(c: AppCore, mounts: string, name: string, recordings: number) {
+  const aside = join(mounts, '..', `${name}-aside`);
+  const fake = writeFakeCard(aside, { recordings, bytes: 6 * 1024 * 1024 + 4321 });
+  const root = join(mounts, name);
+  renameSync(aside, root);
+  const bytes = new Map(fake.recordings.map((p) => [p.replace(aside, root), readFileSync(p.replace(aside, root))]));
+  await vi.waitFor(() => expect(c.cards.list().cards.map((x) => x.root)).toEqual([root]), { timeout: 10_000 });
+  return { root, bytes };
+}
+
+/** The queue's files as stored (read-only, beside the app's own connection). */
+function queuedFiles(queueFile: string) {
+  const db = new Database(queueFile, { readonly: true });
+  try {
+    return db.prepare('SELECT id, capture_row AS captureRow, path, state, awaiting_copy AS held, upload_id AS uploadId, ino FROM files ORDER BY id').all() as {
+      id: number; captureRow: number; path: string; state: string; held: number; uploadId: string | null; ino: string | null;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+async function storedBytes(uploadId: string): Promise<Buffer> {
+  const key = svc.store.state.uploads[uploadId]!.key;
+  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+/** Registers every recording the card's root holds, at the card's own paths (what the registration step sends). */
+async function placeAll(h: ReturnType<AppCore['handlers']>, c: AppCore, root: string) {
+  const inspected = await h['capture:files.inspect']([root]);
+  const structure = c.settings.view().structures[0]!;
+  return h['capture:captures.register'](
+    inspected.captures.map((x) => ({ paths: x.files.map((f) => f.path), structure: structure.id, type: 'interior' as const, capturedAt: x.capturedAt })),
+  );
+}
+
+describe('a recording placed while its card is imported', () => {
+  it('is held at the card path until its copy verifies, then uploads from the copy only, byte-identical, registered once', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const { c, h, mounts, queueFile } = await core('held', () => gate);
+    const { root, bytes } = await mountCard(c, mounts, 'X4', 2);
+    c.cards.startImport(root);
+    const placed = await placeAll(h, c, root);
+    expect(placed.queued).toHaveLength(2);
+
+    // Registered with the gateway meanwhile, but held: not one part is sent from the card.
+    await vi.waitFor(() => expect(c.queueView().captures.map((x) => x.state)).toEqual(['registered', 'registered']), { timeout: 10_000 });
+    const sentBefore = svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
+    await new Promise((r) => setTimeout(r, 300));
+    const held = queuedFiles(queueFile);
+    expect(held.map((f) => [f.path.startsWith(root + '/'), f.state, f.held])).toEqual(Array(4).fill([true, 'pending', 1]));
+    expect(c.queueView().files.every((f) => f.awaitingCopy === true)).toBe(true);
+    expect(svc.storage.received.filter((r) => r.operation === 'UploadPart').length).toBe(sentBefore);
+
+    // Storage slow, so the uploads still run when the card is pulled out: whatever they read after, they read from the copies.
+    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', action: { type: 'latency', ms: 150 } });
+    md5Bytes.n = 0;
+    open();
+    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), { timeout: 20_000 });
+    rmSync(root, { recursive: true });
+    const copies = c.cards.list().imports[0]!.verifiedCopies;
+
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    const files = queuedFiles(queueFile);
+    expect(files.map((f) => f.held)).toEqual([0, 0, 0, 0]);
+    expect(files.map((f) => f.path).sort()).toEqual([...copies].sort());
+    expect(md5Bytes.n).toBe(0);
+    for (const f of files) {
+      const source = [...bytes.keys()].find((p) => p.endsWith(f.path.slice(f.path.indexOf('/DCIM/'))))!;
+      expect(sha(await storedBytes(f.uploadId!))).toBe(sha(bytes.get(source)!));
+    }
+    // Each part of each file sent once: nothing went twice.
+    const parts = svc.storage.received.filter((r) => r.operation === 'UploadPart' && files.some((f) => r.key === svc.store.state.uploads[f.uploadId!]!.key));
+    expect(new Set(parts.map((p) => `${p.key} ${p.partNumber}`)).size).toBe(parts.length);
+    expect(parts).toHaveLength(4 * 2);
+
+    // Handed again (the copies, or the card's paths once more): never a second capture.
+    const again = await h['capture:captures.register']([{ paths: copies.slice(0, 2), structure: c.settings.view().structures[0]!.id, type: 'interior', capturedAt: '2026-11-24T08:00:00Z' }]);
+    expect(again.queued).toEqual([]);
+    expect(again.refused[0]!.reason).toMatch(/Already in the queue/);
+    expect(new Set(queuedFiles(queueFile).map((f) => f.captureRow)).size).toBe(2);
+  });
+
+  it('placed after its copy verified, is queued at the copy at once', async () => {
+    const { c, h, mounts, queueFile } = await core('after');
+    const { root } = await mountCard(c, mounts, 'X4', 1);
+    c.cards.startImport(root);
+    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done' }), { timeout: 20_000 });
+    const placed = await placeAll(h, c, root);
+    expect(placed.queued).toHaveLength(1);
+    const copies = c.cards.list().imports[0]!.verifiedCopies;
+    expect(queuedFiles(queueFile).map((f) => [f.path, f.held]).sort()).toEqual(copies.map((p) => [p, 0]).sort());
+  });
+
+  it('uploads from the card when its copy fails verification twice', async () => {
+    // The second lens of each recording is damaged after every write: its copy never verifies.
+    const damage = async (partial: string) => {
+      if (partial.includes('_10_')) writeFileSync(partial, 'not the card');
+    };
+    const { c, h, mounts, queueFile } = await core('failed', damage);
+    const { root, bytes } = await mountCard(c, mounts, 'X4', 1);
+    md5Bytes.n = 0;
+    c.cards.startImport(root);
+    await placeAll(h, c, root);
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    const files = queuedFiles(queueFile);
+    const lens10 = files.find((f) => f.path.includes('_10_'))!;
+    expect(lens10.path.startsWith(root + '/')).toBe(true);
+    expect(files.find((f) => f.path.includes('_00_'))!.path.startsWith(root + '/')).toBe(false);
+    expect(sha(await storedBytes(lens10.uploadId!))).toBe(sha(bytes.get(lens10.path)!));
+    // Read from the card, it is hashed as it is sent (the counter sees it); its verified lens is not.
+    expect(md5Bytes.n).toBe(bytes.get(lens10.path)!.length);
+    expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: false });
+    // The capture's queue row says why it read the card.
+    expect(c.queueView().captures[0]!.warnings).toContain(RELEASED);
+  });
+
+  it('uploads from the card after a restart mid-import: no import runs for held files then', async () => {
+    const never = new Promise<void>(() => undefined);
+    const first = await core('restart', () => never);
+    const { root, bytes } = await mountCard(first.c, first.mounts, 'X4', 1);
+    first.c.cards.startImport(root);
+    await placeAll(first.h, first.c, root);
+    await vi.waitFor(() => expect(queuedFiles(first.queueFile).map((f) => f.held)).toEqual([1, 1]));
+    await first.c.close();
+    cores.splice(cores.indexOf(first.c), 1);
+
+    const again = await core('restart', undefined, first.map);
+    await vi.waitFor(() => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    for (const f of queuedFiles(again.queueFile)) {
+      expect(f.held).toBe(0);
+      expect(sha(await storedBytes(f.uploadId!))).toBe(sha(bytes.get(f.path)!));
+    }
+    expect(again.c.queueView().captures[0]!.warnings).toContain(RELEASED);
+  });
+});
