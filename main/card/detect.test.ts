@@ -28,7 +28,10 @@ describe('card detection (issue 19 deliver 2)', () => {
     await expect.poll(() => seen.length).toBe(2);
     expect(seen[1]).toEqual([{ root: join(media, 'X4_CARD'), name: 'X4_CARD', recordings: 3, bytes: 6000 }]);
     expect(describeCard(seen[1]![0]!)).toBe('Insta360 card, 3 recordings, 5.9 KiB');
-    rmSync(join(media, 'X4_CARD'), { recursive: true });
+    // Unmounted at once, as a card is pulled. A poll whose walk the removal overtook once
+    // reported the card with 0 recordings before dropping it (a fourth report).
+    renameSync(join(media, 'X4_CARD'), join(work, 'staging', 'X4_CARD_GONE'));
+    rmSync(join(work, 'staging', 'X4_CARD_GONE'), { recursive: true });
     await expect.poll(() => seen.length).toBe(3);
     expect(seen[2]).toEqual([]);
     stop();

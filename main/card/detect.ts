@@ -117,6 +117,13 @@ export class CardScanner {
     // The identity is taken before the walk: a change during the walk shows at the next scan.
     const identity = await identityOf(root, seen, Date.now());
     if (seen.cameras.length > 0) seen.card = await countCard(root);
+    // Pulled during the walk, a card's walk finds fewer files or none: offered so, it would read
+    // "0 recordings" for a poll. One whose folders are gone after the walk is not offered, and
+    // is looked at again at the next poll (by then it has left the mount folder).
+    if (seen.card && (await identityOf(root, seen)) === null) {
+      this.known.delete(root);
+      return null;
+    }
     seen.identity = identity;
     this.known.set(root, seen);
     return seen.card;
