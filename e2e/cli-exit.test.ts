@@ -1,7 +1,7 @@
 import type { SpawnOptions } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,13 @@ describe('usage errors exit 2', () => {
 
   it('--help still exits 0', async () => {
     expect((await cli(join(work, 'usage'), ['--help'])).code).toBe(0);
+  });
+
+  it('--version prints the version of package.json and exits 0', async () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const r = await cli(join(work, 'usage'), ['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(version);
   });
 });
 

@@ -6,6 +6,7 @@
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DrainFlags, GlobalOptions } from './commands.js';
 import { duration, positiveInt, rowId } from './arguments.js';
+import { APP_VERSION } from '../../shared/version.js';
 import { officeCommands } from './office-commands.js';
 import { printable } from './printable.js';
 
@@ -17,6 +18,7 @@ import { printable } from './printable.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const program = new Command('capture-uploader')
+  .version(APP_VERSION, '--version', 'print the version and exit')
   .description('Registers Insta360 captures with the capture gateway and uploads them in parts through presigned URLs.')
   .option('--base-url <url>', 'capture gateway {base_url} (CAPTURE_BASE_URL)')
   .option('--auth-url <url>', 'sign-in service {auth_url} (CAPTURE_AUTH_URL)')

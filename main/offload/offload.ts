@@ -8,7 +8,7 @@ import type { AfterWrite } from './copy.js';
 import { CHUNK_BYTES, copyVerified } from './copy.js';
 import { PartMd5Pool } from './part-md5-pool.js';
 import { writeMhl } from './mhl.js';
-import { APP_VERSION } from '../version.js';
+import { APP_VERSION } from '../../shared/version.js';
 
 /** One recording of an offload: where it was and where its copy is (absolute), bytes, XXH64, ms since 1970. */
 export interface OffloadedFile {
