@@ -104,15 +104,17 @@ test('one line per capture at 820×560: files behind a disclosure, completed one
   await shots(page, info, 'queue-front', showList);
   expect(h.queue().captures()[0]!.label).toBe(last);
 
-  // The hold ends: storage receives floor 8's part first (or second, when another file's part
-  // took a free slot while floor 8's was being signed: main/engine/front.test.ts has the exact order).
+  // The hold ends: floor 8's part goes in the first round of the four request slots, ahead of
+  // floors 4 to 7 (by age it would be in the last). Within the round, which PUT storage sees
+  // first depends on which presign answered first: under load another file's can overtake it
+  // (a full run saw floors 1 and 2 first). main/engine/front.test.ts has the exact order.
   const from = h.svc.storage.received.length;
   await h.invoke('capture:queue.pauseUntil', { until: null });
   await expect(page.getByTestId('queue-state')).toContainText(/^All 10 files uploaded/, { timeout: 60_000 });
   const keyOf = new Map(h.queue().allFiles().map((f) => [h.svc.store.state.uploads[f.uploadId!]!.key, f.fileName]));
   const puts = h.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').map((r) => keyOf.get(r.key!));
   expect(puts).toHaveLength(8);
-  expect(puts.slice(0, 2)).toContain(last);
+  expect(puts.slice(0, 4)).toContain(last);
 });
 
 test('the registration heading is never under the sticky bar, and the designs\' warning is one line until opened', async ({ page }, info) => {

@@ -82,6 +82,10 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await expect(detail.getByRole('button', { name: 'Try now' })).toBeVisible();
   // Nothing is acknowledged during an outage: no ETA is guessed.
   await expect(page.getByTestId('queue-summary')).toContainText('time left unknown');
+  // Nor does its capture or file row say "Uploading": they wait, as the headline says.
+  const captureState = page.getByTestId('queue-capture').filter({ hasText: 'during-the-cut' }).locator('.stats .state');
+  await expect(captureState).toHaveText(/^(Waiting for storage|Retrying now|Retrying at .+)$/);
+  await expect(fileRow(page, 'during-the-cut.mp4').locator('.stats .state')).toHaveText(/^(Waiting for storage|Retrying (now|at .+) \(attempt \d+\))$/);
 
   // The whole queue's percentage never goes back while storage is down (1 MiB of 2 MiB stored).
   const seen: number[] = [];

@@ -22,6 +22,8 @@ const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
 
 /** The colour class of what a registered capture is doing (its first word). */
 const DOING_CLASS: Record<string, string> = { Retrying: 'retrying', Paused: 'paused', Needs: 'failed', Completed: 'completed' };
+/** The colour class of what a registered capture is doing: an outage's wait is coloured as a retry is. */
+const doingClass = (doing: string) => (doing.startsWith('Waiting for storage') || doing.startsWith('Waiting for the gateway') ? 'retrying' : DOING_CLASS[doing.split(' ')[0]!]);
 
 /** A capture's structure and design by the names people gave them (ids when not named in settings). */
 export function usePlaceName(structureId: string, designId: string | null): string {
@@ -43,6 +45,8 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
   const c = useApp((s) => s.captures[id]);
   // Said relative to now ("Retrying now"), so renewed while the capture waits.
   const now = useNow(5000, c !== undefined && c.state !== 'completed');
+  // Where part requests fail now, if they do (the headline's "Waiting for storage").
+  const outage = useApp((s) => s.totals.outage?.where ?? null);
   const sum = useApp(
     useShallow((s) => {
       let size = 0;
@@ -59,7 +63,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
         if (file.state === 'completed') done++;
       }
       // A string, so the shallow comparison keeps the row still while only bytes move.
-      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, (ms) => (retryTime(ms, now) === 'any moment' ? null : retryTime(ms, now))) };
+      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, (ms) => (retryTime(ms, now) === 'any moment' ? null : retryTime(ms, now)), outage) };
     }),
   );
   const remove = useApp((s) => s.removeCapture);
@@ -123,7 +127,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       </div>
       <progress max={100} value={pct} aria-label={`${c.label} progress`} />
       <div className="stats">
-        <span className={`state ${captureNeedsYou(c) ? 'failed' : c.state === 'registered' ? DOING_CLASS[sum.doing.split(' ')[0]!] : c.state}`}>{state}</span>
+        <span className={`state ${captureNeedsYou(c) ? 'failed' : c.state === 'registered' ? doingClass(sum.doing) : c.state}`}>{state}</span>
         <span>
           {sum.done} of {sum.count} file{sum.count === 1 ? '' : 's'} · {formatBytes(sum.sent)} of {formatBytes(sum.size)}
         </span>

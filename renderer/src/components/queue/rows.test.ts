@@ -25,6 +25,15 @@ describe('registeredCaptureState', () => {
     expect(registeredCaptureState([file('pending', { awaitingCopy: true }), file('uploading')], clock)).toBe('Uploading');
   });
 
+  it('says "Waiting for storage" (or the gateway), not "Uploading", while an outage holds the files it was sending (3 a.m. reading)', () => {
+    expect(registeredCaptureState([file('uploading'), file('pending')], clock, 'storage')).toBe('Waiting for storage');
+    expect(registeredCaptureState([file('uploading')], clock, 'gateway')).toBe('Waiting for the gateway');
+    // Paused and completed captures say so whatever the link does.
+    expect(registeredCaptureState([file('paused'), file('completed')], clock, 'storage')).toBe('Paused');
+    expect(registeredCaptureState([file('completed')], clock, 'storage')).toBe('Completed');
+    expect(registeredCaptureState([file('uploading')], clock, null)).toBe('Uploading');
+  });
+
   it('never shows a retry time already past: "Retrying now" (issue 18 #1)', () => {
     const at = Date.UTC(2026, 10, 23, 3, 14);
     expect(registeredCaptureState([file('pending', { retryAt: at })], (ms) => (ms <= at + 60_000 ? null : clock(ms)))).toBe('Retrying now');

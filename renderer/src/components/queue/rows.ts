@@ -1,4 +1,4 @@
-import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
+import type { QueueCapture, QueueFile, QueueOutage } from '../../../../shared/ipc.js';
 import type { Folding, QueueFilter } from '../../queue-slice.js';
 
 /** The list-item attributes react-window gives each row (role, position in the set). */
@@ -28,6 +28,9 @@ export const ROW_HEIGHT = 48;
  */
 export const batchKey = (c: QueueCapture) => `${c.structure}|${c.capturedAt.slice(0, 10)}`;
 
+/** What a file or capture held by an outage says (the headline's words, shared/queue-state.ts). */
+export const outageWords = (where: QueueOutage['where']) => (where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway');
+
 /** Capture states in which nothing moves until a person decides. */
 export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_unknown' || c.state === 'rejected' || c.state === 'failed';
 
@@ -38,13 +41,15 @@ export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !==
  * What a registered capture is doing, from its files: "Uploading" while any file moves;
  * "Retrying at 14:11" when every file left waits for a retry time (the earliest, local time);
  * "Paused" when what is left is paused; "Needs you" when a file failed and nothing else moves;
- * otherwise "Waiting to upload". `clock` formats a time (ms since the epoch) as HH:MM, or null
+ * otherwise "Waiting to upload". While `outage` says where part requests fail (storage or the
+ * gateway, the queue's totals), a capture whose files were uploading says "Waiting for storage"
+ * as the headline does: nothing moves, and "Uploading" at 3 a.m. would say it does. `clock` formats a time (ms since the epoch) as HH:MM, or null
  * when it is due or past: then "Retrying now" (a retry time is never shown in the past, issue 18 #1).
  */
-export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string | null): string {
+export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string | null, outage: QueueOutage['where'] | null = null): string {
   const left = files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
   if (left.length === 0) return 'Completed';
-  if (left.some((f) => f.state === 'uploading')) return 'Uploading';
+  if (left.some((f) => f.state === 'uploading')) return outage ? outageWords(outage) : 'Uploading';
   const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
   if (waiting.length > 0 && waiting.every(retrying)) {
     const when = clock(Math.min(...waiting.map((f) => f.retryAt!)));
