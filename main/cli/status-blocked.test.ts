@@ -98,4 +98,16 @@ describe('status while the running engine is stopped by refused credentials', ()
       await next.close();
     }
   });
+
+  it('"Needs you" comes before a hold, as in the app\'s headline; the hold is still said on the next line', () => {
+    const name = 'left';
+    const { db } = openQueueDatabase(join(kit.work, name, 'queue.db'));
+    const q = new UploadQueue(db);
+    const why = 'The service refuses the API key (Forbidden: invalid api key): fix the API key in the settings; 1 capture(s) and 0 file(s) wait.';
+    q.meta.setBlocked(why);
+    q.meta.setHold('person', null);
+    db.close();
+    expect(status(name).split('\n').slice(0, 2)).toEqual([`Needs you — ${why} Nothing queued is lost. · 0% · 0 B of 1000 B stored`, 'Paused until resumed: no upload starts before then (files paused one by one stay paused after it).']);
+    expect(JSON.parse(status(name, true))).toMatchObject({ state: { kind: 'needs-you', headline: 'Needs you' }, hold: { until: null, by: 'person' } });
+  });
 });
