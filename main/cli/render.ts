@@ -99,7 +99,11 @@ export function drainExitCode(s: DrainSummary): number {
   return 0;
 }
 
-/** The closing report of a drain: counts, then one line per file or capture that is not done and why. */
+/**
+ * The closing report of a drain: counts, then one line per file or capture that is not done and
+ * why, and last what to do: correct the settings when the service refuses the credentials, else
+ * `drain --wait` when work is left.
+ */
 export function summaryLines(s: DrainSummary): string[] {
   const lines = [
     `${s.completed.length} file(s) completed, ${s.failed.length} failed, ${s.paused.length} paused, ${s.waiting.length} waiting to be sent` +
@@ -116,6 +120,8 @@ export function summaryLines(s: DrainSummary): string[] {
   }
   for (const c of s.queued) lines.push(`NOT REGISTERED YET capture ${c.id} "${printable(c.label)}"${c.error ? `: ${printable(c.error)}` : ''}`);
   for (const c of s.needsAttention) lines.push(`NEEDS ATTENTION capture ${c.id} "${printable(c.label)}" (${c.state}): ${printable(c.error ?? '')}`);
-  if (s.waiting.length || s.queued.length) lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
+  // Refused credentials: `drain --wait` would stop at once again; a person must correct them (as `status` says "Needs you").
+  if (s.blocked) lines.push('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
+  else if (s.waiting.length || s.queued.length) lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
   return lines;
 }

@@ -13,21 +13,24 @@ import type { QueuedFile } from '../queue/queue.js';
 
 /**
  * The queue's state as the app's headline and tray say it (shared/queue-state.ts), from the
- * committed totals and the outage a running engine recorded in the queue (main/engine/outage-record.ts),
+ * committed totals and the outage or the stop for refused credentials ("Needs you") a running
+ * engine recorded in the queue (main/engine/outage-record.ts, block-record.ts),
  * with bytes storage acknowledged: `state` and the figures for `--json`, and
  * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`.
  */
 export function statusState(queue: UploadQueue, now = Date.now(), locale?: string): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
-  // The outage the running engine recorded (OutageRecord): the same state the screen shows.
+  // The outage and the stop for refused credentials the running engine recorded (OutageRecord,
+  // BlockRecord): the same state the screen shows.
   const t = { ...committedTotals(queue.totals()), outage: queue.meta.outage() };
-  const state = queueState(t, { hold: queue.meta.holdInForce(), now, locale });
+  const state = queueState(t, { blocked: queue.meta.blocked(), hold: queue.meta.holdInForce(), now, locale });
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
   return { state, bytesDone: t.bytesDone, bytesTotal: t.bytesTotal, line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored` };
 }
 
 /**
  * The queue as text lines: the queue-wide hold in force first ("Paused until 07:00: …"), else the
- * queue's state (statusState: issue 18 #2), then each
+ * queue's state (statusState: issue 18 #2), and before the hold "Needs you" when the running
+ * engine is stopped by refused credentials (it comes first in the app's headline too), then each
  * capture with its state; each file with state, percentage, size, and what happens next (times
  * local, in the one time format: shared/when.ts, issue 18 #7; `locale` a BCP 47 tag for tests). The
  * JSON form is built by SQLite (status-json.ts).
@@ -41,9 +44,11 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
     else byCapture.set(f.captureRow, [f]);
   }
   const captures = queue.captures();
-  const lines: string[] = hold ? [`${holdMessage(hold, new Date(), locale)}.`] : [];
   const state = statusState(queue, Date.now(), locale);
-  if (!hold && state.state.kind !== 'idle') lines.push(state.line);
+  const lines: string[] = [];
+  // First what the app's headline says: "Needs you" (refused credentials) goes before a hold, as in queueState.
+  if (state.state.kind !== 'idle' && (!hold || state.state.kind === 'needs-you')) lines.push(state.line);
+  if (hold) lines.push(`${holdMessage(hold, new Date(), locale)}.`);
   for (const c of captures) {
     const files = byCapture.get(c.id) ?? [];
     // A capture whose files were all replaced (issue 17 #14) says by which capture, on its own line.

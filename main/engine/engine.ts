@@ -1,4 +1,3 @@
-import type { CredentialsRefusedError } from '../api/errors.js';
 import { queueStorageError } from '../queue/db.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { UploadQueue } from '../queue/queue.js';
@@ -6,6 +5,7 @@ import type { EngineContext } from './context.js';
 import { buildContext } from './build-context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
 import { Registrar } from './registrar.js';
+import { BlockRecord } from './block-record.js';
 import { Holds, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
@@ -36,7 +36,7 @@ export class UploadEngine {
   private readonly listeners = new Set<(e: EngineEvent) => void>();
   private readonly warned = new Set<string>();
   private draining?: Promise<DrainSummary>;
-  private blockedBy: string | null = null;
+  private readonly block: BlockRecord;
   private fatalError: string | null = null;
   private readonly queueFile: string;
   /** The queue-wide holds ("Pause until 07:00", the timetable's pause hours): see Holds. */
@@ -51,12 +51,13 @@ export class UploadEngine {
     this.ctx = buildContext(opts, { emit: (e) => this.emit(e), warn: (message) => this.warn(message), fatal: (err) => this.fail(err) });
     // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
     this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
-    const onBlocked = (err: CredentialsRefusedError) => this.block(err);
+    this.block = new BlockRecord(this.ctx, (e) => this.emit(e), () => this.scheduler.wake());
+    const onBlocked = this.block.refuse.bind(this.block);
     this.cards = new PulledCards(this.ctx, opts.cards ?? {}, () => this.scheduler.wake());
     this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
     this.scheduler = new Scheduler(this.ctx, new QueueClock(opts.queue.db), this.registrar, {
       blocked: onBlocked,
-      isBlocked: () => this.blockedBy !== null || this.fatalError !== null,
+      isBlocked: () => this.block.message !== null || this.fatalError !== null,
       heldUntil: () => this.holds.endsAt(),
       cards: this.cards,
     });
@@ -66,6 +67,7 @@ export class UploadEngine {
     // left by a process that stopped must not hold a queue opened without that timetable.
     this.holds.byTimetable(undefined);
     this.ctx.outages.clear(); // likewise an outage recorded by a process that stopped
+    this.block.forget(true); // and its stop for refused credentials
     this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
@@ -98,7 +100,7 @@ export class UploadEngine {
 
   /** Why the queue is stopped (the service refuses its credentials), or null. */
   get blocked(): string | null {
-    return this.blockedBy;
+    return this.block.message;
   }
 
   /** Why the engine stopped for good (the queue database cannot be written), or null. */
@@ -174,7 +176,7 @@ export class UploadEngine {
   /** Registers the due queued captures now (joining a registration already running); resolves when none is left. */
   async registerQueued(): Promise<void> {
     this.registrar.restart();
-    if (this.blockedBy === null && this.fatalError === null) await this.registrar.registerDue();
+    if (this.block.message === null && this.fatalError === null) await this.registrar.registerDue();
     this.scheduler.wake();
   }
 
@@ -189,7 +191,7 @@ export class UploadEngine {
       waiting: q.files(['pending', 'uploading', 'waiting']),
       queued: q.captures(['queued', 'registering']),
       needsAttention: q.captures(['registration_unknown', 'rejected', 'failed']),
-      blocked: this.blockedBy,
+      blocked: this.block.message,
       fatal: this.fatalError,
       cardRemoved: this.cards.waitLine(),
     };
@@ -211,6 +213,7 @@ export class UploadEngine {
     } catch (err) {
       if (!this.fail(err)) throw err; // said once; storage has the parts, the next start reconciles
     }
+    this.block.forget(); // a stopped engine stops the queue no more: `status` says so (BlockRecord)
   }
 
   /** Pauses one file: committed at once; its parts in flight are aborted; stored parts are kept. */
@@ -288,16 +291,6 @@ export class UploadEngine {
   /** Removes one file from this computer's queue (its capture stays; nothing at the platform changes). */
   removeFile(fileId: number): Promise<void> {
     return this.controls.removeFile(fileId);
-  }
-
-  private block(err: CredentialsRefusedError): void {
-    if (this.blockedBy !== null) return;
-    const waiting = this.queue.captures(['queued']).length;
-    this.blockedBy = `${err.message}; ${waiting} capture(s) and ${this.queue.files(['pending']).length} file(s) wait.`;
-    this.ctx.transitions.note({ kind: 'blocked', message: this.blockedBy });
-    this.ctx.log.warn(this.blockedBy);
-    this.emit({ type: 'blocked', message: this.blockedBy });
-    this.scheduler.wake();
   }
 
   private emit(e: EngineEvent): void {

@@ -27,6 +27,9 @@ export interface StoredOutage {
 /** The `queue_meta` key of the outage the running engine sees. */
 const OUTAGE_KEY = 'outage';
 
+/** The `queue_meta` key of the refusal of the credentials that stops the running engine's queue. */
+const BLOCKED_KEY = 'blocked';
+
 /** The `queue_meta` keys of the two holds: a person's outlives restarts; the timetable's is shown by `status` and set again at each start. */
 const HOLD_KEYS = { person: 'hold', timetable: 'timetableHold' } as const;
 
@@ -35,7 +38,7 @@ const HOLD_KEYS = { person: 'hold', timetable: 'timetableHold' } as const;
  * key: for example `partSize`, the part size in bytes the service last gave (§4.4 manifest), which
  * intake uses to refuse files that would need more than 10,000 parts, and the queue-wide holds
  * (QueueHold), so a hold outlives a restart and the CLI's `status` can say it, and the outage the
- * running engine sees (StoredOutage).
+ * running engine sees (StoredOutage) and why it stopped the queue (`blocked`).
  */
 export class QueueMeta {
   constructor(
@@ -84,6 +87,22 @@ export class QueueMeta {
   setOutage(outage: StoredOutage | null): void {
     if (outage === null) this.delete(OUTAGE_KEY);
     else this.set(OUTAGE_KEY, outage);
+  }
+
+  /**
+   * Why the running engine stopped the whole queue (the service refuses its credentials: the
+   * engine's `blocked`, main/engine/block-record.ts), or null. Kept so `capture-uploader status`,
+   * another process, says "Needs you" when the app does (issue 18 #2). Holds no secret: the
+   * engine's message names the setting to fix and the service's answer, never a password or token.
+   */
+  blocked(): string | null {
+    return this.get<string>(BLOCKED_KEY) ?? null;
+  }
+
+  /** Records why the queue is stopped (null: it is not). Throws SqliteError on a storage failure. */
+  setBlocked(message: string | null): void {
+    if (message === null) this.delete(BLOCKED_KEY);
+    else this.set(BLOCKED_KEY, message);
   }
 
   /** Sets (`until` ISO 8601 or null for open-ended) or ends (`undefined`) the hold of `by`. Throws SqliteError on a storage failure. */

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './service/testing.js';
+import { startTestService, uploaderEnv } from './service/testing.js';
+
+// Issue 18 #2, "the screen, the CLI and the exit code say only what is true": `drain` stopped by a
+// refused password says so to the end (a STOPPED line, a last line that asks for the settings to
+// be corrected, exit 3) and never shows the password; once it has ended no engine is stopped, so
+// `status` from another process does not say "Needs you" (the next drain tries again). While an
+// engine that stays open is stopped (the app's), `status` says "Needs you":
+// main/service/app-blocked.test.ts and main/cli/status-blocked.test.ts.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'main/cli/index.ts');
+
+let svc: TestService;
+let work: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'status-blocked-'));
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('drain stopped by a refused password', () => {
+  it('says STOPPED, ends asking for the settings, exits 3 and shows no password; status after it says no engine is stopped', async () => {
+    const dataDir = join(work, 'queue');
+    const file = join(work, 'walk.mp4');
+    writeFileSync(file, randomBytes(200_000));
+    const wrong = { CAPTURE_PASSWORD: 'wrong-password-0815' };
+    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file], wrong);
+    expect(add.code, add.stdout + add.stderr).toBe(3);
+
+    const drained = await cli(dataDir, ['drain', '--wait'], wrong);
+    expect(drained.code, drained.stdout + drained.stderr).toBe(3);
+    const lines = drained.stdout.trim().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^STOPPED The sign-in service refuses the account \(.+\): fix the email or password in the settings; 1 capture\(s\) and 0 file\(s\) wait\.$/));
+    expect(lines.at(-1)).toBe('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
+    for (const out of [add.stdout, add.stderr, drained.stdout, drained.stderr]) expect(out).not.toContain(wrong.CAPTURE_PASSWORD);
+
+    const status = await cli(dataDir, ['status']);
+    expect(status.stdout.split('\n')[0]).toMatch(/^Waiting · 0% · /);
+
+    const right = await cli(dataDir, ['drain']);
+    expect(right.code, right.stdout + right.stderr).toBe(0);
+    expect((await cli(dataDir, ['status'])).stdout.split('\n')[0]).toMatch(/^All 1 file uploaded/);
+  });
+});
