@@ -107,7 +107,7 @@ describe('status while the running engine is stopped by refused credentials', ()
     q.meta.setBlocked(why);
     q.meta.setHold('person', null);
     db.close();
-    expect(status(name).split('\n').slice(0, 2)).toEqual([`Needs you — ${why} Nothing queued is lost. · 0% · 0 B of 1000 B stored`, 'Paused until resumed: no upload starts before then (files paused one by one stay paused after it).']);
+    expect(status(name).split('\n').slice(0, 2)).toEqual([`Needs you — ${why} Nothing queued is lost. · 0% · 0 B of 1000 B stored`, 'Paused until resumed: no upload starts until the queue is resumed (files paused one by one stay paused after it).']);
     expect(JSON.parse(status(name, true))).toMatchObject({ state: { kind: 'needs-you', headline: 'Needs you' }, hold: { until: null, by: 'person' } });
   });
 });

@@ -95,5 +95,7 @@ export function holdLabel(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 
 
 /** What a hold means, for the activity log, a drain's warning and `status`: its label, then that nothing starts. */
 export function holdMessage(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date(), locale?: string): string {
-  return `${holdLabel(h, now, locale)}: no upload starts before then (files paused one by one stay paused after it)`;
+  // An open-ended hold has no "then": it lasts until a person resumes the queue.
+  const until = h.until === null ? 'no upload starts until the queue is resumed' : 'no upload starts before then';
+  return `${holdLabel(h, now, locale)}: ${until} (files paused one by one stay paused after it)`;
 }
