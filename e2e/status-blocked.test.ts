@@ -38,16 +38,16 @@ function cli(dataDir: string, args: string[], env: Record<string, string> = {}):
 }
 
 describe('drain stopped by a refused password', () => {
-  it('says STOPPED, ends asking for the settings, exits 3 and shows no password; status after it says no engine is stopped', async () => {
+  it('says STOPPED, ends asking for the settings, exits 1 (a person must correct them) and shows no password; status after it says no engine is stopped', async () => {
     const dataDir = join(work, 'queue');
     const file = join(work, 'walk.mp4');
     writeFileSync(file, randomBytes(200_000));
     const wrong = { CAPTURE_PASSWORD: 'wrong-password-0815' };
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file], wrong);
-    expect(add.code, add.stdout + add.stderr).toBe(3);
+    expect(add.code, add.stdout + add.stderr).toBe(1);
 
     const drained = await cli(dataDir, ['drain', '--wait'], wrong);
-    expect(drained.code, drained.stdout + drained.stderr).toBe(3);
+    expect(drained.code, drained.stdout + drained.stderr).toBe(1);
     const lines = drained.stdout.trim().split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^STOPPED The sign-in service refuses the account \(.+\): fix the email or password in the settings; 1 capture\(s\) and 0 file\(s\) wait\.$/));
     expect(lines.at(-1)).toBe('Needs you: correct the settings named above and run drain again; nothing queued is lost.');

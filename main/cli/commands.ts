@@ -96,10 +96,11 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
   const replaced = queued.length ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy)) : [];
   // 2: the queue cannot be written (full disk, read-only): registering stopped at once (issue 17 #1).
   // Nothing queued (every recording already queued, refused or not found) is not "did all it was
-  // asked": 1, with the reasons printed below (issue 17 #15).
+  // asked": 1, with the reasons printed below (issue 17 #15). Credentials the service refuses: 1,
+  // a person must correct them; nothing goes on by itself.
   const exitCode = s.uploader.engine.fatal
     ? 2
-    : queued.length === 0 || ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never))
+    : queued.length === 0 || s.uploader.engine.blocked !== null || ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never))
       ? 1
       : states.has('queued')
         ? 3

@@ -108,11 +108,12 @@ program
     `
 Exit status (the same for every command; see the README):
   0    every file in the queue completed
-  1    a file failed or a capture needs a person (refused, registration unknown), or files are paused or cancelled
+  1    a file failed or a capture needs a person (refused, registration unknown), files are paused or
+       cancelled or wait for a card pulled out, or the service refuses the credentials (fix the settings)
   2    usage errors, bad settings, or a local fault (full disk, read-only or damaged queue: a damaged
        queue is moved aside and named, with how many captures it held); nothing more was sent
   3    work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
-       registered (run drain again, or drain --wait), or the service refuses the credentials
+       registered (run drain again, or drain --wait)
   130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
   141  the output pipe was closed (e.g. piped into head); stopped the same way`,
   )

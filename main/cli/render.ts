@@ -87,15 +87,15 @@ function eventLine(e: EngineEvent): string | undefined {
 /**
  * The exit status of a drain (documented in `drain --help` and the README): 0 when every file
  * completed; 1 when something needs a person (failed files, refused or unknown registrations,
- * paused or cancelled files, or files waiting for a card pulled out mid-upload: only putting it back
- * moves them); 2 when the queue database cannot be written (a local fault); 3 when
- * what is left goes on by itself (scheduled retries, captures not yet registered) or the queue is
- * blocked by refused credentials.
+ * paused or cancelled files, files waiting for a card pulled out mid-upload: only putting it back
+ * moves them, or the queue blocked by credentials the service refuses: only corrected settings
+ * move it); 2 when the queue database cannot be written (a local fault); 3 when what is left goes
+ * on by itself (scheduled retries, captures not yet registered).
  */
 export function drainExitCode(s: DrainSummary): number {
   if (s.fatal) return 2;
-  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length || s.cardRemoved) return 1;
-  if (s.waiting.length || s.queued.length || s.blocked) return 3;
+  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length || s.cardRemoved || s.blocked) return 1;
+  if (s.waiting.length || s.queued.length) return 3;
   return 0;
 }
 

