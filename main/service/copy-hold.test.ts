@@ -247,6 +247,32 @@ describe('a recording placed while its card is imported', () => {
     expect(copies).toEqual([copyOf(r1lens0!), copyOf(r2lens0!), copyOf(r2lens1!)]);
     expect((await again.c.cards.view()).usage).toEqual({ copies: 3, bytes: 3 * (6 * 1024 * 1024 + 4321) });
   });
+
+  it('stays recorded as copying, its files held, when the queue is opened again mid-import (settings saved), and ends finished', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const { c, h, mounts, queueFile } = await core('reopen', () => gate);
+    const { root } = await mountCard(c, mounts, 'X4', 1);
+    c.cards.startImport(root);
+    await placeAll(h, c, root);
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]));
+    await h['capture:settings.useLocalService']();
+    const state = () => {
+      const db = new Database(queueFile, { readonly: true });
+      try {
+        return db.prepare('SELECT state FROM offloads').pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    // The import runs on: not interrupted, and nothing released to the card.
+    expect(state()).toEqual(['copying']);
+    expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]);
+    open();
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    expect(state()).toEqual(['finished']);
+    expect(queuedFiles(queueFile).every((f) => !f.path.startsWith(root + '/'))).toBe(true);
+  });
 });
 
 /** A value once it is there (for vi.waitFor): throws while it is null. */
