@@ -6,7 +6,7 @@ import { openQueueDatabase } from '../queue/db.js';
 import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
-import { recordOffload } from '../offload/record.js';
+import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
@@ -47,15 +47,20 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  * files that did not. With `onRecording` (the copies are queued for upload as each recording
  * verifies), each copy's upload part MD5s are computed in the same pass, for the part size the
  * gateway gave last (main/offload/part-md5.ts), and kept in the queue before `onRecording` runs.
- * Answers the offload and its row id; throws on a full disk or an empty card.
+ * The offload is recorded as it goes (main/offload/record.ts OffloadRecorder): its row when it
+ * starts, each file's as it is checked, the end. Answers the offload and its row id (undefined
+ * when the queue refused the record: said on stderr); throws on a full disk or an empty card.
  */
-export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number }> {
+export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number | undefined }> {
   const library = resolve(o.library ?? defaultLibrary());
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
   mkdirSync(dataDir, { recursive: true });
   const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
-  let id: number;
+  let id: number | undefined;
   let result: OffloadResult;
+  // Recorded as it goes (issue 19 #7): a Ctrl-C or a crash leaves the verified copies known to the
+  // retention sweep; the offload is said interrupted at the next open of the queue.
+  const journal = new OffloadRecorder(() => db, (m) => process.stderr.write(`${printable(m)}\n`));
   try {
     if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
     const onRecording = o.onRecording;
@@ -69,15 +74,15 @@ export async function importCard(card: string, o: { library?: string; dataDir?: 
           },
         }
       : undefined;
-    result = await offloadCard(card, { library, onProgress: progressPrinter(process.stdout, o.json), ...upload });
+    result = await offloadCard(card, { library, journal, onProgress: progressPrinter(process.stdout, o.json), ...upload });
     if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
-    id = recordOffload(db, result);
+    id = journal.id;
   } finally {
     db.close();
   }
   const bad = result.files.filter((f) => !f.verified);
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
   } else if (bad.length === 0) {
     process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);

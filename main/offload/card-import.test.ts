@@ -17,7 +17,7 @@ describe('runCardImport', () => {
     const card = writeFakeCard(join(work, 'CARD_A'), { recordings: 3, bytes: 3 * 1024 * 1024 + 5 });
     const views: ImportView[] = [];
     const recorded: OffloadResult[] = [];
-    const last = await runCardImport({ id: 7, root: card.root, library: join(work, 'lib-a'), onUpdate: (v) => views.push(v), record: (r) => recorded.push(r), throttleMs: 0 });
+    const last = await runCardImport({ id: 7, root: card.root, library: join(work, 'lib-a'), onUpdate: (v) => views.push(v), journal: { begin: () => {}, file: () => {}, interrupt: () => {}, finish: (r) => void recorded.push(r) }, throttleMs: 0 });
 
     expect(last.phase).toBe('done');
     expect(last.safeToRemove).toBe(true);

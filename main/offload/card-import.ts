@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
 import type { ImportFileView, ImportView } from '../../shared/ipc.js';
 import type { AfterWrite } from './copy.js';
-import type { OffloadedFile, OffloadResult } from './offload.js';
+import type { OffloadedFile, OffloadJournal } from './offload.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
 
 // The desktop app's import of a card (issue 19 #3): main/offload's verified offload, followed as
@@ -15,8 +15,11 @@ export interface CardImportOptions {
   library: string;
   /** Each new view of the import: at most one per `throttleMs` while only bytes move, at once when a file's state changes. */
   onUpdate: (view: ImportView) => void;
-  /** Keeps the offload's record (the queue's `offloads` tables, main/offload/record.ts) once every file is checked. */
-  record?: (result: OffloadResult) => void;
+  /**
+   * Keeps the offload's record as it goes (the queue's `offloads` tables, main/offload/record.ts
+   * OffloadRecorder): its start, each file as it is checked, its end (main/offload/offload.ts).
+   */
+  journal?: OffloadJournal;
   /** Milliseconds between views while only bytes move (default 100: ten a second). */
   throttleMs?: number;
   now?: () => Date;
@@ -94,6 +97,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
       ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
       ...(o.partSize ? { partSize: o.partSize } : {}),
+      ...(o.journal ? { journal: o.journal } : {}),
       onPlan: (files, destination) => {
         view.destination = destination;
         view.bytesTotal = files.reduce((n, f) => n + f.size, 0);
@@ -123,7 +127,6 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       },
     });
     for (const f of result.files) settle(f);
-    o.record?.(result);
     Object.assign(view, { phase: 'done', bytesDone: result.bytes, destination: result.destination, mhlPath: result.mhlPath ?? null, safeToRemove: result.verified });
   } catch (err) {
     view.phase = 'failed';

@@ -272,7 +272,7 @@ describe('the offload record in the queue (migration 8)', () => {
     const id = recordOffload(db, r);
     expect(listOffloads(db)).toEqual([
       {
-        id, card: r.card, cardName: 'REC_CARD', destination: r.destination, startedAt: r.startedAt, finishedAt: r.finishedAt, fileCount: 2, bytes: r.bytes, verified: true, mhlPath: r.mhlPath,
+        id, card: r.card, cardName: 'REC_CARD', destination: r.destination, startedAt: r.startedAt, finishedAt: r.finishedAt, state: 'finished', fileCount: 2, bytes: r.bytes, verified: true, mhlPath: r.mhlPath,
         files: r.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, mtimeMs: f.mtimeMs, xxh64: f.xxh64, verified: true })),
       },
     ]);

@@ -48,6 +48,30 @@ export interface OffloadResult {
   skipped: RefusedPath[];
 }
 
+/** An offload as it starts: the card's root (real path), its name, the folder of the copies, when (ISO 8601), and the recordings' files planned and their bytes. */
+export interface OffloadStart {
+  card: string;
+  cardName: string;
+  destination: string;
+  startedAt: string;
+  files: number;
+  bytes: number;
+}
+
+/**
+ * Where an offload is recorded as it goes (main/offload/record.ts OffloadRecorder): `begin` before
+ * the first byte is copied, `file` as each file is verified or fails for good, before its
+ * recording is handed on (onRecording), `finish` once the MHL is written, `interrupt` when the
+ * offload throws after it began. All synchronous, so each step is committed before the work it
+ * describes moves on; they should not throw.
+ */
+export interface OffloadJournal {
+  begin(s: OffloadStart): void;
+  file(f: OffloadedFile): void;
+  finish(r: OffloadResult): void;
+  interrupt(): void;
+}
+
 /** Progress of an offload, in bytes of the recordings (copy only; the read-back is not counted twice). */
 export interface OffloadProgress {
   bytesDone: number;
@@ -71,6 +95,8 @@ export interface OffloadOptions {
    * folder the copies go to: what a screen lists as waiting.
    */
   onPlan?: (files: readonly { path: string; size: number }[], destination: string) => void;
+  /** Records the offload as it goes (issue 19 #7): its start and each file's check. */
+  journal?: OffloadJournal;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
@@ -106,7 +132,9 @@ const MARGIN_BYTES = 64 * 1024 * 1024;
  * checks the library's free space (fs.statfs) before copying anything, copies each recording with
  * copyVerified (XXH64 while reading, read back from the copy), copies a file that fails once more,
  * and writes an ASC MHL beside the copies. The card is only read. Copies keep the card's folder
- * layout under `<library>/<card name>_<YYYY-MM-DD_HHMMSS>/`. Files that fail are named in the result,
+ * layout under `<library>/<card name>_<YYYY-MM-DD_HHMMSS>/`. With `journal` the offload is recorded as
+ * it goes (its start, each file as it is checked, its end or its interruption; issue 19 #7), so a
+ * stop mid-way leaves the copies verified so far known. Files that fail are named in the result,
  * never thrown; throws NotEnoughSpaceError, Error when the card holds no recording, and the file system's errors for the library itself.
  */
 export async function offloadCard(card: string, opts: OffloadOptions): Promise<OffloadResult> {
@@ -124,6 +152,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const cardName = basename(root) || 'card';
   const stamp = started.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');
   const destination = join(library, `${cardName}_${stamp}`);
+  opts.journal?.begin({ card: root, cardName, destination, startedAt: started.toISOString(), files: sources.length, bytes });
   opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
@@ -159,6 +188,8 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
       }
     }
     files[i] = entry;
+    // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
+    opts.journal?.file(entry);
     const group = groupOf.get(f.path)!;
     if (group.every((p) => byPath.has(p) || p === f.path)) {
       byPath.set(f.path, entry);
@@ -174,11 +205,28 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   // The MD5 thread lives as long as the copying, however it ends (a live thread keeps Node running).
   const pool = opts.partSize ? PartMd5Pool.start(CHUNK_BYTES) : undefined;
   try {
-    await Promise.all([lane(), lane()]);
-    await recordings;
-  } finally {
-    await pool?.close();
+    try {
+      await Promise.all([lane(), lane()]);
+      await recordings;
+    } finally {
+      await pool?.close();
+    }
+    const result = await finishOffload(opts, { root, cardName, destination, started, files, bytes, recordings: groups.length, skipped: refused });
+    opts.journal?.finish(result);
+    return result;
+  } catch (err) {
+    // Its verified copies stay recorded; the offload says it did not finish.
+    opts.journal?.interrupt();
+    throw err;
   }
+}
+
+/** Writes the offload's ASC MHL beside its copies and answers its result (what offloadCard answers). */
+async function finishOffload(
+  opts: OffloadOptions,
+  o: { root: string; cardName: string; destination: string; started: Date; files: OffloadedFile[]; bytes: number; recordings: number; skipped: RefusedPath[] },
+): Promise<OffloadResult> {
+  const { root, cardName, destination, started, files, bytes } = o;
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
   const tool = opts.tool ?? { name: 'capture-uploader', version: APP_VERSION };
   const mhlPath = await writeMhl(
@@ -187,5 +235,5 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     { startedAt: started.toISOString(), createdAt: finishedAt },
     tool,
   );
-  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: groups.length, verified: files.every((f) => f.verified), mhlPath, skipped: refused };
+  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: o.recordings, verified: files.every((f) => f.verified), mhlPath, skipped: o.skipped };
 }

@@ -1,7 +1,18 @@
 import type Database from 'better-sqlite3';
-import type { OffloadedFile, OffloadResult } from './offload.js';
+import type { OffloadedFile, OffloadJournal, OffloadResult, OffloadStart } from './offload.js';
 
-/** An offload as the queue keeps it (migration 8): one card copied, with its files' hashes. */
+// issue 19 #3, #7: the queue's record of each offload (migrations 8 and 14), written as the
+// offload goes, each step in its own short transaction committed before the work it describes
+// moves on (CONVENTIONS.md, "The upload engine"): the offload's row when it starts, each file's
+// row as it is verified or fails, the end. A crash at any instant leaves a record the next start
+// understands: the verified copies made before it stay known to the retention sweep
+// (retention.ts), the library's use (library-usage.ts) and the files held for their copies
+// (main/queue/copy-holds.ts, recorded-copies.ts).
+
+/** Where an offload stands: `copying` while it runs, then `finished`, or `interrupted` when the app stopped mid-way or the offload failed. */
+export type OffloadState = 'copying' | 'finished' | 'interrupted';
+
+/** An offload as the queue keeps it (migrations 8 and 14): one card copied, with its files' hashes. */
 export interface OffloadRecord {
   id: number;
   card: string;
@@ -9,29 +20,120 @@ export interface OffloadRecord {
   destination: string;
   /** ISO 8601. */
   startedAt: string;
-  finishedAt: string;
-  /** Number of recordings and their total bytes. */
+  /** ISO 8601; null while it copies and when it was interrupted. */
+  finishedAt: string | null;
+  state: OffloadState;
+  /** Number of recordings' files and their total bytes (planned when it started). */
   fileCount: number;
   bytes: number;
+  /** Every file verified; false until the offload finishes. */
   verified: boolean;
   mhlPath: string | null;
+  /** The files checked so far, in the order they were. */
   files: Pick<OffloadedFile, 'source' | 'copy' | 'size' | 'mtimeMs' | 'xxh64' | 'verified' | 'error'>[];
 }
 
+/** Writes the offload's row as it starts (`copying`, not verified, no end); answers its id. Throws SqliteError. */
+export function beginOffload(db: Database.Database, s: OffloadStart): number {
+  return Number(
+    db
+      .prepare(`INSERT INTO offloads (card_path, card_name, destination, started_at, finished_at, files, bytes, verified, mhl_path, state) VALUES (?, ?, ?, ?, NULL, ?, ?, 0, NULL, 'copying')`)
+      .run(s.card, s.cardName, s.destination, s.startedAt, s.files, s.bytes).lastInsertRowid,
+  );
+}
+
+/** Writes one file's row of offload `id` once it is verified or failed for good (its XXH64, its copy, verified or not). Throws SqliteError. */
+export function recordOffloadFile(db: Database.Database, id: number, f: OffloadedFile): void {
+  db.prepare(`INSERT INTO offload_files (offload_id, source_path, copy_path, size, mtime_ms, xxh64, verified, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    id, f.source, f.copy, f.size, f.mtimeMs, f.xxh64 ?? null, f.verified ? 1 : 0, f.error ?? null,
+  );
+}
+
 /**
- * Records an offload and each of its files' XXH64 in the queue (issue 19 #3, #7), in one
- * transaction; answers the offload's row id. Values go in as bound parameters.
+ * Ends offload `id` as `finished` with the result's counts, verdict and MHL, in one transaction
+ * that also writes the rows of any of its files not recorded yet (a write that failed, or the
+ * queue closed, while it ran). Throws SqliteError.
+ */
+export function finishOffload(db: Database.Database, id: number, r: OffloadResult): void {
+  const known = new Set(db.prepare('SELECT source_path FROM offload_files WHERE offload_id = ?').pluck().all(id) as string[]);
+  db.transaction(() => {
+    for (const f of r.files) if (!known.has(f.source)) recordOffloadFile(db, id, f);
+    db.prepare(`UPDATE offloads SET finished_at = ?, files = ?, bytes = ?, verified = ?, mhl_path = ?, state = 'finished' WHERE id = ?`).run(
+      r.finishedAt, r.files.length, r.bytes, r.verified ? 1 : 0, r.mhlPath ?? null, id,
+    );
+  })();
+}
+
+/**
+ * Records a whole offload at once (begin, every file, finish) in one transaction; answers its row
+ * id. For an offload that ran without a record (the queue was closed when it started). Throws SqliteError.
  */
 export function recordOffload(db: Database.Database, r: OffloadResult): number {
-  const insert = db.prepare(
-    `INSERT INTO offloads (card_path, card_name, destination, started_at, finished_at, files, bytes, verified, mhl_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const file = db.prepare(`INSERT INTO offload_files (offload_id, source_path, copy_path, size, mtime_ms, xxh64, verified, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   return db.transaction(() => {
-    const id = Number(insert.run(r.card, r.cardName, r.destination, r.startedAt, r.finishedAt, r.files.length, r.bytes, r.verified ? 1 : 0, r.mhlPath ?? null).lastInsertRowid);
-    for (const f of r.files) file.run(id, f.source, f.copy, f.size, f.mtimeMs, f.xxh64 ?? null, f.verified ? 1 : 0, f.error ?? null);
+    const id = beginOffload(db, { card: r.card, cardName: r.cardName, destination: r.destination, startedAt: r.startedAt, files: r.files.length, bytes: r.bytes });
+    finishOffload(db, id, r);
     return id;
   })();
+}
+
+/**
+ * Marks `interrupted` every offload still `copying` but those in `running` (ids of offloads this
+ * process runs now): at a queue's open, any other was cut short by a crash, a quit or a power
+ * cut, since no import outlives its process. Its file rows stay as they were. Answers the ids marked.
+ */
+export function markInterruptedOffloads(db: Database.Database, running: readonly number[] = []): number[] {
+  const under = db.prepare(`SELECT id FROM offloads WHERE state = 'copying' ORDER BY id`).pluck().all() as number[];
+  const stale = under.filter((id) => !running.includes(id));
+  const mark = db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ? AND state = 'copying'`);
+  db.transaction(() => stale.forEach((id) => mark.run(id)))();
+  return stale;
+}
+
+/**
+ * An offload's record kept as it goes (OffloadJournal, handed to offloadCard) in the queue that
+ * `db` answers at each step: the app's queue may be closed and opened again while a card copies.
+ * A step that cannot be written (no queue open, a write refused) is passed to `warn` and never
+ * stops the copy; `finish` writes what was missed.
+ */
+export class OffloadRecorder implements OffloadJournal {
+  /** The offload's row id, once its start was recorded. */
+  id: number | undefined;
+
+  constructor(
+    private readonly db: () => Database.Database | undefined,
+    private readonly warn: (message: string) => void = () => undefined,
+  ) {}
+
+  begin(s: OffloadStart): void {
+    this.step(`The offload of ${s.cardName} to ${s.destination} was not recorded as it started`, (db) => (this.id = beginOffload(db, s)));
+  }
+
+  file(f: OffloadedFile): void {
+    if (this.id !== undefined) this.step(`The check of ${f.source} was not recorded`, (db) => recordOffloadFile(db, this.id!, f));
+  }
+
+  /** The offload ended with `r`: its row is finished (or written whole if its start was not); `id` says which, undefined when it could not be written. */
+  finish(r: OffloadResult): void {
+    this.step(`The offload of ${r.cardName} to ${r.destination} was not recorded`, (db) => {
+      if (this.id === undefined) this.id = recordOffload(db, r);
+      else finishOffload(db, this.id, r);
+    });
+  }
+
+  /** The offload failed part-way (it threw): its row says `interrupted`, its verified copies stay known. */
+  interrupt(): void {
+    if (this.id !== undefined) this.step('The offload\'s end was not recorded', (db) => db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ?`).run(this.id));
+  }
+
+  private step(what: string, write: (db: Database.Database) => void): void {
+    const db = this.db();
+    if (!db) return this.warn(`${what}: the queue was closed.`);
+    try {
+      write(db);
+    } catch (err) {
+      this.warn(`${what}: ${(err as Error).message}`);
+    }
+  }
 }
 
 interface OffloadRow {
@@ -40,7 +142,8 @@ interface OffloadRow {
   card_name: string;
   destination: string;
   started_at: string;
-  finished_at: string;
+  finished_at: string | null;
+  state: OffloadState;
   files: number;
   bytes: number;
   verified: number;
@@ -56,7 +159,7 @@ interface FileRow {
   error: string | null;
 }
 
-/** Every offload recorded in the queue, oldest first, with its files in the order they were copied. */
+/** Every offload recorded in the queue, oldest first, with its files in the order they were checked. */
 export function listOffloads(db: Database.Database): OffloadRecord[] {
   const rows = db.prepare('SELECT * FROM offloads ORDER BY id').all() as OffloadRow[];
   const files = db.prepare('SELECT * FROM offload_files WHERE offload_id = ? ORDER BY id');
@@ -67,6 +170,7 @@ export function listOffloads(db: Database.Database): OffloadRecord[] {
     destination: r.destination,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    state: r.state,
     fileCount: r.files,
     bytes: r.bytes,
     verified: r.verified === 1,

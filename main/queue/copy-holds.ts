@@ -22,6 +22,8 @@ export interface CopyOf {
 export interface CopyRoute {
   copying(path: string): boolean;
   copied(path: string): CopyOf | undefined;
+  /** The queue's ids (`offloads.id`) of the offloads running in this process: left `copying` when the queue opens (main/offload/record.ts). */
+  runningOffloads?(): number[];
 }
 
 /** The copy is of the file as queued: same size and modification time (the copy keeps the card's). */

@@ -11,7 +11,7 @@ import type { OffloadedFile } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
 import { ImportedCopies } from './imported-copies.js';
-import { recordOffload } from '../offload/record.js';
+import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { LibrarySettingsStore } from '../settings/library-settings.js';
 import type { KeyValueStore } from '../settings/settings.js';
@@ -140,13 +140,15 @@ export class CardDesk {
     };
     this.imports.set(id, first);
     this.busy.add(root);
-    this.copies.begin(id, root);
     const update = (v: ImportView) => {
       if (this.imports.has(id)) this.imports.set(id, v);
       if (!this.closed) this.opts.emit('capture:event.import', v);
     };
     // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again (issue 19 #3).
     const partSize = expectedPartSize(db);
+    // Recorded as it goes, in the queue open at each step (settings may change meanwhile; issue 19 #7).
+    const journal = new OffloadRecorder(() => this.opts.queueDb(), (m) => this.opts.log?.warn(m));
+    this.copies.begin(id, root, journal);
     void runCardImport({
       id,
       root,
@@ -154,12 +156,7 @@ export class CardDesk {
       onUpdate: update,
       partSize,
       onRecording: (files) => this.recordingCopied(id, files, partSize),
-      record: (r) => {
-        // The queue open now (settings may have changed meanwhile) keeps the record.
-        const db = this.opts.queueDb();
-        if (db) recordOffload(db, r);
-        else this.opts.log?.warn(`The offload of ${r.cardName} to ${r.destination} was not recorded: the queue was closed.`);
-      },
+      journal,
       ...this.opts.copySeams,
       ...(this.opts.copyGate ? { afterWrite: gateOn(this.opts.copyGate) } : {}),
     })

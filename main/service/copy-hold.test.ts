@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -207,4 +207,76 @@ describe('a recording placed while its card is imported', () => {
     }
     expect(again.c.queueView().captures[0]!.warnings).toContain(RELEASED);
   });
+
+  it('after a restart mid-import, uploads the files whose copies verified before the stop from those copies, the others from the card', async () => {
+    // Recording 1's second lens never gets past its write; its first lens and recording 2 verify.
+    const never = new Promise<void>(() => undefined);
+    const first = await core('resume', async (partial) => {
+      if (partial.includes('_10_001')) await never;
+    });
+    const { root, bytes } = await mountCard(first.c, first.mounts, 'X4', 2);
+    first.c.cards.startImport(root);
+    await placeAll(first.h, first.c, root);
+    const destination = await vi.waitFor(() => c0(first.c.cards.list().imports[0]!.destination), { timeout: 10_000 });
+    const copyOf = (p: string) => join(destination, p.slice(root.length));
+    const [r1lens0, r1lens1, r2lens0, r2lens1] = [...bytes.keys()].sort();
+    // Recording 2 whole is moved to its copies at once; recording 1's first lens is in place
+    // (renamed only once verified) but its recording is not complete: still held at the stop.
+    await vi.waitFor(() => expect(queuedFiles(first.queueFile).filter((f) => f.held === 0).map((f) => f.path).sort()).toEqual([copyOf(r2lens0!), copyOf(r2lens1!)]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(existsSync(copyOf(r1lens0!))).toBe(true), { timeout: 20_000 });
+    await first.c.close();
+    cores.splice(cores.indexOf(first.c), 1);
+    // Whatever had a verified copy is gone from the card: it can only upload from the copy.
+    for (const p of [r1lens0!, r2lens0!, r2lens1!]) rmSync(p);
+
+    const again = await core('resume', undefined, first.map);
+    const byCard = (p: string) => queuedFiles(again.queueFile).find((f) => f.path === p || f.path === copyOf(p))!;
+    expect([r1lens0, r1lens1, r2lens0, r2lens1].map((p) => [byCard(p!).path, byCard(p!).held])).toEqual([[copyOf(r1lens0!), 0], [r1lens1, 0], [copyOf(r2lens0!), 0], [copyOf(r2lens1!), 0]]);
+    await vi.waitFor(() => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    for (const p of [r1lens0, r1lens1, r2lens0, r2lens1]) expect(sha(await storedBytes(byCard(p!).uploadId!))).toBe(sha(bytes.get(p!)!));
+    // Only the lens with no verified copy read the card, and its capture says so; the other capture does not.
+    const warned = again.c.queueView().captures.filter((x) => x.warnings?.includes(RELEASED));
+    expect(warned.map((x) => x.id)).toEqual([byCard(r1lens1!).captureRow]);
+
+    // The offload stopped mid-way is recorded interrupted with its three verified copies, counted in the library's use.
+    const db = new Database(again.queueFile, { readonly: true });
+    const offloads = db.prepare('SELECT state, finished_at AS finishedAt FROM offloads').all();
+    const copies = db.prepare('SELECT copy_path AS copy FROM offload_files WHERE verified = 1 ORDER BY copy_path').pluck().all();
+    db.close();
+    expect(offloads).toEqual([{ state: 'interrupted', finishedAt: null }]);
+    expect(copies).toEqual([copyOf(r1lens0!), copyOf(r2lens0!), copyOf(r2lens1!)]);
+    expect((await again.c.cards.view()).usage).toEqual({ copies: 3, bytes: 3 * (6 * 1024 * 1024 + 4321) });
+  });
+
+  it('stays recorded as copying, its files held, when the queue is opened again mid-import (settings saved), and ends finished', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const { c, h, mounts, queueFile } = await core('reopen', () => gate);
+    const { root } = await mountCard(c, mounts, 'X4', 1);
+    c.cards.startImport(root);
+    await placeAll(h, c, root);
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]));
+    await h['capture:settings.useLocalService']();
+    const state = () => {
+      const db = new Database(queueFile, { readonly: true });
+      try {
+        return db.prepare('SELECT state FROM offloads').pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    // The import runs on: not interrupted, and nothing released to the card.
+    expect(state()).toEqual(['copying']);
+    expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]);
+    open();
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    expect(state()).toEqual(['finished']);
+    expect(queuedFiles(queueFile).every((f) => !f.path.startsWith(root + '/'))).toBe(true);
+  });
 });
+
+/** A value once it is there (for vi.waitFor): throws while it is null. */
+function c0<T>(v: T | null): T {
+  if (v === null) throw new Error('not yet');
+  return v;
+}

@@ -12,6 +12,8 @@ interface Imported {
   done: Set<string>;
   /** The verified copies, by the card file's path relative to the root. */
   copies: Map<string, CopyOf>;
+  /** Its record in the queue (main/offload/record.ts), whose id is known once its start was written. */
+  record?: { readonly id: number | undefined };
 }
 
 /**
@@ -24,8 +26,8 @@ interface Imported {
 export class ImportedCopies implements CopyRoute {
   private readonly imports = new Map<number, Imported>();
 
-  /** An import of the card at `root` starts: every file under it is `copying` until settled. */
-  begin(id: number, root: string): void {
+  /** An import of the card at `root` starts, recorded in `record`: every file under it is `copying` until settled. */
+  begin(id: number, root: string, record?: { readonly id: number | undefined }): void {
     const roots = [root];
     try {
       const real = realpathSync(root);
@@ -33,7 +35,7 @@ export class ImportedCopies implements CopyRoute {
     } catch {
       // A card gone already: the import fails at once and ends the wait.
     }
-    this.imports.set(id, { roots, running: true, done: new Set(), copies: new Map() });
+    this.imports.set(id, { roots, running: true, done: new Set(), copies: new Map(), ...(record ? { record } : {}) });
   }
 
   /** A recording's files were copied and checked: the verified ones are `copied`, none is `copying` any more. */
@@ -52,6 +54,11 @@ export class ImportedCopies implements CopyRoute {
   end(id: number): void {
     const i = this.imports.get(id);
     if (i) i.running = false;
+  }
+
+  /** The queue's ids of the offloads this session runs now: not interrupted, whenever the queue is opened again. */
+  runningOffloads(): number[] {
+    return [...this.imports.values()].flatMap((i) => (i.running && i.record?.id !== undefined ? [i.record.id] : []));
   }
 
   /** Whether an import running now has yet to copy and check the card file at `path` (absolute): a file queued from it is held. */

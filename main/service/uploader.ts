@@ -13,6 +13,8 @@ import { openQueueDatabase } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { CopyRoute } from '../queue/copy-holds.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
+import { markInterruptedOffloads } from '../offload/record.js';
+import { withRecordedCopies } from '../offload/recorded-copies.js';
 import { UploadQueue } from '../queue/queue.js';
 import { dueOnSettingsChange } from '../settings/settings-change.js';
 
@@ -32,7 +34,8 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   /**
    * Where the imports running in this process are (the app's card desk; issue 19 #4): files placed
    * from a card being copied are held for their verified copies. Without it (the CLI) nothing is
-   * held, and at open every file an earlier run held is released where it is: no import runs for it.
+   * held. At open every file an earlier run held is moved to its copy when the queue's offload
+   * record lists it verified (main/offload/recorded-copies.ts), else released where it is: no import runs for it.
    */
   copyRoute?: CopyRoute;
 }
@@ -82,8 +85,12 @@ export function openUploader(opts: UploaderOptions): Uploader {
   let due: ReturnType<typeof dueOnSettingsChange>;
   try {
     due = dueOnSettingsChange(queue, opts.gateway);
-    // Held for a copy by an import of an earlier run (the app stopped mid-import): it uploads from the card.
-    settleCopyHolds(db, opts.copyRoute);
+    // An offload of an earlier run left copying (the app stopped mid-import) is interrupted; its
+    // verified copies stay recorded. A file held for a copy by that run moves to its recorded
+    // verified copy, or else uploads from the card (issue 19 #4, #7).
+    const route = withRecordedCopies(db, opts.copyRoute);
+    markInterruptedOffloads(db, route.runningOffloads!());
+    settleCopyHolds(db, route);
   } catch (err) {
     db.close();
     unlock();

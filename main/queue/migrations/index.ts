@@ -12,6 +12,7 @@ import { migration010 } from './010-parts-unanswered.js';
 import { migration011 } from './011-part-md5s.js';
 import { migration012 } from './012-foreign-key-indexes.js';
 import { migration013 } from './013-awaiting-copy.js';
+import { migration014 } from './014-offload-state.js';
 
 export type { Migration } from './migration.js';
 
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration011,
   migration012,
   migration013,
+  migration014,
 ];
 
 /** The schema version this build writes. */
