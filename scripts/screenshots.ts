@@ -35,6 +35,8 @@ export const SHOTS: readonly Shot[] = [
   { file: 'morning-summary.png', from: '18-morning-summary-large.png', spec: 'e2e/app/screen.e2e.ts', title: 'storage cut' },
   { file: 'keyboard-range-focus.png', from: '30-keyboard-range-focus-large.png', spec: 'e2e/app/keyboard.e2e.ts', title: 'by keyboard alone in at most 40 key presses' },
   { file: 'card-safe-to-remove.png', from: '31-card-safe-to-remove-large.png', spec: 'e2e/app/card-import.e2e.ts', title: 'a card that appears is offered' },
+  { file: 'card-copying-register.png', from: '33-card-copying-register-large.png', spec: 'e2e/app/card-place-while-copying.e2e.ts', title: 'recordings placed while their card is copied' },
+  { file: 'queue-waiting-for-copy.png', from: '34-queue-waiting-for-copy-large.png', spec: 'e2e/app/card-place-while-copying.e2e.ts', title: 'recordings placed while their card is copied' },
   { file: 'register-thumbnails.png', from: '40-register-thumbnails-large.png', spec: 'e2e/app/thumbnails.e2e.ts', title: 'first frame' },
   { file: 'office-progress.png', from: 'office-progress-entry-form-large.png', spec: 'e2e/app/records-a11y.e2e.ts', title: 'the Progress workspace: calendar' },
   { file: 'office-assets.png', from: 'office-assets-drawing-large.png', spec: 'e2e/app/records-a11y.e2e.ts', title: 'the Assets view: drawing' },

@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
 import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
+import { shots } from './shots.js';
 
 // Issue 19 #4: the person places every recording right after clicking Import, while the card is
 // still being copied, and walks away. What was placed waits for its verified copy, never reads
@@ -37,7 +38,7 @@ test.afterEach(async () => {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-test('recordings placed while their card is copied wait for their verified copies, then upload from them byte-identical, once each', async ({ page }) => {
+test('recordings placed while their card is copied wait for their verified copies, then upload from them byte-identical, once each', async ({ page }, info) => {
   const size = 6 * 1024 * 1024 + 7;
   const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 3, bytes: size });
   const root = join(mounts, 'X4_CARD');
@@ -55,6 +56,7 @@ test('recordings placed while their card is copied wait for their verified copie
   await expect(rows.first().getByTestId('copy-state')).toHaveText('· Copying');
   const { violations } = await new AxeBuilder({ page }).include('table.capture-table').analyze();
   expect(violations.map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+  await shots(page, info, '33-card-copying-register');
   await registerAll(page, 'Tower A · Level 1', 3);
 
   // Registered and held: queued at the card's paths, not one part sent, the queue row says why.
@@ -64,6 +66,8 @@ test('recordings placed while their card is copied wait for their verified copie
   await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]')).toHaveCount(6);
   await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]').first()).toContainText('Waiting for its verified copy');
   await expect(page.locator('.file-row.failed')).toHaveCount(0);
+  // The queue opens below the registration step: its rows brought to the top of the window.
+  await shots(page, info, '34-queue-waiting-for-copy', () => page.getByRole('region', { name: 'Upload queue' }).evaluate((e) => e.scrollIntoView({ block: 'start' })));
   expect(h.svc.storage.received.filter((r) => r.operation === 'UploadPart')).toEqual([]);
 
   // The copies verify; the card is pulled as soon as it is said safe.
