@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
 import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
-import { shots } from './shots.js';
+import { SIZES, shots } from './shots.js';
 
 // Issue 19 #4: the person places every recording right after clicking Import, while the card is
 // still being copied, and walks away. What was placed waits for its verified copy, never reads
@@ -57,6 +57,14 @@ test('recordings placed while their card is copied wait for their verified copie
   const { violations } = await new AxeBuilder({ page }).include('table.capture-table').analyze();
   expect(violations.map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
   await shots(page, info, '33-card-copying-register');
+  // In the smallest window too, "· Copying" is seen whole, inside its cell: a long name is cut to
+  // "…", never the words after it (a row that read "segment 001 · …" said nothing).
+  await page.setViewportSize(SIZES.small);
+  for (const row of await rows.all()) {
+    const [cell, words] = await Promise.all([row.locator('td.recording').boundingBox(), row.getByTestId('copy-state').boundingBox()]);
+    expect(words!.x + words!.width, (await row.getAttribute('data-key')) ?? '').toBeLessThanOrEqual(cell!.x + cell!.width);
+  }
+  await page.setViewportSize(SIZES.large);
   await registerAll(page, 'Tower A · Level 1', 3);
 
   // Registered and held: queued at the card's paths, not one part sent, the queue row says why.

@@ -61,19 +61,22 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
           </button>
         </td>
         <td className="recording" title={p.files.map((f) => f.name).join('\n')}>
-          <Thumbnail path={p.files[0]!.path} name={p.files[0]!.name} />
-          {recording}
-          {copy && (
-            <span className={`copy-state ${copy}`} data-testid="copy-state" data-state={copy} title={COPY_WORDS[copy][1]}>
-              {' '}· {COPY_WORDS[copy][0]}
-            </span>
-          )}
-          {p.warnings?.length ? (
-            // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.
-            <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>
-              {' '}⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
-            </span>
-          ) : null}
+          {/* One line: a long name is cut to "…", never the words after it (· Copying, ⚠ warning). */}
+          <div className="recording-line">
+            <Thumbnail path={p.files[0]!.path} name={p.files[0]!.name} />
+            <span className="recording-name">{recording}</span>
+            {copy && (
+              <span className={`copy-state ${copy}`} data-testid="copy-state" data-state={copy} title={COPY_WORDS[copy][1]}>
+                {' '}· {COPY_WORDS[copy][0]}
+              </span>
+            )}
+            {p.warnings?.length ? (
+              // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.
+              <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>
+                {' '}⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
+              </span>
+            ) : null}
+          </div>
         </td>
         <td className="num">{lenses(p.kind)}</td>
         <td className="num">{duration(p.media.durationSeconds)}</td>
