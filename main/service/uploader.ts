@@ -37,6 +37,7 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
    * from a card being copied are held for their verified copies. Without it (the CLI) nothing is
    * held. At open every file an earlier run held is moved to its copy when the queue's offload
    * record lists it verified (main/offload/recorded-copies.ts), else released where it is: no import runs for it.
+   * Files queued later go to such a recorded copy too (the CLI's as well), when this route knows none.
    */
   copyRoute?: CopyRoute;
 }
@@ -82,7 +83,6 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   const { db, setAside } = opened;
   const queue = new UploadQueue(db);
-  if (opts.copyRoute) queue.copyRoute = opts.copyRoute;
   let removed: string[] = [];
   let due: ReturnType<typeof dueOnSettingsChange>;
   try {
@@ -94,6 +94,9 @@ export function openUploader(opts: UploaderOptions): Uploader {
     const running = route.runningOffloads!();
     markInterruptedOffloads(db, running);
     settleCopyHolds(db, route);
+    // Files placed from now on go to those recorded copies too, not only to this session's
+    // imports' (same rule): a card whose copies verified before a stop can be reused at once.
+    queue.copyRoute = route;
     // Their half-written copies (`.NAME.partial`) are never resumed: removed, not those of an
     // import this process still runs (main/offload/partials.ts).
     removed = removeInterruptedPartials(db, running);
