@@ -14,6 +14,7 @@ import { lockQueue } from '../queue/lock.js';
 import type { CopyRoute } from '../queue/copy-holds.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
 import { markInterruptedOffloads } from '../offload/record.js';
+import { removeInterruptedPartials } from '../offload/partials.js';
 import { withRecordedCopies } from '../offload/recorded-copies.js';
 import { UploadQueue } from '../queue/queue.js';
 import { dueOnSettingsChange } from '../settings/settings-change.js';
@@ -36,6 +37,7 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
    * from a card being copied are held for their verified copies. Without it (the CLI) nothing is
    * held. At open every file an earlier run held is moved to its copy when the queue's offload
    * record lists it verified (main/offload/recorded-copies.ts), else released where it is: no import runs for it.
+   * Files queued later go to such a recorded copy too (the CLI's as well), when this route knows none.
    */
   copyRoute?: CopyRoute;
 }
@@ -81,7 +83,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   const { db, setAside } = opened;
   const queue = new UploadQueue(db);
-  if (opts.copyRoute) queue.copyRoute = opts.copyRoute;
+  let removed: string[] = [];
   let due: ReturnType<typeof dueOnSettingsChange>;
   try {
     due = dueOnSettingsChange(queue, opts.gateway);
@@ -89,13 +91,21 @@ export function openUploader(opts: UploaderOptions): Uploader {
     // verified copies stay recorded. A file held for a copy by that run moves to its recorded
     // verified copy, or else uploads from the card (issue 19 #4, #7).
     const route = withRecordedCopies(db, opts.copyRoute);
-    markInterruptedOffloads(db, route.runningOffloads!());
+    const running = route.runningOffloads!();
+    markInterruptedOffloads(db, running);
     settleCopyHolds(db, route);
+    // Files placed from now on go to those recorded copies too, not only to this session's
+    // imports' (same rule): a card whose copies verified before a stop can be reused at once.
+    queue.copyRoute = route;
+    // Their half-written copies (`.NAME.partial`) are never resumed: removed, not those of an
+    // import this process still runs (main/offload/partials.ts).
+    removed = removeInterruptedPartials(db, running);
   } catch (err) {
     db.close();
     unlock();
     throw err;
   }
+  if (removed.length > 0) opts.log?.info(`Removed ${removed.length} half-written copy file(s) left by an import that was interrupted.`);
   if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
   const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
   const engine = new UploadEngine({ ...opts, queue, gateway });

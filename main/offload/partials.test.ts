@@ -1,0 +1,79 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { writeFakeCard } from '../card/fake-card.js';
+import { openQueueDatabase } from '../queue/db.js';
+import { openUploader } from '../service/uploader.js';
+import { offloadCard } from './offload.js';
+import { listOffloads, OffloadRecorder } from './record.js';
+
+// issue 19 #3: a copy is written as `.NAME.partial` and renamed once verified; an app stopped
+// mid-copy leaves it behind. The queue's open removes it, and only it.
+const work = mkdtempSync(join(tmpdir(), 'partials-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const gateway = { baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p1', email: 'a@b.c', password: 'x' };
+
+/** Every file and link under `dir`, relative, sorted; the queue's own files aside. */
+const tree = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .filter((p) => !p.startsWith('data/'))
+    .sort();
+
+describe('the half-written copies of an interrupted offload', () => {
+  it('are removed when the queue opens; those of an offload still running, and every other file, stay', async () => {
+    const dataDir = join(work, 'data');
+    const library = join(work, 'library');
+    mkdirSync(dataDir);
+    const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
+    // Two offloads stuck on their last file's write, a minute apart (their own folders): the
+    // first is the app stopped mid-copy, the second an import this process still runs.
+    const stuck = async (name: string, at: string) => {
+      const card = writeFakeCard(join(work, name), { recordings: 2 });
+      const last = card.recordings.at(-1)!.split('/').pop()!;
+      const journal = new OffloadRecorder(() => db);
+      void offloadCard(card.root, {
+        library,
+        journal,
+        now: () => new Date(at),
+        afterWrite: async (partial) => {
+          if (partial.endsWith(`.${last}.partial`)) await new Promise(() => undefined);
+        },
+      });
+      await vi.waitFor(() => expect(listOffloads(db).find((o) => o.id === journal.id)?.files).toHaveLength(3));
+      const dest = listOffloads(db).find((o) => o.id === journal.id)!.destination;
+      const partial = join(dest, 'DCIM', 'Camera01', `.${last}.partial`);
+      expect(existsSync(partial)).toBe(true);
+      return { id: journal.id!, dest, partial };
+    };
+    const stopped = await stuck('STOPPED', '2026-11-25T09:00:00Z');
+    const running = await stuck('RUNNING', '2026-11-25T09:01:00Z');
+    db.close();
+
+    // Beside the stopped offload's copies: a person's own files that only look alike, a folder
+    // and a link with the copy's kind of name; and a `.partial` in the library outside any offload.
+    const cam = join(stopped.dest, 'DCIM', 'Camera01');
+    writeFileSync(join(cam, '.notes.partial.txt'), 'mine');
+    writeFileSync(join(cam, '.partial'), 'mine');
+    writeFileSync(join(cam, 'clip.partial'), 'mine');
+    mkdirSync(join(cam, '.folder.partial'));
+    writeFileSync(join(cam, '.folder.partial', 'inside'), 'mine');
+    writeFileSync(join(work, 'elsewhere'), 'mine');
+    symlinkSync(join(work, 'elsewhere'), join(cam, '.link.partial'));
+    writeFileSync(join(library, '.loose.partial'), 'mine');
+    const before = tree(work);
+
+    const u = openUploader({ dataDir, gateway, copyRoute: { copying: () => false, copied: () => undefined, runningOffloads: () => [running.id] } });
+    try {
+      expect(listOffloads(u.queue.db).map((o) => [o.id, o.state])).toEqual([[stopped.id, 'interrupted'], [running.id, 'copying']]);
+      expect(existsSync(stopped.partial)).toBe(false);
+      expect(existsSync(running.partial)).toBe(true);
+      // Nothing else went: the verified copies, the lookalikes, the folder, the link and its target.
+      expect(tree(work)).toEqual(before.filter((p) => join(work, p) !== stopped.partial));
+    } finally {
+      await u.close();
+    }
+  });
+});

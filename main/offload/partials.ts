@@ -1,0 +1,56 @@
+import type Database from 'better-sqlite3';
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+// issue 19 #3: copyVerified (copy.ts) writes each copy under a hidden `.NAME.partial` name and
+// renames it into place only once verified. An app stopped mid-copy leaves that file behind, and
+// nothing ever resumes it (a copy starts again from byte 0), so it is GBs of nothing. It is removed
+// when the queue opens, where the offload is found interrupted (record.ts markInterruptedOffloads),
+// because that is the one place that knows which offloads this process still runs.
+
+/** What copyVerified names a copy while it is written: `.NAME.partial`, NAME not empty. */
+const PARTIAL = /^\..+\.partial$/;
+
+/** The `.partial` files under `dir` (absolute), at any depth; regular files only, links never followed. */
+function partialsUnder(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return []; // gone, or its disk is not mounted now
+  }
+  return entries.flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return partialsUnder(p);
+    return e.isFile() && PARTIAL.test(e.name) ? [p] : [];
+  });
+}
+
+/**
+ * Removes the half-written copies (`.NAME.partial`, regular files, at any depth) left in the
+ * destination folder of every offload the queue records `interrupted`, but never in the folder of
+ * an offload in `running` (the queue's ids, `offloads.id`, of the offloads this process runs now,
+ * whose `.partial` files are being written), and nothing else: not the verified copies, the MHL,
+ * folders, links, or any other file. Synchronous (called as the queue opens, main/service/uploader.ts).
+ * A file that cannot be removed (in use, read-only disk) is left for the next open. Answers the
+ * absolute paths removed. Throws SqliteError when the queue cannot be read.
+ */
+export function removeInterruptedPartials(db: Database.Database, running: readonly number[] = []): string[] {
+  const rows = db.prepare(`SELECT id, state, destination FROM offloads WHERE state IN ('interrupted', 'copying')`).all() as { id: number; state: string; destination: string }[];
+  // A folder an offload still writes to is left alone, whichever record also names it.
+  const busy = new Set(rows.filter((r) => r.state === 'copying' || running.includes(r.id)).map((r) => r.destination));
+  const removed: string[] = [];
+  for (const dest of new Set(rows.filter((r) => r.state === 'interrupted' && !running.includes(r.id)).map((r) => r.destination))) {
+    if (busy.has(dest)) continue;
+    for (const p of partialsUnder(dest)) {
+      try {
+        if (!lstatSync(p).isFile()) continue;
+        rmSync(p);
+        removed.push(p);
+      } catch {
+        // Left for the next open.
+      }
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,115 @@
+import Database from 'better-sqlite3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { TestService } from '../../e2e/service/testing.js';
+import { startTestService } from '../../e2e/service/testing.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import { writeFakeCard } from '../card/fake-card.js';
+import type { CardImportOptions } from '../offload/card-import.js';
+import { AppCore } from './app-core.js';
+
+// issue 19 #4 after a restart: a recording placed once the app is started again, from a card whose
+// copies verified before the stop, is queued at its copy (the queue's offload record), not at the
+// card, so the card can be reused. The harness is copy-hold.test.ts's, cut down.
+let svc: TestService;
+let work: string;
+const cores: AppCore[] = [];
+beforeAll(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'copy-hold-restart-'));
+});
+afterEach(async () => {
+  while (cores.length) await cores.pop()!.close();
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A core on its own data folder, mount folder and library; `afterWrite` is the copy's seam. */
+async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
+  const mounts = join(work, name, 'media');
+  mkdirSync(mounts, { recursive: true });
+  if (!map.has('library')) map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
+  const c = new AppCore({
+    dataDir: join(work, name, 'data'),
+    store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
+    secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
+    emit: () => undefined,
+    pickFiles: async () => [],
+    startLocalService: async () => ({ ...svc, close: async () => {} }),
+    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
+    cards: { roots: [mounts], pollMs: 50, ...(afterWrite ? { copySeams: { afterWrite } } : {}) },
+  });
+  cores.push(c);
+  await c.start();
+  const h = c.handlers();
+  await h['capture:settings.useLocalService']();
+  return { c, h, mounts, map, queueFile: join(work, name, 'data', 'queue', 'queue.db') };
+}
+
+/** The queue's files as stored (read-only, beside the app's own connection). */
+function queuedFiles(queueFile: string) {
+  const db = new Database(queueFile, { readonly: true });
+  try {
+    return db.prepare('SELECT path, state, awaiting_copy AS held, upload_id AS uploadId FROM files ORDER BY id').all() as { path: string; state: string; held: number; uploadId: string | null }[];
+  } finally {
+    db.close();
+  }
+}
+
+async function storedBytes(uploadId: string): Promise<Buffer> {
+  const key = svc.store.state.uploads[uploadId]!.key;
+  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+describe('a recording placed after a restart, from a card imported before it', () => {
+  it('is queued at the copy that verified before the stop and uploads from it, byte-identical, with the card file gone; the stopped copy\'s .partial is removed', async () => {
+    // Recording 2's second lens never gets past its write: the app stops mid-import.
+    const never = new Promise<void>(() => undefined);
+    const first = await core('later', async (partial) => {
+      if (partial.includes('_10_002')) await never;
+    });
+    const aside = join(first.mounts, '..', 'X4-aside');
+    writeFakeCard(aside, { recordings: 2, bytes: 6 * 1024 * 1024 + 4321 });
+    const root = join(first.mounts, 'X4');
+    renameSync(aside, root);
+    await vi.waitFor(() => expect(first.c.cards.list().cards.map((x) => x.root)).toEqual([root]), { timeout: 10_000 });
+    first.c.cards.startImport(root);
+    const destination = await vi.waitFor(() => first.c.cards.list().imports[0]!.destination ?? Promise.reject(new Error('not yet')), { timeout: 10_000 });
+    const copyOf = (p: string) => join(destination, p.slice(root.length));
+    // Recording 1 (both lenses) verified; recording 2's first lens too, its second is half-written.
+    const inspected = await first.h['capture:files.inspect']([root]);
+    const [rec1, rec2] = inspected.captures.map((x) => x.files.map((f) => f.path).sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
+    const partial = join(destination, 'DCIM', 'Camera01', `.${rec2![1]!.split('/').pop()}.partial`);
+    await vi.waitFor(() => expect([...rec1!, rec2![0]!].map((p) => existsSync(copyOf(p))).concat(existsSync(partial))).toEqual([true, true, true, true]), { timeout: 20_000 });
+    await first.c.close();
+    cores.splice(cores.indexOf(first.c), 1);
+
+    const again = await core('later', undefined, first.map);
+    // The interrupted offload's half-written copy went when the queue opened; its verified copies stay.
+    expect(existsSync(partial)).toBe(false);
+    expect([...rec1!, rec2![0]!].map((p) => existsSync(copyOf(p)))).toEqual([true, true, true]);
+    const bytes = new Map([...rec1!, ...rec2!].map((p) => [p, readFileSync(p)]));
+    const structure = again.c.settings.view().structures[0]!;
+    const placed = await again.h['capture:captures.register'](
+      [rec1!, rec2!].map((paths, i) => ({ paths, structure: structure.id, type: 'interior' as const, capturedAt: `2026-11-24T08:0${i}:00Z` })),
+    );
+    expect(placed.queued).toHaveLength(2);
+    // The card is reused: whatever has a verified copy is gone from it.
+    for (const p of [...rec1!, rec2![0]!]) rmSync(p);
+
+    const queued = queuedFiles(again.queueFile);
+    expect(queued.map((f) => [f.path, f.held])).toEqual([[copyOf(rec1![0]!), 0], [copyOf(rec1![1]!), 0], [copyOf(rec2![0]!), 0], [rec2![1]!, 0]]);
+    await vi.waitFor(() => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    const done = queuedFiles(again.queueFile);
+    for (const [i, p] of [...rec1!, ...rec2!].entries()) expect(sha(await storedBytes(done[i]!.uploadId!))).toBe(sha(bytes.get(p)!));
+  });
+});
