@@ -64,6 +64,16 @@ function queuedFiles(queueFile: string) {
   }
 }
 
+/** The copies the queue's offload record holds as verified, sorted. */
+function recordedCopies(queueFile: string): string[] {
+  const db = new Database(queueFile, { readonly: true });
+  try {
+    return (db.prepare('SELECT copy_path FROM offload_files WHERE verified = 1 ORDER BY copy_path').pluck().all() as string[]);
+  } finally {
+    db.close();
+  }
+}
+
 async function storedBytes(uploadId: string): Promise<Buffer> {
   const key = svc.store.state.uploads[uploadId]!.key;
   const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
@@ -90,6 +100,9 @@ describe('a recording placed after a restart, from a card imported before it', (
     const [rec1, rec2] = inspected.captures.map((x) => x.files.map((f) => f.path).sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
     const partial = join(destination, 'DCIM', 'Camera01', `.${rec2![1]!.split('/').pop()}.partial`);
     await vi.waitFor(() => expect([...rec1!, rec2![0]!].map((p) => existsSync(copyOf(p))).concat(existsSync(partial))).toEqual([true, true, true, true]), { timeout: 20_000 });
+    // A copy is renamed into place a moment before its row is committed: the stop comes once the
+    // three are recorded (a stop between the two leaves that one copy unrecorded: README, import CARD).
+    await vi.waitFor(() => expect(recordedCopies(first.queueFile)).toEqual([...rec1!, rec2![0]!].map(copyOf).sort()), { timeout: 20_000 });
     await first.c.close();
     cores.splice(cores.indexOf(first.c), 1);
 
