@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,9 @@ let out: string;
 beforeAll(async () => {
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'offload-md5-built-'));
-  // Inside the checkout, so the bundle's bare imports (--packages=external) find node_modules.
+  // Inside the checkout, so the bundle's bare imports (--packages=external) find node_modules;
+  // a fresh clone has no dist/ yet (the fresh-clone CI run failed here).
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
   out = mkdtempSync(join(ROOT, 'dist', '.cli-md5-'));
   const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['build:cli']!;
   expect(build).toMatch(/^esbuild .* --outdir=dist\/cli /);
@@ -31,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc.stop();
   rmSync(work, { recursive: true, force: true });
-  rmSync(out, { recursive: true, force: true });
+  if (out) rmSync(out, { recursive: true, force: true });
 });
 
 describe('import in the built CLI', () => {
