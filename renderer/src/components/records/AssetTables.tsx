@@ -1,6 +1,7 @@
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
 import type { AssetFigures } from './asset-figures.js';
+import { assetsCsv } from './assets-csv.js';
 import { quantityText } from './asset-figures.js';
 
 /** The colour of assets marked do-not-track (drawn dashed, outside the figures). */
@@ -117,25 +118,13 @@ export function AssetTable({ category, assets, f, nameOf }: { category: AssetCat
   );
 }
 
-/** The table as a CSV file download (RFC 4180 quoting): each asset by name, its id and shape in columns of their own. */
+/** The table as a CSV file download (./assets-csv.ts: BOM, formula-safe cells, the name's letters kept). */
 function downloadCsv(category: AssetCategoryView, assets: AssetView[], f: AssetFigures, nameOf: (a: AssetView) => string): void {
-  const q = (v: string | number) => `"${String(v).replaceAll('"', '""')}"`;
-  const head = ['asset', 'id', 'shape', 'reached', `${f.sizeName.toLowerCase()} (${f.unit})`, ...f.stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
-  const rows = assets.map((a) => [
-    nameOf(a),
-    a._id,
-    a.shape,
-    f.reached(a)?.name ?? 'Not started',
-    f.size(a).toFixed(2),
-    ...f.stages.map((s) => a.stages.find((x) => x._id === s._id)?.percentage ?? 0),
-    a.snapshot ?? '',
-    String(a.doNotTrack),
-  ]);
-  const csv = [head, ...rows].map((r) => r.map(q).join(',')).join('\r\n');
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+  const { fileName, csv } = assetsCsv(category, assets, f, nameOf);
+  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
   const link = document.createElement('a');
   link.href = url;
-  link.download = `${category.name.replace(/[^\w.-]+/g, '-')}-assets.csv`;
+  link.download = fileName;
   link.click();
   URL.revokeObjectURL(url);
 }
