@@ -1,4 +1,5 @@
-import { stringify } from 'csv-stringify/sync';
+// The browser build: this module runs in the renderer too, where Node's Buffer is absent.
+import { stringify } from 'csv-stringify/browser/esm/sync';
 
 /**
  * The characters that make a spreadsheet program read a cell as a formula or a command when it

@@ -243,3 +243,70 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   await page.emulateMedia({ media: 'screen' });
   await expect(report).toBeHidden();
 });
+
+test("an entry the service refuses with 422 is kept on its own: the list still refreshes, a colleague's entry shows, the month exports, and it can be discarded with an undo", async ({ page }, info) => {
+  await openProgress(page);
+  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service/);
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await form.getByLabel('Details').fill('Tower D level 9 a very long note');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText('is kept on this computer');
+  // Back, the service refuses that entry (422), and a colleague has recorded one meanwhile.
+  await h.svc.admin('DELETE', '/faults');
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 422, body: { success: false, message: 'details too long' } }, times: 0 });
+  const colleague = 'Tower A level 1 handrails fixed (recorded on another computer).';
+  h.svc.store.state.progress.push({ id: 'colleague-1', projectId: h.svc.info.projectId, date: localDay(), status: 'Completed', details: colleague });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: colleague })).toHaveCount(1);
+  const item = page.getByTestId('outbox-item');
+  await expect(item).toContainText('Refused');
+  await expect(item).toContainText('The progress service refused the request: details too long. Correct it and try again.');
+  await expect(item).not.toContainText('HTTP 422');
+  // The month still exports.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export month (CSV)' }).click();
+  expect((await readFile((await (await download).path())!)).toString('utf8')).toContain(colleague);
+  await page.screenshot({ path: info.outputPath('30-progress-refused-422.png'), fullPage: true });
+
+  // Discard, taken back with Undo: it stays. Discarded again and left: it is gone for good.
+  await item.getByRole('button', { name: 'Discard' }).click();
+  await expect(page.getByTestId('discarded')).toContainText(`Discarded the entry of ${date(localDay())}.`);
+  await expect(page.getByTestId('outbox-item')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Undo' }).click();
+  await expect(page.getByTestId('outbox-item')).toHaveCount(1);
+  await page.waitForTimeout(1000);
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('outbox-item')).toHaveCount(1);
+  await page.getByTestId('outbox-item').getByRole('button', { name: 'Discard' }).click();
+  await expect(page.getByTestId('outbox')).toHaveCount(0, { timeout: 15_000 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await expect(page.getByTestId('outbox')).toHaveCount(0);
+  expect(h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower D level 9'))).toEqual([]);
+});
+
+test("the form's date follows the clock past midnight, and another day than today is said before sending", async ({ page }) => {
+  // The page's clock is set to 23:59 local and then run past midnight with the form open.
+  const before = new Date(2026, 10, 26, 23, 59, 0);
+  await page.clock.install({ time: before });
+  await openProgress(page);
+  const form = page.getByRole('region', { name: 'Record progress' });
+  await expect(form.getByLabel('Date')).toHaveValue('2026-11-26');
+  await expect(form.getByTestId('other-day')).toHaveCount(0);
+  await page.clock.fastForward('02:00');
+  await expect(form.getByLabel('Date')).toHaveValue('2026-11-27');
+  await expect(form.getByTestId('other-day')).toHaveCount(0);
+  // The day the person picks stays, and is said.
+  await form.getByLabel('Date').fill('2026-11-26');
+  await expect(form.getByTestId('other-day')).toHaveText(`You are recording for ${localDate('2026-11-26', { locale: LOCALE, weekday: true })}, not today.`);
+  await form.getByLabel('Details').fill('Tower B level 4 late entry for yesterday.');
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`for ${date('2026-11-26')}.`);
+  expect(h.svc.store.state.progress.filter((p) => p.details === 'Tower B level 4 late entry for yesterday.').map((p) => p.date)).toEqual(['2026-11-26']);
+  // Sent, the form goes back to today, without the note.
+  await expect(form.getByLabel('Date')).toHaveValue('2026-11-27');
+  await expect(form.getByTestId('other-day')).toHaveCount(0);
+});

@@ -247,16 +247,19 @@ export class ProgressRecordsClient {
 
 /**
  * A progress-interface error as a person reads it, by §7's statuses, with the service's own
- * message kept: 400 what was refused, 401 the account or API key, 404 what was not found, 5xx
- * the service failing. Other errors are described by `reasonOf`.
+ * message kept: 400, 403, 404, 409, 422 and other refusals of what was sent, 401 the account or
+ * API key, 429 the service asking to wait, 5xx the service failing. Answers undefined for an
+ * error that is not an answer of the service (`reasonOf` describes those). Never throws.
  */
 export function explain(err: unknown): string | undefined {
   if (err instanceof ProgressSignInError) return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
   if (err instanceof ProgressRefusedError) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (!(err instanceof HttpStatusError)) return undefined;
-  if (err.status === 400) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;
+  if (err.status === 403) return `The progress service does not allow this (${err.message}): ask an administrator of the project for access, or discard the entry.`;
   if (err.status === 404) return `Not found at the progress service: ${err.message}.`;
+  if (err.status === 429) return `The progress service asks to wait (${err.message}); it is tried again in a moment.`;
+  if (err.status >= 400 && err.status < 500) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (err.status >= 500) return `The progress service failed (${err.message}); try again in a moment.`;
   return undefined;
 }

@@ -173,11 +173,75 @@ describe('the outbox', () => {
     const waiting = await office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'Tower A level 3' });
     expect(waiting).toEqual({ entry: null, item: expect.objectContaining({ state: 'waiting', details: 'Tower A level 3', field: null }) });
     expect(outboxRows()).toEqual([{ date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' }]);
-    await expect(office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow('is not a refused entry');
+    // It was sent once and may be recorded with its answer lost: it cannot be corrected blind.
+    await expect(office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow(
+      /may have reached the progress service already .*corrected once the service answers/,
+    );
+    expect(outboxRows()).toEqual([{ date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' }]);
+    await expect(office().revise(9999, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow('is no longer waiting to be sent');
   });
 
   it('answers a 400 of an entry sent online as the error it is, and keeps nothing', async () => {
     await expect(office().createProgress({ date: '2026-02-30', status: 'Completed', details: 'x' })).rejects.toMatchObject({ status: 400 });
     expect(outboxRows()).toEqual([]);
+  });
+
+  // The service's refusals of one entry (§7) each keep that entry refused on its own; the read of
+  // the list, a colleague's entry made meanwhile and the entries after it are not held up.
+  for (const status of [403, 404, 409, 422]) {
+    it(`keeps an entry answered ${status} refused on its own, sends the next, and still reads the list`, async () => {
+      await office().listProgress();
+      await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 0 });
+      const first = await office().createProgress({ date: '2026-11-12', status: 'Completed', details: `refused ${status} ${Date.now()}` });
+      const second = await office().createProgress({ date: '2026-11-13', status: 'Completed', details: `goes out ${status} ${Date.now()}` });
+      expect([first.queued?.state, second.queued?.state]).toEqual(['waiting', 'waiting']);
+      // A colleague records an entry on another computer.
+      const colleague = `colleague ${status} ${Date.now()}`;
+      svc.store.state.progress.push({ id: `col-${status}`, projectId: svc.info.projectId, date: '2026-11-14', status: 'In Progress', details: colleague });
+      await svc.admin('DELETE', '/faults');
+      await fault({ operation: 'progress', method: 'POST', action: { type: 'json', status, body: { success: false, message: 'details too long' } }, times: 1 });
+      const list = await office().listProgress();
+      expect(list.offline).toBe(false);
+      expect(list.entries.map((e) => e.details)).toContain(colleague);
+      expect(list.entries.map((e) => e.details)).toContain(second.queued!.details);
+      expect(list.outbox).toEqual([expect.objectContaining({ id: first.queued!.id, state: 'refused', error: expect.stringContaining('details too long') })]);
+      expect(held(second.queued!.details)).toHaveLength(1);
+      expect(held(first.queued!.details)).toEqual([]);
+      // Refused, it can be corrected and sent, or discarded.
+      const fixed = await office().revise(first.queued!.id, { date: '2026-11-12', status: 'Completed', details: `short ${status}` });
+      expect(fixed.entry?.details).toBe(`short ${status}`);
+      expect(outboxRows()).toEqual([]);
+    });
+  }
+
+  it('keeps an entry waiting, with why, while the service answers 429, and still reads the list', async () => {
+    await office().listProgress();
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
+    const q = await office().createProgress({ date: '2026-11-11', status: 'In Progress', details: `slow down ${Date.now()}` });
+    await svc.admin('DELETE', '/faults');
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 429 }, times: 0 });
+    const list = await office().listProgress();
+    expect(list.offline).toBe(false);
+    expect(list.entries.length).toBeGreaterThan(0);
+    expect(list.outbox).toEqual([expect.objectContaining({ id: q.queued!.id, state: 'waiting', error: expect.stringMatching(/asks to wait/) })]);
+    // A waiting entry can be discarded too.
+    expect(await office().discard(q.queued!.id)).toBe(true);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('corrects a waiting entry never sent, and finds one sent before already recorded instead of changing it', async () => {
+    // Never sent (attempts 0 after a revise is the same as new): corrected at once.
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0 });
+    const details = `lost answer ${Date.now()}`;
+    const q = await office().createProgress({ date: '2026-11-10', status: 'Completed', details });
+    expect(held(details)).toHaveLength(1);
+    await svc.admin('DELETE', '/faults');
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'reset' }, times: 0 });
+    await expect(office().revise(q.queued!.id, { date: '2026-11-10', status: 'Completed', details: `${details}, corrected` })).rejects.toThrow(
+      `This entry was recorded already, as entry ${held(details)[0]!.id} of 2026-11-10`,
+    );
+    expect(outboxRows()).toEqual([]);
+    expect(held(`${details}, corrected`)).toEqual([]);
   });
 });

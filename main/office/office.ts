@@ -30,6 +30,20 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 /**
+ * The HTTP statuses by which the service refuses one entry itself (§4 POST /progress): a request it
+ * read and will not record as it is. The entry is kept refused with the service's message, for the
+ * person to correct or discard; the entries after it are still sent
+ * (docs/decisions/office-outbox-errors.md). 401 (the key or account), 407, 408, 425 and 429 are
+ * not about the entry, and a 5xx is the service away: those keep it waiting.
+ */
+const REFUSING_STATUSES = new Set([400, 403, 404, 405, 409, 410, 411, 413, 414, 415, 422]);
+
+/** Whether `err` refuses the entry that was sent (see REFUSING_STATUSES), or an answer said it failed. */
+export function refusesEntry(err: unknown): boolean {
+  return err instanceof ProgressRefusedError || (err instanceof HttpStatusError && REFUSING_STATUSES.has(err.status));
+}
+
+/**
  * The office workspace's records (progress-records-interface.md §4) with a cache and an outbox in
  * records.db, so that it opens offline and keeps what is recorded offline.
  *
@@ -49,12 +63,15 @@ export class OfficeRecords {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** §4 GET /progress: the project's entries (or one date's, YYYY-MM-DD), after sending what waits in the outbox. */
+  /**
+   * §4 GET /progress: the project's entries (or one date's, YYYY-MM-DD), after trying to send what
+   * waits in the outbox. The outbox never stops the read: each send's failure is kept on its own
+   * entry (refused, or waiting with why), so the list, the calendar and the export always work.
+   */
   async listProgress(date?: string): Promise<Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; outbox: OutboxItemView[] }> {
     const { client, scope } = this.connect();
-    await this.sendOutbox().catch((err: unknown) => {
-      if (!isUnreachable(err)) throw err;
-    });
+    // Every failure is on its entry by now (drain); the read below says what it must of the service.
+    await this.sendOutbox().catch(() => undefined);
     const kind = date ? `progress:${date}` : 'progress';
     const snap = await this.read(scope, kind, async () => (await client.listProgress(date)).map(entryView), () => {
       // A date never read online: its entries among the whole list kept, if any.
@@ -100,10 +117,11 @@ export class OfficeRecords {
   }
 
   /**
-   * Sends the waiting entries, oldest first, under the lookup rule (class comment). Stops at the
-   * first that cannot be sent (throws its error: it and the rest keep waiting); an entry the
-   * service refuses with a 400 stays in the outbox marked refused, with the service's message.
-   * Answers the entries recorded.
+   * Sends the waiting entries, oldest first, under the lookup rule (class comment). An entry the
+   * service refuses (`refusesEntry`: 400, 403, 404, 409, 422, …, or an answer that says it failed)
+   * stays in the outbox marked refused with the service's message, and the next is sent. Any other
+   * failure (the service away, a 429, the key refused) is kept on that entry as why it waits, and
+   * ends the round (throws it: it and the rest keep waiting). Answers the entries recorded.
    */
   sendOutbox(): Promise<ProgressEntryView[]> {
     return this.serially(async () => {
@@ -113,15 +131,33 @@ export class OfficeRecords {
   }
 
   /**
-   * A refused outbox entry corrected by the person (issue 20 #2): back in the outbox as waiting,
-   * then sent with the rest. Answers `{ entry }` when it was recorded, `{ item }` when it still
-   * waits (the service cannot be reached) or was refused again. Throws Error when `id` is not a
-   * refused entry, and the client's error when the service answers something else (it then waits).
+   * An outbox entry, refused or waiting, corrected by the person: its fields replaced, waiting, then
+   * sent with the rest. Answers `{ entry }` when it was recorded, `{ item }` when it still waits
+   * (the service cannot be reached) or was refused again. A waiting entry that was sent before may
+   * be recorded already with its answer lost (§4 POST /progress is not idempotent, and a recorded
+   * entry can never be changed): it is looked up first. Throws Error when `id` is no longer in the
+   * outbox, when the lookup finds it recorded (it leaves the outbox), or when the lookup cannot be
+   * made (it stays as it was); the client's error when the service answers something else.
    */
   revise(id: number, entry: NewProgressEntry): Promise<{ entry: ProgressEntryView | null; item: OutboxItemView | null }> {
     return this.serially(async () => {
       const { client, scope } = this.connect();
-      if (!this.store.revise(scope, id, entry)) throw new Error(`Entry ${id} is not a refused entry in the outbox: it was sent, discarded or waits already.`);
+      const item = this.store.outbox(scope).find((i) => i.id === id);
+      if (!item) throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
+      if (item.state === 'waiting' && item.attempts > 0) {
+        const found = await client.listProgress(item.date).then(
+          (list) => list.find((p) => p.status === item.status && p.details === item.details),
+          (err: unknown) => {
+            throw new Error(`This entry may have reached the progress service already (${reasonOf(err)}); it can be corrected once the service answers.`, { cause: err });
+          },
+        );
+        if (found) {
+          this.store.remove(scope, id);
+          this.remember(scope, found);
+          throw new Error(`This entry was recorded already, as entry ${found.id} of ${found.date}; a recorded entry cannot be changed. Record a new entry to add to it.`);
+        }
+      }
+      if (!this.store.revise(scope, id, entry)) throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
       const recorded = new Map<number, ProgressEntryView>();
       await this.drain(client, scope, recorded).catch((err: unknown) => {
         if (!isUnreachable(err)) throw err;
@@ -168,10 +204,15 @@ export class OfficeRecords {
         recorded?.set(item.id, view);
         sent.push(view);
       } catch (err) {
-        // Only a 400, or an answer that says it failed (issue 20 #4), refuses the entry itself;
-        // anything else (the service away, the key refused) leaves it, and those after it, waiting.
-        if (!((err instanceof HttpStatusError && err.status === 400) || err instanceof ProgressRefusedError)) throw err;
-        this.store.refuse(item.id, explain(err) ?? reasonOf(err));
+        // A refusal is about this entry alone: keep it for the person and send the next. Anything
+        // else (the service away, 429, the key refused) is about the service: the entry says why
+        // it waits, and it and those after it wait for the next round.
+        if (refusesEntry(err)) {
+          this.store.refuse(item.id, explain(err) ?? reasonOf(err));
+          continue;
+        }
+        this.store.noteWaiting(item.id, explain(err) ?? reasonOf(err));
+        throw err;
       }
     }
     return sent;

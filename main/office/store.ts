@@ -11,7 +11,8 @@ export interface OutboxEntry {
 
 /**
  * An entry waiting in the outbox. `queuedAt` ISO 8601 UTC; `attempts` sends that may have reached
- * the service; `state` 'refused' with the service's `error` when it answered 4xx.
+ * the service; `state` 'refused' with the service's `error` when it refused the entry, or 'waiting'
+ * with why the last send did not go (`error`, null before any).
  */
 export interface OutboxItem extends OutboxEntry {
   id: number;
@@ -89,20 +90,25 @@ export class RecordsStore {
     this.db.prepare('UPDATE outbox SET attempts = attempts + 1 WHERE id = ?').run(id);
   }
 
+  /** Keeps why a waiting item was not sent this time (the service away, 429, …); it stays waiting. */
+  noteWaiting(id: number, error: string): void {
+    this.db.prepare("UPDATE outbox SET error = ? WHERE id = ? AND state = 'waiting'").run(error, id);
+  }
+
   /** Marks the item refused by the service with its message; it is not sent again. */
   refuse(id: number, error: string): void {
     this.db.prepare("UPDATE outbox SET state = 'refused', error = ? WHERE id = ?").run(error, id);
   }
 
   /**
-   * A refused item corrected by the person: its fields replaced and waiting again, as if new
-   * (`attempts` 0: a refused send recorded nothing, so there is nothing to look up). Answers
-   * false when the scope has no such refused item.
+   * An item corrected by the person: its fields replaced and waiting again, as if new (`attempts`
+   * 0: a refused send recorded nothing, and a waiting one was looked up first by the caller, so
+   * there is nothing to look up). Answers false when the scope has no such item.
    */
   revise(scope: string, id: number, entry: OutboxEntry): boolean {
     return (
       this.db
-        .prepare("UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0 WHERE scope = ? AND id = ? AND state = 'refused'")
+        .prepare("UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0 WHERE scope = ? AND id = ?")
         .run(entry.date, entry.status, entry.details, scope, id).changes > 0
     );
   }

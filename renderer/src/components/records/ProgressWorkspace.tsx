@@ -2,12 +2,13 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { localDate, whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
-import { localDay, monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
+import { monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
 import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
 import { RecordForm, STATUSES } from './RecordForm.js';
+import { useToday } from './use-today.js';
 
 // While offline or while entries wait, the service is tried again this often (ms).
 const RETRY_MS = 15_000;
@@ -20,7 +21,7 @@ const RETRY_MS = 15_000;
  * when; entries recorded meanwhile wait in the outbox and go out when the service is back.
  */
 export function ProgressWorkspace() {
-  const today = localDay();
+  const today = useToday();
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
   const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
@@ -31,8 +32,17 @@ export function ProgressWorkspace() {
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<ProgressEntryView | null>(null);
   const [editing, setEditing] = useState<OutboxItemView | null>(null);
-  // An opened entry belongs to its own day: moving the calendar closes it (issue 20 #1).
+  // An opened entry belongs to its own day: moving the calendar closes it.
   useEffect(() => setOpen(null), [day, month]);
+  // Past midnight, a calendar left on today moves on with it (React's adjust-state-on-change pattern).
+  const [shownToday, setShownToday] = useState(today);
+  if (today !== shownToday) {
+    setShownToday(today);
+    if (day === shownToday) {
+      setDay(today);
+      setMonth(today.slice(0, 7));
+    }
+  }
 
   const load = useCallback(async () => {
     try {

@@ -13,8 +13,10 @@ type Field = 'date' | 'status' | 'details';
  * refusal shown at the form. A new entry's date starts on `today` (whatever day the calendar
  * shows; issue 20 #1) and can be changed. While the service cannot be reached the entry is kept
  * in the outbox (`onQueued`) and the form says so.
- * With `editing`, a refused outbox entry is opened in it, the service's message beside the field
- * it names; sending puts it back in the outbox and sends it (`capture:progress.revise`).
+ * The date follows today past midnight until the person picks one, and another day than today
+ * is said beside it before sending (a recorded entry cannot be changed).
+ * With `editing`, an outbox entry (refused, or waiting) is opened in it, the service's message
+ * beside the field it names; sending puts it back in the outbox and sends it (`capture:progress.revise`).
  */
 export function RecordForm(props: {
   today: string;
@@ -25,6 +27,8 @@ export function RecordForm(props: {
 }) {
   const { today, editing, onRecorded, onQueued, onEditDone } = props;
   const [date, setDate] = useState(today);
+  // A date the person typed stays; an untouched one follows `today` past midnight.
+  const [dateChosen, setDateChosen] = useState(false);
   const [status, setStatus] = useState<Status>('In Progress');
   const [details, setDetails] = useState('');
   const [touched, setTouched] = useState(false);
@@ -41,12 +45,15 @@ export function RecordForm(props: {
       setDetails(editing.details);
       setProblem(editing.error);
       setProblemField(editing.field);
-    } else {
+    } else if (!dateChosen) {
       setDate(today);
-      setProblem(null);
-      setProblemField(null);
     }
-  }, [editing, today]);
+  }, [editing, today, dateChosen]);
+  useEffect(() => {
+    if (editing) return;
+    setProblem(null);
+    setProblemField(null);
+  }, [editing]);
   const detailsMissing = details.trim() === '';
   const showMissing = detailsMissing && touched;
 
@@ -67,6 +74,7 @@ export function RecordForm(props: {
       setDetails('');
       setTouched(false);
       setDate(today);
+      setDateChosen(false);
       if (r.entry) {
         setDone(`Recorded ${r.entry.id} for ${localDate(r.entry.date)}.`);
         onRecorded(r.entry);
@@ -91,9 +99,10 @@ export function RecordForm(props: {
       </span>
     );
 
+  const heading = !editing ? 'Record progress' : editing.state === 'refused' ? 'Correct a refused entry' : 'Correct an entry waiting to be sent';
   return (
-    <section className="panel" aria-label={editing ? 'Correct a refused entry' : 'Record progress'}>
-      <h3>{editing ? 'Correct a refused entry' : 'Record progress'}</h3>
+    <section className="panel" aria-label={heading}>
+      <h3>{heading}</h3>
       <form
         noValidate
         onSubmit={(e) => {
@@ -103,9 +112,25 @@ export function RecordForm(props: {
       >
         <label>
           Date
-          <input type="date" required value={date} aria-invalid={Boolean(at('date'))} aria-describedby={at('date') ? 'date-refusal' : undefined} onChange={(e) => setDate(e.target.value)} />
+          <input
+            type="date"
+            required
+            value={date}
+            aria-invalid={Boolean(at('date'))}
+            aria-describedby={at('date') ? 'date-refusal' : undefined}
+            onChange={(e) => {
+              setDate(e.target.value);
+              setDateChosen(true);
+            }}
+          />
         </label>
         {fieldError('date')}
+        {/* A recorded entry can never be changed (progress-records-interface.md §4): another day is said before it is sent. */}
+        {date && date !== today && (
+          <span className="form-note" data-testid="other-day">
+            You are recording for {localDate(date, { weekday: true })}, not today.
+          </span>
+        )}
         <label>
           Status
           <select value={status} aria-invalid={Boolean(at('status'))} aria-describedby={at('status') ? 'status-refusal' : undefined} onChange={(e) => setStatus(e.target.value as Status)}>
