@@ -185,4 +185,44 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
       expect(head.ETag).toMatch(new RegExp(`^"[0-9a-f]{32}-${u.totalParts}"$`));
     }
   });
+
+  it('resumes a drain SIGKILLed with parts stored: ListParts as RGW answers it keeps those parts from going again', async () => {
+    const dir = join(work, 'resume-card');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'VID_20261124_063000_00_003.insv');
+    writeFileSync(file, randomBytes(21 * MiB)); // 5 parts
+    const dataDir = join(work, 'resume-queue');
+    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
+    expect(add.code, add.stderr).toBe(0);
+    const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
+    const partsStored = () => seen.filter((s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId && s.status === 200).map((s) => s.partNumber!);
+
+    // One part at a time, slow enough that the kill lands with some parts stored and the next on the way.
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'], {
+      cwd: ROOT,
+      env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+    });
+    const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    for (let i = 0; i < 2400 && partsStored().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    // A body cut off by the kill is never stored; let RGW finish any answer on its way.
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = partsStored();
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    expect(before.length).toBeLessThan(upload.totalParts);
+
+    const from = seen.length;
+    const drain = await cli(dataDir, ['drain']);
+    expect(drain.code, drain.stdout + drain.stderr).toBe(0);
+    expect(drain.stdout).toContain('1 file(s) completed, 0 failed');
+    const mine = seen.slice(from).filter((s) => s.uploadId === upload.storageUploadId);
+    // The gateway asked RGW for the upload's parts (ListParts) and RGW listed them...
+    expect(mine.filter((s) => s.op === 'ListParts').map((s) => s.status)).toContain(200);
+    // ...so each missing part went once, and none RGW already held went again.
+    const resent = mine.filter((s) => s.op === 'UploadPart').map((s) => `${s.partNumber} ${s.status}`);
+    const missingParts = [1, 2, 3, 4, 5].filter((n) => !before.includes(n));
+    expect(resent.sort()).toEqual(missingParts.map((n) => `${n} 200`).sort());
+    expect(sha256(await stored(upload.key))).toBe(sha256(readFileSync(file)));
+  });
 });
