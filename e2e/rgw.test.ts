@@ -61,7 +61,9 @@ function opOf(method: string, q: URLSearchParams): Seen['op'] {
 }
 
 function startRelay(target: URL): Promise<Server> {
-  const agent = new Agent({ keepAlive: true });
+  // A connection of its own per request: a socket the relay reused after RGW closed it would
+  // show the client a reset that RGW never sent.
+  const agent = new Agent({ keepAlive: false });
   const server = createServer((req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://relay');
     const entry: Seen = {
@@ -81,6 +83,15 @@ function startRelay(target: URL): Promise<Server> {
         }
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
+        // RGW answers a refused request at its headers and drops the body that follows. The relay
+        // drops it too: held back on the way to RGW, that body would stall the client's next
+        // request on the same kept-alive connection, which RGW itself would have served.
+        upRes.on('end', () => {
+          if (req.complete) return;
+          req.unpipe(up);
+          req.resume();
+          up.destroy();
+        });
       });
       up.on('error', () => res.destroy());
       // A client gone before its body was whole: RGW must not get the rest either.
@@ -223,6 +234,35 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     const resent = mine.filter((s) => s.op === 'UploadPart').map((s) => `${s.partNumber} ${s.status}`);
     const missingParts = [1, 2, 3, 4, 5].filter((n) => !before.includes(n));
     expect(resent.sort()).toEqual(missingParts.map((n) => `${n} 200`).sort());
+    expect(sha256(await stored(upload.key))).toBe(sha256(readFileSync(file)));
+  });
+
+  it('presigns again after RGW refuses an expired presigned URL with its own 403 XML, and stores the file whole', async () => {
+    const dir = join(work, 'expired-card');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'VID_20261125_070000_00_004.insv');
+    writeFileSync(file, randomBytes(3 * MiB + 17)); // one part
+    const dataDir = join(work, 'expired-queue');
+    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
+    expect(add.code, add.stderr).toBe(0);
+    const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
+    // URLs that live 5 s, and the first PUT held on its way for 8 s: it reaches RGW expired, as
+    // over a link that stalled between presign and send.
+    await svc.admin('PUT', '/settings', { presignExpiresIn: 5 });
+    holds.push({ match: (s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId, ms: 8000 });
+
+    const from = seen.length;
+    const drain = await cli(dataDir, ['drain']);
+    expect(drain.code, drain.stdout + drain.stderr).toBe(0);
+    expect(drain.stdout).toContain('1 file(s) completed, 0 failed');
+    const puts = seen.slice(from).filter((s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId);
+    expect(puts.map((s) => s.status)).toEqual([403, 200]);
+    // RGW's own answer, not the built-in storage's: AccessDenied with an empty message (S3 says
+    // "Request has expired") and RGW's transaction id.
+    expect(puts[0]!.errorBody).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?><Error><Code>AccessDenied<\/Code><Message><\/Message><RequestId>tx[0-9a-f-]+-default<\/RequestId>/);
+    // The refusal is told as RGW's code, without the URL or its signature.
+    expect(drain.stderr).toMatch(/Part 1 of VID_20261125_070000_00_004\.insv: the presigned URL was refused \(AccessDenied\b.*\(HTTP 403 on PUT [^)?]*\)\); presigning again/);
+    expect(drain.stdout + drain.stderr).not.toMatch(/X-Amz-Signature|X-Amz-Credential/i);
     expect(sha256(await stored(upload.key))).toBe(sha256(readFileSync(file)));
   });
 });
