@@ -265,4 +265,36 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     expect(drain.stdout + drain.stderr).not.toMatch(/X-Amz-Signature|X-Amz-Credential/i);
     expect(sha256(await stored(upload.key))).toBe(sha256(readFileSync(file)));
   });
+
+  it('reads back files of every size around a part boundary whole: SHA-256 and RGW’s ETag of the parts’ MD5s match the source', async () => {
+    const dir = join(work, 'sizes-card');
+    mkdirSync(dir, { recursive: true });
+    const partSize = 5 * MiB;
+    // Files whose last part is 1 byte, exactly full, or one byte short of full, and a one-part file.
+    const sizes = [1, partSize - 1, partSize, partSize + 1, 2 * partSize, 2 * partSize + 1];
+    const files = sizes.map((size, i) => {
+      const path = join(dir, `VID_20261126_0${i}0000_00_01${i}.insv`);
+      writeFileSync(path, randomBytes(size));
+      return path;
+    });
+    const dataDir = join(work, 'sizes-queue');
+    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
+    expect(add.code, add.stderr).toBe(0);
+    const drain = await cli(dataDir, ['drain']);
+    expect(drain.code, drain.stdout + drain.stderr).toBe(0);
+    expect(drain.stdout).toContain(`${files.length} file(s) completed, 0 failed`);
+
+    const md5 = (b: Buffer) => createHash('md5').update(b).digest();
+    for (const file of files) {
+      const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
+      expect(upload.partSize).toBe(partSize);
+      const source = readFileSync(file);
+      const bytes = await stored(upload.key);
+      expect({ file: basename(file), size: bytes.length, sha256: sha256(bytes) }).toEqual({ file: basename(file), size: source.length, sha256: sha256(source) });
+      const parts = Array.from({ length: Math.max(1, Math.ceil(source.length / partSize)) }, (_, i) => source.subarray(i * partSize, (i + 1) * partSize));
+      const etag = `"${createHash('md5').update(Buffer.concat(parts.map(md5))).digest('hex')}-${parts.length}"`;
+      const head = await reader.send(new HeadObjectCommand({ Bucket: BUCKET, Key: upload.key }));
+      expect({ file: basename(file), etag: head.ETag, length: head.ContentLength }).toEqual({ file: basename(file), etag, length: source.length });
+    }
+  });
 });
