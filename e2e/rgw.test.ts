@@ -1,4 +1,4 @@
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RgwCluster } from './rgw/rgw.js';
 import { missingRgwBinaries, startRgw } from './rgw/rgw.js';
+import { SdkObjectStorage } from './service/gateway/object-storage.js';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
@@ -298,3 +299,50 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     }
   });
 });
+
+describe.skipIf(absent)('what RGW checks that s3rver does not (README, "Over another S3 storage")', () => {
+  it('verifies signatures and Content-MD5, pages ListParts, and checks ETags and the 5 MiB minimum at completion', async () => {
+    const keys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
+    // The gateway's own port to storage, straight to RGW.
+    const storage = new SdkObjectStorage({ endpoint: rgw.endpoint, bucket: BUCKET, region: 'us-east-1', ...keys });
+    try {
+      const key = 'checks/parts.bin';
+      const uploadId = (await reader.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }))).UploadId!;
+      const body = randomBytes(1024);
+      const xmlCode = async (res: Response) => /<Code>([^<]*)<\/Code>/.exec(await res.text())?.[1];
+
+      // A presigned URL whose signature is off by one digit: SigV4 is verified, not only the key id.
+      const url = await storage.presignPart(key, uploadId, 1, 60);
+      const forged = url.replace(/X-Amz-Signature=([0-9a-f])/, (_m, d: string) => `X-Amz-Signature=${d === '0' ? '1' : '0'}`);
+      const refused = await fetch(forged, { method: 'PUT', body });
+      expect({ status: refused.status, code: await xmlCode(refused) }).toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+      // A Content-MD5 that is not the body's.
+      const digest = await fetch(url, { method: 'PUT', body, headers: { 'content-md5': createHash('md5').update('other').digest('base64') } });
+      expect({ status: digest.status, code: await xmlCode(digest) }).toEqual({ status: 400, code: 'BadDigest' });
+
+      const etags: string[] = [];
+      for (const n of [1, 2, 3]) {
+        const res = await fetch(await storage.presignPart(key, uploadId, n, 60), { method: 'PUT', body });
+        expect(res.status).toBe(200);
+        etags.push(res.headers.get('etag')!);
+      }
+      // Part ETags are the quoted MD5 of the part.
+      expect(etags).toEqual(Array(3).fill(`"${createHash('md5').update(body).digest('hex')}"`));
+      // ListParts in pages: truncated, with the marker to go on from.
+      const page = await reader.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, MaxParts: 2 }));
+      expect({ truncated: page.IsTruncated, next: page.NextPartNumberMarker, parts: page.Parts?.map((p) => p.PartNumber) }).toEqual({ truncated: true, next: '2', parts: [1, 2] });
+      expect((await storage.listParts(key, uploadId))!.map((p) => [p.partNumber, p.etag, p.size])).toEqual(etags.map((e, i) => [i + 1, e, 1024]));
+
+      // Completion checks the size of every part but the last, and each named ETag.
+      const complete = (tags: string[]) => storage.completeMultipartUpload(key, uploadId, tags.map((etag, i) => ({ partNumber: i + 1, etag }))).then(
+        () => 'completed',
+        (err: { name: string; $metadata?: { httpStatusCode?: number } }) => `${err.$metadata?.httpStatusCode} ${err.name}`,
+      );
+      expect(await complete(etags)).toBe('400 EntityTooSmall');
+      expect(await complete([`"${'0'.repeat(32)}"`])).toBe('400 InvalidPart');
+    } finally {
+      storage.destroy();
+    }
+  });
+});
+

@@ -58,6 +58,17 @@ fail() {
   exit 1
 }
 
+# Succeeds once the URL answers HTTP at all (RGW answers an anonymous GET / with 200 or 403).
+answers() {
+  python3 - "$1" <<'PY'
+import sys, urllib.error, urllib.request
+try:
+    urllib.request.urlopen(sys.argv[1], timeout=2)
+except urllib.error.HTTPError:
+    pass
+PY
+}
+
 # Waits up to $2 tenths of a second for the command $1 to succeed.
 wait_for() {
   for _ in $(seq "$2"); do
@@ -137,7 +148,7 @@ CONF
   wait_for "ceph -c '$CONF' osd dump | grep -q '^osd.0 up'" 300 || fail "the OSD did not come up within 30 s"
 
   radosgw -c "$CONF" -n client.rgw.gw 2>>"$DIR/log/daemons.out" || fail "the gateway did not start"
-  wait_for "curl -sf -o /dev/null http://127.0.0.1:$rgw_port/" 600 || fail "the gateway did not answer on 127.0.0.1:$rgw_port within 60 s"
+  wait_for "answers http://127.0.0.1:$rgw_port/" 600 || fail "the gateway did not answer on 127.0.0.1:$rgw_port within 60 s"
 
   local access secret
   access=$(python3 -c 'import secrets; print("RGW" + secrets.token_hex(8).upper())')
