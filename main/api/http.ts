@@ -11,7 +11,7 @@ import {
   recommendedRetryPolicy,
 } from './errors.js';
 import { UnreachableError, unreachableFrom } from './unreachable.js';
-import { parseS3Error } from './s3-error.js';
+import { parseS3Error, s3ErrorText } from './s3-error.js';
 import { retryAfterMs } from './storage-answer.js';
 import { withRetries } from './retry.js';
 import { errorBody } from './schemas.js';
@@ -160,7 +160,7 @@ export function serviceMessage(text: string): string | undefined {
     // not JSON; maybe S3 XML
   }
   const s3 = parseS3Error(text);
-  return s3 ? `${s3.code}: ${s3.message ?? ''}`.trim() : undefined;
+  return s3 ? s3ErrorText(s3) : undefined;
 }
 
 /** S3's error code of an XML error body, if it is one (capture-upload-interface.md §7 classifies by it). */

@@ -10,6 +10,11 @@ describe('S3 error documents', () => {
     expect(s3CodeOf(doc)).toBe('AccessDenied');
   });
 
+  it('gives the code alone for an empty Message, as Ceph RGW writes one (e2e/rgw.test.ts)', () => {
+    const doc = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code><Message></Message><RequestId>tx0-default</RequestId></Error>';
+    expect(serviceMessage(doc)).toBe('SignatureDoesNotMatch');
+  });
+
   it('decodes character and entity references, and CDATA, as XML defines them', () => {
     const doc =
       '<Error xmlns="http://s3.amazonaws.com/doc/2006-03-01/">\n  <Code>InvalidPart</Code>\n' +

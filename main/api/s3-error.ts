@@ -35,3 +35,12 @@ export function parseS3Error(text: string): S3ErrorBody | undefined {
   const message = leaf(body, 'Message');
   return message === undefined ? { code } : { code, message };
 }
+
+/**
+ * S3's error as one line: `Code: Message`, or the code alone when the message is absent or blank
+ * (Ceph RGW writes `<Message></Message>` for AccessDenied, SignatureDoesNotMatch and others).
+ */
+export function s3ErrorText(body: S3ErrorBody): string {
+  const message = body.message?.trim();
+  return message ? `${body.code}: ${message}` : body.code;
+}

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseS3Error } from './s3-error.js';
+import { parseS3Error, s3ErrorText } from './s3-error.js';
 
 /**
  * Whether storage's ETag for a part it just stored is the MD5 of the part's bytes
@@ -41,7 +41,7 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
  */
 export function storageErrorMessage(status: number, text: string, headers: IncomingHttpHeaders): string {
   const s3 = parseS3Error(text);
-  if (s3) return `${s3.code}: ${s3.message ?? ''}`.trim();
+  if (s3) return s3ErrorText(s3);
   const type = String(headers['content-type'] ?? '').toLowerCase();
   if (type.includes('html') || /^\s*<(!doctype html|html)/i.test(text)) {
     return `Storage answered ${status} with a web page instead of S3's XML: a proxy, firewall or network sign-in page may stand between this computer and storage`;
