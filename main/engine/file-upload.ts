@@ -89,7 +89,7 @@ export class FileUpload {
       }
       // The bytes reported are the bytes queued: every stored part is in the queue before the check.
       ctx.ledger.flush();
-      await this.unchanged.assert();
+      await this.unchanged.assert({ final: true });
       if (this.signal.aborted) throw new CancelledError();
       const record = await this.report(recovered);
       if (record.status === 'completed') return;

@@ -67,6 +67,17 @@ describe('StoredBytesCheck', () => {
     expect((err as Error).message).toMatch(/middle\.insv changed while uploading \(part 2, bytes 2097152–4194303, differs from the bytes storage holds, though its size and modification time were kept\)/);
   });
 
+  it('a part stored after the others were proven is compared by the final check before complete-batch', async () => {
+    const { path, check, parts } = await setUp('late.insv', 1);
+    chmodSync(path, 0o600);
+    const c = check();
+    await expect(c.assert()).resolves.toBeUndefined();
+    // Part 2 read while the file was being written, stored after the proof: its MD5 is not the file's now.
+    parts[1]!.etag = md5(randomBytes(PART));
+    await expect(c.assert()).resolves.toBeUndefined(); // a part's own check reads nothing more under a proven key
+    await expect(c.assert({ final: true })).rejects.toThrow(/part 2, bytes 2097152–4194303, differs from the bytes storage holds/);
+  });
+
   it('a part not yet stored overwritten: goes on (it is read, and sent, as it is now)', async () => {
     const { path, check } = await setUp('unsent.insv', 1);
     overwrite(path, 5 * MiB, 4096);
