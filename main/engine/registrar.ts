@@ -210,7 +210,7 @@ export class Registrar {
 
   /** Commits the answers held in memory, oldest first, until one still cannot be. Never throws. */
   private commitHeld(): void {
-    while (this.held.length > 0) {
+    while (this.held.length > 0 && this.ctx.queue.db.open) {
       const { c, result } = this.held[0]!;
       try {
         this.ctx.transitions.registered(c, result);
