@@ -173,10 +173,10 @@ describe('status | head', () => {
 });
 
 describe('local faults in plain sentences', () => {
-  /** A 1 MiB tmpfs (the tests run as root): a disk that really fills, and is really read-only. */
+  /** An 8 MiB tmpfs (the tests run as root): a disk that really fills, and is really read-only; room for the queue and the 2 MiB kept for an add-capture answer (main/queue/answer-reserve.ts). */
   function smallDisk(): { dir: string; done: () => void } {
     const dir = mkdtempSync(join(tmpdir(), 'cli-exit-disk-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]);
     return { dir, done: () => (execFileSync('umount', [dir]), rmSync(dir, { recursive: true, force: true })) };
   }
 

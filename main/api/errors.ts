@@ -90,8 +90,10 @@ export class PartIntegrityError extends Error {
 
 /**
  * The file's bytes may differ from those queued: another size, modification time, or first or
- * last MiB (file-identity.ts `contentDifference`; issue 17 #14). Checked before and after every part and before complete-batch, so a file
- * changed while it uploads is never finalized as a mix of old and new bytes.
+ * last MiB (file-identity.ts `contentDifference`), or, once its status-change time, inode or
+ * device moved, a part storage holds whose bytes now have another MD5 (engine/stored-bytes.ts).
+ * Checked before and after every part and before complete-batch (§4.7), so a file changed while
+ * it uploads is never finalized as a mix of old and new bytes.
  */
 export class FileChangedError extends Error {
   override readonly name = 'FileChangedError';

@@ -5,7 +5,8 @@ import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } fro
 import type { UploadRecord } from '../api/schemas.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import { assertUnchanged, partMd5Etag } from './part-upload.js';
+import { partMd5Etag } from './part-upload.js';
+import { StoredBytesCheck } from './stored-bytes.js';
 import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 import { markUnanswered, sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
@@ -47,6 +48,8 @@ export class FileUpload {
   private readonly urls: PresignedUrls;
   /** Quoted part MD5s kept from the offload's copy pass (issue 19 #3), by part number - 1; undefined: hash as the bytes go. */
   private known: string[] | undefined;
+  /** Whether the file still holds the queued bytes, the parts storage holds included (stored-bytes.ts). */
+  private readonly unchanged: StoredBytesCheck;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -54,14 +57,15 @@ export class FileUpload {
     private readonly signal: AbortSignal,
   ) {
     this.urls = new PresignedUrls(ctx.gateway, f.uploadId!, signal);
+    this.unchanged = new StoredBytesCheck(ctx, f, () => this.known);
   }
 
   /** Uploads the file; see the class comment for what it resolves and throws. */
   async run(): Promise<void> {
     const { ctx, f } = this;
     if ((f.totalParts ?? 0) > MAX_PARTS) throw new Error(tooManyParts(f.fileName, f.size, f.partSize!));
-    await assertUnchanged(f.path, f);
     this.known = await knownPartMd5s(ctx, f);
+    await this.unchanged.assert();
     let best = Infinity;
     let stuck = 0;
     for (let round = 0; ; round++) {
@@ -83,7 +87,9 @@ export class FileUpload {
         if (this.signal.aborted) throw new CancelledError(); // each part is a read of up to its whole size
         recovered.set(p.partNumber, this.known?.[p.partNumber - 1] ?? (await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size)));
       }
-      await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
+      // The bytes reported are the bytes queued: every stored part is in the queue before the check.
+      ctx.ledger.flush();
+      await this.unchanged.assert({ final: true });
       if (this.signal.aborted) throw new CancelledError();
       const record = await this.report(recovered);
       if (record.status === 'completed') return;
@@ -205,12 +211,15 @@ export class FileUpload {
     const { ctx, f } = this;
     const known = this.known?.[n - 1];
     for (let first = true; ; first = false) {
-      const job = { file: f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, ...(first ? { slot } : {}), ...(known ? { md5Etag: known } : {}) };
+      const check = () => this.unchanged.assert();
+      const job = { file: f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, check, ...(first ? { slot } : {}), ...(known ? { md5Etag: known } : {}) };
       const outcome = await sendPart(ctx, job);
+      if (outcome.kind === 'stored') this.unchanged.noteSent(n, outcome.md5Etag);
       if (outcome.kind !== 'uncertain') return undefined;
       const found = await settler.settle(n);
       markUnanswered(ctx, f.id, n, null); // settled: found (reported with the file) or sent again now
       if (found) {
+        this.unchanged.noteSent(n, outcome.md5Etag);
         ctx.log.info(`Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`);
         ctx.tracker.partDone(f.id, n, Math.min(f.partSize!, f.size - (n - 1) * f.partSize!));
         return outcome.md5Etag;

@@ -7,12 +7,13 @@ import { AnswerLostError, uploadPart } from './part-upload.js';
 import type { PresignedUrls } from './presigned-urls.js';
 
 /**
- * How one part ended: `stored` (storage answered with its ETag, written to the ledger), `held`
+ * How one part ended: `stored` (storage answered with its ETag, written to the ledger; `md5Etag`
+ * is the quoted MD5 of the bytes sent), `held`
  * (presign-missing no longer lists it: storage already has it), or `uncertain` (every byte went out
  * but the answer was lost: storage may have it, or still be storing it; the part is already marked
  * unanswered in the queue; `md5Etag` is what to report if it does, `error` how it was lost).
  */
-export type PartOutcome = { kind: 'stored'; etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
+export type PartOutcome = { kind: 'stored'; etag: string; md5Etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
 
 /** One part of a file to send, with what its retries share with the file's other parts. */
 export interface PartJob {
@@ -28,6 +29,8 @@ export interface PartJob {
   slot?: () => void;
   /** The part's quoted MD5 kept from the offload's copy pass, when it may be used (main/offload/part-md5.ts storedPartMd5s). */
   md5Etag?: string;
+  /** The file's check before and after the part is sent (part-upload.ts PartJob.check); assertUnchanged when absent. */
+  check?: () => Promise<void>;
 }
 
 /**
@@ -64,7 +67,7 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         return { kind: 'held' }; // storage already has it: never sent twice
       }
       const result = await uploadPart(
-        { path: f.path, expected: f, partNumber: n, offset, size, url, ...(job.md5Etag ? { md5Etag: job.md5Etag } : {}) },
+        { path: f.path, expected: f, partNumber: n, offset, size, url, ...(job.md5Etag ? { md5Etag: job.md5Etag } : {}), ...(job.check ? { check: job.check } : {}) },
         { bandwidth: ctx.bandwidth, link: ctx.link, stallTimeoutMs: ctx.stallTimeoutMs, signal: job.signal, onProgress: (sent) => ctx.tracker.partProgress(f.id, n, sent) },
       );
       noteEtagStyle(ctx, result.md5Checked);
@@ -73,7 +76,7 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
       ctx.tracker.partDone(f.id, n, size);
       ctx.limiter.succeeded();
       job.backoff.failures = 0;
-      return { kind: 'stored', etag: result.etag };
+      return { kind: 'stored', etag: result.etag, md5Etag: result.md5Etag };
     } catch (err) {
       ctx.tracker.partDone(f.id, n, 0);
       // Written before the work unwinds: this run, or the next start after a crash or a stop, asks

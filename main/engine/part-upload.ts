@@ -30,6 +30,13 @@ export interface PartJob {
    * hashed again, and storage's ETag is checked against this MD5 instead.
    */
   md5Etag?: string;
+  /**
+   * The check run before and after sending that the file still holds the queued bytes; by
+   * default assertUnchanged. The engine passes its StoredBytesCheck (stored-bytes.ts), which also
+   * compares the parts already stored when the file's status-change time, inode or device moved.
+   * Throws FileChangedError or LocalFileError.
+   */
+  check?: () => Promise<void>;
 }
 
 /** How a part upload behaves. Times in ms. */
@@ -140,7 +147,8 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * aborts, UnansweredPartError (a CancelledError) when it aborts after every byte went out.
  */
 export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise<PartResult> {
-  await assertUnchanged(job.path, job.expected);
+  const unchanged = job.check ?? (() => assertUnchanged(job.path, job.expected));
+  await unchanged();
   // A pause during the stat above has no listener yet to hear it (issue 17 #10).
   if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
@@ -220,7 +228,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       }
       throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
     }
-    await assertUnchanged(job.path, job.expected);
+    await unchanged();
     // Under SSE-KMS or SSE-C the ETag looks like an MD5 but is not one (README: what the client relies on).
     const plain = PLAIN_MD5_ETAG.test(etag) && etagIsPartMd5(answer.headers);
     if (plain && etag !== sentMd5) {

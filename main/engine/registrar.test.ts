@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { startServiceKit } from '../testing/kit.js';
@@ -68,6 +68,30 @@ describe('a full disk while registering (issue 17 #1)', () => {
     );
     // The first capture's registration could not be recorded: it is not queued to be sent again.
     expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'queued', 'queued']);
+  });
+
+  it('an answer the queue cannot record even with the reserve released is held in memory and recorded once there is room: never "registration unknown"', async () => {
+    const u = uploader('held-answer');
+    const said = warnings(u);
+    await u.enqueue(recordings('held', 2), { structure: svc.info.structures[0]!, type: 'interior' });
+    // SQLite's own page limit: deleting the reserve file beside queue.db gives it no room.
+    const { db } = u.queue;
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    db.pragma(`max_page_count = ${pages}`);
+
+    const summary = await u.engine.drain();
+    expect(summary.fatal).toMatch(/is full/);
+    expect(atService('held')).toHaveLength(1);
+    const accepted = atService('held')[0]!.captureId;
+    expect(said.some((m) => m.includes(`as ${accepted}, but the upload queue cannot record it yet`) && m.includes('kept in memory'))).toBe(true);
+    expect(u.queue.captures()[0]!.state).toBe('registering');
+
+    // Room again: the answer held in memory is recorded within a few seconds, as the platform gave it.
+    db.pragma(`max_page_count = ${pages * 1000}`);
+    await vi.waitFor(() => expect(u.queue.captures()[0]!.state).toBe('registered'), { timeout: 10_000 });
+    expect(u.queue.captures()[0]!.captureId).toBe(accepted);
+    expect(u.queue.filesOf(u.queue.captures()[0]!.id).map((f) => f.state)).toEqual(['pending']);
+    expect(atService('held')).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,8 @@
 import { CancelledError, credentialsRefusal, reasonOf } from '../api/errors.js';
 import type { CredentialsRefusedError } from '../api/errors.js';
+import type { AddCaptureResult } from '../api/schemas.js';
+import { AnswerReserve } from '../queue/answer-reserve.js';
+import { queueStorageError } from '../queue/db.js';
 import type { QueuedCapture } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { RegistrationOutcome } from './registration.js';
@@ -11,6 +14,8 @@ import { unreachableNotice } from './unreachable.js';
 // (and the capture marked registration_unknown): long enough for a healthy service, short enough
 // for quit to finish within 2 s.
 const SENT_GRACE_MS = 1500;
+// An answer the queue could not record is tried again this often while it is held in memory.
+const HELD_RETRY_MS = 1000;
 
 /** What the registrar tells the engine. */
 export interface RegistrarHooks {
@@ -35,7 +40,13 @@ export interface RegistrarHooks {
  * until then too, since it would meet the same outage. An answer that may come after the service
  * acted (500, 502, 504, a timeout or reset after sending) makes it `registration_unknown`, said
  * once for all such captures of the round. A refusal of the credentials stops the queue. A queue
- * that cannot be written (full disk, read-only, corrupt) stops registering at once (issue 17 #1).
+ * that cannot be written (full disk, read-only, corrupt) stops registering at once.
+ *
+ * An answer the platform gave is never lost to a full disk (docs/decisions/change-answer-reserve.md):
+ * a registration is sent only while room for its answer is kept in reserve beside queue.db
+ * (AnswerReserve); when committing the answer fails for room, the reserve is released and the
+ * commit tried again; if it still fails, the answer is held in memory, committed again every
+ * second, and registering stops until the queue can be written.
  */
 export class Registrar {
   private loop?: Promise<void>;
@@ -45,11 +56,23 @@ export class Registrar {
   private halted = false;
   /** Captures of this round whose registration became unknown, with the first cause, for one notice. */
   private unknown: { captures: QueuedCapture[]; cause?: unknown } = { captures: [] };
+  /** Room on the queue's disk for an add-capture answer, in place before each registration is sent. */
+  private readonly reserve: AnswerReserve;
+  /** Answers the platform gave that the queue could not record yet (no room), oldest first. */
+  private readonly held: { c: QueuedCapture; result: AddCaptureResult }[] = [];
+  private heldTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly hooks: RegistrarHooks,
-  ) {}
+  ) {
+    this.reserve = new AnswerReserve(ctx.queue.db.name);
+  }
+
+  /** How many add-capture answers are held in memory because the queue could not record them yet. */
+  get heldAnswers(): number {
+    return this.held.length;
+  }
 
   /** Whether a registration loop is running. */
   get busy(): boolean {
@@ -93,6 +116,7 @@ export class Registrar {
     const timer = flight?.sending ? setTimeout(() => flight.controller.abort(), SENT_GRACE_MS) : undefined;
     await this.loop;
     clearTimeout(timer);
+    this.commitHeld(); // a last try before the process may end
   }
 
   /** The next due capture, claimed; undefined when none is due, when stopped, or when the queue cannot be written. */
@@ -131,15 +155,18 @@ export class Registrar {
     const flight = { controller: new AbortController(), sending: false };
     this.inflight = flight;
     try {
+      // §4.4 is not idempotent: nothing is sent unless its answer can be committed, so room for it
+      // is kept first; written before signing in, then only looked at again before the body leaves.
+      if (!this.reserve.ensure()) throw noRoomForAnswer();
       await ctx.gateway.ready(flight.controller.signal);
       if (flight.controller.signal.aborted) throw new CancelledError();
-      // Committed before the body leaves: from here on a crash leaves it for a person (issue 17 #11).
+      if (!this.reserve.ensure()) throw noRoomForAnswer();
+      // Committed before the body leaves: from here on a crash leaves it for a person.
       ctx.queue.schedule.markCaptureSent(c.id);
       flight.sending = true;
       const [result] = await ctx.gateway.addCaptures([c.request], flight.controller.signal);
       if (!result) throw new Error('The service answered add-capture without a result');
-      ctx.transitions.registered(c, result);
-      this.hooks.registered();
+      if (this.record(c, result)) this.hooks.registered();
     } catch (err) {
       try {
         if (this.halt(err)) return; // the row stays `registering`: the next start decides it by its sent mark
@@ -151,6 +178,51 @@ export class Registrar {
     } finally {
       this.inflight = undefined;
     }
+  }
+
+  /**
+   * Commits the platform's answer: on a failure for room, again with the reserve released; if that
+   * fails too, holds it in memory (committed again every HELD_RETRY_MS) and stops registering.
+   * Answers whether it is committed. Throws what the queue throws other than a storage failure.
+   */
+  private record(c: QueuedCapture, result: AddCaptureResult): boolean {
+    let failure: unknown;
+    for (const withReserve of [false, true]) {
+      if (withReserve && !this.reserve.release()) break;
+      try {
+        this.ctx.transitions.registered(c, result);
+        if (withReserve) this.ctx.log.info(`Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded in the room kept in reserve for it (the disk is full)`);
+        return true;
+      } catch (err) {
+        if (!queueStorageError(this.ctx.queue.db.name, err)) throw err;
+        failure = err;
+      }
+    }
+    this.held.push({ c, result });
+    this.heldTimer ??= setInterval(() => this.commitHeld(), HELD_RETRY_MS).unref();
+    this.ctx.warn(
+      `The platform registered capture ${c.id} "${c.label}" as ${result.capture.captureId}, but the upload queue cannot record it yet (${reasonOf(failure)}). ` +
+        'The answer is kept in memory and recorded as soon as the queue can be written: free space on its disk and keep Capture Uploader running until then.',
+    );
+    this.halt(failure);
+    return false;
+  }
+
+  /** Commits the answers held in memory, oldest first, until one still cannot be. Never throws. */
+  private commitHeld(): void {
+    while (this.held.length > 0 && this.ctx.queue.db.open) {
+      const { c, result } = this.held[0]!;
+      try {
+        this.ctx.transitions.registered(c, result);
+      } catch {
+        return;
+      }
+      this.held.shift();
+      this.ctx.log.info(`Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded now that the queue can be written again`);
+      this.hooks.registered();
+    }
+    clearInterval(this.heldTimer);
+    this.heldTimer = undefined;
   }
 
   private settle(c: QueuedCapture, err: unknown, sent: boolean): void {
@@ -190,4 +262,9 @@ export class Registrar {
     this.ctx.queue.schedule.deferQueuedCaptures(at);
     if (notice) this.ctx.warn(notice);
   }
+}
+
+/** What a full disk looks like to the engine (SQLITE_FULL), for a registration held back because its answer would have no room. */
+function noRoomForAnswer(): Error {
+  return Object.assign(new Error('database or disk is full: no room for the answer to add-capture'), { code: 'SQLITE_FULL' });
 }

@@ -51,16 +51,29 @@ export async function contentFingerprint(path: string, size: number): Promise<st
 export type QueuedFacts = { size: number; mtimeMs: number } & Partial<FileIdentity>;
 
 /**
- * How the file's bytes may differ from what was queued, or undefined when they are the same.
- * Only what says the bytes changed counts (issue 17 #14): the size, the modification time, and the
- * fingerprint of the first and last MiB. Device, inode and status-change time are only a hint: a
- * chmod and back, a hard link, or the card mounted again under another device number change them,
- * not the bytes. So when they all still match, the bytes were not touched and nothing is read;
- * when one moved, the fingerprint is read again (2 MiB, read-only) and decides.
+ * Whether the file's device, inode or status-change time differs from the queued ones (false for
+ * a row queued before they were kept, migration 4). Bytes may have changed then, or not: a chmod
+ * and back, a hard link or a remount move them too. A write always moves the status-change time,
+ * even when the modification time is put back, so the engine then reads the parts storage holds
+ * again (main/engine/stored-bytes.ts).
+ */
+export function identityMoved(now: FileFacts, queued: QueuedFacts): boolean {
+  if (queued.dev === undefined || queued.ino === undefined || queued.ctimeNs === undefined) return false;
+  return queued.dev !== now.dev || queued.ino !== now.ino || queued.ctimeNs !== now.ctimeNs;
+}
+
+/**
+ * How the file's bytes may differ from what was queued, judged from the file alone, or undefined
+ * when nothing here says so: the size, the modification time, and the fingerprint of the first
+ * and last MiB. Device, inode and status-change time are only a hint: a chmod and back, a hard
+ * link, or the card mounted again under another device number change them, not the bytes. So
+ * when they all still match, nothing is read; when one moved, the fingerprint is read again
+ * (2 MiB, read-only) and decides here, and the engine also compares the parts already stored
+ * with their MD5s (main/engine/stored-bytes.ts), which is what sees a change in the middle of
+ * the file with its modification time put back.
  *
  * A row queued before fingerprints were kept (migration 4) has none: for it the size and the
- * modification time decide alone. A change in the middle of a file with its modification time
- * put back is not seen (it would take reading the whole file).
+ * modification time decide alone.
  * Throws the ErrnoException of reading the file for its fingerprint.
  */
 export async function contentDifference(path: string, now: FileFacts, queued: QueuedFacts): Promise<string | undefined> {
