@@ -129,3 +129,22 @@ test('fire dampers are drawn as points and counted in each', async ({ page }) =>
   await expect(page.getByTestId('asset-focus')).toContainText(`Fire Dampers 1. Point. ${first.doNotTrack ? 'Not tracked. ' : ''}Reached:`);
   await expect(page.getByTestId('asset-table').locator('tbody tr').first().locator('td').nth(1)).toHaveText('Point');
 });
+
+test("a floor of 2,000 polylines of 100 points each is drawn, and the app's tabs stay usable", async ({ page }) => {
+  // 200,000 points: as arguments of one call they overflow the call stack, which blanked the window.
+  const { structure, category, held } = seeded('Curtain Wall');
+  const template = held[0]!;
+  for (let i = 0; i < 2000; i++) {
+    const points = Array.from({ length: 100 }, (_, k) => ({ x: (i % 50) * 40 + k * 0.3, y: Math.floor(i / 50) * 30 + (k % 2) }));
+    (h.svc.store.state.assets as unknown as SeedAsset[]).push({ ...template, _id: `floor-${i}`, points, stages: template.stages.map((s) => ({ ...s })) });
+  }
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: structure.name });
+  await page.getByLabel('Category').selectOption({ label: category.name });
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length + 2000, { timeout: 30_000 });
+  await expect(page.getByTestId('asset-line')).toHaveCount(held.length + 2000);
+  await expect(page.getByTestId('workspace-failed')).toHaveCount(0);
+  // The rest of the app answers.
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+});

@@ -8,6 +8,7 @@ import { Notices } from './components/Notices.js';
 import { QueueList } from './components/QueueList.js';
 import { RegisterPanel } from './components/register/RegisterPanel.js';
 import { AssetsView } from './components/records/AssetsView.js';
+import { WorkspaceBoundary } from './components/WorkspaceBoundary.js';
 import { onShowInQueue } from './components/records/queue-link.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
 import { ServiceBanner } from './components/ServiceBanner.js';
@@ -105,9 +106,13 @@ export function App() {
         {showSettings ? (
           <Settings firstRun={!configured} onDone={settingsDone} />
         ) : tab === 'progress' ? (
-          <ProgressWorkspace />
+          <WorkspaceBoundary key="progress" name="Progress">
+            <ProgressWorkspace />
+          </WorkspaceBoundary>
         ) : tab === 'assets' ? (
-          <AssetsView />
+          <WorkspaceBoundary key="assets" name="Assets">
+            <AssetsView />
+          </WorkspaceBoundary>
         ) : (
           <main className="upload">
             <DesignBanner />

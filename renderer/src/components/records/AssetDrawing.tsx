@@ -166,11 +166,17 @@ export function AssetDrawing(props: {
 
 /** The box around every point with a margin of 5 % (at least one unit), in plan units. */
 function bounds(assets: AssetView[]): Box {
-  const pts = assets.flatMap((a) => a.points);
-  if (pts.length === 0) return { x: 0, y: 0, width: 1, height: 1 };
-  const xs = pts.map((p) => p.x);
-  const ys = pts.map((p) => p.y);
-  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  // One pass, no spread: a floor's 200,000 points as arguments overflow the call stack.
+  let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const a of assets) {
+    for (const p of a.points) {
+      if (p.x < x0) x0 = p.x;
+      if (p.x > x1) x1 = p.x;
+      if (p.y < y0) y0 = p.y;
+      if (p.y > y1) y1 = p.y;
+    }
+  }
+  if (x0 === Infinity) return { x: 0, y: 0, width: 1, height: 1 };
   const m = Math.max(1, 0.05 * Math.max(x1 - x0, y1 - y0));
   return { x: x0 - m, y: y0 - m, width: x1 - x0 + 2 * m, height: y1 - y0 + 2 * m };
 }
