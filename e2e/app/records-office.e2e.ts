@@ -310,3 +310,19 @@ test("the form's date follows the clock past midnight, and another day than toda
   await expect(form.getByLabel('Date')).toHaveValue('2026-11-27');
   await expect(form.getByTestId('other-day')).toHaveCount(0);
 });
+
+test('statuses other than In Progress and Completed are shown, counted on their day, named, and can be filtered', async ({ page }) => {
+  const day = `${localDay().slice(0, 7)}-28`;
+  for (const [i, status] of ['On Hold', 'Not Started', 'On Hold'].entries()) {
+    h.svc.store.state.progress.push({ id: `other-${i}`, projectId: h.svc.info.projectId, date: day, status, details: `Tower E level ${i + 1} ${status}` });
+  }
+  await openProgress(page);
+  const cell = page.locator(`[data-day="${day}"]`);
+  await expect(cell).toHaveAccessibleName(new RegExp(`^${day}: .*2 On Hold, 1 Not Started|^${day}: .*1 Not Started, 2 On Hold`));
+  await expect(cell.locator('.count.other-status')).toHaveCount(2);
+  await cell.click();
+  await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: 'On Hold' })).toHaveCount(2);
+  await page.locator('.filters').getByLabel('Status').selectOption('On Hold');
+  await expect(page.getByTestId('day-view').getByTestId('entry')).toHaveCount(2);
+  await expect(cell).toHaveAccessibleName(`${day}: 2 On Hold`);
+});

@@ -1,14 +1,14 @@
 import type { ProgressEntryView } from '../../../../shared/ipc.js';
 import type { KeyboardEvent } from 'react';
 import { useEffect, useRef } from 'react';
-import { dayForKey, monthGrid, monthTitle, statusClass } from './calendar.js';
-import { STATUSES } from './RecordForm.js';
+import { dayForKey, monthGrid, monthTitle, statusClass, statusesOf } from './calendar.js';
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /**
  * A month (YYYY-MM) as a WAI-ARIA grid of weeks: each day a button named by its date and its
- * entries' counts by status (read out; the coloured counts are for the eye), today marked
+ * entries' counts by status, every status the service returned (read out; the coloured counts
+ * are for the eye, a status other than the two known ones in a neutral colour), today marked
  * `aria-current="date"`, the chosen day selected. One tab stop (the chosen day, else today, else
  * the 1st); the keys of WAI-ARIA's date grid move the focus and the choice with it, and
  * `onMonth` turns the month when they leave it (issue 18 #5).
@@ -64,7 +64,7 @@ export function MonthCalendar(props: {
           {week.map((d, i) => {
             if (!d) return <div key={`blank-${i}`} className="blank" role="gridcell" />;
             const list = byDay.get(d) ?? [];
-            const counts = STATUSES.map((s) => [s, list.filter((e) => e.status === s).length] as const).filter(([, n]) => n > 0);
+            const counts = statusesOf(list).map((s) => [s, list.filter((e) => e.status === s).length] as const);
             return (
               <div key={d} role="gridcell" aria-selected={d === day}>
                 <button
@@ -79,7 +79,7 @@ export function MonthCalendar(props: {
                   </span>
                   <span className="sr-only">{`${d}: ${list.length ? counts.map(([s, n]) => `${n} ${s}`).join(', ') : 'no entries'}`}</span>
                   {counts.map(([s, n]) => (
-                    <span key={s} className={`count ${statusClass(s)}`} aria-hidden="true">
+                    <span key={s} className={`count ${statusClass(s)}`} title={s} aria-hidden="true">
                       {n}
                     </span>
                   ))}

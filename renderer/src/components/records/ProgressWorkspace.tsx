@@ -2,12 +2,12 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { localDate, whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
-import { monthTitle, offlineSentence, shiftMonth, statusClass } from './calendar.js';
+import { monthTitle, offlineSentence, shiftMonth, statusClass, statusesOf } from './calendar.js';
 import { DayCaptures } from './DayCaptures.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
-import { RecordForm, STATUSES } from './RecordForm.js';
+import { RecordForm } from './RecordForm.js';
 import { useToday } from './use-today.js';
 
 // While offline or while entries wait, the service is tried again this often (ms).
@@ -28,7 +28,7 @@ export function ProgressWorkspace() {
   const [fresh, setFresh] = useState<{ asOf: string; offline: boolean; offlineReason: string | null } | null>(null);
   const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [status, setStatus] = useState<'all' | (typeof STATUSES)[number]>('all');
+  const [status, setStatus] = useState<string>('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<ProgressEntryView | null>(null);
   const [editing, setEditing] = useState<OutboxItemView | null>(null);
@@ -63,6 +63,8 @@ export function ProgressWorkspace() {
     return () => clearInterval(timer);
   }, [retrying, load]);
 
+  // The filter offers every status the service returned, not only the two the form records with.
+  const statuses = useMemo(() => statusesOf(entries ?? [], true), [entries]);
   const shown = useMemo(() => {
     const q = search.trim().toLowerCase();
     return (entries ?? []).filter((e) => (status === 'all' || e.status === status) && (!q || e.details.toLowerCase().includes(q)));
@@ -96,9 +98,9 @@ export function ProgressWorkspace() {
         <div className="filters">
           <label className="inline">
             Status
-            <select value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+            <select value={status} onChange={(e) => setStatus(e.target.value)}>
               <option value="all">All</option>
-              {STATUSES.map((s) => (
+              {statuses.map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>
@@ -120,7 +122,12 @@ export function ProgressWorkspace() {
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} onMonth={setMonth} />
         <MonthReport month={month} entries={entries ?? []} asOf={fresh?.asOf ?? null} />
         <p className="calendar-key muted" aria-hidden="true">
-          <span className="count in-progress">n</span> In Progress <span className="count completed">n</span> Completed — entries that day
+          {statuses.map((s) => (
+            <span key={s}>
+              <span className={`count ${statusClass(s)}`}>n</span> {s}{' '}
+            </span>
+          ))}
+          — entries that day
         </p>
       </section>
 

@@ -27,8 +27,25 @@ export function shiftMonth(month: string, by: number): string {
 /** "November 2026" for 2026-11, in the person's language (shared/when.ts localMonth). */
 export const monthTitle = (month: string) => localMonth(month);
 
-/** The CSS class of a status badge. */
-export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : 'in-progress');
+/** The statuses the office records with and whose colours it knows (progress-records-interface.md §2). */
+const KNOWN_STATUSES = ['In Progress', 'Completed'];
+
+/**
+ * The CSS class of a status badge: the two known statuses keep their colours; any other the
+ * service returns ("On Hold", "Not Started", …; §2 says other values exist) gets a neutral one.
+ */
+export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : status === 'In Progress' ? 'in-progress' : 'other-status');
+
+/**
+ * Every status among `entries`, the known ones first (In Progress, Completed, when present or
+ * `withKnown`), then the others in alphabetical order, each once. Never throws.
+ */
+export function statusesOf(entries: readonly { status: string }[], withKnown = false): string[] {
+  const seen = new Set(entries.map((e) => e.status));
+  const known = KNOWN_STATUSES.filter((s) => withKnown || seen.has(s));
+  const others = [...seen].filter((s) => !KNOWN_STATUSES.includes(s)).sort((a, b) => a.localeCompare(b));
+  return [...known, ...others];
+}
 
 /**
  * What the office screens say when the progress service cannot be reached and the copy kept is
