@@ -19,7 +19,7 @@ const fast = (retries: number) => ({ retries, delayMs: () => 5 });
 describe('the captures a blip hit', () => {
   it('finish first once storage is back, while new captures keep arriving', async () => {
     // One request slot (two files at work), a file of one part that takes storage about 0.4 s.
-    const u = kit.uploader('blip', { concurrency: 1, partRetry: fast(1), maxRounds: 1, retrySchedule: { delayMs: () => 500 } });
+    const u = kit.uploader('blip', { concurrency: 1, partRetry: fast(1), maxRounds: 1, retrySchedule: { delayMs: () => 1500 } });
     const add = async (name: string) => {
       const file = kit.file(name, 3 * MiB);
       const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
@@ -32,7 +32,8 @@ describe('the captures a blip hit', () => {
     const blip = await u.engine.drain();
     const hit = first.map((c) => u.queue.filesOf(c.row)[0]!);
     expect(blip.waiting.map((w) => w.id).sort()).toEqual(hit.map((f) => f.id).sort());
-    expect(hit.map((f) => [f.state, f.attempts, f.nextAttemptAt !== null])).toEqual([['pending', 1, true], ['pending', 1, true]]);
+    // Each waits for its retry (a loaded machine may have tried one twice within the blip).
+    for (const f of hit) expect([f.state, f.attempts >= 1, f.nextAttemptAt !== null]).toEqual(['pending', true, true]);
 
     // Storage is back; a card of new captures is added, and their retry times pass.
     await kit.svc.admin('DELETE', '/faults');
