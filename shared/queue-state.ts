@@ -42,6 +42,18 @@ export function retryTime(at: number, now = Date.now(), locale?: string): string
 }
 
 /**
+ * What a file (or a capture of such files) waiting for its retry says, in the rows and in
+ * `status`: "Retrying at 14:11" while its time (ms since the epoch) is ahead; once the time has
+ * come, "Retry due since 14:09": it waits for a free request slot, which it takes before any file
+ * not yet tried (docs/decisions/order-fair-order.md). "Retrying now" is said only while its
+ * request is on the wire (an uploading file with earlier attempts), never of a file that waits.
+ * Times in the one time format (localTime: the locale's clock, the date when not today).
+ */
+export function retryWait(at: number, now = Date.now(), locale?: string): string {
+  return at > now ? `Retrying at ${localTime(at, { now, locale })}` : `Retry due since ${localTime(at, { now, locale })}`;
+}
+
+/**
  * The queue's state from its totals (shared/ipc.ts QueueTotals): before anything else, while
  * work is left, "Needs you" when the service refuses the credentials (nothing moves until a
  * person corrects them in Settings: the same words as any other stop that waits for a person),

@@ -84,8 +84,8 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await expect(page.getByTestId('queue-summary')).toContainText('time left unknown');
   // Nor does its capture or file row say "Uploading": they wait, as the headline says.
   const captureState = page.getByTestId('queue-capture').filter({ hasText: 'during-the-cut' }).locator('.stats .state');
-  await expect(captureState).toHaveText(/^(Waiting for storage|Retrying now|Retrying at .+)$/);
-  await expect(fileRow(page, 'during-the-cut.mp4').locator('.stats .state')).toHaveText(/^(Waiting for storage|Retrying (now|at .+) \(attempt \d+\))$/);
+  await expect(captureState).toHaveText(/^(Waiting for storage|Retrying at .+|Retry due since .+)$/);
+  await expect(fileRow(page, 'during-the-cut.mp4').locator('.stats .state')).toHaveText(/^(Waiting for storage|(Retrying at|Retry due since) .+ \(attempt \d+\))$/);
 
   // The whole queue's percentage never goes back while storage is down (1 MiB of 2 MiB stored).
   const seen: number[] = [];
@@ -95,7 +95,8 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   }
   expect(seen.every((p) => p === 50)).toBe(true);
   await expect(state).toHaveText('Waiting for storage');
-  // A retry time shown is never one already past.
+  // A retry time ahead reads "Retrying at", never one already past; a time come reads "Retry
+  // due since": a file that waits never says "Retrying now" (only one whose request is on the wire).
   const row = fileRow(page, 'during-the-cut.mp4');
   await expect(row).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
   const text = (await row.textContent()) ?? '';
@@ -104,7 +105,8 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
     const shown = new Date();
     shown.setHours(Number(at[1]), Number(at[2]), 59, 999);
     expect(shown.getTime()).toBeGreaterThanOrEqual(Date.now() - 1000);
-  } else expect(text).toContain('Retrying now');
+  } else expect(text).toMatch(/Retry due since \d\d:\d\d \(attempt \d+\)/);
+  expect(text).not.toContain('Retrying now');
   expect(await violations(page)).toEqual({});
   await shots(page, info, '18-waiting-for-storage', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
 

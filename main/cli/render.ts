@@ -71,13 +71,15 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
   };
 }
 
-/** The line an event prints outside the progress bars (completions, failures, scheduled retries, warnings), or undefined. */
+/** The line an event prints outside the progress bars (completions, failures, scheduled retries, parts storage lost, warnings), or undefined. */
 function eventLine(e: EngineEvent): string | undefined {
   if (e.type === 'file' && e.state === 'completed') return `completed  ${printable(e.fileName)}\n`;
   if (e.type === 'file' && e.state === 'failed') return `FAILED     ${printable(e.fileName)}: ${printable(e.error ?? '')}\n`;
   if (e.type === 'activity' && (e.entry.kind === 'retry-scheduled' || e.entry.kind === 'registration-retry')) {
     return `retrying   ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
   }
+  // Storage's own list lacked parts it had acknowledged (engine/file-upload.ts): said once, as the app's queue does.
+  if (e.type === 'activity' && e.entry.kind === 'parts-lost') return `LOST       ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
   if (e.type === 'blocked' && e.message) return `STOPPED    ${printable(e.message)}\n`;
   if (e.type === 'fatal') return `STOPPED    ${printable(e.message)}\n`;
   if (e.type === 'warning') return `warning: ${printable(e.message)}\n`;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CaptureRequest } from '../api/gateway.js';
+import { localTime } from '../../shared/night-summary.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { printStatus, printable } from './status.js';
@@ -58,6 +59,22 @@ describe('capture-uploader status', () => {
     expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/), nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
     db.close();
     vi.unstubAllEnvs();
+  });
+
+  it('says of a retry whose time has come since when it is due, never that it is tried "any moment"', () => {
+    const dir = join(work, 'due');
+    mkdirSync(dir);
+    const { db } = openQueueDatabase(join(dir, 'queue.db'));
+    const q = new UploadQueue(db);
+    const id = q.enqueueCapture('walk', request, [{ path: '/card/due.mp4', fileName: 'due.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 }]);
+    q.saveRegistration(id, 'cap-1', [{ frameIndex: 1, uploadId: 'u1', fileName: 'due.mp4', size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' }]);
+    const retryAt = Date.now() - 120_000;
+    q.moveFile(1, ['pending'], 'pending', { error: 'SlowDown (HTTP 503 on PUT /x)', retryAt, transient: true });
+
+    const lines = captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n');
+    expect(lines).toContain(`      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): SlowDown (HTTP 503 on PUT /x)`);
+    expect(lines.filter((l) => l.startsWith('  ')).join('\n')).not.toMatch(/any moment|Retrying now/);
+    db.close();
   });
 
   it('says first that the whole queue is held until a time, as the app set it (issue 17 #17)', () => {

@@ -1,6 +1,7 @@
 import { formatBytes } from '../../shared/format.js';
 import type { QueueState } from '../../shared/queue-state.js';
-import { queueState, queueStateLine, retryTime } from '../../shared/queue-state.js';
+import { localTime } from '../../shared/night-summary.js';
+import { queueState, queueStateLine } from '../../shared/queue-state.js';
 import { committedTotals } from '../queue/totals.js';
 import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
@@ -61,9 +62,10 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
       const state = f.replacedBy ? 'replaced' : f.state;
       lines.push(`  file ${f.id}  ${state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`);
       if (f.state === 'pending' && f.nextAttemptAt !== null) {
-        // Never a time already past (issue 18 #1): a retry due is taken up at once.
-        const when = f.nextAttemptAt > Date.now() + 1000 ? `at ${retryTime(f.nextAttemptAt, Date.now(), locale)}` : 'any moment';
-        lines.push(`      tried again ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
+        // A time ahead: when it goes; a time come: since when it waits for a free slot (never "any
+        // moment": it is not on the wire; shared/queue-state.ts retryWait).
+        const when = f.nextAttemptAt > Date.now() ? `tried again at ${localTime(f.nextAttemptAt, { locale })}` : `retry due since ${localTime(f.nextAttemptAt, { locale })}`;
+        lines.push(`      ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);
       // Placed in the app while its card was imported (issue 19 #4): it starts from the copy once verified.
       else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');

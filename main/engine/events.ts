@@ -89,6 +89,12 @@ export type EngineEvent =
   | { type: 'capture'; captureRow: number; label: string; state: CaptureState; error: string | null; capture: QueuedCapture }
   | { type: 'removed'; captureRow: number; fileIds: number[] }
   /**
+   * Storage's own list of an upload's parts (the §4.9 status read, which syncs from ListParts)
+   * lacks parts it had acknowledged (`partNumbers`, `bytes` in all): their ETags are forgotten and
+   * they are sent again. Said once per loss; a file restarted or resumed never says it.
+   */
+  | { type: 'lost'; fileId: number; captureRow: number; fileName: string; partNumbers: number[]; bytes: number }
+  /**
    * A person's batch ("Pause all", "Resume all", "Retry all", "Clear completed") committed in one
    * transaction: these rows changed or left; read them as committed (one event for 10,000 rows).
    */

@@ -3,7 +3,7 @@ import { fileFacts } from '../intake/file-identity.js';
 import { storedPartMd5s } from '../offload/part-md5.js';
 import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
-import type { QueuedFile } from '../queue/queue.js';
+import type { QueuedFile, QueuedPart } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { partMd5Etag } from './part-upload.js';
 import { StoredBytesCheck } from './stored-bytes.js';
@@ -78,8 +78,8 @@ export class FileUpload {
       let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
       for (const n of await this.settleInDoubt(missingSet)) missingSet.delete(n);
+      await this.reconcile(missingSet, round === 0);
       missing = missing.filter((n) => missingSet.has(n));
-      this.reconcile(missingSet, round === 0);
       const recovered = await this.sendMissing(missing);
       // Parts storage holds whose ETag this queue lost (a crash between storage's answer and the ledger's write).
       for (const p of ctx.queue.parts(f.id)) {
@@ -93,7 +93,7 @@ export class FileUpload {
       if (this.signal.aborted) throw new CancelledError();
       const record = await this.report(recovered);
       if (record.status === 'completed') return;
-      ctx.queue.batch.forgetParts(f.id, record.missingParts); // the service lacks them: send them again (one transaction)
+      await this.forgetMissing(record.missingParts); // the service lacks them: send them again
       if (record.missingParts.length < best) {
         best = record.missingParts.length;
         stuck = 0;
@@ -132,13 +132,25 @@ export class FileUpload {
     this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`);
   }
 
-  /** Forgets ETags of parts storage no longer has; on the first round, starts tracking progress. */
-  private reconcile(missing: Set<number>, first: boolean): void {
+  /**
+   * Parts this queue holds an ETag for that presign-missing (§4.5) lists as missing: storage's own
+   * list of the upload's parts decides (judgeListed). Those it lacks are lost: forgotten, said
+   * once (Transitions.partsLost) and sent again. Those it holds keep their ETags and are taken out
+   * of `missing`: a list that lags behind storage, or counts only the parts reported so far, is
+   * no loss and no reason to send a part twice. On the first round, starts tracking progress.
+   */
+  private async reconcile(missing: Set<number>, first: boolean): Promise<void> {
     const { ctx, f } = this;
-    const parts = ctx.queue.parts(f.id);
-    ctx.queue.batch.forgetParts(f.id, parts.filter((p) => p.etag && missing.has(p.partNumber)).map((p) => p.partNumber)); // one transaction
+    const listed = ctx.queue.parts(f.id).filter((p) => p.etag && missing.has(p.partNumber));
+    if (listed.length > 0) {
+      const { lost, unconfirmed, held } = await this.judgeListed(listed);
+      ctx.transitions.partsLost(f, lost);
+      ctx.queue.batch.forgetParts(f.id, unconfirmed.map((p) => p.partNumber)); // sent again, no loss said
+      if (!first) ctx.tracker.partsLost(f.id, [...lost, ...unconfirmed].map((p) => p.size));
+      for (const p of held) missing.delete(p.partNumber);
+    }
     if (!first) return;
-    const held = parts.filter((p) => !missing.has(p.partNumber));
+    const held = ctx.queue.parts(f.id).filter((p) => !missing.has(p.partNumber));
     ctx.tracker.track({
       fileId: f.id,
       captureRow: f.captureRow,
@@ -148,6 +160,48 @@ export class FileUpload {
       doneBytes: held.reduce((n, p) => n + p.size, 0),
       partsDone: held.length,
     });
+  }
+
+  /**
+   * After a complete-batch (§4.7) that did not finish the file: forgets the ETags of the parts the
+   * service still lists as missing, so they are sent again. Any of them this queue held an ETag
+   * for is said lost only when storage's own list lacks it too (judgeListed).
+   */
+  private async forgetMissing(missing: readonly number[]): Promise<void> {
+    const { ctx, f } = this;
+    const wanted = new Set(missing);
+    const listed = ctx.queue.parts(f.id).filter((p) => p.etag && wanted.has(p.partNumber));
+    if (listed.length > 0) {
+      const { lost, unconfirmed } = await this.judgeListed(listed);
+      ctx.transitions.partsLost(f, lost);
+      ctx.tracker.partsLost(f.id, [...lost, ...unconfirmed].map((p) => p.size));
+    }
+    ctx.queue.batch.forgetParts(f.id, missing); // one transaction
+  }
+
+  /**
+   * Asks storage's own list of the upload's parts about parts this queue holds an ETag for that
+   * the service listed as missing: the §4.9 status read with `syncFromS3=true` (the service reads
+   * ListParts), or presign-missing where the gateway has no status read (partsMissingNow).
+   * `held`: parts the list has. `lost`: parts it lacks while it shows another part this queue
+   * holds an ETag for, so the list is storage's and not only the parts reported so far.
+   * `unconfirmed`: parts it lacks with no such sign (a storage without ListParts, whose list is
+   * the parts reported; or every acknowledged part gone at once): sent again, no loss said.
+   * Throws what the gateway throws.
+   */
+  private async judgeListed(listed: readonly QueuedPart[]): Promise<{ lost: QueuedPart[]; unconfirmed: QueuedPart[]; held: QueuedPart[] }> {
+    const { ctx, f } = this;
+    const lacking = await this.service((signal) => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)));
+    const gone = listed.filter((p) => lacking.has(p.partNumber));
+    const held = listed.filter((p) => !lacking.has(p.partNumber));
+    const showsStorage = ctx.queue.parts(f.id).some((p) => p.etag && !lacking.has(p.partNumber));
+    if (gone.length > 0 && !showsStorage) {
+      ctx.log.info(
+        `${f.fileName}: the service lists part(s) ${gone.map((p) => p.partNumber).join(', ')} as missing and shows none of the parts storage acknowledged; ` +
+          `its list may hold only the parts reported so far (a storage without ListParts), so they are sent again and no loss is said`,
+      );
+    }
+    return { lost: showsStorage ? gone : [], unconfirmed: showsStorage ? [] : gone, held };
   }
 
   /**

@@ -132,6 +132,18 @@ export class ProgressTracker {
   }
 
   /**
+   * Parts storage had acknowledged were lost (their sizes in bytes): the file's done bytes and
+   * parts go back by them, as the queue's stored bytes did (Transitions.partsLost).
+   */
+  partsLost(fileId: number, sizes: readonly number[]): void {
+    const f = this.files.get(fileId);
+    if (!f || sizes.length === 0) return;
+    f.doneBytes = Math.max(0, f.doneBytes - sizes.reduce((n, s) => n + s, 0));
+    f.partsDone = Math.max(0, f.partsDone - sizes.length);
+    this.touch();
+  }
+
+  /**
    * A part request failed for a passing reason (it will be retried): `where` it failed and why.
    * Keeps the time of the first failure since the last acknowledged part.
    */

@@ -104,6 +104,26 @@ export class Transitions {
     this.emit({ type: 'activity', entry });
   }
 
+  /**
+   * Parts of `f` that storage acknowledged are no longer in storage's own list of the upload's
+   * parts (§4.9 status read, synced from ListParts): forgets their ETags (so they are sent again)
+   * with a log line, in one transaction, then announces the loss (`lost`, with its bytes) once.
+   * `lost`: each part's number and size (bytes). Throws SqliteError when the queue cannot be written.
+   */
+  partsLost(f: QueuedFile, lost: readonly { partNumber: number; size: number }[]): void {
+    if (lost.length === 0) return;
+    const q = this.queue;
+    const partNumbers = lost.map((p) => p.partNumber);
+    const bytes = lost.reduce((n, p) => n + p.size, 0);
+    const message = `Storage no longer holds part${lost.length === 1 ? '' : 's'} ${partNumbers.join(', ')} (${(bytes / 1024 ** 2).toFixed(1)} MiB) it had confirmed; sending ${lost.length === 1 ? 'it' : 'them'} again`;
+    const entry = q.db.transaction(() => {
+      q.batch.forgetParts(f.id, partNumbers);
+      return q.activity.add({ captureRow: f.captureRow, fileId: f.id, subject: f.fileName, kind: 'parts-lost', message });
+    })();
+    this.emit({ type: 'lost', fileId: f.id, captureRow: f.captureRow, fileName: f.fileName, partNumbers, bytes });
+    this.emit({ type: 'activity', entry });
+  }
+
   /** Removes a capture with its files from the local queue (nothing at the platform changes); answers whether it was there. */
   removeCapture(id: number): boolean {
     const q = this.queue;

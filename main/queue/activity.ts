@@ -35,6 +35,8 @@ export type ActivityKind =
   | 'card-back'
   /** A capture moved to the front of the queue by a person, or back to its place (issue 18 #6). */
   | 'moved'
+  /** Storage's own list of an upload's parts lacks parts it had acknowledged: they are sent again (engine/file-upload.ts). */
+  | 'parts-lost'
   /** Something a person should know about a capture, kept from registration to the finish (issue 18 #3). */
   | 'warning';
 

@@ -73,21 +73,44 @@ export class QueueSchedule {
   }
 
   /**
-   * Pending files due by `at` (ms since epoch): no retry time, or one at or before it; files of
-   * captures moved to the front first (issue 18 #6), then those waiting longest, then oldest.
-   * `exclude` lists file ids to skip (already running); `waiting` the ids of files that wait
-   * for their card, pulled out (removed-cards.ts). At most `limit`.
+   * Pending files due by `at` (ms since epoch), at most `limit`, in the order they are to start
+   * (docs/decisions/order-fair-order.md):
+   * 1. the person's order: files of captures moved to the front (highest priority first);
+   * 2. within one priority, a file whose retry is due (a retry time at or before `at`) before any
+   *    file without one (not yet tried, or stopped without a failure), so a passing failure never
+   *    sends a file behind every capture that arrived after it;
+   * 3. then the order of registration (file id).
+   * `exclude` lists file ids to skip (already running); `waiting` the ids of files that wait for
+   * their card, pulled out (removed-cards.ts). Files awaiting their verified copy and files whose
+   * retry is not yet due are never returned. Throws SqliteError on a storage failure.
+   *
+   * Three ordered runs, each cut to `limit`, merged: the first starts from the few captures in
+   * front (index captures_in_front), the second from the retries due (index files_due), the
+   * third walks the untried files in id order (files_due, next_attempt_at IS NULL) and stops
+   * after `limit`. So a call reads about `limit` rows plus the retries due, not every pending
+   * file: 10,000 queued files cost no sort of 10,000 rows (npm run bench:queue prints it).
+   * A priority is 0 (the queue's order) or above (setFront), never below.
    */
   dueFiles(at: number, limit: number, exclude: readonly number[] = [], waiting: readonly number[] = []): QueuedFile[] {
-    const skip = exclude.length ? `AND f.id NOT IN (${exclude.map(() => '?').join(',')})` : '';
+    const skip = JSON.stringify([...exclude, ...waiting]);
+    const pending = `f.state = 'pending' AND f.awaiting_copy = 0 AND f.id NOT IN (SELECT value FROM json_each(@skip))`;
     return (
       this.sql(
-          `SELECT f.* FROM files f JOIN captures c ON c.id = f.capture_row
-           WHERE f.state = 'pending' AND f.awaiting_copy = 0 AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= ?) ${skip}
-             AND f.id NOT IN (SELECT value FROM json_each(?))
-           ORDER BY c.priority DESC, COALESCE(f.next_attempt_at, 0), f.id LIMIT ?`,
+          `SELECT * FROM (
+             SELECT c.priority AS in_line, f.next_attempt_at IS NULL AS untried, f.* FROM captures c CROSS JOIN files f ON f.capture_row = c.id
+             WHERE c.priority > 0 AND ${pending} AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= @at)
+             ORDER BY c.priority DESC, untried, f.id LIMIT @limit)
+           UNION ALL SELECT * FROM (
+             SELECT c.priority, 0, f.* FROM files f JOIN captures c ON c.id = f.capture_row
+             WHERE c.priority = 0 AND ${pending} AND f.next_attempt_at <= @at
+             ORDER BY f.id LIMIT @limit)
+           UNION ALL SELECT * FROM (
+             SELECT c.priority, 1, f.* FROM files f JOIN captures c ON c.id = f.capture_row
+             WHERE c.priority = 0 AND ${pending} AND f.next_attempt_at IS NULL
+             ORDER BY f.id LIMIT @limit)
+           ORDER BY in_line DESC, untried, id LIMIT @limit`,
         )
-        .all(at, ...exclude, JSON.stringify(waiting), limit) as FileRowRaw[]
+        .all({ at, limit, skip }) as FileRowRaw[]
     ).map(toFile);
   }
 

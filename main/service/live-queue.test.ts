@@ -82,12 +82,16 @@ describe('LiveQueue', () => {
     expect(view.files[0]).toMatchObject({ bytesSent: 10 * MiB, bytesInFlight: 3 * MiB });
     expect(view.totals).toMatchObject({ bytesDone: 10 * MiB, bytesInFlight: 3 * MiB, outage, bytesPerSecond: 0, bytesLost: 0 });
 
-    // The file waits for its retry; storage then says it lost part 2: the total goes back, and says by how much.
+    // The file waits for its retry. Bytes done going back is no loss by itself (a file restarted,
+    // a card put back); storage's own list lacking part 2 is, said once by the engine.
     queue.setFileState(file.id, 'pending');
     live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'pending', error: null, transient: true, file: queue.file(file.id)! });
     expect(live.totals().bytesDone).toBe(10 * MiB);
     queue.batch.forgetParts(file.id, [2]);
     live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'pending', error: null, transient: true, file: queue.file(file.id)! });
+    expect(live.totals()).toMatchObject({ bytesDone: 5 * MiB, bytesLost: 0 });
+    live.onEngine({ type: 'lost', fileId: file.id, captureRow: row, fileName: 'walk.mp4', partNumbers: [2], bytes: 5 * MiB });
     expect(live.totals()).toMatchObject({ bytesDone: 5 * MiB, bytesLost: 5 * MiB });
+    expect(live.totals()).toMatchObject({ bytesLost: 5 * MiB }); // read again: still once
   });
 });

@@ -26,8 +26,7 @@ export class LiveQueue {
   private readonly live = new Map<number, FileProgress>();
   private rate = 0;
   private outage: Outage | null = null;
-  /** The last `bytesDone` and `bytesTotal` sent: a drop with the same total is bytes storage lost. */
-  private shown = { done: 0, total: -1 };
+  /** Bytes storage lost since the start: parts its own list lacked after it acknowledged them (the engine's `lost` events). */
   private lost = 0;
   /** Warnings kept with captures (issue 18 #3), by capture row: read at a full view and when captures are queued (the only time they are added). */
   private warned?: Map<number, string[]>;
@@ -98,6 +97,14 @@ export class LiveQueue {
           this.changedCaptures.add(c);
           if (this.warned?.has(c) && !this.queue.capture(c)) this.warned.delete(c); // cleared from the list
         }
+        break;
+      case 'lost':
+        // Only the engine's word counts (storage's own list of the parts, §4.9): bytes done that
+        // go back for any other reason (a file stopped before its last acknowledgements were
+        // committed, restarted, a card put back) are no loss.
+        this.lost += e.bytes;
+        this.changedFiles.add(e.fileId);
+        this.changedCaptures.add(e.captureRow);
         break;
       case 'hold':
         this.holdChanged = true;
@@ -176,7 +183,7 @@ export class LiveQueue {
   /**
    * The queue's totals: committed figures (read again after a change, or every 2 s) with the
    * acknowledged bytes of files uploading, their bytes on the wire apart, the outage seen, and
-   * the bytes storage lost since the start (the only way `bytesDone` goes back).
+   * the bytes storage lost since the start (parts its own list lacked after it acknowledged them).
    */
   totals(now = Date.now()): QueueTotals {
     if (!this.stored || now - this.stored.at > TOTALS_REFRESH_MS) this.stored = { at: now, totals: this.queue.totals() };
@@ -190,10 +197,6 @@ export class LiveQueue {
     // Files uploading count with their live (acknowledged) bytes instead of what the queue holds for them.
     const moved = t.uploading > 0 ? liveSent - t.bytesStoredUploading : 0;
     const committed = committedTotals(t, moved);
-    const bytesDone = committed.bytesDone;
-    // Acknowledged bytes only grow; fewer with the same total means storage lost parts (they are sent again).
-    if (t.bytesTotal === this.shown.total && bytesDone < this.shown.done) this.lost += this.shown.done - bytesDone;
-    this.shown = { done: bytesDone, total: t.bytesTotal };
     return {
       ...committed,
       // Nothing is acknowledged during an outage: no speed, and no ETA is guessed from an old one.

@@ -21,6 +21,27 @@ function timed(fn: () => void): number {
 }
 
 /**
+ * The time (ms, mean of 200 calls) QueueSchedule.dueFiles takes on this queue to name the next
+ * files to start (4 of them, 2 running), as the drain loop asks at each turn: with one capture
+ * moved to the front and 1 file in 50 waiting for a retry that is due (docs/decisions/order-fair-order.md).
+ */
+function dueFilesMs(queue: UploadQueue, ids: readonly number[]): number {
+  const now = Date.now();
+  ids.forEach((id, i) => {
+    if (i % 50 === 49) queue.moveFile(id, ['pending'], 'pending', { error: 'SlowDown', retryAt: now - 1000, transient: true });
+  });
+  const front = queue.file(ids[Math.floor(ids.length / 2)]!)!.captureRow;
+  queue.schedule.setFront(front, true);
+  const calls = 200;
+  const ms = timed(() => {
+    for (let i = 0; i < calls; i++) queue.schedule.dueFiles(Date.now(), 4, ids.slice(0, 2));
+  });
+  queue.schedule.setFront(front, false);
+  queue.db.prepare('UPDATE files SET next_attempt_at = NULL, attempts = 0, error = NULL, transient = 0').run();
+  return ms / calls;
+}
+
+/**
  * Measures each batch `runs` times on a fresh queue of `pairs` registered dual-lens pairs under
  * `work` (2 × pairs files), and forgetting the ETags of one file of 10,000 stored parts. Returns
  * the figures; "Pause all" is held to 200 ms (issue 21).
@@ -33,9 +54,11 @@ export function batchFigures(work: string, pairs: number, runs: number): Figure[
   const clear: number[] = [];
   const forget: number[] = [];
   const messages: number[] = [];
+  const due: number[] = [];
   for (let run = 0; run < runs; run++) {
     const queue = new UploadQueue(openQueueDatabase(join(work, `batch-${run}.db`)).db);
-    fillQueue(queue, pairs);
+    const ids = fillQueue(queue, pairs);
+    due.push(dueFilesMs(queue, ids));
     const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
     const engine = new UploadEngine({ queue, gateway });
     let sent = 0;
@@ -69,6 +92,7 @@ export function batchFigures(work: string, pairs: number, runs: number): Figure[
   }
   const files = `${(2 * pairs).toLocaleString('en')} files`;
   return [
+    { name: `next files due among ${files} (dueFiles)`, values: due, unit: 'ms', better: 'lower', digits: 2, note: 'per call, as the drain loop asks at each turn; a capture in front, 1 in 50 files a retry due' },
     { name: `batch: pause all, ${files}`, values: pause, unit: 'ms', better: 'lower', limit: 200, digits: 0, note: 'one transaction, one event, to the rows message' },
     { name: `batch: pause all, ${files}, engine only`, values: pauseEngine, unit: 'ms', better: 'lower', digits: 0, note: 'the transaction and its event' },
     { name: 'batch: rows messages for pause all', values: messages, unit: '', better: 'lower', limit: 1, digits: 0 },

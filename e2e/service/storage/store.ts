@@ -266,6 +266,20 @@ export class DiskStore {
     return info;
   }
 
+  /**
+   * Deletes one stored part of a multipart upload (`uploadId`: storage's own id), as a storage
+   * that loses data would: ListParts no longer lists it and CompleteMultipartUpload refuses it.
+   * For tests; no S3 request does this. Answers whether the part was there.
+   */
+  async deletePart(uploadId: string, partNumber: number): Promise<boolean> {
+    const dir = join(this.root, 'multipart', uploadId);
+    const part = await readJson<{ dataName: string }>(join(dir, `${partNumber}.json`));
+    if (!part) return false;
+    await rm(join(dir, `${partNumber}.json`), { force: true });
+    await rm(join(dir, part.dataName), { force: true });
+    return true;
+  }
+
   /** Drops an upload and its parts (AbortMultipartUpload). */
   async abortMultipartUpload(upload: MultipartInfo): Promise<void> {
     await rm(join(this.root, 'multipart', upload.uploadId), { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { migration011 } from './011-part-md5s.js';
 import { migration012 } from './012-foreign-key-indexes.js';
 import { migration013 } from './013-awaiting-copy.js';
 import { migration014 } from './014-offload-state.js';
+import { migration015 } from './015-captures-in-front.js';
 
 export type { Migration } from './migration.js';
 
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration012,
   migration013,
   migration014,
+  migration015,
 ];
 
 /** The schema version this build writes. */

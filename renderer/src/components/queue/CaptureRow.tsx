@@ -1,7 +1,7 @@
 import type { CSSProperties } from 'react';
 import { useEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { retryTime } from '../../../../shared/queue-state.js';
+import { retryTime, retryWait } from '../../../../shared/queue-state.js';
 import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { formatBytes, formatTime } from '../../format.js';
@@ -21,7 +21,7 @@ const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
 };
 
 /** The colour class of what a registered capture is doing (its first word). */
-const DOING_CLASS: Record<string, string> = { Retrying: 'retrying', Paused: 'paused', Needs: 'failed', Completed: 'completed' };
+const DOING_CLASS: Record<string, string> = { Retrying: 'retrying', Retry: 'retrying', Paused: 'paused', Needs: 'failed', Completed: 'completed' };
 /** The colour class of what a registered capture is doing: an outage's wait is coloured as a retry is. */
 const doingClass = (doing: string) => (doing.startsWith('Waiting for storage') || doing.startsWith('Waiting for the gateway') ? 'retrying' : DOING_CLASS[doing.split(' ')[0]!]);
 
@@ -43,7 +43,7 @@ export function usePlaceName(structureId: string, designId: string | null): stri
  */
 export function CaptureRow({ id, style, aria, linked = false }: { id: number; style: CSSProperties; aria: RowAria; linked?: boolean }) {
   const c = useApp((s) => s.captures[id]);
-  // Said relative to now ("Retrying now"), so renewed while the capture waits.
+  // Said relative to now ("Retrying at 14:11" becomes "Retry due since 14:11"), so renewed while the capture waits.
   const now = useNow(5000, c !== undefined && c.state !== 'completed');
   // Where part requests fail now, if they do (the headline's "Waiting for storage").
   const outage = useApp((s) => s.totals.outage?.where ?? null);
@@ -63,7 +63,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
         if (file.state === 'completed') done++;
       }
       // A string, so the shallow comparison keeps the row still while only bytes move.
-      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, (ms) => (retryTime(ms, now) === 'any moment' ? null : retryTime(ms, now)), outage) };
+      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, (ms) => retryWait(ms, now), outage) };
     }),
   );
   const remove = useApp((s) => s.removeCapture);

@@ -1,44 +1,13 @@
 import type { CSSProperties } from 'react';
 import { plainCause } from '../../../../shared/causes.js';
-import { retryTime } from '../../../../shared/queue-state.js';
-import type { QueueFile, QueueOutage } from '../../../../shared/ipc.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
 import { useNow } from '../../use-now.js';
 import type { RowAria } from './rows.js';
-import { captureNeedsYou, outageWords, retrying } from './rows.js';
-
-const STATE_LABEL: Record<QueueFile['state'], string> = {
-  waiting: 'Waiting for registration',
-  pending: 'Queued',
-  uploading: 'Uploading',
-  paused: 'Paused',
-  completed: 'Completed',
-  failed: 'Needs you',
-  cancelled: 'Cancelled',
-};
+import { captureNeedsYou, fileStateText, retrying } from './rows.js';
 
 /** Characters of a file name always shown at its end ("…_00_001.insv"): what tells two lenses apart. */
 const NAME_TAIL = 14;
-
-/**
- * What the row says about a file's state: what happens next, not only what happened. A file
- * waiting for a capture that needs a person is not sent until the capture is decided.
- */
-function stateText(f: QueueFile, captureNeeds: boolean, now: number, outage: QueueOutage['where'] | null): string {
-  if (f.replacedBy) return `Replaced by capture ${f.replacedBy}: its recording changed and was added again`;
-  if (retrying(f)) {
-    // Never a time already past (issue 18 #1): a retry due is taken up at once.
-    const when = retryTime(f.retryAt!, now);
-    return `${when === 'any moment' ? 'Retrying now' : `Retrying at ${when}`} (attempt ${f.attempts + 1})`;
-  }
-  if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
-  // Placed while its card was copied (issue 19 #4): it uploads from the verified copy, not the card.
-  if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
-  // During an outage an uploading file's part requests fail and wait: it says so, as the headline does.
-  if (f.state === 'uploading' && outage) return outageWords(outage);
-  return STATE_LABEL[f.state];
-}
 
 /**
  * One file of a capture, nested under it: progress, what happens next, the plain cause of a
@@ -76,7 +45,7 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       </div>
       <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
       <div className="stats">
-        <span className={`state ${retrying(f) || (f.state === 'uploading' && outage) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{stateText(f, captureNeeds, now, outage)}</span>
+        <span className={`state ${retrying(f) || (f.state === 'uploading' && outage) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{fileStateText(f, captureNeeds, now, outage)}</span>
         <span className="bytes">
           {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
           {f.partsTotal > 0 && f.state !== 'completed' && <span className="parts"> · part {f.partsDone} of {f.partsTotal}</span>}

@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
-import { queueRows, registeredCaptureState } from './rows.js';
+import { localTime } from '../../../../shared/night-summary.js';
+import { retryWait } from '../../../../shared/queue-state.js';
+import { fileStateText, queueRows, registeredCaptureState } from './rows.js';
 
 let next = 1;
 const file = (state: QueueFile['state'], extra: Partial<QueueFile> = {}): QueueFile => ({
   id: next++, captureRow: 1, fileName: `f${next}.insv`, path: `/card/f${next}.insv`, size: 100, state, error: null,
   bytesSent: 0, partsDone: 0, partsTotal: 1, bytesPerSecond: 0, etaSeconds: null, retryAt: null, attempts: 0, ...extra,
 });
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+/** What the rows pass: retryWait's words, with UTC times and "now" at 03:15. */
+const clock = (ms: number) => (ms > Date.UTC(2026, 10, 23, 3, 15) ? `Retrying at ${hhmm(ms)}` : `Retry due since ${hhmm(ms)}`);
 
 describe('registeredCaptureState', () => {
   it('says what the capture does from its files, not "Uploading" when nothing moves', () => {
     const at = Date.UTC(2026, 10, 23, 3, 14);
     expect(registeredCaptureState([file('uploading'), file('pending', { retryAt: at })], clock)).toBe('Uploading');
-    expect(registeredCaptureState([file('pending', { retryAt: at + 60_000 }), file('pending', { retryAt: at }), file('completed')], clock)).toBe('Retrying at 03:14');
+    expect(registeredCaptureState([file('pending', { retryAt: at + 120_000 }), file('pending', { retryAt: at + 180_000 }), file('completed')], clock)).toBe('Retrying at 03:16');
     expect(registeredCaptureState([file('pending'), file('pending', { retryAt: at })], clock)).toBe('Waiting to upload');
     expect(registeredCaptureState([file('paused'), file('completed')], clock)).toBe('Paused');
     expect(registeredCaptureState([file('failed'), file('paused')], clock)).toBe('Needs you');
@@ -34,9 +38,38 @@ describe('registeredCaptureState', () => {
     expect(registeredCaptureState([file('uploading')], clock, null)).toBe('Uploading');
   });
 
-  it('never shows a retry time already past: "Retrying now" (issue 18 #1)', () => {
+  it('says "Retrying now" only while a retry is on the wire; a retry whose time has come and waits says since when it is due', () => {
     const at = Date.UTC(2026, 10, 23, 3, 14);
-    expect(registeredCaptureState([file('pending', { retryAt: at })], (ms) => (ms <= at + 60_000 ? null : clock(ms)))).toBe('Retrying now');
+    expect(registeredCaptureState([file('pending', { retryAt: at, attempts: 1 })], clock)).toBe('Retry due since 03:14');
+    expect(registeredCaptureState([file('pending', { retryAt: at, attempts: 1 }), file('pending', { retryAt: at + 600_000, attempts: 1 })], clock)).toBe('Retry due since 03:14');
+    expect(registeredCaptureState([file('uploading', { attempts: 1 }), file('pending', { retryAt: at, attempts: 1 })], clock)).toBe('Retrying now');
+    // A first try on the wire beside a retry is an upload.
+    expect(registeredCaptureState([file('uploading', { attempts: 1 }), file('uploading')], clock)).toBe('Uploading');
+    expect(registeredCaptureState([file('uploading', { attempts: 2 })], clock, 'storage')).toBe('Waiting for storage');
+  });
+});
+
+describe('fileStateText', () => {
+  it('says "Retrying now" only while the retry is on the wire; a retry waiting says when it is due', () => {
+    const now = Date.UTC(2026, 10, 23, 5, 30);
+    const words = (f: QueueFile, outage: 'storage' | null = null) => fileStateText(f, false, now, outage);
+    const due = now - 120_000;
+    expect(words(file('pending', { retryAt: due, attempts: 1 }))).toBe(`${retryWait(due, now)} (attempt 2)`);
+    expect(words(file('pending', { retryAt: due, attempts: 1 }))).toMatch(/^Retry due since /);
+    expect(words(file('pending', { retryAt: now + 120_000, attempts: 2 }))).toMatch(/^Retrying at .+ \(attempt 3\)$/);
+    expect(words(file('uploading', { attempts: 1 }))).toBe('Retrying now (attempt 2)');
+    expect(words(file('uploading'))).toBe('Uploading');
+    expect(words(file('uploading', { attempts: 1 }), 'storage')).toBe('Waiting for storage');
+    expect(words(file('pending'))).toBe('Queued');
+  });
+});
+
+describe('retryWait', () => {
+  it('says "Retrying at" while the time is ahead and "Retry due since" once it has come, never "Retrying now"', () => {
+    const now = Date.UTC(2026, 10, 23, 5, 30);
+    expect(retryWait(now + 120_000, now, 'en-GB')).toBe(`Retrying at ${localTime(now + 120_000, { now, locale: 'en-GB' })}`);
+    expect(retryWait(now - 120_000, now, 'en-GB')).toBe(`Retry due since ${localTime(now - 120_000, { now, locale: 'en-GB' })}`);
+    expect(retryWait(now, now, 'en-GB')).toMatch(/^Retry due since /);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { QueueCapture, QueueFile, QueueOutage } from '../../../../shared/ipc.js';
+import { retryWait } from '../../../../shared/queue-state.js';
 import type { Folding, QueueFilter } from '../../queue-slice.js';
 
 /** The list-item attributes react-window gives each row (role, position in the set). */
@@ -38,28 +39,58 @@ export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_un
 export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !== null;
 
 /**
- * What a registered capture is doing, from its files: "Uploading" while any file moves;
- * "Retrying at 14:11" when every file left waits for a retry time (the earliest, local time);
- * "Paused" when what is left is paused; "Needs you" when a file failed and nothing else moves;
- * otherwise "Waiting to upload". While `outage` says where part requests fail (storage or the
- * gateway, the queue's totals), a capture whose files were uploading says "Waiting for storage"
- * as the headline does: nothing moves, and "Uploading" at 3 a.m. would say it does. `clock` formats a time (ms since the epoch) as HH:MM, or null
- * when it is due or past: then "Retrying now" (a retry time is never shown in the past, issue 18 #1).
+ * What a registered capture is doing, from its files: "Uploading" while any file moves
+ * ("Retrying now" when every file on the wire is a retry); when every file left waits for a
+ * retry, what the earliest says (`retryWords`, shared/queue-state.ts retryWait: "Retrying at
+ * 14:11", or "Retry due since 14:09" once its time has come: it waits for a free slot, it is not
+ * being sent); "Paused" when what is left is paused; "Needs you" when a file failed and nothing
+ * else moves; otherwise "Waiting to upload". While `outage` says where part requests fail
+ * (storage or the gateway, the queue's totals), a capture whose files were uploading says
+ * "Waiting for storage" as the headline does: nothing moves, and "Uploading" at 3 a.m. would say it does.
  */
-export function registeredCaptureState(files: readonly QueueFile[], clock: (ms: number) => string | null, outage: QueueOutage['where'] | null = null): string {
+export function registeredCaptureState(files: readonly QueueFile[], retryWords: (ms: number) => string, outage: QueueOutage['where'] | null = null): string {
   const left = files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
   if (left.length === 0) return 'Completed';
-  if (left.some((f) => f.state === 'uploading')) return outage ? outageWords(outage) : 'Uploading';
+  const sending = left.filter((f) => f.state === 'uploading');
+  if (sending.length > 0) return outage ? outageWords(outage) : sending.every((f) => f.attempts > 0) ? 'Retrying now' : 'Uploading';
   const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
-  if (waiting.length > 0 && waiting.every(retrying)) {
-    const when = clock(Math.min(...waiting.map((f) => f.retryAt!)));
-    return when === null ? 'Retrying now' : `Retrying at ${when}`;
-  }
+  if (waiting.length > 0 && waiting.every(retrying)) return retryWords(Math.min(...waiting.map((f) => f.retryAt!)));
   // Placed while its card was copied (issue 19 #4): never "Needs you", it starts by itself once verified.
   if (waiting.length > 0 && waiting.every((f) => f.awaitingCopy)) return 'Waiting for its verified copy';
   if (waiting.length > 0) return 'Waiting to upload';
   if (left.some((f) => f.state === 'failed')) return 'Needs you';
   return 'Paused';
+}
+
+/** A file's state in a word or two, when nothing more precise is said. */
+const STATE_LABEL: Record<QueueFile['state'], string> = {
+  waiting: 'Waiting for registration',
+  pending: 'Queued',
+  uploading: 'Uploading',
+  paused: 'Paused',
+  completed: 'Completed',
+  failed: 'Needs you',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * What the row says about a file's state: what happens next, not only what happened. A file
+ * waiting for a capture that needs a person is not sent until the capture is decided.
+ * `now` ms since the epoch; `outage` where part requests fail now, or null.
+ */
+export function fileStateText(f: QueueFile, captureNeeds: boolean, now: number, outage: QueueOutage['where'] | null): string {
+  if (f.replacedBy) return `Replaced by capture ${f.replacedBy}: its recording changed and was added again`;
+  // "Retrying at 14:11", or "Retry due since 14:09" while it waits for a free slot: never
+  // "Retrying now" of a file that waits (shared/queue-state.ts retryWait).
+  if (retrying(f)) return `${retryWait(f.retryAt!, now)} (attempt ${f.attempts + 1})`;
+  if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
+  // Placed while its card was copied (issue 19 #4): it uploads from the verified copy, not the card.
+  if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
+  // During an outage an uploading file's part requests fail and wait: it says so, as the headline does.
+  if (f.state === 'uploading' && outage) return outageWords(outage);
+  // On the wire again after a failure that passed: the one moment "Retrying now" is true.
+  if (f.state === 'uploading' && f.attempts > 0) return `Retrying now (attempt ${f.attempts + 1})`;
+  return STATE_LABEL[f.state];
 }
 
 function fileMatches(f: QueueFile, filter: QueueFilter): boolean {
