@@ -23,6 +23,11 @@ export interface NightSummary {
   longestOutage: { from: number; to: number; ms: number; cause: string } | null;
   /** What needs a person: each with its one-line cause and action. */
   needsYou: { subject: string; cause: string; action: string }[];
+  /**
+   * Captures uploaded (or uploading) with a warning a person should look at (a recording cut
+   * short, a lone lens, …; shared/capture-warnings.ts): each with its warnings' sentences.
+   */
+  warned: { subject: string; warnings: string[] }[];
 }
 
 /** One activity line as the summary reads it (ActivityEntry / ActivityView): `at` ISO 8601. */
@@ -44,6 +49,7 @@ export function nightSummary(
   sizeOf: (fileId: number) => number | undefined,
   needsYou: NightSummary['needsYou'],
   workLeft: boolean,
+  warned: NightSummary['warned'] = [],
 ): NightSummary {
   const t = (e: SummaryEntry) => Date.parse(e.at);
   const started = entries.find((e) => e.kind === 'started') ?? entries[0];
@@ -85,6 +91,7 @@ export function nightSummary(
     slowestHour,
     longestOutage,
     needsYou,
+    warned,
   };
 }
 
@@ -117,10 +124,19 @@ export function summaryLines(s: NightSummary, opts: { now?: number; locale?: str
   );
   if (s.slowestHour) lines.push(`Slowest hour: from ${at(s.slowestHour.from)}, ${formatBytes(s.slowestHour.bytes)}.`);
   lines.push(s.longestOutage ? `Longest outage: ${formatEta(s.longestOutage.ms / 1000)} from ${at(s.longestOutage.from)} (${s.longestOutage.cause}); nothing was lost.` : 'No outage.');
-  if (s.needsYou.length === 0) lines.push('Nothing needs you.');
-  else {
+  if (s.needsYou.length > 0) {
     lines.push(`${s.needsYou.length} need${s.needsYou.length === 1 ? 's' : ''} you:`);
     for (const n of s.needsYou) lines.push(`  ${n.subject}: ${n.cause}. ${n.action}`);
   }
+  const warned = s.warned ?? [];
+  if (warned.length > 0) {
+    lines.push(`${warnedPhrase(warned.length)}, uploaded as they are; look at them in the app:`);
+    for (const w of warned) lines.push(`  ${w.subject}: ${w.warnings.join(' ')}`);
+  }
+  // Only when nothing does: a warning over a damaged recording is something to look at.
+  if (s.needsYou.length === 0 && warned.length === 0) lines.push('Nothing needs you.');
   return lines;
 }
+
+/** "1 capture with warnings", "2 captures with warnings": the words every finish uses for them. */
+export const warnedPhrase = (n: number) => `${n} capture${n === 1 ? '' : 's'} with warnings`;

@@ -1,5 +1,5 @@
 import { plainCause } from './causes.js';
-import { localTime } from './night-summary.js';
+import { localTime, warnedPhrase } from './night-summary.js';
 import type { QueueHoldView, QueueTotals } from './ipc.js';
 
 /**
@@ -109,7 +109,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   const all = `All ${counted} file${counted === 1 ? '' : 's'} uploaded`;
   // Never plain green when a capture carries a warning (issue 18 #3): the finish says how many.
   const warned = t.capturesWarned ?? 0;
-  if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warned} capture${warned === 1 ? '' : 's'} with warnings`, tone: 'retrying' };
+  if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warnedPhrase(warned)}`, tone: 'retrying' };
   return { ...base, kind: 'done', headline: all, tone: 'done' };
 }
 

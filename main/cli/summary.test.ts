@@ -59,3 +59,35 @@ describe('capture-uploader log --summary (issue 18 #7)', () => {
     vi.unstubAllEnvs();
   });
 });
+
+describe('a capture with warnings reaches every place that says "done"', () => {
+  it('log --summary, status and status --json all say it, and none says "Nothing needs you"', async () => {
+    const dir = join(work, 'warned');
+    mkdirSync(dir);
+    const { db } = openQueueDatabase(join(dir, 'queue.db'));
+    const q = new UploadQueue(db);
+    const row = q.enqueueCapture('walk 3', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 }]);
+    const [f] = q.filesOf(row);
+    const iso = (min: number) => new Date(Date.now() - 60 * 60_000 + min * 60_000).toISOString();
+    q.activity.add({ at: iso(0), captureRow: row, fileId: null, subject: 'walk 3', kind: 'warning', message: 'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.' });
+    q.activity.add({ at: iso(1), captureRow: row, fileId: f!.id, subject: 'walk.mp4', kind: 'started', message: 'started' });
+    q.activity.add({ at: iso(5), captureRow: row, fileId: f!.id, subject: 'walk.mp4', kind: 'completed', message: 'done' });
+    q.activity.add({ at: iso(5), captureRow: row, fileId: null, subject: 'walk 3', kind: 'capture-completed', message: 'done' });
+    q.setFileState(f!.id, 'completed');
+    db.close();
+    for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
+
+    const summary = captureOutput(() => printLog(dir, { since: '6h', summary: true })).trim().split('\n');
+    expect(summary).not.toContain('Nothing needs you.');
+    expect(summary).toContain('1 capture with warnings, uploaded as they are; look at them in the app:');
+    expect(summary).toContain(`  capture ${row} (walk 3): No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.`);
+    const json = JSON.parse(captureOutput(() => printLog(dir, { since: '6h', summary: true, json: true }))) as Record<string, unknown>;
+    expect(json).toMatchObject({ needsYou: [], warned: [{ subject: `capture ${row} (walk 3)` }] });
+
+    const { printStatus } = await import('./status.js');
+    expect(captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n')[0]).toMatch(/^All 1 file uploaded, 1 capture with warnings · 100% /);
+    const status = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as { state: { kind: string; headline: string } };
+    expect(status.state).toMatchObject({ kind: 'done-with-warnings', headline: 'All 1 file uploaded, 1 capture with warnings' });
+    vi.unstubAllEnvs();
+  });
+});

@@ -28,6 +28,18 @@ export function needsYouNow(queue: UploadQueue): NightSummary['needsYou'] {
 }
 
 /**
+ * The captures in `queue` with warnings (the activity log's, as the app's rows show them), each
+ * with its label and its warnings' sentences, in queue order.
+ */
+export function warnedNow(queue: UploadQueue): NightSummary['warned'] {
+  const warnings = queue.activity.warnings();
+  return queue
+    .captures()
+    .filter((c) => warnings.has(c.id))
+    .map((c) => ({ subject: `capture ${c.id} (${c.label})`, warnings: [...new Set(warnings.get(c.id))] }));
+}
+
+/**
  * The morning summary of `queue` from `since` (ISO 8601) on (issue 18 #7): shared/night-summary.ts
  * over its activity log, with the sizes of the files completed, what needs a person now, and
  * whether work is left (then there is no finish yet).
@@ -36,5 +48,5 @@ export function queueSummary(queue: UploadQueue, since: string): NightSummary {
   const entries = queue.activity.list({ since, limit: 100_000 });
   const t = committedTotals(queue.totals());
   const workLeft = t.uploading + t.queued + t.retrying > 0;
-  return nightSummary(entries, (id) => queue.file(id)?.size, needsYouNow(queue), workLeft);
+  return nightSummary(entries, (id) => queue.file(id)?.size, needsYouNow(queue), workLeft, warnedNow(queue));
 }

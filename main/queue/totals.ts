@@ -25,6 +25,8 @@ export interface StoredTotals {
   failed: number;
   cancelled: number;
   capturesNeedYou: number;
+  /** Captures in the queue with a warning recorded in the activity log (a damaged recording, a lone lens, …). */
+  capturesWarned: number;
   bytesTotal: number;
   bytesStored: number;
   bytesStoredUploading: number;
@@ -59,13 +61,14 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
          COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving,
          MIN(CASE WHEN f.state = 'pending' THEN f.next_attempt_at END) AS nextFileRetry
        FROM files f JOIN captures c ON c.id = f.capture_row`,
-    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'nextRetryAt' | 'cardWait'> & { nextFileRetry: number | null };
+    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned' | 'nextRetryAt' | 'cardWait'> & { nextFileRetry: number | null };
     const c = sql(
       `SELECT COUNT(*) AS captures,
          COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou,
-         MIN(CASE WHEN state = 'queued' THEN next_attempt_at END) AS nextCaptureRetry
+         MIN(CASE WHEN state = 'queued' THEN next_attempt_at END) AS nextCaptureRetry,
+         (SELECT COUNT(DISTINCT a.capture_row) FROM activity a JOIN captures w ON w.id = a.capture_row WHERE a.kind = 'warning') AS capturesWarned
        FROM captures`,
-    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou'> & { nextCaptureRetry: number | null };
+    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned'> & { nextCaptureRetry: number | null };
     const { nextFileRetry, ...files } = f;
     const { nextCaptureRetry, ...captures } = c;
     const retries = [nextFileRetry, nextCaptureRetry].filter((t): t is number => t !== null);
@@ -96,6 +99,7 @@ export function committedTotals(t: StoredTotals, moved = 0): QueueTotals {
     failed: t.failed,
     cancelled: t.cancelled,
     needYou: t.failed + t.capturesNeedYou,
+    capturesWarned: t.capturesWarned,
     bytesTotal: t.bytesTotal,
     bytesDone: Math.min(t.bytesTotal, Math.max(0, t.bytesStored + moved)),
     bytesRemaining: Math.max(0, t.bytesOfMoving - t.bytesStoredOfMoving - moved),

@@ -91,6 +91,12 @@ describe('Queue finished', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('says the captures with warnings, as status and the summary do', () => {
+    a.onEngine(file('walk.mp4', 'completed', 2_097_152));
+    a.drained({ failed: 0, capturesNeedYou: 0, capturesWarned: 2 }, new Date(2026, 10, 25, 4, 12));
+    expect(sent).toEqual([['Queue finished', 'Queue finished at 04:12: 1 file, 2.1 MB; 2 captures with warnings.']]);
+  });
+
   it('one file, nobody needed', () => {
     a.onEngine(file('walk.mp4', 'completed', 2_097_152));
     a.drained({ failed: 0, capturesNeedYou: 0 }, new Date(2026, 10, 25, 23, 5));

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../engine/events.js';
+import { warnedPhrase } from '../../shared/night-summary.js';
 
 /** How long failures that come together are gathered into one notification (ms). */
 export const GATHER_MS = 2000;
@@ -12,6 +13,8 @@ export interface NeedYouCounts {
   failed: number;
   /** Captures refused at registration or whose registration is unknown. */
   capturesNeedYou: number;
+  /** Captures with a warning a person should look at (main/queue/totals.ts). */
+  capturesWarned?: number;
 }
 
 /**
@@ -55,7 +58,9 @@ export class Announcer {
     this.completed = { files: 0, bytes: 0 };
     const clock = `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`;
     const needYou = counts.failed + counts.capturesNeedYou;
-    this.notify('Queue finished', `Queue finished at ${clock}: ${n} file${n === 1 ? '' : 's'}, ${formatSize(bytes)}${needYou ? `; ${needYou} need${needYou === 1 ? 's' : ''} you` : ''}.`);
+    const warned = counts.capturesWarned ?? 0;
+    const notes = [...(needYou ? [`${needYou} need${needYou === 1 ? 's' : ''} you`] : []), ...(warned ? [warnedPhrase(warned)] : [])];
+    this.notify('Queue finished', `Queue finished at ${clock}: ${n} file${n === 1 ? '' : 's'}, ${formatSize(bytes)}${notes.map((x) => `; ${x}`).join('')}.`);
   }
 
   /** Sends what is gathered now, as one notification. */

@@ -14,6 +14,7 @@ import { migration012 } from './012-foreign-key-indexes.js';
 import { migration013 } from './013-awaiting-copy.js';
 import { migration014 } from './014-offload-state.js';
 import { migration015 } from './015-captures-in-front.js';
+import { migration016 } from './016-activity-warnings.js';
 
 export type { Migration } from './migration.js';
 
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration013,
   migration014,
   migration015,
+  migration016,
 ];
 
 /** The schema version this build writes. */

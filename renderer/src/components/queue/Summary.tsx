@@ -11,7 +11,8 @@ const DAY_MS = 86_400_000;
 /**
  * The morning summary on screen (issue 18 #7), the same as `capture-uploader log --summary`
  * (shared/night-summary.ts): the last 24 hours of the activity log with the sizes of the files
- * completed, and what needs a person now with its cause and action. Read when opened or refreshed.
+ * completed, what needs a person now with its cause and action, and the captures with warnings.
+ * Read when opened or refreshed.
  */
 export function Summary() {
   const [lines, setLines] = useState<string[]>();
@@ -28,8 +29,13 @@ export function Summary() {
           .filter((f) => f.state === 'failed')
           .map((f) => ({ subject: f.fileName, cause: plainCause(f.error), action: 'Retry it from its row; it resumes from the parts already uploaded.' })),
       ];
+      // The captures with warnings, as `log --summary` lists them (main/cli/summary.ts warnedNow).
+      const warned: NightSummary['warned'] = Object.values(s.captures)
+        .filter((c) => (c.warnings ?? []).length > 0)
+        .sort((a, b) => a.id - b.id)
+        .map((c) => ({ subject: c.label, warnings: [...new Set(c.warnings)] }));
       const t = s.totals;
-      setLines(summaryLines(nightSummary(entries, (id) => s.files[id]?.size, needsYou, t.uploading + t.queued + t.retrying > 0)));
+      setLines(summaryLines(nightSummary(entries, (id) => s.files[id]?.size, needsYou, t.uploading + t.queued + t.retrying > 0, warned)));
       setError(undefined);
     } catch (err) {
       setError((err as Error).message);
