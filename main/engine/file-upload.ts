@@ -3,6 +3,7 @@ import { fileFacts } from '../intake/file-identity.js';
 import { storedPartMd5s } from '../offload/part-md5.js';
 import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
+import { isFinalized } from '../api/schemas.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { assertUnchanged, partMd5Etag } from './part-upload.js';
@@ -68,8 +69,9 @@ export class FileUpload {
       if (this.signal.aborted) throw new CancelledError();
       ctx.ledger.flush();
       const presign = await this.service(() => this.urls.refresh());
-      if (presign.partSize !== f.partSize || presign.totalParts !== f.totalParts) {
-        throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts} parts of ${presign.partSize} bytes, not the registered layout`);
+      // Either figure may be absent (docs/decisions/tolerant-reader.md); one given must match.
+      if ((presign.partSize !== undefined && presign.partSize !== f.partSize) || (presign.totalParts !== undefined && presign.totalParts !== f.totalParts)) {
+        throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts ?? '?'} parts of ${presign.partSize ?? '?'} bytes, not the registered layout`);
       }
       let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
@@ -86,14 +88,17 @@ export class FileUpload {
       await assertUnchanged(f.path, f); // the bytes reported are the bytes queued
       if (this.signal.aborted) throw new CancelledError();
       const record = await this.report(recovered);
-      if (record.status === 'completed') return;
-      ctx.queue.batch.forgetParts(f.id, record.missingParts); // the service lacks them: send them again (one transaction)
-      if (record.missingParts.length < best) {
-        best = record.missingParts.length;
+      // §4.7's ok/status decide; a missing figure is no failure (docs/decisions/tolerant-reader.md).
+      if (isFinalized(record)) return;
+      // Without a list, the next round's presign-missing (§4.5) says what storage lacks.
+      const missingParts = record.missingParts ?? [];
+      ctx.queue.batch.forgetParts(f.id, missingParts); // the service lacks them: send them again (one transaction)
+      if (missingParts.length < best) {
+        best = missingParts.length;
         stuck = 0;
       } else if (++stuck >= ctx.maxRounds) {
-        const listed = record.missingParts.length ? ` (${record.missingParts.slice(0, 10).join(', ')}${record.missingParts.length > 10 ? ', …' : ''})` : '';
-        throw new Error(`The service still lists ${record.missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
+        const listed = missingParts.length ? ` (${missingParts.slice(0, 10).join(', ')}${missingParts.length > 10 ? ', …' : ''})` : '';
+        throw new Error(`The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
       }
     }
   }
@@ -257,8 +262,8 @@ export class FileUpload {
       if (!isStatusReadMissing(err)) throw err;
       throw new Error(`The service refused the rebuilt ETags of ${f.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`);
     });
-    if (status.status === 'completed' || known.length === 0) {
-      if (status.status === 'completed') return status;
+    if (isFinalized(status) || known.length === 0) {
+      if (isFinalized(status)) return status;
       throw new Error(`Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`);
     }
     return complete(known);

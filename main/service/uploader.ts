@@ -107,7 +107,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   if (removed.length > 0) opts.log?.info(`Removed ${removed.length} half-written copy file(s) left by an import that was interrupted.`);
   if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
-  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
+  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry, log: (m) => opts.log?.info(m) });
   const engine = new UploadEngine({ ...opts, queue, gateway });
   if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);
   return {

@@ -133,7 +133,7 @@ export async function startServiceKit(prefix: string): Promise<ServiceKit> {
     async reset() {
       while (open.length) await open.pop()!.close();
       await svc.admin('DELETE', '/faults');
-      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0, statusRead: 'ok' });
+      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0, statusRead: 'ok', jsonBytesPerSecond: null, presignQueryPadBytes: 0 });
     },
     async stop() {
       await kit.reset();
