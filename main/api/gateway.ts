@@ -109,7 +109,7 @@ export class CaptureGateway {
   ) {
     this.http = createJsonGot(opts);
     this.log = opts.log;
-    this.once = { got: this.http.got, retry: { retries: 0, delayMs: () => 0 } };
+    this.once = { ...this.http, retry: { retries: 0, delayMs: () => 0 } };
   }
 
   /**
