@@ -11,7 +11,7 @@ import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 import { markUnanswered, sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
 import { isStatusReadMissing, partsMissingNow } from './status-read.js';
-import { MAX_PARTS, tooManyParts } from './transitions.js';
+import { captureTooLarge } from './transitions.js';
 
 /**
  * The part MD5s the offload kept for this file (issue 19 #3), when they may stand for its bytes
@@ -60,7 +60,10 @@ export class FileUpload {
   /** Uploads the file; see the class comment for what it resolves and throws. */
   async run(): Promise<void> {
     const { ctx, f } = this;
-    if ((f.totalParts ?? 0) > MAX_PARTS) throw new Error(tooManyParts(f.fileName, f.size, f.partSize!));
+    // A capture is sent whole or not at all: a lens whose sibling cannot fit in 10,000 parts is
+    // not uploaded alone, whoever queued it again (docs/decisions/tolerant-whole-capture.md).
+    const tooLarge = captureTooLarge(ctx.queue.filesOf(f.captureRow));
+    if (tooLarge) throw new Error(tooLarge);
     await assertUnchanged(f.path, f);
     this.known = await knownPartMd5s(ctx, f);
     let best = Infinity;
