@@ -72,3 +72,21 @@ describe('JSON calls: an idle timeout, not a whole-request one', () => {
     expect((err as Error).message).not.toMatch(/X-Amz|https?:/);
   });
 });
+
+describe('the engine on a slow downlink with long presigned queries', () => {
+  it('starts and completes the upload: the presign answer, 2.7 × the idle timeout long, is read once and whole', async () => {
+    // 3 parts with 4 KiB queries (~13.5 KB) at 2 KiB/s: ~6.7 s against a 2.5 s idle timeout.
+    const file = kit.file('slow-downlink.mp4', 11 * MiB);
+    const u = kit.uploader('slow-downlink', { apiIdleTimeoutMs: TIMEOUT_MS });
+    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+    await settings({ presignQueryPadBytes: 4096, jsonBytesPerSecond: 2 * 1024 });
+    await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'latency', ms: 0 } });
+    const started = performance.now();
+    const summary = await u.engine.drain();
+    const row = u.queue.filesOf(queued[0]!)[0]!;
+    expect(summary.completed.map((f) => f.id)).toEqual([row.id]);
+    expect((await kit.stored(u, row.id)).sha256).toBe(file.sha256);
+    expect(await kit.fired()).toEqual([1]);
+    expect(performance.now() - started).toBeGreaterThan(2 * TIMEOUT_MS);
+  }, 60_000);
+});

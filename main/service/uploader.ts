@@ -29,6 +29,8 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   gateway: GatewayConfig;
   /** Retries of service calls (default §8 recommended). */
   apiRetry?: RetryPolicy;
+  /** Idle timeout of service calls in ms: no byte for this long (default 60 000; main/api/http.ts). */
+  apiIdleTimeoutMs?: number;
   /** Reads capture facts from a recording (default: its MP4 header and Insta360 trailer). */
   readFacts?: (path: string) => Promise<MediaFacts>;
   log?: Logger;
@@ -107,7 +109,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   if (removed.length > 0) opts.log?.info(`Removed ${removed.length} half-written copy file(s) left by an import that was interrupted.`);
   if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
-  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry, log: (m) => opts.log?.info(m) });
+  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry, timeoutMs: opts.apiIdleTimeoutMs, log: (m) => opts.log?.info(m) });
   const engine = new UploadEngine({ ...opts, queue, gateway });
   if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);
   return {
