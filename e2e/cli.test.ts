@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,19 @@ describe('capture-uploader add --dry-run', () => {
     expect(res.stdout).toMatch(/Nothing was queued or sent \(--dry-run\)\.\n$/);
     expect((await statusOf(dataDir)).captures).toEqual([]);
     expect(Object.keys(svc.store.state.captures).length).toBe(before);
+  });
+  it('says, for the capture, that a lens would need more than 10,000 parts at the sample part size', async () => {
+    const dataDir = join(work, 'dry-run-big');
+    const card = join(work, 'dry-card-big');
+    mkdirSync(card);
+    writeFileSync(join(card, 'VID_20261123_090000_00_001.insv'), randomBytes(3000));
+    const big = join(card, 'VID_20261123_090000_10_001.insv');
+    writeFileSync(big, '');
+    truncateSync(big, 10_000 * 5 * MiB + 1); // sparse: no disk used
+    const res = await cli(dataDir, ['add', '--dry-run', '--structure', svc.info.structures[0]!, '--type', 'interior', card]).done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('Would register 1 capture');
+    expect(res.stdout).toMatch(/warning: .*VID_20261123_090000_10_001\.insv: VID_20261123_090000_10_001\.insv would need 10,001 parts of 5 MiB .*the whole capture waits for you/);
   });
 });
 

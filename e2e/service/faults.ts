@@ -60,6 +60,13 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    * does (issue 20 #4). Nothing is done.
    */
   z.object({ type: z.literal('json'), status: z.number().int().min(200).max(599), body: z.unknown() }),
+  /**
+   * Do the work, then answer the handler's JSON without these fields: dotted paths, `*` for every
+   * element of an array (`result.*.uploadManifest.*.status`, `upload.percentage`,
+   * `parts.*.expiresIn`). The interface's response tables have no "required" column; a real
+   * service may leave any of them out (capture-upload-interface.md §2).
+   */
+  z.object({ type: z.literal('omitFields'), paths: z.array(z.string().min(1)).min(1) }),
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 
@@ -123,6 +130,17 @@ export const faultSettingsSchema = z.object({
    * (issue 17 #16). 0 (default): stored at once.
    */
   partStoreDelayMs: z.number().int().min(0).max(120_000).optional(),
+  /**
+   * Cap in bytes per second on the answers of the gateway and sign-in service (each answer's
+   * body, sent in 1 KiB slices): a slow downlink for JSON answers. null (default) removes it.
+   */
+  jsonBytesPerSecond: z.number().int().positive().nullable().optional(),
+  /**
+   * Presigned part URLs handed out from now on carry an `X-Amz-Security-Token` query parameter of
+   * this many characters, signed with the rest, as URLs signed with STS session credentials do
+   * (their token makes a query of several KiB). 0 (default): none.
+   */
+  presignQueryPadBytes: z.number().int().min(0).max(16_384).optional(),
   /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
   statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
 });
@@ -147,8 +165,9 @@ export interface RequestFacts {
 export class FaultRegistry {
   private rules: ActiveRule[] = [];
   private nextId = 1;
-  settings: Required<Omit<FaultSettings, 'bandwidthBytesPerSecond' | 'serverSideEncryption' | 'storageRetryAfterSeconds'>> & {
+  settings: Required<Omit<FaultSettings, 'bandwidthBytesPerSecond' | 'serverSideEncryption' | 'storageRetryAfterSeconds' | 'jsonBytesPerSecond'>> & {
     bandwidthBytesPerSecond: number | null;
+    jsonBytesPerSecond: number | null;
     serverSideEncryption: 'aws:kms' | 'sse-c' | null;
     storageRetryAfterSeconds: number | null;
   } = {
@@ -163,6 +182,8 @@ export class FaultRegistry {
     statusRead: 'ok',
     progressRequiresToken: false,
     partStoreDelayMs: 0,
+    jsonBytesPerSecond: null,
+    presignQueryPadBytes: 0,
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
@@ -199,6 +220,8 @@ export class FaultRegistry {
     if (s.statusRead !== undefined) this.settings.statusRead = s.statusRead;
     if (s.partStoreDelayMs !== undefined) this.settings.partStoreDelayMs = s.partStoreDelayMs;
     if (s.progressRequiresToken !== undefined) this.settings.progressRequiresToken = s.progressRequiresToken;
+    if (s.jsonBytesPerSecond !== undefined) this.settings.jsonBytesPerSecond = s.jsonBytesPerSecond;
+    if (s.presignQueryPadBytes !== undefined) this.settings.presignQueryPadBytes = s.presignQueryPadBytes;
   }
 
   /** The action to apply to this request, if a rule fires for it; counts the match either way. */

@@ -221,6 +221,19 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         res.end = end;
         throw new HttpError(fault.status, errorBody(fault.status >= 500 ? 'Internal Server Error' : 'Too Many Requests'));
       }
+      if (fault?.type === 'omitFields') {
+        // The handler does its work; its JSON answer goes out without the named fields.
+        const answer = await captureAnswer(res, () => found.route.handler({ req, res, url, params: found.params }));
+        let body: unknown;
+        try {
+          body = JSON.parse(answer.body);
+        } catch {
+          return sendJson(res, answer.status, answer.body);
+        }
+        for (const path of fault.paths) omitPath(body, path.split('.'));
+        return sendJson(res, answer.status, body);
+      }
+      if (faults.settings.jsonBytesPerSecond && mount.target !== 'progress') throttleAnswer(res, faults.settings.jsonBytesPerSecond);
       if (fault?.type === 'dropResponse') {
         // The handler does its work, but what it writes goes nowhere; then the connection drops.
         res.writeHead = (() => res) as unknown as typeof res.writeHead;
@@ -240,4 +253,67 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
     if (!fromStorage) console.error('capture-service: unexpected error', err);
     sendJson(res, fromStorage ? 502 : 500, errorBody(fromStorage ? 'Storage is unavailable; try again' : 'Internal Server Error'));
   }
+}
+
+/**
+ * Runs a handler with its answer held back: resolves with the status and the body it wrote
+ * (as text), nothing of it sent. A handler that throws rejects as it would.
+ */
+async function captureAnswer(res: ServerResponse, run: () => Promise<void> | void): Promise<{ status: number; body: string }> {
+  const { writeHead, end } = res;
+  let status = 200;
+  let body = '';
+  res.writeHead = ((code: number) => {
+    status = code;
+    return res;
+  }) as unknown as typeof res.writeHead;
+  res.end = ((chunk?: unknown) => {
+    if (chunk !== undefined && typeof chunk !== 'function') body += Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
+    return res;
+  }) as unknown as typeof res.end;
+  try {
+    await run();
+  } finally {
+    res.writeHead = writeHead;
+    res.end = end;
+  }
+  return { status, body };
+}
+
+/** Deletes the field at `path` (`*`: every element of an array) from a parsed JSON value, where it is. */
+function omitPath(value: unknown, path: string[]): void {
+  const [head, ...rest] = path;
+  if (head === undefined || typeof value !== 'object' || value === null) return;
+  if (head === '*') {
+    if (Array.isArray(value)) for (const e of value) omitPath(e, rest);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  if (rest.length === 0) delete obj[head];
+  else omitPath(obj[head], rest);
+}
+
+/**
+ * Makes this answer's body go out at most `bytesPerSecond`, in 1 KiB slices: a slow downlink.
+ * The headers go at once; a client that closes the connection stops the rest.
+ */
+function throttleAnswer(res: ServerResponse, bytesPerSecond: number): void {
+  const end = res.end.bind(res);
+  res.end = ((chunk?: unknown) => {
+    const bytes = chunk === undefined || typeof chunk === 'function' ? Buffer.alloc(0) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    const slice = 1024;
+    void (async () => {
+      const started = Date.now();
+      for (let at = 0; at < bytes.length; at += slice) {
+        if (res.destroyed) return;
+        // Each slice leaves when the bytes before it fit under the rate.
+        const due = started + (at / bytesPerSecond) * 1000;
+        if (due > Date.now()) await sleep(due - Date.now());
+        if (res.destroyed) return;
+        res.write(bytes.subarray(at, at + slice));
+      }
+      end();
+    })();
+    return res;
+  }) as unknown as typeof res.end;
 }

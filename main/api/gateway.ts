@@ -1,13 +1,15 @@
 import type { OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
 import { UnreachableError } from './unreachable.js';
 import type { JsonClient, JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';
 import {
+  absentFields,
   addCaptureResponse,
+  interfaceFields,
   designUpdateResponse,
   exportResponse,
   presignResponse,
@@ -60,6 +62,16 @@ export interface ReportedPart {
   size: number;
 }
 
+/** Options of a CaptureGateway: those of its JSON client, and where to note what answers left out. */
+export interface GatewayOptions extends JsonClientOptions {
+  /**
+   * Told once per answer kind and field (for this gateway's life) that an answer lacked a field
+   * the interface's tables list but this client does not need (docs/decisions/tolerant-reader.md).
+   * The line names fields only, never values.
+   */
+  log?: (message: string) => void;
+}
+
 // A token is renewed this long before it expires, so a call never starts with a token about to lapse.
 const TOKEN_MARGIN_MS = 5 * 60_000;
 
@@ -87,13 +99,17 @@ export class CaptureGateway {
   private signingIn?: Promise<string>;
   /** Aborted by abortAll(): what no single caller owns (the shared sign-in) stops with it. */
   private lifetime = new AbortController();
+  /** `operation field` pairs already said absent (each is logged once). */
+  private readonly saidAbsent = new Set<string>();
+  private readonly log?: (message: string) => void;
 
   constructor(
     private readonly config: GatewayConfig,
-    opts: JsonClientOptions = {},
+    opts: GatewayOptions = {},
   ) {
     this.http = createJsonGot(opts);
-    this.once = { got: this.http.got, retry: { retries: 0, delayMs: () => 0 } };
+    this.log = opts.log;
+    this.once = { ...this.http, retry: { retries: 0, delayMs: () => 0 } };
   }
 
   /**
@@ -202,6 +218,21 @@ export class CaptureGateway {
     }
   }
 
+  /**
+   * `schema`, reading an answer of `operation` first to note (once per field) what the interface
+   * lists and the answer left out. Tolerated: the schema checks only what this client uses.
+   */
+  private noting<T>(operation: keyof typeof interfaceFields, schema: z.ZodType<T>): z.ZodType<T> {
+    return z.preprocess((raw) => {
+      const fresh = absentFields(raw, interfaceFields[operation]).filter((f) => !this.saidAbsent.has(`${operation} ${f}`));
+      if (fresh.length > 0 && typeof raw === 'object' && raw !== null) {
+        for (const f of fresh) this.saidAbsent.add(`${operation} ${f}`);
+        this.log?.(`The service's ${operation} answer lacks ${fresh.join(', ')}; not needed by this client, carrying on (said once)`);
+      }
+      return raw;
+    }, schema) as unknown as z.ZodType<T>;
+  }
+
   /** §4.2: asks for the export of the default sheets; the link is emailed. `user` overrides the recipient. */
   async requestExport(user?: string, signal?: AbortSignal): Promise<{ success: boolean; message: string }> {
     const q = new URLSearchParams({ project: this.config.projectId, ...(user ? { user } : {}) });
@@ -223,7 +254,7 @@ export class CaptureGateway {
     const res = await this.call(
       '/captures/api/v1/external-captures/add-capture',
       { method: 'POST', json: { captures }, once: true, fixedPath: true },
-      addCaptureResponse,
+      this.noting('add-capture', addCaptureResponse),
       signal,
     );
     return res.result;
@@ -231,18 +262,21 @@ export class CaptureGateway {
 
   /** §4.5: presigned URLs for the parts not yet in storage (empty when the file is complete). */
   async presignMissing(uploadId: string, signal?: AbortSignal): Promise<PresignResponse> {
-    return this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`, { method: 'POST' }, presignResponse, signal);
+    return this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`, { method: 'POST' }, this.noting('presign-missing', presignResponse), signal);
   }
 
-  /** §4.7: reports parts (ascending part numbers); the file is finalized when the last is reported. */
+  /**
+   * §4.7: reports parts (ascending part numbers); the file is finalized when the last is reported.
+   * Returns the answer's `ok`, `status` and `missingParts` (each undefined when absent); isFinalized (schemas.ts) reads them.
+   */
   async completeBatch(uploadId: string, parts: ReportedPart[], signal?: AbortSignal): Promise<UploadRecord> {
     const res = await this.call(
       `/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/complete-batch`,
       { method: 'POST', json: { parts } },
-      uploadRecordResponse,
+      this.noting('complete-batch', uploadRecordResponse),
       signal,
     );
-    return res.upload;
+    return { ok: res.ok, status: res.upload?.status, missingParts: res.upload?.missingParts };
   }
 
   /**
@@ -252,7 +286,7 @@ export class CaptureGateway {
   async uploadStatus(uploadId: string, syncFromS3: boolean, signal?: AbortSignal): Promise<UploadRecord> {
     const q = syncFromS3 ? '?syncFromS3=true' : '';
     const res = await this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`, { method: 'GET' }, uploadRecordResponse, signal);
-    return res.upload;
+    return { ok: res.ok, status: res.upload?.status, missingParts: res.upload?.missingParts };
   }
 }
 

@@ -27,11 +27,29 @@ export const CONNECT_TIMEOUT_MS = 10_000;
  */
 export const MAX_ERROR_BODY = 64 * 1024;
 
-/** Options shared by the JSON clients. Times in ms. */
+/**
+ * The most of a success answer's body that is read (bytes). The largest answer the interface
+ * gives is §4.5's: every missing part's presigned URL, with no paging. 10,000 parts (S3's limit)
+ * whose URLs carry 4 KiB queries (STS session tokens) are about 45 MB; this leaves room above it.
+ * A larger answer stops being read there and its connection is closed.
+ */
+export const MAX_ANSWER_BODY = 64 * 1024 * 1024;
+
+/** The idle timeout of a JSON call by default (ms): no byte sent or received for this long. */
+export const JSON_IDLE_TIMEOUT_MS = 60_000;
+
+/** Options shared by the JSON clients. Times in ms, sizes in bytes. */
 export interface JsonClientOptions {
   retry?: RetryPolicy;
-  /** Whole-request timeout in ms (default 60 000). */
+  /**
+   * Idle timeout in ms (default 60 000): the call fails when no byte is sent or received for this
+   * long, waiting for the answer included. An answer that keeps arriving is read to its end however
+   * long it takes (a §4.5 answer of thousands of URLs on a slow downlink): timeouts count silence,
+   * not work (docs/decisions/tolerant-json-idle-timeout.md).
+   */
   timeoutMs?: number;
+  /** The most of a success answer's body that is read (default MAX_ANSWER_BODY). */
+  maxAnswerBytes?: number;
 }
 
 /**
@@ -43,23 +61,29 @@ export interface JsonClientOptions {
 export interface JsonClient {
   got: Got;
   retry: RetryPolicy;
+  /** The most of a success answer's body that is read (bytes). */
+  maxAnswerBytes: number;
 }
 
 /**
  * A JSON client with the given policy (default §8 recommended: 4 retries, 500 ms × 2^attempt +
- * 0–500 ms) and timeouts (whole request `timeoutMs`, default 60 000 ms; connect 10 s).
+ * 0–500 ms) and timeouts (idle `timeoutMs`, default 60 000 ms; connect 10 s), reading at most
+ * `maxAnswerBytes` of an answer.
  */
 export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
   const policy = opts.retry ?? recommendedRetryPolicy();
   const instance = got.extend({
     // A connection (or TLS handshake) not made within 10 s is told apart from a request that
     // went out and got no answer: only the latter may have reached the service (issue 17 #6).
-    timeout: { request: opts.timeoutMs ?? 60_000, connect: CONNECT_TIMEOUT_MS, secureConnect: CONNECT_TIMEOUT_MS },
+    // `socket` is the socket's idle timeout (request.setTimeout): silence, not the whole answer's
+    // time, as the part PUTs' stall timeout. No whole-request timeout: a §4.5 answer for 1,024
+    // parts with 4 KiB queries is 4.8 MB, 147 s at 32 KiB/s, and must be read to its end.
+    timeout: { socket: opts.timeoutMs ?? JSON_IDLE_TIMEOUT_MS, connect: CONNECT_TIMEOUT_MS, secureConnect: CONNECT_TIMEOUT_MS },
     responseType: 'text',
     // Retries are withRetries' alone (retry.ts): two layers repeating one call multiply its tries.
     retry: { limit: 0 },
   });
-  return { got: instance, retry: policy };
+  return { got: instance, retry: policy, maxAnswerBytes: opts.maxAnswerBytes ?? MAX_ANSWER_BODY };
 }
 
 /**
@@ -70,16 +94,18 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
  * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
  */
 export function sendJson<T>(client: JsonClient, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
-  return withRetries(client.retry, () => sendOnce(client.got, url, init, schema, signal), signal);
+  return withRetries(client.retry, () => sendOnce(client.got, url, init, schema, client.maxAnswerBytes, signal), signal);
 }
 
-/** One try of sendJson, with the same errors. */
-async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+/** One try of sendJson, with the same errors; an answer over `maxAnswerBytes` is a ResponseShapeError. */
+async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, maxAnswerBytes: number, signal?: AbortSignal): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
   // An error answer's status, once its body grew past MAX_ERROR_BODY and reading it was stopped.
   let tooLarge: number | undefined;
+  // Set once a success answer grew past maxAnswerBytes and reading it was stopped.
+  let answerTooLarge = false;
   try {
     signal?.throwIfAborted();
     // got's own `signal` stops the request at once; with its retry off there is no sleep of got's
@@ -95,6 +121,10 @@ async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: 
       if (errorStatus !== undefined && tooLarge === undefined && p.transferred > MAX_ERROR_BODY) {
         tooLarge = errorStatus;
         pending.cancel(); // destroys the socket: nothing more of the body is read
+      } else if (errorStatus === undefined && !answerTooLarge && p.transferred > maxAnswerBytes) {
+        // By bytes read, not Content-Length: got reports the length before the status is known here.
+        answerTooLarge = true;
+        pending.cancel();
       }
     });
     const res = (await pending) as {
@@ -105,6 +135,7 @@ async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: 
     if (isWebPage(res.headers['content-type'], body)) throw webPage(request);
   } catch (err) {
     if (signal?.aborted) throw new CancelledError();
+    if (answerTooLarge) throw new ResponseShapeError(`${method} ${request.path} answered more than ${Math.round(maxAnswerBytes / 1024 / 1024)} MiB (not read)`, request);
     if (tooLarge !== undefined) throw new HttpStatusError(`The service answered ${tooLarge} with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`, tooLarge, request);
     if (err instanceof UnreachableError) throw err;
     throw toClientError(err, request);

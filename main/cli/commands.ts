@@ -7,7 +7,7 @@ import type { GatewayConfig } from '../api/gateway.js';
 import { applyTimetable } from '../engine/bandwidth-timetable.js';
 import type { Logger } from '../engine/engine.js';
 import type { Uploader } from '../service/uploader.js';
-import { openUploader } from '../service/uploader.js';
+import { openUploader, partLimitBeforeRegistration } from '../service/uploader.js';
 import { startLocalService } from '../service/local-service.js';
 import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
@@ -134,7 +134,14 @@ export async function previewAdd(s: Session, files: string[], o: { structure?: s
   const { readMediaFacts } = await import('../media/metadata.js');
   const { captures, refused, warnings } = await prepareCaptures(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt, project: '' }, readMediaFacts);
   const queued = captures.filter((c) => c.files.some((f) => s.uploader.queue.findQueuedFile(f)));
-  const fresh = captures.filter((c) => !queued.includes(c));
+  // What `add` says of the 10,000-part limit before registering (uploader.ts), said here too.
+  const fresh = captures.filter((c) => {
+    if (queued.includes(c)) return false;
+    const limit = partLimitBeforeRegistration(c.files);
+    if (limit?.refuse) for (const f of c.files) refused.push({ path: f.path, reason: limit.sentence });
+    else if (limit) warnings.push({ path: limit.path, reason: limit.sentence });
+    return !limit?.refuse;
+  });
   const bytes = fresh.reduce((n, c) => n + c.files.reduce((m, f) => m + f.size, 0), 0);
   if (json) {
     const view = (c: (typeof captures)[number]) => ({ label: c.label, captureDateTime: c.request.captureDateTime, files: c.files.map((f) => ({ path: f.path, size: f.size })) });

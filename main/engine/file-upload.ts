@@ -3,6 +3,7 @@ import { fileFacts } from '../intake/file-identity.js';
 import { storedPartMd5s } from '../offload/part-md5.js';
 import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
+import { isFinalized } from '../api/schemas.js';
 import type { QueuedFile, QueuedPart } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { partMd5Etag } from './part-upload.js';
@@ -11,7 +12,7 @@ import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 import { markUnanswered, sendPart } from './part-task.js';
 import { PresignedUrls } from './presigned-urls.js';
 import { isStatusReadMissing, partsMissingNow } from './status-read.js';
-import { MAX_PARTS, tooManyParts } from './transitions.js';
+import { captureTooLarge } from './transitions.js';
 
 /**
  * The part MD5s the offload kept for this file (issue 19 #3), when they may stand for its bytes
@@ -63,7 +64,10 @@ export class FileUpload {
   /** Uploads the file; see the class comment for what it resolves and throws. */
   async run(): Promise<void> {
     const { ctx, f } = this;
-    if ((f.totalParts ?? 0) > MAX_PARTS) throw new Error(tooManyParts(f.fileName, f.size, f.partSize!));
+    // A capture is sent whole or not at all: a lens whose sibling cannot fit in 10,000 parts is
+    // not uploaded alone, whoever queued it again (docs/decisions/tolerant-whole-capture.md).
+    const tooLarge = captureTooLarge(ctx.queue.filesOf(f.captureRow));
+    if (tooLarge) throw new Error(tooLarge);
     this.known = await knownPartMd5s(ctx, f);
     await this.unchanged.assert();
     let best = Infinity;
@@ -72,8 +76,9 @@ export class FileUpload {
       if (this.signal.aborted) throw new CancelledError();
       ctx.ledger.flush();
       const presign = await this.service(() => this.urls.refresh());
-      if (presign.partSize !== f.partSize || presign.totalParts !== f.totalParts) {
-        throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts} parts of ${presign.partSize} bytes, not the registered layout`);
+      // Either figure may be absent (docs/decisions/tolerant-reader.md); one given must match.
+      if ((presign.partSize !== undefined && presign.partSize !== f.partSize) || (presign.totalParts !== undefined && presign.totalParts !== f.totalParts)) {
+        throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts ?? '?'} parts of ${presign.partSize ?? '?'} bytes, not the registered layout`);
       }
       let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
@@ -92,14 +97,17 @@ export class FileUpload {
       await this.unchanged.assert({ final: true });
       if (this.signal.aborted) throw new CancelledError();
       const record = await this.report(recovered);
-      if (record.status === 'completed') return;
-      await this.forgetMissing(record.missingParts); // the service lacks them: send them again
-      if (record.missingParts.length < best) {
-        best = record.missingParts.length;
+      // §4.7's ok/status decide; a missing figure is no failure (docs/decisions/tolerant-reader.md).
+      if (isFinalized(record)) return;
+      // Without a list, the next round's presign-missing (§4.5) says what storage lacks.
+      const missingParts = record.missingParts ?? [];
+      await this.forgetMissing(missingParts); // the service lacks them: send them again
+      if (missingParts.length < best) {
+        best = missingParts.length;
         stuck = 0;
       } else if (++stuck >= ctx.maxRounds) {
-        const listed = record.missingParts.length ? ` (${record.missingParts.slice(0, 10).join(', ')}${record.missingParts.length > 10 ? ', …' : ''})` : '';
-        throw new Error(`The service still lists ${record.missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
+        const listed = missingParts.length ? ` (${missingParts.slice(0, 10).join(', ')}${missingParts.length > 10 ? ', …' : ''})` : '';
+        throw new Error(`The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
       }
     }
   }
@@ -320,8 +328,8 @@ export class FileUpload {
       if (!isStatusReadMissing(err)) throw err;
       throw new Error(`The service refused the rebuilt ETags of ${f.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`);
     });
-    if (status.status === 'completed' || known.length === 0) {
-      if (status.status === 'completed') return status;
+    if (isFinalized(status) || known.length === 0) {
+      if (isFinalized(status)) return status;
       throw new Error(`Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`);
     }
     return complete(known);

@@ -306,15 +306,17 @@ describe('pause, cancel and quit stop within 2 s whatever the gateway does (#7.5
 });
 
 describe('limits and slow links (#7.7, #7.8)', () => {
-  it('refuses at intake a file that would need more than 10,000 parts, naming it and the limit', async () => {
+  it('says at intake that a file would need more than 10,000 parts at the sample part size, naming it and the limit', async () => {
     const path = join(work, 'VID_20261122_060606_00_001.insv');
     writeFileSync(path, '');
     // Sparse: 10,000 parts of 5 MiB and one byte more, without using the disk.
     truncateSync(path, 10_000 * 5 * MiB + 1);
     const u = uploader('too-many-parts', { readFacts: async () => ({}) });
-    const { queued, refused } = await u.add([path], { structure: structure(), type: 'interior' });
-    expect(queued).toEqual([]);
-    expect(refused).toEqual([{ path, reason: expect.stringMatching(/VID_20261122_060606_00_001\.insv .*10,001 parts.*10,000/) }]);
+    // The part size is the registration's to give (docs/decisions/tolerant-whole-capture.md): queued, and said.
+    const { queued, refused, warnings } = await u.enqueue([path], { structure: structure(), type: 'interior' });
+    expect(queued).toHaveLength(1);
+    expect(refused).toEqual([]);
+    expect(warnings.filter((w) => /parts/.test(w.reason))).toEqual([{ path, reason: expect.stringMatching(/VID_20261122_060606_00_001\.insv .*10,001 parts.*10,000/) }]);
   });
 
   it('a file the service splits into more than 10,000 parts fails at registration, before a byte is sent', async () => {
@@ -322,7 +324,7 @@ describe('limits and slow links (#7.7, #7.8)', () => {
     writeFileSync(path, '');
     truncateSync(path, 10_000 * 5 * MiB + 1);
     const u = uploader('too-many-parts-late', { readFacts: async () => ({}) });
-    // A previous registration said 10 MiB parts, so intake let it through; the service now says 5 MiB.
+    // A previous registration said 10 MiB parts; this one says 5 MiB, and it alone decides.
     u.queue.meta.set('partSize', 10 * MiB);
     const before = stats();
     await u.add([path], { structure: structure(), type: 'interior' });

@@ -3,6 +3,28 @@ import type { CaptureGateway } from '../api/gateway.js';
 import type { PresignResponse } from '../api/schemas.js';
 
 /**
+ * The lifetime assumed for a presigned URL whose answer gave no `expiresIn` (§2 "Presigned part")
+ * and whose query has no `X-Amz-Expires` (seconds): S3's own default for presigned URLs. Shorter
+ * than the interface's sample (3600) on purpose: a URL renewed early costs one presign call, one
+ * used after it lapsed a refused part (docs/decisions/tolerant-reader.md).
+ */
+export const ASSUMED_URL_LIFETIME_S = 900;
+
+/**
+ * A presigned URL's lifetime in seconds, when the answer did not say it: the SigV4 query's
+ * `X-Amz-Expires`, else ASSUMED_URL_LIFETIME_S.
+ */
+export function urlLifetimeSeconds(url: string): number {
+  try {
+    const expires = Number(new URL(url).searchParams.get('X-Amz-Expires') ?? NaN);
+    if (Number.isFinite(expires) && expires > 0) return expires;
+  } catch {
+    // not a URL the query can be read from: the default below
+  }
+  return ASSUMED_URL_LIFETIME_S;
+}
+
+/**
  * The presigned part URLs of one file upload (§4.5), kept per part and fetched again only when
  * needed: when storage refused one (403/AccessDenied: `invalidate`), or one is close to expiring.
  * A network error does not discard them: the same URL is used for the retry, so one hiccup on a
@@ -31,7 +53,10 @@ export class PresignedUrls {
         const fetchedAt = performance.now();
         const res = await this.gateway.presignMissing(this.uploadId, this.signal);
         this.urls = new Map(
-          res.parts.map((p) => [p.partNumber, { url: p.url, expiresAt: fetchedAt + p.expiresIn * 1000, lifetimeMs: p.expiresIn * 1000 }]),
+          res.parts.map((p) => {
+            const lifetimeMs = (p.expiresIn ?? urlLifetimeSeconds(p.url)) * 1000;
+            return [p.partNumber, { url: p.url, expiresAt: fetchedAt + lifetimeMs, lifetimeMs }];
+          }),
         );
         return res;
       } catch (err) {

@@ -30,7 +30,9 @@ export async function partsMissingNow(
 ): Promise<Set<number>> {
   if (!withoutStatusRead.has(gateway)) {
     try {
-      return new Set((await gateway.uploadStatus(uploadId, true, signal)).missingParts);
+      const record = await gateway.uploadStatus(uploadId, true, signal);
+      // An answer without the list says nothing about the parts: presign-missing below does.
+      if (record.missingParts) return new Set(record.missingParts);
     } catch (err) {
       if (!isStatusReadMissing(err)) throw err;
       withoutStatusRead.add(gateway);

@@ -96,7 +96,7 @@ describe('captures', () => {
     expect(events).toHaveLength(2);
   });
 
-  it('a registration answer needing more than 10,000 parts fails that file before any byte is sent', () => {
+  it('a registration answer needing more than 10,000 parts fails the capture\'s files before any byte is sent', () => {
     const row = q.enqueueCapture('huge', { project: 'p', structure: 's', type: 'interior', mode: 'video', sourceType: 'bot', captureDateTime: '2026-11-23T08:00:00Z', files: [{ frameIndex: 1, fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3 }] }, [
       { path: '/card/huge.mp4', fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3, mtimeMs: 0 },
     ]);
@@ -106,11 +106,12 @@ describe('captures', () => {
     } as never);
     const [f] = q.filesOf(row);
     expect(f!.state).toBe('failed');
-    expect(f!.error).toMatch(/^huge\.mp4 would need 12,288 parts of 5 MiB; storage allows 10,000 \(48\.8 GiB\)\. Nothing of it was sent/);
+    expect(f!.error).toMatch(/^huge\.mp4 would need 12,288 parts of 5 MiB and storage allows 10,000 \(48\.8 GiB\), so nothing of it was sent: split/);
     expect(said()).toEqual([
       ['capture', row, q.capture(row)!.state],
       ['file', f!.id, 'failed'],
       ['activity', 'registered', 'Registered as capture cap-huge'],
+      ['activity', 'failed', f!.error],
     ]);
   });
 });

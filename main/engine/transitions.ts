@@ -66,29 +66,30 @@ export class Transitions {
   }
 
   /**
-   * Stores an add-capture answer (§4.4): the manifest, the part size for later intake checks, the
-   * activity line; a file needing more than 10,000 parts (S3's limit) fails at once, before any
-   * byte is sent. Throws what UploadQueue.saveRegistration throws (manifest not matching the files).
+   * Stores an add-capture answer (§4.4): the manifest and the activity line. The 10,000-part
+   * limit (S3's) is checked with the part size of this very answer, never one an earlier
+   * registration gave: when any file of the capture cannot fit, every file of it fails with one
+   * sentence for the capture (captureTooLarge) before any byte is sent, so no lens is uploaded
+   * alone (docs/decisions/tolerant-whole-capture.md). Throws what UploadQueue.saveRegistration
+   * throws (manifest not matching the files).
    */
   registered(c: QueuedCapture, result: AddCaptureResult): void {
     const q = this.queue;
-    const tooBig: number[] = [];
-    const entry = q.db.transaction(() => {
+    const entries = q.db.transaction(() => {
       q.saveRegistration(c.id, result.capture.captureId, result.uploadManifest);
-      const partSize = result.uploadManifest[0]?.partSize;
-      if (partSize) q.meta.set('partSize', partSize);
-      for (const f of q.filesOf(c.id)) {
-        if ((f.totalParts ?? 0) <= MAX_PARTS) continue;
-        q.moveFile(f.id, ['pending'], 'failed', { error: tooManyParts(f.fileName, f.size, f.partSize!) });
-        tooBig.push(f.id);
+      const added = [q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'registered', message: `Registered as capture ${result.capture.captureId}` })];
+      const sentence = captureTooLarge(q.filesOf(c.id));
+      if (sentence) {
+        for (const f of q.filesOf(c.id)) q.moveFile(f.id, ['pending'], 'failed', { error: sentence });
+        added.push(q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'failed', message: sentence }));
       }
-      return q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'registered', message: `Registered as capture ${result.capture.captureId}` });
+      return added;
     })();
     this.announceCapture(q.capture(c.id)!);
     for (const f of q.filesOf(c.id)) {
       this.emit({ type: 'file', fileId: f.id, captureRow: c.id, fileName: f.fileName, state: f.state, error: f.error, transient: f.transient, file: f });
     }
-    this.emit({ type: 'activity', entry });
+    for (const entry of entries) this.emit({ type: 'activity', entry });
   }
 
   /** Marks the capture completed once every file is, with its log line. */
@@ -162,12 +163,19 @@ export class Transitions {
   }
 }
 
-/** The message for a file that needs more parts than S3 allows at the service's part size (bytes). */
-export function tooManyParts(fileName: string, size: number, partSize: number): string {
-  const parts = Math.ceil(size / partSize);
+/**
+ * The one sentence that holds a whole capture (shown on each of its files) when a file of it
+ * needs more than MAX_PARTS parts at the part size its registration gave (bytes, from the files'
+ * rows); undefined when every file fits. Nothing of any file of it is sent.
+ */
+export function captureTooLarge(files: readonly Pick<QueuedFile, 'fileName' | 'size' | 'partSize' | 'totalParts'>[]): string | undefined {
+  const big = files.find((f) => (f.totalParts ?? 0) > MAX_PARTS);
+  if (!big) return undefined;
+  const partSize = big.partSize!;
   const max = (MAX_PARTS * partSize) / 1024 ** 3;
+  const others = files.length > 1 ? `none of the capture's ${files.length} files was sent` : 'nothing of it was sent';
   return (
-    `${fileName} would need ${parts.toLocaleString('en')} parts of ${(partSize / 1024 ** 2).toFixed(0)} MiB; storage allows ${MAX_PARTS.toLocaleString('en')} ` +
-    `(${max.toFixed(1)} GiB). Nothing of it was sent: split the recording on the camera or with its app, and add the pieces.`
+    `${big.fileName} would need ${Math.ceil(big.size / partSize).toLocaleString('en')} parts of ${(partSize / 1024 ** 2).toFixed(0)} MiB and storage allows ` +
+    `${MAX_PARTS.toLocaleString('en')} (${max.toFixed(1)} GiB), so ${others}: split the recording on the camera or with its app, and add the pieces.`
   );
 }

@@ -103,8 +103,10 @@ export class UploadQueue {
 
   /**
    * Stores the add-capture answer (§4.4) in one transaction: the capture id, each file's upload
-   * id, part size and part count, and one row per part; files become `pending`. Throws when the
-   * manifest does not match the queued files (frame indexes or sizes differ).
+   * id, part size and part count, and one row per part; files become `pending`. An entry is
+   * matched to its file by `frameIndex`, else by `fileName`, else (one file) as the only one; its
+   * part count, when absent, is ⌈size ÷ partSize⌉ (at least 1). Throws when the manifest does not
+   * match the queued files (an entry missing, or a size that differs).
    */
   saveRegistration(id: number, captureId: string, manifest: ManifestEntry[]): void {
     this.db.transaction(() => {
@@ -113,11 +115,12 @@ export class UploadQueue {
       const setFile = this.sql(`UPDATE files SET upload_id = ?, part_size = ?, total_parts = ?, state = 'pending' WHERE id = ?`);
       const addPart = this.sql('INSERT INTO parts (file_id, part_number, size) VALUES (?, ?, ?)');
       for (const f of files) {
-        const m = manifest.find((e) => e.frameIndex === f.frameIndex);
+        const m = manifestEntryFor(manifest, f, files.length);
         if (!m) throw new Error(`The service's manifest has no entry for ${f.fileName} (frameIndex ${f.frameIndex})`);
-        if (m.size !== f.size) throw new Error(`The service registered ${f.fileName} with ${m.size} bytes; the file has ${f.size}`);
-        setFile.run(m.uploadId, m.partSize, m.totalParts, f.id);
-        for (let n = 1; n <= m.totalParts; n++) addPart.run(f.id, n, Math.max(0, Math.min(m.partSize, f.size - (n - 1) * m.partSize)));
+        if (m.size !== undefined && m.size !== f.size) throw new Error(`The service registered ${f.fileName} with ${m.size} bytes; the file has ${f.size}`);
+        const totalParts = m.totalParts ?? Math.max(1, Math.ceil(f.size / m.partSize));
+        setFile.run(m.uploadId, m.partSize, totalParts, f.id);
+        for (let n = 1; n <= totalParts; n++) addPart.run(f.id, n, Math.max(0, Math.min(m.partSize, f.size - (n - 1) * m.partSize)));
       }
       this.sql(`UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`).run(captureId, now(), id);
     })();
@@ -313,4 +316,16 @@ export class UploadQueue {
       | { requestedAt: string; designsUpdatedAt: string | null }
       | undefined;
   }
+}
+
+/**
+ * The manifest entry (§2) of a queued file: by `frameIndex`; for an entry without one, by
+ * `fileName`; with neither, the only entry of a one-file capture. Undefined when none fits.
+ */
+export function manifestEntryFor(manifest: ManifestEntry[], f: { frameIndex: number; fileName: string }, fileCount: number): ManifestEntry | undefined {
+  return (
+    manifest.find((e) => e.frameIndex === f.frameIndex) ??
+    manifest.find((e) => e.frameIndex === undefined && e.fileName === f.fileName) ??
+    (fileCount === 1 && manifest.length === 1 && manifest[0]!.frameIndex === undefined ? manifest[0] : undefined)
+  );
 }

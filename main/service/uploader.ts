@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../api/gateway.js';
 import { CaptureGateway } from '../api/gateway.js';
 import type { EngineOptions, Logger } from '../engine/engine.js';
 import { UploadEngine } from '../engine/engine.js';
-import { MAX_PARTS, tooManyParts } from '../engine/transitions.js';
+import { MAX_PARTS } from '../engine/transitions.js';
 import type { IntakeChoices, MediaFacts, RefusedPath } from '../intake/intake.js';
 import { prepareCaptures } from '../intake/intake.js';
 import { readMediaFacts } from '../media/metadata.js';
@@ -29,6 +29,8 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   gateway: GatewayConfig;
   /** Retries of service calls (default §8 recommended). */
   apiRetry?: RetryPolicy;
+  /** Idle timeout of service calls in ms: no byte for this long (default 60 000; main/api/http.ts). */
+  apiIdleTimeoutMs?: number;
   /** Reads capture facts from a recording (default: its MP4 header and Insta360 trailer). */
   readFacts?: (path: string) => Promise<MediaFacts>;
   log?: Logger;
@@ -107,7 +109,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
   }
   if (removed.length > 0) opts.log?.info(`Removed ${removed.length} half-written copy file(s) left by an import that was interrupted.`);
   if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
-  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
+  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry, timeoutMs: opts.apiIdleTimeoutMs, log: (m) => opts.log?.info(m) });
   const engine = new UploadEngine({ ...opts, queue, gateway });
   if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);
   return {
@@ -123,15 +125,17 @@ export function openUploader(opts: UploaderOptions): Uploader {
     async enqueue(paths, choices) {
       const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
-      // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
-      // last gave (the interface's sample, 5 MiB, before any registration); registration checks again.
-      const partSize = queue.meta.get<number>('partSize') ?? DEFAULT_PART_SIZE;
       for (const c of captures) {
-        const tooBig = c.files.find((f) => Math.ceil(f.size / partSize) > MAX_PARTS);
-        if (tooBig) {
-          for (const f of c.files) refused.push({ path: f.path, reason: f === tooBig ? tooManyParts(f.fileName, f.size, partSize) : `Not queued: ${tooBig.fileName} of the same capture is too large.` });
+        // The part size is the registration's to give (§4.4 `partSize`), so the 10,000-part limit is
+        // decided there, with this gateway's answer (Transitions.registered). Before it, only what no
+        // part size could store is refused, and what the interface's sample part size could not is
+        // said, both for the whole capture (docs/decisions/tolerant-whole-capture.md).
+        const limit = partLimitBeforeRegistration(c.files);
+        if (limit?.refuse) {
+          for (const f of c.files) refused.push({ path: f.path, reason: limit.sentence });
           continue;
         }
+        if (limit) warnings.push({ path: limit.path, reason: limit.sentence });
         // Dropping the same card twice, or reaching it by another path or mount point, must not
         // register the same recording twice (same inode, or same content fingerprint).
         const already = c.files.map((f) => queue.findQueuedFile(f)).find(Boolean);
@@ -153,5 +157,34 @@ export function openUploader(opts: UploaderOptions): Uploader {
       db.close();
       unlock();
     },
+  };
+}
+
+/** S3's largest object (bytes): no part size lets a larger file be stored. */
+export const MAX_OBJECT_SIZE = 5 * 1024 ** 4;
+
+/**
+ * What can be said of a capture's files against the 10,000-part limit before it is registered,
+ * when the part size is not known yet (it comes with the §4.4 answer): `refuse` when a file is
+ * larger than S3's largest object, which no part size can store; otherwise a warning when a file
+ * would need more than MAX_PARTS parts at the interface's sample part size (5 MiB, §8), since the
+ * gateway may give larger parts. One sentence for the capture, on the path of the file concerned;
+ * undefined when neither applies. Sizes in bytes.
+ */
+export function partLimitBeforeRegistration(files: readonly { path: string; fileName: string; size: number }[]): { refuse: boolean; path: string; sentence: string } | undefined {
+  const others = files.length > 1 ? ` None of the capture's ${files.length} files is queued.` : '';
+  const huge = files.find((f) => f.size > MAX_OBJECT_SIZE);
+  if (huge) {
+    return { refuse: true, path: huge.path, sentence: `Not queued: ${huge.fileName} is larger than storage's largest object (5 TiB), whatever the part size.${others}` };
+  }
+  const big = files.find((f) => Math.ceil(f.size / DEFAULT_PART_SIZE) > MAX_PARTS);
+  if (!big) return undefined;
+  const parts = Math.ceil(big.size / DEFAULT_PART_SIZE).toLocaleString('en');
+  return {
+    refuse: false,
+    path: big.path,
+    sentence:
+      `${big.fileName} would need ${parts} parts of 5 MiB (the interface's sample part size) and storage allows ${MAX_PARTS.toLocaleString('en')}: ` +
+      `if the service gives parts that small at registration, the whole capture waits for you and nothing of it is sent.`,
   };
 }

@@ -90,9 +90,12 @@ export interface ServiceKit {
   stop(): Promise<void>;
 }
 
-/** Starts the local service and a work folder named after `prefix`. Throws what startTestService throws. */
-export async function startServiceKit(prefix: string): Promise<ServiceKit> {
-  const svc = await startTestService();
+/**
+ * Starts the local service (with `service` options, e.g. its `partSize` in bytes) and a work
+ * folder named after `prefix`. Throws what startTestService throws.
+ */
+export async function startServiceKit(prefix: string, service: Parameters<typeof startTestService>[0] = {}): Promise<ServiceKit> {
+  const svc = await startTestService(service);
   const work = tempDir(prefix);
   const open: Uploader[] = [];
   const kit: ServiceKit = {
@@ -133,7 +136,7 @@ export async function startServiceKit(prefix: string): Promise<ServiceKit> {
     async reset() {
       while (open.length) await open.pop()!.close();
       await svc.admin('DELETE', '/faults');
-      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0, statusRead: 'ok' });
+      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0, statusRead: 'ok', jsonBytesPerSecond: null, presignQueryPadBytes: 0 });
     },
     async stop() {
       await kit.reset();

@@ -34,8 +34,11 @@ export interface ObjectStorage {
   readonly bucket: string;
   /** Starts a multipart upload of `key` (CreateMultipartUpload) and returns storage's upload id. */
   createMultipartUpload(key: string, contentType: string): Promise<string>;
-  /** A presigned SigV4 query-auth URL for one UploadPart, valid `expiresInSeconds` seconds (§4.5, §4.6). */
-  presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string>;
+  /**
+   * A presigned SigV4 query-auth URL for one UploadPart, valid `expiresInSeconds` seconds (§4.5,
+   * §4.6); with `tokenChars` > 0 it carries a signed `X-Amz-Security-Token` of that many characters.
+   */
+  presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number, tokenChars?: number): Promise<string>;
   /**
    * Every part storage holds for the upload, ascending (ListParts, all pages); `undefined` when this
    * storage does not serve ListParts (405 / 501, as s3rver): the caller then keeps its own record of
@@ -84,8 +87,19 @@ export class SdkObjectStorage implements ObjectStorage {
     return created.UploadId!;
   }
 
-  presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
+  presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number, tokenChars = 0): Promise<string> {
     const command = new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber });
+    if (tokenChars > 0) {
+      // Added before signing, so it is signed with the rest of the query as an STS token is.
+      command.middlewareStack.add(
+        (next) => (args) => {
+          const request = args.request as { query?: Record<string, string> };
+          request.query = { ...request.query, 'X-Amz-Security-Token': 'T'.repeat(tokenChars) };
+          return next(args);
+        },
+        { step: 'build', name: 'longSecurityToken' },
+      );
+    }
     return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
   }
 

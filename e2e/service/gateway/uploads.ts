@@ -95,7 +95,7 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
       const stored = (await storedParts(u)) ?? new Map(Object.keys(u.parts).map((n) => [Number(n), undefined]));
       for (let n = 1; n <= u.totalParts; n++) {
         if (stored.has(n)) continue;
-        parts.push({ partNumber: n, url: await deps.storage.presignPart(u.key, u.storageUploadId, n, expiresIn), expiresIn });
+        parts.push({ partNumber: n, url: await deps.storage.presignPart(u.key, u.storageUploadId, n, expiresIn, deps.faults.settings.presignQueryPadBytes), expiresIn });
       }
       markStarted(u);
       deps.store.save({ captures: [u.captureId] });
