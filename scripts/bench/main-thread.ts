@@ -41,7 +41,7 @@ async function openApp(mode: 'worker' | 'thread', dataDir: string, info: LocalSe
   const map = new Map<string, unknown>();
   const common = {
     dataDir,
-    store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => void map.set(k, v) },
+    store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => void map.set(k, v), snapshot: () => Object.fromEntries(map) },
     secrets: { available: () => true, encrypt: (s: string) => s, decrypt: (s: string) => s },
     // The window's share: events are handed over (structured clone to the host in worker mode), not rendered.
     emit: () => {},
