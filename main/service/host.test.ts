@@ -106,6 +106,27 @@ describe('the upload service in its own process', () => {
     expect(await h.call('capture:service.status', undefined)).toEqual({ ok: true, value: { queueError: null } });
   });
 
+  it('a cancelled inspect stops in the service within a second (its signal aborted), and the service answers on', async () => {
+    const logs: string[] = [];
+    const { h, call } = host('cancel-inspect', { log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) } });
+    await h.start();
+    const dir = join(work, 'many-files');
+    mkdirSync(dir);
+    // Enough files that the inspection is still walking them when the cancel arrives.
+    for (let i = 0; i < 20_000; i++) writeFileSync(join(dir, `clip-${i}.mp4`), 'x');
+    const ac = new AbortController();
+    const inspecting = h.call('capture:files.inspect', [dir], ac.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    ac.abort();
+    expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
+    // The service says how the call ended: stopped by its signal, not run to its end.
+    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), { timeout: 60_000, interval: 100 });
+    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
+    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
+    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(1000);
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+  }, 120_000);
+
   it('restarts a service process killed with SIGKILL mid-drain: the files complete byte-identical, no part sent twice', async () => {
     const { h, events, busy, call } = host('crash');
     await h.start();

@@ -143,15 +143,15 @@ export class ServiceHost {
 
   /** One forwarding handler per channel, for the IPC door (main/ipc/dispatch.ts): errors come back as thrown Errors. */
   handlers(): IpcHandlers {
-    const out: Record<string, (args: unknown) => Promise<unknown>> = {};
+    const out: Record<string, (args: unknown, signal?: AbortSignal) => Promise<unknown>> = {};
     for (const channel of Object.keys(channels) as Channel[]) {
       // The host knows the status even when the service is gone for good.
       if (channel === 'capture:service.status') {
         out[channel] = async () => this.status;
         continue;
       }
-      out[channel] = async (args) => {
-        const answer = await this.call(channel, args);
+      out[channel] = async (args, signal) => {
+        const answer = await this.call(channel, args, signal);
         if (!answer.ok) throw new Error(answer.error);
         return answer.value;
       };

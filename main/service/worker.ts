@@ -139,13 +139,20 @@ let service: { core: AppCore; handlers: IpcHandlers } | undefined;
 let started!: () => void;
 /** Settled once `open` has answered `started`. */
 const opened = new Promise<void>((resolve) => (started = resolve));
-/** The calls under way: each one's abort controller, aborted by the host's `cancel`. */
-const pending = new Map<number, AbortController>();
+/** The calls under way: each one's abort controller, aborted by the host's `cancel`, and when it was. */
+const pending = new Map<number, { ac: AbortController; cancelledAt?: number }>();
 
+/**
+ * Runs one call's handler with its own signal and posts its answer by `seq`. A cancelled call's
+ * answer is dropped (the host answered it already), and the log says how it ended: stopped (the
+ * handler rejected with the signal's reason) or finished anyway, and how long after the cancel.
+ */
 async function answer(seq: number, channel: Channel, args: unknown): Promise<void> {
   const ac = new AbortController();
-  pending.set(seq, ac);
+  const call: { ac: AbortController; cancelledAt?: number } = { ac };
+  pending.set(seq, call);
   let reply: Envelope<unknown>;
+  let stopped = false;
   try {
     // A call that came before the queue opened (the tray's Pause all at start) waits for it.
     await opened;
@@ -154,11 +161,18 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
     reply = { ok: true, value: await handler(args, ac.signal) };
   } catch (err) {
     reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    // The signal's own reason, or a request the signal aborted (got's AbortError).
+    stopped = ac.signal.aborted && (err === ac.signal.reason || (err instanceof Error && err.name === 'AbortError'));
   }
   pending.delete(seq);
+  if (call.cancelledAt === undefined) return post({ type: 'result', seq, answer: reply });
   // A cancelled call was answered by the host already; its late result is dropped.
-  if (!ac.signal.aborted) post({ type: 'result', seq, answer: reply });
+  const after = Math.round(performance.now() - call.cancelledAt);
+  post({ type: 'log', level: stopped ? 'info' : 'warn', message: stopped ? `${channel} stopped ${after} ms after it was cancelled.` : `${channel} ran to its end ${after} ms after it was cancelled.` });
 }
+
+/** The reason a cancelled call's signal carries: what its handler rejects with. */
+const CANCELLED = 'Cancelled';
 
 channel.onMessage((m: HostMessage) => {
   switch (m.type) {
@@ -172,9 +186,13 @@ channel.onMessage((m: HostMessage) => {
     case 'call':
       void answer(m.seq, m.channel, m.args);
       break;
-    case 'cancel':
-      pending.get(m.seq)?.abort(new Error('Cancelled'));
+    case 'cancel': {
+      const call = pending.get(m.seq);
+      if (!call) break;
+      call.cancelledAt = performance.now();
+      call.ac.abort(new Error(CANCELLED));
       break;
+    }
     case 'reply':
       requests.get(m.seq)?.(m.answer);
       requests.delete(m.seq);
