@@ -101,6 +101,7 @@ export class AppCore {
     this.closed = true;
     this.desk.close();
     this.cards.close();
+    await this.cards.settled();
     await this.thumbnails.close();
     this.announcer.close();
     await this.closeUploader();
