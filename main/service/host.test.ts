@@ -90,6 +90,16 @@ describe('the upload service in its own process', () => {
     });
     expect(answer).toMatchObject({ ok: true, value: { hasPassword: true, hasApiKey: true, configured: true } });
     expect(store.get('settings')).toMatchObject({ sealedPassword: `sealed:${svc.info.account.password}`, sealedApiKey: `sealed:${svc.info.apiKey}` });
+    // The service writes the settings again (a bandwidth limit): the secrets are sealed again, never stored as its stand-ins.
+    expect(await h.call('capture:engine.limits', { bandwidthBytesPerSecond: 1024 * 1024 })).toMatchObject({ ok: true });
+    expect(store.get('settings')).toMatchObject({ bandwidthBytesPerSecond: 1024 * 1024, sealedPassword: `sealed:${svc.info.account.password}`, sealedApiKey: `sealed:${svc.info.apiKey}` });
+    expect(JSON.stringify([...store.values()])).not.toContain('sealing-by-host');
+    // A new process reads them from the settings file, unsealed by the host at its start.
+    const first = h.child!.pid;
+    h.child!.kill('SIGKILL');
+    await vi.waitFor(() => expect(h.child?.pid ?? first).not.toBe(first), { timeout: 20_000 });
+    await vi.waitFor(async () => expect(await h.call('capture:settings.get', undefined)).toMatchObject({ ok: true, value: { hasPassword: true } }), { timeout: 20_000 });
+    expect(await h.call('capture:designs.check', undefined)).toMatchObject({ ok: true });
   });
 
   it('cancels a call by seq: the caller is answered at once', async () => {
