@@ -82,7 +82,7 @@ describe('the Electron shell', () => {
     expect(rec.windows[0]!.hidden).toBe(true);
 
     await vi.waitFor(() => expect(rec.state.notifications.map((n) => n.title)).toContain('Queue finished'), { timeout: 20_000 });
-    await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers));
+    await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers), { timeout: 20_000 });
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
     expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
     // The screen was told the computer was kept awake while the blocker was held, and then not.
