@@ -197,6 +197,34 @@ describe('the upload service in its own process', () => {
     await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
   });
 
+  it('a request of a service that died is not answered to the next one (its seq means another question there)', async () => {
+    const marker = join(work, 'asked-once');
+    const entry = join(work, 'asking.mjs');
+    writeFileSync(
+      entry,
+      `import { existsSync, writeFileSync } from 'node:fs';
+process.on('message', (m) => {
+  if (m.type === 'start' && !existsSync(${JSON.stringify(marker)})) {
+    writeFileSync(${JSON.stringify(marker)}, '');
+    process.send({ type: 'started', queueError: null });
+    process.send({ type: 'request', seq: 1, op: 'pickFiles' });
+    setTimeout(() => process.exit(1), 50);
+  } else if (m.type === 'start') {
+    process.send({ type: 'started', queueError: null });
+    process.send({ type: 'request', seq: 1, op: 'busy', working: true });
+  } else if (m.type === 'reply') process.send({ type: 'log', level: 'info', message: JSON.stringify(m.answer) });
+  else if (m.type === 'close') process.exit(0);
+});`,
+    );
+    const logs: string[] = [];
+    const { h } = host('asking', { entry, log: { info: (m) => logs.push(m), warn: () => {} }, pickFiles: () => new Promise((r) => setTimeout(() => r(['/late']), 1500)) });
+    await h.start();
+    await vi.waitFor(() => expect(logs).toContain(JSON.stringify({ ok: true, value: true })), { timeout: 20_000 });
+    // The dialog's late answer (for the dead process's seq 1) never reaches the new process.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(logs.filter((l) => l.startsWith('{'))).toEqual([JSON.stringify({ ok: true, value: true })]);
+  });
+
   it('a service that keeps dying is restarted a few times, then the window is told it stopped for good', async () => {
     // A stand-in service that starts and exits at once with code 3.
     const entry = join(work, 'dying.mjs');

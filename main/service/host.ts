@@ -220,9 +220,14 @@ export class ServiceHost {
       case 'log':
         this.opts.log?.[m.level](m.message);
         break;
-      case 'request':
-        void this.answerRequest(m).then((answer) => this.post({ type: 'reply', seq: m.seq, answer }));
+      case 'request': {
+        // Answered to the process that asked: a dialog still open when it died is not answered to the next one.
+        const asker = this.proc;
+        void this.answerRequest(m).then((answer) => {
+          if (this.proc === asker) asker?.post({ type: 'reply', seq: m.seq, answer });
+        });
         break;
+      }
       case 'started':
       case 'closed':
         break;
