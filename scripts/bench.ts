@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,offload,slow-link] [--pairs N] [--files N] [--gib N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link] [--pairs N] [--files N] [--gib N]
 //
 // Issue #11's figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -14,7 +14,9 @@
 //   main-thread (only when asked: `--only main-thread`) 10,000 small files (`--files`) queued and
 //               drained at full speed with pause all / resume all in the middle: the event-loop
 //               delay of the thread that plays the Electron main process, with the service in its
-//               worker thread and, for comparison, with AppCore on that thread (issue 21 #3)
+//               own process and, for comparison, with AppCore on that thread (issue 21 #3); then relay
+//   relay       (with main-thread, or `--only relay`) the main thread's busy time to receive one
+//               10,000-row queue event from the service process and send it on to the window
 //   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
 //               copied by `cp -r` and by the verified offload: both rates, their ratio, CPU s/GiB
 //   slow-link   (only when asked: `--only slow-link --runs 1`, about 11 min a run) one 5 MiB part
@@ -33,6 +35,7 @@ import { printFigures } from './bench/figures.js';
 import { curlPuts } from './bench/curl.js';
 import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, md5LanesCpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
 import { mainThreadFigures } from './bench/main-thread.js';
+import { relayFigures } from './bench/relay.js';
 import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
 import { slowLinkFigures } from './bench/slow-link.js';
@@ -160,6 +163,14 @@ if (SECTIONS.has('main-thread')) {
   const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
   try {
     figures.push(...(await mainThreadFigures(work, Number(flags.files))));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+if (SECTIONS.has('main-thread') || SECTIONS.has('relay')) {
+  const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
+  try {
+    figures.push(...(await relayFigures(work)));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -7,9 +7,10 @@ import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
 import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { ServiceHost } from '../../main/service/host.js';
+import type { SettingsFile } from '../../main/service/host.js';
 import type { EngineTuning } from '../../main/service/protocol.js';
 import type { CardWatchOptions } from '../../main/service/card-desk.js';
-import type { KeyValueStore, SecretBox } from '../../main/settings/settings.js';
+import type { SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
 import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
 import { apiFunctionNames } from '../../shared/ipc.js';
@@ -18,8 +19,8 @@ import { startTestService } from '../service/testing.js';
 
 /**
  * Runs the desktop app as the Electron shell does: this process plays the main process (the IPC
- * door and the service host, main/service/host.ts) and the upload service runs in its worker
- * thread (main/service/worker.ts: AppCore, the real engine, queue and local service).
+ * door and the service host, main/service/host.ts) and the upload service runs in its own
+ * process (main/service/worker.ts: AppCore, the real engine, queue and local service).
  * `window.api` in the page is built from the same contract as the preload's and reaches the
  * dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
  * The queue shows every file unless `foldedQueue` (the app's default view) is asked for.
@@ -87,7 +88,7 @@ export class AppHarness {
     decrypt: (s) => Buffer.from(s.slice('sealed:'.length), 'base64').toString(),
   };
 
-  private readonly kv: KeyValueStore = { get: (k) => this.store.get(k), set: (k, v) => this.store.set(k, v) };
+  private readonly kv: SettingsFile = { get: (k) => this.store.get(k), set: (k, v) => this.store.set(k, v), snapshot: () => Object.fromEntries(this.store) };
 
   private async boot(): Promise<void> {
     this.host = new ServiceHost({

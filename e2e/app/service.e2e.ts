@@ -9,7 +9,7 @@ import { LATEST_VERSION } from '../../main/queue/db.js';
 import { RESTARTED } from '../../main/service/host.js';
 import { AppHarness } from './harness.js';
 
-// The upload service in its worker thread, as the window sees it: a queue that cannot open, and a
+// The upload service in its own process, as the window sees it: a queue that cannot open, and a
 // service that dies mid-upload (issue 21 #1, issue 17 #11).
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const row = (page: Page, fileName: string) => page.locator(`[data-testid="file-row"][data-file="${fileName}"]`);
@@ -51,7 +51,7 @@ test('a service that dies mid-upload is restarted, the window is told, and the f
   await h.invoke('capture:captures.register', [{ paths: [file], structure, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
   const r = row(page, 'walk.mp4');
   await expect(r).toHaveAttribute('data-state', 'uploading', { timeout: 20_000 });
-  await h.host.thread!.terminate();
+  h.host.child!.kill('SIGKILL');
   await expect(page.getByText(RESTARTED)).toBeVisible();
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   await expect(r).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });

@@ -1,7 +1,11 @@
 // A recording stand-in for the `electron` module (the Electron binary cannot run on this
 // machine): what the shell asks of Electron (window options, handlers, blockers, notifications)
 // is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts) to check.
-// Each test file gets its own module instance, so its own records.
+// Each test file gets its own module instance, so its own records. Its `utilityProcess.fork`
+// really starts the module in a child process (child_process.fork with the structured-clone
+// channel; the service then talks over `process.send`, where in Electron it has `process.parentPort`).
+import type { ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 
 /** What the shell asked of Electron so far. */
 export const rec = (() => {
@@ -10,7 +14,7 @@ export const rec = (() => {
   const appEvents = new Map<string, Listener[]>();
   const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][] };
+  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][], utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[] };
   let ready!: () => void;
   const whenReadyPromise = new Promise<void>((r) => (ready = r));
   return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
@@ -69,6 +73,25 @@ export function electronModule(userData: string) {
       rec.state.menus.push(m);
     }
   }
+  const utilityProcess = {
+    fork(modulePath: string, args: string[] = [], options: unknown = {}) {
+      const child = fork(modulePath, args, { execArgv: modulePath.endsWith('.ts') ? ['--import', 'tsx'] : [], serialization: 'advanced', stdio: 'inherit' });
+      rec.state.utility.push({ modulePath, options, child });
+      return {
+        get pid() {
+          return child.pid;
+        },
+        postMessage: (m: unknown) => void (child.connected && child.send(m as object, (err) => void err)),
+        on(e: 'message' | 'exit', l: (x: unknown) => void) {
+          // Electron's 'exit' gives only a code; a process killed by a signal reports a code too.
+          if (e === 'exit') child.once('exit', (code, signal) => l(code ?? (signal ? 128 : 0)));
+          else child.on('message', l);
+          return this;
+        },
+        kill: () => child.kill(),
+      };
+    },
+  };
   const app = {
     getPath: () => userData,
     getAppPath: () => process.cwd(),
@@ -87,6 +110,7 @@ export function electronModule(userData: string) {
     BrowserWindow,
     Notification,
     Tray,
+    utilityProcess,
     Menu: { buildFromTemplate: (t: unknown) => t },
     nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
     ipcMain: { handle: (c: string, l: (...a: unknown[]) => unknown) => rec.handlers.set(c, l), on: () => {} },
@@ -123,6 +147,9 @@ export const storeSeed = new Map<string, unknown>();
 export const electronStoreModule = {
   default: class {
     private m = new Map<string, unknown>(storeSeed);
+    get store(): Record<string, unknown> {
+      return Object.fromEntries(this.m);
+    }
     get(k: string) {
       return this.m.get(k);
     }

@@ -82,7 +82,7 @@ describe('the Electron shell', () => {
     expect(rec.windows[0]!.hidden).toBe(true);
 
     await vi.waitFor(() => expect(rec.state.notifications.map((n) => n.title)).toContain('Queue finished'), { timeout: 20_000 });
-    await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers));
+    await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers), { timeout: 20_000 });
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
     expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
     // The screen was told the computer was kept awake while the blocker was held, and then not.
@@ -98,19 +98,38 @@ describe('the Electron shell', () => {
     expect(rec.state.menus.at(-1)!.map((i) => i.label)).toEqual(expect.arrayContaining(['Pause all', 'Resume all', 'Open Capture Uploader', 'Quit']));
   });
 
-  it('relays: the renderer’s calls reach the service worker and its events reach the window', async () => {
-    const { isMainThread } = await import('node:worker_threads');
-    expect(isMainThread).toBe(true);
+  it('relays: the renderer’s calls reach the service process and its events reach the window', async () => {
+    // The service is a utility process of its own, started from the service's module.
+    expect(rec.state.utility).toHaveLength(1);
+    expect(rec.state.utility[0]!.modulePath).toMatch(/service[\\/]worker\.ts$/);
+    expect(rec.state.utility[0]!.child.pid).not.toBe(process.pid);
     const sent = rec.windows[0]!.sent;
-    // The worker said it started with its queue, and the window was told.
+    // The service said it started with its queue, and the window was told.
     expect(sent).toContainEqual(['capture:event.service', { queueError: null }]);
-    // The rows the worker committed reached the window as deltas: the file of the test above, completed.
+    // The rows the service committed reached the window as deltas: the file of the test above, completed.
     const rows = sent.filter(([c]) => c === 'capture:event.rows').map(([, p]) => p as { files: { id: number; state: string }[] });
     expect(rows.some((r) => r.files.some((f) => f.id === 1 && f.state === 'completed'))).toBe(true);
-    // A call answered by the worker, through the door.
+    // A call answered by the service, through the door.
     const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as { ok: boolean; value: { files: { state: string }[] } };
     expect(list).toMatchObject({ ok: true });
     expect(list.value.files.map((f) => f.state)).toEqual(['completed']);
     expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({ ok: true, value: { queueError: null } });
+  });
+
+  it('a service process that crashes is started again: the window and tray stay, and the window is told once', async () => {
+    const { RESTARTED } = await import('../service/host.js');
+    const first = rec.state.utility[0]!.child;
+    const tooltips = rec.state.tooltips.length;
+    // As a native crash would end it.
+    first.kill('SIGKILL');
+    await vi.waitFor(() => expect(rec.state.utility).toHaveLength(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.service').length).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
+    const notices = rec.windows[0]!.sent.filter(([c, p]) => c === 'capture:event.notice' && (p as { message: string }).message === RESTARTED);
+    expect(notices).toHaveLength(1);
+    // The same window, the tray still answering, and the new service answers through the door.
+    expect(rec.windows).toHaveLength(1);
+    expect(rec.state.tooltips.length).toBeGreaterThanOrEqual(tooltips);
+    const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as { ok: boolean; value: { files: { state: string }[] } };
+    expect(list).toMatchObject({ ok: true, value: { files: [{ state: 'completed' }] } });
   });
 });

@@ -1,11 +1,11 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
 // lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
 // live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs in
-// the upload service's worker thread (main/service/), so nothing it does blocks this thread,
-// which runs every window's events, the tray and IPC. This file relays: a message from the
-// renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the worker; the
-// worker's events are sent on to the window.
-import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session } from 'electron';
+// the upload service's utility process (main/service/), so nothing it does blocks this thread,
+// which runs every window's events, the tray and IPC, and a native crash there ends only that
+// process. This file relays: a message from the renderer is checked at the door
+// (main/ipc/dispatch.ts) and forwarded to the service; the service's events are sent on to the window.
+import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,7 +15,8 @@ import { queueState } from '../../shared/queue-state.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
-import type { KeyValueStore, SecretBox } from '../settings/settings.js';
+import type { SettingsFile } from '../service/host.js';
+import type { SecretBox } from '../settings/settings.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.
@@ -23,9 +24,9 @@ const rendererDir = join(here, '../../renderer');
 const rendererUrl = pathToFileURL(join(rendererDir, '/')).href;
 const preloadPath = join(here, '../../preload/index.cjs');
 const iconPath = join(app.getAppPath(), 'assets/icon.png');
-// The service worker: the bundle's second entry (package.json build:main) beside this file; from
-// source (tests) the host loads main/service/worker.ts itself.
-const workerEntry = import.meta.url.endsWith('.js') ? new URL('./service-worker.js', import.meta.url) : undefined;
+// The service process's module: the bundle's second entry (package.json build:main) beside this
+// file; from source (tests) the host starts main/service/worker.ts itself.
+const serviceEntry = import.meta.url.endsWith('.js') ? join(here, 'service-worker.js') : undefined;
 
 let win: BrowserWindow | undefined;
 let tray: Tray | undefined;
@@ -143,9 +144,10 @@ async function start(): Promise<void> {
   session.defaultSession.setPermissionCheckHandler(() => false);
 
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
-  const settings: KeyValueStore = { get: (k) => store.get(k), set: (k, v) => store.set(k, v) };
+  const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => store.set(k, v), snapshot: () => ({ ...store.store }) };
   core = new ServiceHost({
-    entry: workerEntry,
+    entry: serviceEntry,
+    utility: utilityProcess,
     dataDir: app.getPath('userData'),
     store: settings,
     secrets,
@@ -182,7 +184,7 @@ async function start(): Promise<void> {
     const status = await core.start();
     if (status.queueError) console.warn(status.queueError);
   } catch (err) {
-    // The worker could not even be started (a broken installation): the window is open anyway.
+    // The service could not even be started (a broken installation): the window is open anyway.
     console.error(`The upload service could not be started: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

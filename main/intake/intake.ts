@@ -141,12 +141,15 @@ export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: Inspected
  * and closed) and groups them into captures (shared/grouping.ts). Paths are made absolute and
  * resolved (symbolic links followed once): one file reached by two paths in one drop is kept once,
  * and links that loop or lead nowhere are listed with the reason. Returns the groups and every
- * path that will not be uploaded, with its reason.
+ * path that will not be uploaded, with its reason. Aborting `signal` stops it between two files
+ * and rejects with the signal's reason.
  */
-export async function inspectPaths(paths: readonly string[]): Promise<{ groups: InspectedGroup[]; refused: RefusedPath[] }> {
+export async function inspectPaths(paths: readonly string[], signal?: AbortSignal): Promise<{ groups: InspectedGroup[]; refused: RefusedPath[] }> {
   const refused: RefusedPath[] = [];
   const candidates: InspectedFile[] = [];
-  for (const p of await expand(paths, refused)) {
+  for (const p of await expand(paths, refused, signal)) {
+    // Stopped between files: an inspection writes nothing, so nothing is left half-done.
+    signal?.throwIfAborted();
     const problem = await unreadable(p.path);
     if (problem) refused.push({ path: p.path, reason: problem });
     else candidates.push(p);
@@ -161,7 +164,7 @@ export function suggestedTime(group: InspectedGroup): string {
   return group.recordedAt ? new Date(group.recordedAt).toISOString() : new Date(group.files[0]!.mtimeMs).toISOString();
 }
 
-async function expand(paths: readonly string[], refused: RefusedPath[]): Promise<InspectedFile[]> {
+async function expand(paths: readonly string[], refused: RefusedPath[], signal?: AbortSignal): Promise<InspectedFile[]> {
   const out: InspectedFile[] = [];
   const seen = new Map<string, string>(); // dev:ino → the path it was first found at
   // `shownAs` is the path as found (a link's own path), for the message; `path` the resolved one.
@@ -176,6 +179,7 @@ async function expand(paths: readonly string[], refused: RefusedPath[]): Promise
     out.push({ path, name, ...facts });
   };
   for (const given of paths) {
+    signal?.throwIfAborted();
     const path = resolve(given);
     const found = await follow(path);
     if ('reason' in found) {
@@ -193,6 +197,7 @@ async function expand(paths: readonly string[], refused: RefusedPath[]): Promise
       if (unlistable.some((u) => u.path === found.real)) continue;
       let media = 0;
       for (const at of files) {
+        signal?.throwIfAborted();
         const child = await follow(at);
         if ('reason' in child) refused.push({ path: at, reason: child.reason });
         else if (child.isFile) {

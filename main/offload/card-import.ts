@@ -38,6 +38,8 @@ export interface CardImportOptions {
    * reported through the view's failing import, so it should not throw.
    */
   onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
+  /** Aborting it stops the import within a second, its half-written copies removed (offloadCard's `signal`); the view ends `failed`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
       ...(o.partSize ? { partSize: o.partSize } : {}),
       ...(o.journal ? { journal: o.journal } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
       onPlan: (files, destination) => {
         view.destination = destination;
         view.bytesTotal = files.reduce((n, f) => n + f.size, 0);

@@ -53,6 +53,11 @@ export interface CopyOptions {
    * part MD5s off this thread. Without it they are computed here, with OpenSSL (PartMd5s).
    */
   md5Pool?: PartMd5Pool;
+  /**
+   * Aborting it stops the copy between two chunks (of the copy or of its read-back): the
+   * half-written `.NAME.partial` is removed and the signal's reason thrown.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -104,6 +109,7 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
     let next = settled(readInto(await take(), 0));
     for (;;) {
       const { bytesRead, buffer } = await next;
+      opts.signal?.throwIfAborted();
       if (bytesRead === 0) break;
       pos += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
@@ -133,7 +139,9 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
     out = undefined;
     await opts.afterWrite?.(partial);
     const xxh64 = hash.digest();
-    const back = await readBack(partial, bufs, direct);
+    const back = await readBack(partial, bufs, direct, opts.signal);
+    // Stopped after the read-back: the copy is not put in place, so no caller takes it for done.
+    opts.signal?.throwIfAborted();
     const verified = back.size === pos && back.xxh64 === xxh64 && pos === st.size;
     const result = { size: pos, mtimeMs: st.mtimeMs, xxh64, copyXxh64: back.xxh64, verified, readBackFromDisk: back.fromDisk };
     if (!verified) {
@@ -158,26 +166,27 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
 }
 
 /** The read-back: from the disk when the copy was written directly and the system allows it, else from the cache. */
-async function readBack(path: string, bufs: Buffer[], direct: boolean): Promise<{ size: number; xxh64: string; fromDisk: boolean }> {
+async function readBack(path: string, bufs: Buffer[], direct: boolean, signal?: AbortSignal): Promise<{ size: number; xxh64: string; fromDisk: boolean }> {
   const { fh, fromDisk } = await openForReadBack(path, direct);
   try {
-    return { ...(await hashOpen(fh, bufs, fromDisk)), fromDisk };
+    return { ...(await hashOpen(fh, bufs, fromDisk, signal)), fromDisk };
   } catch (err) {
     if (!fromDisk || !directRefused(err)) throw err;
   } finally {
     await fh.close();
   }
-  return { ...(await hashFile(path, bufs)), fromDisk: false }; // the direct read was refused: through the cache
+  return { ...(await hashFile(path, bufs, signal)), fromDisk: false }; // the direct read was refused: through the cache
 }
 
 /**
  * Reads a whole file (read-only) and answers its size in bytes and XXH64. With two buffers the
- * next chunk is read while this one is hashed; `bufs` lets a caller lend its own.
+ * next chunk is read while this one is hashed; `bufs` lets a caller lend its own. Aborting
+ * `signal` stops it between two chunks with the signal's reason.
  */
-export async function hashFile(path: string, bufs: Buffer[] = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)]): Promise<{ size: number; xxh64: string }> {
+export async function hashFile(path: string, bufs: Buffer[] = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)], signal?: AbortSignal): Promise<{ size: number; xxh64: string }> {
   const fh = await open(path, 'r');
   try {
-    return await hashOpen(fh, bufs);
+    return await hashOpen(fh, bufs, false, signal);
   } finally {
     await fh.close();
   }
@@ -187,13 +196,15 @@ export async function hashFile(path: string, bufs: Buffer[] = [Buffer.allocUnsaf
  * Hashes an open file from its start to its end; see hashFile. `direct`: the handle has O_DIRECT,
  * whose reads must start at aligned offsets, so a short read at an unaligned end is the end.
  */
-async function hashOpen(fh: FileHandle, bufs: Buffer[], direct = false): Promise<{ size: number; xxh64: string }> {
+async function hashOpen(fh: FileHandle, bufs: Buffer[], direct = false, signal?: AbortSignal): Promise<{ size: number; xxh64: string }> {
   const hash = await startXxh64();
   let size = 0;
   let turn = 0;
   let next: Promise<{ bytesRead: number; buffer: Buffer }> | undefined = settled(fh.read(bufs[0]!, 0, bufs[0]!.length, 0));
   while (next) {
     const { bytesRead, buffer }: { bytesRead: number; buffer: Buffer } = await next;
+    // The read ahead is not left running: closing the handle waits for it.
+    signal?.throwIfAborted();
     if (bytesRead === 0) break;
     size += bytesRead;
     turn ^= 1;

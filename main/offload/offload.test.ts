@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,41 @@ const snapshot = (paths: string[]) => paths.map((p) => [p, sha256(p), statSync(p
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
 describe('offloadCard', () => {
+  it('stopped by its signal mid-copy: rejects within a second, no .partial left, no copy in place, the journal interrupted', async () => {
+    // One recording: its two lenses are copied at once (two lanes), so only the copy's own checks can stop it.
+    const card = writeFakeCard(join(work, 'STOP_CARD'), { recordings: 1, bytes: 96 * 1024 * 1024 });
+    const library = join(work, 'stop-library');
+    const journal = { calls: [] as string[], files: [] as { copy: string; verified: boolean }[] };
+    const ac = new AbortController();
+    let abortedAt = 0;
+    const stopped = offloadCard(card.root, {
+      library,
+      signal: ac.signal,
+      journal: {
+        begin: () => journal.calls.push('begin'),
+        file: (f) => journal.files.push(f),
+        finish: () => journal.calls.push('finish'),
+        interrupt: () => journal.calls.push('interrupt'),
+      },
+      // Stopped once the copy is under way: 16 MiB of the 192 copied.
+      onProgress: (p) => {
+        if (p.bytesDone >= 16 * 1024 * 1024 && !ac.signal.aborted) {
+          abortedAt = performance.now();
+          ac.abort(new Error('Cancelled'));
+        }
+      },
+    });
+    await expect(stopped).rejects.toThrow('Cancelled');
+    expect(performance.now() - abortedAt).toBeLessThan(1000);
+    expect(journal.calls).toEqual(['begin', 'interrupt']);
+    // Nothing half-written: no .partial, and every copy in the library is whole and was verified.
+    const left = (readdirSync(library, { recursive: true }) as string[]).map((p) => join(library, p)).filter((p) => statSync(p).isFile());
+    expect(left.filter((p) => p.endsWith('.partial'))).toEqual([]);
+    // Neither lens finished: nothing is in place, and neither was recorded as copied.
+    expect(left.filter((p) => !p.endsWith('.mhl') && !p.includes('ascmhl'))).toEqual([]);
+    expect(journal.files).toEqual([]);
+  }, 120_000);
+
   it('copies every recording byte for byte under the card\'s layout, with each XXH64, an ASC MHL, and the card untouched', async () => {
     const card = writeFakeCard(join(work, 'X4_CARD'), { recordings: 3, bytes: 9 * 1024 * 1024 + 7 });
     // A real recording too, whose XXH64 is checked against the reference implementation.

@@ -108,6 +108,12 @@ export interface OffloadOptions {
   partSize?: number;
   /** Free bytes on the disk holding a folder; fs.statfs by default (tests give a small disk). */
   freeBytes?: (folder: string) => Promise<number>;
+  /**
+   * Aborting it stops the offload within a chunk (copy.ts): the copies in progress are removed
+   * (no `.partial` is left), the verified ones stay where they are and recorded, the journal says
+   * the offload was interrupted, and offloadCard rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** Free bytes for an unprivileged user on the disk that holds `folder` (fs.statfs). */
@@ -140,7 +146,7 @@ const MARGIN_BYTES = 64 * 1024 * 1024;
 export async function offloadCard(card: string, opts: OffloadOptions): Promise<OffloadResult> {
   const started = (opts.now ?? (() => new Date()))();
   const root = await realpath(resolve(card));
-  const { groups, refused } = await inspectPaths([root]);
+  const { groups, refused } = await inspectPaths([root], opts.signal);
   const sources = groups.flatMap((g) => g.files).sort((a, b) => a.path.localeCompare(b.path));
   if (sources.length === 0) throw new Error(noRecordingsIn(card));
   const bytes = sources.reduce((n, f) => n + f.size, 0);
@@ -177,6 +183,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
           },
           ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
           ...(opts.partSize ? { partSize: opts.partSize, md5Pool: pool } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
         });
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
         if (r.partMd5s) entry.partMd5s = r.partMd5s;
@@ -184,6 +191,8 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         if (!r.verified) entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
         else delete entry.error;
       } catch (err) {
+        // Stopped: the file is neither copied nor failed, and nothing after it starts.
+        if (opts.signal?.aborted) throw err;
         entry.error = `${f.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
       }
     }
@@ -200,13 +209,19 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   // read from the card, so neither disk waits for the other.
   let next = 0;
   const lane = async () => {
-    while (next < sources.length) await copyOne(next++);
+    while (next < sources.length) {
+      opts.signal?.throwIfAborted();
+      await copyOne(next++);
+    }
   };
   // The MD5 thread lives as long as the copying, however it ends (a live thread keeps Node running).
   const pool = opts.partSize ? PartMd5Pool.start(CHUNK_BYTES) : undefined;
   try {
     try {
-      await Promise.all([lane(), lane()]);
+      // Both lanes end before the offload answers: a stopped one has removed its .partial by then.
+      const lanes = await Promise.allSettled([lane(), lane()]);
+      const failed = lanes.find((l) => l.status === 'rejected');
+      if (failed) throw failed.reason;
       await recordings;
     } finally {
       await pool?.close();

@@ -23,9 +23,10 @@ export interface AppCoreOptions {
   notify?(title: string, body: string): void;
   /**
    * Called with true while the queue has work (hold a power-save blocker), false when idle.
-   * Answers whether the computer is now kept awake, which the queue screen says.
+   * Answers whether the computer is now kept awake, which the queue screen says, at once or, from
+   * another process (main/service/worker.ts), as a promise (of which only the latest counts).
    */
-  busy?(working: boolean): boolean | void;
+  busy?(working: boolean): boolean | void | Promise<boolean | void>;
   /** Called with the queue's totals as they change (at most ten a second), for the taskbar's and tray's progress. */
   totals?(totals: QueueTotals): void;
   log?: Logger;

@@ -101,6 +101,7 @@ export class AppCore {
     this.closed = true;
     this.desk.close();
     this.cards.close();
+    await this.cards.settled();
     await this.thumbnails.close();
     this.announcer.close();
     await this.closeUploader();
@@ -297,7 +298,18 @@ export class AppCore {
   }
 
   private setBusy(working: boolean): void {
-    const awake = this.opts.busy?.(working) === true && working;
+    const answer = this.opts.busy?.(working);
+    if (!(answer instanceof Promise)) return this.showAwake(answer === true && working);
+    // Answered by another process (the host holds the blocker): only the latest answer counts.
+    const asked = ++this.busyAsked;
+    void answer.then(
+      (held) => asked === this.busyAsked && this.showAwake(held === true && working),
+      () => asked === this.busyAsked && this.showAwake(false),
+    );
+  }
+  private busyAsked = 0;
+
+  private showAwake(awake: boolean): void {
     if (awake === this.keptAwake) return;
     this.keptAwake = awake;
     this.opts.emit('capture:event.power', { keptAwake: awake });

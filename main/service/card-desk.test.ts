@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,27 @@ const until = async (ok: () => boolean, what: string) => {
 };
 
 describe('CardDesk', () => {
+  it('closing stops an import under way within a second: no half-written copy left, the offload recorded as interrupted', async () => {
+    const d = deskAt('closing');
+    const library = join(work, 'closing', 'library');
+    d.store.set('library', { library, keepDays: 7, uploadFromCard: false });
+    d.desk.start();
+    writeFakeCard(join(work, 'closing', 'X4_CARD'), { recordings: 1, bytes: 96 * 1024 * 1024 });
+    const root = join(d.mounts, 'X4_CARD');
+    renameSync(join(work, 'closing', 'X4_CARD'), root);
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    d.desk.startImport(root);
+    await until(() => (d.imports.at(-1)?.bytesDone ?? 0) >= 16 * 1024 * 1024, 'the copy under way');
+    const t = performance.now();
+    d.desk.close();
+    await d.desk.settled();
+    expect(performance.now() - t).toBeLessThan(1000);
+    const left = (readdirSync(library, { recursive: true }) as string[]).filter((p) => statSync(join(library, p)).isFile());
+    expect(left.filter((p) => p.endsWith('.partial'))).toEqual([]);
+    expect(left.filter((p) => p.endsWith('.insv'))).toEqual([]);
+    expect(listOffloads(d.db).map((o) => o.state)).toEqual(['interrupted']);
+  }, 120_000);
+
   it('offers a card that appears under a mount folder, imports it into the library, records it, and counts the library', async () => {
     const d = deskAt('one');
     d.store.set('library', { library: join(work, 'one', 'library'), keepDays: 7, uploadFromCard: false });

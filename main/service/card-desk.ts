@@ -106,7 +106,27 @@ export class CardDesk {
     this.closed = true;
     this.stopWatch?.();
     clearInterval(this.sweepTimer);
+    // An import does not outlive the service: stopped within a second, its half-written copies
+    // removed, its verified ones kept and recorded (offloadCard's `signal`).
+    for (const r of this.running.values()) r.ac.abort(new Error('The app is closing.'));
   }
+
+  /**
+   * Resolves once every import stopped by `close` has ended (its copies removed, its record
+   * written), or after `timeoutMs` (default 2 s) when one is stuck in a write the file system does
+   * not finish: its `.partial` is then removed when the queue opens next (main/offload/partials.ts).
+   */
+  async settled(timeoutMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...this.running.values()].map((r) => r.done)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** The imports copying now: each one's abort controller and its end. */
+  private readonly running = new Map<number, { ac: AbortController; done: Promise<void> }>();
 
   /**
    * The cards mounted now, this session's imports not dismissed (oldest first), and whether the
@@ -149,7 +169,8 @@ export class CardDesk {
     // Recorded as it goes, in the queue open at each step (settings may change meanwhile; issue 19 #7).
     const journal = new OffloadRecorder(() => this.opts.queueDb(), (m) => this.opts.log?.warn(m));
     this.copies.begin(id, root, journal);
-    void runCardImport({
+    const ac = new AbortController();
+    const done = runCardImport({
       id,
       root,
       library: this.library.get().library,
@@ -159,14 +180,17 @@ export class CardDesk {
       journal,
       ...this.opts.copySeams,
       ...(this.opts.copyGate ? { afterWrite: gateOn(this.opts.copyGate) } : {}),
+      signal: ac.signal,
     })
-      .catch((err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
+      .then(() => {}, (err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
       .finally(() => {
+        this.running.delete(id);
         this.busy.delete(root);
         // Whatever this import did not verify is no longer waited for: it uploads from the card.
         this.copies.end(id);
         this.settleHolds();
       });
+    this.running.set(id, { ac, done });
     return first;
   }
 

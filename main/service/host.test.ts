@@ -12,8 +12,8 @@ import { LATEST_VERSION } from '../queue/db.js';
 import type { ServiceHostOptions } from './host.js';
 import { RESTARTED, ServiceHost } from './host.js';
 
-// The upload service in its worker thread, driven as the Electron shell drives it, under plain
-// Node (the worker runs from source through main/service/tsx-boot.mjs).
+// The upload service in its own process, driven as the Electron shell drives it, under plain
+// Node (main/service/spawn.ts forks main/service/worker.ts from source with tsx's loader).
 let svc: TestService;
 let work: string;
 const hosts: ServiceHost[] = [];
@@ -45,7 +45,7 @@ function host(name: string, extra: Partial<ServiceHostOptions> = {}) {
   const busy: boolean[] = [];
   const h = new ServiceHost({
     dataDir: join(work, name),
-    store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
+    store: { get: (k) => store.get(k), set: (k, v) => void store.set(k, v), snapshot: () => Object.fromEntries(store) },
     secrets: { available: () => true, encrypt: (s) => `sealed:${s}`, decrypt: (s) => s.slice('sealed:'.length) },
     emit: (event, payload) => events.push({ event, payload }),
     pickFiles: async () => [],
@@ -63,7 +63,7 @@ function host(name: string, extra: Partial<ServiceHostOptions> = {}) {
   return { h, events, store, busy, call };
 }
 
-describe('the upload service in its worker thread', () => {
+describe('the upload service in its own process', () => {
   it('answers calls by seq, relays events and writes settings through the host', async () => {
     const { h, events, store, call } = host('relay');
     expect(await h.start()).toEqual({ queueError: null });
@@ -90,6 +90,16 @@ describe('the upload service in its worker thread', () => {
     });
     expect(answer).toMatchObject({ ok: true, value: { hasPassword: true, hasApiKey: true, configured: true } });
     expect(store.get('settings')).toMatchObject({ sealedPassword: `sealed:${svc.info.account.password}`, sealedApiKey: `sealed:${svc.info.apiKey}` });
+    // The service writes the settings again (a bandwidth limit): the secrets are sealed again, never stored as its stand-ins.
+    expect(await h.call('capture:engine.limits', { bandwidthBytesPerSecond: 1024 * 1024 })).toMatchObject({ ok: true });
+    expect(store.get('settings')).toMatchObject({ bandwidthBytesPerSecond: 1024 * 1024, sealedPassword: `sealed:${svc.info.account.password}`, sealedApiKey: `sealed:${svc.info.apiKey}` });
+    expect(JSON.stringify([...store.values()])).not.toContain('sealing-by-host');
+    // A new process reads them from the settings file, unsealed by the host at its start.
+    const first = h.child!.pid;
+    h.child!.kill('SIGKILL');
+    await vi.waitFor(() => expect(h.child?.pid ?? first).not.toBe(first), { timeout: 20_000 });
+    await vi.waitFor(async () => expect(await h.call('capture:settings.get', undefined)).toMatchObject({ ok: true, value: { hasPassword: true } }), { timeout: 20_000 });
+    expect(await h.call('capture:designs.check', undefined)).toMatchObject({ ok: true });
   });
 
   it('cancels a call by seq: the caller is answered at once', async () => {
@@ -98,7 +108,7 @@ describe('the upload service in its worker thread', () => {
     await h.start();
     const ac = new AbortController();
     const pick = h.call('capture:files.pick', undefined, ac.signal);
-    await vi.waitFor(() => expect(release).toBeTypeOf('function'));
+    await vi.waitFor(() => expect(release).toBeTypeOf('function'), { timeout: 20_000 });
     ac.abort();
     expect(await pick).toEqual({ ok: false, error: 'Cancelled' });
     release(['/late']);
@@ -106,7 +116,28 @@ describe('the upload service in its worker thread', () => {
     expect(await h.call('capture:service.status', undefined)).toEqual({ ok: true, value: { queueError: null } });
   });
 
-  it('restarts a worker killed mid-drain: the files complete, every part stored once', async () => {
+  it('a cancelled inspect stops in the service within a second (its signal aborted), and the service answers on', async () => {
+    const logs: string[] = [];
+    const { h, call } = host('cancel-inspect', { log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) } });
+    await h.start();
+    const dir = join(work, 'many-files');
+    mkdirSync(dir);
+    // Enough files that the inspection is still walking them when the cancel arrives.
+    for (let i = 0; i < 20_000; i++) writeFileSync(join(dir, `clip-${i}.mp4`), 'x');
+    const ac = new AbortController();
+    const inspecting = h.call('capture:files.inspect', [dir], ac.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    ac.abort();
+    expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
+    // The service says how the call ended: stopped by its signal, not run to its end.
+    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), { timeout: 60_000, interval: 100 });
+    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
+    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
+    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(1000);
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+  }, 120_000);
+
+  it('restarts a service process killed with SIGKILL mid-drain: the files complete byte-identical, no part sent twice', async () => {
     const { h, events, busy, call } = host('crash');
     await h.start();
     const view = await call<SettingsView>('capture:settings.useLocalService');
@@ -116,11 +147,14 @@ describe('the upload service in its worker thread', () => {
     const before = { ...svc.storage.stats };
     await call('capture:captures.register', files.map((p) => ({ paths: [p], structure: view.structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' })));
     await vi.waitFor(() => expect(svc.storage.stats.partsStored - before.partsStored).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
-    const first = h.thread!;
-    await first.terminate();
-    await vi.waitFor(() => expect(h.thread).toBeDefined());
-    expect(h.thread).not.toBe(first);
-    expect(events).toContainEqual({ event: 'capture:event.notice', payload: { level: 'error', message: RESTARTED } });
+    const first = h.child!;
+    const firstPid = first.pid!;
+    // As a native crash would: no handler, no clean-up in the service.
+    first.kill('SIGKILL');
+    await vi.waitFor(() => expect(h.child?.pid ?? firstPid).not.toBe(firstPid), { timeout: 20_000 });
+    expect(() => process.kill(firstPid, 0)).toThrow();
+    // The window is told once.
+    expect(events.filter((e) => e.event === 'capture:event.notice' && (e.payload as { message: string }).message === RESTARTED)).toHaveLength(1);
     expect(busy).toContain(false);
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     await vi.waitFor(async () => {
@@ -128,9 +162,11 @@ describe('the upload service in its worker thread', () => {
       expect(q.files.map((f) => f.state)).toEqual(['completed', 'completed']);
     }, { timeout: 30_000, interval: 200 });
     for (const f of files) expect(await storedSha(f.split('/').pop()!)).toBe(sha256(readFileSync(f)));
-    // 16 MiB in 5 MiB parts: 4 parts a file, each stored exactly once.
+    // 16 MiB in 5 MiB parts: 4 parts a file, each received whole by storage (its PUT) and stored exactly once.
     expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect(svc.storage.stats.partsStored - before.partsStored).toBe(8);
+    expect(svc.storage.stats.partBodiesReceived - before.partBodiesReceived).toBe(8);
+    expect(events.filter((e) => e.event === 'capture:event.notice' && (e.payload as { message: string }).message === RESTARTED)).toHaveLength(1);
     expect(events.some((e) => e.event === 'capture:event.queue' && (e.payload as { reason: string }).reason === 'restarted')).toBe(true);
   });
 
@@ -161,15 +197,45 @@ describe('the upload service in its worker thread', () => {
     await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
   });
 
-  it('a worker that keeps dying is restarted a few times, then the window is told it stopped for good', async () => {
-    // A stand-in worker that starts and exits at once with code 3 (process.exit inside a worker ends that thread).
-    const entry = new URL(`data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.postMessage({ type: 'started', queueError: null }); setTimeout(() => process.exit(3), 20);")}`);
+  it('a request of a service that died is not answered to the next one (its seq means another question there)', async () => {
+    const marker = join(work, 'asked-once');
+    const entry = join(work, 'asking.mjs');
+    writeFileSync(
+      entry,
+      `import { existsSync, writeFileSync } from 'node:fs';
+process.on('message', (m) => {
+  if (m.type === 'start' && !existsSync(${JSON.stringify(marker)})) {
+    writeFileSync(${JSON.stringify(marker)}, '');
+    process.send({ type: 'started', queueError: null });
+    process.send({ type: 'request', seq: 1, op: 'pickFiles' });
+    setTimeout(() => process.exit(1), 50);
+  } else if (m.type === 'start') {
+    process.send({ type: 'started', queueError: null });
+    process.send({ type: 'request', seq: 1, op: 'busy', working: true });
+  } else if (m.type === 'reply') process.send({ type: 'log', level: 'info', message: JSON.stringify(m.answer) });
+  else if (m.type === 'close') process.exit(0);
+});`,
+    );
+    const logs: string[] = [];
+    const { h } = host('asking', { entry, log: { info: (m) => logs.push(m), warn: () => {} }, pickFiles: () => new Promise((r) => setTimeout(() => r(['/late']), 1500)) });
+    await h.start();
+    await vi.waitFor(() => expect(logs).toContain(JSON.stringify({ ok: true, value: true })), { timeout: 20_000 });
+    // The dialog's late answer (for the dead process's seq 1) never reaches the new process.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(logs.filter((l) => l.startsWith('{'))).toEqual([JSON.stringify({ ok: true, value: true })]);
+  });
+
+  it('a service that keeps dying is restarted a few times, then the window is told it stopped for good', async () => {
+    // A stand-in service that starts and exits at once with code 3.
+    const entry = join(work, 'dying.mjs');
+    writeFileSync(entry, "process.send({ type: 'started', queueError: null }); setTimeout(() => process.exit(3), 20);");
     const { h, events } = host('dying', { entry, maxRestarts: 2 });
     await h.start();
-    await vi.waitFor(() => expect(h.status.queueError).toMatch(/^The upload service stopped 3 times within a minute \(last exit code 3\)/));
+    // Three process starts: generous on a loaded machine.
+    await vi.waitFor(() => expect(h.status.queueError).toMatch(/^The upload service stopped 3 times within a minute \(last: exit code 3\)/), { timeout: 20_000 });
     expect(events.filter((e) => e.event === 'capture:event.notice')).toHaveLength(2);
     expect(events.at(-1)).toEqual({ event: 'capture:event.service', payload: h.status });
-    expect(h.thread).toBeUndefined();
+    expect(h.child).toBeUndefined();
     expect(await h.call('capture:queue.list', undefined)).toEqual({ ok: false, error: 'The upload service is not running; try again in a moment.' });
     expect(await h.handlers()['capture:service.status']()).toEqual(h.status);
   });

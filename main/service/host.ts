@@ -1,26 +1,33 @@
-// The host side of the upload service (issue 21 #1): starts main/service/worker.ts in a
-// worker_threads Worker, relays calls to it and its events out, answers what only the host can
-// (secrets, settings file, file dialog, power-save blocker, notifications), and restarts it when
-// it dies, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the e2e
-// harness and the tests drive it the same way.
+// The host side of the upload service: starts main/service/worker.ts in a process of its own
+// (main/service/spawn.ts: Electron's utilityProcess in the app, child_process.fork under Node),
+// relays calls to it and its events out, answers what only the host can (secrets, settings file,
+// file dialog, power-save blocker, notifications) by messages, and starts it again when it dies,
+// natively or not, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the
+// e2e harness and the tests drive it the same way.
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Channel, Envelope, EventName, EventPayload, QueueTotals, ResultOf, ServiceStatus } from '../../shared/ipc.js';
 import { channels } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
-import type { KeyValueStore, SecretBox, StoredSettings } from '../settings/settings.js';
-import type { EngineTuning, HostMessage, LocalServiceSource, ServiceStart, SyncOp, WorkerMessage } from './protocol.js';
-import { SYNC_BYTES, writeSyncAnswer } from './protocol.js';
+import type { KeyValueStore, SecretBox } from '../settings/settings.js';
+import type { EngineTuning, HostMessage, HostRequest, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
 import type { CardWatchOptions } from './card-desk.js';
+import type { ServiceExit, ServiceProcess, UtilityProcessApi } from './spawn.js';
+import { SOURCE_ENTRY, spawnService } from './spawn.js';
+
+/** The settings file as the host keeps it: read and written by key, and read whole at the service's start. */
+export interface SettingsFile extends KeyValueStore {
+  /** Every key with its JSON value (electron-store's `store`). */
+  snapshot(): Record<string, unknown>;
+}
 
 /** What the host needs from the shell (or a test): the same duties AppCoreOptions lists, as data or host-side functions. */
 export interface ServiceHostOptions {
   /** The app's user-data folder: the queue lives in `<dataDir>/queue`. */
   dataDir: string;
   /** The settings file (electron-store in the app); values are JSON. */
-  store: KeyValueStore;
-  /** safeStorage in the app: the worker never sees it, only the secrets it unseals. */
+  store: SettingsFile;
+  /** safeStorage in the app: the service never sees it, only the secrets it unseals. */
   secrets: SecretBox;
   /** Sends an event to the window. */
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
@@ -37,15 +44,17 @@ export interface ServiceHostOptions {
   /** Where the service looks for cards and how often (main/service/card-desk.ts); default the system's mount folders. */
   cards?: CardWatchOptions;
   /**
-   * The worker module: the bundle's `service-worker.js` in the app. Absent: main/service/worker.ts
-   * from source through the tsx bootstrap (tests, `tsx`).
+   * The service module's path: the bundle's `service-worker.js` in the app. Absent:
+   * main/service/worker.ts from source with tsx's loader (tests, `tsx`).
    */
-  entry?: URL;
+  entry?: string;
+  /** Electron's utilityProcess (the app); absent, the service is started with child_process.fork (spawn.ts). */
+  utility?: UtilityProcessApi;
   /** Restarts allowed within a minute before the host gives up and shows the failure (default 5). */
   maxRestarts?: number;
 }
 
-/** The message shown when the service thread died and was restarted. */
+/** The message shown once for each time the service process died and was started again. */
 export const RESTARTED = 'The upload service stopped unexpectedly and was restarted; the queue carries on where it was.';
 
 interface PendingCall {
@@ -53,12 +62,11 @@ interface PendingCall {
 }
 
 /**
- * The upload service seen from the Electron main process. `start()` resolves once the worker has
+ * The upload service seen from the Electron main process. `start()` resolves once the service has
  * opened (or failed to open) the queue; it never rejects for a queue problem, which is `status`.
  */
 export class ServiceHost {
-  private worker?: Worker;
-  private readonly sync = new SharedArrayBuffer(SYNC_BYTES);
+  private proc?: ServiceProcess;
   private seq = 0;
   private readonly calls = new Map<number, PendingCall>();
   private closing = false;
@@ -69,24 +77,24 @@ export class ServiceHost {
 
   constructor(private readonly opts: ServiceHostOptions) {}
 
-  /** Starts the worker; resolves with its status once it has opened the queue or failed to. */
+  /** Starts the service process; resolves with its status once it has opened the queue or failed to. */
   start(): Promise<ServiceStatus> {
-    const entry = this.opts.entry ?? new URL('./tsx-boot.mjs', import.meta.url);
+    const snapshot = this.opts.store.snapshot();
     const start: ServiceStart = {
       dataDir: this.opts.dataDir,
       secretsAvailable: this.opts.secrets.available(),
-      unsealed: this.unsealStored(),
+      store: snapshot,
+      unsealed: this.unsealStored(snapshot),
       localService: this.opts.localService,
       engine: this.opts.engine,
       gatherMs: this.opts.gatherMs,
       cards: this.opts.cards,
-      sync: this.sync,
-      entry: this.opts.entry ? undefined : new URL('./worker.ts', import.meta.url).href,
     };
-    const worker = new Worker(entry, { workerData: start });
-    this.worker = worker;
+    const proc = spawnService(this.opts.entry ?? SOURCE_ENTRY, this.opts.utility);
+    this.proc = proc;
     this.started = new Promise<ServiceStatus>((resolve) => {
-      worker.on('message', (m: WorkerMessage) => {
+      proc.onMessage((m: WorkerMessage) => {
+        if (this.proc !== proc) return;
         if (m.type === 'started') {
           this.status = { queueError: m.queueError };
           resolve(this.status);
@@ -94,27 +102,27 @@ export class ServiceHost {
         }
         this.onMessage(m);
       });
-      worker.on('error', (err) => this.opts.log?.warn(`The upload service failed: ${err.message}`));
-      worker.on('exit', (code) => {
-        if (this.worker !== worker) return;
-        this.worker = undefined;
-        this.failCalls(this.closing ? 'The app is closing.' : `The upload service stopped (exit ${code}) before answering; try again.`);
+      proc.onExit((exit) => {
+        if (this.proc !== proc) return;
+        this.proc = undefined;
+        this.failCalls(this.closing ? 'The app is closing.' : `The upload service stopped (${exitText(exit)}) before answering; try again.`);
         if (this.closing) return;
-        // Its power-save blocker is the host's: released until the new worker says it works.
+        // Its power-save blocker is the host's: released until the new service says it works.
         this.opts.busy?.(false);
-        void this.restart(resolve, code);
+        void this.restart(resolve, exit);
       });
     });
+    proc.post({ type: 'start', start });
     return this.started;
   }
 
   /**
-   * Calls a channel of shared/ipc.ts in the worker with an already-parsed argument; resolves with
-   * its envelope (never rejects). Aborting `signal` answers `{ ok: false, error: 'Cancelled' }` at once.
+   * Calls a channel of shared/ipc.ts in the service with an already-parsed argument; resolves with
+   * its envelope (never rejects). Aborting `signal` answers `{ ok: false, error: 'Cancelled' }` at
+   * once and aborts the handler's own signal in the service (`cancel`).
    */
   call<C extends Channel>(channel: C, args: unknown, signal?: AbortSignal): Promise<Envelope<ResultOf<C>>> {
-    const worker = this.worker;
-    if (!worker) return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    if (!this.proc) return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
     const seq = ++this.seq;
     return new Promise((resolve) => {
       const done = (answer: Envelope<unknown>) => {
@@ -135,15 +143,15 @@ export class ServiceHost {
 
   /** One forwarding handler per channel, for the IPC door (main/ipc/dispatch.ts): errors come back as thrown Errors. */
   handlers(): IpcHandlers {
-    const out: Record<string, (args: unknown) => Promise<unknown>> = {};
+    const out: Record<string, (args: unknown, signal?: AbortSignal) => Promise<unknown>> = {};
     for (const channel of Object.keys(channels) as Channel[]) {
-      // The host knows the status even when the worker is gone for good.
+      // The host knows the status even when the service is gone for good.
       if (channel === 'capture:service.status') {
         out[channel] = async () => this.status;
         continue;
       }
-      out[channel] = async (args) => {
-        const answer = await this.call(channel, args);
+      out[channel] = async (args, signal) => {
+        const answer = await this.call(channel, args, signal);
         if (!answer.ok) throw new Error(answer.error);
         return answer.value;
       };
@@ -151,41 +159,41 @@ export class ServiceHost {
     return out as IpcHandlers;
   }
 
-  /** Stops uploads and closes the queue in the worker, then ends the thread (at most `timeoutMs`, default 15 s, before it is terminated). */
+  /** Stops uploads and closes the queue in the service, then lets its process end (at most `timeoutMs`, default 15 s, before it is killed). */
   async close(timeoutMs = 15_000): Promise<void> {
     this.closing = true;
-    const worker = this.worker;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const proc = this.proc;
+    if (!proc) return;
+    const exited = new Promise<void>((resolve) => proc.onExit(() => resolve()));
     this.post({ type: 'close' });
-    const timer = setTimeout(() => void worker.terminate(), timeoutMs);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
     await exited;
     clearTimeout(timer);
   }
 
-  /** The running worker, for tests that kill it. */
-  get thread(): Worker | undefined {
-    return this.worker;
+  /** The running service process, for tests that kill it. */
+  get child(): ServiceProcess | undefined {
+    return this.proc;
   }
 
   private post(m: HostMessage): void {
-    this.worker?.postMessage(m);
+    this.proc?.post(m);
   }
 
   private failCalls(error: string): void {
     for (const c of [...this.calls.values()]) c.resolve({ ok: false, error });
   }
 
-  private async restart(resolveFirst: (s: ServiceStatus) => void, code: number): Promise<void> {
+  private async restart(resolveFirst: (s: ServiceStatus) => void, exit: ServiceExit): Promise<void> {
     const now = Date.now();
     this.crashes = [...this.crashes.filter((t) => now - t < 60_000), now];
     if (this.crashes.length > (this.opts.maxRestarts ?? 5)) {
-      this.status = { queueError: `The upload service stopped ${this.crashes.length} times within a minute (last exit code ${code}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.` };
+      this.status = { queueError: `The upload service stopped ${this.crashes.length} times within a minute (last: ${exitText(exit)}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.` };
       resolveFirst(this.status);
       this.opts.emit('capture:event.service', this.status);
       return;
     }
-    this.opts.log?.warn(`The upload service stopped (exit ${code}); starting it again.`);
+    this.opts.log?.warn(`The upload service stopped (${exitText(exit)}); starting it again.`);
     this.opts.emit('capture:event.notice', { level: 'error', message: RESTARTED });
     resolveFirst(await this.start());
     // The window reads the queue again: rows may have moved while the service was down.
@@ -207,35 +215,30 @@ export class ServiceHost {
         this.opts.totals?.(m.totals);
         break;
       case 'store':
-        this.opts.store.set(m.key, m.value);
+        this.keep(m.key, m.value, m.seal);
         break;
       case 'log':
         this.opts.log?.[m.level](m.message);
         break;
-      case 'request':
-        this.opts.pickFiles().then(
-          (paths) => this.post({ type: 'reply', seq: m.seq, answer: { ok: true, value: paths } }),
-          (err: unknown) => this.post({ type: 'reply', seq: m.seq, answer: { ok: false, error: err instanceof Error ? err.message : String(err) } }),
-        );
+      case 'request': {
+        // Answered to the process that asked: a dialog still open when it died is not answered to the next one.
+        const asker = this.proc;
+        void this.answerRequest(m).then((answer) => {
+          if (this.proc === asker) asker?.post({ type: 'reply', seq: m.seq, answer });
+        });
         break;
-      case 'sync':
-        writeSyncAnswer(this.sync, this.answerSync(m));
-        break;
+      }
       case 'started':
       case 'closed':
         break;
     }
   }
 
-  private answerSync(q: SyncOp): Envelope<unknown> {
+  private async answerRequest(q: HostRequest): Promise<Envelope<unknown>> {
     try {
       switch (q.op) {
-        case 'seal':
-          return { ok: true, value: this.opts.secrets.encrypt(q.plain) };
-        case 'unseal':
-          return { ok: true, value: this.opts.secrets.decrypt(q.sealed) };
-        case 'storeGet':
-          return { ok: true, value: this.opts.store.get(q.key) };
+        case 'pickFiles':
+          return { ok: true, value: await this.opts.pickFiles() };
         case 'busy':
           return { ok: true, value: this.opts.busy?.(q.working) === true };
       }
@@ -244,19 +247,57 @@ export class ServiceHost {
     }
   }
 
-  /** The stored secrets unsealed here, so the worker need not ask at its first sign-in. */
-  private unsealStored(): Record<string, string> {
-    const out: Record<string, string> = {};
-    const s = this.opts.store.get('settings') as StoredSettings | undefined;
-    if (!this.opts.secrets.available()) return out;
-    for (const sealed of [s?.sealedPassword, s?.sealedApiKey]) {
-      if (!sealed) continue;
-      try {
-        out[sealed] = this.opts.secrets.decrypt(sealed);
-      } catch {
-        // Not unsealable (another keyring): the worker asks again and shows the error then.
-      }
+  /**
+   * Writes the service's settings write to the settings file, sealing with safeStorage each
+   * secret the service marked (`seal`, protocol.ts SEALING_PREFIX) in its place. A secret that
+   * cannot be sealed is not written (never in clear): the key keeps its stored value, and the window is told.
+   */
+  private keep(key: string, value: unknown, seal: Record<string, string> | undefined): void {
+    if (!seal) return this.opts.store.set(key, value);
+    try {
+      const sealed = new Map(Object.entries(seal).map(([standIn, plain]) => [standIn, this.opts.secrets.encrypt(plain)]));
+      this.opts.store.set(key, replaceStrings(value, sealed));
+    } catch (err) {
+      const message = `A password or key could not be saved in this computer’s keychain: ${err instanceof Error ? err.message : String(err)}`;
+      this.opts.log?.warn(message);
+      this.opts.emit('capture:event.notice', { level: 'error', message });
     }
+  }
+
+  /**
+   * Every sealed secret of the settings file unsealed here (each string under a key beginning
+   * with `sealed`: the account password and API key, the progress tokens), so the service never
+   * needs the keychain to read them.
+   */
+  private unsealStored(snapshot: Record<string, unknown>): Record<string, string> {
+    const out: Record<string, string> = {};
+    if (!this.opts.secrets.available()) return out;
+    const visit = (v: unknown) => {
+      if (!v || typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v)) {
+        if (k.startsWith('sealed') && typeof x === 'string' && x !== '') {
+          try {
+            out[x] = this.opts.secrets.decrypt(x);
+          } catch {
+            // Not unsealable (another keyring): the service says so when it needs it.
+          }
+        } else visit(x);
+      }
+    };
+    visit(snapshot);
     return out;
   }
+}
+
+/** How a process ended, in words: `exit code 3`, `killed by SIGKILL`. */
+function exitText(exit: ServiceExit): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+/** `value` with every string that is a key of `map` replaced by its value (JSON data; a fresh copy). */
+function replaceStrings(value: unknown, map: Map<string, string>): unknown {
+  if (typeof value === 'string') return map.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => replaceStrings(v, map));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceStrings(v, map)]));
+  return value;
 }

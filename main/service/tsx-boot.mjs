@@ -1,7 +1,8 @@
-// Runs the service worker from its TypeScript source (tests, `tsx`): registers tsx's loader in this
-// thread, then loads the entry the host named. Node 20 does not apply `--import tsx` given in a
-// Worker's execArgv before the entry loads, hence this bootstrap. The app's bundle loads
-// dist/main/electron/service-worker.js directly.
+// Runs a worker thread from its TypeScript source (tests, `tsx`; the offload's part-MD5 workers,
+// main/offload/part-md5-pool.ts): registers tsx's loader in this thread, then loads the entry its
+// starter named. Node 20 does not apply `--import tsx` given in a Worker's execArgv before the
+// entry loads, hence this bootstrap. (The upload service is a process, started with `--import tsx`
+// by main/service/spawn.ts.)
 import { workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 

@@ -1,10 +1,11 @@
-// The upload service's thread: AppCore (queue, engine, registrar, scheduler, API clients, office
-// desk) and its IPC handlers, off the Electron main thread, which Electron asks never to block
-// (issue 21 #1). Started by main/service/host.ts; it talks only in main/service/protocol.ts
-// messages. What it needs of Electron (secrets sealed with safeStorage, the file dialog, the
-// power-save blocker, notifications, the settings file) it asks the host for.
+// The upload service's process: AppCore (queue, engine, registrar, scheduler, API clients, office
+// desk) and its IPC handlers, out of the Electron main process, which Electron asks never to block,
+// and where a native crash (better-sqlite3, the hashing) ends only this process, which the host
+// starts again. Started by main/service/host.ts through main/service/spawn.ts; it talks only in
+// main/service/protocol.ts messages. What it needs of Electron (secrets sealed with safeStorage,
+// the file dialog, the power-save blocker, notifications, the settings file) it asks the host for,
+// never waiting for an answer by blocking.
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
 import type { Channel, Envelope } from '../../shared/ipc.js';
 import { recommendedRetryPolicy, reasonOf } from '../api/errors.js';
 import { AppCore } from './app-core.js';
@@ -13,12 +14,12 @@ import type { IpcHandlers } from '../ipc/dispatch.js';
 import { overnightRetrySchedule } from '../engine/retry-schedule.js';
 import { findLocalService } from './local-service.js';
 import type { LocalServiceStarter } from './local-service.js';
-import type { EngineTuning, HostMessage, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
-import { syncAsk } from './protocol.js';
+import type { EngineTuning, HostMessage, HostRequest, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
+import { SEALING_PREFIX } from './protocol.js';
+import { hostChannel } from './spawn.js';
 
-const port = parentPort!;
-const start = workerData as ServiceStart;
-const post = (m: WorkerMessage) => port.postMessage(m);
+const channel = hostChannel();
+const post = (m: WorkerMessage) => channel.post(m);
 
 /** The engine options a tuning stands for. */
 function engineOptions(t: EngineTuning | undefined): AppCoreOptions['engine'] {
@@ -34,7 +35,7 @@ function engineOptions(t: EngineTuning | undefined): AppCoreOptions['engine'] {
 function localStarter(source: LocalServiceSource): LocalServiceStarter | undefined {
   if (source === 'find') return findLocalService();
   if (source === null) return undefined;
-  // Already running elsewhere and outliving this thread: closing the app does not stop it.
+  // Already running elsewhere and outliving this process: closing the app does not stop it.
   return async () => ({ info: source.info, close: async () => {} });
 }
 
@@ -50,99 +51,154 @@ export function queueErrorMessage(err: unknown, queueDir: string): string {
   );
 }
 
-// Read through from the host's settings file once per key, then kept here: writes go to both.
-const store = new Map<string, unknown>();
-const unsealed = new Map(Object.entries(start.unsealed));
 let nextRequest = 0;
 const requests = new Map<number, (answer: Envelope<unknown>) => void>();
-const ask = (op: 'pickFiles') =>
+const ask = (q: HostRequest) =>
   new Promise<Envelope<unknown>>((resolve) => {
     const seq = ++nextRequest;
     requests.set(seq, resolve);
-    post({ type: 'request', seq, op });
+    post({ type: 'request', seq, ...q });
   });
 
-const core = new AppCore({
-  dataDir: start.dataDir,
-  store: {
-    get: (k) => {
-      if (!store.has(k)) store.set(k, syncAsk(start.sync, post, { op: 'storeGet', key: k }) ?? undefined);
-      return store.get(k);
-    },
-    set: (k, v) => {
-      store.set(k, v);
-      post({ type: 'store', key: k, value: v });
-    },
-  },
-  secrets: {
-    available: () => start.secretsAvailable,
-    encrypt: (plain) => {
-      const sealed = syncAsk(start.sync, post, { op: 'seal', plain }) as string;
-      unsealed.set(sealed, plain);
-      return sealed;
-    },
-    decrypt: (sealed) => unsealed.get(sealed) ?? (syncAsk(start.sync, post, { op: 'unseal', sealed }) as string),
-  },
-  emit: (event, payload) => post({ type: 'event', event, payload } as WorkerMessage),
-  pickFiles: async () => {
-    const answer = await ask('pickFiles');
-    if (!answer.ok) throw new Error(answer.error);
-    return answer.value as string[];
-  },
-  startLocalService: localStarter(start.localService),
-  notify: (title, body) => post({ type: 'notify', title, body }),
-  // Answered at once by the host, which holds the power-save blocker.
-  busy: (working) => syncAsk(start.sync, post, { op: 'busy', working }) === true,
-  totals: (totals) => post({ type: 'totals', totals }),
-  log: { info: (message) => post({ type: 'log', level: 'info', message }), warn: (message) => post({ type: 'log', level: 'warn', message }) },
-  engine: engineOptions(start.engine),
-  gatherMs: start.gatherMs,
-  cards: start.cards,
-});
+/** Secrets sealed so far: stand-ins not yet sealed by the host, and what the host unsealed, → clear text. */
+let unsealed = new Map<string, string>();
+let nextSeal = 0;
 
-let queueError: string | null = null;
-try {
-  await core.start();
-} catch (err) {
-  queueError = queueErrorMessage(err, join(start.dataDir, 'queue'));
+/** The stand-ins (`SEALING_PREFIX…`) in a value about to be stored, with their clear text, for the host to seal. */
+function sealsIn(value: unknown, out: Record<string, string> = {}): Record<string, string> {
+  if (typeof value === 'string' && value.startsWith(SEALING_PREFIX)) {
+    const plain = unsealed.get(value);
+    if (plain !== undefined) out[value] = plain;
+  } else if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) sealsIn(v, out);
+  }
+  return out;
 }
-const handlers: IpcHandlers = { ...core.handlers(), 'capture:service.status': async () => ({ queueError }) };
-const cancelled = new Set<number>();
 
-async function answer(seq: number, channel: Channel, args: unknown): Promise<void> {
-  let reply: Envelope<unknown>;
+/** Opens the queue with what the host gave at start; answers `started`. */
+async function open(start: ServiceStart): Promise<void> {
+  // The settings file as it was at start; this process is its only writer, so its copy stays true.
+  const store = new Map<string, unknown>(Object.entries(start.store));
+  unsealed = new Map(Object.entries(start.unsealed));
+  const core = new AppCore({
+    dataDir: start.dataDir,
+    store: {
+      get: (k) => store.get(k),
+      set: (k, v) => {
+        store.set(k, v);
+        const seal = sealsIn(v);
+        post({ type: 'store', key: k, value: v, ...(Object.keys(seal).length > 0 && { seal }) });
+      },
+    },
+    secrets: {
+      available: () => start.secretsAvailable,
+      encrypt: (plain) => {
+        const standIn = `${SEALING_PREFIX}${++nextSeal}`;
+        unsealed.set(standIn, plain);
+        return standIn;
+      },
+      decrypt: (sealed) => {
+        const plain = unsealed.get(sealed);
+        // The host unsealed every sealed value of the settings file at start: one it could not
+        // unseal (another keyring) is not readable here either.
+        if (plain === undefined) throw new Error('A saved password or key could not be read from this computer’s keychain; enter it again in Settings.');
+        return plain;
+      },
+    },
+    emit: (event, payload) => post({ type: 'event', event, payload } as WorkerMessage),
+    pickFiles: async () => {
+      const answer = await ask({ op: 'pickFiles' });
+      if (!answer.ok) throw new Error(answer.error);
+      return answer.value as string[];
+    },
+    startLocalService: localStarter(start.localService),
+    notify: (title, body) => post({ type: 'notify', title, body }),
+    // The host holds the power-save blocker; its answer (kept awake or not) comes back as a message.
+    busy: async (working) => {
+      const answer = await ask({ op: 'busy', working });
+      return answer.ok && answer.value === true;
+    },
+    totals: (totals) => post({ type: 'totals', totals }),
+    log: { info: (message) => post({ type: 'log', level: 'info', message }), warn: (message) => post({ type: 'log', level: 'warn', message }) },
+    engine: engineOptions(start.engine),
+    gatherMs: start.gatherMs,
+    cards: start.cards,
+  });
+  let queueError: string | null = null;
   try {
-    const handler = handlers[channel] as (a: unknown) => Promise<unknown>;
-    reply = { ok: true, value: await handler(args) };
+    await core.start();
+  } catch (err) {
+    queueError = queueErrorMessage(err, join(start.dataDir, 'queue'));
+  }
+  service = { core, handlers: { ...core.handlers(), 'capture:service.status': async () => ({ queueError }) } };
+  post({ type: 'started', queueError });
+  started();
+}
+
+let service: { core: AppCore; handlers: IpcHandlers } | undefined;
+let started!: () => void;
+/** Settled once `open` has answered `started`. */
+const opened = new Promise<void>((resolve) => (started = resolve));
+/** The calls under way: each one's abort controller, aborted by the host's `cancel`, and when it was. */
+const pending = new Map<number, { ac: AbortController; cancelledAt?: number }>();
+
+/**
+ * Runs one call's handler with its own signal and posts its answer by `seq`. A cancelled call's
+ * answer is dropped (the host answered it already), and the log says how it ended: stopped (the
+ * handler rejected with the signal's reason) or finished anyway, and how long after the cancel.
+ */
+async function answer(seq: number, channel: Channel, args: unknown): Promise<void> {
+  const ac = new AbortController();
+  const call: { ac: AbortController; cancelledAt?: number } = { ac };
+  pending.set(seq, call);
+  let reply: Envelope<unknown>;
+  let stopped = false;
+  try {
+    // A call that came before the queue opened (the tray's Pause all at start) waits for it.
+    await opened;
+    if (!service) throw new Error('The upload service has not started; try again in a moment.');
+    const handler = service.handlers[channel] as (a: unknown, signal: AbortSignal) => Promise<unknown>;
+    reply = { ok: true, value: await handler(args, ac.signal) };
   } catch (err) {
     reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    // The signal's own reason, or a request the signal aborted (got's AbortError).
+    stopped = ac.signal.aborted && (err === ac.signal.reason || (err instanceof Error && err.name === 'AbortError'));
   }
-  // A cancelled call was answered already; its late result is dropped.
-  if (!cancelled.delete(seq)) post({ type: 'result', seq, answer: reply });
+  pending.delete(seq);
+  if (call.cancelledAt === undefined) return post({ type: 'result', seq, answer: reply });
+  // A cancelled call was answered by the host already; its late result is dropped.
+  const after = Math.round(performance.now() - call.cancelledAt);
+  post({ type: 'log', level: stopped ? 'info' : 'warn', message: stopped ? `${channel} stopped ${after} ms after it was cancelled.` : `${channel} ran to its end ${after} ms after it was cancelled.` });
 }
 
-const pending = new Set<number>();
-port.on('message', (m: HostMessage) => {
+/** The reason a cancelled call's signal carries: what its handler rejects with. */
+const CANCELLED = 'Cancelled';
+
+channel.onMessage((m: HostMessage) => {
   switch (m.type) {
+    case 'start':
+      void open(m.start).catch((err: unknown) => {
+        // AppCore could not even be made: the host restarts the process, then shows the failure.
+        post({ type: 'log', level: 'warn', message: `The upload service could not start: ${reasonOf(err)}` });
+        process.exit(70);
+      });
+      break;
     case 'call':
-      pending.add(m.seq);
-      void answer(m.seq, m.channel, m.args).finally(() => pending.delete(m.seq));
+      void answer(m.seq, m.channel, m.args);
       break;
-    case 'cancel':
-      if (!pending.has(m.seq)) break;
-      cancelled.add(m.seq);
-      post({ type: 'result', seq: m.seq, answer: { ok: false, error: 'Cancelled' } });
+    case 'cancel': {
+      const call = pending.get(m.seq);
+      if (!call) break;
+      call.cancelledAt = performance.now();
+      call.ac.abort(new Error(CANCELLED));
       break;
+    }
     case 'reply':
       requests.get(m.seq)?.(m.answer);
       requests.delete(m.seq);
       break;
     case 'close':
-      void core.close().finally(() => {
-        post({ type: 'closed' });
-        port.close();
-      });
+      void opened.then(() => service?.core.close()).finally(() => channel.end({ type: 'closed' }));
       break;
   }
 });
-post({ type: 'started', queueError });

@@ -1,7 +1,7 @@
 // `npm run bench -- --only main-thread` (issue 21 #3): the thread that plays the Electron main
 // process, measured while the upload service drains 10,000 small files at full speed and runs
-// pause all / resume all. The service runs as the app runs it (main/service/host.ts and its worker
-// thread); for comparison, the same run with AppCore on this thread, as before issue 21. The local
+// pause all / resume all. The service runs as the app runs it (main/service/host.ts and its own
+// process); for comparison, the same run with AppCore on this thread, as before issue 21. The local
 // service is a child process, so its work is not on the measured thread. Figures, not assertions.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -35,21 +35,21 @@ interface App {
   close(): Promise<void>;
 }
 
-/** Opens the app's service as the app does (`worker`), or AppCore on this thread as before issue 21 (`thread`). */
-async function openApp(mode: 'worker' | 'thread', dataDir: string, info: LocalServiceInfo): Promise<App> {
+/** Opens the app's service as the app does (`process`), or AppCore on this thread as before issue 21 (`thread`). */
+async function openApp(mode: 'process' | 'thread', dataDir: string, info: LocalServiceInfo): Promise<App> {
   let totals: QueueTotals | undefined;
   const map = new Map<string, unknown>();
   const common = {
     dataDir,
-    store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => void map.set(k, v) },
+    store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => void map.set(k, v), snapshot: () => Object.fromEntries(map) },
     secrets: { available: () => true, encrypt: (s: string) => s, decrypt: (s: string) => s },
-    // The window's share: events are handed over (structured clone to the host in worker mode), not rendered.
+    // The window's share: events are handed over (structured clone to the host in process mode), not rendered.
     emit: () => {},
     pickFiles: async () => [],
     busy: (working: boolean) => working,
     totals: (t: QueueTotals) => void (totals = t),
   };
-  if (mode === 'worker') {
+  if (mode === 'process') {
     const host = new ServiceHost({ ...common, localService: { info } });
     await host.start();
     return { call: (c, a) => host.call(c, a), totals: () => totals, close: () => host.close() };
@@ -86,7 +86,7 @@ const until = async (cond: () => boolean, what: string, timeoutMs = 30 * 60_000)
 };
 
 /** One run: the card registered and drained, pause all and resume all in the middle. */
-async function run(mode: 'worker' | 'thread', work: string, card: string, files: number, info: LocalServiceInfo) {
+async function run(mode: 'process' | 'thread', work: string, card: string, files: number, info: LocalServiceInfo) {
   const app = await openApp(mode, join(work, `app-${mode}`), info);
   try {
     await value<SettingsView>(app.call('capture:settings.useLocalService'));
@@ -118,11 +118,11 @@ async function run(mode: 'worker' | 'thread', work: string, card: string, files:
 
 /**
  * Drains `files` small files (dual-lens pairs of `bytes` each) through the app's service in its
- * worker, then through AppCore on this thread, each from a fresh queue; returns this thread's
+ * own process, then through AppCore on this thread, each from a fresh queue; returns this thread's
  * event-loop delay (p50, p99, max in ms, sampled every 1 ms, which the figures include), pause
  * all's and resume all's time (ms, the call's round trip) and the drain's rate, with the targets.
  */
-export async function mainThreadFigures(work: string, files = 10_000, bytes = 4096, modes: ('worker' | 'thread')[] = ['worker', 'thread']): Promise<Figure[]> {
+export async function mainThreadFigures(work: string, files = 10_000, bytes = 4096, modes: ('process' | 'thread')[] = ['process', 'thread']): Promise<Figure[]> {
   const card = join(work, 'card');
   makeCard(card, files / 2, bytes);
   const svc = await serviceProcess(join(work, 'service'));
@@ -130,9 +130,9 @@ export async function mainThreadFigures(work: string, files = 10_000, bytes = 40
   try {
     for (const mode of modes) {
       const r = await run(mode, work, card, files, svc.info);
-      const where = mode === 'worker' ? 'service in its worker' : 'AppCore on this thread (before)';
+      const where = mode === 'process' ? 'service in its process' : 'AppCore on this thread (before)';
       const n = files.toLocaleString('en');
-      const target = mode === 'worker' ? P99_TARGET_MS : undefined;
+      const target = mode === 'process' ? P99_TARGET_MS : undefined;
       figures.push(
         { name: `${where}: main-thread delay p50`, values: [r.p50], unit: 'ms', better: 'lower', digits: 1 },
         { name: `${where}: main-thread delay p99`, values: [r.p99], unit: 'ms', better: 'lower', limit: target, digits: 1, note: `${n} files queued and drained, pause all / resume all` },

@@ -8,18 +8,21 @@ import type { HandlerContext } from './context.js';
  */
 export function designsHandlers(c: HandlerContext): Pick<IpcHandlers, 'capture:designs.check' | 'capture:designs.export'> {
   return {
-    'capture:designs.check': async () => {
+    'capture:designs.check': async (_args, signal) => {
       const u = c.requireUploader();
-      const latest = await u.gateway.latestDefaultDesignUpdate();
+      const latest = await u.gateway.latestDefaultDesignUpdate(signal);
       const lastExport = u.queue.lastSheetExport(c.projectId()) ?? null;
       // §4.3: designs updated after the last export make the exported sheets stale.
       const stale = latest !== null && (!lastExport || Date.parse(latest) > Date.parse(lastExport.requestedAt));
       return { latestDesignUpdate: latest, lastExport, stale };
     },
-    'capture:designs.export': async () => {
+    'capture:designs.export': async (_args, signal) => {
       const u = c.requireUploader();
-      const latest = await u.gateway.latestDefaultDesignUpdate().catch(() => null);
-      const res = await u.gateway.requestExport();
+      const latest = await u.gateway.latestDefaultDesignUpdate(signal).catch(() => null);
+      signal?.throwIfAborted();
+      // Stopped while the request is on the wire, nothing is recorded; once §4.2 answered, the
+      // export was made and is recorded, whatever the caller does meanwhile.
+      const res = await u.gateway.requestExport(undefined, signal);
       u.queue.recordSheetExport(c.projectId(), latest);
       return { message: res.message };
     },

@@ -12,8 +12,8 @@ export function thumbnailHandlers(
   inspect: IpcHandlers['capture:files.inspect'],
 ): Pick<IpcHandlers, 'capture:files.inspect' | 'capture:thumbnails.get' | 'capture:thumbnails.save' | 'capture:thumbnails.undecodable'> {
   return {
-    'capture:files.inspect': async (paths) => {
-      const found = await inspect(paths);
+    'capture:files.inspect': async (paths, signal) => {
+      const found = await inspect(paths, signal);
       desk.allow(found.captures.flatMap((x) => x.files.map((f) => f.path)));
       return found;
     },

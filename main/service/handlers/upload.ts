@@ -21,13 +21,15 @@ export function uploadHandlers(
 ): Pick<IpcHandlers, 'capture:files.pick' | 'capture:files.inspect' | 'capture:captures.register' | 'capture:captures.lastPlacement'> {
   return {
     'capture:files.pick': () => pickFiles(),
-    'capture:files.inspect': (paths) => inspect(c, paths),
-    'capture:captures.register': async (forms) => {
+    'capture:files.inspect': (paths, signal) => inspect(c, paths, signal),
+    'capture:captures.register': async (forms, signal) => {
       const u = c.requireUploader();
       const queued: number[] = [];
       const refused: { path: string; reason: string }[] = [];
       const placed: LastPlacement[] = [];
       for (const given of forms) {
+        // Stopped between captures: each form is queued whole in its own transaction, or not at all.
+        if (signal?.aborted) break;
         // Placed after its copy verified, a recording is queued at the copy: the card is not read again (issue 19 #4).
         const form = { ...given, paths: given.paths.map((p) => c.copyOf?.(p) ?? p) };
         const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
@@ -49,12 +51,17 @@ export function uploadHandlers(
   };
 }
 
-/** Groups the dropped paths into captures with their media facts, and says which are already queued. */
-async function inspect(c: HandlerContext, paths: string[]): Promise<InspectResult> {
-  const { groups, refused } = await inspectPaths(paths);
+/**
+ * Groups the dropped paths into captures with their media facts, and says which are already
+ * queued. Aborting `signal` stops it between two files or two captures (it writes nothing) and
+ * rejects with the signal's reason.
+ */
+async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal): Promise<InspectResult> {
+  const { groups, refused } = await inspectPaths(paths, signal);
   const u = c.uploader();
   const captures: InspectResult['captures'] = [];
   for (const g of groups) {
+    signal?.throwIfAborted();
     const video = g.files.find((f) => isVideo(mediaKindOf(f.name)))!;
     const media = await readMediaMetadata(video.path).catch((err: unknown) => ({ error: `Could not read the video's metadata: ${reasonOf(err)}` }));
     captures.push({

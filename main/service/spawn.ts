@@ -1,0 +1,130 @@
+// Where the upload service's process comes from, and the one place that decides it: Electron's
+// `utilityProcess` in the app (the shell hands it in: only main/electron/ imports `electron`), or
+// `child_process.fork` under plain Node (tests, benches, the e2e harness). Both carry structured-
+// clone messages (fork with `serialization: 'advanced'`), so main/service/protocol.ts is the same
+// either way, and a native crash of the service ends only its process (docs/decisions/service-process.md).
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HostMessage, WorkerMessage } from './protocol.js';
+
+/** How a service process ended: its exit code, or the signal that killed it (`SIGKILL`, `SIGSEGV`). */
+export interface ServiceExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/** The upload service's process as the host sees it, whichever way it was started. */
+export interface ServiceProcess {
+  /** The operating system's process id (undefined until it has started). */
+  readonly pid: number | undefined;
+  /** Which kind of process this is. */
+  readonly kind: 'utility' | 'fork';
+  post(m: HostMessage): void;
+  onMessage(listener: (m: WorkerMessage) => void): void;
+  /** Called once when the process has ended, for any reason. */
+  onExit(listener: (exit: ServiceExit) => void): void;
+  /** Sends `signal` (default SIGTERM; Electron's utility process always ends as with SIGTERM). */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** The part of a child made by Electron's `utilityProcess.fork` the host uses. */
+export interface UtilityChild {
+  readonly pid: number | undefined;
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  on(event: 'exit', listener: (code: number) => void): unknown;
+  kill(): boolean;
+}
+
+/** Electron's `utilityProcess` module, structurally (the shell passes the real one). */
+export interface UtilityProcessApi {
+  fork(modulePath: string, args?: string[], options?: { serviceName?: string; stdio?: 'inherit' | 'pipe' | 'ignore' }): UtilityChild;
+}
+
+/** The service's entry from TypeScript source (tests, `tsx`): run by Node with tsx's loader. */
+export const SOURCE_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+/**
+ * Starts the service module `entry` (a file path: the bundle's `service-worker.js` in the app,
+ * {@link SOURCE_ENTRY} from source) in a process of its own: through `utility` when given
+ * (Electron's utilityProcess), else `child_process.fork` with the structured-clone channel and,
+ * for a `.ts` entry, tsx's loader. Throws what fork throws for an entry that cannot be started.
+ */
+export function spawnService(entry: string, utility?: UtilityProcessApi): ServiceProcess {
+  if (utility) {
+    const child = utility.fork(entry, [], { serviceName: 'Capture Uploader service', stdio: 'inherit' });
+    return {
+      kind: 'utility',
+      get pid() {
+        return child.pid;
+      },
+      post: (m) => child.postMessage(m),
+      onMessage: (l) => void child.on('message', (m) => l(m as WorkerMessage)),
+      // A utility process reports only a code; a native crash is a code too (no signal is said).
+      onExit: (l) => void child.on('exit', (code) => l({ code, signal: null })),
+      kill: () => void child.kill(),
+    };
+  }
+  const child = fork(entry, [], {
+    execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    serialization: 'advanced',
+    stdio: 'inherit',
+  });
+  return {
+    kind: 'fork',
+    get pid() {
+      return child.pid;
+    },
+    // A message to a process that just died is lost, as its answer would be: the exit fails its calls.
+    post: (m) => {
+      if (child.connected) child.send(m, (err) => void err);
+    },
+    onMessage: (l) => void child.on('message', (m) => l(m as WorkerMessage)),
+    onExit: (l) => void child.once('exit', (code, signal) => l({ code, signal })),
+    kill: (signal = 'SIGTERM') => void child.kill(signal),
+  };
+}
+
+/** The service's side of the channel, inside the service process. */
+export interface HostChannel {
+  post(m: WorkerMessage): void;
+  onMessage(listener: (m: HostMessage) => void): void;
+  /** Posts `last` (the `closed` message) and ends this process with code 0 once it has left. */
+  end(last: WorkerMessage): void;
+}
+
+/** Electron's `process.parentPort` in a utility process. */
+interface ParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+}
+
+/**
+ * The channel to the host from inside the service process: Electron's `process.parentPort` in a
+ * utility process, else the IPC channel of `child_process.fork`. Throws Error when the process was
+ * started neither way (run by hand). When the host goes away (its channel disconnects) the service
+ * ends too: a service without a host would hold the queue with nobody to answer.
+ */
+export function hostChannel(): HostChannel {
+  const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (parentPort) {
+    return {
+      post: (m) => parentPort.postMessage(m),
+      onMessage: (l) => parentPort.on('message', (e) => l(e.data as HostMessage)),
+      end: (last) => {
+        parentPort.postMessage(last);
+        setImmediate(() => process.exit(0));
+      },
+    };
+  }
+  if (!process.send) throw new Error('The upload service must be started by the app (no channel to it).');
+  process.on('disconnect', () => process.exit(0));
+  return {
+    post: (m) => void process.send!(m, undefined, undefined, (err: Error | null) => void err),
+    onMessage: (l) => void process.on('message', (m) => l(m as HostMessage)),
+    end: (last) => {
+      if (!process.connected) process.exit(0);
+      process.send!(last, undefined, undefined, () => process.exit(0));
+    },
+  };
+}
