@@ -269,3 +269,26 @@ test('first run: the local service is the second choice; structures and designs 
   await expect(page.getByTestId('capture-row')).toContainText('keyboard.mp4');
   await expect(applyBar(page).getByLabel('Structure · design').locator('option')).toHaveText(['Choose…', 'Tower A · Level 2', 'Tower B · Level 1']);
 });
+
+test('a new structure never keeps the type chosen for another silently: its own last type, said as such, or "Choose…"', async ({ page }) => {
+  await setUpLocal(page);
+  writeCard(join(work, 'first'), [{ start: new Date(2026, 10, 21, 9, 0, 0), count: 2, stepS: 60 }]);
+  await h.drop([join(work, 'first')]);
+  // Tower B gets a remembered type: exterior.
+  expect(await registerAll(page, 'Tower B · Level 2', 2, 'Exterior')).toBe('2 captures in Tower B · Level 2 (exterior).');
+  writeCard(join(work, 'second'), [{ start: new Date(2026, 10, 22, 9, 0, 0), count: 2, stepS: 60 }], 10);
+  await h.drop([join(work, 'second')]);
+  await expect(page.getByTestId('capture-row')).toHaveCount(2);
+  const bar = applyBar(page);
+  const type = bar.getByLabel('Type');
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 2' });
+  await expect(type).toHaveValue('');
+  await type.selectOption({ label: 'Interior' });
+  // Tower B: its own last type, said as such, not Tower A's interior.
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower B · Level 1' });
+  await expect(type).toHaveValue('exterior');
+  await expect(type.locator('option:checked')).toHaveText('Exterior (last used here)');
+  // Back to Tower A, which has none: "Choose…", not Tower B's exterior.
+  await bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 2' });
+  await expect(type).toHaveValue('');
+});

@@ -43,7 +43,7 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
   const selected = useDrafts((s) => s.selected.size);
   const last = useDrafts((s) => s.lastPlacement);
   const [place, setPlace] = useState('');
-  // No silent default (issue 18 #4): unset until chosen, or the last choice for this structure, said as such.
+  // No silent default: unset until chosen, or the last choice for this structure, said as such.
   const [type, setType] = useState<'' | 'interior' | 'exterior'>('');
   const [typeFromLast, setTypeFromLast] = useState(false);
   const [shiftText, setShiftText] = useState('');
@@ -63,13 +63,17 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
   });
 
   const choosePlace = (value: string) => {
+    const before = chosen?.structure;
     setPlace(value);
     const structure = options.find((o) => o.value === value)?.structure;
+    // Another design of the same structure: the type stays. A type the person chose before any
+    // structure stays too. Otherwise no silent carry-over: the type last used with this structure
+    // (said as such), or "Choose…" when it has none.
+    if (structure === before) return;
+    if (!before && type !== '' && !typeFromLast) return;
     const remembered = structure ? lastTypeFor[structure] : undefined;
-    if ((type === '' || typeFromLast) && remembered) {
-      setType(remembered);
-      setTypeFromLast(true);
-    }
+    setType(remembered ?? '');
+    setTypeFromLast(Boolean(remembered));
   };
   const apply = () => {
     // From a shortcut the button's disabled state is not seen: say what is missing.
