@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
@@ -10,6 +10,7 @@ import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
+import { setAsideMessage } from './faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 
 // `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
@@ -49,13 +50,20 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  * gateway gave last (main/offload/part-md5.ts), and kept in the queue before `onRecording` runs.
  * The offload is recorded as it goes (main/offload/record.ts OffloadRecorder): its row when it
  * starts, each file's as it is checked, the end. Answers the offload and its row id (undefined
- * when the queue refused the record: said on stderr); throws on a full disk or an empty card.
+ * when the queue refused the record: said on stderr); throws on a full disk, an empty card, or a
+ * damaged queue (moved aside, main/queue/db.ts queueDamage: the message names where).
  */
 export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number | undefined }> {
   const library = resolve(o.library ?? defaultLibrary());
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
   mkdirSync(dataDir, { recursive: true });
-  const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
+  const usedBefore = existsSync(join(dataDir, 'queue.lock'));
+  const { db, setAside, damage } = openQueueDatabase(join(dataDir, 'queue.db'), undefined, { usedBefore });
+  if (setAside) {
+    // As every command that opens the queue (commands.ts withSession): stop, say it, exit 2.
+    db.close();
+    throw new Error(`The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started. ${setAsideMessage(setAside)}`);
+  }
   let id: number | undefined;
   let result: OffloadResult;
   // Recorded as it goes (issue 19 #7): a Ctrl-C or a crash leaves the verified copies known to the

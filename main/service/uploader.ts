@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RetryPolicy } from '../api/errors.js';
 import type { GatewayConfig } from '../api/gateway.js';
@@ -49,6 +49,8 @@ export interface Uploader {
   engine: UploadEngine;
   /** Set when a corrupt queue file was moved aside on opening (its new path). */
   setAside?: string;
+  /** Why it was moved aside, one clause (OpenedQueue.damage); set with `setAside`. */
+  damage?: string;
   /**
    * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
    * Returns the row ids queued and the paths refused with their reasons.
@@ -73,15 +75,17 @@ export interface Uploader {
  */
 export function openUploader(opts: UploaderOptions): Uploader {
   mkdirSync(opts.dataDir, { recursive: true });
+  // A lock file there before this process takes it says the folder held a queue (queueDamage).
+  const usedBefore = existsSync(join(opts.dataDir, 'queue.lock'));
   const unlock = lockQueue(opts.dataDir);
   let opened;
   try {
-    opened = openQueueDatabase(join(opts.dataDir, 'queue.db'));
+    opened = openQueueDatabase(join(opts.dataDir, 'queue.db'), undefined, { usedBefore });
   } catch (err) {
     unlock();
     throw err;
   }
-  const { db, setAside } = opened;
+  const { db, setAside, damage } = opened;
   const queue = new UploadQueue(db);
   let removed: string[] = [];
   let due: ReturnType<typeof dueOnSettingsChange>;
@@ -109,12 +113,13 @@ export function openUploader(opts: UploaderOptions): Uploader {
   if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
   const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry });
   const engine = new UploadEngine({ ...opts, queue, gateway });
-  if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);
+  if (setAside) opts.log?.warn(`The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started.`);
   return {
     queue,
     gateway,
     engine,
     setAside,
+    damage,
     async add(paths, choices) {
       const res = await this.enqueue(paths, choices);
       await engine.registerQueued();
