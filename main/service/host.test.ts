@@ -158,7 +158,7 @@ describe('the upload service in its worker thread', () => {
     const { h, events, store } = host('garbage');
     store.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
     expect(await h.start()).toEqual({ queueError: null });
-    await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
+    await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged \(SQLite cannot read it whole.*\) and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
   });
 
   it('a worker that keeps dying is restarted a few times, then the window is told it stopped for good', async () => {

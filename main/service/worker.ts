@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Channel, Envelope } from '../../shared/ipc.js';
-import { recommendedRetryPolicy, reasonOf } from '../api/errors.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
+import { queueErrorMessage } from './queue-error.js';
 import { AppCore } from './app-core.js';
 import type { AppCoreOptions } from './app-core.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
@@ -38,17 +39,7 @@ function localStarter(source: LocalServiceSource): LocalServiceStarter | undefin
   return async () => ({ info: source.info, close: async () => {} });
 }
 
-/**
- * Why the queue could not be opened, and what a person can do about it (issue 17 #11): the
- * error's own sentence (it names the file and the cause), then where the queue folder is.
- */
-export function queueErrorMessage(err: unknown, queueDir: string): string {
-  return (
-    `The upload queue could not be opened: ${reasonOf(err)} ` +
-    `The queue is kept in the folder ${queueDir}. To start with an empty queue, quit Capture Uploader, move that folder aside (rename it), and start the app again. ` +
-    'Captures already registered stay on the platform.'
-  );
-}
+export { queueErrorMessage };
 
 // Read through from the host's settings file once per key, then kept here: writes go to both.
 const store = new Map<string, unknown>();
@@ -106,7 +97,8 @@ try {
 } catch (err) {
   queueError = queueErrorMessage(err, join(start.dataDir, 'queue'));
 }
-const handlers: IpcHandlers = { ...core.handlers(), 'capture:service.status': async () => ({ queueError }) };
+// While another process holds the queue, the core waits for it and says so (AppCore.queueWait).
+const handlers: IpcHandlers = { ...core.handlers(), 'capture:service.status': async () => ({ queueError: queueError ?? core.queueWait }) };
 const cancelled = new Set<number>();
 
 async function answer(seq: number, channel: Channel, args: unknown): Promise<void> {
@@ -145,4 +137,4 @@ port.on('message', (m: HostMessage) => {
       break;
   }
 });
-post({ type: 'started', queueError });
+post({ type: 'started', queueError: queueError ?? core.queueWait });
