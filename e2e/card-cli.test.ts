@@ -127,3 +127,38 @@ describe('import', () => {
     expect(none.stderr).toContain(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
   });
 });
+
+describe('import without placement holds the queue', () => {
+  it('a drain started while it copies stops with 2 naming the import, and the import ends verified', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const library = join(work, 'library-held');
+    const card = writeFakeCard(join(work, 'HELD'), { recordings: 4, bytes: 8 * 1024 * 1024 });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', card.root, '--library', library], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Frozen mid-copy (SIGSTOP), as a long card's copy is for minutes: it holds the queue meanwhile.
+    let frozen = false;
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (!frozen && /copying: /.test(stdout)) {
+          frozen = child.kill('SIGSTOP');
+          resolve();
+        }
+      }),
+    );
+    expect(stdout, 'frozen before the copy ended').not.toMatch(/Card safe/);
+    try {
+      const drain = await cli(dataDir, ['drain']);
+      expect(drain.code, drain.stderr).toBe(2);
+      expect(drain.stderr).toContain(`is in use by another Capture Uploader (process ${child.pid} on`);
+    } finally {
+      child.kill('SIGCONT');
+    }
+    expect(await ended, stderr).toBe(0);
+    expect(stdout).toMatch(/Card safe to remove: 8 files of 4 recordings/);
+    expect(stdout).not.toMatch(/not verified/);
+  });
+});

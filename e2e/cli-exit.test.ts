@@ -115,6 +115,81 @@ describe('a damaged queue moved aside', () => {
   });
 });
 
+describe('a queue never taken for a new, empty one', () => {
+  /** A folder whose queue `add` filled with one capture; answers the folder. */
+  async function usedQueue(name: string): Promise<string> {
+    const dataDir = join(work, name);
+    const file = join(work, `${name}.mp4`);
+    writeFileSync(file, randomBytes(3000));
+    expect((await add(dataDir, [file])).code).toBe(0);
+    return dataDir;
+  }
+  const movedAside = (dataDir: string) => readdirSync(dataDir).filter((n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'));
+
+  it('a zero-byte queue.db: status says damaged, drain moves it aside, keeps it and exits 2', async () => {
+    const dataDir = await usedQueue('zero-byte');
+    const queue = join(dataDir, 'queue.db');
+    writeFileSync(queue, '');
+
+    const status = await cli(dataDir, ['status']);
+    expect(status.code, status.stderr).toBe(2);
+    expect(status.stderr).toContain(`The upload queue ${queue} is damaged: it is an empty file (0 bytes).`);
+    expect(status.stderr).not.toMatch(/older version|schema 0/);
+    expect(existsSync(queue) && movedAside(dataDir)).toEqual([]); // status only reads
+
+    const drain = await cli(dataDir, ['drain']);
+    expect(drain.code, drain.stderr).toBe(2);
+    const [moved] = movedAside(dataDir);
+    expect(moved).toBeDefined();
+    expect(readFileSync(join(dataDir, moved!)).length).toBe(0); // kept, never deleted
+    expect(drain.stderr).toContain(`damaged (it is an empty file (0 bytes)); it was moved to ${join(dataDir, moved!)}`);
+    noStackTrace(drain);
+
+    expect(drain.stderr).toMatch(/adding their files again registers them a second time/);
+    // The next run uses the new queue beside the one set aside.
+    expect((await cli(dataDir, ['status'])).stdout).toMatch(/The queue is empty/);
+  });
+
+  it('a queue whose -wal was lost after a kill (no tables, its -shm left): drain exits 2 and moves it aside', async () => {
+    const dataDir = join(work, 'wal-lost');
+    mkdirSync(dataDir, { recursive: true });
+    // What a killed writer leaves: every transaction in the -wal, the file only its header.
+    const live = join(work, 'wal-lost-live.db');
+    const { db } = openQueueDatabase(live);
+    new UploadQueue(db).meta.set('partSize', 5 * 1024 * 1024);
+    writeFileSync(join(dataDir, 'queue.db'), readFileSync(live));
+    writeFileSync(join(dataDir, 'queue.db-shm'), readFileSync(`${live}-shm`));
+    db.close();
+
+    const status = await cli(dataDir, ['status']);
+    expect(status.code, status.stderr).toBe(2);
+    expect(status.stderr).toMatch(/is damaged: its tables are missing while a write-ahead log/);
+    const drain = await cli(dataDir, ['drain']);
+    expect(drain.code, drain.stderr).toBe(2);
+    expect(movedAside(dataDir)).toHaveLength(1);
+    expect(drain.stderr).toMatch(/damaged \(its tables are missing/);
+  });
+
+  it('tables without a schema version (no release wrote it): drain exits 2 and moves it aside', async () => {
+    const dataDir = await usedQueue('no-version');
+    const db = new Database(join(dataDir, 'queue.db'));
+    db.pragma('user_version = 0');
+    db.close();
+    const status = await cli(dataDir, ['status']);
+    expect([status.code, status.stderr]).toEqual([2, expect.stringMatching(/is damaged: it has tables but no schema version/)]);
+    const drain = await cli(dataDir, ['drain']);
+    expect(drain.code, drain.stderr).toBe(2);
+    expect(movedAside(dataDir)).toHaveLength(1);
+  });
+
+  it('a new folder is a new queue, not a damaged one', async () => {
+    const dataDir = join(work, 'fresh');
+    const drain = await cli(dataDir, ['drain']);
+    expect([drain.code, drain.stderr]).toEqual([0, expect.not.stringMatching(/damaged/)]);
+    expect(readdirSync(dataDir).filter((n) => n.includes('corrupt'))).toEqual([]);
+  });
+});
+
 describe('ids that are not in the queue', () => {
   it('retry and resolve of an unknown id exit 2 naming it', async () => {
     const dataDir = join(work, 'ids');

@@ -101,7 +101,7 @@ export class FileChangedError extends Error {
     readonly path: string,
     readonly detail: string,
   ) {
-    super(`${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized. Adding it again registers a new capture for it at the platform, and this one is then shown as replaced.`);
+    super(`${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized. Adding it again, with the other files of its recording, registers a new capture for the whole recording at the platform, and this one is then shown as replaced.`);
   }
 }
 

@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
 import { openQueueDatabase } from '../queue/db.js';
+import { lockQueue } from '../queue/lock.js';
 import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
@@ -10,6 +11,7 @@ import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
+import { setAsideMessage } from './faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 
 // `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
@@ -43,19 +45,42 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
 
 /**
  * Copies a card to the library with verification, records the offload in the queue at
- * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), prints "Card safe to remove" when every recording verified, or names the
+ * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), holding the queue's lock
+ * for the whole run with `lock` (no session of this process holds it), prints "Card safe to remove" when every recording verified, or names the
  * files that did not. With `onRecording` (the copies are queued for upload as each recording
  * verifies), each copy's upload part MD5s are computed in the same pass, for the part size the
  * gateway gave last (main/offload/part-md5.ts), and kept in the queue before `onRecording` runs.
  * The offload is recorded as it goes (main/offload/record.ts OffloadRecorder): its row when it
  * starts, each file's as it is checked, the end. Answers the offload and its row id (undefined
- * when the queue refused the record: said on stderr); throws on a full disk or an empty card.
+ * when the queue refused the record: said on stderr); throws on a full disk, an empty card, or a
+ * damaged queue (moved aside, main/queue/db.ts queueDamage: the message names where).
  */
-export async function importCard(card: string, o: { library?: string; dataDir?: string; json?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> }): Promise<{ result: OffloadResult; id: number | undefined }> {
+export async function importCard(
+  card: string,
+  o: { library?: string; dataDir?: string; json?: boolean; lock?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> },
+): Promise<{ result: OffloadResult; id: number | undefined }> {
   const library = resolve(o.library ?? defaultLibrary());
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
   mkdirSync(dataDir, { recursive: true });
-  const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
+  const usedBefore = existsSync(join(dataDir, 'queue.lock'));
+  // One writer at a time (main/queue/lock.ts): without a session holding it, the import takes the
+  // queue's lock for its whole run, so a drain started meanwhile stops with "in use" instead of
+  // writing beside it. Throws QueueInUseError.
+  const unlock = o.lock ? lockQueue(dataDir) : () => undefined;
+  let opened;
+  try {
+    opened = openQueueDatabase(join(dataDir, 'queue.db'), undefined, { usedBefore });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const { db, setAside, damage } = opened;
+  if (setAside) {
+    // As every command that opens the queue (commands.ts withSession): stop, say it, exit 2.
+    db.close();
+    unlock();
+    throw new Error(`The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started. ${setAsideMessage(setAside)}`);
+  }
   let id: number | undefined;
   let result: OffloadResult;
   // Recorded as it goes (issue 19 #7): a Ctrl-C or a crash leaves the verified copies known to the
@@ -79,6 +104,7 @@ export async function importCard(card: string, o: { library?: string; dataDir?: 
     id = journal.id;
   } finally {
     db.close();
+    unlock();
   }
   const bad = result.files.filter((f) => !f.verified);
   if (o.json) {
@@ -149,7 +175,7 @@ export async function runImport(
 ): Promise<number> {
   if (o.structure !== undefined && !o.type) throw new Error('--type is required with --structure: interior or exterior');
   if (!session) {
-    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json });
+    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json, lock: true });
     if (result.verified && !g.json) waitingForPlacement(result);
     return result.verified ? 0 : 1;
   }

@@ -263,7 +263,7 @@ describe('pause, resume, cancel, changed files, limits', () => {
     const summary = await u.engine.drain();
     expect(summary.failed).toHaveLength(1);
     expect(summary.failed[0]!.error).toBe(
-      `${path} changed while uploading (size ${6 * MiB + 38} bytes, queued with ${6 * MiB}): nothing more of it is sent and none of it was finalized. Adding it again registers a new capture for it at the platform, and this one is then shown as replaced.`,
+      `${path} changed while uploading (size ${6 * MiB + 38} bytes, queued with ${6 * MiB}): nothing more of it is sent and none of it was finalized. Adding it again, with the other files of its recording, registers a new capture for the whole recording at the platform, and this one is then shown as replaced.`,
     );
     expect(u.queue.file(u.queue.filesOf(queued[0]!)[0]!.id)!.state).toBe('failed');
   });

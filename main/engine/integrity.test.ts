@@ -70,7 +70,7 @@ describe('a file changed while it uploads', () => {
     const summary = await draining;
 
     expect(summary.failed.map((f) => f.id)).toEqual([file!.id]);
-    expect(summary.failed[0]!.error).toMatch(/walk-changed\.mp4 changed while uploading \(its first or last MiB differs, though its size and modification time were kept\).*Adding it again registers a new capture for it/);
+    expect(summary.failed[0]!.error).toMatch(/walk-changed\.mp4 changed while uploading \(its first or last MiB differs, though its size and modification time were kept\).*Adding it again, with the other files of its recording, registers a new capture for the whole recording/);
     // Storage never put the object together: the multipart upload was not completed.
     expect(svc.store.state.uploads[file!.uploadId!]!.completedAt).toBeUndefined();
 
@@ -89,6 +89,59 @@ describe('a file changed while it uploads', () => {
     const upload = svc.store.state.uploads[done.completed[0]!.uploadId!]!;
     const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
     expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(path)));
+  });
+});
+
+describe('a lens of a dual-lens pair changed while it uploads', () => {
+  it('the lens alone is refused naming its pair; the pair added again is registered again whole, the old capture shown replaced, and both lenses arrive', async () => {
+    const lens00 = join(work, 'VID_20261125_080000_00_001.insv');
+    const lens10 = join(work, 'VID_20261125_080000_10_001.insv');
+    writeFileSync(lens00, randomBytes(14 * MiB));
+    writeFileSync(lens10, randomBytes(3 * MiB));
+    const u = uploader('dual-changed', 2 * MiB);
+    const first = await u.add([lens00, lens10], { structure: structure(), type: 'interior' });
+    expect(first.queued).toHaveLength(1);
+    const [old00, old10] = [lens00, lens10].map((p) => u.queue.filesOf(first.queued[0]!).find((f) => f.path === p)!);
+    const draining = u.engine.drain();
+    await vi.waitFor(() => expect(u.queue.parts(old00!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
+    // Lens 00 is written over in place (another size): it fails by name; lens 10 did not change.
+    writeFileSync(lens00, randomBytes(14 * MiB + 4096));
+    const summary = await draining;
+    expect(summary.failed.map((f) => f.id)).toEqual([old00!.id]);
+    expect(summary.failed[0]!.error).toMatch(/Adding it again, with the other files of its recording, registers a new capture for the whole recording/);
+
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    u.engine.setBandwidth(null);
+    const captures = () => Object.keys(svc.store.state.captures).length;
+    const registered = captures();
+    // The changed lens alone would split the recording into two captures: refused, naming its pair.
+    const alone = await u.add([lens00], { structure: structure(), type: 'interior' });
+    expect(alone.queued).toEqual([]);
+    expect(alone.refused).toEqual([{ path: lens00, reason: expect.stringContaining(`is registered again whole; add it together with ${lens10}`) }]);
+    expect(captures()).toBe(registered);
+
+    // Both lenses again: one new capture of the whole recording, not "Already in the queue".
+    const again = await u.add([lens00, lens10], { structure: structure(), type: 'interior' });
+    expect(again.refused).toEqual([]);
+    expect(again.queued).toHaveLength(1);
+    expect(captures()).toBe(registered + 1);
+    expect(u.queue.filesOf(again.queued[0]!).map((f) => f.path).sort()).toEqual([lens00, lens10]);
+    // The old capture is shown as replaced, each of its files; lens 10 kept what it was if it completed.
+    for (const f of u.queue.filesOf(first.queued[0]!)) {
+      expect(f.replacedBy).toBe(again.queued[0]);
+      expect(['cancelled', 'completed']).toContain(f.state);
+    }
+    expect(u.queue.file(old00!.id)).toMatchObject({ state: 'cancelled', error: expect.stringMatching(/^Replaced by capture \d+: the recording changed on disk/) });
+    expect(u.queue.activity.list().filter((a) => a.kind === 'replaced').map((a) => a.fileId).sort()).toEqual([old00!.id, old10!.id].sort());
+
+    const done = await u.engine.drain();
+    expect(done.failed).toEqual([]);
+    expect(done.completed.map((f) => f.path).sort()).toEqual([lens00, lens10]);
+    for (const f of done.completed) {
+      const upload = svc.store.state.uploads[f.uploadId!]!;
+      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+      expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(f.path)));
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { openQueueDatabase } from '../queue/db.js';
 import { openUploader } from '../service/uploader.js';
 import { offloadCard } from './offload.js';
 import { listOffloads, OffloadRecorder } from './record.js';
+import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
 
 // issue 19 #3: a copy is written as `.NAME.partial` and renamed once verified; an app stopped
 // mid-copy leaves it behind. The queue's open removes it, and only it.
@@ -29,7 +30,7 @@ describe('the half-written copies of an interrupted offload', () => {
     mkdirSync(dataDir);
     const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
     // Two offloads stuck on their last file's write, a minute apart (their own folders): the
-    // first is the app stopped mid-copy, the second an import this process still runs.
+    // first is the app stopped mid-copy (its process killed), the second an import this process still runs.
     const stuck = async (name: string, at: string) => {
       const card = writeFakeCard(join(work, name), { recordings: 2 });
       const last = card.recordings.at(-1)!.split('/').pop()!;
@@ -48,7 +49,8 @@ describe('the half-written copies of an interrupted offload', () => {
       expect(existsSync(partial)).toBe(true);
       return { id: journal.id!, dest, partial };
     };
-    const stopped = await stuck('STOPPED', '2026-11-25T09:00:00Z');
+    const stopped = await stuckInAnotherProcess({ dataDir, library, card: join(work, 'STOPPED'), at: '2026-11-25T09:00:00Z' });
+    await killed(stopped.child);
     const running = await stuck('RUNNING', '2026-11-25T09:01:00Z');
     db.close();
 
@@ -74,6 +76,36 @@ describe('the half-written copies of an interrupted offload', () => {
       expect(tree(work)).toEqual(before.filter((p) => join(work, p) !== stopped.partial));
     } finally {
       await u.close();
+    }
+  });
+});
+
+describe('an offload another process runs', () => {
+  it('keeps its half-written copy and its record while that process lives, checked by its lock; once it is gone both are cleaned up', async () => {
+    const dataDir = join(work, 'other-data');
+    const library = join(work, 'other-library');
+    mkdirSync(dataDir);
+    const other = await stuckInAnotherProcess({ dataDir, library, card: join(work, 'OTHER'), at: '2026-11-25T10:00:00Z' });
+    try {
+      // This process runs no offload: only the lock tells that the other one copies still.
+      const u = openUploader({ dataDir, gateway });
+      try {
+        expect(listOffloads(u.queue.db).map((o) => [o.id, o.state])).toEqual([[other.id, 'copying']]);
+        expect(existsSync(other.partial)).toBe(true);
+      } finally {
+        await u.close();
+      }
+      await killed(other.child);
+      const after = openUploader({ dataDir, gateway });
+      try {
+        expect(listOffloads(after.queue.db).map((o) => [o.id, o.state])).toEqual([[other.id, 'interrupted']]);
+        expect(existsSync(other.partial)).toBe(false);
+        expect(readdirSync(dataDir).filter((n) => n.startsWith('offload-'))).toEqual([]);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await killed(other.child);
     }
   });
 });

@@ -1,12 +1,14 @@
 import type Database from 'better-sqlite3';
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { offloadAlive } from '../queue/lock.js';
 
 // issue 19 #3: copyVerified (copy.ts) writes each copy under a hidden `.NAME.partial` name and
 // renames it into place only once verified. An app stopped mid-copy leaves that file behind, and
 // nothing ever resumes it (a copy starts again from byte 0), so it is GBs of nothing. It is removed
-// when the queue opens, where the offload is found interrupted (record.ts markInterruptedOffloads),
-// because that is the one place that knows which offloads this process still runs.
+// when the queue opens, where the offload is found interrupted (record.ts markInterruptedOffloads):
+// an offload whose lock (main/queue/lock.ts lockOffload) a live process holds, this one or another,
+// is never touched.
 
 /** What copyVerified names a copy while it is written: `.NAME.partial`, NAME not empty. */
 const PARTIAL = /^\..+\.partial$/;
@@ -29,8 +31,9 @@ function partialsUnder(dir: string): string[] {
 /**
  * Removes the half-written copies (`.NAME.partial`, regular files, at any depth) left in the
  * destination folder of every offload the queue records `interrupted`, but never in the folder of
- * an offload in `running` (the queue's ids, `offloads.id`, of the offloads this process runs now,
- * whose `.partial` files are being written), and nothing else: not the verified copies, the MHL,
+ * an offload still running: recorded `copying`, holding its lock (offloadAlive: in any process), or
+ * in `running` (the queue's ids, `offloads.id`, of the offloads this process runs now), whose
+ * `.partial` files are being written; and nothing else: not the verified copies, the MHL,
  * folders, links, or any other file. Synchronous (called as the queue opens, main/service/uploader.ts).
  * A file that cannot be removed (in use, read-only disk) is left for the next open. Answers the
  * absolute paths removed. Throws SqliteError when the queue cannot be read.
@@ -38,9 +41,11 @@ function partialsUnder(dir: string): string[] {
 export function removeInterruptedPartials(db: Database.Database, running: readonly number[] = []): string[] {
   const rows = db.prepare(`SELECT id, state, destination FROM offloads WHERE state IN ('interrupted', 'copying')`).all() as { id: number; state: string; destination: string }[];
   // A folder an offload still writes to is left alone, whichever record also names it.
-  const busy = new Set(rows.filter((r) => r.state === 'copying' || running.includes(r.id)).map((r) => r.destination));
+  const dir = dirname(db.name);
+  const live = new Set(rows.filter((r) => r.state === 'copying' || running.includes(r.id) || offloadAlive(dir, r.id)).map((r) => r.id));
+  const busy = new Set(rows.filter((r) => live.has(r.id)).map((r) => r.destination));
   const removed: string[] = [];
-  for (const dest of new Set(rows.filter((r) => r.state === 'interrupted' && !running.includes(r.id)).map((r) => r.destination))) {
+  for (const dest of new Set(rows.filter((r) => r.state === 'interrupted' && !live.has(r.id)).map((r) => r.destination))) {
     if (busy.has(dest)) continue;
     for (const p of partialsUnder(dest)) {
       try {

@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../queue/migrations/index.js';
 import { openUploader } from '../service/uploader.js';
 import { libraryUsage } from './library-usage.js';
 import { offloadCard } from './offload.js';
+import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
 import { listOffloads, OffloadRecorder } from './record.js';
 import { DEFAULT_RETENTION_MS, removeFinishedCopies } from './retention.js';
 
@@ -67,22 +68,13 @@ describe('the offload record, kept as it goes', () => {
   });
 
   it('found copying at the next open is interrupted; its verified copies count in the library\'s use and go after the retention once placed and completed', async () => {
-    const card = writeFakeCard(join(work, 'STOPPED'), { recordings: 3 });
     const dataDir = join(work, 'stopped');
     const library = join(work, 'stopped', 'library');
     mkdirSync(dataDir);
-    const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
-    const last = card.recordings.at(-1)!.split('/').pop()!;
-    // The app stops while the last file is written: the offload never returns.
-    void offloadCard(card.root, {
-      library,
-      journal: new OffloadRecorder(() => db),
-      afterWrite: async (partial) => {
-        if (partial.endsWith(`.${last}.partial`)) await new Promise(() => undefined);
-      },
-    });
+    // The app stops (its process is killed) while the last file is written: the offload never returns.
+    const app = await stuckInAnotherProcess({ dataDir, library, card: join(work, 'STOPPED'), at: '2026-11-25T08:00:00Z', recordings: 3 });
     await vi.waitFor(() => expect(rows(join(dataDir, 'queue.db')).files).toHaveLength(5));
-    db.close();
+    await killed(app.child);
 
     const u = openUploader({ dataDir, gateway });
     try {

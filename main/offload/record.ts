@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { dirname } from 'node:path';
+import { lockOffload, offloadAlive } from '../queue/lock.js';
 import type { OffloadedFile, OffloadJournal, OffloadResult, OffloadStart } from './offload.js';
 
 // issue 19 #3, #7: the queue's record of each offload (migrations 8 and 14), written as the
@@ -77,13 +79,17 @@ export function recordOffload(db: Database.Database, r: OffloadResult): number {
 }
 
 /**
- * Marks `interrupted` every offload still `copying` but those in `running` (ids of offloads this
- * process runs now): at a queue's open, any other was cut short by a crash, a quit or a power
- * cut, since no import outlives its process. Its file rows stay as they were. Answers the ids marked.
+ * Marks `interrupted` every offload still `copying` whose process is gone: its lock
+ * (main/queue/lock.ts lockOffload, held by whichever process copies it, this one included) is
+ * free. Called at a queue's open: an offload cut short by a crash, a quit or a power cut is found
+ * so, one another process or this one copies now is left alone. `running` (ids of offloads this
+ * process runs) is left alone as well, whatever its lock. Its file rows stay as they were.
+ * Answers the ids marked.
  */
 export function markInterruptedOffloads(db: Database.Database, running: readonly number[] = []): number[] {
   const under = db.prepare(`SELECT id FROM offloads WHERE state = 'copying' ORDER BY id`).pluck().all() as number[];
-  const stale = under.filter((id) => !running.includes(id));
+  const dir = dirname(db.name);
+  const stale = under.filter((id) => !running.includes(id) && !offloadAlive(dir, id));
   const mark = db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ? AND state = 'copying'`);
   db.transaction(() => stale.forEach((id) => mark.run(id)))();
   return stale;
@@ -99,13 +105,25 @@ export class OffloadRecorder implements OffloadJournal {
   /** The offload's row id, once its start was recorded. */
   id: number | undefined;
 
+  /** Drops the offload's lock (lockOffload), taken once its start was recorded. */
+  private unlock: (() => void) | undefined;
+
   constructor(
     private readonly db: () => Database.Database | undefined,
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   begin(s: OffloadStart): void {
-    this.step(`The offload of ${s.cardName} to ${s.destination} was not recorded as it started`, (db) => (this.id = beginOffload(db, s)));
+    this.step(`The offload of ${s.cardName} to ${s.destination} was not recorded as it started`, (db) => {
+      this.id = beginOffload(db, s);
+      // Held until the end is recorded: another opening of the queue then knows this offload
+      // runs, and leaves its half-written copies alone (partials.ts).
+      try {
+        this.unlock = lockOffload(dirname(db.name), this.id);
+      } catch (err) {
+        this.warn(`The offload of ${s.cardName} could not take its lock: ${(err as Error).message}`);
+      }
+    });
   }
 
   file(f: OffloadedFile): void {
@@ -118,11 +136,27 @@ export class OffloadRecorder implements OffloadJournal {
       if (this.id === undefined) this.id = recordOffload(db, r);
       else finishOffload(db, this.id, r);
     });
+    this.release();
   }
 
   /** The offload failed part-way (it threw): its row says `interrupted`, its verified copies stay known. */
   interrupt(): void {
     if (this.id !== undefined) this.step('The offload\'s end was not recorded', (db) => db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ?`).run(this.id));
+    this.release();
+  }
+
+  /**
+   * Drops the offload's lock without recording an end, as the end of its process would: the next
+   * opening of the queue finds the offload interrupted and removes its half-written copies. For a
+   * process that stops while the copy still runs (a test's stand-in for a quit or a crash).
+   */
+  abandon(): void {
+    this.release();
+  }
+
+  private release(): void {
+    this.unlock?.();
+    this.unlock = undefined;
   }
 
   private step(what: string, write: (db: Database.Database) => void): void {

@@ -24,6 +24,49 @@ export interface OpenedQueue {
   db: Database.Database;
   /** Path the corrupt file was moved to; the queue starts empty beside it. */
   setAside?: string;
+  /** Why that file was moved aside, one clause ("it is an empty file (0 bytes)"); set with `setAside`. */
+  damage?: string;
+}
+
+/** How openQueueDatabase tells a damaged queue file from a new one. */
+export interface OpenQueueOptions {
+  /**
+   * The folder was used before this open: its `queue.lock` was there before this process took it
+   * (main/queue/lock.ts). A file without the schema in a used folder is damaged, not new.
+   */
+  usedBefore?: boolean;
+  /** Tables every release's schema has; one missing from a versioned file makes it damaged. Default: the queue's first tables (migration 1) for the queue's migrations, none otherwise. */
+  coreTables?: readonly string[];
+}
+
+/** The tables migration 1 created; every queue a release wrote has them. */
+export const QUEUE_CORE_TABLES = ['captures', 'files', 'parts'] as const;
+
+/**
+ * Why the database file `file`, open in `db`, is damaged rather than a queue a release wrote or a
+ * new one, as one clause for a sentence ("it is an empty file (0 bytes)"), or undefined when it is
+ * not. `sizeBefore` is the file's size in bytes before SQLite opened it (undefined: there was no
+ * file). A file without any table is new only when its folder shows no sign of use: `usedBefore`,
+ * or a `-wal`/`-shm` beside it (`walOrShmBefore`: seen before opening). A file with tables but
+ * without a schema version, or a version without the core tables, no release wrote. Reads only.
+ */
+export function queueDamage(
+  db: Database.Database,
+  o: { sizeBefore: number | undefined; usedBefore?: boolean; walOrShmBefore?: boolean; coreTables?: readonly string[] },
+): string | undefined {
+  if (o.sizeBefore === undefined) return undefined;
+  if (o.sizeBefore === 0) return 'it is an empty file (0 bytes)';
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
+  if (version === 0 && tables.size === 0) {
+    if (o.walOrShmBefore) return 'its tables are missing while a write-ahead log (-wal or -shm) beside it shows it held a queue (its -wal was lost?)';
+    if (o.usedBefore) return 'its tables are missing while its folder was used before (queue.lock)';
+    return undefined;
+  }
+  if (version === 0) return 'it has tables but no schema version: no release of Capture Uploader wrote it';
+  const missing = (o.coreTables ?? []).filter((t) => !tables.has(t));
+  if (missing.length > 0) return `its tables ${missing.join(', ')} are missing (schema ${version})`;
+  return undefined;
 }
 
 /**
@@ -31,20 +74,25 @@ export interface OpenedQueue {
  * WAL, `synchronous=FULL` (a committed transaction survives power loss), foreign keys on, one
  * writer. Applies the pending migrations in one transaction.
  *
- * A file that is not a database or fails SQLite's integrity check is moved aside to
- * `<file>.corrupt-<ISO time>` (with its -wal and -shm) and reported in `setAside`, never emptied.
+ * A file that is not a database, fails SQLite's integrity check, or is damaged (queueDamage: an
+ * empty file, no schema in a used folder, tables no release wrote) is moved aside to
+ * `<file>.corrupt-<ISO time>` (with its -wal and -shm) and reported in `setAside` and `damage`,
+ * never emptied or deleted: it is never taken for a new, empty queue.
  * Throws QueueTooNewError for a queue of a newer schema, QueueStorageError when it cannot be
  * written (read-only file or folder, full disk).
  */
-export function openQueueDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): OpenedQueue {
+export function openQueueDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS, options: OpenQueueOptions = {}): OpenedQueue {
+  const coreTables = options.coreTables ?? (migrations === MIGRATIONS ? QUEUE_CORE_TABLES : []);
   try {
-    return { db: openChecked(file, migrations) };
+    return { db: openChecked(file, migrations, { usedBefore: options.usedBefore, coreTables }) };
   } catch (err) {
     if (err instanceof QueueTooNewError) throw err;
     if (!isCorruption(err)) throw queueStorageError(file, err) ?? err;
     const setAside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, setAside + suffix);
-    return { db: openChecked(file, migrations), setAside };
+    const damage = err instanceof CorruptQueueError && err.damage ? err.damage : 'SQLite cannot read it whole (it is not a database, or its pages are damaged)';
+    // The file now is new: the signs of use were the old file's.
+    return { db: openChecked(file, migrations, { coreTables }), setAside, damage };
   }
 }
 
@@ -53,9 +101,27 @@ function isCorruption(err: unknown): boolean {
   return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || err instanceof CorruptQueueError;
 }
 
-class CorruptQueueError extends Error {}
+class CorruptQueueError extends Error {
+  constructor(
+    message: string,
+    readonly damage?: string,
+  ) {
+    super(message);
+  }
+}
 
-function openChecked(file: string, migrations: readonly Migration[]): Database.Database {
+function sizeOf(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
+}
+
+function openChecked(file: string, migrations: readonly Migration[], o: { usedBefore?: boolean; coreTables: readonly string[] }): Database.Database {
+  // Looked at before SQLite opens the file: opening creates a missing file (0 bytes) and its -shm.
+  const sizeBefore = sizeOf(file);
+  const walOrShmBefore = existsSync(`${file}-wal`) || existsSync(`${file}-shm`);
   const db = new Database(file);
   try {
     // Checks first: switching to WAL rewrites the file header, and a refused queue stays untouched.
@@ -64,6 +130,8 @@ function openChecked(file: string, migrations: readonly Migration[]): Database.D
     const known = migrations.at(-1)?.version ?? 0;
     const found = db.pragma('user_version', { simple: true }) as number;
     if (found > known) throw new QueueTooNewError(file, found, known);
+    const damage = queueDamage(db, { sizeBefore, usedBefore: o.usedBefore, walOrShmBefore, coreTables: o.coreTables });
+    if (damage) throw new CorruptQueueError(`damaged: ${damage}`, damage);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 
 /** Another process holds the queue; nothing was opened. `holder` is what it wrote about itself, if readable. */
 export class QueueInUseError extends Error {
@@ -92,5 +93,44 @@ function readHolder(owner: string): LockHolder | undefined {
     return JSON.parse(readFileSync(owner, 'utf8')) as LockHolder;
   } catch {
     return undefined;
+  }
+}
+
+/** The lock file of the offload with queue id `id` (`offloads.id`) in the queue folder `dir`: held by the process copying it (lockOffload). */
+export function offloadLockFile(dir: string, id: number): string {
+  return join(dir, `offload-${id}.lock`);
+}
+
+/**
+ * Takes the lock of offload `id` (an OS lock, as lockQueue's) for as long as its process copies,
+ * so that another opening of the queue, in this process or any other, tells a running offload from
+ * one whose process is gone (offloadAlive) whether or not the copying process holds the queue
+ * lock now (the app closes and reopens its queue while a card copies). The release function drops
+ * the lock and removes its file: the offload's record is written by then, and only probes open it
+ * afterwards. Throws QueueInUseError when it is held already.
+ */
+export function lockOffload(dir: string, id: number): () => void {
+  const file = offloadLockFile(dir, id);
+  const release = lockQueue(dir, file);
+  return () => {
+    release();
+    rmSync(file, { force: true });
+  };
+}
+
+/**
+ * Whether a live process (this one included) copies offload `id` of the queue in `dir` now: its
+ * lock (lockOffload) is held. A lock file no process holds is removed. Throws only for an error
+ * of the file system other than the lock being held.
+ */
+export function offloadAlive(dir: string, id: number): boolean {
+  const file = offloadLockFile(dir, id);
+  if (!existsSync(file)) return false;
+  try {
+    lockOffload(dir, id)();
+    return false;
+  } catch (err) {
+    if (err instanceof QueueInUseError) return true;
+    throw err;
   }
 }

@@ -203,23 +203,42 @@ export class UploadQueue {
   }
 
   /**
-   * Capture `by` was just queued for recordings that changed on disk: each file that changed
-   * (QueuedFile.changed) and is not replaced yet, at the same path or the same device and inode
-   * as one of `files`, becomes `cancelled` and replaced by `by` (QueuedFile.replacedBy), with an
-   * activity entry (issue 17 #14). Returns the replaced files.
+   * The queued files that stand for `f`'s recording but changed on disk since (QueuedFile.changed)
+   * and are not replaced yet: at the same path, or the same device and inode. Reads only.
+   */
+  changedMatches(f: Pick<NewFile, 'path' | 'dev' | 'ino'>): QueuedFile[] {
+    const rows = this.sql(`SELECT * FROM files WHERE changed = 1 AND replaced_by IS NULL AND (path = ? OR (dev IS NOT NULL AND dev = ? AND ino = ?)) ORDER BY id`).all(
+      f.path,
+      f.dev ?? null,
+      f.ino ?? null,
+    ) as FileRowRaw[];
+    return rows.map(toFile);
+  }
+
+  /**
+   * Capture `by` was just queued for recordings that changed on disk: the earlier capture of each
+   * file that changed (changedMatches of one of `files`, in another capture) is replaced whole by
+   * `by`, as its recording is registered again whole (§4.4: a new capture). Each of that capture's
+   * files not replaced yet gets `replacedBy` = `by` (QueuedFile.replacedBy) and an activity entry;
+   * one not completed becomes `cancelled` with the reason, a completed one stays completed (its
+   * object is stored). In one transaction. Returns the replaced files.
    */
   replaceChanged(by: number, files: readonly Pick<NewFile, 'path' | 'dev' | 'ino'>[]): QueuedFile[] {
     return this.db.transaction(() => {
       const replaced: QueuedFile[] = [];
-      for (const f of files) {
-        const rows = this.sql(
-          `SELECT * FROM files WHERE changed = 1 AND replaced_by IS NULL AND capture_row != ? AND (path = ? OR (dev IS NOT NULL AND dev = ? AND ino = ?))`,
-        ).all(by, f.path, f.dev ?? null, f.ino ?? null) as FileRowRaw[];
+      const changed = new Set(files.flatMap((f) => this.changedMatches(f)).filter((r) => r.captureRow !== by).map((r) => r.id));
+      const captures = new Set(files.flatMap((f) => this.changedMatches(f)).filter((r) => r.captureRow !== by).map((r) => r.captureRow));
+      for (const capture of captures) {
+        const rows = this.sql(`SELECT * FROM files WHERE capture_row = ? AND replaced_by IS NULL ORDER BY id`).all(capture) as FileRowRaw[];
         for (const r of rows) {
-          const message = `Replaced by capture ${by}: the recording changed on disk and was added again as a new capture.`;
-          this.sql(`UPDATE files SET replaced_by = ?, state = 'cancelled', error = ?, next_attempt_at = NULL WHERE id = ?`).run(by, message, r.id);
+          const message = changed.has(r.id)
+            ? `Replaced by capture ${by}: the recording changed on disk and was added again as a new capture.`
+            : `Replaced by capture ${by}: another file of its recording changed on disk, and the recording was added again whole as a new capture.`;
+          const state = r.state === 'completed' ? 'completed' : 'cancelled';
+          const error = state === 'completed' ? r.error : message;
+          this.sql(`UPDATE files SET replaced_by = ?, state = ?, error = ?, next_attempt_at = NULL WHERE id = ?`).run(by, state, error, r.id);
           this.activity.add({ captureRow: r.capture_row, fileId: r.id, subject: r.file_name, kind: 'replaced', message });
-          replaced.push(toFile({ ...r, replaced_by: by, state: 'cancelled', error: message }));
+          replaced.push(toFile({ ...r, replaced_by: by, state, error }));
         }
       }
       return replaced;

@@ -34,6 +34,8 @@ export interface AppCoreOptions {
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
   /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */
   gatherMs?: number;
+  /** How often a queue another process holds is tried again (ms; default QUEUE_RETRY_MS, 3 s; tests shorten it). */
+  queueRetryMs?: number;
   /** Where cards are looked for and how often, and the copy's test seams (main/service/card-desk.ts); default the system's mount folders. */
   cards?: Pick<CardDeskOptions, 'roots' | 'pollMs' | 'copyGate' | 'copySeams'>;
 }

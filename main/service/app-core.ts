@@ -15,6 +15,8 @@ import { SettingsRepository } from '../settings/settings.js';
 import { UploadLimits } from '../engine/upload-limits.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
+import { QueueInUseError } from '../queue/lock.js';
+import { QUEUE_RETRY_MS, queueErrorMessage, queueInUseMessage } from './queue-error.js';
 import type { SettingsContext } from './handlers/context.js';
 import { designsHandlers } from './handlers/designs.js';
 import { officeHandlers } from './handlers/office.js';
@@ -48,6 +50,9 @@ export class AppCore {
   private running?: Promise<void>;
   private again = false;
   private closed = false;
+  /** The message while another process holds the queue (queueWait), and the timer of the next try. */
+  private waiting: string | null = null;
+  private waitTimer: ReturnType<typeof setTimeout> | undefined;
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
   private readonly desk: OfficeDesk;
@@ -80,15 +85,59 @@ export class AppCore {
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
   async start(): Promise<void> {
-    const s = this.settings.stored();
-    if (s?.mode === 'local') {
-      // Settings from a checkout that had the local service, in an app that has none: first run again.
-      if (this.opts.startLocalService) await this.openLocal(s.concurrency);
-    } else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
+    await this.openStored();
     // Entries recorded offline go out when the service is back, whether or not the Progress
     // screen is open (the outbox's rule: looked up on their date before any resend).
     this.desk.start();
     this.cards.start();
+  }
+
+  /**
+   * Why the queue is not open while another process holds it ("… is in use by process N;
+   * waiting …"), or null: the app tries again every few seconds (openStored). For the service's
+   * status (shared/ipc.ts `serviceStatus`).
+   */
+  get queueWait(): string | null {
+    return this.waiting;
+  }
+
+  /**
+   * Opens the queue with the stored settings, if there are any and it is not open. A queue another
+   * process holds (QueueInUseError: a `capture-uploader drain`, an `import`, another app) is
+   * waited for, never reported as broken: the service's status says "in use by process N;
+   * waiting" (`capture:event.service`), and the opening is tried again every `queueRetryMs`
+   * until it works, then the status is cleared. Any other error is thrown (at start) or becomes
+   * the service's status (on a later try).
+   */
+  private async openStored(): Promise<void> {
+    clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
+    if (this.closed || this.uploader) return;
+    const s = this.settings.stored();
+    try {
+      if (s?.mode === 'local') {
+        // Settings from a checkout that had the local service, in an app that has none: first run again.
+        if (this.opts.startLocalService) await this.openLocal(s.concurrency);
+      } else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
+    } catch (err) {
+      if (!(err instanceof QueueInUseError) || this.closed) throw err;
+      this.setWaiting(queueInUseMessage(err, this.queueRetryMs()));
+      this.waitTimer = setTimeout(() => {
+        this.openStored().catch((e: unknown) => this.setWaiting(null, queueErrorMessage(e, join(this.opts.dataDir, 'queue'))));
+      }, this.queueRetryMs());
+      return;
+    }
+    if (this.waiting) this.setWaiting(null);
+  }
+
+  private queueRetryMs(): number {
+    return this.opts.queueRetryMs ?? QUEUE_RETRY_MS;
+  }
+
+  /** Records the waiting message (null: not waiting) and tells the window the service's status: the wait, else `error`, else none. */
+  private setWaiting(message: string | null, error: string | null = null): void {
+    this.waiting = message;
+    this.opts.emit('capture:event.service', { queueError: message ?? error });
   }
 
   /** Sends what waits in the office outbox now (what the one-minute timer runs); failures wait for the next round. */
@@ -99,6 +148,7 @@ export class AppCore {
   /** Stops uploads (parts in flight are abandoned, stored parts kept), closes the queue and the local service. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.waitTimer);
     this.desk.close();
     this.cards.close();
     await this.cards.settled();
@@ -222,7 +272,7 @@ export class AppCore {
       // an earlier run held (no import runs for it now) uploads from the card.
       copyRoute: this.cards.copies,
     });
-    if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged and was moved to ${this.uploader.setAside}; a new queue was started.` });
+    if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged (${this.uploader.damage}) and was moved to ${this.uploader.setAside}; a new queue was started.` });
     const u = this.uploader;
     this.live = new LiveQueue(u.queue, () => u.engine.blocked, () => u.engine.holds.current, (event, payload) => {
       this.opts.emit(event, payload);
@@ -246,6 +296,7 @@ export class AppCore {
   }
 
   private requireUploader(): Uploader {
+    if (!this.uploader && this.waiting) throw new Error(this.waiting);
     if (!this.uploader) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
     return this.uploader;
   }

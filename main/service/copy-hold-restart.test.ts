@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { dropImportLocks } from '../testing/offload-child.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -105,6 +106,9 @@ describe('a recording placed after a restart, from a card imported before it', (
     await vi.waitFor(() => expect(recordedCopies(first.queueFile)).toEqual([...rec1!, rec2![0]!].map(copyOf).sort()), { timeout: 20_000 });
     await first.c.close();
     cores.splice(cores.indexOf(first.c), 1);
+    // A restart ends the process and the system drops its offload's lock; here the stuck import
+    // lives on in this process, so its lock is dropped as that end would.
+    dropImportLocks(first.c.cards);
 
     const again = await core('later', undefined, first.map);
     // The interrupted offload's half-written copy went when the queue opened; its verified copies stay.

@@ -9,6 +9,7 @@ import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import type { EventName, SettingsView } from '../../shared/ipc.js';
 import { LATEST_VERSION } from '../queue/db.js';
+import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
 import { RESTARTED, ServiceHost } from './host.js';
 
@@ -194,7 +195,27 @@ describe('the upload service in its own process', () => {
     const { h, events, store } = host('garbage');
     store.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
     expect(await h.start()).toEqual({ queueError: null });
-    await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
+    await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged \(SQLite cannot read it whole.*\) and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
+  });
+
+  it('a queue another process holds: the status says "in use by process N; waiting" until it is free, then the queue opens', async () => {
+    const dir = join(work, 'busy', 'queue');
+    mkdirSync(dir, { recursive: true });
+    const release = lockQueue(dir); // as a `capture-uploader drain` holds it
+    try {
+      const { h, events, store, call } = host('busy');
+      store.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
+      const started = await h.start();
+      expect(started.queueError).toMatch(new RegExp(`in use by process ${process.pid}; waiting\\.`));
+      expect(started.queueError).not.toMatch(/aside|rename/);
+      expect(await call('capture:service.status')).toEqual(started);
+      release();
+      await vi.waitFor(() => expect(h.status).toEqual({ queueError: null }), { timeout: 20_000 });
+      expect(events.filter((e) => e.event === 'capture:event.service').at(-1)!.payload).toEqual({ queueError: null });
+      expect(await call('capture:service.status')).toEqual({ queueError: null });
+    } finally {
+      release();
+    }
   });
 
   it('a request of a service that died is not answered to the next one (its seq means another question there)', async () => {

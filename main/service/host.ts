@@ -206,6 +206,8 @@ export class ServiceHost {
         this.calls.get(m.seq)?.resolve(m.answer);
         break;
       case 'event':
+        // The worker's later word on its queue (waiting for another process, then open) is the status the window asks for.
+        if (m.event === 'capture:event.service') this.status = m.payload as ServiceStatus;
         this.opts.emit(m.event, m.payload as never);
         break;
       case 'notify':

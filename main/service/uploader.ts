@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RetryPolicy } from '../api/errors.js';
 import type { GatewayConfig } from '../api/gateway.js';
@@ -51,6 +51,8 @@ export interface Uploader {
   engine: UploadEngine;
   /** Set when a corrupt queue file was moved aside on opening (its new path). */
   setAside?: string;
+  /** Why it was moved aside, one clause (OpenedQueue.damage); set with `setAside`. */
+  damage?: string;
   /**
    * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
    * Returns the row ids queued and the paths refused with their reasons.
@@ -75,15 +77,17 @@ export interface Uploader {
  */
 export function openUploader(opts: UploaderOptions): Uploader {
   mkdirSync(opts.dataDir, { recursive: true });
+  // A lock file there before this process takes it says the folder held a queue (queueDamage).
+  const usedBefore = existsSync(join(opts.dataDir, 'queue.lock'));
   const unlock = lockQueue(opts.dataDir);
   let opened;
   try {
-    opened = openQueueDatabase(join(opts.dataDir, 'queue.db'));
+    opened = openQueueDatabase(join(opts.dataDir, 'queue.db'), undefined, { usedBefore });
   } catch (err) {
     unlock();
     throw err;
   }
-  const { db, setAside } = opened;
+  const { db, setAside, damage } = opened;
   const queue = new UploadQueue(db);
   let removed: string[] = [];
   let due: ReturnType<typeof dueOnSettingsChange>;
@@ -111,12 +115,13 @@ export function openUploader(opts: UploaderOptions): Uploader {
   if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
   const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry, timeoutMs: opts.apiIdleTimeoutMs, log: (m) => opts.log?.info(m) });
   const engine = new UploadEngine({ ...opts, queue, gateway });
-  if (setAside) opts.log?.warn(`The upload queue was damaged; it was moved to ${setAside} and a new, empty queue was started.`);
+  if (setAside) opts.log?.warn(`The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started.`);
   return {
     queue,
     gateway,
     engine,
     setAside,
+    damage,
     async add(paths, choices) {
       const res = await this.enqueue(paths, choices);
       await engine.registerQueued();
@@ -136,17 +141,36 @@ export function openUploader(opts: UploaderOptions): Uploader {
           continue;
         }
         if (limit) warnings.push({ path: limit.path, reason: limit.sentence });
+        // A recording with a file changed on disk since it was queued is registered again whole
+        // (§4.4: a new capture); the captures holding those changed files are replaced by it.
+        const changed = c.files.flatMap((f) => queue.changedMatches(f));
+        const redo = new Set(changed.map((q) => q.captureRow));
         // Dropping the same card twice, or reaching it by another path or mount point, must not
-        // register the same recording twice (same inode, or same content fingerprint).
-        const already = c.files.map((f) => queue.findQueuedFile(f)).find(Boolean);
+        // register the same recording twice (same inode, or same content fingerprint). The
+        // unchanged files of a capture registered again whole are not "already queued".
+        const matched = c.files.map((f) => queue.findQueuedFile(f));
+        const already = matched.find((q) => q && !redo.has(q.captureRow));
         if (already) {
           const label = queue.capture(already.captureRow)?.label ?? '';
           for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
           continue;
         }
+        // Whole or not at all: a changed lens added without the rest of its recording would split
+        // it into two captures, so every file of the capture it replaces must come along.
+        const covered = new Set([...changed, ...matched].flatMap((q) => (q ? [q.id] : [])));
+        const missing = [...redo].flatMap((row) => queue.filesOf(row)).filter((q) => q.replacedBy === null && !covered.has(q.id));
+        if (missing.length > 0) {
+          const row = missing[0]!.captureRow;
+          for (const f of c.files) {
+            refused.push({ path: f.path, reason: `Not queued: its recording (capture ${row}) is registered again whole; add it together with ${missing.map((q) => q.path).join(', ')}.` });
+          }
+          continue;
+        }
+        // What still uploads of the capture being replaced stops first (parts in flight aborted).
+        for (const q of [...redo].flatMap((row) => queue.filesOf(row))) if (['pending', 'uploading', 'paused'].includes(q.state)) engine.cancel(q.id);
         const row = queue.enqueueCapture(c.label, c.request, c.files);
-        // A recording that changed on disk while it uploaded, added again: its old file is shown
-        // as replaced by this capture, never left to look like a second copy (issue 17 #14).
+        // A recording that changed on disk while it uploaded, added again: its old capture is shown
+        // as replaced by this one, never left to look like a second copy.
         queue.replaceChanged(row, c.files);
         queued.push(row);
       }

@@ -7,7 +7,8 @@
 // never waiting for an answer by blocking.
 import { join } from 'node:path';
 import type { Channel, Envelope } from '../../shared/ipc.js';
-import { recommendedRetryPolicy, reasonOf } from '../api/errors.js';
+import { reasonOf, recommendedRetryPolicy } from '../api/errors.js';
+import { queueErrorMessage } from './queue-error.js';
 import { AppCore } from './app-core.js';
 import type { AppCoreOptions } from './app-core.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
@@ -39,17 +40,7 @@ function localStarter(source: LocalServiceSource): LocalServiceStarter | undefin
   return async () => ({ info: source.info, close: async () => {} });
 }
 
-/**
- * Why the queue could not be opened, and what a person can do about it (issue 17 #11): the
- * error's own sentence (it names the file and the cause), then where the queue folder is.
- */
-export function queueErrorMessage(err: unknown, queueDir: string): string {
-  return (
-    `The upload queue could not be opened: ${reasonOf(err)} ` +
-    `The queue is kept in the folder ${queueDir}. To start with an empty queue, quit Capture Uploader, move that folder aside (rename it), and start the app again. ` +
-    'Captures already registered stay on the platform.'
-  );
-}
+export { queueErrorMessage };
 
 let nextRequest = 0;
 const requests = new Map<number, (answer: Envelope<unknown>) => void>();
@@ -130,8 +121,9 @@ async function open(start: ServiceStart): Promise<void> {
   } catch (err) {
     queueError = queueErrorMessage(err, join(start.dataDir, 'queue'));
   }
-  service = { core, handlers: { ...core.handlers(), 'capture:service.status': async () => ({ queueError }) } };
-  post({ type: 'started', queueError });
+  // While another process holds the queue, the core waits for it and says so (AppCore.queueWait).
+  service = { core, handlers: { ...core.handlers(), 'capture:service.status': async () => ({ queueError: queueError ?? core.queueWait }) } };
+  post({ type: 'started', queueError: queueError ?? core.queueWait });
   started();
 }
 

@@ -15,10 +15,12 @@ export function ServiceBanner() {
     return off;
   }, []);
   if (!status?.queueError) return null;
+  // A queue another process holds is waited for (main/service/queue-error.ts): it opens by itself.
+  const waiting = /; waiting\./.test(status.queueError);
   return (
     <div className="banner failed" role="alert" data-testid="service-error">
       <div>
-        <strong>Uploads cannot start.</strong> {status.queueError}
+        <strong>{waiting ? 'Uploads wait for the queue.' : 'Uploads cannot start.'}</strong> {status.queueError}
       </div>
     </div>
   );
