@@ -6,6 +6,7 @@
 // channel; the service then talks over `process.send`, where in Electron it has `process.parentPort`).
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
+import { sourceExecArgv } from '../service/spawn.js';
 
 /** What the shell asked of Electron so far. */
 export const rec = (() => {
@@ -75,7 +76,7 @@ export function electronModule(userData: string) {
   }
   const utilityProcess = {
     fork(modulePath: string, args: string[] = [], options: unknown = {}) {
-      const child = fork(modulePath, args, { execArgv: modulePath.endsWith('.ts') ? ['--import', 'tsx'] : [], serialization: 'advanced', stdio: 'inherit' });
+      const child = fork(modulePath, args, { execArgv: sourceExecArgv(modulePath), serialization: 'advanced', stdio: 'inherit' });
       rec.state.utility.push({ modulePath, options, child });
       return {
         get pid() {

@@ -41,6 +41,13 @@ export interface UtilityProcessApi {
   fork(modulePath: string, args?: string[], options?: { serviceName?: string; stdio?: 'inherit' | 'pipe' | 'ignore' }): UtilityChild;
 }
 
+/**
+ * Node's options for a service entry: for TypeScript source (tests, `tsx`), tsx's loader and the
+ * "source" export condition, so the local service package loads from its source as vitest
+ * resolves it, with no build of it; none for the bundle.
+ */
+export const sourceExecArgv = (entry: string): string[] => (entry.endsWith('.ts') ? ['--import', 'tsx', '--conditions=source'] : []);
+
 /** The service's entry from TypeScript source (tests, `tsx`): run by Node with tsx's loader. */
 export const SOURCE_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -66,7 +73,7 @@ export function spawnService(entry: string, utility?: UtilityProcessApi): Servic
     };
   }
   const child = fork(entry, [], {
-    execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    execArgv: sourceExecArgv(entry),
     serialization: 'advanced',
     stdio: 'inherit',
   });
