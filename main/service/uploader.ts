@@ -126,26 +126,31 @@ export function openUploader(opts: UploaderOptions): Uploader {
       // S3 allows 10,000 parts: refuse now what could never finish, at the part size the service
       // last gave (the interface's sample, 5 MiB, before any registration); registration checks again.
       const partSize = queue.meta.get<number>('partSize') ?? DEFAULT_PART_SIZE;
-      for (const c of captures) {
-        const tooBig = c.files.find((f) => Math.ceil(f.size / partSize) > MAX_PARTS);
-        if (tooBig) {
-          for (const f of c.files) refused.push({ path: f.path, reason: f === tooBig ? tooManyParts(f.fileName, f.size, partSize) : `Not queued: ${tooBig.fileName} of the same capture is too large.` });
-          continue;
+      // The whole intake in one transaction: one wait for the disk (synchronous=FULL) instead of
+      // two per capture, and a card is queued whole or not at all. Nothing is sent before it
+      // commits (docs/queue-commits.md).
+      queue.db.transaction(() => {
+        for (const c of captures) {
+          const tooBig = c.files.find((f) => Math.ceil(f.size / partSize) > MAX_PARTS);
+          if (tooBig) {
+            for (const f of c.files) refused.push({ path: f.path, reason: f === tooBig ? tooManyParts(f.fileName, f.size, partSize) : `Not queued: ${tooBig.fileName} of the same capture is too large.` });
+            continue;
+          }
+          // Dropping the same card twice, or reaching it by another path or mount point, must not
+          // register the same recording twice (same inode, or same content fingerprint).
+          const already = c.files.map((f) => queue.findQueuedFile(f)).find(Boolean);
+          if (already) {
+            const label = queue.capture(already.captureRow)?.label ?? '';
+            for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
+            continue;
+          }
+          const row = queue.enqueueCapture(c.label, c.request, c.files);
+          // A recording that changed on disk while it uploaded, added again: its old file is shown
+          // as replaced by this capture, never left to look like a second copy (issue 17 #14).
+          queue.replaceChanged(row, c.files);
+          queued.push(row);
         }
-        // Dropping the same card twice, or reaching it by another path or mount point, must not
-        // register the same recording twice (same inode, or same content fingerprint).
-        const already = c.files.map((f) => queue.findQueuedFile(f)).find(Boolean);
-        if (already) {
-          const label = queue.capture(already.captureRow)?.label ?? '';
-          for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
-          continue;
-        }
-        const row = queue.enqueueCapture(c.label, c.request, c.files);
-        // A recording that changed on disk while it uploaded, added again: its old file is shown
-        // as replaced by this capture, never left to look like a second copy (issue 17 #14).
-        queue.replaceChanged(row, c.files);
-        queued.push(row);
-      }
+      })();
       return { queued, refused, warnings };
     },
     async close() {
