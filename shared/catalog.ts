@@ -82,10 +82,18 @@ function parseJson(text: string): NamedStructure[] {
   return [...out.values()];
 }
 
+// Each structure's designs by id, for the structures of the parse under way: a lookup per row, so
+// a catalog is read in time proportional to its rows (docs/media-readers.md), not its rows squared.
+const designIndex = new WeakMap<NamedStructure, Map<string, { id: string; name: string }>>();
+
 function addDesign(s: NamedStructure, d: { id: string; name: string }, where: string): void {
-  const seen = s.designs.find((x) => x.id === d.id);
-  if (!seen) s.designs.push(d);
-  else if (seen.name !== d.name) throw new CatalogError(`${where}: design ${d.id} is named "${d.name}" here but "${seen.name}" above.`);
+  let byId = designIndex.get(s);
+  if (!byId) designIndex.set(s, (byId = new Map(s.designs.map((x) => [x.id, x]))));
+  const seen = byId.get(d.id);
+  if (!seen) {
+    s.designs.push(d);
+    byId.set(d.id, d);
+  } else if (seen.name !== d.name) throw new CatalogError(`${where}: design ${d.id} is named "${d.name}" here but "${seen.name}" above.`);
 }
 
 /**

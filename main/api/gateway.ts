@@ -128,6 +128,14 @@ export class CaptureGateway {
     await this.tokenForCall(signal);
   }
 
+  /**
+   * Whether a token valid for more than five minutes is held, so that a call made now goes out
+   * without signing in first (what `ready()` would otherwise wait for). No I/O.
+   */
+  get signedIn(): boolean {
+    return this.token !== undefined && this.token.expiresAt - TOKEN_MARGIN_MS > performance.now();
+  }
+
   /** Stops every call still running (a shared sign-in no caller waits for any more); the client stays usable. */
   abortAll(): void {
     this.lifetime.abort();
@@ -166,7 +174,7 @@ export class CaptureGateway {
   }
 
   private async currentToken(signal?: AbortSignal): Promise<string> {
-    if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > performance.now()) return this.token.value;
+    if (this.token && this.signedIn) return this.token.value;
     return this.signIn(signal);
   }
 

@@ -33,7 +33,9 @@ export interface RegistrarHooks {
  * then the gateway signs in, then the queue records, committed, that the request is sent, and
  * only then does the body leave. So no capture is sent by two callers, and a crash or Ctrl-C
  * while signing in leaves a row the next start puts back in the queue, while one after the mark
- * is for a person to decide (`registration_unknown`): issue 17 #11.
+ * is for a person to decide (`registration_unknown`). When the gateway already holds a token, no
+ * sign-in comes between, so the claim and the sent mark are one commit: a registration then waits
+ * for the disk twice (this claim, the answer), not three times (docs/queue-commits.md).
  *
  * A registration that failed before it was sent, or was answered 429/503, goes back to `queued`
  * with a time on the durable retry schedule (or Retry-After's), and every other due capture waits
@@ -123,7 +125,10 @@ export class Registrar {
   private claim(): QueuedCapture | undefined {
     if (this.stopped || this.halted) return undefined;
     try {
-      return this.ctx.queue.schedule.claimDueCapture(Date.now());
+      // Signed in already, with room kept for the answer, nothing stands between the claim and
+      // the send: the claim's commit carries the sent mark too (one wait for the disk per capture
+      // instead of two). Without room, the claim is plain and registerOne says why nothing is sent.
+      return this.ctx.queue.schedule.claimDueCapture(Date.now(), this.ctx.gateway.signedIn && this.reserve.ensure());
     } catch (err) {
       if (this.halt(err)) return undefined;
       throw err;
@@ -152,18 +157,21 @@ export class Registrar {
 
   private async registerOne(c: QueuedCapture): Promise<void> {
     const { ctx } = this;
-    const flight = { controller: new AbortController(), sending: false };
+    // Claimed with its sent mark (signed in at the claim): the body leaves now.
+    const flight = { controller: new AbortController(), sending: c.sentAt !== null };
     this.inflight = flight;
     try {
-      // §4.4 is not idempotent: nothing is sent unless its answer can be committed, so room for it
-      // is kept first; written before signing in, then only looked at again before the body leaves.
-      if (!this.reserve.ensure()) throw noRoomForAnswer();
-      await ctx.gateway.ready(flight.controller.signal);
-      if (flight.controller.signal.aborted) throw new CancelledError();
-      if (!this.reserve.ensure()) throw noRoomForAnswer();
-      // Committed before the body leaves: from here on a crash leaves it for a person.
-      ctx.queue.schedule.markCaptureSent(c.id);
-      flight.sending = true;
+      if (!flight.sending) {
+        // §4.4 is not idempotent: nothing is sent unless its answer can be committed, so room for it
+        // is kept first; written before signing in, then only looked at again before the body leaves.
+        if (!this.reserve.ensure()) throw noRoomForAnswer();
+        await ctx.gateway.ready(flight.controller.signal);
+        if (flight.controller.signal.aborted) throw new CancelledError();
+        if (!this.reserve.ensure()) throw noRoomForAnswer();
+        // Committed before the body leaves: from here on a crash leaves it for a person.
+        ctx.queue.schedule.markCaptureSent(c.id);
+        flight.sending = true;
+      }
       const [result] = await ctx.gateway.addCaptures([c.request], flight.controller.signal);
       if (!result) throw new Error('The service answered add-capture without a result');
       if (this.record(c, result)) this.hooks.registered();

@@ -20,6 +20,11 @@ export interface MediaMetadata {
 }
 
 const MAX_MOOV = 64 * 1024 * 1024;
+// Top-level boxes walked before `moov` is given up for: a camera file has three or four (ftyp,
+// moov, mdat, free or uuid), a fragmented one a moof/mdat pair per fragment after its moov. Each
+// step reads 16 bytes; without a bound a damaged file of 8-byte boxes takes one read per 8 bytes
+// of its size (docs/media-readers.md).
+const MAX_TOP_LEVEL_BOXES = 4096;
 
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length);
@@ -29,12 +34,14 @@ async function readAt(fh: FileHandle, position: number, length: number): Promise
 
 /**
  * Finds the top-level `ftyp` and `moov` boxes by walking box headers (never reading `mdat`, which
- * for a camera file comes first and is gigabytes long) and returns them back to back.
+ * for a camera file comes first and is gigabytes long) and returns them back to back. At most
+ * MAX_TOP_LEVEL_BOXES steps, each moving forward by at least a box header (8 bytes); undefined when
+ * no `moov` is found within them. Throws when `ftyp` or `moov` is larger than 64 MiB.
  */
 async function headerBoxes(fh: FileHandle, fileSize: number): Promise<Buffer | undefined> {
   const found: Buffer[] = [];
   let pos = 0;
-  while (pos + 8 <= fileSize) {
+  for (let step = 0; step < MAX_TOP_LEVEL_BOXES && pos + 8 <= fileSize; step++) {
     const head = await readAt(fh, pos, 16);
     let size = head.readUInt32BE(0);
     const type = head.toString('latin1', 4, 8);
@@ -83,32 +90,55 @@ async function readContainer(fh: FileHandle, fileSize: number): Promise<Omit<Med
 // bytes, the trailer size and version (little-endian 32-bit), and this 32-character signature.
 // Before it, frames are stacked back to front, each followed by a 6-byte header: version, type,
 // size. Frame type 1 (info) is a protobuf whose fields 1, 2, 3 are serial number, camera, firmware.
+//
+// A camera writes a dozen frame types, each once, and some empty (size 0) ones among them: the walk
+// takes at most MAX_FRAMES steps, ends at a header of zeros (type 0: no frame; a trailer of zeros
+// would otherwise move back 6 bytes per step over its whole claimed size), and reads an info frame
+// of at most MAX_INFO_FRAME bytes (a real one is a few hundred). docs/media-readers.md.
 const SIGNATURE = '8db42d694ccc418790edff439fe026bf';
 const TAIL = 72;
 const FRAME_HEADER = 6;
 const INFO_FRAME = 1;
+const MAX_FRAMES = 64;
+const MAX_INFO_FRAME = 64 * 1024;
 
-/** Reads the camera model, serial number and firmware from an Insta360 trailer, reading the file's tail only. */
+/**
+ * Reads the camera model, serial number and firmware from an Insta360 trailer, reading the file's
+ * tail only. Undefined when there is no trailer, or it is damaged: a size field outside the file,
+ * a header of zeros, a frame reaching outside the trailer, an info frame over 64 KiB, or no info
+ * frame within the first 64 frames. Throws only what reading the file throws.
+ */
 async function readTrailer(fh: FileHandle, fileSize: number): Promise<MediaMetadata['camera']> {
   if (fileSize < TAIL) return undefined;
   const tail = await readAt(fh, fileSize - TAIL, TAIL);
   if (tail.toString('latin1', 40, 72) !== SIGNATURE) return undefined;
   const trailerSize = tail.readUInt32LE(32);
+  if (trailerSize < TAIL || trailerSize > fileSize) return undefined;
   const start = fileSize - trailerSize;
   let pos = fileSize - TAIL;
-  while (pos - FRAME_HEADER >= start) {
+  for (let step = 0; step < MAX_FRAMES && pos - FRAME_HEADER >= start; step++) {
     const h = await readAt(fh, pos - FRAME_HEADER, FRAME_HEADER);
     const type = h.readUInt8(1);
     const size = h.readUInt32LE(2);
+    if (type === 0) return undefined;
     const frameStart = pos - FRAME_HEADER - size;
-    if (frameStart < start) break;
-    if (type === INFO_FRAME) return parseInfoFrame(await readAt(fh, frameStart, size));
+    if (frameStart < start) return undefined;
+    if (type === INFO_FRAME) return size <= MAX_INFO_FRAME ? parseInfoFrame(await readAt(fh, frameStart, size)) : undefined;
     pos = frameStart;
   }
   return undefined;
 }
 
+/** The camera facts of an info frame (protobuf fields 1–3); undefined when its bytes are not a valid protobuf (a damaged frame). */
 function parseInfoFrame(buf: Uint8Array): MediaMetadata['camera'] {
+  try {
+    return readInfoFields(buf);
+  } catch {
+    return undefined;
+  }
+}
+
+function readInfoFields(buf: Uint8Array): MediaMetadata['camera'] {
   const r = new BinaryReader(buf);
   const out: NonNullable<MediaMetadata['camera']> = {};
   while (r.pos < r.len) {

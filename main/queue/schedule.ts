@@ -24,18 +24,23 @@ export class QueueSchedule {
    * an explicit transaction, whose COMMIT throws on failure. (Read with `.get()` in autocommit, the
    * commit happens when the statement is reset and its error is lost: on a full disk the same
    * row, never claimed, came back again and again: issue 17 #1.)
+   *
+   * With `sent` the same commit also carries the sent mark (as markCaptureSent), for a caller that
+   * will send add-capture at once, with no sign-in between: one commit per claim instead of two,
+   * and each commit waits for the disk (synchronous=FULL).
    * Throws SqliteError (SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR...) when it cannot be written.
    */
-  claimDueCapture(at: number): QueuedCapture | undefined {
+  claimDueCapture(at: number, sent = false): QueuedCapture | undefined {
+    const t = now();
     const rows = this.db.transaction(
       () =>
         this.sql(
-            `UPDATE captures SET state = 'registering', sent_at = NULL, updated_at = ?
+            `UPDATE captures SET state = 'registering', sent_at = ?, updated_at = ?
              WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY priority DESC, id LIMIT 1)
                AND state = 'queued'
              RETURNING *`,
           )
-          .all(now(), at) as CaptureRowRaw[],
+          .all(sent ? t : null, t, at) as CaptureRowRaw[],
     )();
     return rows[0] && toCapture(rows[0]);
   }

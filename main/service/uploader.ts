@@ -130,50 +130,55 @@ export function openUploader(opts: UploaderOptions): Uploader {
     async enqueue(paths, choices) {
       const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
       const queued: number[] = [];
-      for (const c of captures) {
-        // The part size is the registration's to give (§4.4 `partSize`), so the 10,000-part limit is
-        // decided there, with this gateway's answer (Transitions.registered). Before it, only what no
-        // part size could store is refused, and what the interface's sample part size could not is
-        // said, both for the whole capture (docs/decisions/tolerant-whole-capture.md).
-        const limit = partLimitBeforeRegistration(c.files);
-        if (limit?.refuse) {
-          for (const f of c.files) refused.push({ path: f.path, reason: limit.sentence });
-          continue;
-        }
-        if (limit) warnings.push({ path: limit.path, reason: limit.sentence });
-        // A recording with a file changed on disk since it was queued is registered again whole
-        // (§4.4: a new capture); the captures holding those changed files are replaced by it.
-        const changed = c.files.flatMap((f) => queue.changedMatches(f));
-        const redo = new Set(changed.map((q) => q.captureRow));
-        // Dropping the same card twice, or reaching it by another path or mount point, must not
-        // register the same recording twice (same inode, or same content fingerprint). The
-        // unchanged files of a capture registered again whole are not "already queued".
-        const matched = c.files.map((f) => queue.findQueuedFile(f));
-        const already = matched.find((q) => q && !redo.has(q.captureRow));
-        if (already) {
-          const label = queue.capture(already.captureRow)?.label ?? '';
-          for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
-          continue;
-        }
-        // Whole or not at all: a changed lens added without the rest of its recording would split
-        // it into two captures, so every file of the capture it replaces must come along.
-        const covered = new Set([...changed, ...matched].flatMap((q) => (q ? [q.id] : [])));
-        const missing = [...redo].flatMap((row) => queue.filesOf(row)).filter((q) => q.replacedBy === null && !covered.has(q.id));
-        if (missing.length > 0) {
-          const row = missing[0]!.captureRow;
-          for (const f of c.files) {
-            refused.push({ path: f.path, reason: `Not queued: its recording (capture ${row}) is registered again whole; add it together with ${missing.map((q) => q.path).join(', ')}.` });
+      // The whole intake in one transaction: one wait for the disk (synchronous=FULL) instead of
+      // two per capture, and a card is queued whole or not at all. Nothing is sent before it
+      // commits (docs/queue-commits.md).
+      queue.db.transaction(() => {
+        for (const c of captures) {
+          // The part size is the registration's to give (§4.4 `partSize`), so the 10,000-part limit is
+          // decided there, with this gateway's answer (Transitions.registered). Before it, only what no
+          // part size could store is refused, and what the interface's sample part size could not is
+          // said, both for the whole capture (docs/decisions/tolerant-whole-capture.md).
+          const limit = partLimitBeforeRegistration(c.files);
+          if (limit?.refuse) {
+            for (const f of c.files) refused.push({ path: f.path, reason: limit.sentence });
+            continue;
           }
-          continue;
+          if (limit) warnings.push({ path: limit.path, reason: limit.sentence });
+          // A recording with a file changed on disk since it was queued is registered again whole
+          // (§4.4: a new capture); the captures holding those changed files are replaced by it.
+          const changed = c.files.flatMap((f) => queue.changedMatches(f));
+          const redo = new Set(changed.map((q) => q.captureRow));
+          // Dropping the same card twice, or reaching it by another path or mount point, must not
+          // register the same recording twice (same inode, or same content fingerprint). The
+          // unchanged files of a capture registered again whole are not "already queued".
+          const matched = c.files.map((f) => queue.findQueuedFile(f));
+          const already = matched.find((q) => q && !redo.has(q.captureRow));
+          if (already) {
+            const label = queue.capture(already.captureRow)?.label ?? '';
+            for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
+            continue;
+          }
+          // Whole or not at all: a changed lens added without the rest of its recording would split
+          // it into two captures, so every file of the capture it replaces must come along.
+          const covered = new Set([...changed, ...matched].flatMap((q) => (q ? [q.id] : [])));
+          const missing = [...redo].flatMap((row) => queue.filesOf(row)).filter((q) => q.replacedBy === null && !covered.has(q.id));
+          if (missing.length > 0) {
+            const row = missing[0]!.captureRow;
+            for (const f of c.files) {
+              refused.push({ path: f.path, reason: `Not queued: its recording (capture ${row}) is registered again whole; add it together with ${missing.map((q) => q.path).join(', ')}.` });
+            }
+            continue;
+          }
+          // What still uploads of the capture being replaced stops first (parts in flight aborted).
+          for (const q of [...redo].flatMap((row) => queue.filesOf(row))) if (['pending', 'uploading', 'paused'].includes(q.state)) engine.cancel(q.id);
+          const row = queue.enqueueCapture(c.label, c.request, c.files);
+          // A recording that changed on disk while it uploaded, added again: its old capture is shown
+          // as replaced by this one, never left to look like a second copy.
+          queue.replaceChanged(row, c.files);
+          queued.push(row);
         }
-        // What still uploads of the capture being replaced stops first (parts in flight aborted).
-        for (const q of [...redo].flatMap((row) => queue.filesOf(row))) if (['pending', 'uploading', 'paused'].includes(q.state)) engine.cancel(q.id);
-        const row = queue.enqueueCapture(c.label, c.request, c.files);
-        // A recording that changed on disk while it uploaded, added again: its old capture is shown
-        // as replaced by this one, never left to look like a second copy.
-        queue.replaceChanged(row, c.files);
-        queued.push(row);
-      }
+      })();
       return { queued, refused, warnings };
     },
     async close() {

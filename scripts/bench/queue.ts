@@ -1,6 +1,7 @@
 // The queue at the size users bring: a card of dual-lens pairs added through the built CLI against
-// the local service, then the CLI's start, `status --json` and `status` with it queued, and the
-// queue's open with crash recovery. Figures, not assertions.
+// the local service (with both sides' CPU, and what one commit waits for the disk), then the CLI's
+// start, `status --json` and `status` with it queued, and the queue's open with crash recovery.
+// Figures, not assertions.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,17 +25,44 @@ function makeCard(dir: string, pairs: number): void {
 }
 
 /**
+ * ms one committed transaction waits for the disk under `dir`, as the queue commits them (WAL,
+ * synchronous=FULL): the median of 200 one-row commits. Registration waits for two per capture,
+ * so this figure read beside `add` says how much of it is the disk (docs/queue-commits.md).
+ */
+function commitMs(dir: string): number {
+  const { db } = openQueueDatabase(join(dir, 'commit-probe.db'));
+  try {
+    db.exec('CREATE TABLE probe (n INTEGER)');
+    const insert = db.prepare('INSERT INTO probe (n) VALUES (?)');
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now();
+      insert.run(i);
+      times.push(performance.now() - t0);
+    }
+    return times.sort((a, b) => a - b)[100]!;
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Adds a card of `pairs` dual-lens pairs (2 × pairs files) through the built CLI into a queue
  * under `work`, then measures `runs` times each: the CLI's start (`--help`), `status --json` and
  * `status` (wall ms above that run's start), and the queue's open with crash recovery (every file
- * caught `uploading`, as after a SIGKILL mid-drain). Returns the figures with issue #11's targets.
+ * caught `uploading`, as after a SIGKILL mid-drain). Returns the figures with their targets, and
+ * beside `add` the CPU of the CLI and of the service (this process), and what one commit waits
+ * for the disk here.
  */
 export async function queueFigures(svc: LocalService, work: string, pairs: number, runs: number): Promise<Figure[]> {
   const card = join(work, 'card');
   makeCard(card, pairs);
   const dataDir = join(work, 'queue');
   const env = { ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) };
+  const commit = commitMs(work);
+  const serviceCpu0 = process.cpuUsage();
   const add = await runCli(env, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card]);
+  const serviceCpu = process.cpuUsage(serviceCpu0);
   const files = `${2 * pairs} files`;
   const start: number[] = [];
   const json: number[] = [];
@@ -58,7 +86,10 @@ export async function queueFigures(svc: LocalService, work: string, pairs: numbe
     opened.db.close();
   }
   return [
-    { name: `queue: add of ${pairs} dual-lens pairs`, values: [add.seconds], unit: 's', better: 'lower', limit: 60, digits: 1, note: 'one run; the local service registers each capture' },
+    { name: `queue: add of ${pairs} dual-lens pairs`, values: [add.seconds], unit: 's', better: 'lower', limit: 25, digits: 1, note: 'one run; the local service registers each capture' },
+    { name: 'queue: add, client CPU', values: [add.cpuSeconds], unit: 's', better: 'lower', digits: 1, note: 'user + system of the CLI' },
+    { name: 'queue: add, local service CPU', values: [(serviceCpu.user + serviceCpu.system) / 1e6], unit: 's', better: 'lower', digits: 1, note: 'this process, meanwhile' },
+    { name: 'queue: one commit waiting for this disk', values: [commit], unit: 'ms', better: 'lower', digits: 2, note: 'WAL, synchronous=FULL, median of 200; add waits for two per capture' },
     { name: 'queue: CLI start (--help)', values: start, unit: 'ms', better: 'lower', limit: 150, digits: 0 },
     { name: `queue: status --json, ${files}, above start`, values: json, unit: 'ms', better: 'lower', limit: 300, digits: 0 },
     { name: `queue: status, ${files}, above start`, values: text, unit: 'ms', better: 'lower', limit: 300, digits: 0 },

@@ -47,7 +47,8 @@ const SCHEMA = `
  * Why rows: the state used to be one JSON file rewritten on every change, so each registration
  * cost more than the last (10 MB at 10,000 files; `add` of 5,000 pairs took 233 s). `save()` now
  * writes only the records a request changed, in one transaction, so a request costs the same at
- * 10,000 captures as at 10; and every committed change survives a crash of the process.
+ * 10,000 captures as at 10; and every committed change survives a crash of the process (not a
+ * power loss: synchronous=NORMAL).
  * A data folder of the JSON era (`service-state.json`) is imported once and left in place.
  */
 export class StateStore {
@@ -66,6 +67,11 @@ export class StateStore {
     this.file = join(dataDir, 'service-state.db');
     this.db = new Database(this.file);
     this.db.pragma('journal_mode = WAL');
+    // NORMAL, not FULL: a commit is in the WAL (the OS holds it) without waiting for the disk, so
+    // it survives the process killed, only not the machine losing power, which a stand-in need not
+    // survive; FULL made each add-capture wait for the disk once more than the client itself
+    // (docs/queue-commits.md).
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.upsert = this.db.prepare('INSERT INTO records (kind, id, json) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET json = excluded.json');
     this.remove = this.db.prepare('DELETE FROM records WHERE kind = ? AND id = ?');
