@@ -109,13 +109,14 @@ describe('capture-uploader assets', () => {
     const totals = stageTotals(category.stages, held);
     const untracked = held.filter((a) => a.doNotTrack).length;
     expect(totals.reduce((n, t) => n + t.assets, 0)).toBe(held.length - untracked);
-    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).slice(0, totals.length + 1 + (untracked ? 1 : 0))).toEqual([
+    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).slice(0, totals.length + 2 + (untracked ? 1 : 0))).toEqual([
       `${held.length} asset(s) of Curtain Wall in structure ${towerA}; lengths in m`,
+      'By the latest stage each asset has reached:',
       ...totals.map((t) => `${t.stage?.name ?? 'not started'} ${t.assets} asset(s) ${t.length.toFixed(1)} m ${(t.share * 100).toFixed(1)}%`),
       ...(untracked ? [`(${untracked} asset(s) marked do-not-track are not counted)`] : []),
     ]);
     // Then each stage in its own unit (anchors counted, glazing in m2 by the wall's height, sealant in lf).
-    expect(list.stdout).toContain('Work done by stage, each in its own unit:');
+    expect(list.stdout).toContain('Per-stage totals (the work done in each stage by all tracked assets, each in its own unit):');
     expect(list.stdout).toMatch(/\n {2}Anchors +[\d.]+ of \d+ ea\n/);
     expect(list.stdout).toMatch(/\n {2}Sealant +[\d.]+ of [\d.]+ lf\n/);
     const missing = await cli(['assets', 'list', '--structure', towerA, '--category', 'Roofing']);

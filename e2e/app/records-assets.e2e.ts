@@ -99,7 +99,7 @@ test('slabs are drawn as filled polygons and measured by their area; pours in m3
   expect(await shapes.evaluateAll((els) => els.map((e) => [e.tagName, e.getAttribute('data-shape'), e.getAttribute('fill') === e.getAttribute('stroke')]))).toEqual(held.map(() => ['polygon', 'polygon', true]));
   const tracked = held.filter((a) => !a.doNotTrack);
   const total = tracked.reduce((t, a) => t + rectArea(a.points), 0);
-  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Stages of Floor Slabs, in sequence (area in m2: the drawn outlines)');
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Assets of Floor Slabs by the latest stage each has reached, stages in sequence (area in m2: the drawn outlines)');
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
   const per: Record<string, (a: SeedAsset) => number> = { m2: (a) => rectArea(a.points), m3: (a) => rectArea(a.points) * category.height };
   await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(
@@ -118,7 +118,7 @@ test('fire dampers are drawn as points and counted in each', async ({ page }) =>
   const shapes = page.getByTestId('asset-line');
   await expect(shapes).toHaveCount(held.length);
   expect(new Set(await shapes.evaluateAll((els) => els.map((e) => e.getAttribute('data-shape'))))).toEqual(new Set(['point']));
-  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Stages of Fire Dampers, in sequence (counted in ea)');
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Assets of Fire Dampers by the latest stage each has reached, stages in sequence (counted in ea)');
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Count');
   const tracked = held.filter((a) => !a.doNotTrack);
   await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(

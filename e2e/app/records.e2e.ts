@@ -199,7 +199,7 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
   await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
   // Drywall is counted in m2: a wall traced on plan, its area the drawn length times the category's height.
   const drywall = (h.svc.store.state.assetCategories as { name: string; height: number }[]).find((c) => c.name === 'Drywall Partitions')!;
-  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(`Stages of Drywall Partitions, in sequence (area in m2: drawn length × height ${drywall.height})`);
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(`Assets of Drywall Partitions by the latest stage each has reached, stages in sequence (area in m2: drawn length × height ${drywall.height})`);
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
   const level = page.getByTestId('zoom-level');
   const layer = page.getByTestId('asset-layer');

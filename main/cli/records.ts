@@ -187,12 +187,14 @@ export function assetList(g: RecordsFlags, structure: string, category: string):
     const { size: _size, ...sized } = sizing;
     if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, measure, sizing: sized, assets, totals, stageWork: work }));
     out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; ${sizing.note}`);
+    // The screen's legend, in the same words: each asset counts once, at its latest stage.
+    out('By the latest stage each asset has reached:');
     for (const t of totals) {
       out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${t.length.toFixed(1).padStart(10)} ${sizing.unit}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
     }
     const untracked = assets.filter((a) => a.doNotTrack).length;
     if (untracked) out(`  (${untracked} asset(s) marked do-not-track are not counted)`);
-    out('Work done by stage, each in its own unit:');
+    out('Per-stage totals (the work done in each stage by all tracked assets, each in its own unit):');
     for (const w of work) out(`  ${w.stage.padEnd(24)} ${!w.uom ? 'no unit given' : w.measured === 0 ? `in ${w.uom}: not derived from the drawing` : workPhrase(w, w.uom, 'en-GB')}`);
   });
 }

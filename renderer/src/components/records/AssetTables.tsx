@@ -8,20 +8,21 @@ import { quantityText } from './asset-figures.js';
 export const MUTED = '#9aa3ad';
 
 /**
- * The legend (progress-records-interface.md §2 stages in sequence): per stage reached, how many
- * tracked assets and their quantity in the category's unit by shape, and their share; "Not
- * tracked" when any asset is; then each stage's work done in the stage's own unit ("120 of 300 m").
+ * The legend (progress-records-interface.md §2 stages in sequence): the tracked assets counted by
+ * the latest stage each has reached (one row per stage, so an asset counts once), their quantity
+ * in the category's unit by shape, and their share; "Not tracked" when any asset is; then, said
+ * as such, the per-stage totals: each stage's work done in its own unit ("120 of 300 m").
  */
 export function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
   return (
     <>
       <table className="legend" data-testid="asset-legend">
         <caption>
-          Stages of {category.name}, in sequence ({f.note})
+          Assets of {category.name} by the latest stage each has reached, stages in sequence ({f.note})
         </caption>
         <thead>
           <tr>
-            <th>Stage</th>
+            <th>Latest stage reached</th>
             <th>Assets</th>
             <th>{f.sizeName}</th>
             <th>Share</th>
@@ -50,7 +51,7 @@ export function AssetLegend({ category, f }: { category: AssetCategoryView; f: A
         </tbody>
       </table>
       <table className="legend" data-testid="stage-work">
-        <caption>Work done by stage, each in its own unit (tracked assets)</caption>
+        <caption>Per-stage totals: the work done in each stage by all tracked assets, each in its own unit</caption>
         <thead>
           <tr>
             <th>Stage</th>
