@@ -67,12 +67,14 @@ describe('capture-uploader progress', () => {
     await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', times: 0, action: { type: 'status', status: 503 } });
     const details = `Level 4 fire stopping, offline ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-21', '--status', 'Completed', '--details', details]);
-    expect(add.code, add.stderr).toBe(0);
+    // Work left that goes on by itself: 3, as the README's exit statuses say.
+    expect(add.code, add.stderr).toBe(3);
     expect(add.stdout).toBe(`queued: the progress service cannot be reached; the entry waits in ${join(work, 'records.db')} and is sent by \`capture-uploader progress send\`\n`);
     expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
     const still = await cli(['progress', 'send']);
-    expect(still.code).toBe(2);
-    expect(still.stderr).toBe(`capture-uploader: The progress service failed (Internal Server Error); try again in a moment. The entries waiting stay in ${join(work, 'records.db')}; nothing is lost.\n`);
+    expect(still.code, still.stderr).toBe(3);
+    expect(still.stdout).toMatch(/^waiting \d+ {2}2026-11-21 Completed: Level 4 fire stopping, offline \d+ \(The progress service failed \(Internal Server Error\); try again in a moment\.\)\n/);
+    expect(still.stdout).toContain(`The entries waiting stay in ${join(work, 'records.db')}; nothing is lost.`);
     expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
 
     await svc.admin('DELETE', '/faults');
@@ -92,7 +94,40 @@ describe('capture-uploader progress', () => {
     const date = await cli(['progress', 'add', '--date', '23/11/2026', '--status', 'Completed', '--details', 'x']);
     expect(date.code).toBe(2);
     expect(date.stderr).toMatch(/--date 23\/11\/2026 is not a date in YYYY-MM-DD form/);
+    const empty = await cli(['progress', 'add', '--date', '2026-11-23', '--status', 'Completed', '--details', '  ']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('capture-uploader: --details is empty: say what was done, where (structure, level, gridlines).\n');
   });
+
+  it('an entry refused after send exits 1, and is corrected with progress fix or given up with progress drop', async () => {
+    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', times: 0, action: { type: 'status', status: 503 } });
+    const first = `Tower C level 2 ${Date.now()}`;
+    const second = `Tower C level 3 ${Date.now()}`;
+    expect((await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', first])).code).toBe(3);
+    expect((await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', second])).code).toBe(3);
+    await svc.admin('DELETE', '/faults');
+    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', times: 0, action: { type: 'json', status: 422, body: { success: false, message: 'details must name gridlines' } } });
+    const send = await cli(['progress', 'send']);
+    expect(send.code, send.stderr).toBe(1);
+    const ids = [...send.stdout.matchAll(/^refused (\d+) /gm)].map((m) => Number(m[1]));
+    expect(ids).toHaveLength(2);
+    expect(send.stdout).toContain('(The progress service refused the request: details must name gridlines. Correct it and try again.)');
+    expect(send.stdout).toContain('capture-uploader progress fix ID');
+    await svc.admin('DELETE', '/faults');
+    const fix = await cli(['progress', 'fix', String(ids[0]), '--details', `${first}, gridlines 3–6`]);
+    expect(fix.code, fix.stderr).toBe(0);
+    expect(svc.store.state.progress.filter((p) => p.details === `${first}, gridlines 3–6`)).toHaveLength(1);
+    const drop = await cli(['progress', 'drop', String(ids[1])]);
+    expect(drop.code, drop.stderr).toBe(0);
+    expect(drop.stdout).toBe(`dropped ${ids[1]}: it will not be sent\n`);
+    const after = await cli(['progress', 'send']);
+    expect([after.code, after.stdout]).toEqual([0, 'Nothing waits to be sent.\n']);
+    expect(svc.store.state.progress.filter((p) => p.details === second)).toEqual([]);
+    const gone = await cli(['progress', 'drop', String(ids[1])]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toMatch(/No entry \d+ waits to be sent/);
+  });
+
 });
 
 describe('capture-uploader assets', () => {

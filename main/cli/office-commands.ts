@@ -6,10 +6,11 @@ import { Option } from 'commander';
 // zod, records.db) is loaded only when one of these runs.
 
 /**
- * Adds `progress list|show|add|send` (§ progress entries) and `assets categories|list` (§ asset
+ * Adds `progress list|show|add|send|fix|drop` (§ progress entries) and `assets categories|list` (§ asset
  * categories, assets) to `program`. Each action reads the global options (--records-url and the
  * rest, see records.ts RecordsFlags) from `program` when it runs; errors are thrown to index.ts's
- * handler, which prints them without secrets and exits 2.
+ * handler, which prints them without secrets and exits 2. The progress commands that send set the
+ * exit status the README gives: 0 done, 1 an entry refused, 3 entries waiting for the service.
  */
 export function officeCommands(program: Command): void {
   const records = async () => ({ r: await import('./records.js'), g: program.opts() as import('./records.js').RecordsFlags });
@@ -37,16 +38,36 @@ export function officeCommands(program: Command): void {
     .addOption(new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']).makeOptionMandatory())
     .requiredOption('--details <text>', 'what was done')
     .action(async (o: { date: string; status: 'In Progress' | 'Completed'; details: string }) => {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date))) throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form`);
+      checkEntry(o);
       const { r, g } = await records();
-      await r.progressAdd(g, o);
+      process.exitCode = await r.progressAdd(g, o);
     });
   progress
     .command('send')
-    .description('send the entries recorded while the service could not be reached (kept in records.db)')
+    .description('send the entries recorded while the service could not be reached (kept in records.db); exit 1 if one is refused, 3 if some still wait')
     .action(async () => {
       const { r, g } = await records();
-      await r.progressSend(g);
+      process.exitCode = await r.progressSend(g);
+    });
+  progress
+    .command('fix')
+    .argument('<id>', 'the outbox entry, as `progress send` lists it')
+    .description('correct an entry that was refused or still waits, and send it again')
+    .option('--date <YYYY-MM-DD>', 'the day the progress was made')
+    .addOption(new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']))
+    .option('--details <text>', 'what was done')
+    .action(async (id: string, o: { date?: string; status?: 'In Progress' | 'Completed'; details?: string }) => {
+      checkEntry(o);
+      const { r, g } = await records();
+      process.exitCode = await r.progressFix(g, outboxId(id), o);
+    });
+  progress
+    .command('drop')
+    .argument('<id>', 'the outbox entry, as `progress send` lists it')
+    .description('give up an entry that was refused or still waits: it is not sent')
+    .action(async (id: string) => {
+      const { r, g } = await records();
+      process.exitCode = await r.progressDrop(g, outboxId(id));
     });
   const assets = program.command('assets').description('external assets of a structure and their stage progress');
   assets
@@ -65,4 +86,16 @@ export function officeCommands(program: Command): void {
       const { r, g } = await records();
       await r.assetList(g, o.structure, o.category);
     });
+}
+
+/** Throws, naming the option and the fix, when a given --date is not YYYY-MM-DD or --details says nothing. */
+function checkEntry(o: { date?: string; details?: string }): void {
+  if (o.date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date)))) throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form, such as 2026-11-23.`);
+  if (o.details !== undefined && o.details.trim() === '') throw new Error('--details is empty: say what was done, where (structure, level, gridlines).');
+}
+
+/** An outbox id given on the command line, as a number; throws naming it when it is not one. */
+function outboxId(id: string): number {
+  if (!/^\d+$/.test(id)) throw new Error(`${id} is not an outbox entry id; \`capture-uploader progress send\` lists them.`);
+  return Number(id);
 }

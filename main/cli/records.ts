@@ -9,6 +9,7 @@ import { ProgressRecordsClient, explain } from '../api/progress-records.js';
 import { startLocalService } from '../service/local-service.js';
 import { OfficeRecords } from '../office/office.js';
 import { RecordsStore } from '../office/store.js';
+import type { OutboxItemView } from '../../shared/ipc.js';
 import { printable } from './printable.js';
 
 // `capture-uploader progress …` and `assets …`: the office side, progress-records-interface.md.
@@ -83,8 +84,9 @@ async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
     baseUrl: pick(g.progressUrl, 'CAPTURE_PROGRESS_URL', '--progress-url').replace(/\/+$/, ''),
     apiKey: pick(g.apiKey, 'CAPTURE_API_KEY', '--api-key'),
     projectId: pick(g.projectId, 'CAPTURE_PROJECT_ID', '--project-id'),
-    email: process.env.CAPTURE_EMAIL ?? g.email ?? '',
-    password: process.env.CAPTURE_PASSWORD ?? g.password ?? '',
+    // A flag given on the command line wins over the environment, as for every other setting.
+    email: g.email ?? process.env.CAPTURE_EMAIL ?? '',
+    password: g.password ?? process.env.CAPTURE_PASSWORD ?? '',
   };
   const client = new ProgressRecordsClient(config);
   const dataDir = resolve(g.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
@@ -92,11 +94,11 @@ async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
   return { client, structures: [], dataDir, office: outbox.office, close: async () => outbox.close() };
 }
 
-/** Runs one records command, turning the service's errors into one readable line (exit 2). */
-async function run(g: RecordsFlags, fn: (s: RecordsSession) => Promise<void>): Promise<void> {
+/** Runs one records command, turning the service's errors into one readable line (exit 2); answers what `fn` answers. */
+async function run<T>(g: RecordsFlags, fn: (s: RecordsSession) => Promise<T>): Promise<T> {
   const s = await openRecords(g);
   try {
-    await fn(s);
+    return await fn(s);
   } catch (err) {
     throw new Error(explain(err) ?? reasonOf(err));
   } finally {
@@ -127,33 +129,81 @@ export function progressShow(g: RecordsFlags, id: string): Promise<void> {
 }
 
 /**
- * `progress add --date --status --details`: records an entry once (OfficeRecords.createProgress:
- * older entries waiting go first; a lost answer is looked up before any resend). When the service
- * cannot be reached (no answer, 5xx) the entry waits in records.db's outbox and the command says
- * so and exits 0: nothing is lost, and `progress send` (or the desktop app) sends it later.
- * A refusal (4xx) throws, and nothing waits.
+ * The exit statuses of the progress commands, as the README's "Exit status" says for every
+ * command: 0 all done, 1 a person is needed (an entry the service refused), 3 work is left that
+ * goes on by itself (entries waiting for the service). Errors still throw (exit 2).
  */
-export function progressAdd(g: RecordsFlags, entry: { date: string; status: 'In Progress' | 'Completed'; details: string }): Promise<void> {
+export type ProgressExit = 0 | 1 | 3;
+
+/** "refused 2026-11-23 In Progress: … (why)" / "waiting …": one outbox entry as the CLI says it, with its id for `progress fix|drop`. */
+const outboxLine = (w: OutboxItemView) => `${w.state === 'refused' ? 'refused' : 'waiting'} ${w.id}  ${w.date} ${w.status}: ${printable(w.details)}${w.error ? ` (${w.error})` : ''}`;
+
+/**
+ * `progress add --date --status --details`: records an entry once (OfficeRecords.createProgress:
+ * older entries waiting go first; a lost answer is looked up before any resend). Answers 0 when
+ * it was recorded; 3 when the service cannot be reached (no answer, 5xx) and the entry waits in
+ * records.db's outbox, which `progress send` (or the desktop app) sends later: nothing is lost.
+ * A refusal (4xx) throws with the service's words, and nothing waits.
+ */
+export function progressAdd(g: RecordsFlags, entry: { date: string; status: 'In Progress' | 'Completed'; details: string }): Promise<ProgressExit> {
   return run(g, async (s) => {
     const { entry: e, queued } = await s.office().createProgress(entry);
-    if (g.json) return out(JSON.stringify(e ? { type: 'progress-entry', entry: e } : { type: 'progress-queued', queued }));
-    if (e) return out(`recorded ${e.id}: ${e.date} ${e.status}`);
-    out(`queued: the progress service cannot be reached; the entry waits in ${join(s.dataDir, 'records.db')} and is sent by \`capture-uploader progress send\``);
+    if (g.json) out(JSON.stringify(e ? { type: 'progress-entry', entry: e } : { type: 'progress-queued', queued }));
+    else if (e) out(`recorded ${e.id}: ${e.date} ${e.status}`);
+    else out(`queued: the progress service cannot be reached; the entry waits in ${join(s.dataDir, 'records.db')} and is sent by \`capture-uploader progress send\``);
+    return e ? 0 : 3;
   });
 }
 
-/** `progress send`: sends the entries waiting in the outbox, oldest first; says what was recorded and what still waits. */
-export function progressSend(g: RecordsFlags): Promise<void> {
+/**
+ * `progress send`: sends the entries waiting in the outbox, oldest first; says what was recorded
+ * and what still waits or was refused (with the id `progress fix|drop` take). Answers 1 when an
+ * entry is refused (a person must correct or drop it), else 3 when entries still wait for the
+ * service, else 0.
+ */
+export function progressSend(g: RecordsFlags): Promise<ProgressExit> {
   return run(g, async (s) => {
     const office = s.office();
-    const sent = await office.sendOutbox().catch((err: unknown) => {
-      throw new Error(`${explain(err) ?? reasonOf(err)} The entries waiting stay in ${join(s.dataDir, 'records.db')}; nothing is lost.`);
-    });
-    const { outbox } = await office.listProgress();
-    if (g.json) return out(JSON.stringify({ type: 'progress-sent', sent, waiting: outbox }));
-    for (const e of sent) out(`recorded ${e.id}: ${e.date} ${e.status}`);
-    for (const w of outbox) out(`${w.state === 'refused' ? 'refused' : 'waiting'} ${w.date} ${w.status}: ${printable(w.details)}${w.error ? ` (${w.error})` : ''}`);
-    if (sent.length === 0 && outbox.length === 0) out('Nothing waits to be sent.');
+    // Each entry's failure is kept on it (refused, or waiting with why): the list below says them.
+    const sent = await office.sendOutbox().catch(() => []);
+    const outbox = s.office().outboxNow();
+    if (g.json) out(JSON.stringify({ type: 'progress-sent', sent, waiting: outbox }));
+    else {
+      for (const e of sent) out(`recorded ${e.id}: ${e.date} ${e.status}`);
+      for (const w of outbox) out(outboxLine(w));
+      if (sent.length === 0 && outbox.length === 0) out('Nothing waits to be sent.');
+      else if (outbox.some((w) => w.state === 'refused')) out('Correct a refused entry with `capture-uploader progress fix ID --details …`, or give it up with `capture-uploader progress drop ID`.');
+      else if (outbox.length > 0) out(`The entries waiting stay in ${join(s.dataDir, 'records.db')}; nothing is lost. Run \`capture-uploader progress send\` again later.`);
+    }
+    return outbox.some((w) => w.state === 'refused') ? 1 : outbox.length > 0 ? 3 : 0;
+  });
+}
+
+/**
+ * `progress fix ID [--date] [--status] [--details]`: corrects an entry of the outbox (refused, or
+ * waiting) and sends it (OfficeRecords.revise; a waiting entry sent before is looked up first).
+ * Fields not given keep their value. Answers 0 when it was recorded, 1 when refused again, 3 when
+ * it waits for the service. Throws when ID is not in the outbox.
+ */
+export function progressFix(g: RecordsFlags, id: number, change: { date?: string; status?: 'In Progress' | 'Completed'; details?: string }): Promise<ProgressExit> {
+  return run(g, async (s) => {
+    const office = s.office();
+    const item = office.outboxNow().find((w) => w.id === id);
+    if (!item) throw new Error(`No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`);
+    const r = await office.revise(id, { date: change.date ?? item.date, status: change.status ?? item.status, details: change.details ?? item.details });
+    if (g.json) out(JSON.stringify({ type: 'progress-fixed', entry: r.entry, item: r.item }));
+    else if (r.entry) out(`recorded ${r.entry.id}: ${r.entry.date} ${r.entry.status}`);
+    else if (r.item) out(outboxLine(r.item));
+    return r.entry ? 0 : r.item?.state === 'refused' ? 1 : 3;
+  });
+}
+
+/** `progress drop ID`: gives up an entry of the outbox (refused or waiting). Throws when ID is not in the outbox. */
+export function progressDrop(g: RecordsFlags, id: number): Promise<ProgressExit> {
+  return run(g, async (s): Promise<ProgressExit> => {
+    if (!(await s.office().discard(id))) throw new Error(`No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`);
+    out(g.json ? JSON.stringify({ type: 'progress-dropped', id }) : `dropped ${id}: it will not be sent`);
+    return 0;
   });
 }
 

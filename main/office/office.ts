@@ -167,6 +167,11 @@ export class OfficeRecords {
     });
   }
 
+  /** The outbox as it is now, without a request: refused and waiting entries, oldest first. */
+  outboxNow(): OutboxItemView[] {
+    return this.store.outbox(this.connect().scope).map(outboxView);
+  }
+
   /** Takes an entry out of the outbox unsent (the person gave it up, e.g. after a refusal). Answers whether it was there. */
   async discard(id: number): Promise<boolean> {
     return this.serially(async () => this.store.remove(this.connect().scope, id));
