@@ -26,6 +26,9 @@ describe('queueState (issue 18 #2)', () => {
     expect(s).toMatchObject({ kind: 'card-removed', headline: 'Card removed: put it back to continue (48 recordings waiting)', tone: 'paused' });
     expect(queueStateLine(s)).toBe('Card removed: put it back to continue (48 recordings waiting) — uploads resume by themselves once it is back, under any name · nothing lost');
     expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 2, recordings: 1 } })).headline).toBe('2 cards removed: put them back to continue (1 recording waiting)');
+    // Named as the person reads them on the card.
+    expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 1, recordings: 3, names: ['X4_CARD'] } })).headline).toBe('Card X4_CARD removed: put it back to continue (3 recordings waiting)');
+    expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 2, recordings: 4, names: ['X4_CARD', 'GO3'] } })).headline).toBe('2 cards removed (X4_CARD, GO3): put them back to continue (4 recordings waiting)');
     // The credentials refused stop everything: that is said first.
     expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 1, recordings: 3 } }), { blocked: 'The service refuses the API key.' }).kind).toBe('needs-you');
   });

@@ -114,13 +114,19 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
 }
 
 /**
- * The words for pulled cards (shared/ipc.ts QueueTotals.cardRemoved): "Card removed: put it back
- * to continue (48 recordings waiting)", or for several "2 cards removed: put them back to continue
- * (…)"; the detail says that nothing failed and no click is needed.
+ * The words for pulled cards (shared/ipc.ts QueueTotals.cardRemoved), naming them as the person
+ * reads them on the card: "Card X4_CARD removed: put it back to continue (48 recordings
+ * waiting)", or for several "2 cards removed (X4_CARD, X3_CARD): put them back to continue (…)";
+ * without names (an older queue), "Card removed: …". The detail says that nothing failed and no
+ * click is needed.
  */
-export function cardRemovedState(c: { cards: number; recordings: number }): Pick<QueueState, 'headline' | 'detail'> {
+export function cardRemovedState(c: { cards: number; recordings: number; names?: readonly string[] }): Pick<QueueState, 'headline' | 'detail'> {
   const waiting = `(${c.recordings} recording${c.recordings === 1 ? '' : 's'} waiting)`;
-  const headline = c.cards === 1 ? `Card removed: put it back to continue ${waiting}` : `${c.cards} cards removed: put them back to continue ${waiting}`;
+  const names = c.names ?? [];
+  const headline =
+    c.cards === 1
+      ? `Card ${names[0] ? `${names[0]} ` : ''}removed: put it back to continue ${waiting}`
+      : `${c.cards} cards removed${names.length ? ` (${names.join(', ')})` : ''}: put them back to continue ${waiting}`;
   return { headline, detail: `uploads resume by themselves once ${c.cards === 1 ? 'it is' : 'they are'} back, under any name · nothing lost` };
 }
 

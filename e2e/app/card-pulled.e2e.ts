@@ -43,11 +43,15 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
 
   renameSync(card.root, join(pocket, 'X4'));
   const state = page.getByTestId('queue-state');
-  await expect(state).toHaveText('Card removed: put it back to continue (2 recordings waiting)', { timeout: 30_000 });
+  await expect(state).toHaveText('Card X4 removed: put it back to continue (2 recordings waiting)', { timeout: 30_000 });
   await expect(state).toHaveAttribute('data-kind', 'card-removed');
   await expect(page.getByTestId('queue-state-detail')).toHaveText('uploads resume by themselves once it is back, under any name · nothing lost');
   await expect(page.locator('.file-row.failed')).toHaveCount(0);
   expect(h.queue().allFiles().filter((f) => f.state === 'failed')).toEqual([]);
+  // Each file left on it says which card it waits for, not that it waits for its turn.
+  const onCard = h.queue().allFiles().filter((f) => f.state !== 'completed').length;
+  expect(onCard).toBeGreaterThan(0);
+  await expect(page.locator('.file-row').filter({ hasText: 'Waiting for card X4' })).toHaveCount(onCard);
 
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   renameSync(join(pocket, 'X4'), join(mount, 'X4_1'));

@@ -56,8 +56,8 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     // One state for the card; nothing failed, nothing counted as an attempt, nothing uploading.
     await expect.poll(() => u.queue.files(['uploading']).length + (queueState(committedTotals(u.queue.totals())).kind === 'card-removed' ? 0 : 1), { timeout: 30_000 }).toBe(0);
     const state = queueState(committedTotals(u.queue.totals()));
-    expect(state.headline).toBe('Card removed: put it back to continue (2 recordings waiting)');
-    expect(statusState(u.queue).line).toMatch(/^Card removed: put it back to continue \(2 recordings waiting\) — /);
+    expect(state.headline).toBe('Card X4_CARD removed: put it back to continue (2 recordings waiting)');
+    expect(statusState(u.queue).line).toMatch(/^Card X4_CARD removed: put it back to continue \(2 recordings waiting\) — /);
     expect(u.queue.files(['failed'])).toEqual([]);
     // A drain stopped now (the CLI's `drain` without --wait) says it once, and a person is needed (exit 1).
     const now = u.engine.summary();
@@ -116,7 +116,7 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     void u.engine.drain({ wait: true });
     await expect.poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(1);
     renameSync(card.root, join(aside, 'GO3'));
-    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card removed: put it back to continue (1 recording waiting)');
+    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card GO3 removed: put it back to continue (1 recording waiting)');
     await u.close(); // the app quits with the card out
 
     renameSync(join(aside, 'GO3'), join(mount, 'GO3 (1)'));

@@ -84,7 +84,7 @@ describe('no loss is said', () => {
     const draining = u.engine.drain({ wait: true, deadline: Date.now() + 90_000 });
     await expect.poll(() => files.reduce((n, f) => n + stored(u, f.id), 0), { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(2);
     renameSync(card.root, join(aside, 'X4_CARD'));
-    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card removed: put it back to continue (1 recording waiting)');
+    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card X4_CARD removed: put it back to continue (1 recording waiting)');
     renameSync(join(aside, 'X4_CARD'), join(mount, 'X4_CARD_2'));
     const summary = await draining;
     view.done();

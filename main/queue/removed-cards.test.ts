@@ -31,9 +31,9 @@ describe('removed cards', () => {
     expect(cards.list()).toEqual([{ ...card, files: [c, b, c! + 1] }]); // the file that failed, then the card's other unfinished ones
     expect(q.schedule.dueFiles(Date.now(), 10, [], cards.waitingFiles())).toEqual([]);
     expect(q.schedule.nextDueAt(cards.waitingFiles())).toBeNull(); // b's past retry time does not spin the drain
-    expect(q.totals().cardWait).toEqual({ cards: 1, recordings: 2 });
+    expect(q.totals().cardWait).toEqual({ cards: 1, recordings: 2, names: ['card'] });
     cards.drop('/card');
-    expect(q.totals().cardWait).toEqual({ cards: 0, recordings: 0 });
+    expect(q.totals().cardWait).toEqual({ cards: 0, recordings: 0, names: [] });
   });
 
   it('another card mounted at the same path meanwhile uploads as usual', () => {
@@ -43,7 +43,7 @@ describe('removed cards', () => {
     const other = q.enqueueCapture('B', request, [{ path: '/card/DCIM/Camera01/B.insv', fileName: 'B.insv', contentType: 'video/mp4', size: 1024, mtimeMs: 0 }]);
     q.saveRegistration(other, 'cap-b', [{ frameIndex: 1, uploadId: 'u-b', fileName: 'B.insv', size: 1024, partSize: 5_242_880, totalParts: 1, status: 'initiated' }]);
     expect(q.schedule.dueFiles(Date.now(), 10, [], cards.waitingFiles()).map((f) => f.captureRow)).toEqual([other]);
-    expect(q.totals().cardWait).toEqual({ cards: 1, recordings: 1 });
+    expect(q.totals().cardWait).toEqual({ cards: 1, recordings: 1, names: ['card'] });
   });
 
   it('remaps every path that waited for the card to where it is back, with the identity seen there, and ends the wait', () => {

@@ -24,6 +24,8 @@ export interface RemovedCard {
 export interface CardWait {
   cards: number;
   recordings: number;
+  /** The cards' names (their folder or volume label, RemovedCard.name), oldest first: what a person reads on the card. */
+  names: string[];
 }
 
 /** Stored under this `queue_meta` key as JSON: a list of RemovedCard. No migration: queue_meta (migration 3) holds it. */
@@ -126,13 +128,15 @@ export class RemovedCards {
 export function cardWait(sql: (text: string) => Database.Statement, cards: readonly RemovedCard[] = removedCardsIn(sql)): CardWait {
   let count = 0;
   let recordings = 0;
+  const names: string[] = [];
   for (const c of cards) {
     const r = sql(`SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE ${UNFINISHED} AND ${AMONG}`).get(JSON.stringify(c.files)) as { n: number };
     if (r.n === 0) continue;
     count++;
     recordings += r.n;
+    names.push(c.name);
   }
-  return { cards: count, recordings };
+  return { cards: count, recordings, names };
 }
 
 /** The removed cards as stored, read with the given statements. */

@@ -5,6 +5,7 @@ import type { FileProgress, Outage } from '../engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { StoredTotals } from '../queue/totals.js';
 import { committedTotals } from '../queue/totals.js';
+import { RemovedCards } from '../queue/removed-cards.js';
 
 /** How often at most the committed totals are read again while only progress moves (ms). */
 const TOTALS_REFRESH_MS = 2000;
@@ -148,9 +149,10 @@ export class LiveQueue {
         else removed.files.push(id);
       }
     } else {
+      const cards = this.cardsWaited();
       for (const id of this.changedFiles) {
         const f = this.queue.file(id);
-        if (f) files.push(this.fileView(f));
+        if (f) files.push(this.fileView(f, cards));
         else removed.files.push(id);
       }
     }
@@ -173,7 +175,7 @@ export class LiveQueue {
     const warned = this.warned;
     return {
       captures: this.queue.captures().map((c) => captureView(c, warned.get(c.id))),
-      files: this.queue.allFiles().map((f) => this.fileView(f)),
+      files: ((cards) => this.queue.allFiles().map((f) => this.fileView(f, cards)))(this.cardsWaited()),
       blocked: this.blocked(),
       hold: this.hold(),
       totals: this.totals(),
@@ -240,8 +242,11 @@ export class LiveQueue {
        FROM files`,
     );
     const views = this.viewsSql.all() as QueueFile[];
+    const cards = this.cardsWaited();
     for (const v of views) {
       v.awaitingCopy = Boolean(v.awaitingCopy); // SQLite's 0 or 1
+      const card = v.state === 'completed' || v.state === 'cancelled' ? undefined : cards.get(v.id);
+      if (card !== undefined) v.waitingForCard = card;
       const live = v.state === 'uploading' ? this.live.get(v.id) : undefined;
       if (live) Object.assign(v, { bytesSent: live.bytesSent, bytesInFlight: live.bytesInFlight, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
     }
@@ -250,9 +255,18 @@ export class LiveQueue {
 
   private viewsSql?: Database.Statement;
 
-  private fileView(f: QueuedFile): QueueFile {
+  /** The files waiting for a card pulled out (main/queue/removed-cards.ts), by id, with the card's name. */
+  private cardsWaited(): Map<number, string> {
+    this.removedCards ??= new RemovedCards(this.queue.db, this.queue.meta);
+    return new Map(this.removedCards.list().flatMap((c) => c.files.map((id) => [id, c.name] as const)));
+  }
+
+  private removedCards?: RemovedCards;
+
+  private fileView(f: QueuedFile, cards = this.cardsWaited()): QueueFile {
     const live = f.state === 'uploading' ? this.live.get(f.id) : undefined;
     const done = f.state === 'completed';
+    const card = f.state === 'completed' || f.state === 'cancelled' ? undefined : cards.get(f.id);
     return {
       id: f.id,
       captureRow: f.captureRow,
@@ -271,6 +285,7 @@ export class LiveQueue {
       attempts: f.attempts,
       replacedBy: f.replacedBy,
       awaitingCopy: f.awaitingCopy,
+      ...(card !== undefined && { waitingForCard: card }),
     };
   }
 }

@@ -31,6 +31,8 @@ export const queueFile = z.object({
   replacedBy: z.number().nullable().optional(),
   /** Placed while its card was being imported: not sent until the import verifies its copy (issue 19 #4); absent: false. */
   awaitingCopy: z.boolean().optional(),
+  /** The name of the card this file waits for: it was pulled out while the file uploaded straight from it (absent: none). */
+  waitingForCard: z.string().optional(),
 });
 export type QueueFile = z.infer<typeof queueFile>;
 
@@ -104,7 +106,7 @@ export const queueTotals = z.object({
    * Cards pulled out while their recordings uploaded straight from them (issue 19 #5): how many,
    * and the recordings waiting for them; absent when none. Those files wait, nothing failed.
    */
-  cardRemoved: z.object({ cards: z.number(), recordings: z.number() }).optional(),
+  cardRemoved: z.object({ cards: z.number(), recordings: z.number(), names: z.array(z.string()).optional() }).optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 

@@ -84,6 +84,8 @@ export function fileStateText(f: QueueFile, captureNeeds: boolean, now: number, 
   // "Retrying now" of a file that waits (shared/queue-state.ts retryWait).
   if (retrying(f)) return `${retryWait(f.retryAt!, now)} (attempt ${f.attempts + 1})`;
   if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
+  // Its card was pulled out while it uploaded from it: it waits for that card, named, not its turn.
+  if (f.waitingForCard !== undefined && f.state !== 'completed' && f.state !== 'cancelled') return `Waiting for card ${f.waitingForCard}`;
   // Placed while its card was copied (issue 19 #4): it uploads from the verified copy, not the card.
   if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
   // During an outage an uploading file's part requests fail and wait: it says so, as the headline does.
