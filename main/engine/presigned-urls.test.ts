@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CredentialsRefusedError, HttpStatusError, NetworkError } from '../api/errors.js';
+import { CredentialsRefusedError, HttpStatusError, NetworkError, isTransient } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { PresignResponse } from '../api/schemas.js';
-import { PresignedUrls } from './presigned-urls.js';
+import { PresignedUrls, partUrlProblem } from './presigned-urls.js';
 
 // Presigned part URLs (§4.5): reused while they have time left, renewed when close to expiry
 // (uppy #1724, #3612: URLs signed long before use expire mid-upload), re-signed after a refusal,
@@ -101,5 +101,28 @@ describe('PresignedUrls', () => {
     g.fail = new HttpStatusError('Invalid API key', 403, request);
     const err = await urlsOf(g).get(1).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialsRefusedError);
+  });
+});
+
+describe('presigned URLs that cannot carry a part', () => {
+  it('a file:, ftp: or plain-http URL (with the gateway on https) is one failure for a person, naming no secret', async () => {
+    for (const url of ['file:///etc/passwd?X-Amz-Signature=s3cr3t', 'ftp://storage.example/u/1?X-Amz-Signature=s3cr3t', 'http://storage.example/u/1?X-Amz-Signature=s3cr3t']) {
+      const g = Object.assign(fakeGateway({ missing: [1] }), { addresses: { baseUrl: 'https://gateway.example', authUrl: 'https://auth.example' } });
+      const presign = g.presignMissing.bind(g);
+      g.presignMissing = async (id: string) => ({ ...(await presign(id)), parts: [{ partNumber: 1, url, expiresIn: 3600 }] });
+      const err = await urlsOf(g).get(1).catch((e: unknown) => e as Error);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).toMatch(/^The capture service gave an address for part 1 that cannot carry it: .*only https may carry a part\. Nothing was sent\./);
+      expect((err as Error).message).not.toContain('s3cr3t');
+      expect(isTransient(err)).toBe(false);
+    }
+  });
+
+  it('https always, and http when the gateway itself is reached over http (the local service)', () => {
+    expect(partUrlProblem('https://s.example/u?sig=1', 'https:')).toBeNull();
+    expect(partUrlProblem('http://127.0.0.1:9000/u?sig=1', 'http:')).toBeNull();
+    expect(partUrlProblem('http://s.example/u?sig=1', 'https:')).toMatch(/plain http \(host s\.example\)/);
+    expect(partUrlProblem('data:text/plain,x', 'http:')).toMatch(/"data:"/);
+    expect(partUrlProblem('not a url', 'https:')).toBe('it is not a URL.');
   });
 });

@@ -52,6 +52,11 @@ export class PresignedUrls {
         // Lifetimes count on the monotonic clock from when the request left: a wall-clock step must not keep an expired URL.
         const fetchedAt = performance.now();
         const res = await this.gateway.presignMissing(this.uploadId, this.signal);
+        const gatewayProtocol = safeProtocol(this.gateway.addresses?.baseUrl);
+        for (const p of res.parts) {
+          const problem = partUrlProblem(p.url, gatewayProtocol);
+          if (problem) throw new Error(`The capture service gave an address for part ${p.partNumber} that cannot carry it: ${problem} Nothing was sent. Tell the platform's support; retry the file once they have fixed it.`);
+        }
         this.urls = new Map(
           res.parts.map((p) => {
             const lifetimeMs = (p.expiresIn ?? urlLifetimeSeconds(p.url)) * 1000;
@@ -85,4 +90,33 @@ export class PresignedUrls {
   invalidate(partNumber: number): void {
     this.urls.delete(partNumber);
   }
+}
+
+/** The protocol of `url` ("https:"), or undefined when it is absent or not a URL. */
+function safeProtocol(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a presigned part URL (§4.5) must not be used, or null when it may: only `https:` carries a
+ * part, or `http:` when the capture gateway itself is reached over http (a local or test service;
+ * docs/decisions/presigned-url-schemes.md). A `file:`, `ftp:` or other scheme would never answer as
+ * storage does, and was retried forever as "No answer from storage". The sentence names the
+ * scheme and the host only: the URL's query is a secret.
+ */
+export function partUrlProblem(url: string, gatewayProtocol: string | undefined): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'it is not a URL.';
+  }
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:' && gatewayProtocol === 'http:') return null;
+  if (u.protocol === 'http:') return `it is plain http (host ${u.host}) while the capture service is reached over https; only https may carry a part.`;
+  return `its scheme is "${u.protocol}" (host ${u.host || 'none'}); only https may carry a part.`;
 }
