@@ -3,6 +3,7 @@ import { fileFacts } from '../intake/file-identity.js';
 import { storedPartMd5s } from '../offload/part-md5.js';
 import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalized } from '../api/schemas.js';
 import type { QueuedFile, QueuedPart } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
@@ -109,6 +110,9 @@ export class FileUpload {
         const listed = missingParts.length ? ` (${missingParts.slice(0, 10).join(', ')}${missingParts.length > 10 ? ', …' : ''})` : '';
         throw new Error(`The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
       }
+      // Nothing to send again, yet not finalized: the service is still at work (§4.7 `uploading`).
+      // Rounds back off as §8's retries do, so a service that lags gets time, not a burst.
+      if (missingParts.length === 0) await sleep(ctx.partRetry.delayMs(stuck), undefined, { signal: this.signal }).catch(() => undefined);
     }
   }
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 
 // The engine against storage's answers as real S3 (and what stands in front of it) gives them:
@@ -182,5 +183,24 @@ describe('SlowDown pauses the whole queue (issue 17 #9)', () => {
       const f = u.queue.filesOf(c)[0]!;
       expect(sha256(await stored(u, f.id))).toBe(sha256(f.path === a.path ? a.bytes : b.bytes));
     }
+  });
+});
+
+describe('complete-batch still "uploading" with nothing missing (§4.7)', () => {
+  it('rounds back off as §8 retries do, then the file fails naming it, never a burst', async () => {
+    const { path } = makeFile('lagging.mp4', MiB);
+    // The service keeps answering "uploading" with no part missing: it is still at work.
+    await fault({ target: 'gateway', operation: 'complete-batch', times: 0, action: { type: 'json', status: 200, body: { ok: true, upload: { status: 'uploading', missingParts: [] } } } });
+    const u = uploader('lagging', { partRetry: recommendedRetryPolicy(1000, 0), maxRounds: 3 });
+    const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
+    const started = performance.now();
+    const summary = await u.engine.drain();
+    const took = performance.now() - started;
+    const file = u.queue.filesOf(queued[0]!)[0]!;
+    expect(summary.completed).toEqual([]);
+    expect(u.queue.file(file.id)!.error).toMatch(/still lists 0 part\(s\) of lagging\.mp4 as missing after 4 rounds/);
+    // The first answer sets the best figure, three more without progress end it; between the four
+    // rounds 1 s, 2 s and 4 s (base 1 s, doubled each time), where there were none.
+    expect(took).toBeGreaterThanOrEqual(7000);
   });
 });
