@@ -137,13 +137,17 @@ export type FaultSettings = z.infer<typeof faultSettingsSchema>;
 
 /**
  * A request held by a `hang` fault, for tests that measure the client: when it arrived, and when
- * the client gave it up (`closedAt`) or the fault was cleared and it went on (`releasedAt`), all
- * ms on this process's monotonic clock (performance.now()).
+ * its connection closed (`closedAt`) or the fault was cleared and it went on (`releasedAt`), all
+ * ms on this process's monotonic clock (performance.now()). A client's reset of a connection
+ * whose body is not being read is seen only once it is read again, so `closedAt` may stay unset
+ * for a request the client gave up: the client's own account of it is the one to judge.
  */
 export interface HeldRequest {
   target: FaultTarget;
   operation: string;
   partNumber?: number;
+  /** Storage: the object key. */
+  key?: string;
   at: number;
   closedAt?: number;
   releasedAt?: number;
@@ -161,6 +165,8 @@ export interface RequestFacts {
   operation: string;
   method: string;
   partNumber?: number;
+  /** Storage: the object key (not matched by rules; noted for held requests). */
+  key?: string;
 }
 
 /** The live rules and settings; one instance per running service. */
@@ -210,7 +216,13 @@ export class FaultRegistry {
    * the client gave up; nothing more to do). Noted in `held`.
    */
   hold(req: IncomingMessage, facts: RequestFacts): Promise<boolean> {
-    const entry: HeldRequest = { target: facts.target, operation: facts.operation, ...(facts.partNumber === undefined ? {} : { partNumber: facts.partNumber }), at: performance.now() };
+    const entry: HeldRequest = {
+      target: facts.target,
+      operation: facts.operation,
+      ...(facts.partNumber === undefined ? {} : { partNumber: facts.partNumber }),
+      ...(facts.key === undefined ? {} : { key: facts.key }),
+      at: performance.now(),
+    };
     this.held.push(entry);
     if (this.held.length > 10_000) this.held.splice(0, this.held.length - 10_000);
     return new Promise<boolean>((resolve) => {

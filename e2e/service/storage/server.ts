@@ -89,7 +89,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   const received = opts.store.received;
   received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber, key: r.key }), at: Date.now() });
   if (received.length > 100_000) received.splice(0, received.length - 100_000);
-  const facts = { target: 'storage' as const, operation: r.operation, method, partNumber: r.partNumber };
+  const facts = { target: 'storage' as const, operation: r.operation, method, partNumber: r.partNumber, key: r.key };
   let fault = opts.faults.take(facts);
   if (fault?.type === 'html') return sendHtml(req, res, fault.status);
   if (fault?.type === 'latency') await sleep(fault.ms);
