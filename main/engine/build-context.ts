@@ -47,7 +47,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     link: new LinkMonitor(bandwidth, stallTimeoutMs, (since, quietMs) => {
       const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
       if (outage) ctx.log.warn(`Waiting for storage since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
-    }),
+    }, opts.minLinkRate),
     ledger: new PartLedger(opts.queue, 100, (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
     tracker: new ProgressTracker((files, overall) => {
       outages.seen(overall.outage);

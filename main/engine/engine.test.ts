@@ -120,9 +120,9 @@ describe('survives every fault the service can inject', () => {
   it('a stalled part is aborted after the stall timeout and sent again', async () => {
     const { path, bytes } = makeFile('stall.mp4', 2 * MiB);
     await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
-    // Nothing answered yet, so no rate is assumed: the wait for an answer after the last byte is
-    // at most twice the stall timeout, 0.8 s.
-    const u = uploader('stall', { stallTimeoutMs: 400 });
+    // Nothing answered yet and the part smaller than the buffers: its own bytes at the slowest link
+    // assumed, 1 MiB/s here, bound the wait for its answer: 0.4 s + 2 MiB / 1 MiB/s.
+    const u = uploader('stall', { stallTimeoutMs: 400, minLinkRate: MiB });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect((await u.engine.drain()).failed).toEqual([]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));

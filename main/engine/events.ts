@@ -50,6 +50,12 @@ export interface EngineOptions {
    */
   stallTimeoutMs?: number;
   /**
+   * The slowest link the engine is built for, bytes per second (default 16 KiB/s): assumed only
+   * for a part smaller than the system's buffers, all of it taken at once, before any part was
+   * answered, to bound its wait for an answer by its own bytes at this rate.
+   */
+  minLinkRate?: number;
+  /**
    * How long a part whose every byte left but whose answer was lost (or whose work stopped before
    * the answer, at the next start) is asked about before it is sent again (default 15 000, on the
    * monotonic clock; in-doubt.ts): storage may still be storing it (MD5, encryption, replication).

@@ -1,3 +1,4 @@
+import { SLOWEST_LINK_BYTES_PER_S } from './stall.js';
 import type { Bandwidth } from './throttle.js';
 
 // The rate is measured over the last few answered parts: enough to smooth one odd part, few
@@ -42,18 +43,22 @@ export class LinkMonitor {
 
   /**
    * `stallTimeoutMs`: the silence (ms) after which the link counts as silent; `onSilent(since,
-   * quietMs)` is called then, `since` ms since 1970 (the last sign of life), `quietMs` how long ago.
+   * quietMs)` is called then, `since` ms since 1970 (the last sign of life), `quietMs` how long ago;
+   * `slowest` is assumed only for a part smaller than the buffers when nothing was measured (part-upload.ts).
    */
   constructor(
     private readonly bandwidth: Bandwidth,
     private readonly stallTimeoutMs: number,
     private readonly onSilent: (since: number, quietMs: number) => void = () => {},
+    /** The slowest link the engine is built for (bytes per second; stall.ts SLOWEST_LINK_BYTES_PER_S). */
+    readonly slowest = SLOWEST_LINK_BYTES_PER_S,
   ) {}
 
   /**
    * The link's rate in bytes per second measured from the last answered parts (capped by the
-   * bandwidth limit), or undefined when no part was answered since the last stall: no rate is
-   * assumed (an assumed slow rate made a dead link look like a slow one for many minutes).
+   * bandwidth limit), or undefined before any part was answered. Kept through a stall: parts of
+   * 5 MiB and more measure their own drain (part-upload.ts), and a stale rate only shortens the
+   * wait of a part smaller than the buffers, which the next answered part corrects.
    */
   rate(): number | undefined {
     if (this.answers.length === 0) return undefined;
@@ -114,14 +119,6 @@ export class LinkMonitor {
     }
     if (!asking || now - presumed < this.stallTimeoutMs) return undefined;
     return this.life;
-  }
-
-  /**
-   * A part waited longer than its allowance: the rate measured so far no longer holds (storage or
-   * the link slowed down or went silent), so it is forgotten until parts are answered again.
-   */
-  stalled(): void {
-    this.answers.length = 0;
   }
 
   /**

@@ -133,8 +133,10 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * is aborted. While a write waits on a full send buffer, and once every byte is handed over, it
  * waits at most twice the stall timeout since its connection last took a byte, or longer only by
  * twice what this connection measured its own buffers to need at its own rate (the buffer holds
- * several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along). Every byte
- * taken and every answer is a sign of life for the LinkMonitor, which tells a silent link.
+ * several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along); a part
+ * smaller than the buffers with nothing measured at all, by its own bytes at the slowest link
+ * assumed (LinkMonitor.slowest). Every byte taken and every answer is a sign of life for the
+ * LinkMonitor, which tells a silent link.
  * On pause or cancel a fully sent part gets 1.5 s for its answer, on quit (EngineStopping) 5 s; a
  * part abandoned is reset, so no byte of it still in this computer's buffers reaches storage
  * afterwards (part-wire.ts), though storage may still store what it has already received.
@@ -191,6 +193,9 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     const rate = opts.link.rate();
     return rate === undefined ? 0 : (onLink * 1000) / rate;
   };
+  // Nothing measured at all, and every byte taken at once (the part is smaller than the buffers):
+  // its own bytes at the slowest link the engine is built for. Not counted as life for the link.
+  const assumedDrainMs = () => (sentAt !== undefined && burst === undefined && opts.link.rate() === undefined ? (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity) : 0);
   // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
@@ -205,11 +210,10 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       const onTheLink = sentAt !== undefined || writing;
       const drain = onTheLink ? drainMs() : 0;
       watch.drainingUntil = onTheLink ? lastMove + drain : 0;
-      const allowance = onTheLink ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain) : opts.stallTimeoutMs;
+      const allowance = onTheLink ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain, opts.stallTimeoutMs + assumedDrainMs()) : opts.stallTimeoutMs;
       const quietFor = now - lastMove;
       if (quietFor < allowance) return;
       stalled = true;
-      opts.link.stalled();
       controller.abort(new NetworkError(`No progress for ${Math.round(quietFor / 1000)} s`, request, 'ESTALLED'));
     },
     Math.min(1000, Math.max(50, opts.stallTimeoutMs / 4)),
