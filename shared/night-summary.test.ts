@@ -35,4 +35,18 @@ describe('the morning summary (issue 18 #7)', () => {
     expect(summaryLines(s, { now, locale: 'en-GB' })[0]).toBe('Started at 19:30; still going: 0 captures (1 file), 5 B uploaded so far.');
     expect(localTime(Date.parse(at('19:30')), { now, locale: 'en-US' })).toBe('7:30 PM');
   });
+
+  it('tells the outage the engine saw and showed: its start and cause, not the later retries of the files', () => {
+    const entries = [
+      e('19:30', 'started', 1),
+      e('19:31', 'completed', 1),
+      // A silent link from 19:32 (its last sign of life), seen and written at 19:33; the files' retries come later.
+      { ...e('19:32', 'outage', null, 'No answer from storage for 30 s: it takes no bytes and answers nothing'), captureRow: null },
+      e('19:38', 'retry-scheduled', 2, 'Part 1: No progress for 60 s after the whole part was sent'),
+      { ...e('19:54', 'outage-over', null, 'storage answered again'), captureRow: null },
+      e('19:56', 'completed', 2),
+    ];
+    const s = nightSummary(entries, () => 10, [], false);
+    expect(s.longestOutage).toEqual({ from: Date.parse(at('19:32')), to: Date.parse(at('19:54')), ms: 22 * 60_000, cause: 'network down' });
+  });
 });

@@ -19,7 +19,13 @@ export interface NightSummary {
   bytes: number;
   /** The whole hour from the start with the fewest bytes completed (only when the night spans two hours or more). */
   slowestHour: { from: number; bytes: number } | null;
-  /** The longest stretch with retries scheduled and nothing completed, with its first cause in plain words. */
+  /**
+   * The longest outage, with its cause in plain words: as the running engine saw and showed it
+   * (activity lines `outage` … `outage-over`: the same start and cause as the screen), and the
+   * longest stretch of registrations waiting for the service (`registration-retry` …
+   * `registered`); in a log without `outage` lines, stretches of file retries (`retry-scheduled`
+   * … `completed`) stand in for the engine's outages.
+   */
   longestOutage: { from: number; to: number; ms: number; cause: string } | null;
   /** What needs a person: each with its one-line cause and action. */
   needsYou: { subject: string; cause: string; action: string }[];
@@ -71,14 +77,30 @@ export function nightSummary(
     slowestHour = { from: startedAt + i * 3_600_000, bytes: per[i]! };
   }
 
+  // The outages the running engine saw are in the log with the start and cause the screen
+  // showed (`outage` … `outage-over`, main/engine/outage-record.ts): those are the night's storage
+  // and gateway outages. A log without them (written before the engine kept them) tells them by
+  // the files' scheduled retries. Registrations waiting for the service are told by their own
+  // retries either way: the engine's outage is about parts.
+  const engineSaw = entries.some((e) => e.kind === 'outage');
   let longestOutage: NightSummary['longestOutage'] = null;
-  let open: { from: number; cause: string } | null = null;
+  const close = (open: { from: number; cause: string } | null, to: number) => {
+    if (!open) return;
+    const ms = to - open.from;
+    if (!longestOutage || ms > longestOutage.ms) longestOutage = { from: open.from, to, ms, cause: open.cause };
+  };
+  let parts: { from: number; cause: string } | null = null;
+  let registrations: { from: number; cause: string } | null = null;
   for (const e of entries) {
-    if (e.kind === 'retry-scheduled' || e.kind === 'registration-retry') open ??= { from: t(e), cause: plainCause(e.message) };
-    else if ((e.kind === 'completed' || e.kind === 'registered') && open) {
-      const ms = t(e) - open.from;
-      if (!longestOutage || ms > longestOutage.ms) longestOutage = { from: open.from, to: t(e), ms, cause: open.cause };
-      open = null;
+    if (engineSaw ? e.kind === 'outage' : e.kind === 'retry-scheduled') parts ??= { from: t(e), cause: plainCause(e.message) };
+    else if (e.kind === 'registration-retry') registrations ??= { from: t(e), cause: plainCause(e.message) };
+    else if (engineSaw ? e.kind === 'outage-over' : e.kind === 'completed') {
+      close(parts, t(e));
+      parts = null;
+    }
+    if (e.kind === 'registered') {
+      close(registrations, t(e));
+      registrations = null;
     }
   }
   return {

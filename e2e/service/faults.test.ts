@@ -98,6 +98,48 @@ describe('storage faults', () => {
   });
 });
 
+  it('lets a held request go on once the fault is cleared (the link is back): its body is read, stored and answered', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'hang' } });
+    const body = randomBytes(300 * 1024);
+    const answer = put(await u.url(1), body);
+    const heldBefore = svc.faults.held.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await u.storedParts()).toEqual([]);
+    await svc.admin('DELETE', '/faults');
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
+    expect(await u.storedParts()).toEqual([1]);
+    const held = svc.faults.held.at(-1)!;
+    expect(heldBefore).toBeGreaterThan(0);
+    expect(held).toMatchObject({ target: 'storage', operation: 'UploadPart', partNumber: 1 });
+    expect(held.releasedAt).toBeGreaterThan(held.at);
+    expect(held.closedAt).toBeUndefined();
+  });
+
+  it('notes when the client gave up a held request', async () => {
+    const u = await upload();
+    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
+    await expect(put(await u.url(1), randomBytes(100), AbortSignal.timeout(300))).rejects.toThrow(/abort|timeout/i);
+    const held = svc.faults.held.at(-1)!;
+    for (let i = 0; i < 50 && held.closedAt === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(held.closedAt! - held.at).toBeGreaterThan(200);
+    expect(held.releasedAt).toBeUndefined();
+  });
+
+  it('lifts the bandwidth cap at once for bodies already held back by it', async () => {
+    const u = await upload();
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 1024 });
+    // 512 KiB at 1 KiB/s would take over 8 minutes.
+    const answer = put(await u.url(1), randomBytes(512 * 1024));
+    await new Promise((r) => setTimeout(r, 1000));
+    const started = performance.now();
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    expect((await answer).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
 describe('gateway and token faults', () => {
   const registeredUpload = async () =>
     (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1])).manifest[0]!.uploadId;

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 
 /**
@@ -32,7 +33,12 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('noEtag') }),
   /** Hold the request this long (ms) before handling it. */
   z.object({ type: z.literal('latency'), ms: z.number().int().min(0).max(600_000) }),
-  /** Never answer: keep the connection open without reading, until the client gives up. */
+  /**
+   * A silent link: keep the connection open without reading or answering, until the client gives
+   * up (closes or resets it) or the rules are cleared (`DELETE /faults`). Cleared, the link is
+   * back: the request goes on as if it had never been held (its body is read, it is answered),
+   * as a TCP connection does when a Wi-Fi drop ends within its retransmission time.
+   */
   z.object({ type: z.literal('hang') }),
   /**
    * Do the work (register the capture, store the part), then never answer: the connection is
@@ -147,6 +153,24 @@ export const faultSettingsSchema = z.object({
 /** Global behaviour settings, as posted to `PUT /__admin/settings`. */
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
 
+/**
+ * A request held by a `hang` fault, for tests that measure the client: when it arrived, and when
+ * its connection closed (`closedAt`) or the fault was cleared and it went on (`releasedAt`), all
+ * ms on this process's monotonic clock (performance.now()). A client's reset of a connection
+ * whose body is not being read is seen only once it is read again, so `closedAt` may stay unset
+ * for a request the client gave up: the client's own account of it is the one to judge.
+ */
+export interface HeldRequest {
+  target: FaultTarget;
+  operation: string;
+  partNumber?: number;
+  /** Storage: the object key. */
+  key?: string;
+  at: number;
+  closedAt?: number;
+  releasedAt?: number;
+}
+
 interface ActiveRule extends z.infer<typeof faultRuleInputSchema> {
   id: number;
   seen: number;
@@ -159,6 +183,8 @@ export interface RequestFacts {
   operation: string;
   method: string;
   partNumber?: number;
+  /** Storage: the object key (not matched by rules; noted for held requests). */
+  key?: string;
 }
 
 /** The live rules and settings; one instance per running service. */
@@ -187,6 +213,9 @@ export class FaultRegistry {
   };
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
+  /** Every request a `hang` fault held (the newest 10,000), oldest first. */
+  readonly held: HeldRequest[] = [];
+  private readonly holding = new Set<() => void>();
 
   /** Adds a rule (validated; throws ZodError on bad input) and returns its id. */
   add(input: FaultRuleInput): number {
@@ -196,9 +225,42 @@ export class FaultRegistry {
     return id;
   }
 
-  /** Removes every rule. */
+  /** Removes every rule, and lets every request held by a `hang` fault go on (the link is back). */
   clear(): void {
     this.rules = [];
+    for (const release of [...this.holding]) release();
+  }
+
+  /**
+   * Holds `req`, hit by a `hang` fault, reading and answering nothing, until the rules are cleared
+   * (resolves true: handle it now as if no fault had fired) or its connection closes first (false:
+   * the client gave up; nothing more to do). Noted in `held`.
+   */
+  hold(req: IncomingMessage, facts: RequestFacts): Promise<boolean> {
+    const entry: HeldRequest = {
+      target: facts.target,
+      operation: facts.operation,
+      ...(facts.partNumber === undefined ? {} : { partNumber: facts.partNumber }),
+      ...(facts.key === undefined ? {} : { key: facts.key }),
+      at: performance.now(),
+    };
+    this.held.push(entry);
+    if (this.held.length > 10_000) this.held.splice(0, this.held.length - 10_000);
+    return new Promise<boolean>((resolve) => {
+      const socket = req.socket;
+      const done = (released: boolean) => {
+        this.holding.delete(release);
+        socket.off('close', closed);
+        if (released) entry.releasedAt = performance.now();
+        else entry.closedAt = performance.now();
+        resolve(released);
+      };
+      const release = () => done(true);
+      const closed = () => done(false);
+      if (socket.destroyed) return done(false);
+      this.holding.add(release);
+      socket.once('close', closed);
+    });
   }
 
   /** The rules with their counters, for the admin view. */
@@ -210,7 +272,11 @@ export class FaultRegistry {
   update(input: FaultSettings): void {
     const s = faultSettingsSchema.parse(input);
     if (s.presignExpiresIn !== undefined) this.settings.presignExpiresIn = s.presignExpiresIn;
-    if (s.bandwidthBytesPerSecond !== undefined) this.settings.bandwidthBytesPerSecond = s.bandwidthBytesPerSecond;
+    if (s.bandwidthBytesPerSecond !== undefined && s.bandwidthBytesPerSecond !== this.settings.bandwidthBytesPerSecond) {
+      this.settings.bandwidthBytesPerSecond = s.bandwidthBytesPerSecond;
+      // The link changed: bodies held back under the old cap go on under the new one at once.
+      this.throttle.changed();
+    }
     if (s.latencyMs !== undefined) this.settings.latencyMs = s.latencyMs;
     if (s.tokenTtlSeconds !== undefined) this.settings.tokenTtlSeconds = s.tokenTtlSeconds;
     if (s.serverSideEncryption !== undefined) this.settings.serverSideEncryption = s.serverSideEncryption;
@@ -243,18 +309,37 @@ export class FaultRegistry {
 
 /**
  * A token bucket shared by all connections: `consume(n)` resolves once n more bytes fit under the
- * rate (bytes per second) the getter returns now, so a cap changed mid-transfer takes effect at once.
+ * rate (bytes per second) the getter returns now. When the cap changes or is lifted (`changed()`),
+ * every wait in progress ends at once and the bucket starts over under the new rate, as a link
+ * that got faster carries at once what was waiting: a wait computed under the old cap would go
+ * on holding bodies back (minutes at a few KiB/s) after the cap was cleared.
  */
 export class Throttle {
   private next = 0;
+  private readonly waiting = new Set<() => void>();
   constructor(private readonly rate: () => number | null) {}
 
   async consume(bytes: number): Promise<void> {
     const rate = this.rate();
     if (!rate) return;
-    const now = Date.now();
+    const now = performance.now();
     this.next = Math.max(this.next, now) + (bytes / rate) * 1000;
     const delay = this.next - now;
-    if (delay > 1) await new Promise((r) => setTimeout(r, delay));
+    if (delay <= 1) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, delay);
+      this.waiting.add(done);
+    });
+  }
+
+  /** The cap changed or was lifted: waits in progress end now, and the bucket starts over. */
+  changed(): void {
+    this.next = 0;
+    for (const done of [...this.waiting]) done();
   }
 }

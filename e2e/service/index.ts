@@ -198,9 +198,14 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
       refuseStatusRead(faults, mount.target, found.route.operation);
       refuseBodilessJson(faults, mount.target, found.route.operation, req);
       if (faults.settings.latencyMs) await sleep(faults.settings.latencyMs);
-      const fault = faults.take({ target: mount.target, operation: found.route.operation, method: req.method ?? 'GET' });
+      const facts = { target: mount.target, operation: found.route.operation, method: req.method ?? 'GET' };
+      let fault = faults.take(facts);
       if (fault?.type === 'latency') await sleep(fault.ms);
-      if (fault?.type === 'hang') return;
+      if (fault?.type === 'hang') {
+        // Cleared before the client gave up, the link is back: the request goes on.
+        if (!(await faults.hold(req, facts))) return;
+        fault = undefined;
+      }
       if (fault?.type === 'reset') {
         req.socket.destroy();
         return;

@@ -76,7 +76,7 @@ describe('error bodies are read at most 64 KiB', () => {
       { path: file, expected: { size: 256 * 1024, mtimeMs: statSync(file).mtimeMs }, partNumber: 1, offset: 0, size: 256 * 1024, url: `${base}/bucket/key?partNumber=1` },
       {
         bandwidth: new Bandwidth(null),
-        link: new LinkMonitor(64 * 1024 * 1024, new Bandwidth(null)),
+        link: new LinkMonitor(new Bandwidth(null), 30_000),
         stallTimeoutMs: 30_000,
         onProgress: () => {},
         signal: new AbortController().signal,

@@ -56,7 +56,7 @@ describe('capture-uploader status', () => {
     ]);
     const json = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as { state: unknown; captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[] };
     expect(json.captures[0]!.files[0]).toMatchObject({ partsDone: 1, bytesDone: 5_242_880, nextAttemptAt: retryAt });
-    expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/), nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
+    expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/), since: null, nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
     db.close();
     vi.unstubAllEnvs();
   });
@@ -150,7 +150,7 @@ describe('capture-uploader status', () => {
 
     const expected = {
       type: 'status',
-      state: { kind: 'waiting', headline: 'Waiting', detail: null, nextTry: expect.any(Number), bytesDone: 7 + 5_242_880 + 1_514_240, bytesTotal: 12_000_106 },
+      state: { kind: 'waiting', headline: 'Waiting', detail: null, since: null, nextTry: expect.any(Number), bytesDone: 7 + 5_242_880 + 1_514_240, bytesTotal: 12_000_106 },
       hold: null,
       captures: q.captures().map((c) => ({
         ...c,

@@ -77,14 +77,15 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
 
 /**
  * `status`: prints the queue in `dataDir` as text lines (statusOutput) or, with `json`, one
- * `{ type: 'status', state, hold, captures }` document (statusJson; `state` from statusState) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
+ * `{ type: 'status', state, hold, captures }` document (statusJson; `state` from statusState, its
+ * `since` and `nextTry` ms since 1970 or null) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
  * Throws Error naming the file when there is no queue there, or it needs a newer or older version.
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined, locale?: string): void {
   withQueueReadOnly(dataDir, (queue) => {
     if (json) {
       const { state, bytesDone, bytesTotal } = statusState(queue, Date.now(), locale);
-      const shown = { kind: state.kind, headline: state.headline, detail: state.detail, nextTry: state.nextTry, bytesDone, bytesTotal };
+      const shown = { kind: state.kind, headline: state.headline, detail: state.detail, since: state.since, nextTry: state.nextTry, bytesDone, bytesTotal };
       process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce(), shown)}\n`);
     }
     else for (const line of statusOutput(queue, locale)) process.stdout.write(`${line}\n`);

@@ -6,6 +6,7 @@ import { PartLedger } from './ledger.js';
 import { Limiter } from './limiter.js';
 import { OutageRecord } from './outage-record.js';
 import { LinkMonitor } from './link.js';
+import { STALL_TIMEOUT_MS, silentLinkCause } from './stall.js';
 import { ProgressTracker } from './progress.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 import { Bandwidth } from './throttle.js';
@@ -21,22 +22,32 @@ export interface ContextHooks {
 
 /**
  * The engine's shared context (EngineContext) from its options, with their defaults (EngineOptions:
- * 4 requests at once, no bandwidth limit, 16 KiB/s assumed link rate, stored parts written to the
+ * 4 requests at once, no bandwidth limit, stored parts written to the
  * queue within 100 ms, progress at most every 100 ms, the §8 recommended part retries, the overnight retry
- * schedule, 30 000 ms stall timeout, 15 000 ms to settle a part in doubt, 3 presign rounds, 3 resume rounds). Built once by UploadEngine.
+ * schedule, STALL_TIMEOUT_MS stall timeout, 15 000 ms to settle a part in doubt, 3 presign rounds, 3 resume rounds). Built once by UploadEngine.
  * Throws RangeError for a bad bandwidth limit (Bandwidth).
  */
 export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineContext {
   const bandwidth = new Bandwidth(opts.bandwidthBytesPerSecond ?? null);
+  const stallTimeoutMs = opts.stallTimeoutMs ?? STALL_TIMEOUT_MS;
   // The outage seen goes into the queue too, so `status` in another process says it (issue 18 #2).
-  const outages = new OutageRecord(opts.queue.meta, (err) => hooks.fatal(err));
+  const outages = new OutageRecord(
+    opts.queue.meta,
+    (note) => ctx.transitions.note(note, note.subject),
+    (err) => hooks.fatal(err),
+  );
   const ctx: EngineContext = {
     queue: opts.queue,
     gateway: opts.gateway,
     transitions: new Transitions(opts.queue, (e) => hooks.emit(e)),
     limiter: new Limiter(opts.concurrency ?? 4),
     bandwidth,
-    link: new LinkMonitor(opts.minLinkRate ?? 16 * 1024, bandwidth),
+    // A silent link is an outage from its last sign of life, on the screen, in `status` and in
+    // the log alike (docs/engine.md, "A silent link").
+    link: new LinkMonitor(bandwidth, stallTimeoutMs, (since, quietMs) => {
+      const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
+      if (outage) ctx.log.warn(`Waiting for storage since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
+    }, opts.minLinkRate),
     ledger: new PartLedger(opts.queue, 100, (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
     tracker: new ProgressTracker((files, overall) => {
       outages.seen(overall.outage);
@@ -46,7 +57,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     log: opts.log ?? { info: () => {}, warn: () => {} },
     partRetry: opts.partRetry ?? recommendedRetryPolicy(),
     retrySchedule: opts.retrySchedule ?? overnightRetrySchedule(),
-    stallTimeoutMs: opts.stallTimeoutMs ?? 30_000,
+    stallTimeoutMs,
     answerSettleMs: opts.answerSettleMs ?? IN_DOUBT_SETTLE_MS,
     maxResigns: opts.maxResigns ?? 3,
     maxRounds: opts.maxRounds ?? 3,

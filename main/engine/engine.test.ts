@@ -120,8 +120,8 @@ describe('survives every fault the service can inject', () => {
   it('a stalled part is aborted after the stall timeout and sent again', async () => {
     const { path, bytes } = makeFile('stall.mp4', 2 * MiB);
     await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
-    // The floor stands in for the link's rate until storage first answers: at 1 MiB/s the wait for
-    // an answer after the last byte is at most 0.4 s + 2 × 2 MiB / 1 MiB/s.
+    // Nothing answered yet and the part smaller than the buffers: its own bytes at the slowest link
+    // assumed, 1 MiB/s here, bound the wait for its answer: 0.4 s + 2 MiB / 1 MiB/s.
     const u = uploader('stall', { stallTimeoutMs: 400, minLinkRate: MiB });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect((await u.engine.drain()).failed).toEqual([]);

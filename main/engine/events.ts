@@ -42,11 +42,17 @@ export interface EngineOptions {
   partRetry?: RetryPolicy;
   /** When files and registrations that failed for a passing reason are tried again (default: 15 s doubling to 15 min). */
   retrySchedule?: RetrySchedule;
-  /** A part that moves no byte this long while sending is aborted and retried (default 30 000). */
+  /**
+   * The stall timeout (default STALL_TIMEOUT_MS, 30 000): a part that moves no byte this long
+   * while sending is aborted and retried; the link counts as silent ("Waiting for storage") after
+   * this long without a sign of life from storage while parts are in flight; a part waits for its
+   * answer at most twice this long (docs/engine.md, "A silent link").
+   */
   stallTimeoutMs?: number;
   /**
-   * The slowest link rate assumed (bytes per second) before any part was answered, to tell a slow
-   * link from a dead one while a fully sent part waits for its answer (default 16 KiB/s).
+   * The slowest link the engine is built for, bytes per second (default 16 KiB/s): assumed only
+   * for a part smaller than the system's buffers, all of it taken at once, before any part was
+   * answered, to bound its wait for an answer by its own bytes at this rate.
    */
   minLinkRate?: number;
   /**

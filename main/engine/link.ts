@@ -1,3 +1,4 @@
+import { SLOWEST_LINK_BYTES_PER_S } from './stall.js';
 import type { Bandwidth } from './throttle.js';
 
 // The rate is measured over the last few answered parts: enough to smooth one odd part, few
@@ -5,72 +6,138 @@ import type { Bandwidth } from './throttle.js';
 const SAMPLES = 8;
 
 /**
- * What the link to storage is doing, for the whole engine, so the stall watchdog can tell a slow
- * link from a dead one.
+ * One part request open on the link, as its stall watchdog sees it (part-upload.ts). Times are ms
+ * on the monotonic clock (performance.now()).
+ */
+export interface PartWatch {
+  /** The part is held back by this computer's own bandwidth limit: it asks nothing of storage now. */
+  holding: boolean;
+  /**
+   * Until when the bytes this part's connection already holds may still be draining at the rate
+   * measured on it (0: nothing known to drain): a time in which silence is not yet a sign that
+   * the link died (docs/engine.md, "A silent link").
+   */
+  drainingUntil: number;
+  /** The request ended (answered, failed or abandoned). */
+  close(): void;
+}
+
+/**
+ * What the link to storage is doing, for the whole engine: the last sign of life from storage,
+ * the part requests open on it, and the rate measured from answered parts. Tells a slow link from
+ * a silent one (docs/engine.md, "A silent link"; docs/decisions/silent-link-stall-timeout.md).
  *
- * While a part's bytes are still going out, progress is visible: a part that moves nothing for
- * the stall timeout is stalled. Once its last byte is handed to the socket, up to several MiB may
- * still sit in the system's send buffers and reach storage only at the link's real rate; storage
- * answers after the last of them. So the wait for an answer is judged against the rate measured
- * from answered parts (bytes over the time from first byte to answer, over the last few parts),
- * and against all bytes handed over but not yet answered, which share the link. Before any
- * answer, the slowest rate the engine is configured for (`floor`, bytes per second) stands in.
+ * A sign of life is a body byte taken by a part's connection (a write to its socket completed)
+ * or an answer from storage to a part, whatever its status. While part requests are open and no
+ * sign of life came for the stall timeout (past what their own connections may still be
+ * draining), the link is silent: `onSilent` is told once, with the wall-clock time (ms since 1970)
+ * of the last sign of life, and again only after a new sign of life and a new silence. Every
+ * duration is measured on the monotonic clock: a wall-clock step neither fakes a silence nor hides one.
  */
 export class LinkMonitor {
   private readonly answers: { bytes: number; startedAt: number; answeredAt: number }[] = [];
-  private unanswered = 0;
+  private readonly watches = new Set<PartWatch>();
+  private life = performance.now();
+  private told = false;
+  private timer: NodeJS.Timeout | undefined;
 
+  /**
+   * `stallTimeoutMs`: the silence (ms) after which the link counts as silent; `onSilent(since,
+   * quietMs)` is called then, `since` ms since 1970 (the last sign of life), `quietMs` how long ago;
+   * `slowest` is assumed only for a part smaller than the buffers when nothing was measured (part-upload.ts).
+   */
   constructor(
-    private readonly floor: number,
     private readonly bandwidth: Bandwidth,
+    private readonly stallTimeoutMs: number,
+    private readonly onSilent: (since: number, quietMs: number) => void = () => {},
+    /** The slowest link the engine is built for (bytes per second; stall.ts SLOWEST_LINK_BYTES_PER_S). */
+    readonly slowest = SLOWEST_LINK_BYTES_PER_S,
   ) {}
 
-  /** The link's rate in bytes per second: measured from answered parts, else the floor (or the bandwidth limit, if lower). */
-  rate(): number {
-    const limit = this.bandwidth.limit ?? Infinity;
-    if (this.answers.length === 0) return Math.min(this.floor, limit);
+  /**
+   * The link's rate in bytes per second measured from the last answered parts (capped by the
+   * bandwidth limit), or undefined before any part was answered. Kept through a stall: parts of
+   * 5 MiB and more measure their own drain (part-upload.ts), and a stale rate only shortens the
+   * wait of a part smaller than the buffers, which the next answered part corrects.
+   */
+  rate(): number | undefined {
+    if (this.answers.length === 0) return undefined;
     const bytes = this.answers.reduce((n, a) => n + a.bytes, 0);
     const from = Math.min(...this.answers.map((a) => a.startedAt));
     const to = Math.max(...this.answers.map((a) => a.answeredAt));
-    return Math.max(1, (bytes * 1000) / Math.max(1, to - from));
+    return Math.min(this.bandwidth.limit ?? Infinity, Math.max(1, (bytes * 1000) / Math.max(1, to - from)));
   }
 
-  /** `bytes` more of a part were handed to the socket; call the returned function once when the part is answered or abandoned. */
-  handedOver(bytes: number): () => void {
-    this.unanswered += bytes;
-    let settled = false;
-    return () => {
-      if (settled) return;
-      settled = true;
-      this.unanswered -= bytes;
+  /** A sign of life from storage at `now` (ms, monotonic): a body byte taken by a connection, or an answer. */
+  alive(now = performance.now()): void {
+    if (now > this.life) this.life = now;
+    this.told = false;
+  }
+
+  /** The monotonic time (ms) of the last sign of life from storage. */
+  lastLife(): number {
+    return this.life;
+  }
+
+  /** A part request opens on the link: watched until `close()`. */
+  open(): PartWatch {
+    const watches = this.watches;
+    const watch: PartWatch = {
+      holding: false,
+      drainingUntil: 0,
+      close: () => {
+        watches.delete(watch);
+        if (watches.size === 0 && this.timer) {
+          clearInterval(this.timer);
+          this.timer = undefined;
+        }
+      },
     };
+    // A request opening after a quiet spell with nothing open (between retries, an idle queue)
+    // starts the count afresh: silence counts only while storage is asked for something.
+    if (watches.size === 0) this.life = Math.max(this.life, performance.now());
+    watches.add(watch);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.check(), Math.min(1000, Math.max(50, this.stallTimeoutMs / 4)));
+      this.timer.unref?.();
+    }
+    return watch;
   }
 
   /**
-   * A part waited longer than its allowance: the rate measured so far no longer holds (storage or
-   * the link slowed down), so it is forgotten and the floor stands in until parts are answered
-   * again. Without this, a link that slowed after fast parts stalled every retry of the same part.
+   * When the link counts as silent at `now`: the monotonic time of its last sign of life, or
+   * undefined while it is not (nothing asked of storage, a sign of life within the stall timeout,
+   * or a connection that may still be draining the bytes it holds).
    */
-  stalled(): void {
-    this.answers.length = 0;
+  silentSince(now = performance.now()): number | undefined {
+    let asking = false;
+    let presumed = this.life;
+    for (const w of this.watches) {
+      if (w.holding) continue;
+      asking = true;
+      presumed = Math.max(presumed, w.drainingUntil);
+    }
+    if (!asking || now - presumed < this.stallTimeoutMs) return undefined;
+    return this.life;
   }
 
   /**
    * Storage answered a part of `bytes` whose first byte left at `startedAt`, answered at
    * `answeredAt` (both ms on the monotonic clock, performance.now(): a wall-clock step must not
-   * bend the measured rate).
+   * bend the measured rate). Also a sign of life.
    */
   answered(bytes: number, startedAt: number, answeredAt = performance.now()): void {
+    this.alive(answeredAt);
     this.answers.push({ bytes, startedAt, answeredAt });
     if (this.answers.length > SAMPLES) this.answers.shift();
   }
 
-  /**
-   * How long (ms) a fully sent part may wait for its answer before it counts as stalled: the
-   * stall timeout (`stallTimeoutMs`) plus twice the time the link needs, at its rate, for every
-   * byte handed over and not yet answered.
-   */
-  answerAllowanceMs(stallTimeoutMs: number): number {
-    return stallTimeoutMs + (2 * this.unanswered * 1000) / this.rate();
+  private check(): void {
+    if (this.told) return;
+    const now = performance.now();
+    const since = this.silentSince(now);
+    if (since === undefined) return;
+    this.told = true;
+    this.onSilent(Math.round(Date.now() - (now - since)), now - since);
   }
 }

@@ -82,7 +82,12 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
       // Written before the work unwinds: this run, or the next start after a crash or a stop, asks
       // for this part over the settle time before sending it again (in-doubt.ts).
       if (err instanceof AnswerLostError || err instanceof UnansweredPartError) markUnanswered(ctx, f.id, n, Date.now());
-      if (err instanceof AnswerLostError) return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
+      if (err instanceof AnswerLostError) {
+        // Said when it is given up, not only once settled: the settling asks the service, which
+        // may be as silent as storage (docs/engine.md, "A silent link").
+        ctx.log.info(`Part ${n} of ${f.fileName}: ${reasonOf(err)}; asking whether storage has it before sending it again`);
+        return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
+      }
       const action = classifyError(err, fromStorage);
       if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
       // Presigning is a gateway call, already retried by its own policy (api/retry.ts): this loop

@@ -47,11 +47,17 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A link on which parts were answered at 64 MiB/s. */
+function fastLink(): LinkMonitor {
+  const link = new LinkMonitor(new Bandwidth(null), 30_000);
+  link.answered(64 * 1024 * 1024, 0, 1000);
+  return link;
+}
 const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({ path: file, expected, partNumber, offset, size, url });
 const opts = (extra: Partial<Parameters<typeof uploadPart>[1]> = {}) => ({
   bandwidth: new Bandwidth(null),
-  // A fast link assumed: a fully sent part that gets no answer is given up on soon after the stall timeout.
-  link: new LinkMonitor(64 * 1024 * 1024, new Bandwidth(null)),
+  // A fast link measured: a fully sent part that gets no answer is given up on after twice the stall timeout.
+  link: fastLink(),
   stallTimeoutMs: 30_000,
   onProgress: () => {},
   signal: new AbortController().signal,

@@ -87,6 +87,11 @@ const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
 // does; on quit the wait is ANSWER_GRACE_ON_STOP_MS. A part given up here is marked unanswered and
 // the next start asks for it before sending it again (in-doubt.ts).
 const ANSWER_GRACE_MS = 1500;
+// A write whose completion took this long (ms) found the send buffer full: the bytes taken before
+// it are what the system's buffers hold, and the pace of later writes is the link's own. A second,
+// so that a busy event loop never passes for a full buffer; a link fast enough never to make a
+// 256 KiB write wait that long drains its buffers well inside the stall timeout anyway.
+const WAITED_WRITE_MS = 1000;
 
 /** Throws FileChangedError if the file's bytes may differ from those queued (see contentDifference), LocalFileError if it cannot be read. */
 export async function assertUnchanged(path: string, expected: ExpectedFile): Promise<void> {
@@ -130,11 +135,15 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * of the hot path kept on purpose: about 0.7 CPU s/GiB with four parts hashed at once by the SIMD
  * kernel (md5-lanes.ts), 1.3–1.4 s/GiB with OpenSSL's MD5 on this machine.
  *
- * Stall watch (on the monotonic clock): while sending, a part that moves no byte for
- * `stallTimeoutMs` (time held back by the bandwidth limit does not count) is aborted. While a write
- * waits on a full send buffer, and once every byte is handed over, the wait may last as long as
- * the link needs to deliver every byte handed over and not yet answered (LinkMonitor): the buffer
- * holds several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along.
+ * Stall watch (on the monotonic clock; docs/engine.md, "A silent link"): while sending, a part
+ * that moves no byte for `stallTimeoutMs` (time held back by the bandwidth limit does not count)
+ * is aborted. While a write waits on a full send buffer, and once every byte is handed over, it
+ * waits at most twice the stall timeout since its connection last took a byte, or longer only by
+ * twice what this connection measured its own buffers to need at its own rate (the buffer holds
+ * several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along); a part
+ * smaller than the buffers with nothing measured at all, by its own bytes at the slowest link
+ * assumed (LinkMonitor.slowest). Every byte taken and every answer is a sign of life for the
+ * LinkMonitor, which tells a silent link.
  * On pause or cancel a fully sent part gets 1.5 s for its answer, on quit (EngineStopping) 5 s; a
  * part abandoned is reset, so no byte of it still in this computer's buffers reaches storage
  * afterwards (part-wire.ts), though storage may still store what it has already received.
@@ -174,39 +183,68 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   const startedAt = performance.now();
   let lastMove = startedAt;
   let writing = false;
+  let writeStartedAt = startedAt;
   let stalled = false;
-  // The bytes of this part handed to the system so far count as "on the link, not yet answered"
-  // (LinkMonitor), so every part judges its wait by all the bytes the link still has to carry.
+  // The bytes of this part handed to the system so far.
   let onLink = 0;
-  const settlers: (() => void)[] = [];
+  // What this connection tells of the link (docs/engine.md, "A silent link"): the bytes it took
+  // at once before its first write had to wait (what the system's buffers hold once full), and
+  // from then on the rate at which it took more: the rate at which those buffers drain.
+  let burst: number | undefined;
+  let burstEnd = 0;
+  let ownRate: number | undefined;
+  const watch = opts.link.open();
+  // How long the bytes this connection holds may still take to reach storage (ms): at its own
+  // drain rate when measured, else at the rate measured from answered parts, else unknown (0).
+  const drainMs = () => {
+    if (ownRate !== undefined) return ((burst ?? 0) * 1000) / ownRate;
+    const rate = opts.link.rate();
+    return rate === undefined ? 0 : (onLink * 1000) / rate;
+  };
+  // Nothing measured at all, and every byte taken at once (the part is smaller than the buffers):
+  // its own bytes at the slowest link the engine is built for. Not counted as life for the link.
+  const assumedDrainMs = () => (sentAt !== undefined && burst === undefined && opts.link.rate() === undefined ? (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity) : 0);
   // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
       const now = performance.now();
       if (pacing.waiting) lastMove = now;
-      // A write that does not complete means the send buffer is full and the link is still
-      // carrying what it holds: as after the last byte, that may take as long as the link needs
-      // for every byte handed over and not answered, not just the stall timeout (issue 17 #8:
-      // at 32 KiB/s one write waited 35 s while the bytes moved all along).
-      const allowance = sentAt !== undefined || writing ? opts.link.answerAllowanceMs(opts.stallTimeoutMs) : opts.stallTimeoutMs;
-      const quietFor = now - (sentAt ?? lastMove);
+      watch.holding = pacing.waiting;
+      // While a write waits for room in the send buffer, and once every byte is handed over, the
+      // link is carrying what the buffers hold: nothing shows it until a write completes or
+      // storage answers. The wait is bounded by twice the stall timeout, or longer only by what
+      // this very connection measured its buffers to need (at 32 KiB/s the ~4 MiB the system
+      // buffers take 128 s), never by what the rest of the queue has in flight.
+      const onTheLink = sentAt !== undefined || writing;
+      const drain = onTheLink ? drainMs() : 0;
+      watch.drainingUntil = onTheLink ? lastMove + drain : 0;
+      const allowance = onTheLink ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain, opts.stallTimeoutMs + assumedDrainMs()) : opts.stallTimeoutMs;
+      const quietFor = now - lastMove;
       if (quietFor < allowance) return;
       stalled = true;
-      opts.link.stalled();
       controller.abort(new NetworkError(`No progress for ${Math.round(quietFor / 1000)} s`, request, 'ESTALLED'));
     },
     Math.min(1000, Math.max(50, opts.stallTimeoutMs / 4)),
   );
   const onWriting = (w: boolean) => {
+    const now = performance.now();
     writing = w;
-    lastMove = performance.now();
+    if (w) writeStartedAt = now;
+    else {
+      // The connection took the bytes: a sign of life from storage (its buffers had room).
+      if (burst === undefined && now - writeStartedAt >= WAITED_WRITE_MS) {
+        burst = onLink;
+        burstEnd = writeStartedAt;
+      }
+      opts.link.alive(now);
+    }
+    lastMove = now;
   };
   const onSent = (sent: number) => {
-    lastMove = performance.now();
-    if (sent > onLink) {
-      settlers.push(opts.link.handedOver(sent - onLink));
-      onLink = sent;
-    }
+    const now = performance.now();
+    lastMove = now;
+    onLink = sent;
+    if (burst !== undefined && now - burstEnd >= 1) ownRate = ((sent - burst) * 1000) / (now - burstEnd);
     if (sent >= job.size && sentAt === undefined) sentAt = lastMove;
     opts.onProgress(sent);
   };
@@ -214,6 +252,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   try {
     const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, ...(md5 ? { md5 } : {}), onSent, onWriting, signal: controller.signal });
     answered = true;
+    opts.link.alive();
     if (answer.status < 200 || answer.status >= 300) {
       const message = storageErrorMessage(answer.status, answer.text, answer.headers);
       throw new HttpStatusError(message, answer.status, request, s3CodeOf(answer.text), retryAfterMs(answer.headers['retry-after']));
@@ -251,7 +290,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   } finally {
     clearInterval(watchdog);
     clearTimeout(grace);
-    for (const settle of settlers) settle();
+    watch.close();
     opts.signal.removeEventListener('abort', onOuterAbort);
   }
 }

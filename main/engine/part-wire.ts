@@ -87,8 +87,9 @@ function lent(hashed: boolean): { buffer: Buffer; release(): void } {
   return { buffer, release: () => void (--holds === 0 && giveBuffer(buffer)) };
 }
 // Each write to the socket is at most 256 KiB, because a write's completion is the only sign of
-// progress the stall watchdog has: at the 16 KiB/s floor the engine allows for, 256 KiB moves in
-// 16 s, well inside the 30 s stall timeout; a 1 MiB write would look like a stall.
+// progress the stall watchdog has (docs/engine.md, "A silent link"): at 16 KiB/s, the slowest
+// link the engine is built for, 256 KiB moves in 16 s, well inside the 30 s stall timeout; a
+// 1 MiB write would look like a stall.
 const WRITE_SLICE = 256 * 1024;
 // An error answer's body is S3's small XML document; more than this is not read.
 const MAX_ERROR_TEXT = 64 * 1024;

@@ -30,18 +30,31 @@ describe('ProgressTracker counts acknowledged bytes', () => {
     expect(t.snapshot(1600).overall).toMatchObject({ bytesSent: 1000, bytesInFlight: 0 });
   });
 
-  it('says where an outage is from its first failure until storage answers again, with no ETA meanwhile', () => {
+  it('says where an outage is from its first failure until storage answers again, with its first cause and no ETA meanwhile', () => {
     const t = new ProgressTracker(() => {});
     t.track(file, 0);
     t.partDone(1, 1, 1000, 1000);
     t.trouble('storage', 'storage unavailable (HTTP 503)', 3000);
     t.trouble('storage', 'storage unavailable (HTTP 500)', 4000);
     const s = t.snapshot(4000);
-    expect(s.overall.outage).toEqual({ where: 'storage', since: 3000, cause: 'storage unavailable (HTTP 500)' });
+    // One start and one cause per outage: the log and the morning summary keep the first.
+    expect(s.overall.outage).toEqual({ where: 'storage', since: 3000, cause: 'storage unavailable (HTTP 503)' });
     expect(s.overall.etaSeconds).toBeNull();
     expect(s.files[0]!.etaSeconds).toBeNull();
     t.partDone(1, 2, 1000, 9000);
     expect(t.snapshot(9000).overall.outage).toBeNull();
+  });
+
+  it('a silent link is an outage from its last sign of life, not from when the silence was noticed', () => {
+    const t = new ProgressTracker(() => {});
+    t.track(file, 0);
+    t.partDone(1, 1, 1000, 1000);
+    t.trouble('storage', 'No answer from storage for 30 s', 32_000, 2000);
+    t.trouble('storage', 'No progress for 60 s', 62_000);
+    expect(t.snapshot(62_000).overall.outage).toEqual({ where: 'storage', since: 2000, cause: 'No answer from storage for 30 s' });
+    // Moved to the gateway: its own cause, the same start.
+    t.trouble('gateway', 'capture service unavailable (HTTP 503)', 70_000);
+    expect(t.snapshot(70_000).overall.outage).toEqual({ where: 'gateway', since: 2000, cause: 'capture service unavailable (HTTP 503)' });
   });
 
   it('speed is a moving average: parts answered before the window no longer count', () => {

@@ -144,12 +144,19 @@ export class ProgressTracker {
   }
 
   /**
-   * A part request failed for a passing reason (it will be retried): `where` it failed and why.
-   * Keeps the time of the first failure since the last acknowledged part.
+   * A part request failed for a passing reason (it will be retried), or the link went silent:
+   * `where` it failed and why (`now`, ms since 1970). The outage starts at `since` (default
+   * `now`: for a silent link, its last sign of life) and keeps its start and cause until a part
+   * is acknowledged; a failure elsewhere (storage after the gateway) moves it, with its own cause,
+   * from the same start. One start and one cause per outage, so the screen, `status`, the log and
+   * the morning summary tell the same (docs/engine.md, "A silent link"). Answers the outage
+   * when it started or moved now, else null.
    */
-  trouble(where: Outage['where'], cause: string, now = Date.now()): void {
-    this.outage = { where, since: this.outage?.since ?? now, cause };
+  trouble(where: Outage['where'], cause: string, now = Date.now(), since = now): Outage | null {
+    if (this.outage?.where === where) return null;
+    this.outage = { where, since: Math.min(this.outage?.since ?? since, now), cause };
     this.touch();
+    return this.outage;
   }
 
   /** The current snapshot. */

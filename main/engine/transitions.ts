@@ -10,6 +10,8 @@ export const MAX_PARTS = 10_000;
 export interface Note {
   kind: ActivityKind;
   message: string;
+  /** When it happened (ISO 8601), when not now: an outage starts at its last sign of life. */
+  at?: string;
 }
 
 type FileChange = Parameters<UploadQueue['moveFile']>[3];

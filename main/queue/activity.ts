@@ -38,7 +38,15 @@ export type ActivityKind =
   /** Storage's own list of an upload's parts lacks parts it had acknowledged: they are sent again (engine/file-upload.ts). */
   | 'parts-lost'
   /** Something a person should know about a capture, kept from registration to the finish (issue 18 #3). */
-  | 'warning';
+  | 'warning'
+  /**
+   * The running engine saw an outage (subject `storage` or `capture gateway`): `at` is when it
+   * started (its first failure, or a silent link's last sign of life), the message its cause, as
+   * the screen says them; `outage-over` when storage answered again or the drain ended
+   * (main/engine/outage-record.ts).
+   */
+  | 'outage'
+  | 'outage-over';
 
 /** How long the activity log keeps a line (days): a season of nights to read back, not the queue's whole life. */
 export const ACTIVITY_KEEP_DAYS = 90;

@@ -89,10 +89,15 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   const received = opts.store.received;
   received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber, key: r.key }), at: Date.now() });
   if (received.length > 100_000) received.splice(0, received.length - 100_000);
-  const fault = opts.faults.take({ target: 'storage', operation: r.operation, method, partNumber: r.partNumber });
+  const facts = { target: 'storage' as const, operation: r.operation, method, partNumber: r.partNumber, key: r.key };
+  let fault = opts.faults.take(facts);
   if (fault?.type === 'html') return sendHtml(req, res, fault.status);
   if (fault?.type === 'latency') await sleep(fault.ms);
-  if (fault?.type === 'hang') return; // the client's own timeout has to end it
+  if (fault?.type === 'hang') {
+    // The client's own timeout has to end it; cleared first, the link is back and it goes on.
+    if (!(await opts.faults.hold(req, facts))) return;
+    fault = undefined;
+  }
   if (fault?.type === 'reset' && fault.afterBytes === 0) {
     req.socket.destroy();
     return;
