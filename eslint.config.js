@@ -35,7 +35,7 @@ export default tseslint.config(
   },
   // A promise nobody awaits loses its rejection (an unhandled rejection ends the service) and its
   // ordering: every promise is awaited, returned, or marked `void` with the reason its failure is
-  // handled elsewhere (issue 17 #18). These rules need the types, so they read the tsconfig.
+  // handled elsewhere. These rules need the types, so they read the tsconfig.
   {
     files: ['**/*.{ts,tsx}'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -72,7 +72,7 @@ export default tseslint.config(
     ignores: ['main/electron/**', 'main/**/*.test.ts', 'main/testing/**'],
     rules: forbid(['electron', LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E),
   },
-  // main/testing/ is the tests' shared kit (issue 21 #7): test code, held to the tests' rule.
+  // main/testing/ is the tests' shared kit: test code, held to the tests' rule.
   {
     files: ['main/**/*.test.ts', 'main/testing/**/*.ts'],
     ignores: ['main/electron/**'],

@@ -52,7 +52,7 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
   });
 });
 
-// issue 17 #18: a promise left floating loses its rejection; the typed rules must fire in every
+// A promise left floating loses its rejection; the typed rules must fire in every
 // layer. They read the tsconfig's program, so the probes are real files for the length of the test.
 describe('promises are awaited or marked (no-floating-promises, no-misused-promises)', () => {
   const typed = new ESLint({ cwd: process.cwd() });

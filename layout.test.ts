@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The layout the README's "Layout" section describes (issue 21 #4): main/ holds only rooms, no
+// The layout the README's "Layout" section describes: main/ holds only rooms, no
 // module imports itself back through others, and nothing the app ships imports e2e/.
 
 const ROOT = dirname(new URL(import.meta.url).pathname);

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 17 #16 reproduced: storage, like real S3, takes a while after a part's last byte before it
+// Reproduced: storage, like real S3, takes a while after a part's last byte before it
 // stores the part and answers, and keeps a whole body even when the client has gone. Ctrl-C in
 // that moment, then `drain` again at once: presign-missing still lists the part (storage has not
 // stored it yet), and a client that trusts that first answer sends the part a second time.

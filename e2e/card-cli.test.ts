@@ -11,7 +11,7 @@ import { writeFakeCard } from '../main/card/fake-card.js';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 19 from the command line: `add` takes a card at any level (deliver 1).
+// From the command line: `add` takes a card at any level.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'main/cli/index.ts');
 

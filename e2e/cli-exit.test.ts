@@ -12,7 +12,7 @@ import { UploadQueue } from '../main/queue/queue.js';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Exit codes scripts can trust (issue 17 #15; the README's "The command-line uploader"): the
+// Exit codes scripts can trust (the README's "The command-line uploader"): the
 // CLI run as a child against the local service, as e2e/cli.test.ts does.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'main/cli/index.ts');

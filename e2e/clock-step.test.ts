@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// The CLI as a child whose wall clock is stepped while it runs (issue 17 #7): libfaketime reads
+// The CLI as a child whose wall clock is stepped while it runs: libfaketime reads
 // the offset from a file the test rewrites (FAKETIME_NO_CACHE: at every call), and leaves the
 // monotonic clock alone (DONT_FAKE_MONOTONIC), as an NTP correction or a DST step does.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 17 #16 as a person meets it: `capture-uploader drain` stopped with Ctrl-C (SIGINT) at
+// As a person meets it: `capture-uploader drain` stopped with Ctrl-C (SIGINT) at
 // seeded random instants, 50 times in a row on one queue, each run started as soon as the last
 // exited; then one drain to the end. No part may be stored twice.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -71,7 +71,7 @@ describe('SIGKILL at random points, then restart', () => {
 
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]).done;
     expect(add.code, add.out).toBe(0);
-    expect(add.out).toMatch(/queued capture 1 .*: registered/);
+    expect(add.out).toMatch(/queued capture 1 .* Registered/);
 
     const random = prng(20261122);
     const kills: number[] = [];
@@ -127,7 +127,7 @@ describe('SIGKILL at random points, then restart', () => {
     expect(Object.keys(svc.store.state.captures).length).toBe(before + 2);
   });
 
-  it.each(['SIGKILL', 'SIGINT'] as const)('%s while signing in, before add-capture was sent: the capture stays queued and the next start registers it exactly once (issue 17 #11)', async (signal) => {
+  it.each(['SIGKILL', 'SIGINT'] as const)('%s while signing in, before add-capture was sent: the capture stays queued and the next start registers it exactly once', async (signal) => {
     const dataDir = join(work, `queue-signin-${signal}`);
     const file = join(work, `signin-${signal}.mp4`);
     const bytes = randomBytes(1 * MiB);
@@ -177,7 +177,7 @@ describe('SIGKILL at random points, then restart', () => {
       clearTimeout(timer);
     }
     // The last drop of the card queues what the killed ones did not: 0, or 1 when they had queued
-    // it all already (add that queued nothing exits 1, issue 17 #15), every file then refused as queued.
+    // it all already (add that queued nothing exits 1), every file then refused as queued.
     const lastAdd = await add().done;
     expect(lastAdd.code === 0 || (lastAdd.code === 1 && !/^queued capture/m.test(lastAdd.out) && /Already in the queue as capture/.test(lastAdd.out)), lastAdd.out).toBe(true);
     for (let k = 0; k < 8; k++) {

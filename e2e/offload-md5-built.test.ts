@@ -10,7 +10,7 @@ import { writeFakeCard } from '../main/card/fake-card.js';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 19 #3 and #9 in the built CLI: `import` computes the part MD5s on a thread of its own,
+// In the built CLI: `import` computes the part MD5s on a thread of its own,
 // whose module the bundle must carry beside it (offload-md5-worker.js, package.json build:cli).
 // Built into a folder of its own with the very command of `npm run build:cli`, so this runs beside
 // tests that rebuild dist/cli (e2e/demo.test.ts) without racing them.

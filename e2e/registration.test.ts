@@ -10,7 +10,7 @@ import { startTestService, uploaderEnv } from './service/testing.js';
 
 // add-capture (capture-upload-interface.md §4.4) is not idempotent: the command-line uploader, as
 // scripts run it, must never register a recording twice, whatever its disk or the service do
-// (issue 17 #1, #2). The service counts the captures it holds per recording.
+// The service counts the captures it holds per recording.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'main/cli/index.ts');
 
@@ -67,7 +67,7 @@ function recordings(name: string, n: number): string[] {
   });
 }
 
-describe('capture-uploader add on a disk that fills up while registering (issue 17 #1)', () => {
+describe('capture-uploader add on a disk that fills up while registering', () => {
   it('stops at once with one message naming the queue, sending nothing; once there is space, each recording is registered exactly once', async () => {
     const dataDir = join(work, 'full-disk');
     const files = recordings('fulldisk', 2);
@@ -104,7 +104,7 @@ describe('capture-uploader add on a disk that fills up while registering (issue 
   });
 });
 
-describe('capture-uploader add when add-capture answers 5xx after the service acted (issue 17 #2)', () => {
+describe('capture-uploader add when add-capture answers 5xx after the service acted', () => {
   it.each([500, 502])('%i: one capture at the service, the local one registration_unknown, one notice; drain exits 1 and sends nothing more', async (status) => {
     const dataDir = join(work, `acted-${status}`);
     const files = recordings(`acted${status}`, 2);

@@ -14,7 +14,7 @@ import type { TestService } from './service/testing.js';
 import type { LocalServiceInfo } from './service/index.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 17, deliverable 1 (second paragraph): the engine against an S3 implementation nobody here
+// Deliverable 1 (second paragraph): the engine against an S3 implementation nobody here
 // wrote. The local gateway keeps the files in s3rver (npm) instead of its own storage; a card goes
 // through the real CLI and every object is read back from s3rver and hashed.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -78,7 +78,7 @@ function cli(dataDir: string, args: string[], info: LocalServiceInfo = svc.info)
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe('the local gateway over s3rver (issue 17 deliverable 1: an S3 implementation nobody here wrote)', () => {
+describe('the local gateway over s3rver (an S3 implementation nobody here wrote)', () => {
   it('uploads a card through the CLI into s3rver: every object there has its source file’s bytes', async () => {
     // The card's recordings folder: the two real fixture recordings and a generated 12 MiB
     // recording (3 parts of 5 MiB).

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 18 #2, "the screen, the CLI and the exit code say only what is true": `drain` stopped by a
+// "the screen, the CLI and the exit code say only what is true": `drain` stopped by a
 // refused password says so to the end (a STOPPED line, a last line that asks for the settings to
 // be corrected, exit 3) and never shows the password; once it has ended no engine is stopped, so
 // `status` from another process does not say "Needs you" (the next drain tries again). While an

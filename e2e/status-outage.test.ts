@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// Issue 18 #2: `capture-uploader status`, a second process, says what the screen says during a
+// `capture-uploader status`, a second process, says what the screen says during a
 // storage outage: the running drain records the outage in the queue (main/engine/outage-record.ts)
 // when it starts and clears it when storage answers again.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -56,7 +56,7 @@ describe('status from another process during a storage outage', () => {
 
     const draining = cli(dataDir, ['drain', '--wait']);
     const during = await statusUntil(dataDir, /^Waiting for storage/, 30_000);
-    // Times are in the system's locale (issue 18 #7): "13:05" or "1:05 PM" (ICU may put a narrow no-break space before PM).
+    // Times are in the system's locale: "13:05" or "1:05 PM" (ICU may put a narrow no-break space before PM).
     const time = String.raw`\d{1,2}:\d\d(?:[\s\u202f][AP]M)?`;
     expect(during).toMatch(new RegExp(`^Waiting for storage — since ${time} · [a-z ]+ · next try (${time}|any moment) · nothing lost · 0% · `));
     const json = JSON.parse((await cli(dataDir, ['status', '--json'])).out) as { state: { kind: string } };

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// issue 17 #6 (deliverable 4): the capture gateway unreachable, for whatever reason, is one
+// the capture gateway unreachable, for whatever reason, is one
 // problem of the settings or the network: said once for the queue, the captures stay queued,
 // `add` exits non-zero, and once the address is corrected the next drain registers at once.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -80,7 +80,7 @@ const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern.s
 const add = (dataDir: string, files: string[], env: Record<string, string>) =>
   cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...files], env);
 
-describe('the capture gateway cannot be reached (issue 17 #6)', () => {
+describe('the capture gateway cannot be reached', () => {
   const apiPort = () => new URL(svc.info.baseUrl).port;
   const cases: [string, () => string, RegExp][] = [
     ['an untrusted TLS certificate', () => `https://127.0.0.1:${port(tls)}/gateway`, /certificate is not trusted/],

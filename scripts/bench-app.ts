@@ -1,4 +1,4 @@
-// The desktop app at scale (issue #11): 10,000 files queued, 4 uploading. Prints the renderer's
+// The desktop app at scale: 10,000 files queued, 4 uploading. Prints the renderer's
 // longest frame and the app core's CPU share while progress flows, with their targets.
 //
 // The renderer is the built one in Debian's Chromium; the app core (what Electron's main process

@@ -1,5 +1,5 @@
 // npm run bench:service [-- CAPTURES]: what one request costs the local service when it already
-// holds a few captures and when it holds many (default 10,000), issue #11 item 5.
+// holds a few captures and when it holds many (default 10,000),.
 //
 // Prints, from each size on, the median and 95th-percentile wall time and the CPU time of 200
 // add-capture requests (one two-file capture each, every one saved to the service's state) and of

@@ -1,7 +1,7 @@
 // npm run bench:soak [-- --files 4] [--size-mib 64] [--storage-mibps 8] [--every 5] [--seed 1] [--sse aws:kms|sse-c|none] [--minutes 30]
 //
 // A compressed night against storage that answers as real S3 and what stands in front of it do
-// (issue 17 deliverable 13): the engine drains a card of `--files` recordings of `--size-mib` MiB
+// The engine drains a card of `--files` recordings of `--size-mib` MiB
 // while, every `--every` seconds, the next fault of a seeded rotation replaces the last one:
 // storage 500, 5xx after storing the part (503 SlowDown with Retry-After, 500), a proxy's HTML 403,
 // resets after a part's last byte and mid-part, a gateway 502 on presign, and an expiry of every

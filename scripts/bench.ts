@@ -1,9 +1,9 @@
 // npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link] [--pairs N] [--files N] [--gib N]
 //
-// Issue #11's figures, each with its target beside it, from one run against the local service on
+//'s figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
 //   throughput  a 1 GiB file four ways, in turn, each run: plain concurrent presigned PUTs in
-//               Node, the same parts by curl (a C client: the true ceiling, issue 21 #3), the
+//               Node, the same parts by curl (a C client: the true ceiling), the
 //               built capture-uploader (`drain`, timed from its process start), and Debian's AWS
 //               CLI (`aws s3 cp`, timed from its start); the uploader's rate over each, its CPU
 //               seconds per GiB and peak RSS
@@ -14,7 +14,7 @@
 //   main-thread (only when asked: `--only main-thread`) 10,000 small files (`--files`) queued and
 //               drained at full speed with pause all / resume all in the middle: the event-loop
 //               delay of the thread that plays the Electron main process, with the service in its
-//               own process and, for comparison, with AppCore on that thread (issue 21 #3); then relay
+//               own process and, for comparison, with AppCore on that thread; then relay
 //   relay       (with main-thread, or `--only relay`) the main thread's busy time to receive one
 //               10,000-row queue event from the service process and send it on to the window
 //   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
@@ -104,7 +104,7 @@ async function throughput(): Promise<Figure[]> {
     { name: '1 GiB: uploader', values: ours, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from process start, sign-in included' },
     { name: '1 GiB: plain presigned PUTs', values: plain, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from registration' },
     { name: '1 GiB: AWS CLI (aws s3 cp)', values: aws, unit: 'MiB/s', better: 'higher', digits: 0, note: '8 MiB parts, 10 at once' },
-    { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.8, digits: 2, note: 'user + system, whole process, every thread; MD5 of every byte included (issue 21 #3)' },
+    { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.8, digits: 2, note: 'user + system, whole process, every thread; MD5 of every byte included' },
     { name: '1 GiB: uploader CPU less its MD5', values: cpu.map((c, i) => c - lanes[i]!), unit: 's/GiB', better: 'lower', digits: 2, note: 'the four-lane MD5 measured in the same run subtracted' },
     { name: 'MD5 of 1 GiB, four parts at once', values: lanes, unit: 's/GiB', better: 'lower', digits: 2, note: 'the uploader\'s SIMD kernel (main/engine/md5-lanes.ts)' },
     { name: 'MD5 of 1 GiB on this machine', values: md5, unit: 's/GiB', better: 'lower', digits: 2, note: 'node:crypto (OpenSSL), one stream' },

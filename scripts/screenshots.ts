@@ -1,4 +1,4 @@
-// The README's screenshots (issue 18 item 8), renewed in one command: `npm run screenshots`.
+// The README's screenshots, renewed in one command: `npm run screenshots`.
 //
 // Runs only the Playwright tests that take the chosen pictures (e2e/app/shots.ts saves each state at
 // 1280×800 as `NAME-large.png` and at 820×560 as `NAME-small.png` under test-results/e2e/), then

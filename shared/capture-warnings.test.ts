@@ -4,7 +4,7 @@ import { LONE_LENS, NO_TRAILER, proposalWarnings, shortCapture } from './capture
 const insta = { model: 'Insta360 X4' };
 const dual = (d: number, camera: { model?: string } = insta) => ({ kind: 'dual-lens' as const, files: [{ name: 'VID_00_001.insv' }, { name: 'VID_10_001.insv' }], media: { durationSeconds: d, camera } });
 
-describe('proposalWarnings (issue 18 #3)', () => {
+describe('proposalWarnings', () => {
   it('names a missing trailer, a lone lens and a capture much shorter than the others of its card', () => {
     const w = proposalWarnings([
       dual(180),

@@ -1,5 +1,5 @@
 /**
- * Warnings that travel with a capture from the card to the finish line (issue 18 #3): computed
+ * Warnings that travel with a capture from the card to the finish line: computed
  * when a card is inspected, shown in the registration table and its confirmation, kept with the
  * capture in the queue (activity lines of kind `warning`), marked on its queue row, and counted at
  * the finish ("All 48 files uploaded, 2 captures with warnings"). A warning never stops an upload:

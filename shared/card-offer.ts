@@ -6,7 +6,7 @@ export interface CardSummary {
   bytes: number;
 }
 
-/** What the app and `capture-uploader cards` say of a card (issue 19 #2): "Insta360 card, 48 recordings, 96 GiB". */
+/** What the app and `capture-uploader cards` say of a card: "Insta360 card, 48 recordings, 96 GiB". */
 export function describeCard(c: CardSummary): string {
   return `Insta360 card, ${c.recordings} recording${c.recordings === 1 ? '' : 's'}, ${formatBytes(c.bytes)}`;
 }

@@ -4,7 +4,7 @@ import type { NamedStructure } from './ipc.js';
 import { namedStructure } from './ipc.js';
 
 /**
- * The project's structures and designs as the office sends them (issue #10 item 8), read from a
+ * The project's structures and designs as the office sends them, read from a
  * CSV or JSON file instead of typed in one by one. The ids are the platform's (§4.4 `structure`,
  * `design`); the names are what operators choose from.
  *

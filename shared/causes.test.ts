@@ -13,7 +13,7 @@ describe('plainCause', () => {
     ['/card/a.insv cannot be read (EACCES): this user may not read it; …', 'the file cannot be read'],
     ['The service refuses the API key (Invalid API key): fix the API key in the settings', 'the service refuses the credentials'],
     ['Only INSV, MP4, and CSV files are allowed (HTTP 422 on POST /x)', 'refused by the service'],
-    // issue 17 #6: one problem of the settings or network, whatever the cause
+    // One problem of the settings or network, whatever the cause
     ['The service cannot be reached: its TLS certificate is not trusted (self-signed) (POST gw:443/gateway/x)', 'service unreachable: check the address and network'],
     ['Not registered yet: the service cannot be reached (see the notice for the queue). Sent again at 03:14:00 (attempt 2).', 'service unreachable: check the address and network'],
     [null, 'unknown error'],

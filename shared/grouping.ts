@@ -38,7 +38,7 @@ const PREVIEW = /^LRV_/i;
 const THUMBNAIL = /\.thm$/i;
 const APPLE_DOUBLE = /^\._/;
 
-/** The reason a folder that holds no recording gives (issue 19 deliver 1). `folder` as given. */
+/** The reason a folder that holds no recording gives. `folder` as given. */
 export const noRecordingsIn = (folder: string): string => `No recordings found in ${folder} (looked for .insv, .mp4, .csv)`;
 
 /**

@@ -37,7 +37,7 @@ const target = z.union([z.object({ fileId: id }), z.object({ all: z.literal(true
 const freshness = { asOf: iso, offline: z.boolean(), offlineReason: z.string().nullable() };
 
 /**
- * Whether the upload service runs with its queue (issue 17 #11): `queueError` says why the queue
+ * Whether the upload service runs with its queue: `queueError` says why the queue
  * could not be opened (a newer version, a read-only folder, a full disk, another app holding it)
  * and what to do, or null. The window opens either way and shows it.
  */
@@ -84,7 +84,7 @@ export const channels = {
   /** Sends a failed or cancelled file again, or one waiting for its retry time now; `all`: every such file. */
   'capture:queue.retry': { args: target, result: z.void() },
   'capture:queue.remove': { args: z.object({ captureRow: id }), result: z.void() },
-  /** A capture moved to the front of the queue (`front`: its uploads go first, the last one moved first) or back to its place by age (issue 18 #6). */
+  /** A capture moved to the front of the queue (`front`: its uploads go first, the last one moved first) or back to its place by age. */
   'capture:queue.front': { args: z.object({ captureRow: id, front: z.boolean() }), result: z.void() },
   /** One file off this computer's queue (a lens whose recording should not go up); nothing changes at the platform. */
   'capture:queue.removeFile': { args: z.object({ fileId: id }), result: z.void() },
@@ -111,17 +111,17 @@ export const channels = {
     args: z.object({ date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
     result: z.object({ entry: progressEntryView.nullable(), queued: outboxItemView.nullable() }),
   },
-  /** A refused outbox entry corrected (issue 20 #2): waiting again and sent; `entry` when recorded, else the `item` as it is now. */
+  /** A refused outbox entry corrected: waiting again and sent; `entry` when recorded, else the `item` as it is now. */
   'capture:progress.revise': {
     args: z.object({ id, date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
     result: z.object({ entry: progressEntryView.nullable(), item: outboxItemView.nullable() }),
   },
   /**
    * progress-records-interface.md §4 /v1/users/signin with the account in the settings: whether it
-   * signed in, and a sentence saying so or why not ("Invalid credentials" in plain words; issue 20 #3).
+   * signed in, and a sentence saying so or why not ("Invalid credentials" in plain words).
    */
   'capture:progress.signin': { args: z.void(), result: z.object({ signedIn: z.boolean(), message: z.string() }) },
-  /** The month's entries (YYYY-MM) as CSV (RFC 4180, UTF-8, header row) and the file name to offer it under (issue 20 #7). */
+  /** The month's entries (YYYY-MM) as CSV (RFC 4180, UTF-8, header row) and the file name to offer it under. */
   'capture:progress.report': { args: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/, 'a month in YYYY-MM form') }), result: z.object({ fileName: z.string(), csv: z.string() }) },
   /** The captures in the local queue of the project taken on `date` (YYYY-MM-DD, the site's date), for the office's day view; [] without a queue. */
   'capture:queue.byDay': { args: z.object({ date: ymd }), result: z.array(dayCaptureView) },
@@ -132,9 +132,9 @@ export const channels = {
     result: z.object({ categories: z.array(assetCategoryView), structures: z.array(z.object({ id: z.string(), name: z.string() })), ...freshness }),
   },
   'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.object({ assets: z.array(assetView), ...freshness }) },
-  // Card offer, import and library settings (issue 19): shared/ipc/card.ts.
+  // Card offer, import and library settings: shared/ipc/card.ts.
   ...cardChannels,
-  // First-frame thumbnails of the recordings (issue 19 #6): shared/ipc/thumbnails.ts.
+  // First-frame thumbnails of the recordings: shared/ipc/thumbnails.ts.
   ...thumbnailChannels,
 } as const;
 

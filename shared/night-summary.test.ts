@@ -4,7 +4,7 @@ import { localTime, nightSummary, summaryLines } from './night-summary.js';
 const at = (hhmm: string, day = 22) => new Date(2026, 10, day, Number(hhmm.slice(0, 2)), Number(hhmm.slice(3, 5))).toISOString();
 const e = (time: string, kind: string, fileId: number | null = null, message = '', day = 22) => ({ at: at(time, day), fileId, captureRow: 1, kind, message });
 
-describe('the morning summary (issue 18 #7)', () => {
+describe('the morning summary', () => {
   it('says when the night started and finished, how long, how much, the slowest hour, the longest outage and what needs a person', () => {
     const entries = [
       e('19:30', 'started', 1),

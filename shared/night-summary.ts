@@ -2,7 +2,7 @@ import { plainCause } from './causes.js';
 import { formatBytes, formatEta } from './format.js';
 
 /**
- * The morning summary (issue 18 #7): the night's story in a few lines, built from the queue's
+ * The morning summary: the night's story in a few lines, built from the queue's
  * activity log (main/queue/activity.ts; shared/ipc.ts ActivityView has the same fields) and what
  * still needs a person. Shown on the queue screen and printed by `capture-uploader log --summary`
  * (text, or this object as JSON). Times ms since epoch; bytes; durations ms.
@@ -121,7 +121,7 @@ export function nightSummary(
  * A time (ms since the epoch) as the system's locale shows it in its own short form (`19:30` in
  * en-GB, `7:30 PM` in en-US: 24-hour where the locale says so), with the date before it when it
  * is not today (`now`'s local date): one time format for the summary, the screens and the CLI
- * (issue 18 #7). `seconds` adds the seconds (`19:30:05`, `7:30:05 PM`) where two moments may
+ * `seconds` adds the seconds (`19:30:05`, `7:30:05 PM`) where two moments may
  * share a minute (recording times in the registration table, the activity log); `locale` is a
  * BCP 47 tag for tests, the screens pass none and get the system's.
  */

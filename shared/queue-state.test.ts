@@ -8,7 +8,7 @@ const t = (x: Partial<QueueTotals>): QueueTotals => ({
 });
 const at = (hhmm: string) => new Date(`2026-11-25T${hhmm}:00`).getTime();
 
-describe('queueState (issue 18 #2)', () => {
+describe('queueState', () => {
   it('says what the whole queue does, the most hopeful first', () => {
     const h = (x: Partial<QueueTotals>, input = {}) => queueState(t(x), input).headline;
     expect(h({ files: 200, uploading: 4, retrying: 10, needYou: 2 })).toBe('Uploading');
@@ -16,12 +16,12 @@ describe('queueState (issue 18 #2)', () => {
     expect(h({ files: 3, completed: 2, paused: 1 })).toBe('Paused');
     expect(h({ files: 3, completed: 1, failed: 2, needYou: 2 })).toBe('Needs you (2)');
     expect(h({ files: 201, completed: 200, cancelled: 1 })).toBe('All 200 files uploaded');
-    // Never plain green when captures carry warnings (issue 18 #3).
+    // Never plain green when captures carry warnings.
     expect(queueState(t({ files: 50, completed: 50, capturesWarned: 2 }))).toMatchObject({ kind: 'done-with-warnings', headline: 'All 50 files uploaded, 2 captures with warnings', tone: 'retrying' });
     expect(h({ files: 2, completed: 2 }, { hold: { until: '2026-11-25T07:00:00Z', by: 'person' } })).toBe('All 2 files uploaded');
   });
 
-  it('a card pulled out mid-upload is one state with the recordings waiting, not a failure, even while other files upload or storage is out (issue 19 #5)', () => {
+  it('a card pulled out mid-upload is one state with the recordings waiting, not a failure, even while other files upload or storage is out', () => {
     const s = queueState(t({ files: 98, completed: 2, queued: 94, uploading: 2, cardRemoved: { cards: 1, recordings: 48 }, outage: { where: 'storage', since: at('19:42'), cause: 'x' } }));
     expect(s).toMatchObject({ kind: 'card-removed', headline: 'Card removed: put it back to continue (48 recordings waiting)', tone: 'paused' });
     expect(queueStateLine(s)).toBe('Card removed: put it back to continue (48 recordings waiting) — uploads resume by themselves once it is back, under any name · nothing lost');
@@ -33,7 +33,7 @@ describe('queueState (issue 18 #2)', () => {
     expect(queueState(t({ files: 6, queued: 6, cardRemoved: { cards: 1, recordings: 3 } }), { blocked: 'The service refuses the API key.' }).kind).toBe('needs-you');
   });
 
-  it('credentials refused read "Needs you", not "Stopped": nothing moves until a person corrects them (issue 18 #2)', () => {
+  it('credentials refused read "Needs you", not "Stopped": nothing moves until a person corrects them', () => {
     const s = queueState(t({ files: 2, completed: 1, queued: 1 }), { blocked: 'The service refuses the API key.' });
     expect(s).toMatchObject({ kind: 'needs-you', headline: 'Needs you', tone: 'needs-you', detail: 'The service refuses the API key. Nothing queued is lost.' });
     expect(queueStateLine(s)).toBe('Needs you — The service refuses the API key. Nothing queued is lost.');
@@ -68,7 +68,7 @@ describe('queueState (issue 18 #2)', () => {
     expect(queueState(t({ files: 3, uploading: 1, bytesRemaining: 3000, bytesPerSecond: 0 })).etaSeconds).toBeNull();
   });
 
-  it('writes its times in the locale’s own clock, the date before them when not today (issue 18 #7)', () => {
+  it('writes its times in the locale’s own clock, the date before them when not today', () => {
     const hold = { until: new Date(at('07:00')).toISOString(), by: 'person' as const };
     expect(queueState(t({ files: 2, queued: 2 }), { hold, now: at('03:00'), locale: 'en-US' }).headline).toBe('Paused until 7:00 AM');
     expect(queueState(t({ files: 2, queued: 2 }), { hold, now: at('03:00'), locale: 'en-GB' }).headline).toBe('Paused until 07:00');

@@ -4,7 +4,7 @@ import type { QueueHoldView, QueueTotals } from './ipc.js';
 
 /**
  * What the whole queue is doing, computed once and shown the same in the app's headline, the
- * tray tooltip and the first line of `capture-uploader status` (issue 18 #2).
+ * tray tooltip and the first line of `capture-uploader status`.
  * `kind` for code and tests; `headline` in a word or three ("Waiting for storage"); `detail` the
  * rest of the sentence or null ("since 19:42 · storage unavailable · next try 19:45 · nothing
  * lost"); `tone` a CSS class; `since`/`nextTry` ms since epoch or null; `etaSeconds` for the
@@ -33,9 +33,9 @@ export interface QueueStateInput {
 }
 
 /**
- * A retry time (ms since the epoch) as a person reads it, never in the past (issue 18 #1): "any
+ * A retry time (ms since the epoch) as a person reads it, never in the past: "any
  * moment" when it is due or overdue (the engine takes it up at once), else the one time format
- * (shared/night-summary.ts localTime: the locale's clock, the date when not today; issue 18 #7).
+ * (shared/night-summary.ts localTime: the locale's clock, the date when not today).
  */
 export function retryTime(at: number, now = Date.now(), locale?: string): string {
   return at <= now + 1000 ? 'any moment' : localTime(at, { now, locale });
@@ -59,11 +59,11 @@ export function retryWait(at: number, now = Date.now(), locale?: string): string
  * person corrects them in Settings: the same words as any other stop that waits for a person),
  * "Card removed: put it back to
  * continue (48 recordings waiting)" when a card was pulled while its recordings uploaded straight
- * from it (issue 19 #5: one state for the card, not a failure per file), "Paused until 07:00" during a
+ * from it (one state for the card, not a failure per file), "Paused until 07:00" during a
  * queue-wide hold, "Waiting for storage" / "Waiting for the gateway" during an outage (since when,
  * the cause in plain words, the next try, "nothing lost"); then "Uploading", "Waiting" (files
  * about to start), "Waiting to retry", "Paused", "Needs you (n)", "All n files uploaded" (", 2
- * captures with warnings" when some carry warnings: issue 18 #3).
+ * captures with warnings" when some carry warnings:).
  */
 export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueState {
   const now = input.now ?? Date.now();
@@ -107,7 +107,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   if (t.paused > 0) return { ...base, kind: 'paused', headline: 'Paused', tone: 'paused' };
   if (t.needYou > 0) return { ...base, kind: 'needs-you', headline: `Needs you (${t.needYou})`, tone: 'needs-you' };
   const all = `All ${counted} file${counted === 1 ? '' : 's'} uploaded`;
-  // Never plain green when a capture carries a warning (issue 18 #3): the finish says how many.
+  // Never plain green when a capture carries a warning: the finish says how many.
   const warned = t.capturesWarned ?? 0;
   if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warnedPhrase(warned)}`, tone: 'retrying' };
   return { ...base, kind: 'done', headline: all, tone: 'done' };

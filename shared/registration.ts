@@ -1,5 +1,5 @@
 /**
- * Pure rules of the registration step (issue #10 item 1), shared by the desktop table and the
+ * Pure rules of the registration step, shared by the desktop table and the
  * CLI's `add --dry-run`: site walks found from gaps in recording time, the one sentence that
  * says what will be registered where, and the one line that sums up the files not uploaded.
  */
@@ -91,7 +91,7 @@ export function mostUsedPlacement(placements: readonly Placement[]): Placement |
 /** Low-resolution previews the camera writes beside each recording (LRV_…), never uploaded. */
 export const isPreviewName = (name: string): boolean => /^LRV_/i.test(name);
 
-/** Thumbnails the camera writes beside each recording (….thm), never uploaded (issue 19 deliver 1). */
+/** Thumbnails the camera writes beside each recording (….thm), never uploaded. */
 export const isThumbnailName = (name: string): boolean => /\.thm$/i.test(name);
 
 /** Whether a reason is the one a dropped folder without any recording gives (shared/grouping.ts noRecordingsIn). */

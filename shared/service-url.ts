@@ -2,7 +2,7 @@
  * Why `value` cannot be a service address ({base_url}, {auth_url}, {progress_base_url} of the
  * interfaces), in words that name the fix, or undefined when it can. An address needs its scheme:
  * `capture.example.com/gateway` or `127.0.0.1:8080` would otherwise be read as a relative path or
- * as a URL whose scheme is the host (issue 17 #6), and every call would fail far from the cause.
+ * as a URL whose scheme is the host, and every call would fail far from the cause.
  */
 export function serviceUrlProblem(value: string): string | undefined {
   const example = 'for example https://capture.example.com/gateway';

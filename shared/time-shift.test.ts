@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseShift, shiftTimes } from './time-shift.js';
 
-describe('time shift for a selection (issue 18 #4)', () => {
+describe('time shift for a selection', () => {
   it('reads +01:00, −1 day, -30 min and "first 09:12"; refuses anything else', () => {
     expect(parseShift('+01:00')).toEqual({ kind: 'by', ms: 3_600_000 });
     expect(parseShift('−1 day')).toEqual({ kind: 'by', ms: -86_400_000 });

@@ -1,5 +1,5 @@
 /**
- * A time shift for captures whose camera clock was wrong (issue 18 #4): "+01:00", "-1 day",
+ * A time shift for captures whose camera clock was wrong: "+01:00", "-1 day",
  * "−30 min", "+2 h", or "first 09:12" ("set the first to 09:12 and keep the gaps"). Times stay
  * ISO 8601 with each one's own UTC offset, as capture-upload-interface.md §4.4 sends them.
  */

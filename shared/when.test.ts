@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { localTime } from './night-summary.js';
 import { localDate, localMonth, whenAt } from './when.js';
 
-// The office screens' one time and date format (issue 20 #7), the operator summary's own.
+// The office screens' one time and date format, the operator summary's own.
 const now = new Date(2026, 10, 25, 15, 0).getTime(); // 25 Nov 2026, 15:00 local
 
 describe('whenAt', () => {

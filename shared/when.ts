@@ -1,6 +1,6 @@
 import { localTime } from './night-summary.js';
 
-// One time and date format for the office screens (issue 20 #7), the operator's own: times as the
+// One time and date format for the office screens, the operator's own: times as the
 // morning summary shows them (shared/night-summary.ts localTime: the system's locale, 24-hour where
 // the locale says so, the date when not today), dates in that same form ("24 Nov", with the year
 // when it is not this year's). `locale` is for tests; the screens pass none and get the system's.

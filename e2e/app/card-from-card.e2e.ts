@@ -10,7 +10,7 @@ import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
-// Issue 19 deliver 5, first sentence: with "Upload straight from the card" on in Settings, a card
+// With "Upload straight from the card" on in Settings, a card
 // that appears is offered as "Upload from the card", not Import: its recordings are listed for
 // placement at the card's own paths and upload from the card, and nothing is copied to the library.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
@@ -77,7 +77,7 @@ test('with "Upload straight from the card" on, a card is offered as Upload from 
     const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
     expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
   }
-  // No copy, no offload: the library holds only the first-frame thumbnails it caches (issue 19 #6).
+  // No copy, no offload: the library holds only the first-frame thumbnails it caches.
   const held = existsSync(library) ? readdirSync(library, { recursive: true, encoding: 'utf8' }) : [];
   expect(held.filter((p) => p !== '.thumbnails' && !p.startsWith(`.thumbnails${sep}`))).toEqual([]);
   expect(h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 0 });

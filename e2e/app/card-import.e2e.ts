@@ -12,7 +12,7 @@ import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
-// Issue 19 "Done when": a generated card appears in a watched mount folder, the app offers it,
+// A generated card appears in a watched mount folder, the app offers it,
 // Import copies it with verification, "Card safe to remove" shows, the card's folder is removed,
 // and the uploads complete byte-identical from the copies in the library.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
@@ -70,7 +70,7 @@ test('a card that appears is offered, imported with verification, removed once s
   const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p))]));
   const offer = page.getByTestId('card-offer');
   await expect(offer).toContainText(`Insta360 card, 3 recordings, ${formatBytes(6 * size)}`, { timeout: 15_000 });
-  // The setting off, the offer's sentence says the card is copied first (issue 19 #5).
+  // The setting off, the offer's sentence says the card is copied first.
   await expect(offer).toContainText('Copied to the library folder and verified, then uploaded from the copies.');
   await expectAccessible(page, 'section.cards');
   await shots(page, info, '30-card-offered');

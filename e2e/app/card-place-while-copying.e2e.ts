@@ -10,7 +10,7 @@ import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
-// Issue 19 #4: the person places every recording right after clicking Import, while the card is
+// The person places every recording right after clicking Import, while the card is
 // still being copied, and walks away. What was placed waits for its verified copy, never reads
 // the card, and uploads byte-identical from the copy once it verifies; nothing is sent twice.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;

@@ -7,7 +7,7 @@ import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
-// Issue 19 deliver 5 in the app: a card pulled out while its recordings upload straight from it
+// In the app: a card pulled out while its recordings upload straight from it
 // is one line, "Card removed: put it back to continue (N recordings waiting)", and no red row;
 // put back under another mount folder name, the uploads finish without a click.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
@@ -55,7 +55,7 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
 
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   renameSync(join(pocket, 'X4'), join(mount, 'X4_1'));
-  // Random bytes carry no Insta360 trailer: the finish says so (issue 18 #3).
+  // Random bytes carry no Insta360 trailer: the finish says so.
   await expect(state).toHaveText('All 4 files uploaded, 2 captures with warnings', { timeout: 40_000 });
   expect(h.queue().allFiles().map((f) => f.path.startsWith(join(mount, 'X4_1', 'DCIM'))).every(Boolean)).toBe(true);
 });

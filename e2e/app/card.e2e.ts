@@ -7,7 +7,7 @@ import { AppHarness } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
-// Issue 19 deliver 1: a card is dropped as it comes out of the reader, at its root, or a folder
+// A card is dropped as it comes out of the reader, at its root, or a folder
 // of several cards; every recording is registered, and previews and thumbnails are not.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 

@@ -51,7 +51,7 @@ export class AppHarness {
     const svc = opts.service ?? (await startTestService());
     const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine, opts.cards);
     // The library folder in the test's own data, never the Videos folder of whoever runs the tests:
-    // registering recordings writes their thumbnails there (issue 19 #6). Same name as the default.
+    // registering recordings writes their thumbnails there. Same name as the default.
     h.store.set('library', { library: join(h.dataDir, 'Videos', 'Capture Uploader') });
     await h.boot();
     await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
@@ -74,7 +74,7 @@ export class AppHarness {
       api.getPathForFile = (file: File) => (w.__capturePaths as Record<string, string>)[file.name] ?? '';
       w.api = Object.freeze(api);
     }, apiFunctionNames);
-    // The queue folds each capture's files and batches of completed captures (issue 18 #6); tests
+    // The queue folds each capture's files and batches of completed captures; tests
     // that read file rows see the view of every file ("Show every file", kept in localStorage)
     // unless they ask for the folded one.
     if (!opts.foldedQueue) await page.addInitScript(() => localStorage.setItem('queue-show-every-file', 'true'));

@@ -9,7 +9,7 @@ import { AppHarness } from './harness.js';
 import { applyBar } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
-// Issue 18 #5: a keyboard path through a whole card. The built renderer in Chromium over the real
+// A keyboard path through a whole card. The built renderer in Chromium over the real
 // app core, queue and local service; after the card is dropped, only page.keyboard is used.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 

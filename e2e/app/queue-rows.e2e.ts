@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
 
-// The queue as the operator reads it at the smallest window (issue 18 #6): one line per capture,
+// The queue as the operator reads it at the smallest window: one line per capture,
 // its files folded inside, captures at work first, completed ones folded by batch, at least six
 // captures in view at 820×560, a capture moved to the front and back; the registration heading
 // never under the sticky bar, and the designs' warning one line until opened.

@@ -14,7 +14,7 @@ import { SIZES, shots } from './shots.js';
 // passing failure waiting to retry, filters, and axe-core on each state.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
-// locale, issue 18 #7; e2e/app/time-format.e2e.ts covers a 12-hour locale).
+// locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 
 let h: AppHarness;
@@ -128,14 +128,14 @@ test('a refusal of the credentials is a message that needs a person: in the bar 
   await expect(fileRow(page, 'first-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   // The project's API key is revoked at the service: the gateway answers 403 "Invalid API key" at
   // the next registration, and the queue stops and says why. (A bare 403 with another message
-  // concerns one capture only since issue 17 #5, so a status fault no longer stands for this.)
+  // concerns one capture only, so a status fault no longer stands for this.)
   h.svc.store.state.projects[0]!.apiKey = 'revoked-by-the-office';
   await register('second-walk.mp4', 256 * 1024, tower!.id);
   const notices = page.getByTestId('notices');
   await expect(notices.getByRole('alert')).toContainText('The service refuses the API key');
   await expect(notices.getByRole('alert')).toHaveCount(1);
   await expect(page.getByTestId('queue-blocked')).toContainText('The service refuses the API key');
-  // Issue 18 #2: a stop that waits for a person reads "Needs you", as everywhere else.
+  // A stop that waits for a person reads "Needs you", as everywhere else.
   await expect(page.getByTestId('queue-state')).toHaveText('Needs you');
   for (const viewport of Object.values(SIZES)) {
     await page.setViewportSize(viewport);

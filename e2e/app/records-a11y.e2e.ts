@@ -53,7 +53,7 @@ test('the Progress workspace: calendar, day view, an open entry, and the form wi
   await page.emulateMedia({ media: 'screen' });
 });
 
-test('the Progress calendar takes the keys of a date grid and is one tab stop (issue 18 #5)', async ({ page }, info) => {
+test('the Progress calendar takes the keys of a date grid and is one tab stop', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   const grid = page.getByRole('grid');

@@ -4,7 +4,7 @@ import { localDate } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
 
 // The asset `shape` and each stage's own unit (progress-records-interface.md §2 ExternalAsset.shape,
-// Stage.uom and measurement; issue 20 #6), in Chromium over the local service's seeded assets:
+// Stage.uom and measurement), in Chromium over the local service's seeded assets:
 // polylines, polygons and points, stages counted in ea, m, lf, m2 and m3. The expected figures are
 // worked out here from the seed's own numbers, not with the app's code.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;

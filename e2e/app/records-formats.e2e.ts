@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { localDate, whenAt } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
 
-// One time and date format across the office screens (issue 20 #7), the operator's own: the
+// One time and date format across the office screens, the operator's own: the
 // morning summary's localTime (system locale, 24-hour where the locale says so, the date when not
 // today) and dates in that same form. The page runs under a 24-hour locale, en-GB; what it shows
 // is compared with shared/when.ts given that locale.

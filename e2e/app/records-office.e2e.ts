@@ -5,7 +5,7 @@ import { localDate, localMonth } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
 import { missingFromPdf } from './pdf-text.js';
 
-// The office workspace finished (issue 20), in Debian's Chromium over the real app core and the
+// The office workspace finished, in Debian's Chromium over the real app core and the
 // local service's progress interface: entries on the right day, refused entries corrected, the
 // service's own sign-in, answers that say they failed, the day's captures, and the month report.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;

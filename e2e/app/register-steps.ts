@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { expect } from '@playwright/test';
 
 /**
- * The registration table's steps as a person takes them (issue #10 item 1), for the browser
+ * The registration table's steps as a person takes them, for the browser
  * tests: choose rows, a structure · design and a type, apply, then register and confirm.
  */
 

@@ -12,11 +12,11 @@ import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
 import { applyBar, applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 
-// The registration step at card scale (issue #10 items 1, 7, 8, 9, 10): the built renderer in
+// The registration step at card scale: the built renderer in
 // Chromium over the real app core, queue and local service.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
-// locale, issue 18 #7; e2e/app/time-format.e2e.ts covers a 12-hour locale).
+// locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 
 let h: AppHarness;
@@ -93,7 +93,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => page.getByLabel('Select site walk 1').check());
   await expect(bar.getByRole('button', { name: 'Apply to 60 selected' })).toBeDisabled(); // until a place is chosen
   await act(() => bar.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 2' }));
-  // No silent default for the type (issue 18 #4): chosen once, it stays chosen for the next walk.
+  // No silent default for the type: chosen once, it stays chosen for the next walk.
   await expect(bar.getByRole('button', { name: 'Apply to 60 selected' })).toBeDisabled();
   await act(() => bar.getByLabel('Type').selectOption({ label: 'Interior' }));
   await act(() => bar.getByRole('button', { name: 'Apply to 60 selected' }).click());
@@ -150,7 +150,7 @@ test('a 100-recording card is registered by site walk in under ten interactions,
   await act(() => page.getByRole('button', { name: 'Retry all now' }).click());
   await expect(counts).toHaveText('200 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you', { timeout: 120_000 });
   await expect(page.getByTestId('queue-percent')).toHaveText('100%');
-  // The card's recordings are random bytes, not videos: each capture carries the intake's warning to the finish (issue 18 #3).
+  // The card's recordings are random bytes, not videos: each capture carries the intake's warning to the finish.
   await expect(page.getByTestId('queue-state')).toHaveText('All 200 files uploaded, 100 captures with warnings');
   await expect(page.getByRole('progressbar', { name: 'Whole queue progress' })).toHaveAttribute('value', '100');
   const total = queueOf().allFiles().reduce((n, f) => n + f.size, 0);

@@ -10,12 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { AppHarness } from './harness.js';
 import { shots } from './shots.js';
 
-// Issue 18: the operator's screen tells the truth. A storage outage reads "Waiting for storage"
+// The operator's screen tells the truth. A storage outage reads "Waiting for storage"
 // (since when, the cause, the next try, nothing lost, Try now), the bar counts only bytes storage
 // acknowledged and never goes back, and a retry time is never one already past.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
-// locale, issue 18 #7; e2e/app/time-format.e2e.ts covers a 12-hour locale).
+// locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -118,7 +118,7 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await expect(page.getByTestId('queue-state-detail')).toHaveCount(0);
   expect(await storedSha('during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
 
-  // The morning summary says when it finished, how much, and the outage (issue 18 #7).
+  // The morning summary says when it finished, how much, and the outage.
   await page.getByText('Summary of the last 24 hours').click();
   const summary = page.getByTestId('night-summary');
   await expect(summary).toContainText(/Started at .+; finished at .+ after .+: 2 captures \(2 files\), .+ uploaded\./);

@@ -10,7 +10,7 @@ import { RESTARTED } from '../../main/service/host.js';
 import { AppHarness } from './harness.js';
 
 // The upload service in its own process, as the window sees it: a queue that cannot open, and a
-// service that dies mid-upload (issue 21 #1, issue 17 #11).
+// service that dies mid-upload.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const row = (page: Page, fileName: string) => page.locator(`[data-testid="file-row"][data-file="${fileName}"]`);
 

@@ -4,7 +4,7 @@ import type { Page, TestInfo } from '@playwright/test';
 export const SIZES = { large: { width: 1280, height: 800 }, small: { width: 820, height: 560 } } as const;
 
 /**
- * Screenshots of what the window shows at each size under test (issue #10 item 10), saved as
+ * Screenshots of what the window shows at each size under test, saved as
  * `<name>-large.png` and `<name>-small.png` in the test's output folder; `before` runs at each
  * size first (to scroll something into view). The window is left at the large size.
  */

@@ -11,7 +11,7 @@ import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
 import { registerAll } from './register-steps.js';
 
-// Issue 19 #6: a thumbnail per recording in the registration table, the first frame decoded by
+// A thumbnail per recording in the registration table, the first frame decoded by
 // Chromium's own decoder from the service's loopback media server, cached in the library folder;
 // the neutral icon where it cannot be decoded, never a broken image.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;

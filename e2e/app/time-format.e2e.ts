@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { whenAt } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
 
-// One time format on the operator's side (issue 18 #7): the queue's headline, the hold, the queue's
+// One time format on the operator's side: the queue's headline, the hold, the queue's
 // "recorded" time and the registration table's recording time all say a time the way the system's
 // locale does (shared/when.ts): 12-hour in en-US, 24-hour in en-GB. The page runs under each
 // locale in turn; what it shows is compared with shared/when.ts given that locale.

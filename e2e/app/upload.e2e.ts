@@ -18,7 +18,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
-// locale, issue 18 #7; e2e/app/time-format.e2e.ts covers a 12-hour locale).
+// locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 
 let h: AppHarness;

@@ -75,7 +75,7 @@ try {
   process.stderr.write(`capture-service: ${(err as Error).message}\n`);
   process.exit(1);
 }
-// The one line a test or a script waits for (issue 2): everything a client needs, as JSON. Another
+// The one line a test or a script waits for: everything a client needs, as JSON. Another
 // storage's secret key is its owner's, given to this process: it is not printed.
 const info = s3 ? { ...service.info, s3: { ...service.info.s3, secretAccessKey: undefined } } : service.info;
 process.stdout.write(`capture-service ready ${JSON.stringify({ ...info, dataDir })}\n`);

@@ -48,7 +48,7 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   /**
    * Storage UploadPart only: once the whole body arrived, close the connection at once without an
    * answer, and store the part all the same after the `partStoreDelayMs` setting's wait, as real S3
-   * does when a connection drops between the last byte and its answer (issue 17 #16, within one run):
+   * does when a connection drops between the last byte and its answer (within one run):
    * for that while, ListParts and presign-missing do not list the part yet.
    */
   z.object({ type: z.literal('dropWhileStoring') }),
@@ -63,7 +63,7 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   /**
    * Answer with this status and this JSON body instead of the handler's: e.g. a 200 carrying
    * `{ success: false, message }`, as a real service behind a framework that always answers 200
-   * does (issue 20 #4). Nothing is done.
+   * does. Nothing is done.
    */
   z.object({ type: z.literal('json'), status: z.number().int().min(200).max(599), body: z.unknown() }),
   /**
@@ -112,7 +112,7 @@ export const faultSettingsSchema = z.object({
   storageRetryAfterSeconds: z.number().int().min(0).max(3600).nullable().optional(),
   /**
    * Gateway and sign-in: answer 400 to a request without a body that declares `content-type:
-   * application/json`, as Fastify and similar servers do (issue 17 #12). §4.2 and §4.3 require the
+   * application/json`, as Fastify and similar servers do. §4.2 and §4.3 require the
    * header on their bodiless GETs, so those two are exempt.
    */
   strictContentType: z.boolean().optional(),
@@ -126,14 +126,14 @@ export const faultSettingsSchema = z.object({
    * Progress interface: every call but sign-in also needs `authorization: Bearer <token>` with a
    * token from its own sign-in (§4 /v1/users/signin), else 401 `{ status: false, message:
    * 'Unauthorized' }`. progress-records-interface.md §5 leaves the token's use open; a real
-   * service may demand it (issue 20 #3). Off by default: the key alone, as §5 says.
+   * service may demand it. Off by default: the key alone, as §5 says.
    */
   progressRequiresToken: z.boolean().optional(),
   /**
    * Storage: after a part's last body byte arrived, it takes this long (ms) before it stores the
    * part and answers, as real S3 does its MD5, encryption and replication first; a part whose
    * whole body arrived is stored even if the client reset or closed the connection meanwhile
-   * (issue 17 #16). 0 (default): stored at once.
+   * 0 (default): stored at once.
    */
   partStoreDelayMs: z.number().int().min(0).max(120_000).optional(),
   /**

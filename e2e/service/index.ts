@@ -32,7 +32,7 @@ export interface LocalServiceOptions {
   /** Part size in bytes for new uploads; at least 5 MiB (S3's minimum). Default 5242880. */
   partSize?: number;
   /**
-   * Keep the files in this S3-compatible storage instead of the built-in one (issue 17). The
+   * Keep the files in this S3-compatible storage instead of the built-in one. The
    * bucket must exist; start fails when HeadBucket does not answer 200. The built-in storage
    * listener is then not started: storage faults, the bandwidth setting and `storage.stats` see
    * nothing, and `info.s3` describes this storage.
@@ -104,7 +104,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   await storage.init([st.bucket]);
 
   // No limit on a request's whole duration (Node's default cuts it at 300 s): real S3 only ends a
-  // connection that moves nothing, and a 5 MiB part at 8 KiB/s takes 640 s (issue 17 #8).
+  // connection that moves nothing, and a 5 MiB part at 8 KiB/s takes 640 s.
   const storageServer = opts.s3 ? undefined : createServer({ requestTimeout: 0 }, createStorageHandler({ store: storage, credentials: st, faults }));
   const apiServer = createServer();
   const servers = storageServer ? [apiServer, storageServer] : [apiServer];

@@ -4,7 +4,7 @@ import type { TestService } from './testing.js';
 import { putBytes, registerCapture, startTestService } from './testing.js';
 
 // Contract tests of the settings and faults that make the local service as unkind as real
-// servers and networks (issue 17 #6, #12, #13).
+// servers and networks.
 
 let svc: TestService;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ const addFault = async (rule: FaultRuleInput) => expect((await svc.admin('POST',
 const uploadId = async () =>
   (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1])).manifest[0]!.uploadId;
 
-describe('strictContentType (issue 17 #12)', () => {
+describe('strictContentType', () => {
   it('answers 400 to a bodiless call that declares JSON, as Fastify does, and takes it without the header', async () => {
     const id = await uploadId();
     await svc.admin('PUT', '/settings', { strictContentType: true });
@@ -47,7 +47,7 @@ describe('strictContentType (issue 17 #12)', () => {
   });
 });
 
-describe('statusRead (issue 17 #13)', () => {
+describe('statusRead', () => {
   it.each([404, 405] as const)('answers %i to the §4.9 status read while the other calls work', async (status) => {
     const id = await uploadId();
     await svc.admin('PUT', '/settings', { statusRead: status });
@@ -58,7 +58,7 @@ describe('statusRead (issue 17 #13)', () => {
   });
 });
 
-describe('html fault (issue 17 #6): a captive portal or proxy page where JSON was expected', () => {
+describe('html fault: a captive portal or proxy page where JSON was expected', () => {
   it('answers the gateway with an HTML page and registers nothing', async () => {
     await addFault({ target: 'gateway', operation: 'add-capture', action: { type: 'html', status: 200 } });
     const before = Object.keys(((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures).length;

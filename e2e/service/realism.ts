@@ -11,7 +11,7 @@ const BODILESS_JSON_REQUIRED = new Set(['project-folder-with-default-sheet', 'la
 /**
  * Throws the 400 a Fastify server answers (`FST_ERR_CTP_EMPTY_JSON_BODY`) when `strictContentType`
  * is on and a gateway or sign-in request declares `content-type: application/json` without a
- * body, except on the calls whose section requires the header (§4.2, §4.3). Issue 17 #12.
+ * body, except on the calls whose section requires the header (§4.2, §4.3)..
  */
 export function refuseBodilessJson(faults: FaultRegistry, target: FaultTarget, operation: string, req: IncomingMessage): void {
   if (!faults.settings.strictContentType || (target !== 'gateway' && target !== 'auth')) return;
@@ -29,7 +29,7 @@ export function refuseBodilessJson(faults: FaultRegistry, target: FaultTarget, o
 
 /**
  * Throws the answer of a gateway whose §4.9 path is not this stand-in's guess (`statusRead`
- * setting 404 or 405), as its router would give before any handler runs. Issue 17 #13.
+ * setting 404 or 405), as its router would give before any handler runs..
  */
 export function refuseStatusRead(faults: FaultRegistry, target: FaultTarget, operation: string): void {
   const setting = faults.settings.statusRead;

@@ -13,7 +13,7 @@ import { Bandwidth } from '../engine/throttle.js';
 import { HttpStatusError } from './errors.js';
 import { MAX_ERROR_BODY, createJsonGot, sendJson } from './http.js';
 
-// issue 17 #15: a 300 MiB error reply took the process to 1 GB. An error body is read up to
+// A 300 MiB error reply took the process to 1 GB. An error body is read up to
 // 64 KiB, then the connection is closed; the error stays plain. The server below answers an
 // error with a body of HUGE bytes, written as fast as the socket takes them, and records how much
 // it wrote before the client closed the socket.

@@ -32,9 +32,9 @@ describe('classifyError follows the §7 retry table', () => {
     ['storage 500', s3(500, 'InternalError'), true, 'retry'],
     ['storage 503 SlowDown', s3(503, 'SlowDown'), true, 'slowdown'],
     ['storage 429', new HttpStatusError('Too many requests', 429, put), true, 'slowdown'],
-    ['storage 503 without S3 XML (issue 17 #9)', new HttpStatusError('Storage answered 503', 503, put), true, 'slowdown'],
+    ['storage 503 without S3 XML', new HttpStatusError('Storage answered 503', 503, put), true, 'slowdown'],
     ['service 503 is retried on the backoff', new HttpStatusError('Service Unavailable', 503, call), false, 'retry'],
-    ['storage refusing even fresh URLs (issue 17 #5)', new StorageRefusedError('Storage refused part 1', new HttpStatusError('Forbidden', 403, put)), true, 'retry'],
+    ['storage refusing even fresh URLs', new StorageRefusedError('Storage refused part 1', new HttpStatusError('Forbidden', 403, put)), true, 'retry'],
     ['storage RequestTimeout (a 400)', s3(400, 'RequestTimeout'), true, 'retry'],
     ['storage 403', new HttpStatusError('Forbidden', 403, put), true, 'resign'],
     ['storage AccessDenied', s3(403, 'AccessDenied'), true, 'resign'],
@@ -90,7 +90,7 @@ describe('credentialsRefusal: refusals that concern the whole queue', () => {
     ['a validation 422', new HttpStatusError('No more than 3 files are allowed', 422, call)],
     ['sign-in unreachable', new RequestNotSentError(new NetworkError('No answer', call, 'ECONNREFUSED'))],
     ['a gateway 503', new HttpStatusError('Service Unavailable', 503, call)],
-    // issue 17 #5: a 403 that names neither the API key nor the project's stage concerns its own capture or file.
+    // A 403 that names neither the API key nor the project's stage concerns its own capture or file.
     ['a gateway 403 on one upload', new HttpStatusError('Forbidden: this upload belongs to another user', 403, call)],
     ['a gateway 403 with no message', new HttpStatusError('The service answered 403', 403, call)],
     ['a storage 403 with an HTML page', new HttpStatusError('Storage answered 403 with a web page instead of S3\'s XML', 403, put)],

@@ -199,7 +199,7 @@ export class CaptureGateway {
     // abortAll() stops calls as well as the shared sign-in.
     const signal = callerSignal ? AbortSignal.any([callerSignal, this.lifetime.signal]) : this.lifetime.signal;
     // Declared only where a body goes or the section requires it (§4.2, §4.3): servers built on
-    // Fastify and similar answer 400 to a bodiless request that declares JSON (issue 17 #12).
+    // Fastify and similar answer 400 to a bodiless request that declares JSON.
     const contentType = options.json !== undefined || declareJson ? { 'content-type': 'application/json' } : {};
     const send = (token: string) =>
       sendJson(
@@ -301,7 +301,7 @@ export class CaptureGateway {
 /**
  * Rethrows a 404 or 405 to a call whose path the interface fixes (sign-in, §4.2, §4.3, §4.4: no
  * id in it) as UnreachableError: no such service at the configured address, a settings fault
- * shared by every call, never a refusal of one capture (issue 17 #6). Other errors pass unchanged.
+ * shared by every call, never a refusal of one capture. Other errors pass unchanged.
  */
 function noServiceHere(err: unknown): never {
   if (err instanceof HttpStatusError && !err.s3Code && (err.status === 404 || err.status === 405)) {

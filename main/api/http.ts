@@ -22,7 +22,7 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 /**
  * The most of an error answer's body that is read (bytes): the interface's error JSON and S3's XML
  * are a few hundred bytes. A larger error body stops being read there and its connection is
- * closed, so a 300 MiB error page cannot fill memory (issue 17 #15). Success bodies are not held
+ * closed, so a 300 MiB error page cannot fill memory. Success bodies are not held
  * to it (a presign answer for thousands of parts is large).
  */
 export const MAX_ERROR_BODY = 64 * 1024;
@@ -74,7 +74,7 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
   const policy = opts.retry ?? recommendedRetryPolicy();
   const instance = got.extend({
     // A connection (or TLS handshake) not made within 10 s is told apart from a request that
-    // went out and got no answer: only the latter may have reached the service (issue 17 #6).
+    // went out and got no answer: only the latter may have reached the service.
     // `socket` is the socket's idle timeout (request.setTimeout): silence, not the whole answer's
     // time, as the part PUTs' stall timeout. No whole-request timeout: a §4.5 answer for 1,024
     // parts with 4 KiB queries is 4.8 MB, 147 s at 32 KiB/s, and must be read to its end.

@@ -5,7 +5,7 @@ import type { ProgressTokens, TokenKeeper } from './progress-records.js';
 import { ProgressRecordsClient, ProgressRefusedError, ProgressSignInError, explain } from './progress-records.js';
 
 // progress-records-interface.md §7: `{ status: false, message }` is the error body; a service that
-// answers it (or `success: false`) with a 2xx is refusing all the same (issue 20 #4).
+// answers it (or `success: false`) with a 2xx is refusing all the same.
 
 let svc: TestService;
 beforeAll(async () => {
@@ -59,7 +59,7 @@ describe('an answer that says it failed', () => {
   });
 });
 
-describe('its own sign-in, used when a call answers 401 (issue 20 #3)', () => {
+describe('its own sign-in, used when a call answers 401', () => {
   const kept = (): { tokens: ProgressTokens | undefined; keeper: TokenKeeper; sets: number } => {
     const box = { tokens: undefined as ProgressTokens | undefined, sets: 0, keeper: undefined as unknown as TokenKeeper };
     box.keeper = { get: () => box.tokens, set: (t) => ((box.tokens = t), (box.sets += t ? 1 : 0)) };

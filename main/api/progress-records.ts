@@ -77,7 +77,7 @@ const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ success: z.boolea
 
 /**
  * An answer that says it failed (`success: false` or `status: false`, §7's error body) whatever its
- * HTTP status, most often a 200 or 201 (issue 20 #4). `message` is the service's own; nothing was
+ * HTTP status, most often a 200 or 201. `message` is the service's own; nothing was
  * done, so it is never sent again. Error-status answers stay HttpStatusError.
  */
 export class ProgressRefusedError extends Error {

@@ -6,7 +6,7 @@ import { UnreachableError } from './unreachable.js';
 import { CaptureGateway } from './gateway.js';
 import { isRetriedCallError, withRetries } from './retry.js';
 
-// One owner for the retries of a JSON call (issue 21 #5): withRetries, with got's own retry off.
+// One owner for the retries of a JSON call: withRetries, with got's own retry off.
 
 const request = { method: 'POST', path: '/x' };
 const policy = (retries: number) => ({ retries, delayMs: () => 1 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from './storage-answer.js';
 
-describe('etagIsPartMd5: which headers say the ETag is the MD5 (issue 17 #3)', () => {
+describe('etagIsPartMd5: which headers say the ETag is the MD5', () => {
   it.each([
     [{}, true],
     [{ 'x-amz-server-side-encryption': 'AES256' }, true],
@@ -13,7 +13,7 @@ describe('etagIsPartMd5: which headers say the ETag is the MD5 (issue 17 #3)', (
   });
 });
 
-describe('retryAfterMs (issue 17 #9)', () => {
+describe('retryAfterMs', () => {
   const now = Date.parse('2026-11-24T18:00:00Z');
   it.each([
     ['2', 2000],
@@ -28,7 +28,7 @@ describe('retryAfterMs (issue 17 #9)', () => {
   });
 });
 
-describe('storageErrorMessage (issue 17 #5)', () => {
+describe('storageErrorMessage', () => {
   it("reads S3's error XML", () => {
     expect(storageErrorMessage(403, '<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>', {})).toBe('AccessDenied: Request has expired');
   });

@@ -8,7 +8,7 @@ import { HttpStatusError, NetworkError } from './errors.js';
 import { UnreachableError, isUnreachable } from './unreachable.js';
 import { createJsonGot, isWebPage, sendJson } from './http.js';
 
-// Which low-level failures mean "nothing the service understood was sent" (issue 17 #6), and
+// Which low-level failures mean "nothing the service understood was sent", and
 // which may have reached it: a 5xx page from a proxy, or silence after the request went out.
 
 let pages: Server;

@@ -1,7 +1,7 @@
 import type { FailedRequest } from './errors.js';
 import { NetworkError, RequestNotSentError } from './errors.js';
 
-// A request that never reached the service (issue 17 #6): told apart from every other network
+// A request that never reached the service: told apart from every other network
 // error, so that even add-capture may be sent again and the message names the settings' cause.
 
 /**
@@ -10,7 +10,7 @@ import { NetworkError, RequestNotSentError } from './errors.js';
  * certificate, https on a plain-http port), something else answered with a web page (a captive
  * portal, a proxy), or the address answered 404/405 on a path the interface fixes (no such service
  * there). Nothing the service understood was sent, so even add-capture may be sent again. One
- * cause of the settings or the network, shared by every call: issue 17 #6.
+ * cause of the settings or the network, shared by every call:.
  * `plainCause` says that cause in plain words ("connection refused (nothing listens at that
  * port)"); `code` is the errno or TLS code, `HTML_ANSWER`, or `HTTP_404` / `HTTP_405`.
  */
@@ -29,8 +29,8 @@ const UNREACHABLE_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused (nothing listens at that port)',
   ENETUNREACH: 'no route to that network (is this computer connected?)',
   EHOSTUNREACH: 'no route to that host (is this computer connected?)',
-  EPROTO: 'the address does not speak https at that port (try http://, or another port)',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'the address does not speak https at that port (try http://, or another port)',
+  EPROTO: 'the address does not speak https at that port (try http:// Or another port)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the address does not speak https at that port (try http:// Or another port)',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is not trusted (self-signed)',
   SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate is not trusted (a self-signed certificate in the chain: a proxy inspecting traffic?)',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate is not trusted (the issuer is unknown)',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cardPresent, cardRootOf, remapToCard, volumeIdOf } from './card-root.js';
 
-// Issue 19 deliver 5: a file's card is found from its path alone (a pulled card cannot be read).
+// A file's card is found from its path alone (a pulled card cannot be read).
 const work = mkdtempSync(join(tmpdir(), 'card-root-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

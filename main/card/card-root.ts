@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
-// Issue 19 deliver 5: in "upload straight from the card" mode the card is the unit a pulled card
+// In "upload straight from the card" mode the card is the unit a pulled card
 // is waited for by. A card is found from a file's path alone, without touching the disk, because
 // when it matters the card is gone and nothing on it can be read.
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inspectPaths, prepareCaptures } from '../intake/intake.js';
 import { writeFakeCard } from './fake-card.js';
 
-// Issue 19 deliver 1: whatever part of a card is dropped, every recording comes out of it.
+// Whatever part of a card is dropped, every recording comes out of it.
 const work = mkdtempSync(join(tmpdir(), 'card-tree-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const choices = { project: 'p1', structure: 's1', type: 'interior' as const };

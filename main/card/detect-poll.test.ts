@@ -39,7 +39,7 @@ const age = (path: string, ago: number) => utimesSync(path, new Date(Date.now() 
 const under = (root: string) => calls.log.filter((c) => c.path === root || c.path.startsWith(`${root}/`) || c.path.startsWith(`${root}\\`));
 const HOUR = 60 * 60 * 1000;
 
-describe('card detection polls cheaply (issue 19 deliver 2; a card is not re-listed every 2 s)', () => {
+describe('card detection polls cheaply (a card is not re-listed every 2 s)', () => {
   it('walks an unchanged card once, then only lists the mount folder and stats its root, DCIM and camera folder; walks it again when it gains a recording; forgets it when removed', async () => {
     const media = join(work, 'media');
     const root = join(media, 'X4_CARD');

@@ -9,7 +9,7 @@ import { writeFakeCard } from './fake-card.js';
 const work = mkdtempSync(join(tmpdir(), 'detect-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('card detection (issue 19 deliver 2)', () => {
+describe('card detection', () => {
   it('looks where each system mounts removable volumes', () => {
     expect(mountRoots('linux', 'ana')).toEqual(['/media/ana', '/run/media/ana', '/media']);
     expect(mountRoots('darwin', 'ana')).toEqual(['/Volumes']);

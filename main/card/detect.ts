@@ -12,7 +12,7 @@ export interface DetectedCard {
 }
 
 /**
- * The folders removable volumes are mounted under (issue 19 deliver 2): on Linux
+ * The folders removable volumes are mounted under: on Linux
  * `/media/$USER`, `/run/media/$USER` (udisks) and `/media`; on macOS `/Volumes`; on Windows each
  * drive letter's root is itself a volume, so the roots are the letters D: to Z:.
  */
@@ -80,7 +80,7 @@ interface KnownVolume {
 }
 
 /**
- * Card detection that stays cheap while nothing changes (issue 19 deliver 2; a card on a slow USB
+ * Card detection that stays cheap while nothing changes (a card on a slow USB
  * reader must not be re-listed every 2 s all night). Each scan lists the mount folders, and per
  * volume takes a cheap identity: the root's device, inode and modification time, and the
  * modification times of its `DCIM` folder and of each `DCIM/Camera*` folder (a file added to a

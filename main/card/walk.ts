@@ -18,7 +18,7 @@ export const isSkippedFolder = (name: string): boolean => name.startsWith('.') |
 
 /**
  * Lists every file under `root` (a folder), however deep: a card's root, its `DCIM`, a camera
- * folder (`DCIM/Camera01`) or a folder holding several cards all give their recordings (issue 19
+ * folder (`DCIM/Camera01`) or a folder holding several cards all give their recordings (
  * deliver 1). Paths come back as found (joined to `root`, links not resolved), in name order,
  * folders after the files beside them. Hidden and system folders are not entered; a folder
  * reached twice (through a symbolic link, or a link that loops) is entered once. Symbolic links

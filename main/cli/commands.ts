@@ -85,7 +85,7 @@ export function makeLog(json: boolean | undefined): Logger {
  * `add`: queues and registers the files, printing each capture and each refusal. Resolves with
  * the exit status: 2 when the queue cannot be written (full disk, read-only), 1 when a capture
  * needs a person (refused, registration unknown), 3 when one is
- * queued but not registered yet (the service cannot be reached, or asked to wait: issue 17 #6), else 0.
+ * queued but not registered yet (the service cannot be reached, or asked to wait:), else 0.
  */
 export async function addFiles(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<number> {
   const structure = o.structure ?? s.demo?.structures[0];
@@ -94,9 +94,9 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
   const states = new Set(captures.map((c) => c.state));
   const replaced = queued.length ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy)) : [];
-  // 2: the queue cannot be written (full disk, read-only): registering stopped at once (issue 17 #1).
+  // 2: the queue cannot be written (full disk, read-only): registering stopped at once.
   // Nothing queued (every recording already queued, refused or not found) is not "did all it was
-  // asked": 1, with the reasons printed below (issue 17 #15). Credentials the service refuses: 1,
+  // asked": 1, with the reasons printed below. Credentials the service refuses: 1,
   // a person must correct them; nothing goes on by itself.
   const exitCode = s.uploader.engine.fatal
     ? 2
@@ -236,7 +236,7 @@ function onOutputClosed(fn: () => void): () => void {
 /**
  * The files `retry` was given, each checked before any is touched: there is such a file, and it is
  * failed, cancelled, paused or waiting for a retry time. Throws Error naming the first id that is
- * unknown or has nothing to retry (issue 17 #15: never a silent exit 0).
+ * unknown or has nothing to retry (never a silent exit 0).
  */
 export function retryable(queue: UploadQueue, ids: number[]): number[] {
   for (const id of ids) {
@@ -269,7 +269,7 @@ export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<
   const s = await openSession(g, makeLog(g.json));
   try {
     // A damaged queue was moved aside: carrying on as if nothing happened would let a script
-    // re-add files whose captures the old queue had registered (issue 17 #15), so stop with 2.
+    // re-add files whose captures the old queue had registered, so stop with 2.
     if (s.uploader.setAside) {
       process.stderr.write(`capture-uploader: ${printable(setAsideMessage(s.uploader.setAside))}\n`);
       process.exitCode = 2;

@@ -23,7 +23,7 @@ const SOURCES: [keyof GatewayConfig, string, string][] = [
 /**
  * The gateway configuration from flags, else from `CAPTURE_*` environment variables.
  * Throws Error naming every missing setting and how to give it, or an address without its
- * http(s):// scheme (issue 17 #6).
+ * http(s):// scheme.
  */
 export function resolveGatewayConfig(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const out: Partial<GatewayConfig> = {};

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-// Local faults told in plain sentences (issue 17 #15): a full disk or a refused write names the
+// Local faults told in plain sentences: a full disk or a refused write names the
 // folder and the fix, never SQLite's raw "database or disk is full".
 
 /** Room (MB) asked for when the disk under the queue is full: SQLite's WAL and its checkpoint need about twice the queue file, and never less than this. */

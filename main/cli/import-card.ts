@@ -14,7 +14,7 @@ import { printable } from './printable.js';
 import { setAsideMessage } from './faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 
-// `capture-uploader import <card>` (issue 19 #8): a headless ingest station's offload. The
+// `capture-uploader import <card>`: a headless ingest station's offload. The
 // copying and its record are main/offload's; this file shows progress and says what follows.
 
 /** The library folder when none is given: CAPTURE_LIBRARY, else "Capture Uploader" in the user's videos folder, as the app's default (main/settings/library-settings.ts). */
@@ -83,7 +83,7 @@ export async function importCard(
   }
   let id: number | undefined;
   let result: OffloadResult;
-  // Recorded as it goes (issue 19 #7): a Ctrl-C or a crash leaves the verified copies known to the
+  // Recorded as it goes: a Ctrl-C or a crash leaves the verified copies known to the
   // retention sweep; the offload is said interrupted at the next open of the queue.
   const journal = new OffloadRecorder(() => db, (m) => process.stderr.write(`${printable(m)}\n`));
   try {

@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=1
 // The young generation is held to 1 MiB per semi-space (V8's default grows it to 16 MiB): a
 // drain allocates little that lives, and the default's 30 MiB of heap it never needed was a third
-// of the uploader's peak RSS (issue #11: ≤ 100 MB uploading 4 GiB). V8 reads the flag only at
+// of the uploader's peak RSS (≤ 100 MB uploading 4 GiB). V8 reads the flag only at
 // start, hence the bin line (`env -S`: Linux coreutils, macOS, npm's Windows shims).
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DrainFlags, GlobalOptions } from './commands.js';
@@ -125,7 +125,7 @@ Exit status (the same for every command; see the README):
   .action((o: DrainFlags & { keepCopies?: number }) =>
     withSession(async (c, s, g) => {
       const code = await c.drain(s, g.json, o);
-      // Copies made by `import` whose captures completed long enough ago are removed (issue 19 #4).
+      // Copies made by `import` whose captures completed long enough ago are removed.
       const { sweepLibrary } = await import('./import-card.js');
       await sweepLibrary(s.uploader.queue.db, o.keepCopies, g.json);
       return code;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../queue/activity.js';
 import { activityLine } from './log.js';
 
-// `log` lines in the one time format (issue 18 #7): the locale's own clock, to the second (several
+// `log` lines in the one time format: the locale's own clock, to the second (several
 // lines share a minute), the date only when not today.
 const entry = (at: string): ActivityEntry => ({ id: 1, at, captureRow: null, fileId: 3, subject: 'a.insv', kind: 'retry-scheduled', message: 'storage unavailable' });
 

@@ -21,7 +21,7 @@ export function sinceTime(text: string, now = Date.now()): string {
 
 /**
  * One activity line as people read it: the time in the one format, to the second (shared/when.ts
- * whenAt: the locale's clock, the date when not today; issue 18 #7), what, to which capture or
+ * whenAt: the locale's clock, the date when not today), what, to which capture or
  * file, and why. `opts` (`now` ms, `locale` BCP 47) for tests.
  */
 export function activityLine(e: ActivityEntry, opts: WhenOptions = {}): string {
@@ -40,7 +40,7 @@ export function activityLine(e: ActivityEntry, opts: WhenOptions = {}): string {
 export function printLog(dataDir: string | undefined, opts: { since?: string; limit?: number; json?: boolean; summary?: boolean }): void {
   const since = sinceTime(opts.since ?? '24h');
   if (opts.summary) {
-    // The morning summary (issue 18 #7): a few lines, or one `{ type: 'summary', … }` object (summary.ts).
+    // The morning summary: a few lines, or one `{ type: 'summary', … }` object (summary.ts).
     const summary = withQueueReadOnly(dataDir, (q) => queueSummary(q, since));
     if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'summary', since, ...summary })}\n`);
     else for (const line of summaryLines(summary)) process.stdout.write(`${printable(line)}\n`);

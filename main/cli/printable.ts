@@ -2,7 +2,7 @@
  * A name or message as the terminal should show it: control characters (C0, DEL and C1, e.g. a
  * newline or the ESC of `\x1b[31m` in a file name) and the bidirectional overrides shown escaped
  * (`\n`, `\u001b`), so each record stays one line and a file name cannot recolour, move or hide
- * text on the terminal (issue 17 #15). Other text is unchanged.
+ * text on the terminal. Other text is unchanged.
  */
 export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex

@@ -106,7 +106,7 @@ async function run<T>(g: RecordsFlags, fn: (s: RecordsSession) => Promise<T>): P
   }
 }
 
-// Every line is made printable here: names and details come from the service (issue 17 #15).
+// Every line is made printable here: names and details come from the service.
 const out = (text: string): void => void process.stdout.write(`${text.split('\n').map(printable).join('\n')}\n`);
 
 /** `progress list [--date YYYY-MM-DD]`: the project's entries, by date. */

@@ -12,7 +12,7 @@ import { startServiceKit } from '../testing/kit.js';
 import { drainExitCode, summaryLines } from './render.js';
 import { printStatus } from './status.js';
 
-// Issue 18 #2 ("the screen, the CLI and the exit code say only what is true"): when the service
+// ("the screen, the CLI and the exit code say only what is true"): when the service
 // refuses the stored credentials the running engine stops the whole queue and the app's headline
 // says "Needs you". `capture-uploader status` reads the queue on its own read-only connection
 // (read-queue.ts), in another process: it must say the same while that engine is blocked, and

@@ -45,10 +45,10 @@ describe('capture-uploader status', () => {
     q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt, transient: true });
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 
-    // A 24-hour locale given: times follow it (the one time format, issue 18 #7).
+    // A 24-hour locale given: times follow it (the one time format).
     const text = captureOutput(() => printStatus(dir, false, 'en-GB'));
     expect(text.split('\n').filter(Boolean)).toEqual([
-      // The queue's state first, as the app's headline and tray say it (issue 18 #2), with bytes storage acknowledged.
+      // The queue's state first, as the app's headline and tray say it, with bytes storage acknowledged.
       expect.stringMatching(/^Waiting to retry — next try (\d+ \w+ )?\d\d:\d\d · nothing lost · 43% · 5\.0 MiB of 11\.4 MiB stored$/),
       'capture 1  registered           walk  (id cap-1)',
       '  file 1  pending     43%   11.4 MiB  evil\\nname.mp4',
@@ -77,7 +77,7 @@ describe('capture-uploader status', () => {
     db.close();
   });
 
-  it('says first that the whole queue is held until a time, as the app set it (issue 17 #17)', () => {
+  it('says first that the whole queue is held until a time, as the app set it', () => {
     const dir = join(work, 'held');
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
@@ -89,7 +89,7 @@ describe('capture-uploader status', () => {
     const clock = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
     q.meta.setHold('person', at.toISOString());
     // (After 23:58 the time given is past midnight, and the date comes first.) A 24-hour locale:
-    // the one time format follows the locale given (issue 18 #7).
+    // the one time format follows the locale given.
     expect(captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n')[0]).toMatch(
       new RegExp(`^Paused until (\\d+ \\w+ )?${clock}: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`),
     );

@@ -30,10 +30,10 @@ export function statusState(queue: UploadQueue, now = Date.now(), locale?: strin
 
 /**
  * The queue as text lines: the queue-wide hold in force first ("Paused until 07:00: …"), else the
- * queue's state (statusState: issue 18 #2), and before the hold "Needs you" when the running
+ * queue's state (statusState:), and before the hold "Needs you" when the running
  * engine is stopped by refused credentials (it comes first in the app's headline too), then each
  * capture with its state; each file with state, percentage, size, and what happens next (times
- * local, in the one time format: shared/when.ts, issue 18 #7; `locale` a BCP 47 tag for tests). The
+ * local, in the one time format: shared/when.ts; `locale` a BCP 47 tag for tests). The
  * JSON form is built by SQLite (status-json.ts).
  */
 export function statusOutput(queue: UploadQueue, locale?: string): string[] {
@@ -52,7 +52,7 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
   if (hold) lines.push(`${holdMessage(hold, new Date(), locale)}.`);
   for (const c of captures) {
     const files = byCapture.get(c.id) ?? [];
-    // A capture whose files were all replaced (issue 17 #14) says by which capture, on its own line.
+    // A capture whose files were all replaced says by which capture, on its own line.
     const by = files.length && files.every((f) => f.replacedBy) ? ` — replaced by capture ${files[0]!.replacedBy}` : '';
     lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}${by}`);
     if (c.error) lines.push(`    ${printable(c.error)}`);
@@ -67,7 +67,7 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
         const when = f.nextAttemptAt > Date.now() ? `tried again at ${localTime(f.nextAttemptAt, { locale })}` : `retry due since ${localTime(f.nextAttemptAt, { locale })}`;
         lines.push(`      ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);
-      // Placed in the app while its card was imported (issue 19 #4): it starts from the copy once verified.
+      // Placed in the app while its card was imported: it starts from the copy once verified.
       else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');
     }
   }

@@ -26,7 +26,7 @@ function captureOutput(fn: () => void): string {
   return chunks.join('');
 }
 
-describe('capture-uploader log --summary (issue 18 #7)', () => {
+describe('capture-uploader log --summary', () => {
   it('prints the morning summary from the activity log, and the same figures as JSON', () => {
     const dir = join(work, 'q');
     mkdirSync(dir);

@@ -40,7 +40,7 @@ export function warnedNow(queue: UploadQueue): NightSummary['warned'] {
 }
 
 /**
- * The morning summary of `queue` from `since` (ISO 8601) on (issue 18 #7): shared/night-summary.ts
+ * The morning summary of `queue` from `since` (ISO 8601) on: shared/night-summary.ts
  * over its activity log, with the sizes of the files completed, what needs a person now, and
  * whether work is left (then there is no finish yet).
  */

@@ -81,7 +81,7 @@ function createWindow(): BrowserWindow {
 
 /**
  * The tray's first line and tooltip: the queue's state as the window's headline says it
- * (shared/queue-state.ts, issue 18 #2) with the acknowledged percentage and files,
+ * (shared/queue-state.ts) with the acknowledged percentage and files,
  * `Uploading: 43% · 12 of 200 files`, `Waiting for storage: 43% · 12 of 200 files · since 19:42 · … · nothing lost`.
  */
 function progressLine(): string {
@@ -179,7 +179,7 @@ async function start(): Promise<void> {
   updateTray();
   win = createWindow();
   // Never rejects for the queue: a queue that cannot open is the service's status, which the
-  // window shows with what to do (issue 17 #11); the window and tray are open before it.
+  // window shows with what to do; the window and tray are open before it.
   try {
     const status = await core.start();
     if (status.queueError) console.warn(status.queueError);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LATEST_VERSION } from '../queue/db.js';
 import { rec, storeSeed } from './electron-stand-in.js';
 
-// Issue 17 #18 / #11: the queue cannot open at app start (here: written by a newer version). The
+// / #11: the queue cannot open at app start (here: written by a newer version). The
 // shell used to give no window, no tray and an unhandled rejection; now the window opens and
 // says what is wrong and what to do.
 const userData = mkdtempSync(join(tmpdir(), 'shell-start-error-'));

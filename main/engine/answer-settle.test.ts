@@ -3,7 +3,7 @@ import type { TestService } from '../../e2e/service/testing.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, startServiceKit } from '../testing/kit.js';
 
-// A part's answer lost within one run (issue 17 #16, the race left after the quit-and-restart fix):
+// A part's answer lost within one run (the race left after the quit-and-restart fix):
 // the connection drops after every byte of the body left, before storage answers, while storage,
 // as real S3 does, still stores the part a moment later (MD5, encryption, replication). A client
 // that asks once, straight away, is told the part is missing and sends it a second time.

@@ -11,7 +11,7 @@ import { fillQueue } from '../queue/testing.js';
 import type { EngineEvent } from './engine.js';
 import { UploadEngine } from './engine.js';
 
-// A person's batch on 10,000 files (issue 21 Deliver 2): one transaction, one activity line, one
+// A person's batch on 10,000 files: one transaction, one activity line, one
 // event. How fast it runs is printed by `npm run bench:queue`, not asserted here.
 
 const work = mkdtempSync(join(tmpdir(), 'batch-test-'));

@@ -6,7 +6,7 @@ import type { EngineEvent } from './events.js';
  * The engine's stop of the whole queue when the service refuses its credentials (§5, §7:
  * CredentialsRefusedError, from the Registrar or the Scheduler), and its record in the queue's
  * meta table (QueueMeta.setBlocked), so `capture-uploader status`, another process, says "Needs
- * you" exactly when the app's headline does (issue 18 #2), as OutageRecord does for outages.
+ * you" exactly when the app's headline does, as OutageRecord does for outages.
  *
  * The stop lasts as long as this engine: nothing in it lifts it (new credentials reach the app by
  * building a new uploader, main/service/app-core.ts), so the record is kept after a drain ends

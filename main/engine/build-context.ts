@@ -30,7 +30,7 @@ export interface ContextHooks {
 export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineContext {
   const bandwidth = new Bandwidth(opts.bandwidthBytesPerSecond ?? null);
   const stallTimeoutMs = opts.stallTimeoutMs ?? STALL_TIMEOUT_MS;
-  // The outage seen goes into the queue too, so `status` in another process says it (issue 18 #2).
+  // The outage seen goes into the queue too, so `status` in another process says it.
   const outages = new OutageRecord(
     opts.queue.meta,
     (note) => ctx.transitions.note(note, note.subject),

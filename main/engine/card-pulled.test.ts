@@ -10,7 +10,7 @@ import { committedTotals } from '../queue/totals.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit } from '../testing/kit.js';
 
-// Issue 19 deliver 5, "Done when": in "upload straight from the card" mode (today's `add` of a
+// Deliver 5, "Done when": in "upload straight from the card" mode (today's `add` of a
 // card's files), a card pulled out mid-upload is one state, "Card removed: put it back to
 // continue (N recordings waiting)", not a failure per file; put back under another mount path, it
 // is recognised and the uploads resume by themselves with nothing storage held sent again.

@@ -5,7 +5,7 @@ import { writeFakeCard } from '../card/fake-card.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit } from '../testing/kit.js';
 
-// Issue 19 deliver 5: a card on its way out (or a stale mount) answers a read with EIO for a
+// A card on its way out (or a stale mount) answers a read with EIO for a
 // moment while its mount still exists. That read must not turn the file into a red "Needs you ·
 // cannot be read" row: it is tried again shortly (and finds the card gone, or reads it).
 //

@@ -19,7 +19,7 @@ export const STEP_TOLERANCE_MS = 2000;
  * advanced by the monotonic clock since. `check()` compares both clocks; when the wall clock has
  * stepped, it moves every stored retry time by the same step (one transaction), so each wait keeps
  * the length it was scheduled with and the times people read match their clock again. Without
- * this, a step back of an hour after a retry was scheduled made it wait the full hour (issue 17 #7).
+ * this, a step back of an hour after a retry was scheduled made it wait the full hour.
  *
  * Steps while no engine runs cannot be measured: at start, a stored time further ahead than the
  * longest retry wait is taken as such a step and made due at once (`clampFuture`).

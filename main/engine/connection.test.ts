@@ -10,7 +10,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
-// The engine against a gateway stricter than the local service's defaults (issue 17 #12, #13).
+// The engine against a gateway stricter than the local service's defaults.
 
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -61,7 +61,7 @@ async function stored(u: Uploader, fileId: number): Promise<Buffer> {
 
 const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
 
-describe('a gateway that refuses bodiless JSON (issue 17 #12)', () => {
+describe('a gateway that refuses bodiless JSON', () => {
   it('registers, presigns, reports and reads status without content-type where no body goes', async () => {
     await svc.admin('PUT', '/settings', { strictContentType: true });
     const { path, bytes } = makeFile('strict.mp4', 6 * MiB);
@@ -81,7 +81,7 @@ describe('a gateway that refuses bodiless JSON (issue 17 #12)', () => {
   });
 });
 
-describe('a gateway whose §4.9 path is not the guessed one (issue 17 #13)', () => {
+describe('a gateway whose §4.9 path is not the guessed one', () => {
   it.each([404, 405] as const)('status read answering %i: a lost part answer is reconciled by presign-missing and the file completes', async (status) => {
     await svc.admin('PUT', '/settings', { statusRead: status });
     const { path, bytes } = makeFile(`status-${status}.mp4`, 11 * MiB);
@@ -100,7 +100,7 @@ describe('a gateway whose §4.9 path is not the guessed one (issue 17 #13)', () 
   });
 });
 
-describe('a captive portal in front of the gateway during uploads (issue 17 #6)', () => {
+describe('a captive portal in front of the gateway during uploads', () => {
   it('presign-missing answered with a portal page: the file waits on the schedule with one notice, never fails for good, then completes', async () => {
     const { path, bytes } = makeFile('portal.mp4', 6 * MiB);
     const u = uploader('portal');
@@ -138,7 +138,7 @@ describe('a gateway that takes only a report of all parts in one call (§4.7)', 
   });
 });
 
-describe('a proxy page in front of the gateway is not the service refusing the key (issue 17 #6)', () => {
+describe('a proxy page in front of the gateway is not the service refusing the key', () => {
   it('an HTML 403 on presign-missing: the queue is not stopped as an API-key problem, the file waits on the schedule', async () => {
     const { path } = makeFile('proxy-403.mp4', 1 * MiB);
     const u = uploader('proxy-403');
@@ -153,7 +153,7 @@ describe('a proxy page in front of the gateway is not the service refusing the k
   });
 });
 
-describe('a settings change makes what waited due at once (issue 17 #6)', () => {
+describe('a settings change makes what waited due at once', () => {
   it('a file waiting for its retry time is due as soon as the queue opens with another gateway address, not with the same one', async () => {
     const { path, bytes } = makeFile('settings-change.mp4', 6 * MiB);
     let u = uploader('settings-change');

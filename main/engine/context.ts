@@ -25,7 +25,7 @@ export interface EngineContext {
   link: LinkMonitor;
   ledger: PartLedger;
   tracker: ProgressTracker;
-  /** The outage the tracker sees, kept in the queue's meta table for other processes (issue 18 #2). */
+  /** The outage the tracker sees, kept in the queue's meta table for other processes. */
   outages: OutageRecord;
   log: Logger;
   partRetry: RetryPolicy;

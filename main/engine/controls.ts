@@ -110,7 +110,7 @@ export class PersonControls {
   /**
    * Moves a capture to the front of the queue (`front`), or back to its own place by age, and
    * makes the uploads follow at once (Scheduler.reprioritize): its registration and its files go
-   * before every capture not moved, the last one moved first (issue 18 #6). One activity line,
+   * before every capture not moved, the last one moved first. One activity line,
    * one event. Throws Error when the capture is no longer in the queue.
    */
   async moveCapture(captureRow: number, front: boolean): Promise<void> {

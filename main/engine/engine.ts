@@ -11,7 +11,7 @@ import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
 import { PersonControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
-import { PulledCards } from './pulled-cards.js'; // "upload straight from the card": a pulled card waits (issue 19 #5)
+import { PulledCards } from './pulled-cards.js'; // "upload straight from the card": a pulled card waits
 
 export type { DrainOptions, DrainSummary, EngineEvent, EngineOptions, Logger } from './events.js';
 
@@ -72,7 +72,7 @@ export class UploadEngine {
     const recovered = this.queue.recoverInterrupted();
     if (recovered.unknownRegistrations > 0) this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
     if (recovered.requeuedRegistrations > 0) {
-      // Claimed but never sent (the app stopped while signing in): nothing to decide (issue 17 #11).
+      // Claimed but never sent (the app stopped while signing in): nothing to decide.
       this.ctx.log.info(`${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`);
     }
   }
@@ -164,7 +164,7 @@ export class UploadEngine {
     this.ctx.log.warn(fault.message);
     this.emit({ type: 'fatal', message: fault.message });
     void this.scheduler.stop();
-    void this.registrar.stop(); // nothing more is claimed or sent once the queue cannot record it (issue 17 #1)
+    void this.registrar.stop(); // nothing more is claimed or sent once the queue cannot record it
     return true;
   }
 
@@ -270,7 +270,7 @@ export class UploadEngine {
     this.controls.editCapture(captureRow, change);
   }
 
-  /** Moves a capture to the front of the queue (`front`) or back to its place; its uploads go first at once (issue 18 #6). Throws Error when it is gone. */
+  /** Moves a capture to the front of the queue (`front`) or back to its place; its uploads go first at once. Throws Error when it is gone. */
   moveCapture(captureRow: number, front: boolean): Promise<void> {
     return this.controls.moveCapture(captureRow, front);
   }

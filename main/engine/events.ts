@@ -67,7 +67,7 @@ export interface EngineOptions {
   maxRounds?: number;
   /** Minimum time between progress events (default 100: ten a second at most). */
   progressIntervalMs?: number;
-  /** Where a card pulled out mid-upload is looked for while it is away (issue 19 #5; default: the system's mount folders). */
+  /** Where a card pulled out mid-upload is looked for while it is away (default: the system's mount folders). */
   cards?: CardWatchOptions;
   /** The queue database's file, to name it in errors and to notice it being deleted during a drain. */
   queueFile?: string;
@@ -133,7 +133,7 @@ export interface DrainSummary {
   fatal: string | null;
   /**
    * "Card removed: put it back to continue (48 recordings waiting)" when files wait for a card
-   * pulled out mid-upload (issue 19 #5; they are among `waiting`), else null or absent.
+   * pulled out mid-upload (they are among `waiting`), else null or absent.
    */
   cardRemoved?: string | null;
 }

@@ -16,7 +16,7 @@ import { isStatusReadMissing, partsMissingNow } from './status-read.js';
 import { captureTooLarge } from './transitions.js';
 
 /**
- * The part MD5s the offload kept for this file (issue 19 #3), when they may stand for its bytes
+ * The part MD5s the offload kept for this file, when they may stand for its bytes
  * (main/offload/part-md5.ts storedPartMd5s: the same identity when copied, when queued and now,
  * and the same part size); undefined otherwise, and when stat fails (the caller's checks say why).
  */
@@ -48,7 +48,7 @@ export class FileUpload {
   private readonly tries = new Map<number, number>();
   private readonly backoff = { failures: 0 };
   private readonly urls: PresignedUrls;
-  /** Quoted part MD5s kept from the offload's copy pass (issue 19 #3), by part number - 1; undefined: hash as the bytes go. */
+  /** Quoted part MD5s kept from the offload's copy pass, by part number - 1; undefined: hash as the bytes go. */
   private known: string[] | undefined;
   /** Whether the file still holds the queued bytes, the parts storage holds included (stored-bytes.ts). */
   private readonly unchanged: StoredBytesCheck;

@@ -3,7 +3,7 @@ import type { ServiceKit } from '../testing/kit.js';
 import { MiB, startServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 
-// "The site manager needs floor 3 first" (issue 18 #6): a capture moved to the front of the queue
+// "The site manager needs floor 3 first": a capture moved to the front of the queue
 // is really uploaded first, as storage sees it (the order of the part PUTs it received), and moved
 // back it takes its place by age again.
 

@@ -4,7 +4,7 @@ import { whenAt } from '../../shared/when.js';
 import type { EngineEvent } from './events.js';
 
 /**
- * The queue-wide holds (QueueHold, issue 17 #17): a person's "Pause until 07:00" and the bandwidth
+ * The queue-wide holds (QueueHold): a person's "Pause until 07:00" and the bandwidth
  * timetable's pause hours, kept in the queue's meta table apart from each file's own state, so
  * a hold outlives a restart and its end resumes no file a person paused. While one holds, the
  * Scheduler starts no file (captures are still registered: a small request each). A change is
@@ -84,7 +84,7 @@ export function holdEnd(h: QueueHold | null): number | null {
 
 /**
  * A hold in words, in the one time format (shared/when.ts whenAt: the locale's clock, the date
- * when not today; issue 18 #7): "Paused until 07:00", "Paused by the timetable until 18:00", or
+ * when not today): "Paused until 07:00", "Paused by the timetable until 18:00", or
  * "Paused until resumed" — the words the app's queue screen uses. `locale` (BCP 47) for tests.
  */
 export function holdLabel(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date(), locale?: string): string {

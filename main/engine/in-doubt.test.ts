@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 
-// The next start's questions about parts sent in full whose answer never came (issue 17 #16).
+// The next start's questions about parts sent in full whose answer never came.
 describe('settleInDoubt', () => {
   it('asks again until storage shows the part, and answers it as found', async () => {
     let asked = 0;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledError } from '../api/errors.js';
 
-// Parts in doubt (issue 17 #16): every byte of a part left this computer, but the work stopped
+// Parts in doubt: every byte of a part left this computer, but the work stopped
 // (quit, pause, cancel) before storage answered. Storage keeps a part whose whole body arrived
 // even when the client has gone (a TCP reset does not take back what already sits in storage's
 // receive buffer), and stores it only after its own work (MD5, encryption, replication), so for

@@ -11,7 +11,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
-// Issue #8: nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
+// Nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
 // as `touch -r` does) must never be finalized as a mix; one recording is queued once whatever
 // the path it is reached by.
 const MiB = 1024 * 1024;
@@ -61,7 +61,7 @@ describe('a file changed while it uploads', () => {
     await vi.waitFor(() => expect(u.queue.parts(file!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
     // dd … conv=notrunc, then touch -r: same size, same mtime, other bytes.
     const fd = openSync(path, 'r+');
-    // Within the first and last MiB: what the fingerprint covers (issue 17 #14).
+    // Within the first and last MiB: what the fingerprint covers.
     writeSync(fd, randomBytes(64 * 1024), 0, 64 * 1024, MiB / 2);
     writeSync(fd, randomBytes(64 * 1024), 0, 64 * 1024, 13 * MiB + MiB / 2);
     closeSync(fd);
@@ -80,7 +80,7 @@ describe('a file changed while it uploads', () => {
     expect(again.refused).toEqual([]);
     const done = await u.engine.drain();
     expect(done.completed).toHaveLength(1);
-    // The old file is shown as replaced by the new capture, not left failed beside it (issue 17 #14),
+    // The old file is shown as replaced by the new capture, not left failed beside it,
     // so the drain has nothing left that needs a person.
     expect(u.queue.file(file!.id)).toMatchObject({ state: 'cancelled', replacedBy: again.queued[0], error: expect.stringMatching(/^Replaced by capture \d+/) });
     expect(done.failed).toEqual([]);
@@ -146,7 +146,7 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
 });
 
 describe('a file whose bytes did not change', () => {
-  it('a chmod and back and a hard link made while it uploads: it completes, byte-identical (issue 17 #14)', async () => {
+  it('a chmod and back and a hard link made while it uploads: it completes, byte-identical', async () => {
     const path = join(work, 'walk-chmod.mp4');
     writeFileSync(path, randomBytes(12 * MiB));
     const u = uploader('chmod', 2 * MiB);

@@ -1,4 +1,4 @@
-// The parts' MD5s, computed four parts at a time by the SIMD kernel (md5x4-kernel.ts; issue 21 #3).
+// The parts' MD5s, computed four parts at a time by the SIMD kernel (md5x4-kernel.ts).
 //
 // The part sender reads each part in 1 MiB chunks into slots of the kernel's own memory (no copy)
 // and hands each chunk to its part's PartMd5, which only queues it: a chunk is hashed when chunks

@@ -1,5 +1,5 @@
 // MD5 of four independent byte streams at once, one per 32-bit lane of WebAssembly's 128-bit
-// SIMD (issue 21 #3: client CPU per GiB). MD5 is one long chain of dependent steps, so one stream
+// SIMD (client CPU per GiB). MD5 is one long chain of dependent steps, so one stream
 // runs at the chain's latency (OpenSSL: about 1.3 CPU s/GiB here) whatever the core could do
 // beside it; four parts' streams side by side do four blocks in about the time of one or two.
 // This is less CPU for the same bytes, not the same CPU moved to another core.

@@ -9,7 +9,7 @@ export type OutageNote = Note & { at?: string; subject: string };
  * Keeps the outage the running engine sees (ProgressTracker: from the first passing failure of a
  * part request until storage acknowledges a part) in the queue's meta table (QueueMeta.setOutage),
  * so `capture-uploader status`, another process, says "Waiting for storage" exactly when the
- * screen does (issue 18 #2). Written when an outage starts or changes place, cleared when storage
+ * screen does. Written when an outage starts or changes place, cleared when storage
  * answers again, when the drain ends and when an engine opens the queue (one left by a process
  * that stopped is no longer seen by anyone). A failure to write is the engine's `fatal` to judge.
  *

@@ -10,7 +10,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
-// The failures of issue #7, one test each: what an overnight queue meets, and must drain through.
+// The failures, one test each: what an overnight queue meets, and must drain through.
 
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

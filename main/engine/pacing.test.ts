@@ -29,7 +29,7 @@ describe('ProgressTracker', () => {
     const now = Date.now();
     t.snapshot(now);
     t.partProgress(1, 2, 250);
-    // Bytes on the wire are shown apart; speed and ETA wait for storage's answer (issue 18 #1).
+    // Bytes on the wire are shown apart; speed and ETA wait for storage's answer.
     expect(t.snapshot(now + 1000).files[0]).toMatchObject({ bytesSent: 500, bytesInFlight: 250, partsDone: 1, bytesPerSecond: 0, etaSeconds: null });
     t.partDone(1, 2, 250, now + 1000);
     const s = t.snapshot(now + 1000);
@@ -131,7 +131,7 @@ describe('Limiter', () => {
     expect(l.running).toBe(0);
   });
 
-  // issue 17 #9: Uppy's RateLimitedQueue: pause, drop to one, climb back.
+  // Uppy's RateLimitedQueue: pause, drop to one, climb back.
   it('on SlowDown with a pause, starts nothing new for any file until it ends, then one at a time; a shorter pause does not cut it', async () => {
     vi.useFakeTimers();
     try {

@@ -12,7 +12,7 @@ import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import type { Uploader } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
-// Issue 19 #3: the part MD5s the offload computed from the card's bytes are the upload's; the
+// The part MD5s the offload computed from the card's bytes are the upload's; the
 // copy's bytes are sent, never hashed again nor read again to rebuild a lost part's ETag.
 // Every MD5 the uploader computes is counted here, by the bytes fed to it: the part sender's
 // four-lane MD5 (md5-lanes.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5

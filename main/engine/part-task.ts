@@ -59,7 +59,7 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
     let fromStorage = false; // a gateway error while presigning is judged as the gateway's, never as storage's 403
     try {
       const url = await job.urls.get(n);
-      // A pause during the presign has no listener yet to hear it (issue 17 #10).
+      // A pause during the presign has no listener yet to hear it.
       if (job.signal.aborted) throw new CancelledError();
       fromStorage = true;
       if (!url) {

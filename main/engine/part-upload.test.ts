@@ -86,7 +86,7 @@ describe('uploadPart (§4.6)', () => {
     await expect(uploadPart(job(), opts())).rejects.toThrow(/arrived corrupted/);
   });
 
-  // issue 17 #3: under SSE-KMS or SSE-C storage's ETag is 32 hex digits that are not the MD5.
+  // Under SSE-KMS or SSE-C storage's ETag is 32 hex digits that are not the MD5.
   it.each([
     ['SSE-KMS', { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:1:key/k' }],
     ['DSSE-KMS', { 'x-amz-server-side-encryption': 'aws:kms:dsse' }],

@@ -158,7 +158,7 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
 export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise<PartResult> {
   const unchanged = job.check ?? (() => assertUnchanged(job.path, job.expected));
   await unchanged();
-  // A pause during the stat above has no listener yet to hear it (issue 17 #10).
+  // A pause during the stat above has no listener yet to hear it.
   if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
   // An imported copy's part MD5 (computed during the offload) stands in for hashing the bytes sent:

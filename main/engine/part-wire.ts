@@ -28,7 +28,7 @@ export interface WireOptions {
    * Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself. Its
    * chunks may be hashed later, with other parts' (md5-lanes.ts): a buffer is reused only after
    * `settle()`. Absent when the part's MD5 is already known (computed while the card was copied,
-   * issue 19 #3): the part's bytes are then not hashed at all, and read into buffers of the heap,
+   *): the part's bytes are then not hashed at all, and read into buffers of the heap,
    * leaving the kernel's slots to the parts that hash.
    */
   md5?: PartMd5;
@@ -119,7 +119,7 @@ function readAt(fd: number, buffer: Buffer, length: number, position: number): P
 export async function putFromFile(url: string, path: string, offset: number, size: number, opts: WireOptions): Promise<WireAnswer> {
   opts.signal.throwIfAborted();
   const fd = await new Promise<number>((resolve, reject) => open(path, 'r', (err, fd) => (err ? reject(fileError(err)) : resolve(fd))));
-  // An abort during the open has no listener yet to hear it: without this check the whole part went out (issue 17 #10).
+  // An abort during the open has no listener yet to hear it: without this check the whole part went out.
   if (opts.signal.aborted) {
     close(fd, () => {});
     throw opts.signal.reason;
@@ -138,7 +138,7 @@ export async function putFromFile(url: string, path: string, offset: number, siz
       else {
         // More than MAX_ERROR_TEXT of an error body is not read: the answer is settled with what
         // came, and the connection closed, so a huge error page neither fills memory nor keeps
-        // the link busy (issue 17 #15).
+        // the link busy.
         res.on('data', (d: Buffer) => {
           text += d.toString('utf8');
           if (text.length < MAX_ERROR_TEXT) return;
@@ -176,7 +176,7 @@ export async function putFromFile(url: string, path: string, offset: number, siz
  * system's send buffer (up to several MiB) going out after the request was abandoned: at
  * 128 KiB/s a paused file's bytes kept reaching storage for half a minute, and a part abandoned
  * on Ctrl-C or pause was completed by storage from those bytes while the next drain, not yet
- * seeing it in presign-missing, sent it again (issue 17 #10, #16). A reset discards them, and
+ * seeing it in presign-missing, sent it again. A reset discards them, and
  * storage drops the incomplete body.
  */
 function reset(req: ClientRequest, reason?: Error): void {

@@ -33,7 +33,7 @@ function fakeGateway(opts: { missing: number[]; expiresIn?: number }) {
 }
 const urlsOf = (g: ReturnType<typeof fakeGateway>) => new PresignedUrls(g as unknown as CaptureGateway, 'u-1');
 
-// Lifetimes run on the monotonic clock (issue 17 #7): the test moves performance.now() with the date.
+// Lifetimes run on the monotonic clock: the test moves performance.now() with the date.
 beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T08:00:00Z'), toFake: ['Date', 'performance'] }));
 afterEach(() => vi.useRealTimers());
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProgressTracker } from './progress.js';
 
-// Issue 18 #1: progress, speed and ETA count what storage acknowledged, never bytes handed to the socket.
+// Progress, speed and ETA count what storage acknowledged, never bytes handed to the socket.
 describe('ProgressTracker counts acknowledged bytes', () => {
   const file = { fileId: 1, captureRow: 1, fileName: 'a.insv', bytesTotal: 4000, partsTotal: 4, doneBytes: 0, partsDone: 0 };
 

@@ -2,7 +2,7 @@
  * Progress of one file. Bytes, bytes per second, seconds; `etaSeconds` null while unknown.
  * `bytesSent` counts only parts storage acknowledged (its ETag came back); `bytesInFlight` the
  * bytes of parts on the wire whose answer has not come yet (drawn apart, like a buffered bar).
- * Speed and ETA come from acknowledged bytes only (issue 18 #1).
+ * Speed and ETA come from acknowledged bytes only.
  */
 export interface FileProgress {
   fileId: number;
@@ -60,7 +60,7 @@ interface Tracked {
 // Speed is the moving average of acknowledged bytes over the last 20 s: long enough that parts
 // answered one by one (an 8 MiB part on a slow link is a minute) read as a steady rate, short
 // enough to follow a change of link or limit. Bytes handed to the socket are never counted: the
-// OS buffers megabytes of them (787 KiB/s was shown on a 160 KiB/s link, issue 18 #1).
+// OS buffers megabytes of them (787 KiB/s was shown on a 160 KiB/s link).
 const WINDOW_MS = 20_000;
 /** Never divide by less than this (ms): the first part answered must not read as a burst. */
 const MIN_ELAPSED_MS = 1000;

@@ -15,7 +15,7 @@ const DEVICE_ERRORS = new Set(['EIO', 'ENXIO', 'ENODEV', 'ESTALE']);
 const DEVICE_RETRY_MS = [2000, 5000, 10_000];
 
 /**
- * "Upload straight from the card" (issue 19 deliver 5): a card pulled out while its recordings
+ * "Upload straight from the card": a card pulled out while its recordings
  * upload is one wait for the card, not a failure per file. A file that cannot be read while its
  * card's root is gone (or left as an empty mount point) goes back to `pending` with its stored
  * parts kept, no attempt counted; the card is listed in the queue (RemovedCards) and none of its

@@ -50,7 +50,7 @@ const warnings = (u: Uploader): string[] => {
   return seen;
 };
 
-describe('a full disk while registering (issue 17 #1)', () => {
+describe('a full disk while registering', () => {
   it('stops registering at once with one sentence naming the folder and the space needed: one capture at the service, not one per recording', async () => {
     const u = uploader('full-disk');
     const paths = recordings('fulldisk', 3);
@@ -95,7 +95,7 @@ describe('a full disk while registering (issue 17 #1)', () => {
   });
 });
 
-describe('add-capture answers that may come after the service acted (issue 17 #2)', () => {
+describe('add-capture answers that may come after the service acted', () => {
   it.each([500, 502, 504])('%i after acting: one capture at the service, the local one registration_unknown, one message for the batch', async (status) => {
     const u = uploader(`after-acting-${status}`);
     const said = warnings(u);

@@ -261,7 +261,7 @@ export class Registrar {
     }
     // Retry-After when the service gave one (429, 503), else the durable schedule; whole ms in the queue.
     const at = Math.round(Date.now() + (outcome.retryAfterMs ?? this.ctx.retrySchedule.delayMs(c.attempts)));
-    // An unreachable service is the queue's problem, said once for all (issue 17 #6), not this capture's.
+    // An unreachable service is the queue's problem, said once for all, not this capture's.
     const notice = unreachableNotice(this.ctx.gateway, err);
     const reason = notice ? 'Not registered yet: the service cannot be reached (see the notice for the queue)' : outcome.message;
     const message = `${reason}. Sent again at ${whenAt(at, { seconds: true })} (attempt ${c.attempts + 2}).`;

@@ -31,7 +31,7 @@ describe('registrationOutcome (add-capture is not idempotent)', () => {
     ['a reset after sending', new NetworkError('No answer from the service: ECONNRESET', req, 'ECONNRESET')],
     ['a timeout', new NetworkError('No answer from the service: ETIMEDOUT', req, 'ETIMEDOUT')],
     ['a gateway timeout', new HttpStatusError('Gateway Timeout', 504, req)],
-    ['500 (issue 17 #2: a server may fail after it acted)', new HttpStatusError('Internal Server Error', 500, req)],
+    ['500 (a server may fail after it acted)', new HttpStatusError('Internal Server Error', 500, req)],
     ['502 (a proxy in front may lose the answer after the service acted)', new HttpStatusError('Bad Gateway', 502, req, undefined, 1000)],
   ])('%s: the service may have it, so a person decides', (_, err) => {
     expect(registrationOutcome(err)).toMatchObject({ state: 'registration_unknown', message: expect.stringMatching(/may or may not have this capture/) });

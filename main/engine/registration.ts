@@ -28,14 +28,14 @@ export interface RegistrationOutcome {
  * - any other 4xx but 408: refused, `rejected` with the service's message (§7);
  * - anything else (500, 502, 504, 408, a timeout, a reset or lost reply after the body was sent, an
  *   unreadable 200, cancelled after sending): the service may have it, so a person decides
- *   (`registration_unknown`), and it is never sent again without a person's word (issue 17 #2).
+ *   (`registration_unknown`), and it is never sent again without a person's word.
  * (Refusals of the queue's credentials are decided before this, by `credentialsRefusal`.)
  */
 export function registrationOutcome(err: unknown): RegistrationOutcome {
   const reason = reasonOf(err);
   const notSent =
     err instanceof RequestNotSentError ||
-    isUnreachable(err) || // nothing the service understood was sent (issue 17 #6)
+    isUnreachable(err) || // nothing the service understood was sent
     (err instanceof NetworkError && NOT_SENT.has(err.code ?? ''));
   if (notSent) return { state: 'queued', message: `Not registered yet: ${reason}` };
   if (err instanceof HttpStatusError && NOT_PROCESSED.has(err.status)) {
@@ -51,7 +51,7 @@ export function registrationOutcome(err: unknown): RegistrationOutcome {
 }
 
 /**
- * The one notice for every capture whose registration became unknown in one round (issue 17 #2):
+ * The one notice for every capture whose registration became unknown in one round:
  * what happened, what to look for on the platform (project, structure, capture time, file names),
  * and the two choices, register again or forget it here. `err` is the first such failure.
  */

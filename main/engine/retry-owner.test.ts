@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, startServiceKit } from '../testing/kit.js';
 
-// Who retries what (issue 21 #5, README "Who retries what"): a gateway call is retried by the
+// Who retries what (README "Who retries what"): a gateway call is retried by the
 // gateway client's one policy, a part PUT by the part sender, a file by the durable schedule.
 // Tries never multiply across the layers.
 

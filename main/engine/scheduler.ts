@@ -45,7 +45,7 @@ export class Scheduler {
     private readonly registrar: Registrar,
     /**
      * `heldUntil`: when the queue-wide hold in force ends (ms since epoch, Infinity: by hand), or null
-     * when none holds; `cards`: the cards pulled out, whose files wait instead of failing (issue 19 #5).
+     * when none holds; `cards`: the cards pulled out, whose files wait instead of failing.
      */
     private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean; heldUntil(): number | null; cards: PulledCards },
   ) {}
@@ -83,7 +83,7 @@ export class Scheduler {
         if (performance.now() >= until) break;
         this.checkClock();
         this.registrar.kick();
-        // A queue-wide hold (issue 17 #17): registration goes on, no file starts. Held and idle, the
+        // A queue-wide hold: registration goes on, no file starts. Held and idle, the
         // drain ends, or with `wait` sleeps until the hold ends (a release wakes it sooner). The
         // hold's end is a time of day a person chose: wall-clock time, as the timetable's.
         const heldUntil = this.hooks.heldUntil();
@@ -160,7 +160,7 @@ export class Scheduler {
   }
 
   /**
-   * A capture moved to the front of the queue or back (issue 18 #6): running files take their
+   * A capture moved to the front of the queue or back: running files take their
    * capture's new rank in the limiter, and files of lower rank that hold a task while a file of
    * higher rank waits are stopped (back to `pending`, stored parts kept; only the parts on the
    * wire are sent again), so the capture a person moved really goes first. Wakes the loop.
@@ -231,7 +231,7 @@ export class Scheduler {
       this.hooks.blocked(err);
       return;
     }
-    // The card it is read from was pulled out: the file waits for the card, nothing failed (issue 19 #5).
+    // The card it is read from was pulled out: the file waits for the card, nothing failed.
     if (err instanceof LocalFileError && this.hooks.cards.waitIfPulled(f)) return;
     // A device error while the card still looks mounted: a card on its way out, or a reader's
     // moment of trouble. Tried again shortly (the next try finds the card gone, or reads it), not
@@ -250,7 +250,7 @@ export class Scheduler {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
-      // One notice for the queue when the service cannot be reached at all (issue 17 #6).
+      // One notice for the queue when the service cannot be reached at all.
       const notice = unreachableNotice(this.ctx.gateway, err);
       if (notice) this.ctx.warn(notice);
       return;

@@ -10,7 +10,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
-// Slow links (issue 17 #8, #10): storage throttled to the rates real sites see. These tests run
+// Slow links: storage throttled to the rates real sites see. These tests run
 // for minutes on purpose; each keeps to the fewest parts that show the behaviour.
 const MiB = 1024 * 1024;
 const KiB = 1024;

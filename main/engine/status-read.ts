@@ -8,7 +8,7 @@ const withoutStatusRead = new WeakSet<CaptureGateway>();
 /**
  * Whether `err` says the gateway has no §4.9 status read at this client's path: 404 or 405 with
  * no S3 code. capture-upload-interface.md §4.9 names only the trailing segment `status` and the
- * query, so the path is a guess; a real gateway may route it elsewhere (issue 17 #13).
+ * query, so the path is a guess; a real gateway may route it elsewhere.
  */
 export function isStatusReadMissing(err: unknown): boolean {
   return err instanceof HttpStatusError && !err.s3Code && (err.status === 404 || err.status === 405);

@@ -6,7 +6,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 
 // The engine against storage's answers as real S3 (and what stands in front of it) gives them:
-// issue 17 #3 (SSE-KMS ETags), #4 (resets after the last byte), #5 (403 from storage, HTML or not;
+// (SSE-KMS ETags), #4 (resets after the last byte), #5 (403 from storage, HTML or not;
 // a gateway 403 on one file) and #9 (SlowDown pauses the whole queue).
 
 // The local service, queue folders and files on disk come from the shared kit (main/testing/kit.ts).
@@ -30,7 +30,7 @@ const structure = () => svc.info.structures[0]!;
 /** UploadPart requests storage received since `from` (an index into its request log). */
 const partPuts = (from: number) => svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
 
-describe('server-side encryption (issue 17 #3)', () => {
+describe('server-side encryption', () => {
   it('an 11 MiB file under SSE-KMS: each part sent exactly once, the object byte for byte', async () => {
     await settings({ serverSideEncryption: 'aws:kms' });
     const { path, bytes } = makeFile('kms.mp4', 11 * MiB);
@@ -56,7 +56,7 @@ describe('server-side encryption (issue 17 #3)', () => {
   });
 });
 
-describe('a reset after the last byte, again and again (issue 17 #4)', () => {
+describe('a reset after the last byte, again and again', () => {
   it('is a passing failure: the file waits on the durable schedule, then completes', async () => {
     const { path, bytes } = makeFile('reset.mp4', MiB);
     await fault({ target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'reset', afterBytes: MiB } });
@@ -80,7 +80,7 @@ describe('a reset after the last byte, again and again (issue 17 #4)', () => {
   });
 });
 
-describe('403 from storage, and from the gateway on one file (issue 17 #5)', () => {
+describe('403 from storage, and from the gateway on one file', () => {
   it('storage answering 403 with an HTML page: presigned again, then the file waits with the cause shown; the queue is never blocked', async () => {
     const { path, bytes } = makeFile('portal.mp4', MiB);
     await fault({ target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'html', status: 403 } });
@@ -157,7 +157,7 @@ describe('403 from storage, and from the gateway on one file (issue 17 #5)', () 
   });
 });
 
-describe('SlowDown pauses the whole queue (issue 17 #9)', () => {
+describe('SlowDown pauses the whole queue', () => {
   it('503 SlowDown with Retry-After: 2: no new part request reaches storage until the advised time has passed', async () => {
     await settings({ storageRetryAfterSeconds: 2 });
     const a = makeFile('slow-a.mp4', 10 * MiB);

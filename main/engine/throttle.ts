@@ -37,7 +37,7 @@ export class Bandwidth {
    * Resolves once `bytes` more may be sent under the limit. Rejects with the signal's reason at
    * once when `signal` aborts (pause, quit): the wait must never outlive the part it paces.
    * Times are on the monotonic clock (performance.now()): a wall-clock step back once froze every
-   * upload for the length of the step, and a quit waited on a timer no abort reached (issue 17 #7).
+   * upload for the length of the step, and a quit waited on a timer no abort reached.
    */
   async take(bytes: number, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();

@@ -5,7 +5,7 @@ import type { CaptureGateway } from '../api/gateway.js';
 
 /**
  * The one notice for the whole queue when the capture gateway or the sign-in service cannot be
- * reached (issue 17 #6): which service, at which address (no query, no credentials), why in plain
+ * reached: which service, at which address (no query, no credentials), why in plain
  * words, and what to do. The same words for every capture and file that meets it, so the engine's
  * warning (said once per distinct message) is said once. Undefined when `err` is not such a failure.
  */

@@ -9,7 +9,7 @@ import type { EventPayload } from '../../shared/ipc.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { AppCore } from '../service/app-core.js';
 
-// "Pause until 07:00" as a queue-wide hold (issue 17 #17), through the app's own handlers.
+// "Pause until 07:00" as a queue-wide hold, through the app's own handlers.
 
 let svc: TestService;
 let work: string;

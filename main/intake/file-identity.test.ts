@@ -8,7 +8,7 @@ import { FileChangedError } from '../api/errors.js';
 import { assertUnchanged } from '../engine/part-upload.js';
 import { contentFingerprint, fileFacts } from './file-identity.js';
 
-// issue 17 #14: a file is "changed" only when its bytes may differ (size, mtime, the first and
+// A file is "changed" only when its bytes may differ (size, mtime, the first and
 // last MiB), never on inode, device number or status-change time alone.
 const MiB = 1024 * 1024;
 const work = mkdtempSync(join(tmpdir(), 'file-identity-'));

@@ -187,10 +187,10 @@ async function expand(paths: readonly string[], refused: RefusedPath[], signal?:
       continue;
     }
     if (found.isDirectory) {
-      // Walked to any depth: a card's root, DCIM, a camera folder or a folder of cards (issue 19 #1).
+      // Walked to any depth: a card's root, DCIM, a camera folder or a folder of cards.
       const { files, unlistable } = await listTree(found.real);
       for (const u of unlistable) {
-        // One folder that cannot be listed is named with the reason; the rest is still added (issue 17 #15).
+        // One folder that cannot be listed is named with the reason; the rest is still added.
         const why = cannotRead(u.code).replace(/^Cannot/, 'cannot');
         refused.push(u.path === found.real ? { path, reason: `A folder that ${why}` } : { path: u.path, reason: `A sub-folder that ${why} What it holds is not added.` });
       }

@@ -21,7 +21,7 @@ function send(url: string, opts: { method?: string; headers?: Record<string, str
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-describe('MediaServer (issue 19 #6: the thumbnails’ first frames)', () => {
+describe('MediaServer (the thumbnails’ first frames)', () => {
   let dir: string;
   let file: string;
   let bytes: Buffer;

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 
-// Why a server at all (issue 19 #6): the first frame is decoded by Chromium's own decoder, in a
+// Why a server at all: the first frame is decoded by Chromium's own decoder, in a
 // `<video>` element of the sandboxed renderer, which cannot open local files. A `file://` URL would
 // need the renderer to be allowed every file on the disk (and the tests serve it over http, where
 // `file://` is refused anyway); a custom protocol would exist only in Electron, not in the tests.
@@ -54,7 +54,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 
 /**
  * A read-only range-request file server on 127.0.0.1 for the recordings the window may show
- * (issue 19 #6, the thumbnails' first frames). `start()` before `urlFor`; `close()` when done.
+ * (the thumbnails' first frames). `start()` before `urlFor`; `close()` when done.
  */
 export class MediaServer {
   private server?: Server;

@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { contentFingerprint } from '../intake/file-identity.js';
 
-/** The cache folder's name inside the library folder (issue 19 #6). */
+/** The cache folder's name inside the library folder. */
 export const THUMBNAIL_FOLDER = '.thumbnails';
 
 /** The largest thumbnail kept (bytes): a 320-pixel JPEG is some 20 KiB; more is not a thumbnail. */
@@ -12,7 +12,7 @@ export const MAX_THUMBNAIL_BYTES = 512 * 1024;
 export type CachedThumbnail = { kind: 'image'; jpeg: Buffer } | { kind: 'none'; reason: string } | { kind: 'missing' };
 
 /**
- * The first frames of recordings, kept as `<library>/.thumbnails/<fingerprint>.jpg` (issue 19 #6),
+ * The first frames of recordings, kept as `<library>/.thumbnails/<fingerprint>.jpg`,
  * or `<fingerprint>.none` holding the reason when Chromium could not decode it. Keyed by the
  * recording's content fingerprint (main/intake/file-identity.ts: its size and first and last MiB),
  * not its path: the card's file and its verified copy in the library share one thumbnail, and a

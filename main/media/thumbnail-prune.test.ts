@@ -8,7 +8,7 @@ const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 const key = (n: number) => n.toString(16).padStart(64, '0');
 
-describe('pruning the thumbnail cache (issue 19 #6)', () => {
+describe('pruning the thumbnail cache', () => {
   let folder: string;
   beforeEach(() => {
     folder = join(mkdtempSync(join(tmpdir(), 'thumb-prune-')), '.thumbnails');

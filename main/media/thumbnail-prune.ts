@@ -33,7 +33,7 @@ export interface ThumbnailPruneResult {
 }
 
 /**
- * Prunes a thumbnail cache folder (`<library>/.thumbnails`, main/media/thumbnail-cache.ts; issue 19
+ * Prunes a thumbnail cache folder (`<library>/.thumbnails`, main/media/thumbnail-cache.ts;
  * #6). An entry is `<key>.jpg` or `<key>.none`, `key` a recording's content fingerprint; its
  * modification time is when it was last used (the cache sets it on every read). An entry whose key
  * is in `inUse` (a recording in the queue or in the registration step) is never removed. Any other

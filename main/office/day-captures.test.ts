@@ -6,7 +6,7 @@ import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { capturesOfDay } from './day-captures.js';
 
-// The captures beside the office's day (issue 20 #6): rows of queue.db, by project and date.
+// The captures beside the office's day: rows of queue.db, by project and date.
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

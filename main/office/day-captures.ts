@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 
 /**
  * A capture of the local upload queue as the office's day view lists it beside the day's
- * progress entries (issue 20 #6): `captureRow` the queue row it links to; `capturedAt` ISO 8601
+ * progress entries: `captureRow` the queue row it links to; `capturedAt` ISO 8601
  * as registered (§4.4 captureDateTime); `files` not cancelled and `filesUploaded` of them;
  * `uploadedAt` (ISO 8601) the last file's completion once every file is uploaded, else null.
  */

@@ -105,7 +105,7 @@ export class OfficeDesk {
       this.office ??= new OfficeRecords(RecordsStore.open(join(this.dataDir, 'records.db')), this.connect);
       return await fn(this.office);
     } catch (err) {
-      // Unreachable with no copy kept: one sentence, never a raw error code (issue 20 #5).
+      // Unreachable with no copy kept: one sentence, never a raw error code.
       if (isUnreachable(err)) throw new Error(NO_CONNECTION);
       throw new Error(explain(err) ?? reasonOf(err));
     }

@@ -148,7 +148,7 @@ describe('the outbox', () => {
     expect(outboxRows()).toEqual([]);
   });
 
-  it('names the field a refusal is about, and sends the entry again once it is corrected (issue 20 #2)', async () => {
+  it('names the field a refusal is about, and sends the entry again once it is corrected', async () => {
     await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
     const r = await office().createProgress({ date: '2026-11-17', status: 'Done', details: 'Tower C slab edge protection' });
     const refused = (await office().listProgress()).outbox;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 import { PROGRESS_TOKENS_KEY, SealedTokenKeeper } from './progress-tokens.js';
 
-// The progress sign-in tokens are secrets: sealed before they are stored (issue 20 #3).
+// The progress sign-in tokens are secrets: sealed before they are stored.
 
 const box = (available = true): SecretBox => ({
   available: () => available,

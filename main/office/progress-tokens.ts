@@ -62,7 +62,7 @@ export class SealedTokenKeeper implements TokenKeeper {
 
 /**
  * One SealedTokenKeeper at a time, for the scope in use (progress address, project and account):
- * a new scope, such as a changed email, starts without tokens (issue 20 #3).
+ * a new scope, such as a changed email, starts without tokens.
  */
 export class ScopedTokenKeepers {
   private current?: { scope: string; keeper: SealedTokenKeeper };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { monthReportCsv, monthReportName } from './report.js';
 
-// The month report as CSV (issue 20 #7): RFC 4180, UTF-8, a header row.
+// The month report as CSV: RFC 4180, UTF-8, a header row.
 
 const entries = [
   { id: 'b2', date: '2026-11-20', status: 'Completed', details: 'Tower B level 2, ductwork "hangers" installed\nalong gridlines 3–6' },

@@ -5,7 +5,7 @@ import type { AfterWrite } from './copy.js';
 import type { OffloadedFile, OffloadJournal } from './offload.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
 
-// The desktop app's import of a card (issue 19 #3): main/offload's verified offload, followed as
+// The desktop app's import of a card: main/offload's verified offload, followed as
 // a screen shows it (every file's bytes and state, the whole card's bytes), with the record kept.
 
 /** What runCardImport needs: the import's id, the card's root, the library folder, and where each new view goes. */
@@ -27,7 +27,7 @@ export interface CardImportOptions {
   afterWrite?: AfterWrite;
   freeBytes?: (folder: string) => Promise<number>;
   /**
-   * Bytes per upload part (§4.6) to compute each copy's part MD5s for in the copy pass (issue 19
+   * Bytes per upload part (§4.6) to compute each copy's part MD5s for in the copy pass (
    * #3; main/offload/part-md5.ts); none when not given.
    */
   partSize?: number;

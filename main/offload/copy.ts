@@ -63,7 +63,7 @@ export interface CopyOptions {
 /**
  * Copies `source` to `dest`, hashing the bytes as they are read (XXH64, and each part's MD5 when
  * `partSize` is given), then flushes the copy (fsync), reads it back and hashes it again:
- * `verified` only when both XXH64s and the sizes agree (issue 19 deliver 3). Where the library's
+ * `verified` only when both XXH64s and the sizes agree. Where the library's
  * file system allows O_DIRECT (Linux: ext4, XFS, Btrfs…), the copy is written and read back
  * with it (direct-io.ts), so the read-back reads what the disk holds, not the kernel's cache;
  * elsewhere the read-back comes from the page cache right after the flush and proves that the file

@@ -2,7 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
-// Direct I/O for the library's copies (issue 19 #9): written with O_DIRECT, a copy's bytes go
+// Direct I/O for the library's copies: written with O_DIRECT, a copy's bytes go
 // from our buffer to the disk without a second copy into the kernel's page cache (about 1 CPU
 // s/GiB here, most of the offload's cost), and read back with O_DIRECT they come from the disk,
 // not from that cache, so the read-back verifies what the disk holds. O_DIRECT wants the buffer's

@@ -9,7 +9,7 @@ export interface LibraryUsage {
 }
 
 /**
- * The library's use (issue 19 #4, shown in Settings): the verified copies the queue's offload
+ * The library's use (shown in Settings): the verified copies the queue's offload
  * record (migration 8) lists under `library` and the retention sweep has not removed, counted
  * only when still on disk (a copy deleted by hand is not counted), with their sizes in bytes as
  * the disk gives them. Reads only; never throws for a missing file.

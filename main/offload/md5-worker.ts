@@ -1,4 +1,4 @@
-// The part MD5 thread of an offload (issue 19 #9): started by part-md5-pool.ts, it hashes the
+// The part MD5 thread of an offload: started by part-md5-pool.ts, it hashes the
 // chunks the copy hands it, in place in the shared pool, four parts at a time (part-md5-lanes.ts),
 // and talks only in the messages below. Built as its own entry (offload-md5-worker.js beside the
 // bundles, package.json build:cli and build:main); from source through main/service/tsx-boot.mjs.

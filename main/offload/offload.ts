@@ -86,7 +86,7 @@ export interface OffloadOptions {
   /**
    * Called once per recording (the files `add` groups into one capture: both lenses, a CSV) as
    * soon as all of its files are copied and checked, verified or not, so its upload can start
-   * before the rest of the card is copied (issue 19 deliver 4). Awaited in turn, never two at once.
+   * before the rest of the card is copied. Awaited in turn, never two at once.
    */
   onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
   /**
@@ -95,14 +95,14 @@ export interface OffloadOptions {
    * folder the copies go to: what a screen lists as waiting.
    */
   onPlan?: (files: readonly { path: string; size: number }[], destination: string) => void;
-  /** Records the offload as it goes (issue 19 #7): its start and each file's check. */
+  /** Records the offload as it goes: its start and each file's check. */
   journal?: OffloadJournal;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
   /**
    * Bytes per upload part (§4.6) to compute each copy's part MD5s for, from the bytes the copy
-   * reads (issue 19 deliver 3), on a thread of their own for the offload's length
+   * reads, on a thread of their own for the offload's length
    * (part-md5-pool.ts); none when not given. See main/offload/part-md5.ts.
    */
   partSize?: number;
@@ -134,12 +134,12 @@ export class NotEnoughSpaceError extends Error {
 const MARGIN_BYTES = 64 * 1024 * 1024;
 
 /**
- * Offloads a card (issue 19 deliver 3 and 7): finds its recordings however deep (main/card/walk.ts),
+ * Offloads a card: finds its recordings however deep (main/card/walk.ts),
  * checks the library's free space (fs.statfs) before copying anything, copies each recording with
  * copyVerified (XXH64 while reading, read back from the copy), copies a file that fails once more,
  * and writes an ASC MHL beside the copies. The card is only read. Copies keep the card's folder
  * layout under `<library>/<card name>_<YYYY-MM-DD_HHMMSS>/`. With `journal` the offload is recorded as
- * it goes (its start, each file as it is checked, its end or its interruption; issue 19 #7), so a
+ * it goes (its start, each file as it is checked, its end or its interruption), so a
  * stop mid-way leaves the copies verified so far known. Files that fail are named in the result,
  * never thrown; throws NotEnoughSpaceError, Error when the card holds no recording, and the file system's errors for the library itself.
  */

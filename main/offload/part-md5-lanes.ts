@@ -1,4 +1,4 @@
-// The part MD5s of the offload's files, four parts at a time (issue 19 #9), run by the hashing
+// The part MD5s of the offload's files, four parts at a time, run by the hashing
 // thread (md5-worker.ts) over the chunk pool the copy reads into (part-md5-pool.ts).
 //
 // Why four parts: MD5 is one chain of dependent steps; OpenSSL runs one stream at about 1.4 CPU

@@ -1,4 +1,4 @@
-// The copy's side of the part MD5 thread (issue 19 #3 and #9). Measured on this 2-core machine
+// The copy's side of the part MD5 thread. Measured on this 2-core machine
 // (README, Performance → Card offload): OpenSSL's MD5 on the copy's thread cost 1.4 CPU s/GiB and
 // held the offload at 0.65 of cp's throughput, since that thread also runs the copy's reads,
 // writes and XXH64. Here the copy reads each chunk into a slot of a shared memory, writes and

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FileFacts } from '../intake/file-identity.js';
 import type { QueuedFile } from '../queue/queue.js';
 
-// Issue 19 deliver 3: the MD5 of each upload part, computed from the card's bytes while the
+// The MD5 of each upload part, computed from the card's bytes while the
 // offload copies them, kept in the queue (migration 11, `part_md5s`), so the upload of the copy
 // neither hashes its bytes again nor reads the file to rebuild a lost part's ETag.
 

@@ -9,7 +9,7 @@ import { offloadCard } from './offload.js';
 import { listOffloads, OffloadRecorder } from './record.js';
 import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
 
-// issue 19 #3: a copy is written as `.NAME.partial` and renamed once verified; an app stopped
+// A copy is written as `.NAME.partial` and renamed once verified; an app stopped
 // mid-copy leaves it behind. The queue's open removes it, and only it.
 const work = mkdtempSync(join(tmpdir(), 'partials-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

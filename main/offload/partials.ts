@@ -3,7 +3,7 @@ import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { offloadAlive } from '../queue/lock.js';
 
-// issue 19 #3: copyVerified (copy.ts) writes each copy under a hidden `.NAME.partial` name and
+// CopyVerified (copy.ts) writes each copy under a hidden `.NAME.partial` name and
 // renames it into place only once verified. An app stopped mid-copy leaves that file behind, and
 // nothing ever resumes it (a copy starts again from byte 0), so it is GBs of nothing. It is removed
 // when the queue opens, where the offload is found interrupted (record.ts markInterruptedOffloads):

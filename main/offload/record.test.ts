@@ -13,7 +13,7 @@ import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
 import { listOffloads, OffloadRecorder } from './record.js';
 import { DEFAULT_RETENTION_MS, removeFinishedCopies } from './retention.js';
 
-// issue 19 #7: the offload is recorded as it goes, so a stop mid-import (a crash, a quit, a power
+// The offload is recorded as it goes, so a stop mid-import (a crash, a quit, a power
 // cut) leaves its verified copies known to the queue.
 const work = mkdtempSync(join(tmpdir(), 'record-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

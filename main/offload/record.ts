@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { lockOffload, offloadAlive } from '../queue/lock.js';
 import type { OffloadedFile, OffloadJournal, OffloadResult, OffloadStart } from './offload.js';
 
-// issue 19 #3, #7: the queue's record of each offload (migrations 8 and 14), written as the
+// The queue's record of each offload (migrations 8 and 14), written as the
 // offload goes, each step in its own short transaction committed before the work it describes
 // moves on (CONVENTIONS.md, "The upload engine"): the offload's row when it starts, each file's
 // row as it is verified or fails, the end. A crash at any instant leaves a record the next start

@@ -3,7 +3,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CopyOf, CopyRoute } from '../queue/copy-holds.js';
 
-// issue 19 #4 after a restart: the copies an earlier run verified are known only from the queue's
+// After a restart: the copies an earlier run verified are known only from the queue's
 // offload record (offload_files, written as each file is checked; record.ts), not from the
 // session's imports (main/service/imported-copies.ts), which died with that run.
 

@@ -20,7 +20,7 @@ interface Candidate {
 }
 
 /**
- * Removes verified copies in the library whose uploads are over (issue 19 deliver 4): a copy goes
+ * Removes verified copies in the library whose uploads are over: a copy goes
  * only when every queue row that uploads it belongs to a capture the platform reported complete,
  * with every file of that capture completed, and the last of them completed at least
  * `retentionMs` before `now` (ms since 1970). A copy that was never queued (waiting for a place),

@@ -17,7 +17,7 @@ const open = (name: string) => new UploadQueue(openQueueDatabase(join(work, `${n
 const line = (q: UploadQueue, daysAgo: number, now = Date.now()) =>
   q.activity.add({ at: new Date(now - daysAgo * DAY).toISOString(), captureRow: null, fileId: null, subject: 'queue', kind: 'blocked', message: `${daysAgo} days ago` });
 
-describe('the activity log is pruned (issue 21 Deliver 6)', () => {
+describe('the activity log is pruned', () => {
   it(`keeps ${ACTIVITY_KEEP_DAYS} days, or the newest lines up to a size`, () => {
     const q = open('prune');
     const now = Date.UTC(2026, 10, 25);

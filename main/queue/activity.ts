@@ -30,14 +30,14 @@ export type ActivityKind =
   | 'unblocked'
   | 'held'
   | 'released'
-  /** A card was pulled out while its recordings uploaded straight from it, or came back (issue 19 #5). */
+  /** A card was pulled out while its recordings uploaded straight from it, or came back. */
   | 'card-removed'
   | 'card-back'
-  /** A capture moved to the front of the queue by a person, or back to its place (issue 18 #6). */
+  /** A capture moved to the front of the queue by a person, or back to its place. */
   | 'moved'
   /** Storage's own list of an upload's parts lacks parts it had acknowledged: they are sent again (engine/file-upload.ts). */
   | 'parts-lost'
-  /** Something a person should know about a capture, kept from registration to the finish (issue 18 #3). */
+  /** Something a person should know about a capture, kept from registration to the finish. */
   | 'warning'
   /**
    * The running engine saw an outage (subject `storage` or `capture gateway`): `at` is when it
@@ -101,7 +101,7 @@ export class ActivityLog {
     return rows.reverse();
   }
 
-  /** The warnings kept for captures still in the queue, by capture row, oldest first (issue 18 #3). */
+  /** The warnings kept for captures still in the queue, by capture row, oldest first. */
   warnings(): Map<number, string[]> {
     const rows = this.sql(
       `SELECT a.capture_row AS captureRow, a.message FROM activity a JOIN captures c ON c.id = a.capture_row WHERE a.kind = 'warning' ORDER BY a.id`,

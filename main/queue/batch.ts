@@ -22,7 +22,7 @@ const RETRYABLE = `upload_id IS NOT NULL AND (state IN ('failed', 'cancelled') O
  * A person's actions on many rows at once ("Pause all", "Resume all", "Retry all", "Clear
  * completed", forgetting parts' ETags), each one SQL transaction with one activity line instead
  * of one fsync'd commit and one event per row: 10,000 files paused in milliseconds, not seconds
- * (issue 21). Conditional like the one-row moves (UploadQueue.moveFile): only rows in the
+ * Conditional like the one-row moves (UploadQueue.moveFile): only rows in the
  * states named are touched. Each method throws SqliteError on a storage failure (nothing changed).
  */
 export class QueueBatch {

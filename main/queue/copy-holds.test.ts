@@ -26,7 +26,7 @@ const route = (copying: string[], copied: string[]): CopyRoute => ({
   copied: (p) => (copied.includes(p) ? copyOf(p) : undefined),
 });
 
-describe('files held for their verified copies (issue 19 #4)', () => {
+describe('files held for their verified copies', () => {
   it('13: a queue of version 12 opens with no file held', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');

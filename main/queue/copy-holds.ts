@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { ActivityLog } from './activity.js';
 
-// issue 19 #4: a recording placed while its card is being imported waits for its verified copy
+// A recording placed while its card is being imported waits for its verified copy
 // (files.awaiting_copy, migration 13) instead of being read from the card; this file is the
 // queue's side of that hold. The card desk (main/service/card-desk.ts) says where each copy is.
 
@@ -78,7 +78,7 @@ export function settleCopyHolds(db: Database.Database, route: CopyRoute | undefi
         captures.add(f.captureRow);
       } else if (!route?.copying(f.path)) {
         release.run(f.id);
-        // Said in the capture's queue row (a warning, issue 18 #3), in the same transaction as the release.
+        // Said in the capture's queue row (a warning), in the same transaction as the release.
         if (!warned(f.captureRow)) activity.add({ captureRow: f.captureRow, fileId: f.id, subject: f.fileName, kind: 'warning', message: RELEASED });
         released.push(f.id);
         captures.add(f.captureRow);

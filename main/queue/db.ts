@@ -186,7 +186,7 @@ export class QueueStorageError extends Error {
   }
 
   /**
-   * The one sentence for a full disk (issue 17 #1): the queue's folder, what is free there now,
+   * The one sentence for a full disk: the queue's folder, what is free there now,
    * and how much to free: the queue and its write-ahead log again (a checkpoint copies the log
    * into the file), at least QUEUE_HEADROOM_BYTES; in MB (10^6 bytes), rounded up.
    */

@@ -16,7 +16,7 @@ export interface QueueHold {
  * An outage the running engine sees (main/engine/progress.ts Outage): part requests failing for a
  * passing reason at `storage` or the `gateway` since `since` (ms since epoch), `cause` in the
  * service's words. Kept in the queue so another process (`capture-uploader status`) says what the
- * screen says (issue 18 #2).
+ * screen says.
  */
 export interface StoredOutage {
   where: 'storage' | 'gateway';
@@ -92,7 +92,7 @@ export class QueueMeta {
   /**
    * Why the running engine stopped the whole queue (the service refuses its credentials: the
    * engine's `blocked`, main/engine/block-record.ts), or null. Kept so `capture-uploader status`,
-   * another process, says "Needs you" when the app does (issue 18 #2). Holds no secret: the
+   * another process, says "Needs you" when the app does. Holds no secret: the
    * engine's message names the setting to fix and the service's answer, never a password or token.
    */
   blocked(): string | null {

@@ -243,7 +243,7 @@ describe('queue totals', () => {
       // The refused capture's two files wait for a person: neither queued nor counted in what moves.
       files: 4, captures: 2, completed: 0, uploading: 1, waiting: 0, pending: 0, retrying: 1, paused: 0, failed: 0, cancelled: 0, capturesNeedYou: 1,
       bytesTotal: 2 * 12_000_100, bytesStored: 5_242_880, bytesStoredUploading: 5_242_880, bytesOfMoving: 12_000_100, bytesStoredOfMoving: 5_242_880,
-      // The earliest retry scheduled, for "next try 19:47" (issue 18 #2).
+      // The earliest retry scheduled, for "next try 19:47".
       nextRetryAt: retryAt,
       cardWait: { cards: 0, recordings: 0 }, // no card pulled out (removed-cards.test.ts)
     });
@@ -308,7 +308,7 @@ describe('queue rows', () => {
     db.close();
   });
 
-  it('after a crash, flags a capture whose add-capture was marked sent, and queues again one only claimed (issue 17 #11)', () => {
+  it('after a crash, flags a capture whose add-capture was marked sent, and queues again one only claimed', () => {
     const file = dbFile();
     const first = openQueueDatabase(file).db;
     const q1 = new UploadQueue(first);
@@ -332,7 +332,7 @@ describe('queue rows', () => {
     q2.db.close();
   });
 
-  it('hands back a claimed capture only once its commit succeeded (issue 17 #1)', () => {
+  it('hands back a claimed capture only once its commit succeeded', () => {
     const db = openQueueDatabase(dbFile()).db;
     const q = new UploadQueue(db);
     const id = q.enqueueCapture('a', request, files);

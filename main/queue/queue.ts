@@ -31,7 +31,7 @@ export class UploadQueue {
   readonly schedule: QueueSchedule;
 
   /**
-   * Set by the desktop app's card desk while it imports cards (issue 19 #4): a file queued from a
+   * Set by the desktop app's card desk while it imports cards: a file queued from a
    * card being copied is held until its copy verifies, or queued at the copy once it has (copy-holds.ts).
    */
   copyRoute?: CopyRoute;

@@ -5,7 +5,7 @@ import type { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
 import { fillQueue } from './testing.js';
 
-// Issue 19 deliver 5: the cards the queue waits for, kept in the queue; their files are not
+// The cards the queue waits for, kept in the queue; their files are not
 // started, their recordings are counted once, and their paths move with the card.
 
 let t: ReturnType<typeof tempQueue>;

@@ -6,7 +6,7 @@ import { toFile } from './rows.js';
 import { statementCache } from './statements.js';
 
 /**
- * A card pulled out while its recordings were uploading straight from it (issue 19 deliver 5):
+ * A card pulled out while its recordings were uploading straight from it:
  * where it was mounted (`root`), its folder name, the volume's UUID when the system gave one
  * (card-root.ts volumeIdOf), since when it is missing (ISO 8601), and the queue's files on it
  * then (ids). Files, not a path prefix, wait: another card mounted at the same path meanwhile

@@ -40,7 +40,7 @@ export interface QueuedCapture {
    * when the capture is only claimed (signing in, nothing sent yet). Meaningless in other states.
    */
   sentAt: string | null;
-  /** Its place at the front of the queue (migration 9): 0 in the queue's own order, higher goes first (issue 18 #6). */
+  /** Its place at the front of the queue (migration 9): 0 in the queue's own order, higher goes first. */
   priority: number;
   createdAt: string;
   updatedAt: string;

@@ -4,7 +4,7 @@ import { now, toCapture, toFile } from './rows.js';
 import { statementCache } from './statements.js';
 
 /**
- * When captures and files are due, and the claims that take them (issue 17 #1): a capture claimed
+ * When captures and files are due, and the claims that take them: a capture claimed
  * for registration in one committed statement, its add-capture marked as sent, moved between
  * states with a retry time, and the files due to start. Reads and writes the `captures` and
  * `files` tables of the upload queue; throws better-sqlite3's SqliteError on a storage failure.
@@ -23,7 +23,7 @@ export class QueueSchedule {
    * The row is handed back only once its commit succeeded: the UPDATE runs to completion inside
    * an explicit transaction, whose COMMIT throws on failure. (Read with `.get()` in autocommit, the
    * commit happens when the statement is reset and its error is lost: on a full disk the same
-   * row, never claimed, came back again and again: issue 17 #1.)
+   * row, never claimed, came back again and again:.)
    *
    * With `sent` the same commit also carries the sent mark (as markCaptureSent), for a caller that
    * will send add-capture at once, with no sign-in between: one commit per claim instead of two,

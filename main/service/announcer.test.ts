@@ -3,7 +3,7 @@ import { Announcer, formatSize } from './announcer.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { QueuedCapture, QueuedFile } from '../queue/queue.js';
 
-// Quiet nights (issue #10): only what a person must act on is notified, gathered into one
+// Quiet nights: only what a person must act on is notified, gathered into one
 // notification, plus one "Queue finished" when the queue drained. Asserted as the exact
 // notifications, in order.
 

@@ -10,7 +10,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import { printStatus } from '../cli/status.js';
 import { AppCore } from './app-core.js';
 
-// Issue 18 #2: while the app's engine is stopped because the service refuses its credentials,
+// While the app's engine is stopped because the service refuses its credentials,
 // `capture-uploader status` (its own read-only connection to the queue) says "Needs you" as the
 // app's headline does; once the app is given credentials that work (a new uploader: the settings
 // saved, or the local service chosen again), it stops saying it.

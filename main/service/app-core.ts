@@ -56,9 +56,9 @@ export class AppCore {
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
   private readonly desk: OfficeDesk;
-  /** Cards mounted, their imports and the library (issue 19). */
+  /** Cards mounted, their imports and the library. */
   readonly cards: CardDesk;
-  /** The recordings' first-frame thumbnails, cached in the library folder (issue 19 #6). */
+  /** The recordings' first-frame thumbnails, cached in the library folder. */
   private readonly thumbnails: ThumbnailDesk;
 
   constructor(private readonly opts: AppCoreOptions) {
@@ -73,7 +73,7 @@ export class AppCore {
       queueDb: () => this.uploader?.queue.db,
       log: opts.log,
       pruneThumbnails: (now) => this.thumbnails.prune(now),
-      // Files held for their copies moved or released (issue 19 #4): their rows change and they may start now.
+      // Files held for their copies moved or released: their rows change and they may start now.
       released: (captureRows) => {
         this.live?.touched(captureRows);
         this.uploader?.engine.wake();
@@ -210,7 +210,7 @@ export class AppCore {
    */
   private records(): RecordsConnection {
     // An interactive screen: one quick retry, then the cached copy and the outbox take over.
-    // The service's own sign-in tokens are kept sealed per scope (issue 20 #3; progress-tokens.ts);
+    // The service's own sign-in tokens are kept sealed per scope (progress-tokens.ts);
     // they are the account's, so a changed email starts without them.
     this.tokens ??= new ScopedTokenKeepers(this.opts.store, this.opts.secrets);
     const opts = (scope: string) => ({ retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000, tokens: this.tokens!.for(scope) });
@@ -268,7 +268,7 @@ export class AppCore {
       concurrency,
       bandwidthBytesPerSecond: this.settings.stored()?.bandwidthBytesPerSecond ?? null,
       log: this.opts.log,
-      // A file placed from a card being imported waits for its verified copy (issue 19 #4); what
+      // A file placed from a card being imported waits for its verified copy; what
       // an earlier run held (no import runs for it now) uploads from the card.
       copyRoute: this.cards.copies,
     });

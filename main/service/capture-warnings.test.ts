@@ -10,7 +10,7 @@ import { queueState } from '../../shared/queue-state.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { AppCore } from './app-core.js';
 
-// Issue 18 #3: a damaged recording and a lens that vanished before Register are said at
+// A damaged recording and a lens that vanished before Register are said at
 // registration, kept with the capture in the queue, and counted at the finish: never plain green.
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 let svc: TestService;

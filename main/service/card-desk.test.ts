@@ -110,7 +110,7 @@ describe('CardDesk', () => {
     expect(statSync(done.verifiedCopies[1]!).size).toBe(4096);
   });
 
-  it('computes the part MD5s of every recording as it copies and keeps them for each verified copy, so its upload reads nothing again (issue 19 #3)', async () => {
+  it('computes the part MD5s of every recording as it copies and keeps them for each verified copy, so its upload reads nothing again', async () => {
     const d = deskAt('md5');
     d.store.set('library', { library: join(work, 'md5', 'library'), keepDays: 7, uploadFromCard: false });
     const PART = 5 * 1024 * 1024;
@@ -133,7 +133,7 @@ describe('CardDesk', () => {
     }
   });
 
-  it('keeps the library settings apart, with the defaults of issue 19: the videos folder, 7 days, reading from the copies', async () => {
+  it('keeps the library settings apart, with the defaults: the videos folder, 7 days, reading from the copies', async () => {
     const d = deskAt('two');
     expect(d.desk.library.get()).toEqual({ library: defaultLibraryFolder(), keepDays: 7, uploadFromCard: false });
     expect(defaultLibraryFolder('linux', '/home/ana')).toBe('/home/ana/Videos/Capture Uploader');
@@ -145,7 +145,7 @@ describe('CardDesk', () => {
     expect(() => d.desk.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
   });
 
-  it('says with the cards whether they are offered for upload straight from the card, at once when the setting is saved (issue 19 #5)', async () => {
+  it('says with the cards whether they are offered for upload straight from the card, at once when the setting is saved', async () => {
     const d = deskAt('three');
     d.store.set('library', { library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
     writeFakeCard(join(work, 'three', 'X4'), { recordings: 1, bytes: 1024 });

@@ -58,13 +58,13 @@ const gateOn = (path: string) => async () => {
 const SWEEP_MS = 60 * 60 * 1000;
 
 /**
- * The app's cards (issue 19 #2–#4), in the upload service's worker: watches the mount folders and
+ * The app's cards (–#4), in the upload service's worker: watches the mount folders and
  * tells the window which Insta360 cards are mounted (`capture:event.cards`), imports one into the
  * library folder on request with its progress as `capture:event.import`, keeps each offload's
  * record in the queue, and removes copies past their retention (main/offload/retention.ts) at
- * start and every hour. Each recording's part MD5s are kept as it verifies (issue 19 #3), and
+ * start and every hour. Each recording's part MD5s are kept as it verifies, and
  * the files a person placed from the card before then, held in the queue, are moved to the
- * verified copies (issue 19 #4; `copies`, settleHolds). The library settings (folder, days kept, upload straight from the card)
+ * verified copies (`copies`, settleHolds). The library settings (folder, days kept, upload straight from the card)
  * are kept in the settings file under `library`.
  */
 export class CardDesk {
@@ -72,7 +72,7 @@ export class CardDesk {
   private cards: DetectedCardView[] = [];
   private readonly imports = new Map<number, ImportView>();
   private readonly busy = new Set<string>();
-  /** Where the recordings of this session's imports are (issue 19 #4): what queued files wait for. */
+  /** Where the recordings of this session's imports are: what queued files wait for. */
   readonly copies = new ImportedCopies();
   private nextId = 1;
   private stopWatch?: () => void;
@@ -130,7 +130,7 @@ export class CardDesk {
 
   /**
    * The cards mounted now, this session's imports not dismissed (oldest first), and whether the
-   * cards are offered for upload straight from the card instead of Import (issue 19 #5).
+   * cards are offered for upload straight from the card instead of Import.
    */
   list(): { cards: DetectedCardView[]; imports: ImportView[]; uploadFromCard: boolean } {
     return { cards: this.cards, imports: [...this.imports.values()], uploadFromCard: this.library.get().uploadFromCard };
@@ -164,9 +164,9 @@ export class CardDesk {
       if (this.imports.has(id)) this.imports.set(id, v);
       if (!this.closed) this.opts.emit('capture:event.import', v);
     };
-    // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again (issue 19 #3).
+    // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again.
     const partSize = expectedPartSize(db);
-    // Recorded as it goes, in the queue open at each step (settings may change meanwhile; issue 19 #7).
+    // Recorded as it goes, in the queue open at each step (settings may change meanwhile).
     const journal = new OffloadRecorder(() => this.opts.queueDb(), (m) => this.opts.log?.warn(m));
     this.copies.begin(id, root, journal);
     const ac = new AbortController();

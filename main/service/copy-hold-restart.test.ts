@@ -13,7 +13,7 @@ import { writeFakeCard } from '../card/fake-card.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { AppCore } from './app-core.js';
 
-// issue 19 #4 after a restart: a recording placed once the app is started again, from a card whose
+// After a restart: a recording placed once the app is started again, from a card whose
 // copies verified before the stop, is queued at its copy (the queue's offload record), not at the
 // card, so the card can be reused. The harness is copy-hold.test.ts's, cut down.
 let svc: TestService;

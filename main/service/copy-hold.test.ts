@@ -14,10 +14,10 @@ import type { CardImportOptions } from '../offload/card-import.js';
 import { RELEASED } from '../queue/copy-holds.js';
 import { AppCore } from './app-core.js';
 
-// issue 19 #4: recordings placed while their card is imported wait for their verified copies
+// Recordings placed while their card is imported wait for their verified copies
 // (files.awaiting_copy, migration 13) and upload from them; nothing is read from the card then.
 // The bytes the engine's part sender hashes are counted (md5-lanes.ts PartMd5): a copy moved to
-// with the part MD5s of its copy pass (issue 19 #3) is sent without a byte hashed again.
+// with the part MD5s of its copy pass is sent without a byte hashed again.
 const md5Bytes = vi.hoisted(() => ({ n: 0 }));
 vi.mock('../engine/md5-lanes.js', async (importOriginal) => {
   const lanes = await importOriginal<typeof import('../engine/md5-lanes.js')>();

@@ -17,7 +17,7 @@ interface Imported {
 }
 
 /**
- * Where the recordings of this session's imports are (issue 19 #4), for the queue's copy route
+ * Where the recordings of this session's imports are, for the queue's copy route
  * (main/queue/copy-holds.ts): a card file is `copying` while its import runs and has not finished
  * with it, and `copied` once its copy verified (kept for the session, so a recording placed after
  * the card was removed is queued at its copy). Files are matched by their place under the card's

@@ -49,7 +49,7 @@ describe('LiveQueue', () => {
     expect(last.totals.bytesDone).toBe(20 * MiB);
   });
 
-  it('shows the app which capture replaced a file whose recording changed and was added again (issue 17 #14)', () => {
+  it('shows the app which capture replaced a file whose recording changed and was added again', () => {
     const queue = new UploadQueue(openQueueDatabase(join(work, 'replaced.db')).db);
     const file = { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB, mtimeMs: 1, dev: '1', ino: '2', fingerprint: 'f1' };
     const old = queue.enqueueCapture('walk.mp4', request, [file]);
@@ -63,7 +63,7 @@ describe('LiveQueue', () => {
     ]);
   });
 
-  it('sends acknowledged bytes and bytes on the wire apart, the outage seen, the next retry, and bytes storage lost (issue 18 #1)', () => {
+  it('sends acknowledged bytes and bytes on the wire apart, the outage seen, the next retry, and bytes storage lost', () => {
     const queue = new UploadQueue(openQueueDatabase(join(work, 'acked.db')).db);
     const row = queue.enqueueCapture('walk.mp4', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB, mtimeMs: 1 }]);
     queue.saveRegistration(row, 'c1', [{ frameIndex: 1, uploadId: 'u1', fileName: 'walk.mp4', size: 26 * MiB, partSize: 5 * MiB, totalParts: 6, status: 'pending' }]);

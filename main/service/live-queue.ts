@@ -29,7 +29,7 @@ export class LiveQueue {
   private outage: Outage | null = null;
   /** Bytes storage lost since the start: parts its own list lacked after it acknowledged them (the engine's `lost` events). */
   private lost = 0;
-  /** Warnings kept with captures (issue 18 #3), by capture row: read at a full view and when captures are queued (the only time they are added). */
+  /** Warnings kept with captures, by capture row: read at a full view and when captures are queued (the only time they are added). */
   private warned?: Map<number, string[]>;
   private stored?: { at: number; totals: StoredTotals };
   private readonly changedFiles = new Set<number>();

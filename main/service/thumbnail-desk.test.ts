@@ -12,7 +12,7 @@ const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(60, 7)]);
 const dataUrl = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
 
-describe('ThumbnailDesk (issue 19 #6)', () => {
+describe('ThumbnailDesk', () => {
   let work: string;
   let library: string;
   let desk: ThumbnailDesk;

@@ -9,7 +9,7 @@ import { pruneThumbnails } from '../media/thumbnail-prune.js';
 import { join } from 'node:path';
 
 /**
- * The recordings' first-frame thumbnails (issue 19 #6), in the upload service's worker. The design,
+ * The recordings' first-frame thumbnails, in the upload service's worker. The design,
  * and why:
  * - Chromium decodes, not ffmpeg: the window's own `<video>` element reads the recording from a
  *   loopback server (main/media/media-server.ts) and draws its first frame into a canvas. Nothing

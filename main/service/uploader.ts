@@ -35,7 +35,7 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   readFacts?: (path: string) => Promise<MediaFacts>;
   log?: Logger;
   /**
-   * Where the imports running in this process are (the app's card desk; issue 19 #4): files placed
+   * Where the imports running in this process are (the app's card desk): files placed
    * from a card being copied are held for their verified copies. Without it (the CLI) nothing is
    * held. At open every file an earlier run held is moved to its copy when the queue's offload
    * record lists it verified (main/offload/recorded-copies.ts), else released where it is: no import runs for it.
@@ -72,7 +72,7 @@ export interface Uploader {
  * thread. The desktop app calls it in the upload service's worker thread (main/service/worker.ts,
  * through AppCore), never on Electron's main thread. The CLI (main/cli/commands.ts) calls it on its
  * own process's main thread and may: it has no window, tray or IPC to keep responsive, and a
- * process per command is what Ctrl-C and exit codes expect (issue 21 #1).
+ * process per command is what Ctrl-C and exit codes expect.
  * Throws QueueInUseError when another live process has the queue, QueueTooNewError for a newer queue.
  */
 export function openUploader(opts: UploaderOptions): Uploader {
@@ -95,7 +95,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
     due = dueOnSettingsChange(queue, opts.gateway);
     // An offload of an earlier run left copying (the app stopped mid-import) is interrupted; its
     // verified copies stay recorded. A file held for a copy by that run moves to its recorded
-    // verified copy, or else uploads from the card (issue 19 #4, #7).
+    // verified copy, or else uploads from the card.
     const route = withRecordedCopies(db, opts.copyRoute);
     const running = route.runningOffloads!();
     markInterruptedOffloads(db, running);

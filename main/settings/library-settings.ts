@@ -6,11 +6,11 @@ import type { KeyValueStore } from './settings.js';
 /** The settings store's key for the library settings, apart from the service settings so saving either leaves the other. */
 export const LIBRARY_KEY = 'library';
 
-/** Days a copy stays in the library after its capture completed, unless the person says otherwise (issue 19 #4). */
+/** Days a copy stays in the library after its capture completed, unless the person says otherwise. */
 export const DEFAULT_KEEP_DAYS = 7;
 
 /**
- * The library folder when none is chosen (issue 19 #3): `Capture Uploader` in the user's videos
+ * The library folder when none is chosen: `Capture Uploader` in the user's videos
  * folder, which is `~/Movies` on macOS and `~/Videos` on Linux and Windows (Electron's
  * `app.getPath('videos')` says the same).
  */
@@ -22,7 +22,7 @@ export function defaultLibraryFolder(platform: NodeJS.Platform = process.platfor
  * The library settings kept in the app's settings file (key `library`): the folder imports copy
  * to (an absolute path), how many days copies stay after their capture completed, and "Upload
  * straight from the card" (main/service/card-desk.ts says it with the cards: the card offer is
- * then "Upload from the card" instead of Import, issue 19 #5). Missing fields take their defaults.
+ * then "Upload from the card" instead of Import). Missing fields take their defaults.
  */
 export class LibrarySettingsStore {
   constructor(

@@ -9,7 +9,7 @@ const SALT = 'settingsFingerprintSalt';
  * Makes everything that waits for a retry time due at once when the queue is opened with other
  * settings than last time (an address, the API key, the project or the account): work that waited
  * on an unreachable or misconfigured service must not wait out the old backoff once the settings
- * are corrected (issue 17 #6). Queued captures and pending files lose their retry time; attempts
+ * are corrected. Queued captures and pending files lose their retry time; attempts
  * are kept. Only a keyed hash of the settings is stored (HMAC-SHA256, a random key per queue), never
  * a secret. Answers how many captures and files became due. Throws SqliteError when the queue
  * cannot be written.

@@ -52,7 +52,7 @@ describe('SettingsRepository', () => {
     expect(repo.view().encryptionAvailable).toBe(false);
   });
 
-  // issue 17 #6: an address without its scheme is refused when it is set, not at the first upload.
+  // An address without its scheme is refused when it is set, not at the first upload.
   it.each([
     ['baseUrl', 'gateway.example/gateway', /capture gateway address cannot be used: it must start with https:\/\/ \(or http:\/\/\)/],
     ['authUrl', '127.0.0.1:8080', /sign-in address cannot be used: it must start with https:\/\//],

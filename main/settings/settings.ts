@@ -111,7 +111,7 @@ export class SettingsRepository {
    */
   prepare(input: SettingsInput): { next: StoredSettings; resolved: ResolvedSettings } {
     const prev = this.stored();
-    // Refused when set, not at the first upload (issue 17 #6); the IPC schema says the same at the door.
+    // Refused when set, not at the first upload; the IPC schema says the same at the door.
     for (const [name, url] of [['capture gateway', input.baseUrl], ['sign-in', input.authUrl], ['progress records', input.progressBaseUrl]] as const) {
       const problem = url === '' && name === 'progress records' ? undefined : serviceUrlProblem(url);
       if (problem) throw new Error(`The ${name} address cannot be used: ${problem}.`);

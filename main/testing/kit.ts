@@ -12,7 +12,7 @@ import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
 /**
- * The shared test kit (issue 21 #7): a temporary queue, files on disk of given sizes with their
+ * The shared test kit: a temporary queue, files on disk of given sizes with their
  * SHA-256, the local service (e2e/service, the stand-in for the gateway and S3) started the one
  * way tests start it, uploaders pointed at it, and what storage holds read back with its hash.
  * Test code only: nothing the app runs imports it.

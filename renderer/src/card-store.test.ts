@@ -35,7 +35,7 @@ const view = (id: number, copies: string[], phase: ImportView['phase'] = 'copyin
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('card store', () => {
-  it("hands a card's recordings to the registration step at the card's paths as soon as Import starts, and none of its copies as they verify (issue 19 #4)", async () => {
+  it("hands a card's recordings to the registration step at the card's paths as soon as Import starts, and none of its copies as they verify", async () => {
     await useCards.getState().startImport('/media/u/X4');
     listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv'], 'copying', '/media/u/X4'));
     listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv', '/lib/b_00.insv', '/lib/b_10.insv'], 'done', '/media/u/X4'));
@@ -71,7 +71,7 @@ describe('card store', () => {
     expect(copyStateOf([v], ['/home/ana/walk.mp4'])).toBeNull();
   });
 
-  it("with upload straight from the card on, hands a card's root to the registration step once, and offers it again only after it was removed (issue 19 #5)", async () => {
+  it("with upload straight from the card on, hands a card's root to the registration step once, and offers it again only after it was removed", async () => {
     inspected.length = 0;
     const card = { root: '/media/u/X4', name: 'X4', recordings: 2, bytes: 100 };
     listeners.get('capture:event.cards')!({ cards: [card], uploadFromCard: true });

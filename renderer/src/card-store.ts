@@ -5,14 +5,14 @@ import { useDrafts } from './drafts-store.js';
 import { useApp } from './store.js';
 
 /**
- * The card offer's state (issue 19 #2, #3), a store of its own beside the queue's and the
+ * The card offer's state, a store of its own beside the queue's and the
  * registration step's: the Insta360 cards mounted now and this session's imports, as the upload
  * service's events say them. When Import starts, the card's recordings are handed to the
- * registration step at once, at the card's own paths (issue 19 #4), so a person can place them
+ * registration step at once, at the card's own paths, so a person can place them
  * all in the first minute and walk away: each row says whether its copy is verified yet
  * (copyStateOf), and the upload service holds what is placed before its copy verifies and
  * uploads it from the copy (main/queue/copy-holds.ts). With "Upload straight from the card" on
- * (issue 19 #5) a card is handed the same way, with no copy.
+ * a card is handed the same way, with no copy.
  */
 export interface CardState {
   cards: DetectedCardView[];
@@ -74,7 +74,7 @@ export const useCards = create<CardState>()((set, get) => ({
       useApp.getState().notify('error', messageOf(err));
       return;
     }
-    // Placed while it copies (issue 19 #4): the service holds each recording placed before its copy
+    // Placed while it copies: the service holds each recording placed before its copy
     // verifies and uploads it from the copy; the copies are never handed again (one capture each).
     handing = handing.then(() => useDrafts.getState().inspect([root]));
     await handing;
@@ -101,7 +101,7 @@ export type CopyState = 'copying' | 'verified' | 'failed';
 
 /**
  * The copy state of a recording whose files are `paths` (on a card), from this session's imports
- * (issue 19 #4): `failed` when a file's copy failed verification, `verified` when every file's
+ * `failed` when a file's copy failed verification, `verified` when every file's
  * did, `copying` while the import still works on one; null when no import holds them (a drop, or
  * Upload from the card). Files are matched by their place under the card's root (the import's
  * own paths are the card's resolved paths).

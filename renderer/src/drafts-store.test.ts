@@ -68,7 +68,7 @@ describe('the registration store', () => {
     expect(selected()).toEqual(['c1']);
   });
 
-  it('extends a keyboard range from the anchor in the table\'s order, growing and shrinking it, keeping rows chosen apart (issue 18 #5)', () => {
+  it('extends a keyboard range from the anchor in the table\'s order, growing and shrinking it, keeping rows chosen apart', () => {
     const s = useDrafts.getState();
     const order = ['c1', 'c2', 'c3', 'c4'];
     // No anchor yet: the range starts at the focused row.

@@ -8,7 +8,7 @@ import { isReady, isRegistrable } from './placement.js';
 import { useApp } from './store.js';
 
 /**
- * The registration step's state (issue #10 item 1), a store of its own so that the queue's store
+ * The registration step's state, a store of its own so that the queue's store
  * (store.ts) changes apart from it: the captures found in dropped files, in recording order, what
  * was chosen for each, which rows are selected, and the files set aside.
  */
@@ -32,7 +32,7 @@ export interface DraftsState {
   /** Selects or unselects one row; with `range`, every registrable row from the anchor to it takes its new state. */
   toggle(key: string, range: boolean): void;
   /**
-   * Moves the end of a keyboard range (Shift with an arrow, Page or Home/End key; issue 18 #5) from
+   * Moves the end of a keyboard range (Shift with an arrow, Page or Home/End key) from
    * `from` to `to`: the rows from the anchor to `to` are selected, those from the anchor to `from`
    * that fall outside it are unselected, and rows chosen apart stay. Without an anchor the range
    * starts at `from`. `order` is the table's order of keys (it follows corrected times).
@@ -48,10 +48,10 @@ export interface DraftsState {
   setCapturedAt(key: string, iso: string): void;
   /**
    * Shifts the selected captures' times (shared/time-shift.ts: "+01:00", "-1 day", "first 09:12"),
-   * each in its own zone, then clears the selection; answers how many moved (issue 18 #4).
+   * each in its own zone, then clears the selection; answers how many moved.
    */
   shiftSelected(shift: TimeShift): number;
-  /** The type last chosen for each structure id in this window (issue 18 #4: offered as such, never a silent default). */
+  /** The type last chosen for each structure id in this window (offered as such, never a silent default). */
   lastTypeFor: Readonly<Record<string, 'interior' | 'exterior'>>;
   /** Takes the selected captures off this list (nothing was sent for them). */
   discardSelected(): void;

@@ -13,7 +13,7 @@ export interface Notice {
 }
 
 /**
- * The messages bar's state (issue #10, "quiet nights"). What the queue can say in its rows (a
+ * The messages bar's state ("quiet nights"). What the queue can say in its rows (a
  * retry time, a file that needs a person) is never a notice; what comes here is an answer to
  * something the person did, or something they must act on. The same message again is counted,
  * not stacked; information fades after `INFO_MS`; warnings and errors stay until dismissed.

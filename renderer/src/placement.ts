@@ -2,7 +2,7 @@ import type { NamedStructure, ProposedCapture } from '../../shared/ipc.js';
 import type { Placement } from '../../shared/registration.js';
 import { placementName } from '../../shared/registration.js';
 
-/** What a person chose for one capture: no structure until one is chosen (issue #10: no silent defaults). */
+/** What a person chose for one capture: no structure until one is chosen (no silent defaults). */
 export interface DraftForm {
   structure?: string;
   design?: string;

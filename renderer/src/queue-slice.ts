@@ -4,7 +4,7 @@ import { api, unwrap } from './api.js';
 import type { NoticeSlice } from './notices-slice.js';
 
 /**
- * What is folded in the queue list (issue 18 #6): each capture's files stay inside its row until
+ * What is folded in the queue list: each capture's files stay inside its row until
  * the capture is opened (`open` by capture id); completed captures of one batch are one line until
  * the batch is opened (`openBatches` by key, components/queue/rows.ts batchKey); `detailed` opens
  * everything (the view of every file).
@@ -59,7 +59,7 @@ export interface QueueSlice {
   keptAwake: boolean;
   rowsVersion: number;
   filter: QueueFilter;
-  /** What is folded in the list (issue 18 #6): captures opened, batches of completed captures opened, every file shown. */
+  /** What is folded in the list: captures opened, batches of completed captures opened, every file shown. */
   folding: Folding;
   /** Opens or folds a capture's files. */
   toggleCapture(captureRow: number): void;
@@ -67,7 +67,7 @@ export interface QueueSlice {
   toggleBatch(key: string): void;
   /** Shows every file of every capture, or folds them again; kept for the next start. */
   setDetailed(detailed: boolean): void;
-  /** Moves a capture to the front of the queue (`front`) or back to its place by age (issue 18 #6); its rows event says it. */
+  /** Moves a capture to the front of the queue (`front`) or back to its place by age; its rows event says it. */
   moveCapture(captureRow: number, front: boolean): Promise<void>;
   loadQueue(): Promise<void>;
   applyRows(p: EventPayload<'capture:event.rows'>): void;

@@ -4,7 +4,7 @@ import type { ThumbnailView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 
 /**
- * The recordings' thumbnails as the window shows them (issue 19 #6): by path, `loading` until the
+ * The recordings' thumbnails as the window shows them: by path, `loading` until the
  * service answers, then the cached first frame or the neutral icon's reason. The service keeps the
  * cache (main/service/thumbnail-desk.ts); this store only decodes what it has not seen yet.
  */

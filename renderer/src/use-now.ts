@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 /**
  * The time now (ms since epoch), renewed every `ms` while `enabled`: so what is said relative to
  * now ("Retrying now", "next try any moment") stays true while nothing else re-renders the
- * component (issue 18 #1: a retry time is never shown in the past).
+ * component (a retry time is never shown in the past).
  */
 export function useNow(ms: number, enabled = true): number {
   const [now, setNow] = useState(Date.now());

@@ -1,4 +1,4 @@
-// A person's batch on a big queue (issue 21 Deliver 2): "Pause all", "Resume all", "Retry all",
+// A person's batch on a big queue: "Pause all", "Resume all", "Retry all",
 // "Clear completed" on 10,000 files and forgetting 10,000 ETags, each timed from the call to the
 // rows message the screen gets (the engine's one transaction, its one event, the live queue's
 // flush). In this process, no service: nothing is sent. Figures, not assertions.
@@ -44,7 +44,7 @@ function dueFilesMs(queue: UploadQueue, ids: readonly number[]): number {
 /**
  * Measures each batch `runs` times on a fresh queue of `pairs` registered dual-lens pairs under
  * `work` (2 × pairs files), and forgetting the ETags of one file of 10,000 stored parts. Returns
- * the figures; "Pause all" is held to 200 ms (issue 21).
+ * the figures; "Pause all" is held to 200 ms.
  */
 export function batchFigures(work: string, pairs: number, runs: number): Figure[] {
   const pause: number[] = [];

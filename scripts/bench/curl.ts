@@ -1,4 +1,4 @@
-// The true ceiling of issue 21 #3: the same parts as concurrent presigned PUTs by curl, a C client
+// The true ceiling: the same parts as concurrent presigned PUTs by curl, a C client
 // (libcurl), so the uploader's rate is held against what the machine and the storage allow, not
 // against another Node client.
 import { execFile } from 'node:child_process';

@@ -1,7 +1,7 @@
-// `npm run bench -- --only main-thread` (issue 21 #3): the thread that plays the Electron main
+// `npm run bench -- --only main-thread`: the thread that plays the Electron main
 // process, measured while the upload service drains 10,000 small files at full speed and runs
 // pause all / resume all. The service runs as the app runs it (main/service/host.ts and its own
-// process); for comparison, the same run with AppCore on this thread, as before issue 21. The local
+// process); for comparison, the same run with AppCore on this thread, as before. The local
 // service is a child process, so its work is not on the measured thread. Figures, not assertions.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,7 @@ interface App {
   close(): Promise<void>;
 }
 
-/** Opens the app's service as the app does (`process`), or AppCore on this thread as before issue 21 (`thread`). */
+/** Opens the app's service as the app does (`process`), or AppCore on this thread as before (`thread`). */
 async function openApp(mode: 'process' | 'thread', dataDir: string, info: LocalServiceInfo): Promise<App> {
   let totals: QueueTotals | undefined;
   const map = new Map<string, unknown>();

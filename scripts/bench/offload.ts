@@ -1,4 +1,4 @@
-// `npm run bench -- --only offload [--gib N]` (issue 19 #9): a generated card of N GiB (default 4)
+// `npm run bench -- --only offload [--gib N]`: a generated card of N GiB (default 4)
 // copied from one folder to another on the same disk, by `cp -r` and by the verified offload
 // (XXH64 while reading, the copy flushed and read back), and by the offload `import` runs before
 // an upload (the same, plus each 5 MiB part's MD5), in turn, each run. Prints the rates, each

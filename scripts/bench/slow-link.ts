@@ -1,4 +1,4 @@
-// `npm run bench -- --only slow-link --runs 1` (issue 17 #8): one whole 5 MiB part sent under the
+// `npm run bench -- --only slow-link --runs 1`: one whole 5 MiB part sent under the
 // client's lowest bandwidth limit, 8 KiB/s (about 11 minutes a run), by the built capture-uploader,
 // against the local service with storage unthrottled. Prints the drain's time from process start,
 // the bytes storage received, the parts sent again (a false "No progress for 30 s" aborts a part

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { id } from './common.js';
 
-// The card offer, the import and the library settings of the IPC contract (issue 19 #2, #3, #4;
-// shared/ipc.ts re-exports them and spreads `cardChannels` and `cardEvents` into its maps).
+// The card offer, the import and the library settings of the IPC contract (shared/ipc.ts re-exports them and spreads `cardChannels` and `cardEvents` into its maps).
 
 /** A mounted volume holding `DCIM/Camera*` (main/card/detect.ts): its root path, its name, recordings (captures) and their bytes. */
 export const detectedCard = z.object({ root: z.string(), name: z.string(), recordings: z.number().int().min(0), bytes: z.number().min(0) });
@@ -85,7 +84,7 @@ export const cardChannels = {
 export const cardEvents = {
   /**
    * The cards mounted changed (one appeared or was removed), or the library settings were saved:
-   * all those mounted now, and whether they are offered for upload straight from the card (issue 19 #5).
+   * all those mounted now, and whether they are offered for upload straight from the card.
    */
   'capture:event.cards': z.object({ cards: z.array(detectedCard), uploadFromCard: z.boolean() }),
   /** An import moved: the whole import as it is now, at most ten a second while bytes move, at once when a file's state changes. */

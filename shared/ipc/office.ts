@@ -54,7 +54,7 @@ export const outboxItemView = z.object({
 export type OutboxItemView = z.infer<typeof outboxItemView>;
 
 /**
- * A capture of the local queue beside the office's day (issue 20 #6): `captureRow` its queue row;
+ * A capture of the local queue beside the office's day: `captureRow` its queue row;
  * `structureName` the friendly name from the settings (the id when none); `capturedAt` ISO 8601 as
  * registered; `files` not cancelled, `filesUploaded` of them; `uploadedAt` (ISO 8601) once all are.
  */

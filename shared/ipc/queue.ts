@@ -7,7 +7,7 @@ import { captureState, fileState, id } from './common.js';
  * A queued file with its progress. Bytes; bytes per second; seconds. A `pending` file with a
  * `retryAt` (ms since epoch) failed for a passing reason and is tried again by itself then
  * (`attempts` so far); `error` says why. A file with `replacedBy` changed on disk and its recording
- * was added again as that capture (issue 17 #14).
+ * was added again as that capture.
  */
 export const queueFile = z.object({
   id,
@@ -29,7 +29,7 @@ export const queueFile = z.object({
   attempts: z.number(),
   /** The capture row that replaced this (cancelled) file: its recording changed on disk and was added again. */
   replacedBy: z.number().nullable().optional(),
-  /** Placed while its card was being imported: not sent until the import verifies its copy (issue 19 #4); absent: false. */
+  /** Placed while its card was being imported: not sent until the import verifies its copy; absent: false. */
   awaitingCopy: z.boolean().optional(),
   /** The name of the card this file waits for: it was pulled out while the file uploaded straight from it (absent: none). */
   waitingForCard: z.string().optional(),
@@ -52,7 +52,7 @@ export const queueCapture = z.object({
   design: z.string().nullable(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: z.string(),
-  /** Its place at the front of the queue: 0 in the queue's own order (by age), higher goes first (issue 18 #6); absent: 0. */
+  /** Its place at the front of the queue: 0 in the queue's own order (by age), higher goes first; absent: 0. */
   priority: z.number().optional(),
   /** Warnings kept with it since registration (a missing trailer, a lone or vanished lens, a short recording); absent or empty when none. */
   warnings: z.array(z.string()).optional(),
@@ -100,10 +100,10 @@ export const queueTotals = z.object({
   nextRetryAt: z.number().nullable().optional(),
   /** Storage or the gateway failing for a passing reason since `since` (ms since epoch), until a part is acknowledged; null/absent when not. */
   outage: queueOutage.nullable().optional(),
-  /** Captures in the queue that carry warnings (issue 18 #3): the finish says so, never plain green; absent: 0. */
+  /** Captures in the queue that carry warnings: the finish says so, never plain green; absent: 0. */
   capturesWarned: z.number().optional(),
   /**
-   * Cards pulled out while their recordings uploaded straight from them (issue 19 #5): how many,
+   * Cards pulled out while their recordings uploaded straight from them: how many,
    * and the recordings waiting for them; absent when none. Those files wait, nothing failed.
    */
   cardRemoved: z.object({ cards: z.number(), recordings: z.number(), names: z.array(z.string()).optional() }).optional(),

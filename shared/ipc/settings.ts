@@ -33,7 +33,7 @@ export const settingsView = z.object({
 export type SettingsView = z.infer<typeof settingsView>;
 
 /** Settings as the renderer saves them; an empty or missing secret keeps the stored one. */
-// A service address keeps its scheme: `host:8080` parses as a URL whose scheme is the host (issue 17 #6).
+// A service address keeps its scheme: `host:8080` parses as a URL whose scheme is the host.
 const serviceUrl = z.string().superRefine((v, ctx) => {
   const problem = serviceUrlProblem(v);
   if (problem) ctx.addIssue({ code: 'custom', message: `This address cannot be used: ${problem}.` });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The thumbnails of the IPC contract (issue 19 #6; shared/ipc.ts re-exports them and spreads
+// The thumbnails of the IPC contract (shared/ipc.ts re-exports them and spreads
 // `thumbnailChannels` into its map).
 
 /**

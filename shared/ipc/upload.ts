@@ -47,7 +47,7 @@ export const captureForm = z.object({
   design: z.string().optional(),
   type: z.enum(['interior', 'exterior']),
   capturedAt: iso,
-  /** The warnings the person saw for it in the registration table: kept with the capture to the finish (issue 18 #3). */
+  /** The warnings the person saw for it in the registration table: kept with the capture to the finish. */
   warnings: z.array(z.string().max(500)).max(20).optional(),
 });
 export type CaptureForm = z.infer<typeof captureForm>;

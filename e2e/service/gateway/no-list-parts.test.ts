@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../testing.js';
 import { putBytes, registerCapture, startTestService } from '../testing.js';
 
-// Issue 17, deliverable 1: S3 implementations that do not serve ListParts (s3rver answers 405).
+// Deliverable 1: S3 implementations that do not serve ListParts (s3rver answers 405).
 // Here the built-in storage answers ListParts 405 through a fault rule, while it still checks the
 // ETags at CompleteMultipartUpload as S3 does, so both halves of the gateway's fallback are seen:
 // it goes by the parts reported to it, and a completion storage refuses forgets those parts.

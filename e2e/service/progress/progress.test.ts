@@ -170,7 +170,7 @@ describe('external asset categories and assets', () => {
   });
 });
 
-describe('the progressRequiresToken setting (issue 20 #3)', () => {
+describe('the progressRequiresToken setting', () => {
   it('demands a bearer token of its own sign-in besides the key, on every call but sign-in', async () => {
     expect((await svc.admin('PUT', '/settings', { progressRequiresToken: true })).status).toBe(200);
     try {

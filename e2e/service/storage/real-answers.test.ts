@@ -4,8 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleInput, TestService } from '../testing.js';
 import { putBytes, registerCapture, startTestService } from '../testing.js';
 
-// The storage's answers as real S3 and what stands in front of it give them (issue 17 #3, #5, #9,
-// and the 5xx after acting of deliverable 1): contract tests of the local service itself, so the
+// The storage's answers as real S3 and what stands in front of it give them (and the 5xx after acting): contract tests of the local service itself, so the
 // engine's tests against these settings and faults test what real servers do.
 
 const MiB = 1024 * 1024;
@@ -40,7 +39,7 @@ async function presigned(name: string, bytes: Buffer) {
 const storedParts = async (key: string, uploadId: string) =>
   (await svc.s3().send(new ListPartsCommand({ Bucket: svc.info.s3.bucket, Key: key, UploadId: uploadId }))).Parts ?? [];
 
-describe('server-side encryption (issue 17 #3)', () => {
+describe('server-side encryption', () => {
   it('SSE-KMS: part ETags are 32 hex digits but not the MD5, said in x-amz-server-side-encryption; complete-batch takes them and the object is byte for byte', async () => {
     await settings({ serverSideEncryption: 'aws:kms' });
     const bytes = randomBytes(11 * MiB);

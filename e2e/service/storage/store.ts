@@ -86,7 +86,7 @@ export class DiskStore {
   /**
    * Every request the storage listener received, in arrival order (S3 operation name, part number
    * and object key for UploadPart, arrival in ms since epoch), for tests that count what a client
-   * sent and when, per part of each object, and for which file (the order of uploads: issue 18 #6).
+   * sent and when, per part of each object, and for which file (the order of uploads:).
    * Bounded: the oldest entries are dropped past 100 000.
    */
   readonly received: { operation: string; partNumber?: number; key?: string; at: number }[] = [];

@@ -5,7 +5,7 @@ export const migration007: Migration = {
   version: 7,
   name: 'a file replaced by the capture that registered its changed recording again',
   up(db) {
-    // issue 17 #14: a file that changed on disk while it uploaded may be added again, which
+    // A file that changed on disk while it uploaded may be added again, which
     // registers a new capture; the old file then points at the capture that replaced it, so
     // the queue shows it as replaced instead of holding the recording twice in silence.
     // Rows queued before this migration replace nothing (NULL). Their fingerprint (migration

@@ -5,7 +5,7 @@ export const migration008: Migration = {
   version: 8,
   name: 'offloads: one row per card copied to the library, one per recording with its XXH64',
   up(db) {
-    // issue 19 #3, #7: the record of each offload (when, which card, how many files, bytes,
+    // The record of each offload (when, which card, how many files, bytes,
     // verified or not) and each copy's hash, so a copy can be checked again before it is
     // uploaded or removed; `removed_at`, when the retention sweep deleted the copy
     // (main/offload/retention.ts). Times are ISO 8601; sizes bytes; mtime ms since 1970.

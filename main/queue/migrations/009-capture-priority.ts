@@ -1,6 +1,6 @@
 import type { Migration } from './migration.js';
 
-/** Queue schema version 9: a capture's place at the front of the queue (issue 18 #6). Never edited once shipped (see index.ts). */
+/** Queue schema version 9: a capture's place at the front of the queue. Never edited once shipped (see index.ts). */
 export const migration009: Migration = {
   version: 9,
   name: 'a capture moved to the front of the queue',

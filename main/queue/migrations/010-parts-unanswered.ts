@@ -5,7 +5,7 @@ export const migration010: Migration = {
   version: 10,
   name: 'parts: sent in full but unanswered when the work stopped',
   up(db) {
-    // issue 17 #16: storage keeps a part whose whole body arrived even when the client has gone,
+    // Storage keeps a part whose whole body arrived even when the client has gone,
     // and stores it only after its own work (MD5, encryption, replication). A part whose every
     // byte left this computer but whose answer had not come when a quit, pause or cancel stopped
     // it is marked here (ms since 1970, the wall clock, when the connection was given up), so the

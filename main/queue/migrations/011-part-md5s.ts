@@ -5,7 +5,7 @@ export const migration011: Migration = {
   version: 11,
   name: 'part_md5s: the MD5 of each upload part of an offloaded copy, from the copy pass',
   up(db) {
-    // issue 19 #3: the offload hashes each upload part (MD5, for the part size the gateway gave
+    // The offload hashes each upload part (MD5, for the part size the gateway gave
     // last) as it copies the card, so the upload of the copy neither hashes the bytes again nor
     // reads the file to rebuild a lost part's ETag (main/offload/part-md5.ts). A row is used only
     // for a file queued with the identity recorded here (path, size, mtime in whole ms, device

@@ -8,7 +8,7 @@ export const migration012: Migration = {
     // files.replaced_by (version 7) references captures ON DELETE SET NULL: every capture deleted
     // makes SQLite look for files that name it. Without an index that is a scan of every file per
     // capture, and "Clear completed" on 5,000 captures and 10,000 files took 2.3 s in one
-    // transaction (npm run bench:queue -- --batch; issue 21 #2 asks ≤ 200 ms). SQLite's own advice:
+    // transaction (npm run bench:queue -- --batch; asks ≤ 200 ms). SQLite's own advice:
     // index every foreign key's child column (https://sqlite.org/foreignkeys.html §3).
     // offload_files.offload_id (version 8) is the same case for a forgotten offload record.
     db.exec(`

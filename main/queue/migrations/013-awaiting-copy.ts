@@ -5,7 +5,7 @@ export const migration013: Migration = {
   version: 13,
   name: 'awaiting_copy: a file held until the import verifies its copy',
   up(db) {
-    // issue 19 #4: a recording placed while its card is being imported is queued at the card's
+    // A recording placed while its card is being imported is queued at the card's
     // path with this hold (1), committed before any work, so no part is read from the card. When
     // the import verifies its copy, the card desk moves the file to the copy and clears the hold
     // in one transaction (main/queue/copy-holds.ts); when the copy fails verification twice, or at

@@ -5,7 +5,7 @@ export const migration014: Migration = {
   version: 14,
   name: 'offloads.state: an offload recorded when it starts and each file as it is checked',
   up(db) {
-    // issue 19 #3, #7: an offload's row is written when it starts ('copying'), each file's row as
+    // An offload's row is written when it starts ('copying'), each file's row as
     // it is verified or fails, and the row ends 'finished' or, found still 'copying' at the next
     // queue open (the app stopped mid-import), 'interrupted', so the copies verified before a
     // crash stay known to the retention sweep, the library's use and the copy holds

@@ -28,7 +28,7 @@ export interface HandlerContext {
   touched(fileIds: number[]): void;
   /**
    * The verified copy of a file on a card imported this session (absolute path), or undefined:
-   * a recording placed after its copy verified is queued at the copy (issue 19 #4).
+   * a recording placed after its copy verified is queued at the copy.
    */
   copyOf?(path: string): string | undefined;
 }

@@ -33,7 +33,7 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
   };
   return {
     'capture:queue.list': async () => c.queueView(),
-    // The field's day beside the office's (issue 20 #4): one read of queue.db, names from the settings.
+    // The field's day beside the office's: one read of queue.db, names from the settings.
     'capture:queue.byDay': async ({ date }) => {
       const u = c.uploader();
       if (!u) return [];
@@ -49,7 +49,7 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
       c.limits.pauseUntil(until);
       c.kick();
     },
-    // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event (issue 21).
+    // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event.
     'capture:queue.pause': async (t) => control(t, (e) => e.pauseAll(), (e, id) => e.pause(id)),
     'capture:queue.resume': async (t) => control(t, (e) => e.resumeAll(), (e, id) => e.resume(id)),
     // Pending files are tried now only if they wait for a retry time (resume leaves the others).
@@ -57,7 +57,7 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
     // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
     'capture:queue.remove': ({ captureRow }) => c.requireUploader().engine.removeCapture(captureRow),
     'capture:queue.removeFile': ({ fileId }) => c.requireUploader().engine.removeFile(fileId),
-    // "The site manager needs floor 3 first" (issue 18 #6): the uploads follow at once.
+    // "The site manager needs floor 3 first": the uploads follow at once.
     'capture:queue.front': async ({ captureRow, front }) => {
       await c.requireUploader().engine.moveCapture(captureRow, front);
       c.kick();

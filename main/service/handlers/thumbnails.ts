@@ -2,7 +2,7 @@ import type { IpcHandlers } from '../../ipc/dispatch.js';
 import type { ThumbnailDesk } from '../thumbnail-desk.js';
 
 /**
- * The thumbnails' IPC handlers (shared/ipc/thumbnails.ts, issue 19 #6), over the service's
+ * The thumbnails' IPC handlers (shared/ipc/thumbnails.ts), over the service's
  * ThumbnailDesk, and `files.inspect` (the Upload screen's, `inspect`) wrapped so that the
  * recordings it lists are the ones whose thumbnails may be read. Errors are thrown as Error with a
  * message for the screen.

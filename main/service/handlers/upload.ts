@@ -30,7 +30,7 @@ export function uploadHandlers(
       for (const given of forms) {
         // Stopped between captures: each form is queued whole in its own transaction, or not at all.
         if (signal?.aborted) break;
-        // Placed after its copy verified, a recording is queued at the copy: the card is not read again (issue 19 #4).
+        // Placed after its copy verified, a recording is queued at the copy: the card is not read again.
         const form = { ...given, paths: given.paths.map((p) => c.copyOf?.(p) ?? p) };
         const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
         queued.push(...r.queued);
@@ -75,13 +75,13 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
       alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f))),
     });
   }
-  // What a person should know before registering (issue 18 #3): the table and the confirmation show it.
+  // What a person should know before registering: the table and the confirmation show it.
   const warned = proposalWarnings(captures);
   return { captures: captures.map((x, i) => (warned[i]!.length ? { ...x, warnings: warned[i]! } : x)), refused };
 }
 
 /**
- * Keeps with each capture queued from `form` what a person should know (issue 18 #3), as
+ * Keeps with each capture queued from `form` what a person should know, as
  * activity lines of kind `warning`: the warnings the registration table showed, those the intake
  * found reading the media (a missing trailer), and a file listed on the card and gone at
  * Register (a lens that vanished: the capture went up without it). Said once per capture.

@@ -23,7 +23,7 @@ export function DesignBanner() {
   const since = designs.lastExport ? `, after the capture sheets were last exported (${formatTime(designs.lastExport.requestedAt)})` : '; the capture sheets were never exported from this computer';
   const whole = `The project’s default capture designs changed on ${formatTime(designs.latestDesignUpdate)}${since}. Field teams may be walking with outdated sheets.`;
   // A status, not an alert: it is news on the first look, not an emergency on every load. One
-  // line until opened (issue 18 #6): the whole sentence stays in it, cut short, and on hover.
+  // line until opened: the whole sentence stays in it, cut short, and on hover.
   return (
     <div className={`banner stale${open ? ' open' : ''}`} role="status" data-testid="design-banner">
       <button type="button" className="disclosure" aria-expanded={open} aria-label="The whole message about the changed designs" onClick={() => setOpen(!open)}>

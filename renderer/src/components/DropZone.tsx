@@ -7,7 +7,7 @@ import { useApp } from '../store.js';
 /**
  * Where recordings are dropped (files or folders), or chosen with the file dialog. The whole zone
  * is one button named by its own text (WCAG 2.5.3): a click, Enter or Space opens the file
- * dialog, so the keyboard reaches it too (issue #10 item 9).
+ * dialog, so the keyboard reaches it too.
  */
 export function DropZone() {
   const inspect = useDrafts((s) => s.inspect);

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useApp } from '../store.js';
 
 /**
- * The messages bar at the foot of the window (issue #10, "quiet nights"). It is part of the
+ * The messages bar at the foot of the window ("quiet nights"). It is part of the
  * layout, not laid over it: when a message comes the screen above gets shorter, so no control is
  * ever covered and nothing jumps under the pointer. Collapsed, it shows the newest message (with
  * "×3" when the same one came three times) and how many more there are; expanded, all of them.

@@ -38,7 +38,7 @@ function Row({ index, style, rows, linked, ariaAttributes }: RowComponentProps<{
  * The upload queue by capture, filling the window: the whole queue's bar and counts, filters,
  * "Show every file", "Clear completed", and a windowed list, so 10,000 files stay smooth: one
  * line per capture (its files folded inside until opened), captures at work first, completed
- * ones folded into one line per batch (issue 18 #6). The list's
+ * ones folded into one line per batch. The list's
  * layout follows `rowsVersion` (rows added, removed, or changing state), never a progress tick.
  */
 export function QueueList() {
@@ -56,7 +56,7 @@ export function QueueList() {
     return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter, folding);
     // rowsVersion stands for the rows' structure: the rows are read from the store when it moves.
   }, [rowsVersion, filter, folding]);
-  // A capture linked from the office's day view (issue 20 #6): shown under any filter, scrolled to and marked.
+  // A capture linked from the office's day view: shown under any filter, scrolled to and marked.
   const listRef = useListRef(null);
   const [linked] = useState(() => takeLinkedCapture());
   useEffect(() => {

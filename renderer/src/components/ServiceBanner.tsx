@@ -3,7 +3,7 @@ import type { ServiceStatus } from '../../../shared/ipc.js';
 import { api } from '../api.js';
 
 /**
- * Says when the upload service could not open its queue (issue 17 #11): what is wrong and what
+ * Says when the upload service could not open its queue: what is wrong and what
  * to do, in the service's own sentences (they name the folder). Shown above every screen, so
  * Settings stays usable; an alert, since nothing uploads until it is dealt with.
  */

@@ -2,7 +2,7 @@ import { useThumbnail } from '../thumbnails.js';
 import './thumbnail.css';
 
 /**
- * A recording's first frame, small, so that site walks can be told apart (issue 19 #6): the image
+ * A recording's first frame, small, so that site walks can be told apart: the image
  * once the service has it, a neutral placeholder while it is being read, and a neutral icon (a
  * film frame) when Chromium cannot decode it here, never a broken image. `name` is the file's name.
  */

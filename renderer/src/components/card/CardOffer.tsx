@@ -5,11 +5,11 @@ import { ImportPanel } from './ImportPanel.js';
 import './card.css';
 
 /**
- * The cards mounted now and their imports (issue 19 #2, #3), above the drop zone: each Insta360
+ * The cards mounted now and their imports, above the drop zone: each Insta360
  * card is offered ("Insta360 card, 48 recordings, 96 GiB: Import") until it is imported, and
  * each import shows its progress, then "Card safe to remove" or the files that failed. A card
  * whose import finished is not offered again until that import is dismissed. With "Upload straight
- * from the card" on in Settings (issue 19 #5) the offer is "Upload from the card" instead: the
+ * from the card" on in Settings the offer is "Upload from the card" instead: the
  * card's recordings go to the registration step at the card's own paths, with no copy, and the
  * card is not offered again while it stays mounted.
  */

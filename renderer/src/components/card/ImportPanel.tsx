@@ -12,10 +12,10 @@ function stateOf(f: ImportFileView): string {
 }
 
 /**
- * One card's import (issue 19 #3): the whole card's bytes copied and files verified, each file's
+ * One card's import: the whole card's bytes copied and files verified, each file's
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
  * the card's hash, or "Keep the card" naming each file that failed twice. The card's recordings
- * are in the registration list from the start (card-store.ts, issue 19 #4): the panel says they
+ * are in the registration list from the start (card-store.ts): the panel says they
  * can be placed at once and upload from their verified copies.
  */
 export function ImportPanel({ view }: { view: ImportView }) {

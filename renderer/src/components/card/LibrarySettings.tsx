@@ -7,7 +7,7 @@ import './card.css';
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * The library settings (issue 19 #3–#5), a section of the Settings screen with its own Save: the
+ * The library settings (–#5), a section of the Settings screen with its own Save: the
  * folder card imports copy to, how many days copies stay after their capture completed, "Upload
  * straight from the card", and what the folder holds of this app's copies now.
  */

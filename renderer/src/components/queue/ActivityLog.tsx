@@ -4,7 +4,7 @@ import { whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
 
 /** One log line as people read it (and as the saved text holds it): local time, what, to what, why. */
-// The one time format, to the second (several lines can share a minute; issue 18 #7).
+// The one time format, to the second (several lines can share a minute).
 const line = (e: ActivityView) => `${whenAt(e.at, { seconds: true })}  ${e.kind}  ${e.subject}: ${e.message}`;
 
 /**

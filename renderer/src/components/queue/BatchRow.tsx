@@ -7,7 +7,7 @@ import { usePlaceName } from './CaptureRow.js';
 
 /**
  * Completed captures of one batch (one structure, one day: rows.ts batchKey) folded into one line
- * (issue 18 #6): how many, where, which day and how much, and a disclosure that lists them.
+ * How many, where, which day and how much, and a disclosure that lists them.
  */
 export function BatchRow({ batch, ids, open, style, aria }: { batch: string; ids: number[]; open: boolean; style: CSSProperties; aria: RowAria }) {
   const first = useApp((s) => s.captures[ids[0]!]);

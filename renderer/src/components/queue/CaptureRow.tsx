@@ -37,7 +37,7 @@ export function usePlaceName(structureId: string, designId: string | null): stri
 /**
  * A capture's line in the queue: where it goes (structure and design by name), when it was
  * recorded, its files' progress together, and what happens next; the whole name on hover and in
- * its accessible label. Its files follow as nested rows once opened (a disclosure, issue 18 #6);
+ * its accessible label. Its files follow as nested rows once opened (a disclosure);
  * "To front" moves it to the front of the queue, "Move back" to its place by age.
  * `linked`: the row a link from the office's day view asked for, marked (aria-current).
  */
@@ -67,7 +67,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
     }),
   );
   const remove = useApp((s) => s.removeCapture);
-  // The first file's first frame (issue 19 #6), as in the registration table.
+  // The first file's first frame, as in the registration table.
   const first = useApp((s) => s.files[s.filesOf[id]?.[0] ?? -1]);
   const opened = useApp((s) => s.folding.detailed || !!s.folding.open[id]);
   const toggle = useApp((s) => s.toggleCapture);
@@ -115,7 +115,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
           {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
           {c.label}
           {c.warnings?.length ? (
-            // Marked in the queue as at registration (issue 18 #3); the words are in the list of captures with warnings.
+            // Marked in the queue as at registration; the words are in the list of captures with warnings.
             <span className="capture-warning" title={c.warnings.join('\n')} aria-label={`, warning: ${c.warnings.join(' ')}`}>
               {' '}⚠
             </span>
@@ -134,7 +134,7 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       </div>
       <div className="actions">
         {c.state !== 'completed' && sum.done < sum.count && (
-          // "The site manager needs floor 3 first" (issue 18 #6): its uploads go first, at once.
+          // "The site manager needs floor 3 first": its uploads go first, at once.
           <button className="link" aria-label={front ? `Move ${c.label} back to its place in the queue` : `Move ${c.label} to the front of the queue`} onClick={() => void move(c.id, !front)}>
             {front ? 'Move back' : 'To front'}
           </button>

@@ -5,7 +5,7 @@ import { queueHeadline } from './headline.js';
 import { WARNINGS_ID, showWarnings } from './Warnings.js';
 
 /**
- * The whole queue at a glance, readable from across the room (issue 18 #1, #2): one bar of bytes
+ * The whole queue at a glance, readable from across the room: one bar of bytes
  * storage acknowledged, with bytes on the wire drawn apart beneath it; the queue's state from
  * shared/queue-state.ts (the tray and `status` say the same), with since when, the cause, the next
  * try and a "Try now" button during an outage; speed and ETA from acknowledged bytes ("unknown"

@@ -9,7 +9,7 @@ import { captureNeedsYou } from './rows.js';
 const DAY_MS = 86_400_000;
 
 /**
- * The morning summary on screen (issue 18 #7), the same as `capture-uploader log --summary`
+ * The morning summary on screen, the same as `capture-uploader log --summary`
  * (shared/night-summary.ts): the last 24 hours of the activity log with the sizes of the files
  * completed, what needs a person now with its cause and action, and the captures with warnings.
  * Read when opened or refreshed.

@@ -4,7 +4,7 @@ import { useApp } from '../../store.js';
 export const WARNINGS_ID = 'capture-warnings';
 
 /**
- * The captures that carry warnings (issue 18 #3: a missing trailer, a lone or vanished lens, a
+ * The captures that carry warnings (a missing trailer, a lone or vanished lens, a
  * recording much shorter than its card's others), each with its words: folded into one line until
  * opened, and opened by the finish line's link ("2 captures with warnings").
  */

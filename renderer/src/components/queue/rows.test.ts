@@ -24,7 +24,7 @@ describe('registeredCaptureState', () => {
     expect(registeredCaptureState([file('completed'), file('cancelled')], clock)).toBe('Completed');
   });
 
-  it('says a capture placed while its card was copied waits for its verified copy, never that it needs you (issue 19 #4)', () => {
+  it('says a capture placed while its card was copied waits for its verified copy, never that it needs you', () => {
     expect(registeredCaptureState([file('pending', { awaitingCopy: true }), file('pending', { awaitingCopy: true })], clock)).toBe('Waiting for its verified copy');
     expect(registeredCaptureState([file('pending', { awaitingCopy: true }), file('uploading')], clock)).toBe('Uploading');
   });
@@ -83,7 +83,7 @@ describe('queueRows', () => {
   });
 });
 
-describe('queueRows order (issue 18 #6)', () => {
+describe('queueRows order', () => {
   it('puts captures still at work before completed ones, each in queue order', () => {
     const a = file('completed', { captureRow: 1 });
     const b = file('uploading', { captureRow: 2 });
@@ -96,7 +96,7 @@ describe('queueRows order (issue 18 #6)', () => {
   });
 });
 
-describe('queueRows folding (issue 18 #6)', () => {
+describe('queueRows folding', () => {
   const capture = (id: number, structure = 's', day = '2026-11-22') =>
     ({ id, label: `c${id}`, state: 'registered', error: null, retryAt: null, captureId: `x${id}`, structure, design: null, type: 'interior', capturedAt: `${day}T08:00:00+01:00` }) as QueueCapture;
 

@@ -18,7 +18,7 @@ export const UNFOLDED: Folding = { detailed: true, open: {}, openBatches: {} };
  * Every line's height in px. One height for captures and files: react-window sizes a list of
  * varying heights by an estimate that is only right once every row was seen, so scrolling to the
  * end of 10,000 files would land short; an opened cause shows over the rows below instead.
- * 48 px keeps at least six captures in view at 820×560 (issue 18 #6).
+ * 48 px keeps at least six captures in view at 820×560.
  */
 export const ROW_HEIGHT = 48;
 
@@ -55,7 +55,7 @@ export function registeredCaptureState(files: readonly QueueFile[], retryWords: 
   if (sending.length > 0) return outage ? outageWords(outage) : sending.every((f) => f.attempts > 0) ? 'Retrying now' : 'Uploading';
   const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
   if (waiting.length > 0 && waiting.every(retrying)) return retryWords(Math.min(...waiting.map((f) => f.retryAt!)));
-  // Placed while its card was copied (issue 19 #4): never "Needs you", it starts by itself once verified.
+  // Placed while its card was copied: never "Needs you", it starts by itself once verified.
   if (waiting.length > 0 && waiting.every((f) => f.awaitingCopy)) return 'Waiting for its verified copy';
   if (waiting.length > 0) return 'Waiting to upload';
   if (left.some((f) => f.state === 'failed')) return 'Needs you';
@@ -86,7 +86,7 @@ export function fileStateText(f: QueueFile, captureNeeds: boolean, now: number, 
   if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
   // Its card was pulled out while it uploaded from it: it waits for that card, named, not its turn.
   if (f.waitingForCard !== undefined && f.state !== 'completed' && f.state !== 'cancelled') return `Waiting for card ${f.waitingForCard}`;
-  // Placed while its card was copied (issue 19 #4): it uploads from the verified copy, not the card.
+  // Placed while its card was copied: it uploads from the verified copy, not the card.
   if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
   // During an outage an uploading file's part requests fail and wait: it says so, as the headline does.
   if (f.state === 'uploading' && outage) return outageWords(outage);
@@ -119,7 +119,7 @@ function captureDone(ids: readonly number[], files: Record<number, QueueFile>): 
  * The list's lines under a filter: one line per capture, its matching files nested under it when
  * it is opened (`fold`); a capture that needs a person counts as "needs you" with all its files.
  * Captures with no matching line are left out. Captures still at work come first, completed ones
- * after them, each group in queue order (`order`: moved to the front first, then by age; issue 18
+ * after them, each group in queue order (`order`: moved to the front first, then by age;
  * #6: what moves is at the top, not below a night of completed ones). Completed captures of one
  * batch (batchKey), two or more, are folded into one batch line until it is opened.
  */

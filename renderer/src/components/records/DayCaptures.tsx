@@ -15,7 +15,7 @@ const STATE: Record<DayCaptureView['state'], string> = {
 };
 
 /**
- * The field's day beside the office's (issue 20 #6): the captures of the project taken on `day`
+ * The field's day beside the office's: the captures of the project taken on `day`
  * (YYYY-MM-DD) in this computer's upload queue, by structure name, with their state, files
  * uploaded and when the last one was, each linking to its row in the queue.
  */

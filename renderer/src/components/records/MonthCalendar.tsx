@@ -11,7 +11,7 @@ const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
  * are for the eye, a status other than the two known ones in a neutral colour), today marked
  * `aria-current="date"`, the chosen day selected. One tab stop (the chosen day, else today, else
  * the 1st); the keys of WAI-ARIA's date grid move the focus and the choice with it, and
- * `onMonth` turns the month when they leave it (issue 18 #5).
+ * `onMonth` turns the month when they leave it.
  */
 export function MonthCalendar(props: {
   month: string;

@@ -5,7 +5,7 @@ import { api, unwrap } from '../../api.js';
  * The settings screen's check of the progress service's own sign-in
  * (progress-records-interface.md §4 /v1/users/signin) with the saved account: says in a sentence
  * whether it signed in, or why not ("Invalid credentials" in plain words, never a raw error).
- * The workspace signs in by itself when a call answers 401 (issue 20 #3); this lets the person
+ * The workspace signs in by itself when a call answers 401; this lets the person
  * check the account after changing it.
  */
 export function ProgressSignIn() {

@@ -11,7 +11,7 @@ type Field = 'date' | 'status' | 'details';
 /**
  * The form to record one entry (§4 POST /progress): validated here, sent once, the service's
  * refusal shown at the form. A new entry's date starts on `today` (whatever day the calendar
- * shows; issue 20 #1) and can be changed. While the service cannot be reached the entry is kept
+ * shows) and can be changed. While the service cannot be reached the entry is kept
  * in the outbox (`onQueued`) and the form says so.
  * The date follows today past midnight until the person picks one, and another day than today
  * is said beside it before sending (a recorded entry cannot be changed).

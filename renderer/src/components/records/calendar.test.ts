@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dayForKey } from './calendar.js';
 
-// The calendar's keys (issue 18 #5), after WAI-ARIA's date grid: dates without a zone, YYYY-MM-DD.
+// The calendar's keys, after WAI-ARIA's date grid: dates without a zone, YYYY-MM-DD.
 describe('dayForKey', () => {
   it('moves a day with Left/Right and a week with Up/Down, across months and years', () => {
     expect(dayForKey('2026-11-25', 'ArrowRight')).toBe('2026-11-26');

@@ -49,7 +49,7 @@ export function statusesOf(entries: readonly { status: string }[], withKnown = f
 
 /**
  * What the office screens say when the progress service cannot be reached and the copy kept is
- * shown (issue 20 #5): "No connection to the progress service: showing the copy from 14:02", the
+ * shown: "No connection to the progress service: showing the copy from 14:02", the
  * time in the office's one format (shared/when.ts), so a copy from yesterday says its date.
  */
 export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${whenAt(asOf)}`;
@@ -59,7 +59,7 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * The day a key moves the calendar's focus to from `day` (YYYY-MM-DD), after WAI-ARIA's date
- * grid (issue 18 #5): Left/Right a day, Up/Down a week, Home/End the week's Monday or Sunday,
+ * grid: Left/Right a day, Up/Down a week, Home/End the week's Monday or Sunday,
  * Page Up/Down a month (with `shift`, a year), kept on the same day of the month or its last
  * day. Null for any other key. Computed on dates alone (UTC midnights), so no clock change shifts it.
  */

@@ -1,6 +1,6 @@
 import { interpolateCividis } from 'd3-scale-chromatic';
 
-// Assets are coloured by how far they got (issue 20 #5) on cividis, a sequential palette made to
+// Assets are coloured by how far they got on cividis, a sequential palette made to
 // be read by people with colour-vision deficiency and whose lightness rises steadily from 0 to 1,
 // so that it also reads in greyscale print: a line 5 % done is dark blue, one done is light yellow.
 

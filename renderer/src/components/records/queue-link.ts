@@ -1,4 +1,4 @@
-// A link from the office's day view to a capture's row in the upload queue (issue 20 #6). The
+// A link from the office's day view to a capture's row in the upload queue. The
 // Progress workspace and the queue are on different tabs: the link is a window event the App
 // answers by showing the Upload tab, and the capture it names waits here until the queue list
 // has scrolled to it.

@@ -6,14 +6,14 @@ import { useDrafts } from '../../drafts-store.js';
 import { isRegistrable, nameOfPlacement, placeOptions } from '../../placement.js';
 import { useApp } from '../../store.js';
 
-/** A capture time (ISO 8601) as the table shows it: the one time format, to the second (shared/when.ts whenAt, issue 18 #7). */
+/** A capture time (ISO 8601) as the table shows it: the one time format, to the second (shared/when.ts whenAt). */
 function shownTime(iso: string): string {
   return whenAt(iso, { seconds: true });
 }
 
 /**
  * After Apply, Shift or Remove, focus goes to the first capture without a place (its checkbox),
- * else to Register (issue 18 #4, #5): never lost on a button that is now disabled.
+ * else to Register: never lost on a button that is now disabled.
  */
 function focusNextUnplaced(): void {
   requestAnimationFrame(() => {
@@ -26,17 +26,17 @@ function focusNextUnplaced(): void {
 /** The id of the "Structure · design" list, which Alt+S focuses. */
 export const PLACE_ID = 'apply-place';
 
-/** What the registration panel's shortcuts call in the bar (issue 18 #5). */
+/** What the registration panel's shortcuts call in the bar. */
 export interface ApplyActions {
   /** Applies the chosen structure · design and type to the selection, or says in the bar's status what is missing. */
   apply(): void;
 }
 
 /**
- * The controls above the registration table (issue #10 item 1): a structure · design and a type
+ * The controls above the registration table: a structure · design and a type
  * applied to the selected rows at once, the explicit carry-over of the previous card's place, and
  * the count that opens the confirmation. Sticky, so it stays at hand over a long card.
- * `actions` receives what the panel's shortcuts call (issue 18 #5): Ctrl+Enter applies.
+ * `actions` receives what the panel's shortcuts call: Ctrl+Enter applies.
  */
 export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: number; waiting: number; onRegister(): void; actions?: RefObject<ApplyActions | null> }) {
   const structures = useApp((s) => s.settings?.structures ?? []);
@@ -168,7 +168,7 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
         disabled={selected === 0}
         onClick={() => {
           useDrafts.getState().discardSelected();
-          // The button is disabled now: focus goes on to a capture still to place (issue 18 #5).
+          // The button is disabled now: focus goes on to a capture still to place.
           focusNextUnplaced();
         }}
       >

@@ -11,7 +11,7 @@ import { nameOfPlacement } from '../../placement.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
 
-/** What a row of a card being imported says of its copy (issue 19 #4), and the longer sentence behind it. */
+/** What a row of a card being imported says of its copy, and the longer sentence behind it. */
 const COPY_WORDS: Record<CopyState, [string, string]> = {
   copying: ['Copying', 'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.'],
   verified: ['Verified', 'Its copy is verified: it uploads from the copy.'],
@@ -21,7 +21,7 @@ const COPY_WORDS: Record<CopyState, [string, string]> = {
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
 export const COLUMN_COUNT = 9;
 
-// To the second: two recordings can start in the same minute. The one time format (issue 18 #7).
+// To the second: two recordings can start in the same minute. The one time format.
 const clock = (iso: string) => whenAt(iso, { seconds: true });
 const lenses = (kind: DraftCapture['proposal']['kind']) => (kind === 'dual-lens' ? '2' : kind === 'single-lens' ? '1' : 'MP4');
 const duration = (s?: number) => (s === undefined ? '—' : `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`);
@@ -29,7 +29,7 @@ const duration = (s?: number) => (s === undefined ? '—' : `${Math.floor(s / 60
 /**
  * One capture of the card: recorded time (local), recording, lenses, duration, camera, size, the
  * place chosen and the type. The time opens an editor in local time with its UTC offset
- * (issue #10 item 7); what is kept stays ISO 8601 with a zone. `tabCol` is the column whose
+ * What is kept stays ISO 8601 with a zone. `tabCol` is the column whose
  * control is the table's tab stop (0 the checkbox, 1 the time), or null when it is in another row.
  */
 export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabCol?: number | null }) {
@@ -71,7 +71,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
               </span>
             )}
             {p.warnings?.length ? (
-              // Said before Register (issue 18 #3): the recording goes up as it is, a person knows to look at it.
+              // Said before Register: the recording goes up as it is, a person knows to look at it.
               <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>
                 {' '}⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
               </span>
@@ -83,7 +83,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
         <td className="camera">{p.media.camera?.model ?? '—'}</td>
         <td className="num">{formatBytes(size)}</td>
         <td className={place ? 'place' : 'place unset'}>{place ?? 'Not chosen'}</td>
-        {/* The type shows once chosen with a place: never a default that looks chosen (issue 18 #4). */}
+        {/* The type shows once chosen with a place: never a default that looks chosen. */}
         <td>{!form.structure ? '—' : form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
       </tr>
       {editing && (

@@ -15,17 +15,17 @@ export interface BlockedRow {
   reason: string;
 }
 
-// The walk's day, then its times in the one format (issue 18 #7); a time is measured against the
+// The walk's day, then its times in the one format; a time is measured against the
 // walk's own day, so its date shows only when the walk crosses midnight.
 const day = (ms: number) => localDate(new Date(ms).toISOString(), { weekday: true });
 const hm = (ms: number, start: number) => localTime(ms, { now: start });
 const bytesOf = (ds: DraftCapture[]) => ds.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
 
 /**
- * The card as a table (issue #10 item 1): one row per capture, grouped into site walks by gaps in
+ * The card as a table: one row per capture, grouped into site walks by gaps in
  * recording time, each walk and the whole card selectable at once; the recordings that cannot be
  * registered follow with their reasons. The table is one tab stop: its keys (table-keys.ts,
- * issue 18 #5) move between rows and select ranges, described to screen readers by `hintId`.
+ *) move between rows and select ranges, described to screen readers by `hintId`.
  */
 export function CaptureTable({ walks, blocked, hintId }: { walks: SiteWalk<DraftCapture>[]; blocked: BlockedRow[]; hintId?: string }) {
   const all = walks.flatMap((w) => w.items.map((d) => d.proposal.key));

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 
 /**
- * The confirmation before anything is sent (issue #10 item 1): it names what will be registered
+ * The confirmation before anything is sent: it names what will be registered
  * where, because a registration cannot be taken back from this computer. A modal `<dialog>`, so
  * focus stays in it and Escape goes back.
  */
@@ -17,7 +17,7 @@ export function ConfirmDialog({
   title: string;
   sentence: string;
   detail: string;
-  /** Captures with warnings (issue 18 #3), said before anything is sent; they are uploaded all the same. */
+  /** Captures with warnings, said before anything is sent; they are uploaded all the same. */
   warnings?: { label: string; warnings: string[] }[];
   busy: boolean;
   onConfirm(): void;
@@ -28,7 +28,7 @@ export function ConfirmDialog({
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
-    // showModal focuses the first control ("Back"), so Enter would cancel: the primary action is the default (issue 18 #5).
+    // showModal focuses the first control ("Back"), so Enter would cancel: the primary action is the default.
     primary.current?.focus();
     return () => d?.close();
   }, []);

@@ -38,7 +38,7 @@ const KEYS_HINT_ID = 'register-keys';
 const FIRST_CAPTURE = 'tr[data-testid="capture-row"] input[type="checkbox"]';
 
 /**
- * The panel's shortcuts (issue 18 #5), wherever the focus is in it (not in the confirmation):
+ * The panel's shortcuts, wherever the focus is in it (not in the confirmation):
  * Alt+S to "Structure · design", Ctrl+Enter applies to the selection, Ctrl+Shift+Enter opens the
  * confirmation. Keys are read by `code` for Alt+S, so a layout or Option key that types a
  * character instead still works.
@@ -56,7 +56,7 @@ function panelKey(e: KeyboardEvent<HTMLElement>, actions: ApplyActions | null, r
 }
 
 /**
- * The registration step for a dropped card (issue #10 item 1): the table of captures by site
+ * The registration step for a dropped card: the table of captures by site
  * walk, the controls that place many at once, the recordings that cannot be registered with
  * their reasons, one line for the previews and other files skipped, and the confirmation.
  */
@@ -108,7 +108,7 @@ export function RegisterPanel() {
     await useDrafts.getState().register();
     setBusy(false);
     setConfirming(false);
-    // Focus never falls to the page (issue 18 #5): the next capture without a place, else the queue.
+    // Focus never falls to the page: the next capture without a place, else the queue.
     focusAfter(['tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]', '#queue-title']);
   };
   const openConfirm = () => {

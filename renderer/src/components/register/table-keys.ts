@@ -1,7 +1,7 @@
 import type { KeyboardEvent } from 'react';
 import { useDrafts } from '../../drafts-store.js';
 
-// The registration table's keys (issue 18 #5), after WAI-ARIA's grid pattern: one tab stop in
+// The registration table's keys, after WAI-ARIA's grid pattern: one tab stop in
 // the table (a roving tabindex), arrows between rows and the two controls of a row, Shift to
 // select a range as it moves. The controls say where they are: `data-nav` on each row that can
 // be reached (the "select all" header, each walk's head, each capture) and `data-col` on its
