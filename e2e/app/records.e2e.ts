@@ -2,9 +2,13 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
 import { interpolateCividis } from 'd3-scale-chromatic';
+import { CIVIDIS_END, DRAWING_BACKGROUND, MUTED } from '../../renderer/src/components/records/palette.js';
 import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { localDate } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
+
+/** `#rrggbb` as the browser computes it, `rgb(r, g, b)`. */
+const rgbOf = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
 // progress interface.
@@ -132,7 +136,7 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
   // Each line is coloured by how far it got (all stages together) on cividis: a sequential palette
   // whose lightness rises with the fraction, so greyscale keeps the order.
-  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? '#9aa3ad' : interpolateCividis(progressFraction(category.stages, a)));
+  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? MUTED : interpolateCividis(CIVIDIS_END * progressFraction(category.stages, a)));
   const grey = (rgb: string) => {
     const [r, g, b] = rgb.match(/\d+/g)!.map(Number) as [number, number, number];
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
@@ -146,7 +150,9 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await expect(key).toContainText('100%');
   await expect(key).toContainText('not tracked');
   const steps = await key.locator('[data-fraction] .swatch').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
-  expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => interpolateCividis(f)));
+  expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => interpolateCividis(CIVIDIS_END * f)));
+  // The background the palette's contrast is measured against (palette.test.ts).
+  expect(await page.locator('.asset-drawing').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(rgbOf(DRAWING_BACKGROUND));
   for (let i = 1; i < steps.length; i++) expect(grey(steps[i]!)).toBeGreaterThan(grey(steps[i - 1]!));
   const legend = page.getByTestId('asset-legend');
   // Every state drawn is listed, "Not tracked" included (its lines are outside the figures).

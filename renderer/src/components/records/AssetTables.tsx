@@ -3,9 +3,7 @@ import { localDate } from '../../../../shared/when.js';
 import type { AssetFigures } from './asset-figures.js';
 import { assetsCsv } from './assets-csv.js';
 import { quantityText } from './asset-figures.js';
-
-/** The colour of assets marked do-not-track (drawn dashed, outside the figures). */
-export const MUTED = '#9aa3ad';
+import { MUTED } from './palette.js';
 
 /**
  * The legend (progress-records-interface.md §2 stages in sequence): the tracked assets counted by

@@ -5,9 +5,9 @@ import { localDate } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
 import { assetFigures } from './asset-figures.js';
 import { AssetDrawing } from './AssetDrawing.js';
-import { AssetLegend, AssetTable, MUTED } from './AssetTables.js';
+import { AssetLegend, AssetTable } from './AssetTables.js';
 import { offlineSentence } from './calendar.js';
-import { KEY_FRACTIONS, fractionColour } from './palette.js';
+import { KEY_FRACTIONS, MUTED, fractionColour } from './palette.js';
 
 /**
  * A structure's external assets in one category (progress-records-interface.md §4): drawn in SVG
