@@ -326,3 +326,25 @@ test('statuses other than In Progress and Completed are shown, counted on their 
   await expect(page.getByTestId('day-view').getByTestId('entry')).toHaveCount(2);
   await expect(cell).toHaveAccessibleName(`${day}: 2 On Hold`);
 });
+
+test('Escape closes an opened entry, and a date far ahead is asked about before it is recorded', async ({ page }) => {
+  await openProgress(page);
+  const today = localDay();
+  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  await browseTo(page, past.date);
+  await page.getByTestId('day-view').getByRole('button', { name: `Open entry ${past.id}` }).click();
+  await expect(page.getByTestId('entry-detail')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('entry-detail')).toHaveCount(0);
+
+  const form = page.getByRole('region', { name: 'Record progress' });
+  const details = `Tower F level 1 typo of the year ${Date.now()}`;
+  await form.getByLabel('Date').fill('2062-11-26');
+  await form.getByLabel('Details').fill(details);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form.getByTestId('date-refusal')).toContainText('days from today, and a recorded entry cannot be changed');
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form).toContainText(`for ${date('2062-11-26')}.`);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details).map((p) => p.date)).toEqual(['2062-11-26']);
+});

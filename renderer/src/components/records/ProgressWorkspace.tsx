@@ -78,6 +78,15 @@ export function ProgressWorkspace() {
   const dayWaiting = outbox.filter((i) => i.date === day);
 
   const openEntry = async (id: string) => setOpen(await unwrap(api['progress.get']({ id })));
+  // An opened entry closes on Escape, wherever the focus is, as a dialog does (WAI-ARIA dialog pattern).
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setOpen(null);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
 
   return (
     <main className="records progress-layout">
@@ -157,7 +166,12 @@ export function ProgressWorkspace() {
             </ul>
           )}
           {open && (
-            <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id} of ${open.date}`} data-testid="entry-detail">
+            <div
+              className="entry-detail"
+              role="dialog"
+              aria-label={`Progress entry ${open.id} of ${open.date}`}
+              data-testid="entry-detail"
+            >
               <dl>
                 <dt>Id</dt>
                 <dd>{open.id}</dd>

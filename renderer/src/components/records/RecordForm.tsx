@@ -8,6 +8,15 @@ export const STATUSES = ['In Progress', 'Completed'] as const;
 type Status = (typeof STATUSES)[number];
 type Field = 'date' | 'status' | 'details';
 
+/** Days ahead of today beyond which a date is asked about before it is sent. */
+const FAR_AHEAD_DAYS = 31;
+
+/** Whole days from `from` to `to` (both YYYY-MM-DD), negative when `to` is earlier; 0 when either is not a date. */
+function daysBetween(from: string, to: string): number {
+  const ms = Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`);
+  return Number.isNaN(ms) ? 0 : Math.round(ms / 86_400_000);
+}
+
 /**
  * The form to record one entry (§4 POST /progress): validated here, sent once, the service's
  * refusal shown at the form. A new entry's date starts on `today` (whatever day the calendar
@@ -29,6 +38,8 @@ export function RecordForm(props: {
   const [date, setDate] = useState(today);
   // A date the person typed stays; an untouched one follows `today` past midnight.
   const [dateChosen, setDateChosen] = useState(false);
+  // A date far ahead (a typo of the year) is sent only once the person confirms it.
+  const [farConfirmed, setFarConfirmed] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>('In Progress');
   const [details, setDetails] = useState('');
   const [touched, setTouched] = useState(false);
@@ -60,6 +71,12 @@ export function RecordForm(props: {
   const submit = async () => {
     setTouched(true);
     if (detailsMissing || sending) return;
+    if (daysBetween(today, date) > FAR_AHEAD_DAYS && farConfirmed !== date) {
+      setFarConfirmed(date);
+      setProblemField('date');
+      setProblem(`${localDate(date, { weekday: true })} is ${daysBetween(today, date)} days from today, and a recorded entry cannot be changed. Press ${editing ? 'Send again' : 'Record entry'} again to record it for that day, or correct the date.`);
+      return;
+    }
     setSending(true);
     setProblem(null);
     setProblemField(null);
