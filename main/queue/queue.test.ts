@@ -241,11 +241,11 @@ describe('queue totals', () => {
     q.schedule.moveCapture(b, ['queued'], 'rejected', 'HTTP 422');
     expect(q.totals()).toEqual({
       // The refused capture's two files wait for a person: neither queued nor counted in what moves.
-      files: 4, captures: 2, completed: 0, uploading: 1, waiting: 0, pending: 0, retrying: 1, paused: 0, failed: 0, cancelled: 0, capturesNeedYou: 1,
+      files: 4, captures: 2, completed: 0, uploading: 1, waiting: 0, pending: 0, retrying: 1, paused: 0, failed: 0, cancelled: 0, capturesNeedYou: 1, capturesWarned: 0,
       bytesTotal: 2 * 12_000_100, bytesStored: 5_242_880, bytesStoredUploading: 5_242_880, bytesOfMoving: 12_000_100, bytesStoredOfMoving: 5_242_880,
       // The earliest retry scheduled, for "next try 19:47".
       nextRetryAt: retryAt,
-      cardWait: { cards: 0, recordings: 0 }, // no card pulled out (removed-cards.test.ts)
+      cardWait: { cards: 0, recordings: 0, names: [] }, // no card pulled out (removed-cards.test.ts)
     });
     expect(q.reviseCapture(b, { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(true);
     expect(q.capture(b)).toMatchObject({ structure: 's2', design: 'd2', request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' } });

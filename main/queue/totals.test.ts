@@ -18,7 +18,7 @@ describe('storedTotals', () => {
   it('an empty queue is all zeros', () => {
     const { nextRetryAt, cardWait, ...counts } = q.totals();
     expect(nextRetryAt).toBeNull();
-    expect(cardWait).toEqual({ cards: 0, recordings: 0 });
+    expect(cardWait).toEqual({ cards: 0, recordings: 0, names: [] });
     expect(Object.values(counts).every((v) => v === 0)).toBe(true);
   });
 
@@ -48,13 +48,14 @@ describe('storedTotals', () => {
       failed: 1,
       cancelled: 1,
       capturesNeedYou: 1,
+      capturesWarned: 0, // no warning in the activity log
       bytesTotal: 9 * 1024, // all but the cancelled one
       bytesStored: 2 * 1024, // a whole, b's stored part
       bytesStoredUploading: 1024, // b
       bytesOfMoving: 6 * 1024, // b, c and the 7th to 10th
       bytesStoredOfMoving: 1024, // b
       nextRetryAt: retryAt, // c's, the only one waiting for a time
-      cardWait: { cards: 0, recordings: 0 }, // no card pulled out (removed-cards.test.ts)
+      cardWait: { cards: 0, recordings: 0, names: [] }, // no card pulled out (removed-cards.test.ts)
     });
   });
 });
