@@ -18,7 +18,7 @@ export interface NeedYouCounts {
 }
 
 /**
- * The desktop notifications of a night's uploads, and only what a person must act on (* "quiet nights"): files that failed for good and captures the service refused, gathered over
+ * The desktop notifications of a night's uploads, and only what a person must act on ("quiet nights"): files that failed for good and captures the service refused, gathered over
  * `GATHER_MS` into one notification ("3 uploads need you: a.insv, b.insv, c.insv"), and one
  * "Queue finished at 04:12: 198 files, 41.2 GB; 2 need you" when the queue has drained what it
  * could. A passing failure (retried by itself) is never announced: the queue row shows its

@@ -4,7 +4,7 @@ import { mergeCatalog, parseCatalog } from '../../../shared/catalog.js';
 import type { NamedStructure } from '../../../shared/ipc.js';
 
 /**
- * Imports the structures and designs the office sends as a CSV or JSON file (* formats in shared/catalog.ts) into the settings form: imported ids take the office's names,
+ * Imports the structures and designs the office sends as a CSV or JSON file (formats in shared/catalog.ts) into the settings form: imported ids take the office's names,
  * the others stay. Nothing is saved until the form is. A file that cannot be read is named with
  * its line and the reason, and changes nothing.
  */
