@@ -36,6 +36,14 @@ describe('groupIntoCaptures', () => {
     expect(captures.map(names)).toEqual([['other.mp4'], ['walkthrough.mp4', 'Walkthrough.CSV']]);
   });
 
+  it('puts an .mp4 with its .csv when their names differ only in Unicode form (NFD from a Mac, NFC elsewhere)', () => {
+    const nfd = 'Fac\u0327ade walk'; // "Façade" with a combining cedilla
+    const nfc = 'Fa\u00e7ade walk';
+    const { captures, setAside } = groupIntoCaptures([f(`${nfd}.csv`), f(`${nfc}.mp4`)]);
+    expect(setAside).toEqual([]);
+    expect(captures.map(names)).toEqual([[`${nfc}.mp4`, `${nfd}.csv`]]);
+  });
+
   it('sets aside previews, unsupported types, empty files, orphan lenses and CSVs, and duplicates, with reasons', () => {
     const dup = f('VID_20261120_170000_00_004.insv');
     const { captures, setAside } = groupIntoCaptures([

@@ -47,7 +47,8 @@ export const noRecordingsIn = (folder: string): string => `No recordings found i
  */
 export const isMediaName = (name: string): boolean => mediaKindOf(name) !== undefined && !PREVIEW.test(name) && !APPLE_DOUBLE.test(name);
 
-const baseName = (name: string) => name.replace(/\.[^.]+$/, '').toLowerCase();
+/** A name's base without its extension, compared in Unicode NFC and lower case: a file copied from a Mac (NFD) pairs with its partner written in NFC. */
+const baseName = (name: string) => name.normalize('NFC').replace(/\.[^.]+$/, '').toLowerCase();
 
 /**
  * Groups dropped files into captures the way the camera wrote them:
