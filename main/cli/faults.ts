@@ -14,7 +14,8 @@ const MB = 1_000_000;
 /**
  * The plain sentence for an error reaching the command line: a full disk (SQLITE_FULL, ENOSPC)
  * says "The disk holding <folder> is full: free N MB and run again"; a refused write (EACCES,
- * EPERM, EROFS, SQLITE_READONLY) names the folder and why; anything else keeps its message.
+ * EPERM, EROFS, SQLITE_READONLY) names the folder and why, and so does a queue that cannot be
+ * opened at all (SQLITE_CANTOPEN: a folder this user cannot write); anything else keeps its message.
  * `dataDir` is the queue's folder as given (CAPTURE_DATA_DIR, default ~/.capture-uploader),
  * named when the error does not name a file itself.
  */
@@ -31,6 +32,11 @@ export function plainFault(err: unknown, dataDir: string | undefined): string {
   if (code === 'EROFS') return `${folder} is on a read-only disk (mounted read-only, or a locked card): nothing could be written there. Choose another data folder (--data-dir) or make the disk writable, and run again.`;
   if (code === 'EACCES' || code === 'EPERM' || code.startsWith('SQLITE_READONLY')) {
     return `${file} cannot be written: this user has no permission there (${code}). Give write permission, or choose another data folder (--data-dir), and run again.`;
+  }
+  // SQLite opens a queue in WAL mode only where it can create queue.db-shm beside it, even to read
+  // it (`status`, `log`): a folder this user cannot write, or a file it cannot read.
+  if (code.startsWith('SQLITE_CANTOPEN')) {
+    return `The upload queue ${file} cannot be opened, not even to read it: this user cannot write its folder ${folder} (SQLite keeps a shared-memory file beside the queue) or read the file itself. Run as the user who owns it, or give this user read and write permission to the folder, and run again. Nothing was changed.`;
   }
   return message;
 }
