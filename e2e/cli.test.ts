@@ -137,6 +137,22 @@ describe('capture-uploader add --dry-run', () => {
     expect((await statusOf(dataDir)).captures).toEqual([]);
     expect(Object.keys(svc.store.state.captures).length).toBe(before);
   });
+  it('sums up what it did not queue by kind: a card added again is one line, --verbose lists each file', async () => {
+    const dataDir = join(work, 'again');
+    const card = join(work, 'again-card');
+    mkdirSync(card);
+    for (let i = 1; i <= 6; i++) {
+      for (const lens of ['00', '10']) writeFileSync(join(card, `VID_20261123_0900${String(i).padStart(2, '0')}_${lens}_00${i}.insv`), randomBytes(2000));
+    }
+    const args = ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card];
+    expect((await cli(dataDir, args).done).code).toBe(0);
+    const again = await cli(dataDir, args).done;
+    expect(again.code).toBe(1); // nothing queued
+    expect(again.stdout.split('\n').filter((l) => l.startsWith('not queued'))).toEqual(['not queued: 12 files: Already in the queue, each as the capture it was added as; not added twice. (--verbose lists them)']);
+    const verbose = await cli(dataDir, [...args, '--verbose']).done;
+    expect(verbose.stdout).toContain('not queued: 12 files: Already in the queue, each as the capture it was added as; not added twice.\n');
+    expect(verbose.stdout.match(/^ {4}.*VID_.*\.insv: Already in the queue as capture \d+ /gm)).toHaveLength(12);
+  });
   it('says, for the capture, that a lens would need more than 10,000 parts at the sample part size', async () => {
     const dataDir = join(work, 'dry-run-big');
     const card = join(work, 'dry-card-big');

@@ -87,7 +87,12 @@ export function makeLog(json: boolean | undefined): Logger {
  * needs a person (refused, registration unknown), 3 when one is
  * queued but not registered yet (the service cannot be reached, or asked to wait:), else 0.
  */
-export async function addFiles(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<number> {
+export async function addFiles(
+  s: Session,
+  files: string[],
+  o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string; verbose?: boolean },
+  json: boolean | undefined,
+): Promise<number> {
   const structure = o.structure ?? s.demo?.structures[0];
   if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
   const { queued, refused, warnings } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
@@ -116,10 +121,28 @@ export async function addFiles(s: Session, files: string[], o: { structure?: str
       process.stdout.write(`    replaces file ${f.id} of capture ${f.captureRow} (${printable(f.fileName)}), which changed on disk: that capture is now shown as replaced\n`);
     }
   }
-  for (const r of refused) process.stdout.write(`not queued: ${printable(r.path)}: ${printable(r.reason)}\n`);
+  // Summed up by reason, as --dry-run does: a card of 2,000 recordings already queued is one line,
+  // not 4,000. A reason met once names its file; --verbose lists every file.
+  const byKind = new Map<string, typeof refused>();
+  for (const r of refused) byKind.set(kindOfRefusal(r.reason), [...(byKind.get(kindOfRefusal(r.reason)) ?? []), r]);
+  for (const [kind, list] of byKind) {
+    if (list.length === 1) process.stdout.write(`not queued: ${printable(list[0]!.path)}: ${printable(list[0]!.reason)}\n`);
+    else {
+      process.stdout.write(`not queued: ${list.length} files: ${printable(kind)}${o.verbose ? '' : ' (--verbose lists them)'}\n`);
+      if (o.verbose) for (const r of list) process.stdout.write(`    ${printable(r.path)}${r.reason === kind ? '' : `: ${printable(r.reason)}`}\n`);
+    }
+  }
   for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${printable(w.reason)}\n`);
   if (queued.length === 0) process.stderr.write(refused.length ? 'Nothing was queued: see the reasons above.\n' : 'Nothing was queued: no recordings were found in what was given.\n');
   return exitCode;
+}
+
+/**
+ * The kind of a refusal, for summing refusals up: the reason itself, but for those that name the
+ * capture a file is queued as ("Already in the queue as capture 12 (…)"), which are one kind.
+ */
+function kindOfRefusal(reason: string): string {
+  return /^Already in the queue as capture \d+ /.test(reason) ? 'Already in the queue, each as the capture it was added as; not added twice.' : reason;
 }
 
 /**

@@ -75,6 +75,7 @@ async function withSession(fn: (c: typeof import('./commands.js'), s: import('./
 
 captureOptions(program.command('add').description('group files into captures, queue and register them').argument('<files...>'))
   .option('--dry-run', 'show what would be registered where, and what would not be uploaded; queue and send nothing')
+  .option('--verbose', 'list every file not queued, not only how many for each reason')
   .action((files: string[], o) =>
     withSession(async (c, s, g) => {
       if (!o.type && !g.demo) throw new Error('--type is required: interior or exterior');
