@@ -26,6 +26,23 @@ describe('one recording, one capture, whatever the path', () => {
     expect(refused).toEqual([{ path: join(dir, 'link-to-it.insv'), reason: `The same file as ${file} (another path to it); it is added once.` }]);
   });
 
+  it('a recording that is a symlink keeps the link\'s name, so its lenses pair and its time is read, and is read through the link', async () => {
+    const dir = mkdtempSync(join(work, 'named-links-'));
+    const store = mkdtempSync(join(work, 'store-'));
+    writeFileSync(join(store, 'a.bin'), randomBytes(3000));
+    writeFileSync(join(store, 'b.bin'), randomBytes(3000));
+    symlinkSync(join(store, 'a.bin'), join(dir, 'VID_20261123_101112_00_007.insv'));
+    symlinkSync(join(store, 'b.bin'), join(dir, 'VID_20261123_101112_10_007.insv'));
+    const { captures, refused } = await prepareCaptures([dir], choices);
+    expect(refused).toEqual([]);
+    expect(captures).toHaveLength(1);
+    expect(captures[0]!.files.map((f) => [f.fileName, f.path])).toEqual([
+      ['VID_20261123_101112_00_007.insv', join(dir, 'VID_20261123_101112_00_007.insv')],
+      ['VID_20261123_101112_10_007.insv', join(dir, 'VID_20261123_101112_10_007.insv')],
+    ]);
+    expect(captures[0]!.request.captureDateTime).toMatch(/^2026-11-23T10:11:12/);
+  });
+
   it('a folder with a looping link and a dangling link lists both, with the reason, and takes the rest', async () => {
     const dir = mkdtempSync(join(work, 'links-'));
     writeFileSync(join(dir, 'VID_20261123_111111_00_001.insv'), randomBytes(2000));

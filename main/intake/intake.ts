@@ -167,7 +167,7 @@ export function suggestedTime(group: InspectedGroup): string {
 async function expand(paths: readonly string[], refused: RefusedPath[], signal?: AbortSignal): Promise<InspectedFile[]> {
   const out: InspectedFile[] = [];
   const seen = new Map<string, string>(); // dev:ino → the path it was first found at
-  // `shownAs` is the path as found (a link's own path), for the message; `path` the resolved one.
+  // `shownAs` is the path as found, for the message; `path` the one read (a link's own: read through it).
   const add = (path: string, name: string, facts: FileFacts, shownAs: string) => {
     const key = `${facts.dev}:${facts.ino}`;
     const first = seen.get(key);
@@ -201,14 +201,16 @@ async function expand(paths: readonly string[], refused: RefusedPath[], signal?:
         const child = await follow(at);
         if ('reason' in child) refused.push({ path: at, reason: child.reason });
         else if (child.isFile) {
-          if (isMediaName(basename(child.real))) media++;
-          add(child.real, basename(child.real), child.facts, at);
+          // A link keeps its own name (an Insta360 name carries the pairing and the time, as the
+          // AWS CLI keeps a link's name) and is read through; its target's facts say what it holds.
+          if (isMediaName(basename(at))) media++;
+          add(at, basename(at), child.facts, at);
         }
       }
       // A folder with nothing to upload says so, rather than giving nothing at all.
       if (media === 0) refused.push({ path, reason: noRecordingsIn(path) });
     } else if (found.isFile) {
-      add(found.real, basename(found.real), found.facts, path);
+      add(path, basename(path), found.facts, path);
     } else {
       refused.push({ path, reason: 'Not a regular file.' });
     }
