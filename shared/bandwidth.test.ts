@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate, nextChange, parseBandwidth, parseRate, rateAt } from './bandwidth.js';
 
 const at = (hh: number, mm: number) => new Date(2026, 10, 23, hh, mm);
@@ -44,5 +44,31 @@ describe('bandwidth limits as people write them', () => {
     expect(formatRate(50 * 1024 ** 2)).toBe('50 MiB/s (419 Mbit/s)');
     expect(formatRate(32 * 1024)).toBe('32 KiB/s (0.26 Mbit/s)');
     expect(formatRate(null)).toBe('no limit');
+  });
+});
+
+describe('a timetable across a clock change', () => {
+  // Berlin, 25 Oct 2026: at 03:00 CEST the clocks go back to 02:00 CET, so 02:00–02:59 happens
+  // twice (00:00Z–00:59Z, then 01:00Z–01:59Z).
+  const tz = process.env.TZ;
+  beforeAll(() => void (process.env.TZ = 'Europe/Berlin'));
+  afterAll(() => void (tz === undefined ? delete process.env.TZ : (process.env.TZ = tz)));
+
+  it('in the repeated hour, the next change of the same night is today, not tomorrow', () => {
+    const t = parseBandwidth('02:30,pause 06:00,off');
+    // The second pass of 02:10 (01:10Z): the pause starts at the second pass of 02:30 (01:30Z).
+    expect(nextChange(t, new Date('2026-10-25T01:10:00Z'))).toEqual(new Date('2026-10-25T01:30:00Z'));
+    // The first pass of 02:40 (00:40Z): 02:30 comes again at 01:30Z, before 06:00.
+    expect(nextChange(t, new Date('2026-10-25T00:40:00Z'))).toEqual(new Date('2026-10-25T01:30:00Z'));
+    // Once past both passes, 06:00 CET.
+    expect(nextChange(t, new Date('2026-10-25T01:40:00Z'))).toEqual(new Date('2026-10-25T05:00:00Z'));
+  });
+
+  it('a wall time the spring change skips comes at the change', () => {
+    // 29 Mar 2026: 02:00 CET jumps to 03:00 CEST; 02:30 never happens.
+    const t = parseBandwidth('02:30,pause 06:00,off');
+    const next = nextChange(t, new Date('2026-03-29T00:50:00Z'))!;
+    expect(next.getTime()).toBeGreaterThan(Date.parse('2026-03-29T00:50:00Z'));
+    expect(next.getTime()).toBeLessThanOrEqual(Date.parse('2026-03-29T01:30:00Z'));
   });
 });

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 /**
  * Upload bandwidth limits as people write them: a rate (`512k`, `2M`, `1.5MiB/s`, `8Mbit`,
  * `off`), or a daily timetable in the form rclone's `--bwlimit` uses (`08:00,512k 19:00,off`:
@@ -89,15 +90,26 @@ export function pausedAt(entries: readonly TimetableEntry[], at: Date): boolean 
   return entryAt(entries, at).pause === true;
 }
 
-/** When the limit next changes after `at` (a local time on this or the next day), or null for a single rate. */
+/**
+ * When the limit next changes after `at`, or null for a single rate: the first entry's wall time,
+ * today or tomorrow, that comes after `at`, with the zone's own rules (Luxon): in the hour a clock
+ * change repeats, a wall time has two passes and the second still comes today; a wall time a
+ * change skips comes at the change.
+ */
 export function nextChange(entries: readonly TimetableEntry[], at: Date): Date | null {
   if (entries.length < 2) return null;
-  const m = minuteOf(at);
-  const next = entries.find((e) => e.minute > m) ?? entries[0]!;
-  const d = new Date(at);
-  d.setHours(Math.floor(next.minute / 60), next.minute % 60, 0, 0);
-  if (d <= at) d.setDate(d.getDate() + 1);
-  return d;
+  const start = DateTime.fromJSDate(at).startOf('day');
+  let best: number | null = null;
+  for (const days of [0, 1]) {
+    for (const e of entries) {
+      const wall = start.plus({ days }).set({ hour: Math.floor(e.minute / 60), minute: e.minute % 60, second: 0, millisecond: 0 });
+      for (const pass of wall.getPossibleOffsets()) {
+        const t = pass.toMillis();
+        if (t > at.getTime() && (best === null || t < best)) best = t;
+      }
+    }
+  }
+  return best === null ? null : new Date(best);
 }
 
 /** A limit as people compare it with their uplink: `256 KiB/s (2.1 Mbit/s)`; `no limit` for null. */

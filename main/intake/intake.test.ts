@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { inspectPaths, prepareCaptures } from './intake.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectPaths, passesOfWallTime, prepareCaptures, suggestedTime } from './intake.js';
 
 const work = mkdtempSync(join(tmpdir(), 'intake-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -40,7 +40,7 @@ describe('one recording, one capture, whatever the path', () => {
       ['VID_20261123_101112_00_007.insv', join(dir, 'VID_20261123_101112_00_007.insv')],
       ['VID_20261123_101112_10_007.insv', join(dir, 'VID_20261123_101112_10_007.insv')],
     ]);
-    expect(captures[0]!.request.captureDateTime).toMatch(/^2026-11-23T10:11:12/);
+    expect(captures[0]!.request.captureDateTime).toBe(new Date('2026-11-23T10:11:12').toISOString());
   });
 
   it('a folder with a looping link and a dangling link lists both, with the reason, and takes the rest', async () => {
@@ -137,5 +137,24 @@ describe('odd media is queued with a warning, not refused', () => {
       ['VID_20261123_151515_00_001.insv', 'No readable MP4 header (moov'],
       ['cut.mp4', 'No readable MP4 header (moov'],
     ]);
+  });
+});
+
+describe('a recording made in the hour a clock change repeats', () => {
+  // Berlin, 25 Oct 2026: at 03:00 CEST the clocks go back to 02:00 CET, so 02:30 happens twice,
+  // at 00:30Z and at 01:30Z. The file's modification time (the recording's end) tells them apart.
+  const tz = process.env.TZ;
+  beforeAll(() => void (process.env.TZ = 'Europe/Berlin'));
+  afterAll(() => void (tz === undefined ? delete process.env.TZ : (process.env.TZ = tz)));
+  const group = (recordedAt: string, mtimeMs: number) => ({ recordedAt, files: [{ mtimeMs }] }) as unknown as Parameters<typeof suggestedTime>[0];
+
+  it('takes the pass nearest the file\'s modification time, so two recordings an hour apart keep their times', () => {
+    expect(passesOfWallTime('2026-10-25T02:30:00')).toEqual([Date.parse('2026-10-25T00:30:00Z'), Date.parse('2026-10-25T01:30:00Z')]);
+    expect(suggestedTime(group('2026-10-25T02:30:00', Date.parse('2026-10-25T00:36:00Z')))).toBe('2026-10-25T00:30:00.000Z');
+    expect(suggestedTime(group('2026-10-25T02:30:00', Date.parse('2026-10-25T01:36:00Z')))).toBe('2026-10-25T01:30:00.000Z');
+  });
+
+  it('has one pass on any other day', () => {
+    expect(passesOfWallTime('2026-11-23T10:11:12')).toEqual([Date.parse('2026-11-23T09:11:12Z')]);
   });
 });

@@ -1,4 +1,5 @@
 import { lstat, open, realpath } from 'node:fs/promises';
+import { DateTime } from 'luxon';
 import { basename, resolve } from 'node:path';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../../shared/capture-rules.js';
 import { NO_TRAILER } from '../../shared/capture-warnings.js';
@@ -159,9 +160,32 @@ export async function inspectPaths(paths: readonly string[], signal?: AbortSigna
   return { groups: captures as InspectedGroup[], refused };
 }
 
-/** The capture time to suggest without media metadata: the Insta360 name's local time, else the file's modification time (ISO 8601 UTC). */
+/**
+ * The capture time to suggest without media metadata: the Insta360 name's local time, else the
+ * file's modification time (ISO 8601 UTC). In the hour a clock change repeats (autumn), the
+ * name's wall time happens twice: the pass nearest the file's modification time (written as the
+ * recording ended) is taken, so two recordings an hour apart keep their order.
+ */
 export function suggestedTime(group: InspectedGroup): string {
-  return group.recordedAt ? new Date(group.recordedAt).toISOString() : new Date(group.files[0]!.mtimeMs).toISOString();
+  const mtime = group.files[0]!.mtimeMs;
+  if (!group.recordedAt) return new Date(mtime).toISOString();
+  const candidates = passesOfWallTime(group.recordedAt);
+  const best = candidates.reduce((a, b) => (Math.abs(b - mtime) < Math.abs(a - mtime) ? b : a));
+  return new Date(best).toISOString();
+}
+
+/**
+ * The instants (ms since 1970) at which this computer's clock reads the local wall time `wall`
+ * (`YYYY-MM-DDTHH:MM:SS`): one, or two in the hour a clock change repeats, by the zone's own
+ * rules (Luxon); a wall time a clock change skips gives the instant Luxon moves it to.
+ */
+export function passesOfWallTime(wall: string): number[] {
+  const dt = DateTime.fromISO(wall);
+  if (!dt.isValid) return [new Date(wall).getTime()];
+  return dt
+    .getPossibleOffsets()
+    .map((p) => p.toMillis())
+    .sort((a, b) => a - b);
 }
 
 async function expand(paths: readonly string[], refused: RefusedPath[], signal?: AbortSignal): Promise<InspectedFile[]> {
