@@ -71,7 +71,7 @@ describe('SIGKILL at random points, then restart', () => {
 
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]).done;
     expect(add.code, add.out).toBe(0);
-    expect(add.out).toMatch(/queued capture 1 .* Registered/);
+    expect(add.out).toMatch(/queued capture 1 .*: registered/);
 
     const random = prng(20261122);
     const kills: number[] = [];

@@ -60,7 +60,7 @@ describe('a 60 s outage of the gateway and storage', () => {
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card]);
     // Queued but not registered: work left that goes on by itself, so add says so with 3.
     expect(add.code, add.out).toBe(3);
-    expect(add.out).toMatch(/queued capture 1 .* Queued — Not registered yet/);
+    expect(add.out).toMatch(/queued capture 1 .*: queued — Not registered yet/);
 
     const draining = cli(dataDir, ['drain', '--wait']);
     // Halfway through, let registration through while storage is still down: the files then wait too.
