@@ -66,8 +66,11 @@ describe('capture-uploader drain, interrupted', () => {
   ] as const)('%s stops it cleanly, says what is left and exits %i', async (signal, exitCode) => {
     const dataDir = await queued(`signal-${signal}`, 12 * MiB);
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    const from = svc.storage.received.length;
     const run = cli(dataDir, ['drain']);
-    await new Promise((r) => setTimeout(r, 2500));
+    // Stopped once a part is on its way to storage, not after a fixed time: the stop is tested
+    // mid-upload, with bytes sent, however slowly the machine starts the CLI.
+    await expect.poll(() => svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').length, { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
     run.child.kill(signal);
     const res = await run.done;
     expect(res.code, res.stderr).toBe(exitCode);
