@@ -89,9 +89,16 @@ describe('import', () => {
     const md5s = db.prepare('SELECT path, part_size, length(md5s) AS bytes FROM part_md5s ORDER BY path').all();
     expect(md5s).toEqual(queued.map((path) => ({ path, part_size: 5 * 1024 * 1024, bytes: 32 })));
     db.close();
-    // ASC MHL v1.0 §6.3: 0001_<the folder it covers>_<UTC start>Z.mhl, the folder being X4_SD_<start>.
-    expect(basename(offload.destination)).toMatch(/^X4_SD_\d{4}-\d{2}-\d{2}_\d{6}$/);
-    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(new RegExp(`^0001_${basename(offload.destination)}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`)), 'ascmhl_chain.xml'].sort());
+    // ASC MHL v1.0 §6.3: 0001_<the folder it covers>_<UTC start>Z.mhl, the folder being X4_SD_<local start and offset>.
+    expect(basename(offload.destination)).toMatch(/^X4_SD_\d{4}-\d{2}-\d{2}_\d{6}[+-]\d{4}$/);
+    // In local time with its offset, as the operator remembers the day.
+    const [, day, time, sign, hh, mm] = /_(\d{4}-\d{2}-\d{2})_(\d{6})([+-])(\d{2})(\d{2})$/.exec(basename(offload.destination))!;
+    const at = Date.parse(`${day}T${time!.slice(0, 2)}:${time!.slice(2, 4)}:${time!.slice(4)}${sign}${hh}:${mm}`);
+    const mhlName = readdirSync(join(offload.destination, 'ascmhl')).find((n) => n.endsWith('Z.mhl'))!;
+    const [, uDay, uTime] = /_(\d{4}-\d{2}-\d{2})_(\d{6})Z\.mhl$/.exec(mhlName)!;
+    expect(at).toBe(Date.parse(`${uDay}T${uTime!.slice(0, 2)}:${uTime!.slice(2, 4)}:${uTime!.slice(4)}Z`)); // the same start as the MHL's UTC name
+    expect(0 - new Date(at).getTimezoneOffset()).toBe((sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) + 0);
+    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(new RegExp(`^0001_${basename(offload.destination).replace(/[+]/g, '\\+')}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`)), 'ascmhl_chain.xml'].sort());
 
     const drained = await cli(dataDir, ['drain']);
     expect(drained.code, drained.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import { mkdir, realpath, statfs } from 'node:fs/promises';
+import { DateTime } from 'luxon';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FileFacts } from '../intake/file-identity.js';
 import type { RefusedPath } from '../intake/intake.js';
@@ -156,7 +157,9 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   if (free < bytes + MARGIN_BYTES) throw new NotEnoughSpaceError(library, bytes, free);
 
   const cardName = basename(root) || 'card';
-  const stamp = started.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');
+  // The folder is named in the operator's local time with its offset (X4_CARD_2026-11-27_081530+0100),
+  // as they remember the day; the offset keeps two names an hour apart across a clock change apart.
+  const stamp = DateTime.fromJSDate(started).toFormat("yyyy-MM-dd_HHmmssZZZ");
   const destination = join(library, `${cardName}_${stamp}`);
   opts.journal?.begin({ card: root, cardName, destination, startedAt: started.toISOString(), files: sources.length, bytes });
   opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
