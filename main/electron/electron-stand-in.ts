@@ -144,7 +144,7 @@ export function electronModule(userData: string) {
 /** What every new electron-store stand-in starts with (a test's settings file from before the start). */
 export const storeSeed = new Map<string, unknown>();
 
-/** electron-store's stand-in: a Map. */
+/** electron-store's stand-in: a Map, as strict as electron-store about undefined. */
 export const electronStoreModule = {
   default: class {
     private m = new Map<string, unknown>(storeSeed);
@@ -154,8 +154,13 @@ export const electronStoreModule = {
     get(k: string) {
       return this.m.get(k);
     }
+    // As electron-store: undefined is refused (it is not JSON), and delete() clears a key.
     set(k: string, v: unknown) {
+      if (v === undefined) throw new TypeError('Use `delete()` to clear values');
       this.m.set(k, v);
+    }
+    delete(k: string) {
+      this.m.delete(k);
     }
   },
 };

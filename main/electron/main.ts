@@ -144,7 +144,8 @@ async function start(): Promise<void> {
   session.defaultSession.setPermissionCheckHandler(() => false);
 
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
-  const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => store.set(k, v), snapshot: () => ({ ...store.store }) };
+  // electron-store refuses undefined ("Use `delete()` to clear values"): a value the service forgets is deleted.
+  const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)), snapshot: () => ({ ...store.store }) };
   core = new ServiceHost({
     entry: serviceEntry,
     utility: utilityProcess,
