@@ -77,7 +77,7 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
   // Focus moves on to the next capture without a place.
   await expect(box(25)).toBeFocused();
 
-  // Ranges 2 and 3, captures 26–50 and 51–75: the type stays chosen.
+  // Ranges 2 and 3, captures 26–50 and 51–75: other designs of the same structure, the type stays chosen.
   for (const [first, name] of [
     [25, 'Tower A · Level 2'],
     [50, 'Tower A · Level 3'],
@@ -99,6 +99,11 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
   await press('Alt+S');
   await press('ArrowDown', 2);
   await expect(place.locator('option:checked')).toHaveText('Tower B · Level 1');
+  // Another structure, with no type used there yet: Type is back to "Choose…", never carried over silently.
+  await expect(bar.getByLabel('Type')).toHaveValue('');
+  await press('Tab');
+  await press('ArrowDown');
+  await expect(bar.getByLabel('Type')).toHaveValue('interior');
   await press('Control+Enter');
   await expect(page.getByText('Not chosen')).toHaveCount(0);
 
