@@ -86,7 +86,11 @@ describe('the Electron shell', () => {
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
     expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
     // The screen was told the computer was kept awake while the blocker was held, and then not.
-    const power = rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.power').map(([, p]) => p);
+    // The service learns the blocker's release in an answer of its own (a message, not a wait), so
+    // the last word reaches the window after the blocker is stopped: waited for, not assumed.
+    const powerSent = () => rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.power').map(([, p]) => p);
+    await vi.waitFor(() => expect(powerSent().at(-1)).toEqual({ keptAwake: false }), { timeout: 20_000 });
+    const power = powerSent();
     expect(power.length).toBeGreaterThanOrEqual(2);
     expect(power.map((p, i) => (p as { keptAwake: boolean }).keptAwake === (i % 2 === 0))).not.toContain(false);
     expect(power.at(-1)).toEqual({ keptAwake: false });
