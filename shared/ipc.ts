@@ -103,7 +103,7 @@ export const channels = {
   /** progress-records-interface.md §4: the project's entries (all, or of one date), after sending the outbox, and what still waits there. */
   'capture:progress.list': {
     args: z.object({ date: ymd.optional() }),
-    result: z.object({ entries: z.array(progressEntryView), outbox: z.array(outboxItemView), ...freshness }),
+    result: z.object({ entries: z.array(progressEntryView), project: z.string(), outbox: z.array(outboxItemView), ...freshness }),
   },
   'capture:progress.get': { args: z.object({ id: z.string().min(1).max(100) }), result: progressEntryView },
   /** Records an entry once (a lost answer is looked up before sending again); `queued` when the service cannot be reached. */

@@ -203,6 +203,32 @@ test("the day view lists that day's captures from the queue, and each links to i
   await expect(row).toHaveAttribute('aria-current', 'true');
 });
 
+test("at 820×560 a chosen day's entries come into view, a slow read and export say they are busy, and the day's captures say whose they are", async ({ page }, info) => {
+  await page.setViewportSize({ width: 820, height: 560 });
+  await openProgress(page);
+  const today = localDay();
+  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  await browseTo(page, past.date);
+  const day = page.getByTestId('day-view');
+  await expect(day.getByRole('heading', { level: 3 })).toBeInViewport();
+  await expect(day.getByTestId('entry').filter({ hasText: past.details })).toBeInViewport();
+  // Only this computer's captures: the capture interface lists none by day.
+  const captures = page.getByTestId('day-captures');
+  await expect(captures.getByRole('heading')).toHaveText('Captures recorded that day, uploaded from this computer');
+  await expect(captures).toContainText('This computer uploaded no capture recorded that day. Captures uploaded from other computers are not listed here');
+  await page.screenshot({ path: info.outputPath('31-progress-day-820x560.png') });
+
+  // The service answers after 3 s: within a second the buttons say what is under way.
+  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'GET', action: { type: 'latency', ms: 3000 }, times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByRole('button', { name: 'Refreshing…' })).toBeDisabled({ timeout: 1000 });
+  await expect(page.getByRole('button', { name: 'Refresh', exact: true })).toBeEnabled({ timeout: 10_000 });
+  await page.getByRole('button', { name: 'Export month (CSV)' }).click();
+  await expect(page.getByRole('button', { name: 'Exporting…' })).toBeDisabled({ timeout: 1000 });
+  await expect(page.getByRole('button', { name: 'Export month (CSV)' })).toBeEnabled({ timeout: 10_000 });
+  await h.svc.admin('DELETE', '/faults');
+});
+
 test("exports a seeded month's entries as CSV and prints the month as a PDF", async ({ page }, info) => {
   await openProgress(page);
   const today = localDay();
@@ -234,6 +260,32 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   // date as the screens show it, its status and its details.
   const phrases = (list: typeof inMonth) => [`Progress report — ${localMonth(month, { locale: LOCALE })}`, `${list.length} entries`, ...list.map((p) => `${date(p.date)} ${p.status} ${p.details}`)];
   expect(await missingFromPdf(pdf, phrases(inMonth))).toEqual([]);
+  // Whose, what and when: the project, the filter (none), the time the list was read, and page numbers.
+  await expect(report.getByTestId('report-about')).toHaveText(new RegExp(`^Project ${escape(h.svc.info.projectId)} · All entries · ${inMonth.length} entries · as read .*\\d\\d:\\d\\d`));
+  expect(await missingFromPdf(pdf, [`Project ${h.svc.info.projectId}`, 'Page 1 of 1'])).toEqual([]);
+  // A date or a status is one line, however narrow the Details column leaves them.
+  const lines = await report.locator('td.nowrap').evaluateAll((cells) =>
+    cells.map((c) => {
+      const r = document.createRange();
+      r.selectNodeContents(c);
+      return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size;
+    }),
+  );
+  expect(lines.length).toBe(inMonth.length * 2);
+  expect(lines.every((n) => n === 1)).toBe(true);
+  // The filter is honoured and named: the calendar shows one status, the page prints only that one.
+  const one = inMonth[0]!.status;
+  const kept = inMonth.filter((p) => p.status === one);
+  expect(kept.length).toBeLessThan(inMonth.length);
+  await page.emulateMedia({ media: 'screen' });
+  await page.getByRole('region', { name: 'Progress calendar' }).getByLabel('Status').selectOption(one);
+  await page.emulateMedia({ media: 'print' });
+  await expect(report.getByTestId('report-row')).toHaveCount(kept.length);
+  await expect(report.getByTestId('report-about')).toContainText(`Only entries shown: Status ${one} · ${kept.length} ${kept.length === 1 ? 'entry' : 'entries'}`);
+  expect(await missingFromPdf(await page.pdf({ format: 'A4', printBackground: false }), [`Only entries shown: Status ${one}`, ...kept.map((p) => `${date(p.date)} ${p.status} ${p.details}`)])).toEqual([]);
+  await page.emulateMedia({ media: 'screen' });
+  await page.getByRole('region', { name: 'Progress calendar' }).getByLabel('Status').selectOption('all');
+  await page.emulateMedia({ media: 'print' });
   // The check catches a wrong PDF: one printed with an entry left out is missing exactly that one.
   const dropped = inMonth[1]!;
   await report.getByTestId('report-row').nth(1).evaluate((row) => row.remove());

@@ -148,6 +148,11 @@ export class ProgressRecordsClient {
   private readonly tokens: TokenKeeper;
 
   /** `tokens`: where sign-in tokens are kept (default: in this client only). */
+  /** The project whose entries this client reads and records (§2 projectId). */
+  get projectId(): string {
+    return this.config.projectId;
+  }
+
   constructor(
     private readonly config: ProgressRecordsConfig,
     opts: { retry?: RetryPolicy; timeoutMs?: number; tokens?: TokenKeeper } = {},

@@ -68,7 +68,7 @@ export class OfficeRecords {
    * waits in the outbox. The outbox never stops the read: each send's failure is kept on its own
    * entry (refused, or waiting with why), so the list, the calendar and the export always work.
    */
-  async listProgress(date?: string): Promise<Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; outbox: OutboxItemView[] }> {
+  async listProgress(date?: string): Promise<Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; project: string; outbox: OutboxItemView[] }> {
     const { client, scope } = this.connect();
     // Every failure is on its entry by now (drain); the read below says what it must of the service.
     await this.sendOutbox().catch(() => undefined);
@@ -79,7 +79,7 @@ export class OfficeRecords {
       return all && { value: all.value.filter((e) => e.date === date), asOf: all.asOf };
     });
     const { value, ...freshness } = snap;
-    return { entries: value, ...freshness, outbox: this.store.outbox(scope).map(outboxView) };
+    return { entries: value, project: client.projectId, ...freshness, outbox: this.store.outbox(scope).map(outboxView) };
   }
 
   /** §4 GET /progress/{id}; offline, the entry from the list kept. Throws HttpStatusError 404 when there is none. */

@@ -18,6 +18,10 @@ const STATE: Record<DayCaptureView['state'], string> = {
  * The field's day beside the office's: the captures of the project taken on `day`
  * (YYYY-MM-DD) in this computer's upload queue, by structure name, with their state, files
  * uploaded and when the last one was, each linking to its row in the queue.
+ *
+ * Only this computer's: capture-upload-interface.md lists no captures by structure and date, so
+ * captures uploaded from another computer cannot be shown, and the section says so in its heading
+ * and, when it holds none, instead of a bare "none" that would read as "nothing was captured".
  */
 export function DayCaptures({ day }: { day: string }) {
   const [list, setList] = useState<DayCaptureView[] | null>(null);
@@ -35,13 +39,16 @@ export function DayCaptures({ day }: { day: string }) {
 
   return (
     <section className="day-captures" aria-label={`Captures on ${day}`} data-testid="day-captures">
-      <h4>Captures recorded that day</h4>
+      <h4>Captures recorded that day, uploaded from this computer</h4>
       {problem ? (
         <p className="error">{problem}</p>
       ) : !list ? (
         <p className="muted">Loading…</p>
       ) : list.length === 0 ? (
-        <p className="muted">No captures of this day in this computer&apos;s queue.</p>
+        <p className="muted">
+          This computer uploaded no capture recorded that day. Captures uploaded from other computers are not listed here: the capture
+          service does not list captures by day.
+        </p>
       ) : (
         <ul className="entries">
           {list.map((c) => (

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
-import { localDate, whenAt } from '../../../../shared/when.js';
+import { whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
 import { monthTitle, offlineSentence, shiftMonth, statusClass, statusesOf } from './calendar.js';
-import { DayCaptures } from './DayCaptures.js';
+import { DayView } from './DayView.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
@@ -25,15 +25,20 @@ export function ProgressWorkspace() {
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
   const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
-  const [fresh, setFresh] = useState<{ asOf: string; offline: boolean; offlineReason: string | null } | null>(null);
+  const [fresh, setFresh] = useState<{ asOf: string; offline: boolean; offlineReason: string | null; project: string } | null>(null);
   const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('all');
   const [search, setSearch] = useState('');
-  const [open, setOpen] = useState<ProgressEntryView | null>(null);
   const [editing, setEditing] = useState<OutboxItemView | null>(null);
-  // An opened entry belongs to its own day: moving the calendar closes it.
-  useEffect(() => setOpen(null), [day, month]);
+  // Counts the days a person picked, so the day's entries scroll into view on each pick (DayView).
+  const [chosenAt, setChosenAt] = useState(0);
+  const choose = useCallback((d: string) => {
+    setDay(d);
+    setChosenAt((n) => n + 1);
+  }, []);
+  // A read in flight: Refresh says so at once, so a slow service never looks like a dead button.
+  const [loading, setLoading] = useState(false);
   // Past midnight, a calendar left on today moves on with it (React's adjust-state-on-change pattern).
   const [shownToday, setShownToday] = useState(today);
   if (today !== shownToday) {
@@ -45,14 +50,17 @@ export function ProgressWorkspace() {
   }
 
   const load = useCallback(async () => {
+    setLoading(true);
     try {
       const r = await unwrap(api['progress.list']({}));
       setEntries(r.entries);
-      setFresh({ asOf: r.asOf, offline: r.offline, offlineReason: r.offlineReason });
+      setFresh({ asOf: r.asOf, offline: r.offline, offlineReason: r.offlineReason, project: r.project });
       setOutbox(r.outbox);
       setLoadError(null);
     } catch (err) {
       setLoadError((err as Error).message);
+    } finally {
+      setLoading(false);
     }
   }, []);
   useEffect(() => void load(), [load]);
@@ -77,17 +85,6 @@ export function ProgressWorkspace() {
   const dayEntries = byDay.get(day) ?? [];
   const dayWaiting = outbox.filter((i) => i.date === day);
 
-  const openEntry = async (id: string) => setOpen(await unwrap(api['progress.get']({ id })));
-  // An opened entry closes on Escape, wherever the focus is, as a dialog does (WAI-ARIA dialog pattern).
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setOpen(null);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [open]);
-
   return (
     <main className="records progress-layout">
       <section className="panel" aria-label="Progress calendar">
@@ -102,7 +99,9 @@ export function ProgressWorkspace() {
                   ? offlineSentence(fresh.asOf)
                   : `Up to date as of ${whenAt(fresh.asOf)}`}
           </span>
-          <button onClick={() => void load()}>Refresh</button>
+          <button onClick={() => void load()} disabled={loading} aria-busy={loading}>
+            {loading ? 'Refreshing…' : 'Refresh'}
+          </button>
         </header>
         <div className="filters">
           <label className="inline">
@@ -128,8 +127,8 @@ export function ProgressWorkspace() {
             ›
           </button>
         </div>
-        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={setDay} onMonth={setMonth} />
-        <MonthReport month={month} entries={entries ?? []} asOf={fresh?.asOf ?? null} />
+        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={choose} onMonth={setMonth} />
+        <MonthReport month={month} entries={shown} filter={{ status, search: search.trim() }} project={fresh?.project ?? ''} asOf={fresh?.asOf ?? null} />
         <p className="calendar-key muted" aria-hidden="true">
           {statuses.map((s) => (
             <span key={s}>
@@ -141,52 +140,7 @@ export function ProgressWorkspace() {
       </section>
 
       <div className="side">
-        <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view">
-          <h3>{localDate(day, { weekday: true })}</h3>
-          {dayEntries.length === 0 && dayWaiting.length === 0 ? (
-            <p className="muted">No entries on this day.</p>
-          ) : (
-            <ul className="entries">
-              {dayEntries.map((e) => (
-                <li key={e.id} data-testid="entry">
-                  <span className={`status-badge ${statusClass(e.status)}`}>{e.status}</span>
-                  <span className="details">{e.details}</span>
-                  <button className="link" aria-label={`Open entry ${e.id}`} onClick={() => void openEntry(e.id)}>
-                    {e.id}
-                  </button>
-                </li>
-              ))}
-              {dayWaiting.map((i) => (
-                <li key={`outbox-${i.id}`} data-testid="waiting-entry">
-                  <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
-                  <span className="details">{i.details}</span>
-                  <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting to be sent'}</span>
-                </li>
-              ))}
-            </ul>
-          )}
-          {open && (
-            <div
-              className="entry-detail"
-              role="dialog"
-              aria-label={`Progress entry ${open.id} of ${open.date}`}
-              data-testid="entry-detail"
-            >
-              <dl>
-                <dt>Id</dt>
-                <dd>{open.id}</dd>
-                <dt>Date</dt>
-                <dd>{localDate(open.date)}</dd>
-                <dt>Status</dt>
-                <dd>{open.status}</dd>
-                <dt>Details</dt>
-                <dd className="details">{open.details}</dd>
-              </dl>
-              <button onClick={() => setOpen(null)}>Close</button>
-            </div>
-          )}
-          <DayCaptures day={day} />
-        </section>
+        <DayView day={day} month={month} entries={dayEntries} waiting={dayWaiting} chosenAt={chosenAt} />
 
         <OutboxList items={outbox} onChanged={() => void load()} onEdit={setEditing} />
 
