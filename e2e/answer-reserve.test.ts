@@ -72,17 +72,19 @@ describe('the disk under the queue fills while an add-capture answer is on its w
     // The third add-capture is held 3 s at the service: the disk fills while its answer is on its way.
     await fault({ target: 'gateway', operation: 'add-capture', skip: 2, times: 1, action: { type: 'latency', ms: 3000 } });
     const adding = cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card.root]);
-    await until(async () => (await faultsSeen())[0] === 3); // seen counts the two let through
+    // Seen counts the two let through; the other lane goes on meanwhile, so more may follow.
+    await until(async () => ((await faultsSeen())[0] ?? 0) >= 3);
     fill(join(disk, 'filler'));
     const added = await adding;
 
-    // The disk is full: registering stopped, saying so (exit 2); the third answer was recorded all the same.
+    // The disk is full: registering stopped, saying so (exit 2); the answers on their way then
+    // (the third's, held at the service, and the other lane's) were recorded all the same.
     expect(added.code, added.stdout + added.stderr).toBe(2);
     expect(added.stderr).toMatch(/The disk holding .* is full/);
-    expect(added.stdout + added.stderr).toMatch(/Capture 3 ".*": registered as \w+, recorded in the room kept in reserve for it \(the disk is full\)/);
+    expect(added.stdout + added.stderr).toMatch(/Capture \d+ ".*": registered as \w+, recorded in the room kept in reserve for it \(the disk is full\)/);
     expect(added.stdout).toMatch(/queued capture 3 ".*": registered\n/);
     const atService = () => Object.values(svc.store.state.captures).filter((c) => names.some((n) => JSON.stringify(c.request).includes(n)));
-    expect(atService()).toHaveLength(3);
+    expect(atService().length).toBeGreaterThanOrEqual(3);
     const status = await cli(dataDir, ['--json', 'status']);
     expect(status.stdout).not.toMatch(/registration_unknown/);
 

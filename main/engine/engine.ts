@@ -164,7 +164,7 @@ export class UploadEngine {
     this.ctx.log.warn(fault.message);
     this.emit({ type: 'fatal', message: fault.message });
     void this.scheduler.stop();
-    void this.registrar.stop(); // nothing more is claimed or sent once the queue cannot record it
+    void this.registrar.stopClaiming(); // nothing more is claimed or sent; answers already on their way are still recorded
     return true;
   }
 

@@ -7,6 +7,7 @@ import type { ServiceKit } from '../testing/kit.js';
 import { startServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 import type { EngineEvent } from './engine.js';
+import { REGISTRATION_LANES } from './registrar.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 
 // add-capture (capture-upload-interface.md §4.4) is not idempotent: these tests count the
@@ -51,7 +52,7 @@ const warnings = (u: Uploader): string[] => {
 };
 
 describe('a full disk while registering', () => {
-  it('stops registering at once with one sentence naming the folder and the space needed: one capture at the service, not one per recording', async () => {
+  it('stops registering at once with one sentence naming the folder and the space needed: one capture per lane at the service, not one per recording', async () => {
     const u = uploader('full-disk');
     const paths = recordings('fulldisk', 3);
     await u.enqueue(paths, { structure: svc.info.structures[0]!, type: 'interior' });
@@ -62,12 +63,13 @@ describe('a full disk while registering', () => {
 
     const summary = await u.engine.drain();
 
-    expect(atService('fulldisk')).toHaveLength(1);
+    // The requests already in flight (one per lane) were answered; nothing was sent after.
+    expect(atService('fulldisk')).toHaveLength(REGISTRATION_LANES);
     expect(summary.fatal).toMatch(
       new RegExp(`^The disk holding the upload queue's folder ${join(work, 'full-disk').replace(/[/\\]/g, '.')} is full \\(.+ free\\): free at least \\d+ MB there, then run again; nothing queued was lost\\.$`),
     );
-    // The first capture's registration could not be recorded: it is not queued to be sent again.
-    expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'queued', 'queued']);
+    // The registrations in flight could not be recorded: they are not queued to be sent again.
+    expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'registering', 'queued']);
   });
 
   it('an answer the queue cannot record even with the reserve released is held in memory and recorded once there is room: never "registration unknown"', async () => {
@@ -81,17 +83,18 @@ describe('a full disk while registering', () => {
 
     const summary = await u.engine.drain();
     expect(summary.fatal).toMatch(/is full/);
-    expect(atService('held')).toHaveLength(1);
-    const accepted = atService('held')[0]!.captureId;
-    expect(said.some((m) => m.includes(`as ${accepted}, but the upload queue cannot record it yet`) && m.includes('kept in memory'))).toBe(true);
-    expect(u.queue.captures()[0]!.state).toBe('registering');
+    // Both lanes' requests were answered; neither answer could be recorded.
+    expect(atService('held')).toHaveLength(2);
+    const accepted = atService('held').map((c) => c.captureId);
+    for (const id of accepted) expect(said.some((m) => m.includes(`as ${id}, but the upload queue cannot record it yet`) && m.includes('kept in memory'))).toBe(true);
+    expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'registering']);
 
-    // Room again: the answer held in memory is recorded within a few seconds, as the platform gave it.
+    // Room again: the answers held in memory are recorded within a few seconds, as the platform gave them.
     db.pragma(`max_page_count = ${pages * 1000}`);
-    await vi.waitFor(() => expect(u.queue.captures()[0]!.state).toBe('registered'), { timeout: 10_000 });
-    expect(u.queue.captures()[0]!.captureId).toBe(accepted);
-    expect(u.queue.filesOf(u.queue.captures()[0]!.id).map((f) => f.state)).toEqual(['pending']);
-    expect(atService('held')).toHaveLength(1);
+    await vi.waitFor(() => expect(u.queue.captures().map((c) => c.state)).toEqual(['registered', 'registered']), { timeout: 10_000 });
+    expect(u.queue.captures().map((c) => c.captureId).sort()).toEqual([...accepted].sort());
+    for (const c of u.queue.captures()) expect(u.queue.filesOf(c.id).map((f) => f.state)).toEqual(['pending']);
+    expect(atService('held')).toHaveLength(2);
   });
 });
 

@@ -1,7 +1,7 @@
 import { CancelledError, credentialsRefusal, reasonOf } from '../api/errors.js';
 import type { CredentialsRefusedError } from '../api/errors.js';
 import type { AddCaptureResult } from '../api/schemas.js';
-import { AnswerReserve } from '../queue/answer-reserve.js';
+import { ANSWER_RESERVE_BYTES, AnswerReserve } from '../queue/answer-reserve.js';
 import { queueStorageError } from '../queue/db.js';
 import type { QueuedCapture } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
@@ -16,6 +16,15 @@ import { unreachableNotice } from './unreachable.js';
 const SENT_GRACE_MS = 1500;
 // An answer the queue could not record is tried again this often while it is held in memory.
 const HELD_RETRY_MS = 1000;
+/**
+ * How many add-capture requests are in flight at once, each its own capture, claim and answer.
+ * Two, so the client's work on one capture (claim, commits, the answer's rows) overlaps the
+ * service's on the other instead of waiting for it: a card of 5,000 captures then takes about the
+ * longer side's time, not both sides' added (docs/decisions/registration-lanes.md). Not more: §4.4
+ * is not idempotent, and every request in flight when the link drops becomes a capture whose
+ * registration is unknown, for a person to decide.
+ */
+export const REGISTRATION_LANES = 2;
 
 /** What the registrar tells the engine. */
 export interface RegistrarHooks {
@@ -28,8 +37,8 @@ export interface RegistrarHooks {
 }
 
 /**
- * Registers queued captures with add-capture (§4.4), one at a time, as the only owner of that
- * call. Each capture is claimed in the queue (`queued` → `registering`, one committed UPDATE),
+ * Registers queued captures with add-capture (§4.4), one capture per request and at most
+ * REGISTRATION_LANES requests at once, as the only owner of that call. Each capture is claimed in the queue (`queued` → `registering`, one committed UPDATE),
  * then the gateway signs in, then the queue records, committed, that the request is sent, and
  * only then does the body leave. So no capture is sent by two callers, and a crash or Ctrl-C
  * while signing in leaves a row the next start puts back in the queue, while one after the mark
@@ -52,7 +61,7 @@ export interface RegistrarHooks {
  */
 export class Registrar {
   private loop?: Promise<void>;
-  private inflight?: { controller: AbortController; sending: boolean };
+  private readonly inflight = new Set<{ controller: AbortController; sending: boolean }>();
   private stopped = false;
   /** Set for good when the queue could not be written: nothing more is claimed or sent. */
   private halted = false;
@@ -68,7 +77,8 @@ export class Registrar {
     private readonly ctx: EngineContext,
     private readonly hooks: RegistrarHooks,
   ) {
-    this.reserve = new AnswerReserve(ctx.queue.db.name);
+    // Room for the answer of every request that can be in flight at once, one per lane.
+    this.reserve = new AnswerReserve(ctx.queue.db.name, REGISTRATION_LANES * ANSWER_RESERVE_BYTES);
   }
 
   /** How many add-capture answers are held in memory because the queue could not record them yet. */
@@ -113,12 +123,25 @@ export class Registrar {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    const flight = this.inflight;
-    if (flight && !flight.sending) flight.controller.abort();
-    const timer = flight?.sending ? setTimeout(() => flight.controller.abort(), SENT_GRACE_MS) : undefined;
+    const flights = [...this.inflight];
+    for (const f of flights) if (!f.sending) f.controller.abort();
+    const sent = flights.filter((f) => f.sending);
+    const timer = sent.length > 0 ? setTimeout(() => sent.forEach((f) => f.controller.abort()), SENT_GRACE_MS) : undefined;
     await this.loop;
     clearTimeout(timer);
     this.commitHeld(); // a last try before the process may end
+  }
+
+  /**
+   * Stops claiming when the queue cannot be written any more: a capture not sent yet goes back to
+   * `queued`, but a request already sent keeps waiting for its answer (bounded by the request's own
+   * timeouts), since that answer is what the reserve beside queue.db keeps room for; another lane's
+   * failed claim must not abandon it. Resolves when no request is in flight.
+   */
+  async stopClaiming(): Promise<void> {
+    this.stopped = true;
+    for (const f of this.inflight) if (!f.sending) f.controller.abort();
+    await this.loop;
   }
 
   /** The next due capture, claimed; undefined when none is due, when stopped, or when the queue cannot be written. */
@@ -142,12 +165,17 @@ export class Registrar {
     return true;
   }
 
+  /** Registers `first`, then every capture still due, in REGISTRATION_LANES lanes that each claim their next. */
   private async run(first: QueuedCapture): Promise<void> {
-    try {
-      for (let c: QueuedCapture | undefined = first; c; c = this.claim()) {
+    const lane = async (c: QueuedCapture | undefined) => {
+      for (; c; c = this.claim()) {
         this.ctx.transitions.announceCapture(c);
         await this.registerOne(c);
       }
+    };
+    try {
+      // The other lanes start at once on what else is due; one finding nothing ends there.
+      await Promise.all([lane(first), ...Array.from({ length: REGISTRATION_LANES - 1 }, () => lane(this.claim()))]);
     } finally {
       const { captures, cause } = this.unknown;
       this.unknown = { captures: [] };
@@ -159,7 +187,7 @@ export class Registrar {
     const { ctx } = this;
     // Claimed with its sent mark (signed in at the claim): the body leaves now.
     const flight = { controller: new AbortController(), sending: c.sentAt !== null };
-    this.inflight = flight;
+    this.inflight.add(flight);
     try {
       if (!flight.sending) {
         // §4.4 is not idempotent: nothing is sent unless its answer can be committed, so room for it
@@ -184,7 +212,7 @@ export class Registrar {
         if (!this.halt(writeErr)) throw writeErr;
       }
     } finally {
-      this.inflight = undefined;
+      this.inflight.delete(flight);
     }
   }
 
@@ -196,7 +224,8 @@ export class Registrar {
   private record(c: QueuedCapture, result: AddCaptureResult): boolean {
     let failure: unknown;
     for (const withReserve of [false, true]) {
-      if (withReserve && !this.reserve.release()) break;
+      // Released by this answer, or by another lane's a moment ago: the room it freed is for both.
+      if (withReserve) this.reserve.release();
       try {
         this.ctx.transitions.registered(c, result);
         if (withReserve) this.ctx.log.info(`Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded in the room kept in reserve for it (the disk is full)`);

@@ -113,11 +113,15 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
     const result = [];
     for (const c of requests) {
       const captureId = newId();
-      const uploads: UploadState[] = [];
-      for (const f of [...c.files].sort((a, b) => a.frameIndex - b.frameIndex)) {
-        const key = `captures/${project.id}/${captureId}/${f.frameIndex}-${f.fileName}`;
-        const storageUploadId = await deps.storage.createMultipartUpload(key, f.contentType);
-        uploads.push({
+      // The files' multipart uploads are created at storage side by side (one round trip's wait,
+      // not one per lens), as a gateway would; the answer lists them by frame index either way.
+      const files = [...c.files].sort((a, b) => a.frameIndex - b.frameIndex);
+      const keys = files.map((f) => `captures/${project.id}/${captureId}/${f.frameIndex}-${f.fileName}`);
+      const storageIds = await Promise.all(files.map((f, i) => deps.storage.createMultipartUpload(keys[i]!, f.contentType)));
+      const uploads: UploadState[] = files.map((f, i) => {
+        const key = keys[i]!;
+        const storageUploadId = storageIds[i]!;
+        return {
           uploadId: newId(),
           captureId,
           frameIndex: f.frameIndex,
@@ -131,8 +135,8 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
           key,
           storageUploadId,
           parts: {},
-        });
-      }
+        };
+      });
       const capture: CaptureState = {
         captureId,
         project: project.id,
