@@ -7,7 +7,7 @@ import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { printable } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
-import { statusJson } from './status-json.js';
+import { statusJson } from '../queue/reader.js';
 
 export { printable };
 import type { QueuedFile } from '../queue/queue.js';
