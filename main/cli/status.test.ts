@@ -167,7 +167,7 @@ describe('capture-uploader status', () => {
     expect(expected.captures[0]!.files[0]).toMatchObject({ partsDone: 2, bytesDone: 5_242_880 + 1_514_240, transient: true });
     const doc = captureOutput(() => printStatus(dir, true));
     expect(JSON.parse(doc)).toEqual(expected);
-    // Key order as well: the document is what the mappings give (status-json.ts).
+    // Key order as well: the document is what the mappings give (main/queue/reader.ts statusJson).
     expect(Object.keys(JSON.parse(doc) as object)).toEqual(['type', 'state', 'hold', 'captures']);
     expect(doc.slice(doc.indexOf('"hold"'))).toBe(`${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`);
     db.close();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UploadQueue } from '../queue/queue.js';
-import { fillQueue } from '../queue/testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 import { tempQueue } from '../testing/kit.js';
 import type { EngineEvent } from './events.js';
 import { MAX_PARTS, Transitions } from './transitions.js';

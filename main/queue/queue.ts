@@ -17,7 +17,7 @@ export type { CaptureState, FileIdentity, FileState, NewFile, QueuedCapture, Que
 
 /**
  * The upload queue: captures, their files and the files' parts, in SQLite. With its helpers
- * (activity, meta, batch, schedule; reader.ts and writer.ts for other rooms' rows) the only writer
+ * (activity, meta, batch, schedule; reader.ts and writer.ts for other folders' rows) the only writer
  * of the database (docs/decisions/queue-db-owner.md). Every value goes in as a bound parameter.
  * Throws better-sqlite3's SqliteError on a storage failure, and Error for a call that names a row
  * that does not exist.

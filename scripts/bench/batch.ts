@@ -8,7 +8,7 @@ import { UploadEngine } from '../../main/engine/engine.js';
 import { LiveQueue } from '../../main/service/live-queue.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
 import { UploadQueue } from '../../main/queue/queue.js';
-import { fillQueue } from '../../main/queue/testing.js';
+import { fillQueue } from '../../main/testing/fill-queue.js';
 import { clearEveryRetry, setEveryCaptureState, setEveryFileState, storeEveryPart } from '../../main/testing/queue-backdoors.js';
 import type { Figure } from './figures.js';
 
