@@ -279,11 +279,6 @@ export class UploadQueue {
     })();
   }
 
-  /** Forgets a part's ETag (storage no longer has it, or it must be sent again). */
-  clearPart(fileId: number, partNumber: number): void {
-    this.sql('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ?').run(fileId, partNumber);
-  }
-
   /**
    * Moves a file from one of `from` to `to` and answers whether it moved; a file no longer in
    * `from` (a person paused, cancelled or removed it meanwhile) is left as it is, so the last
