@@ -11,11 +11,20 @@ const forbid = (paths, patterns, regex) => ({
   'no-restricted-imports': [
     'error',
     {
-      paths: paths.map((name) => ({ name, message: 'This layer may not import it (CONVENTIONS.md, "Where code lives").' })),
+      paths: paths.map((name) => (typeof name === 'string' ? { name, message: 'This layer may not import it (CONVENTIONS.md, "Where code lives").' } : name)),
       patterns: [{ group: patterns, message: LAYER_MESSAGE }, ...(regex ? [{ regex, message: LAYER_MESSAGE }] : [])],
     },
   ],
 });
+// queue.db has one owner (docs/decisions/queue-db-owner.md): only main/queue/ opens SQLite and
+// writes its statements (reader.ts, writer.ts, UploadQueue), and main/office/store.ts keeps the
+// office's own records.db. Tests reach a raw connection only through main/testing/ (the back doors).
+const SQLITE = {
+  name: 'better-sqlite3',
+  message:
+    'Only main/queue/ (and main/office/store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/queue-db-owner.md).',
+};
+const SQLITE_OWNERS = ['main/queue/**', 'main/office/store.ts'];
 // The local service is its own package (e2e/service): the app loads it only by a dynamic import of
 // its name (main/service/local-service.ts), never statically, so that no bundle of the app contains it.
 const LOCAL_SERVICE = '@capture-uploader/local-service';
@@ -69,23 +78,40 @@ export default tseslint.config(
   // main/service/local-service.ts; its tests start it through e2e/service/testing.ts, never its internals.
   {
     files: ['main/**/*.ts'],
-    ignores: ['main/electron/**', 'main/**/*.test.ts', 'main/testing/**'],
+    ignores: ['main/electron/**', 'main/**/*.test.ts', 'main/testing/**', ...SQLITE_OWNERS],
+    rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E),
+  },
+  {
+    files: SQLITE_OWNERS,
+    ignores: ['main/**/*.test.ts'],
     rules: forbid(['electron', LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E),
   },
-  // main/testing/ is the tests' shared kit: test code, held to the tests' rule.
+  // main/testing/ is the tests' shared kit: test code, held to the tests' rule. It and the tests
+  // of main/queue/ may open SQLite; every other test goes through main/testing/.
   {
     files: ['main/**/*.test.ts', 'main/testing/**/*.ts'],
-    ignores: ['main/electron/**'],
+    ignores: ['main/electron/**', 'main/queue/**', 'main/testing/**'],
+    rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
+  },
+  {
+    files: ['main/queue/**/*.test.ts', 'main/testing/**/*.ts'],
     rules: forbid(['electron', LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
   },
   {
     files: ['main/electron/**/*.ts'],
     ignores: ['main/electron/**/*.test.ts'],
-    rules: forbid([LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E),
+    rules: forbid([LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E),
   },
   {
     files: ['main/electron/**/*.test.ts'],
-    rules: forbid([LOCAL_SERVICE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
+    rules: forbid([LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
+  },
+  // The benches and the end-to-end tests reach queue.db as every test does: through main/testing/.
+  // The local service (e2e/service) is another program with a database of its own.
+  {
+    files: ['scripts/**/*.ts', 'e2e/**/*.ts'],
+    ignores: ['e2e/service/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [SQLITE] }] },
   },
   // The local service stands in for other teams' servers: it must not borrow the client's code.
   {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { Database } from '../main/testing/queue-backdoors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../main/card/fake-card.js';
 import type { TestService } from './service/testing.js';

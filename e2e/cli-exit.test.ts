@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { Database } from '../main/testing/queue-backdoors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openQueueDatabase } from '../main/queue/db.js';
 import { UploadQueue } from '../main/queue/queue.js';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { Database } from '../main/testing/queue-backdoors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../main/card/fake-card.js';
 import type { TestService } from './service/testing.js';

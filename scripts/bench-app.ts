@@ -19,6 +19,7 @@ import { preview } from 'vite';
 import { AppHarness } from '../e2e/app/harness.js';
 import type { TestService } from '../e2e/service/testing.js';
 import { ROOT } from './measure.js';
+import { setFileState } from '../main/testing/queue-backdoors.js';
 
 const QUEUED = 10_000;
 const UPLOADING = 4;
@@ -57,7 +58,7 @@ try {
 
   // 10,000 files already queued (paused, so only the four below move), written as the queue writes them.
   const queue = h.queue();
-  queue.db.transaction(() => {
+  queue.transaction(() => {
     for (let i = 0; i < (QUEUED - UPLOADING) / 2; i++) {
       const name = (lens: number) => `VID_20261122_${String(100000 + i).padStart(6, '0')}_${lens}0_001.insv`;
       const id = queue.enqueueCapture(
@@ -66,7 +67,7 @@ try {
         [0, 1].map((n) => ({ path: `/card/${name(n)}`, fileName: name(n), contentType: 'video/insv', size: 5_000_000_000, mtimeMs: 1 })),
       );
       queue.setCaptureState(id, 'registered');
-      for (const f of queue.filesOf(id)) queue.setFileState(f.id, 'paused');
+      for (const f of queue.filesOf(id)) setFileState(queue, f.id, 'paused');
     }
   })();
   await page.goto(origin);

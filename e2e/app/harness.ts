@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import Database from 'better-sqlite3';
+import { Database } from '../../main/testing/queue-backdoors.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

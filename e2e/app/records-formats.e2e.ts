@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { localDate, whenAt } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
+import { setFileState } from '../../main/testing/queue-backdoors.js';
 
 // One time and date format across the office screens, the operator's own: the
 // morning summary's localTime (system locale, 24-hour where the locale says so, the date when not
@@ -40,7 +41,7 @@ function seedCapture(label: string, at: string): number {
     names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
   );
   q.setCaptureState(row, 'completed', null);
-  q.filesOf(row).forEach((f) => q.setFileState(f.id, 'completed'));
+  q.filesOf(row).forEach((f) => setFileState(q, f.id, 'completed'));
   return row;
 }
 

@@ -4,6 +4,7 @@ import { expect, test } from '@playwright/test';
 import { localDate, localMonth } from '../../shared/when.js';
 import { AppHarness } from './harness.js';
 import { missingFromPdf } from './pdf-text.js';
+import { setFileState } from '../../main/testing/queue-backdoors.js';
 
 // The office workspace finished, in Debian's Chromium over the real app core and the
 // local service's progress interface: entries on the right day, refused entries corrected, the
@@ -178,7 +179,7 @@ test("the day view lists that day's captures from the queue, and each links to i
       names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
     );
     q.setCaptureState(row, state, state === 'rejected' ? 'Structure not found' : null);
-    q.filesOf(row).slice(0, uploaded).forEach((f) => q.setFileState(f.id, 'completed'));
+    q.filesOf(row).slice(0, uploaded).forEach((f) => setFileState(q, f.id, 'completed'));
     return row;
   };
   const walk = seed('Level 4 walk', `${day}T07:45:00-05:00`, 'completed', 2);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { AppHarness } from './harness.js';
 import { shots } from './shots.js';
 import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
+import { setFileState } from '../../main/testing/queue-backdoors.js';
 
 // The built renderer in Debian's Chromium, driving the real app core, engine, queue and local
 // service through the same IPC dispatcher the Electron shell registers, and the same service
@@ -260,7 +261,7 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
         files: [0, 1].map((n) => ({ frameIndex: n + 1, fileName: name(n), contentType: 'video/insv', size: 1000 + i })),
       }, [0, 1].map((n) => ({ path: `/card/${name(n)}`, fileName: name(n), contentType: 'video/insv', size: 1000 + i, mtimeMs: 1 })));
       queue.setCaptureState(id, 'completed');
-      for (const f of queue.filesOf(id)) queue.setFileState(f.id, 'completed');
+      for (const f of queue.filesOf(id)) setFileState(queue, f.id, 'completed');
     }
   })();
   await page.reload();

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { captureCountsOfFile } from '../queue/reader.js';
 
 // Local faults told in plain sentences: a full disk or a refused write names the
 // folder and the fix, never SQLite's raw "database or disk is full".
@@ -60,16 +60,8 @@ function roomNeeded(queueFile: string): number {
  * captures." Never throws, never writes to the file.
  */
 export function setAsideContents(setAside: string): string {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(setAside, { readonly: true, fileMustExist: true });
-    const { n, open } = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(state != 'completed'), 0) AS open FROM captures`).get() as { n: number; open: number };
-    return `It held ${n} capture(s), ${open} of them not completed.`;
-  } catch {
-    return 'It could not be read to count its captures.';
-  } finally {
-    db?.close();
-  }
+  const counts = captureCountsOfFile(setAside);
+  return counts ? `It held ${counts.captures} capture(s), ${counts.open} of them not completed.` : 'It could not be read to count its captures.';
 }
 
 /**

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
+import type { QueueDatabase } from '../queue/db.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
@@ -9,7 +10,6 @@ import { offloadCard } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
-import type Database from 'better-sqlite3';
 import { printable } from './printable.js';
 import { setAsideMessage } from './faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
@@ -145,7 +145,7 @@ export async function queueCopies(
  * Removes the library's copies whose captures completed more than `keepDays` days ago
  * (CAPTURE_KEEP_COPIES_DAYS, default 7; main/offload/retention.ts) and says how many went.
  */
-export async function sweepLibrary(db: Database.Database, keepDays: number | undefined, json: boolean | undefined): Promise<void> {
+export async function sweepLibrary(db: QueueDatabase, keepDays: number | undefined, json: boolean | undefined): Promise<void> {
   const fromEnv = Number(process.env.CAPTURE_KEEP_COPIES_DAYS);
   const days = keepDays ?? (process.env.CAPTURE_KEEP_COPIES_DAYS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 7);
   const removed = await removeFinishedCopies(db, Date.now(), days * 24 * 60 * 60 * 1000);

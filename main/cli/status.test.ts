@@ -7,6 +7,7 @@ import { localTime } from '../../shared/night-summary.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { printStatus, printable } from './status.js';
+import { setFileState } from '../testing/queue-backdoors.js';
 
 const work = mkdtempSync(join(tmpdir(), 'status-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -143,7 +144,7 @@ describe('capture-uploader status', () => {
       { fileId: 1, partNumber: 1, etag: '"abc"' },
       { fileId: 1, partNumber: 3, etag: '"def"' },
     ]);
-    q.setFileState(2, 'completed');
+    setFileState(q, 2, 'completed');
     q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt: Date.now() + 60_000, transient: true });
     q.enqueueCapture('waiting', { ...request, files: [file('b.mp4', 1, 99)] }, [{ path: '/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 99, mtimeMs: 3 }]);
     db.prepare('UPDATE files SET changed = 1 WHERE id = 3').run();
@@ -166,7 +167,7 @@ describe('capture-uploader status', () => {
     expect(expected.captures[0]!.files[0]).toMatchObject({ partsDone: 2, bytesDone: 5_242_880 + 1_514_240, transient: true });
     const doc = captureOutput(() => printStatus(dir, true));
     expect(JSON.parse(doc)).toEqual(expected);
-    // Key order as well: the document is what the mappings give (status-json.ts).
+    // Key order as well: the document is what the mappings give (main/queue/reader.ts statusJson).
     expect(Object.keys(JSON.parse(doc) as object)).toEqual(['type', 'state', 'hold', 'captures']);
     expect(doc.slice(doc.indexOf('"hold"'))).toBe(`${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`);
     db.close();

@@ -7,7 +7,7 @@ import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { printable } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
-import { statusJson } from './status-json.js';
+import { statusJson } from '../queue/reader.js';
 
 export { printable };
 import type { QueuedFile } from '../queue/queue.js';
@@ -34,7 +34,7 @@ export function statusState(queue: UploadQueue, now = Date.now(), locale?: strin
  * engine is stopped by refused credentials (it comes first in the app's headline too), then each
  * capture with its state; each file with state, percentage, size, and what happens next (times
  * local, in the one time format: shared/when.ts; `locale` a BCP 47 tag for tests). The
- * JSON form is built by SQLite (status-json.ts).
+ * JSON form is built by SQLite (main/queue/reader.ts statusJson).
  */
 export function statusOutput(queue: UploadQueue, locale?: string): string[] {
   const hold = queue.meta.holdInForce();

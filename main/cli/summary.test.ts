@@ -6,6 +6,7 @@ import type { CaptureRequest } from '../api/gateway.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { printLog } from './log.js';
+import { setFileState } from '../testing/queue-backdoors.js';
 
 const work = mkdtempSync(join(tmpdir(), 'summary-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -42,7 +43,7 @@ describe('capture-uploader log --summary', () => {
     q.activity.add({ at: iso(10), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'retry-scheduled', message: 'InternalError (HTTP 503 on PUT /b/k)' });
     q.activity.add({ at: iso(40), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'completed', message: 'done' });
     q.activity.add({ at: iso(40), captureRow: done, fileId: null, subject: 'walk 1', kind: 'capture-completed', message: 'done' });
-    q.setFileState(f1!.id, 'completed');
+    setFileState(q, f1!.id, 'completed');
     q.moveFile(f2!.id, ['waiting'], 'failed', { error: 'b.mp4 changed while uploading', transient: false });
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 
@@ -73,7 +74,7 @@ describe('a capture with warnings reaches every place that says "done"', () => {
     q.activity.add({ at: iso(1), captureRow: row, fileId: f!.id, subject: 'walk.mp4', kind: 'started', message: 'started' });
     q.activity.add({ at: iso(5), captureRow: row, fileId: f!.id, subject: 'walk.mp4', kind: 'completed', message: 'done' });
     q.activity.add({ at: iso(5), captureRow: row, fileId: null, subject: 'walk 3', kind: 'capture-completed', message: 'done' });
-    q.setFileState(f!.id, 'completed');
+    setFileState(q, f!.id, 'completed');
     db.close();
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 

@@ -7,7 +7,7 @@ import { CaptureGateway } from '../api/gateway.js';
 import { LiveQueue } from '../service/live-queue.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
-import { fillQueue } from '../queue/testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 import type { EngineEvent } from './engine.js';
 import { UploadEngine } from './engine.js';
 

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../testing/queue-backdoors.js';
 import { describe, expect, it } from 'vitest';
 import { QueueClock } from './clock.js';
 

@@ -1,4 +1,5 @@
-import type Database from 'better-sqlite3';
+import type { QueueDatabase } from '../queue/db.js';
+import { dueRetryTimesBeyond, shiftRetryTimes } from '../queue/writer.js';
 
 /**
  * The longest wait the durable retry schedule ever asks for (ms): a stored retry time further
@@ -28,7 +29,7 @@ export class QueueClock {
   private offset: number;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: QueueDatabase,
     private readonly wall: () => number = Date.now,
     private readonly mono: () => number = () => performance.now(),
   ) {
@@ -49,10 +50,7 @@ export class QueueClock {
     const offset = this.wall() - this.mono();
     const step = Math.round(offset - this.offset);
     if (Math.abs(step) < STEP_TOLERANCE_MS) return 0;
-    this.db.transaction(() => {
-      this.db.prepare(`UPDATE files SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending' AND next_attempt_at IS NOT NULL`).run(step);
-      this.db.prepare(`UPDATE captures SET next_attempt_at = next_attempt_at + ? WHERE state = 'queued' AND next_attempt_at IS NOT NULL`).run(step);
-    })();
+    shiftRetryTimes(this.db, step);
     this.offset = offset;
     return step;
   }
@@ -64,10 +62,6 @@ export class QueueClock {
   clampFuture(maxWaitMs = MAX_RETRY_WAIT_MS): number {
     const now = this.now();
     const limit = now + maxWaitMs + STEP_TOLERANCE_MS;
-    return this.db.transaction(
-      () =>
-        this.db.prepare(`UPDATE files SET next_attempt_at = ? WHERE state = 'pending' AND next_attempt_at > ?`).run(now, limit).changes +
-        this.db.prepare(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND next_attempt_at > ?`).run(now, limit).changes,
-    )();
+    return dueRetryTimesBeyond(this.db, now, limit);
   }
 }

@@ -96,7 +96,7 @@ export class PersonControls {
    */
   editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
     const q = this.queue;
-    const revised = q.db.transaction(() => {
+    const revised = q.transaction(() => {
       if (!q.reviseCapture(captureRow, change)) return false;
       return this.ctx.transitions.capture(captureRow, ['rejected', 'failed', 'queued'], 'queued', null, undefined, {
         kind: 'queued',
@@ -115,7 +115,7 @@ export class PersonControls {
    */
   async moveCapture(captureRow: number, front: boolean): Promise<void> {
     const q = this.queue;
-    const entry = q.db.transaction(() => {
+    const entry = q.transaction(() => {
       const c = q.capture(captureRow);
       if (!c || q.schedule.setFront(captureRow, front) === null) return undefined;
       const message = front ? 'Moved to the front of the queue by a person' : 'Moved back to its place in the queue by a person';

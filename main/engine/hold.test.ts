@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CaptureGateway } from '../api/gateway.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
-import { fillQueue } from '../queue/testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 import type { EngineEvent } from './engine.js';
 import { whenAt } from '../../shared/when.js';
 import { UploadEngine } from './engine.js';

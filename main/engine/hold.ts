@@ -63,7 +63,7 @@ export class Holds {
     const q = this.queue;
     const stored = q.meta.get<{ until: string | null }>(by === 'person' ? 'hold' : 'timetableHold');
     if (stored ? stored.until === until : until === undefined) return;
-    const entry = q.db.transaction(() => {
+    const entry = q.transaction(() => {
       q.meta.setHold(by, until);
       const message = until === undefined ? `Hold ended (${by === 'person' ? 'by a person' : 'by the timetable'}); files paused one by one stay paused` : holdMessage({ until, by });
       return q.activity.add({ captureRow: null, fileId: null, subject: 'queue', kind: until === undefined ? 'released' : 'held', message });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UploadQueue } from '../queue/queue.js';
-import { fillQueue } from '../queue/testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 import { tempQueue } from '../testing/kit.js';
 import { PartLedger } from './ledger.js';
 

@@ -198,7 +198,7 @@ export class PulledCards {
 
   /** The card is back at `at`: its files' paths remapped in one transaction, announced, and the drain woken. */
   private back(card: RemovedCard, at: string, seen: Map<number, { dev: string; ino: string; ctimeNs: string }>): void {
-    const files = this.ctx.queue.db.transaction(() => {
+    const files = this.ctx.queue.transaction(() => {
       // Another look may have found it back first: remapped once, said once.
       if (!this.cards.list().some((c) => c.root === card.root && c.since === card.since)) return undefined;
       const moved = this.cards.remap(card, at, seen);

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UploadQueue } from '../queue/queue.js';
-import { fillQueue } from '../queue/testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 import { tempQueue } from '../testing/kit.js';
 import type { EngineEvent } from './events.js';
 import { MAX_PARTS, Transitions } from './transitions.js';
+import { setFileState } from '../testing/queue-backdoors.js';
 
 // The one way the engine changes the queue: the row and its activity line commit together, and
 // only then are they announced, in that order; a move from a state the row is no longer in
@@ -47,7 +48,7 @@ describe('file moves', () => {
 
   it('a move from a state the row left (a person paused it meanwhile) changes nothing and says nothing', () => {
     const [a] = fillQueue(q, 1);
-    q.setFileState(a!, 'paused');
+    setFileState(q, a!, 'paused');
     expect(tr.file(a!, ['uploading'], 'pending', { error: 'reset', retryAt: Date.now() + 60_000, transient: true }, { kind: 'retry-scheduled', message: 'later' })).toBe(false);
     expect(q.file(a!)).toMatchObject({ state: 'paused', error: null, attempts: 0 });
     expect(q.activity.list()).toEqual([]);

@@ -31,7 +31,7 @@ export class Transitions {
   /** Moves a file from one of `from` to `to`; answers whether it moved. See UploadQueue.moveFile. */
   file(id: number, from: FileState[], to: FileState, change: FileChange = {}, note?: Note): boolean {
     const q = this.queue;
-    const moved = q.db.transaction(() => {
+    const moved = q.transaction(() => {
       if (!q.moveFile(id, from, to, change)) return undefined;
       const f = q.file(id)!;
       return { f, entry: note && q.activity.add({ captureRow: f.captureRow, fileId: id, subject: f.fileName, ...note }) };
@@ -46,7 +46,7 @@ export class Transitions {
   /** Moves a capture from one of `from` to `to`; `retryAt` (ms since epoch) schedules another registration. Answers whether it moved. */
   capture(id: number, from: CaptureState[], to: CaptureState, error: string | null, retryAt?: number, note?: Note): boolean {
     const q = this.queue;
-    const moved = q.db.transaction(() => {
+    const moved = q.transaction(() => {
       if (!q.schedule.moveCapture(id, from, to, error, retryAt)) return undefined;
       const c = q.capture(id)!;
       return { c, entry: note && q.activity.add({ captureRow: id, fileId: null, subject: c.label, ...note }) };
@@ -77,7 +77,7 @@ export class Transitions {
    */
   registered(c: QueuedCapture, result: AddCaptureResult): void {
     const q = this.queue;
-    const entries = q.db.transaction(() => {
+    const entries = q.transaction(() => {
       q.saveRegistration(c.id, result.capture.captureId, result.uploadManifest);
       const added = [q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'registered', message: `Registered as capture ${result.capture.captureId}` })];
       const sentence = captureTooLarge(q.filesOf(c.id));
@@ -97,7 +97,7 @@ export class Transitions {
   /** Marks the capture completed once every file is, with its log line. */
   completeCaptureIfDone(id: number): void {
     const q = this.queue;
-    const entry = q.db.transaction(() => {
+    const entry = q.transaction(() => {
       const c = q.capture(id);
       if (!c || c.state === 'completed' || !q.completeCaptureIfDone(id)) return undefined;
       return q.activity.add({ captureRow: id, fileId: null, subject: c.label, kind: 'capture-completed', message: 'Every file of the capture is uploaded' });
@@ -119,7 +119,7 @@ export class Transitions {
     const partNumbers = lost.map((p) => p.partNumber);
     const bytes = lost.reduce((n, p) => n + p.size, 0);
     const message = `Storage no longer holds part${lost.length === 1 ? '' : 's'} ${partNumbers.join(', ')} (${(bytes / 1024 ** 2).toFixed(1)} MiB) it had confirmed; sending ${lost.length === 1 ? 'it' : 'them'} again`;
-    const entry = q.db.transaction(() => {
+    const entry = q.transaction(() => {
       q.batch.forgetParts(f.id, partNumbers);
       return q.activity.add({ captureRow: f.captureRow, fileId: f.id, subject: f.fileName, kind: 'parts-lost', message });
     })();
@@ -130,7 +130,7 @@ export class Transitions {
   /** Removes a capture with its files from the local queue (nothing at the platform changes); answers whether it was there. */
   removeCapture(id: number): boolean {
     const q = this.queue;
-    const done = q.db.transaction(() => {
+    const done = q.transaction(() => {
       const c = q.capture(id);
       if (!c) return undefined;
       const fileIds = q.filesOf(id).map((f) => f.id);
@@ -147,7 +147,7 @@ export class Transitions {
   /** Removes one file from the local queue (its capture stays; nothing at the platform changes); answers whether it was there. */
   removeFile(id: number): boolean {
     const q = this.queue;
-    const done = q.db.transaction(() => {
+    const done = q.transaction(() => {
       const f = q.file(id);
       if (!f) return undefined;
       q.removeFile(id);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { capturesOfDay } from './day-captures.js';
+import { setFileState } from '../testing/queue-backdoors.js';
 
 // The captures beside the office's day: rows of queue.db, by project and date.
 
@@ -32,9 +33,9 @@ describe('capturesOfDay', () => {
     add(q, 'next day', 'p1', '2026-11-21T08:00:00-05:00');
     add(q, 'other project', 'p2', '2026-11-20T09:00:00-05:00');
     const [a1, a2] = q.filesOf(done);
-    q.setFileState(a1!.id, 'completed');
-    q.setFileState(a2!.id, 'completed');
-    q.setFileState(q.filesOf(half)[0]!.id, 'completed');
+    setFileState(q, a1!.id, 'completed');
+    setFileState(q, a2!.id, 'completed');
+    setFileState(q, q.filesOf(half)[0]!.id, 'completed');
     const list = capturesOfDay(q.db, 'p1', '2026-11-20');
     expect(list.map((c) => [c.label, c.files, c.filesUploaded])).toEqual([
       ['level 4 walk', 2, 2],

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../testing/queue-backdoors.js';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

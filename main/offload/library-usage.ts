@@ -1,6 +1,7 @@
-import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
+import type { QueueDatabase } from '../queue/db.js';
+import { keptCopyPaths } from '../queue/reader.js';
 
 /** What the library folder holds of this app's imports: copies still on disk and their bytes. */
 export interface LibraryUsage {
@@ -14,12 +15,11 @@ export interface LibraryUsage {
  * only when still on disk (a copy deleted by hand is not counted), with their sizes in bytes as
  * the disk gives them. Reads only; never throws for a missing file.
  */
-export async function libraryUsage(db: Database.Database, library: string): Promise<LibraryUsage> {
+export async function libraryUsage(db: QueueDatabase, library: string): Promise<LibraryUsage> {
   const root = resolve(library);
-  const rows = db.prepare('SELECT copy_path FROM offload_files WHERE verified = 1 AND removed_at IS NULL').all() as { copy_path: string }[];
   let bytes = 0;
   let copies = 0;
-  for (const { copy_path } of rows) {
+  for (const copy_path of keptCopyPaths(db)) {
     if (!copy_path.startsWith(root + sep)) continue;
     const st = await stat(copy_path).catch(() => undefined);
     if (!st?.isFile()) continue;

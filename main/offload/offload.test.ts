@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../testing/queue-backdoors.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

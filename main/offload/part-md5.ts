@@ -1,8 +1,10 @@
-import type Database from 'better-sqlite3';
 import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { FileFacts } from '../intake/file-identity.js';
+import type { QueueDatabase } from '../queue/db.js';
 import type { QueuedFile } from '../queue/queue.js';
+import { latestPartSize, partMd5sOf } from '../queue/reader.js';
+import { deletePartMd5s, insertPartMd5s } from '../queue/writer.js';
 
 // The MD5 of each upload part, computed from the card's bytes while the
 // offload copies them, kept in the queue (migration 11, `part_md5s`), so the upload of the copy
@@ -59,9 +61,8 @@ export class PartMd5s {
  * (`files.part_size`), else DEFAULT_PART_SIZE. Only a guess: the engine uses stored MD5s only
  * for a file registered with exactly this part size (storedPartMd5s).
  */
-export function expectedPartSize(db: Database.Database): number {
-  const row = db.prepare('SELECT part_size FROM files WHERE part_size IS NOT NULL ORDER BY id DESC LIMIT 1').get() as { part_size: number } | undefined;
-  return row?.part_size ?? DEFAULT_PART_SIZE;
+export function expectedPartSize(db: QueueDatabase): number {
+  return latestPartSize(db) ?? DEFAULT_PART_SIZE;
 }
 
 /** One verified copy's part MD5s: where it is, what stat said of it once in place, and the digests (16 bytes each). */
@@ -73,23 +74,13 @@ export interface CopyPartMd5s {
 }
 
 /** Keeps a copy's part MD5s in the queue (migration 11); times ISO 8601. */
-export function recordPartMd5s(db: Database.Database, c: CopyPartMd5s, at: Date = new Date()): void {
-  db.prepare(`INSERT INTO part_md5s (path, size, mtime_ms, dev, ino, ctime_ns, part_size, md5s, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    c.path,
-    c.facts.size,
-    Math.trunc(c.facts.mtimeMs),
-    c.facts.dev,
-    c.facts.ino,
-    c.facts.ctimeNs,
-    c.partSize,
-    c.md5s,
-    at.toISOString(),
-  );
+export function recordPartMd5s(db: QueueDatabase, c: CopyPartMd5s, at: Date = new Date()): void {
+  insertPartMd5s(db, { path: c.path, ...c.facts, partSize: c.partSize, md5s: c.md5s }, at.toISOString());
 }
 
 /** Forgets the part MD5s kept for a path (its copy was removed). */
-export function forgetPartMd5s(db: Database.Database, path: string): void {
-  db.prepare('DELETE FROM part_md5s WHERE path = ?').run(path);
+export function forgetPartMd5s(db: QueueDatabase, path: string): void {
+  deletePartMd5s(db, path);
 }
 
 /**
@@ -100,12 +91,10 @@ export function forgetPartMd5s(db: Database.Database, path: string): void {
  * disk still has that identity (`now`), and the gateway gave it the part size they were computed
  * for, with as many parts. Otherwise the engine hashes the bytes as it sends them.
  */
-export function storedPartMd5s(db: Database.Database, f: QueuedFile, now: FileFacts): string[] | undefined {
+export function storedPartMd5s(db: QueueDatabase, f: QueuedFile, now: FileFacts): string[] | undefined {
   if (!f.partSize || !f.totalParts || !f.dev || !f.ino || !f.ctimeNs) return undefined;
   if (now.dev !== f.dev || now.ino !== f.ino || now.ctimeNs !== f.ctimeNs || now.size !== f.size || Math.trunc(now.mtimeMs) !== Math.trunc(f.mtimeMs)) return undefined;
-  const row = db
-    .prepare(`SELECT md5s FROM part_md5s WHERE path = ? AND size = ? AND mtime_ms = ? AND dev = ? AND ino = ? AND ctime_ns = ? AND part_size = ? ORDER BY id DESC LIMIT 1`)
-    .get(f.path, f.size, Math.trunc(f.mtimeMs), f.dev, f.ino, f.ctimeNs, f.partSize) as { md5s: Buffer } | undefined;
-  if (!row || row.md5s.length !== f.totalParts * MD5_BYTES) return undefined;
-  return Array.from({ length: f.totalParts }, (_, i) => `"${row.md5s.subarray(i * MD5_BYTES, (i + 1) * MD5_BYTES).toString('hex')}"`);
+  const md5s = partMd5sOf(db, { path: f.path, size: f.size, mtimeMs: f.mtimeMs, dev: f.dev, ino: f.ino, ctimeNs: f.ctimeNs, partSize: f.partSize });
+  if (!md5s || md5s.length !== f.totalParts * MD5_BYTES) return undefined;
+  return Array.from({ length: f.totalParts }, (_, i) => `"${md5s.subarray(i * MD5_BYTES, (i + 1) * MD5_BYTES).toString('hex')}"`);
 }

@@ -1,7 +1,8 @@
-import type Database from 'better-sqlite3';
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { QueueDatabase } from '../queue/db.js';
 import { offloadAlive } from '../queue/lock.js';
+import { unfinishedOffloads } from '../queue/reader.js';
 
 // CopyVerified (copy.ts) writes each copy under a hidden `.NAME.partial` name and
 // renames it into place only once verified. An app stopped mid-copy leaves that file behind, and
@@ -38,8 +39,8 @@ function partialsUnder(dir: string): string[] {
  * A file that cannot be removed (in use, read-only disk) is left for the next open. Answers the
  * absolute paths removed. Throws SqliteError when the queue cannot be read.
  */
-export function removeInterruptedPartials(db: Database.Database, running: readonly number[] = []): string[] {
-  const rows = db.prepare(`SELECT id, state, destination FROM offloads WHERE state IN ('interrupted', 'copying')`).all() as { id: number; state: string; destination: string }[];
+export function removeInterruptedPartials(db: QueueDatabase, running: readonly number[] = []): string[] {
+  const rows = unfinishedOffloads(db);
   // A folder an offload still writes to is left alone, whichever record also names it.
   const dir = dirname(db.name);
   const live = new Set(rows.filter((r) => r.state === 'copying' || running.includes(r.id) || offloadAlive(dir, r.id)).map((r) => r.id));

@@ -1,11 +1,13 @@
-import type Database from 'better-sqlite3';
 import { dirname } from 'node:path';
+import type { QueueDatabase } from '../queue/db.js';
 import { lockOffload, offloadAlive } from '../queue/lock.js';
+import { copyingOffloadIds, offloadRows } from '../queue/reader.js';
+import { finishOffloadRow, insertOffload, insertOffloadFile, insertWholeOffload, interruptOffload, markOffloadsInterrupted } from '../queue/writer.js';
 import type { OffloadedFile, OffloadJournal, OffloadResult, OffloadStart } from './offload.js';
 
-// The queue's record of each offload (migrations 8 and 14), written as the
-// offload goes, each step in its own short transaction committed before the work it describes
-// moves on (CONVENTIONS.md, "The upload engine"): the offload's row when it starts, each file's
+// The queue's record of each offload (migrations 8 and 14; its statements are main/queue/reader.ts
+// and writer.ts), written as the offload goes, each step in its own short transaction committed
+// before the work it describes moves on (CONVENTIONS.md, "The upload engine"): the offload's row when it starts, each file's
 // row as it is verified or fails, the end. A crash at any instant leaves a record the next start
 // understands: the verified copies made before it stay known to the retention sweep
 // (retention.ts), the library's use (library-usage.ts) and the files held for their copies
@@ -36,19 +38,13 @@ export interface OffloadRecord {
 }
 
 /** Writes the offload's row as it starts (`copying`, not verified, no end); answers its id. Throws SqliteError. */
-export function beginOffload(db: Database.Database, s: OffloadStart): number {
-  return Number(
-    db
-      .prepare(`INSERT INTO offloads (card_path, card_name, destination, started_at, finished_at, files, bytes, verified, mhl_path, state) VALUES (?, ?, ?, ?, NULL, ?, ?, 0, NULL, 'copying')`)
-      .run(s.card, s.cardName, s.destination, s.startedAt, s.files, s.bytes).lastInsertRowid,
-  );
+export function beginOffload(db: QueueDatabase, s: OffloadStart): number {
+  return insertOffload(db, s);
 }
 
 /** Writes one file's row of offload `id` once it is verified or failed for good (its XXH64, its copy, verified or not). Throws SqliteError. */
-export function recordOffloadFile(db: Database.Database, id: number, f: OffloadedFile): void {
-  db.prepare(`INSERT INTO offload_files (offload_id, source_path, copy_path, size, mtime_ms, xxh64, verified, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    id, f.source, f.copy, f.size, f.mtimeMs, f.xxh64 ?? null, f.verified ? 1 : 0, f.error ?? null,
-  );
+export function recordOffloadFile(db: QueueDatabase, id: number, f: OffloadedFile): void {
+  insertOffloadFile(db, id, f);
 }
 
 /**
@@ -56,26 +52,16 @@ export function recordOffloadFile(db: Database.Database, id: number, f: Offloade
  * that also writes the rows of any of its files not recorded yet (a write that failed, or the
  * queue closed, while it ran). Throws SqliteError.
  */
-export function finishOffload(db: Database.Database, id: number, r: OffloadResult): void {
-  const known = new Set(db.prepare('SELECT source_path FROM offload_files WHERE offload_id = ?').pluck().all(id) as string[]);
-  db.transaction(() => {
-    for (const f of r.files) if (!known.has(f.source)) recordOffloadFile(db, id, f);
-    db.prepare(`UPDATE offloads SET finished_at = ?, files = ?, bytes = ?, verified = ?, mhl_path = ?, state = 'finished' WHERE id = ?`).run(
-      r.finishedAt, r.files.length, r.bytes, r.verified ? 1 : 0, r.mhlPath ?? null, id,
-    );
-  })();
+export function finishOffload(db: QueueDatabase, id: number, r: OffloadResult): void {
+  finishOffloadRow(db, id, r);
 }
 
 /**
  * Records a whole offload at once (begin, every file, finish) in one transaction; answers its row
  * id. For an offload that ran without a record (the queue was closed when it started). Throws SqliteError.
  */
-export function recordOffload(db: Database.Database, r: OffloadResult): number {
-  return db.transaction(() => {
-    const id = beginOffload(db, { card: r.card, cardName: r.cardName, destination: r.destination, startedAt: r.startedAt, files: r.files.length, bytes: r.bytes });
-    finishOffload(db, id, r);
-    return id;
-  })();
+export function recordOffload(db: QueueDatabase, r: OffloadResult): number {
+  return insertWholeOffload(db, { card: r.card, cardName: r.cardName, destination: r.destination, startedAt: r.startedAt, files: r.files.length, bytes: r.bytes }, r);
 }
 
 /**
@@ -86,12 +72,10 @@ export function recordOffload(db: Database.Database, r: OffloadResult): number {
  * process runs) is left alone as well, whatever its lock. Its file rows stay as they were.
  * Answers the ids marked.
  */
-export function markInterruptedOffloads(db: Database.Database, running: readonly number[] = []): number[] {
-  const under = db.prepare(`SELECT id FROM offloads WHERE state = 'copying' ORDER BY id`).pluck().all() as number[];
+export function markInterruptedOffloads(db: QueueDatabase, running: readonly number[] = []): number[] {
   const dir = dirname(db.name);
-  const stale = under.filter((id) => !running.includes(id) && !offloadAlive(dir, id));
-  const mark = db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ? AND state = 'copying'`);
-  db.transaction(() => stale.forEach((id) => mark.run(id)))();
+  const stale = copyingOffloadIds(db).filter((id) => !running.includes(id) && !offloadAlive(dir, id));
+  markOffloadsInterrupted(db, stale);
   return stale;
 }
 
@@ -109,7 +93,7 @@ export class OffloadRecorder implements OffloadJournal {
   private unlock: (() => void) | undefined;
 
   constructor(
-    private readonly db: () => Database.Database | undefined,
+    private readonly db: () => QueueDatabase | undefined,
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
@@ -141,7 +125,7 @@ export class OffloadRecorder implements OffloadJournal {
 
   /** The offload failed part-way (it threw): its row says `interrupted`, its verified copies stay known. */
   interrupt(): void {
-    if (this.id !== undefined) this.step('The offload\'s end was not recorded', (db) => db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ?`).run(this.id));
+    if (this.id !== undefined) this.step('The offload\'s end was not recorded', (db) => interruptOffload(db, this.id!));
     this.release();
   }
 
@@ -159,7 +143,7 @@ export class OffloadRecorder implements OffloadJournal {
     this.unlock = undefined;
   }
 
-  private step(what: string, write: (db: Database.Database) => void): void {
+  private step(what: string, write: (db: QueueDatabase) => void): void {
     const db = this.db();
     if (!db) return this.warn(`${what}: the queue was closed.`);
     try {
@@ -170,34 +154,9 @@ export class OffloadRecorder implements OffloadJournal {
   }
 }
 
-interface OffloadRow {
-  id: number;
-  card_path: string;
-  card_name: string;
-  destination: string;
-  started_at: string;
-  finished_at: string | null;
-  state: OffloadState;
-  files: number;
-  bytes: number;
-  verified: number;
-  mhl_path: string | null;
-}
-interface FileRow {
-  source_path: string;
-  copy_path: string;
-  size: number;
-  mtime_ms: number;
-  xxh64: string | null;
-  verified: number;
-  error: string | null;
-}
-
 /** Every offload recorded in the queue, oldest first, with its files in the order they were checked. */
-export function listOffloads(db: Database.Database): OffloadRecord[] {
-  const rows = db.prepare('SELECT * FROM offloads ORDER BY id').all() as OffloadRow[];
-  const files = db.prepare('SELECT * FROM offload_files WHERE offload_id = ? ORDER BY id');
-  return rows.map((r) => ({
+export function listOffloads(db: QueueDatabase): OffloadRecord[] {
+  return offloadRows(db).map(({ offload: r, files }) => ({
     id: r.id,
     card: r.card_path,
     cardName: r.card_name,
@@ -209,7 +168,7 @@ export function listOffloads(db: Database.Database): OffloadRecord[] {
     bytes: r.bytes,
     verified: r.verified === 1,
     mhlPath: r.mhl_path,
-    files: (files.all(r.id) as FileRow[]).map((f) => ({
+    files: files.map((f) => ({
       source: f.source_path,
       copy: f.copy_path,
       size: f.size,

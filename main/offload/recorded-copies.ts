@@ -1,7 +1,8 @@
-import type Database from 'better-sqlite3';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CopyOf, CopyRoute } from '../queue/copy-holds.js';
+import type { QueueDatabase } from '../queue/db.js';
+import { verifiedCopiesOf } from '../queue/reader.js';
 
 // After a restart: the copies an earlier run verified are known only from the queue's
 // offload record (offload_files, written as each file is checked; record.ts), not from the
@@ -35,10 +36,9 @@ function spellings(path: string): string[] {
  * modification time recorded (a copy keeps the card's); with the copy's identity as stat gives
  * it now (main/intake/file-identity.ts FileFacts). Undefined when there is none. Reads only.
  */
-export function recordedCopy(db: Database.Database, path: string): CopyOf | undefined {
-  const rows = db.prepare('SELECT copy_path AS copy, size, mtime_ms AS mtimeMs FROM offload_files WHERE source_path = ? AND verified = 1 AND removed_at IS NULL ORDER BY id DESC');
+export function recordedCopy(db: QueueDatabase, path: string): CopyOf | undefined {
   for (const spelling of spellings(path)) {
-    for (const r of rows.all(spelling) as { copy: string; size: number; mtimeMs: number }[]) {
+    for (const r of verifiedCopiesOf(db, spelling)) {
       let st;
       try {
         st = statSync(r.copy, { bigint: true });
@@ -58,7 +58,7 @@ export function recordedCopy(db: Database.Database, path: string): CopyOf | unde
  * earlier run are settled against when the queue opens (main/queue/copy-holds.ts settleCopyHolds),
  * so a file whose copy verified before a crash uploads from that copy, not from the card.
  */
-export function withRecordedCopies(db: Database.Database, live: CopyRoute | undefined): CopyRoute {
+export function withRecordedCopies(db: QueueDatabase, live: CopyRoute | undefined): CopyRoute {
   return {
     copying: (p) => live?.copying(p) ?? false,
     copied: (p) => live?.copied(p) ?? recordedCopy(db, p),

@@ -1,5 +1,7 @@
-import type Database from 'better-sqlite3';
 import { rm } from 'node:fs/promises';
+import type { QueueDatabase } from '../queue/db.js';
+import { retentionCandidates } from '../queue/reader.js';
+import { markCopyRemoved } from '../queue/writer.js';
 import { forgetPartMd5s } from './part-md5.js';
 
 /** How long copies are kept after their capture completed, when the person has not said: 7 days, in ms. */
@@ -11,14 +13,6 @@ export interface RemovedCopy {
   completedAt: string;
 }
 
-interface Candidate {
-  id: number;
-  copy_path: string;
-  queued: number;
-  unfinished: number;
-  completed_at: string | null;
-}
-
 /**
  * Removes verified copies in the library whose uploads are over: a copy goes
  * only when every queue row that uploads it belongs to a capture the platform reported complete,
@@ -28,31 +22,16 @@ interface Candidate {
  * recorded (`offload_files.removed_at`); a copy already gone from the disk is recorded the same.
  * Answers what was removed. Throws the file system's error other than ENOENT.
  */
-export async function removeFinishedCopies(db: Database.Database, now: number, retentionMs: number = DEFAULT_RETENTION_MS): Promise<RemovedCopy[]> {
-  // Per copy: how many queue rows upload it, how many of those rows' captures are unfinished
-  // (the capture not completed, or any of its files not completed), and the latest completion.
-  const candidates = db
-    .prepare(
-      `SELECT o.id, o.copy_path,
-              COUNT(f.id) AS queued,
-              SUM(CASE WHEN c.state <> 'completed'
-                        OR EXISTS (SELECT 1 FROM files g WHERE g.capture_row = c.id AND g.state <> 'completed')
-                       THEN 1 ELSE 0 END) AS unfinished,
-              (SELECT MAX(g.completed_at) FROM files g WHERE g.capture_row IN (SELECT capture_row FROM files WHERE path = o.copy_path)) AS completed_at
-         FROM offload_files o
-         LEFT JOIN files f ON f.path = o.copy_path
-         LEFT JOIN captures c ON c.id = f.capture_row
-        WHERE o.verified = 1 AND o.removed_at IS NULL
-        GROUP BY o.id`,
-    )
-    .all() as Candidate[];
-  const mark = db.prepare('UPDATE offload_files SET removed_at = ? WHERE id = ?');
+export async function removeFinishedCopies(db: QueueDatabase, now: number, retentionMs: number = DEFAULT_RETENTION_MS): Promise<RemovedCopy[]> {
+  // Per copy: how many queue rows upload it, how many of those rows' captures are unfinished, and
+  // the latest completion (main/queue/reader.ts retentionCandidates).
+  const candidates = retentionCandidates(db);
   const removed: RemovedCopy[] = [];
   for (const c of candidates) {
     if (c.queued === 0 || c.unfinished > 0 || c.completed_at === null) continue;
     if (Date.parse(c.completed_at) + retentionMs > now) continue;
     await rm(c.copy_path, { force: true });
-    mark.run(new Date(now).toISOString(), c.id);
+    markCopyRemoved(db, c.id, new Date(now).toISOString());
     forgetPartMd5s(db, c.copy_path); // they described bytes that are gone
     removed.push({ copy: c.copy_path, completedAt: c.completed_at });
   }

@@ -4,6 +4,13 @@ import { dirname } from 'node:path';
 import type { Migration } from './migrations/index.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 
+/**
+ * An open connection to queue.db. Code outside main/queue holds it only to hand it back to
+ * main/queue's reader and writer functions (reader.ts, writer.ts): every statement on queue.db is
+ * written there (docs/decisions/queue-db-owner.md), and eslint refuses better-sqlite3 elsewhere.
+ */
+export type QueueDatabase = Database.Database;
+
 /** The queue file was written by a newer version of the app; it is left untouched. */
 export class QueueTooNewError extends Error {
   override readonly name = 'QueueTooNewError';

@@ -16,9 +16,11 @@ import { now, toCapture, toFile } from './rows.js';
 export type { CaptureState, FileIdentity, FileState, NewFile, QueuedCapture, QueuedFile, QueuedPart } from './rows.js';
 
 /**
- * The upload queue: captures, their files and the files' parts, in SQLite. The only writer of
- * the database. Every value goes in as a bound parameter. Throws better-sqlite3's SqliteError on
- * a storage failure, and Error for a call that names a row that does not exist.
+ * The upload queue: captures, their files and the files' parts, in SQLite. With its helpers
+ * (activity, meta, batch, schedule; reader.ts and writer.ts for other folders' rows) the only writer
+ * of the database (docs/decisions/queue-db-owner.md). Every value goes in as a bound parameter.
+ * Throws better-sqlite3's SqliteError on a storage failure, and Error for a call that names a row
+ * that does not exist.
  */
 export class UploadQueue {
   /** What happened to captures, files and the queue, oldest first. */
@@ -44,6 +46,16 @@ export class UploadQueue {
     this.meta = new QueueMeta(db, this.sql);
     this.batch = new QueueBatch(db, this.sql, this.activity);
     this.schedule = new QueueSchedule(db, this.sql);
+  }
+
+  /**
+   * `fn` wrapped in one transaction of the queue (better-sqlite3's: call the answer to run it; a
+   * throw rolls back every write of `fn`, nested calls become savepoints). For code outside
+   * main/queue that makes several of the queue's writes one change (engine/transitions.ts), so it
+   * never needs the connection itself (docs/decisions/queue-db-owner.md).
+   */
+  transaction<T>(fn: () => T): () => T {
+    return this.db.transaction(fn);
   }
 
   /**
@@ -245,13 +257,6 @@ export class UploadQueue {
     })();
   }
 
-  /** Moves a file to another state, with an optional error (null clears it). */
-  setFileState(id: number, state: FileState, error: string | null = null): void {
-    const completedAt = state === 'completed' ? now() : null;
-    const r = this.sql('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
-    if (r.changes === 0) throw new Error(`No file ${id} in the queue`);
-  }
-
   /** The parts of a file, ascending. */
   parts(fileId: number): QueuedPart[] {
     return this.sql('SELECT part_number AS partNumber, size, etag, unanswered_at AS unansweredAt FROM parts WHERE file_id = ? ORDER BY part_number')
@@ -272,11 +277,6 @@ export class UploadQueue {
     this.db.transaction(() => {
       for (const d of done) stmt.run(d.etag, t, d.fileId, d.partNumber);
     })();
-  }
-
-  /** Forgets a part's ETag (storage no longer has it, or it must be sent again). */
-  clearPart(fileId: number, partNumber: number): void {
-    this.sql('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ?').run(fileId, partNumber);
   }
 
   /**

@@ -3,7 +3,7 @@ import type { CaptureRequest } from '../api/gateway.js';
 import { tempQueue } from '../testing/kit.js';
 import type { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
-import { fillQueue } from './testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 
 // The cards the queue waits for, kept in the queue; their files are not
 // started, their recordings are counted once, and their paths move with the card.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempQueue } from '../testing/kit.js';
-import { fillQueue } from './testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 
 // The order files start in (docs/decisions/order-fair-order.md): the person's order (To front /
 // Move back), then within it a retry that is due before any file not yet tried, then the order

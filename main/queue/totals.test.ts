@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempQueue } from '../testing/kit.js';
 import type { UploadQueue } from './queue.js';
-import { fillQueue } from './testing.js';
+import { fillQueue } from '../testing/fill-queue.js';
 
 // The queue in numbers as committed: every count and byte figure of StoredTotals, from rows set
 // up in each state the totals tell apart.

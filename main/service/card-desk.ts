@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import type { DetectedCardView, EventName, EventPayload, ImportView, LibrarySettings, LibraryView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
@@ -10,6 +9,7 @@ import { libraryUsage } from '../offload/library-usage.js';
 import type { OffloadedFile } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
+import type { QueueDatabase } from '../queue/db.js';
 import { ImportedCopies } from './imported-copies.js';
 import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
@@ -35,7 +35,7 @@ export interface CardDeskOptions extends CardWatchOptions {
   store: KeyValueStore;
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** The queue's database while the queue is open: the offload record and the retention sweep live there. */
-  queueDb(): Database.Database | undefined;
+  queueDb(): QueueDatabase | undefined;
   log?: Logger;
   /**
    * Prunes the thumbnail cache (main/service/thumbnail-desk.ts `prune`) at each retention sweep;

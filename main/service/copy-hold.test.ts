@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';

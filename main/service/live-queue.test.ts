@@ -7,6 +7,7 @@ import type { EngineEvent } from '../engine/events.js';
 import { LiveQueue } from './live-queue.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
+import { setFileState } from '../testing/queue-backdoors.js';
 
 const work = mkdtempSync(join(tmpdir(), 'live-queue-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -32,13 +33,13 @@ describe('LiveQueue', () => {
       overall: { bytesTotal: 26 * MiB, bytesSent, bytesInFlight: 0, bytesPerSecond: MiB, etaSeconds: 1, files: 1, outage: null },
     });
 
-    queue.setFileState(file.id, 'uploading');
+    setFileState(queue, file.id, 'uploading');
     live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'uploading', error: null, transient: false, file: queue.file(file.id)! });
     live.onEngine(tick(24 * MiB));
     expect(live.view().files[0]!.bytesSent).toBe(24 * MiB);
 
     // Paused mid-part: what counts is the 4 stored parts (20 MiB), not the part that was cut off.
-    queue.setFileState(file.id, 'paused');
+    setFileState(queue, file.id, 'paused');
     live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'paused', error: null, transient: false, file: queue.file(file.id)! });
     live.onEngine(tick(25 * MiB)); // the tracker's last tick, after the pause
     const view = live.view();
@@ -70,7 +71,7 @@ describe('LiveQueue', () => {
     const file = queue.filesOf(row)[0]!;
     queue.recordParts([1, 2].map((partNumber) => ({ fileId: file.id, partNumber, etag: `"e${partNumber}"` })));
     const live = new LiveQueue(queue, () => null, () => null, () => {}, 0);
-    queue.setFileState(file.id, 'uploading');
+    setFileState(queue, file.id, 'uploading');
     live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'uploading', error: null, transient: false, file: queue.file(file.id)! });
     const outage = { where: 'storage' as const, since: 1_000, cause: 'storage unavailable (HTTP 503)' };
     live.onEngine({
@@ -84,7 +85,7 @@ describe('LiveQueue', () => {
 
     // The file waits for its retry. Bytes done going back is no loss by itself (a file restarted,
     // a card put back); storage's own list lacking part 2 is, said once by the engine.
-    queue.setFileState(file.id, 'pending');
+    setFileState(queue, file.id, 'pending');
     live.onEngine({ type: 'file', fileId: file.id, captureRow: row, fileName: 'walk.mp4', state: 'pending', error: null, transient: true, file: queue.file(file.id)! });
     expect(live.totals().bytesDone).toBe(10 * MiB);
     queue.batch.forgetParts(file.id, [2]);

@@ -1,10 +1,10 @@
-import type Database from 'better-sqlite3';
 import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
 import type { EngineEvent } from '../engine/engine.js';
 import type { FileProgress, Outage } from '../engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { StoredTotals } from '../queue/totals.js';
 import { committedTotals } from '../queue/totals.js';
+import { fileViewRows } from '../queue/reader.js';
 import { RemovedCards } from '../queue/removed-cards.js';
 
 /** How often at most the committed totals are read again while only progress moves (ms). */
@@ -233,15 +233,7 @@ export class LiveQueue {
    * QueuedFile and a view), with live bytes over the files uploading; as fileView gives them.
    */
   private allFileViews(): QueueFile[] {
-    this.viewsSql ??= this.queue.db.prepare(
-      `SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, state, error,
-         CASE WHEN state = 'completed' THEN size ELSE stored_bytes END AS bytesSent,
-         CASE WHEN state = 'completed' THEN COALESCE(total_parts, 0) ELSE stored_parts END AS partsDone,
-         COALESCE(total_parts, 0) AS partsTotal, 0 AS bytesInFlight, 0 AS bytesPerSecond, NULL AS etaSeconds,
-         CASE WHEN state = 'pending' THEN next_attempt_at END AS retryAt, attempts, replaced_by AS replacedBy, awaiting_copy AS awaitingCopy
-       FROM files`,
-    );
-    const views = this.viewsSql.all() as QueueFile[];
+    const views = fileViewRows<QueueFile>(this.queue.db);
     const cards = this.cardsWaited();
     for (const v of views) {
       v.awaitingCopy = Boolean(v.awaitingCopy); // SQLite's 0 or 1
@@ -252,8 +244,6 @@ export class LiveQueue {
     }
     return views;
   }
-
-  private viewsSql?: Database.Statement;
 
   /** The files waiting for a card pulled out (main/queue/removed-cards.ts), by id, with the card's name. */
   private cardsWaited(): Map<number, string> {

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import type { Logger } from '../engine/engine.js';
@@ -7,6 +6,8 @@ import { THUMBNAIL_FOLDER, ThumbnailCache } from '../media/thumbnail-cache.js';
 import type { ThumbnailPruneLimits, ThumbnailPruneResult } from '../media/thumbnail-prune.js';
 import { pruneThumbnails } from '../media/thumbnail-prune.js';
 import { join } from 'node:path';
+import type { QueueDatabase } from '../queue/db.js';
+import { isQueuedPath, queuedPathsAndFingerprints } from '../queue/reader.js';
 
 /**
  * The recordings' first-frame thumbnails, in the upload service's worker. The design,
@@ -35,7 +36,7 @@ export class ThumbnailDesk {
    */
   constructor(
     private readonly library: () => string,
-    private readonly queueDb: () => Database.Database | undefined = () => undefined,
+    private readonly queueDb: () => QueueDatabase | undefined = () => undefined,
     private readonly log?: Logger,
   ) {
     this.cache = new ThumbnailCache(library);
@@ -99,7 +100,8 @@ export class ThumbnailDesk {
   async prune(now: number = Date.now(), limits?: ThumbnailPruneLimits): Promise<ThumbnailPruneResult> {
     const inUse = new Set<string>();
     const paths = [...this.allowed];
-    const rows = (this.queueDb()?.prepare('SELECT path, fingerprint FROM files').all() ?? []) as { path: string; fingerprint: string | null }[];
+    const db = this.queueDb();
+    const rows = db ? queuedPathsAndFingerprints(db) : [];
     for (const r of rows) {
       if (r.fingerprint) inUse.add(r.fingerprint);
       else paths.push(r.path); // a row queued before fingerprints: its key is read from the file
@@ -123,7 +125,8 @@ export class ThumbnailDesk {
   }
 
   private queued(path: string): boolean {
-    return this.queueDb()?.prepare('SELECT 1 FROM files WHERE path = ? LIMIT 1').get(path) !== undefined;
+    const db = this.queueDb();
+    return db !== undefined && isQueuedPath(db, path);
   }
 }
 

@@ -133,7 +133,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
       // The whole intake in one transaction: one wait for the disk (synchronous=FULL) instead of
       // two per capture, and a card is queued whole or not at all. Nothing is sent before it
       // commits (docs/queue-commits.md).
-      queue.db.transaction(() => {
+      queue.transaction(() => {
         for (const c of captures) {
           // The part size is the registration's to give (§4.4 `partSize`), so the 10,000-part limit is
           // decided there, with this gateway's answer (Transitions.registered). Before it, only what no

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { GatewayConfig } from '../api/gateway.js';
 import type { UploadQueue } from '../queue/queue.js';
+import { clearRetryTimes } from '../queue/writer.js';
 
 const FINGERPRINT = 'settingsFingerprint';
 const SALT = 'settingsFingerprintSalt';
@@ -15,7 +16,7 @@ const SALT = 'settingsFingerprintSalt';
  * cannot be written.
  */
 export function dueOnSettingsChange(queue: UploadQueue, config: GatewayConfig): { captures: number; files: number } {
-  return queue.db.transaction(() => {
+  return queue.transaction(() => {
     let salt = queue.meta.get<string>(SALT);
     if (!salt) {
       salt = randomBytes(16).toString('hex');
@@ -27,8 +28,6 @@ export function dueOnSettingsChange(queue: UploadQueue, config: GatewayConfig): 
     if (previous === print) return { captures: 0, files: 0 };
     queue.meta.set(FINGERPRINT, print);
     if (previous === undefined) return { captures: 0, files: 0 }; // first run with a fingerprint: nothing to compare
-    const captures = queue.db.prepare(`UPDATE captures SET next_attempt_at = NULL WHERE state = 'queued' AND next_attempt_at IS NOT NULL`).run().changes;
-    const files = queue.db.prepare(`UPDATE files SET next_attempt_at = NULL WHERE state = 'pending' AND next_attempt_at IS NOT NULL`).run().changes;
-    return { captures, files };
+    return clearRetryTimes(queue.db);
   })();
 }

@@ -8,7 +8,8 @@ import { UploadEngine } from '../../main/engine/engine.js';
 import { LiveQueue } from '../../main/service/live-queue.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
 import { UploadQueue } from '../../main/queue/queue.js';
-import { fillQueue } from '../../main/queue/testing.js';
+import { fillQueue } from '../../main/testing/fill-queue.js';
+import { clearEveryRetry, setEveryCaptureState, setEveryFileState, storeEveryPart } from '../../main/testing/queue-backdoors.js';
 import type { Figure } from './figures.js';
 
 const PART = 5 * 1024 * 1024;
@@ -37,7 +38,7 @@ function dueFilesMs(queue: UploadQueue, ids: readonly number[]): number {
     for (let i = 0; i < calls; i++) queue.schedule.dueFiles(Date.now(), 4, ids.slice(0, 2));
   });
   queue.schedule.setFront(front, false);
-  queue.db.prepare('UPDATE files SET next_attempt_at = NULL, attempts = 0, error = NULL, transient = 0').run();
+  clearEveryRetry(queue);
   return ms / calls;
 }
 
@@ -76,17 +77,17 @@ export function batchFigures(work: string, pairs: number, runs: number): Figure[
     pauseEngine.push(timed(() => engine.pauseAll())); // the transaction and its one event, without the screen's message
     live.flush();
     resume.push(batch(() => engine.resumeAll()));
-    queue.db.prepare(`UPDATE files SET state = 'failed', error = 'x'`).run();
+    setEveryFileState(queue, 'failed', { error: 'x' });
     retry.push(batch(() => engine.retryAll()));
-    queue.db.prepare(`UPDATE files SET state = 'completed'`).run();
-    queue.db.prepare(`UPDATE captures SET state = 'completed'`).run();
+    setEveryFileState(queue, 'completed');
+    setEveryCaptureState(queue, 'completed');
     clear.push(batch(() => engine.clearCompleted()));
     // One recording of 10,000 parts whose ETags storage lost (a reconcile after a crash).
     const request = { project: 'p', structure: 's', type: 'interior' as const, mode: 'video', sourceType: 'bot' as const, captureDateTime: '2026-11-23T08:00:00Z', files: [{ frameIndex: 1, fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART }] };
     const row = queue.enqueueCapture('big', request, [{ path: '/card/big.insv', fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART, mtimeMs: 0 }]);
     queue.saveRegistration(row, 'cap-big', [{ frameIndex: 1, uploadId: 'u-big', fileName: 'big.insv', size: 10_000 * PART, partSize: PART, totalParts: 10_000, status: 'initiated' }]);
     const file = queue.filesOf(row)[0]!;
-    queue.db.prepare(`UPDATE parts SET etag = '"e"' WHERE file_id = ?`).run(file.id);
+    storeEveryPart(queue, file.id, '"e"');
     forget.push(timed(() => queue.batch.forgetParts(file.id, Array.from({ length: 10_000 }, (_, i) => i + 1))));
     queue.db.close();
   }

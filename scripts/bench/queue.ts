@@ -9,6 +9,7 @@ import type { LocalService } from '../../e2e/service/index.js';
 import { uploaderEnv } from '../../e2e/service/testing.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
 import { UploadQueue } from '../../main/queue/queue.js';
+import { commitTimes, setEveryFileState } from '../../main/testing/queue-backdoors.js';
 import { runCli } from '../measure.js';
 import type { Figure } from './figures.js';
 
@@ -30,20 +31,7 @@ function makeCard(dir: string, pairs: number): void {
  * so this figure read beside `add` says how much of it is the disk (docs/queue-commits.md).
  */
 function commitMs(dir: string): number {
-  const { db } = openQueueDatabase(join(dir, 'commit-probe.db'));
-  try {
-    db.exec('CREATE TABLE probe (n INTEGER)');
-    const insert = db.prepare('INSERT INTO probe (n) VALUES (?)');
-    const times: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      insert.run(i);
-      times.push(performance.now() - t0);
-    }
-    return times.sort((a, b) => a - b)[100]!;
-  } finally {
-    db.close();
-  }
+  return commitTimes(join(dir, 'commit-probe.db'), 200).sort((a, b) => a - b)[100]!;
 }
 
 /**
@@ -76,9 +64,9 @@ export async function queueFigures(svc: LocalService, work: string, pairs: numbe
     json.push(j.seconds * 1000 - s);
     rss.push(j.peakRss / MiB);
     text.push((await runCli(env, ['status'])).seconds * 1000 - s);
-    const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
-    db.prepare("UPDATE files SET state = 'uploading' WHERE state = 'pending'").run();
-    db.close();
+    const caught = openQueueDatabase(join(dataDir, 'queue.db'));
+    setEveryFileState(new UploadQueue(caught.db), 'uploading', { from: 'pending' });
+    caught.db.close();
     const t0 = performance.now();
     const opened = openQueueDatabase(join(dataDir, 'queue.db'));
     new UploadQueue(opened.db).recoverInterrupted();

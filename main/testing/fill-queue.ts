@@ -1,5 +1,5 @@
 import type { CaptureRequest } from '../api/gateway.js';
-import type { UploadQueue } from './queue.js';
+import type { UploadQueue } from '../queue/queue.js';
 
 /**
  * Test and benchmark kit: fills `queue` with `pairs` registered dual-lens captures (2 × pairs
@@ -8,7 +8,7 @@ import type { UploadQueue } from './queue.js';
  */
 export function fillQueue(queue: UploadQueue, pairs: number): number[] {
   const ids: number[] = [];
-  queue.db.transaction(() => {
+  queue.transaction(() => {
     for (let i = 0; i < pairs; i++) {
       const request: CaptureRequest = {
         project: 'p', structure: 's', type: 'interior', mode: 'video', sourceType: 'bot', captureDateTime: '2026-11-23T08:00:00Z',

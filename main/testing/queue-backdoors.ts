@@ -1,0 +1,75 @@
+import Database from 'better-sqlite3';
+import { openQueueDatabase } from '../queue/db.js';
+import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
+
+// Doors into queue.db that production code must never use: they set rows as a test or a bench
+// needs them, past the engine's transitions (engine/transitions.ts) and past main/queue's reader
+// and writer. They live here, under main/testing/, which no production module imports, and
+// eslint lets only main/queue/, main/office/store.ts and this folder import better-sqlite3
+// (docs/decisions/queue-db-owner.md).
+
+/**
+ * better-sqlite3's Database, for a test that opens a database file on its own connection
+ * (queue.db read-only to check what was committed, records.db, a file made damaged on purpose).
+ */
+export { Database };
+
+/**
+ * Moves file `id` to `state` with an optional error (null clears it), stamping `completed_at`
+ * (ISO 8601) when `state` is `completed`, whatever state it was in: no transition is checked and
+ * no activity is written. Throws Error when there is no such file, SqliteError on a storage failure.
+ */
+export function setFileState(queue: UploadQueue, id: number, state: FileState, error: string | null = null): void {
+  const completedAt = state === 'completed' ? new Date().toISOString() : null;
+  const r = queue.db.prepare('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
+  if (r.changes === 0) throw new Error(`No file ${id} in the queue`);
+}
+
+/**
+ * Moves every file of the queue to `state` (only those in `from` when given), setting `error` when
+ * given and leaving it as it is otherwise; no transition is checked, `completed_at` is untouched.
+ * For a bench that needs a whole queue in one state (a retry of all, a crash mid-drain).
+ */
+export function setEveryFileState(queue: UploadQueue, state: FileState, o: { from?: FileState; error?: string } = {}): void {
+  const set = o.error === undefined ? 'state = ?' : 'state = ?, error = ?';
+  const where = o.from === undefined ? '' : ' WHERE state = ?';
+  const params = [state, ...(o.error === undefined ? [] : [o.error]), ...(o.from === undefined ? [] : [o.from])];
+  queue.db.prepare(`UPDATE files SET ${set}${where}`).run(...params);
+}
+
+/** Moves every capture of the queue to `state`, past the transitions (a bench's "everything uploaded"). */
+export function setEveryCaptureState(queue: UploadQueue, state: CaptureState): void {
+  queue.db.prepare('UPDATE captures SET state = ?').run(state);
+}
+
+/** Forgets every file's retry: no retry time, no attempts, no error, not transient. */
+export function clearEveryRetry(queue: UploadQueue): void {
+  queue.db.prepare('UPDATE files SET next_attempt_at = NULL, attempts = 0, error = NULL, transient = 0').run();
+}
+
+/** Gives every part of file `fileId` the ETag `etag` (quoted, as storage returns it), as if all were stored. */
+export function storeEveryPart(queue: UploadQueue, fileId: number, etag: string): void {
+  queue.db.prepare('UPDATE parts SET etag = ? WHERE file_id = ?').run(etag, fileId);
+}
+
+/**
+ * ms each of `n` one-row commits waited for, on a probe table in a database at `file` opened as
+ * the queue opens its own (WAL, synchronous=FULL; main/queue/db.ts openQueueDatabase). `file`
+ * must not be a queue. In commit order.
+ */
+export function commitTimes(file: string, n: number): number[] {
+  const { db } = openQueueDatabase(file);
+  try {
+    db.exec('CREATE TABLE probe (n INTEGER)');
+    const insert = db.prepare('INSERT INTO probe (n) VALUES (?)');
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      insert.run(i);
+      times.push(performance.now() - t0);
+    }
+    return times;
+  } finally {
+    db.close();
+  }
+}
