@@ -1,17 +1,12 @@
 import { resolve } from 'node:path';
 import { writeReport } from '../support/report.js';
-import { isoWithOffset } from '../support/log-file.js';
+import { defaultReportName } from '../support/report-name.js';
 import type { GlobalOptions } from './commands.js';
 import { printable } from './printable.js';
 import { cliDataDir, cliLogDir } from './support-paths.js';
 
 /** `--bandwidth` as given (the report shows the setting, parsed or not). */
 type ReportGlobals = Omit<GlobalOptions, 'bandwidth'> & { bandwidth?: string; progressUrl?: string };
-
-/** The report's default name in the current folder: `capture-uploader-report-2026-11-27-101503.zip` (local time). */
-export function defaultReportName(now = Date.now()): string {
-  return `capture-uploader-report-${isoWithOffset(now).slice(0, 19).replace('T', '-').replace(/:/g, '')}.zip`;
-}
 
 /**
  * `report [--out FILE]`: writes the support report (main/support/report.ts writeReport) for the

@@ -2,7 +2,7 @@
 // with fflate (docs/decisions/support-log-report.md). Every entry is scrubbed (scrubSecrets) on
 // its way in, the settings lose their secrets' values (settingsWithoutSecrets), and the zip is
 // written beside its destination and renamed into place, so no half-written report is left.
-import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, platform, release, type, version } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
@@ -55,8 +55,9 @@ No password, API key, token or presigned URL is in any of them.
  * Writes the report zip (ReportInput) and answers its path and entries: README.txt,
  * versions.json, settings.json, status.json and summary.txt/summary.json (or status-error.txt
  * saying why the queue could not be read: none yet, damaged, another version), and logs/<day>.log
- * for every daily file of the log folder. Every entry scrubbed (scrubSecrets). Throws the file
- * system's Error when the zip cannot be written (nothing is left at `out` then).
+ * for every daily file of the log folder. Every entry scrubbed (scrubSecrets). Throws Error when
+ * the folder of `out` does not exist, the file system's Error when the zip cannot be written
+ * (nothing is left at `out` then).
  */
 export function writeReport(input: ReportInput): ReportResult {
   const now = input.now?.() ?? Date.now();
@@ -97,6 +98,7 @@ export function writeReport(input: ReportInput): ReportResult {
   const mtime = new Date(now);
   for (const [name, data] of Object.entries(entries)) zippable[name] = [data, { mtime }];
   const out = resolve(input.out);
+  if (!existsSync(dirname(out))) throw new Error(`The folder ${dirname(out)} does not exist; choose another place for the report.`);
   const partial = join(dirname(out), `.${Date.now()}-${process.pid}.report.partial`);
   try {
     writeFileSync(partial, zipSync(zippable, { level: 6 }));

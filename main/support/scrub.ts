@@ -70,9 +70,9 @@ export function isSecretKey(key: string): boolean {
 }
 
 /**
- * A copy of settings data (JSON) with every value under a secret's key (isSecretKey: the sealed
- * password and API key, progress tokens, …) replaced by `"(set)"` or `"(not set)"`, and every
- * other string scrubbed (scrubSecrets with `known`), for a report. Never throws.
+ * A copy of settings data (JSON) with every plain value under a secret's key (isSecretKey: the
+ * sealed password and API key, the sealed tokens, …) replaced by `"(set)"` or `"(not set)"`, and
+ * every other string scrubbed (scrubSecrets with `known`), for a report. Never throws.
  */
 export function settingsWithoutSecrets(value: unknown, known: Iterable<string> = []): unknown {
   const list = [...known];
@@ -81,7 +81,8 @@ export function settingsWithoutSecrets(value: unknown, known: Iterable<string> =
     if (Array.isArray(v)) return v.map(visit);
     if (v && typeof v === 'object') {
       return Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [k, isSecretKey(k) ? (x === undefined || x === null || x === '' ? '(not set)' : '(set)') : visit(x)]),
+        // A group under a secret's name (progressTokens) is read into: its own keys say which are secrets.
+        Object.entries(v).map(([k, x]) => [k, isSecretKey(k) && (x === null || typeof x !== 'object') ? (x === undefined || x === null || x === '' ? '(not set)' : '(set)') : visit(x)]),
       );
     }
     return v;
