@@ -40,6 +40,8 @@ export interface Session {
   dataDir: string;
   /** Stops applying the `--bandwidth` timetable. */
   stopLimits(): void;
+  /** The password and API key the session signs in with (the demo's too), hidden in the support log. */
+  secrets: string[];
 }
 
 /** Opens the queue and engine (and the local service with --demo). Throws on bad settings or a queue in use. */
@@ -64,7 +66,7 @@ export async function openSession(opts: GlobalOptions, log: Logger): Promise<Ses
     log,
   });
   const stopLimits = opts.bandwidth ? applyTimetable(uploader.engine, opts.bandwidth) : () => {};
-  return { uploader, demo, dataDir, stopLimits };
+  return { uploader, demo, dataDir, stopLimits, secrets: [gateway.password, gateway.apiKey] };
 }
 
 /** Stops the engine, closes the queue and the local service. */
@@ -306,7 +308,7 @@ export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<
     },
   };
   const s = await openSession(g, log);
-  support.log = new SupportLog({ dir: cliLogDir(s.dataDir), source: 'cli', secrets: () => [g.password, g.apiKey, process.env.CAPTURE_PASSWORD, process.env.CAPTURE_API_KEY].filter((x): x is string => !!x) });
+  support.log = new SupportLog({ dir: cliLogDir(s.dataDir), source: 'cli', secrets: () => s.secrets });
   const offSupport = s.uploader.engine.on((e) => support.log?.event(e));
   try {
     // A damaged queue was moved aside: carrying on as if nothing happened would let a script
