@@ -17,6 +17,8 @@ import { attachDisplay, drainExitCode, summaryLines } from './render.js';
 import { printable } from './printable.js';
 import { setAsideMessage } from './faults.js';
 import type { UploadQueue } from '../queue/queue.js';
+import { SupportLog } from '../support/log-file.js';
+import { cliLogDir } from './support-paths.js';
 
 // The commands that open the queue and talk to the service. index.ts loads this module only when
 // such a command runs, so `--help` and `status` start without got, zod or the media parsers.
@@ -38,6 +40,8 @@ export interface Session {
   dataDir: string;
   /** Stops applying the `--bandwidth` timetable. */
   stopLimits(): void;
+  /** The password and API key the session signs in with (the demo's too), hidden in the support log. */
+  secrets: string[];
 }
 
 /** Opens the queue and engine (and the local service with --demo). Throws on bad settings or a queue in use. */
@@ -62,7 +66,7 @@ export async function openSession(opts: GlobalOptions, log: Logger): Promise<Ses
     log,
   });
   const stopLimits = opts.bandwidth ? applyTimetable(uploader.engine, opts.bandwidth) : () => {};
-  return { uploader, demo, dataDir, stopLimits };
+  return { uploader, demo, dataDir, stopLimits, secrets: [gateway.password, gateway.apiKey] };
 }
 
 /** Stops the engine, closes the queue and the local service. */
@@ -289,7 +293,23 @@ export function sampleRecording(dir: string): string[] {
 
 /** Opens a session for one command, sets the exit status it returns, and always closes the session. */
 export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<number | void>): Promise<void> {
-  const s = await openSession(g, makeLog(g.json));
+  // The support log (main/support/log-file.ts) is opened once the data dir is known: the
+  // session's messages and engine events from then on go to it too.
+  const support: { log?: SupportLog } = {};
+  const stderr = makeLog(g.json);
+  const log: Logger = {
+    info: (m) => {
+      support.log?.message('info', m);
+      stderr.info(m);
+    },
+    warn: (m) => {
+      support.log?.message('warn', m);
+      stderr.warn(m);
+    },
+  };
+  const s = await openSession(g, log);
+  support.log = new SupportLog({ dir: cliLogDir(s.dataDir), source: 'cli', secrets: () => s.secrets });
+  const offSupport = s.uploader.engine.on((e) => support.log?.event(e));
   try {
     // A damaged queue was moved aside: carrying on as if nothing happened would let a script
     // re-add files whose captures the old queue had registered, so stop with 2.
@@ -301,5 +321,6 @@ export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<
     process.exitCode = (await fn(s)) ?? 0;
   } finally {
     await closeSession(s);
+    offSupport();
   }
 }

@@ -155,6 +155,15 @@ program
   });
 
 program
+  .command('report')
+  .description('save one zip for support: the support log, the queue\'s status and summary, versions and the settings without secrets (needs no credentials)')
+  .option('--out <file>', 'where to write it (default capture-uploader-report-DATE-TIME.zip here)')
+  .action(async (o: { out?: string }) => {
+    const { runReport } = await import('./report-command.js');
+    runReport(program.opts(), o.out);
+  });
+
+program
   .command('retry')
   .description('re-queue failed or cancelled files (all when none named); they resume from the parts already stored')
   .argument('[fileIds...]')

@@ -76,6 +76,16 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
 }
 
 /**
+ * The `status --json` document of `queue`: `{ type: 'status', state, hold, captures }` (statusJson;
+ * `state` from statusState, its `since` and `nextTry` ms since 1970 or null), one line of JSON.
+ */
+export function statusJsonDocument(queue: UploadQueue, locale?: string): string {
+  const { state, bytesDone, bytesTotal } = statusState(queue, Date.now(), locale);
+  const shown = { kind: state.kind, headline: state.headline, detail: state.detail, since: state.since, nextTry: state.nextTry, bytesDone, bytesTotal };
+  return statusJson(queue.db, queue.meta.holdInForce(), shown);
+}
+
+/**
  * `status`: prints the queue in `dataDir` as text lines (statusOutput) or, with `json`, one
  * `{ type: 'status', state, hold, captures }` document (statusJson; `state` from statusState, its
  * `since` and `nextTry` ms since 1970 or null) (CAPTURE_DATA_DIR, default ~/.capture-uploader).
@@ -83,11 +93,7 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
  */
 export function printStatus(dataDir: string | undefined, json: boolean | undefined, locale?: string): void {
   withQueueReadOnly(dataDir, (queue) => {
-    if (json) {
-      const { state, bytesDone, bytesTotal } = statusState(queue, Date.now(), locale);
-      const shown = { kind: state.kind, headline: state.headline, detail: state.detail, since: state.since, nextTry: state.nextTry, bytesDone, bytesTotal };
-      process.stdout.write(`${statusJson(queue.db, queue.meta.holdInForce(), shown)}\n`);
-    }
+    if (json) process.stdout.write(`${statusJsonDocument(queue, locale)}\n`);
     else for (const line of statusOutput(queue, locale)) process.stdout.write(`${line}\n`);
   });
 }

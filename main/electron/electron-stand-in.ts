@@ -6,16 +6,25 @@
 // channel; the service then talks over `process.send`, where in Electron it has `process.parentPort`).
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { sourceExecArgv } from '../service/spawn.js';
 
-/** What the shell asked of Electron so far. */
+/** A menu item as the shell builds it (Menu.buildFromTemplate's template). */
+export interface MenuItem {
+  label?: string;
+  role?: string;
+  submenu?: MenuItem[];
+  click?: () => void;
+}
+
+/** What the shell asked of Electron so far. `savePath`: what the next save dialog answers (undefined: cancelled). */
 export const rec = (() => {
   type Listener = (...args: unknown[]) => unknown;
   const handlers = new Map<string, Listener>();
   const appEvents = new Map<string, Listener[]>();
   const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][], utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[] };
+  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][], utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[], appMenu: undefined as undefined | MenuItem[], saveDialogs: [] as { defaultPath?: string; filters?: unknown }[], savePath: undefined as string | undefined, errorBoxes: [] as { title: string; content: string }[] };
   let ready!: () => void;
   const whenReadyPromise = new Promise<void>((r) => (ready = r));
   return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
@@ -94,7 +103,8 @@ export function electronModule(userData: string) {
     },
   };
   const app = {
-    getPath: () => userData,
+    // The log folder inside the user-data folder, as Electron's is on Windows (`…/logs`).
+    getPath: (name: string) => (name === 'logs' ? join(userData, 'logs') : userData),
     getAppPath: () => process.cwd(),
     getVersion: () => '0.1.0',
     requestSingleInstanceLock: () => {
@@ -112,7 +122,7 @@ export function electronModule(userData: string) {
     Notification,
     Tray,
     utilityProcess,
-    Menu: { buildFromTemplate: (t: unknown) => t },
+    Menu: { buildFromTemplate: (t: unknown) => t, setApplicationMenu: (m: MenuItem[]) => (rec.state.appMenu = m) },
     nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
     ipcMain: { handle: (c: string, l: (...a: unknown[]) => unknown) => rec.handlers.set(c, l), on: () => {} },
     session: {
@@ -136,7 +146,14 @@ export function electronModule(userData: string) {
       encryptString: (s: string) => Buffer.from(`enc:${s}`),
       decryptString: (b: Buffer) => b.toString().slice(4),
     },
-    dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }) },
+    dialog: {
+      showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+      showSaveDialog: async (...a: unknown[]) => {
+        rec.state.saveDialogs.push(a.at(-1) as { defaultPath?: string });
+        return rec.state.savePath ? { canceled: false, filePath: rec.state.savePath } : { canceled: true, filePath: '' };
+      },
+      showErrorBox: (title: string, content: string) => rec.state.errorBoxes.push({ title, content }),
+    },
   };
   return { ...electron, default: electron };
 }

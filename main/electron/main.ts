@@ -17,6 +17,8 @@ import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
 import type { SettingsFile } from '../service/host.js';
 import type { SecretBox } from '../settings/settings.js';
+import { SupportLog } from '../support/log-file.js';
+import { defaultReportName } from '../support/report-name.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.
@@ -39,6 +41,17 @@ let totals: QueueTotals | undefined;
 let stops: { hold: QueueHoldView | null; blocked: string | null } = { hold: null, blocked: null };
 /** The tray line last shown: the menu is rebuilt only when it reads differently (totals come ten a second). */
 let trayLine = '';
+/**
+ * The support log in the platform's log folder (`app.getPath('logs')`; main/support/log-file.ts):
+ * the shell's messages and the service's it relays. The service writes its engine events to the
+ * same daily file.
+ */
+let support: SupportLog | undefined;
+/** A message on the console and in the support log. */
+const log = {
+  info: (m: string) => (support ? support.tee(console).info(m) : console.log(m)),
+  warn: (m: string) => (support ? support.tee(console).warn(m) : console.warn(m)),
+};
 
 /** safeStorage as the core's SecretBox. On Linux without a keyring Electron falls back to a fixed key ("basic_text"): that is treated as no encryption, so secrets are refused rather than stored readable. */
 const secrets: SecretBox = {
@@ -117,6 +130,40 @@ function updateTray(): void {
   );
 }
 
+/**
+ * Help › "Save a report for support…": a save dialog, then the service writes the report
+ * (main/support/report.ts, through ServiceHost.report) where the person chose; a notification
+ * says where it is, an error box why it could not be written.
+ */
+async function saveReport(): Promise<void> {
+  const options = { title: 'Save a report for support', defaultPath: join(app.getPath('documents'), defaultReportName()), filters: [{ name: 'Zip archive', extensions: ['zip'] }] };
+  const choice = win && !win.isDestroyed() ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+  if (choice.canceled || !choice.filePath) return;
+  const answer = core ? await core.report(choice.filePath, { electron: process.versions.electron, chrome: process.versions.chrome, appVersion: app.getVersion() }) : { ok: false as const, error: 'The upload service is not running.' };
+  if (answer.ok) {
+    log.info(`Report for support saved to ${answer.value.out}`);
+    if (Notification.isSupported()) new Notification({ title: 'Report saved', body: `${answer.value.out}: send it to support. It holds no password, key or token.` }).show();
+  } else {
+    log.warn(`The report for support could not be saved: ${answer.error}`);
+    dialog.showErrorBox('The report could not be saved', answer.error);
+  }
+}
+
+/** The application menu: the platform's usual menus, and Help with "Save a report for support…". */
+function setAppMenu(): void {
+  const mac = process.platform === 'darwin';
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate([
+      ...(mac ? [{ role: 'appMenu' as const }] : []),
+      { role: 'fileMenu' },
+      { role: 'editMenu' },
+      { role: 'viewMenu' },
+      { role: 'windowMenu' },
+      { role: 'help', submenu: [{ label: 'Save a report for support…', click: () => void saveReport().catch((err: unknown) => log.warn(`The report for support could not be saved: ${String(err)}`)) }] },
+    ]),
+  );
+}
+
 /** The taskbar or dock shows the whole queue's progress while it uploads; the tray says it in words. */
 function showTotals(t: QueueTotals): void {
   totals = t;
@@ -143,6 +190,9 @@ async function start(): Promise<void> {
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
 
+  support = new SupportLog({ dir: app.getPath('logs'), source: 'app' });
+  log.info(`Capture Uploader ${app.getVersion()} started (Electron ${process.versions.electron ?? '?'}, ${process.platform} ${process.arch})`);
+  setAppMenu();
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
   // electron-store refuses undefined ("Use `delete()` to clear values"): a value the service forgets is deleted.
   const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)), snapshot: () => ({ ...store.store }) };
@@ -150,6 +200,7 @@ async function start(): Promise<void> {
     entry: serviceEntry,
     utility: utilityProcess,
     dataDir: app.getPath('userData'),
+    logDir: app.getPath('logs'),
     store: settings,
     secrets,
     emit: (event, payload) => {
@@ -172,7 +223,7 @@ async function start(): Promise<void> {
     notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
     busy: setWorking,
     totals: showTotals,
-    log: { info: (m) => console.log(m), warn: (m) => console.warn(m) },
+    log,
   });
   registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));
   tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
@@ -183,10 +234,10 @@ async function start(): Promise<void> {
   // window shows with what to do; the window and tray are open before it.
   try {
     const status = await core.start();
-    if (status.queueError) console.warn(status.queueError);
+    if (status.queueError) log.warn(status.queueError);
   } catch (err) {
     // The service could not even be started (a broken installation): the window is open anyway.
-    console.error(`The upload service could not be started: ${err instanceof Error ? err.message : String(err)}`);
+    log.warn(`The upload service could not be started: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

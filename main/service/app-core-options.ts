@@ -1,5 +1,5 @@
 import type { EventName, EventPayload, QueueTotals } from '../../shared/ipc.js';
-import type { EngineOptions, Logger } from '../engine/engine.js';
+import type { EngineEvent, EngineOptions, Logger } from '../engine/engine.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 import type { LocalServiceStarter } from './local-service.js';
 import type { CardDeskOptions } from './card-desk.js';
@@ -30,6 +30,8 @@ export interface AppCoreOptions {
   /** Called with the queue's totals as they change (at most ten a second), for the taskbar's and tray's progress. */
   totals?(totals: QueueTotals): void;
   log?: Logger;
+  /** Every engine event as the engine tells it (main/engine/events.ts), for the support log (main/support/log-file.ts). */
+  engineEvents?(e: EngineEvent): void;
   /** Engine settings beyond the stored ones (tests shorten retry delays and the retry schedule). */
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
   /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */

@@ -278,7 +278,10 @@ export class AppCore {
       this.opts.emit(event, payload);
       if ('totals' in payload) this.opts.totals?.(payload.totals);
     });
-    this.offEngine = u.engine.on((e) => this.onEngine(e));
+    this.offEngine = u.engine.on((e) => {
+      this.onEngine(e);
+      this.opts.engineEvents?.(e);
+    });
     this.limits.attach(u.engine);
     this.changed('opened');
     this.kick();

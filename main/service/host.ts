@@ -10,6 +10,7 @@ import { channels } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
+import type { ReportResult } from '../support/report.js';
 import type { EngineTuning, HostMessage, HostRequest, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
 import type { CardWatchOptions } from './card-desk.js';
 import type { ServiceExit, ServiceProcess, UtilityProcessApi } from './spawn.js';
@@ -25,6 +26,8 @@ export interface SettingsFile extends KeyValueStore {
 export interface ServiceHostOptions {
   /** The app's user-data folder: the queue lives in `<dataDir>/queue`. */
   dataDir: string;
+  /** The support log's folder (protocol.ts ServiceStart `logDir`); absent, `<dataDir>/logs`. */
+  logDir?: string;
   /** The settings file (electron-store in the app); values are JSON. */
   store: SettingsFile;
   /** safeStorage in the app: the service never sees it, only the secrets it unseals. */
@@ -82,6 +85,7 @@ export class ServiceHost {
     const snapshot = this.opts.store.snapshot();
     const start: ServiceStart = {
       dataDir: this.opts.dataDir,
+      logDir: this.opts.logDir,
       secretsAvailable: this.opts.secrets.available(),
       store: snapshot,
       unsealed: this.unsealStored(snapshot),
@@ -138,6 +142,26 @@ export class ServiceHost {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.calls.set(seq, { resolve: done });
       this.post({ type: 'call', seq, channel, args });
+    });
+  }
+
+  /**
+   * Has the service write the support report (main/support/report.ts writeReport) to `out`:
+   * the support log, the queue's status and summary, versions (with `versions` the host adds:
+   * Electron's, Chrome's) and the settings without secrets. Resolves with its envelope (never
+   * rejects): `{ ok: true, value: { out, entries } }`, or why it could not be written.
+   */
+  report(out: string, versions: Record<string, string | undefined> = {}): Promise<Envelope<ReportResult>> {
+    if (!this.proc) return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      this.calls.set(seq, {
+        resolve: (answer) => {
+          this.calls.delete(seq);
+          resolve(answer as Envelope<ReportResult>);
+        },
+      });
+      this.post({ type: 'report', seq, out, versions });
     });
   }
 

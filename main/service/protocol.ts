@@ -31,6 +31,11 @@ export type LocalServiceSource = 'find' | { info: LocalServiceReady } | null;
 export interface ServiceStart {
   /** The app's user-data folder (the queue in `<dataDir>/queue`). */
   dataDir: string;
+  /**
+   * The support log's folder (Electron's `app.getPath('logs')`; main/support/log-file.ts): the
+   * service writes its engine events there, and the report reads it. Absent: `<dataDir>/logs`.
+   */
+  logDir?: string;
   /** Whether the host can seal secrets (Electron's safeStorage with a real keyring). */
   secretsAvailable: boolean;
   /**
@@ -69,6 +74,12 @@ export type HostMessage =
   | { type: 'cancel'; seq: number }
   /** The answer to a service's `request`. */
   | { type: 'reply'; seq: number; answer: Envelope<unknown> }
+  /**
+   * Write the support report (main/support/report.ts) to `out`, answered by a `result` with
+   * `seq` (the report's path and entries). Not a channel of shared/ipc.ts: only the shell's Help
+   * menu asks for it, never the window. `versions`: what only the host knows (Electron's, Chrome's).
+   */
+  | { type: 'report'; seq: number; out: string; versions: Record<string, string | undefined> }
   /** Stop uploads and close the queue, then answer `closed` and end. */
   | { type: 'close' };
 

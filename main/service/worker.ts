@@ -18,6 +18,8 @@ import type { LocalServiceStarter } from './local-service.js';
 import type { EngineTuning, HostMessage, HostRequest, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
 import { SEALING_PREFIX } from './protocol.js';
 import { hostChannel } from './spawn.js';
+import { SupportLog } from '../support/log-file.js';
+import { writeReport } from '../support/report.js';
 
 const channel = hostChannel();
 const post = (m: WorkerMessage) => channel.post(m);
@@ -71,6 +73,9 @@ async function open(start: ServiceStart): Promise<void> {
   // The settings file as it was at start; this process is its only writer, so its copy stays true.
   const store = new Map<string, unknown>(Object.entries(start.store));
   unsealed = new Map(Object.entries(start.unsealed));
+  // Every secret held in clear (what the host unsealed, and what was sealed since) is hidden in its lines.
+  const support = new SupportLog({ dir: start.logDir ?? join(start.dataDir, 'logs'), source: 'service', secrets: () => unsealed.values() });
+  reporting = { start, store };
   const core = new AppCore({
     dataDir: start.dataDir,
     store: {
@@ -111,6 +116,8 @@ async function open(start: ServiceStart): Promise<void> {
     },
     totals: (totals) => post({ type: 'totals', totals }),
     log: { info: (message) => post({ type: 'log', level: 'info', message }), warn: (message) => post({ type: 'log', level: 'warn', message }) },
+    // The support log: the engine's events, one line each (the host writes the log messages it relays).
+    engineEvents: (e) => support.event(e),
     engine: engineOptions(start.engine),
     gatherMs: start.gatherMs,
     cards: start.cards,
@@ -128,6 +135,37 @@ async function open(start: ServiceStart): Promise<void> {
 }
 
 let service: { core: AppCore; handlers: IpcHandlers } | undefined;
+/** What the support report reads: the start message and the settings as this process keeps them. */
+let reporting: { start: ServiceStart; store: Map<string, unknown> } | undefined;
+
+/**
+ * Writes the support report (main/support/report.ts) for the host's Help menu and answers its
+ * `result`: the queue read read-only (status --json, log --summary), the support log, the
+ * settings without secrets, every secret held in clear hidden.
+ */
+async function report(seq: number, out: string, versions: Record<string, string | undefined>): Promise<void> {
+  let reply: Envelope<unknown>;
+  try {
+    await opened;
+    if (!reporting) throw new Error('The upload service has not started; try again in a moment.');
+    const { start, store } = reporting;
+    reply = {
+      ok: true,
+      value: writeReport({
+        out,
+        queueDir: join(start.dataDir, 'queue'),
+        logDir: start.logDir ?? join(start.dataDir, 'logs'),
+        settings: Object.fromEntries(store),
+        secrets: unsealed.values(),
+        madeBy: 'Capture Uploader desktop app',
+        versions,
+      }),
+    };
+  } catch (err) {
+    reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  post({ type: 'result', seq, answer: reply });
+}
 let started!: () => void;
 /** Settled once `open` has answered `started`. */
 const opened = new Promise<void>((resolve) => (started = resolve));
@@ -188,6 +226,9 @@ channel.onMessage((m: HostMessage) => {
     case 'reply':
       requests.get(m.seq)?.(m.answer);
       requests.delete(m.seq);
+      break;
+    case 'report':
+      void report(m.seq, m.out, m.versions);
       break;
     case 'close':
       void opened.then(() => service?.core.close()).finally(() => channel.end({ type: 'closed' }));
