@@ -20,6 +20,7 @@ export interface UpdaterPort {
   autoInstallOnAppQuit: boolean;
   logger: { info(m: string): void; warn(m: string): void; error(m: string): void } | null;
   setFeedURL(options: { provider: 'generic'; url: string }): void;
+  /** Resolves to null when the updater declines to check (not an installed app). */
   checkForUpdates(): Promise<unknown>;
   downloadUpdate(): Promise<unknown>;
   quitAndInstall(isSilent?: boolean, isForceRunAfter?: boolean): void;
@@ -29,7 +30,7 @@ export interface UpdaterPort {
 
 /**
  * Where updates stand, for the about box and the tray:
- * - `off`: no feed address in the settings (or not the packaged app);
+ * - `off`: no feed address in the settings, or not the installed app (`problem` says so);
  * - `idle`: the last check found nothing newer;
  * - `checking`, `downloading` (`next` is the version found);
  * - `ready`: `next` is downloaded, its hash checked, and installs when the app quits;
@@ -103,7 +104,14 @@ export class Updates {
    */
   start(): void {
     if (!this.opts.feedUrl || this.updater) return;
-    const u = this.opts.updater();
+    let u: UpdaterPort;
+    try {
+      u = this.opts.updater();
+    } catch (err) {
+      // An updater that cannot even be made must not stop the app (uploads matter more).
+      this.set({ state: 'off', problem: `the updater could not be started: ${this.describe(err)}` });
+      return;
+    }
     this.updater = u;
     // The download is started here, not by electron-updater on its own, so that its failure is
     // awaited (and shown) rather than an unhandled rejection; installing is left to installOnQuit.
@@ -146,7 +154,9 @@ export class Updates {
     this.found = null;
     this.set({ state: 'checking', problem: null });
     try {
-      await u.checkForUpdates();
+      // electron-updater answers null when it declines to check at all: an app run from a
+      // checkout rather than installed has no installer to replace.
+      if ((await u.checkForUpdates()) == null) return this.set({ state: 'off', next: null, problem: 'they apply to the installed app only.' });
     } catch (err) {
       return this.set({ state: 'failed', next: null, problem: `The update feed could not be read: ${this.describe(err)}`, checkedAt: new Date().toISOString() });
     }
@@ -205,4 +215,25 @@ export function updateLine(s: UpdateStatus): string {
   if (s.state === 'downloading') return `${base} · downloading update ${s.next}`;
   if (s.state === 'failed') return `${base} · update check failed`;
   return base;
+}
+
+/**
+ * What the about box says about updates, in a sentence or two: off and why, up to date (with the
+ * time of the check, ISO 8601), checking, downloading, ready to install at quit, or what failed.
+ */
+export function updateDetail(s: UpdateStatus): string {
+  switch (s.state) {
+    case 'off':
+      return s.problem ? `Updates are off: ${s.problem}` : 'Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").';
+    case 'idle':
+      return `Up to date (checked ${s.checkedAt}).`;
+    case 'checking':
+      return 'Checking for updates…';
+    case 'downloading':
+      return `Downloading version ${s.next} in the background.`;
+    case 'ready':
+      return `Version ${s.next} is downloaded and installs when you quit, once uploads in progress have stopped.`;
+    case 'failed':
+      return `${s.problem} The next check is within a day.`;
+  }
 }
