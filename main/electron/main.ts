@@ -1,10 +1,10 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
 // lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
 // live here, and updates (updates.ts drives electron-updater's autoUpdater; installed only at
-// quit, after the drain: docs/decisions/updates.md); everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs in
-// the upload service's utility process (main/service/), so nothing it does blocks this thread,
-// which runs every window's events, the tray and IPC, and a native crash there ends only that
-// process. This file relays: a message from the renderer is checked at the door
+// quit, after the drain: docs/decisions/updates.md); everything they drive (AppCore: engine,
+// queue, API clients, IPC handlers) runs in the upload service's utility process
+// (main/service/), so nothing it does blocks this thread, which runs every window's events, the
+// tray and IPC, and a native crash there ends only that process. This file relays: a message from the renderer is checked at the door
 // (main/ipc/dispatch.ts) and forwarded to the service; the service's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';

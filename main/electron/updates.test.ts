@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestService } from '../../e2e/service/testing.js';
 import { publishUpdate, startTestService } from '../../e2e/service/testing.js';
 import type { UpdaterPort, UpdateStatus } from './updates.js';
-import { CHECK_EVERY_MS, Updates, updateLine } from './updates.js';
+import { CHECK_EVERY_MS, Updates, updateDetail, updateLine } from './updates.js';
 
 // electron-updater's own updater (its GenericProvider reading the feed, its download and its
 // SHA-512 check) against the local service's feed, under plain Node. Two pieces of Electron are
@@ -132,6 +132,7 @@ describe('updates from a generic feed', () => {
     expect(status).toMatchObject({ state: 'failed', next: '0.3.0' });
     expect(status.problem).toBe("Version 0.3.0 was refused: the download does not match the feed's SHA-512, so it was deleted.");
     expect(updateLine(status)).toBe('Version 0.1.0 · update check failed');
+    expect(updateDetail(status)).toBe("Version 0.3.0 was refused: the download does not match the feed's SHA-512, so it was deleted. The next check is within a day.");
     expect(existsSync(pending) ? readdirSync(pending).filter((f) => f.endsWith('.deb')) : []).toEqual([]);
     expect(u.installOnQuit()).toBe(false);
     expect(quitAndInstall).not.toHaveBeenCalled();
@@ -145,6 +146,7 @@ describe('updates from a generic feed', () => {
     u.start();
     const first = await settle(u);
     expect(first).toMatchObject({ state: 'idle', next: null });
+    expect(updateDetail(first)).toMatch(/^Up to date \(checked \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\)\.$/);
     expect(existsSync(pending)).toBe(false);
     // A day later the feed names 0.2.1: the daily check finds and downloads it.
     await publishUpdate(svc, { version: '0.2.1', fileName: 'capture-uploader_0.2.1_amd64.deb', content: randomBytes(4096) });
@@ -172,5 +174,6 @@ describe('updates from a generic feed', () => {
     expect(made).not.toHaveBeenCalled();
     expect(u.installOnQuit()).toBe(false);
     expect(updateLine(u.status)).toBe('Version 0.1.0');
+    expect(updateDetail(u.status)).toBe('Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").');
   });
 });
