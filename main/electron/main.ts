@@ -4,8 +4,9 @@
 // quit, after the drain: docs/decisions/updates.md); everything they drive (AppCore: engine,
 // queue, API clients, IPC handlers) runs in the upload service's utility process
 // (main/service/), so nothing it does blocks this thread, which runs every window's events, the
-// tray and IPC, and a native crash there ends only that process. This file relays: a message from the renderer is checked at the door
-// (main/ipc/dispatch.ts) and forwarded to the service; the service's events are sent on to the window.
+// tray and IPC, and a native crash there ends only that process. This file relays: a message
+// from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service;
+// the service's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';
 import electronUpdater from 'electron-updater';
