@@ -1,6 +1,6 @@
 import { listPackage, statFile } from '@electron/asar';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ const work = mkdtempSync(join(tmpdir(), 'packaging-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('electron-builder --dir', () => {
-  it('packs the main (with its service worker and part MD5 worker), preload and renderer bundles in app.asar, with better-sqlite3 outside it and none of the local service', () => {
+  it('packs the main (with its service worker and part MD5 worker), preload and renderer bundles and the updater in app.asar with the update feed in app-update.yml, better-sqlite3 outside it and none of the local service', () => {
     // The app's own bundles only: e2e/demo.test.ts rebuilds the CLI at the same time, and a file
     // being rewritten must not be read half-written by the other test.
     for (const script of ['build:renderer', 'build:main']) execFileSync('npm', ['run', script, '--silent'], { cwd: ROOT, stdio: 'pipe' });
@@ -43,6 +43,9 @@ describe('electron-builder --dir', () => {
     const shipped = [...files].filter((f) => /^\/(e2e|scripts)\/|\/node_modules\/(@capture-uploader|@aws-sdk|@aws-crypto|@smithy|fast-xml-parser)(\/|$)/.test(f));
     expect(shipped).toEqual([]);
     expect(existsSync(join(app, 'resources', 'app.asar.unpacked', 'node_modules', '@capture-uploader'))).toBe(false);
+    // The updater ships, and the build says where its generic feed is published (electron-updater's app-update.yml).
+    expect(files.has('/node_modules/electron-updater/out/main.js')).toBe(true);
+    expect(readFileSync(join(app, 'resources', 'app-update.yml'), 'utf8')).toMatch(/^provider: generic\nurl: https:\/\/updates\.captureuploader\.example\/capture-uploader\n/m);
     const native = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
     expect((statFile(asar, native) as { unpacked?: boolean }).unpacked).toBe(true);
     expect(existsSync(join(app, 'resources', 'app.asar.unpacked', native))).toBe(true);

@@ -26,7 +26,8 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * - `POST /projects/:id/stage` `{ stage }`: move a project to another stage;
  * - `POST /projects/:id/designs/:designId/touch` `{ updatedAt? }`: a design changed (default now);
  * - `GET /state`: projects (with API keys), captures and uploads;
- * - `GET /stats`: storage counters (parts stored, parts stored again over an existing copy).
+ * - `GET /stats`: storage counters (parts stored, parts stored again over an existing copy);
+ * - `POST /updates`: publishes a release to the update feed (updates.ts, `updateAdminRoutes`).
  */
 export function adminRoutes(router: Router, deps: { store: StateStore; faults: FaultRegistry; storageStats: () => Record<string, number> }): void {
   const { store, faults } = deps;

@@ -20,6 +20,7 @@ import { progressFail, progressRoutes } from './progress/routes.js';
 import { refuseBodilessJson, refuseStatusRead, sendHtmlPage } from './realism.js';
 import { createStorageHandler } from './storage/server.js';
 import { DiskStore } from './storage/store.js';
+import { updateAdminRoutes, updateRoutes } from './updates.js';
 
 /** Start options of the local service. Ports 0 pick free ones. */
 export interface LocalServiceOptions {
@@ -50,6 +51,8 @@ export interface LocalServiceInfo {
   authUrl: string;
   progressBaseUrl: string;
   adminUrl: string;
+  /** The update feed (electron-builder's generic provider: `latest*.yml` and installers); releases are published through the admin interface's `POST /updates`. */
+  updatesUrl: string;
   apiKey: string;
   projectId: string;
   /** Structure ids of the project, in seed order. */
@@ -84,7 +87,8 @@ async function listen(server: Server, port: number): Promise<number> {
 
 interface Mount {
   prefix: string;
-  target: FaultTarget | 'admin';
+  /** Which fault rules apply; the admin interface and the update feed take none. */
+  target: FaultTarget | 'admin' | 'updates';
   router: Router;
   errorBody: (message: string) => Record<string, unknown>;
 }
@@ -92,7 +96,8 @@ interface Mount {
 /**
  * Starts the local stand-in for the services of `shared/spec/`: one API listener serving the
  * sign-in service at `/auth`, the capture gateway at `/gateway`, the progress interface at
- * `/records` and the admin interface at `/__admin`, and one S3-compatible storage listener.
+ * `/records`, the admin interface at `/__admin` and an update feed at `/updates` (updates.ts),
+ * and one S3-compatible storage listener.
  * Throws when a port is taken or the data folder cannot be written.
  */
 export async function startLocalService(opts: LocalServiceOptions): Promise<LocalService> {
@@ -146,12 +151,17 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   progressRoutes(progress, { store, faults });
   const admin = new Router();
   adminRoutes(admin, { store, faults, storageStats: () => ({ ...storage.stats }) });
+  const updatesDir = join(opts.dataDir, 'updates');
+  updateAdminRoutes(admin, updatesDir);
+  const updates = new Router();
+  updateRoutes(updates, updatesDir);
 
   const mounts: Mount[] = [
     { prefix: '/auth', target: 'auth', router: auth, errorBody: fail },
     { prefix: '/gateway', target: 'gateway', router: gateway, errorBody: fail },
     { prefix: '/records', target: 'progress', router: progress, errorBody: progressFail },
     { prefix: '/__admin', target: 'admin', router: admin, errorBody: fail },
+    { prefix: '/updates', target: 'updates', router: updates, errorBody: fail },
   ];
   apiServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void dispatch(mounts, faults, req, res, origin);
@@ -164,6 +174,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     authUrl: `${origin}/auth`,
     progressBaseUrl: `${origin}/records`,
     adminUrl: `${origin}/__admin`,
+    updatesUrl: `${origin}/updates`,
     apiKey: project.apiKey,
     projectId: project.id,
     structures: project.structures.map((s) => s.id),
@@ -194,7 +205,7 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
     const found = mount.router.match(req.method ?? 'GET', path);
     if (!found) throw new HttpError(404, errorBody('Not found'));
     if ('methodMismatch' in found) throw new HttpError(405, errorBody('Method not allowed'));
-    if (mount.target !== 'admin') {
+    if (mount.target !== 'admin' && mount.target !== 'updates') {
       refuseStatusRead(faults, mount.target, found.route.operation);
       refuseBodilessJson(faults, mount.target, found.route.operation, req);
       if (faults.settings.latencyMs) await sleep(faults.settings.latencyMs);

@@ -144,3 +144,19 @@ export function uploaderEnv(info: LocalServiceInfo, dataDir: string): Record<str
     CAPTURE_DATA_DIR: dataDir,
   };
 }
+
+/**
+ * Publishes a release to the service's update feed (`info.updatesUrl`) through the admin
+ * interface: the installer `content` and the channel files naming it. `sha512` (base64) replaces
+ * the installer's true hash in the feed. Resolves to what the feed states; throws when the admin
+ * interface does not answer 201.
+ */
+export async function publishUpdate(
+  svc: TestService,
+  release: { version: string; fileName: string; content: Buffer; sha512?: string },
+): Promise<{ sha512: string; size: number; path: string }> {
+  const { content, ...rest } = release;
+  const res = await svc.admin('POST', '/updates', { ...rest, contentBase64: content.toString('base64') });
+  if (res.status !== 201) throw new Error(`publishing the update answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { sha512: string; size: number; path: string };
+}

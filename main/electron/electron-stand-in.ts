@@ -1,6 +1,6 @@
 // A recording stand-in for the `electron` module (the Electron binary cannot run on this
 // machine): what the shell asks of Electron (window options, handlers, blockers, notifications)
-// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts) to check.
+// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts, updates-shell.test.ts) to check.
 // Each test file gets its own module instance, so its own records. Its `utilityProcess.fork`
 // really starts the module in a child process (child_process.fork with the structured-clone
 // channel; the service then talks over `process.send`, where in Electron it has `process.parentPort`).
@@ -24,7 +24,7 @@ export const rec = (() => {
   const appEvents = new Map<string, Listener[]>();
   const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string }[][], utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[], appMenu: undefined as undefined | MenuItem[], saveDialogs: [] as { defaultPath?: string; filters?: unknown }[], savePath: undefined as string | undefined, errorBoxes: [] as { title: string; content: string }[] };
+  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string; click?: () => void }[][], messageBoxes: [] as Record<string, unknown>[], quits: 0, utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[], appMenu: undefined as undefined | MenuItem[], saveDialogs: [] as { defaultPath?: string; filters?: unknown }[], savePath: undefined as string | undefined, errorBoxes: [] as { title: string; content: string }[] };
   let ready!: () => void;
   const whenReadyPromise = new Promise<void>((r) => (ready = r));
   return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
@@ -114,7 +114,9 @@ export function electronModule(userData: string) {
     setAppUserModelId: () => {},
     on: (e: string, l: (...a: unknown[]) => unknown) => on(rec.appEvents, e, l),
     whenReady: () => rec.whenReadyPromise,
-    quit: () => {},
+    quit: () => {
+      rec.state.quits++;
+    },
   };
   const electron = {
     app,
@@ -153,6 +155,11 @@ export function electronModule(userData: string) {
         return rec.state.savePath ? { canceled: false, filePath: rec.state.savePath } : { canceled: true, filePath: '' };
       },
       showErrorBox: (title: string, content: string) => rec.state.errorBoxes.push({ title, content }),
+      // Electron takes (window, options) or (options).
+      showMessageBox: async (a: unknown, b?: unknown) => {
+        rec.state.messageBoxes.push((b ?? a) as Record<string, unknown>);
+        return { response: 0, checkboxChecked: false };
+      },
     },
   };
   return { ...electron, default: electron };

@@ -1,12 +1,15 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
 // lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
-// live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs in
-// the upload service's utility process (main/service/), so nothing it does blocks this thread,
-// which runs every window's events, the tray and IPC, and a native crash there ends only that
-// process. This file relays: a message from the renderer is checked at the door
-// (main/ipc/dispatch.ts) and forwarded to the service; the service's events are sent on to the window.
+// live here, and updates (updates.ts drives electron-updater's autoUpdater; installed only at
+// quit, after the drain: docs/decisions/updates.md); everything they drive (AppCore: engine,
+// queue, API clients, IPC handlers) runs in the upload service's utility process
+// (main/service/), so nothing it does blocks this thread, which runs every window's events, the
+// tray and IPC, and a native crash there ends only that process. This file relays: a message
+// from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service;
+// the service's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';
+import electronUpdater from 'electron-updater';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
@@ -19,6 +22,9 @@ import type { SettingsFile } from '../service/host.js';
 import type { SecretBox } from '../settings/settings.js';
 import { SupportLog } from '../support/log-file.js';
 import { defaultReportName } from '../support/report-name.js';
+import { UpdateSettingsStore } from '../settings/update-settings.js';
+import type { UpdateStatus, UpdaterPort } from './updates.js';
+import { Updates, updateDetail, updateLine } from './updates.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.
@@ -52,6 +58,8 @@ const log = {
   info: (m: string) => (support ? support.tee(console).info(m) : console.log(m)),
   warn: (m: string) => (support ? support.tee(console).warn(m) : console.warn(m)),
 };
+/** Updates (docs/decisions/updates.md): made at start from the settings' feed address; off until then. */
+let updates: Updates | undefined;
 
 /** safeStorage as the core's SecretBox. On Linux without a keyring Electron falls back to a fixed key ("basic_text"): that is treated as no encryption, so secrets are refused rather than stored readable. */
 const secrets: SecretBox = {
@@ -106,18 +114,35 @@ function progressLine(): string {
   return state.detail ? `${line} · ${state.detail}` : line;
 }
 
+/** Where updates stand: off until start has read the settings. */
+function updateStatus(): UpdateStatus {
+  return updates?.status ?? { version: app.getVersion(), state: 'off', next: null, problem: null, checkedAt: null };
+}
+
+/** The about box: the version, and where updates stand (ready to install at quit, downloading, off...). */
+function showAbout(): void {
+  const status = updateStatus();
+  void dialog
+    .showMessageBox({ type: 'info', title: `About ${APP_NAME}`, message: `${APP_NAME} ${status.version}`, detail: updateDetail(status), buttons: ['OK'] })
+    .catch((err: unknown) => console.error(`The about box could not be shown: ${String(err)}`));
+}
+
 function updateTray(): void {
   const line = progressLine();
-  if (line === trayLine) return;
-  trayLine = line;
-  tray?.setToolTip(`${APP_NAME}: ${line}`);
+  const status = updateStatus();
+  const version = updateLine(status);
+  if (`${line}\n${version}` === trayLine) return;
+  trayLine = `${line}\n${version}`;
+  tray?.setToolTip(`${APP_NAME} ${status.version}: ${line}${status.state === 'ready' ? ` · update ${status.next} ready: installs when you quit` : ''}`);
   const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () => void core?.call(channel, { all: true });
   tray?.setContextMenu(
     Menu.buildFromTemplate([
       { label: line, enabled: false },
+      { label: version, enabled: false },
       { label: 'Pause all', click: queue('capture:queue.pause') },
       { label: 'Resume all', click: queue('capture:queue.resume') },
       { label: 'Open Capture Uploader', click: () => (win ?? (win = createWindow())).show() },
+      { label: `About ${APP_NAME}`, click: showAbout },
       { type: 'separator' },
       {
         label: 'Quit',
@@ -226,6 +251,14 @@ async function start(): Promise<void> {
     log,
   });
   registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));
+  updates = new Updates({
+    version: app.getVersion(),
+    feedUrl: new UpdateSettingsStore(settings).get().feedUrl,
+    // electron-updater's autoUpdater is made on first use (it picks the installer type of this platform).
+    updater: () => electronUpdater.autoUpdater as unknown as UpdaterPort,
+    onChange: () => updateTray(),
+    log,
+  });
   tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
   tray.on('click', () => (win ?? (win = createWindow())).show());
   updateTray();
@@ -239,6 +272,8 @@ async function start(): Promise<void> {
     // The service could not even be started (a broken installation): the window is open anyway.
     log.warn(`The upload service could not be started: ${err instanceof Error ? err.message : String(err)}`);
   }
+  // Checked in the background once the window and the service are up.
+  updates.start();
 }
 
 if (!app.requestSingleInstanceLock()) {
@@ -267,7 +302,12 @@ if (!app.requestSingleInstanceLock()) {
     core = undefined;
     c.close()
       .catch((err: unknown) => console.error(`Closing the upload service failed: ${String(err)}`))
-      .finally(() => app.quit());
+      .finally(() => {
+        // Only now, with the engine stopped and no part on the wire, may a downloaded update
+        // install (docs/decisions/updates.md); the installer runs as the app ends.
+        updates?.installOnQuit();
+        app.quit();
+      });
   });
   app
     .whenReady()
