@@ -7,7 +7,8 @@
 // (main/ipc/dispatch.ts) and forwarded to the service; the service's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
 import type { EventPayload, QueueHoldView, QueueTotals } from '../../shared/ipc.js';
@@ -17,6 +18,8 @@ import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
 import type { SettingsFile } from '../service/host.js';
 import type { SecretBox } from '../settings/settings.js';
+import { LoginStart } from '../settings/login-start.js';
+import { loginStartPlan, startedHidden } from '../settings/login-start-plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.
@@ -47,6 +50,40 @@ const secrets: SecretBox = {
   encrypt: (plain) => safeStorage.encryptString(plain).toString('base64'),
   decrypt: (sealed) => safeStorage.decryptString(Buffer.from(sealed, 'base64')),
 };
+
+/**
+ * Carries out the login-start plan for this system (main/settings/login-start-plan.ts,
+ * docs/decisions/login-start.md): the login item on macOS and Windows, the XDG autostart file on
+ * Linux. Throws an Error a person can read when it cannot be done.
+ */
+function applyLoginStart(enabled: boolean): void {
+  const plan = loginPlan(enabled);
+  switch (plan.kind) {
+    case 'login-item':
+      app.setLoginItemSettings(plan.settings);
+      return;
+    case 'autostart-file':
+      if (plan.contents === null) rmSync(plan.path, { force: true });
+      else {
+        mkdirSync(dirname(plan.path), { recursive: true });
+        writeFileSync(plan.path, plan.contents);
+      }
+      return;
+    case 'unsupported':
+      throw new Error(plan.reason);
+  }
+}
+
+/** The login-start plan for this system and executable; run as `electron <folder>` (process.defaultApp), the folder is passed too. */
+function loginPlan(enabled: boolean) {
+  return loginStartPlan(process.platform, app.getPath('exe'), enabled, process.env, process.defaultApp ? [app.getAppPath()] : []);
+}
+
+/** The window, made when there is none (a login start opened only the tray), and shown. */
+function showWindow(): void {
+  (win ?? (win = createWindow())).show();
+  win.focus();
+}
 
 function createWindow(): BrowserWindow {
   const w = new BrowserWindow({
@@ -104,7 +141,7 @@ function updateTray(): void {
       { label: line, enabled: false },
       { label: 'Pause all', click: queue('capture:queue.pause') },
       { label: 'Resume all', click: queue('capture:queue.resume') },
-      { label: 'Open Capture Uploader', click: () => (win ?? (win = createWindow())).show() },
+      { label: 'Open Capture Uploader', click: showWindow },
       { type: 'separator' },
       {
         label: 'Quit',
@@ -146,6 +183,9 @@ async function start(): Promise<void> {
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
   // electron-store refuses undefined ("Use `delete()` to clear values"): a value the service forgets is deleted.
   const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)), snapshot: () => ({ ...store.store }) };
+  // Start at login: the person's choice at once; the default (on while the queue holds unfinished work) once the service's totals say.
+  const login = new LoginStart({ store: settings, supported: loginPlan(true).kind !== 'unsupported', apply: applyLoginStart });
+  login.start();
   core = new ServiceHost({
     entry: serviceEntry,
     utility: utilityProcess,
@@ -171,14 +211,18 @@ async function start(): Promise<void> {
     localService: !app.isPackaged && findLocalService() ? 'find' : null,
     notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
     busy: setWorking,
-    totals: showTotals,
+    totals: (t) => {
+      login.onTotals(t);
+      showTotals(t);
+    },
     log: { info: (m) => console.log(m), warn: (m) => console.warn(m) },
   });
-  registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));
+  registerIpcHandlers(ipcMain, createIpcDispatcher({ ...core.handlers(), ...login.handlers() }, (url) => url.startsWith(rendererUrl)));
   tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
-  tray.on('click', () => (win ?? (win = createWindow())).show());
+  tray.on('click', showWindow);
   updateTray();
-  win = createWindow();
+  // A login start opens only the tray; the service below starts and drains the queue either way.
+  if (!startedHidden(process.argv, process.platform, process.platform === 'darwin' ? app.getLoginItemSettings() : undefined)) win = createWindow();
   // Never rejects for the queue: a queue that cannot open is the service's status, which the
   // window shows with what to do; the window and tray are open before it.
   try {
@@ -194,10 +238,8 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.setAppUserModelId(APP_ID);
-  app.on('second-instance', () => {
-    win?.show();
-    win?.focus();
-  });
+  // Opening the app again (its icon) while it runs, perhaps in the tray only since a login start, shows its window.
+  app.on('second-instance', showWindow);
   // Every web contents: no navigation away from the app's files, no new windows, no webviews.
   app.on('web-contents-created', (_e, contents) => {
     contents.on('will-navigate', (event) => event.preventDefault());
