@@ -279,6 +279,9 @@ export class AppCore {
       this.opts.emit(event, payload);
       if ('totals' in payload) this.opts.totals?.(payload.totals);
     });
+    // The shell learns the queue's totals as it opens, not at its first change: an idle queue may
+    // not change for hours, and the tray and "start at login" (docs/decisions/login-start.md) read them.
+    this.opts.totals?.(this.live.totals());
     this.offEngine = u.engine.on((e) => this.onEngine(e));
     this.limits.attach(u.engine);
     this.changed('opened');

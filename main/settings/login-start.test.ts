@@ -119,6 +119,15 @@ describe('LoginStart', () => {
     expect(applied).toEqual([false, true, true]);
   });
 
+  it('back to the default before the queue said anything: no work known, so off, not left as the choice had it', () => {
+    const { applied, login } = make(true);
+    login.start();
+    expect(login.set(null)).toEqual({ enabled: false, choice: null, unfinishedWork: false, supported: true, error: null });
+    expect(applied).toEqual([true, false]);
+    login.onTotals(totals(1, 0));
+    expect(applied).toEqual([true, false, true]);
+  });
+
   it('says why it could not be applied, and applies nothing where the system offers nothing', () => {
     const store = new Map<string, unknown>();
     const failing = new LoginStart({ store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) }, supported: true, apply: () => { throw new Error('EACCES: permission denied'); } });

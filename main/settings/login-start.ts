@@ -72,10 +72,15 @@ export class LoginStart {
     };
   }
 
-  /** Records the person's choice (null: back to the default) and applies it now, even if it reads as before. */
+  /**
+   * Records the person's choice (null: back to the default) and applies it now, even if it reads
+   * as before. Back to the default before the queue said anything (it could not open): no work is
+   * known, so the app is taken off the login items rather than left as the choice had it.
+   */
   set(enabled: boolean | null): LoginStartView {
     this.opts.store.set(LOGIN_START_KEY, enabled);
     this.applied = undefined;
+    if (enabled === null) this.unfinished ??= false;
     this.refresh();
     return this.view();
   }
