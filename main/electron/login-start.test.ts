@@ -73,7 +73,7 @@ async function earlierRun(holdMs: number): Promise<string[]> {
 
 describe('a login start of the Electron shell', () => {
   it('opens no window, only the tray; starts at login while the queue holds work, and drains it', async () => {
-    const paths = await earlierRun(15_000);
+    const paths = await earlierRun(25_000);
     // What the earlier run left: neither file sent.
     const db = new Database(join(userData, 'queue', 'queue.db'), { readonly: true });
     expect((db.prepare(`SELECT state FROM files ORDER BY id`).all() as { state: string }[]).map((r) => r.state)).not.toContain('completed');
