@@ -1,10 +1,11 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
-// lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
-// live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs in
+// lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker, notifications and
+// the login item live here; everything they drive (AppCore: engine, queue, API clients, IPC handlers) runs in
 // the upload service's utility process (main/service/), so nothing it does blocks this thread,
 // which runs every window's events, the tray and IPC, and a native crash there ends only that
 // process. This file relays: a message from the renderer is checked at the door
-// (main/ipc/dispatch.ts) and forwarded to the service; the service's events are sent on to the window.
+// (main/ipc/dispatch.ts) and forwarded to the service, but for start at login, answered and applied
+// here (docs/decisions/login-start.md); the service's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
