@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { AppHarness } from './harness.js';
 
@@ -30,6 +31,10 @@ test('Settings shows start at login and a person turns it on, then back to the d
   await expect(section.getByTestId('login-start-state')).toHaveText(/^On, as you chose/);
   expect(h.loginApplied.at(-1)).toBe(true);
   expect(h.store.get('startAtLogin')).toBe(true);
+
+  // The section passes the accessibility rules as the rest of Settings does.
+  const { violations } = await new AxeBuilder({ page }).include('section.login-start').analyze();
+  expect(violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 
   await section.getByRole('button', { name: 'Back to the default' }).click();
   await expect(box).not.toBeChecked();
