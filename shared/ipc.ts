@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { id, iso, ymd } from './ipc/common.js';
-import { settingsInput, settingsView } from './ipc/settings.js';
+import { loginStartView, settingsInput, settingsView } from './ipc/settings.js';
 import { captureForm, inspectResult, lastPlacement } from './ipc/upload.js';
 import { activityView, designStatus, queueCapture, queueFile, queueHold, queueTotals, queueView } from './ipc/queue.js';
 import { assetCategoryView, assetView, dayCaptureView, outboxItemView, progressEntryView } from './ipc/office.js';
@@ -51,6 +51,10 @@ export const channels = {
   'capture:settings.get': { args: z.void(), result: settingsView },
   'capture:settings.save': { args: settingsInput, result: settingsView },
   'capture:settings.useLocalService': { args: z.void(), result: settingsView },
+  /** Start at login, minimized to the tray: answered by the main process, which applies it (SHELL_CHANNELS). */
+  'capture:loginStart.get': { args: z.void(), result: loginStartView },
+  /** The person's choice: on, off, or null to go back to the default (on while the queue holds unfinished work); answers the view after applying it. */
+  'capture:loginStart.set': { args: z.object({ enabled: z.boolean().nullable() }), result: loginStartView },
   'capture:files.pick': { args: z.void(), result: z.array(z.string()) },
   'capture:files.inspect': { args: z.array(z.string().min(1)).min(1).max(5000), result: inspectResult },
   /**
@@ -139,6 +143,13 @@ export const channels = {
 } as const;
 
 export type Channel = keyof typeof channels;
+
+/**
+ * The channels the main process answers itself, never the upload service: what only the shell can
+ * apply (the login item lives in the operating system, docs/decisions/login-start.md).
+ */
+export const SHELL_CHANNELS = ['capture:loginStart.get', 'capture:loginStart.set'] as const satisfies readonly Channel[];
+export type ShellChannel = (typeof SHELL_CHANNELS)[number];
 export type ArgsOf<C extends Channel> = z.input<(typeof channels)[C]['args']>;
 export type ResultOf<C extends Channel> = z.infer<(typeof channels)[C]['result']>;
 

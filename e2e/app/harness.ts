@@ -12,6 +12,7 @@ import type { EngineTuning } from '../../main/service/protocol.js';
 import type { CardWatchOptions } from '../../main/service/card-desk.js';
 import type { SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
+import { LoginStart } from '../../main/settings/login-start.js';
 import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
 import { apiFunctionNames } from '../../shared/ipc.js';
 import type { TestService } from '../service/testing.js';
@@ -31,6 +32,10 @@ export class AppHarness {
   private queueDb?: Database.Database;
   readonly store = new Map<string, unknown>();
   pickResult: string[] = [];
+  /** What the shell would have made of "start at login", each time it changed: a stand-in for the login item. */
+  readonly loginApplied: boolean[] = [];
+  /** The "start at login" setting, answered here as the shell answers it (SHELL_CHANNELS). */
+  private login!: LoginStart;
   private constructor(
     readonly page: Page,
     readonly svc: TestService,
@@ -91,6 +96,7 @@ export class AppHarness {
   private readonly kv: SettingsFile = { get: (k) => this.store.get(k), set: (k, v) => this.store.set(k, v), snapshot: () => Object.fromEntries(this.store) };
 
   private async boot(): Promise<void> {
+    this.login = new LoginStart({ store: this.kv, supported: true, apply: (enabled) => void this.loginApplied.push(enabled) });
     this.host = new ServiceHost({
       dataDir: this.dataDir,
       store: this.kv,
@@ -101,6 +107,7 @@ export class AppHarness {
       pickFiles: async () => this.pickResult,
       // A stand-in for the shell's power-save blocker, always granted, as on a desktop.
       busy: (working) => working,
+      totals: (totals) => this.login.onTotals(totals),
       engine: this.engine,
       // Where cards are looked for: a folder of the test's own (a card is "mounted" by writing it there).
       cards: this.cards,
@@ -109,7 +116,8 @@ export class AppHarness {
       localService: this.localServiceOffered ? { info: this.svc.info } : null,
     });
     await this.host.start();
-    this.dispatch = createIpcDispatcher(this.host.handlers(), (url) => url.startsWith(this.appOrigin));
+    this.login.start();
+    this.dispatch = createIpcDispatcher({ ...this.host.handlers(), ...this.login.handlers() }, (url) => url.startsWith(this.appOrigin));
   }
 
   /** Calls a channel in the service worker as the window would (no door); throws the envelope's error. */

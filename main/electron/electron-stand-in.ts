@@ -1,6 +1,6 @@
 // A recording stand-in for the `electron` module (the Electron binary cannot run on this
 // machine): what the shell asks of Electron (window options, handlers, blockers, notifications)
-// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts, updates-shell.test.ts) to check.
+// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts, updates-shell.test.ts, login-start.test.ts) to check.
 // Each test file gets its own module instance, so its own records. Its `utilityProcess.fork`
 // really starts the module in a child process (child_process.fork with the structured-clone
 // channel; the service then talks over `process.send`, where in Electron it has `process.parentPort`).
@@ -24,13 +24,16 @@ export const rec = (() => {
   const appEvents = new Map<string, Listener[]>();
   const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string; click?: () => void }[][], messageBoxes: [] as Record<string, unknown>[], quits: 0, utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[], appMenu: undefined as undefined | MenuItem[], saveDialogs: [] as { defaultPath?: string; filters?: unknown }[], savePath: undefined as string | undefined, errorBoxes: [] as { title: string; content: string }[] };
+  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string; click?: () => void }[][], messageBoxes: [] as Record<string, unknown>[], quits: 0, utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[], appMenu: undefined as undefined | MenuItem[], saveDialogs: [] as { defaultPath?: string; filters?: unknown }[], savePath: undefined as string | undefined, errorBoxes: [] as { title: string; content: string }[], loginItems: [] as Record<string, unknown>[], openedAtLogin: { wasOpenedAsHidden: false, wasOpenedAtLogin: false } };
   let ready!: () => void;
   const whenReadyPromise = new Promise<void>((r) => (ready = r));
   return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
 })();
 
-/** The `electron` module's stand-in, with `app.getPath('userData')` answering `userData`. */
+/** The executable's path the stand-in's `app.getPath('exe')` answers. */
+export const EXE = '/opt/Capture Uploader/capture-uploader';
+
+/** The `electron` module's stand-in, with `app.getPath('userData')` answering `userData` and `app.getPath('exe')` EXE. */
 export function electronModule(userData: string) {
   const on = (map: Map<string, ((...a: unknown[]) => unknown)[]>, e: string, l: (...a: unknown[]) => unknown) => map.set(e, [...(map.get(e) ?? []), l]);
   class BrowserWindow {
@@ -104,7 +107,7 @@ export function electronModule(userData: string) {
   };
   const app = {
     // The log folder inside the user-data folder, as Electron's is on Windows (`…/logs`).
-    getPath: (name: string) => (name === 'logs' ? join(userData, 'logs') : userData),
+    getPath: (name: string) => (name === 'logs' ? join(userData, 'logs') : name === 'exe' ? EXE : userData),
     getAppPath: () => process.cwd(),
     getVersion: () => '0.1.0',
     requestSingleInstanceLock: () => {
@@ -114,6 +117,9 @@ export function electronModule(userData: string) {
     setAppUserModelId: () => {},
     on: (e: string, l: (...a: unknown[]) => unknown) => on(rec.appEvents, e, l),
     whenReady: () => rec.whenReadyPromise,
+    // The login item: what the shell set, and how this start was opened (macOS), as a test says.
+    setLoginItemSettings: (s: Record<string, unknown>) => void rec.state.loginItems.push(s),
+    getLoginItemSettings: () => ({ openAtLogin: false, openAsHidden: false, ...rec.state.openedAtLogin }),
     quit: () => {
       rec.state.quits++;
     },

@@ -11,6 +11,9 @@ import { rec } from './electron-stand-in.js';
 // notifications) is what these tests check. The app core behind it is the real one.
 const userData = mkdtempSync(join(tmpdir(), 'shell-test-'));
 const work = mkdtempSync(join(tmpdir(), 'shell-files-'));
+// Start at login writes an XDG autostart file while the queue has work: here, never in the home of whoever runs the tests.
+const configHome = mkdtempSync(join(tmpdir(), 'shell-xdg-'));
+vi.stubEnv('XDG_CONFIG_HOME', configHome);
 
 vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
@@ -20,6 +23,8 @@ afterAll(async () => {
   await new Promise((r) => setTimeout(r, 500));
   rmSync(userData, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
+  rmSync(configHome, { recursive: true, force: true });
+  vi.unstubAllEnvs();
 });
 
 // The source layout: main/electron/main.ts loads ../../renderer (the bundle: dist/main/electron → dist/renderer).

@@ -1,16 +1,18 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
-// lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker and notifications
-// live here, and updates (updates.ts drives electron-updater's autoUpdater; installed only at
-// quit, after the drain: docs/decisions/updates.md); everything they drive (AppCore: engine,
-// queue, API clients, IPC handlers) runs in the upload service's utility process
+// lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker, notifications and
+// the login item live here, and updates (updates.ts drives electron-updater's autoUpdater;
+// installed only at quit, after the drain: docs/decisions/updates.md); everything they drive
+// (AppCore: engine, queue, API clients, IPC handlers) runs in the upload service's utility process
 // (main/service/), so nothing it does blocks this thread, which runs every window's events, the
 // tray and IPC, and a native crash there ends only that process. This file relays: a message
-// from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service;
-// the service's events are sent on to the window.
+// from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service,
+// but for start at login, answered and applied here (docs/decisions/login-start.md); the
+// service's events are sent on to the window.
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
 import Store from 'electron-store';
 import electronUpdater from 'electron-updater';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
 import type { EventPayload, QueueHoldView, QueueTotals } from '../../shared/ipc.js';
@@ -25,6 +27,8 @@ import { defaultReportName } from '../support/report-name.js';
 import { UpdateSettingsStore } from '../settings/update-settings.js';
 import type { UpdateStatus, UpdaterPort } from './updates.js';
 import { Updates, updateDetail, updateLine } from './updates.js';
+import { LoginStart } from '../settings/login-start.js';
+import { loginStartPlan, startedHidden } from '../settings/login-start-plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Bundled layout (npm run build:main): dist/main/electron/main.js, dist/preload/index.cjs, dist/renderer/.
@@ -68,6 +72,40 @@ const secrets: SecretBox = {
   encrypt: (plain) => safeStorage.encryptString(plain).toString('base64'),
   decrypt: (sealed) => safeStorage.decryptString(Buffer.from(sealed, 'base64')),
 };
+
+/**
+ * Carries out the login-start plan for this system (main/settings/login-start-plan.ts,
+ * docs/decisions/login-start.md): the login item on macOS and Windows, the XDG autostart file on
+ * Linux. Throws an Error a person can read when it cannot be done.
+ */
+function applyLoginStart(enabled: boolean): void {
+  const plan = loginPlan(enabled);
+  switch (plan.kind) {
+    case 'login-item':
+      app.setLoginItemSettings(plan.settings);
+      return;
+    case 'autostart-file':
+      if (plan.contents === null) rmSync(plan.path, { force: true });
+      else {
+        mkdirSync(dirname(plan.path), { recursive: true });
+        writeFileSync(plan.path, plan.contents);
+      }
+      return;
+    case 'unsupported':
+      throw new Error(plan.reason);
+  }
+}
+
+/** The login-start plan for this system and executable; run as `electron <folder>` (process.defaultApp), the folder is passed too. */
+function loginPlan(enabled: boolean) {
+  return loginStartPlan(process.platform, app.getPath('exe'), enabled, process.env, process.defaultApp ? [app.getAppPath()] : []);
+}
+
+/** The window, made when there is none (a login start opened only the tray), and shown. */
+function showWindow(): void {
+  (win ?? (win = createWindow())).show();
+  win.focus();
+}
 
 function createWindow(): BrowserWindow {
   const w = new BrowserWindow({
@@ -141,7 +179,7 @@ function updateTray(): void {
       { label: version, enabled: false },
       { label: 'Pause all', click: queue('capture:queue.pause') },
       { label: 'Resume all', click: queue('capture:queue.resume') },
-      { label: 'Open Capture Uploader', click: () => (win ?? (win = createWindow())).show() },
+      { label: 'Open Capture Uploader', click: showWindow },
       { label: `About ${APP_NAME}`, click: showAbout },
       { type: 'separator' },
       {
@@ -221,6 +259,9 @@ async function start(): Promise<void> {
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
   // electron-store refuses undefined ("Use `delete()` to clear values"): a value the service forgets is deleted.
   const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)), snapshot: () => ({ ...store.store }) };
+  // Start at login: the person's choice at once; the default (on while the queue holds unfinished work) once the service's totals say.
+  const login = new LoginStart({ store: settings, supported: loginPlan(true).kind !== 'unsupported', apply: applyLoginStart });
+  login.start();
   core = new ServiceHost({
     entry: serviceEntry,
     utility: utilityProcess,
@@ -247,10 +288,13 @@ async function start(): Promise<void> {
     localService: !app.isPackaged && findLocalService() ? 'find' : null,
     notify: (title, body) => Notification.isSupported() && new Notification({ title, body }).show(),
     busy: setWorking,
-    totals: showTotals,
+    totals: (t) => {
+      login.onTotals(t);
+      showTotals(t);
+    },
     log,
   });
-  registerIpcHandlers(ipcMain, createIpcDispatcher(core.handlers(), (url) => url.startsWith(rendererUrl)));
+  registerIpcHandlers(ipcMain, createIpcDispatcher({ ...core.handlers(), ...login.handlers() }, (url) => url.startsWith(rendererUrl)));
   updates = new Updates({
     version: app.getVersion(),
     feedUrl: new UpdateSettingsStore(settings).get().feedUrl,
@@ -260,9 +304,10 @@ async function start(): Promise<void> {
     log,
   });
   tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
-  tray.on('click', () => (win ?? (win = createWindow())).show());
+  tray.on('click', showWindow);
   updateTray();
-  win = createWindow();
+  // A login start opens only the tray; the service below starts and drains the queue either way.
+  if (!startedHidden(process.argv, process.platform, process.platform === 'darwin' ? app.getLoginItemSettings() : undefined)) win = createWindow();
   // Never rejects for the queue: a queue that cannot open is the service's status, which the
   // window shows with what to do; the window and tray are open before it.
   try {
@@ -280,10 +325,8 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.setAppUserModelId(APP_ID);
-  app.on('second-instance', () => {
-    win?.show();
-    win?.focus();
-  });
+  // Opening the app again (its icon) while it runs, perhaps in the tray only since a login start, shows its window.
+  app.on('second-instance', showWindow);
   // Every web contents: no navigation away from the app's files, no new windows, no webviews.
   app.on('web-contents-created', (_e, contents) => {
     contents.on('will-navigate', (event) => event.preventDefault());

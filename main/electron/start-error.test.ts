@@ -12,6 +12,9 @@ import { rec, storeSeed } from './electron-stand-in.js';
 // says what is wrong and what to do.
 const userData = mkdtempSync(join(tmpdir(), 'shell-start-error-'));
 const queueDir = join(userData, 'queue');
+// Start at login would write an XDG autostart file: here, never in the home of whoever runs the tests.
+const configHome = mkdtempSync(join(tmpdir(), 'shell-start-error-xdg-'));
+vi.stubEnv('XDG_CONFIG_HOME', configHome);
 mkdirSync(queueDir, { recursive: true });
 const raw = new Database(join(queueDir, 'queue.db'));
 raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
@@ -25,6 +28,8 @@ afterAll(async () => {
   for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
   await new Promise((r) => setTimeout(r, 500));
   rmSync(userData, { recursive: true, force: true });
+  rmSync(configHome, { recursive: true, force: true });
+  vi.unstubAllEnvs();
 });
 
 const appFrame = () => ({ senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null } });

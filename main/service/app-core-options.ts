@@ -27,7 +27,7 @@ export interface AppCoreOptions {
    * another process (main/service/worker.ts), as a promise (of which only the latest counts).
    */
   busy?(working: boolean): boolean | void | Promise<boolean | void>;
-  /** Called with the queue's totals as they change (at most ten a second), for the taskbar's and tray's progress. */
+  /** Called with the queue's totals as it opens and as they change (at most ten a second), for the taskbar's and tray's progress and the default of "start at login". */
   totals?(totals: QueueTotals): void;
   log?: Logger;
   /** Every engine event as the engine tells it (main/engine/events.ts), for the support log (main/support/log-file.ts). */

@@ -53,6 +53,12 @@ async function core(name: string, extra: Partial<ConstructorParameters<typeof Ap
 }
 
 describe('AppCore', () => {
+  it('tells the shell the queue\'s totals as it opens, before anything changes (the tray, and the default of start at login)', async () => {
+    const seen: { files: number; completed: number }[] = [];
+    await core('opens-with-totals', { totals: (t) => seen.push(t) });
+    expect(seen[0]).toMatchObject({ files: 0, completed: 0, cancelled: 0 });
+  });
+
   it('inspects dropped files, registers them, sends the rows that change and says once when the queue finished', async () => {
     const { c, h, notified, events } = await core('happy');
     const file = join(work, 'walk.mp4');

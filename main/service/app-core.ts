@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { NamedStructure, QueueTotals, QueueView, SettingsView } from '../../shared/ipc.js';
+import type { NamedStructure, QueueTotals, QueueView, SettingsView, ShellChannel } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import type { GatewayConfig } from '../api/gateway.js';
 import { ProgressRecordsClient } from '../api/progress-records.js';
@@ -161,9 +161,10 @@ export class AppCore {
 
   /**
    * The IPC handlers, one per channel of shared/ipc.ts but the service's status (main/service/worker.ts
-   * answers it); each screen's are in main/service/handlers/, over a context on this core's state.
+   * answers it) and those the main process answers itself (shared/ipc.ts SHELL_CHANNELS); each
+   * screen's are in main/service/handlers/, over a context on this core's state.
    */
-  handlers(): Omit<IpcHandlers, 'capture:service.status'> {
+  handlers(): Omit<IpcHandlers, 'capture:service.status' | ShellChannel> {
     const c: SettingsContext = {
       settings: this.settings,
       limits: this.limits,
@@ -278,6 +279,9 @@ export class AppCore {
       this.opts.emit(event, payload);
       if ('totals' in payload) this.opts.totals?.(payload.totals);
     });
+    // The shell learns the queue's totals as it opens, not at its first change: an idle queue may
+    // not change for hours, and the tray and "start at login" (docs/decisions/login-start.md) read them.
+    this.opts.totals?.(this.live.totals());
     this.offEngine = u.engine.on((e) => {
       this.onEngine(e);
       this.opts.engineEvents?.(e);

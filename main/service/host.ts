@@ -5,8 +5,8 @@
 // natively or not, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the
 // e2e harness and the tests drive it the same way.
 import { join } from 'node:path';
-import type { Channel, Envelope, EventName, EventPayload, QueueTotals, ResultOf, ServiceStatus } from '../../shared/ipc.js';
-import { channels } from '../../shared/ipc.js';
+import type { Channel, Envelope, EventName, EventPayload, QueueTotals, ResultOf, ServiceStatus, ShellChannel } from '../../shared/ipc.js';
+import { SHELL_CHANNELS, channels } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
@@ -165,10 +165,15 @@ export class ServiceHost {
     });
   }
 
-  /** One forwarding handler per channel, for the IPC door (main/ipc/dispatch.ts): errors come back as thrown Errors. */
-  handlers(): IpcHandlers {
+  /**
+   * One forwarding handler per channel, for the IPC door (main/ipc/dispatch.ts): errors come back
+   * as thrown Errors. Not the channels the main process answers itself (SHELL_CHANNELS): the door's
+   * owner adds those.
+   */
+  handlers(): Omit<IpcHandlers, ShellChannel> {
     const out: Record<string, (args: unknown, signal?: AbortSignal) => Promise<unknown>> = {};
     for (const channel of Object.keys(channels) as Channel[]) {
+      if ((SHELL_CHANNELS as readonly Channel[]).includes(channel)) continue;
       // The host knows the status even when the service is gone for good.
       if (channel === 'capture:service.status') {
         out[channel] = async () => this.status;
@@ -180,7 +185,7 @@ export class ServiceHost {
         return answer.value;
       };
     }
-    return out as IpcHandlers;
+    return out as Omit<IpcHandlers, ShellChannel>;
   }
 
   /** Stops uploads and closes the queue in the service, then lets its process end (at most `timeoutMs`, default 15 s, before it is killed). */

@@ -6,7 +6,7 @@
 // the file dialog, the power-save blocker, notifications, the settings file) it asks the host for,
 // never waiting for an answer by blocking.
 import { join } from 'node:path';
-import type { Channel, Envelope } from '../../shared/ipc.js';
+import type { Channel, Envelope, ShellChannel } from '../../shared/ipc.js';
 import { reasonOf, recommendedRetryPolicy } from '../api/errors.js';
 import { queueErrorMessage } from './queue-error.js';
 import { AppCore } from './app-core.js';
@@ -134,7 +134,7 @@ async function open(start: ServiceStart): Promise<void> {
   started();
 }
 
-let service: { core: AppCore; handlers: IpcHandlers } | undefined;
+let service: { core: AppCore; handlers: Omit<IpcHandlers, ShellChannel> } | undefined;
 /** What the support report reads: the start message and the settings as this process keeps them. */
 let reporting: { start: ServiceStart; store: Map<string, unknown> } | undefined;
 
@@ -187,7 +187,9 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
     // A call that came before the queue opened (the tray's Pause all at start) waits for it.
     await opened;
     if (!service) throw new Error('The upload service has not started; try again in a moment.');
-    const handler = service.handlers[channel] as (a: unknown, signal: AbortSignal) => Promise<unknown>;
+    const handler = (service.handlers as Partial<Record<Channel, unknown>>)[channel] as ((a: unknown, signal: AbortSignal) => Promise<unknown>) | undefined;
+    // The main process answers its own channels (SHELL_CHANNELS); none of them reaches here.
+    if (!handler) throw new Error(`Unknown request ${channel}`);
     reply = { ok: true, value: await handler(args, ac.signal) };
   } catch (err) {
     reply = { ok: false, error: err instanceof Error ? err.message : String(err) };

@@ -50,3 +50,18 @@ export const settingsInput = z.object({
   structures: z.array(namedStructure),
 });
 export type SettingsInput = z.infer<typeof settingsInput>;
+
+/**
+ * Start at login, minimized to the tray (docs/decisions/login-start.md): whether the app starts
+ * at login now (`enabled`), the person's own choice (`choice`; null: the default, which is on
+ * while the queue holds unfinished work), whether the queue holds such work, whether this system
+ * offers it at all, and why the last change could not be made (or null).
+ */
+export const loginStartView = z.object({
+  enabled: z.boolean(),
+  choice: z.boolean().nullable(),
+  unfinishedWork: z.boolean(),
+  supported: z.boolean(),
+  error: z.string().nullable(),
+});
+export type LoginStartView = z.infer<typeof loginStartView>;

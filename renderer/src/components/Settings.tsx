@@ -3,12 +3,13 @@ import type { NamedStructure, SettingsView } from '../../../shared/ipc.js';
 import { useApp } from '../store.js';
 import { CatalogImport } from './CatalogImport.js';
 import { LibrarySettings } from './card/LibrarySettings.js';
+import { LoginStartSetting } from './LoginStartSetting.js';
 import { ProgressSignIn } from './records/ProgressSignIn.js';
 
 /**
  * First-run and settings screen: addresses, account, project, concurrency, and named structures
- * and designs (typed, or imported from the office's file); the local test service is offered
- * after the form, as the secondary choice.
+ * and designs (typed, or imported from the office's file); once set up, the card imports and
+ * start at login; the local test service is offered after the form, as the secondary choice.
  */
 export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): void }) {
   const settings = useApp((s) => s.settings)!;
@@ -102,6 +103,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
       </form>
       {settings.configured && <ProgressSignIn />}
       {settings.configured && <LibrarySettings />}
+      {settings.configured && <LoginStartSetting />}
       {settings.localServiceAvailable && !(settings.mode === 'local' && settings.configured) && (
         <section className="local-choice" aria-label="Try without an account">
           <p className="muted">No account yet? Everything can be tried on this computer: uploads then stay here and reach no platform.</p>
