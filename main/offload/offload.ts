@@ -113,8 +113,11 @@ export interface OffloadOptions {
    * copied (what a person who asks for a second copy gets).
    */
   knownCopies?: (files: readonly CardFile[]) => Promise<ReadonlyMap<string, KnownCopy>>;
-  /** Called once, before `onPlan`, with the recordings found in the library already (each one's files' copies); not called when there is none. */
-  onKnown?: (recordings: readonly KnownCopy[][]) => void;
+  /**
+   * Called once, before `onPlan`, with the recordings found in the library already (each one's
+   * files' copies) and how many recordings the card holds in all; not called when none is known.
+   */
+  onKnown?: (recordings: readonly KnownCopy[][], total: number) => void;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
@@ -173,7 +176,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const knownRecordings = inspected.groups.filter(isKnown).map((g) => g.files.map((f) => known.get(f.path)!));
   const groups = inspected.groups.filter((g) => !isKnown(g));
   const already = opts.knownCopies ? { alreadyCopied: knownRecordings } : {};
-  if (knownRecordings.length) opts.onKnown?.(knownRecordings);
+  if (knownRecordings.length) opts.onKnown?.(knownRecordings, inspected.groups.length);
   const sources = groups.flatMap((g) => g.files).sort((a, b) => a.path.localeCompare(b.path));
   const cardName = basename(root) || 'card';
   if (sources.length === 0) {
