@@ -1,7 +1,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,50 @@ describe('import', () => {
     const none = await cli(dataDir, ['import', empty, '--library', join(work, 'library-2')]);
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+  });
+});
+
+describe('import of a card put back', () => {
+  it('the next morning, at another mount, copies nothing, says it was imported and uploaded, and copies only a recording added since', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const library = join(work, 'library-back');
+    const place = ['--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'];
+    const card = writeFakeCard(join(work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
+    const first = await cli(dataDir, ['import', card.root, ...place]);
+    expect(first.code, first.stderr + first.stdout).toBe(0);
+    const drained = await cli(dataDir, ['drain']);
+    expect(drained.code, drained.stderr).toBe(0);
+    const listLibrary = () => readdirSync(library, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => `${join(e.parentPath, e.name)}:${readFileSync(join(e.parentPath, e.name)).length}`).sort();
+    const before = listLibrary();
+    const uploadsBefore = Object.keys(svc.store.state.uploads).length;
+
+    // Put back the next morning under another mount folder.
+    mkdirSync(join(work, 'mnt-2'));
+    const again = join(work, 'mnt-2', 'X4_BACK');
+    renameSync(card.root, again);
+    const second = await cli(dataDir, ['import', again, ...place]);
+    expect(second.code, second.stderr + second.stdout).toBe(0);
+    expect(second.stdout).toMatch(/^Already imported on .+ to .*X4_BACK_\S+: 3 of 3 recordings \(3 uploaded\)$/m);
+    expect(second.stdout).toContain('Card safe to remove: nothing new on it (no file copied)');
+    expect(second.stdout).not.toMatch(/queued capture/);
+    expect(listLibrary()).toEqual(before);
+    const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM captures').get()).toEqual({ n: 3 });
+    db.close();
+    expect(Object.keys(svc.store.state.uploads)).toHaveLength(uploadsBefore);
+
+    // A recording added to the card since: only it is copied and queued.
+    const added = writeFakeCard(again, { recordings: 1, start: new Date(2026, 10, 27, 7, 0, 0), firstSegment: 9 });
+    const third = await cli(dataDir, ['import', again, ...place]);
+    expect(third.code, third.stderr + third.stdout).toBe(0);
+    expect(third.stdout).toMatch(/Already imported on .+: 3 of 4 recordings \(3 uploaded\)/);
+    expect(third.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
+    expect(third.stdout.match(/^queued capture \d+ /gm)).toHaveLength(1);
+    const after = new Database(join(dataDir, 'queue.db'), { readonly: true });
+    const copied = after.prepare('SELECT source_path FROM offload_files WHERE offload_id = (SELECT MAX(id) FROM offloads) ORDER BY source_path').pluck().all() as string[];
+    expect(copied.map((p) => basename(p))).toEqual(added.recordings.map((p) => basename(p)).sort());
+    after.close();
   });
 });
 

@@ -85,7 +85,9 @@ test('a card that appears is offered, imported with verification, removed once s
   await shots(page, info, '31-card-safe-to-remove');
 
   // The operator pulls the card: from here on only the copies can be read.
-  rmSync(card.root, { recursive: true });
+  const pulled = join(work, 'pulled', 'X4_CARD');
+  mkdirSync(join(work, 'pulled'));
+  renameSync(card.root, pulled);
   expect(existsSync(card.root)).toBe(false);
   // Listed for placement at Import (at the card's paths); placed now, they are queued at the verified copies.
   await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
@@ -106,6 +108,19 @@ test('a card that appears is offered, imported with verification, removed once s
   // The offload is on record, and the library's use is shown in Settings.
   const record = h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();
   expect(record).toEqual([{ files: 6, bytes: 6 * size, verified: 1 }]);
+
+  // Put back the next morning under another mount name: known by its content, nothing copied again.
+  await page.getByTestId('import').getByRole('button', { name: 'Dismiss' }).click();
+  renameSync(pulled, join(mounts, 'X4_CARD1'));
+  await offer.getByRole('button', { name: 'Import X4_CARD1' }).click({ timeout: 15_000 });
+  await expect(page.getByTestId('card-known')).toContainText(/Already imported on .+ to .*X4_CARD_\S+: 3 of 3 recordings \(3 uploaded\)\. Nothing new on the card: nothing is copied\./, { timeout: 30_000 });
+  await expect(page.getByTestId('card-safe')).toHaveText('Card safe to remove: every recording on it has a verified copy in the library.');
+  // Its recordings are not offered for placing again: each row says they are uploaded already.
+  await expect(page.getByTestId('blocked-row')).toHaveCount(3, { timeout: 30_000 });
+  await expect(page.getByTestId('blocked-row')).toContainText(Array(3).fill('Already uploaded: an earlier import of this card copied it.'));
+  await expect(page.getByTestId('capture-row')).toHaveCount(0);
+  await expect(page.getByText('Not chosen')).toHaveCount(0);
+  expect(h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
   await page.getByRole('tab', { name: 'Settings' }).click();
   await expect(section.getByTestId('library-use')).toHaveText(`The library holds 6 imported copies (${formatBytes(6 * size)}).`);
   await expectAccessible(page, 'form.library-settings');

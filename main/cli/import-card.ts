@@ -9,6 +9,8 @@ import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/o
 import { offloadCard } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { OffloadRecorder } from '../offload/record.js';
+import { findKnownCopies, summarizeKnown } from '../offload/known-copies.js';
+import { describeKnownCard } from '../../shared/card-offer.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { printable } from './printable.js';
 import { setAsideMessage } from './faults.js';
@@ -57,7 +59,7 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  */
 export async function importCard(
   card: string,
-  o: { library?: string; dataDir?: string; json?: boolean; lock?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> },
+  o: { library?: string; dataDir?: string; json?: boolean; lock?: boolean; copyAgain?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> },
 ): Promise<{ result: OffloadResult; id: number | undefined }> {
   const library = resolve(o.library ?? defaultLibrary());
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
@@ -99,7 +101,10 @@ export async function importCard(
           },
         }
       : undefined;
-    result = await offloadCard(card, { library, journal, onProgress: progressPrinter(process.stdout, o.json), ...upload });
+    // A card put back is known by its content: its recordings already in the library are not
+    // copied again unless the person asks (--copy-again; docs/decisions/card-known-by-content.md).
+    const known = o.copyAgain ? {} : { knownCopies: (files: Parameters<typeof findKnownCopies>[1]) => findKnownCopies(db, files) };
+    result = await offloadCard(card, { library, journal, onProgress: progressPrinter(process.stdout, o.json), ...known, ...upload });
     if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
     id = journal.id;
   } finally {
@@ -107,8 +112,21 @@ export async function importCard(
     unlock();
   }
   const bad = result.files.filter((f) => !f.verified);
+  const already = result.alreadyCopied ?? [];
+  const summary = summarizeKnown(result.recordings + already.length, already);
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({
+        type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath ?? null, verified: result.verified,
+        files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })),
+        alreadyImported: { ...summary, files: already.flat().map((c) => ({ source: c.source, copy: c.copy, size: c.size, queue: c.queue })) },
+      })}\n`,
+    );
+    return { result, id };
+  }
+  if (already.length) process.stdout.write(`${printable(describeKnownCard(summary))}\n`);
+  if (result.files.length === 0) {
+    process.stdout.write(`Card safe to remove: nothing new on it (no file copied); every recording has a verified copy in the library.\n`);
   } else if (bad.length === 0) {
     process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
@@ -119,9 +137,17 @@ export async function importCard(
   return { result, id };
 }
 
-/** Without placement options: says what waits to be placed, and the command that queues it. */
+/**
+ * Without placement options: says what waits to be placed, and the command that queues it: this
+ * offload's copies, and the copies of recordings imported before and never queued.
+ */
 export function waitingForPlacement(result: OffloadResult): void {
-  process.stdout.write(`Waiting for placement: ${whatWasCopied(result)}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
+  if (result.files.length) process.stdout.write(`Waiting for placement: ${whatWasCopied(result)}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
+  const unplaced = (result.alreadyCopied ?? []).filter((r) => r.some((c) => c.queue === null));
+  if (unplaced.length) {
+    const folders = [...new Set(unplaced.flat().map((c) => c.destination))];
+    process.stdout.write(`Waiting for placement from an earlier import: ${plural(unplaced.length, 'recording')}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${folders.map(printable).join(' ')}\n`);
+  }
 }
 
 /**
@@ -155,6 +181,8 @@ export async function sweepLibrary(db: QueueDatabase, keepDays: number | undefin
 /** The options of `import`: the library folder and, to queue the copies, the placement options of `add`. */
 export interface ImportFlags {
   library?: string;
+  /** Copy every recording, even those whose verified copy is in the library already (main/offload/known-copies.ts). */
+  copyAgain?: boolean;
   structure?: string;
   type?: 'interior' | 'exterior';
   design?: string;
@@ -175,7 +203,7 @@ export async function runImport(
 ): Promise<number> {
   if (o.structure !== undefined && !o.type) throw new Error('--type is required with --structure: interior or exterior');
   if (!session) {
-    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json, lock: true });
+    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json, lock: true, copyAgain: o.copyAgain });
     if (result.verified && !g.json) waitingForPlacement(result);
     return result.verified ? 0 : 1;
   }
@@ -186,6 +214,7 @@ export async function runImport(
     library: o.library,
     dataDir: session.s.dataDir,
     json: g.json,
+    copyAgain: o.copyAgain,
     onRecording: async (files) => {
       if (files.every((f) => f.verified)) codes.push(await queueCopies(session.c, session.s, files, o, g.json));
     },

@@ -4,6 +4,8 @@ import type { ImportFileView, ImportView } from '../../shared/ipc.js';
 import type { AfterWrite } from './copy.js';
 import type { OffloadedFile, OffloadJournal } from './offload.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
+import type { OffloadOptions } from './offload.js';
+import { recordingQueueState, summarizeKnown } from './known-copies.js';
 
 // The desktop app's import of a card: main/offload's verified offload, followed as
 // a screen shows it (every file's bytes and state, the whole card's bytes), with the record kept.
@@ -38,6 +40,12 @@ export interface CardImportOptions {
    * reported through the view's failing import, so it should not throw.
    */
   onRecording?: (files: OffloadedFile[]) => Promise<void> | void;
+  /**
+   * Finds the card's recordings whose verified copies are in the library already (offloadCard's
+   * `knownCopies`, main/offload/known-copies.ts findKnownCopies on the queue): they are listed as
+   * `known` with what the queue holds of them, and not copied again. Without it every recording is copied.
+   */
+  knownCopies?: OffloadOptions['knownCopies'];
   /** Aborting it stops the import within a second, its half-written copies removed (offloadCard's `signal`); the view ends `failed`. */
   signal?: AbortSignal;
 }
@@ -68,7 +76,10 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     safeToRemove: false,
     error: null,
     mhlPath: null,
+    known: null,
   };
+  // The rows of the recordings found in the library already: listed first, never copied.
+  let knownRows: ImportFileView[] = [];
   const byPath = new Map<string, ImportFileView>();
   let timer: NodeJS.Timeout | undefined;
   let lastSent = 0;
@@ -101,11 +112,22 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       ...(o.partSize ? { partSize: o.partSize } : {}),
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.knownCopies ? { knownCopies: o.knownCopies } : {}),
+      onKnown: (recordings, total) => {
+        view.known = summarizeKnown(total, recordings);
+        knownRows = recordings.flatMap((copies) => {
+          const already = recordingQueueState(copies) ?? 'copied';
+          return copies.map((c): ImportFileView => ({ source: c.source, name: basename(c.source), size: c.size, bytesDone: c.size, state: 'known', error: null, already }));
+        });
+        view.files = [...knownRows];
+        view.destination = view.known.destination;
+        send();
+      },
       onPlan: (files, destination) => {
         view.destination = destination;
         view.bytesTotal = files.reduce((n, f) => n + f.size, 0);
-        view.files = files.map((f) => ({ source: f.path, name: basename(f.path), size: f.size, bytesDone: 0, state: 'waiting', error: null }));
-        for (const row of view.files) byPath.set(row.source, row);
+        view.files = [...knownRows, ...files.map((f): ImportFileView => ({ source: f.path, name: basename(f.path), size: f.size, bytesDone: 0, state: 'waiting', error: null }))];
+        for (const row of view.files) if (row.state !== 'known') byPath.set(row.source, row);
         send();
       },
       onProgress: (p) => {

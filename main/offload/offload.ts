@@ -10,6 +10,7 @@ import { CHUNK_BYTES, copyVerified } from './copy.js';
 import { PartMd5Pool } from './part-md5-pool.js';
 import { writeMhl } from './mhl.js';
 import { APP_VERSION } from '../../shared/version.js';
+import type { CardFile, KnownCopy } from './known-copies.js';
 
 /** One recording of an offload: where it was and where its copy is (absolute), bytes, XXH64, ms since 1970. */
 export interface OffloadedFile {
@@ -47,6 +48,12 @@ export interface OffloadResult {
   mhlPath?: string;
   /** Files on the card that are not recordings (previews, thumbnails, …), with the reason. */
   skipped: RefusedPath[];
+  /**
+   * With OffloadOptions.knownCopies: the recordings whose every file has a verified copy in the
+   * library already (known-copies.ts), each as its files' copies, not copied again. `files`,
+   * `bytes` and `recordings` above count only what this offload copied.
+   */
+  alreadyCopied?: KnownCopy[][];
 }
 
 /** An offload as it starts: the card's root (real path), its name, the folder of the copies, when (ISO 8601), and the recordings' files planned and their bytes. */
@@ -98,6 +105,19 @@ export interface OffloadOptions {
   onPlan?: (files: readonly { path: string; size: number }[], destination: string) => void;
   /** Records the offload as it goes: its start and each file's check. */
   journal?: OffloadJournal;
+  /**
+   * Finds the card's files whose verified copy is in the library already, by content
+   * (known-copies.ts findKnownCopies; docs/decisions/card-known-by-content.md). A recording whose
+   * every file is found is not copied again: `onKnown` gets it, and, when the queue holds none of
+   * its copies, `onRecording` gets its existing copies as verified. Without it every recording is
+   * copied (what a person who asks for a second copy gets).
+   */
+  knownCopies?: (files: readonly CardFile[]) => Promise<ReadonlyMap<string, KnownCopy>>;
+  /**
+   * Called once, before `onPlan`, with the recordings found in the library already (each one's
+   * files' copies) and how many recordings the card holds in all; not called when none is known.
+   */
+  onKnown?: (recordings: readonly KnownCopy[][], total: number) => void;
   now?: () => Date;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
@@ -147,16 +167,34 @@ const MARGIN_BYTES = 64 * 1024 * 1024;
 export async function offloadCard(card: string, opts: OffloadOptions): Promise<OffloadResult> {
   const started = (opts.now ?? (() => new Date()))();
   const root = await realpath(resolve(card));
-  const { groups, refused } = await inspectPaths([root], opts.signal);
+  const inspected = await inspectPaths([root], opts.signal);
+  const refused = inspected.refused;
+  if (inspected.groups.length === 0) throw new Error(noRecordingsIn(card));
+  // A recording already in the library is not copied again: only its every file found counts.
+  const known = opts.knownCopies ? await opts.knownCopies(inspected.groups.flatMap((g) => g.files)) : new Map<string, KnownCopy>();
+  const isKnown = (g: (typeof inspected.groups)[number]) => g.files.every((f) => known.has(f.path));
+  const knownRecordings = inspected.groups.filter(isKnown).map((g) => g.files.map((f) => known.get(f.path)!));
+  const groups = inspected.groups.filter((g) => !isKnown(g));
+  const already = opts.knownCopies ? { alreadyCopied: knownRecordings } : {};
+  if (knownRecordings.length) opts.onKnown?.(knownRecordings, inspected.groups.length);
   const sources = groups.flatMap((g) => g.files).sort((a, b) => a.path.localeCompare(b.path));
-  if (sources.length === 0) throw new Error(noRecordingsIn(card));
+  const cardName = basename(root) || 'card';
+  if (sources.length === 0) {
+    // Every recording is in the library already: no offload, nothing written; the card was safe
+    // to remove when those copies verified.
+    for (const r of knownRecordings) if (r.some((c) => c.queue === null)) await opts.onRecording?.(r.map(asOffloaded));
+    const newest = knownRecordings.flat().reduce((a, b) => (b.importedAt > a.importedAt ? b : a));
+    const at = started.toISOString();
+    return { card: root, cardName, destination: newest.destination, startedAt: at, finishedAt: at, files: [], bytes: 0, recordings: 0, verified: true, ...(newest.mhlPath ? { mhlPath: newest.mhlPath } : {}), skipped: refused, ...already };
+  }
   const bytes = sources.reduce((n, f) => n + f.size, 0);
   const library = resolve(opts.library);
   await mkdir(library, { recursive: true });
   const free = await (opts.freeBytes ?? statfsFree)(library);
   if (free < bytes + MARGIN_BYTES) throw new NotEnoughSpaceError(library, bytes, free);
-
-  const cardName = basename(root) || 'card';
+  // The known recordings no queue row holds yet are handed on first, from their existing copies.
+  let recordings: Promise<void> = Promise.resolve();
+  for (const r of knownRecordings) if (r.some((c) => c.queue === null) && opts.onRecording) recordings = recordings.then(() => opts.onRecording!(r.map(asOffloaded)));
   // The folder is named in the operator's local time with its offset (X4_CARD_2026-11-27_081530+0100),
   // as they remember the day; the offset keeps two names an hour apart across a clock change apart.
   const stamp = DateTime.fromJSDate(started).toFormat("yyyy-MM-dd_HHmmssZZZ");
@@ -168,7 +206,6 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
   const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
   const byPath = new Map<string, OffloadedFile>();
-  let recordings: Promise<void> = Promise.resolve();
   const copyOne = async (i: number) => {
     const f = sources[i]!;
     const rel = relative(root, f.path);
@@ -229,7 +266,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     } finally {
       await pool?.close();
     }
-    const result = await finishOffload(opts, { root, cardName, destination, started, files, bytes, recordings: groups.length, skipped: refused });
+    const result = { ...(await finishOffload(opts, { root, cardName, destination, started, files, bytes, recordings: groups.length, skipped: refused })), ...already };
     opts.journal?.finish(result);
     return result;
   } catch (err) {
@@ -238,6 +275,9 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     throw err;
   }
 }
+
+/** A known recording's file as an offloaded one: its existing copy, verified when that copy was made. */
+const asOffloaded = (c: KnownCopy): OffloadedFile => ({ source: c.source, copy: c.copy, size: c.size, mtimeMs: c.mtimeMs, verified: true, attempts: 0 });
 
 /** Writes the offload's ASC MHL beside its copies and answers its result (what offloadCard answers). */
 async function finishOffload(

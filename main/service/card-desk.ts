@@ -6,6 +6,7 @@ import type { Logger } from '../engine/engine.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { runCardImport } from '../offload/card-import.js';
 import { libraryUsage } from '../offload/library-usage.js';
+import { findKnownCopies } from '../offload/known-copies.js';
 import type { OffloadedFile } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
@@ -178,6 +179,12 @@ export class CardDesk {
       partSize,
       onRecording: (files) => this.recordingCopied(id, files, partSize),
       journal,
+      // A card put back is known by its content: what the library holds already is not copied
+      // again (docs/decisions/card-known-by-content.md), the same decision as `import`'s.
+      knownCopies: async (files) => {
+        const now = this.opts.queueDb();
+        return now ? findKnownCopies(now, files) : new Map();
+      },
       ...this.opts.copySeams,
       ...(this.opts.copyGate ? { afterWrite: gateOn(this.opts.copyGate) } : {}),
       signal: ac.signal,

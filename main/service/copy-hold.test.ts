@@ -2,7 +2,8 @@ import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -107,6 +108,56 @@ async function placeAll(h: ReturnType<AppCore['handlers']>, c: AppCore, root: st
     inspected.captures.map((x) => ({ paths: x.files.map((f) => f.path), structure: structure.id, type: 'interior' as const, capturedAt: x.capturedAt })),
   );
 }
+
+/** Every file under the library folder with its size: what an import wrote. */
+function libraryFiles(library: string): string[] {
+  return (readdirSync(library, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => `${join(e.parentPath, e.name)}:${statSync(join(e.parentPath, e.name)).size}`).sort();
+}
+
+describe('a card imported, uploaded and put back the next morning', () => {
+  it('is known by its content: no second copy, its rows say already uploaded and cannot be placed again, and a recording added since is the only one copied', async () => {
+    const { c, h, mounts, queueFile } = await core('back');
+    const library = join(work, 'back', 'library');
+    const { root } = await mountCard(c, mounts, 'X4', 2);
+    c.cards.startImport(root);
+    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), { timeout: 20_000 });
+    expect((await placeAll(h, c, root)).queued).toHaveLength(2);
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    const before = libraryFiles(library);
+
+    // Pulled out in the evening, put back in the morning under another mount name.
+    const aside = join(mounts, '..', 'X4-overnight');
+    renameSync(root, aside);
+    await vi.waitFor(() => expect(c.cards.list().cards).toEqual([]), { timeout: 10_000 });
+    const back = join(mounts, 'X4_1');
+    renameSync(aside, back);
+    await vi.waitFor(() => expect(c.cards.list().cards.map((x) => x.root)).toEqual([back]), { timeout: 10_000 });
+    const second = c.cards.startImport(back).id;
+    await vi.waitFor(() => expect(c.cards.list().imports.find((i) => i.id === second)).toMatchObject({ phase: 'done' }), { timeout: 20_000 });
+    const view = c.cards.list().imports.find((i) => i.id === second)!;
+    expect(view).toMatchObject({ safeToRemove: true, bytesTotal: 0, known: { recordings: 2, known: 2, uploaded: 2, queued: 0, copied: 0 } });
+    expect(view.files.map((f) => [f.state, f.already])).toEqual(Array(4).fill(['known', 'uploaded']));
+    expect(libraryFiles(library)).toEqual(before);
+    const db = new Database(queueFile, { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
+    db.close();
+    // The registration step is told they are queued: not offered for placing again.
+    const inspected = await h['capture:files.inspect']([back]);
+    expect(inspected.captures.map((x) => x.alreadyQueued)).toEqual([true, true]);
+
+    // A recording added to the card: only its two files are copied.
+    const added = writeFakeCard(back, { recordings: 1, start: new Date(2026, 10, 27, 7, 0, 0), firstSegment: 7, bytes: 1024 * 1024 + 3 });
+    const third = c.cards.startImport(back).id;
+    await vi.waitFor(() => expect(c.cards.list().imports.find((i) => i.id === third)).toMatchObject({ phase: 'done' }), { timeout: 20_000 });
+    const v3 = c.cards.list().imports.find((i) => i.id === third)!;
+    expect(v3.files.filter((f) => f.state === 'verified').map((f) => f.source.split('/').pop())).toEqual(added.recordings.map((p) => p.split('/').pop()));
+    expect(v3.files.filter((f) => f.state === 'known')).toHaveLength(4);
+    expect(v3.known).toMatchObject({ recordings: 3, known: 2, uploaded: 2 });
+    const grown = libraryFiles(library).filter((f) => !before.includes(f) && f.includes('.insv:'));
+    expect(grown.map((f) => f.split('/').pop()!.split(':')[0])).toEqual(added.recordings.map((p) => p.split('/').pop()).sort());
+    expect((await h['capture:files.inspect']([back])).captures.map((x) => x.alreadyQueued)).toEqual([true, true, false]);
+  });
+});
 
 describe('a recording placed while its card is imported', () => {
   it('is held at the card path until its copy verifies, then uploads from the copy only, byte-identical, registered once', async () => {

@@ -71,6 +71,16 @@ describe('card store', () => {
     expect(copyStateOf([v], ['/home/ana/walk.mp4'])).toBeNull();
   });
 
+  it('says of a recording an earlier import copied (found by content by the service) Already uploaded, Already queued or Already imported, never Verified', () => {
+    const v = view(4, [], 'done', '/media/u/X4_1');
+    const known = (name: string, already: 'uploaded' | 'queued' | 'copied') => ({ source: `/media/u/X4_1/DCIM/Camera01/${name}`, name, size: 10, bytesDone: 10, state: 'known' as const, error: null, already });
+    v.files = [known('a_00.insv', 'uploaded'), known('a_10.insv', 'uploaded'), known('b_00.insv', 'queued'), known('b_10.insv', 'queued'), known('c_00.insv', 'copied'), known('c_10.insv', 'copied')];
+    const on = (...names: string[]) => names.map((n) => `/media/u/X4_1/DCIM/Camera01/${n}`);
+    expect(copyStateOf([v], on('a_00.insv', 'a_10.insv'))).toBe('uploaded');
+    expect(copyStateOf([v], on('b_00.insv', 'b_10.insv'))).toBe('queued');
+    expect(copyStateOf([v], on('c_00.insv', 'c_10.insv'))).toBe('imported');
+  });
+
   it("with upload straight from the card on, hands a card's root to the registration step once, and offers it again only after it was removed", async () => {
     inspected.length = 0;
     const card = { root: '/media/u/X4', name: 'X4', recordings: 2, bytes: 100 };

@@ -96,8 +96,13 @@ export const useCards = create<CardState>()((set, get) => ({
 api.on('capture:event.cards', (p) => useCards.getState().applyCards(p.cards, p.uploadFromCard));
 api.on('capture:event.import', (v) => useCards.getState().applyImport(v));
 
-/** Where a recording of a card being imported stands: its copy being made, verified, or not verified (it then uploads from the card). */
-export type CopyState = 'copying' | 'verified' | 'failed';
+/**
+ * Where a recording of a card being imported stands: its copy being made, verified, or not
+ * verified (it then uploads from the card); or, copied by an earlier import of the card (found by
+ * content, main/offload/known-copies.ts), `uploaded`, `queued` (waiting to upload) or `imported`
+ * (its copy there, not placed yet).
+ */
+export type CopyState = 'copying' | 'verified' | 'failed' | 'uploaded' | 'queued' | 'imported';
 
 /**
  * The copy state of a recording whose files are `paths` (on a card), from this session's imports
@@ -112,6 +117,11 @@ export function copyStateOf(imports: readonly ImportView[], paths: readonly stri
     const under = (p: string) => p.startsWith(v.card) && (p[v.card.length] === '/' || p[v.card.length] === '\\');
     if (paths.length === 0 || !paths.every(under)) continue;
     const rows = paths.map((p) => v.files.find((f) => f.source.endsWith(p.slice(v.card.length))));
+    // Copied before: the service decided it by content, the row only says so.
+    if (rows.length && rows.every((r) => r?.state === 'known')) {
+      const already = rows.map((r) => r!.already ?? 'copied');
+      return already.every((a) => a === 'uploaded') ? 'uploaded' : already.every((a) => a !== 'copied') ? 'queued' : 'imported';
+    }
     if (rows.some((r) => r?.state === 'failed')) return 'failed';
     if (rows.every((r) => r?.state === 'verified')) return 'verified';
     // Not listed yet (the card is still being read) or not finished: its import works on it.

@@ -18,10 +18,31 @@ export const importFileView = z.object({
   name: z.string(),
   size: z.number().min(0),
   bytesDone: z.number().min(0),
-  state: z.enum(['waiting', 'copying', 'verified', 'failed']),
+  state: z.enum(['waiting', 'copying', 'verified', 'failed', 'known']),
   error: z.string().nullable(),
+  /**
+   * State `known`: the file's verified copy was in the library already, from an earlier import of
+   * this card (main/offload/known-copies.ts), and not copied again; its recording is `uploaded`,
+   * `queued` (waiting to upload) or `copied` (not placed yet).
+   */
+  already: z.enum(['uploaded', 'queued', 'copied']).optional(),
 });
 export type ImportFileView = z.infer<typeof importFileView>;
+
+/**
+ * What a card put back holds already (shared/card-offer.ts KnownCardSummary, said by
+ * describeKnownCard): recordings on the card, those known, of which uploaded, queued and only
+ * copied; the newest earlier import's start (ISO 8601) and folder.
+ */
+export const knownCardView = z.object({
+  recordings: z.number().int().min(0),
+  known: z.number().int().min(0),
+  uploaded: z.number().int().min(0),
+  queued: z.number().int().min(0),
+  copied: z.number().int().min(0),
+  importedAt: z.string().nullable(),
+  destination: z.string().nullable(),
+});
 
 /**
  * A card import as the screen shows it: `phase` copying, then done (every file checked) or failed
@@ -46,6 +67,8 @@ export const importView = z.object({
   error: z.string().nullable(),
   /** The ASC MHL written beside the copies. */
   mhlPath: z.string().nullable(),
+  /** The card's recordings found in the library already, not copied again (files in state `known`); absent or null when none. */
+  known: knownCardView.nullable().optional(),
 });
 export type ImportView = z.infer<typeof importView>;
 

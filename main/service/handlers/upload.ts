@@ -8,6 +8,7 @@ import { inspectPaths, suggestedTime } from '../../intake/intake.js';
 import type { IpcHandlers } from '../../ipc/dispatch.js';
 import { readMediaMetadata } from '../../media/metadata.js';
 import type { UploadQueue } from '../../queue/queue.js';
+import { findKnownCopies } from '../../offload/known-copies.js';
 import type { HandlerContext } from './context.js';
 
 /**
@@ -72,12 +73,23 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
       violation: captureFilesViolation(g.files.map((f) => f.name)),
       media,
       capturedAt: ('createdAt' in media && media.createdAt) || suggestedTime(g),
-      alreadyQueued: Boolean(u && g.files.some((f) => u.queue.findQueuedFile(f))),
+      alreadyQueued: Boolean(u && (g.files.some((f) => u.queue.findQueuedFile(f)) || (await queuedAsCopy(u.queue, g.files)))),
     });
   }
   // What a person should know before registering: the table and the confirmation show it.
   const warned = proposalWarnings(captures);
   return { captures: captures.map((x, i) => (warned[i]!.length ? { ...x, warnings: warned[i]! } : x)), refused };
+}
+
+/**
+ * Whether a recording on a card is queued through its library copy: an earlier import copied it
+ * (found by content, main/offload/known-copies.ts; docs/decisions/card-known-by-content.md) and
+ * the queue holds that copy, uploaded or waiting. The queue holds the copies' paths, never the
+ * card's, so the card's own paths do not find them. A file that cannot be read is not.
+ */
+async function queuedAsCopy(queue: UploadQueue, files: readonly { path: string; size: number; mtimeMs: number }[]): Promise<boolean> {
+  const known = await findKnownCopies(queue.db, files).catch(() => new Map());
+  return files.some((f) => known.get(f.path)?.queue);
 }
 
 /**

@@ -1,13 +1,18 @@
 import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
 import { useCards } from '../../card-store.js';
 import { formatBytes } from '../../format.js';
+import { describeKnownCard } from '../../../../shared/card-offer.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
 
-/** A file's state in words: Waiting, Copying 45 %, Verified, Not verified. */
+/** What a file copied by an earlier import says: its recording uploaded, waiting to upload, or copied and not placed. */
+const ALREADY = { uploaded: 'Already uploaded', queued: 'Already queued', copied: 'Already copied' } as const;
+
+/** A file's state in words: Waiting, Copying 45 %, Verified, Not verified, Already uploaded / queued / copied. */
 function stateOf(f: ImportFileView): string {
   if (f.state === 'copying') return f.bytesDone >= f.size ? 'Reading back' : `Copying ${percent(f.bytesDone, f.size)} %`;
+  if (f.state === 'known') return ALREADY[f.already ?? 'copied'];
   return { waiting: 'Waiting', verified: 'Verified', failed: 'Not verified' }[f.state];
 }
 
@@ -20,8 +25,10 @@ function stateOf(f: ImportFileView): string {
  */
 export function ImportPanel({ view }: { view: ImportView }) {
   const dismiss = useCards((s) => s.dismiss);
-  const verified = view.files.filter((f) => f.state === 'verified').length;
+  const copied = view.files.filter((f) => f.state !== 'known');
+  const verified = copied.filter((f) => f.state === 'verified').length;
   const failed = view.files.filter((f) => f.state === 'failed');
+  const known = view.known?.known ? describeKnownCard(view.known) : '';
   const titleId = `import-${view.id}-title`;
   return (
     <article className={`import ${view.phase}`} aria-labelledby={titleId} data-testid="import">
@@ -33,26 +40,36 @@ export function ImportPanel({ view }: { view: ImportView }) {
           </button>
         )}
       </div>
-      {view.phase !== 'failed' && (
+      {known && (
+        <p className="card-known" role="status" data-testid="card-known">
+          {known}. {copied.length ? 'Only the new recordings are copied.' : 'Nothing new on the card: nothing is copied.'}
+        </p>
+      )}
+      {view.phase !== 'failed' && copied.length > 0 && (
         <>
           <progress max={Math.max(1, view.bytesTotal)} value={Math.min(view.bytesDone, view.bytesTotal)} aria-label={`Import of ${view.cardName}`} />
           <p data-testid="import-summary">
             {percent(view.bytesDone, view.bytesTotal)} % · {formatBytes(view.bytesDone)} of {formatBytes(view.bytesTotal)} copied · {verified} of{' '}
-            {plural(view.files.length, 'file')} verified
+            {plural(copied.length, 'file')} verified
           </p>
         </>
       )}
       {view.phase === 'copying' && <p className="muted">Keep the card in the reader until it says it is safe to remove. Place the recordings below now: each one uploads from its copy once verified, never from the card.</p>}
-      {view.safeToRemove && (
+      {view.safeToRemove && copied.length > 0 && (
         <p className="card-safe" role="status" data-testid="card-safe">
-          Card safe to remove: {plural(view.files.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings below
+          Card safe to remove: {plural(copied.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings below
           to upload them from the copies.
+        </p>
+      )}
+      {view.safeToRemove && copied.length === 0 && (
+        <p className="card-safe" role="status" data-testid="card-safe">
+          Card safe to remove: every recording on it has a verified copy in the library.
         </p>
       )}
       {view.phase === 'done' && !view.safeToRemove && (
         <div className="card-keep" role="alert" data-testid="card-keep">
           <p>
-            Keep the card: {failed.length} of {plural(view.files.length, 'file')} {failed.length === 1 ? 'was' : 'were'} not verified, even copied twice. Import the
+            Keep the card: {failed.length} of {plural(copied.length, 'file')} {failed.length === 1 ? 'was' : 'were'} not verified, even copied twice. Import the
             card again, or copy {failed.length === 1 ? 'this file' : 'these files'} by hand:
           </p>
           <ul>

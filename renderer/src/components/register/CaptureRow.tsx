@@ -16,6 +16,9 @@ const COPY_WORDS: Record<CopyState, [string, string]> = {
   copying: ['Copying', 'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.'],
   verified: ['Verified', 'Its copy is verified: it uploads from the copy.'],
   failed: ['Not verified: uploads from the card', 'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.'],
+  uploaded: ['Already uploaded', 'An earlier import of this card copied it, and its copy is uploaded: it is not copied or uploaded again.'],
+  queued: ['Already queued', 'An earlier import of this card copied it, and its copy waits in the queue: it is not copied or queued again.'],
+  imported: ['Already imported', 'An earlier import of this card copied and verified it: it is not copied again, and uploads from that copy once placed.'],
 };
 
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
@@ -82,7 +85,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
         <td className="num">{duration(p.media.durationSeconds)}</td>
         <td className="camera">{p.media.camera?.model ?? '—'}</td>
         <td className="num">{formatBytes(size)}</td>
-        <td className={place ? 'place' : 'place unset'}>{place ?? 'Not chosen'}</td>
+        <td className={place ? 'place' : 'place unset'}>{place ?? (copy === 'uploaded' || copy === 'queued' ? '—' : 'Not chosen')}</td>
         {/* The type shows once chosen with a place: never a default that looks chosen. */}
         <td>{!form.structure ? '—' : form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
       </tr>

@@ -1,6 +1,8 @@
 import type { KeyboardEvent } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { describeRegistration, describeSkipped, groupIntoWalks, isNothingFound, isRecordingName } from '../../../../shared/registration.js';
+import type { CopyState } from '../../card-store.js';
+import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import { isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
@@ -56,12 +58,23 @@ function panelKey(e: KeyboardEvent<HTMLElement>, actions: ApplyActions | null, r
 }
 
 /**
+ * Why a recording already queued is not registered: for a card put back, whether its copy from
+ * the earlier import is uploaded or waits in the queue (found by content, main/offload/known-copies.ts).
+ */
+function alreadyWords(copy: CopyState | null): string {
+  if (copy === 'uploaded') return 'Already uploaded: an earlier import of this card copied it. It is not copied or registered again.';
+  if (copy === 'queued') return 'Already queued: an earlier import of this card copied it. It is not copied or registered again.';
+  return 'Already in the queue; it is not registered twice.';
+}
+
+/**
  * The registration step for a dropped card: the table of captures by site
  * walk, the controls that place many at once, the recordings that cannot be registered with
  * their reasons, one line for the previews and other files skipped, and the confirmation.
  */
 export function RegisterPanel() {
   const drafts = useDrafts((s) => s.drafts);
+  const imports = useCards((s) => s.imports);
   const refused = useDrafts((s) => s.refused);
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [confirming, setConfirming] = useState(false);
@@ -90,7 +103,7 @@ export function RegisterPanel() {
       .map((d) => ({
         key: d.proposal.key,
         names: d.proposal.files.map((f) => f.name),
-        reason: d.proposal.violation ?? 'Already in the queue; it is not registered twice.',
+        reason: d.proposal.violation ?? alreadyWords(copyStateOf(imports, d.proposal.files.map((f) => f.path))),
       })),
     ...refused.filter((r) => isRecordingName(baseName(r.path))).map((r) => ({ key: `${r.path}\u0000${r.reason}`, names: [baseName(r.path)], reason: r.reason })),
   ];
