@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../testing/queue-backdoors.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

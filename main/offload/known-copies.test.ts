@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Database } from '../testing/queue-backdoors.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

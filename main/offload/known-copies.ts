@@ -1,7 +1,9 @@
-import type Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { contentFingerprint } from '../intake/file-identity.js';
+import type { QueueDatabase } from '../queue/db.js';
+import type { VerifiedCopyRow } from '../queue/reader.js';
+import { newestFileStateAt, verifiedCopiesOfSize } from '../queue/reader.js';
 import type { KnownCardSummary } from '../../shared/card-offer.js';
 
 // A card put back is known by what it holds, not by where it is mounted: each recording's file
@@ -37,15 +39,7 @@ export interface CardFile {
   mtimeMs: number;
 }
 
-interface Candidate {
-  copy: string;
-  size: number;
-  mtimeMs: number;
-  offloadId: number;
-  importedAt: string;
-  destination: string;
-  mhlPath: string | null;
-}
+type Candidate = VerifiedCopyRow;
 
 /**
  * The card files of `files` whose verified copy is in the library already, by content, keyed by
@@ -58,15 +52,10 @@ interface Candidate {
  * is not known (it is then copied, and fails there with its own error). Reads only; throws
  * SqliteError.
  */
-export async function findKnownCopies(db: Database.Database, files: readonly CardFile[]): Promise<Map<string, KnownCopy>> {
-  const candidates = db.prepare(
-    `SELECT f.copy_path AS copy, f.size, f.mtime_ms AS mtimeMs, o.id AS offloadId, o.started_at AS importedAt, o.destination, o.mhl_path AS mhlPath
-       FROM offload_files f JOIN offloads o ON o.id = f.offload_id
-      WHERE f.verified = 1 AND f.removed_at IS NULL AND f.size = ? ORDER BY f.id DESC`,
-  );
+export async function findKnownCopies(db: QueueDatabase, files: readonly CardFile[]): Promise<Map<string, KnownCopy>> {
   const known = new Map<string, KnownCopy>();
   for (const f of files) {
-    const rows = (candidates.all(f.size) as Candidate[]).filter((r) => basename(r.copy) === basename(f.path) && Math.trunc(r.mtimeMs) === Math.trunc(f.mtimeMs));
+    const rows = verifiedCopiesOfSize(db, f.size).filter((r) => basename(r.copy) === basename(f.path) && Math.trunc(r.mtimeMs) === Math.trunc(f.mtimeMs));
     let cardPrint: string | undefined;
     for (const r of rows) {
       if (!copyInPlace(r)) continue;
@@ -97,8 +86,8 @@ function copyInPlace(r: Candidate): boolean {
  * What the queue holds for the library copy at `copy`: `uploaded` when its newest row not
  * cancelled is completed, `queued` when it is there in any other state, null when no row has it.
  */
-function queueStateOf(db: Database.Database, copy: string): KnownCopyQueue {
-  const state = db.prepare(`SELECT state FROM files WHERE path = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`).pluck().get(copy) as string | undefined;
+function queueStateOf(db: QueueDatabase, copy: string): KnownCopyQueue {
+  const state = newestFileStateAt(db, copy);
   return state === undefined ? null : state === 'completed' ? 'uploaded' : 'queued';
 }
 

@@ -298,3 +298,34 @@ export function retentionCandidates(db: QueueDatabase): RetentionCandidate[] {
     )
     .all() as RetentionCandidate[];
 }
+
+/**
+ * A verified copy the offload record lists (offload_files joined to its offload), for recognising
+ * a card put back (main/offload/known-copies.ts): `copy` its path in the library, `size` bytes,
+ * `mtimeMs` the card file's modification time kept by the copy, the offload's id, start
+ * (`importedAt`, ISO 8601), destination folder and ASC MHL path.
+ */
+export interface VerifiedCopyRow {
+  copy: string;
+  size: number;
+  mtimeMs: number;
+  offloadId: number;
+  importedAt: string;
+  destination: string;
+  mhlPath: string | null;
+}
+
+/** The verified copies not removed by the retention sweep whose size is `size` bytes, newest first. */
+export function verifiedCopiesOfSize(db: QueueDatabase, size: number): VerifiedCopyRow[] {
+  return cached(
+    db,
+    `SELECT f.copy_path AS copy, f.size, f.mtime_ms AS mtimeMs, o.id AS offloadId, o.started_at AS importedAt, o.destination, o.mhl_path AS mhlPath
+       FROM offload_files f JOIN offloads o ON o.id = f.offload_id
+      WHERE f.verified = 1 AND f.removed_at IS NULL AND f.size = ? ORDER BY f.id DESC`,
+  ).all(size) as VerifiedCopyRow[];
+}
+
+/** The state of the newest file row not cancelled whose path is `path`, or undefined when none has it. */
+export function newestFileStateAt(db: QueueDatabase, path: string): string | undefined {
+  return cached(db, `SELECT state FROM files WHERE path = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`).pluck().get(path) as string | undefined;
+}
