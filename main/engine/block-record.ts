@@ -37,7 +37,8 @@ export class BlockRecord {
   refuse(err: CredentialsRefusedError): void {
     if (this.why !== null) return;
     const q = this.ctx.queue;
-    this.why = `${err.message}; ${q.captures(['queued']).length} capture(s) and ${q.files(['pending']).length} file(s) wait.`;
+    // A capture still registering (the other lane's request, met by the same refusal) waits too.
+    this.why = `${err.message}; ${q.captures(['queued', 'registering']).length} capture(s) and ${q.files(['pending']).length} file(s) wait.`;
     this.ctx.transitions.note({ kind: 'blocked', message: this.why });
     this.ctx.log.warn(this.why);
     this.write(this.why);
