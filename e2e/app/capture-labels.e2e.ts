@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { writeFakeCard } from '../../main/card/fake-card.js';
 import { writeCard } from './card-files.js';
 import { AppHarness } from './harness.js';
-import { applyBar, applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
+import { applyBar, applyToSelected, registerAndConfirm } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // The name a person reads for a capture (shared/capture-label.ts): the capture time the platform
@@ -25,7 +25,7 @@ test.beforeEach(async ({ page }) => {
   mounts = join(work, 'media');
   mkdirSync(mounts);
   // The service watches this folder as it would /media/$USER: a card appears when its folder does.
-  h = await AppHarness.start(page, ORIGIN, { foldedQueue: true, cards: { roots: [mounts], pollMs: 300 } });
+  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300 } });
   await h.invoke('capture:settings.useLocalService');
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
@@ -35,24 +35,35 @@ test.afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('after "Shift 1 selected" (+1 h) the checkbox and the queue row are named by the shifted time', async ({ page }) => {
+test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the queue row are named by the shifted time', async ({ page }) => {
   // The camera's clock says 08:00:00, 08:01:00, 08:02:00 (local time).
   writeCard(join(work, 'Camera01'), [{ start: new Date(2026, 10, 23, 8, 0, 0), count: 3, stepS: 60 }]);
+  // The second recording lost its _10_ lens: a warning the confirmation lists by the capture's name.
+  rmSync(join(work, 'Camera01', 'VID_20261123_080100_10_002.insv'));
   await h.drop([join(work, 'Camera01')]);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(3, { timeout: 30_000 });
   await expect(rows.nth(0).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 08:00:00 · segment 001 · 2 lenses');
 
   await rows.nth(0).getByRole('checkbox').check();
+  await rows.nth(1).getByRole('checkbox').check();
   await applyBar(page).getByLabel('Shift times').fill('+01:00');
-  await applyBar(page).getByRole('button', { name: 'Shift 1 selected' }).click();
+  await applyBar(page).getByRole('button', { name: 'Shift 2 selected' }).click();
   // Rows follow their times: the shifted one is now last.
   const shifted = page.getByRole('checkbox', { name: 'Select 2026-11-23 09:00:00 · segment 001 · 2 lenses' });
   await expect(shifted).toBeVisible();
-  await expect(page.getByRole('checkbox', { name: /08:00:00/ })).toHaveCount(0);
-  await expect(rows.nth(2).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 09:00:00 · segment 001 · 2 lenses');
+  await expect(page.getByRole('checkbox', { name: /08:0[01]:00/ })).toHaveCount(0);
+  await expect(rows.nth(1).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 09:00:00 · segment 001 · 2 lenses');
+  await expect(rows.nth(2).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 09:01:00 · segment 002');
 
-  await registerAll(page, 'Tower A · Level 1', 3);
+  await page.getByLabel('Select all captures').check();
+  await applyToSelected(page, 'Tower A · Level 1');
+  await page.getByRole('button', { name: 'Register 3 captures…' }).click();
+  // The confirmation's list of captures with warnings (a lone lens) names it so too.
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('listitem').filter({ hasText: 'segment 002' })).toHaveText(/^2026-11-23 09:01:00 · segment 002: /);
+  await dialog.getByRole('button', { name: 'Register and upload' }).click();
+  await expect(dialog).toBeHidden();
   const row = page.locator('[data-testid="queue-capture"][data-capture*="segment 001"]');
   await expect(row).toHaveCount(1, { timeout: 30_000 });
   await expect(row.locator('.name strong')).toHaveText(/^2026-11-23 09:00:00 · segment 001 · 2 lenses/);
