@@ -111,12 +111,21 @@ async function distinctClip(row: Locator): Promise<{ label: string; distinct: st
   });
 }
 
-/** The registration table's box: how much wider its table is than the box (px), and whether the Type header is inside it. */
-async function tableFit(page: Page): Promise<{ overflow: number; typeSeen: boolean }> {
+/**
+ * The registration table's box: how much wider its table is than the box (px), whether the Type
+ * header is inside it, and how many of the first 20 recordings' names ("segment 001", what tells
+ * rows apart) are cut.
+ */
+async function tableFit(page: Page): Promise<{ overflow: number; typeSeen: boolean; namesCut: number }> {
   return page.locator('.capture-table-wrap').evaluate((wrap) => {
     const box = wrap.getBoundingClientRect();
     const type = [...wrap.querySelectorAll('thead th')].find((th) => th.textContent?.trim() === 'Type')!.getBoundingClientRect();
-    return { overflow: wrap.scrollWidth - wrap.clientWidth, typeSeen: type.width > 0 && type.left >= box.left && type.right <= box.right + 0.5 };
+    const names = [...wrap.querySelectorAll('.recording-name')].slice(0, 20);
+    return {
+      overflow: wrap.scrollWidth - wrap.clientWidth,
+      typeSeen: type.width > 0 && type.left >= box.left && type.right <= box.right + 0.5,
+      namesCut: names.filter((n) => n.scrollWidth > n.clientWidth).length,
+    };
   });
 }
 
@@ -137,7 +146,7 @@ test('an imported 100-recording card: the table fits its box and each queue titl
   const fits = async (when: string) => {
     for (const [size, viewport] of Object.entries(SIZES)) {
       await page.setViewportSize(viewport);
-      await expect.poll(() => tableFit(page), { message: `registration table ${when} at ${size}` }).toEqual({ overflow: 0, typeSeen: true });
+      await expect.poll(() => tableFit(page), { message: `registration table ${when} at ${size}` }).toEqual({ overflow: 0, typeSeen: true, namesCut: 0 });
     }
     await page.setViewportSize(SIZES.large);
   };
