@@ -10,7 +10,8 @@ describe('a capture label from its capture time', () => {
     // A wall time without a zone is this computer's local time, as the name's own time is.
     expect(captureLabel({ capturedAt: '2026-11-23T09:00:00', fileNames: LENSES })).toBe('2026-11-23 09:00:00 · segment 001 · 2 lenses');
     expect(captureLabel({ capturedAt: '2026-11-23T09:00:00', fileNames: LENSES.slice(0, 1) })).toBe('2026-11-23 09:00:00 · segment 001');
-    expect(captureLabel({ capturedAt: '2026-11-23T09:00:00', fileNames: ['walk.mp4', 'walk.csv'] })).toBe('2026-11-23 09:00:00 · walk.mp4');
+    // Any other video keeps the name a person gave it: there is no camera clock in it.
+    expect(captureLabel({ capturedAt: '2026-11-23T09:00:00', fileNames: ['walk.mp4', 'walk.csv'] })).toBe('walk.mp4');
   });
 
   it('after a +1 h shift reads an hour later, in local time (with the zone when asked)', () => {
@@ -36,7 +37,6 @@ describe('a capture label from its capture time', () => {
 
   it('cuts into the shared date, the time and segment that tell rows apart, and the rest', () => {
     expect(captureLabelParts('2026-11-23 09:00:00 · segment 001 · 2 lenses')).toEqual({ common: '2026-11-23 ', distinct: '09:00:00 · segment 001', rest: ' · 2 lenses' });
-    expect(captureLabelParts('2026-11-23 09:00:00 · walk.mp4')).toEqual({ common: '2026-11-23 ', distinct: '09:00:00 · walk.mp4', rest: '' });
     expect(captureLabelParts('walk.mp4')).toEqual({ common: '', distinct: 'walk.mp4', rest: '' });
     expect(captureFullName('2026-11-23 09:00:00 · segment 001', LENSES)).toBe(`2026-11-23 09:00:00 · segment 001 (${LENSES.join(', ')})`);
   });

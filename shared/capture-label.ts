@@ -40,16 +40,18 @@ function zoneOf(d: Date): string {
 /**
  * A capture's label: `2026-11-20 11:15:03 · segment 004 · 2 lenses` for an Insta360 recording
  * (date and time in this computer's local time, to the second: two recordings may start in the
- * same minute), `2026-11-20 11:15:03 · walk.mp4` for any other video, and the first file's name
- * alone when the time cannot be read. Never throws.
+ * same minute), and the first file's name for any other video (`walk.mp4`: a name a person gave,
+ * with no camera clock in it to contradict the time sent) or when the time cannot be read
+ * (`VID_20261120_101503 · segment 004`). Never throws.
  */
 export function captureLabel(input: CaptureLabelInput, opts: CaptureLabelOptions = {}): string {
   const first = input.fileNames[0] ?? '';
   const m = INSTA360.exec(first);
+  if (!m) return first;
   const lenses = input.fileNames.filter((n) => INSTA360.test(n)).length;
-  const what = m ? `segment ${m[2]}${lenses >= 2 ? ' · 2 lenses' : ''}` : first;
+  const what = `segment ${m[2]}${lenses >= 2 ? ' · 2 lenses' : ''}`;
   const ms = input.capturedAt ? Date.parse(input.capturedAt) : NaN;
-  if (Number.isNaN(ms)) return m ? `${first.replace(/_\d{2}_\d{3}\.insv$/i, '')} · ${what}` : first;
+  if (Number.isNaN(ms)) return `${first.replace(/_\d{2}_\d{3}\.insv$/i, '')} · ${what}`;
   const d = new Date(ms);
   const when = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   return `${when}${opts.zone ? ` ${zoneOf(d)}` : ''} · ${what}`;
