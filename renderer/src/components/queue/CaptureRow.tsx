@@ -121,7 +121,8 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
           {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
           {/* The date every capture of a card shares gives way first; the time and segment never do. */}
           <span className="label-common">{label.common}</span>
-          <span className="label-distinct">{label.distinct}</span>
+          {/* A name without the date (a video named by a person) is cut at its end, as any long name. */}
+          <span className={label.common ? 'label-distinct' : 'label-rest'}>{label.distinct}</span>
           <span className="label-rest">{label.rest}</span>
           {c.warnings?.length ? (
             // Marked in the queue as at registration; the words are in the list of captures with warnings.
