@@ -1,3 +1,4 @@
+import { captureLabel } from './capture-label.js';
 import { CAPTURE_RULE_MESSAGES, isVideo, mediaKindOf } from './capture-rules.js';
 
 /** A file offered for upload: its path, its base name and its size in bytes. */
@@ -124,7 +125,9 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
     captures.push({
       key,
       kind: lens10 ? 'dual-lens' : 'single-lens',
-      label: `${real ? recordedAt.replace('T', ' ') : `VID_${rec.date}_${rec.time}`} · segment ${rec.segment}${lens10 ? ' · 2 lenses' : ''}`,
+      // The camera's clock until a capture time is chosen: the intake and the registration table
+      // build the label again from the time the platform gets (shared/capture-label.ts).
+      label: captureLabel({ ...(real ? { capturedAt: recordedAt } : {}), fileNames: lensFiles.map((f) => f.name) }),
       files: lensFiles,
       ...(real ? { recordedAt } : {}),
       segment: rec.segment,

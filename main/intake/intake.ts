@@ -1,6 +1,7 @@
 import { lstat, open, realpath } from 'node:fs/promises';
 import { DateTime } from 'luxon';
 import { basename, resolve } from 'node:path';
+import { captureLabel } from '../../shared/capture-label.js';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../../shared/capture-rules.js';
 import { NO_TRAILER } from '../../shared/capture-warnings.js';
 import type { CandidateFile, ProposedCapture } from '../../shared/grouping.js';
@@ -126,7 +127,8 @@ export async function prepareCaptures(
       },
       files: files.map((f, i) => ({ frameIndex: i + 1, fileName: f.fileName, contentType: f.contentType, size: f.size })),
     };
-    prepared.push({ label: group.label, request, files });
+    // Named by the time the platform gets (a shift or correction included), not the camera's clock.
+    prepared.push({ label: captureLabel({ capturedAt: captureDateTime, fileNames: files.map((f) => f.fileName) }), request, files });
   }
   return { captures: prepared, refused, warnings };
 }

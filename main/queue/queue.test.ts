@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { captureLabel } from '../../shared/capture-label.js';
 import type { CaptureRequest } from '../api/gateway.js';
 import { QueueTooNewError, migrate, openQueueDatabase } from './db.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
@@ -249,6 +250,9 @@ describe('queue totals', () => {
     });
     expect(q.reviseCapture(b, { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(true);
     expect(q.capture(b)).toMatchObject({ structure: 's2', design: 'd2', request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' } });
+    // A corrected time renames it (shared/capture-label.ts): the label says the time the platform gets.
+    expect(q.capture(b)!.label).toBe(captureLabel({ capturedAt: '2026-11-20T16:04:05+01:00', fileNames: request.files.map((f) => f.fileName) }));
+    expect(q.capture(b)!.label).toMatch(/ · segment 001 · 2 lenses$/);
     expect(q.reviseCapture(a, { structure: 's2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(false); // registered: not changed
   });
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { captureLabel } from '../../shared/capture-label.js';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { ManifestEntry } from '../api/schemas.js';
 import { ActivityLog } from './activity.js';
@@ -101,9 +102,11 @@ export class UploadQueue {
     const request: CaptureRequest = { ...c.request, structure: change.structure, type: change.type, captureDateTime: change.captureDateTime };
     if (change.design) request.design = change.design;
     else delete request.design;
+    // A corrected time renames the capture: its label always says the time the platform gets.
+    const label = c.request.captureDateTime === change.captureDateTime ? c.label : captureLabel({ capturedAt: change.captureDateTime, fileNames: c.request.files.map((f) => f.fileName) });
     return (
-      this.sql(`UPDATE captures SET structure = ?, design = ?, request_json = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'rejected', 'failed')`)
-        .run(change.structure, change.design ?? null, JSON.stringify(request), now(), id).changes === 1
+      this.sql(`UPDATE captures SET structure = ?, design = ?, request_json = ?, label = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'rejected', 'failed')`)
+        .run(change.structure, change.design ?? null, JSON.stringify(request), label, now(), id).changes === 1
     );
   }
 

@@ -329,3 +329,12 @@ export function verifiedCopiesOfSize(db: QueueDatabase, size: number): VerifiedC
 export function newestFileStateAt(db: QueueDatabase, path: string): string | undefined {
   return cached(db, `SELECT state FROM files WHERE path = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`).pluck().get(path) as string | undefined;
 }
+
+/**
+ * How many captures have files not finished yet (neither completed nor cancelled, not replaced)
+ * whose path starts with `prefix` (a card's root with its separator): the recordings the queue
+ * still reads from that card.
+ */
+export function unfinishedCapturesUnder(db: QueueDatabase, prefix: string): number {
+  return (cached(db, `SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL AND instr(path, ?) = 1`).get(prefix) as { n: number }).n;
+}

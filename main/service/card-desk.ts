@@ -11,6 +11,7 @@ import type { OffloadedFile } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
 import type { QueueDatabase } from '../queue/db.js';
+import { cardsInUse } from './cards-in-use.js';
 import { ImportedCopies } from './imported-copies.js';
 import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
@@ -100,6 +101,25 @@ export class CardDesk {
     void this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.sweepTimer.unref?.();
+    // Which card the queue reads from changes with the queue, not with the mounts: looked at as
+    // often as the mounts are, and told to the window when it changed.
+    this.inUseTimer = setInterval(() => {
+      if (this.inUseKey(this.viewCards()) !== this.toldInUse) this.emitCards();
+    }, this.opts.pollMs ?? 2000);
+    this.inUseTimer.unref?.();
+  }
+
+  private inUseTimer?: NodeJS.Timeout;
+  /** The in-use part of the cards last told to the window (inUseKey). */
+  private toldInUse = '';
+
+  /** The cards mounted now, each with what the queue reads from it (cards-in-use.ts). */
+  private viewCards(): DetectedCardView[] {
+    return cardsInUse(this.opts.queueDb(), this.cards);
+  }
+
+  private inUseKey(cards: readonly DetectedCardView[]): string {
+    return JSON.stringify(cards.map((c) => [c.root, c.inUse ?? null]));
   }
 
   /** Stops the watch and the sweep; an import under way carries on to its end (the card is only read). */
@@ -107,6 +127,7 @@ export class CardDesk {
     this.closed = true;
     this.stopWatch?.();
     clearInterval(this.sweepTimer);
+    clearInterval(this.inUseTimer);
     // An import does not outlive the service: stopped within a second, its half-written copies
     // removed, its verified ones kept and recorded (offloadCard's `signal`).
     for (const r of this.running.values()) r.ac.abort(new Error('The app is closing.'));
@@ -130,16 +151,19 @@ export class CardDesk {
   private readonly running = new Map<number, { ac: AbortController; done: Promise<void> }>();
 
   /**
-   * The cards mounted now, this session's imports not dismissed (oldest first), and whether the
+   * The cards mounted now (with `inUse` on those the queue reads from, cards-in-use.ts), this session's imports not dismissed (oldest first), and whether the
    * cards are offered for upload straight from the card instead of Import.
    */
   list(): { cards: DetectedCardView[]; imports: ImportView[]; uploadFromCard: boolean } {
-    return { cards: this.cards, imports: [...this.imports.values()], uploadFromCard: this.library.get().uploadFromCard };
+    return { cards: this.viewCards(), imports: [...this.imports.values()], uploadFromCard: this.library.get().uploadFromCard };
   }
 
   /** Tells the window the cards mounted now and how they are offered (`capture:event.cards`). */
   private emitCards(): void {
-    if (!this.closed) this.opts.emit('capture:event.cards', { cards: this.cards, uploadFromCard: this.library.get().uploadFromCard });
+    if (this.closed) return;
+    const cards = this.viewCards();
+    this.toldInUse = this.inUseKey(cards);
+    this.opts.emit('capture:event.cards', { cards, uploadFromCard: this.library.get().uploadFromCard });
   }
 
   /**

@@ -1,3 +1,4 @@
+import { captureLabel } from '../../shared/capture-label.js';
 import type { NamedStructure, ProposedCapture } from '../../shared/ipc.js';
 import type { Placement } from '../../shared/registration.js';
 import { placementName } from '../../shared/registration.js';
@@ -60,3 +61,9 @@ export function isReady(d: DraftCapture, structures: readonly NamedStructure[]):
 
 /** The placement of a ready capture (shared/registration.ts). */
 export const placementOf = (d: DraftCapture): Placement => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type });
+
+/**
+ * A draft's label (shared/capture-label.ts) from the time it will be registered with: a shift or
+ * an edited time renames it at once, in the table, the checkbox's name and the confirmation.
+ */
+export const draftLabel = (d: DraftCapture): string => captureLabel({ capturedAt: d.form.capturedAt, fileNames: d.proposal.files.map((f) => f.name) });

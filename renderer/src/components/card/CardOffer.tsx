@@ -11,7 +11,9 @@ import './card.css';
  * whose import finished is not offered again until that import is dismissed. With "Upload straight
  * from the card" on in Settings the offer is "Upload from the card" instead: the
  * card's recordings go to the registration step at the card's own paths, with no copy, and the
- * card is not offered again while it stays mounted.
+ * card is not offered again while it stays mounted. A card the upload queue reads from (its
+ * recordings queued from it, or waited for until it came back) is shown as in use instead of
+ * offered, whatever this window remembers (main/service/cards-in-use.ts).
  */
 export function CardOffer() {
   const cards = useCards((s) => s.cards);
@@ -25,10 +27,20 @@ export function CardOffer() {
   useEffect(() => void useCards.getState().load(), []);
 
   const imported = new Set([...imports.map((i) => i.card), ...handedFromCard]);
-  const offered = cards.filter((c) => !imported.has(c.root));
-  if (offered.length === 0 && imports.length === 0) return null;
+  // A card the queue reads from (after a restart too) is shown as in use, never offered as new.
+  const inUse = cards.filter((c) => c.inUse && !imported.has(c.root));
+  const offered = cards.filter((c) => !imported.has(c.root) && !c.inUse);
+  if (offered.length === 0 && inUse.length === 0 && imports.length === 0) return null;
   return (
     <section className="cards" aria-label="Cards">
+      {inUse.map((c) => (
+        <div key={c.root} className="banner card-in-use" data-testid="card-in-use" role="status">
+          <strong>Card {c.name} in use</strong>: {inUseWords(c.inUse!)} Keep it in the reader until they finish.{' '}
+          <span className="card-where">
+            {describeCard(c)} at {c.root}
+          </span>
+        </div>
+      ))}
       {offered.map((c) => (
         <div key={c.root} className="banner card-offer" data-testid="card-offer">
           <div>
@@ -56,4 +68,11 @@ export function CardOffer() {
       ))}
     </section>
   );
+}
+
+/** What a card in use is used for: "2 recordings upload from it.", "It is back: 1 recording waiting for it uploads from it." */
+function inUseWords(u: { recordings: number; waited: boolean }): string {
+  const what = `${u.recordings} recording${u.recordings === 1 ? '' : 's'}`;
+  const verb = u.recordings === 1 ? 'uploads' : 'upload';
+  return u.waited ? `It is back: ${what} waiting for it ${verb} from it.` : `${what} ${verb} from it.`;
 }

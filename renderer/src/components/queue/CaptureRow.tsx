@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { retryTime, retryWait } from '../../../../shared/queue-state.js';
 import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
+import { captureFullName, captureLabelParts } from '../../../../shared/capture-label.js';
 import { formatBytes, formatTime } from '../../format.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
@@ -69,6 +70,8 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
   const remove = useApp((s) => s.removeCapture);
   // The first file's first frame, as in the registration table.
   const first = useApp((s) => s.files[s.filesOf[id]?.[0] ?? -1]);
+  // A string, so the row re-renders only when its files' names change, not while bytes move.
+  const fileNames = useApp((s) => (s.filesOf[id] ?? []).flatMap((f) => s.files[f]?.fileName ?? []).join('\n'));
   const opened = useApp((s) => s.folding.detailed || !!s.folding.open[id]);
   const toggle = useApp((s) => s.toggleCapture);
   const move = useApp((s) => s.moveCapture);
@@ -85,6 +88,9 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
   const kind = c.type === 'exterior' ? 'Exterior' : 'Interior';
   // The whole name and place on hover and for screen readers: the row itself may cut them short.
   const full = `${c.label} · ${place} · ${kind} · recorded ${formatTime(c.capturedAt)}`;
+  // The camera's own file names too, on hover: the label is the time the platform got, not theirs.
+  const names = fileNames ? fileNames.split('\n') : [];
+  const label = captureLabelParts(c.label);
   const state =
     c.state === 'queued' && c.retryAt !== null
       ? `Not registered yet: trying again ${retryTime(c.retryAt, now) === 'any moment' ? 'any moment' : `at ${retryTime(c.retryAt, now)}`}`
@@ -110,10 +116,14 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
         <span aria-hidden="true">{opened ? '▾' : '▸'}</span>
       </button>
       {first ? <Thumbnail path={first.path} name={first.fileName} /> : <span className="thumb-slot" />}
-      <div className="name" title={full}>
-        <strong>
+      <div className="name" title={captureFullName(full, names)}>
+        <strong className="capture-title">
           {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
-          {c.label}
+          {/* The date every capture of a card shares gives way first; the time and segment never do. */}
+          <span className="label-common">{label.common}</span>
+          {/* A name without the date (a video named by a person) is cut at its end, as any long name. */}
+          <span className={label.common ? 'label-distinct' : 'label-rest'}>{label.distinct}</span>
+          <span className="label-rest">{label.rest}</span>
           {c.warnings?.length ? (
             // Marked in the queue as at registration; the words are in the list of captures with warnings.
             <span className="capture-warning" title={c.warnings.join('\n')} aria-label={`, warning: ${c.warnings.join(' ')}`}>

@@ -7,7 +7,7 @@ import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
 import type { DraftCapture } from '../../placement.js';
-import { nameOfPlacement } from '../../placement.js';
+import { draftLabel, nameOfPlacement } from '../../placement.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
 
@@ -55,7 +55,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
     <>
       <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key} data-nav={key}>
         <td>
-          <input type="checkbox" data-col={0} tabIndex={tabCol === 0 ? 0 : -1} checked={checked} onClick={onSelect} onChange={() => undefined} aria-label={`Select ${p.label}`} />
+          <input type="checkbox" data-col={0} tabIndex={tabCol === 0 ? 0 : -1} checked={checked} onClick={onSelect} onChange={() => undefined} aria-label={`Select ${draftLabel(draft)}`} />
         </td>
         <td>
           <button type="button" className="link time" data-col={1} tabIndex={tabCol === 1 ? 0 : -1} aria-expanded={editing} aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`} onClick={() => setEditing(!editing)}>
@@ -83,9 +83,9 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
         </td>
         <td className="num">{lenses(p.kind)}</td>
         <td className="num">{duration(p.media.durationSeconds)}</td>
-        <td className="camera">{p.media.camera?.model ?? '—'}</td>
+        <td className="camera" title={p.media.camera?.model}>{p.media.camera?.model ?? '—'}</td>
         <td className="num">{formatBytes(size)}</td>
-        <td className={place ? 'place' : 'place unset'}>{place ?? (copy === 'uploaded' || copy === 'queued' ? '—' : 'Not chosen')}</td>
+        <td className={place ? 'place' : 'place unset'} title={place}>{place ?? (copy === 'uploaded' || copy === 'queued' ? '—' : 'Not chosen')}</td>
         {/* The type shows once chosen with a place: never a default that looks chosen. */}
         <td>{!form.structure ? '—' : form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
       </tr>

@@ -5,7 +5,7 @@ import type { CopyState } from '../../card-store.js';
 import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
 import { formatBytes } from '../../format.js';
-import { isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
+import { draftLabel, isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
 import { useApp } from '../../store.js';
 import type { ApplyActions } from './ApplyBar.js';
 import { ApplyBar, PLACE_ID } from './ApplyBar.js';
@@ -171,7 +171,7 @@ export function RegisterPanel() {
           title={`Register ${ready.length} capture${ready.length === 1 ? '' : 's'}?`}
           sentence={`${sentence}.`}
           detail={`${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}, are then uploaded.${left ? ` ${left} capture${left === 1 ? '' : 's'} without a structure and design stay in the list.` : ''} A registration cannot be taken back from this computer.`}
-          warnings={warned.map((d) => ({ label: d.proposal.label, warnings: d.proposal.warnings! }))}
+          warnings={warned.map((d) => ({ label: draftLabel(d), warnings: d.proposal.warnings! }))}
           busy={busy}
           onConfirm={() => void confirm()}
           onCancel={cancel}
