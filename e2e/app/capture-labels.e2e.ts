@@ -140,7 +140,7 @@ test('an imported 100-recording card: the table fits its box and each queue titl
   truncateSync(card.recordings.find((p) => /_00_002\.insv$/.test(p))!, 300_000);
   renameSync(card.root, join(mounts, 'X4_CARD'));
   await page.getByTestId('card-offer').getByRole('button', { name: 'Import X4_CARD' }).click({ timeout: 15_000 });
-  await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove', { timeout: 60_000 });
+  await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove', { timeout: 120_000 });
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(100, { timeout: 60_000 });
   const fits = async (when: string) => {
