@@ -3,11 +3,11 @@
 // held the offload at 0.65 of cp's throughput, since that thread also runs the copy's reads,
 // writes and XXH64. Here the copy reads each chunk into a slot of a shared memory, writes and
 // XXH64s it as before, and lends the slot to a worker thread, which hashes the parts where the
-// chunk lies (no copy), four parts at a time with the SIMD kernel (part-md5-lanes.ts): the MD5
+// chunk lies (no copy), four parts at a time with the SIMD kernel (file-parts.ts): the MD5
 // then costs about 0.55 CPU s/GiB, on the other core. A slot comes back once its bytes are hashed.
 import { Worker } from 'node:worker_threads';
-import type { FromMd5Worker, ToMd5Worker } from './md5-worker.js';
-import type { PoolLayout } from './part-md5-lanes.js';
+import type { FromMd5Worker, ToMd5Worker } from './worker.js';
+import type { PoolLayout } from './file-parts.js';
 
 /** Bytes before the first slot: the kernel's state and block, and the parts' scratch blocks. */
 const HEADER_BYTES = 64 * 1024;
@@ -144,6 +144,6 @@ export class PartMd5Pool {
  * so it holds inside the app's asar archive too.
  */
 function workerEntry(): { url: URL; entry?: string } {
-  if (import.meta.url.endsWith('.ts')) return { url: new URL('../service/tsx-boot.mjs', import.meta.url), entry: new URL('./md5-worker.ts', import.meta.url).href };
+  if (import.meta.url.endsWith('.ts')) return { url: new URL('../service/tsx-boot.mjs', import.meta.url), entry: new URL('./worker.ts', import.meta.url).href };
   return { url: new URL(/\/chunks\/[^/]*$/.test(import.meta.url) ? '../offload-md5-worker.js' : './offload-md5-worker.js', import.meta.url) };
 }

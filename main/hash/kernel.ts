@@ -172,7 +172,7 @@ export interface Md5x4Kernel {
  *
  * `shared`: run over this shared memory (`new WebAssembly.Memory({ initial: n, maximum: n, shared:
  * true })`, n pages) instead of a memory of its own, so another thread's chunks are hashed where
- * they lie (main/offload/part-md5-lanes.ts). The kernel's state and block then sit at its bytes
+ * they lie (file-parts.ts). The kernel's state and block then sit at its bytes
  * [0, 320), which only the one thread running the kernel may touch.
  */
 export function md5x4Kernel(shared?: WebAssembly.Memory): Md5x4Kernel {
