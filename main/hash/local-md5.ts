@@ -13,7 +13,7 @@
 import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Md5x4Kernel } from './kernel.js';
-import { HEADER_BYTES, SLOTS, SLOT_BYTES, md5x4Kernel } from './kernel.js';
+import { SLOTS, SLOT_BYTES, md5x4Kernel, slotViews } from './kernel.js';
 import type { Md5Lane } from './lanes.js';
 import { LANES, LaneScheduler, laneDigest, md5Lane, md5Padding } from './lanes.js';
 
@@ -29,8 +29,9 @@ function init(): Md5x4Kernel {
   const buffer = kernel.memory.buffer;
   heap = new Uint8Array(buffer);
   lanes = new LaneScheduler(kernel);
-  for (let i = SLOTS - 2; i >= 0; i--) freeSlots.push(Buffer.from(buffer, HEADER_BYTES + i * SLOT_BYTES, SLOT_BYTES));
-  scratch = Buffer.from(buffer, HEADER_BYTES + (SLOTS - 1) * SLOT_BYTES, SLOT_BYTES);
+  const slots = slotViews(kernel.memory, SLOT_BYTES, SLOTS);
+  scratch = slots.pop()!;
+  freeSlots.push(...slots.reverse());
   return kernel;
 }
 

@@ -8,9 +8,8 @@
 import { Worker } from 'node:worker_threads';
 import type { FromMd5Worker, ToMd5Worker } from './worker.js';
 import type { PoolLayout } from './file-parts.js';
+import { HEADER_BYTES, memoryPages, slotViews } from './kernel.js';
 
-/** Bytes before the first slot: the kernel's state and block, and the parts' scratch blocks. */
-const HEADER_BYTES = 64 * 1024;
 /**
  * Slots in the pool. Two files are copied at once, each holding two slots (one being read, one
  * being written); the rest hold chunks that wait for four parts to have bytes (at 5 MiB parts and
@@ -47,7 +46,7 @@ export class PartMd5Pool {
 
   private constructor(private readonly worker: Worker, layout: PoolLayout) {
     this.layout = layout;
-    this.slots = Array.from({ length: layout.slots }, (_, i) => Buffer.from(layout.memory.buffer, layout.header + i * layout.slotBytes, layout.slotBytes));
+    this.slots = slotViews(layout.memory, layout.slotBytes, layout.slots);
     for (let i = layout.slots - 1; i >= 0; i--) this.free.push(i);
     worker.on('message', (m: FromMd5Worker) => {
       if (m.t === 'free') {
@@ -65,7 +64,7 @@ export class PartMd5Pool {
 
   /** Starts the thread with a pool of `slots` slots of `slotBytes` (a multiple of 64 KiB). */
   static start(slotBytes: number, slots = SLOTS): PartMd5Pool {
-    const pages = (HEADER_BYTES + slots * slotBytes) / 65536;
+    const pages = memoryPages(slotBytes, slots);
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
     const layout: PoolLayout = { memory, header: HEADER_BYTES, slotBytes, slots };
     const { url, entry } = workerEntry();
