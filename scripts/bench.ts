@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link] [--pairs N] [--files N] [--gib N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link,md5] [--pairs N] [--files N] [--gib N]
 //
 //'s figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -19,6 +19,9 @@
 //               10,000-row queue event from the service process and send it on to the window
 //   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
 //               copied by `cp -r` and by the verified offload: both rates, their ratio, CPU s/GiB
+//   md5         (only when asked: `--only md5`; also `npm run bench:md5`) the part MD5 of 1 GiB by the
+//               SIMD kernel and by node:crypto in a worker thread, four 5 MiB parts at a time:
+//               CPU s/GiB and MiB/s of each, and the kernel's saving (scripts/bench/md5.ts)
 //   slow-link   (only when asked: `--only slow-link --runs 1`, about 11 min a run) one 5 MiB part
 //               under the client's 8 KiB/s limit: time, bytes storage received, parts sent again
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
@@ -39,6 +42,7 @@ import { relayFigures } from './bench/relay.js';
 import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
 import { slowLinkFigures } from './bench/slow-link.js';
+import { md5Figures } from './bench/md5.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
@@ -185,4 +189,5 @@ if (SECTIONS.has('offload')) {
   }
 }
 if (SECTIONS.has('slow-link')) figures.push(...(await withService((svc, work) => slowLinkFigures(svc, work, RUNS))));
+if (SECTIONS.has('md5')) figures.push(...(await md5Figures(RUNS, 1024)));
 printFigures(figures);
