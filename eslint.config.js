@@ -25,6 +25,8 @@ const SQLITE = {
     'Only main/queue/ (and main/office/store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/queue-db-owner.md).',
 };
 const SQLITE_OWNERS = ['main/queue/**', 'main/office/store.ts'];
+// The rooms of main/ besides main/hash/ (which imports none of them).
+const MAIN_ROOMS = ['api', 'card', 'cli', 'electron', 'engine', 'intake', 'ipc', 'media', 'office', 'offload', 'queue', 'service', 'settings', 'support', 'testing'];
 // The local service is its own package (e2e/service): the app loads it only by a dynamic import of
 // its name (main/service/local-service.ts), never statically, so that no bundle of the app contains it.
 const LOCAL_SERVICE = '@capture-uploader/local-service';
@@ -80,6 +82,14 @@ export default tseslint.config(
     files: ['main/**/*.ts'],
     ignores: ['main/electron/**', 'main/**/*.test.ts', 'main/testing/**', ...SQLITE_OWNERS],
     rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E),
+  },
+  // main/hash/ is the one MD5 module (docs/decisions/one-md5-module.md), used by the engine (parts
+  // hashed as they are sent) and the offload (parts hashed as they are copied): a leaf room that
+  // imports no other room of main/, so either may import it without a circle.
+  {
+    files: ['main/hash/**/*.ts'],
+    ignores: ['main/hash/**/*.test.ts'],
+    rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.flatMap(layer)], E2E),
   },
   {
     files: SQLITE_OWNERS,

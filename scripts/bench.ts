@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link] [--pairs N] [--files N] [--gib N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link,md5] [--pairs N] [--files N] [--gib N]
 //
 //'s figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -19,6 +19,9 @@
 //               10,000-row queue event from the service process and send it on to the window
 //   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
 //               copied by `cp -r` and by the verified offload: both rates, their ratio, CPU s/GiB
+//   md5         (only when asked: `--only md5`; also `npm run bench:md5`) the part MD5 of 1 GiB by the
+//               SIMD kernel and by node:crypto in a worker thread, four 5 MiB parts at a time:
+//               CPU s/GiB and MiB/s of each, and the kernel's saving (scripts/bench/md5.ts)
 //   slow-link   (only when asked: `--only slow-link --runs 1`, about 11 min a run) one 5 MiB part
 //               under the client's 8 KiB/s limit: time, bytes storage received, parts sent again
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
@@ -39,6 +42,7 @@ import { relayFigures } from './bench/relay.js';
 import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
 import { slowLinkFigures } from './bench/slow-link.js';
+import { md5Figures } from './bench/md5.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
@@ -105,8 +109,9 @@ async function throughput(): Promise<Figure[]> {
     { name: '1 GiB: plain presigned PUTs', values: plain, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from registration' },
     { name: '1 GiB: AWS CLI (aws s3 cp)', values: aws, unit: 'MiB/s', better: 'higher', digits: 0, note: '8 MiB parts, 10 at once' },
     { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.8, digits: 2, note: 'user + system, whole process, every thread; MD5 of every byte included' },
+    { name: '1 GiB: uploader CPU / (curl CPU + MD5)', values: cpu.map((c, i) => c / (curlCpu[i]! + lanes[i]!)), unit: '', better: 'lower', limit: 1.3, digits: 2, note: 'same run: what the client spends beyond a C client that sends the bytes and the MD5 it must compute' },
     { name: '1 GiB: uploader CPU less its MD5', values: cpu.map((c, i) => c - lanes[i]!), unit: 's/GiB', better: 'lower', digits: 2, note: 'the four-lane MD5 measured in the same run subtracted' },
-    { name: 'MD5 of 1 GiB, four parts at once', values: lanes, unit: 's/GiB', better: 'lower', digits: 2, note: 'the uploader\'s SIMD kernel (main/engine/md5-lanes.ts)' },
+    { name: 'MD5 of 1 GiB, four parts at once', values: lanes, unit: 's/GiB', better: 'lower', digits: 2, note: 'the uploader\'s SIMD kernel (main/hash/local-md5.ts)' },
     { name: 'MD5 of 1 GiB on this machine', values: md5, unit: 's/GiB', better: 'lower', digits: 2, note: 'node:crypto (OpenSSL), one stream' },
     { name: '1 GiB: AWS CLI CPU', values: awsCpu, unit: 's/GiB', better: 'lower', digits: 2 },
     { name: '1 GiB: uploader peak RSS', values: rss, unit: 'MB', better: 'lower', limit: 100, digits: 0 },
@@ -184,4 +189,5 @@ if (SECTIONS.has('offload')) {
   }
 }
 if (SECTIONS.has('slow-link')) figures.push(...(await withService((svc, work) => slowLinkFigures(svc, work, RUNS))));
+if (SECTIONS.has('md5')) figures.push(...(await md5Figures(RUNS, 1024)));
 printFigures(figures);

@@ -15,11 +15,11 @@ import { openUploader } from '../service/uploader.js';
 // The part MD5s the offload computed from the card's bytes are the upload's; the
 // copy's bytes are sent, never hashed again nor read again to rebuild a lost part's ETag.
 // Every MD5 the uploader computes is counted here, by the bytes fed to it: the part sender's
-// four-lane MD5 (md5-lanes.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5
+// four-lane MD5 (main/hash/local-md5.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5
 // kernel's memory the part sender takes (a part that is not hashed must take none).
 const md5Bytes = vi.hoisted(() => ({ n: 0, slots: 0 }));
-vi.mock('./md5-lanes.js', async (importOriginal) => {
-  const lanes = await importOriginal<typeof import('./md5-lanes.js')>();
+vi.mock('../hash/local-md5.js', async (importOriginal) => {
+  const lanes = await importOriginal<typeof import('../hash/local-md5.js')>();
   class CountedPartMd5 extends lanes.PartMd5 {
     override update(chunk: Buffer, hashed?: () => void): void {
       md5Bytes.n += chunk.length;
@@ -39,7 +39,7 @@ vi.mock('node:crypto', async (importOriginal) => {
     // The local service runs in this process too: storage's own MD5 of what it receives is not the
     // uploader's. PartMd5's own OpenSSL fallback is counted by PartMd5.update already.
     const stack = new Error().stack!;
-    if (algorithm !== 'md5' || stack.includes('/e2e/service/') || stack.includes('/md5-lanes.')) return h;
+    if (algorithm !== 'md5' || stack.includes('/e2e/service/') || stack.includes('/hash/local-md5.')) return h;
     const update = h.update.bind(h);
     h.update = ((data: string | NodeJS.ArrayBufferView, encoding?: BufferEncoding) => {
       md5Bytes.n += typeof data === 'string' ? Buffer.byteLength(data, encoding) : data.byteLength;

@@ -8,7 +8,7 @@ import { contentDifference, fileFacts } from '../intake/file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
 import { ANSWER_GRACE_ON_STOP_MS, EngineStopping, UnansweredPartError } from './in-doubt.js';
 import type { LinkMonitor } from './link.js';
-import { PartMd5 } from './md5-lanes.js';
+import { PartMd5 } from '../hash/local-md5.js';
 import { PartFileError, putFromFile } from './part-wire.js';
 import type { Bandwidth, Pacing } from './throttle.js';
 
@@ -133,7 +133,7 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * way (a mangling proxy, a plain-HTTP link, a faulty storage node) is caught and sent again; and
  * that MD5 is the ETag to report when storage has a part whose answer was lost. It is the one cost
  * of the hot path kept on purpose: about 0.7 CPU s/GiB with four parts hashed at once by the SIMD
- * kernel (md5-lanes.ts), 1.3–1.4 s/GiB with OpenSSL's MD5 on this machine.
+ * kernel (main/hash/local-md5.ts), 1.3–1.4 s/GiB with OpenSSL's MD5 on this machine.
  *
  * Stall watch (on the monotonic clock; docs/engine.md, "A silent link"): while sending, a part
  * that moves no byte for `stallTimeoutMs` (time held back by the bandwidth limit does not count)

@@ -2,9 +2,9 @@ import { close, open, read } from 'node:fs';
 import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { PartMd5 } from './md5-lanes.js';
-import { giveSlot, isSlot, takeSlot } from './md5-lanes.js';
-import { SLOT_BYTES } from './md5x4-kernel.js';
+import type { PartMd5 } from '../hash/local-md5.js';
+import { giveSlot, isSlot, takeSlot } from '../hash/local-md5.js';
+import { SLOT_BYTES } from '../hash/kernel.js';
 import type { Bandwidth, Pacing } from './throttle.js';
 
 /**
@@ -26,7 +26,7 @@ export interface WireOptions {
   pacing: Pacing;
   /**
    * Fed every byte of the part, in order, once: the part's MD5 comes out of the read itself. Its
-   * chunks may be hashed later, with other parts' (md5-lanes.ts): a buffer is reused only after
+   * chunks may be hashed later, with other parts' (main/hash/local-md5.ts): a buffer is reused only after
    * `settle()`. Absent when the part's MD5 is already known (computed while the card was copied,
    *): the part's bytes are then not hashed at all, and read into buffers of the heap,
    * leaving the kernel's slots to the parts that hash.
@@ -59,14 +59,14 @@ const fileError = (err: NodeJS.ErrnoException) => new PartFileError(err.code ?? 
 
 // The file is read in 1 MiB chunks (a quarter of the read calls of 256 KiB): while one is
 // written to the socket, the next is read. Each chunk is read into a slot of the MD5 kernel's
-// memory (md5-lanes.ts), hashed where it lies, later and four parts at once, so a slot goes back
+// memory (main/hash/local-md5.ts), hashed where it lies, later and four parts at once, so a slot goes back
 // only once its chunk is both written and hashed. Slots are shared by all parts (10 MiB, never
 // copied, never left for the garbage collector: buffers allocated per part left up to 20 MiB
 // waiting for it); when none is free, the chunks waiting are hashed, which frees them.
 const READ_CHUNK = SLOT_BYTES;
 // Beyond the slots (every one lent: many parts at once), and for parts not hashed at all, buffers
 // of the heap; a hashed part that starts in one is hashed by OpenSSL, a later chunk in one is
-// copied into the kernel's memory and hashed at once (md5-lanes.ts). A few are kept.
+// copied into the kernel's memory and hashed at once (main/hash/local-md5.ts). A few are kept.
 const POOL_LIMIT = 8;
 const pool: Buffer[] = [];
 // A part that is not hashed (its MD5 known from the offload) never takes a slot: it would only

@@ -6,7 +6,7 @@ import type { FileFacts } from '../intake/file-identity.js';
 import { fileFacts } from '../intake/file-identity.js';
 import { startXxh64 } from './hash.js';
 import { PartMd5s } from './part-md5.js';
-import type { PartMd5Pool, PoolFile } from './part-md5-pool.js';
+import type { PartMd5Pool, PoolFile } from '../hash/pool.js';
 
 /**
  * Bytes read or written at once. 8 MiB: a card reader streams, each read or write costs one
@@ -49,7 +49,7 @@ export interface CopyOptions {
    */
   partSize?: number;
   /**
-   * With `partSize`: the pool (chunk buffers and hashing thread, part-md5-pool.ts) that computes the
+   * With `partSize`: the pool (chunk buffers and hashing thread, main/hash/pool.ts) that computes the
    * part MD5s off this thread. Without it they are computed here, with OpenSSL (PartMd5s).
    */
   md5Pool?: PartMd5Pool;

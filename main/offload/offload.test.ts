@@ -14,7 +14,7 @@ import { c4Id } from './mhl.js';
 import { CHUNK_BYTES, copyVerified } from './copy.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
 import { PartMd5s } from './part-md5.js';
-import { PartMd5Pool } from './part-md5-pool.js';
+import { PartMd5Pool } from '../hash/pool.js';
 import { listOffloads, recordOffload } from './record.js';
 
 const work = mkdtempSync(join(tmpdir(), 'offload-test-'));

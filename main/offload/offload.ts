@@ -7,7 +7,7 @@ import { noRecordingsIn } from '../../shared/grouping.js';
 import { inspectPaths } from '../intake/intake.js';
 import type { AfterWrite } from './copy.js';
 import { CHUNK_BYTES, copyVerified } from './copy.js';
-import { PartMd5Pool } from './part-md5-pool.js';
+import { PartMd5Pool } from '../hash/pool.js';
 import { writeMhl } from './mhl.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { CardFile, KnownCopy } from './known-copies.js';
@@ -124,7 +124,7 @@ export interface OffloadOptions {
   /**
    * Bytes per upload part (§4.6) to compute each copy's part MD5s for, from the bytes the copy
    * reads, on a thread of their own for the offload's length
-   * (part-md5-pool.ts); none when not given. See main/offload/part-md5.ts.
+   * (main/hash/pool.ts); none when not given. See main/offload/part-md5.ts.
    */
   partSize?: number;
   /** Free bytes on the disk holding a folder; fs.statfs by default (tests give a small disk). */

@@ -17,11 +17,11 @@ import { AppCore } from './app-core.js';
 
 // Recordings placed while their card is imported wait for their verified copies
 // (files.awaiting_copy, migration 13) and upload from them; nothing is read from the card then.
-// The bytes the engine's part sender hashes are counted (md5-lanes.ts PartMd5): a copy moved to
+// The bytes the engine's part sender hashes are counted (main/hash/local-md5.ts PartMd5): a copy moved to
 // with the part MD5s of its copy pass is sent without a byte hashed again.
 const md5Bytes = vi.hoisted(() => ({ n: 0 }));
-vi.mock('../engine/md5-lanes.js', async (importOriginal) => {
-  const lanes = await importOriginal<typeof import('../engine/md5-lanes.js')>();
+vi.mock('../hash/local-md5.js', async (importOriginal) => {
+  const lanes = await importOriginal<typeof import('../hash/local-md5.js')>();
   class CountedPartMd5 extends lanes.PartMd5 {
     override update(chunk: Buffer, hashed?: () => void): void {
       md5Bytes.n += chunk.length;

@@ -1,5 +1,5 @@
 // Runs a worker thread from its TypeScript source (tests, `tsx`; the offload's part-MD5 workers,
-// main/offload/part-md5-pool.ts): registers tsx's loader in this thread, then loads the entry its
+// main/hash/pool.ts): registers tsx's loader in this thread, then loads the entry its
 // starter named. Node 20 does not apply `--import tsx` given in a Worker's execArgv before the
 // entry loads, hence this bootstrap. (The upload service is a process, started with `--import tsx`
 // by main/service/spawn.ts.)

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import type { LocalService } from '../../e2e/service/index.js';
 import { uploaderEnv } from '../../e2e/service/testing.js';
-import { PartMd5, giveSlot, takeSlot } from '../../main/engine/md5-lanes.js';
+import { PartMd5, giveSlot, takeSlot } from '../../main/hash/local-md5.js';
 import type { CliRun } from '../measure.js';
 import { runCli } from '../measure.js';
 
@@ -33,7 +33,7 @@ export function md5CpuPerGiB(): number {
 }
 
 /**
- * CPU seconds the uploader's own MD5 (main/engine/md5-lanes.ts: four parts' chunks at once in the
+ * CPU seconds the uploader's own MD5 (main/hash/local-md5.ts: four parts' chunks at once in the
  * SIMD kernel, 1 MiB slots as the part sender reads them) spends on 1 GiB: four parts of 256 MiB.
  */
 export function md5LanesCpuPerGiB(): number {

@@ -8,7 +8,7 @@
 // the code below (RFC 1321 §3.4, the sixty-four steps spelled out). Its memory is fixed at
 // MEMORY_PAGES and never grows: growing would detach every Buffer viewing it.
 
-/** Bytes of WebAssembly memory before the data area: the four lanes' state (4 × 16) and one block of each lane, transposed (16 × 16). */
+/** Bytes of a kernel memory before its slots: the four lanes' state (4 × 16), one block of each lane transposed (16 × 16), and the offload's scratch blocks (file-parts.ts). */
 export const HEADER_BYTES = 64 * 1024;
 /** Bytes of one data slot: the part sender's read chunk (part-wire.ts). */
 export const SLOT_BYTES = 1024 * 1024;
@@ -18,7 +18,21 @@ export const SLOT_BYTES = 1024 * 1024;
  * is a resident MiB: at 4 parts at once, 12 slots put the drain's peak RSS at 101 MB, 10 at 94.
  */
 export const SLOTS = 11;
-const MEMORY_PAGES = (HEADER_BYTES + SLOTS * SLOT_BYTES) / 65536;
+const MEMORY_PAGES = memoryPages(SLOT_BYTES, SLOTS);
+
+/**
+ * The 64 KiB pages of a kernel memory laid out as HEADER_BYTES, then `slots` slots of `slotBytes`
+ * (a multiple of 64 KiB, so every slot is page-aligned). The one layout of both buffer pools: the
+ * part sender's (local-md5.ts) and the offload's shared one (pool.ts).
+ */
+export function memoryPages(slotBytes: number, slots: number): number {
+  return (HEADER_BYTES + slots * slotBytes) / 65536;
+}
+
+/** Views of the `slots` slots of `slotBytes` of a kernel memory laid out as memoryPages says, in slot order. */
+export function slotViews(memory: WebAssembly.Memory, slotBytes: number, slots: number): Buffer[] {
+  return Array.from({ length: slots }, (_, i) => Buffer.from(memory.buffer, HEADER_BYTES + i * slotBytes, slotBytes));
+}
 const BLOCK_AT = 64; // the transposed block: word j of the four lanes at BLOCK_AT + 16 j
 
 const SHIFTS = [
@@ -172,7 +186,7 @@ export interface Md5x4Kernel {
  *
  * `shared`: run over this shared memory (`new WebAssembly.Memory({ initial: n, maximum: n, shared:
  * true })`, n pages) instead of a memory of its own, so another thread's chunks are hashed where
- * they lie (main/offload/part-md5-lanes.ts). The kernel's state and block then sit at its bytes
+ * they lie (file-parts.ts). The kernel's state and block then sit at its bytes
  * [0, 320), which only the one thread running the kernel may touch.
  */
 export function md5x4Kernel(shared?: WebAssembly.Memory): Md5x4Kernel {

@@ -1,10 +1,10 @@
-// The part MD5 thread of an offload: started by part-md5-pool.ts, it hashes the
-// chunks the copy hands it, in place in the shared pool, four parts at a time (part-md5-lanes.ts),
+// The part MD5 thread of an offload: started by pool.ts, it hashes the
+// chunks the copy hands it, in place in the shared pool, four parts at a time (file-parts.ts),
 // and talks only in the messages below. Built as its own entry (offload-md5-worker.js beside the
 // bundles, package.json build:cli and build:main); from source through main/service/tsx-boot.mjs.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PoolLayout } from './part-md5-lanes.js';
-import { PartMd5Lanes } from './part-md5-lanes.js';
+import type { PoolLayout } from './file-parts.js';
+import { PartMd5Lanes } from './file-parts.js';
 
 /** What the copy sends: a file begins, a chunk of it lies in a slot, it ended or failed, or the copy waits for slots (having heard of `freedSeen` freed). */
 export type ToMd5Worker =

@@ -3,14 +3,13 @@
 // held the offload at 0.65 of cp's throughput, since that thread also runs the copy's reads,
 // writes and XXH64. Here the copy reads each chunk into a slot of a shared memory, writes and
 // XXH64s it as before, and lends the slot to a worker thread, which hashes the parts where the
-// chunk lies (no copy), four parts at a time with the SIMD kernel (part-md5-lanes.ts): the MD5
+// chunk lies (no copy), four parts at a time with the SIMD kernel (file-parts.ts): the MD5
 // then costs about 0.55 CPU s/GiB, on the other core. A slot comes back once its bytes are hashed.
 import { Worker } from 'node:worker_threads';
-import type { FromMd5Worker, ToMd5Worker } from './md5-worker.js';
-import type { PoolLayout } from './part-md5-lanes.js';
+import type { FromMd5Worker, ToMd5Worker } from './worker.js';
+import type { PoolLayout } from './file-parts.js';
+import { HEADER_BYTES, memoryPages, slotViews } from './kernel.js';
 
-/** Bytes before the first slot: the kernel's state and block, and the parts' scratch blocks. */
-const HEADER_BYTES = 64 * 1024;
 /**
  * Slots in the pool. Two files are copied at once, each holding two slots (one being read, one
  * being written); the rest hold chunks that wait for four parts to have bytes (at 5 MiB parts and
@@ -47,7 +46,7 @@ export class PartMd5Pool {
 
   private constructor(private readonly worker: Worker, layout: PoolLayout) {
     this.layout = layout;
-    this.slots = Array.from({ length: layout.slots }, (_, i) => Buffer.from(layout.memory.buffer, layout.header + i * layout.slotBytes, layout.slotBytes));
+    this.slots = slotViews(layout.memory, layout.slotBytes, layout.slots);
     for (let i = layout.slots - 1; i >= 0; i--) this.free.push(i);
     worker.on('message', (m: FromMd5Worker) => {
       if (m.t === 'free') {
@@ -65,7 +64,7 @@ export class PartMd5Pool {
 
   /** Starts the thread with a pool of `slots` slots of `slotBytes` (a multiple of 64 KiB). */
   static start(slotBytes: number, slots = SLOTS): PartMd5Pool {
-    const pages = (HEADER_BYTES + slots * slotBytes) / 65536;
+    const pages = memoryPages(slotBytes, slots);
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
     const layout: PoolLayout = { memory, header: HEADER_BYTES, slotBytes, slots };
     const { url, entry } = workerEntry();
@@ -144,6 +143,6 @@ export class PartMd5Pool {
  * so it holds inside the app's asar archive too.
  */
 function workerEntry(): { url: URL; entry?: string } {
-  if (import.meta.url.endsWith('.ts')) return { url: new URL('../service/tsx-boot.mjs', import.meta.url), entry: new URL('./md5-worker.ts', import.meta.url).href };
+  if (import.meta.url.endsWith('.ts')) return { url: new URL('../service/tsx-boot.mjs', import.meta.url), entry: new URL('./worker.ts', import.meta.url).href };
   return { url: new URL(/\/chunks\/[^/]*$/.test(import.meta.url) ? '../offload-md5-worker.js' : './offload-md5-worker.js', import.meta.url) };
 }

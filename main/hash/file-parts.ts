@@ -1,18 +1,16 @@
-// The part MD5s of the offload's files, four parts at a time, run by the hashing
-// thread (md5-worker.ts) over the chunk pool the copy reads into (part-md5-pool.ts).
+// The part MD5s of the offload's files, four parts at a time through the one lane scheduler
+// (lanes.ts), run by the hashing thread (worker.ts) over the chunk pool the copy reads into (pool.ts).
 //
 // Why four parts: MD5 is one chain of dependent steps; OpenSSL runs one stream at about 1.4 CPU
-// s/GiB here, the SIMD kernel (main/engine/md5x4-kernel.ts) four streams in about the time of one.
+// s/GiB here, the SIMD kernel (kernel.ts) four streams in about the time of one.
 // The parts of a file are independent streams, but the copy reads them one after the other, so
 // chunks wait here, unhashed in their pool slot, until four parts have bytes waiting; then one
 // kernel call advances all four. A slot goes back to the copy once every byte of it is hashed.
 // When the copy wants a slot and none is free (part sizes too large for four parts to fit in the
 // pool), the oldest waiting bytes are hashed with fewer lanes, at a lower rate, never a wrong one.
-import { md5x4Kernel } from '../engine/md5x4-kernel.js';
-import type { Md5x4Kernel } from '../engine/md5x4-kernel.js';
-
-const LANES = 4;
-const INITIAL = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
+import { md5x4Kernel } from './kernel.js';
+import type { Md5Lane, Segment } from './lanes.js';
+import { LANES, LaneScheduler, laneDigest, md5Lane, md5Padding } from './lanes.js';
 /** Where scratch blocks start in the pool's header (the kernel's state and block sit below). */
 const SCRATCH_AT = 1024;
 /** Bytes of a scratch block: a part's padding takes up to two MD5 blocks (RFC 1321 §3.1). */
@@ -26,23 +24,20 @@ export interface PoolLayout {
   slots: number;
 }
 
-/** Bytes waiting in a lane, in the pool: a slot's (`slot`) or a scratch block's (`scratch`); `length` a multiple of 64. */
-interface Segment {
-  at: number;
-  length: number;
+/** Bytes waiting in a lane, in the pool: a slot's (`slot`) or a scratch block's (`scratch`). */
+interface PoolSegment extends Segment {
   slot?: number;
   scratch?: number;
 }
 
-/** One part's running MD5: state (a, b, c, d), bytes fed, bytes short of a block, and what waits. */
-interface Lane {
+/** One part's running MD5 (lanes.ts) and its place: its file and part, bytes fed, bytes short of a block. */
+interface Lane extends Md5Lane {
   file: FileLanes;
   part: number;
-  state: Uint32Array;
   bytes: number;
   tail: Uint8Array;
   tailLength: number;
-  segments: Segment[];
+  segments: PoolSegment[];
   final: boolean;
 }
 
@@ -63,24 +58,21 @@ interface FileLanes {
  * Synchronous and single-threaded: the worker calls it for each message.
  */
 export class PartMd5Lanes {
-  private readonly kernel: Md5x4Kernel;
+  private readonly lanes: LaneScheduler<Lane>;
   private readonly heap: Uint8Array;
-  private readonly words: Uint32Array;
   private readonly files = new Map<number, FileLanes>();
   private readonly refs: number[];
   private readonly freeScratch: number[] = [];
-  /** Lanes with bytes waiting, in the order they started waiting. */
-  private readonly waiting = new Set<Lane>();
   /** Kernel calls made and lanes they advanced (a lane a call runs twice counts once): how well the pool batches. */
-  readonly stats = { calls: 0, lanes: 0 };
+  readonly stats: { calls: number; lanes: number };
 
   constructor(
     private readonly pool: PoolLayout,
     private readonly freed: (slot: number) => void,
   ) {
-    this.kernel = md5x4Kernel(pool.memory);
+    this.lanes = new LaneScheduler<Lane>(md5x4Kernel(pool.memory));
+    this.stats = this.lanes.stats;
     this.heap = new Uint8Array(pool.memory.buffer);
-    this.words = new Uint32Array(pool.memory.buffer, 0, 16);
     this.refs = new Array<number>(pool.slots).fill(0);
     for (let at = pool.header - SCRATCH_BYTES; at >= SCRATCH_AT; at -= SCRATCH_BYTES) this.freeScratch.push(at);
   }
@@ -105,7 +97,7 @@ export class PartMd5Lanes {
     }
     this.release(slot);
     // Four parts have bytes waiting: hashed while four have some; the rest waits for company.
-    this.run(() => this.waiting.size < LANES);
+    this.lanes.run(() => this.lanes.waiting.size < LANES);
   }
 
   /** Hashes the oldest waiting bytes until at least one slot is freed (the copy waits for one), or nothing waits; answers whether one was. */
@@ -114,9 +106,9 @@ export class PartMd5Lanes {
     const was = this.onFreed;
     this.onFreed = () => (freedOne = true);
     try {
-      while (!freedOne && this.waiting.size > 0) {
-        const oldest = this.waiting.values().next().value!;
-        this.run(() => freedOne || oldest.segments.length === 0, oldest);
+      while (!freedOne && this.lanes.waiting.size > 0) {
+        const oldest = this.lanes.waiting.values().next().value!;
+        this.lanes.run(() => freedOne || oldest.segments.length === 0, oldest);
       }
     } finally {
       this.onFreed = was;
@@ -130,7 +122,7 @@ export class PartMd5Lanes {
     if (f.open) this.close(f.open);
     else if (f.parts === 0) this.close(this.openLane(f)); // an empty file is one empty part
     f.ended = true;
-    for (const lane of [...f.lanes]) this.run(() => lane.segments.length === 0, lane);
+    for (const lane of [...f.lanes]) this.lanes.run(() => lane.segments.length === 0, lane);
     for (const lane of [...f.lanes]) this.done(lane);
     this.files.delete(id);
     return Buffer.concat(f.digests);
@@ -143,7 +135,7 @@ export class PartMd5Lanes {
     for (const lane of f.lanes) {
       for (const s of lane.segments) this.settled(s);
       lane.segments = [];
-      this.waiting.delete(lane);
+      this.lanes.waiting.delete(lane);
     }
     this.files.delete(id);
   }
@@ -157,7 +149,7 @@ export class PartMd5Lanes {
   }
 
   private openLane(f: FileLanes): Lane {
-    const lane: Lane = { file: f, part: f.parts++, state: Uint32Array.from(INITIAL), bytes: 0, tail: new Uint8Array(64), tailLength: 0, segments: [], final: false };
+    const lane: Lane = { ...md5Lane(), file: f, part: f.parts++, bytes: 0, tail: new Uint8Array(64), tailLength: 0, segments: [], final: false };
     f.open = lane;
     f.lanes.add(lane);
     return lane;
@@ -177,24 +169,17 @@ export class PartMd5Lanes {
     }
     const whole = (length - from) & ~63;
     if (whole > 0) {
-      lane.segments.push({ at: at + from, length: whole, slot });
       this.refs[slot]! += 1;
-      this.waiting.add(lane);
+      this.queue(lane, { at: at + from, length: whole, slot });
     }
     const rest = length - from - whole;
     if (rest > 0) lane.tail.set(this.heap.subarray(at + from + whole, at + length), 0);
     lane.tailLength = rest;
   }
 
-  /** The part has all its bytes: queues its padding (RFC 1321 §3.1–3.2: a 1 bit, zeros to 56 mod 64, the length in bits, 64-bit little-endian). */
+  /** The part has all its bytes: queues its padding (RFC 1321 §3.1–3.2, lanes.ts md5Padding). */
   private close(lane: Lane): void {
-    const pad = new Uint8Array(lane.tailLength < 56 ? 64 : 128);
-    pad.set(lane.tail.subarray(0, lane.tailLength));
-    pad[lane.tailLength] = 0x80;
-    const view = new DataView(pad.buffer);
-    view.setUint32(pad.length - 8, (lane.bytes * 8) >>> 0, true);
-    view.setUint32(pad.length - 4, Math.floor((lane.bytes * 8) / 2 ** 32), true);
-    this.queueScratch(lane, pad);
+    this.queueScratch(lane, md5Padding(lane.tail, lane.tailLength, lane.bytes));
     lane.final = true;
     lane.file.open = undefined;
   }
@@ -202,15 +187,23 @@ export class PartMd5Lanes {
   /** Copies `bytes` (64 or 128) into a scratch block of the pool and queues them on the lane. */
   private queueScratch(lane: Lane, bytes: Uint8Array): void {
     // Every scratch block waiting (many parts' tails): hash everything, which frees them all.
-    if (this.freeScratch.length === 0) this.run(() => false);
+    if (this.freeScratch.length === 0) this.lanes.run(() => false);
     const at = this.freeScratch.pop()!;
     this.heap.set(bytes, at);
-    lane.segments.push({ at, length: bytes.length, scratch: at });
-    this.waiting.add(lane);
+    this.queue(lane, { at, length: bytes.length, scratch: at });
+  }
+
+  /** Queues `segment` on the lane: once hashed, its scratch block or share of a slot is given back, and an ended file's lane yields its digest. */
+  private queue(lane: Lane, segment: PoolSegment): void {
+    segment.hashed = () => {
+      this.settled(segment);
+      if (lane.file.ended) this.done(lane);
+    };
+    this.lanes.queue(lane, segment);
   }
 
   /** A segment was hashed (or dropped): its scratch block or its share of a slot is given back. */
-  private settled(s: Segment): void {
+  private settled(s: PoolSegment): void {
     if (s.scratch !== undefined) this.freeScratch.push(s.scratch);
     if (s.slot !== undefined) this.release(s.slot);
   }
@@ -225,39 +218,7 @@ export class PartMd5Lanes {
   /** A lane of an ended file with nothing waiting: its digest is the state, little-endian. */
   private done(lane: Lane): void {
     if (!lane.final || lane.segments.length > 0) return;
-    const d = Buffer.alloc(16);
-    for (let i = 0; i < 4; i++) d.writeUInt32LE(lane.state[i]!, 4 * i);
-    lane.file.digests[lane.part] = d;
+    lane.file.digests[lane.part] = laneDigest(lane);
     lane.file.lanes.delete(lane);
-  }
-
-  /**
-   * Hashes waiting bytes, four lanes per kernel call, until `stop()`: `first` always runs when it
-   * has bytes waiting, with up to three others; each call runs as many blocks as the shortest
-   * first segment of its lanes; with fewer than four lanes waiting, the spare ones repeat lane 0
-   * and are dropped.
-   */
-  private run(stop: () => boolean, first?: Lane): void {
-    while (!stop() && this.waiting.size > 0) {
-      const others = [...this.waiting].filter((l) => l !== first);
-      const live = first && first.segments.length > 0 ? [first, ...others.slice(0, LANES - 1)] : others.slice(0, LANES);
-      const blocks = Math.min(...live.map((l) => l.segments[0]!.length)) / 64;
-      const lane = (i: number) => live[i] ?? live[0]!;
-      for (let i = 0; i < LANES; i++) for (let w = 0; w < 4; w++) this.words[w * 4 + i] = lane(i).state[w]!;
-      this.kernel.h(lane(0).segments[0]!.at, lane(1).segments[0]!.at, lane(2).segments[0]!.at, lane(3).segments[0]!.at, blocks);
-      this.stats.calls += 1;
-      this.stats.lanes += live.length;
-      for (const [i, l] of live.entries()) {
-        for (let w = 0; w < 4; w++) l.state[w] = this.words[w * 4 + i]!;
-        const s = l.segments[0]!;
-        s.at += blocks * 64;
-        s.length -= blocks * 64;
-        if (s.length > 0) continue;
-        l.segments.shift();
-        if (l.segments.length === 0) this.waiting.delete(l);
-        this.settled(s);
-        if (l.file.ended) this.done(l);
-      }
-    }
   }
 }

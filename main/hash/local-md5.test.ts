@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PartMd5, giveSlot, isSlot, takeSlot } from './md5-lanes.js';
-import { SLOT_BYTES } from './md5x4-kernel.js';
+import { PartMd5, giveSlot, isSlot, takeSlot } from './local-md5.js';
+import { SLOT_BYTES } from './kernel.js';
 
 const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PartMd5Pool } from './part-md5-pool.js';
+import { PartMd5Pool } from './pool.js';
 
 const reference = (bytes: Buffer, partSize: number) =>
   Array.from({ length: Math.max(1, Math.ceil(bytes.length / partSize)) }, (_, i) => createHash('md5').update(bytes.subarray(i * partSize, (i + 1) * partSize)).digest('hex')).join('');

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PartMd5Lanes } from './part-md5-lanes.js';
+import { PartMd5Lanes } from './file-parts.js';
 
 /** node:crypto's MD5 of each part (§4.6), concatenated: what the lanes must answer. */
 function reference(bytes: Buffer, partSize: number): string {
