@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DARK_PALETTE, KEY_FRACTIONS, LIGHT_PALETTE, fractionColourIn } from '../../renderer/src/components/records/palette.js';
 import { AppHarness } from './harness.js';
+import { shots } from './shots.js';
 
 // The dark theme follows the system's prefers-color-scheme (styles.css), and every main screen is
 // axe-clean in the light theme and the dark one: the operator's registration table and queue,
@@ -95,8 +96,7 @@ for (const scheme of ['light', 'dark'] as const) {
       expect(await violations(page)).toEqual({});
       await expect(page.getByTestId('queue-state')).toHaveText(/^All 6 files uploaded/, { timeout: 60_000 });
       expect(await violations(page)).toEqual({});
-      await page.setViewportSize({ width: 1280, height: 800 });
-      await page.screenshot({ path: test.info().outputPath(`queue-${scheme}.png`) });
+      await shots(page, test.info(), `queue-${scheme}`);
       await page.getByRole('tab', { name: 'Settings' }).click();
       await expect(page.getByRole('button', { name: 'Check progress sign-in' })).toBeVisible();
       await groundFollowsScheme(page);
