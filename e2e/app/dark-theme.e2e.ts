@@ -11,9 +11,10 @@ import { shots } from './shots.js';
 
 // The dark theme follows the system's prefers-color-scheme (styles.css), and every main screen is
 // axe-clean in the light theme and the dark one: the operator's registration table and queue,
-// Settings, the Progress workspace and the Assets view. In dark the page and the drawing really are
-// dark, and the drawing's lines (coloured from TypeScript, palette.ts) follow the scheme and keep
-// 3:1 against it (WCAG 1.4.11). Paper is printed black on white whatever the scheme.
+// Settings, the Progress workspace (online, and offline with its outbox) and the Assets view. In
+// dark the page and the drawing really are dark, and the drawing's lines (coloured from
+// TypeScript, palette.ts) follow the scheme and keep 3:1 against it (WCAG 1.4.11). Paper is
+// printed black on white whatever the scheme (docs/desktop-app.md, "Dark theme").
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 test.describe.configure({ timeout: 120_000 });
 
@@ -123,6 +124,21 @@ for (const scheme of ['light', 'dark'] as const) {
       expect(await computed(page.getByTestId('month-report'), 'color')).toBe('rgb(0, 0, 0)');
       expect(await violations(page)).toEqual({});
       await page.emulateMedia({ media: 'screen', colorScheme: scheme });
+    });
+
+    test(`the Progress workspace offline, with an entry waiting in the outbox (${scheme})`, async ({ page }) => {
+      await page.getByRole('tab', { name: 'Progress' }).click();
+      await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+      await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+      const form = page.getByRole('region', { name: 'Record progress' });
+      await form.getByLabel('Details').fill('Parking Garage P1 fire stopping inspected.');
+      await form.getByRole('button', { name: 'Record entry' }).click();
+      await expect(page.getByTestId('outbox-item')).toHaveCount(1);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect(page.getByTestId('progress-as-of')).toContainText('No connection to the progress service: showing the copy from');
+      await groundFollowsScheme(page);
+      expect(await violations(page)).toEqual({});
+      await h.svc.admin('DELETE', '/faults');
     });
 
     test(`the Assets view: drawing, colour key, focused line and table (${scheme})`, async ({ page }) => {
