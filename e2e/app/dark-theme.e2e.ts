@@ -2,19 +2,20 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFakeCard } from '../../main/card/fake-card.js';
 import { DARK_PALETTE, KEY_FRACTIONS, LIGHT_PALETTE, fractionColourIn } from '../../renderer/src/components/records/palette.js';
 import { AppHarness } from './harness.js';
 import { shots } from './shots.js';
 
 // The dark theme follows the system's prefers-color-scheme (styles.css), and every main screen is
-// axe-clean in the light theme and the dark one: the operator's registration table and queue,
-// Settings, the Progress workspace (online, and offline with its outbox) and the Assets view. In
-// dark the page and the drawing really are dark, and the drawing's lines (coloured from
-// TypeScript, palette.ts) follow the scheme and keep 3:1 against it (WCAG 1.4.11). Paper is
-// printed black on white whatever the scheme (docs/desktop-app.md, "Dark theme").
+// axe-clean in the light theme and the dark one: the operator's card offer and import, the
+// registration table and the queue, Settings, the Progress workspace (online, and offline with its
+// outbox) and the Assets view. In dark the page and the drawing really are dark, and the drawing's
+// lines (coloured from TypeScript, palette.ts) follow the scheme and keep 3:1 against it (WCAG
+// 1.4.11). Paper is printed black on white whatever the scheme (docs/desktop-app.md, "Dark theme").
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 test.describe.configure({ timeout: 120_000 });
 
@@ -46,10 +47,14 @@ for (const scheme of ['light', 'dark'] as const) {
   test.describe(`${scheme} theme`, () => {
     let h: AppHarness;
     let work: string;
+    let mounts: string;
     test.beforeEach(async ({ page }) => {
       work = mkdtempSync(join(tmpdir(), 'dark-theme-e2e-'));
+      mounts = join(work, 'media');
+      mkdirSync(mounts);
       await page.emulateMedia({ colorScheme: scheme });
-      h = await AppHarness.start(page, ORIGIN);
+      // The service watches this folder as it would /media/$USER: a card appears when its folder does.
+      h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300 } });
       await page.goto('/');
       await page.getByRole('button', { name: 'Use the local test service' }).click();
       await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
@@ -101,6 +106,27 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.getByRole('tab', { name: 'Settings' }).click();
       await expect(page.getByRole('button', { name: 'Check progress sign-in' })).toBeVisible();
       await groundFollowsScheme(page);
+      expect(await violations(page)).toEqual({});
+    });
+
+    test(`a card offered, then imported and safe to remove (${scheme})`, async ({ page }) => {
+      await page.getByRole('tab', { name: 'Settings' }).click();
+      const section = page.getByRole('form', { name: 'Card imports' });
+      await section.getByLabel('Library folder').fill(join(work, 'library'));
+      await section.getByRole('button', { name: 'Save card import settings' }).click();
+      await expect.poll(() => (h.store.get('library') as { library?: string } | undefined)?.library).toBe(join(work, 'library'));
+      await page.getByRole('tab', { name: 'Upload' }).click();
+      // Written aside and moved under the mount folder at once, as a volume appears when mounted.
+      const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 2, bytes: 64 * 1024 });
+      renameSync(card.root, join(mounts, 'X4_CARD'));
+      const offer = page.getByTestId('card-offer');
+      await expect(offer).toContainText('Insta360 card, 2 recordings', { timeout: 15_000 });
+      await groundFollowsScheme(page);
+      expect(await violations(page)).toEqual({});
+      await offer.getByRole('button', { name: 'Import X4_CARD' }).click();
+      await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove', { timeout: 30_000 });
+      await page.getByText('Files (4)').click();
+      if (scheme === 'dark') expect(luminance(await computed(page.getByTestId('card-safe'), 'backgroundColor'))).toBeLessThan(0.2);
       expect(await violations(page)).toEqual({});
     });
 
