@@ -39,6 +39,7 @@ export const SHOTS: readonly Shot[] = [
   { file: 'queue-waiting-for-copy.png', from: '34-queue-waiting-for-copy-large.png', spec: 'e2e/app/card-place-while-copying.e2e.ts', title: 'recordings placed while their card is copied' },
   { file: 'register-thumbnails.png', from: '40-register-thumbnails-large.png', spec: 'e2e/app/thumbnails.e2e.ts', title: 'first frame' },
   { file: 'office-progress.png', from: 'office-progress-entry-form-large.png', spec: 'e2e/app/records-a11y.e2e.ts', title: 'the Progress workspace: calendar' },
+  { file: 'queue-dark.png', from: 'queue-dark-large.png', spec: 'e2e/app/dark-theme.e2e.ts', title: 'the upload screen: registration table, queue with rows, and Settings (dark)' },
   { file: 'office-assets.png', from: 'office-assets-drawing-large.png', spec: 'e2e/app/records-a11y.e2e.ts', title: 'the Assets view: drawing' },
 ];
 

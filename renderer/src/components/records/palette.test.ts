@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DRAWING_BACKGROUND, KEY_FRACTIONS, MUTED, fractionColour } from './palette.js';
+import { DARK_PALETTE, DRAWING_BACKGROUND, KEY_FRACTIONS, LIGHT_PALETTE, MUTED, fractionColour, fractionColourIn } from './palette.js';
 
 // WCAG 1.4.11 (non-text contrast): graphics that carry meaning stand at least 3:1 against what is
 // next to them. Every colour a line of the Assets drawing can take, finished work included, and
-// the "not tracked" mark, against the drawing's background (records.e2e.ts checks that the
-// stylesheet draws that background).
+// the "not tracked" mark, against the drawing's background, in the light and the dark theme
+// (dark-theme.e2e.ts checks that styles.css gives the drawing these same colours).
 
 /** WCAG 2's relative luminance of `#rrggbb` or `rgb(r, g, b)`. */
 function luminance(colour: string): number {
@@ -23,14 +23,27 @@ const contrast = (a: string, b: string) => {
 };
 
 describe('the Assets palette', () => {
-  it('draws every fraction done, and the not-tracked mark, at 3:1 or more against the drawing', () => {
-    for (let i = 0; i <= 100; i++) expect(contrast(fractionColour(i / 100), DRAWING_BACKGROUND)).toBeGreaterThanOrEqual(3);
-    expect(contrast(MUTED, DRAWING_BACKGROUND)).toBeGreaterThanOrEqual(3);
+  for (const [scheme, palette] of [['light', LIGHT_PALETTE], ['dark', DARK_PALETTE]] as const) {
+    it(`draws every fraction done, and the not-tracked mark, at 3:1 or more against the ${scheme} drawing`, () => {
+      for (let i = 0; i <= 100; i++) expect(contrast(fractionColourIn(palette, i / 100), palette.background)).toBeGreaterThanOrEqual(3);
+      expect(contrast(palette.untracked, palette.background)).toBeGreaterThanOrEqual(3);
+    });
+
+    it(`keeps its lightness rising with the fraction in ${scheme}, so the key reads in greyscale`, () => {
+      const l = KEY_FRACTIONS.map((f) => luminance(fractionColourIn(palette, f)));
+      for (let i = 1; i < l.length; i++) expect(l[i]!).toBeGreaterThan(l[i - 1]!);
+    });
+  }
+
+  it('has a dark drawing that is dark and a light one that is light', () => {
+    expect(luminance(DARK_PALETTE.background)).toBeLessThan(0.05);
+    expect(luminance(LIGHT_PALETTE.background)).toBeGreaterThan(0.9);
   });
 
-  it('keeps its lightness rising with the fraction, so the key reads in greyscale', () => {
-    const l = KEY_FRACTIONS.map((f) => luminance(fractionColour(f)));
-    for (let i = 1; i < l.length; i++) expect(l[i]!).toBeGreaterThan(l[i - 1]!);
+  it('uses the light palette outside a browser (no prefers-color-scheme to follow)', () => {
+    expect(fractionColour(1)).toBe(fractionColourIn(LIGHT_PALETTE, 1));
+    expect(MUTED).toBe(LIGHT_PALETTE.untracked);
+    expect(DRAWING_BACKGROUND).toBe(LIGHT_PALETTE.background);
   });
 
   it('tells a low contrast when there is one (the check itself)', () => {
