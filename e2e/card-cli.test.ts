@@ -126,6 +126,8 @@ describe('import', () => {
     const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-2')]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
+    // Not on a terminal: a line per tenth, each with the copy's rate once bytes moved.
+    expect(res.stdout).toMatch(/^copying: 100% \(4\.0 KiB of 4\.0 KiB · [\d.]+ (B|KiB|MiB)\/s\)$/m);
     expect(res.stdout).toMatch(/Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/);
     expect(res.stdout).not.toMatch(/queued capture/);
     const empty = mkdtempSync(join(work, 'blank-'));

@@ -23,6 +23,8 @@ export interface CardImportOptions {
   /** Milliseconds between views while only bytes move (default 100: ten a second). */
   throttleMs?: number;
   now?: () => Date;
+  /** The clock the copy's rate is measured with, in ms (offloadCard's `clock`). */
+  clock?: () => number;
   /** Test seams of offloadCard (copy.ts): damage a copy before it is read back; a small disk. */
   afterWrite?: AfterWrite;
   freeBytes?: (folder: string) => Promise<number>;
@@ -63,6 +65,8 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     startedAt: now().toISOString(),
     bytesDone: 0,
     bytesTotal: 0,
+    bytesPerSecond: 0,
+    secondsLeft: null,
     files: [],
     verifiedCopies: [],
     safeToRemove: false,
@@ -96,6 +100,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     const result = await offloadCard(o.root, {
       library: o.library,
       now,
+      ...(o.clock ? { clock: o.clock } : {}),
       ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
       ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
       ...(o.partSize ? { partSize: o.partSize } : {}),
@@ -113,6 +118,8 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         const step = Math.max(0, p.bytesDone - previous);
         previous = p.bytesDone;
         view.bytesDone = p.bytesDone;
+        view.bytesPerSecond = p.bytesPerSecond;
+        view.secondsLeft = p.secondsLeft;
         const row = byPath.get(p.file);
         if (!row) return soon();
         row.bytesDone = Math.min(row.size, row.bytesDone + step);
@@ -130,7 +137,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       },
     });
     for (const f of result.files) settle(f);
-    Object.assign(view, { phase: 'done', bytesDone: result.bytes, destination: result.destination, mhlPath: result.mhlPath ?? null, safeToRemove: result.verified });
+    Object.assign(view, { phase: 'done', bytesDone: result.bytes, secondsLeft: 0, destination: result.destination, mhlPath: result.mhlPath ?? null, safeToRemove: result.verified });
   } catch (err) {
     view.phase = 'failed';
     view.error =

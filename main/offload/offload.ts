@@ -7,6 +7,7 @@ import { noRecordingsIn } from '../../shared/grouping.js';
 import { inspectPaths } from '../intake/intake.js';
 import type { AfterWrite } from './copy.js';
 import { CHUNK_BYTES, copyVerified } from './copy.js';
+import { CopyRate } from './copy-rate.js';
 import { PartMd5Pool } from './part-md5-pool.js';
 import { writeMhl } from './mhl.js';
 import { APP_VERSION } from '../../shared/version.js';
@@ -73,11 +74,17 @@ export interface OffloadJournal {
   interrupt(): void;
 }
 
-/** Progress of an offload, in bytes of the recordings (copy only; the read-back is not counted twice). */
+/**
+ * Progress of an offload, in bytes of the recordings (copy only; the read-back is not counted
+ * twice), with the copy's smoothed rate in bytes per second (0 before any byte moved) and the
+ * seconds left at that rate (null while unknown), as main/offload/copy-rate.ts measures them.
+ */
 export interface OffloadProgress {
   bytesDone: number;
   bytesTotal: number;
   file: string;
+  bytesPerSecond: number;
+  secondsLeft: number | null;
 }
 
 /** Options of offloadCard. `library` is the folder copies go under; `afterWrite` is a test seam (copy.ts). */
@@ -99,6 +106,8 @@ export interface OffloadOptions {
   /** Records the offload as it goes: its start and each file's check. */
   journal?: OffloadJournal;
   now?: () => Date;
+  /** The clock the copy's rate is measured with, in ms (performance.now by default; tests step it). */
+  clock?: () => number;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
   /**
@@ -165,6 +174,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
+  const rate = new CopyRate(opts.clock);
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
   const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
   const byPath = new Map<string, OffloadedFile>();
@@ -182,7 +192,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
           onBytes: (n) => {
             // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
             copied = Math.min(bytes, copied + n);
-            opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
+            opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path, ...rate.sample(copied, bytes) });
           },
           ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
           ...(opts.partSize ? { partSize: opts.partSize, md5Pool: pool } : {}),

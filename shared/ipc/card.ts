@@ -39,6 +39,10 @@ export const importView = z.object({
   startedAt: z.string(),
   bytesDone: z.number().min(0),
   bytesTotal: z.number().min(0),
+  /** The copy's smoothed rate in bytes per second (main/offload/copy-rate.ts); 0 before any byte moved. */
+  bytesPerSecond: z.number().min(0),
+  /** Seconds left at that rate; null while unknown (the first second, or nothing moving). */
+  secondsLeft: z.number().min(0).nullable(),
   files: z.array(importFileView),
   verifiedCopies: z.array(z.string()),
   safeToRemove: z.boolean(),

@@ -1,6 +1,6 @@
 import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
 import { useCards } from '../../card-store.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes, formatCopyProgress } from '../../format.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
@@ -12,7 +12,8 @@ function stateOf(f: ImportFileView): string {
 }
 
 /**
- * One card's import: the whole card's bytes copied and files verified, each file's
+ * One card's import: the whole card's bytes copied and files verified (while copying, with the
+ * copy's speed and time left: "412 MiB of 1.2 GiB · 87.0 MiB/s · about 9 s left"), each file's
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
  * the card's hash, or "Keep the card" naming each file that failed twice. The card's recordings
  * are in the registration list from the start (card-store.ts): the panel says they
@@ -37,8 +38,13 @@ export function ImportPanel({ view }: { view: ImportView }) {
         <>
           <progress max={Math.max(1, view.bytesTotal)} value={Math.min(view.bytesDone, view.bytesTotal)} aria-label={`Import of ${view.cardName}`} />
           <p data-testid="import-summary">
-            {percent(view.bytesDone, view.bytesTotal)} % · {formatBytes(view.bytesDone)} of {formatBytes(view.bytesTotal)} copied · {verified} of{' '}
-            {plural(view.files.length, 'file')} verified
+            {percent(view.bytesDone, view.bytesTotal)} %
+            {' · '}
+            {view.phase === 'copying'
+              ? formatCopyProgress(view.bytesDone, view.bytesTotal, view.bytesPerSecond, view.secondsLeft)
+              : `${formatBytes(view.bytesDone)} of ${formatBytes(view.bytesTotal)} copied`}
+            {' · '}
+            {verified} of {plural(view.files.length, 'file')} verified
           </p>
         </>
       )}
