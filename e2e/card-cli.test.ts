@@ -137,6 +137,18 @@ describe('import', () => {
   });
 });
 
+describe('import --eject', () => {
+  it('tries to eject the card once it is said safe to remove; one that cannot be ejected is said with what to do, and exits 1', async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    // A folder, not a mounted volume: nothing is mounted there to eject.
+    const card = writeFakeCard(join(work, 'EJECT_ME'), { recordings: 1 });
+    const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-eject'), '--eject']);
+    expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
+    expect(res.stderr).toContain(`EJECT_ME could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`);
+    expect(res.code).toBe(1);
+  });
+});
+
 describe('import without placement holds the queue', () => {
   it('a drain started while it copies stops with 2 naming the import, and the import ends verified', { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(join(work, 'q-'));

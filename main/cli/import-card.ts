@@ -11,6 +11,8 @@ import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { OffloadRecorder } from '../offload/record.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { printable } from './printable.js';
+import { cardRootOf } from '../card/card-root.js';
+import { ejectCard } from '../card/eject.js';
 import { setAsideMessage } from './faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 
@@ -165,12 +167,15 @@ export interface ImportFlags {
   type?: 'interior' | 'exterior';
   design?: string;
   capturedAt?: string;
+  /** Eject the card once it is safe to remove (main/card/eject.ts). */
+  eject?: boolean;
 }
 
 /**
  * `import CARD`: offloads the card, then either queues the verified copies in `session` (when
- * `--structure` is given) or lists what waits for placement. Answers the exit status: 0 only when
- * every recording verified (and, with placement, `add`'s own status), else 1. Throws Error when
+ * `--structure` is given) or lists what waits for placement, and with `--eject` ejects the card
+ * once it is safe to remove. Answers the exit status: 0 only when every recording verified (and,
+ * with placement, `add`'s own status; with `--eject`, the card ejected), else 1. Throws Error when
  * `--structure` comes without `--type`, on an empty card or a library without room.
  */
 export async function runImport(
@@ -183,7 +188,8 @@ export async function runImport(
   if (!session) {
     const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json, lock: true });
     if (result.verified && !g.json) waitingForPlacement(result);
-    return result.verified ? 0 : 1;
+    if (!result.verified) return 1;
+    return o.eject ? ejectImported(result, g.json) : 0;
   }
   // Each recording is queued (and registered) as soon as its copies verified, while the rest of
   // the card is still being copied: its upload does not wait for the whole card.
@@ -197,7 +203,22 @@ export async function runImport(
     },
   });
   if (!result.verified) return 1;
-  return codes.find((c) => c !== 0) ?? 0;
+  const ejected = o.eject ? await ejectImported(result, g.json) : 0;
+  return codes.find((c) => c !== 0) ?? ejected;
+}
+
+/**
+ * `import --eject`, once the card is safe to remove: ejects the card the files were on (the folder
+ * holding their DCIM, main/card/card-root.ts; else the folder given) with main/card/eject.ts and
+ * says what happened, on stdout when ejected, on stderr with what to do when not. Answers 0 when
+ * ejected, 1 when not.
+ */
+async function ejectImported(result: OffloadResult, json: boolean | undefined): Promise<number> {
+  const mountPoint = (result.files[0] && cardRootOf(result.files[0].source)) ?? result.card;
+  const r = await ejectCard(mountPoint);
+  if (json) process.stdout.write(`${JSON.stringify({ type: 'eject', card: mountPoint, ejected: r.ejected, message: r.message })}\n`);
+  else (r.ejected ? process.stdout : process.stderr).write(`${printable(r.message)}\n`);
+  return r.ejected ? 0 : 1;
 }
 
 /** `cards`: the Insta360 cards mounted now, one line each ("ROOT: Insta360 card, 48 recordings, 96 GB"), or why none. */

@@ -80,6 +80,12 @@ export const cardChannels = {
   'capture:cards.import': { args: z.object({ root: z.string().min(1) }), result: importView },
   /** Takes a finished import off the screen (its copies and record stay). */
   'capture:cards.dismiss': { args: z.object({ id }), result: z.void() },
+  /**
+   * Ejects the card of a finished import said safe to remove (main/card/eject.ts): `ejected` when
+   * it can be taken out, else `message` says what to do (a program still using it…). Refuses an
+   * import that is not safe to remove.
+   */
+  'capture:cards.eject': { args: z.object({ id }), result: z.object({ ejected: z.boolean(), message: z.string() }) },
   'capture:library.get': { args: z.void(), result: libraryView },
   'capture:library.save': { args: librarySettings, result: libraryView },
 } as const;

@@ -1,4 +1,5 @@
 import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
+import { useState } from 'react';
 import { useCards } from '../../card-store.js';
 import { formatBytes, formatCopyProgress } from '../../format.js';
 
@@ -15,12 +16,21 @@ function stateOf(f: ImportFileView): string {
  * One card's import: the whole card's bytes copied and files verified (while copying, with the
  * copy's speed and time left: "412 MiB of 1.2 GiB · 87.0 MiB/s · about 9 s left"), each file's
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
- * the card's hash, or "Keep the card" naming each file that failed twice. The card's recordings
+ * the card's hash with **Eject** beside it (main/card/eject.ts; what it did, or what to do when the
+ * card is busy, is said under it), or "Keep the card" naming each file that failed twice. The card's recordings
  * are in the registration list from the start (card-store.ts): the panel says they
  * can be placed at once and upload from their verified copies.
  */
 export function ImportPanel({ view }: { view: ImportView }) {
   const dismiss = useCards((s) => s.dismiss);
+  const eject = useCards((s) => s.eject);
+  const [ejecting, setEjecting] = useState(false);
+  const [ejected, setEjected] = useState<{ ejected: boolean; message: string } | null>(null);
+  const onEject = async () => {
+    setEjecting(true);
+    setEjected(await eject(view.id));
+    setEjecting(false);
+  };
   const verified = view.files.filter((f) => f.state === 'verified').length;
   const failed = view.files.filter((f) => f.state === 'failed');
   const titleId = `import-${view.id}-title`;
@@ -54,6 +64,18 @@ export function ImportPanel({ view }: { view: ImportView }) {
           Card safe to remove: {plural(view.files.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings below
           to upload them from the copies.
         </p>
+      )}
+      {view.safeToRemove && (
+        <div className="card-eject">
+          <button disabled={ejecting || ejected?.ejected === true} onClick={() => void onEject()}>
+            Eject
+          </button>
+          {ejected && (
+            <p role={ejected.ejected ? 'status' : 'alert'} className={ejected.ejected ? 'card-safe' : 'card-keep'} data-testid="card-eject">
+              {ejected.message}
+            </p>
+          )}
+        </div>
       )}
       {view.phase === 'done' && !view.safeToRemove && (
         <div className="card-keep" role="alert" data-testid="card-keep">
