@@ -116,13 +116,15 @@ export async function importCard(
   }
   const bad = result.files.filter((f) => !f.verified);
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath, report: result.reportPath ?? null, verified: result.verified, files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })) })}\n`);
   } else if (bad.length === 0) {
     process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
+    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
   } else {
     process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`);
     for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
+    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
   }
   return { result, id };
 }

@@ -50,6 +50,8 @@ describe('runCardImport', () => {
     expect(recorded).toHaveLength(1);
     expect(recorded[0]!.verified).toBe(true);
     expect(last.mhlPath).toBe(recorded[0]!.mhlPath);
+    expect(last.reportPath).toBe(recorded[0]!.reportPath);
+    expect(readFileSync(last.reportPath!, 'utf8')).toContain('Verified: 6 files of 3 recordings');
   });
 
   it('names a file that failed verification twice, keeps its recording out of the copies offered, and never says safe to remove', async () => {

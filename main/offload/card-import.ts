@@ -72,6 +72,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     safeToRemove: false,
     error: null,
     mhlPath: null,
+    reportPath: null,
   };
   const byPath = new Map<string, ImportFileView>();
   let timer: NodeJS.Timeout | undefined;
@@ -137,7 +138,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       },
     });
     for (const f of result.files) settle(f);
-    Object.assign(view, { phase: 'done', bytesDone: result.bytes, secondsLeft: 0, destination: result.destination, mhlPath: result.mhlPath ?? null, safeToRemove: result.verified });
+    Object.assign(view, { phase: 'done', bytesDone: result.bytes, secondsLeft: 0, destination: result.destination, mhlPath: result.mhlPath ?? null, reportPath: result.reportPath ?? null, safeToRemove: result.verified });
   } catch (err) {
     view.phase = 'failed';
     view.error =

@@ -10,6 +10,7 @@ import { CHUNK_BYTES, copyVerified } from './copy.js';
 import { CopyRate } from './copy-rate.js';
 import { PartMd5Pool } from './part-md5-pool.js';
 import { writeMhl } from './mhl.js';
+import { describeReportCard, relativeToCard, writeTransferReport } from './report.js';
 import { APP_VERSION } from '../../shared/version.js';
 
 /** One recording of an offload: where it was and where its copy is (absolute), bytes, XXH64, ms since 1970. */
@@ -29,6 +30,8 @@ export interface OffloadedFile {
   partMd5s?: Buffer;
   /** Once verified: the copy as stat saw it in place (what a stored part MD5 is tied to). */
   copyFacts?: FileFacts;
+  /** When its copy was checked, verified or not (ISO 8601 UTC): the transfer report's "copied at". */
+  copiedAt?: string;
 }
 
 /** What offloadCard did. Times are ISO 8601 UTC; `bytes` is the recordings' total in bytes. */
@@ -46,6 +49,8 @@ export interface OffloadResult {
   /** Every recording copied and read back with the same hash: the card may be removed. */
   verified: boolean;
   mhlPath?: string;
+  /** The transfer report beside the MHL (main/offload/report.ts): an HTML page for a person. */
+  reportPath?: string;
   /** Files on the card that are not recordings (previews, thumbnails, …), with the reason. */
   skipped: RefusedPath[];
 }
@@ -209,6 +214,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         entry.error = `${f.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
       }
     }
+    entry.copiedAt = (opts.now ?? (() => new Date()))().toISOString();
     files[i] = entry;
     // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
     opts.journal?.file(entry);
@@ -249,7 +255,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   }
 }
 
-/** Writes the offload's ASC MHL beside its copies and answers its result (what offloadCard answers). */
+/** Writes the offload's ASC MHL beside its copies and its transfer report beside the MHL, and answers its result (what offloadCard answers). */
 async function finishOffload(
   opts: OffloadOptions,
   o: { root: string; cardName: string; destination: string; started: Date; files: OffloadedFile[]; bytes: number; recordings: number; skipped: RefusedPath[] },
@@ -263,5 +269,16 @@ async function finishOffload(
     { startedAt: started.toISOString(), createdAt: finishedAt },
     tool,
   );
-  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: o.recordings, verified: files.every((f) => f.verified), mhlPath, skipped: o.skipped };
+  const reportPath = await writeTransferReport(mhlPath, {
+    card: await describeReportCard(root),
+    destination,
+    mhlName: basename(mhlPath),
+    startedAt: started.toISOString(),
+    finishedAt,
+    files: files.map((f) => ({ path: relativeToCard(root, f.source), size: f.size, verified: f.verified, ...(f.xxh64 ? { xxh64: f.xxh64 } : {}), ...(f.copiedAt ? { copiedAt: f.copiedAt } : {}), ...(f.error ? { error: f.error } : {}) })),
+    recordings: o.recordings,
+    skipped: o.skipped,
+    tool,
+  });
+  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: o.recordings, verified: files.every((f) => f.verified), mhlPath, reportPath, skipped: o.skipped };
 }

@@ -160,7 +160,7 @@ export class CardDesk {
     const id = this.nextId++;
     const first: ImportView = {
       id, card: root, cardName: card.name, destination: null, phase: 'copying', startedAt: new Date().toISOString(),
-      bytesDone: 0, bytesTotal: card.bytes, bytesPerSecond: 0, secondsLeft: null, files: [], verifiedCopies: [], safeToRemove: false, error: null, mhlPath: null,
+      bytesDone: 0, bytesTotal: card.bytes, bytesPerSecond: 0, secondsLeft: null, files: [], verifiedCopies: [], safeToRemove: false, error: null, mhlPath: null, reportPath: null,
     };
     this.imports.set(id, first);
     this.busy.add(root);

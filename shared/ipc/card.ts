@@ -50,6 +50,8 @@ export const importView = z.object({
   error: z.string().nullable(),
   /** The ASC MHL written beside the copies. */
   mhlPath: z.string().nullable(),
+  /** The transfer report (HTML) beside the ASC MHL (main/offload/report.ts), once written. */
+  reportPath: z.string().nullable(),
 });
 export type ImportView = z.infer<typeof importView>;
 

@@ -93,6 +93,11 @@ export function ImportPanel({ view }: { view: ImportView }) {
           <p>Recordings placed from {failed.length === 1 ? 'this file' : 'these files'} upload straight from the card: keep it in the reader until they finish.</p>
         </div>
       )}
+      {view.phase === 'done' && view.reportPath && (
+        <p className="muted" data-testid="import-report">
+          Transfer report: {view.reportPath}
+        </p>
+      )}
       {view.phase === 'failed' && (
         <p className="card-keep" role="alert" data-testid="card-keep">
           {view.error}
