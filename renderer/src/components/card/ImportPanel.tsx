@@ -67,7 +67,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
       )}
       {view.safeToRemove && (
         <div className="card-eject">
-          <button disabled={ejecting || ejected?.ejected === true} onClick={() => void onEject()}>
+          <button aria-label={`Eject ${view.cardName}`} disabled={ejecting || ejected?.ejected === true} onClick={() => void onEject()}>
             Eject
           </button>
           {ejected && (
