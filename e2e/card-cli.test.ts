@@ -98,7 +98,7 @@ describe('import', () => {
     const [, uDay, uTime] = /_(\d{4}-\d{2}-\d{2})_(\d{6})Z\.mhl$/.exec(mhlName)!;
     expect(at).toBe(Date.parse(`${uDay}T${uTime!.slice(0, 2)}:${uTime!.slice(2, 4)}:${uTime!.slice(4)}Z`)); // the same start as the MHL's UTC name
     expect(0 - new Date(at).getTimezoneOffset()).toBe((sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) + 0);
-    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(new RegExp(`^0001_${basename(offload.destination).replace(/[+]/g, '\\+')}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`)), 'ascmhl_chain.xml'].sort());
+    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(new RegExp(`^0001_${basename(offload.destination).replace(/[+]/g, '\\+')}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`)), mhlName.replace(/\.mhl$/, '_transfer-report.html'), 'ascmhl_chain.xml']);
 
     const drained = await cli(dataDir, ['drain']);
     expect(drained.code, drained.stderr).toBe(0);
@@ -126,6 +126,9 @@ describe('import', () => {
     const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-2')]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
+    expect(res.stdout).toMatch(/^Transfer report: ascmhl\/0001_ONLY_COPY_.*Z_transfer-report\.html$/m);
+    // Not on a terminal: a line per tenth, each with the copy's rate once bytes moved.
+    expect(res.stdout).toMatch(/^copying: 100% \(4\.0 KiB of 4\.0 KiB · [\d.]+ (B|KiB|MiB)\/s\)$/m);
     expect(res.stdout).toMatch(/Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/);
     expect(res.stdout).not.toMatch(/queued capture/);
     const empty = mkdtempSync(join(work, 'blank-'));
@@ -176,6 +179,18 @@ describe('import of a card put back', () => {
     const copied = after.prepare('SELECT source_path FROM offload_files WHERE offload_id = (SELECT MAX(id) FROM offloads) ORDER BY source_path').pluck().all() as string[];
     expect(copied.map((p) => basename(p))).toEqual(added.recordings.map((p) => basename(p)).sort());
     after.close();
+  });
+});
+
+describe('import --eject', () => {
+  it('tries to eject the card once it is said safe to remove; one that cannot be ejected is said with what to do, and exits 1', async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    // A folder, not a mounted volume: nothing is mounted there to eject.
+    const card = writeFakeCard(join(work, 'EJECT_ME'), { recordings: 1 });
+    const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-eject'), '--eject']);
+    expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
+    expect(res.stderr).toContain(`EJECT_ME could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`);
+    expect(res.code).toBe(1);
   });
 });
 

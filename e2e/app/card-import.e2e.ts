@@ -81,8 +81,15 @@ test('a card that appears is offered, imported with verification, removed once s
   await expect(page.getByTestId('import-summary')).toHaveText(`100 % · ${formatBytes(6 * size)} of ${formatBytes(6 * size)} copied · 6 of 6 files verified`);
   await page.getByText('Files (6)').click();
   await expect(page.locator('.import-files tbody tr[data-state="verified"]')).toHaveCount(6);
+  await expect(page.getByTestId('import-report')).toHaveText(/^Transfer report: .*\/ascmhl\/0001_X4_CARD_.*Z_transfer-report\.html$/);
   await expectAccessible(page, 'section.cards');
   await shots(page, info, '31-card-safe-to-remove');
+  // Eject runs the system's eject (main/card/eject.ts); the test's card is a folder, not a mounted
+  // volume, so the sentence says so and what to do.
+  await page.getByRole('button', { name: 'Eject X4_CARD' }).click();
+  await expect(page.getByTestId('card-eject')).toHaveText(`X4_CARD could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`);
+  await expect(page.getByTestId('card-eject')).toHaveAttribute('role', 'alert');
+  await expectAccessible(page, 'section.cards');
 
   // The operator pulls the card: from here on only the copies can be read.
   const pulled = join(work, 'pulled', 'X4_CARD');

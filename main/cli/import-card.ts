@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { formatBytes } from '../../shared/format.js';
+import { formatBytes, formatCopyProgress } from '../../shared/format.js';
 import type { QueueDatabase } from '../queue/db.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
@@ -13,6 +13,8 @@ import { findKnownCopies, summarizeKnown } from '../offload/known-copies.js';
 import { describeKnownCard } from '../../shared/card-offer.js';
 import { removeFinishedCopies } from '../offload/retention.js';
 import { printable } from './printable.js';
+import { cardRootOf } from '../card/card-root.js';
+import { ejectCard } from '../card/eject.js';
 import { setAsideMessage } from './faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 
@@ -28,19 +30,25 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** "6 files of 3 recordings": the files copied and the recordings (captures) they make. */
 const whatWasCopied = (r: OffloadResult) => `${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')}`;
 
-/** A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise, nothing with --json. */
+/**
+ * A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise ("copying:
+ * 30% (412 MiB of 1.2 GiB · 87.0 MiB/s · about 9 s left)"), nothing with --json; both with the
+ * copy's rate and time left (main/offload/copy-rate.ts).
+ */
 function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p: OffloadProgress) => void {
   let lastTenth = -1;
   return (p) => {
     if (json) return;
     const ratio = p.bytesTotal ? p.bytesDone / p.bytesTotal : 1;
+    const words = formatCopyProgress(p.bytesDone, p.bytesTotal, p.bytesPerSecond, p.secondsLeft);
     if (out.isTTY) {
       const width = 30;
       const filled = Math.round(ratio * width);
-      out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
+      // Cleared to the end of the line: the words get shorter as the time left does.
+      out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${words}\x1b[K`);
     } else if (Math.floor(ratio * 10) > lastTenth) {
       lastTenth = Math.floor(ratio * 10);
-      out.write(`copying: ${lastTenth * 10}% (${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)})\n`);
+      out.write(`copying: ${lastTenth * 10}% (${words})\n`);
     }
   };
 }
@@ -117,7 +125,7 @@ export async function importCard(
   if (o.json) {
     process.stdout.write(
       `${JSON.stringify({
-        type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath ?? null, verified: result.verified,
+        type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath ?? null, report: result.reportPath ?? null, verified: result.verified,
         files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })),
         alreadyImported: { ...summary, files: already.flat().map((c) => ({ source: c.source, copy: c.copy, size: c.size, queue: c.queue })) },
       })}\n`,
@@ -130,9 +138,11 @@ export async function importCard(
   } else if (bad.length === 0) {
     process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
+    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
   } else {
     process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`);
     for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
+    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
   }
   return { result, id };
 }
@@ -187,12 +197,15 @@ export interface ImportFlags {
   type?: 'interior' | 'exterior';
   design?: string;
   capturedAt?: string;
+  /** Eject the card once it is safe to remove (main/card/eject.ts). */
+  eject?: boolean;
 }
 
 /**
  * `import CARD`: offloads the card, then either queues the verified copies in `session` (when
- * `--structure` is given) or lists what waits for placement. Answers the exit status: 0 only when
- * every recording verified (and, with placement, `add`'s own status), else 1. Throws Error when
+ * `--structure` is given) or lists what waits for placement, and with `--eject` ejects the card
+ * once it is safe to remove. Answers the exit status: 0 only when every recording verified (and,
+ * with placement, `add`'s own status; with `--eject`, the card ejected), else 1. Throws Error when
  * `--structure` comes without `--type`, on an empty card or a library without room.
  */
 export async function runImport(
@@ -205,7 +218,8 @@ export async function runImport(
   if (!session) {
     const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json, lock: true, copyAgain: o.copyAgain });
     if (result.verified && !g.json) waitingForPlacement(result);
-    return result.verified ? 0 : 1;
+    if (!result.verified) return 1;
+    return o.eject ? ejectImported(result, g.json) : 0;
   }
   // Each recording is queued (and registered) as soon as its copies verified, while the rest of
   // the card is still being copied: its upload does not wait for the whole card.
@@ -220,7 +234,22 @@ export async function runImport(
     },
   });
   if (!result.verified) return 1;
-  return codes.find((c) => c !== 0) ?? 0;
+  const ejected = o.eject ? await ejectImported(result, g.json) : 0;
+  return codes.find((c) => c !== 0) ?? ejected;
+}
+
+/**
+ * `import --eject`, once the card is safe to remove: ejects the card the files were on (the folder
+ * holding their DCIM, main/card/card-root.ts; else the folder given) with main/card/eject.ts and
+ * says what happened, on stdout when ejected, on stderr with what to do when not. Answers 0 when
+ * ejected, 1 when not.
+ */
+async function ejectImported(result: OffloadResult, json: boolean | undefined): Promise<number> {
+  const mountPoint = (result.files[0] && cardRootOf(result.files[0].source)) ?? result.card;
+  const r = await ejectCard(mountPoint);
+  if (json) process.stdout.write(`${JSON.stringify({ type: 'eject', card: mountPoint, ejected: r.ejected, message: r.message })}\n`);
+  else (r.ejected ? process.stdout : process.stderr).write(`${printable(r.message)}\n`);
+  return r.ejected ? 0 : 1;
 }
 
 /** `cards`: the Insta360 cards mounted now, one line each ("ROOT: Insta360 card, 48 recordings, 96 GB"), or why none. */

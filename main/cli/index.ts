@@ -87,6 +87,7 @@ captureOptions(program.command('add').description('group files into captures, qu
 captureOptions(program.command('import').description('copy a card to the library folder with verification (XXH64, read back), say when it is safe to remove; with --structure and --type also queue the copies as add does').argument('<card>', "the card's root, DCIM, or a camera folder"))
   .option('--library <dir>', 'folder the copies go to (CAPTURE_LIBRARY; default "Capture Uploader" in your Videos folder)')
   .option('--copy-again', 'copy every recording, even those already copied and verified in the library (by default a card put back copies only what is new)')
+  .option('--eject', 'once the card is safe to remove, eject it (udisksctl on Linux, diskutil on macOS, the shell\'s Eject on Windows); exit 1 when it could not be')
   .action(async (card: string, o: import('./import-card.js').ImportFlags) => {
     const g = await globals();
     const { runImport } = await import('./import-card.js');

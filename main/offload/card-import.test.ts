@@ -15,9 +15,11 @@ const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).diges
 describe('runCardImport', () => {
   it('reports each file waiting, copying and verified, the recordings as they verify, and the card safe to remove at the end', async () => {
     const card = writeFakeCard(join(work, 'CARD_A'), { recordings: 3, bytes: 3 * 1024 * 1024 + 5 });
+    // A clock 0.7 s on at each look, whatever the machine's speed.
+    let tick = 0;
     const views: ImportView[] = [];
     const recorded: OffloadResult[] = [];
-    const last = await runCardImport({ id: 7, root: card.root, library: join(work, 'lib-a'), onUpdate: (v) => views.push(v), journal: { begin: () => {}, file: () => {}, interrupt: () => {}, finish: (r) => void recorded.push(r) }, throttleMs: 0 });
+    const last = await runCardImport({ id: 7, root: card.root, library: join(work, 'lib-a'), onUpdate: (v) => views.push(v), journal: { begin: () => {}, file: () => {}, interrupt: () => {}, finish: (r) => void recorded.push(r) }, throttleMs: 0, clock: () => (tick += 700) });
 
     expect(last.phase).toBe('done');
     expect(last.safeToRemove).toBe(true);
@@ -39,9 +41,17 @@ describe('runCardImport', () => {
     expect(views.some((v) => v.files.some((f) => f.state === 'copying'))).toBe(true);
     expect(views.some((v) => v.phase === 'copying' && v.verifiedCopies.length === 2)).toBe(true);
     expect(views.filter((v) => v.safeToRemove).every((v) => v.phase === 'done')).toBe(true);
+    // The views carry the copy's rate and, once a second passed on its clock, the time left.
+    const moving = views.filter((v) => v.phase === 'copying' && v.bytesDone > 0);
+    expect(moving.length).toBeGreaterThan(0);
+    expect(moving.every((v) => v.bytesPerSecond > 0)).toBe(true);
+    expect(moving.some((v) => v.secondsLeft !== null && v.secondsLeft > 0)).toBe(true);
+    expect(last.secondsLeft).toBe(0);
     expect(recorded).toHaveLength(1);
     expect(recorded[0]!.verified).toBe(true);
     expect(last.mhlPath).toBe(recorded[0]!.mhlPath);
+    expect(last.reportPath).toBe(recorded[0]!.reportPath);
+    expect(readFileSync(last.reportPath!, 'utf8')).toContain('Verified: 6 files of 3 recordings');
   });
 
   it('names a file that failed verification twice, keeps its recording out of the copies offered, and never says safe to remove', async () => {

@@ -25,6 +25,8 @@ export interface CardImportOptions {
   /** Milliseconds between views while only bytes move (default 100: ten a second). */
   throttleMs?: number;
   now?: () => Date;
+  /** The clock the copy's rate is measured with, in ms (offloadCard's `clock`). */
+  clock?: () => number;
   /** Test seams of offloadCard (copy.ts): damage a copy before it is read back; a small disk. */
   afterWrite?: AfterWrite;
   freeBytes?: (folder: string) => Promise<number>;
@@ -71,12 +73,15 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     startedAt: now().toISOString(),
     bytesDone: 0,
     bytesTotal: 0,
+    bytesPerSecond: 0,
+    secondsLeft: null,
     files: [],
     verifiedCopies: [],
     safeToRemove: false,
     error: null,
     mhlPath: null,
     known: null,
+    reportPath: null,
   };
   // The rows of the recordings found in the library already: listed first, never copied.
   let knownRows: ImportFileView[] = [];
@@ -107,6 +112,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     const result = await offloadCard(o.root, {
       library: o.library,
       now,
+      ...(o.clock ? { clock: o.clock } : {}),
       ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
       ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
       ...(o.partSize ? { partSize: o.partSize } : {}),
@@ -135,6 +141,8 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         const step = Math.max(0, p.bytesDone - previous);
         previous = p.bytesDone;
         view.bytesDone = p.bytesDone;
+        view.bytesPerSecond = p.bytesPerSecond;
+        view.secondsLeft = p.secondsLeft;
         const row = byPath.get(p.file);
         if (!row) return soon();
         row.bytesDone = Math.min(row.size, row.bytesDone + step);
@@ -152,7 +160,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       },
     });
     for (const f of result.files) settle(f);
-    Object.assign(view, { phase: 'done', bytesDone: result.bytes, destination: result.destination, mhlPath: result.mhlPath ?? null, safeToRemove: result.verified });
+    Object.assign(view, { phase: 'done', bytesDone: result.bytes, secondsLeft: 0, destination: result.destination, mhlPath: result.mhlPath ?? null, reportPath: result.reportPath ?? null, safeToRemove: result.verified });
   } catch (err) {
     view.phase = 'failed';
     view.error =

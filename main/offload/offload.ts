@@ -8,7 +8,9 @@ import { inspectPaths } from '../intake/intake.js';
 import type { AfterWrite } from './copy.js';
 import { CHUNK_BYTES, copyVerified } from './copy.js';
 import { PartMd5Pool } from '../hash/pool.js';
+import { CopyRate } from './copy-rate.js';
 import { writeMhl } from './mhl.js';
+import { describeReportCard, relativeToCard, writeTransferReport } from './report.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { CardFile, KnownCopy } from './known-copies.js';
 
@@ -29,6 +31,8 @@ export interface OffloadedFile {
   partMd5s?: Buffer;
   /** Once verified: the copy as stat saw it in place (what a stored part MD5 is tied to). */
   copyFacts?: FileFacts;
+  /** When its copy was checked, verified or not (ISO 8601 UTC): the transfer report's "copied at". */
+  copiedAt?: string;
 }
 
 /** What offloadCard did. Times are ISO 8601 UTC; `bytes` is the recordings' total in bytes. */
@@ -46,6 +50,8 @@ export interface OffloadResult {
   /** Every recording copied and read back with the same hash: the card may be removed. */
   verified: boolean;
   mhlPath?: string;
+  /** The transfer report beside the MHL (main/offload/report.ts): an HTML page for a person. */
+  reportPath?: string;
   /** Files on the card that are not recordings (previews, thumbnails, …), with the reason. */
   skipped: RefusedPath[];
   /**
@@ -80,11 +86,17 @@ export interface OffloadJournal {
   interrupt(): void;
 }
 
-/** Progress of an offload, in bytes of the recordings (copy only; the read-back is not counted twice). */
+/**
+ * Progress of an offload, in bytes of the recordings (copy only; the read-back is not counted
+ * twice), with the copy's smoothed rate in bytes per second (0 before any byte moved) and the
+ * seconds left at that rate (null while unknown), as main/offload/copy-rate.ts measures them.
+ */
 export interface OffloadProgress {
   bytesDone: number;
   bytesTotal: number;
   file: string;
+  bytesPerSecond: number;
+  secondsLeft: number | null;
 }
 
 /** Options of offloadCard. `library` is the folder copies go under; `afterWrite` is a test seam (copy.ts). */
@@ -119,6 +131,8 @@ export interface OffloadOptions {
    */
   onKnown?: (recordings: readonly KnownCopy[][], total: number) => void;
   now?: () => Date;
+  /** The clock the copy's rate is measured with, in ms (performance.now by default; tests step it). */
+  clock?: () => number;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
   /**
@@ -203,6 +217,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
+  const rate = new CopyRate(opts.clock);
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
   const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
   const byPath = new Map<string, OffloadedFile>();
@@ -219,7 +234,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
           onBytes: (n) => {
             // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
             copied = Math.min(bytes, copied + n);
-            opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path });
+            opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path, ...rate.sample(copied, bytes) });
           },
           ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
           ...(opts.partSize ? { partSize: opts.partSize, md5Pool: pool } : {}),
@@ -236,6 +251,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         entry.error = `${f.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
       }
     }
+    entry.copiedAt = (opts.now ?? (() => new Date()))().toISOString();
     files[i] = entry;
     // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
     opts.journal?.file(entry);
@@ -279,7 +295,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
 /** A known recording's file as an offloaded one: its existing copy, verified when that copy was made. */
 const asOffloaded = (c: KnownCopy): OffloadedFile => ({ source: c.source, copy: c.copy, size: c.size, mtimeMs: c.mtimeMs, verified: true, attempts: 0 });
 
-/** Writes the offload's ASC MHL beside its copies and answers its result (what offloadCard answers). */
+/** Writes the offload's ASC MHL beside its copies and its transfer report beside the MHL, and answers its result (what offloadCard answers). */
 async function finishOffload(
   opts: OffloadOptions,
   o: { root: string; cardName: string; destination: string; started: Date; files: OffloadedFile[]; bytes: number; recordings: number; skipped: RefusedPath[] },
@@ -293,5 +309,16 @@ async function finishOffload(
     { startedAt: started.toISOString(), createdAt: finishedAt },
     tool,
   );
-  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: o.recordings, verified: files.every((f) => f.verified), mhlPath, skipped: o.skipped };
+  const reportPath = await writeTransferReport(mhlPath, {
+    card: await describeReportCard(root),
+    destination,
+    mhlName: basename(mhlPath),
+    startedAt: started.toISOString(),
+    finishedAt,
+    files: files.map((f) => ({ path: relativeToCard(root, f.source), size: f.size, verified: f.verified, ...(f.xxh64 ? { xxh64: f.xxh64 } : {}), ...(f.copiedAt ? { copiedAt: f.copiedAt } : {}), ...(f.error ? { error: f.error } : {}) })),
+    recordings: o.recordings,
+    skipped: o.skipped,
+    tool,
+  });
+  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: o.recordings, verified: files.every((f) => f.verified), mhlPath, reportPath, skipped: o.skipped };
 }

@@ -17,7 +17,7 @@ let desk: CardDesk | undefined;
 afterEach(() => desk?.close());
 
 /** A desk over a mount folder of the test's own and a queue in a temporary folder, with what it emitted. */
-function deskAt(name: string) {
+function deskAt(name: string, eject?: (mountPoint: string) => Promise<{ ejected: boolean; message: string }>) {
   const mounts = join(work, name, 'media');
   mkdirSync(mounts, { recursive: true });
   const { db } = openQueueDatabase(join(work, name, 'queue.db'));
@@ -30,6 +30,7 @@ function deskAt(name: string) {
     pollMs: 50,
     store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
     queueDb: () => db,
+    ...(eject ? { eject } : {}),
     emit: (event, payload) => {
       if (event === 'capture:event.cards') {
         cards.push((payload as { cards: DetectedCardView[] }).cards);
@@ -47,6 +48,25 @@ const until = async (ok: () => boolean, what: string) => {
 };
 
 describe('CardDesk', () => {
+  it('ejects the card of an import only once it is safe to remove, by its mount point', async () => {
+    const asked: string[] = [];
+    const d = deskAt('eject', async (mountPoint) => {
+      asked.push(mountPoint);
+      return { ejected: true, message: 'X4_EJECT was ejected: you can take it out of the reader.' };
+    });
+    d.store.set('library', { library: join(work, 'eject', 'library'), keepDays: 7, uploadFromCard: false });
+    d.desk.start();
+    writeFakeCard(join(work, 'eject', 'X4_EJECT'), { recordings: 1 });
+    const root = join(d.mounts, 'X4_EJECT');
+    renameSync(join(work, 'eject', 'X4_EJECT'), root);
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    const { id } = d.desk.startImport(root);
+    await expect(d.desk.eject(id)).rejects.toThrow('The card X4_EJECT is not safe to remove yet: keep it in the reader.');
+    await until(() => d.imports.at(-1)?.safeToRemove === true, 'safe to remove');
+    expect(await d.desk.eject(id)).toEqual({ ejected: true, message: 'X4_EJECT was ejected: you can take it out of the reader.' });
+    expect(asked).toEqual([root]);
+  });
+
   it('closing stops an import under way within a second: no half-written copy left, the offload recorded as interrupted', async () => {
     const d = deskAt('closing');
     const library = join(work, 'closing', 'library');

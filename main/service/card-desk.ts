@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import type { DetectedCardView, EventName, EventPayload, ImportView, LibrarySettings, LibraryView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
+import type { EjectResult } from '../card/eject.js';
+import { ejectCard } from '../card/eject.js';
 import type { Logger } from '../engine/engine.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { runCardImport } from '../offload/card-import.js';
@@ -48,6 +50,8 @@ export interface CardDeskOptions extends CardWatchOptions {
   copySeams?: Pick<CardImportOptions, 'afterWrite' | 'freeBytes'>;
   /** Queued files were moved to their verified copies or released from their hold (their captures' rows): the queue's rows changed and the uploads may start. */
   released?: (captureRows: number[]) => void;
+  /** Ejects a card by its mount point (main/card/eject.ts ejectCard by default; tests give a stand-in). */
+  eject?: (mountPoint: string) => Promise<EjectResult>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -181,7 +185,7 @@ export class CardDesk {
     const id = this.nextId++;
     const first: ImportView = {
       id, card: root, cardName: card.name, destination: null, phase: 'copying', startedAt: new Date().toISOString(),
-      bytesDone: 0, bytesTotal: card.bytes, files: [], verifiedCopies: [], safeToRemove: false, error: null, mhlPath: null,
+      bytesDone: 0, bytesTotal: card.bytes, bytesPerSecond: 0, secondsLeft: null, files: [], verifiedCopies: [], safeToRemove: false, error: null, mhlPath: null, reportPath: null,
     };
     this.imports.set(id, first);
     this.busy.add(root);
@@ -259,6 +263,18 @@ export class CardDesk {
     } catch (err) {
       this.opts.log?.warn(`The files waiting for their verified copies could not be moved to them: ${reasonOf(err)}`);
     }
+  }
+
+  /**
+   * Ejects the card of import `id` once it is said safe to remove (main/card/eject.ts): answers
+   * whether it was ejected and the sentence for the screen. Throws Error when the import is not
+   * one of this session's, or its card is not safe to remove (still copying, a file not verified).
+   */
+  async eject(id: number): Promise<EjectResult> {
+    const view = this.imports.get(id);
+    if (!view) throw new Error('That import is no longer on screen.');
+    if (!view.safeToRemove) throw new Error(`The card ${view.cardName} is not safe to remove yet: keep it in the reader.`);
+    return (this.opts.eject ?? ejectCard)(view.card);
   }
 
   /** Takes an import off the screen (its copies and record stay); one still copying stays. */

@@ -30,7 +30,7 @@ beforeAll(async () => {
 
 const view = (id: number, copies: string[], phase: ImportView['phase'] = 'copying', card = `/media/u/CARD${id}`): ImportView => ({
   id, card, cardName: `CARD${id}`, destination: `/lib/CARD${id}`, phase, startedAt: '2026-11-25T10:00:00Z',
-  bytesDone: 0, bytesTotal: 100, files: [], verifiedCopies: copies, safeToRemove: phase === 'done', error: null, mhlPath: null,
+  bytesDone: 0, bytesTotal: 100, bytesPerSecond: 0, secondsLeft: null, files: [], verifiedCopies: copies, safeToRemove: phase === 'done', error: null, mhlPath: null, reportPath: null,
 });
 const settle = () => new Promise((r) => setTimeout(r, 0));
 

@@ -30,6 +30,8 @@ export interface CardState {
   /** Starts importing a card offered now and hands its recordings to the registration step at once; the service's refusal becomes a message. */
   startImport(root: string): Promise<void>;
   dismiss(id: number): Promise<void>;
+  /** Ejects the card of an import said safe to remove; answers the sentence saying whether it was ejected (or why not), and whether it was. */
+  eject(id: number): Promise<{ ejected: boolean; message: string }>;
   /** Hands a card's recordings to the registration step at the card's own paths (no copy), as a drop of its root would. */
   uploadStraight(root: string): Promise<void>;
 }
@@ -82,6 +84,13 @@ export const useCards = create<CardState>()((set, get) => ({
   async dismiss(id) {
     await unwrap(api['cards.dismiss']({ id })).catch(() => undefined);
     set({ imports: get().imports.filter((i) => i.id !== id) });
+  },
+  async eject(id) {
+    try {
+      return await unwrap(api['cards.eject']({ id }));
+    } catch (err) {
+      return { ejected: false, message: messageOf(err) };
+    }
   },
   async uploadStraight(root) {
     if (get().fromCard.includes(root)) return;

@@ -1,5 +1,5 @@
 import { whenAt } from '../../shared/when.js';
-export { formatBytes, formatEta } from '../../shared/format.js';
+export { formatBytes, formatCopyProgress, formatEta } from '../../shared/format.js';
 
 /**
  * An ISO 8601 time in the one time format (shared/when.ts whenAt): the system

@@ -70,6 +70,10 @@ export const importView = z.object({
   startedAt: z.string(),
   bytesDone: z.number().min(0),
   bytesTotal: z.number().min(0),
+  /** The copy's smoothed rate in bytes per second (main/offload/copy-rate.ts); 0 before any byte moved. */
+  bytesPerSecond: z.number().min(0),
+  /** Seconds left at that rate; null while unknown (the first second, or nothing moving). */
+  secondsLeft: z.number().min(0).nullable(),
   files: z.array(importFileView),
   verifiedCopies: z.array(z.string()),
   safeToRemove: z.boolean(),
@@ -79,6 +83,8 @@ export const importView = z.object({
   mhlPath: z.string().nullable(),
   /** The card's recordings found in the library already, not copied again (files in state `known`); absent or null when none. */
   known: knownCardView.nullable().optional(),
+  /** The transfer report (HTML) beside the ASC MHL (main/offload/report.ts), once written. */
+  reportPath: z.string().nullable(),
 });
 export type ImportView = z.infer<typeof importView>;
 
@@ -109,6 +115,12 @@ export const cardChannels = {
   'capture:cards.import': { args: z.object({ root: z.string().min(1) }), result: importView },
   /** Takes a finished import off the screen (its copies and record stay). */
   'capture:cards.dismiss': { args: z.object({ id }), result: z.void() },
+  /**
+   * Ejects the card of a finished import said safe to remove (main/card/eject.ts): `ejected` when
+   * it can be taken out, else `message` says what to do (a program still using it…). Refuses an
+   * import that is not safe to remove.
+   */
+  'capture:cards.eject': { args: z.object({ id }), result: z.object({ ejected: z.boolean(), message: z.string() }) },
   'capture:library.get': { args: z.void(), result: libraryView },
   'capture:library.save': { args: librarySettings, result: libraryView },
 } as const;

@@ -1,6 +1,7 @@
 import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
+import { useState } from 'react';
 import { useCards } from '../../card-store.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes, formatCopyProgress } from '../../format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -17,14 +18,24 @@ function stateOf(f: ImportFileView): string {
 }
 
 /**
- * One card's import: the whole card's bytes copied and files verified, each file's
+ * One card's import: the whole card's bytes copied and files verified (while copying, with the
+ * copy's speed and time left: "412 MiB of 1.2 GiB · 87.0 MiB/s · about 9 s left"), each file's
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
- * the card's hash, or "Keep the card" naming each file that failed twice. The card's recordings
+ * the card's hash with **Eject** beside it (main/card/eject.ts; what it did, or what to do when the
+ * card is busy, is said under it), or "Keep the card" naming each file that failed twice. The card's recordings
  * are in the registration list from the start (card-store.ts): the panel says they
  * can be placed at once and upload from their verified copies.
  */
 export function ImportPanel({ view }: { view: ImportView }) {
   const dismiss = useCards((s) => s.dismiss);
+  const eject = useCards((s) => s.eject);
+  const [ejecting, setEjecting] = useState(false);
+  const [ejected, setEjected] = useState<{ ejected: boolean; message: string } | null>(null);
+  const onEject = async () => {
+    setEjecting(true);
+    setEjected(await eject(view.id));
+    setEjecting(false);
+  };
   const copied = view.files.filter((f) => f.state !== 'known');
   const verified = copied.filter((f) => f.state === 'verified').length;
   const failed = view.files.filter((f) => f.state === 'failed');
@@ -49,8 +60,13 @@ export function ImportPanel({ view }: { view: ImportView }) {
         <>
           <progress max={Math.max(1, view.bytesTotal)} value={Math.min(view.bytesDone, view.bytesTotal)} aria-label={`Import of ${view.cardName}`} />
           <p data-testid="import-summary">
-            {percent(view.bytesDone, view.bytesTotal)} % · {formatBytes(view.bytesDone)} of {formatBytes(view.bytesTotal)} copied · {verified} of{' '}
-            {plural(copied.length, 'file')} verified
+            {percent(view.bytesDone, view.bytesTotal)} %
+            {' · '}
+            {view.phase === 'copying'
+              ? formatCopyProgress(view.bytesDone, view.bytesTotal, view.bytesPerSecond, view.secondsLeft)
+              : `${formatBytes(view.bytesDone)} of ${formatBytes(view.bytesTotal)} copied`}
+            {' · '}
+            {verified} of {plural(copied.length, 'file')} verified
           </p>
         </>
       )}
@@ -65,6 +81,18 @@ export function ImportPanel({ view }: { view: ImportView }) {
         <p className="card-safe" role="status" data-testid="card-safe">
           Card safe to remove: every recording on it has a verified copy in the library.
         </p>
+      )}
+      {view.safeToRemove && (
+        <div className="card-eject">
+          <button aria-label={`Eject ${view.cardName}`} disabled={ejecting || ejected?.ejected === true} onClick={() => void onEject()}>
+            Eject
+          </button>
+          {ejected && (
+            <p role={ejected.ejected ? 'status' : 'alert'} className={ejected.ejected ? 'card-safe' : 'card-keep'} data-testid="card-eject">
+              {ejected.message}
+            </p>
+          )}
+        </div>
       )}
       {view.phase === 'done' && !view.safeToRemove && (
         <div className="card-keep" role="alert" data-testid="card-keep">
@@ -81,6 +109,11 @@ export function ImportPanel({ view }: { view: ImportView }) {
           </ul>
           <p>Recordings placed from {failed.length === 1 ? 'this file' : 'these files'} upload straight from the card: keep it in the reader until they finish.</p>
         </div>
+      )}
+      {view.phase === 'done' && view.reportPath && (
+        <p className="muted" data-testid="import-report">
+          Transfer report: {view.reportPath}
+        </p>
       )}
       {view.phase === 'failed' && (
         <p className="card-keep" role="alert" data-testid="card-keep">
