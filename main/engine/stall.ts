@@ -21,3 +21,8 @@ export const SLOWEST_LINK_BYTES_PER_S = 16 * 1024;
 export function silentLinkCause(quietMs: number): string {
   return `No answer from storage for ${Math.round(quietMs / 1000)} s: it takes no bytes and answers nothing`;
 }
+
+/** The cause of a gateway outage told by silence (`quietMs` ms without a sign of life), as the screen, `status` and the log say it (gateway-watch.ts). */
+export function silentGatewayCause(quietMs: number): string {
+  return `No answer from the capture gateway for ${Math.round(quietMs / 1000)} s: it accepts the connection and answers nothing`;
+}
