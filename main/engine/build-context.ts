@@ -37,6 +37,8 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     (note) => ctx.transitions.note(note, note.subject),
     (err) => hooks.fatal(err),
   );
+  // A gateway silence seen while storage was silent too (told as storage's outage, see below).
+  let behindStorage = false;
   const ctx: EngineContext = {
     queue: opts.queue,
     gateway: opts.gateway,
@@ -54,6 +56,19 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     gatewayWatch: new GatewayMonitor(
       stallTimeoutMs,
       (since, quietMs) => {
+        // Storage silent already, or quiet for half the stall timeout with parts open on it,
+        // explains a gateway that waits on it (its status read asks storage) or on the same dead
+        // network: one outage, one cause, told by the link (rule 1). Asked again at the next
+        // check; once storage is back, the gateway's silence is counted afresh from then.
+        if (ctx.tracker.outageWhere() === 'storage' || (ctx.link.asking() && performance.now() - ctx.link.lastLife() >= stallTimeoutMs / 2)) {
+          behindStorage = true;
+          return false;
+        }
+        if (behindStorage) {
+          behindStorage = false;
+          ctx.gatewayWatch.afresh();
+          return false;
+        }
         const outage = ctx.tracker.trouble('gateway', silentGatewayCause(quietMs), Date.now(), since);
         if (outage) ctx.log.warn(`Waiting for the gateway since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
       },

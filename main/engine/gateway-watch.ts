@@ -7,8 +7,9 @@ import type { CallWatch } from '../api/http.js';
  *
  * A sign of life is anything the gateway sends back: an answer's headers, a byte of its body, its
  * end, whatever the status. While calls are open and none came for the stall timeout, the
- * gateway is silent: `onSilent(since, quietMs)` is told once, `since` the wall-clock time (ms
- * since 1970) of the last sign of life and `quietMs` how long ago; after that, the first sign of
+ * gateway is silent: `onSilent(since, quietMs)` is told, `since` the wall-clock time (ms
+ * since 1970) of the last sign of life and `quietMs` how long ago, once it takes it (answers
+ * anything but false; false: asked again at the next check); after that, the first sign of
  * life tells `onAnswer()` once. Silence counts only while the gateway is asked for something: a
  * call opening with none open starts the count afresh. Counting silence, never the length of an
  * answer, a §4.5 answer of thousands of URLs arriving slowly is life all along.
@@ -22,7 +23,7 @@ export class GatewayMonitor {
   /** `stallTimeoutMs`: the silence (ms) after which the gateway counts as silent (stall.ts STALL_TIMEOUT_MS). */
   constructor(
     private readonly stallTimeoutMs: number,
-    private readonly onSilent: (since: number, quietMs: number) => void,
+    private readonly onSilent: (since: number, quietMs: number) => boolean | void,
     private readonly onAnswer: () => void,
   ) {}
 
@@ -48,6 +49,11 @@ export class GatewayMonitor {
     };
   }
 
+  /** Counts the gateway's silence afresh from now (its owner judged the silence so far another's). */
+  afresh(): void {
+    this.life = Math.max(this.life, performance.now());
+  }
+
   /**
    * When the gateway counts as silent at `now` (ms, monotonic): the monotonic time of its last
    * sign of life, or undefined while it is not (no call open, or a sign of life within the stall timeout).
@@ -68,7 +74,6 @@ export class GatewayMonitor {
     const now = performance.now();
     const since = this.silentSince(now);
     if (since === undefined) return;
-    this.told = true;
-    this.onSilent(Math.round(Date.now() - (now - since)), now - since);
+    this.told = this.onSilent(Math.round(Date.now() - (now - since)), now - since) !== false;
   }
 }

@@ -161,6 +161,11 @@ export class ProgressTracker {
     return this.outage;
   }
 
+  /** Where the current outage is, or null when there is none. */
+  outageWhere(): Outage['where'] | null {
+    return this.outage?.where ?? null;
+  }
+
   /** `where` answered again: an outage there is over (one elsewhere stays). */
   answered(where: Outage['where']): void {
     if (this.outage?.where !== where) return;

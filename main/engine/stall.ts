@@ -10,8 +10,8 @@ export const STALL_TIMEOUT_MS = 30_000;
 
 /**
  * The slowest link the engine is built for (bytes per second). Assumed for one part only when
- * nothing was measured: every byte of it was taken at once into the system's buffers (it is
- * smaller than they are) and no part was answered since the last stall. Its own bytes, never the
+ * its own connection measured nothing: every byte of it was taken at once into the system's
+ * buffers (it is smaller than they are); older answers never stand in. Its own bytes, never the
  * queue's, at this rate bound how long it may wait for its answer, so that a small file on a slow
  * link is not abandoned and sent again for ever (docs/engine.md, "A silent link").
  */
