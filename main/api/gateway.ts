@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
 import { UnreachableError } from './unreachable.js';
-import type { JsonClient, JsonClientOptions } from './http.js';
+import type { CallWatch, JsonClient, JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';
 import {
@@ -102,6 +102,8 @@ export class CaptureGateway {
   /** `operation field` pairs already said absent (each is logged once). */
   private readonly saidAbsent = new Set<string>();
   private readonly log?: (message: string) => void;
+  /** Opens a watch on each try of a call to the capture gateway (watchCalls). */
+  private watch?: () => CallWatch;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -140,6 +142,15 @@ export class CaptureGateway {
   abortAll(): void {
     this.lifetime.abort();
     this.lifetime = new AbortController();
+  }
+
+  /**
+   * Has `open` watch every try of a call to the capture gateway ({base_url}: §4.2–§4.9, add-capture
+   * included; not the sign-in service), so its owner can tell a gateway that accepts connections
+   * and answers nothing (main/engine/gateway-watch.ts). One watcher at a time: a later one replaces it.
+   */
+  watchCalls(open: () => CallWatch): void {
+    this.watch = open;
   }
 
   /** {base_url} and {auth_url} as configured, for messages that say where the service was looked for. */
@@ -203,7 +214,7 @@ export class CaptureGateway {
     const contentType = options.json !== undefined || declareJson ? { 'content-type': 'application/json' } : {};
     const send = (token: string) =>
       sendJson(
-        once ? this.once : this.http,
+        { ...(once ? this.once : this.http), ...(this.watch ? { watch: this.watch } : {}) },
         `${this.config.baseUrl}${path}`,
         {
           ...options,

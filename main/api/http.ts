@@ -53,6 +53,17 @@ export interface JsonClientOptions {
 }
 
 /**
+ * One call watched by whoever tells a silent service from a slow one (main/engine/gateway-watch.ts;
+ * docs/engine.md, "A silent capture gateway"): `alive()` each time the service shows life (the
+ * answer's headers, a byte of its body, or its end, whatever the status), `close()` once when the
+ * try ends, however it ends.
+ */
+export interface CallWatch {
+  alive(): void;
+  close(): void;
+}
+
+/**
  * A JSON client: a got instance with got's own retry off (`retry: { limit: 0 }`), and the policy
  * by which `sendJson` retries its calls itself (main/api/retry.ts, the one owner of JSON-call
  * retries: network errors, timeouts, 408, 429 and 5xx per capture-upload-interface.md §7, with the
@@ -63,6 +74,8 @@ export interface JsonClient {
   retry: RetryPolicy;
   /** The most of a success answer's body that is read (bytes). */
   maxAnswerBytes: number;
+  /** Opens a watch for each try of a call (CallWatch); none by default. */
+  watch?: () => CallWatch;
 }
 
 /**
@@ -94,11 +107,11 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
  * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
  */
 export function sendJson<T>(client: JsonClient, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
-  return withRetries(client.retry, () => sendOnce(client.got, url, init, schema, client.maxAnswerBytes, signal), signal);
+  return withRetries(client.retry, () => sendOnce(client.got, url, init, schema, client.maxAnswerBytes, signal, client.watch?.()), signal);
 }
 
-/** One try of sendJson, with the same errors; an answer over `maxAnswerBytes` is a ResponseShapeError. */
-async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, maxAnswerBytes: number, signal?: AbortSignal): Promise<T> {
+/** One try of sendJson, with the same errors; an answer over `maxAnswerBytes` is a ResponseShapeError. `watch` hears its signs of life. */
+async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, maxAnswerBytes: number, signal?: AbortSignal, watch?: CallWatch): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
@@ -115,9 +128,13 @@ async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: 
     // The status as soon as the headers arrive (got's own 'response' comes after the whole body).
     // (got's `on` hands back the request's own promise, awaited below: `void` marks it seen.)
     void pending.on('request', (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
-      req.once('response', (res) => (errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined)),
+      req.once('response', (res) => {
+        watch?.alive();
+        errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined;
+      }),
     );
     void pending.on('downloadProgress', (p: { transferred: number }) => {
+      if (p.transferred > 0) watch?.alive();
       if (errorStatus !== undefined && tooLarge === undefined && p.transferred > MAX_ERROR_BODY) {
         tooLarge = errorStatus;
         pending.cancel(); // destroys the socket: nothing more of the body is read
@@ -139,6 +156,8 @@ async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: 
     if (tooLarge !== undefined) throw new HttpStatusError(`The service answered ${tooLarge} with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`, tooLarge, request);
     if (err instanceof UnreachableError) throw err;
     throw toClientError(err, request);
+  } finally {
+    watch?.close();
   }
   let json: unknown;
   try {

@@ -6,7 +6,8 @@ import { PartLedger } from './ledger.js';
 import { Limiter } from './limiter.js';
 import { OutageRecord } from './outage-record.js';
 import { LinkMonitor } from './link.js';
-import { STALL_TIMEOUT_MS, silentLinkCause } from './stall.js';
+import { GatewayMonitor } from './gateway-watch.js';
+import { STALL_TIMEOUT_MS, silentGatewayCause, silentLinkCause } from './stall.js';
 import { ProgressTracker } from './progress.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 import { Bandwidth } from './throttle.js';
@@ -36,6 +37,8 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     (note) => ctx.transitions.note(note, note.subject),
     (err) => hooks.fatal(err),
   );
+  // A gateway silence seen while storage was silent too (told as storage's outage, see below).
+  let behindStorage = false;
   const ctx: EngineContext = {
     queue: opts.queue,
     gateway: opts.gateway,
@@ -48,6 +51,29 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
       const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
       if (outage) ctx.log.warn(`Waiting for storage since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
     }, opts.minLinkRate),
+    // A silent gateway likewise, from its last sign of life, until it answers again
+    // (docs/engine.md, "A silent capture gateway").
+    gatewayWatch: new GatewayMonitor(
+      stallTimeoutMs,
+      (since, quietMs) => {
+        // Storage silent already, or quiet for half the stall timeout with parts open on it,
+        // explains a gateway that waits on it (its status read asks storage) or on the same dead
+        // network: one outage, one cause, told by the link (rule 1). Asked again at the next
+        // check; once storage is back, the gateway's silence is counted afresh from then.
+        if (ctx.tracker.outageWhere() === 'storage' || (ctx.link.asking() && performance.now() - ctx.link.lastLife() >= stallTimeoutMs / 2)) {
+          behindStorage = true;
+          return false;
+        }
+        if (behindStorage) {
+          behindStorage = false;
+          ctx.gatewayWatch.afresh();
+          return false;
+        }
+        const outage = ctx.tracker.trouble('gateway', silentGatewayCause(quietMs), Date.now(), since);
+        if (outage) ctx.log.warn(`Waiting for the gateway since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
+      },
+      () => ctx.tracker.answered('gateway'),
+    ),
     ledger: new PartLedger(opts.queue, 100, (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
     tracker: new ProgressTracker((files, overall) => {
       outages.seen(overall.outage);
@@ -64,5 +90,6 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     warn: (message) => hooks.warn(message),
     fatal: (err) => hooks.fatal(err),
   };
+  opts.gateway.watchCalls(() => ctx.gatewayWatch.call());
   return ctx;
 }

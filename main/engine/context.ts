@@ -5,6 +5,7 @@ import type { Logger } from './events.js';
 import type { PartLedger } from './ledger.js';
 import type { Limiter } from './limiter.js';
 import type { OutageRecord } from './outage-record.js';
+import type { GatewayMonitor } from './gateway-watch.js';
 import type { LinkMonitor } from './link.js';
 import type { ProgressTracker } from './progress.js';
 import type { RetrySchedule } from './retry-schedule.js';
@@ -23,6 +24,8 @@ export interface EngineContext {
   limiter: Limiter;
   bandwidth: Bandwidth;
   link: LinkMonitor;
+  /** The engine's view of the capture gateway's calls: tells a silent gateway (gateway-watch.ts). */
+  gatewayWatch: GatewayMonitor;
   ledger: PartLedger;
   tracker: ProgressTracker;
   /** The outage the tracker sees, kept in the queue's meta table for other processes. */

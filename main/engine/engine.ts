@@ -177,6 +177,8 @@ export class UploadEngine {
   async registerQueued(): Promise<void> {
     this.registrar.restart();
     if (this.block.message === null && this.fatalError === null) await this.registrar.registerDue();
+    // A silent gateway seen while registering outside a drain is watched by nobody once it returns.
+    if (!this.draining) this.ctx.outages.clear();
     this.scheduler.wake();
   }
 

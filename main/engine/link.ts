@@ -18,6 +18,8 @@ export interface PartWatch {
    * the link died (docs/engine.md, "A silent link").
    */
   drainingUntil: number;
+  /** Since when a write of the part's body has waited for room in the send buffer (0: none waiting). */
+  writeWaitingSince: number;
   /** The request ended (answered, failed or abandoned). */
   close(): void;
 }
@@ -44,7 +46,7 @@ export class LinkMonitor {
   /**
    * `stallTimeoutMs`: the silence (ms) after which the link counts as silent; `onSilent(since,
    * quietMs)` is called then, `since` ms since 1970 (the last sign of life), `quietMs` how long ago;
-   * `slowest` is assumed only for a part smaller than the buffers when nothing was measured (part-upload.ts).
+   * `slowest` is assumed only for a part smaller than the buffers, which its own connection cannot measure (part-upload.ts).
    */
   constructor(
     private readonly bandwidth: Bandwidth,
@@ -56,9 +58,9 @@ export class LinkMonitor {
 
   /**
    * The link's rate in bytes per second measured from the last answered parts (capped by the
-   * bandwidth limit), or undefined before any part was answered. Kept through a stall: parts of
-   * 5 MiB and more measure their own drain (part-upload.ts), and a stale rate only shortens the
-   * wait of a part smaller than the buffers, which the next answered part corrects.
+   * bandwidth limit), or undefined before any part was answered. Kept through a stall. It judges
+   * whether the link itself is silent (a connection may still be draining at this rate), never
+   * how long one part waits for its answer after its last byte (part-upload.ts).
    */
   rate(): number | undefined {
     if (this.answers.length === 0) return undefined;
@@ -79,12 +81,19 @@ export class LinkMonitor {
     return this.life;
   }
 
+  /** Whether part requests are open on the link and asking something of storage (not held back by the bandwidth limit). */
+  asking(): boolean {
+    for (const w of this.watches) if (!w.holding) return true;
+    return false;
+  }
+
   /** A part request opens on the link: watched until `close()`. */
   open(): PartWatch {
     const watches = this.watches;
     const watch: PartWatch = {
       holding: false,
       drainingUntil: 0,
+      writeWaitingSince: 0,
       close: () => {
         watches.delete(watch);
         if (watches.size === 0 && this.timer) {
@@ -119,6 +128,19 @@ export class LinkMonitor {
     }
     if (!asking || now - presumed < this.stallTimeoutMs) return undefined;
     return this.life;
+  }
+
+  /**
+   * Whether the path to storage shows itself dead at `now` (ms, monotonic), not merely slow: no
+   * sign of life for the stall timeout, while a request's write of its body has waited that long
+   * for room in its send buffer. On a slow link such a write completes as the buffer drains; on a
+   * dead one it never does. A part whose every byte its buffers took at once cannot tell the two
+   * apart by itself (part-upload.ts).
+   */
+  deadPath(now = performance.now()): boolean {
+    if (now - this.life < this.stallTimeoutMs) return false;
+    for (const w of this.watches) if (!w.holding && w.writeWaitingSince > 0 && now - w.writeWaitingSince >= this.stallTimeoutMs) return true;
+    return false;
   }
 
   /**

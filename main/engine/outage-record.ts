@@ -9,8 +9,8 @@ export type OutageNote = Note & { at?: string; subject: string };
  * Keeps the outage the running engine sees (ProgressTracker: from the first passing failure of a
  * part request until storage acknowledges a part) in the queue's meta table (QueueMeta.setOutage),
  * so `capture-uploader status`, another process, says "Waiting for storage" exactly when the
- * screen does. Written when an outage starts or changes place, cleared when storage
- * answers again, when the drain ends and when an engine opens the queue (one left by a process
+ * screen does. Written when an outage starts or changes place, cleared when storage (or, for
+ * one at the gateway, the gateway) answers again, when the drain ends and when an engine opens the queue (one left by a process
  * that stopped is no longer seen by anyone). A failure to write is the engine's `fatal` to judge.
  *
  * Each outage is also written to the activity log, with the start and cause the screen shows
@@ -38,7 +38,7 @@ export class OutageRecord {
     this.write(null, 'no longer watched: the drain ended');
   }
 
-  private write(outage: Outage | null, ended = 'storage answered again'): void {
+  private write(outage: Outage | null, ended?: string): void {
     const last = this.last;
     try {
       this.meta.setOutage(outage && { where: outage.where, since: outage.since, cause: outage.cause });
@@ -46,7 +46,7 @@ export class OutageRecord {
       if (outage && (!last || last.where !== outage.where || last.since !== outage.since)) {
         this.note({ kind: 'outage', at: new Date(outage.since).toISOString(), subject: where(outage.where), message: outage.cause });
       } else if (!outage && last) {
-        this.note({ kind: 'outage-over', subject: where(last.where), message: ended });
+        this.note({ kind: 'outage-over', subject: where(last.where), message: ended ?? `${last.where === 'storage' ? 'storage' : 'the capture gateway'} answered again` });
       }
     } catch (err) {
       if (!this.fatal(err)) throw err;

@@ -47,16 +47,20 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** A link on which parts were answered at 64 MiB/s. */
+/**
+ * A link on which parts were answered at 64 MiB/s, and whose slowest rate assumed is 64 MiB/s: a
+ * part all taken at once waits for its answer by its own bytes at that rate (older answers never
+ * shorten the wait, docs/engine.md "A silent link" rule 3), so about twice the stall timeout.
+ */
 function fastLink(): LinkMonitor {
-  const link = new LinkMonitor(new Bandwidth(null), 30_000);
+  const link = new LinkMonitor(new Bandwidth(null), 30_000, () => {}, 64 * 1024 * 1024);
   link.answered(64 * 1024 * 1024, 0, 1000);
   return link;
 }
 const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({ path: file, expected, partNumber, offset, size, url });
 const opts = (extra: Partial<Parameters<typeof uploadPart>[1]> = {}) => ({
   bandwidth: new Bandwidth(null),
-  // A fast link measured: a fully sent part that gets no answer is given up on after twice the stall timeout.
+  // A fast link: a fully sent part that gets no answer is given up on after twice the stall timeout.
   link: fastLink(),
   stallTimeoutMs: 30_000,
   onProgress: () => {},

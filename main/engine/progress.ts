@@ -78,7 +78,8 @@ function ackRate(a: Acks, now: number): number {
  * Tracks bytes and parts of the files being uploaded and emits at most one snapshot per
  * `intervalMs` (100 ms: ten a second at most), and only when something moved. Counts a part when
  * storage acknowledges it (partDone), shows bytes on the wire apart, and remembers an outage from
- * the first passing failure until the next acknowledged part.
+ * the first passing failure until the next acknowledged part (at storage) or the gateway's next
+ * answer (at the gateway).
  */
 export class ProgressTracker {
   private readonly files = new Map<number, Tracked>();
@@ -119,8 +120,9 @@ export class ProgressTracker {
     const f = this.files.get(fileId);
     if (f) f.inFlight.delete(partNumber);
     if (size > 0) {
-      // Storage answered: whatever outage there was is over.
-      this.outage = null;
+      // Storage answered: an outage at storage is over. One at the gateway is over only when the
+      // gateway answers (answered()): parts presigned before it fell silent say nothing of it.
+      if (this.outage?.where !== 'gateway') this.outage = null;
       this.overall.list.push({ t: now, bytes: size });
       if (f) {
         f.doneBytes += size;
@@ -157,6 +159,18 @@ export class ProgressTracker {
     this.outage = { where, since: Math.min(this.outage?.since ?? since, now), cause };
     this.touch();
     return this.outage;
+  }
+
+  /** Where the current outage is, or null when there is none. */
+  outageWhere(): Outage['where'] | null {
+    return this.outage?.where ?? null;
+  }
+
+  /** `where` answered again: an outage there is over (one elsewhere stays). */
+  answered(where: Outage['where']): void {
+    if (this.outage?.where !== where) return;
+    this.outage = null;
+    this.touch();
   }
 
   /** The current snapshot. */

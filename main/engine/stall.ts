@@ -10,8 +10,8 @@ export const STALL_TIMEOUT_MS = 30_000;
 
 /**
  * The slowest link the engine is built for (bytes per second). Assumed for one part only when
- * nothing was measured: every byte of it was taken at once into the system's buffers (it is
- * smaller than they are) and no part was answered since the last stall. Its own bytes, never the
+ * its own connection measured nothing: every byte of it was taken at once into the system's
+ * buffers (it is smaller than they are); older answers never stand in. Its own bytes, never the
  * queue's, at this rate bound how long it may wait for its answer, so that a small file on a slow
  * link is not abandoned and sent again for ever (docs/engine.md, "A silent link").
  */
@@ -20,4 +20,9 @@ export const SLOWEST_LINK_BYTES_PER_S = 16 * 1024;
 /** The cause of an outage told by silence (`quietMs` ms without a sign of life), as the screen, `status` and the log say it. */
 export function silentLinkCause(quietMs: number): string {
   return `No answer from storage for ${Math.round(quietMs / 1000)} s: it takes no bytes and answers nothing`;
+}
+
+/** The cause of a gateway outage told by silence (`quietMs` ms without a sign of life), as the screen, `status` and the log say it (gateway-watch.ts). */
+export function silentGatewayCause(quietMs: number): string {
+  return `No answer from the capture gateway for ${Math.round(quietMs / 1000)} s: it accepts the connection and answers nothing`;
 }
