@@ -1,4 +1,4 @@
-import { CancelledError, CredentialsRefusedError, FileChangedError, LocalFileError, isTransient, reasonOf } from '../api/errors.js';
+import { CancelledError, CredentialsRefusedError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, isTransient, reasonOf } from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { QueueClock } from './clock.js';
 import { MAX_RETRY_WAIT_MS } from './clock.js';
@@ -250,6 +250,10 @@ export class Scheduler {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
+      // A passing failure of a gateway call (presign, status read, complete-batch: never a PUT to
+      // storage) is an outage at the gateway for the screen and `status` ("Waiting for the
+      // gateway"), over at its next answer (gateway-watch.ts), as a silent one is.
+      if (fromGateway(err)) this.ctx.tracker.trouble('gateway', reason, Date.now());
       // One notice for the queue when the service cannot be reached at all.
       const notice = unreachableNotice(this.ctx.gateway, err);
       if (notice) this.ctx.warn(notice);
@@ -260,4 +264,9 @@ export class Scheduler {
     if (err instanceof FileChangedError) this.ctx.queue.markChanged(f.id);
     t.file(f.id, ['uploading'], 'failed', { error: reason }, { kind: 'failed', message: reason });
   }
+}
+
+/** Whether `err` is a capture gateway call's failure (HTTP status or network), not storage's answer to a part's PUT. */
+function fromGateway(err: unknown): boolean {
+  return (err instanceof HttpStatusError || err instanceof NetworkError) && err.request.method !== 'PUT';
 }

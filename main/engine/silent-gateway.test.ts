@@ -61,3 +61,26 @@ describe('a capture gateway that goes silent mid-drain', () => {
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
   }, 60_000);
 });
+
+describe('a capture gateway that answers 503 to presign-missing', () => {
+  it('is an outage at the gateway while it lasts, recorded for `status`, and over once it answers', async () => {
+    const file = kit.file('loud-gateway.mp4', 5 * MiB + 3); // two parts
+    const u = kit.uploader('loud', { concurrency: 1 });
+    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+    const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
+    // What the screen and `status` (the queue's record) said, at each progress event of the drain.
+    const seen: { shown: Outage['where'] | null; recorded: Outage['where'] | null }[] = [];
+    u.engine.on((e) => void (e.type === 'progress' && seen.push({ shown: e.overall.outage?.where ?? null, recorded: u.queue.meta.outage()?.where ?? null })));
+    await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'status', status: 503 } });
+    const first = await u.engine.drain();
+    expect(first.completed).toEqual([]);
+    expect(seen.some((s) => s.shown === 'gateway' && s.recorded === 'gateway'), 'an outage at the gateway, shown and recorded for `status`').toBe(true);
+
+    await svc.admin('DELETE', '/faults');
+    u.engine.retryAll();
+    const summary = await u.engine.drain();
+    expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
+    expect(u.queue.meta.outage()).toBeNull();
+    expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
+  }, 60_000);
+});
