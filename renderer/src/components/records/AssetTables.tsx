@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
 import type { AssetFigures } from './asset-figures.js';
@@ -11,7 +12,7 @@ import { MUTED } from './palette.js';
  * in the category's unit by shape, and their share; "Not tracked" when any asset is; then, said
  * as such, the per-stage totals: each stage's work done in its own unit ("120 of 300 m").
  */
-export function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
+export const AssetLegend = memo(function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
   return (
     <>
       <table className="legend" data-testid="asset-legend">
@@ -67,14 +68,13 @@ export function AssetLegend({ category, f }: { category: AssetCategoryView; f: A
       </table>
     </>
   );
-}
+});
 
 /** The assets one row each, by name (the id on hover), with their shape, quantity and every stage in its unit; exportable as CSV. */
-export function AssetTable({ category, assets, f, nameOf }: { category: AssetCategoryView; assets: AssetView[]; f: AssetFigures; nameOf: (a: AssetView) => string }) {
+export const AssetTable = memo(function AssetTable({ category, assets, f, nameOf }: { category: AssetCategoryView; assets: AssetView[]; f: AssetFigures; nameOf: (a: AssetView) => string }) {
   return (
     <section className="panel" aria-label="Assets as a table">
       <h3>Assets</h3>
-      <button onClick={() => downloadCsv(category, assets, f, nameOf)}>Export CSV</button>
       <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
         <table className="asset-table" data-testid="asset-table">
           <thead>
@@ -113,9 +113,13 @@ export function AssetTable({ category, assets, f, nameOf }: { category: AssetCat
           </tbody>
         </table>
       </div>
+      {/* After the table, so that the table is one Tab away from the drawing above. */}
+      <button className="export-assets" onClick={() => downloadCsv(category, assets, f, nameOf)}>
+        Export CSV
+      </button>
     </section>
   );
-}
+});
 
 /** The table as a CSV file download (./assets-csv.ts: BOM, formula-safe cells, the name's letters kept). */
 function downloadCsv(category: AssetCategoryView, assets: AssetView[], f: AssetFigures, nameOf: (a: AssetView) => string): void {
