@@ -17,11 +17,13 @@ import { AppHarness } from '../e2e/app/harness.js';
 import { ROOT } from './measure.js';
 
 /** The floors measured: shapes × points per shape. */
-const CASES = [
-  { shapes: 2000, points: 100 },
-  { shapes: 2000, points: 8 },
-];
-const DRAWS = 5;
+const CASES = process.env.BENCH_ASSETS_CASES
+  ? process.env.BENCH_ASSETS_CASES.split(',').map((c) => ({ shapes: Number(c.split('x')[0]), points: Number(c.split('x')[1]) }))
+  : [
+      { shapes: 2000, points: 100 },
+      { shapes: 2000, points: 8 },
+    ];
+const DRAWS = Number(process.env.BENCH_ASSETS_DRAWS ?? 5);
 const HOVERS = 40;
 const FOCUSES = 40;
 
@@ -34,22 +36,23 @@ interface SeedAsset {
   stages: { _id: string; percentage: number; date: string }[];
 }
 
-/** The value at fraction `q` (0–1) of the sorted samples (nearest rank). */
+/** The value at fraction `q` (0–1) of the sorted samples (nearest rank); samples with no feedback (NaN) left out. */
 const pct = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
 };
 const line = (what: string, xs: number[], target: number) =>
-  `  ${what.padEnd(22)} p50 ${pct(xs, 0.5).toFixed(1).padStart(7)} ms   p95 ${pct(xs, 0.95).toFixed(1).padStart(7)} ms   (n=${xs.length}, target ≤ ${target} ms)`;
+  `  ${what.padEnd(22)} p50 ${pct(xs, 0.5).toFixed(1).padStart(7)} ms   p95 ${pct(xs, 0.95).toFixed(1).padStart(7)} ms   (n=${xs.filter((x) => !Number.isNaN(x)).length}${xs.some((x) => Number.isNaN(x)) ? `, ${xs.filter((x) => Number.isNaN(x)).length} without feedback` : ''}, target ≤ ${target} ms)`;
 
 // In-page helpers, as strings: tsx names functions with a helper the page does not have.
 /** Resolves, after the next painted frame, with ms from the `assets:answer` mark; call before choosing the category. */
 const ARM_DRAW = `(n) => new Promise((resolve) => {
   performance.clearMarks('assets:answer');
-  const done = () => requestAnimationFrame(() => setTimeout(() => {
+  const done = () => {
     const m = performance.getEntriesByName('assets:answer').at(-1);
-    resolve(performance.now() - m.startTime);
-  }, 0));
+    const committed = performance.now() - m.startTime;
+    requestAnimationFrame(() => setTimeout(() => resolve({ painted: performance.now() - m.startTime, committed }), 0));
+  };
   const ob = new MutationObserver(() => {
     const layer = document.querySelector('[data-testid="asset-layer"]');
     if (layer && layer.childElementCount === n && performance.getEntriesByName('assets:answer').length) { ob.disconnect(); done(); }
@@ -62,11 +65,14 @@ const ARM_FEEDBACK = `(type) => new Promise((resolve) => {
   const seen = (e) => { if (!at) at = e.timeStamp; };
   document.addEventListener(type, seen, { capture: true });
   const panel = document.querySelector('[data-testid="asset-focus"]');
+  const late = setTimeout(() => { ob.disconnect(); resolve(NaN); }, 10000);
   const ob = new MutationObserver(() => {
     ob.disconnect();
+    clearTimeout(late);
     requestAnimationFrame(() => setTimeout(() => {
       document.removeEventListener(type, seen, { capture: true });
-      resolve(performance.now() - at);
+      // No event seen (the panel changed for another reason): not a sample.
+      resolve(at ? performance.now() - at : NaN);
     }, 0));
   });
   ob.observe(panel, { childList: true, subtree: true, characterData: true });
@@ -96,9 +102,11 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
   for (let r = 0; r < DRAWS; r++) {
     await page.getByLabel('Category').selectOption({ label: other.name });
     await page.getByTestId('asset-table').waitFor({ timeout: 120_000 });
-    const drawn = page.evaluate(`(${ARM_DRAW})(${shapes})`) as Promise<number>;
+    const drawn = page.evaluate(`(${ARM_DRAW})(${shapes})`) as Promise<{ painted: number; committed: number }>;
     await page.getByLabel('Category').selectOption({ label: category.name });
-    draws.push(await drawn);
+    const d = await drawn;
+    draws.push(d.painted);
+    console.error(`  draw ${r + 1}/${DRAWS}: ${d.painted.toFixed(0)} ms (in the page after ${d.committed.toFixed(0)} ms)`);
   }
 
   // Hover: the mouse to a vertex of a shape spread over the floor, through the drawing's transform.
@@ -112,6 +120,7 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
     const felt = page.evaluate(`(${ARM_FEEDBACK})('mouseover')`) as Promise<number>;
     await page.mouse.move(at.x, at.y);
     hovers.push(await felt);
+    if (Number.isNaN(hovers.at(-1))) console.error(`  hover of shape ${i} at ${at.x.toFixed(0)},${at.y.toFixed(0)}: no feedback`);
     await page.mouse.move(2, 2);
   }
 

@@ -57,6 +57,8 @@ async function floor(page: Page): Promise<SeedAsset[]> {
   await page.getByLabel('Structure').selectOption({ label: structure.name });
   await page.getByLabel('Category').selectOption({ label: category.name });
   await expect(page.getByTestId('asset-line')).toHaveCount(FLOOR, { timeout: 120_000 });
+  // The table's rows come after the drawing (made in the background): the view is whole with them.
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(FLOOR, { timeout: 120_000 });
   return shapes;
 }
 

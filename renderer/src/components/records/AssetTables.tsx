@@ -1,6 +1,5 @@
 import { memo } from 'react';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
-import { localDate } from '../../../../shared/when.js';
 import type { AssetFigures } from './asset-figures.js';
 import { assetsCsv } from './assets-csv.js';
 import { quantityText } from './asset-figures.js';
@@ -96,19 +95,7 @@ export const AssetTable = memo(function AssetTable({ category, assets, f, nameOf
           </thead>
           <tbody>
             {assets.map((a) => (
-              <tr key={a._id}>
-                <td title={`Asset id ${a._id}`} data-testid="asset-name">
-                  {nameOf(a)}
-                  {a.doNotTrack ? ' (not tracked)' : ''}
-                </td>
-                <td>{f.shapeText(a)}</td>
-                <td>{f.reached(a)?.name ?? 'Not started'}</td>
-                <td>{quantityText(f.size(a), f.unit).split(' ')[0]}</td>
-                {f.stages.map((s) => (
-                  <td key={s._id}>{f.stageCell(a, s)}</td>
-                ))}
-                <td>{a.snapshot ? localDate(a.snapshot) : '—'}</td>
-              </tr>
+              <AssetRow key={a._id} asset={a} f={f} name={nameOf(a)} />
             ))}
           </tbody>
         </table>
@@ -118,6 +105,28 @@ export const AssetTable = memo(function AssetTable({ category, assets, f, nameOf
         Export CSV
       </button>
     </section>
+  );
+});
+
+/**
+ * One asset's row. A component of its own so that React, rendering the table after the drawing
+ * (AssetsView defers it), can pause between rows and keep hover and keys answered meanwhile.
+ */
+const AssetRow = memo(function AssetRow({ asset: a, f, name }: { asset: AssetView; f: AssetFigures; name: string }) {
+  return (
+    <tr>
+      <td title={`Asset id ${a._id}`} data-testid="asset-name">
+        {name}
+        {a.doNotTrack ? ' (not tracked)' : ''}
+      </td>
+      <td>{f.shapeText(a)}</td>
+      <td>{f.reached(a)?.name ?? 'Not started'}</td>
+      <td>{quantityText(f.size(a), f.unit).split(' ')[0]}</td>
+      {f.stages.map((s) => (
+        <td key={s._id}>{f.stageCell(a, s)}</td>
+      ))}
+      <td>{a.snapshot ? f.day(a.snapshot) : '—'}</td>
+    </tr>
   );
 });
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { shapeKind } from '../../../../shared/asset-measure.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
@@ -87,6 +87,9 @@ export function AssetsView() {
       : `${nameOf(a)}. ${f.shapeText(a)}. ${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${f.reached(a)?.name ?? 'not started'} (${Math.round(f.fraction(a) * 100)}% of all stages). ` +
         f.stages.map((s) => `${s.name} ${f.stageCell(a, s) === '—' ? '0%' : f.stageCell(a, s)}`).join(', ') +
         (a.snapshot ? `. Snapshot ${localDate(a.snapshot)}` : '');
+  // The table (2,000 rows on a floor) is rendered after the drawing, in the background: the drawing
+  // is on screen first and answers hover and keys while the rows are made.
+  const table = useDeferredValue(useMemo(() => ({ assets, f, category, nameOf }), [assets, f, category, nameOf]));
   const kinds = useMemo(() => new Set((assets ?? []).map((a) => shapeKind(a.shape))), [assets]);
 
   return (
@@ -163,7 +166,7 @@ export function AssetsView() {
             </p>
             <AssetLegend category={category} f={f} />
           </section>
-          <AssetTable category={category} assets={assets} f={f} nameOf={nameOf} />
+          {table.assets && table.f && table.category && <AssetTable category={table.category} assets={table.assets} f={table.f} nameOf={table.nameOf} />}
         </>
       )}
     </main>
