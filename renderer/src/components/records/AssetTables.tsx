@@ -1,5 +1,5 @@
+import { memo } from 'react';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
-import { localDate } from '../../../../shared/when.js';
 import type { AssetFigures } from './asset-figures.js';
 import { assetsCsv } from './assets-csv.js';
 import { quantityText } from './asset-figures.js';
@@ -11,7 +11,7 @@ import { MUTED } from './palette.js';
  * in the category's unit by shape, and their share; "Not tracked" when any asset is; then, said
  * as such, the per-stage totals: each stage's work done in its own unit ("120 of 300 m").
  */
-export function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
+export const AssetLegend = memo(function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
   return (
     <>
       <table className="legend" data-testid="asset-legend">
@@ -67,14 +67,13 @@ export function AssetLegend({ category, f }: { category: AssetCategoryView; f: A
       </table>
     </>
   );
-}
+});
 
 /** The assets one row each, by name (the id on hover), with their shape, quantity and every stage in its unit; exportable as CSV. */
-export function AssetTable({ category, assets, f, nameOf }: { category: AssetCategoryView; assets: AssetView[]; f: AssetFigures; nameOf: (a: AssetView) => string }) {
+export const AssetTable = memo(function AssetTable({ category, assets, f, nameOf }: { category: AssetCategoryView; assets: AssetView[]; f: AssetFigures; nameOf: (a: AssetView) => string }) {
   return (
     <section className="panel" aria-label="Assets as a table">
       <h3>Assets</h3>
-      <button onClick={() => downloadCsv(category, assets, f, nameOf)}>Export CSV</button>
       <div className="table-scroll" tabIndex={0} role="region" aria-label={`${category.name} assets, one row each`}>
         <table className="asset-table" data-testid="asset-table">
           <thead>
@@ -96,26 +95,40 @@ export function AssetTable({ category, assets, f, nameOf }: { category: AssetCat
           </thead>
           <tbody>
             {assets.map((a) => (
-              <tr key={a._id}>
-                <td title={`Asset id ${a._id}`} data-testid="asset-name">
-                  {nameOf(a)}
-                  {a.doNotTrack ? ' (not tracked)' : ''}
-                </td>
-                <td>{f.shapeText(a)}</td>
-                <td>{f.reached(a)?.name ?? 'Not started'}</td>
-                <td>{quantityText(f.size(a), f.unit).split(' ')[0]}</td>
-                {f.stages.map((s) => (
-                  <td key={s._id}>{f.stageCell(a, s)}</td>
-                ))}
-                <td>{a.snapshot ? localDate(a.snapshot) : '—'}</td>
-              </tr>
+              <AssetRow key={a._id} asset={a} f={f} name={nameOf(a)} />
             ))}
           </tbody>
         </table>
       </div>
+      {/* After the table, so that the table is one Tab away from the drawing above. */}
+      <button className="export-assets" onClick={() => downloadCsv(category, assets, f, nameOf)}>
+        Export CSV
+      </button>
     </section>
   );
-}
+});
+
+/**
+ * One asset's row. A component of its own so that React, rendering the table after the drawing
+ * (AssetsView defers it), can pause between rows and keep hover and keys answered meanwhile.
+ */
+const AssetRow = memo(function AssetRow({ asset: a, f, name }: { asset: AssetView; f: AssetFigures; name: string }) {
+  return (
+    <tr>
+      <td title={`Asset id ${a._id}`} data-testid="asset-name">
+        {name}
+        {a.doNotTrack ? ' (not tracked)' : ''}
+      </td>
+      <td>{f.shapeText(a)}</td>
+      <td>{f.reached(a)?.name ?? 'Not started'}</td>
+      <td>{quantityText(f.size(a), f.unit).split(' ')[0]}</td>
+      {f.stages.map((s) => (
+        <td key={s._id}>{f.stageCell(a, s)}</td>
+      ))}
+      <td>{a.snapshot ? f.day(a.snapshot) : '—'}</td>
+    </tr>
+  );
+});
 
 /** The table as a CSV file download (./assets-csv.ts: BOM, formula-safe cells, the name's letters kept). */
 function downloadCsv(category: AssetCategoryView, assets: AssetView[], f: AssetFigures, nameOf: (a: AssetView) => string): void {

@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { shapeKind } from '../../../../shared/asset-measure.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
 import { assetFigures } from './asset-figures.js';
+import type { AssetLook } from './AssetDrawing.js';
 import { AssetDrawing } from './AssetDrawing.js';
 import { AssetLegend, AssetTable } from './AssetTables.js';
 import { offlineSentence } from './calendar.js';
@@ -44,6 +45,8 @@ export function AssetsView() {
     setAssets(null);
     unwrap(api['assets.list']({ structure, category: categoryId }))
       .then((r) => {
+        // The assets bench (scripts/bench-assets.ts) times the first draw from this mark.
+        performance.mark('assets:answer');
         setAssets(r.assets);
         setOffline(r.offline ? r.asOf : null);
         setProblem(null);
@@ -56,16 +59,38 @@ export function AssetsView() {
   // §2 gives assets no name: each is called by its category's name and its place in the answer
   // ("Curtain Wall 3"); the id is shown only on hover (title), never as the name.
   const names = useMemo(() => new Map((assets ?? []).map((a, i) => [a._id, `${category?.name ?? 'Asset'} ${i + 1}`])), [assets, category]);
-  const nameOf = (a: AssetView) => names.get(a._id) ?? a._id;
-  // By how far it got (all stages together), on a sequential palette; do-not-track muted.
-  const colour = (a: AssetView) => (a.doNotTrack ? MUTED : fractionColour(f ? f.fraction(a) : 0));
+  const nameOf = useCallback((a: AssetView) => names.get(a._id) ?? a._id, [names]);
+  // Each asset's colour (by how far it got, all stages together, on a sequential palette;
+  // do-not-track muted) and short name, worked out once per answer: a hover then redraws only the
+  // shapes it touches (docs/decisions/assets-drawing-at-scale.md).
+  const look = useMemo(
+    () =>
+      new Map<string, AssetLook>(
+        (assets ?? []).map((a) => {
+          const fraction = f ? f.fraction(a) : 0;
+          const reached = f?.reached(a)?.name ?? 'not started';
+          return [
+            a._id,
+            {
+              colour: a.doNotTrack ? MUTED : fractionColour(fraction),
+              label: a.doNotTrack ? `${nameOf(a)}. Not tracked` : `${nameOf(a)}. ${Math.round(fraction * 100)}% of all stages, reached ${reached}`,
+              unfinished: !a.doNotTrack && fraction < 1,
+            },
+          ];
+        }),
+      ),
+    [assets, f, nameOf],
+  );
   const describe = (a: AssetView) =>
     !f
       ? nameOf(a)
       : `${nameOf(a)}. ${f.shapeText(a)}. ${a.doNotTrack ? 'Not tracked. ' : ''}Reached: ${f.reached(a)?.name ?? 'not started'} (${Math.round(f.fraction(a) * 100)}% of all stages). ` +
         f.stages.map((s) => `${s.name} ${f.stageCell(a, s) === '—' ? '0%' : f.stageCell(a, s)}`).join(', ') +
         (a.snapshot ? `. Snapshot ${localDate(a.snapshot)}` : '');
-  const kinds = new Set((assets ?? []).map((a) => shapeKind(a.shape)));
+  // The table (2,000 rows on a floor) is rendered after the drawing, in the background: the drawing
+  // is on screen first and answers hover and keys while the rows are made.
+  const table = useDeferredValue(useMemo(() => ({ assets, f, category, nameOf }), [assets, f, category, nameOf]));
+  const kinds = useMemo(() => new Set((assets ?? []).map((a) => shapeKind(a.shape))), [assets]);
 
   return (
     <main className="records wide">
@@ -114,8 +139,7 @@ export function AssetsView() {
             ) : (
               <AssetDrawing
                 assets={assets}
-                colour={colour}
-                describe={describe}
+                look={look}
                 label={`${assets.length} ${category.name} assets of ${structures.find((s) => s.id === structure)?.name ?? 'the structure'}; the table below lists them`}
                 focusedId={focused?._id ?? null}
                 onFocus={setFocused}
@@ -142,7 +166,7 @@ export function AssetsView() {
             </p>
             <AssetLegend category={category} f={f} />
           </section>
-          <AssetTable category={category} assets={assets} f={f} nameOf={nameOf} />
+          {table.assets && table.f && table.category && <AssetTable category={table.category} assets={table.assets} f={table.f} nameOf={table.nameOf} />}
         </>
       )}
     </main>

@@ -35,6 +35,8 @@ export interface AssetFigures {
   /** Fraction done over all stages, 0–1 (shared/asset-stages.ts progressFraction). */
   fraction: (a: AssetView) => number;
   reached: (a: AssetView) => Stage | null;
+  /** An ISO 8601 time as the office's local day (shared/when.ts localDate), each distinct time formatted once. */
+  day: (iso: string) => string;
 }
 
 /** A quantity said in its unit: whole for counts, one decimal otherwise (as the legend always has). */
@@ -47,7 +49,16 @@ export function assetFigures(category: AssetCategoryView, assets: AssetView[]): 
   const sizing = categorySizing(cat, assets);
   const { size } = sizing;
   const works = new Map(stages.map((s) => [s._id, stageWork(s, assets, cat)]));
+  // A floor's table has a date in every stage cell, mostly the same few days: formatting each
+  // once keeps the table of 2,000 assets from costing seconds (docs/decisions/assets-drawing-at-scale.md).
+  const days = new Map<string, string>();
+  const day = (iso: string) => {
+    let d = days.get(iso);
+    if (d === undefined) days.set(iso, (d = localDate(iso)));
+    return d;
+  };
   return {
+    day,
     stages,
     size,
     sizeName: sizing.dimension ? DIMENSION_NAME[sizing.dimension] : 'Drawn length',
@@ -68,7 +79,7 @@ export function assetFigures(category: AssetCategoryView, assets: AssetView[]): 
       return [
         `${st.percentage}%`,
         ...(q !== undefined ? [workPhrase({ done: (q * Math.min(100, Math.max(0, st.percentage))) / 100, total: q }, s.uom!)] : []),
-        ...(st.date && st.percentage > 0 ? [localDate(st.date)] : []),
+        ...(st.date && st.percentage > 0 ? [day(st.date)] : []),
       ].join(' · ');
     },
     shapeText: (a) => {

@@ -1,0 +1,147 @@
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { AppHarness } from './harness.js';
+
+// The Assets view at a real building's size (progress-records-interface.md §2 ExternalAsset):
+// a floor of 2,000 polylines of 100 points each, in Chromium over the real app core. The drawing
+// is one tab stop whose arrow keys move between the shapes, "n" goes to the next shape not
+// finished, and the table is one Tab further. Speed is measured by scripts/bench-assets.ts, not here.
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const FLOOR = 2000;
+/** The shapes left unfinished (every other one is at 100 % on every stage). */
+const UNFINISHED = [6, 1234];
+
+interface SeedAsset {
+  _id: string;
+  structure: string;
+  category: string;
+  shape: string;
+  doNotTrack: boolean;
+  points: { x: number; y: number }[];
+  stages: { _id: string; percentage: number; date: string }[];
+}
+
+// 200,000 points go from the service through the app core to the page: generous on a loaded machine.
+test.setTimeout(180_000);
+
+let h: AppHarness;
+test.beforeEach(async ({ page }) => {
+  h = await AppHarness.start(page, ORIGIN);
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+});
+test.afterEach(async () => {
+  await h.stop();
+});
+
+/**
+ * Replaces the first structure's curtain wall with a floor of FLOOR polylines on a 50 × 40 grid,
+ * each a 30-unit zigzag of 100 points, every stage done but for UNFINISHED; shows it.
+ */
+async function floor(page: Page): Promise<SeedAsset[]> {
+  const structure = h.settings.view().structures[0]!;
+  const category = (h.svc.store.state.assetCategories as unknown as { id: string; name: string }[]).find((c) => c.name === 'Curtain Wall')!;
+  const all = h.svc.store.state.assets as unknown as SeedAsset[];
+  const template = all.find((a) => a.structure === structure.id && a.category === category.id)!;
+  const kept = all.filter((a) => !(a.structure === structure.id && a.category === category.id));
+  const shapes: SeedAsset[] = Array.from({ length: FLOOR }, (_, i) => ({
+    ...template,
+    _id: `floor-${i}`,
+    doNotTrack: false,
+    points: Array.from({ length: 100 }, (_, k) => ({ x: (i % 50) * 40 + k * 0.3, y: Math.floor(i / 50) * 30 + (k % 2) })),
+    stages: template.stages.map((s, n) => ({ ...s, percentage: UNFINISHED.includes(i) && n === 1 ? 40 : 100 })),
+  }));
+  all.splice(0, all.length, ...kept, ...shapes);
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: structure.name });
+  await page.getByLabel('Category').selectOption({ label: category.name });
+  await expect(page.getByTestId('asset-line')).toHaveCount(FLOOR, { timeout: 120_000 });
+  // The table's rows come after the drawing (made in the background): the view is whole with them.
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(FLOOR, { timeout: 120_000 });
+  return shapes;
+}
+
+/** The element with keyboard focus: its test id, its place among the shapes, or its accessible name. */
+const active = (page: Page) =>
+  page.evaluate(() => {
+    const e = document.activeElement;
+    return { testid: e?.getAttribute('data-testid') ?? null, index: e?.getAttribute('data-index') ?? null, label: e?.getAttribute('aria-label') ?? null };
+  });
+
+test('a floor of 2,000 polylines is drawn, and hovering one shows that shape and no other', async ({ page }) => {
+  const shapes = await floor(page);
+  // A vertex of shape 777 in screen pixels, through the drawing's own transform.
+  const i = 777;
+  const at = await page.getByTestId('asset-layer').evaluate((layer: SVGGElement, p) => {
+    const m = layer.getScreenCTM()!;
+    return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
+  }, shapes[i]!.points[50]!);
+  await page.mouse.move(at.x, at.y);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${i + 1}. Polyline. Reached:`);
+  await expect(page.locator(`[data-asset="floor-${i}"]`)).toHaveAttribute('stroke-width', '7');
+  // Only the hovered shape is drawn as focused.
+  await expect(page.locator('[data-testid="asset-line"][stroke-width="7"]')).toHaveCount(1);
+  // Another shape, on the next row of the grid.
+  const j = i + 50;
+  const next = await page.getByTestId('asset-layer').evaluate((layer: SVGGElement, p) => {
+    const m = layer.getScreenCTM()!;
+    return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
+  }, shapes[j]!.points[50]!);
+  await page.mouse.move(next.x, next.y);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${j + 1}. Polyline. Reached:`);
+  await expect(page.locator('[data-testid="asset-line"][stroke-width="7"]')).toHaveCount(1);
+  await expect(page.getByTestId('workspace-failed')).toHaveCount(0);
+});
+
+test('the drawing is one tab stop: Tab from it reaches the table in one press', async ({ page }) => {
+  await floor(page);
+  // One shape in the tab order, the others reached with the arrow keys.
+  expect(await page.getByTestId('asset-layer').locator('[tabindex="0"]').count()).toBe(1);
+  await page.getByRole('button', { name: 'Next not finished' }).focus();
+  await page.keyboard.press('Tab');
+  expect((await active(page)).testid).toBe('asset-line');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Curtain Wall assets, one row each');
+  // And back in one Shift+Tab, onto the same shape.
+  await page.keyboard.press('Shift+Tab');
+  expect((await active(page)).testid).toBe('asset-line');
+});
+
+test('arrow keys move between shapes, and "n" and "Next not finished" land on the unfinished ones', async ({ page }) => {
+  const shapes = await floor(page);
+  await page.getByRole('button', { name: 'Next not finished' }).focus();
+  await page.keyboard.press('Tab');
+  expect((await active(page)).index).toBe('0');
+  await page.keyboard.press('ArrowRight');
+  expect(await active(page)).toEqual({ testid: 'asset-line', index: '1', label: 'Curtain Wall 2. 100% of all stages, reached ' + (await lastStageName()) });
+  await expect(page.getByTestId('asset-focus')).toContainText('Curtain Wall 2. Polyline.');
+  await page.keyboard.press('ArrowDown');
+  expect((await active(page)).index).toBe('2');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowUp');
+  expect((await active(page)).index).toBe('0');
+  await page.keyboard.press('End');
+  expect((await active(page)).index).toBe(String(FLOOR - 1));
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${FLOOR}. Polyline.`);
+  await page.keyboard.press('Home');
+  expect((await active(page)).index).toBe('0');
+
+  // "n" goes round the unfinished shapes, whose stages in the service are not all at 100 %.
+  for (const want of [...UNFINISHED, UNFINISHED[0]!]) {
+    await page.keyboard.press('n');
+    expect((await active(page)).index).toBe(String(want));
+    expect(shapes[want]!.stages.some((s) => s.percentage < 100)).toBe(true);
+    await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${want + 1}. Polyline.`);
+  }
+  // The button does the same from the shape last focused.
+  await page.getByRole('button', { name: 'Next not finished' }).click();
+  expect((await active(page)).index).toBe(String(UNFINISHED[1]));
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${UNFINISHED[1]! + 1}. Polyline.`);
+});
+
+/** The name of the curtain wall's last stage in sequence: the one a finished shape has reached. */
+async function lastStageName(): Promise<string> {
+  const category = (h.svc.store.state.assetCategories as unknown as { name: string; stages: { name: string; sequence: number }[] }[]).find((c) => c.name === 'Curtain Wall')!;
+  return [...category.stages].sort((a, b) => a.sequence - b.sequence).at(-1)!.name;
+}
