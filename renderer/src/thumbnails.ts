@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
+import { thumbnailTime } from './thumbnail-time.js';
 
 /**
  * The recordings' thumbnails as the window shows them: by path, `loading` until the
@@ -55,12 +56,16 @@ function load(path: string): void {
   })();
 }
 
+/** How long the seek to THUMBNAIL_AT_S may take before the first frame is taken instead (ms). */
+const SEEK_TIMEOUT_MS = 5_000;
+
 /** Chromium's media error codes (HTMLMediaElement.error.code), in words. */
 const MEDIA_ERRORS: Record<number, string> = { 1: 'reading was aborted', 2: 'a network error', 3: 'it could not be decoded', 4: 'its format or codec is not supported here' };
 
 /**
- * Draws the first frame of the video at `url` (the service's loopback media server) into a canvas,
- * `WIDTH` pixels wide, with Chromium's own decoder (once loaded and sought to its start);
+ * Draws a frame of the video at `url` (the service's loopback media server) into a canvas,
+ * `WIDTH` pixels wide, with Chromium's own decoder: the one at thumbnailTime (a second in), or the
+ * first when that seek does not complete within SEEK_TIMEOUT_MS;
  * answers a JPEG `data:` URL, or why not and whether that is lasting (a media error) or not (a
  * timeout, `timeoutMs`). The video is never added to the page.
  */
@@ -69,6 +74,7 @@ export function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<
     const video = document.createElement('video');
     const done = (r: { ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }) => {
       clearTimeout(timer);
+      clearTimeout(seekTimer);
       video.onloadeddata = video.onseeked = video.onerror = null;
       // Lets go of the connection and the decoder at once.
       video.removeAttribute('src');
@@ -80,13 +86,18 @@ export function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<
       const e = video.error;
       done({ ok: false, reason: `No preview: ${MEDIA_ERRORS[e?.code ?? 0] ?? 'it could not be read'}${e?.message ? ` (${e.message})` : ''}`, lasting: true });
     };
+    let seekTimer: ReturnType<typeof setTimeout> | undefined;
     video.onloadeddata = () => {
       if (!video.videoWidth || !video.videoHeight) return done({ ok: false, reason: 'No preview: it holds no picture', lasting: true });
-      // Drawn once a seek to the start has completed: at `loadeddata` alone Chromium has, now and
-      // then, not yet painted the frame, and the canvas came out black.
-      video.currentTime = 0;
+      // Drawn once a seek has completed (at `loadeddata` alone Chromium has, now and then, not yet
+      // painted the frame, and the canvas came out black): a second in, where the camera's
+      // picture has settled; a recording whose seek does not complete gives its first frame.
+      const at = thumbnailTime(video.duration);
+      video.currentTime = at;
+      if (at > 0) seekTimer = setTimeout(() => (video.currentTime = 0), SEEK_TIMEOUT_MS);
     };
     video.onseeked = () => {
+      clearTimeout(seekTimer);
       const canvas = document.createElement('canvas');
       canvas.width = WIDTH;
       canvas.height = Math.max(1, Math.round((WIDTH * video.videoHeight) / video.videoWidth));
