@@ -117,6 +117,23 @@ test('one line per capture at 820×560: files behind a disclosure, completed one
   expect(puts.slice(0, 4)).toContain(last);
 });
 
+test('at 200 % zoom (a 1920×1080 window shown as 960×540 CSS px) the queue list, scrolled to, takes the whole height under the top bar', async ({ page }, info) => {
+  await h.invoke('capture:queue.pauseUntil', { until: new Date(Date.now() + 3600_000).toISOString() });
+  for (let i = 1; i <= 10; i++) await register(`zoom-${i}.mp4`);
+  await expect(page.locator('[data-testid="queue-capture"]')).toHaveCount(10, { timeout: 20_000 });
+  await page.setViewportSize({ width: 960, height: 540 });
+  await showList();
+  const box = await page.locator('.queue-list').evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const screen = document.querySelector('.screen')!.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, screenTop: screen.top, screenBottom: screen.bottom };
+  });
+  // Scrolled to, the list fills the scrolling area under the top bar (above the messages bar), not a 300 px box.
+  expect(box.top).toBeLessThanOrEqual(box.screenTop + 2);
+  expect(box.bottom).toBeGreaterThanOrEqual(box.screenBottom - 2);
+  await page.screenshot({ path: info.outputPath('queue-zoom-200.png') });
+});
+
 test('the registration heading is never under the sticky bar, and the designs\' warning is one line until opened', async ({ page }, info) => {
   const design = h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
   await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
