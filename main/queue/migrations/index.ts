@@ -15,6 +15,7 @@ import { migration013 } from './013-awaiting-copy.js';
 import { migration014 } from './014-offload-state.js';
 import { migration015 } from './015-captures-in-front.js';
 import { migration016 } from './016-activity-warnings.js';
+import { migration017 } from './017-changed-files.js';
 
 export type { Migration } from './migration.js';
 
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration014,
   migration015,
   migration016,
+  migration017,
 ];
 
 /** The schema version this build writes. */
