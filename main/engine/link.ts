@@ -18,8 +18,6 @@ export interface PartWatch {
    * the link died (docs/engine.md, "A silent link").
    */
   drainingUntil: number;
-  /** Since when a write of the part's body has waited for room in the send buffer (0: none waiting). */
-  writeWaitingSince: number;
   /** The request ended (answered, failed or abandoned). */
   close(): void;
 }
@@ -93,7 +91,6 @@ export class LinkMonitor {
     const watch: PartWatch = {
       holding: false,
       drainingUntil: 0,
-      writeWaitingSince: 0,
       close: () => {
         watches.delete(watch);
         if (watches.size === 0 && this.timer) {
@@ -128,19 +125,6 @@ export class LinkMonitor {
     }
     if (!asking || now - presumed < this.stallTimeoutMs) return undefined;
     return this.life;
-  }
-
-  /**
-   * Whether the path to storage shows itself dead at `now` (ms, monotonic), not merely slow: no
-   * sign of life for the stall timeout, while a request's write of its body has waited that long
-   * for room in its send buffer. On a slow link such a write completes as the buffer drains; on a
-   * dead one it never does. A part whose every byte its buffers took at once cannot tell the two
-   * apart by itself (part-upload.ts).
-   */
-  deadPath(now = performance.now()): boolean {
-    if (now - this.life < this.stallTimeoutMs) return false;
-    for (const w of this.watches) if (!w.holding && w.writeWaitingSince > 0 && now - w.writeWaitingSince >= this.stallTimeoutMs) return true;
-    return false;
   }
 
   /**

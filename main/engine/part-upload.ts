@@ -140,9 +140,9 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * is aborted. While a write waits on a full send buffer, and once every byte is handed over, it
  * waits at most twice the stall timeout since its connection last took a byte, or longer only by
  * twice what this connection measured its own buffers to need at its own rate (the buffer holds
- * several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along); once
- * every byte is handed over, a part smaller than the buffers (its connection measured nothing),
- * by its own bytes at the slowest link assumed (LinkMonitor.slowest), never by older answers. Every byte taken and every answer is a sign of life for the
+ * several MiB, and a write on a 32 KiB/s link waited 35 s while bytes moved all along), else at
+ * the rate of the link's recent answers; a part smaller than the buffers with nothing measured at
+ * all, by its own bytes at the slowest link assumed (LinkMonitor.slowest). Every byte taken and every answer is a sign of life for the
  * LinkMonitor, which tells a silent link.
  * On pause or cancel a fully sent part gets 1.5 s for its answer, on quit (EngineStopping) 5 s; a
  * part abandoned is reset, so no byte of it still in this computer's buffers reaches storage
@@ -201,19 +201,12 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     const rate = opts.link.rate();
     return rate === undefined ? 0 : (onLink * 1000) / rate;
   };
-  // After the last byte, the wait for the answer beyond the stall timeout comes from this part
-  // alone, never from older answers: a link fast a minute ago, or a proxy that buffers whole
-  // bodies and then forwards them slowly, says nothing of this part (docs/engine.md, "A silent
-  // link", rule 3). Twice its buffers' drain measured on its own connection when a write had to
-  // wait; else (every byte taken at once: no rate of its own can be seen) its own bytes at the
-  // slowest link the engine is built for, or the bandwidth limit if slower, unless another
-  // request shows the path dead (LinkMonitor.deadPath): then nothing beyond twice the stall
-  // timeout. Not life for the link.
-  const answerDrainMs = (now: number) => {
-    if (ownRate !== undefined) return 2 * drainMs();
-    if (opts.link.deadPath(now)) return 0;
-    return (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity);
-  };
+  // Nothing measured at all, and every byte taken at once (the part is smaller than the buffers):
+  // its own bytes at the slowest link the engine is built for. Not counted as life for the link.
+  // A part whose own connection measured nothing takes the rate of the link's recent answers
+  // (drainMs): without it, a part the buffers took at once on a silent link would wait its
+  // bytes at the slowest link, past twice the stall timeout (docs/engine.md, "A silent link").
+  const assumedDrainMs = () => (sentAt !== undefined && burst === undefined && opts.link.rate() === undefined ? (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity) : 0);
   // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
@@ -228,12 +221,7 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       const onTheLink = sentAt !== undefined || writing;
       const drain = onTheLink ? drainMs() : 0;
       watch.drainingUntil = onTheLink ? lastMove + drain : 0;
-      const allowance =
-        sentAt !== undefined
-          ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + answerDrainMs(now))
-          : writing
-            ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain)
-            : opts.stallTimeoutMs;
+      const allowance = onTheLink ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain, opts.stallTimeoutMs + assumedDrainMs()) : opts.stallTimeoutMs;
       const quietFor = now - lastMove;
       if (quietFor < allowance) return;
       stalled = true;
@@ -244,7 +232,6 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   const onWriting = (w: boolean) => {
     const now = performance.now();
     writing = w;
-    watch.writeWaitingSince = w ? now : 0;
     if (w) writeStartedAt = now;
     else {
       // The connection took the bytes: a sign of life from storage (its buffers had room).

@@ -252,8 +252,10 @@ export class Scheduler {
       t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
       // A passing failure of a gateway call (presign, status read, complete-batch: never a PUT to
       // storage) is an outage at the gateway for the screen and `status` ("Waiting for the
-      // gateway"), over at its next answer (gateway-watch.ts), as a silent one is.
-      if (fromGateway(err)) this.ctx.tracker.trouble('gateway', reason, Date.now());
+      // gateway"), over at its next answer (gateway-watch.ts), as a silent one is. Not while
+      // storage is out: the gateway's status read asks storage, so it fails with it, and that is
+      // the same outage (docs/engine.md, "A silent capture gateway").
+      if (fromGateway(err) && this.ctx.tracker.outageWhere() !== 'storage') this.ctx.tracker.trouble('gateway', reason, Date.now());
       // One notice for the queue when the service cannot be reached at all.
       const notice = unreachableNotice(this.ctx.gateway, err);
       if (notice) this.ctx.warn(notice);
