@@ -26,7 +26,9 @@ test('Settings shows start at login and a person turns it on, then back to the d
   await expect(section.getByTestId('login-start-state')).toHaveText('Off while the queue has nothing to finish; it turns on by itself once the queue holds work (the default).');
   await expect(section.getByRole('button', { name: 'Back to the default' })).toHaveCount(0);
 
-  await box.check();
+  // A click, not check(): the box is checked once the main process answers (it applies the
+  // choice first), which check() does not wait for.
+  await box.click();
   await expect(box).toBeChecked();
   await expect(section.getByTestId('login-start-state')).toHaveText(/^On, as you chose/);
   expect(h.loginApplied.at(-1)).toBe(true);
