@@ -60,6 +60,18 @@ export class UploadQueue {
   }
 
   /**
+   * As `transaction`, but begun with `BEGIN IMMEDIATE`: the write lock is taken first, waiting up to
+   * the busy timeout while another process writes, so what `fn` reads is current when it writes.
+   * For a change that reads, then writes, while another process (an `import`, a drain) may commit
+   * in between: in a deferred transaction SQLite refuses that write at once ("database is
+   * locked", SQLITE_BUSY_SNAPSHOT) instead of waiting.
+   */
+  writeTransaction<T>(fn: () => T): () => T {
+    const t = this.db.transaction(fn);
+    return () => t.immediate();
+  }
+
+  /**
    * Writes a capture and its files in one transaction, before anything is sent (state `queued`,
    * files `waiting`). `request.files` must list the files in the same order as `files`. With a
    * `copyRoute`, a file on a card being imported goes to its verified copy, or is held until it

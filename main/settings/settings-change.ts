@@ -16,7 +16,8 @@ const SALT = 'settingsFingerprintSalt';
  * cannot be written.
  */
 export function dueOnSettingsChange(queue: UploadQueue, config: GatewayConfig): { captures: number; files: number } {
-  return queue.transaction(() => {
+  // Read, then written: begun immediate, so another process's commit in between waits, never fails.
+  return queue.writeTransaction(() => {
     let salt = queue.meta.get<string>(SALT);
     if (!salt) {
       salt = randomBytes(16).toString('hex');
