@@ -11,7 +11,11 @@ const forbid = (paths, patterns, regex) => ({
   'no-restricted-imports': [
     'error',
     {
-      paths: paths.map((name) => (typeof name === 'string' ? { name, message: 'This layer may not import it (CONVENTIONS.md, "Where code lives").' } : name)),
+      paths: paths.map((name) =>
+        typeof name === 'string'
+          ? { name, message: 'This layer may not import it (CONVENTIONS.md, "Where code lives").' }
+          : name,
+      ),
       patterns: [{ group: patterns, message: LAYER_MESSAGE }, ...(regex ? [{ regex, message: LAYER_MESSAGE }] : [])],
     },
   ],
@@ -26,7 +30,23 @@ const SQLITE = {
 };
 const SQLITE_OWNERS = ['main/queue/**', 'main/office/store.ts'];
 // The rooms of main/ besides main/hash/ (which imports none of them).
-const MAIN_ROOMS = ['api', 'card', 'cli', 'electron', 'engine', 'intake', 'ipc', 'media', 'office', 'offload', 'queue', 'service', 'settings', 'support', 'testing'];
+const MAIN_ROOMS = [
+  'api',
+  'card',
+  'cli',
+  'electron',
+  'engine',
+  'intake',
+  'ipc',
+  'media',
+  'office',
+  'offload',
+  'queue',
+  'service',
+  'settings',
+  'support',
+  'testing',
+];
 // The local service is its own package (e2e/service): the app loads it only by a dynamic import of
 // its name (main/service/local-service.ts), never statically, so that no bundle of the app contains it.
 const LOCAL_SERVICE = '@capture-uploader/local-service';
@@ -41,7 +61,10 @@ export default tseslint.config(
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   // A promise nobody awaits loses its rejection (an unhandled rejection ends the service) and its
@@ -60,7 +83,10 @@ export default tseslint.config(
     files: ['shared/**/*.{ts,tsx}'],
     ignores: ['shared/**/*.test.ts'],
     rules: {
-      ...forbid(['electron', LOCAL_SERVICE, ...nodeBuiltins], [...layer('main'), ...layer('renderer'), ...layer('preload'), ...layer('e2e')]),
+      ...forbid(
+        ['electron', LOCAL_SERVICE, ...nodeBuiltins],
+        [...layer('main'), ...layer('renderer'), ...layer('preload'), ...layer('e2e')],
+      ),
       'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'process', 'Buffer'],
     },
   },
@@ -68,7 +94,10 @@ export default tseslint.config(
   {
     files: ['renderer/**/*.{ts,tsx}'],
     ignores: ['renderer/vite.config.ts'],
-    rules: forbid(['electron', LOCAL_SERVICE, ...nodeBuiltins], [...layer('main'), ...layer('preload'), ...layer('e2e')]),
+    rules: forbid(
+      ['electron', LOCAL_SERVICE, ...nodeBuiltins],
+      [...layer('main'), ...layer('preload'), ...layer('e2e')],
+    ),
   },
   // preload/: electron's renderer-side modules and shared/ only.
   {
@@ -89,7 +118,11 @@ export default tseslint.config(
   {
     files: ['main/hash/**/*.ts'],
     ignores: ['main/hash/**/*.test.ts'],
-    rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.flatMap(layer)], E2E),
+    rules: forbid(
+      ['electron', LOCAL_SERVICE, SQLITE],
+      [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.flatMap(layer)],
+      E2E,
+    ),
   },
   {
     files: SQLITE_OWNERS,
@@ -101,7 +134,11 @@ export default tseslint.config(
   {
     files: ['main/**/*.test.ts', 'main/testing/**/*.ts'],
     ignores: ['main/electron/**', 'main/queue/**', 'main/testing/**'],
-    rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E_EXCEPT_SERVICE_TESTING),
+    rules: forbid(
+      ['electron', LOCAL_SERVICE, SQLITE],
+      [...layer('renderer'), ...layer('preload')],
+      E2E_EXCEPT_SERVICE_TESTING,
+    ),
   },
   {
     files: ['main/queue/**/*.test.ts', 'main/testing/**/*.ts'],

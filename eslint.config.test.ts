@@ -31,11 +31,26 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['preload/index.ts', "import { App } from '../renderer/src/App.js';\nexport const r = App;\n"],
     ['e2e/service/x.ts', "import { q } from '../../main/queue.js';\nexport const r = q;\n"],
     ['main/engine/x.ts', "import { S3Error } from '../../e2e/service/storage/errors.js';\nexport const r = S3Error;\n"],
-    ['main/cli/x.ts', "import { startLocalService } from '../../e2e/service/index.js';\nexport const r = startLocalService;\n"],
-    ['main/cli/x.ts', "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n"],
-    ['main/electron/x.ts', "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n"],
-    ['main/engine/x.test.ts', "import { StateStore } from '../../e2e/service/gateway/state.js';\nexport const r = StateStore;\n"],
-    ['renderer/src/x.tsx', "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n"],
+    [
+      'main/cli/x.ts',
+      "import { startLocalService } from '../../e2e/service/index.js';\nexport const r = startLocalService;\n",
+    ],
+    [
+      'main/cli/x.ts',
+      "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n",
+    ],
+    [
+      'main/electron/x.ts',
+      "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n",
+    ],
+    [
+      'main/engine/x.test.ts',
+      "import { StateStore } from '../../e2e/service/gateway/state.js';\nexport const r = StateStore;\n",
+    ],
+    [
+      'renderer/src/x.tsx',
+      "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n",
+    ],
   ])('refuses in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(true);
   });
@@ -46,7 +61,10 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['preload/index.ts', "import { contextBridge } from 'electron';\nexport const r = contextBridge;\n"],
     ['renderer/src/x.tsx', "import { APP_NAME } from '../../shared/app-info.js';\nexport const r = APP_NAME;\n"],
     ['main/service/local-service.ts', "export const load = () => import('@capture-uploader/local-service');\n"],
-    ['main/engine/x.test.ts', "import { startTestService } from '../../e2e/service/testing.js';\nexport const r = startTestService;\n"],
+    [
+      'main/engine/x.test.ts',
+      "import { startTestService } from '../../e2e/service/testing.js';\nexport const r = startTestService;\n",
+    ],
   ])('allows in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(false);
   });
@@ -77,11 +95,13 @@ describe('promises are awaited or marked (no-floating-promises, no-misused-promi
     expect(await rulesFired(dir, ext, source)).toContain('@typescript-eslint/no-floating-promises');
   });
   it('refuses an async callback where a void one is expected', async () => {
-    const source = "import { EventEmitter } from 'node:events';\nconst e = new EventEmitter();\ne.on('x', async () => {});\nexport const r = e;\n";
+    const source =
+      "import { EventEmitter } from 'node:events';\nconst e = new EventEmitter();\ne.on('x', async () => {});\nexport const r = e;\n";
     expect(await rulesFired('main/engine', 'ts', source)).toContain('@typescript-eslint/no-misused-promises');
   });
   it('allows a promise marked void or awaited', async () => {
-    const source = 'async function f(): Promise<void> {}\nexport async function g(): Promise<void> {\n  void f();\n  await f();\n}\n';
+    const source =
+      'async function f(): Promise<void> {}\nexport async function g(): Promise<void> {\n  void f();\n  await f();\n}\n';
     expect(await rulesFired('main/engine', 'ts', source)).toEqual([]);
   });
 });

@@ -27,9 +27,19 @@ function importGraph(files: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of files) {
     const deps: string[] = [];
-    for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      const target = relative(ROOT, normalize(join(ROOT, dirname(f), m[1]!))).split('\\').join('/');
-      const hit = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), `${target}.ts`, `${target}/index.ts`].find((c) => known.has(c));
+    for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(
+      /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    )) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(f), m[1]!)))
+        .split('\\')
+        .join('/');
+      const hit = [
+        target,
+        target.replace(/\.js$/, '.ts'),
+        target.replace(/\.js$/, '.tsx'),
+        `${target}.ts`,
+        `${target}/index.ts`,
+      ].find((c) => known.has(c));
       if (hit) deps.push(hit);
     }
     graph.set(f, deps);
@@ -85,12 +95,27 @@ describe('the layout', () => {
   });
 
   it('finds a circle when there is one (the check itself)', () => {
-    expect(circles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(
+      circles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+          ['d.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
   it('has nothing in main/ but its tests and their kit import e2e/', () => {
     // main/testing/ is the tests' kit (linted as test code, never imported by the app).
-    const reaching = files.filter((f) => f.startsWith('main/') && !f.endsWith('.test.ts') && !f.startsWith('main/testing/') && graph.get(f)!.some((d) => d.startsWith('e2e/')));
+    const reaching = files.filter(
+      (f) =>
+        f.startsWith('main/') &&
+        !f.endsWith('.test.ts') &&
+        !f.startsWith('main/testing/') &&
+        graph.get(f)!.some((d) => d.startsWith('e2e/')),
+    );
     expect(reaching).toEqual([]);
   });
 });

@@ -32,13 +32,18 @@ function citations(file: string, text: string): string[] {
 
 describe('the source', () => {
   it('cites no issue number in any file', () => {
-    const all = [...DIRS.flatMap(files), ...readdirSync(ROOT).filter((n) => /\.(ts|js|yml)$/.test(n) && n !== 'no-issue-numbers.test.ts')];
+    const all = [
+      ...DIRS.flatMap(files),
+      ...readdirSync(ROOT).filter((n) => /\.(ts|js|yml)$/.test(n) && n !== 'no-issue-numbers.test.ts'),
+    ];
     expect(all.length).toBeGreaterThan(300);
     expect(all.flatMap((f) => citations(f, readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
   });
 
   it('finds a citation when there is one (the check itself)', () => {
-    expect(citations('x.ts', '// fine\n// the finish says so (issue 18 #3)\n// §4.7 decides')).toEqual(['x.ts:2: // the finish says so (issue 18 #3)']);
+    expect(citations('x.ts', '// fine\n// the finish says so (issue 18 #3)\n// §4.7 decides')).toEqual([
+      'x.ts:2: // the finish says so (issue 18 #3)',
+    ]);
     expect(citations('x.ts', "it('names it (Issues 17 and 19)')")).toHaveLength(1);
     expect(citations('x.ts', '// the issues a person meets; 18 parts')).toEqual([]);
   });

@@ -16,7 +16,13 @@ export default defineConfig({
         ssr,
         test: {
           name: 'unit',
-          include: ['*.test.ts', 'main/**/*.test.ts', 'shared/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'preload/**/*.test.ts'],
+          include: [
+            '*.test.ts',
+            'main/**/*.test.ts',
+            'shared/**/*.test.ts',
+            'renderer/**/*.test.{ts,tsx}',
+            'preload/**/*.test.ts',
+          ],
           environment: 'node',
           env,
           testTimeout: 30_000,

@@ -34,7 +34,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(dataDir: string, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
+function cli(
+  dataDir: string,
+  args: string[],
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
@@ -80,7 +83,10 @@ describe('Ctrl-C while storage is storing a part whose whole body arrived', () =
     first.child.kill('SIGINT');
     const stopped = await first.done;
     expect(stopped.code, stopped.out).toBe(130);
-    expect(svc.storage.stats.partsStored - before.partsStored, 'stored before the next drain began: the test proves nothing').toBe(0);
+    expect(
+      svc.storage.stats.partsStored - before.partsStored,
+      'stored before the next drain began: the test proves nothing',
+    ).toBe(0);
     const last = await cli(dataDir, ['drain']).done;
     expect(last.code, last.out).toBe(0);
     const sent = puts().slice(putsBefore);
@@ -106,7 +112,12 @@ describe('Ctrl-C while storage is storing a part whose whole body arrived', () =
     expect(status.out).toMatch(/"storedParts":1\b/);
     const last = await cli(dataDir, ['drain']).done;
     expect(last.code, last.out).toBe(0);
-    expect(puts().slice(putsBefore).map((r) => r.partNumber).sort()).toEqual([1, 2]);
+    expect(
+      puts()
+        .slice(putsBefore)
+        .map((r) => r.partNumber)
+        .sort(),
+    ).toEqual([1, 2]);
     expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect(await storedHash(bytes.length)).toBe(sha256(bytes));
   }, 120_000);
@@ -115,7 +126,13 @@ describe('Ctrl-C while storage is storing a part whose whole body arrived', () =
     const { dataDir, bytes } = await queued('crash-in-doubt', 2 * MiB + 9); // one part: nothing else in flight at the kill
     await svc.admin('PUT', '/settings', { partStoreDelayMs: STORE_DELAY_MS });
     // The connection drops as part 1's last byte arrives; storage stores it STORE_DELAY_MS later.
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', partNumber: 1, times: 1, action: { type: 'dropWhileStoring' } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 1,
+      times: 1,
+      action: { type: 'dropWhileStoring' },
+    });
     const before = { ...svc.storage.stats };
     const putsBefore = puts().length;
     const first = cli(dataDir, ['drain']);
@@ -124,11 +141,17 @@ describe('Ctrl-C while storage is storing a part whose whole body arrived', () =
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
-    expect(svc.storage.stats.partsStored - before.partsStored, 'stored before the next drain began: the test proves nothing').toBe(0);
+    expect(
+      svc.storage.stats.partsStored - before.partsStored,
+      'stored before the next drain began: the test proves nothing',
+    ).toBe(0);
     const last = await cli(dataDir, ['drain']).done;
     expect(last.code, last.out).toBe(0);
     const sent = puts().slice(putsBefore);
-    expect(sent.map((r) => r.partNumber), 'PUTs').toEqual([1]);
+    expect(
+      sent.map((r) => r.partNumber),
+      'PUTs',
+    ).toEqual([1]);
     expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
     expect(svc.storage.stats.partsReplaced - before.partsReplaced, 'a part was stored twice').toBe(0);
     expect(await storedHash(bytes.length)).toBe(sha256(bytes));
@@ -138,7 +161,12 @@ describe('Ctrl-C while storage is storing a part whose whole body arrived', () =
     const { dataDir, bytes } = await queued('never-arrived', 1 * MiB + 3);
     // Storage takes the request and never reads its body: every byte leaves the client into the
     // system's buffers, no answer comes, and the reset on quit drops them.
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 1, action: { type: 'hang' } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      times: 1,
+      action: { type: 'hang' },
+    });
     const before = { ...svc.storage.stats };
     const putsBefore = puts().length;
     const first = cli(dataDir, ['drain']);

@@ -38,7 +38,10 @@ interface Ran {
 }
 
 function cli(dataDir: string, args: string[]): Promise<Ran> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -47,7 +50,8 @@ function cli(dataDir: string, args: string[]): Promise<Ran> {
 }
 
 const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
-const faultsSeen = async () => ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules.map((r) => r.seen);
+const faultsSeen = async () =>
+  ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules.map((r) => r.seen);
 const until = async (cond: () => Promise<boolean> | boolean, ms = 60_000) => {
   for (const end = Date.now() + ms; !(await cond()); ) {
     if (Date.now() > end) throw new Error('timed out waiting');
@@ -70,7 +74,13 @@ describe('the disk under the queue fills while an add-capture answer is on its w
     const names = card.recordings.map((p) => basename(p));
     const dataDir = join(disk, 'queue');
     // The third add-capture is held 3 s at the service: the disk fills while its answer is on its way.
-    await fault({ target: 'gateway', operation: 'add-capture', skip: 2, times: 1, action: { type: 'latency', ms: 3000 } });
+    await fault({
+      target: 'gateway',
+      operation: 'add-capture',
+      skip: 2,
+      times: 1,
+      action: { type: 'latency', ms: 3000 },
+    });
     const adding = cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card.root]);
     // Seen counts the two let through; the other lane goes on meanwhile, so more may follow.
     await until(async () => ((await faultsSeen())[0] ?? 0) >= 3);
@@ -81,9 +91,12 @@ describe('the disk under the queue fills while an add-capture answer is on its w
     // (the third's, held at the service, and the other lane's) were recorded all the same.
     expect(added.code, added.stdout + added.stderr).toBe(2);
     expect(added.stderr).toMatch(/The disk holding .* is full/);
-    expect(added.stdout + added.stderr).toMatch(/Capture \d+ ".*": registered as \w+, recorded in the room kept in reserve for it \(the disk is full\)/);
+    expect(added.stdout + added.stderr).toMatch(
+      /Capture \d+ ".*": registered as \w+, recorded in the room kept in reserve for it \(the disk is full\)/,
+    );
     expect(added.stdout).toMatch(/queued capture 3 ".*": registered\n/);
-    const atService = () => Object.values(svc.store.state.captures).filter((c) => names.some((n) => JSON.stringify(c.request).includes(n)));
+    const atService = () =>
+      Object.values(svc.store.state.captures).filter((c) => names.some((n) => JSON.stringify(c.request).includes(n)));
     expect(atService().length).toBeGreaterThanOrEqual(3);
     const status = await cli(dataDir, ['--json', 'status']);
     expect(status.stdout).not.toMatch(/registration_unknown/);
@@ -92,13 +105,17 @@ describe('the disk under the queue fills while an add-capture answer is on its w
     rmSync(join(disk, 'filler'));
     const drained = await cli(dataDir, ['drain']);
     expect(drained.code, drained.stdout + drained.stderr).toBe(0);
-    expect(drained.stdout + drained.stderr).not.toMatch(/registration unknown|registration_unknown|may have been registered/i);
+    expect(drained.stdout + drained.stderr).not.toMatch(
+      /registration unknown|registration_unknown|may have been registered/i,
+    );
 
     // Each recording registered exactly once, every file stored.
     const captures = atService();
     expect(captures).toHaveLength(20);
     for (const n of names) expect(captures.filter((c) => JSON.stringify(c.request).includes(n))).toHaveLength(1);
-    const stored = Object.values(svc.store.state.uploads).filter((u) => names.includes(u.fileName) && u.status === 'completed');
+    const stored = Object.values(svc.store.state.uploads).filter(
+      (u) => names.includes(u.fileName) && u.status === 'completed',
+    );
     expect(stored).toHaveLength(40);
     const after = await cli(dataDir, ['--json', 'status']);
     expect(after.code).toBe(0);

@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), TZ, NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), TZ, NODE_NO_WARNINGS: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -42,10 +45,20 @@ describe('a shifted capture on the command line', () => {
     const card = join(work, 'card');
     mkdirSync(card);
     // The camera's clock says 08:00:00 (Berlin, UTC+01:00 in November); it was an hour slow.
-    for (const lens of ['00', '10']) writeFileSync(join(card, `VID_20261123_080000_${lens}_001.insv`), randomBytes(4096));
+    for (const lens of ['00', '10'])
+      writeFileSync(join(card, `VID_20261123_080000_${lens}_001.insv`), randomBytes(4096));
     const [shifted] = shiftTimes(['2026-11-23T08:00:00+01:00'], parseShift('+01:00')!);
     expect(shifted).toBe('2026-11-23T09:00:00+01:00');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', '--captured-at', shifted!, card]);
+    const add = await cli(dataDir, [
+      'add',
+      '--structure',
+      svc.info.structures[0]!,
+      '--type',
+      'interior',
+      '--captured-at',
+      shifted!,
+      card,
+    ]);
     expect(add.code, add.stderr).toBe(0);
     const label = '2026-11-23 09:00:00 · segment 001 · 2 lenses';
     expect(add.stdout).toContain(`"${label}"`);
@@ -55,7 +68,9 @@ describe('a shifted capture on the command line', () => {
     const status = await cli(dataDir, ['status']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(new RegExp(`capture 1 +completed +${label}`));
-    const json = JSON.parse((await cli(dataDir, ['status', '--json'])).stdout) as { captures: { label: string; captureDateTime?: string }[] };
+    const json = JSON.parse((await cli(dataDir, ['status', '--json'])).stdout) as {
+      captures: { label: string; captureDateTime?: string }[];
+    };
     expect(json.captures.map((c) => c.label)).toEqual([label]);
     const log = await cli(dataDir, ['log', '--since', '2020-01-01']);
     expect(log.code, log.stderr).toBe(0);
@@ -65,6 +80,8 @@ describe('a shifted capture on the command line', () => {
     // Nowhere the camera's wrong clock as the capture's name.
     for (const out of [add.stdout, status.stdout, log.stdout]) expect(out).not.toContain('08:00:00 · segment 001');
     // The platform got the same time.
-    expect(Object.values(svc.store.state.captures).map((c) => (c.request as { captureDateTime: string }).captureDateTime)).toContain(shifted);
+    expect(
+      Object.values(svc.store.state.captures).map((c) => (c.request as { captureDateTime: string }).captureDateTime),
+    ).toContain(shifted);
   });
 });

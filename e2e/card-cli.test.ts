@@ -27,8 +27,15 @@ afterAll(async () => {
 });
 
 /** Runs the CLI to its end; resolves with its exit code and what it printed. */
-function cli(dataDir: string, args: string[], onStdout?: (all: string) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+function cli(
+  dataDir: string,
+  args: string[],
+  onStdout?: (all: string) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -40,16 +47,26 @@ function cli(dataDir: string, args: string[], onStdout?: (all: string) => void):
 }
 
 describe('add', () => {
-  it("queues every recording of a card given by its root, and names the folder that holds none", async () => {
+  it('queues every recording of a card given by its root, and names the folder that holds none', async () => {
     const dataDir = mkdtempSync(join(work, 'q-'));
     const card = writeFakeCard(join(work, 'card'), { recordings: 3 });
     const empty = join(work, 'empty-card');
     mkdirSync(join(empty, 'DCIM'), { recursive: true });
-    const res = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card.root, empty]);
+    const res = await cli(dataDir, [
+      'add',
+      '--structure',
+      svc.info.structures[0]!,
+      '--type',
+      'interior',
+      card.root,
+      empty,
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout.match(/^queued capture \d+ /gm)).toHaveLength(3);
     for (const p of card.recordings) expect(res.stdout).toContain(`    ${p.split('/').pop()}\n`);
-    expect(res.stdout).toContain(`not queued: ${empty}: No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+    expect(res.stdout).toContain(
+      `not queued: ${empty}: No recordings found in ${empty} (looked for .insv, .mp4, .csv)`,
+    );
   });
 });
 
@@ -62,13 +79,17 @@ describe('import', () => {
     const card = writeFakeCard(join(work, 'X4_SD'), { recordings: 3, bytes: 6 * 1024 * 1024 + 11 });
     const originals = new Map(card.recordings.map((p) => [p.split('/').pop()!, sha256(readFileSync(p))]));
     let removedAt: string | undefined;
-    const res = await cli(dataDir, ['import', card.root, '--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'], (out) => {
-      // The person pulls the card the moment they are told they may.
-      if (removedAt === undefined && out.includes('Card safe to remove')) {
-        removedAt = out;
-        rmSync(card.root, { recursive: true, force: true });
-      }
-    });
+    const res = await cli(
+      dataDir,
+      ['import', card.root, '--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'],
+      (out) => {
+        // The person pulls the card the moment they are told they may.
+        if (removedAt === undefined && out.includes('Card safe to remove')) {
+          removedAt = out;
+          rmSync(card.root, { recursive: true, force: true });
+        }
+      },
+    );
     expect(res.code, res.stderr + res.stdout).toBe(0);
     expect(removedAt).toMatch(/Card safe to remove: 6 files of 3 recordings \(.+\) copied and verified in /);
     expect(existsSync(card.root)).toBe(false);
@@ -78,9 +99,19 @@ describe('import', () => {
 
     // The offload is in the queue with each file's hash; the queue's files are the copies.
     const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
-    const offload = db.prepare('SELECT * FROM offloads').get() as { id: number; files: number; verified: number; destination: string; mhl_path: string };
+    const offload = db.prepare('SELECT * FROM offloads').get() as {
+      id: number;
+      files: number;
+      verified: number;
+      destination: string;
+      mhl_path: string;
+    };
     expect(offload).toMatchObject({ files: 6, verified: 1 });
-    const hashes = db.prepare('SELECT copy_path, xxh64, verified FROM offload_files').all() as { copy_path: string; xxh64: string; verified: number }[];
+    const hashes = db.prepare('SELECT copy_path, xxh64, verified FROM offload_files').all() as {
+      copy_path: string;
+      xxh64: string;
+      verified: number;
+    }[];
     expect(hashes.every((h) => /^[0-9a-f]{16}$/.test(h.xxh64) && h.verified === 1)).toBe(true);
     const queued = (db.prepare('SELECT path FROM files ORDER BY path').all() as { path: string }[]).map((r) => r.path);
     expect(queued).toEqual(hashes.map((h) => h.copy_path).sort());
@@ -92,18 +123,28 @@ describe('import', () => {
     // ASC MHL v1.0 §6.3: 0001_<the folder it covers>_<UTC start>Z.mhl, the folder being X4_SD_<local start and offset>.
     expect(basename(offload.destination)).toMatch(/^X4_SD_\d{4}-\d{2}-\d{2}_\d{6}[+-]\d{4}$/);
     // In local time with its offset, as the operator remembers the day.
-    const [, day, time, sign, hh, mm] = /_(\d{4}-\d{2}-\d{2})_(\d{6})([+-])(\d{2})(\d{2})$/.exec(basename(offload.destination))!;
+    const [, day, time, sign, hh, mm] = /_(\d{4}-\d{2}-\d{2})_(\d{6})([+-])(\d{2})(\d{2})$/.exec(
+      basename(offload.destination),
+    )!;
     const at = Date.parse(`${day}T${time!.slice(0, 2)}:${time!.slice(2, 4)}:${time!.slice(4)}${sign}${hh}:${mm}`);
     const mhlName = readdirSync(join(offload.destination, 'ascmhl')).find((n) => n.endsWith('Z.mhl'))!;
     const [, uDay, uTime] = /_(\d{4}-\d{2}-\d{2})_(\d{6})Z\.mhl$/.exec(mhlName)!;
     expect(at).toBe(Date.parse(`${uDay}T${uTime!.slice(0, 2)}:${uTime!.slice(2, 4)}:${uTime!.slice(4)}Z`)); // the same start as the MHL's UTC name
     expect(0 - new Date(at).getTimezoneOffset()).toBe((sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) + 0);
-    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([expect.stringMatching(new RegExp(`^0001_${basename(offload.destination).replace(/[+]/g, '\\+')}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`)), mhlName.replace(/\.mhl$/, '_transfer-report.html'), 'ascmhl_chain.xml']);
+    expect(readdirSync(join(offload.destination, 'ascmhl')).sort()).toEqual([
+      expect.stringMatching(
+        new RegExp(`^0001_${basename(offload.destination).replace(/[+]/g, '\\+')}_\\d{4}-\\d{2}-\\d{2}_\\d{6}Z\\.mhl$`),
+      ),
+      mhlName.replace(/\.mhl$/, '_transfer-report.html'),
+      'ascmhl_chain.xml',
+    ]);
 
     const drained = await cli(dataDir, ['drain']);
     expect(drained.code, drained.stderr).toBe(0);
     // Every stored object has the SHA-256 of the recording as it was on the card.
-    const uploads = Object.values(svc.store.state.uploads).filter((u) => u.status === 'completed' && originals.has(u.fileName));
+    const uploads = Object.values(svc.store.state.uploads).filter(
+      (u) => u.status === 'completed' && originals.has(u.fileName),
+    );
     expect(uploads.map((u) => u.fileName).sort()).toEqual([...originals.keys()].sort());
     for (const u of uploads) {
       const obj = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: u.key }));
@@ -113,7 +154,9 @@ describe('import', () => {
     expect(hashes.every((h) => existsSync(h.copy_path))).toBe(true);
     const later = await cli(dataDir, ['drain', '--keep-copies', '0']);
     expect(later.code, later.stderr).toBe(0);
-    expect(later.stdout).toContain('Removed 6 imported copies from the library: their captures completed more than 0 days ago.');
+    expect(later.stdout).toContain(
+      'Removed 6 imported copies from the library: their captures completed more than 0 days ago.',
+    );
     expect(hashes.some((h) => existsSync(h.copy_path))).toBe(false);
     const after = new Database(join(dataDir, 'queue.db'), { readonly: true });
     expect(after.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 }); // gone with the copies
@@ -129,7 +172,9 @@ describe('import', () => {
     expect(res.stdout).toMatch(/^Transfer report: ascmhl\/0001_ONLY_COPY_.*Z_transfer-report\.html$/m);
     // Not on a terminal: a line per tenth, each with the copy's rate once bytes moved.
     expect(res.stdout).toMatch(/^copying: 100% \(4\.0 KiB of 4\.0 KiB · [\d.]+ (B|KiB|MiB)\/s\)$/m);
-    expect(res.stdout).toMatch(/Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/);
+    expect(res.stdout).toMatch(
+      /Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/,
+    );
     expect(res.stdout).not.toMatch(/queued capture/);
     const empty = mkdtempSync(join(work, 'blank-'));
     const none = await cli(dataDir, ['import', empty, '--library', join(work, 'library-2')]);
@@ -139,47 +184,60 @@ describe('import', () => {
 });
 
 describe('import of a card put back', () => {
-  it('the next morning, at another mount, copies nothing, says it was imported and uploaded, and copies only a recording added since', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
-    const library = join(work, 'library-back');
-    const place = ['--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'];
-    const card = writeFakeCard(join(work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
-    const first = await cli(dataDir, ['import', card.root, ...place]);
-    expect(first.code, first.stderr + first.stdout).toBe(0);
-    const drained = await cli(dataDir, ['drain']);
-    expect(drained.code, drained.stderr).toBe(0);
-    const listLibrary = () => readdirSync(library, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => `${join(e.parentPath, e.name)}:${readFileSync(join(e.parentPath, e.name)).length}`).sort();
-    const before = listLibrary();
-    const uploadsBefore = Object.keys(svc.store.state.uploads).length;
+  it(
+    'the next morning, at another mount, copies nothing, says it was imported and uploaded, and copies only a recording added since',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(work, 'q-'));
+      const library = join(work, 'library-back');
+      const place = ['--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'];
+      const card = writeFakeCard(join(work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
+      const first = await cli(dataDir, ['import', card.root, ...place]);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      const drained = await cli(dataDir, ['drain']);
+      expect(drained.code, drained.stderr).toBe(0);
+      const listLibrary = () =>
+        readdirSync(library, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => `${join(e.parentPath, e.name)}:${readFileSync(join(e.parentPath, e.name)).length}`)
+          .sort();
+      const before = listLibrary();
+      const uploadsBefore = Object.keys(svc.store.state.uploads).length;
 
-    // Put back the next morning under another mount folder.
-    mkdirSync(join(work, 'mnt-2'));
-    const again = join(work, 'mnt-2', 'X4_BACK');
-    renameSync(card.root, again);
-    const second = await cli(dataDir, ['import', again, ...place]);
-    expect(second.code, second.stderr + second.stdout).toBe(0);
-    expect(second.stdout).toMatch(/^Already imported on .+ to .*X4_BACK_\S+: 3 of 3 recordings \(3 uploaded\)$/m);
-    expect(second.stdout).toContain('Card safe to remove: nothing new on it (no file copied)');
-    expect(second.stdout).not.toMatch(/queued capture/);
-    expect(listLibrary()).toEqual(before);
-    const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
-    expect(db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
-    expect(db.prepare('SELECT COUNT(*) AS n FROM captures').get()).toEqual({ n: 3 });
-    db.close();
-    expect(Object.keys(svc.store.state.uploads)).toHaveLength(uploadsBefore);
+      // Put back the next morning under another mount folder.
+      mkdirSync(join(work, 'mnt-2'));
+      const again = join(work, 'mnt-2', 'X4_BACK');
+      renameSync(card.root, again);
+      const second = await cli(dataDir, ['import', again, ...place]);
+      expect(second.code, second.stderr + second.stdout).toBe(0);
+      expect(second.stdout).toMatch(/^Already imported on .+ to .*X4_BACK_\S+: 3 of 3 recordings \(3 uploaded\)$/m);
+      expect(second.stdout).toContain('Card safe to remove: nothing new on it (no file copied)');
+      expect(second.stdout).not.toMatch(/queued capture/);
+      expect(listLibrary()).toEqual(before);
+      const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM captures').get()).toEqual({ n: 3 });
+      db.close();
+      expect(Object.keys(svc.store.state.uploads)).toHaveLength(uploadsBefore);
 
-    // A recording added to the card since: only it is copied and queued.
-    const added = writeFakeCard(again, { recordings: 1, start: new Date(2026, 10, 27, 7, 0, 0), firstSegment: 9 });
-    const third = await cli(dataDir, ['import', again, ...place]);
-    expect(third.code, third.stderr + third.stdout).toBe(0);
-    expect(third.stdout).toMatch(/Already imported on .+: 3 of 4 recordings \(3 uploaded\)/);
-    expect(third.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
-    expect(third.stdout.match(/^queued capture \d+ /gm)).toHaveLength(1);
-    const after = new Database(join(dataDir, 'queue.db'), { readonly: true });
-    const copied = after.prepare('SELECT source_path FROM offload_files WHERE offload_id = (SELECT MAX(id) FROM offloads) ORDER BY source_path').pluck().all() as string[];
-    expect(copied.map((p) => basename(p))).toEqual(added.recordings.map((p) => basename(p)).sort());
-    after.close();
-  });
+      // A recording added to the card since: only it is copied and queued.
+      const added = writeFakeCard(again, { recordings: 1, start: new Date(2026, 10, 27, 7, 0, 0), firstSegment: 9 });
+      const third = await cli(dataDir, ['import', again, ...place]);
+      expect(third.code, third.stderr + third.stdout).toBe(0);
+      expect(third.stdout).toMatch(/Already imported on .+: 3 of 4 recordings \(3 uploaded\)/);
+      expect(third.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
+      expect(third.stdout.match(/^queued capture \d+ /gm)).toHaveLength(1);
+      const after = new Database(join(dataDir, 'queue.db'), { readonly: true });
+      const copied = after
+        .prepare(
+          'SELECT source_path FROM offload_files WHERE offload_id = (SELECT MAX(id) FROM offloads) ORDER BY source_path',
+        )
+        .pluck()
+        .all() as string[];
+      expect(copied.map((p) => basename(p))).toEqual(added.recordings.map((p) => basename(p)).sort());
+      after.close();
+    },
+  );
 });
 
 describe('import --eject', () => {
@@ -189,42 +247,51 @@ describe('import --eject', () => {
     const card = writeFakeCard(join(work, 'EJECT_ME'), { recordings: 1 });
     const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-eject'), '--eject']);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
-    expect(res.stderr).toContain(`EJECT_ME could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`);
+    expect(res.stderr).toContain(
+      `EJECT_ME could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`,
+    );
     expect(res.code).toBe(1);
   });
 });
 
 describe('import without placement holds the queue', () => {
-  it('a drain started while it copies stops with 2 naming the import, and the import ends verified', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
-    const library = join(work, 'library-held');
-    const card = writeFakeCard(join(work, 'HELD'), { recordings: 4, bytes: 8 * 1024 * 1024 });
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', card.root, '--library', library], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // Frozen mid-copy (SIGSTOP), as a long card's copy is for minutes: it holds the queue meanwhile.
-    let frozen = false;
-    await new Promise<void>((resolve) =>
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-        if (!frozen && /copying: /.test(stdout)) {
-          frozen = child.kill('SIGSTOP');
-          resolve();
-        }
-      }),
-    );
-    expect(stdout, 'frozen before the copy ended').not.toMatch(/Card safe/);
-    try {
-      const drain = await cli(dataDir, ['drain']);
-      expect(drain.code, drain.stderr).toBe(2);
-      expect(drain.stderr).toContain(`is in use by another Capture Uploader (process ${child.pid} on`);
-    } finally {
-      child.kill('SIGCONT');
-    }
-    expect(await ended, stderr).toBe(0);
-    expect(stdout).toMatch(/Card safe to remove: 8 files of 4 recordings/);
-    expect(stdout).not.toMatch(/not verified/);
-  });
+  it(
+    'a drain started while it copies stops with 2 naming the import, and the import ends verified',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(work, 'q-'));
+      const library = join(work, 'library-held');
+      const card = writeFakeCard(join(work, 'HELD'), { recordings: 4, bytes: 8 * 1024 * 1024 });
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', card.root, '--library', library], {
+        cwd: ROOT,
+        env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // Frozen mid-copy (SIGSTOP), as a long card's copy is for minutes: it holds the queue meanwhile.
+      let frozen = false;
+      await new Promise<void>((resolve) =>
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (!frozen && /copying: /.test(stdout)) {
+            frozen = child.kill('SIGSTOP');
+            resolve();
+          }
+        }),
+      );
+      expect(stdout, 'frozen before the copy ended').not.toMatch(/Card safe/);
+      try {
+        const drain = await cli(dataDir, ['drain']);
+        expect(drain.code, drain.stderr).toBe(2);
+        expect(drain.stderr).toContain(`is in use by another Capture Uploader (process ${child.pid} on`);
+      } finally {
+        child.kill('SIGCONT');
+      }
+      expect(await ended, stderr).toBe(0);
+      expect(stdout).toMatch(/Card safe to remove: 8 files of 4 recordings/);
+      expect(stdout).not.toMatch(/not verified/);
+    },
+  );
 });

@@ -1,7 +1,19 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, linkSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  linkSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +52,10 @@ interface Result {
 }
 
 function cli(dataDir: string, args: string[]): Promise<Result> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -79,7 +94,9 @@ describe('drain, a 40 MiB file at 2 MiB/s', () => {
     const drained = await draining;
 
     expect(drained.code, drained.stdout + drained.stderr).toBe(1);
-    expect(drained.stdout + drained.stderr).toMatch(/overwritten\.mp4 changed while uploading \(part \d+, bytes \d+–\d+, differs from the bytes storage holds, though its size and modification time were kept\)/);
+    expect(drained.stdout + drained.stderr).toMatch(
+      /overwritten\.mp4 changed while uploading \(part \d+, bytes \d+–\d+, differs from the bytes storage holds, though its size and modification time were kept\)/,
+    );
     // Storage never put the object together: the multipart upload was not completed.
     const uploads = objectsOf().filter((u) => u.key.includes('overwritten'));
     expect(uploads).toHaveLength(1);

@@ -1,7 +1,20 @@
 import type { SpawnOptions } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +50,11 @@ interface Result {
 }
 
 /** Runs the CLI; `onStdout` sees stdout as it comes and may close it. */
-function cli(dataDir: string, args: string[], opts: SpawnOptions & { onStdout?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Result> {
+function cli(
+  dataDir: string,
+  args: string[],
+  opts: SpawnOptions & { onStdout?: (child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Result> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
     ...opts,
@@ -53,7 +70,8 @@ function cli(dataDir: string, args: string[], opts: SpawnOptions & { onStdout?: 
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-const add = (dataDir: string, paths: string[], opts?: SpawnOptions) => cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...paths], opts);
+const add = (dataDir: string, paths: string[], opts?: SpawnOptions) =>
+  cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...paths], opts);
 const noStackTrace = (r: Result) => expect(r.stderr).not.toMatch(/\n\s+at |Error:|EPIPE|Unhandled/);
 
 describe('usage errors exit 2', () => {
@@ -88,7 +106,9 @@ describe('a damaged queue moved aside', () => {
     // Damage one index page: SQLite's check fails, yet the captures table can still be read.
     const queue = join(dataDir, 'queue.db');
     const ro = new Database(queue, { readonly: true });
-    const { rootpage } = ro.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'files_by_fingerprint'`).get() as { rootpage: number };
+    const { rootpage } = ro.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'files_by_fingerprint'`).get() as {
+      rootpage: number;
+    };
     const pageSize = ro.pragma('page_size', { simple: true }) as number;
     ro.close();
     const fd = openSync(queue, 'r+');
@@ -97,7 +117,9 @@ describe('a damaged queue moved aside', () => {
 
     const res = await cli(dataDir, ['drain']);
     expect(res.code, res.stderr).toBe(2);
-    const moved = readdirSync(dataDir).find((n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'))!;
+    const moved = readdirSync(dataDir).find(
+      (n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'),
+    )!;
     expect(res.stderr).toContain(`it was moved to ${join(dataDir, moved)}`);
     expect(res.stderr).toMatch(/It held 2 capture\(s\), 2 of them not completed\. Nothing was done this time/);
     noStackTrace(res);
@@ -124,7 +146,8 @@ describe('a queue never taken for a new, empty one', () => {
     expect((await add(dataDir, [file])).code).toBe(0);
     return dataDir;
   }
-  const movedAside = (dataDir: string) => readdirSync(dataDir).filter((n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'));
+  const movedAside = (dataDir: string) =>
+    readdirSync(dataDir).filter((n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'));
 
   it('a zero-byte queue.db: status says damaged, drain moves it aside, keeps it and exits 2', async () => {
     const dataDir = await usedQueue('zero-byte');
@@ -176,7 +199,10 @@ describe('a queue never taken for a new, empty one', () => {
     db.pragma('user_version = 0');
     db.close();
     const status = await cli(dataDir, ['status']);
-    expect([status.code, status.stderr]).toEqual([2, expect.stringMatching(/is damaged: it has tables but no schema version/)]);
+    expect([status.code, status.stderr]).toEqual([
+      2,
+      expect.stringMatching(/is damaged: it has tables but no schema version/),
+    ]);
     const drain = await cli(dataDir, ['drain']);
     expect(drain.code, drain.stderr).toBe(2);
     expect(movedAside(dataDir)).toHaveLength(1);
@@ -204,9 +230,15 @@ describe('ids that are not in the queue', () => {
     expect([resolve.code, resolve.stderr]).toEqual([2, expect.stringMatching(/There is no capture 42 in the queue/)]);
     // An unknown id among known ones changes nothing.
     const remove = await cli(dataDir, ['remove', 'file', '1', '99']);
-    expect([remove.code, remove.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue .*nothing was removed/)]);
+    expect([remove.code, remove.stderr]).toEqual([
+      2,
+      expect.stringMatching(/There is no file 99 in the queue .*nothing was removed/),
+    ]);
     const cancel = await cli(dataDir, ['cancel', '1', '99']);
-    expect([cancel.code, cancel.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue .*nothing was cancelled/)]);
+    expect([cancel.code, cancel.stderr]).toEqual([
+      2,
+      expect.stringMatching(/There is no file 99 in the queue .*nothing was cancelled/),
+    ]);
     expect((await cli(dataDir, ['status'])).stdout).toMatch(/file 1 {2}pending/);
   });
 });
@@ -236,9 +268,20 @@ describe('status | head', () => {
     mkdirSync(dataDir);
     const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
     const q = new UploadQueue(db);
-    const request = { project: 'p', structure: 's', captureDateTime: '2026-11-20T10:00:00Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [{ frameIndex: 1, fileName: 'a.mp4', contentType: 'video/mp4', size: 1 }] } as const;
+    const request = {
+      project: 'p',
+      structure: 's',
+      captureDateTime: '2026-11-20T10:00:00Z',
+      type: 'interior',
+      mode: '360 Video',
+      sourceType: 'bot',
+      files: [{ frameIndex: 1, fileName: 'a.mp4', contentType: 'video/mp4', size: 1 }],
+    } as const;
     db.transaction(() => {
-      for (let i = 0; i < 3000; i++) q.enqueueCapture(`walk ${i} ${'x'.repeat(60)}`, request as never, [{ path: `/card/${i}.mp4`, fileName: `${i}.mp4`, contentType: 'video/mp4', size: 1, mtimeMs: 1 }]);
+      for (let i = 0; i < 3000; i++)
+        q.enqueueCapture(`walk ${i} ${'x'.repeat(60)}`, request as never, [
+          { path: `/card/${i}.mp4`, fileName: `${i}.mp4`, contentType: 'video/mp4', size: 1, mtimeMs: 1 },
+        ]);
     })();
     db.close();
     const res = await cli(dataDir, ['status'], { onStdout: (child) => child.stdout!.destroy() });
@@ -271,7 +314,9 @@ describe('local faults in plain sentences', () => {
       }
       const res = await add(dataDir, [second]);
       expect(res.code).toBe(2);
-      expect(res.stderr).toBe(`capture-uploader: The disk holding ${dataDir} is full: free 64 MB and run again. Nothing queued was lost.\n`);
+      expect(res.stderr).toBe(
+        `capture-uploader: The disk holding ${dataDir} is full: free 64 MB and run again. Nothing queued was lost.\n`,
+      );
     } finally {
       disk.done();
     }
@@ -287,7 +332,9 @@ describe('local faults in plain sentences', () => {
       execFileSync('mount', ['-o', 'remount,ro', disk.dir]);
       const res = await cli(dataDir, ['drain']);
       expect(res.code).toBe(2);
-      expect(res.stderr).toMatch(new RegExp(`^capture-uploader: ${dataDir} is on a read-only disk \\(mounted read-only, or a locked card\\)`));
+      expect(res.stderr).toMatch(
+        new RegExp(`^capture-uploader: ${dataDir} is on a read-only disk \\(mounted read-only, or a locked card\\)`),
+      );
       noStackTrace(res);
     } finally {
       disk.done();

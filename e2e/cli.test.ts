@@ -43,7 +43,9 @@ function cli(dataDir: string, args: string[]): Run {
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -57,7 +59,9 @@ async function queued(name: string, size: number): Promise<string> {
 }
 
 const statusOf = async (dataDir: string) =>
-  JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as { captures: { id: number; state: string; files: { id: number; state: string }[] }[] };
+  JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as {
+    captures: { id: number; state: string; files: { id: number; state: string }[] }[];
+  };
 
 describe('capture-uploader drain, interrupted', () => {
   it.each([
@@ -70,11 +74,18 @@ describe('capture-uploader drain, interrupted', () => {
     const run = cli(dataDir, ['drain']);
     // Stopped once a part is on its way to storage, not after a fixed time: the stop is tested
     // mid-upload, with bytes sent, however slowly the machine starts the CLI.
-    await expect.poll(() => svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').length, { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').length, {
+        timeout: 60_000,
+        interval: 50,
+      })
+      .toBeGreaterThan(0);
     run.child.kill(signal);
     const res = await run.done;
     expect(res.code, res.stderr).toBe(exitCode);
-    expect(res.stderr).toMatch(new RegExp(`Stopped by ${signal}: 0 file\\(s\\) completed, 1 not yet; the parts stored so far are kept`));
+    expect(res.stderr).toMatch(
+      new RegExp(`Stopped by ${signal}: 0 file\\(s\\) completed, 1 not yet; the parts stored so far are kept`),
+    );
     expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
     // The lock is released and the file waits, pending, for the next drain.
     expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
@@ -131,11 +142,23 @@ describe('capture-uploader add --dry-run', () => {
     writeFileSync(join(card, 'LRV_20261123_080000_11_001.insv'), randomBytes(100));
     writeFileSync(join(card, 'empty.mp4'), '');
     const before = Object.keys(svc.store.state.captures).length;
-    const res = await cli(dataDir, ['add', '--dry-run', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]).done;
+    const res = await cli(dataDir, [
+      'add',
+      '--dry-run',
+      '--structure',
+      svc.info.structures[0]!,
+      '--type',
+      'exterior',
+      card,
+    ]).done;
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain(`Would register 1 capture in structure ${svc.info.structures[0]} (exterior): 2 files, 5.9 KiB.`);
+    expect(res.stdout).toContain(
+      `Would register 1 capture in structure ${svc.info.structures[0]} (exterior): 2 files, 5.9 KiB.`,
+    );
     expect(res.stdout).toMatch(/2026-11-23 08:00:00 · segment 001 · 2 lenses {2}2 file\(s\)/);
-    expect(res.stdout).toMatch(/Not uploaded: 1 preview \(LRV\) and 1 other file:\n {2}1 × Low-resolution preview.*\n {2}1 × The file is empty/);
+    expect(res.stdout).toMatch(
+      /Not uploaded: 1 preview \(LRV\) and 1 other file:\n {2}1 × Low-resolution preview.*\n {2}1 × The file is empty/,
+    );
     expect(res.stdout).toMatch(/Nothing was queued or sent \(--dry-run\)\.\n$/);
     expect((await statusOf(dataDir)).captures).toEqual([]);
     expect(Object.keys(svc.store.state.captures).length).toBe(before);
@@ -145,15 +168,23 @@ describe('capture-uploader add --dry-run', () => {
     const card = join(work, 'again-card');
     mkdirSync(card);
     for (let i = 1; i <= 6; i++) {
-      for (const lens of ['00', '10']) writeFileSync(join(card, `VID_20261123_0900${String(i).padStart(2, '0')}_${lens}_00${i}.insv`), randomBytes(2000));
+      for (const lens of ['00', '10'])
+        writeFileSync(
+          join(card, `VID_20261123_0900${String(i).padStart(2, '0')}_${lens}_00${i}.insv`),
+          randomBytes(2000),
+        );
     }
     const args = ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card];
     expect((await cli(dataDir, args).done).code).toBe(0);
     const again = await cli(dataDir, args).done;
     expect(again.code).toBe(1); // nothing queued
-    expect(again.stdout.split('\n').filter((l) => l.startsWith('not queued'))).toEqual(['not queued: 12 files: Already in the queue, each as the capture it was added as; not added twice. (--verbose lists them)']);
+    expect(again.stdout.split('\n').filter((l) => l.startsWith('not queued'))).toEqual([
+      'not queued: 12 files: Already in the queue, each as the capture it was added as; not added twice. (--verbose lists them)',
+    ]);
     const verbose = await cli(dataDir, [...args, '--verbose']).done;
-    expect(verbose.stdout).toContain('not queued: 12 files: Already in the queue, each as the capture it was added as; not added twice.\n');
+    expect(verbose.stdout).toContain(
+      'not queued: 12 files: Already in the queue, each as the capture it was added as; not added twice.\n',
+    );
     expect(verbose.stdout.match(/^ {4}.*VID_.*\.insv: Already in the queue as capture \d+ /gm)).toHaveLength(12);
   });
   it('says, for the capture, that a lens would need more than 10,000 parts at the sample part size', async () => {
@@ -164,10 +195,20 @@ describe('capture-uploader add --dry-run', () => {
     const big = join(card, 'VID_20261123_090000_10_001.insv');
     writeFileSync(big, '');
     truncateSync(big, 10_000 * 5 * MiB + 1); // sparse: no disk used
-    const res = await cli(dataDir, ['add', '--dry-run', '--structure', svc.info.structures[0]!, '--type', 'interior', card]).done;
+    const res = await cli(dataDir, [
+      'add',
+      '--dry-run',
+      '--structure',
+      svc.info.structures[0]!,
+      '--type',
+      'interior',
+      card,
+    ]).done;
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('Would register 1 capture');
-    expect(res.stdout).toMatch(/warning: .*VID_20261123_090000_10_001\.insv: VID_20261123_090000_10_001\.insv would need 10,001 parts of 5 MiB .*the whole capture waits for you/);
+    expect(res.stdout).toMatch(
+      /warning: .*VID_20261123_090000_10_001\.insv: VID_20261123_090000_10_001\.insv would need 10,001 parts of 5 MiB .*the whole capture waits for you/,
+    );
   });
 });
 
@@ -179,22 +220,36 @@ describe('capture-uploader log and --bandwidth', () => {
     expect(drain.code, drain.stderr).toBe(0);
     const log = await cli(dataDir, ['log', '--since', '1h']).done;
     expect(log.code, log.stderr).toBe(0);
-    const kinds = log.stdout.trim().split('\n').map((l) => l.split(/\s+/)[2]);
+    const kinds = log.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)[2]);
     expect(kinds).toEqual(expect.arrayContaining(['registered', 'started', 'completed', 'capture-completed']));
     expect(kinds.indexOf('registered')).toBeLessThan(kinds.indexOf('capture-completed'));
     expect(log.stdout).toMatch(/completed\s+file 1\s+log\.mp4/);
     const json = await cli(dataDir, ['--json', 'log', '--since', '2020-01-01']).done;
-    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(kinds);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { kind: string }).kind),
+    ).toEqual(kinds);
     const none = await cli(dataDir, ['log', '--since', new Date(Date.now() + 60_000).toISOString()]).done;
     expect(none.stdout).toMatch(/^Nothing happened since /);
     const bad = await cli(dataDir, ['log', '--since', 'yesterday-ish']).done;
-    expect([bad.code, bad.stderr.trim()]).toEqual([2, expect.stringMatching(/--since yesterday-ish is not a time: give an ISO 8601 time/)]);
+    expect([bad.code, bad.stderr.trim()]).toEqual([
+      2,
+      expect.stringMatching(/--since yesterday-ish is not a time: give an ISO 8601 time/),
+    ]);
   });
 
   it('refuses a limit under 8 KiB/s or a timetable out of order, naming the fix, before anything is sent', async () => {
     const dataDir = await queued('bad-limit', 1 * MiB);
     const low = await cli(dataDir, ['--bandwidth', '4k', 'drain']).done;
-    expect([low.code, low.stderr.trim()]).toEqual([2, expect.stringMatching(/--bandwidth: "4k" is below the lowest limit of 8 KiB\/s/)]);
+    expect([low.code, low.stderr.trim()]).toEqual([
+      2,
+      expect.stringMatching(/--bandwidth: "4k" is below the lowest limit of 8 KiB\/s/),
+    ]);
     const order = await cli(dataDir, ['--bandwidth', '19:00,off 08:00,512k', 'drain']).done;
     expect([order.code, order.stderr.trim()]).toEqual([2, expect.stringMatching(/increasing order/)]);
     expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
@@ -206,17 +261,35 @@ describe('capture-uploader front', () => {
     const dataDir = await queued('front', 64 * 1024);
     const second = join(work, 'front-2.mp4');
     writeFileSync(second, randomBytes(64 * 1024));
-    expect((await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', second]).done).code).toBe(0);
-    const order = async () => (JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as { captures: { id: number; priority: number }[] }).captures.map((c) => [c.id, c.priority]);
-    expect(await order()).toEqual([[1, 0], [2, 0]]);
+    expect(
+      (await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', second]).done).code,
+    ).toBe(0);
+    const order = async () =>
+      (
+        JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as {
+          captures: { id: number; priority: number }[];
+        }
+      ).captures.map((c) => [c.id, c.priority]);
+    expect(await order()).toEqual([
+      [1, 0],
+      [2, 0],
+    ]);
 
     const front = await cli(dataDir, ['front', '2']).done;
     expect(front.code, front.stderr).toBe(0);
     expect(front.stdout).toBe('capture 2 is at the front of the queue\n');
-    expect(await order()).toEqual([[2, 1], [1, 0]]);
+    expect(await order()).toEqual([
+      [2, 1],
+      [1, 0],
+    ]);
 
-    expect((await cli(dataDir, ['front', '2', '--back']).done).stdout).toBe('capture 2 is back in its place in the queue\n');
-    expect(await order()).toEqual([[1, 0], [2, 0]]);
+    expect((await cli(dataDir, ['front', '2', '--back']).done).stdout).toBe(
+      'capture 2 is back in its place in the queue\n',
+    );
+    expect(await order()).toEqual([
+      [1, 0],
+      [2, 0],
+    ]);
     const unknown = await cli(dataDir, ['front', '9']).done;
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/Capture 9 is no longer in the queue/);

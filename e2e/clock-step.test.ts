@@ -43,7 +43,9 @@ interface Run {
 
 /** Runs the CLI; with `clockFile`, under libfaketime reading its wall-clock offset from that file. */
 function cli(dataDir: string, args: string[], clockFile?: string): Run {
-  const faked = clockFile ? { LD_PRELOAD: FAKETIME, FAKETIME_TIMESTAMP_FILE: clockFile, FAKETIME_NO_CACHE: '1', DONT_FAKE_MONOTONIC: '1' } : {};
+  const faked = clockFile
+    ? { LD_PRELOAD: FAKETIME, FAKETIME_TIMESTAMP_FILE: clockFile, FAKETIME_NO_CACHE: '1', DONT_FAKE_MONOTONIC: '1' }
+    : {};
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...faked },
@@ -51,7 +53,9 @@ function cli(dataDir: string, args: string[], clockFile?: string): Run {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const done = new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out })));
+  const done = new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, out })),
+  );
   return { child, done };
 }
 
@@ -74,7 +78,9 @@ async function queued(name: string, size: number): Promise<{ dataDir: string; by
 }
 
 async function storedBytes(size: number): Promise<Buffer> {
-  const upload = Object.values(svc.store.state.uploads).filter((u) => u.size === size).at(-1)!;
+  const upload = Object.values(svc.store.state.uploads)
+    .filter((u) => u.size === size)
+    .at(-1)!;
   const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
   return Buffer.from(await res.Body!.transformToByteArray());
 }
@@ -85,7 +91,12 @@ describe('the wall clock stepped while the uploader runs', () => {
   it('a retry scheduled before the clock stepped back an hour still happens on time', async () => {
     const { dataDir, bytes } = await queued('retry-step', 1 * MiB + 7);
     // The first try and its four retries fail: the file waits on the durable schedule (about 15 s).
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 5, action: { type: 'status', status: 500 } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      times: 5,
+      action: { type: 'status', status: 500 },
+    });
     const clockFile = join(work, 'retry-step.clock');
     writeFileSync(clockFile, '+0\n');
     const before = uploadParts();
@@ -112,7 +123,10 @@ describe('the wall clock stepped while the uploader runs', () => {
     await sleep(1500);
     const afterStep = svc.storage.bytesReceived;
     await sleep(3000);
-    expect(svc.storage.bytesReceived, 'no byte reached storage in the 3 s after the clock stepped back').toBeGreaterThan(afterStep);
+    expect(
+      svc.storage.bytesReceived,
+      'no byte reached storage in the 3 s after the clock stepped back',
+    ).toBeGreaterThan(afterStep);
     run.child.kill('SIGINT');
     const res = await within(run, 15_000);
     expect(res, 'the process did not exit after SIGINT').toBeDefined();
@@ -125,7 +139,12 @@ describe('the wall clock stepped while the uploader runs', () => {
 
   it('a retry scheduled before the clock stepped forward a day and an hour happens on time, once', async () => {
     const { dataDir, bytes } = await queued('retry-step-forward', 1 * MiB + 11);
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 5, action: { type: 'status', status: 500 } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      times: 5,
+      action: { type: 'status', status: 500 },
+    });
     const clockFile = join(work, 'retry-step-forward.clock');
     writeFileSync(clockFile, '+0\n');
     const before = uploadParts();

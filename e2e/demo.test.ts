@@ -16,10 +16,14 @@ afterAll(() => {
 
 describe('npm run demo', () => {
   it('registers and uploads the two fixture recordings against the local service package', async () => {
-    const { stdout, stderr } = await promisify(execFile)('npm', ['run', 'demo', '--silent', '--', fixture('sample.insv'), fixture('walkthrough.mp4')], {
-      cwd: ROOT,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      'npm',
+      ['run', 'demo', '--silent', '--', fixture('sample.insv'), fixture('walkthrough.mp4')],
+      {
+        cwd: ROOT,
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      },
+    );
     demoDir = /queue and storage in (\S+)/.exec(stderr)?.[1];
     expect(demoDir).toBeDefined();
     expect(stdout).toMatch(/^completed +sample\.insv$/m);

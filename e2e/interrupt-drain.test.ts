@@ -40,7 +40,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(dataDir: string, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
+function cli(
+  dataDir: string,
+  args: string[],
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '2', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
@@ -76,7 +79,10 @@ describe('drain stopped by Ctrl-C at random instants', () => {
       clearTimeout(timer);
       // 130: stopped by the CLI's handler; killed by the signal itself: Ctrl-C came before the CLI had started.
       expect([0, 130, 'SIGINT'], `run ${run}: ${res.out}`).toContain(res.code ?? res.signal);
-      expect(svc.storage.stats.partsReplaced - before.partsReplaced, `run ${run}, Ctrl-C after ${after} ms: a part was stored twice`).toBe(0);
+      expect(
+        svc.storage.stats.partsReplaced - before.partsReplaced,
+        `run ${run}, Ctrl-C after ${after} ms: a part was stored twice`,
+      ).toBe(0);
     }
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     const last = await cli(dataDir, ['drain']).done;

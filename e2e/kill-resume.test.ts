@@ -41,10 +41,20 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const env = (dataDir: string): NodeJS.ProcessEnv => ({ ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' });
+const env = (dataDir: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ...uploaderEnv(svc.info, dataDir),
+  NODE_NO_WARNINGS: '1',
+});
 
-function cli(dataDir: string, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', ...args], { cwd: ROOT, env: env(dataDir) });
+function cli(
+  dataDir: string,
+  args: string[],
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', ...args], {
+    cwd: ROOT,
+    env: env(dataDir),
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -94,7 +104,9 @@ describe('SIGKILL at random points, then restart', () => {
     expect(svc.storage.stats.partsReplaced).toBe(0);
 
     const status = await cli(dataDir, ['status', '--json']).done;
-    const parsed = JSON.parse(status.out.trim().split('\n').at(-1)!) as { captures: { state: string; files: { state: string }[] }[] };
+    const parsed = JSON.parse(status.out.trim().split('\n').at(-1)!) as {
+      captures: { state: string; files: { state: string }[] }[];
+    };
     expect(parsed.captures.map((c) => [c.state, c.files.map((f) => f.state)])).toEqual([['completed', ['completed']]]);
   });
 
@@ -103,17 +115,29 @@ describe('SIGKILL at random points, then restart', () => {
     const file = join(work, 'walk.mp4');
     writeFileSync(file, randomBytes(2 * MiB));
     // The service registers the capture but its reply never comes: the uploader is killed while waiting.
-    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', action: { type: 'dropResponse', afterMs: 10_000 } });
+    await svc.admin('POST', '/faults', {
+      target: 'gateway',
+      operation: 'add-capture',
+      action: { type: 'dropResponse', afterMs: 10_000 },
+    });
     const before = Object.keys(svc.store.state.captures).length;
 
     const run = cli(dataDir, ['add', '--structure', svc.info.structures[1]!, '--type', 'exterior', file]);
     // Kill once the request has reached the service.
-    for (let i = 0; i < 100 && !(await svc.admin('GET', '/faults').then(async (r) => ((await r.json()) as { rules: { fired: number }[] }).rules[0]!.fired)); i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      !(await svc
+        .admin('GET', '/faults')
+        .then(async (r) => ((await r.json()) as { rules: { fired: number }[] }).rules[0]!.fired));
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     run.child.kill('SIGKILL');
     await run.done;
-    for (let i = 0; i < 100 && Object.keys(svc.store.state.captures).length === before; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && Object.keys(svc.store.state.captures).length === before; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(Object.keys(svc.store.state.captures).length).toBe(before + 1);
 
     const drain = await cli(dataDir, ['drain']).done;
@@ -127,30 +151,37 @@ describe('SIGKILL at random points, then restart', () => {
     expect(Object.keys(svc.store.state.captures).length).toBe(before + 2);
   });
 
-  it.each(['SIGKILL', 'SIGINT'] as const)('%s while signing in, before add-capture was sent: the capture stays queued and the next start registers it exactly once', async (signal) => {
-    const dataDir = join(work, `queue-signin-${signal}`);
-    const file = join(work, `signin-${signal}.mp4`);
-    const bytes = randomBytes(1 * MiB);
-    writeFileSync(file, bytes);
-    const capturesOf = () => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`signin-${signal}.mp4`));
-    // The sign-in service never answers: the capture is claimed, nothing is sent.
-    await svc.admin('POST', '/faults', { target: 'auth', operation: 'signin', action: { type: 'hang' } });
-    const run = cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
-    const seen = async () => ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules[0]!.seen;
-    for (let i = 0; i < 200 && (await seen()) === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(await seen()).toBe(1);
-    run.child.kill(signal);
-    const killed = await run.done;
-    expect(killed.signal ?? killed.code, killed.out).not.toBe(0);
-    await svc.admin('DELETE', '/faults');
-    expect(capturesOf()).toHaveLength(0);
+  it.each(['SIGKILL', 'SIGINT'] as const)(
+    '%s while signing in, before add-capture was sent: the capture stays queued and the next start registers it exactly once',
+    async (signal) => {
+      const dataDir = join(work, `queue-signin-${signal}`);
+      const file = join(work, `signin-${signal}.mp4`);
+      const bytes = randomBytes(1 * MiB);
+      writeFileSync(file, bytes);
+      const capturesOf = () =>
+        Object.values(svc.store.state.captures).filter((c) =>
+          JSON.stringify(c.request).includes(`signin-${signal}.mp4`),
+        );
+      // The sign-in service never answers: the capture is claimed, nothing is sent.
+      await svc.admin('POST', '/faults', { target: 'auth', operation: 'signin', action: { type: 'hang' } });
+      const run = cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
+      const seen = async () =>
+        ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules[0]!.seen;
+      for (let i = 0; i < 200 && (await seen()) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await seen()).toBe(1);
+      run.child.kill(signal);
+      const killed = await run.done;
+      expect(killed.signal ?? killed.code, killed.out).not.toBe(0);
+      await svc.admin('DELETE', '/faults');
+      expect(capturesOf()).toHaveLength(0);
 
-    const drain = await cli(dataDir, ['drain']).done;
-    expect(drain.code, drain.out).toBe(0);
-    expect(drain.out).not.toMatch(/registration_unknown|were being registered/);
-    expect(capturesOf()).toHaveLength(1);
-    expect(sha256(await storedBytes())).toBe(sha256(bytes));
-  });
+      const drain = await cli(dataDir, ['drain']).done;
+      expect(drain.code, drain.out).toBe(0);
+      expect(drain.out).not.toMatch(/registration_unknown|were being registered/);
+      expect(capturesOf()).toHaveLength(1);
+      expect(sha256(await storedBytes())).toBe(sha256(bytes));
+    },
+  );
 
   it('a card of single-part recordings, killed during registration and uploads: each registered once, every byte right, no part stored twice', async () => {
     const dataDir = join(work, 'queue-card');
@@ -163,9 +194,15 @@ describe('SIGKILL at random points, then restart', () => {
       writeFileSync(join(card, name), bytes);
       files.set(name, bytes);
     }
-    const capturesOf = (name: string) => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
+    const capturesOf = (name: string) =>
+      Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
     // Registration and parts slow enough that kills land inside both.
-    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'latency', ms: 120 } });
+    await svc.admin('POST', '/faults', {
+      target: 'gateway',
+      operation: 'add-capture',
+      times: 0,
+      action: { type: 'latency', ms: 120 },
+    });
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
 
     const add = () => cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card]);
@@ -179,7 +216,13 @@ describe('SIGKILL at random points, then restart', () => {
     // The last drop of the card queues what the killed ones did not: 0, or 1 when they had queued
     // it all already (add that queued nothing exits 1), every file then refused as queued (one line for all of them, by kind).
     const lastAdd = await add().done;
-    expect(lastAdd.code === 0 || (lastAdd.code === 1 && !/^queued capture/m.test(lastAdd.out) && /Already in the queue(, each as the capture| as capture)/.test(lastAdd.out)), lastAdd.out).toBe(true);
+    expect(
+      lastAdd.code === 0 ||
+        (lastAdd.code === 1 &&
+          !/^queued capture/m.test(lastAdd.out) &&
+          /Already in the queue(, each as the capture| as capture)/.test(lastAdd.out)),
+      lastAdd.out,
+    ).toBe(true);
     for (let k = 0; k < 8; k++) {
       const run = cli(dataDir, ['drain', '--json']);
       const timer = setTimeout(() => run.child.kill('SIGKILL'), 150 + Math.floor(random() * 900));
@@ -200,7 +243,9 @@ describe('SIGKILL at random points, then restart', () => {
       const name = c.files[0]!.fileName;
       const atPlatform = capturesOf(name).length > 0;
       if (atPlatform) dropped.add(name);
-      expect((await cli(dataDir, ['resolve', String(c.id), atPlatform ? '--drop' : '--register-again']).done).code).toBe(0);
+      expect(
+        (await cli(dataDir, ['resolve', String(c.id), atPlatform ? '--drop' : '--register-again']).done).code,
+      ).toBe(0);
     }
     const last = await cli(dataDir, ['drain']).done;
     expect(last.code, last.out).toBe(0);
@@ -230,7 +275,8 @@ describe('SIGKILL at random points, then restart', () => {
       writeFileSync(join(card, name), bytes);
       files.set(name, bytes);
     }
-    const capturesOf = (name: string) => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
+    const capturesOf = (name: string) =>
+      Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
     const sentAddCaptures = () => [...files.keys()].reduce((n, name) => n + capturesOf(name).length, 0);
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
 
@@ -239,12 +285,23 @@ describe('SIGKILL at random points, then restart', () => {
     // uploading, or after the disk filled (no file of the process may grow from a seeded instant
     // on: RLIMIT_FSIZE, set with prlimit).
     const modes: string[] = [];
-    const signIns = async () => ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules[0]!.seen;
+    const signIns = async () =>
+      ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules[0]!.seen;
     const run = async (args: string[]) => {
       const mode = (['signin', 'busy', 'disk'] as const)[Math.floor(random() * 3)]!;
       await svc.admin('DELETE', '/faults');
-      await svc.admin('POST', '/faults', { target: 'auth', operation: 'signin', times: 0, action: { type: 'latency', ms: mode === 'signin' ? 700 : 100 } });
-      await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'latency', ms: 120 } });
+      await svc.admin('POST', '/faults', {
+        target: 'auth',
+        operation: 'signin',
+        times: 0,
+        action: { type: 'latency', ms: mode === 'signin' ? 700 : 100 },
+      });
+      await svc.admin('POST', '/faults', {
+        target: 'gateway',
+        operation: 'add-capture',
+        times: 0,
+        action: { type: 'latency', ms: 120 },
+      });
       const r = cli(dataDir, args);
       let ended = false;
       const res = r.done.finally(() => (ended = true));
@@ -286,7 +343,9 @@ describe('SIGKILL at random points, then restart', () => {
       const name = c.files[0]!.fileName;
       const atPlatform = capturesOf(name).length > 0;
       if (atPlatform) dropped.add(name);
-      expect((await cli(dataDir, ['resolve', String(c.id), atPlatform ? '--drop' : '--register-again']).done).code).toBe(0);
+      expect(
+        (await cli(dataDir, ['resolve', String(c.id), atPlatform ? '--drop' : '--register-again']).done).code,
+      ).toBe(0);
     }
     const last = await cli(dataDir, ['drain']).done;
     expect(last.code, last.out).toBe(0);

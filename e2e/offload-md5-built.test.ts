@@ -26,9 +26,14 @@ beforeAll(async () => {
   // a fresh clone has no dist/ yet (the fresh-clone CI run failed here).
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   out = mkdtempSync(join(ROOT, 'dist', '.cli-md5-'));
-  const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['build:cli']!;
+  const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts['build:cli']!;
   expect(build).toMatch(/^esbuild .* --outdir=dist\/cli /);
-  execFileSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), build.replace('--outdir=dist/cli ', `--outdir=${out} `).split(' ').slice(1), { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(
+    join(ROOT, 'node_modules', '.bin', 'esbuild'),
+    build.replace('--outdir=dist/cli ', `--outdir=${out} `).split(' ').slice(1),
+    { cwd: ROOT, stdio: 'pipe' },
+  );
 }, 120_000);
 afterAll(async () => {
   await svc.stop();
@@ -37,16 +42,30 @@ afterAll(async () => {
 });
 
 describe('import in the built CLI', () => {
-  it('keeps each copy\'s part MD5s, exactly as node:crypto\'s, and exits by itself', async () => {
+  it("keeps each copy's part MD5s, exactly as node:crypto's, and exits by itself", async () => {
     const dataDir = mkdtempSync(join(work, 'q-'));
     const card = writeFakeCard(join(work, 'X4_SD'), { recordings: 1 });
     // 12 MiB + 5 and 10 MiB: three parts and two of the service's 5 MiB.
     writeFileSync(card.recordings[0]!, Buffer.alloc(12 * 1024 * 1024 + 5, 7));
     writeFileSync(card.recordings[1]!, Buffer.alloc(10 * 1024 * 1024, 9));
-    const child = spawn(process.execPath, [join(out, 'capture-uploader.js'), 'import', card.root, '--library', join(work, 'library'), '--structure', svc.info.structures[0]!, '--type', 'interior'], {
-      cwd: ROOT,
-      env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(out, 'capture-uploader.js'),
+        'import',
+        card.root,
+        '--library',
+        join(work, 'library'),
+        '--structure',
+        svc.info.structures[0]!,
+        '--type',
+        'interior',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -56,12 +75,22 @@ describe('import in the built CLI', () => {
     expect(stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
 
     const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
-    const rows = db.prepare('SELECT path, part_size, md5s FROM part_md5s ORDER BY path').all() as { path: string; part_size: number; md5s: Buffer }[];
+    const rows = db.prepare('SELECT path, part_size, md5s FROM part_md5s ORDER BY path').all() as {
+      path: string;
+      part_size: number;
+      md5s: Buffer;
+    }[];
     db.close();
     expect(rows).toHaveLength(2);
     for (const r of rows) {
       const bytes = readFileSync(r.path);
-      const want = Buffer.concat(Array.from({ length: Math.ceil(bytes.length / r.part_size) }, (_, i) => createHash('md5').update(bytes.subarray(i * r.part_size, (i + 1) * r.part_size)).digest()));
+      const want = Buffer.concat(
+        Array.from({ length: Math.ceil(bytes.length / r.part_size) }, (_, i) =>
+          createHash('md5')
+            .update(bytes.subarray(i * r.part_size, (i + 1) * r.part_size))
+            .digest(),
+        ),
+      );
       expect(r.md5s.toString('hex'), r.path).toBe(want.toString('hex'));
     }
   });

@@ -53,8 +53,18 @@ describe('a 60 s outage of the gateway and storage', () => {
     const capturesBefore = Object.keys(svc.store.state.captures).length;
     const replacedBefore = svc.storage.stats.partsReplaced;
 
-    await svc.admin('POST', '/faults', { target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'status', status: 503 } });
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+    await svc.admin('POST', '/faults', {
+      target: 'gateway',
+      operation: 'add-capture',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
     const outageEnds = Date.now() + OUTAGE_MS;
 
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card]);
@@ -66,7 +76,12 @@ describe('a 60 s outage of the gateway and storage', () => {
     // Halfway through, let registration through while storage is still down: the files then wait too.
     await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
     await svc.admin('DELETE', '/faults');
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
     await new Promise((r) => setTimeout(r, outageEnds - Date.now()));
     await svc.admin('DELETE', '/faults');
 
@@ -80,7 +95,9 @@ describe('a 60 s outage of the gateway and storage', () => {
     for (const [name, bytes] of files) {
       const capture = registered.find((c) => JSON.stringify(c.request).includes(name))!;
       const uploadId = capture.uploadIds.find((id) => svc.store.state.uploads[id]!.key.endsWith(name))!;
-      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: svc.store.state.uploads[uploadId]!.key }));
+      const res = await svc
+        .s3()
+        .send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: svc.store.state.uploads[uploadId]!.key }));
       expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(sha256(bytes));
     }
     expect(svc.storage.stats.partsReplaced - replacedBefore).toBe(0);

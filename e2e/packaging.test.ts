@@ -27,11 +27,21 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  * re-exports and dynamic `import("…")`.
  */
 function importsOf(code: string): { relative: string[]; packages: string[] } {
-  const specs = [...code.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/gm)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+  const specs = [
+    ...code.matchAll(
+      /^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/gm,
+    ),
+  ].map((m) => (m[1] ?? m[2] ?? m[3])!);
   const builtins = new Set(builtinModules);
   return {
     relative: specs.filter((s) => s.startsWith('.')),
-    packages: [...new Set(specs.filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtins.has(s.split('/')[0]!)).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/')))],
+    packages: [
+      ...new Set(
+        specs
+          .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtins.has(s.split('/')[0]!))
+          .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/')),
+      ),
+    ],
   };
 }
 
@@ -39,7 +49,8 @@ describe('electron-builder --dir', () => {
   it('packs the main (with its service worker and part MD5 worker), preload and renderer bundles and the updater in app.asar with the update feed in app-update.yml, better-sqlite3 outside it and none of the local service, offline', async () => {
     // The app's own bundles only: e2e/demo.test.ts rebuilds the CLI at the same time, and a file
     // being rewritten must not be read half-written by the other test.
-    for (const script of ['build:renderer', 'build:main']) execFileSync('npm', ['run', script, '--silent'], { cwd: ROOT, stdio: 'pipe' });
+    for (const script of ['build:renderer', 'build:main'])
+      execFileSync('npm', ['run', script, '--silent'], { cwd: ROOT, stdio: 'pipe' });
     const electronDist = join(work, 'electron');
     mkdirSync(electronDist);
     writeFileSync(join(electronDist, 'electron'), '#!/bin/sh\necho stand-in\n');
@@ -56,17 +67,37 @@ describe('electron-builder --dir', () => {
     try {
       await promisify(execFile)(
         'npx',
-        ['electron-builder', '--dir', '--linux', '--config', 'electron-builder.yml', `-c.electronDist=${electronDist}`, '-c.npmRebuild=false', `-c.directories.output=${out}`],
+        [
+          'electron-builder',
+          '--dir',
+          '--linux',
+          '--config',
+          'electron-builder.yml',
+          `-c.electronDist=${electronDist}`,
+          '-c.npmRebuild=false',
+          `-c.directories.output=${out}`,
+        ],
         {
           cwd: ROOT,
-          env: { ...process.env, CI: 'true', HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl, https_proxy: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: '' },
+          env: {
+            ...process.env,
+            CI: 'true',
+            HTTPS_PROXY: proxyUrl,
+            HTTP_PROXY: proxyUrl,
+            https_proxy: proxyUrl,
+            http_proxy: proxyUrl,
+            NO_PROXY: '',
+            no_proxy: '',
+          },
           maxBuffer: 64 * 1024 * 1024,
         },
       );
     } catch (err) {
       // Said with what it asked the network for: a download it needs is the usual cause here.
       const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-      throw new Error(`electron-builder failed; requests through the proxy: ${JSON.stringify(requests)}\n${`${stdout}\n${stderr}`.slice(-3000)}`);
+      throw new Error(
+        `electron-builder failed; requests through the proxy: ${JSON.stringify(requests)}\n${`${stdout}\n${stderr}`.slice(-3000)}`,
+      );
     } finally {
       proxy.close();
     }
@@ -75,18 +106,32 @@ describe('electron-builder --dir', () => {
     expect(existsSync(join(app, 'capture-uploader'))).toBe(true);
     const asar = join(app, 'resources', 'app.asar');
     const files = new Set(listPackage(asar, { isPack: false }).map((p) => p.replaceAll('\\', '/')));
-    for (const f of ['/dist/main/electron/main.js', '/dist/main/electron/service-worker.js', '/dist/main/electron/offload-md5-worker.js', '/dist/preload/index.cjs', '/dist/renderer/index.html', '/assets/icon.png', '/package.json']) {
+    for (const f of [
+      '/dist/main/electron/main.js',
+      '/dist/main/electron/service-worker.js',
+      '/dist/main/electron/offload-md5-worker.js',
+      '/dist/preload/index.cjs',
+      '/dist/renderer/index.html',
+      '/assets/icon.png',
+      '/package.json',
+    ]) {
       expect(files.has(f), f).toBe(true);
     }
     expect([...files].some((f) => /^\/dist\/renderer\/assets\/index-.*\.js$/.test(f))).toBe(true);
     // The local test service (a workspace package of the repository) and the libraries only it
     // uses never ship: the packaged app does not offer it.
-    const shipped = [...files].filter((f) => /^\/(e2e|scripts)\/|\/node_modules\/(@capture-uploader|@aws-sdk|@aws-crypto|@smithy|fast-xml-parser)(\/|$)/.test(f));
+    const shipped = [...files].filter((f) =>
+      /^\/(e2e|scripts)\/|\/node_modules\/(@capture-uploader|@aws-sdk|@aws-crypto|@smithy|fast-xml-parser)(\/|$)/.test(
+        f,
+      ),
+    );
     expect(shipped).toEqual([]);
     expect(existsSync(join(app, 'resources', 'app.asar.unpacked', 'node_modules', '@capture-uploader'))).toBe(false);
     // The updater ships, and the build says where its generic feed is published (electron-updater's app-update.yml).
     expect(files.has('/node_modules/electron-updater/out/main.js')).toBe(true);
-    expect(readFileSync(join(app, 'resources', 'app-update.yml'), 'utf8')).toMatch(/^provider: generic\nurl: https:\/\/updates\.captureuploader\.example\/capture-uploader\n/m);
+    expect(readFileSync(join(app, 'resources', 'app-update.yml'), 'utf8')).toMatch(
+      /^provider: generic\nurl: https:\/\/updates\.captureuploader\.example\/capture-uploader\n/m,
+    );
     const native = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
     expect((statFile(asar, native) as { unpacked?: boolean }).unpacked).toBe(true);
     expect(existsSync(join(app, 'resources', 'app.asar.unpacked', native))).toBe(true);

@@ -25,10 +25,19 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, work), CAPTURE_PROGRESS_URL: svc.info.progressBaseUrl, NODE_NO_WARNINGS: '1', ...extraEnv },
+    env: {
+      ...process.env,
+      ...uploaderEnv(svc.info, work),
+      CAPTURE_PROGRESS_URL: svc.info.progressBaseUrl,
+      NODE_NO_WARNINGS: '1',
+      ...extraEnv,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -39,11 +48,27 @@ function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ c
 
 describe('capture-uploader progress', () => {
   it('records an entry, then finds it by date and by id', async () => {
-    const add = await cli(['--json', 'progress', 'add', '--date', '2026-11-23', '--status', 'In Progress', '--details', 'Level 3 drywall\nboard hung']);
+    const add = await cli([
+      '--json',
+      'progress',
+      'add',
+      '--date',
+      '2026-11-23',
+      '--status',
+      'In Progress',
+      '--details',
+      'Level 3 drywall\nboard hung',
+    ]);
     expect(add.code, add.stderr).toBe(0);
     const { entry } = JSON.parse(add.stdout) as { entry: { id: string } };
     expect(svc.store.state.progress.filter((p) => p.id === entry.id)).toEqual([
-      { id: entry.id, projectId: svc.info.projectId, date: '2026-11-23', status: 'In Progress', details: 'Level 3 drywall\nboard hung' },
+      {
+        id: entry.id,
+        projectId: svc.info.projectId,
+        date: '2026-11-23',
+        status: 'In Progress',
+        details: 'Level 3 drywall\nboard hung',
+      },
     ]);
     const list = await cli(['progress', 'list', '--date', '2026-11-23']);
     expect(list.stdout).toContain(`2026-11-23  In Progress  ${entry.id}  Level 3 drywall\\nboard hung`);
@@ -52,7 +77,12 @@ describe('capture-uploader progress', () => {
   });
 
   it('a create whose answer is lost is found, not recorded twice', async () => {
-    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    await svc.admin('POST', '/faults', {
+      target: 'progress',
+      operation: 'progress',
+      method: 'POST',
+      action: { type: 'dropResponse', afterMs: 0 },
+    });
     const details = `Tower B sealant ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-22', '--status', 'Completed', '--details', details]);
     expect(add.code, add.stderr).toBe(0);
@@ -64,16 +94,25 @@ describe('capture-uploader progress', () => {
   });
 
   it('keeps an entry recorded while the service cannot be reached, and sends it once with progress send', async () => {
-    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', times: 0, action: { type: 'status', status: 503 } });
+    await svc.admin('POST', '/faults', {
+      target: 'progress',
+      operation: 'progress',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
     const details = `Level 4 fire stopping, offline ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-21', '--status', 'Completed', '--details', details]);
     // Work left that goes on by itself: 3, as the README's exit statuses say.
     expect(add.code, add.stderr).toBe(3);
-    expect(add.stdout).toBe(`queued: the progress service cannot be reached; the entry waits in ${join(work, 'records.db')} and is sent by \`capture-uploader progress send\`\n`);
+    expect(add.stdout).toBe(
+      `queued: the progress service cannot be reached; the entry waits in ${join(work, 'records.db')} and is sent by \`capture-uploader progress send\`\n`,
+    );
     expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
     const still = await cli(['progress', 'send']);
     expect(still.code, still.stderr).toBe(3);
-    expect(still.stdout).toMatch(/^waiting \d+ {2}2026-11-21 Completed: Level 4 fire stopping, offline \d+ \(The progress service failed \(Internal Server Error\); try again in a moment\.\)\n/);
+    expect(still.stdout).toMatch(
+      /^waiting \d+ {2}2026-11-21 Completed: Level 4 fire stopping, offline \d+ \(The progress service failed \(Internal Server Error\); try again in a moment\.\)\n/,
+    );
     expect(still.stdout).toContain(`The entries waiting stay in ${join(work, 'records.db')}; nothing is lost.`);
     expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
 
@@ -90,28 +129,49 @@ describe('capture-uploader progress', () => {
   it('says what the service refused, in its words, with what to do', async () => {
     const bad = await cli(['progress', 'list'], { CAPTURE_API_KEY: 'not-the-key' });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('capture-uploader: The progress service refuses the account or API key (Unauthorized): check them in the settings.\n');
+    expect(bad.stderr).toBe(
+      'capture-uploader: The progress service refuses the account or API key (Unauthorized): check them in the settings.\n',
+    );
     const date = await cli(['progress', 'add', '--date', '23/11/2026', '--status', 'Completed', '--details', 'x']);
     expect(date.code).toBe(2);
     expect(date.stderr).toMatch(/--date 23\/11\/2026 is not a date in YYYY-MM-DD form/);
     const empty = await cli(['progress', 'add', '--date', '2026-11-23', '--status', 'Completed', '--details', '  ']);
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toBe('capture-uploader: --details is empty: say what was done, where (structure, level, gridlines).\n');
+    expect(empty.stderr).toBe(
+      'capture-uploader: --details is empty: say what was done, where (structure, level, gridlines).\n',
+    );
   });
 
   it('an entry refused after send exits 1, and is corrected with progress fix or given up with progress drop', async () => {
-    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', times: 0, action: { type: 'status', status: 503 } });
+    await svc.admin('POST', '/faults', {
+      target: 'progress',
+      operation: 'progress',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
     const first = `Tower C level 2 ${Date.now()}`;
     const second = `Tower C level 3 ${Date.now()}`;
-    expect((await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', first])).code).toBe(3);
-    expect((await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', second])).code).toBe(3);
+    expect(
+      (await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', first])).code,
+    ).toBe(3);
+    expect(
+      (await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', second])).code,
+    ).toBe(3);
     await svc.admin('DELETE', '/faults');
-    await svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', times: 0, action: { type: 'json', status: 422, body: { success: false, message: 'details must name gridlines' } } });
+    await svc.admin('POST', '/faults', {
+      target: 'progress',
+      operation: 'progress',
+      method: 'POST',
+      times: 0,
+      action: { type: 'json', status: 422, body: { success: false, message: 'details must name gridlines' } },
+    });
     const send = await cli(['progress', 'send']);
     expect(send.code, send.stderr).toBe(1);
     const ids = [...send.stdout.matchAll(/^refused (\d+) /gm)].map((m) => Number(m[1]));
     expect(ids).toHaveLength(2);
-    expect(send.stdout).toContain('(The progress service refused the request: details must name gridlines. Correct it and try again.)');
+    expect(send.stdout).toContain(
+      '(The progress service refused the request: details must name gridlines. Correct it and try again.)',
+    );
     expect(send.stdout).toContain('capture-uploader progress fix ID');
     await svc.admin('DELETE', '/faults');
     const fix = await cli(['progress', 'fix', String(ids[0]), '--details', `${first}, gridlines 3–6`]);
@@ -127,11 +187,10 @@ describe('capture-uploader progress', () => {
     expect(gone.code).toBe(2);
     expect(gone.stderr).toMatch(/No entry \d+ waits to be sent/);
   });
-
 });
 
 describe('capture-uploader assets', () => {
-  it('lists categories with their stages, and a structure\'s assets with the legend\'s per-stage totals', async () => {
+  it("lists categories with their stages, and a structure's assets with the legend's per-stage totals", async () => {
     const cats = await cli(['assets', 'categories']);
     expect(cats.stdout).toMatch(/^Curtain Wall {2}\([0-9a-f]{24}, m\)\n {2}1\. Anchors {2}#8e44ad\n {2}2\. Framing/m);
     const towerA = svc.info.structures[0]!;
@@ -139,23 +198,39 @@ describe('capture-uploader assets', () => {
     expect(list.code, list.stderr).toBe(0);
     // What the seed holds for Tower A's curtain wall, tallied with the legend's own arithmetic
     // (unit-tested in shared/asset-stages.test.ts); the counts must cover every tracked asset.
-    const category = (svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
-    const held = svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id) as unknown as LegendAsset[];
+    const category = (svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find(
+      (c) => c.name === 'Curtain Wall',
+    )!;
+    const held = svc.store.state.assets.filter(
+      (a) => a.structure === towerA && a.category === category.id,
+    ) as unknown as LegendAsset[];
     const totals = stageTotals(category.stages, held);
     const untracked = held.filter((a) => a.doNotTrack).length;
     expect(totals.reduce((n, t) => n + t.assets, 0)).toBe(held.length - untracked);
-    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).slice(0, totals.length + 2 + (untracked ? 1 : 0))).toEqual([
+    expect(
+      list.stdout
+        .split('\n')
+        .map((l) => l.replace(/\s+/g, ' ').trim())
+        .slice(0, totals.length + 2 + (untracked ? 1 : 0)),
+    ).toEqual([
       `${held.length} asset(s) of Curtain Wall in structure ${towerA}; lengths in m`,
       'By the latest stage each asset has reached:',
-      ...totals.map((t) => `${t.stage?.name ?? 'not started'} ${t.assets} asset(s) ${t.length.toFixed(1)} m ${(t.share * 100).toFixed(1)}%`),
+      ...totals.map(
+        (t) =>
+          `${t.stage?.name ?? 'not started'} ${t.assets} asset(s) ${t.length.toFixed(1)} m ${(t.share * 100).toFixed(1)}%`,
+      ),
       ...(untracked ? [`(${untracked} asset(s) marked do-not-track are not counted)`] : []),
     ]);
     // Then each stage in its own unit (anchors counted, glazing in m2 by the wall's height, sealant in lf).
-    expect(list.stdout).toContain('Per-stage totals (the work done in each stage by all tracked assets, each in its own unit):');
+    expect(list.stdout).toContain(
+      'Per-stage totals (the work done in each stage by all tracked assets, each in its own unit):',
+    );
     expect(list.stdout).toMatch(/\n {2}Anchors +[\d.]+ of \d+ ea\n/);
     expect(list.stdout).toMatch(/\n {2}Sealant +[\d.]+ of [\d.]+ lf\n/);
     const missing = await cli(['assets', 'list', '--structure', towerA, '--category', 'Roofing']);
-    expect(missing.stderr).toMatch(/No category "Roofing" in this project; the categories are: Curtain Wall, Drywall Partitions, Ductwork/);
+    expect(missing.stderr).toMatch(
+      /No category "Roofing" in this project; the categories are: Curtain Wall, Drywall Partitions, Ductwork/,
+    );
   });
 });
 
@@ -164,11 +239,21 @@ describe('capture-uploader assets by shape and unit', () => {
     const towerA = svc.info.structures[0]!;
     const list = await cli(['assets', 'list', '--structure', towerA, '--category', 'Floor Slabs', '--json']);
     expect(list.code, list.stderr).toBe(0);
-    const out = JSON.parse(list.stdout) as { sizing: { dimension: string; unit: string; note: string }; totals: { length: number }[]; stageWork: { stage: string; uom: string; done: number; total: number }[] };
-    const category = (svc.store.state.assetCategories as { id: string; name: string; height: number }[]).find((c) => c.name === 'Floor Slabs')!;
-    const held = svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id && !a.doNotTrack) as unknown as { points: { x: number; y: number }[] }[];
+    const out = JSON.parse(list.stdout) as {
+      sizing: { dimension: string; unit: string; note: string };
+      totals: { length: number }[];
+      stageWork: { stage: string; uom: string; done: number; total: number }[];
+    };
+    const category = (svc.store.state.assetCategories as { id: string; name: string; height: number }[]).find(
+      (c) => c.name === 'Floor Slabs',
+    )!;
+    const held = svc.store.state.assets.filter(
+      (a) => a.structure === towerA && a.category === category.id && !a.doNotTrack,
+    ) as unknown as { points: { x: number; y: number }[] }[];
     // The seeded slabs are rectangles: their area is width × depth.
-    const area = (pts: { x: number; y: number }[]) => (Math.max(...pts.map((p) => p.x)) - Math.min(...pts.map((p) => p.x))) * (Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y)));
+    const area = (pts: { x: number; y: number }[]) =>
+      (Math.max(...pts.map((p) => p.x)) - Math.min(...pts.map((p) => p.x))) *
+      (Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y)));
     const total = held.reduce((n, a) => n + area(a.points), 0);
     expect(out.sizing).toEqual({ dimension: 'area', unit: 'm2', note: 'area in m2: the drawn outlines' });
     expect(out.totals.reduce((n, t) => n + t.length, 0)).toBeCloseTo(total, 6);
@@ -176,8 +261,9 @@ describe('capture-uploader assets by shape and unit', () => {
     expect(pour.uom).toBe('m3');
     expect(pour.total).toBeCloseTo(total * category.height, 6);
     const text = await cli(['assets', 'list', '--structure', towerA, '--category', 'Floor Slabs']);
-    expect(text.stdout.split('\n')[0]).toBe(`${svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id).length} asset(s) of Floor Slabs in structure ${towerA}; area in m2: the drawn outlines`);
+    expect(text.stdout.split('\n')[0]).toBe(
+      `${svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id).length} asset(s) of Floor Slabs in structure ${towerA}; area in m2: the drawn outlines`,
+    );
     expect(text.stdout).toMatch(/\n {2}Concrete Pour +[\d.]+ of [\d.]+ m3\n/);
   });
 });
-

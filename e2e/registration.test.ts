@@ -44,13 +44,17 @@ function cli(dataDir: string, args: string[]): { pid: number; kill(): void; done
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Ran>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<Ran>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { pid: child.pid!, kill: () => child.kill('SIGKILL'), done };
 }
 
 const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
-const faultsSeen = async () => ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules.map((r) => r.seen);
-const atService = (name: string) => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
+const faultsSeen = async () =>
+  ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules.map((r) => r.seen);
+const atService = (name: string) =>
+  Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
 const until = async (cond: () => Promise<boolean> | boolean, ms = 20_000) => {
   for (const end = Date.now() + ms; !(await cond()); ) {
     if (Date.now() > end) throw new Error('timed out waiting');
@@ -105,31 +109,44 @@ describe('capture-uploader add on a disk that fills up while registering', () =>
 });
 
 describe('capture-uploader add when add-capture answers 5xx after the service acted', () => {
-  it.each([500, 502])('%i: one capture at the service, the local one registration_unknown, one notice; drain exits 1 and sends nothing more', async (status) => {
-    const dataDir = join(work, `acted-${status}`);
-    const files = recordings(`acted${status}`, 2);
-    await fault({ target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'statusAfterActing', status } });
+  it.each([500, 502])(
+    '%i: one capture at the service, the local one registration_unknown, one notice; drain exits 1 and sends nothing more',
+    async (status) => {
+      const dataDir = join(work, `acted-${status}`);
+      const files = recordings(`acted${status}`, 2);
+      await fault({
+        target: 'gateway',
+        operation: 'add-capture',
+        times: 0,
+        action: { type: 'statusAfterActing', status },
+      });
 
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...files]).done;
-    expect(add.code, add.stderr).toBe(1);
-    expect(add.stdout).toMatch(/queued capture 1 "acted\d+-1\.mp4": registration_unknown/);
-    expect(add.stdout).toMatch(/queued capture 2 "acted\d+-2\.mp4": registration_unknown/);
-    const notices = add.stderr.split('\n').filter((l) => /may have been registered/.test(l));
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(new RegExp(`^warning: 2 capture\\(s\\) may have been registered although the service answered ${status} `));
-    expect(atService(`acted${status}-1.mp4`)).toHaveLength(1);
-    expect(atService(`acted${status}-2.mp4`)).toHaveLength(1);
+      const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...files])
+        .done;
+      expect(add.code, add.stderr).toBe(1);
+      expect(add.stdout).toMatch(/queued capture 1 "acted\d+-1\.mp4": registration_unknown/);
+      expect(add.stdout).toMatch(/queued capture 2 "acted\d+-2\.mp4": registration_unknown/);
+      const notices = add.stderr.split('\n').filter((l) => /may have been registered/.test(l));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(
+        new RegExp(`^warning: 2 capture\\(s\\) may have been registered although the service answered ${status} `),
+      );
+      expect(atService(`acted${status}-1.mp4`)).toHaveLength(1);
+      expect(atService(`acted${status}-2.mp4`)).toHaveLength(1);
 
-    await svc.admin('DELETE', '/faults');
-    const drain = await cli(dataDir, ['drain']).done;
-    expect(drain.code, drain.stderr).toBe(1); // needs a person
-    expect(drain.stdout + drain.stderr).toMatch(/NEEDS ATTENTION capture 1 "acted\d+-1\.mp4" \(registration_unknown\)/);
-    expect(atService(`acted${status}-1.mp4`)).toHaveLength(1);
-    expect(atService(`acted${status}-2.mp4`)).toHaveLength(1);
+      await svc.admin('DELETE', '/faults');
+      const drain = await cli(dataDir, ['drain']).done;
+      expect(drain.code, drain.stderr).toBe(1); // needs a person
+      expect(drain.stdout + drain.stderr).toMatch(
+        /NEEDS ATTENTION capture 1 "acted\d+-1\.mp4" \(registration_unknown\)/,
+      );
+      expect(atService(`acted${status}-1.mp4`)).toHaveLength(1);
+      expect(atService(`acted${status}-2.mp4`)).toHaveLength(1);
 
-    // A person's word: it is on the platform, forget it here.
-    expect((await cli(dataDir, ['resolve', '1', '--drop']).done).code).toBe(0);
-    expect((await cli(dataDir, ['resolve', '2', '--drop']).done).code).toBe(0);
-    expect(atService(`acted${status}-`)).toHaveLength(2);
-  });
+      // A person's word: it is on the platform, forget it here.
+      expect((await cli(dataDir, ['resolve', '1', '--drop']).done).code).toBe(0);
+      expect((await cli(dataDir, ['resolve', '2', '--drop']).done).code).toBe(0);
+      expect(atService(`acted${status}-`)).toHaveLength(2);
+    },
+  );
 });

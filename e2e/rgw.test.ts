@@ -1,4 +1,11 @@
-import { CreateBucketCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +35,10 @@ const BUCKET = 'site-captures';
 // CI must run these: a machine without Ceph fails them there. Elsewhere they may be left out.
 const missing = missingRgwBinaries();
 const absent = missing.length > 0 && !process.env.CI;
-if (absent) console.warn(`e2e/rgw.test.ts: left out, Ceph is not installed here (missing ${missing.join(', ')}; apt-get install radosgw ceph-mon ceph-osd ceph-common)`);
+if (absent)
+  console.warn(
+    `e2e/rgw.test.ts: left out, Ceph is not installed here (missing ${missing.join(', ')}; apt-get install radosgw ceph-mon ceph-osd ceph-common)`,
+  );
 
 /** One request RGW got through the relay, and its answer. */
 interface Seen {
@@ -76,24 +86,27 @@ function startRelay(target: URL): Promise<Server> {
     };
     seen.push(entry);
     const forward = () => {
-      const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (upRes) => {
-        entry.status = upRes.statusCode;
-        if ((upRes.statusCode ?? 0) >= 400) {
-          entry.errorBody = '';
-          upRes.on('data', (d: Buffer) => (entry.errorBody += d.toString()));
-        }
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-        // RGW answers a refused request at its headers and drops the body that follows. The relay
-        // drops it too: held back on the way to RGW, that body would stall the client's next
-        // request on the same kept-alive connection, which RGW itself would have served.
-        upRes.on('end', () => {
-          if (req.complete) return;
-          req.unpipe(up);
-          req.resume();
-          up.destroy();
-        });
-      });
+      const up = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+        (upRes) => {
+          entry.status = upRes.statusCode;
+          if ((upRes.statusCode ?? 0) >= 400) {
+            entry.errorBody = '';
+            upRes.on('data', (d: Buffer) => (entry.errorBody += d.toString()));
+          }
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+          // RGW answers a refused request at its headers and drops the body that follows. The relay
+          // drops it too: held back on the way to RGW, that body would stall the client's next
+          // request on the same kept-alive connection, which RGW itself would have served.
+          upRes.on('end', () => {
+            if (req.complete) return;
+            req.unpipe(up);
+            req.resume();
+            up.destroy();
+          });
+        },
+      );
       up.on('error', () => res.destroy());
       // A client gone before its body was whole: RGW must not get the rest either.
       req.on('close', () => !req.complete && up.destroy());
@@ -109,7 +122,10 @@ function startRelay(target: URL): Promise<Server> {
 
 beforeAll(async () => {
   if (absent) return;
-  if (missing.length) throw new Error(`Ceph is not installed (missing ${missing.join(', ')}): CI must install radosgw ceph-mon ceph-osd ceph-common (.ci/run)`);
+  if (missing.length)
+    throw new Error(
+      `Ceph is not installed (missing ${missing.join(', ')}): CI must install radosgw ceph-mon ceph-osd ceph-common (.ci/run)`,
+    );
   work = mkdtempSync(join(tmpdir(), 'rgw-test-'));
   rgw = await startRgw(join(work, 'ceph'));
   const keys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
@@ -166,7 +182,9 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     copyFileSync(fixture('sample.insv'), join(card, 'sample.insv'));
     copyFileSync(fixture('walkthrough.mp4'), join(card, 'walkthrough.mp4'));
     writeFileSync(join(card, 'VID_20261123_080000_00_002.insv'), randomBytes(12 * MiB));
-    const sources = new Map(['sample.insv', 'walkthrough.mp4', 'VID_20261123_080000_00_002.insv'].map((n) => [n, join(card, n)]));
+    const sources = new Map(
+      ['sample.insv', 'walkthrough.mp4', 'VID_20261123_080000_00_002.insv'].map((n) => [n, join(card, n)]),
+    );
 
     const dataDir = join(work, 'queue');
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]);
@@ -180,10 +198,17 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     expect(uploads.map((u) => u.fileName).sort()).toEqual([...sources.keys()].sort());
     // Each part went once, and RGW stored it (200).
     const puts = seen.slice(from).filter((s) => s.op === 'UploadPart');
-    const expected = uploads.flatMap((u) => Array.from({ length: u.totalParts }, (_, i) => `${u.storageUploadId}#${i + 1} 200`));
+    const expected = uploads.flatMap((u) =>
+      Array.from({ length: u.totalParts }, (_, i) => `${u.storageUploadId}#${i + 1} 200`),
+    );
     expect(puts.map((s) => `${s.uploadId}#${s.partNumber} ${s.status}`).sort()).toEqual(expected.sort());
     // RGW serves ListParts: the gateway checked the reported ETags against it, not only at completion.
-    expect(seen.slice(from).filter((s) => s.op === 'ListParts').map((s) => s.status)).toContain(200);
+    expect(
+      seen
+        .slice(from)
+        .filter((s) => s.op === 'ListParts')
+        .map((s) => s.status),
+    ).toContain(200);
     for (const u of uploads) {
       expect(u.status).toBe('completed');
       const bytes = await stored(u.key);
@@ -207,13 +232,20 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
     expect(add.code, add.stderr).toBe(0);
     const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
-    const partsStored = () => seen.filter((s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId && s.status === 200).map((s) => s.partNumber!);
+    const partsStored = () =>
+      seen
+        .filter((s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId && s.status === 200)
+        .map((s) => s.partNumber!);
 
     // One part at a time, slow enough that the kill lands with some parts stored and the next on the way.
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'], {
-      cwd: ROOT,
-      env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+      },
+    );
     const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     for (let i = 0; i < 2400 && partsStored().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     child.kill('SIGKILL');
@@ -260,9 +292,13 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     expect(puts.map((s) => s.status)).toEqual([403, 200]);
     // RGW's own answer, not the built-in storage's: AccessDenied with an empty message (S3 says
     // "Request has expired") and RGW's transaction id.
-    expect(puts[0]!.errorBody).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?><Error><Code>AccessDenied<\/Code><Message><\/Message><RequestId>tx[0-9a-f-]+-default<\/RequestId>/);
+    expect(puts[0]!.errorBody).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?><Error><Code>AccessDenied<\/Code><Message><\/Message><RequestId>tx[0-9a-f-]+-default<\/RequestId>/,
+    );
     // The refusal is told as RGW's code (its message is empty), without the URL or its signature.
-    expect(drain.stderr).toMatch(/Part 1 of VID_20261125_070000_00_004\.insv: the presigned URL was refused \(AccessDenied \(HTTP 403 on PUT [^)?]*\)\); presigning again/);
+    expect(drain.stderr).toMatch(
+      /Part 1 of VID_20261125_070000_00_004\.insv: the presigned URL was refused \(AccessDenied \(HTTP 403 on PUT [^)?]*\)\); presigning again/,
+    );
     expect(drain.stdout + drain.stderr).not.toMatch(/X-Amz-Signature|X-Amz-Credential/i);
     expect(sha256(await stored(upload.key))).toBe(sha256(readFileSync(file)));
   });
@@ -291,11 +327,23 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
       expect(upload.partSize).toBe(partSize);
       const source = readFileSync(file);
       const bytes = await stored(upload.key);
-      expect({ file: basename(file), size: bytes.length, sha256: sha256(bytes) }).toEqual({ file: basename(file), size: source.length, sha256: sha256(source) });
-      const parts = Array.from({ length: Math.max(1, Math.ceil(source.length / partSize)) }, (_, i) => source.subarray(i * partSize, (i + 1) * partSize));
-      const etag = `"${createHash('md5').update(Buffer.concat(parts.map(md5))).digest('hex')}-${parts.length}"`;
+      expect({ file: basename(file), size: bytes.length, sha256: sha256(bytes) }).toEqual({
+        file: basename(file),
+        size: source.length,
+        sha256: sha256(source),
+      });
+      const parts = Array.from({ length: Math.max(1, Math.ceil(source.length / partSize)) }, (_, i) =>
+        source.subarray(i * partSize, (i + 1) * partSize),
+      );
+      const etag = `"${createHash('md5')
+        .update(Buffer.concat(parts.map(md5)))
+        .digest('hex')}-${parts.length}"`;
       const head = await reader.send(new HeadObjectCommand({ Bucket: BUCKET, Key: upload.key }));
-      expect({ file: basename(file), etag: head.ETag, length: head.ContentLength }).toEqual({ file: basename(file), etag, length: source.length });
+      expect({ file: basename(file), etag: head.ETag, length: head.ContentLength }).toEqual({
+        file: basename(file),
+        etag,
+        length: source.length,
+      });
     }
   });
 });
@@ -313,11 +361,21 @@ describe.skipIf(absent)('what RGW checks that s3rver does not (README, "Over ano
 
       // A presigned URL whose signature is off by one digit: SigV4 is verified, not only the key id.
       const url = await storage.presignPart(key, uploadId, 1, 60);
-      const forged = url.replace(/X-Amz-Signature=([0-9a-f])/, (_m, d: string) => `X-Amz-Signature=${d === '0' ? '1' : '0'}`);
+      const forged = url.replace(
+        /X-Amz-Signature=([0-9a-f])/,
+        (_m, d: string) => `X-Amz-Signature=${d === '0' ? '1' : '0'}`,
+      );
       const refused = await fetch(forged, { method: 'PUT', body });
-      expect({ status: refused.status, code: await xmlCode(refused) }).toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+      expect({ status: refused.status, code: await xmlCode(refused) }).toEqual({
+        status: 403,
+        code: 'SignatureDoesNotMatch',
+      });
       // A Content-MD5 that is not the body's.
-      const digest = await fetch(url, { method: 'PUT', body, headers: { 'content-md5': createHash('md5').update('other').digest('base64') } });
+      const digest = await fetch(url, {
+        method: 'PUT',
+        body,
+        headers: { 'content-md5': createHash('md5').update('other').digest('base64') },
+      });
       expect({ status: digest.status, code: await xmlCode(digest) }).toEqual({ status: 400, code: 'BadDigest' });
 
       const etags: string[] = [];
@@ -329,15 +387,31 @@ describe.skipIf(absent)('what RGW checks that s3rver does not (README, "Over ano
       // Part ETags are the quoted MD5 of the part.
       expect(etags).toEqual(Array(3).fill(`"${createHash('md5').update(body).digest('hex')}"`));
       // ListParts in pages: truncated, with the marker to go on from.
-      const page = await reader.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, MaxParts: 2 }));
-      expect({ truncated: page.IsTruncated, next: page.NextPartNumberMarker, parts: page.Parts?.map((p) => p.PartNumber) }).toEqual({ truncated: true, next: '2', parts: [1, 2] });
-      expect((await storage.listParts(key, uploadId))!.map((p) => [p.partNumber, p.etag, p.size])).toEqual(etags.map((e, i) => [i + 1, e, 1024]));
+      const page = await reader.send(
+        new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, MaxParts: 2 }),
+      );
+      expect({
+        truncated: page.IsTruncated,
+        next: page.NextPartNumberMarker,
+        parts: page.Parts?.map((p) => p.PartNumber),
+      }).toEqual({ truncated: true, next: '2', parts: [1, 2] });
+      expect((await storage.listParts(key, uploadId))!.map((p) => [p.partNumber, p.etag, p.size])).toEqual(
+        etags.map((e, i) => [i + 1, e, 1024]),
+      );
 
       // Completion checks the size of every part but the last, and each named ETag.
-      const complete = (tags: string[]) => storage.completeMultipartUpload(key, uploadId, tags.map((etag, i) => ({ partNumber: i + 1, etag }))).then(
-        () => 'completed',
-        (err: { name: string; $metadata?: { httpStatusCode?: number } }) => `${err.$metadata?.httpStatusCode} ${err.name}`,
-      );
+      const complete = (tags: string[]) =>
+        storage
+          .completeMultipartUpload(
+            key,
+            uploadId,
+            tags.map((etag, i) => ({ partNumber: i + 1, etag })),
+          )
+          .then(
+            () => 'completed',
+            (err: { name: string; $metadata?: { httpStatusCode?: number } }) =>
+              `${err.$metadata?.httpStatusCode} ${err.name}`,
+          );
       expect(await complete(etags)).toBe('400 EntityTooSmall');
       expect(await complete([`"${'0'.repeat(32)}"`])).toBe('400 InvalidPart');
     } finally {
@@ -345,4 +419,3 @@ describe.skipIf(absent)('what RGW checks that s3rver does not (README, "Over ano
     }
   });
 });
-

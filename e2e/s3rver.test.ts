@@ -37,7 +37,11 @@ let reader: S3Client;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 's3rver-test-'));
   // s3rver's own run(), on a server of this test's so that a test can watch what s3rver answers.
-  const s3rver = new S3rver({ silent: true, directory: join(work, 's3rver'), configureBuckets: [{ name: BUCKET, configs: [] }] });
+  const s3rver = new S3rver({
+    silent: true,
+    directory: join(work, 's3rver'),
+    configureBuckets: [{ name: BUCKET, configs: [] }],
+  });
   await s3rver.configureBuckets();
   const handle = s3rver.callback();
   s3rverServer = createServer((req, res) => {
@@ -64,7 +68,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(dataDir: string, args: string[], info: LocalServiceInfo = svc.info): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  dataDir: string,
+  args: string[],
+  info: LocalServiceInfo = svc.info,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...uploaderEnv(info, dataDir), NODE_NO_WARNINGS: '1' },
@@ -87,7 +95,9 @@ describe('the local gateway over s3rver (an S3 implementation nobody here wrote)
     copyFileSync(fixture('sample.insv'), join(card, 'sample.insv'));
     copyFileSync(fixture('walkthrough.mp4'), join(card, 'walkthrough.mp4'));
     writeFileSync(join(card, 'VID_20261123_080000_00_002.insv'), randomBytes(12 * MiB));
-    const sources = new Map(['sample.insv', 'walkthrough.mp4', 'VID_20261123_080000_00_002.insv'].map((n) => [n, join(card, n)]));
+    const sources = new Map(
+      ['sample.insv', 'walkthrough.mp4', 'VID_20261123_080000_00_002.insv'].map((n) => [n, join(card, n)]),
+    );
 
     const dataDir = join(work, 'queue');
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]);
@@ -111,7 +121,9 @@ describe('the local gateway over s3rver (an S3 implementation nobody here wrote)
     expect(uploads.map((u) => u.fileName).sort()).toEqual([...sources.keys()].sort());
     expect(uploads.find((u) => u.fileName === 'VID_20261123_080000_00_002.insv')!.totalParts).toBe(3);
     // Each part went once, straight to s3rver.
-    const expected = uploads.flatMap((u) => Array.from({ length: u.totalParts }, (_, i) => `${u.storageUploadId}#${i + 1}`));
+    const expected = uploads.flatMap((u) =>
+      Array.from({ length: u.totalParts }, (_, i) => `${u.storageUploadId}#${i + 1}`),
+    );
     expect([...stored.entries()].sort()).toEqual(expected.map((p) => [p, 1]).sort());
     for (const u of uploads) {
       expect(u.status).toBe('completed');
@@ -147,10 +159,14 @@ describe('a drain over s3rver stopped with parts stored', () => {
     watchers.add(watch);
     try {
       // One part at a time, slow enough that the stop lands with some parts stored and the next on the way.
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'], {
-        cwd: ROOT,
-        env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+        },
+      );
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       for (let i = 0; i < 1200 && stored.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
       // Time for the uploader to read the 200 it was sent before it is stopped.
@@ -178,7 +194,10 @@ describe('a drain over s3rver stopped with parts stored', () => {
 
 /** `npm run service` as a person starts it: resolves at its ready line, or when it exits first. */
 function serviceCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVICE_CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVICE_CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -197,9 +216,21 @@ function serviceCli(args: string[], env: Record<string, string> = {}) {
 describe('npm run service --s3-endpoint … (the local service over another S3 storage)', () => {
   it('keeps the files there, and its ready line leaves out the secret key given to it', async () => {
     const secret = `secret-${randomBytes(8).toString('hex')}`; // s3rver checks only the key id
-    const run = serviceCli(['--data-dir', join(work, 'cli-service'), '--s3-endpoint', `${endpoint}/`, '--s3-bucket', BUCKET, '--s3-access-key', 'S3RVER'], {
-      CAPTURE_SERVICE_S3_SECRET_KEY: secret,
-    });
+    const run = serviceCli(
+      [
+        '--data-dir',
+        join(work, 'cli-service'),
+        '--s3-endpoint',
+        `${endpoint}/`,
+        '--s3-bucket',
+        BUCKET,
+        '--s3-access-key',
+        'S3RVER',
+      ],
+      {
+        CAPTURE_SERVICE_S3_SECRET_KEY: secret,
+      },
+    );
     try {
       const { line } = await run.ready;
       expect(line, run.output().stderr).toBeDefined();
@@ -207,15 +238,26 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
       expect(info.s3).toEqual({ endpoint, region: 'us-east-1', bucket: BUCKET, accessKeyId: 'S3RVER' });
 
       const dataDir = join(work, 'cli-queue');
-      const add = await cli(dataDir, ['add', '--structure', info.structures[0]!, '--type', 'interior', fixture('walkthrough.mp4')], info);
+      const add = await cli(
+        dataDir,
+        ['add', '--structure', info.structures[0]!, '--type', 'interior', fixture('walkthrough.mp4')],
+        info,
+      );
       expect(add.code, add.stderr).toBe(0);
       const drain = await cli(dataDir, ['drain'], info);
       expect(drain.code, drain.stderr).toBe(0);
-      const listed = await reader.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `captures/${info.projectId}/` }));
-      const mine = (listed.Contents ?? []).filter((o) => o.Key!.endsWith('-walkthrough.mp4') && !Object.values(svc.store.state.uploads).some((u) => u.key === o.Key));
+      const listed = await reader.send(
+        new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `captures/${info.projectId}/` }),
+      );
+      const mine = (listed.Contents ?? []).filter(
+        (o) =>
+          o.Key!.endsWith('-walkthrough.mp4') && !Object.values(svc.store.state.uploads).some((u) => u.key === o.Key),
+      );
       expect(mine).toHaveLength(1);
       const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: mine[0]!.Key }));
-      expect(sha256(Buffer.from(await got.Body!.transformToByteArray()))).toBe(sha256(readFileSync(fixture('walkthrough.mp4'))));
+      expect(sha256(Buffer.from(await got.Body!.transformToByteArray()))).toBe(
+        sha256(readFileSync(fixture('walkthrough.mp4'))),
+      );
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;
@@ -224,7 +266,18 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
   });
 
   it('refuses to start on a bucket that does not exist, saying which and what to do, with no stack trace', async () => {
-    const run = serviceCli(['--data-dir', join(work, 'cli-nobucket'), '--s3-endpoint', endpoint, '--s3-bucket', 'no-such-bucket', '--s3-access-key', 'S3RVER', '--s3-secret-key', 'S3RVER']);
+    const run = serviceCli([
+      '--data-dir',
+      join(work, 'cli-nobucket'),
+      '--s3-endpoint',
+      endpoint,
+      '--s3-bucket',
+      'no-such-bucket',
+      '--s3-access-key',
+      'S3RVER',
+      '--s3-secret-key',
+      'S3RVER',
+    ]);
     expect(await run.ready).toEqual({ code: 1 });
     expect(run.output().stderr.trim()).toBe(
       `capture-service: The S3 storage is not usable: bucket "no-such-bucket" at ${endpoint}: the bucket does not exist: create it first (the gateway never creates one).`,
@@ -232,7 +285,14 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
   });
 
   it('names the --s3-* options missing and refuses an endpoint without a scheme, with exit code 2', async () => {
-    const run = serviceCli(['--data-dir', join(work, 'cli-partial'), '--s3-endpoint', endpoint, '--s3-access-key', 'S3RVER']);
+    const run = serviceCli([
+      '--data-dir',
+      join(work, 'cli-partial'),
+      '--s3-endpoint',
+      endpoint,
+      '--s3-access-key',
+      'S3RVER',
+    ]);
     expect(await run.ready).toEqual({ code: 2 });
     expect(run.output().stderr).toMatch(/another S3 storage needs --s3-bucket, --s3-secret-key as well/);
     const bare = serviceCli(['--data-dir', join(work, 'cli-partial'), '--s3-endpoint', '127.0.0.1:9000']);

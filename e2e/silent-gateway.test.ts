@@ -33,7 +33,10 @@ afterAll(async () => {
 });
 
 function cli(dataDir: string, args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -51,7 +54,14 @@ describe('a silent capture gateway', () => {
       ['stair-b.mp4', randomBytes(12 * MiB + 9)],
     ]);
     for (const [name, bytes] of files) writeFileSync(join(card, name), bytes);
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...[...files.keys()].map((n) => join(card, n))]);
+    const add = await cli(dataDir, [
+      'add',
+      '--structure',
+      svc.info.structures[0]!,
+      '--type',
+      'interior',
+      ...[...files.keys()].map((n) => join(card, n)),
+    ]);
     expect([0, 3], add.out).toContain(add.code);
 
     // Slow enough that parts are on the wire when the gateway falls silent.
@@ -69,7 +79,9 @@ describe('a silent capture gateway', () => {
     do first = await statusLine(dataDir);
     while (!/^Waiting for the gateway/.test(first) && performance.now() - heldAt < 75_000);
     const shownAfter = performance.now() - heldAt;
-    expect(first, `status ${Math.round(shownAfter / 1000)} s after the gateway fell silent`).toMatch(/^Waiting for the gateway — since .* · network down · /);
+    expect(first, `status ${Math.round(shownAfter / 1000)} s after the gateway fell silent`).toMatch(
+      /^Waiting for the gateway — since .* · network down · /,
+    );
     expect(shownAfter).toBeLessThan(60_000);
     const state = (JSON.parse((await cli(dataDir, ['status', '--json'])).out) as { state: { kind: string } }).state;
     expect(state.kind).toBe('waiting-gateway');
@@ -85,9 +97,17 @@ describe('a silent capture gateway', () => {
     expect(await statusLine(dataDir)).toMatch(/^All 2 files uploaded/);
 
     const puts = new Map<string, number>();
-    for (const r of svc.storage.received.slice(from)) if (r.operation === 'UploadPart') puts.set(`${r.key!.split('/').at(-1)} ${r.partNumber}`, (puts.get(`${r.key!.split('/').at(-1)} ${r.partNumber}`) ?? 0) + 1);
+    for (const r of svc.storage.received.slice(from))
+      if (r.operation === 'UploadPart')
+        puts.set(
+          `${r.key!.split('/').at(-1)} ${r.partNumber}`,
+          (puts.get(`${r.key!.split('/').at(-1)} ${r.partNumber}`) ?? 0) + 1,
+        );
     expect(puts.size, 'parts sent').toBe(6);
-    expect([...puts].filter(([, n]) => n > 1), 'parts sent twice').toEqual([]);
+    expect(
+      [...puts].filter(([, n]) => n > 1),
+      'parts sent twice',
+    ).toEqual([]);
     for (const [name, bytes] of files) {
       const upload = Object.values(svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
       const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
@@ -95,8 +115,15 @@ describe('a silent capture gateway', () => {
     }
 
     // The log tells the same outage: at the capture gateway, over when it answered again.
-    const log = (await cli(dataDir, ['--json', 'log'])).out.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; message: string });
-    expect(log.filter((e) => e.kind === 'outage').map((e) => e.message)).toEqual([expect.stringMatching(/^No answer from the capture gateway for \d+ s/) as string]);
-    expect(log.filter((e) => e.kind === 'outage-over').map((e) => e.message)).toEqual(['the capture gateway answered again']);
+    const log = (await cli(dataDir, ['--json', 'log'])).out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; message: string });
+    expect(log.filter((e) => e.kind === 'outage').map((e) => e.message)).toEqual([
+      expect.stringMatching(/^No answer from the capture gateway for \d+ s/) as string,
+    ]);
+    expect(log.filter((e) => e.kind === 'outage-over').map((e) => e.message)).toEqual([
+      'the capture gateway answered again',
+    ]);
   }, 240_000);
 });

@@ -35,8 +35,15 @@ afterAll(async () => {
 });
 
 /** Runs the CLI; `lines`, when given, gets each line it prints with when it came (performance.now()). */
-function cli(dataDir: string, args: string[], lines?: { at: number; text: string }[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+function cli(
+  dataDir: string,
+  args: string[],
+  lines?: { at: number; text: string }[],
+): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let out = '';
   let partial = '';
   const take = (d: Buffer) => {
@@ -63,7 +70,14 @@ describe('a silent link', () => {
     ]);
     for (const [name, bytes] of files) writeFileSync(join(card, name), bytes);
     const replacedBefore = svc.storage.stats.partsReplaced;
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...[...files.keys()].map((n) => join(card, n))]);
+    const add = await cli(dataDir, [
+      'add',
+      '--structure',
+      svc.info.structures[0]!,
+      '--type',
+      'interior',
+      ...[...files.keys()].map((n) => join(card, n)),
+    ]);
     expect([0, 3], add.out).toContain(add.code);
 
     // Slow enough that parts are on the wire when the link goes silent.
@@ -94,12 +108,20 @@ describe('a silent link', () => {
     do first = await statusLine(dataDir);
     while (!/^Waiting for storage/.test(first) && performance.now() - lastLife < 75_000);
     const shownAfter = performance.now() - lastLife;
-    expect(first, `status ${Math.round(shownAfter / 1000)} s after the last sign of life`).toMatch(/^Waiting for storage — since /);
+    expect(first, `status ${Math.round(shownAfter / 1000)} s after the last sign of life`).toMatch(
+      /^Waiting for storage — since /,
+    );
     expect(shownAfter).toBeLessThan(60_000);
-    const state = (JSON.parse((await cli(dataDir, ['status', '--json'])).out) as { state: { kind: string; since: number; detail: string } }).state;
+    const state = (
+      JSON.parse((await cli(dataDir, ['status', '--json'])).out) as {
+        state: { kind: string; since: number; detail: string };
+      }
+    ).state;
     expect(state.kind).toBe('waiting-storage');
     // The outage starts at the last sign of life the client saw, not when it noticed.
-    expect(Math.abs(state.since - lastLifeWall), `since ${state.since} vs the last byte storage read`).toBeLessThan(10_000);
+    expect(Math.abs(state.since - lastLifeWall), `since ${state.since} vs the last byte storage read`).toBeLessThan(
+      10_000,
+    );
     const shownCause = state.detail.split(' · ')[1];
     while (performance.now() - silentAt < SILENCE_MS - 15_000) {
       await sleep(10_000);
@@ -114,7 +136,7 @@ describe('a silent link', () => {
     const before = svc.storage.bytesReceived;
     while (svc.storage.bytesReceived < before + 5 * MiB && performance.now() - backAt < 60_000) await sleep(100);
     const movedAfter = performance.now() - backAt;
-    expect(movedAfter, 'a part of storage received within 30 s of the link\'s return').toBeLessThan(30_000);
+    expect(movedAfter, "a part of storage received within 30 s of the link's return").toBeLessThan(30_000);
 
     // Each part request held long enough was given up by the client within twice the stall
     // timeout (its body went at once into the system's buffers, then nothing: its last sign of
@@ -123,16 +145,27 @@ describe('a silent link', () => {
     // in which storage may still store it have passed (main/engine/in-doubt.ts).
     const giveUps = said.flatMap((l) => {
       const m = /Part (\d+) of (\S+): (?:No progress for (\d+) s|sent in full, no answer)/.exec(l.text);
-      return m ? [{ at: l.at, part: Number(m[1]), file: m[2]!, quietS: m[3] === undefined ? undefined : Number(m[3]) }] : [];
+      return m
+        ? [{ at: l.at, part: Number(m[1]), file: m[2]!, quietS: m[3] === undefined ? undefined : Number(m[3]) }]
+        : [];
     });
-    for (const g of giveUps) if (g.quietS !== undefined) expect(g.quietS, `part ${g.part} of ${g.file} waited`).toBeLessThanOrEqual((2 * STALL_MS) / 1000 + 5);
+    for (const g of giveUps)
+      if (g.quietS !== undefined)
+        expect(g.quietS, `part ${g.part} of ${g.file} waited`).toBeLessThanOrEqual((2 * STALL_MS) / 1000 + 5);
     const window = 2 * STALL_MS + 15_000 + 15_000;
     const judged = heldUploads.filter((h) => h.at < backAt - window);
     expect(judged.length).toBeGreaterThan(0);
     for (const h of judged) {
-      const given = giveUps.find((g) => h.key!.endsWith(g.file) && g.part === h.partNumber && g.at > h.at && g.at < h.at + window);
-      const told = giveUps.map((g) => `+${Math.round((g.at - silentAt) / 1000)} s part ${g.part} of ${g.file}`).join('; ');
-      expect(given, `part ${h.partNumber} of ${h.key!.split('/').at(-1)} held at +${Math.round((h.at - silentAt) / 1000)} s was given up within ${window / 1000} s (given up: ${told})`).toBeDefined();
+      const given = giveUps.find(
+        (g) => h.key!.endsWith(g.file) && g.part === h.partNumber && g.at > h.at && g.at < h.at + window,
+      );
+      const told = giveUps
+        .map((g) => `+${Math.round((g.at - silentAt) / 1000)} s part ${g.part} of ${g.file}`)
+        .join('; ');
+      expect(
+        given,
+        `part ${h.partNumber} of ${h.key!.split('/').at(-1)} held at +${Math.round((h.at - silentAt) / 1000)} s was given up within ${window / 1000} s (given up: ${told})`,
+      ).toBeDefined();
     }
 
     const drained = await draining;
@@ -145,12 +178,17 @@ describe('a silent link', () => {
     }
 
     // The log and the morning summary tell the same outage as the screen: same start, same cause.
-    const log = (await cli(dataDir, ['--json', 'log'])).out.trim().split('\n').map((l) => JSON.parse(l) as { at: string; kind: string; message: string });
+    const log = (await cli(dataDir, ['--json', 'log'])).out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { at: string; kind: string; message: string });
     const outages = log.filter((e) => e.kind === 'outage');
     expect(outages).toHaveLength(1);
     expect(Date.parse(outages[0]!.at)).toBe(state.since);
     expect(log.filter((e) => e.kind === 'outage-over')).toHaveLength(1);
-    const summary = JSON.parse((await cli(dataDir, ['--json', 'log', '--summary'])).out) as { longestOutage: { from: number; to: number; cause: string } };
+    const summary = JSON.parse((await cli(dataDir, ['--json', 'log', '--summary'])).out) as {
+      longestOutage: { from: number; to: number; cause: string };
+    };
     expect(summary.longestOutage.from).toBe(state.since);
     expect(summary.longestOutage.cause).toBe(shownCause);
     expect(summary.longestOutage.to - summary.longestOutage.from).toBeGreaterThan(SILENCE_MS - 20_000);

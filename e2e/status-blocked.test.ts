@@ -28,8 +28,15 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...env } });
+function cli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -49,9 +56,16 @@ describe('drain stopped by a refused password', () => {
     const drained = await cli(dataDir, ['drain', '--wait'], wrong);
     expect(drained.code, drained.stdout + drained.stderr).toBe(1);
     const lines = drained.stdout.trim().split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(/^STOPPED The sign-in service refuses the account \(.+\): fix the email or password in the settings; 1 capture\(s\) and 0 file\(s\) wait\.$/));
-    expect(lines.at(-1)).toBe('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
-    for (const out of [add.stdout, add.stderr, drained.stdout, drained.stderr]) expect(out).not.toContain(wrong.CAPTURE_PASSWORD);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^STOPPED The sign-in service refuses the account \(.+\): fix the email or password in the settings; 1 capture\(s\) and 0 file\(s\) wait\.$/,
+      ),
+    );
+    expect(lines.at(-1)).toBe(
+      'Needs you: correct the settings named above and run drain again; nothing queued is lost.',
+    );
+    for (const out of [add.stdout, add.stderr, drained.stdout, drained.stderr])
+      expect(out).not.toContain(wrong.CAPTURE_PASSWORD);
 
     const status = await cli(dataDir, ['status']);
     expect(status.stdout.split('\n')[0]).toMatch(/^Waiting · 0% · /);

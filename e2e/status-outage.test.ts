@@ -26,7 +26,10 @@ afterAll(async () => {
 });
 
 function cli(dataDir: string, args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -50,7 +53,12 @@ describe('status from another process during a storage outage', () => {
     const dataDir = join(work, 'queue');
     const file = join(work, 'walk.mp4');
     writeFileSync(file, randomBytes(300_000));
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
     const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
     expect([0, 3], add.out).toContain(add.code);
 
@@ -58,7 +66,11 @@ describe('status from another process during a storage outage', () => {
     const during = await statusUntil(dataDir, /^Waiting for storage/, 30_000);
     // Times are in the system's locale: "13:05" or "1:05 PM" (ICU may put a narrow no-break space before PM).
     const time = String.raw`\d{1,2}:\d\d(?:[\s\u202f][AP]M)?`;
-    expect(during).toMatch(new RegExp(`^Waiting for storage — since ${time} · [a-z ]+ · next try (${time}|any moment) · nothing lost · 0% · `));
+    expect(during).toMatch(
+      new RegExp(
+        `^Waiting for storage — since ${time} · [a-z ]+ · next try (${time}|any moment) · nothing lost · 0% · `,
+      ),
+    );
     const json = JSON.parse((await cli(dataDir, ['status', '--json'])).out) as { state: { kind: string } };
     expect(json.state.kind).toBe('waiting-storage');
 

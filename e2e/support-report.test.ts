@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -58,7 +61,17 @@ describe('capture-uploader report', () => {
     const names = Object.keys(entries).sort();
     const logs = readdirSync(join(dataDir, 'logs'));
     expect(logs.length).toBeGreaterThanOrEqual(1);
-    expect(names).toEqual(['README.txt', 'settings.json', 'status.json', 'summary.json', 'summary.txt', 'versions.json', ...logs.map((l) => `logs/${l}`)].sort());
+    expect(names).toEqual(
+      [
+        'README.txt',
+        'settings.json',
+        'status.json',
+        'summary.json',
+        'summary.txt',
+        'versions.json',
+        ...logs.map((l) => `logs/${l}`),
+      ].sort(),
+    );
     // Debian's unzip reads the same zip, where it is installed.
     if (existsSync('/usr/bin/unzip')) {
       const listing = execFileSync('/usr/bin/unzip', ['-l', out], { encoding: 'utf8' });
@@ -73,13 +86,31 @@ describe('capture-uploader report', () => {
     expect((JSON.parse(text('summary.json')) as { type: string }).type).toBe('summary');
     expect(text('summary.txt').trim().length).toBeGreaterThan(0);
     // The log is the sessions' story: the file that completed, one JSON line per event, ISO 8601 times with offset.
-    const lines = logs.flatMap((l) => text(`logs/${l}`).trim().split('\n')).map((l) => JSON.parse(l) as { at: string; kind: string; state?: string; message: string });
-    expect(lines.some((l) => l.kind === 'file' && l.state === 'completed' && l.message.startsWith('done.mp4'))).toBe(true);
+    const lines = logs
+      .flatMap((l) => text(`logs/${l}`).trim().split('\n'))
+      .map((l) => JSON.parse(l) as { at: string; kind: string; state?: string; message: string });
+    expect(lines.some((l) => l.kind === 'file' && l.state === 'completed' && l.message.startsWith('done.mp4'))).toBe(
+      true,
+    );
     for (const l of lines) expect(l.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
-    const versions = JSON.parse(text('versions.json')) as { app: string; node: string; os: { platform: string; release: string } };
-    expect(versions).toMatchObject({ app: expect.any(String), node: process.versions.node, os: { platform: process.platform } });
+    const versions = JSON.parse(text('versions.json')) as {
+      app: string;
+      node: string;
+      os: { platform: string; release: string };
+    };
+    expect(versions).toMatchObject({
+      app: expect.any(String),
+      node: process.versions.node,
+      os: { platform: process.platform },
+    });
     const settings = JSON.parse(text('settings.json')) as Record<string, unknown>;
-    expect(settings).toMatchObject({ baseUrl: svc.info.baseUrl, email: svc.info.account.email, password: '(set)', apiKey: '(set)', dataDir });
+    expect(settings).toMatchObject({
+      baseUrl: svc.info.baseUrl,
+      email: svc.info.account.email,
+      password: '(set)',
+      apiKey: '(set)',
+      dataDir,
+    });
 
     // No secret in any entry: the password, the API key, a sign-in token (JWT), a presigned URL's signature.
     for (const n of names) {

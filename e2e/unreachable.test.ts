@@ -29,8 +29,29 @@ beforeAll(async () => {
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'unreachable-test-'));
   // A self-signed certificate, as a misconfigured proxy or a test box would present.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(work, 'key.pem'), '-out', join(work, 'cert.pem')], { stdio: 'ignore' });
-  tls = createHttpsServer({ key: readFileSync(join(work, 'key.pem')), cert: readFileSync(join(work, 'cert.pem')) }, (_req, res) => res.end('{}'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      join(work, 'key.pem'),
+      '-out',
+      join(work, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  tls = createHttpsServer(
+    { key: readFileSync(join(work, 'key.pem')), cert: readFileSync(join(work, 'cert.pem')) },
+    (_req, res) => res.end('{}'),
+  );
   await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
   // Accepts the connection and never says a word: a TLS handshake that never completes.
   silent = createTcpServer((s) => void sockets.push(s));
@@ -75,7 +96,9 @@ function card(name: string): string[] {
 }
 
 const statusOf = async (dataDir: string) =>
-  (JSON.parse((await cli(dataDir, ['status', '--json'])).stdout) as { captures: { state: string }[] }).captures.map((c) => c.state);
+  (JSON.parse((await cli(dataDir, ['status', '--json'])).stdout) as { captures: { state: string }[] }).captures.map(
+    (c) => c.state,
+  );
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
 const add = (dataDir: string, files: string[], env: Record<string, string>) =>
   cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...files], env);
@@ -84,10 +107,22 @@ describe('the capture gateway cannot be reached', () => {
   const apiPort = () => new URL(svc.info.baseUrl).port;
   const cases: [string, () => string, RegExp][] = [
     ['an untrusted TLS certificate', () => `https://127.0.0.1:${port(tls)}/gateway`, /certificate is not trusted/],
-    ['https on a port that speaks plain http (EPROTO)', () => `https://127.0.0.1:${apiPort()}/gateway`, /does not speak https/],
+    [
+      'https on a port that speaks plain http (EPROTO)',
+      () => `https://127.0.0.1:${apiPort()}/gateway`,
+      /does not speak https/,
+    ],
     ['a refused connection', () => `http://127.0.0.1:${port(silent) === 1 ? 2 : 1}/gateway`, /connection refused/],
-    ['a name that does not resolve', () => 'http://capture-gateway.invalid/gateway', /name capture-gateway\.invalid cannot be resolved/],
-    ['a wrong path (404 on the gateway\'s own paths)', () => `http://127.0.0.1:${apiPort()}/wrong-prefix`, /answers 404/],
+    [
+      'a name that does not resolve',
+      () => 'http://capture-gateway.invalid/gateway',
+      /name capture-gateway\.invalid cannot be resolved/,
+    ],
+    [
+      "a wrong path (404 on the gateway's own paths)",
+      () => `http://127.0.0.1:${apiPort()}/wrong-prefix`,
+      /answers 404/,
+    ],
   ];
 
   it.each(cases)('%s: said once for the queue, captures stay queued, add exits 3', async (name, url, cause) => {
@@ -115,7 +150,7 @@ describe('the capture gateway cannot be reached', () => {
 
   it('a TLS handshake that never completes (connect timeout): nothing was sent, captures stay queued', async () => {
     const dataDir = join(work, 'q-timeout');
-    const res = await add(dataDir, card('timeout'), { CAPTURE_BASE_URL: `https://127.0.0.1:${port(silent)}/gateway`});
+    const res = await add(dataDir, card('timeout'), { CAPTURE_BASE_URL: `https://127.0.0.1:${port(silent)}/gateway` });
     const out = res.stdout + res.stderr;
     expect(res.code, out).toBe(3);
     expect(out).toMatch(/Cannot reach the capture gateway at https:\/\/127\.0\.0\.1:\d+\/gateway: no answer within/);
@@ -124,17 +159,24 @@ describe('the capture gateway cannot be reached', () => {
 
   it.each([
     ['refused', () => `http://127.0.0.1:1/auth`, /connection refused/],
-    ['a wrong path (404), never read as a refusal of the account', () => `${new URL(svc.info.authUrl).origin}/no-auth-here`, /answers 404/],
-  ])('the sign-in service %s: said once as the sign-in address, captures stay queued, add exits 3', async (name, url, cause) => {
-    const dataDir = join(work, `q-auth-${name.replace(/\W+/g, '-')}`);
-    const res = await add(dataDir, card(`auth-${name.replace(/\W+/g, '-')}`), { CAPTURE_AUTH_URL: url() });
-    const out = res.stdout + res.stderr;
-    expect(res.code, out).toBe(3);
-    expect(count(out, /Cannot reach the sign-in service at /), out).toBe(1);
-    expect(out).toMatch(cause);
-    expect(out).not.toMatch(/refuses the account/);
-    expect(await statusOf(dataDir)).toEqual(['queued', 'queued']);
-  });
+    [
+      'a wrong path (404), never read as a refusal of the account',
+      () => `${new URL(svc.info.authUrl).origin}/no-auth-here`,
+      /answers 404/,
+    ],
+  ])(
+    'the sign-in service %s: said once as the sign-in address, captures stay queued, add exits 3',
+    async (name, url, cause) => {
+      const dataDir = join(work, `q-auth-${name.replace(/\W+/g, '-')}`);
+      const res = await add(dataDir, card(`auth-${name.replace(/\W+/g, '-')}`), { CAPTURE_AUTH_URL: url() });
+      const out = res.stdout + res.stderr;
+      expect(res.code, out).toBe(3);
+      expect(count(out, /Cannot reach the sign-in service at /), out).toBe(1);
+      expect(out).toMatch(cause);
+      expect(out).not.toMatch(/refuses the account/);
+      expect(await statusOf(dataDir)).toEqual(['queued', 'queued']);
+    },
+  );
 
   it('once the address is corrected, the next drain registers and uploads at once', async () => {
     const dataDir = join(work, 'q-corrected');
@@ -145,9 +187,12 @@ describe('the capture gateway cannot be reached', () => {
     expect(await statusOf(dataDir)).toEqual(['completed', 'completed']);
   });
 
-  it.each(['127.0.0.1:8080/gateway', 'capture.example.com/gateway', 'ftp://capture.example.com'])('refuses the address %s when it is set, naming the fix (exit 2)', async (url) => {
-    const res = await add(join(work, 'q-scheme'), card('scheme'), { CAPTURE_BASE_URL: url });
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/CAPTURE_BASE_URL .* must start with https:\/\/ \(or http:\/\/\)/);
-  });
+  it.each(['127.0.0.1:8080/gateway', 'capture.example.com/gateway', 'ftp://capture.example.com'])(
+    'refuses the address %s when it is set, naming the fix (exit 2)',
+    async (url) => {
+      const res = await add(join(work, 'q-scheme'), card('scheme'), { CAPTURE_BASE_URL: url });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/CAPTURE_BASE_URL .* must start with https:\/\/ \(or http:\/\/\)/);
+    },
+  );
 });

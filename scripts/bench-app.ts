@@ -29,17 +29,27 @@ const PORT = Number(process.env.E2E_PORT ?? 4180);
 
 /** The local service in a child process, as a TestService for the harness (info, admin, stop). */
 async function serviceProcess(dataDir: string): Promise<TestService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'e2e/service/cli.ts'), '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'e2e/service/cli.ts'), '--data-dir', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   const info = JSON.parse(line.replace(/^capture-service ready /, '')) as TestService['info'];
   const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${info.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${info.adminUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return { info, admin, stop: async () => void child.kill('SIGTERM') } as unknown as TestService;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bench-app-'));
-const server = await preview({ configFile: join(ROOT, 'renderer/vite.config.ts'), preview: { host: '127.0.0.1', port: PORT, strictPort: true } });
+const server = await preview({
+  configFile: join(ROOT, 'renderer/vite.config.ts'),
+  preview: { host: '127.0.0.1', port: PORT, strictPort: true },
+});
 const origin = `http://127.0.0.1:${PORT}`;
 let browser: Browser | undefined;
 let h: AppHarness | undefined;
@@ -49,7 +59,16 @@ try {
   await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 16 * 1024 * 1024 });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   h = await AppHarness.start(page, origin, { service: svc });
@@ -63,8 +82,27 @@ try {
       const name = (lens: number) => `VID_20261122_${String(100000 + i).padStart(6, '0')}_${lens}0_001.insv`;
       const id = queue.enqueueCapture(
         `recording ${i}`,
-        { project: 'p', structure, captureDateTime: '2026-11-22T10:00:00Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [0, 1].map((n) => ({ frameIndex: n + 1, fileName: name(n), contentType: 'video/insv', size: 5_000_000_000 })) },
-        [0, 1].map((n) => ({ path: `/card/${name(n)}`, fileName: name(n), contentType: 'video/insv', size: 5_000_000_000, mtimeMs: 1 })),
+        {
+          project: 'p',
+          structure,
+          captureDateTime: '2026-11-22T10:00:00Z',
+          type: 'interior',
+          mode: '360 Video',
+          sourceType: 'bot',
+          files: [0, 1].map((n) => ({
+            frameIndex: n + 1,
+            fileName: name(n),
+            contentType: 'video/insv',
+            size: 5_000_000_000,
+          })),
+        },
+        [0, 1].map((n) => ({
+          path: `/card/${name(n)}`,
+          fileName: name(n),
+          contentType: 'video/insv',
+          size: 5_000_000_000,
+          mtimeMs: 1,
+        })),
       );
       queue.setCaptureState(id, 'registered');
       for (const f of queue.filesOf(id)) setFileState(queue, f.id, 'paused');
@@ -75,11 +113,21 @@ try {
 
   const paths = [0, 1, 2, 3].map((i) => join(work, `walk-${i}.mp4`));
   for (const p of paths) writeFileSync(p, randomBytes(FILE_BYTES));
-  await h.invoke('capture:captures.register', paths.map((p) => ({ paths: [p], structure, type: 'interior' as const, capturedAt: '2026-11-22T10:00:00Z' })));
+  await h.invoke(
+    'capture:captures.register',
+    paths.map((p) => ({ paths: [p], structure, type: 'interior' as const, capturedAt: '2026-11-22T10:00:00Z' })),
+  );
   // The four are at the end of 10,000 rows: scrolled there, as an operator would look.
-  await page.getByTestId('queue-counts').filter({ hasText: `${UPLOADING} uploading` }).waitFor({ timeout: 60_000 });
+  await page
+    .getByTestId('queue-counts')
+    .filter({ hasText: `${UPLOADING} uploading` })
+    .waitFor({ timeout: 60_000 });
   await page.locator('.queue-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="file-row"][data-state="uploading"]').length >= n, UPLOADING, { timeout: 60_000 });
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-testid="file-row"][data-state="uploading"]').length >= n,
+    UPLOADING,
+    { timeout: 60_000 },
+  );
 
   // Frames: the longest gap between animation frames, and long animation frames as Chromium reports them.
   // (A string: tsx names functions with a helper the page does not have.)
@@ -99,14 +147,22 @@ try {
   await page.waitForTimeout(MEASURE_MS);
   const cpu = process.cpuUsage(cpu0);
   const wall = performance.now() - t0;
-  const frames = await page.evaluate(() => (window as unknown as { __bench: { longest: number; loaf: number; frames: number } }).__bench);
+  const frames = await page.evaluate(
+    () => (window as unknown as { __bench: { longest: number; loaf: number; frames: number } }).__bench,
+  );
   const uploading = await page.locator('[data-state="uploading"]').count();
   const summary = await page.getByTestId('queue-summary').textContent();
   const share = ((cpu.user + cpu.system) / 1000 / wall) * 100;
 
-  console.log(`queue: ${QUEUED.toLocaleString('en')} files, ${uploading} uploading while measured; screen: "${summary}"`);
-  console.log(`renderer: longest gap between frames ${frames.longest.toFixed(1)} ms (target ≤ 50 ms); longest long-animation-frame ${frames.loaf.toFixed(1)} ms; ${((frames.frames * 1000) / wall).toFixed(0)} frames/s`);
-  console.log(`main process + service worker CPU: ${share.toFixed(1)} % of a core over ${(wall / 1000).toFixed(1)} s (target < 10 %; includes Playwright's page bridge)`);
+  console.log(
+    `queue: ${QUEUED.toLocaleString('en')} files, ${uploading} uploading while measured; screen: "${summary}"`,
+  );
+  console.log(
+    `renderer: longest gap between frames ${frames.longest.toFixed(1)} ms (target ≤ 50 ms); longest long-animation-frame ${frames.loaf.toFixed(1)} ms; ${((frames.frames * 1000) / wall).toFixed(0)} frames/s`,
+  );
+  console.log(
+    `main process + service worker CPU: ${share.toFixed(1)} % of a core over ${(wall / 1000).toFixed(1)} s (target < 10 %; includes Playwright's page bridge)`,
+  );
 } finally {
   await h?.host.close();
   await h?.svc.stop();

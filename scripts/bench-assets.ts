@@ -18,7 +18,10 @@ import { ROOT } from './measure.js';
 
 /** The floors measured: shapes × points per shape. */
 const CASES = process.env.BENCH_ASSETS_CASES
-  ? process.env.BENCH_ASSETS_CASES.split(',').map((c) => ({ shapes: Number(c.split('x')[0]), points: Number(c.split('x')[1]) }))
+  ? process.env.BENCH_ASSETS_CASES.split(',').map((c) => ({
+      shapes: Number(c.split('x')[0]),
+      points: Number(c.split('x')[1]),
+    }))
   : [
       { shapes: 2000, points: 100 },
       { shapes: 2000, points: 8 },
@@ -85,13 +88,18 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
   const other = categories.find((c) => c.name === 'Ductwork')!;
   const all = h.svc.store.state.assets as unknown as SeedAsset[];
   const template = all.find((a) => a.structure === structure.id && a.category === category.id)!;
-  const kept = all.filter((a) => !(a.structure === structure.id && a.category === category.id) && !a._id.startsWith('floor-'));
+  const kept = all.filter(
+    (a) => !(a.structure === structure.id && a.category === category.id) && !a._id.startsWith('floor-'),
+  );
   // A grid of 50 columns; each shape a zigzag 30 units wide, rows 30 units apart.
   const floor: SeedAsset[] = Array.from({ length: shapes }, (_, i) => ({
     ...template,
     _id: `floor-${i}`,
     doNotTrack: false,
-    points: Array.from({ length: points }, (_, k) => ({ x: (i % 50) * 40 + (k * 30) / (points - 1), y: Math.floor(i / 50) * 30 + (k % 2) })),
+    points: Array.from({ length: points }, (_, k) => ({
+      x: (i % 50) * 40 + (k * 30) / (points - 1),
+      y: Math.floor(i / 50) * 30 + (k % 2),
+    })),
     stages: template.stages.map((s, n) => ({ ...s, percentage: (i * 7 + n * 13) % 101 })),
   }));
   all.splice(0, all.length, ...kept, ...floor);
@@ -106,21 +114,27 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
     await page.getByLabel('Category').selectOption({ label: category.name });
     const d = await drawn;
     draws.push(d.painted);
-    console.error(`  draw ${r + 1}/${DRAWS}: ${d.painted.toFixed(0)} ms (in the page after ${d.committed.toFixed(0)} ms)`);
+    console.error(
+      `  draw ${r + 1}/${DRAWS}: ${d.painted.toFixed(0)} ms (in the page after ${d.committed.toFixed(0)} ms)`,
+    );
   }
 
   // Hover: the mouse to a vertex of a shape spread over the floor, through the drawing's transform.
   const hovers: number[] = [];
   for (let r = 0; r < HOVERS; r++) {
     const i = (r * 997) % shapes;
-    const at = await page.getByTestId('asset-layer').evaluate((layer: SVGGElement, p) => {
-      const m = layer.getScreenCTM()!;
-      return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
-    }, floor[i]!.points[Math.floor(points / 2)]!);
+    const at = await page.getByTestId('asset-layer').evaluate(
+      (layer: SVGGElement, p) => {
+        const m = layer.getScreenCTM()!;
+        return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
+      },
+      floor[i]!.points[Math.floor(points / 2)]!,
+    );
     const felt = page.evaluate(`(${ARM_FEEDBACK})('mouseover')`) as Promise<number>;
     await page.mouse.move(at.x, at.y);
     hovers.push(await felt);
-    if (Number.isNaN(hovers.at(-1))) console.error(`  hover of shape ${i} at ${at.x.toFixed(0)},${at.y.toFixed(0)}: no feedback`);
+    if (Number.isNaN(hovers.at(-1)))
+      console.error(`  hover of shape ${i} at ${at.x.toFixed(0)},${at.y.toFixed(0)}: no feedback`);
     await page.mouse.move(2, 2);
   }
 
@@ -139,14 +153,27 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
   console.log(line('arrow-key focus', focuses, 50));
 }
 
-const server = await preview({ configFile: join(ROOT, 'renderer/vite.config.ts'), preview: { host: '127.0.0.1', port: 0 }, logLevel: 'silent' });
+const server = await preview({
+  configFile: join(ROOT, 'renderer/vite.config.ts'),
+  preview: { host: '127.0.0.1', port: 0 },
+  logLevel: 'silent',
+});
 const origin = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`;
 let browser: Browser | undefined;
 let h: AppHarness | undefined;
 try {
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   h = await AppHarness.start(page, origin);

@@ -5,5 +5,7 @@ import { parseArgs } from 'node:util';
 import { printFigures } from './bench/figures.js';
 import { md5Figures } from './bench/md5.js';
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, runs: { type: 'string', default: '2' } } });
+const { values: flags } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, runs: { type: 'string', default: '2' } },
+});
 printFigures(await md5Figures(Number(flags.runs), flags.quick ? 256 : 1024));

@@ -25,7 +25,9 @@ try {
   if (!batchOnly) {
     const svc = await startLocalService({ dataDir: join(work, 'service') });
     try {
-      console.log(`bench:queue: ${pairs} dual-lens pairs (${2 * pairs} files), local service in this process, built CLI, ${runs} runs`);
+      console.log(
+        `bench:queue: ${pairs} dual-lens pairs (${2 * pairs} files), local service in this process, built CLI, ${runs} runs`,
+      );
       printFigures(await queueFigures(svc, work, pairs, runs));
     } finally {
       await svc.close();

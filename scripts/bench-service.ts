@@ -56,7 +56,10 @@ async function fill(svc: TestService, total: number): Promise<void> {
       sourceType: 'bot',
       files: files.map((f, i) => ({ frameIndex: i + 1, fileName: f.name, contentType: 'video/insv', size: f.size })),
     }));
-    const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', { token, body: { captures } });
+    const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', {
+      token,
+      body: { captures },
+    });
     if (res.status !== 200) throw new Error(`add-capture answered ${res.status}`);
   }
 }
@@ -68,7 +71,9 @@ async function measure(svc: TestService) {
     last = (await registerCapture(svc, files)).captureId;
   });
   const token = await svc.token();
-  const status = await sample(SAMPLES, () => svc.gateway('GET', `/captures/api/v1/external-captures/${last}/upload-status`, { token }).then((r) => r.text()));
+  const status = await sample(SAMPLES, () =>
+    svc.gateway('GET', `/captures/api/v1/external-captures/${last}/upload-status`, { token }).then((r) => r.text()),
+  );
   return { add, status, held };
 }
 
@@ -82,12 +87,19 @@ try {
   const filled = (performance.now() - t) / 1000;
   const many = await measure(svc);
   const db = statSync(join(svc.dataDir, 'service-state.db')).size;
-  const fmt = (x: Sample) => `median ${x.p50.toFixed(2)} ms, p95 ${x.p95.toFixed(2)} ms, CPU ${x.cpu.toFixed(2)} ms a request`;
+  const fmt = (x: Sample) =>
+    `median ${x.p50.toFixed(2)} ms, p95 ${x.p95.toFixed(2)} ms, CPU ${x.cpu.toFixed(2)} ms a request`;
   console.log(`add-capture from ${few.held} captures:  ${fmt(few.add)}`);
-  console.log(`add-capture from ${many.held} captures: ${fmt(many.add)}  (ratios: median ${(many.add.p50 / few.add.p50).toFixed(2)}, CPU ${(many.add.cpu / few.add.cpu).toFixed(2)}; target ≈ 1)`);
+  console.log(
+    `add-capture from ${many.held} captures: ${fmt(many.add)}  (ratios: median ${(many.add.p50 / few.add.p50).toFixed(2)}, CPU ${(many.add.cpu / few.add.cpu).toFixed(2)}; target ≈ 1)`,
+  );
   console.log(`upload-status at ${few.held + SAMPLES} captures:  ${fmt(few.status)}`);
-  console.log(`upload-status at ${many.held + SAMPLES} captures: ${fmt(many.status)}  (ratios: median ${(many.status.p50 / few.status.p50).toFixed(2)}, CPU ${(many.status.cpu / few.status.cpu).toFixed(2)}; target ≈ 1)`);
-  console.log(`filling to ${MANY} captures (100 a request): ${filled.toFixed(1)} s; state database ${(db / 1024 / 1024).toFixed(1)} MiB`);
+  console.log(
+    `upload-status at ${many.held + SAMPLES} captures: ${fmt(many.status)}  (ratios: median ${(many.status.p50 / few.status.p50).toFixed(2)}, CPU ${(many.status.cpu / few.status.cpu).toFixed(2)}; target ≈ 1)`,
+  );
+  console.log(
+    `filling to ${MANY} captures (100 a request): ${filled.toFixed(1)} s; state database ${(db / 1024 / 1024).toFixed(1)} MiB`,
+  );
 } finally {
   await svc.stop();
 }

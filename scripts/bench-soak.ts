@@ -40,7 +40,8 @@ const FILES = Number(flags.files);
 const SIZE = Number(flags['size-mib']) * MiB;
 const EVERY_MS = Number(flags.every) * 1000;
 const SSE = flags.sse === 'none' ? null : flags.sse;
-if (SSE !== null && SSE !== 'aws:kms' && SSE !== 'sse-c') throw new Error(`--sse must be aws:kms, sse-c or none, not ${flags.sse}`);
+if (SSE !== null && SSE !== 'aws:kms' && SSE !== 'sse-c')
+  throw new Error(`--sse must be aws:kms, sse-c or none, not ${flags.sse}`);
 
 /** mulberry32: the same rotation on every run with the same seed. */
 function prng(seed: number): () => number {
@@ -57,12 +58,18 @@ const part = { target: 'storage', operation: 'UploadPart' } as const;
 /** The rotation: each entry a name and the rules it sets (none: a quiet spell), or a token expiry. */
 const FAULTS: { name: string; rules: FaultRuleInput[]; expireTokens?: boolean }[] = [
   { name: 'storage 500', rules: [{ ...part, times: 3, action: { type: 'status', status: 500 } }] },
-  { name: '503 SlowDown after storing (Retry-After 1)', rules: [{ ...part, times: 2, action: { type: 'statusAfterActing', status: 503 } }] },
+  {
+    name: '503 SlowDown after storing (Retry-After 1)',
+    rules: [{ ...part, times: 2, action: { type: 'statusAfterActing', status: 503 } }],
+  },
   { name: '500 after storing', rules: [{ ...part, times: 2, action: { type: 'statusAfterActing', status: 500 } }] },
   { name: 'HTML 403 from a proxy', rules: [{ ...part, times: 6, action: { type: 'html', status: 403 } }] },
   { name: 'reset after the last byte', rules: [{ ...part, times: 3, action: { type: 'reset', afterBytes: PART } }] },
   { name: 'reset mid-part', rules: [{ ...part, times: 2, action: { type: 'reset', afterBytes: MiB } }] },
-  { name: 'gateway 502 on presign', rules: [{ target: 'gateway', operation: 'presign-missing', times: 2, action: { type: 'status', status: 502 } }] },
+  {
+    name: 'gateway 502 on presign',
+    rules: [{ target: 'gateway', operation: 'presign-missing', times: 2, action: { type: 'status', status: 502 } }],
+  },
   { name: 'every token expired', rules: [], expireTokens: true },
   { name: 'quiet', rules: [] },
 ];
@@ -92,7 +99,13 @@ try {
   const warnings: string[] = [];
   const u = openUploader({
     dataDir: join(work, 'queue'),
-    gateway: { baseUrl: svc.info.baseUrl, authUrl: svc.info.authUrl, apiKey: svc.info.apiKey, projectId: svc.info.projectId, ...svc.info.account },
+    gateway: {
+      baseUrl: svc.info.baseUrl,
+      authUrl: svc.info.authUrl,
+      apiKey: svc.info.apiKey,
+      projectId: svc.info.projectId,
+      ...svc.info.account,
+    },
     partRetry: recommendedRetryPolicy(100, 100),
     apiRetry: recommendedRetryPolicy(100, 100),
     retrySchedule: { delayMs: (attempt) => Math.min(1000 * 2 ** attempt, 10_000) },
@@ -127,12 +140,20 @@ try {
   for (const f of summary.completed) {
     const key = svc.store.state.uploads[f.uploadId!]!.key;
     const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-    const got = createHash('sha256').update(await res.Body!.transformToByteArray()).digest('hex');
+    const got = createHash('sha256')
+      .update(await res.Body!.transformToByteArray())
+      .digest('hex');
     if (got === (await sha256File(f.path))) identical++;
   }
-  console.log(`soak: ${FILES} × ${SIZE / MiB} MiB at ${flags['storage-mibps']} MiB/s, a fault every ${EVERY_MS / 1000} s (seed ${flags.seed}), SSE ${SSE ?? 'none'}, ${seconds.toFixed(1)} s`);
-  console.log(`  completed ${summary.completed.length}/${FILES}, objects byte-identical ${identical}/${FILES}; failed ${summary.failed.length}, waiting ${summary.waiting.length}, needing a person ${summary.needsAttention.length}`);
-  console.log(`  UploadPart requests ${puts} for ${totalParts} parts (${puts - totalParts} again); parts stored ${svc.storage.stats.partsStored}, stored over an existing copy ${svc.storage.stats.partsReplaced}`);
+  console.log(
+    `soak: ${FILES} × ${SIZE / MiB} MiB at ${flags['storage-mibps']} MiB/s, a fault every ${EVERY_MS / 1000} s (seed ${flags.seed}), SSE ${SSE ?? 'none'}, ${seconds.toFixed(1)} s`,
+  );
+  console.log(
+    `  completed ${summary.completed.length}/${FILES}, objects byte-identical ${identical}/${FILES}; failed ${summary.failed.length}, waiting ${summary.waiting.length}, needing a person ${summary.needsAttention.length}`,
+  );
+  console.log(
+    `  UploadPart requests ${puts} for ${totalParts} parts (${puts - totalParts} again); parts stored ${svc.storage.stats.partsStored}, stored over an existing copy ${svc.storage.stats.partsReplaced}`,
+  );
   console.log(`  faults: ${[...fired].map(([n, c]) => `${n} ×${c}`).join(', ')}`);
   if (summary.blocked) console.log(`  queue blocked: ${summary.blocked}`);
   for (const w of new Set(warnings)) console.log(`  warning: ${w}`);

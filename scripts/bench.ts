@@ -36,7 +36,17 @@ import type { LocalService } from '../e2e/service/index.js';
 import type { Figure } from './bench/figures.js';
 import { printFigures } from './bench/figures.js';
 import { curlPuts } from './bench/curl.js';
-import { CONCURRENCY, MiB, awsCopy, makeFile, md5CpuPerGiB, md5LanesCpuPerGiB, plainPuts, rateFromFirstByte, uploaderDrain } from './bench/flow.js';
+import {
+  CONCURRENCY,
+  MiB,
+  awsCopy,
+  makeFile,
+  md5CpuPerGiB,
+  md5LanesCpuPerGiB,
+  plainPuts,
+  rateFromFirstByte,
+  uploaderDrain,
+} from './bench/flow.js';
 import { mainThreadFigures } from './bench/main-thread.js';
 import { relayFigures } from './bench/relay.js';
 import { offloadFigures } from './bench/offload.js';
@@ -47,7 +57,13 @@ import { md5Figures } from './bench/md5.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
 const { values: flags } = parseArgs({
-  options: { runs: { type: 'string', default: '2' }, only: { type: 'string', default: 'throughput,memory,bandwidth,queue' }, pairs: { type: 'string', default: '5000' }, files: { type: 'string', default: '10000' }, gib: { type: 'string', default: '4' } },
+  options: {
+    runs: { type: 'string', default: '2' },
+    only: { type: 'string', default: 'throughput,memory,bandwidth,queue' },
+    pairs: { type: 'string', default: '5000' },
+    files: { type: 'string', default: '10000' },
+    gib: { type: 'string', default: '4' },
+  },
 });
 const RUNS = Number(flags.runs);
 const SECTIONS = new Set(flags.only.split(','));
@@ -100,19 +116,115 @@ async function throughput(): Promise<Figure[]> {
   });
   const ratio = (a: number[], b: number[]) => a.map((v, i) => v / b[i]!);
   return [
-    { name: '1 GiB: uploader / plain presigned PUTs', values: ratio(ours, plain), unit: '', better: 'higher', limit: 0.9, digits: 2, note: 'same run' },
-    { name: '1 GiB: uploader / curl', values: ratio(ours, curl), unit: '', better: 'higher', limit: 0.95, digits: 2, note: 'same run; curl from registration, the uploader from process start' },
-    { name: '1 GiB: curl (C client)', values: curl, unit: 'MiB/s', better: 'higher', digits: 0, note: `the same parts, ${CONCURRENCY} at once (--parallel), from registration` },
-    { name: '1 GiB: curl CPU', values: curlCpu, unit: 's/GiB', better: 'lower', digits: 2, note: 'no MD5: curl does not check ETags' },
-    { name: '1 GiB: uploader / AWS CLI', values: ratio(ours, aws), unit: '', better: 'higher', limit: 1.0, digits: 2, note: 'same run; both timed from process start' },
-    { name: '1 GiB: uploader', values: ours, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from process start, sign-in included' },
-    { name: '1 GiB: plain presigned PUTs', values: plain, unit: 'MiB/s', better: 'higher', digits: 0, note: 'from registration' },
-    { name: '1 GiB: AWS CLI (aws s3 cp)', values: aws, unit: 'MiB/s', better: 'higher', digits: 0, note: '8 MiB parts, 10 at once' },
-    { name: '1 GiB: uploader CPU', values: cpu, unit: 's/GiB', better: 'lower', limit: 1.8, digits: 2, note: 'user + system, whole process, every thread; MD5 of every byte included' },
-    { name: '1 GiB: uploader CPU / (curl CPU + MD5)', values: cpu.map((c, i) => c / (curlCpu[i]! + lanes[i]!)), unit: '', better: 'lower', limit: 1.3, digits: 2, note: 'same run: what the client spends beyond a C client that sends the bytes and the MD5 it must compute' },
-    { name: '1 GiB: uploader CPU less its MD5', values: cpu.map((c, i) => c - lanes[i]!), unit: 's/GiB', better: 'lower', digits: 2, note: 'the four-lane MD5 measured in the same run subtracted' },
-    { name: 'MD5 of 1 GiB, four parts at once', values: lanes, unit: 's/GiB', better: 'lower', digits: 2, note: 'the uploader\'s SIMD kernel (main/hash/local-md5.ts)' },
-    { name: 'MD5 of 1 GiB on this machine', values: md5, unit: 's/GiB', better: 'lower', digits: 2, note: 'node:crypto (OpenSSL), one stream' },
+    {
+      name: '1 GiB: uploader / plain presigned PUTs',
+      values: ratio(ours, plain),
+      unit: '',
+      better: 'higher',
+      limit: 0.9,
+      digits: 2,
+      note: 'same run',
+    },
+    {
+      name: '1 GiB: uploader / curl',
+      values: ratio(ours, curl),
+      unit: '',
+      better: 'higher',
+      limit: 0.95,
+      digits: 2,
+      note: 'same run; curl from registration, the uploader from process start',
+    },
+    {
+      name: '1 GiB: curl (C client)',
+      values: curl,
+      unit: 'MiB/s',
+      better: 'higher',
+      digits: 0,
+      note: `the same parts, ${CONCURRENCY} at once (--parallel), from registration`,
+    },
+    {
+      name: '1 GiB: curl CPU',
+      values: curlCpu,
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: 'no MD5: curl does not check ETags',
+    },
+    {
+      name: '1 GiB: uploader / AWS CLI',
+      values: ratio(ours, aws),
+      unit: '',
+      better: 'higher',
+      limit: 1.0,
+      digits: 2,
+      note: 'same run; both timed from process start',
+    },
+    {
+      name: '1 GiB: uploader',
+      values: ours,
+      unit: 'MiB/s',
+      better: 'higher',
+      digits: 0,
+      note: 'from process start, sign-in included',
+    },
+    {
+      name: '1 GiB: plain presigned PUTs',
+      values: plain,
+      unit: 'MiB/s',
+      better: 'higher',
+      digits: 0,
+      note: 'from registration',
+    },
+    {
+      name: '1 GiB: AWS CLI (aws s3 cp)',
+      values: aws,
+      unit: 'MiB/s',
+      better: 'higher',
+      digits: 0,
+      note: '8 MiB parts, 10 at once',
+    },
+    {
+      name: '1 GiB: uploader CPU',
+      values: cpu,
+      unit: 's/GiB',
+      better: 'lower',
+      limit: 1.8,
+      digits: 2,
+      note: 'user + system, whole process, every thread; MD5 of every byte included',
+    },
+    {
+      name: '1 GiB: uploader CPU / (curl CPU + MD5)',
+      values: cpu.map((c, i) => c / (curlCpu[i]! + lanes[i]!)),
+      unit: '',
+      better: 'lower',
+      limit: 1.3,
+      digits: 2,
+      note: 'same run: what the client spends beyond a C client that sends the bytes and the MD5 it must compute',
+    },
+    {
+      name: '1 GiB: uploader CPU less its MD5',
+      values: cpu.map((c, i) => c - lanes[i]!),
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: 'the four-lane MD5 measured in the same run subtracted',
+    },
+    {
+      name: 'MD5 of 1 GiB, four parts at once',
+      values: lanes,
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: "the uploader's SIMD kernel (main/hash/local-md5.ts)",
+    },
+    {
+      name: 'MD5 of 1 GiB on this machine',
+      values: md5,
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: 'node:crypto (OpenSSL), one stream',
+    },
     { name: '1 GiB: AWS CLI CPU', values: awsCpu, unit: 's/GiB', better: 'lower', digits: 2 },
     { name: '1 GiB: uploader peak RSS', values: rss, unit: 'MB', better: 'lower', limit: 100, digits: 0 },
   ];
@@ -133,7 +245,14 @@ async function memory(): Promise<Figure[]> {
       }
     });
     const size = mib < 1024 ? `${mib} MiB` : `${mib / 1024} GiB`;
-    figures.push({ name: `${size}: uploader peak RSS`, values: rss, unit: 'MB', better: 'lower', limit: 100, digits: 0 });
+    figures.push({
+      name: `${size}: uploader peak RSS`,
+      values: rss,
+      unit: 'MB',
+      better: 'lower',
+      limit: 100,
+      digits: 0,
+    });
     figures.push({ name: `${size}: uploader CPU`, values: cpu, unit: 's/GiB', better: 'lower', limit: 1.5, digits: 2 });
   }
   return figures;
@@ -153,17 +272,28 @@ async function bandwidth(): Promise<Figure[]> {
       }
     });
     const label = cap >= MiB ? `${cap / MiB} MiB/s` : `${cap / 1024} KiB/s`;
-    figures.push({ name: `64 MiB under ${label}: rate / limit`, values: ratios, unit: '', better: 'higher', limit: 0.95, digits: 3, note: 'from the first byte sent to the last' });
+    figures.push({
+      name: `64 MiB under ${label}: rate / limit`,
+      values: ratios,
+      unit: '',
+      better: 'higher',
+      limit: 0.95,
+      digits: 3,
+      note: 'from the first byte sent to the last',
+    });
   }
   return figures;
 }
 
-console.log(`bench: ${RUNS} run(s) of each figure; concurrency ${CONCURRENCY}, 5 MiB parts, local service on loopback; ${flags.only}`);
+console.log(
+  `bench: ${RUNS} run(s) of each figure; concurrency ${CONCURRENCY}, 5 MiB parts, local service on loopback; ${flags.only}`,
+);
 const figures: Figure[] = [];
 if (SECTIONS.has('throughput')) figures.push(...(await throughput()));
 if (SECTIONS.has('memory')) figures.push(...(await memory()));
 if (SECTIONS.has('bandwidth')) figures.push(...(await bandwidth()));
-if (SECTIONS.has('queue')) figures.push(...(await withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), Math.max(RUNS, 3)))));
+if (SECTIONS.has('queue'))
+  figures.push(...(await withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), Math.max(RUNS, 3)))));
 if (SECTIONS.has('main-thread')) {
   const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
   try {

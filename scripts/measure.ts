@@ -36,7 +36,12 @@ export async function runCli(env: NodeJS.ProcessEnv, args: string[], traceWrites
   const probeDir = mkdtempSync(join(tmpdir(), 'capture-rusage-'));
   const probeFile = join(probeDir, 'rusage.json');
   const profDir = process.env.BENCH_CPU_PROF;
-  const nodeArgs = [...binFlags(), '--import', `${ROOT}scripts/rusage-probe.mjs`, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])];
+  const nodeArgs = [
+    ...binFlags(),
+    '--import',
+    `${ROOT}scripts/rusage-probe.mjs`,
+    ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+  ];
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, `${ROOT}dist/cli/capture-uploader.js`, ...args], {
     cwd: ROOT,
@@ -64,9 +69,18 @@ export async function runCli(env: NodeJS.ProcessEnv, args: string[], traceWrites
   const seconds = (performance.now() - started) / 1000;
   try {
     if (code !== 0) throw new Error(`capture-uploader ${args.join(' ')} exited with ${code}: ${stderr}`);
-    const usage = JSON.parse(readFileSync(probeFile, 'utf8')) as { userCPUTime: number; systemCPUTime: number; maxRSS: number };
+    const usage = JSON.parse(readFileSync(probeFile, 'utf8')) as {
+      userCPUTime: number;
+      systemCPUTime: number;
+      maxRSS: number;
+    };
     // resourceUsage(): CPU times in µs, maxRSS in KiB.
-    return { seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, peakRss: usage.maxRSS * 1024, writes };
+    return {
+      seconds,
+      cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+      peakRss: usage.maxRSS * 1024,
+      writes,
+    };
   } finally {
     rmSync(probeDir, { recursive: true, force: true });
   }

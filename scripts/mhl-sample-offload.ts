@@ -35,7 +35,9 @@ const r = await offloadCard(card.root, {
 });
 const failed = r.files.filter((f) => !f.verified);
 if (failed.length !== 1 || failed[0]!.source !== broken) {
-  process.stderr.write(`The sample offload did not fail exactly ${broken}: ${JSON.stringify(failed.map((f) => f.source))}\n`);
+  process.stderr.write(
+    `The sample offload did not fail exactly ${broken}: ${JSON.stringify(failed.map((f) => f.source))}\n`,
+  );
   process.exit(1);
 }
 const rel = (p: string) => relative(r.destination, p);

@@ -41,7 +41,8 @@ for (const [id, us] of self) {
   fns.set(name, (fns.get(name) ?? 0) + us);
   origins.set(origin(url), (origins.get(origin(url)) ?? 0) + us);
 }
-const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / totalUs).toFixed(1).padStart(5)} %`;
+const ms = (us: number) =>
+  `${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / totalUs).toFixed(1).padStart(5)} %`;
 console.log(`${file}: ${(totalUs / 1e6).toFixed(2)} s wall, ${profile.samples.length} samples`);
 console.log('\nself time by function');
 for (const [name, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(`${ms(us)}  ${name}`);

@@ -28,19 +28,84 @@ interface Shot {
 
 /** The chosen pictures, in the README's order. */
 export const SHOTS: readonly Shot[] = [
-  { file: 'queue-820x560.png', from: 'queue-rows-small.png', spec: 'e2e/app/queue-rows.e2e.ts', title: 'one line per capture at 820×560' },
-  { file: 'waiting-for-storage.png', from: '18-waiting-for-storage-large.png', spec: 'e2e/app/screen.e2e.ts', title: 'storage cut' },
-  { file: 'warnings-before-confirm.png', from: '18-warnings-before-confirm-large.png', spec: 'e2e/app/screen.e2e.ts', title: 'warnings travel to the finish line' },
-  { file: 'finish-with-warnings.png', from: '18-finish-with-warnings-large.png', spec: 'e2e/app/screen.e2e.ts', title: 'warnings travel to the finish line' },
-  { file: 'morning-summary.png', from: '18-morning-summary-large.png', spec: 'e2e/app/screen.e2e.ts', title: 'storage cut' },
-  { file: 'keyboard-range-focus.png', from: '30-keyboard-range-focus-large.png', spec: 'e2e/app/keyboard.e2e.ts', title: 'by keyboard alone in at most 40 key presses' },
-  { file: 'card-safe-to-remove.png', from: '31-card-safe-to-remove-large.png', spec: 'e2e/app/card-import.e2e.ts', title: 'a card that appears is offered' },
-  { file: 'card-copying-register.png', from: '33-card-copying-register-large.png', spec: 'e2e/app/card-place-while-copying.e2e.ts', title: 'recordings placed while their card is copied' },
-  { file: 'queue-waiting-for-copy.png', from: '34-queue-waiting-for-copy-large.png', spec: 'e2e/app/card-place-while-copying.e2e.ts', title: 'recordings placed while their card is copied' },
-  { file: 'register-thumbnails.png', from: '40-register-thumbnails-large.png', spec: 'e2e/app/thumbnails.e2e.ts', title: 'first frame' },
-  { file: 'office-progress.png', from: 'office-progress-entry-form-large.png', spec: 'e2e/app/records-a11y.e2e.ts', title: 'the Progress workspace: calendar' },
-  { file: 'queue-dark.png', from: 'queue-dark-large.png', spec: 'e2e/app/dark-theme.e2e.ts', title: 'the upload screen: registration table, queue with rows, and Settings (dark)' },
-  { file: 'office-assets.png', from: 'office-assets-drawing-large.png', spec: 'e2e/app/records-a11y.e2e.ts', title: 'the Assets view: drawing' },
+  {
+    file: 'queue-820x560.png',
+    from: 'queue-rows-small.png',
+    spec: 'e2e/app/queue-rows.e2e.ts',
+    title: 'one line per capture at 820×560',
+  },
+  {
+    file: 'waiting-for-storage.png',
+    from: '18-waiting-for-storage-large.png',
+    spec: 'e2e/app/screen.e2e.ts',
+    title: 'storage cut',
+  },
+  {
+    file: 'warnings-before-confirm.png',
+    from: '18-warnings-before-confirm-large.png',
+    spec: 'e2e/app/screen.e2e.ts',
+    title: 'warnings travel to the finish line',
+  },
+  {
+    file: 'finish-with-warnings.png',
+    from: '18-finish-with-warnings-large.png',
+    spec: 'e2e/app/screen.e2e.ts',
+    title: 'warnings travel to the finish line',
+  },
+  {
+    file: 'morning-summary.png',
+    from: '18-morning-summary-large.png',
+    spec: 'e2e/app/screen.e2e.ts',
+    title: 'storage cut',
+  },
+  {
+    file: 'keyboard-range-focus.png',
+    from: '30-keyboard-range-focus-large.png',
+    spec: 'e2e/app/keyboard.e2e.ts',
+    title: 'by keyboard alone in at most 40 key presses',
+  },
+  {
+    file: 'card-safe-to-remove.png',
+    from: '31-card-safe-to-remove-large.png',
+    spec: 'e2e/app/card-import.e2e.ts',
+    title: 'a card that appears is offered',
+  },
+  {
+    file: 'card-copying-register.png',
+    from: '33-card-copying-register-large.png',
+    spec: 'e2e/app/card-place-while-copying.e2e.ts',
+    title: 'recordings placed while their card is copied',
+  },
+  {
+    file: 'queue-waiting-for-copy.png',
+    from: '34-queue-waiting-for-copy-large.png',
+    spec: 'e2e/app/card-place-while-copying.e2e.ts',
+    title: 'recordings placed while their card is copied',
+  },
+  {
+    file: 'register-thumbnails.png',
+    from: '40-register-thumbnails-large.png',
+    spec: 'e2e/app/thumbnails.e2e.ts',
+    title: 'first frame',
+  },
+  {
+    file: 'office-progress.png',
+    from: 'office-progress-entry-form-large.png',
+    spec: 'e2e/app/records-a11y.e2e.ts',
+    title: 'the Progress workspace: calendar',
+  },
+  {
+    file: 'queue-dark.png',
+    from: 'queue-dark-large.png',
+    spec: 'e2e/app/dark-theme.e2e.ts',
+    title: 'the upload screen: registration table, queue with rows, and Settings (dark)',
+  },
+  {
+    file: 'office-assets.png',
+    from: 'office-assets-drawing-large.png',
+    spec: 'e2e/app/records-a11y.e2e.ts',
+    title: 'the Assets view: drawing',
+  },
 ];
 
 /** Regex metacharacters escaped, so a title fragment is matched as written. */

@@ -1,15 +1,46 @@
 import { describe, expect, it } from 'vitest';
-import { categorySizing, drawnLength, planUnitMetres, polygonArea, quantityIn, shapeKind, stageWork, workPhrase } from './asset-measure.js';
+import {
+  categorySizing,
+  drawnLength,
+  planUnitMetres,
+  polygonArea,
+  quantityIn,
+  shapeKind,
+  stageWork,
+  workPhrase,
+} from './asset-measure.js';
 
 // An asset's quantity by its shape and in each stage's unit (progress-records-interface.md §2).
-const wall = { shape: 'Polyline', points: [{ x: 0, y: 0 }, { x: 30, y: 0 }, { x: 30, y: 40 }] }; // 70 m run
-const slab = { shape: 'Polygon', points: [{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 10, y: 6 }, { x: 0, y: 6 }] }; // 60 m², 32 m round
+const wall = {
+  shape: 'Polyline',
+  points: [
+    { x: 0, y: 0 },
+    { x: 30, y: 0 },
+    { x: 30, y: 40 },
+  ],
+}; // 70 m run
+const slab = {
+  shape: 'Polygon',
+  points: [
+    { x: 0, y: 0 },
+    { x: 10, y: 0 },
+    { x: 10, y: 6 },
+    { x: 0, y: 6 },
+  ],
+}; // 60 m², 32 m round
 const damper = { shape: 'Point', points: [{ x: 4, y: 4 }] };
 const metric = { uom: 'm', height: 3 };
 
 describe('shapeKind', () => {
   it('reads the interface’s "Polyline" and the shapes it leaves open, whatever their case', () => {
-    expect(['Polyline', 'polygon', 'POINT', 'LineString', 'Circle', undefined].map(shapeKind)).toEqual(['polyline', 'polygon', 'point', 'polyline', 'other', 'polyline']);
+    expect(['Polyline', 'polygon', 'POINT', 'LineString', 'Circle', undefined].map(shapeKind)).toEqual([
+      'polyline',
+      'polygon',
+      'point',
+      'polyline',
+      'other',
+      'polyline',
+    ]);
   });
 });
 
@@ -49,7 +80,14 @@ describe('stageWork', () => {
     const st = { _id: 's1', uom: 'm' };
     const assets = [
       { ...wall, stages: [{ _id: 's1', percentage: 50 }] },
-      { ...wall, points: [{ x: 0, y: 0 }, { x: 0, y: 30 }], stages: [] },
+      {
+        ...wall,
+        points: [
+          { x: 0, y: 0 },
+          { x: 0, y: 30 },
+        ],
+        stages: [],
+      },
       { ...wall, doNotTrack: true, stages: [{ _id: 's1', percentage: 100 }] },
       { ...damper, stages: [{ _id: 's1', percentage: 100 }] },
     ];
@@ -63,7 +101,12 @@ describe('stageWork', () => {
 describe('categorySizing', () => {
   it('sizes a category by its unit and its shapes, and falls back to drawn length in plan units', () => {
     const walls = categorySizing({ uom: 'm2', height: 3 }, [wall]);
-    expect([walls.dimension, walls.unit, walls.note, walls.size(wall)]).toEqual(['area', 'm2', 'area in m2: drawn length × height 3', 210]);
+    expect([walls.dimension, walls.unit, walls.note, walls.size(wall)]).toEqual([
+      'area',
+      'm2',
+      'area in m2: drawn length × height 3',
+      210,
+    ]);
     const slabs = categorySizing({ uom: 'm2', height: 0.25 }, [slab]);
     expect([slabs.note, slabs.size(slab)]).toEqual(['area in m2: the drawn outlines', 60]);
     expect(categorySizing({ uom: 'ea', height: null }, [damper]).note).toBe('counted in ea');
@@ -71,4 +114,3 @@ describe('categorySizing', () => {
     expect([unknown.dimension, unknown.unit, unknown.size(wall)]).toEqual([null, 'plan units', 70]);
   });
 });
-

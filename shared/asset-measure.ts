@@ -27,11 +27,38 @@ export function shapeKind(shape: string | null | undefined): ShapeKind {
 
 /** Units this client converts, as [dimension, size in metres (m², m³) or 1 for a count]. */
 const UNITS: Record<string, [Dimension, number]> = {
-  m: ['length', 1], mm: ['length', 0.001], cm: ['length', 0.01], km: ['length', 1000],
-  ft: ['length', 0.3048], lf: ['length', 0.3048], in: ['length', 0.0254], yd: ['length', 0.9144],
-  m2: ['area', 1], 'm²': ['area', 1], sqm: ['area', 1], ft2: ['area', 0.09290304], 'ft²': ['area', 0.09290304], sqft: ['area', 0.09290304], sf: ['area', 0.09290304], yd2: ['area', 0.83612736],
-  m3: ['volume', 1], 'm³': ['volume', 1], cum: ['volume', 1], ft3: ['volume', 0.028316846592], cf: ['volume', 0.028316846592], yd3: ['volume', 0.764554857984], cy: ['volume', 0.764554857984],
-  ea: ['count', 1], each: ['count', 1], no: ['count', 1], nos: ['count', 1], nr: ['count', 1], pc: ['count', 1], pcs: ['count', 1], unit: ['count', 1], units: ['count', 1],
+  m: ['length', 1],
+  mm: ['length', 0.001],
+  cm: ['length', 0.01],
+  km: ['length', 1000],
+  ft: ['length', 0.3048],
+  lf: ['length', 0.3048],
+  in: ['length', 0.0254],
+  yd: ['length', 0.9144],
+  m2: ['area', 1],
+  'm²': ['area', 1],
+  sqm: ['area', 1],
+  ft2: ['area', 0.09290304],
+  'ft²': ['area', 0.09290304],
+  sqft: ['area', 0.09290304],
+  sf: ['area', 0.09290304],
+  yd2: ['area', 0.83612736],
+  m3: ['volume', 1],
+  'm³': ['volume', 1],
+  cum: ['volume', 1],
+  ft3: ['volume', 0.028316846592],
+  cf: ['volume', 0.028316846592],
+  yd3: ['volume', 0.764554857984],
+  cy: ['volume', 0.764554857984],
+  ea: ['count', 1],
+  each: ['count', 1],
+  no: ['count', 1],
+  nos: ['count', 1],
+  nr: ['count', 1],
+  pc: ['count', 1],
+  pcs: ['count', 1],
+  unit: ['count', 1],
+  units: ['count', 1],
 };
 
 /** A unit's dimension and size (see UNITS), or undefined for a unit this client does not know (tonnes, hours…). */
@@ -86,7 +113,11 @@ export interface UnitSpec {
  * (a point's length, an unknown shape's anything but its count) or the unit is not known, or its
  * `measurement` names another dimension than the unit's.
  */
-export function quantityIn(a: Shaped, unit: UnitSpec, category: { uom: string; height: number | null }): number | undefined {
+export function quantityIn(
+  a: Shaped,
+  unit: UnitSpec,
+  category: { uom: string; height: number | null },
+): number | undefined {
   const u = unitOf(unit.uom);
   if (!u) return undefined;
   const [dim, size] = u;
@@ -166,10 +197,19 @@ export interface CategorySizing {
 }
 
 /** The sizing of `assets` in `category` (see CategorySizing). */
-export function categorySizing(category: { uom: string; height: number | null }, assets: readonly Shaped[]): CategorySizing {
+export function categorySizing(
+  category: { uom: string; height: number | null },
+  assets: readonly Shaped[],
+): CategorySizing {
   const unit = unitOf(category.uom);
   const measurable = Boolean(unit) && assets.some((a) => quantityIn(a, { uom: category.uom }, category) !== undefined);
-  if (!measurable) return { dimension: null, unit: 'plan units', size: (a) => drawnLength(a) ?? 0, note: 'drawn length in plan units; the category’s unit cannot be derived from it' };
+  if (!measurable)
+    return {
+      dimension: null,
+      unit: 'plan units',
+      size: (a) => drawnLength(a) ?? 0,
+      note: 'drawn length in plan units; the category’s unit cannot be derived from it',
+    };
   const dimension = unit![0];
   const lines = assets.some((a) => shapeKind(a.shape) === 'polyline');
   const note =
@@ -184,4 +224,3 @@ export function categorySizing(category: { uom: string; height: number | null },
           : `counted in ${category.uom}`;
   return { dimension, unit: category.uom, size: (a) => quantityIn(a, { uom: category.uom }, category) ?? 0, note };
 }
-

@@ -8,16 +8,39 @@ const stages = [
 
 describe('asset legend', () => {
   it('measures polylines and finds the latest stage with progress', () => {
-    expect(polylineLength([{ x: 0, y: 0 }, { x: 3, y: 4 }, { x: 3, y: 10 }])).toBe(11);
-    expect(reachedStage(stages, { points: [], stages: [{ _id: 'f', percentage: 100 }, { _id: 'b', percentage: 20 }] })?.name).toBe('Boarded');
+    expect(
+      polylineLength([
+        { x: 0, y: 0 },
+        { x: 3, y: 4 },
+        { x: 3, y: 10 },
+      ]),
+    ).toBe(11);
+    expect(
+      reachedStage(stages, {
+        points: [],
+        stages: [
+          { _id: 'f', percentage: 100 },
+          { _id: 'b', percentage: 20 },
+        ],
+      })?.name,
+    ).toBe('Boarded');
     expect(reachedStage(stages, { points: [], stages: [{ _id: 'f', percentage: 0 }] })).toBeNull();
   });
 
   it('counts assets per stage in sequence, with their share of the length, leaving doNotTrack out', () => {
-    const line = (len: number) => [{ x: 0, y: 0 }, { x: len, y: 0 }];
+    const line = (len: number) => [
+      { x: 0, y: 0 },
+      { x: len, y: 0 },
+    ];
     const totals = stageTotals(stages, [
       { points: line(10), stages: [{ _id: 'f', percentage: 100 }] },
-      { points: line(30), stages: [{ _id: 'f', percentage: 100 }, { _id: 'b', percentage: 50 }] },
+      {
+        points: line(30),
+        stages: [
+          { _id: 'f', percentage: 100 },
+          { _id: 'b', percentage: 50 },
+        ],
+      },
       { points: line(60), stages: [] },
       { points: line(1000), doNotTrack: true, stages: [{ _id: 'b', percentage: 100 }] },
     ]);
@@ -46,11 +69,35 @@ describe('progressFraction', () => {
   const line = (stagesOf: { _id: string; percentage: number }[]) => ({ points: [], stages: stagesOf });
   it('is the mean of the stages percentages, so 5 % of one stage is far from all done', () => {
     expect(progressFraction(stages, line([{ _id: 'a', percentage: 10 }]))).toBeCloseTo(0.05);
-    expect(progressFraction(stages, line([{ _id: 'a', percentage: 100 }, { _id: 'b', percentage: 100 }]))).toBe(1);
-    expect(progressFraction(stages, line([{ _id: 'a', percentage: 100 }, { _id: 'b', percentage: 50 }]))).toBe(0.75);
+    expect(
+      progressFraction(
+        stages,
+        line([
+          { _id: 'a', percentage: 100 },
+          { _id: 'b', percentage: 100 },
+        ]),
+      ),
+    ).toBe(1);
+    expect(
+      progressFraction(
+        stages,
+        line([
+          { _id: 'a', percentage: 100 },
+          { _id: 'b', percentage: 50 },
+        ]),
+      ),
+    ).toBe(0.75);
   });
   it('counts unknown stages as nothing, clamps percentages, and is 0 without stages', () => {
-    expect(progressFraction(stages, line([{ _id: 'x', percentage: 100 }, { _id: 'a', percentage: 150 }]))).toBe(0.5);
+    expect(
+      progressFraction(
+        stages,
+        line([
+          { _id: 'x', percentage: 100 },
+          { _id: 'a', percentage: 150 },
+        ]),
+      ),
+    ).toBe(0.5);
     expect(progressFraction([], line([{ _id: 'a', percentage: 100 }]))).toBe(0);
   });
 });

@@ -53,7 +53,8 @@ export function categoryMeasure(uom: string, height: number | null | undefined):
 /** A polyline's length: the sum of its segments, in the units of its points. */
 export function polylineLength(points: { x: number; y: number }[]): number {
   let n = 0;
-  for (let i = 1; i < points.length; i++) n += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+  for (let i = 1; i < points.length; i++)
+    n += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
   return n;
 }
 
@@ -77,11 +78,16 @@ export function reachedStage<S extends LegendStage>(stages: readonly S[], asset:
  * an asset (default: its polyline's length; the Assets view passes its quantity in the category's
  * unit by shape, shared/asset-measure.ts), and `length` and `share` are of that.
  */
-export function stageTotals<A extends LegendAsset>(stages: readonly LegendStage[], assets: readonly A[], size: (a: A) => number = (a) => polylineLength(a.points)): StageTotal[] {
+export function stageTotals<A extends LegendAsset>(
+  stages: readonly LegendStage[],
+  assets: readonly A[],
+  size: (a: A) => number = (a) => polylineLength(a.points),
+): StageTotal[] {
   const tracked = assets.filter((a) => !a.doNotTrack);
   const total = tracked.reduce((n, a) => n + size(a), 0);
   const lines = new Map<string | null, StageTotal>();
-  for (const s of [...stages].sort((a, b) => a.sequence - b.sequence)) lines.set(s._id, { stage: s, assets: 0, length: 0, share: 0 });
+  for (const s of [...stages].sort((a, b) => a.sequence - b.sequence))
+    lines.set(s._id, { stage: s, assets: 0, length: 0, share: 0 });
   lines.set(null, { stage: null, assets: 0, length: 0, share: 0 });
   for (const a of tracked) {
     const line = lines.get(reachedStage(stages, a)?._id ?? null)!;

@@ -23,10 +23,30 @@ export interface TimetableEntry {
   pause?: true;
 }
 
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
-const BIT_UNITS: Record<string, number> = { kbit: 1e3 / 8, kbps: 1e3 / 8, mbit: 1e6 / 8, mbps: 1e6 / 8, gbit: 1e9 / 8, gbps: 1e9 / 8 };
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
+const BIT_UNITS: Record<string, number> = {
+  kbit: 1e3 / 8,
+  kbps: 1e3 / 8,
+  mbit: 1e6 / 8,
+  mbps: 1e6 / 8,
+  gbit: 1e9 / 8,
+  gbps: 1e9 / 8,
+};
 
-const HOW = 'write a rate such as 512k, 2M or 8Mbit, "off", or a timetable such as "08:00,512k 19:00,off" (an entry may say "pause")';
+const HOW =
+  'write a rate such as 512k, 2M or 8Mbit, "off", or a timetable such as "08:00,512k 19:00,off" (an entry may say "pause")';
 
 /**
  * One rate: bytes per second, or null for `off`. Throws Error naming the text and the fix when
@@ -39,7 +59,8 @@ export function parseRate(text: string): number | null {
   const mult = m && (BYTE_UNITS[m[2]!] ?? BIT_UNITS[m[2]!]);
   if (!m || !mult) throw new Error(`"${text}" is not a bandwidth: ${HOW}.`);
   const n = Math.round(Number(m[1]) * mult);
-  if (n < MIN_BANDWIDTH) throw new Error(`"${text}" is below the lowest limit of 8 KiB/s (64 kbit/s): a part would take too long to send.`);
+  if (n < MIN_BANDWIDTH)
+    throw new Error(`"${text}" is below the lowest limit of 8 KiB/s (64 kbit/s): a part would take too long to send.`);
   return n;
 }
 
@@ -51,19 +72,27 @@ export function parseBandwidth(text: string): TimetableEntry[] {
   const parts = text.trim().split(/\s+/).filter(Boolean);
   if (parts.length === 0) throw new Error(`No bandwidth given: ${HOW}.`);
   if (parts.length === 1 && !parts[0]!.includes(',')) {
-    if (isPause(parts[0]!)) throw new Error('"pause" is for some hours of a timetable (such as "08:00,pause 18:00,off"); to stop every upload now, use Pause until.');
+    if (isPause(parts[0]!))
+      throw new Error(
+        '"pause" is for some hours of a timetable (such as "08:00,pause 18:00,off"); to stop every upload now, use Pause until.',
+      );
     return [{ minute: 0, bytesPerSecond: parseRate(parts[0]!) }];
   }
   const entries = parts.map((p): TimetableEntry => {
     const m = /^(\d{1,2}):(\d{2}),(.+)$/.exec(p);
-    if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new Error(`"${p}" is not a timetable entry: write HH:MM,RATE, e.g. 08:00,512k.`);
+    if (!m || Number(m[1]) > 23 || Number(m[2]) > 59)
+      throw new Error(`"${p}" is not a timetable entry: write HH:MM,RATE, e.g. 08:00,512k.`);
     const minute = Number(m[1]) * 60 + Number(m[2]);
-    return isPause(m[3]!) ? { minute, bytesPerSecond: null, pause: true } : { minute, bytesPerSecond: parseRate(m[3]!) };
+    return isPause(m[3]!)
+      ? { minute, bytesPerSecond: null, pause: true }
+      : { minute, bytesPerSecond: parseRate(m[3]!) };
   });
   for (let i = 1; i < entries.length; i++) {
-    if (entries[i]!.minute <= entries[i - 1]!.minute) throw new Error(`The timetable "${text}" must list its times in increasing order.`);
+    if (entries[i]!.minute <= entries[i - 1]!.minute)
+      throw new Error(`The timetable "${text}" must list its times in increasing order.`);
   }
-  if (entries.every((e) => e.pause)) throw new Error(`The timetable "${text}" pauses at every hour: nothing would ever upload.`);
+  if (entries.every((e) => e.pause))
+    throw new Error(`The timetable "${text}" pauses at every hour: nothing would ever upload.`);
   return entries;
 }
 
@@ -102,7 +131,9 @@ export function nextChange(entries: readonly TimetableEntry[], at: Date): Date |
   let best: number | null = null;
   for (const days of [0, 1]) {
     for (const e of entries) {
-      const wall = start.plus({ days }).set({ hour: Math.floor(e.minute / 60), minute: e.minute % 60, second: 0, millisecond: 0 });
+      const wall = start
+        .plus({ days })
+        .set({ hour: Math.floor(e.minute / 60), minute: e.minute % 60, second: 0, millisecond: 0 });
       for (const pass of wall.getPossibleOffsets()) {
         const t = pass.toMillis();
         if (t > at.getTime() && (best === null || t < best)) best = t;
@@ -116,6 +147,9 @@ export function nextChange(entries: readonly TimetableEntry[], at: Date): Date |
 export function formatRate(bytesPerSecond: number | null): string {
   if (bytesPerSecond === null) return 'no limit';
   const mbit = (bytesPerSecond * 8) / 1e6;
-  const bytes = bytesPerSecond < 1024 * 1024 ? `${+(bytesPerSecond / 1024).toFixed(1)} KiB/s` : `${+(bytesPerSecond / 1024 ** 2).toFixed(1)} MiB/s`;
+  const bytes =
+    bytesPerSecond < 1024 * 1024
+      ? `${+(bytesPerSecond / 1024).toFixed(1)} KiB/s`
+      : `${+(bytesPerSecond / 1024 ** 2).toFixed(1)} MiB/s`;
   return `${bytes} (${mbit < 10 ? +mbit.toFixed(2) : Math.round(mbit)} Mbit/s)`;
 }

@@ -68,7 +68,9 @@ export function captureLabelParts(label: string): { common: string; distinct: st
   if (!m) return { common: '', distinct: label, rest: '' };
   const tail = label.slice(m[1]!.length);
   const seg = /^.*?segment \d+/.exec(tail);
-  return seg ? { common: m[1]!, distinct: seg[0], rest: tail.slice(seg[0].length) } : { common: m[1]!, distinct: tail, rest: '' };
+  return seg
+    ? { common: m[1]!, distinct: seg[0], rest: tail.slice(seg[0].length) }
+    : { common: m[1]!, distinct: tail, rest: '' };
 }
 
 /** A capture's label with its file names after it, for hover and accessible names: the camera's own names stay readable. */

@@ -7,17 +7,22 @@
  */
 
 /** The words for a recording whose Insta360 trailer is missing (main/intake.ts says the same, so the two are one). */
-export const NO_TRAILER = 'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.';
+export const NO_TRAILER =
+  'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.';
 
 /** A lone `_00_` lens where the card's other recordings have two lenses. */
-export const LONE_LENS = 'Only the _00_ lens: the other recordings of this card have two lenses, so its _10_ file may be missing. Uploaded with one lens.';
+export const LONE_LENS =
+  'Only the _00_ lens: the other recordings of this card have two lenses, so its _10_ file may be missing. Uploaded with one lens.';
 
 /**
  * A file of a capture listed when the card was read and not added at Register (`name`; `reason`
  * the intake's, e.g. "Cannot be read (ENOENT): …"): the capture was registered without it.
  */
 export function vanishedLens(name: string, reason?: string): string {
-  const why = !reason || /ENOENT/.test(reason) ? 'was no longer there at Register' : `could not be added at Register (${reason.replace(/[.:].*$/, '')})`;
+  const why =
+    !reason || /ENOENT/.test(reason)
+      ? 'was no longer there at Register'
+      : `could not be added at Register (${reason.replace(/[.:].*$/, '')})`;
   return `${name} ${why}: the capture was registered without it. Copy the card again if it should be uploaded.`;
 }
 

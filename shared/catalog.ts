@@ -20,7 +20,11 @@ export class CatalogError extends Error {
 }
 
 const COLUMNS = ['structure_id', 'structure_name', 'design_id', 'design_name'] as const;
-const normalise = (h: string) => h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+const normalise = (h: string) =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 
 /**
  * Parses a catalog file by its name's extension (.csv or .json). Returns the structures in file
@@ -34,20 +38,35 @@ export function parseCatalog(text: string, fileName: string): NamedStructure[] {
 }
 
 function parseCsv(text: string): NamedStructure[] {
-  const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: 'greedy', transformHeader: normalise });
+  const parsed = Papa.parse<Record<string, string>>(text.replace(/^\uFEFF/, ''), {
+    header: true,
+    skipEmptyLines: 'greedy',
+    transformHeader: normalise,
+  });
   const missing = COLUMNS.filter((c) => !parsed.meta.fields?.includes(c));
-  if (missing.length) throw new CatalogError(`Line 1: the header needs the columns ${COLUMNS.join(', ')}; missing ${missing.join(', ')}.`);
+  if (missing.length)
+    throw new CatalogError(
+      `Line 1: the header needs the columns ${COLUMNS.join(', ')}; missing ${missing.join(', ')}.`,
+    );
   const err = parsed.errors[0];
   // Papa counts data rows from 0; the header is line 1 (quoted line breaks inside a value are not expected in a catalog).
   if (err) throw new CatalogError(`Line ${(err.row ?? 0) + 2}: ${err.message}.`);
   const out = new Map<string, NamedStructure>();
   parsed.data.forEach((row, i) => {
     const line = i + 2;
-    const v = Object.fromEntries(COLUMNS.map((c) => [c, (row[c] ?? '').trim()])) as Record<(typeof COLUMNS)[number], string>;
-    if (!v.structure_id || !v.structure_name) throw new CatalogError(`Line ${line}: structure_id and structure_name are both needed.`);
-    if (Boolean(v.design_id) !== Boolean(v.design_name)) throw new CatalogError(`Line ${line}: a design needs both design_id and design_name (or leave both empty).`);
+    const v = Object.fromEntries(COLUMNS.map((c) => [c, (row[c] ?? '').trim()])) as Record<
+      (typeof COLUMNS)[number],
+      string
+    >;
+    if (!v.structure_id || !v.structure_name)
+      throw new CatalogError(`Line ${line}: structure_id and structure_name are both needed.`);
+    if (Boolean(v.design_id) !== Boolean(v.design_name))
+      throw new CatalogError(`Line ${line}: a design needs both design_id and design_name (or leave both empty).`);
     const s = out.get(v.structure_id) ?? { id: v.structure_id, name: v.structure_name, designs: [] };
-    if (s.name !== v.structure_name) throw new CatalogError(`Line ${line}: structure ${v.structure_id} is named "${v.structure_name}" here but "${s.name}" above.`);
+    if (s.name !== v.structure_name)
+      throw new CatalogError(
+        `Line ${line}: structure ${v.structure_id} is named "${v.structure_name}" here but "${s.name}" above.`,
+      );
     out.set(s.id, s);
     if (v.design_id) addDesign(s, { id: v.design_id, name: v.design_name }, `Line ${line}`);
   });
@@ -55,7 +74,10 @@ function parseCsv(text: string): NamedStructure[] {
   return [...out.values()];
 }
 
-const jsonCatalog = z.union([z.array(namedStructure), z.object({ structures: z.array(namedStructure) }).transform((o) => o.structures)]);
+const jsonCatalog = z.union([
+  z.array(namedStructure),
+  z.object({ structures: z.array(namedStructure) }).transform((o) => o.structures),
+]);
 
 function parseJson(text: string): NamedStructure[] {
   let value: unknown;
@@ -69,8 +91,15 @@ function parseJson(text: string): NamedStructure[] {
     // The union's first branch (a bare array) gives the clearer path for the usual shape.
     const issue = r.error.issues[0]!;
     const deep = issue.code === 'invalid_union' ? (issue.errors.find((e) => e.length)?.[0] ?? issue) : issue;
-    const where = deep.path.length ? deep.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : 'the file';
-    throw new CatalogError(`Entry ${where}: ${deep.message}. Expected an array of { id, name, designs: [{ id, name }] }.`);
+    const where = deep.path.length
+      ? deep.path
+          .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+          .join('')
+          .replace(/^\./, '')
+      : 'the file';
+    throw new CatalogError(
+      `Entry ${where}: ${deep.message}. Expected an array of { id, name, designs: [{ id, name }] }.`,
+    );
   }
   const out = new Map<string, NamedStructure>();
   r.data.forEach((s, i) => {
@@ -93,14 +122,18 @@ function addDesign(s: NamedStructure, d: { id: string; name: string }, where: st
   if (!seen) {
     s.designs.push(d);
     byId.set(d.id, d);
-  } else if (seen.name !== d.name) throw new CatalogError(`${where}: design ${d.id} is named "${d.name}" here but "${seen.name}" above.`);
+  } else if (seen.name !== d.name)
+    throw new CatalogError(`${where}: design ${d.id} is named "${d.name}" here but "${seen.name}" above.`);
 }
 
 /**
  * The structures after an import: imported ones replace those with the same id (the office's
  * names win), the others are kept, new ones are added at the end.
  */
-export function mergeCatalog(current: readonly NamedStructure[], imported: readonly NamedStructure[]): NamedStructure[] {
+export function mergeCatalog(
+  current: readonly NamedStructure[],
+  imported: readonly NamedStructure[],
+): NamedStructure[] {
   const byId = new Map(imported.map((s) => [s.id, s]));
   const kept = current.filter((s) => s.id).map((s) => byId.get(s.id) ?? s);
   const known = new Set(kept.map((s) => s.id));

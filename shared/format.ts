@@ -24,9 +24,15 @@ export function formatEta(s: number | null): string {
  * A copy's progress in words: "412 MiB of 1.2 GiB · 87 MiB/s · about 9 s left". Bytes, bytes per
  * second (left out while 0: nothing measured yet), seconds left (left out while null: unknown, and once every byte is copied).
  */
-export function formatCopyProgress(bytesDone: number, bytesTotal: number, bytesPerSecond: number, secondsLeft: number | null): string {
+export function formatCopyProgress(
+  bytesDone: number,
+  bytesTotal: number,
+  bytesPerSecond: number,
+  secondsLeft: number | null,
+): string {
   const parts = [`${formatBytes(bytesDone)} of ${formatBytes(bytesTotal)}`];
   if (bytesPerSecond > 0) parts.push(`${formatBytes(bytesPerSecond)}/s`);
-  if (bytesPerSecond > 0 && secondsLeft !== null && bytesDone < bytesTotal) parts.push(`about ${formatEta(secondsLeft)} left`);
+  if (bytesPerSecond > 0 && secondsLeft !== null && bytesDone < bytesTotal)
+    parts.push(`about ${formatEta(secondsLeft)} left`);
   return parts.join(' · ');
 }

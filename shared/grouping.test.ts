@@ -8,7 +8,10 @@ const names = (c: { files: CandidateFile[] }) => c.files.map((x) => x.name);
 
 describe('groupIntoCaptures', () => {
   it('pairs the _00_ and _10_ lenses of one recording, lens 00 first', () => {
-    const { captures, setAside } = groupIntoCaptures([f('VID_20261120_150405_10_001.insv'), f('VID_20261120_150405_00_001.insv')]);
+    const { captures, setAside } = groupIntoCaptures([
+      f('VID_20261120_150405_10_001.insv'),
+      f('VID_20261120_150405_00_001.insv'),
+    ]);
     expect(setAside).toEqual([]);
     expect(captures).toHaveLength(1);
     expect(captures[0]).toMatchObject({ kind: 'dual-lens', recordedAt: '2026-11-20T15:04:05', segment: '001' });
@@ -62,7 +65,10 @@ describe('groupIntoCaptures', () => {
       ['empty.mp4', expect.stringMatching(/empty \(0 bytes\)/)],
       ['VID_20261120_170000_00_004.insv', expect.stringMatching(/Listed twice/)],
       ['VID_20261120_150405_10_009.insv', expect.stringMatching(/add VID_20261120_150405_00_009\.insv too/)],
-      ['notes.csv', 'At least one INSV or MP4 file is required, CSV is optional: add the .mp4 or .insv of the same name as this CSV.'],
+      [
+        'notes.csv',
+        'At least one INSV or MP4 file is required, CSV is optional: add the .mp4 or .insv of the same name as this CSV.',
+      ],
     ]);
   });
 
@@ -100,7 +106,9 @@ describe('capture rules (§7, §8)', () => {
 
 describe('Insta360 names whose date or time cannot be', () => {
   it('still group, labelled by name, with no recording time', () => {
-    const { captures } = groupIntoCaptures([{ path: '/c/VID_20261123_101060_00_001.insv', name: 'VID_20261123_101060_00_001.insv', size: 10 }]);
+    const { captures } = groupIntoCaptures([
+      { path: '/c/VID_20261123_101060_00_001.insv', name: 'VID_20261123_101060_00_001.insv', size: 10 },
+    ]);
     expect(captures.map((c) => [c.label, 'recordedAt' in c])).toEqual([['VID_20261123_101060 · segment 001', false]]);
   });
 });

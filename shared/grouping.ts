@@ -40,16 +40,22 @@ const THUMBNAIL = /\.thm$/i;
 const APPLE_DOUBLE = /^\._/;
 
 /** The reason a folder that holds no recording gives. `folder` as given. */
-export const noRecordingsIn = (folder: string): string => `No recordings found in ${folder} (looked for .insv, .mp4, .csv)`;
+export const noRecordingsIn = (folder: string): string =>
+  `No recordings found in ${folder} (looked for .insv, .mp4, .csv)`;
 
 /**
  * Whether a file name is one that may be uploaded: .insv, .mp4 or .csv by its extension (§8),
  * and not a camera preview (LRV_) or a macOS companion file (._).
  */
-export const isMediaName = (name: string): boolean => mediaKindOf(name) !== undefined && !PREVIEW.test(name) && !APPLE_DOUBLE.test(name);
+export const isMediaName = (name: string): boolean =>
+  mediaKindOf(name) !== undefined && !PREVIEW.test(name) && !APPLE_DOUBLE.test(name);
 
 /** A name's base without its extension, compared in Unicode NFC and lower case: a file copied from a Mac (NFD) pairs with its partner written in NFC. */
-const baseName = (name: string) => name.normalize('NFC').replace(/\.[^.]+$/, '').toLowerCase();
+const baseName = (name: string) =>
+  name
+    .normalize('NFC')
+    .replace(/\.[^.]+$/, '')
+    .toLowerCase();
 
 /**
  * Groups dropped files into captures the way the camera wrote them:
@@ -61,10 +67,16 @@ const baseName = (name: string) => name.normalize('NFC').replace(/\.[^.]+$/, '')
  * companions, unsupported types, empty files,
  * a `_10_` lens without its `_00_`, a CSV without a video, and the same path given twice.
  */
-export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: ProposedCapture[]; setAside: SetAsideFile[] } {
+export function groupIntoCaptures(files: readonly CandidateFile[]): {
+  captures: ProposedCapture[];
+  setAside: SetAsideFile[];
+} {
   const setAside: SetAsideFile[] = [];
   const seen = new Set<string>();
-  const recordings = new Map<string, { lens: Map<string, CandidateFile>; date: string; time: string; segment: string }>();
+  const recordings = new Map<
+    string,
+    { lens: Map<string, CandidateFile>; date: string; time: string; segment: string }
+  >();
   const others: CandidateFile[] = [];
   const csvs: CandidateFile[] = [];
 
@@ -76,13 +88,25 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
     seen.add(f.path);
     const kind = mediaKindOf(f.name);
     if (PREVIEW.test(f.name)) {
-      setAside.push({ file: f, reason: 'Low-resolution preview (LRV_) written by the camera, not a capture; it is not uploaded.' });
+      setAside.push({
+        file: f,
+        reason: 'Low-resolution preview (LRV_) written by the camera, not a capture; it is not uploaded.',
+      });
     } else if (THUMBNAIL.test(f.name)) {
-      setAside.push({ file: f, reason: 'Thumbnail (.thm) written by the camera beside a recording, not a capture; it is not uploaded.' });
+      setAside.push({
+        file: f,
+        reason: 'Thumbnail (.thm) written by the camera beside a recording, not a capture; it is not uploaded.',
+      });
     } else if (APPLE_DOUBLE.test(f.name)) {
-      setAside.push({ file: f, reason: 'A file macOS leaves on cards it has opened (._), not a recording; it is not uploaded.' });
+      setAside.push({
+        file: f,
+        reason: 'A file macOS leaves on cards it has opened (._), not a recording; it is not uploaded.',
+      });
     } else if (!kind) {
-      setAside.push({ file: f, reason: `${CAPTURE_RULE_MESSAGES.fileType}: only .insv, .mp4 and .csv files are uploaded.` });
+      setAside.push({
+        file: f,
+        reason: `${CAPTURE_RULE_MESSAGES.fileType}: only .insv, .mp4 and .csv files are uploaded.`,
+      });
     } else if (f.size === 0) {
       setAside.push({ file: f, reason: 'The file is empty (0 bytes); copy it from the camera again.' });
     } else if (kind === 'csv') {
@@ -97,7 +121,8 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
       const key = `${date}_${time}_${segment}`;
       const rec = recordings.get(key) ?? { lens: new Map(), date, time, segment };
       recordings.set(key, rec);
-      if (rec.lens.has(lens)) setAside.push({ file: f, reason: `Another file is lens ${lens} of the same recording already.` });
+      if (rec.lens.has(lens))
+        setAside.push({ file: f, reason: `Another file is lens ${lens} of the same recording already.` });
       else rec.lens.set(lens, f);
     }
   }
@@ -117,7 +142,8 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
       continue;
     }
     const extra = [...rec.lens.entries()].filter(([l]) => l !== '00' && l !== '10');
-    for (const [, f] of extra) setAside.push({ file: f, reason: 'Unknown lens number; Insta360 cameras write lenses 00 and 10.' });
+    for (const [, f] of extra)
+      setAside.push({ file: f, reason: 'Unknown lens number; Insta360 cameras write lenses 00 and 10.' });
     const lensFiles = lens10 ? [lens00, lens10] : [lens00];
     // A name whose date or time cannot be (a renamed file: second 60, month 13) still groups by
     // name, but carries no recording time: the media's own time or the file's is used instead.
@@ -137,9 +163,15 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
   captures.sort((a, b) => a.key.localeCompare(b.key));
 
   for (const csv of csvs) {
-    const target = captures.find((c) => c.files.some((f) => isVideo(mediaKindOf(f.name)) && baseName(f.name) === baseName(csv.name)));
+    const target = captures.find((c) =>
+      c.files.some((f) => isVideo(mediaKindOf(f.name)) && baseName(f.name) === baseName(csv.name)),
+    );
     if (target && !target.files.some((f) => mediaKindOf(f.name) === 'csv')) target.files.push(csv);
-    else setAside.push({ file: csv, reason: `${CAPTURE_RULE_MESSAGES.noVideo}: add the .mp4 or .insv of the same name as this CSV.` });
+    else
+      setAside.push({
+        file: csv,
+        reason: `${CAPTURE_RULE_MESSAGES.noVideo}: add the .mp4 or .insv of the same name as this CSV.`,
+      });
   }
   return { captures, setAside };
 }
@@ -148,5 +180,12 @@ export function groupIntoCaptures(files: readonly CandidateFile[]): { captures: 
 function isRealDateTime(text: string): boolean {
   const [y, mo, d, h, mi, se] = text.split(/[-T:]/).map(Number) as [number, number, number, number, number, number];
   const t = new Date(Date.UTC(y, mo - 1, d, h, mi, se));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === se;
+  return (
+    t.getUTCFullYear() === y &&
+    t.getUTCMonth() === mo - 1 &&
+    t.getUTCDate() === d &&
+    t.getUTCHours() === h &&
+    t.getUTCMinutes() === mi &&
+    t.getUTCSeconds() === se
+  );
 }

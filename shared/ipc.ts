@@ -75,14 +75,20 @@ export const channels = {
    * (`08:00,512k 19:00,off`) which then decides the limit. Answers the limit in force now.
    */
   'capture:engine.limits': {
-    args: z.object({ bandwidthBytesPerSecond: z.number().int().min(8192).nullable(), timetable: z.string().max(500).nullable().optional() }),
+    args: z.object({
+      bandwidthBytesPerSecond: z.number().int().min(8192).nullable(),
+      timetable: z.string().max(500).nullable().optional(),
+    }),
     result: z.object({ bandwidthBytesPerSecond: z.number().int().positive().nullable() }),
   },
   /**
    * Holds the whole queue until a time (ISO 8601): kept in the queue across restarts, nothing
    * starts until then, and files paused one by one stay paused after it; null ends the hold now.
    */
-  'capture:queue.pauseUntil': { args: z.object({ until: z.string().datetime({ offset: true }).nullable() }), result: z.void() },
+  'capture:queue.pauseUntil': {
+    args: z.object({ until: z.string().datetime({ offset: true }).nullable() }),
+    result: z.void(),
+  },
   'capture:queue.pause': { args: target, result: z.void() },
   'capture:queue.resume': { args: target, result: z.void() },
   /** Sends a failed or cancelled file again, or one waiting for its retry time now; `all`: every such file. */
@@ -96,28 +102,54 @@ export const channels = {
   'capture:queue.clearCompleted': { args: z.void(), result: z.object({ captures: z.number() }) },
   /** A refused capture corrected and queued to be registered again (§4.4). */
   'capture:queue.edit': {
-    args: z.object({ captureRow: id, structure: z.string().min(1), design: z.string().min(1).optional(), type: z.enum(['interior', 'exterior']), capturedAt: iso }),
+    args: z.object({
+      captureRow: id,
+      structure: z.string().min(1),
+      design: z.string().min(1).optional(),
+      type: z.enum(['interior', 'exterior']),
+      capturedAt: iso,
+    }),
     result: z.void(),
   },
   /** The activity log, oldest first: entries at or after `since` (ISO 8601), the newest `limit` (default 1,000). */
-  'capture:activity.list': { args: z.object({ since: z.string().optional(), limit: z.number().int().min(1).max(100_000).optional() }), result: z.array(activityView) },
-  'capture:queue.resolve': { args: z.object({ captureRow: id, decision: z.enum(['register-again', 'drop']) }), result: z.void() },
+  'capture:activity.list': {
+    args: z.object({ since: z.string().optional(), limit: z.number().int().min(1).max(100_000).optional() }),
+    result: z.array(activityView),
+  },
+  'capture:queue.resolve': {
+    args: z.object({ captureRow: id, decision: z.enum(['register-again', 'drop']) }),
+    result: z.void(),
+  },
   'capture:designs.check': { args: z.void(), result: designStatus },
   'capture:designs.export': { args: z.void(), result: z.object({ message: z.string() }) },
   /** progress-records-interface.md §4: the project's entries (all, or of one date), after sending the outbox, and what still waits there. */
   'capture:progress.list': {
     args: z.object({ date: ymd.optional() }),
-    result: z.object({ entries: z.array(progressEntryView), project: z.string(), outbox: z.array(outboxItemView), ...freshness }),
+    result: z.object({
+      entries: z.array(progressEntryView),
+      project: z.string(),
+      outbox: z.array(outboxItemView),
+      ...freshness,
+    }),
   },
   'capture:progress.get': { args: z.object({ id: z.string().min(1).max(100) }), result: progressEntryView },
   /** Records an entry once (a lost answer is looked up before sending again); `queued` when the service cannot be reached. */
   'capture:progress.create': {
-    args: z.object({ date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
+    args: z.object({
+      date: ymd,
+      status: z.enum(['In Progress', 'Completed']),
+      details: z.string().trim().min(1, 'Say what was done').max(5000),
+    }),
     result: z.object({ entry: progressEntryView.nullable(), queued: outboxItemView.nullable() }),
   },
   /** A refused outbox entry corrected: waiting again and sent; `entry` when recorded, else the `item` as it is now. */
   'capture:progress.revise': {
-    args: z.object({ id, date: ymd, status: z.enum(['In Progress', 'Completed']), details: z.string().trim().min(1, 'Say what was done').max(5000) }),
+    args: z.object({
+      id,
+      date: ymd,
+      status: z.enum(['In Progress', 'Completed']),
+      details: z.string().trim().min(1, 'Say what was done').max(5000),
+    }),
     result: z.object({ entry: progressEntryView.nullable(), item: outboxItemView.nullable() }),
   },
   /**
@@ -126,16 +158,26 @@ export const channels = {
    */
   'capture:progress.signin': { args: z.void(), result: z.object({ signedIn: z.boolean(), message: z.string() }) },
   /** The month's entries (YYYY-MM) as CSV (RFC 4180, UTF-8, header row) and the file name to offer it under. */
-  'capture:progress.report': { args: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/, 'a month in YYYY-MM form') }), result: z.object({ fileName: z.string(), csv: z.string() }) },
+  'capture:progress.report': {
+    args: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/, 'a month in YYYY-MM form') }),
+    result: z.object({ fileName: z.string(), csv: z.string() }),
+  },
   /** The captures in the local queue of the project taken on `date` (YYYY-MM-DD, the site's date), for the office's day view; [] without a queue. */
   'capture:queue.byDay': { args: z.object({ date: ymd }), result: z.array(dayCaptureView) },
   /** Gives up an entry waiting in the outbox (e.g. one the service refused). */
   'capture:progress.discard': { args: z.object({ id }), result: z.boolean() },
   'capture:assets.categories': {
     args: z.void(),
-    result: z.object({ categories: z.array(assetCategoryView), structures: z.array(z.object({ id: z.string(), name: z.string() })), ...freshness }),
+    result: z.object({
+      categories: z.array(assetCategoryView),
+      structures: z.array(z.object({ id: z.string(), name: z.string() })),
+      ...freshness,
+    }),
   },
-  'capture:assets.list': { args: z.object({ structure: z.string().min(1), category: z.string().min(1) }), result: z.object({ assets: z.array(assetView), ...freshness }) },
+  'capture:assets.list': {
+    args: z.object({ structure: z.string().min(1), category: z.string().min(1) }),
+    result: z.object({ assets: z.array(assetView), ...freshness }),
+  },
   // Card offer, import and library settings: shared/ipc/card.ts.
   ...cardChannels,
   // First-frame thumbnails of the recordings: shared/ipc/thumbnails.ts.
@@ -148,7 +190,10 @@ export type Channel = keyof typeof channels;
  * The channels the main process answers itself, never the upload service: what only the shell can
  * apply (the login item lives in the operating system, docs/decisions/login-start.md).
  */
-export const SHELL_CHANNELS = ['capture:loginStart.get', 'capture:loginStart.set'] as const satisfies readonly Channel[];
+export const SHELL_CHANNELS = [
+  'capture:loginStart.get',
+  'capture:loginStart.set',
+] as const satisfies readonly Channel[];
 export type ShellChannel = (typeof SHELL_CHANNELS)[number];
 export type ArgsOf<C extends Channel> = z.input<(typeof channels)[C]['args']>;
 export type ResultOf<C extends Channel> = z.infer<(typeof channels)[C]['result']>;
@@ -160,7 +205,17 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: string };
 export const events = {
   /** Live bytes of the files uploading, at most ten a second, with the queue's totals. */
   'capture:event.progress': z.object({
-    files: z.array(queueFile.pick({ id: true, bytesSent: true, bytesInFlight: true, partsDone: true, partsTotal: true, bytesPerSecond: true, etaSeconds: true })),
+    files: z.array(
+      queueFile.pick({
+        id: true,
+        bytesSent: true,
+        bytesInFlight: true,
+        partsDone: true,
+        partsTotal: true,
+        bytesPerSecond: true,
+        etaSeconds: true,
+      }),
+    ),
     totals: queueTotals,
   }),
   /**
@@ -191,7 +246,9 @@ export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
 type ShortName<C extends string> = C extends `capture:${infer S}` ? S : never;
 
 /** A channel's function on `window.api`: its argument (none for void) and its envelope. */
-export type ApiFunction<C extends Channel> = (...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]) => Promise<Envelope<ResultOf<C>>>;
+export type ApiFunction<C extends Channel> = (
+  ...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]
+) => Promise<Envelope<ResultOf<C>>>;
 
 /**
  * The API the preload exposes as `window.api`: one fixed function per channel, named by the
@@ -205,4 +262,6 @@ export type CaptureApi = { [C in Channel as ShortName<C>]: ApiFunction<C> } & {
 };
 
 /** The function names of `window.api` for the channels, for the preload and test harness to build it. */
-export const apiFunctionNames = (Object.keys(channels) as Channel[]).map((c) => [c, c.slice(CHANNEL_PREFIX.length)] as const);
+export const apiFunctionNames = (Object.keys(channels) as Channel[]).map(
+  (c) => [c, c.slice(CHANNEL_PREFIX.length)] as const,
+);

@@ -92,7 +92,8 @@ export function nightSummary(
   let parts: { from: number; cause: string } | null = null;
   let registrations: { from: number; cause: string } | null = null;
   for (const e of entries) {
-    if (engineSaw ? e.kind === 'outage' : e.kind === 'retry-scheduled') parts ??= { from: t(e), cause: plainCause(e.message) };
+    if (engineSaw ? e.kind === 'outage' : e.kind === 'retry-scheduled')
+      parts ??= { from: t(e), cause: plainCause(e.message) };
     else if (e.kind === 'registration-retry') registrations ??= { from: t(e), cause: plainCause(e.message) };
     else if (engineSaw ? e.kind === 'outage-over' : e.kind === 'completed') {
       close(parts, t(e));
@@ -145,7 +146,11 @@ export function summaryLines(s: NightSummary, opts: { now?: number; locale?: str
       : `Started at ${at(s.startedAt)}; still going: ${what} uploaded so far.`,
   );
   if (s.slowestHour) lines.push(`Slowest hour: from ${at(s.slowestHour.from)}, ${formatBytes(s.slowestHour.bytes)}.`);
-  lines.push(s.longestOutage ? `Longest outage: ${formatEta(s.longestOutage.ms / 1000)} from ${at(s.longestOutage.from)} (${s.longestOutage.cause}); nothing was lost.` : 'No outage.');
+  lines.push(
+    s.longestOutage
+      ? `Longest outage: ${formatEta(s.longestOutage.ms / 1000)} from ${at(s.longestOutage.from)} (${s.longestOutage.cause}); nothing was lost.`
+      : 'No outage.',
+  );
   if (s.needsYou.length > 0) {
     lines.push(`${s.needsYou.length} need${s.needsYou.length === 1 ? 's' : ''} you:`);
     for (const n of s.needsYou) lines.push(`  ${n.subject}: ${n.cause}. ${n.action}`);

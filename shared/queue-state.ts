@@ -11,7 +11,19 @@ import type { QueueHoldView, QueueTotals } from './ipc.js';
  * whole queue from the acknowledged-bytes speed, null ("unknown") when it cannot be said honestly.
  */
 export interface QueueState {
-  kind: 'idle' | 'card-removed' | 'paused-until' | 'waiting-storage' | 'waiting-gateway' | 'uploading' | 'waiting' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'done-with-warnings';
+  kind:
+    | 'idle'
+    | 'card-removed'
+    | 'paused-until'
+    | 'waiting-storage'
+    | 'waiting-gateway'
+    | 'uploading'
+    | 'waiting'
+    | 'retrying'
+    | 'paused'
+    | 'needs-you'
+    | 'done'
+    | 'done-with-warnings';
   headline: string;
   detail: string | null;
   tone: 'moving' | 'retrying' | 'paused' | 'needs-you' | 'done' | 'idle';
@@ -50,7 +62,9 @@ export function retryTime(at: number, now = Date.now(), locale?: string): string
  * Times in the one time format (localTime: the locale's clock, the date when not today).
  */
 export function retryWait(at: number, now = Date.now(), locale?: string): string {
-  return at > now ? `Retrying at ${localTime(at, { now, locale })}` : `Retry due since ${localTime(at, { now, locale })}`;
+  return at > now
+    ? `Retrying at ${localTime(at, { now, locale })}`
+    : `Retry due since ${localTime(at, { now, locale })}`;
 }
 
 /**
@@ -73,9 +87,17 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   const counted = t.files - t.cancelled;
   if (counted === 0) return { ...base, kind: 'idle', headline: 'Nothing queued', tone: 'idle' };
   const left = counted - t.completed - t.needYou;
-  if (input.blocked && left > 0) return { ...base, kind: 'needs-you', headline: 'Needs you', detail: `${input.blocked} Nothing queued is lost.`, tone: 'needs-you' };
+  if (input.blocked && left > 0)
+    return {
+      ...base,
+      kind: 'needs-you',
+      headline: 'Needs you',
+      detail: `${input.blocked} Nothing queued is lost.`,
+      tone: 'needs-you',
+    };
   const card = t.cardRemoved;
-  if (card && card.cards > 0 && card.recordings > 0) return { ...base, kind: 'card-removed', ...cardRemovedState(card), tone: 'paused' };
+  if (card && card.cards > 0 && card.recordings > 0)
+    return { ...base, kind: 'card-removed', ...cardRemovedState(card), tone: 'paused' };
   if (input.hold && left > 0) {
     const until = input.hold.until ? Date.parse(input.hold.until) : null;
     return {
@@ -102,14 +124,21 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
   if (t.uploading > 0) return { ...base, kind: 'uploading', headline: 'Uploading', tone: 'moving', etaSeconds: eta };
   if (t.queued > 0) return { ...base, kind: 'waiting', headline: 'Waiting', tone: 'moving' };
   if (t.retrying > 0) {
-    return { ...base, kind: 'retrying', headline: 'Waiting to retry', detail: nextTry === null ? null : `next try ${retryTime(nextTry, now, locale)} · nothing lost`, tone: 'retrying' };
+    return {
+      ...base,
+      kind: 'retrying',
+      headline: 'Waiting to retry',
+      detail: nextTry === null ? null : `next try ${retryTime(nextTry, now, locale)} · nothing lost`,
+      tone: 'retrying',
+    };
   }
   if (t.paused > 0) return { ...base, kind: 'paused', headline: 'Paused', tone: 'paused' };
   if (t.needYou > 0) return { ...base, kind: 'needs-you', headline: `Needs you (${t.needYou})`, tone: 'needs-you' };
   const all = `All ${counted} file${counted === 1 ? '' : 's'} uploaded`;
   // Never plain green when a capture carries a warning: the finish says how many.
   const warned = t.capturesWarned ?? 0;
-  if (warned > 0) return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warnedPhrase(warned)}`, tone: 'retrying' };
+  if (warned > 0)
+    return { ...base, kind: 'done-with-warnings', headline: `${all}, ${warnedPhrase(warned)}`, tone: 'retrying' };
   return { ...base, kind: 'done', headline: all, tone: 'done' };
 }
 
@@ -120,14 +149,21 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
  * without names (an older queue), "Card removed: …". The detail says that nothing failed and no
  * click is needed.
  */
-export function cardRemovedState(c: { cards: number; recordings: number; names?: readonly string[] }): Pick<QueueState, 'headline' | 'detail'> {
+export function cardRemovedState(c: {
+  cards: number;
+  recordings: number;
+  names?: readonly string[];
+}): Pick<QueueState, 'headline' | 'detail'> {
   const waiting = `(${c.recordings} recording${c.recordings === 1 ? '' : 's'} waiting)`;
   const names = c.names ?? [];
   const headline =
     c.cards === 1
       ? `Card ${names[0] ? `${names[0]} ` : ''}removed: put it back to continue ${waiting}`
       : `${c.cards} cards removed${names.length ? ` (${names.join(', ')})` : ''}: put them back to continue ${waiting}`;
-  return { headline, detail: `uploads resume by themselves once ${c.cards === 1 ? 'it is' : 'they are'} back, under any name · nothing lost` };
+  return {
+    headline,
+    detail: `uploads resume by themselves once ${c.cards === 1 ? 'it is' : 'they are'} back, under any name · nothing lost`,
+  };
 }
 
 /** The state as one line (tray tooltip, `status`): "Waiting for storage — since 19:42 · storage unavailable · next try 19:45 · nothing lost". */

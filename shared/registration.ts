@@ -22,7 +22,11 @@ export interface SiteWalk<T> {
  * cuts them into site walks wherever two consecutive recordings are more than `gapMs` apart.
  * Items whose time is not a number (NaN) go to the end, in one walk of their own.
  */
-export function groupIntoWalks<T>(items: readonly T[], timeOf: (item: T) => number, gapMs = SITE_WALK_GAP_MS): SiteWalk<T>[] {
+export function groupIntoWalks<T>(
+  items: readonly T[],
+  timeOf: (item: T) => number,
+  gapMs = SITE_WALK_GAP_MS,
+): SiteWalk<T>[] {
   const timed = items.map((item, i) => ({ item, i, t: timeOf(item) }));
   const known = timed.filter((x) => Number.isFinite(x.t)).sort((a, b) => a.t - b.t || a.i - b.i);
   const unknown = timed.filter((x) => !Number.isFinite(x.t));
@@ -69,7 +73,9 @@ export function describeRegistration(placements: readonly Placement[], nameOf: (
     .map(({ p, n }) => ({ n, text: `${nameOf(p)} (${p.type})` }))
     .sort((a, b) => b.n - a.n || a.text.localeCompare(b.text));
   if (parts.length === 0) return 'no captures';
-  return parts.map(({ n, text }, i) => `${n} ${i === 0 ? (n === 1 ? 'capture ' : 'captures ') : ''}in ${text}`).join(', ');
+  return parts
+    .map(({ n, text }, i) => `${n} ${i === 0 ? (n === 1 ? 'capture ' : 'captures ') : ''}in ${text}`)
+    .join(', ');
 }
 
 /**

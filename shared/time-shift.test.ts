@@ -13,9 +13,21 @@ describe('time shift for a selection', () => {
 
   it('shifts each time in its own zone, and "first" keeps the gaps', () => {
     const times = ['2026-11-22T10:05:00+01:00', '2026-11-22T10:00:00+01:00', '2026-11-22T09:20:30Z'];
-    expect(shiftTimes(times, parseShift('+01:00')!)).toEqual(['2026-11-22T11:05:00+01:00', '2026-11-22T11:00:00+01:00', '2026-11-22T10:20:30Z']);
-    expect(shiftTimes(times, parseShift('-1 day')!)).toEqual(['2026-11-21T10:05:00+01:00', '2026-11-21T10:00:00+01:00', '2026-11-21T09:20:30Z']);
+    expect(shiftTimes(times, parseShift('+01:00')!)).toEqual([
+      '2026-11-22T11:05:00+01:00',
+      '2026-11-22T11:00:00+01:00',
+      '2026-11-22T10:20:30Z',
+    ]);
+    expect(shiftTimes(times, parseShift('-1 day')!)).toEqual([
+      '2026-11-21T10:05:00+01:00',
+      '2026-11-21T10:00:00+01:00',
+      '2026-11-21T09:20:30Z',
+    ]);
     // The earliest is 10:00+01:00; set to 09:12 local, everything moves 48 min back.
-    expect(shiftTimes(times, parseShift('first 09:12')!)).toEqual(['2026-11-22T09:17:00+01:00', '2026-11-22T09:12:00+01:00', '2026-11-22T08:32:30Z']);
+    expect(shiftTimes(times, parseShift('first 09:12')!)).toEqual([
+      '2026-11-22T09:17:00+01:00',
+      '2026-11-22T09:12:00+01:00',
+      '2026-11-22T08:32:30Z',
+    ]);
   });
 });

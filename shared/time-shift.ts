@@ -5,7 +5,19 @@
  */
 export type TimeShift = { kind: 'by'; ms: number } | { kind: 'first'; hh: number; mm: number; ss: number };
 
-const UNIT_MS: Record<string, number> = { d: 86_400_000, day: 86_400_000, days: 86_400_000, h: 3_600_000, hour: 3_600_000, hours: 3_600_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000, m: 60_000 };
+const UNIT_MS: Record<string, number> = {
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  m: 60_000,
+};
 
 /**
  * Reads what a person typed; null when it is not a shift. Accepts a sign (+, -, or the minus
@@ -13,7 +25,10 @@ const UNIT_MS: Record<string, number> = { d: 86_400_000, day: 86_400_000, days: 
  * bare `HH:MM` without a sign) to set the earliest selected capture to that local time.
  */
 export function parseShift(text: string): TimeShift | null {
-  const t = text.trim().replace(/\u2212/g, '-').toLowerCase();
+  const t = text
+    .trim()
+    .replace(/\u2212/g, '-')
+    .toLowerCase();
   const first = /^(?:first\s+(?:to\s+)?)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(t);
   if (first && !/^[+-]/.test(t)) {
     const [hh, mm, ss] = [Number(first[1]), Number(first[2]), Number(first[3] ?? 0)];
@@ -68,7 +83,8 @@ export function shiftTimes(isos: readonly string[], shift: TimeShift): string[] 
     const earliest = isos[i]!;
     const off = offsetMinutes(earliest) * 60_000;
     const day = new Date(ms[i]! + off);
-    const wanted = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), shift.hh, shift.mm, shift.ss) - off;
+    const wanted =
+      Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), shift.hh, shift.mm, shift.ss) - off;
     delta = wanted - ms[i]!;
   }
   return ms.map((v, i) => inZoneOf(v + delta, isos[i]!));

@@ -12,7 +12,9 @@ describe('whenAt', () => {
     expect(whenAt(today, { now, locale: 'en-GB' })).toBe('14:02');
     expect(whenAt(today, { now, locale: 'en-US' })).toBe('2:02 PM');
     expect(whenAt(yesterday, { now, locale: 'en-GB' })).toBe('24 Nov 09:05');
-    expect(whenAt(yesterday, { now, locale: 'de-DE' })).toBe(localTime(Date.parse(yesterday), { now, locale: 'de-DE' }));
+    expect(whenAt(yesterday, { now, locale: 'de-DE' })).toBe(
+      localTime(Date.parse(yesterday), { now, locale: 'de-DE' }),
+    );
   });
   it('says never for no time and leaves an unreadable one as it is', () => {
     expect(whenAt(null)).toBe('never');
@@ -27,7 +29,9 @@ describe('localDate', () => {
     expect(localDate('2026-11-24', { now, locale: 'en-US' })).toBe('Nov 24');
     expect(localDate('2026-11-24', { now, locale: 'en-GB', weekday: true })).toBe('Tuesday 24 Nov');
     // localTime's date part for a time that day is the same words.
-    expect(localTime(new Date(2026, 10, 24, 8, 0).getTime(), { now, locale: 'en-GB' })).toBe(`${localDate('2026-11-24', { now, locale: 'en-GB' })} 08:00`);
+    expect(localTime(new Date(2026, 10, 24, 8, 0).getTime(), { now, locale: 'en-GB' })).toBe(
+      `${localDate('2026-11-24', { now, locale: 'en-GB' })} 08:00`,
+    );
   });
   it('reads an ISO 8601 date-time in local time, and leaves what is not a date as it is', () => {
     expect(localDate(new Date(2026, 10, 20, 23, 30).toISOString(), { now, locale: 'en-GB' })).toBe('20 Nov');

@@ -41,7 +41,9 @@ test.afterEach(async () => {
  */
 async function floor(page: Page): Promise<SeedAsset[]> {
   const structure = h.settings.view().structures[0]!;
-  const category = (h.svc.store.state.assetCategories as unknown as { id: string; name: string }[]).find((c) => c.name === 'Curtain Wall')!;
+  const category = (h.svc.store.state.assetCategories as unknown as { id: string; name: string }[]).find(
+    (c) => c.name === 'Curtain Wall',
+  )!;
   const all = h.svc.store.state.assets as unknown as SeedAsset[];
   const template = all.find((a) => a.structure === structure.id && a.category === category.id)!;
   const kept = all.filter((a) => !(a.structure === structure.id && a.category === category.id));
@@ -49,7 +51,10 @@ async function floor(page: Page): Promise<SeedAsset[]> {
     ...template,
     _id: `floor-${i}`,
     doNotTrack: false,
-    points: Array.from({ length: 100 }, (_, k) => ({ x: (i % 50) * 40 + k * 0.3, y: Math.floor(i / 50) * 30 + (k % 2) })),
+    points: Array.from({ length: 100 }, (_, k) => ({
+      x: (i % 50) * 40 + k * 0.3,
+      y: Math.floor(i / 50) * 30 + (k % 2),
+    })),
     stages: template.stages.map((s, n) => ({ ...s, percentage: UNFINISHED.includes(i) && n === 1 ? 40 : 100 })),
   }));
   all.splice(0, all.length, ...kept, ...shapes);
@@ -66,7 +71,11 @@ async function floor(page: Page): Promise<SeedAsset[]> {
 const active = (page: Page) =>
   page.evaluate(() => {
     const e = document.activeElement;
-    return { testid: e?.getAttribute('data-testid') ?? null, index: e?.getAttribute('data-index') ?? null, label: e?.getAttribute('aria-label') ?? null };
+    return {
+      testid: e?.getAttribute('data-testid') ?? null,
+      index: e?.getAttribute('data-index') ?? null,
+      label: e?.getAttribute('aria-label') ?? null,
+    };
   });
 
 test('a floor of 2,000 polylines is drawn, and hovering one shows that shape and no other', async ({ page }) => {
@@ -102,19 +111,27 @@ test('the drawing is one tab stop: Tab from it reaches the table in one press', 
   await page.keyboard.press('Tab');
   expect((await active(page)).testid).toBe('asset-line');
   await page.keyboard.press('Tab');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Curtain Wall assets, one row each');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+    'Curtain Wall assets, one row each',
+  );
   // And back in one Shift+Tab, onto the same shape.
   await page.keyboard.press('Shift+Tab');
   expect((await active(page)).testid).toBe('asset-line');
 });
 
-test('arrow keys move between shapes, and "n" and "Next not finished" land on the unfinished ones', async ({ page }) => {
+test('arrow keys move between shapes, and "n" and "Next not finished" land on the unfinished ones', async ({
+  page,
+}) => {
   const shapes = await floor(page);
   await page.getByRole('button', { name: 'Next not finished' }).focus();
   await page.keyboard.press('Tab');
   expect((await active(page)).index).toBe('0');
   await page.keyboard.press('ArrowRight');
-  expect(await active(page)).toEqual({ testid: 'asset-line', index: '1', label: 'Curtain Wall 2. 100% of all stages, reached ' + (await lastStageName()) });
+  expect(await active(page)).toEqual({
+    testid: 'asset-line',
+    index: '1',
+    label: 'Curtain Wall 2. 100% of all stages, reached ' + (await lastStageName()),
+  });
   await expect(page.getByTestId('asset-focus')).toContainText('Curtain Wall 2. Polyline.');
   await page.keyboard.press('ArrowDown');
   expect((await active(page)).index).toBe('2');
@@ -142,6 +159,8 @@ test('arrow keys move between shapes, and "n" and "Next not finished" land on th
 
 /** The name of the curtain wall's last stage in sequence: the one a finished shape has reached. */
 async function lastStageName(): Promise<string> {
-  const category = (h.svc.store.state.assetCategories as unknown as { name: string; stages: { name: string; sequence: number }[] }[]).find((c) => c.name === 'Curtain Wall')!;
+  const category = (
+    h.svc.store.state.assetCategories as unknown as { name: string; stages: { name: string; sequence: number }[] }[]
+  ).find((c) => c.name === 'Curtain Wall')!;
   return [...category.stages].sort((a, b) => a.sequence - b.sequence).at(-1)!.name;
 }

@@ -35,7 +35,9 @@ test.afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the queue row are named by the shifted time', async ({ page }) => {
+test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the queue row are named by the shifted time', async ({
+  page,
+}) => {
   // The camera's clock says 08:00:00, 08:01:00, 08:02:00 (local time).
   writeCard(join(work, 'Camera01'), [{ start: new Date(2026, 10, 23, 8, 0, 0), count: 3, stepS: 60 }]);
   // The second recording lost its _10_ lens: a warning the confirmation lists by the capture's name.
@@ -43,7 +45,9 @@ test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the q
   await h.drop([join(work, 'Camera01')]);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(3, { timeout: 30_000 });
-  await expect(rows.nth(0).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 08:00:00 · segment 001 · 2 lenses');
+  await expect(rows.nth(0).getByRole('checkbox')).toHaveAccessibleName(
+    'Select 2026-11-23 08:00:00 · segment 001 · 2 lenses',
+  );
 
   await rows.nth(0).getByRole('checkbox').check();
   await rows.nth(1).getByRole('checkbox').check();
@@ -53,7 +57,9 @@ test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the q
   const shifted = page.getByRole('checkbox', { name: 'Select 2026-11-23 09:00:00 · segment 001 · 2 lenses' });
   await expect(shifted).toBeVisible();
   await expect(page.getByRole('checkbox', { name: /08:0[01]:00/ })).toHaveCount(0);
-  await expect(rows.nth(1).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 09:00:00 · segment 001 · 2 lenses');
+  await expect(rows.nth(1).getByRole('checkbox')).toHaveAccessibleName(
+    'Select 2026-11-23 09:00:00 · segment 001 · 2 lenses',
+  );
   await expect(rows.nth(2).getByRole('checkbox')).toHaveAccessibleName('Select 2026-11-23 09:01:00 · segment 002');
 
   await page.getByLabel('Select all captures').check();
@@ -61,7 +67,9 @@ test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the q
   await page.getByRole('button', { name: 'Register 3 captures…' }).click();
   // The confirmation's list of captures with warnings (a lone lens) names it so too.
   const dialog = page.getByRole('dialog');
-  await expect(dialog.getByRole('listitem').filter({ hasText: 'segment 002' })).toHaveText(/^2026-11-23 09:01:00 · segment 002: /);
+  await expect(dialog.getByRole('listitem').filter({ hasText: 'segment 002' })).toHaveText(
+    /^2026-11-23 09:01:00 · segment 002: /,
+  );
   await dialog.getByRole('button', { name: 'Register and upload' }).click();
   await expect(dialog).toBeHidden();
   const row = page.locator('[data-testid="queue-capture"][data-capture*="segment 001"]');
@@ -79,10 +87,15 @@ test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the q
  * segment), and how far (px) that part reaches past what the title and its clipping ancestors
  * show at its right edge (0: seen whole), its hover title and accessible name. Read in one step: the list may reorder between two.
  */
-async function distinctClip(row: Locator): Promise<{ label: string; distinct: string; clipped: number; title: string; name: string }> {
+async function distinctClip(
+  row: Locator,
+): Promise<{ label: string; distinct: string; clipped: number; title: string; name: string }> {
   return row.evaluate((el) => {
     const label = el.getAttribute('data-capture') ?? '';
-    const said = { title: el.querySelector('.name')?.getAttribute('title') ?? '', name: el.getAttribute('aria-label') ?? '' };
+    const said = {
+      title: el.querySelector('.name')?.getAttribute('title') ?? '',
+      name: el.getAttribute('aria-label') ?? '',
+    };
     const distinct = /\d{2}:\d{2}:\d{2} · segment \d{3}/.exec(label)?.[0] ?? '';
     const title = el.querySelector('.name strong')!;
     const walker = document.createTreeWalker(title, NodeFilter.SHOW_TEXT);
@@ -96,7 +109,9 @@ async function distinctClip(row: Locator): Promise<{ label: string; distinct: st
     if (start < 0) return { label, distinct, clipped: Infinity, ...said };
     const end = start + distinct.length;
     const locate = (i: number, last: boolean) => {
-      const hit = nodes.find((x) => (last ? i > x.at && i <= x.at + x.n.data.length : i >= x.at && i < x.at + x.n.data.length))!;
+      const hit = nodes.find((x) =>
+        last ? i > x.at && i <= x.at + x.n.data.length : i >= x.at && i < x.at + x.n.data.length,
+      )!;
       return [hit.n, i - hit.at] as const;
     };
     const range = document.createRange();
@@ -119,7 +134,9 @@ async function distinctClip(row: Locator): Promise<{ label: string; distinct: st
 async function tableFit(page: Page): Promise<{ overflow: number; typeSeen: boolean; namesCut: number }> {
   return page.locator('.capture-table-wrap').evaluate((wrap) => {
     const box = wrap.getBoundingClientRect();
-    const type = [...wrap.querySelectorAll('thead th')].find((th) => th.textContent?.trim() === 'Type')!.getBoundingClientRect();
+    const type = [...wrap.querySelectorAll('thead th')]
+      .find((th) => th.textContent?.trim() === 'Type')!
+      .getBoundingClientRect();
     const names = [...wrap.querySelectorAll('.recording-name')].slice(0, 20);
     return {
       overflow: wrap.scrollWidth - wrap.clientWidth,
@@ -129,9 +146,15 @@ async function tableFit(page: Page): Promise<{ overflow: number; typeSeen: boole
   });
 }
 
-test('an imported 100-recording card: the table fits its box and each queue title keeps its time and segment whole, at 1280×800 and 820×560', async ({ page }) => {
+test('an imported 100-recording card: the table fits its box and each queue title keeps its time and segment whole, at 1280×800 and 820×560', async ({
+  page,
+}) => {
   await page.setViewportSize(SIZES.large);
-  const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 100, bytes: 4096, start: new Date(2026, 10, 23, 8, 0, 0) });
+  const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), {
+    recordings: 100,
+    bytes: 4096,
+    start: new Date(2026, 10, 23, 8, 0, 0),
+  });
   // Twenty lens files with a real camera's bytes (camera model, duration read from them), the rest
   // random bytes (a warning each): every column as wide as a real card makes it.
   for (const p of card.recordings.slice(0, 20)) copyFileSync(join(fixtures, 'sample.insv'), p);
@@ -146,7 +169,9 @@ test('an imported 100-recording card: the table fits its box and each queue titl
   const fits = async (when: string) => {
     for (const [size, viewport] of Object.entries(SIZES)) {
       await page.setViewportSize(viewport);
-      await expect.poll(() => tableFit(page), { message: `registration table ${when} at ${size}` }).toEqual({ overflow: 0, typeSeen: true, namesCut: 0 });
+      await expect
+        .poll(() => tableFit(page), { message: `registration table ${when} at ${size}` })
+        .toEqual({ overflow: 0, typeSeen: true, namesCut: 0 });
     }
     await page.setViewportSize(SIZES.large);
   };

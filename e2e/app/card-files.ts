@@ -12,14 +12,19 @@ export const stamp = (d: Date) =>
  * `walks` gives each walk's first recording time (local) and count, recordings `stepS` seconds
  * apart. Answers the segment number after the last one written.
  */
-export function writeCard(dir: string, walks: { start: Date; count: number; stepS: number }[], firstSegment = 1): number {
+export function writeCard(
+  dir: string,
+  walks: { start: Date; count: number; stepS: number }[],
+  firstSegment = 1,
+): number {
   mkdirSync(dir, { recursive: true });
   let segment = firstSegment;
   for (const w of walks) {
     for (let i = 0; i < w.count; i++, segment++) {
       const at = stamp(new Date(w.start.getTime() + i * w.stepS * 1000));
       const nnn = String(segment).padStart(3, '0');
-      for (const lens of ['00', '10']) writeFileSync(join(dir, `VID_${at}_${lens}_${nnn}.insv`), randomBytes(2048 + segment));
+      for (const lens of ['00', '10'])
+        writeFileSync(join(dir, `VID_${at}_${lens}_${nnn}.insv`), randomBytes(2048 + segment));
       writeFileSync(join(dir, `LRV_${at}_11_${nnn}.insv`), randomBytes(512));
     }
   }

@@ -35,14 +35,18 @@ test.afterEach(async () => {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-test('with "Upload straight from the card" on, a card is offered as Upload from the card and uploads byte-identical from the card, with no copy in the library', async ({ page }) => {
+test('with "Upload straight from the card" on, a card is offered as Upload from the card and uploads byte-identical from the card, with no copy in the library', async ({
+  page,
+}) => {
   const library = join(work, 'library');
   await page.getByRole('tab', { name: 'Settings' }).click();
   const section = page.getByRole('form', { name: 'Card imports' });
   await section.getByLabel('Library folder').fill(library);
   await section.getByLabel(/Upload straight from the card/).check();
   await section.getByRole('button', { name: 'Save card import settings' }).click();
-  await expect.poll(() => (h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard).toBe(true);
+  await expect
+    .poll(() => (h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard)
+    .toBe(true);
   await page.getByRole('tab', { name: 'Upload' }).click();
 
   const size = 1024 * 1024 + 3;
@@ -66,9 +70,21 @@ test('with "Upload straight from the card" on, a card is offered as Upload from 
   await expect(offer).toHaveCount(0);
   await registerAll(page, 'Tower A · Level 1', 2);
 
-  await expect.poll(() => h.queue().allFiles().filter((f) => f.state === 'completed').length, { timeout: 60_000 }).toBe(4);
+  await expect
+    .poll(
+      () =>
+        h
+          .queue()
+          .allFiles()
+          .filter((f) => f.state === 'completed').length,
+      { timeout: 60_000 },
+    )
+    .toBe(4);
   // Queued at the card's own paths, not the library's.
-  const paths = h.queue().allFiles().map((f) => f.path);
+  const paths = h
+    .queue()
+    .allFiles()
+    .map((f) => f.path);
   expect(paths.every((p) => p.startsWith(join(root, 'DCIM')))).toBe(true);
   const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
   expect(uploads).toHaveLength(4);

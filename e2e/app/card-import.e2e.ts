@@ -38,7 +38,9 @@ test.afterEach(async () => {
 
 async function expectAccessible(page: Page, selector: string) {
   const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual(
+    [],
+  );
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -51,7 +53,9 @@ function mountCard(name: string, recordings: number, bytes: number) {
   return { root, recordings: card.recordings.map((p) => p.replace(card.root, root)) };
 }
 
-test('a card that appears is offered, imported with verification, removed once safe, and uploaded byte-identical from the copies', async ({ page }, info) => {
+test('a card that appears is offered, imported with verification, removed once safe, and uploaded byte-identical from the copies', async ({
+  page,
+}, info) => {
   const library = join(work, 'library');
   // Settings: the library folder (default in the Videos folder) and days kept.
   await page.getByRole('tab', { name: 'Settings' }).click();
@@ -78,16 +82,22 @@ test('a card that appears is offered, imported with verification, removed once s
   await offer.getByRole('button', { name: 'Import X4_CARD' }).click();
   const safe = page.getByTestId('card-safe');
   await expect(safe).toContainText('Card safe to remove: 6 files', { timeout: 30_000 });
-  await expect(page.getByTestId('import-summary')).toHaveText(`100 % · ${formatBytes(6 * size)} of ${formatBytes(6 * size)} copied · 6 of 6 files verified`);
+  await expect(page.getByTestId('import-summary')).toHaveText(
+    `100 % · ${formatBytes(6 * size)} of ${formatBytes(6 * size)} copied · 6 of 6 files verified`,
+  );
   await page.getByText('Files (6)').click();
   await expect(page.locator('.import-files tbody tr[data-state="verified"]')).toHaveCount(6);
-  await expect(page.getByTestId('import-report')).toHaveText(/^Transfer report: .*\/ascmhl\/0001_X4_CARD_.*Z_transfer-report\.html$/);
+  await expect(page.getByTestId('import-report')).toHaveText(
+    /^Transfer report: .*\/ascmhl\/0001_X4_CARD_.*Z_transfer-report\.html$/,
+  );
   await expectAccessible(page, 'section.cards');
   await shots(page, info, '31-card-safe-to-remove');
   // Eject runs the system's eject (main/card/eject.ts); the test's card is a folder, not a mounted
   // volume, so the sentence says so and what to do.
   await page.getByRole('button', { name: 'Eject X4_CARD' }).click();
-  await expect(page.getByTestId('card-eject')).toHaveText(`X4_CARD could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`);
+  await expect(page.getByTestId('card-eject')).toHaveText(
+    `X4_CARD could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`,
+  );
   await expect(page.getByTestId('card-eject')).toHaveAttribute('role', 'alert');
   await expectAccessible(page, 'section.cards');
 
@@ -100,7 +110,16 @@ test('a card that appears is offered, imported with verification, removed once s
   await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 3);
 
-  await expect.poll(() => h.queue().allFiles().filter((f) => f.state === 'completed').length, { timeout: 60_000 }).toBe(6);
+  await expect
+    .poll(
+      () =>
+        h
+          .queue()
+          .allFiles()
+          .filter((f) => f.state === 'completed').length,
+      { timeout: 60_000 },
+    )
+    .toBe(6);
   const files = h.queue().allFiles();
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')))).toBe(true);
   // Every stored object is the card's file, byte for byte.
@@ -120,16 +139,25 @@ test('a card that appears is offered, imported with verification, removed once s
   await page.getByTestId('import').getByRole('button', { name: 'Dismiss' }).click();
   renameSync(pulled, join(mounts, 'X4_CARD1'));
   await offer.getByRole('button', { name: 'Import X4_CARD1' }).click({ timeout: 15_000 });
-  await expect(page.getByTestId('card-known')).toContainText(/Already imported on .+ to .*X4_CARD_\S+: 3 of 3 recordings \(3 uploaded\)\. Nothing new on the card: nothing is copied\./, { timeout: 30_000 });
-  await expect(page.getByTestId('card-safe')).toHaveText('Card safe to remove: every recording on it has a verified copy in the library.');
+  await expect(page.getByTestId('card-known')).toContainText(
+    /Already imported on .+ to .*X4_CARD_\S+: 3 of 3 recordings \(3 uploaded\)\. Nothing new on the card: nothing is copied\./,
+    { timeout: 30_000 },
+  );
+  await expect(page.getByTestId('card-safe')).toHaveText(
+    'Card safe to remove: every recording on it has a verified copy in the library.',
+  );
   // Its recordings are not offered for placing again: each row says they are uploaded already.
   await expect(page.getByTestId('blocked-row')).toHaveCount(3, { timeout: 30_000 });
-  await expect(page.getByTestId('blocked-row')).toContainText(Array(3).fill('Already uploaded: an earlier import of this card copied it.'));
+  await expect(page.getByTestId('blocked-row')).toContainText(
+    Array(3).fill('Already uploaded: an earlier import of this card copied it.'),
+  );
   await expect(page.getByTestId('capture-row')).toHaveCount(0);
   await expect(page.getByText('Not chosen')).toHaveCount(0);
   expect(h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
   await page.getByRole('tab', { name: 'Settings' }).click();
-  await expect(section.getByTestId('library-use')).toHaveText(`The library holds 6 imported copies (${formatBytes(6 * size)}).`);
+  await expect(section.getByTestId('library-use')).toHaveText(
+    `The library holds 6 imported copies (${formatBytes(6 * size)}).`,
+  );
   await expectAccessible(page, 'form.library-settings');
   await shots(page, info, '32-card-library-settings', () => section.scrollIntoViewIfNeeded());
 });

@@ -33,12 +33,16 @@ test.afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('after a restart the card being uploaded from is shown in use, not offered; pulled, restarted and put back, it is not offered either', async ({ page }) => {
+test('after a restart the card being uploaded from is shown in use, not offered; pulled, restarted and put back, it is not offered either', async ({
+  page,
+}) => {
   await page.getByRole('tab', { name: 'Settings' }).click();
   const section = page.getByRole('form', { name: 'Card imports' });
   await section.getByLabel(/Upload straight from the card/).check();
   await section.getByRole('button', { name: 'Save card import settings' }).click();
-  await expect.poll(() => (h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard).toBe(true);
+  await expect
+    .poll(() => (h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard)
+    .toBe(true);
   await page.getByRole('tab', { name: 'Upload' }).click();
 
   const staged = writeFakeCard(join(work, 'staging', 'X4'), { recordings: 2, bytes: 6 * MiB });
@@ -49,13 +53,20 @@ test('after a restart the card being uploaded from is shown in use, not offered;
   await offer.getByRole('button', { name: 'Upload from the card X4' }).click({ timeout: 15_000 });
   await expect(page.getByTestId('capture-row')).toHaveCount(2, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 2);
-  const stored = () => h.queue().allFiles().reduce((n, f) => n + f.storedParts, 0);
+  const stored = () =>
+    h
+      .queue()
+      .allFiles()
+      .reduce((n, f) => n + f.storedParts, 0);
   await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
 
   // A restart while it uploads from the card: the new window knows nothing of it, the queue does.
   await h.restart();
   const inUse = page.getByTestId('card-in-use');
-  await expect(inUse).toContainText('Card X4 in use: 2 recordings upload from it. Keep it in the reader until they finish.', { timeout: 15_000 });
+  await expect(inUse).toContainText(
+    'Card X4 in use: 2 recordings upload from it. Keep it in the reader until they finish.',
+    { timeout: 15_000 },
+  );
   await expect(offer).toHaveCount(0);
   await expect(page.getByRole('button', { name: /Upload from the card X4|Import X4/ })).toHaveCount(0);
 
@@ -63,16 +74,37 @@ test('after a restart the card being uploaded from is shown in use, not offered;
   const pocket = join(work, 'pocket');
   mkdirSync(pocket);
   renameSync(root, join(pocket, 'X4'));
-  await expect(page.locator('.file-row').filter({ hasText: 'Waiting for card X4' }).first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('.file-row').filter({ hasText: 'Waiting for card X4' }).first()).toBeVisible({
+    timeout: 30_000,
+  });
   await h.restart();
   await expect(page.getByTestId('queue-state')).toContainText('Card X4 removed', { timeout: 15_000 });
   renameSync(join(pocket, 'X4'), join(mounts, 'X4_1'));
   await expect(inUse).toContainText('Card X4_1 in use', { timeout: 15_000 });
   await expect(offer).toHaveCount(0);
   // Back and resumed: queued at its new mount, it is still in use and still not offered.
-  await expect.poll(() => h.queue().allFiles().filter((f) => f.state !== 'completed').every((f) => f.path.startsWith(join(mounts, 'X4_1'))), { timeout: 30_000 }).toBe(true);
+  await expect
+    .poll(
+      () =>
+        h
+          .queue()
+          .allFiles()
+          .filter((f) => f.state !== 'completed')
+          .every((f) => f.path.startsWith(join(mounts, 'X4_1'))),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
   await expect(inUse).toContainText(/Card X4_1 in use: .*upload.* from it/);
   await expect(offer).toHaveCount(0);
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-  await expect.poll(() => h.queue().allFiles().filter((f) => f.state === 'completed').length, { timeout: 60_000 }).toBe(4);
+  await expect
+    .poll(
+      () =>
+        h
+          .queue()
+          .allFiles()
+          .filter((f) => f.state === 'completed').length,
+      { timeout: 60_000 },
+    )
+    .toBe(4);
 });

@@ -38,7 +38,9 @@ test.afterEach(async () => {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-test('recordings placed while their card is copied wait for their verified copies, then upload from them byte-identical, once each', async ({ page }, info) => {
+test('recordings placed while their card is copied wait for their verified copies, then upload from them byte-identical, once each', async ({
+  page,
+}, info) => {
   const size = 6 * 1024 * 1024 + 7;
   const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 3, bytes: size });
   const root = join(mounts, 'X4_CARD');
@@ -61,21 +63,41 @@ test('recordings placed while their card is copied wait for their verified copie
   // "…", never the words after it (a row that read "segment 001 · …" said nothing).
   await page.setViewportSize(SIZES.small);
   for (const row of await rows.all()) {
-    const [cell, words] = await Promise.all([row.locator('td.recording').boundingBox(), row.getByTestId('copy-state').boundingBox()]);
-    expect(words!.x + words!.width, (await row.getAttribute('data-key')) ?? '').toBeLessThanOrEqual(cell!.x + cell!.width);
+    const [cell, words] = await Promise.all([
+      row.locator('td.recording').boundingBox(),
+      row.getByTestId('copy-state').boundingBox(),
+    ]);
+    expect(words!.x + words!.width, (await row.getAttribute('data-key')) ?? '').toBeLessThanOrEqual(
+      cell!.x + cell!.width,
+    );
   }
   await page.setViewportSize(SIZES.large);
   await registerAll(page, 'Tower A · Level 1', 3);
 
   // Registered and held: queued at the card's paths, not one part sent, the queue row says why.
-  await expect.poll(() => h.queue().captures().filter((c) => c.state === 'registered').length, { timeout: 15_000 }).toBe(3);
+  await expect
+    .poll(
+      () =>
+        h
+          .queue()
+          .captures()
+          .filter((c) => c.state === 'registered').length,
+      { timeout: 15_000 },
+    )
+    .toBe(3);
   const held = h.queue().allFiles();
-  expect(held.map((f) => [f.path.startsWith(`${root}/`), f.state, f.awaitingCopy])).toEqual(Array(6).fill([true, 'pending', true]));
+  expect(held.map((f) => [f.path.startsWith(`${root}/`), f.state, f.awaitingCopy])).toEqual(
+    Array(6).fill([true, 'pending', true]),
+  );
   await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]')).toHaveCount(6);
-  await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]').first()).toContainText('Waiting for its verified copy');
+  await expect(page.locator('[data-testid="file-row"][data-awaiting-copy="true"]').first()).toContainText(
+    'Waiting for its verified copy',
+  );
   await expect(page.locator('.file-row.failed')).toHaveCount(0);
   // The queue opens below the registration step: its rows brought to the top of the window.
-  await shots(page, info, '34-queue-waiting-for-copy', () => page.getByRole('region', { name: 'Upload queue' }).evaluate((e) => e.scrollIntoView({ block: 'start' })));
+  await shots(page, info, '34-queue-waiting-for-copy', () =>
+    page.getByRole('region', { name: 'Upload queue' }).evaluate((e) => e.scrollIntoView({ block: 'start' })),
+  );
   expect(h.svc.storage.received.filter((r) => r.operation === 'UploadPart')).toEqual([]);
 
   // The copies verify; the card is pulled as soon as it is said safe.
@@ -84,7 +106,16 @@ test('recordings placed while their card is copied wait for their verified copie
   rmSync(root, { recursive: true });
   expect(existsSync(root)).toBe(false);
 
-  await expect.poll(() => h.queue().allFiles().filter((f) => f.state === 'completed').length, { timeout: 60_000 }).toBe(6);
+  await expect
+    .poll(
+      () =>
+        h
+          .queue()
+          .allFiles()
+          .filter((f) => f.state === 'completed').length,
+      { timeout: 60_000 },
+    )
+    .toBe(6);
   const files = h.queue().allFiles();
   const library = join(h.dataDir, 'Videos', 'Capture Uploader');
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')) && !f.awaitingCopy)).toBe(true);

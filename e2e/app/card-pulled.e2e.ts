@@ -29,7 +29,9 @@ test.afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('a card pulled mid-upload is one line, not a red row per file; put back under another name, the uploads finish by themselves', async ({ page }) => {
+test('a card pulled mid-upload is one line, not a red row per file; put back under another name, the uploads finish by themselves', async ({
+  page,
+}) => {
   const mount = join(work, 'media');
   const pocket = join(work, 'pocket');
   mkdirSync(pocket);
@@ -38,18 +40,34 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
   await h.drop([card.root]);
   await expect(page.getByTestId('capture-row')).toHaveCount(2, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 2);
-  const stored = () => h.queue().allFiles().reduce((n, f) => n + f.storedParts, 0);
+  const stored = () =>
+    h
+      .queue()
+      .allFiles()
+      .reduce((n, f) => n + f.storedParts, 0);
   await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
 
   renameSync(card.root, join(pocket, 'X4'));
   const state = page.getByTestId('queue-state');
-  await expect(state).toHaveText('Card X4 removed: put it back to continue (2 recordings waiting)', { timeout: 30_000 });
+  await expect(state).toHaveText('Card X4 removed: put it back to continue (2 recordings waiting)', {
+    timeout: 30_000,
+  });
   await expect(state).toHaveAttribute('data-kind', 'card-removed');
-  await expect(page.getByTestId('queue-state-detail')).toHaveText('uploads resume by themselves once it is back, under any name · nothing lost');
+  await expect(page.getByTestId('queue-state-detail')).toHaveText(
+    'uploads resume by themselves once it is back, under any name · nothing lost',
+  );
   await expect(page.locator('.file-row.failed')).toHaveCount(0);
-  expect(h.queue().allFiles().filter((f) => f.state === 'failed')).toEqual([]);
+  expect(
+    h
+      .queue()
+      .allFiles()
+      .filter((f) => f.state === 'failed'),
+  ).toEqual([]);
   // Each file left on it says which card it waits for, not that it waits for its turn.
-  const onCard = h.queue().allFiles().filter((f) => f.state !== 'completed').length;
+  const onCard = h
+    .queue()
+    .allFiles()
+    .filter((f) => f.state !== 'completed').length;
   expect(onCard).toBeGreaterThan(0);
   await expect(page.locator('.file-row').filter({ hasText: 'Waiting for card X4' })).toHaveCount(onCard);
 
@@ -57,5 +75,11 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
   renameSync(join(pocket, 'X4'), join(mount, 'X4_1'));
   // Random bytes carry no Insta360 trailer: the finish says so.
   await expect(state).toHaveText('All 4 files uploaded, 2 captures with warnings', { timeout: 40_000 });
-  expect(h.queue().allFiles().map((f) => f.path.startsWith(join(mount, 'X4_1', 'DCIM'))).every(Boolean)).toBe(true);
+  expect(
+    h
+      .queue()
+      .allFiles()
+      .map((f) => f.path.startsWith(join(mount, 'X4_1', 'DCIM')))
+      .every(Boolean),
+  ).toBe(true);
 });

@@ -29,14 +29,22 @@ test.afterEach(async () => {
 /** The queued files' paths, sorted, once `count` captures are in the queue. */
 async function queuedPaths(count: number): Promise<string[]> {
   await expect.poll(() => h.queue().captures().length, { timeout: 30_000 }).toBe(count);
-  return h.queue().allFiles().map((f) => f.path).sort();
+  return h
+    .queue()
+    .allFiles()
+    .map((f) => f.path)
+    .sort();
 }
 
-test("a card's root registers every recording; previews and thumbnails are one line, not uploaded", async ({ page }) => {
+test("a card's root registers every recording; previews and thumbnails are one line, not uploaded", async ({
+  page,
+}) => {
   const card = writeFakeCard(join(work, 'INSTA360'), { recordings: 5 });
   await h.drop([card.root]);
   await expect(page.getByTestId('capture-row')).toHaveCount(5, { timeout: 30_000 });
-  await expect(page.getByLabel('Not uploaded').locator('summary')).toHaveText('Not uploaded: 5 previews (LRV) and 5 thumbnails (THM) and 1 other file');
+  await expect(page.getByLabel('Not uploaded').locator('summary')).toHaveText(
+    'Not uploaded: 5 previews (LRV) and 5 thumbnails (THM) and 1 other file',
+  );
   await registerAll(page, 'Tower A · Level 1', 5);
   expect(await queuedPaths(5)).toEqual([...card.recordings].sort());
 });
@@ -44,7 +52,11 @@ test("a card's root registers every recording; previews and thumbnails are one l
 test('a folder of two cards registers the recordings of both', async ({ page }) => {
   const both = join(work, 'cards');
   const a = writeFakeCard(join(both, 'card-1'), { recordings: 3 });
-  const b = writeFakeCard(join(both, 'card-2'), { recordings: 4, start: new Date(2026, 10, 25, 14, 0, 0), firstSegment: 20 });
+  const b = writeFakeCard(join(both, 'card-2'), {
+    recordings: 4,
+    start: new Date(2026, 10, 25, 14, 0, 0),
+    firstSegment: 20,
+  });
   await h.drop([both]);
   await expect(page.getByTestId('capture-row')).toHaveCount(7, { timeout: 30_000 });
   await registerAll(page, 'Tower B · Level 2', 7);
@@ -55,5 +67,7 @@ test('a folder without recordings says so, naming it', async ({ page }) => {
   const empty = join(work, 'photos');
   mkdirSync(join(empty, 'DCIM', '100MEDIA'), { recursive: true });
   await h.drop([empty]);
-  await expect(page.getByTestId('nothing-found')).toHaveText(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+  await expect(page.getByTestId('nothing-found')).toHaveText(
+    `No recordings found in ${empty} (looked for .insv, .mp4, .csv)`,
+  );
 });

@@ -6,7 +6,12 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
-import { DARK_PALETTE, KEY_FRACTIONS, LIGHT_PALETTE, fractionColourIn } from '../../renderer/src/components/records/palette.js';
+import {
+  DARK_PALETTE,
+  KEY_FRACTIONS,
+  LIGHT_PALETTE,
+  fractionColourIn,
+} from '../../renderer/src/components/records/palette.js';
 import { AppHarness } from './harness.js';
 import { shots } from './shots.js';
 
@@ -41,7 +46,8 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
 }
 
 /** A computed style property of the first element matched. */
-const computed = (l: Locator, prop: 'backgroundColor' | 'color' | 'stroke') => l.first().evaluate((el, p) => getComputedStyle(el)[p], prop);
+const computed = (l: Locator, prop: 'backgroundColor' | 'color' | 'stroke') =>
+  l.first().evaluate((el, p) => getComputedStyle(el)[p], prop);
 
 for (const scheme of ['light', 'dark'] as const) {
   test.describe(`${scheme} theme`, () => {
@@ -87,7 +93,8 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(page.getByTestId('capture-row')).toHaveCount(3);
       await page.getByLabel('Select all captures').check();
       expect(await violations(page)).toEqual({});
-      if (scheme === 'dark') expect(luminance(await computed(page.locator('.drafts'), 'backgroundColor'))).toBeLessThan(0.2);
+      if (scheme === 'dark')
+        expect(luminance(await computed(page.locator('.drafts'), 'backgroundColor'))).toBeLessThan(0.2);
       const apply = page.getByRole('group', { name: 'Apply to selected captures' });
       await apply.getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
       await apply.getByLabel('Type').selectOption({ label: 'Interior' });
@@ -114,7 +121,9 @@ for (const scheme of ['light', 'dark'] as const) {
       const section = page.getByRole('form', { name: 'Card imports' });
       await section.getByLabel('Library folder').fill(join(work, 'library'));
       await section.getByRole('button', { name: 'Save card import settings' }).click();
-      await expect.poll(() => (h.store.get('library') as { library?: string } | undefined)?.library).toBe(join(work, 'library'));
+      await expect
+        .poll(() => (h.store.get('library') as { library?: string } | undefined)?.library)
+        .toBe(join(work, 'library'));
       await page.getByRole('tab', { name: 'Upload' }).click();
       // Written aside and moved under the mount folder at once, as a volume appears when mounted.
       const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 2, bytes: 64 * 1024 });
@@ -126,15 +135,19 @@ for (const scheme of ['light', 'dark'] as const) {
       await offer.getByRole('button', { name: 'Import X4_CARD' }).click();
       await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove', { timeout: 30_000 });
       await page.getByText('Files (4)').click();
-      if (scheme === 'dark') expect(luminance(await computed(page.getByTestId('card-safe'), 'backgroundColor'))).toBeLessThan(0.2);
+      if (scheme === 'dark')
+        expect(luminance(await computed(page.getByTestId('card-safe'), 'backgroundColor'))).toBeLessThan(0.2);
       expect(await violations(page)).toEqual({});
     });
 
-    test(`the Progress workspace, with an entry open and a form error, and its printed month (${scheme})`, async ({ page }) => {
+    test(`the Progress workspace, with an entry open and a form error, and its printed month (${scheme})`, async ({
+      page,
+    }) => {
       await page.getByRole('tab', { name: 'Progress' }).click();
       await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
       const seeded = h.svc.store.state.progress.at(-1)!;
-      if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0) await page.getByRole('button', { name: 'Previous month' }).click();
+      if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0)
+        await page.getByRole('button', { name: 'Previous month' }).click();
       await page.locator(`[data-day="${seeded.date}"]`).click();
       await page.getByTestId('day-view').getByRole('button', { name: seeded.id }).click();
       await expect(page.getByTestId('entry-detail')).toContainText(seeded.details);
@@ -161,7 +174,9 @@ for (const scheme of ['light', 'dark'] as const) {
       await form.getByRole('button', { name: 'Record entry' }).click();
       await expect(page.getByTestId('outbox-item')).toHaveCount(1);
       await page.getByRole('button', { name: 'Refresh' }).click();
-      await expect(page.getByTestId('progress-as-of')).toContainText('No connection to the progress service: showing the copy from');
+      await expect(page.getByTestId('progress-as-of')).toContainText(
+        'No connection to the progress service: showing the copy from',
+      );
       await groundFollowsScheme(page);
       expect(await violations(page)).toEqual({});
       await h.svc.admin('DELETE', '/faults');
@@ -180,7 +195,15 @@ for (const scheme of ['light', 'dark'] as const) {
       const palette = scheme === 'dark' ? DARK_PALETTE : LIGHT_PALETTE;
       const v = await page.locator('html').evaluate((el) => {
         const s = getComputedStyle(el);
-        return Object.fromEntries(['--drawing-bg', '--untracked', '--cividis-from', '--cividis-to', ...[0, 1, 2, 3, 4].map((i) => `--stage-${i}`)].map((n) => [n, s.getPropertyValue(n).trim()]));
+        return Object.fromEntries(
+          [
+            '--drawing-bg',
+            '--untracked',
+            '--cividis-from',
+            '--cividis-to',
+            ...[0, 1, 2, 3, 4].map((i) => `--stage-${i}`),
+          ].map((n) => [n, s.getPropertyValue(n).trim()]),
+        );
       });
       expect(v['--drawing-bg']).toBe(palette.background);
       expect(v['--untracked']).toBe(palette.untracked);
@@ -190,10 +213,15 @@ for (const scheme of ['light', 'dark'] as const) {
       expect(contrast(await computed(page.locator('html'), 'color'), ground)).toBeGreaterThanOrEqual(4.5);
       if (scheme === 'dark') expect(luminance(ground)).toBeLessThan(0.05);
       // Every line as drawn, against the drawing as drawn: 3:1 or more (WCAG 1.4.11).
-      const strokes = await page.getByTestId('asset-line').evaluateAll((els) => els.map((el) => getComputedStyle(el).stroke));
+      const strokes = await page
+        .getByTestId('asset-line')
+        .evaluateAll((els) => els.map((el) => getComputedStyle(el).stroke));
       expect(strokes.length).toBeGreaterThan(0);
       for (const stroke of strokes) expect(contrast(stroke, ground)).toBeGreaterThanOrEqual(3);
-      const swatches = await page.getByTestId('colour-key').locator('.swatch').evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
+      const swatches = await page
+        .getByTestId('colour-key')
+        .locator('.swatch')
+        .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
       for (const swatch of swatches) expect(contrast(swatch, ground)).toBeGreaterThanOrEqual(3);
       expect(await violations(page)).toEqual({});
     });

@@ -51,10 +51,28 @@ export class AppHarness {
    * `localService: false` the core is set up as in the packaged app, where the local test service
    * cannot be loaded (the service still runs, for tests that configure it as a real one).
    */
-  static async start(page: Page, appOrigin: string, opts: { localService?: boolean; service?: TestService; engine?: EngineTuning; cards?: CardWatchOptions; foldedQueue?: boolean } = {}): Promise<AppHarness> {
+  static async start(
+    page: Page,
+    appOrigin: string,
+    opts: {
+      localService?: boolean;
+      service?: TestService;
+      engine?: EngineTuning;
+      cards?: CardWatchOptions;
+      foldedQueue?: boolean;
+    } = {},
+  ): Promise<AppHarness> {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
     const svc = opts.service ?? (await startTestService());
-    const h = new AppHarness(page, svc, mkdtempSync(join(tmpdir(), 'app-e2e-')), appOrigin, opts.localService ?? true, opts.engine, opts.cards);
+    const h = new AppHarness(
+      page,
+      svc,
+      mkdtempSync(join(tmpdir(), 'app-e2e-')),
+      appOrigin,
+      opts.localService ?? true,
+      opts.engine,
+      opts.cards,
+    );
     // The library folder in the test's own data, never the Videos folder of whoever runs the tests:
     // registering recordings writes their thumbnails there. Same name as the default.
     h.store.set('library', { library: join(h.dataDir, 'Videos', 'Capture Uploader') });
@@ -93,16 +111,30 @@ export class AppHarness {
     decrypt: (s) => Buffer.from(s.slice('sealed:'.length), 'base64').toString(),
   };
 
-  private readonly kv: SettingsFile = { get: (k) => this.store.get(k), set: (k, v) => this.store.set(k, v), snapshot: () => Object.fromEntries(this.store) };
+  private readonly kv: SettingsFile = {
+    get: (k) => this.store.get(k),
+    set: (k, v) => this.store.set(k, v),
+    snapshot: () => Object.fromEntries(this.store),
+  };
 
   private async boot(): Promise<void> {
-    this.login = new LoginStart({ store: this.kv, supported: true, apply: (enabled) => void this.loginApplied.push(enabled) });
+    this.login = new LoginStart({
+      store: this.kv,
+      supported: true,
+      apply: (enabled) => void this.loginApplied.push(enabled),
+    });
     this.host = new ServiceHost({
       dataDir: this.dataDir,
       store: this.kv,
       secrets: this.secrets,
       emit: (event, payload) => {
-        void this.page.evaluate(([e, p]) => (window as unknown as { __captureEmit?: (e: string, p: unknown) => void }).__captureEmit?.(e, p), [event, payload] as const).catch(() => undefined);
+        void this.page
+          .evaluate(
+            ([e, p]) =>
+              (window as unknown as { __captureEmit?: (e: string, p: unknown) => void }).__captureEmit?.(e, p),
+            [event, payload] as const,
+          )
+          .catch(() => undefined);
       },
       pickFiles: async () => this.pickResult,
       // A stand-in for the shell's power-save blocker, always granted, as on a desktop.
@@ -117,11 +149,16 @@ export class AppHarness {
     });
     await this.host.start();
     this.login.start();
-    this.dispatch = createIpcDispatcher({ ...this.host.handlers(), ...this.login.handlers() }, (url) => url.startsWith(this.appOrigin));
+    this.dispatch = createIpcDispatcher({ ...this.host.handlers(), ...this.login.handlers() }, (url) =>
+      url.startsWith(this.appOrigin),
+    );
   }
 
   /** Calls a channel in the service worker as the window would (no door); throws the envelope's error. */
-  async invoke<C extends Channel>(channel: C, ...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]): Promise<ResultOf<C>> {
+  async invoke<C extends Channel>(
+    channel: C,
+    ...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]
+  ): Promise<ResultOf<C>> {
     const answer = await this.host.call(channel, args[0]);
     if (!answer.ok) throw new Error(answer.error);
     return answer.value;

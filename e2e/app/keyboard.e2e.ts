@@ -27,10 +27,14 @@ test.afterEach(async () => {
 /** No axe violations inside `selector`; the failure lists each rule with the elements it found. */
 async function expectAccessible(page: Page, selector: string) {
   const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual(
+    [],
+  );
 }
 
-test('a 100-recording card is placed in four ranges and registered by keyboard alone in at most 40 key presses', async ({ page }, info) => {
+test('a 100-recording card is placed in four ranges and registered by keyboard alone in at most 40 key presses', async ({
+  page,
+}, info) => {
   test.setTimeout(120_000);
   await page.setViewportSize(SIZES.large);
   await page.goto('/');
@@ -130,13 +134,19 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
     [towerB!.id, design(towerB, 'Level 1')],
   ];
   const queue = h.queue();
-  const captures = queue.captures().sort((a, b) => Date.parse(a.request.captureDateTime) - Date.parse(b.request.captureDateTime));
+  const captures = queue
+    .captures()
+    .sort((a, b) => Date.parse(a.request.captureDateTime) - Date.parse(b.request.captureDateTime));
   expect(captures).toHaveLength(100);
-  expect(captures.map((c, i) => [i, c.structure, c.design, c.request.type])).toEqual(captures.map((_, i) => [i, ...want[Math.floor(i / 25)]!, 'interior']));
+  expect(captures.map((c, i) => [i, c.structure, c.design, c.request.type])).toEqual(
+    captures.map((_, i) => [i, ...want[Math.floor(i / 25)]!, 'interior']),
+  );
   expect(captures.reduce((n, c) => n + queue.filesOf(c.id).length, 0)).toBe(200);
 });
 
-test('the capture table is one tab stop; arrows move between rows and a row\'s controls, Space and Shift select, Escape clears', async ({ page }) => {
+test("the capture table is one tab stop; arrows move between rows and a row's controls, Space and Shift select, Escape clears", async ({
+  page,
+}) => {
   await page.setViewportSize(SIZES.large);
   await page.goto('/');
   await h.invoke('capture:settings.useLocalService');

@@ -23,7 +23,9 @@ test('Settings shows start at login and a person turns it on, then back to the d
   const box = section.getByRole('checkbox', { name: 'Start Capture Uploader at login, minimized to the tray' });
   // An empty queue: the default is off, and the screen says when it turns on.
   await expect(box).not.toBeChecked();
-  await expect(section.getByTestId('login-start-state')).toHaveText('Off while the queue has nothing to finish; it turns on by itself once the queue holds work (the default).');
+  await expect(section.getByTestId('login-start-state')).toHaveText(
+    'Off while the queue has nothing to finish; it turns on by itself once the queue holds work (the default).',
+  );
   await expect(section.getByRole('button', { name: 'Back to the default' })).toHaveCount(0);
 
   // A click, not check(): the box is checked once the main process answers (it applies the

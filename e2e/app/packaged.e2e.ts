@@ -10,7 +10,9 @@ test.afterEach(async () => {
   await h.stop();
 });
 
-test('where the local test service cannot be loaded, first run offers only the service details', async ({ page }, info) => {
+test('where the local test service cannot be loaded, first run offers only the service details', async ({
+  page,
+}, info) => {
   h = await AppHarness.start(page, ORIGIN, { localService: false });
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Welcome' })).toBeVisible();
@@ -23,5 +25,7 @@ test('a checkout offers the local test service on first run', async ({ page }) =
   h = await AppHarness.start(page, ORIGIN);
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Use the local test service' })).toBeVisible();
-  await expect(page.getByText('To try the app first without an account, use the local test service below the form.')).toBeVisible();
+  await expect(
+    page.getByText('To try the app first without an account, use the local test service below the form.'),
+  ).toBeVisible();
 });

@@ -9,10 +9,15 @@ import { execFile } from 'node:child_process';
  */
 export function pdfText(pdf: Uint8Array): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('pdftotext', ['-raw', '-enc', 'UTF-8', '-', '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`pdftotext could not read the PDF: ${stderr.trim() || err.message}`));
-      else resolve(stdout.replace(/\s+/g, ' ').trim());
-    });
+    const child = execFile(
+      'pdftotext',
+      ['-raw', '-enc', 'UTF-8', '-', '-'],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`pdftotext could not read the PDF: ${stderr.trim() || err.message}`));
+        else resolve(stdout.replace(/\s+/g, ' ').trim());
+      },
+    );
     child.stdin!.end(pdf);
   });
 }

@@ -39,31 +39,45 @@ async function register(name: string, size = 64 * 1024) {
   const [tower] = h.settings.view().structures;
   const file = join(work, name);
   writeFileSync(file, randomBytes(size));
-  await h.invoke('capture:captures.register', [{ paths: [file], structure: tower!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+  await h.invoke('capture:captures.register', [
+    { paths: [file], structure: tower!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' },
+  ]);
 }
 
-const captureRow = (page: Page, label: string) => page.locator(`[data-testid="queue-capture"][data-capture="${label}"]`);
+const captureRow = (page: Page, label: string) =>
+  page.locator(`[data-testid="queue-capture"][data-capture="${label}"]`);
 const showList = () => h.page.locator('.queue-list').evaluate((el) => el.scrollIntoView({ block: 'start' }));
 /** The capture rows wholly inside the window. */
 const capturesInView = (page: Page) =>
-  page.locator('[data-testid="queue-capture"]').evaluateAll((rows) => rows.filter((r) => {
-    const b = r.getBoundingClientRect();
-    return b.top >= 0 && b.bottom <= window.innerHeight;
-  }).length);
+  page.locator('[data-testid="queue-capture"]').evaluateAll(
+    (rows) =>
+      rows.filter((r) => {
+        const b = r.getBoundingClientRect();
+        return b.top >= 0 && b.bottom <= window.innerHeight;
+      }).length,
+  );
 
-test('one line per capture at 820×560: files behind a disclosure, completed ones folded by batch, six in view; a capture moved to the front goes first', async ({ page }, info) => {
+test('one line per capture at 820×560: files behind a disclosure, completed ones folded by batch, six in view; a capture moved to the front goes first', async ({
+  page,
+}, info) => {
   // Two captures uploaded (one batch: same structure, same day), then eight held back by "Pause until".
   for (const name of ['done-1.mp4', 'done-2.mp4']) await register(name);
   await expect(page.getByTestId('queue-batch')).toHaveAttribute('data-captures', '2', { timeout: 20_000 });
   await h.invoke('capture:queue.pauseUntil', { until: new Date(Date.now() + 3600_000).toISOString() });
   const names = Array.from({ length: 8 }, (_, i) => `floor-${i + 1}-walk-with-a-long-name-from-the-camera.mp4`);
   for (const name of names) await register(name);
-  await expect(page.locator('[data-testid="queue-capture"][data-state="registered"]')).toHaveCount(8, { timeout: 20_000 });
+  await expect(page.locator('[data-testid="queue-capture"][data-state="registered"]')).toHaveCount(8, {
+    timeout: 20_000,
+  });
 
   await page.setViewportSize(SIZES.small);
   await showList();
   // Captures at work first, in queue order; the completed batch after them, folded; no file rows.
-  expect(await page.locator('[data-testid="queue-capture"]').evaluateAll((r) => r.map((e) => e.getAttribute('data-capture')))).toEqual(names);
+  expect(
+    await page
+      .locator('[data-testid="queue-capture"]')
+      .evaluateAll((r) => r.map((e) => e.getAttribute('data-capture'))),
+  ).toEqual(names);
   await expect(page.getByTestId('file-row')).toHaveCount(0);
   expect(await capturesInView(page)).toBeGreaterThanOrEqual(6);
   // The full name on hover and in the accessible label, however short the row cuts it.
@@ -94,12 +108,16 @@ test('one line per capture at 820×560: files behind a disclosure, completed one
 
   // "The site manager needs floor 8 first": to the front, back, and to the front again.
   const last = names[7]!;
-  await captureRow(page, last).getByRole('button', { name: `Move ${last} to the front of the queue` }).click();
+  await captureRow(page, last)
+    .getByRole('button', { name: `Move ${last} to the front of the queue` })
+    .click();
   await expect(page.locator('[data-testid="queue-capture"]').first()).toHaveAttribute('data-capture', last);
   await page.getByRole('button', { name: `Move ${last} back to its place in the queue` }).click();
   await expect(page.locator('[data-testid="queue-capture"]').first()).toHaveAttribute('data-capture', names[0]!);
   await expect(page.locator('[data-testid="queue-capture"]').last()).toHaveAttribute('data-capture', last);
-  await captureRow(page, last).getByRole('button', { name: `Move ${last} to the front of the queue` }).click();
+  await captureRow(page, last)
+    .getByRole('button', { name: `Move ${last} to the front of the queue` })
+    .click();
   await expect(page.locator('[data-testid="queue-capture"]').first()).toHaveAttribute('data-capture', last);
   await shots(page, info, 'queue-front', showList);
   expect(h.queue().captures()[0]!.label).toBe(last);
@@ -111,13 +129,23 @@ test('one line per capture at 820×560: files behind a disclosure, completed one
   const from = h.svc.storage.received.length;
   await h.invoke('capture:queue.pauseUntil', { until: null });
   await expect(page.getByTestId('queue-state')).toContainText(/^All 10 files uploaded/, { timeout: 60_000 });
-  const keyOf = new Map(h.queue().allFiles().map((f) => [h.svc.store.state.uploads[f.uploadId!]!.key, f.fileName]));
-  const puts = h.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').map((r) => keyOf.get(r.key!));
+  const keyOf = new Map(
+    h
+      .queue()
+      .allFiles()
+      .map((f) => [h.svc.store.state.uploads[f.uploadId!]!.key, f.fileName]),
+  );
+  const puts = h.svc.storage.received
+    .slice(from)
+    .filter((r) => r.operation === 'UploadPart')
+    .map((r) => keyOf.get(r.key!));
   expect(puts).toHaveLength(8);
   expect(puts.slice(0, 4)).toContain(last);
 });
 
-test('at 200 % zoom (a 1920×1080 window shown as 960×540 CSS px) the queue list, scrolled to, takes the whole height under the top bar', async ({ page }, info) => {
+test('at 200 % zoom (a 1920×1080 window shown as 960×540 CSS px) the queue list, scrolled to, takes the whole height under the top bar', async ({
+  page,
+}, info) => {
   await h.invoke('capture:queue.pauseUntil', { until: new Date(Date.now() + 3600_000).toISOString() });
   for (let i = 1; i <= 10; i++) await register(`zoom-${i}.mp4`);
   await expect(page.locator('[data-testid="queue-capture"]')).toHaveCount(10, { timeout: 20_000 });
@@ -134,12 +162,16 @@ test('at 200 % zoom (a 1920×1080 window shown as 960×540 CSS px) the queue lis
   await page.screenshot({ path: info.outputPath('queue-zoom-200.png') });
 });
 
-test('the registration heading is never under the sticky bar, and the designs\' warning is one line until opened', async ({ page }, info) => {
+test("the registration heading is never under the sticky bar, and the designs' warning is one line until opened", async ({
+  page,
+}, info) => {
   const design = h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
   await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
   const card = join(work, 'card');
   mkdirSync(card);
-  for (let i = 1; i <= 3; i++) for (const lens of ['00', '10']) writeFileSync(join(card, `VID_20261122_08${10 + i}00_${lens}_00${i}.insv`), randomBytes(4096));
+  for (let i = 1; i <= 3; i++)
+    for (const lens of ['00', '10'])
+      writeFileSync(join(card, `VID_20261122_08${10 + i}00_${lens}_00${i}.insv`), randomBytes(4096));
   await page.setViewportSize(SIZES.small);
   await page.reload();
   await h.drop([card]);
@@ -153,7 +185,10 @@ test('the registration heading is never under the sticky bar, and the designs\' 
   // One line of text, with the buttons beside it (their padding and the banner's): not 100 px.
   expect(folded).toBeLessThanOrEqual(Math.max(line, 30) + 14);
   await banner.getByRole('button', { name: 'The whole message about the changed designs' }).click();
-  await expect(banner.getByRole('button', { name: 'The whole message about the changed designs' })).toHaveAttribute('aria-expanded', 'true');
+  await expect(banner.getByRole('button', { name: 'The whole message about the changed designs' })).toHaveAttribute(
+    'aria-expanded',
+    'true',
+  );
   expect((await banner.boundingBox())!.height).toBeGreaterThan(folded);
   await banner.getByRole('button', { name: 'The whole message about the changed designs' }).click();
 
@@ -172,7 +207,13 @@ test('the registration heading is never under the sticky bar, and the designs\' 
     const hb = document.querySelector('#drafts-title')!.getBoundingClientRect();
     const bar = document.querySelector('.apply-bar')!;
     // Computed as "rgb(255, 255, 255) 0px -16px 0px 0px": x, y, blur, spread.
-    const offsetY = parseFloat(getComputedStyle(bar).boxShadow.replace(/rgba?\([^)]*\)/, '').trim().split(/\s+/)[1] ?? '0') || 0;
+    const offsetY =
+      parseFloat(
+        getComputedStyle(bar)
+          .boxShadow.replace(/rgba?\([^)]*\)/, '')
+          .trim()
+          .split(/\s+/)[1] ?? '0',
+      ) || 0;
     return { headingBottom: hb.bottom, shadowTop: bar.getBoundingClientRect().top + Math.min(0, offsetY) };
   });
   expect(headingBottom).toBeLessThanOrEqual(shadowTop);
@@ -187,14 +228,23 @@ test('the registration heading is never under the sticky bar, and the designs\' 
   expect(await violations(page)).toEqual({});
 });
 
-test('a storage outage in the folded queue at 820×560: the headline says so, each capture in one line', async ({ page }, info) => {
-  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+test('a storage outage in the folded queue at 820×560: the headline says so, each capture in one line', async ({
+  page,
+}, info) => {
+  await h.svc.admin('POST', '/faults', {
+    target: 'storage',
+    operation: 'UploadPart',
+    times: 0,
+    action: { type: 'status', status: 503 },
+  });
   for (const name of ['level-1.mp4', 'level-2.mp4', 'level-3.mp4']) await register(name, 256 * 1024);
   await expect(page.getByTestId('queue-state')).toHaveText('Waiting for storage', { timeout: 15_000 });
   await expect(page.getByTestId('queue-state-detail')).toContainText('nothing lost');
   await expect(page.getByTestId('queue-capture')).toHaveCount(3);
   await expect(page.getByTestId('file-row')).toHaveCount(0);
-  await shots(page, info, 'queue-outage', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+  await shots(page, info, 'queue-outage', () =>
+    page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })),
+  );
   await page.setViewportSize(SIZES.small);
   await showList();
   expect(await violations(page)).toEqual({});

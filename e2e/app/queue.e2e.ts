@@ -45,28 +45,42 @@ const showQueue = () => h.page.locator('section.queue').evaluate((el) => el.scro
 async function register(name: string, size: number, structure: string, design?: string) {
   const file = join(work, name);
   writeFileSync(file, randomBytes(size));
-  return h.invoke('capture:captures.register', [{ paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+  return h.invoke('capture:captures.register', [
+    { paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' },
+  ]);
 }
 
-const captureRow = (page: Page, label: string) => page.locator(`[data-testid="queue-capture"][data-capture="${label}"]`);
+const captureRow = (page: Page, label: string) =>
+  page.locator(`[data-testid="queue-capture"][data-capture="${label}"]`);
 const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
 
 test.describe.configure({ timeout: 120_000 });
 
-test('the queue by capture: overall bar and counts, a refused capture corrected from the queue, a retry waiting, filters; axe finds nothing', async ({ page }, info) => {
+test('the queue by capture: overall bar and counts, a refused capture corrected from the queue, a retry waiting, filters; axe finds nothing', async ({
+  page,
+}, info) => {
   const [tower] = h.settings.view().structures;
   await register('done-walk.mp4', 1024 * 1024, tower!.id, tower!.designs[0]!.id);
   await expect(fileRow(page, 'done-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   await register('refused-walk.mp4', 1024 * 1024, 'structure-from-another-project');
   await expect(page.getByTestId('attention')).toContainText('refused-walk.mp4');
   // Storage answers 503 to every part of this file for now: it waits for its retry, it does not need anyone.
-  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 503 } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'storage',
+    operation: 'UploadPart',
+    times: 0,
+    action: { type: 'status', status: 503 },
+  });
   await register('flaky-walk.mp4', 2 * 1024 * 1024, tower!.id);
   await expect(fileRow(page, 'flaky-walk.mp4')).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
 
-  await expect(captureRow(page, 'done-walk.mp4')).toContainText(`${tower!.name} · ${tower!.designs[0]!.name} · Interior`);
+  await expect(captureRow(page, 'done-walk.mp4')).toContainText(
+    `${tower!.name} · ${tower!.designs[0]!.name} · Interior`,
+  );
   await expect(captureRow(page, 'done-walk.mp4')).toContainText('1 of 1 file');
-  await expect(page.getByTestId('queue-counts')).toHaveText('1 completed · 0 uploading · 0 queued · 1 waiting to retry · 1 need you');
+  await expect(page.getByTestId('queue-counts')).toHaveText(
+    '1 completed · 0 uploading · 0 queued · 1 waiting to retry · 1 need you',
+  );
   await expect(page.getByTestId('queue-summary')).toContainText('1 of 3 files completed · 1.0 MiB of 4.0 MiB');
   await expect(page.getByTestId('queue-percent')).toHaveText('25%');
   await shots(page, info, 'queue-morning', showQueue);
@@ -93,7 +107,9 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   await form.getByRole('button', { name: 'Register again' }).click();
   await expect(captureRow(page, 'refused-walk.mp4')).toHaveAttribute('data-state', 'registered', { timeout: 20_000 });
   await expect(page.getByTestId('attention')).toHaveCount(0);
-  const registered = Object.values(h.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes('refused-walk.mp4'));
+  const registered = Object.values(h.svc.store.state.captures).filter((c) =>
+    JSON.stringify(c.request).includes('refused-walk.mp4'),
+  );
   expect(registered.map((c) => c.structure)).toEqual([tower!.id]);
 
   // Storage back: Retry now carries the waiting files on; then the completed captures are cleared.
@@ -104,7 +120,9 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
     if (await tryNow.isVisible()) await tryNow.click().catch(() => undefined);
     await expect(fileRow(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
   }
-  await expect(page.getByTestId('queue-counts')).toHaveText('3 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you');
+  await expect(page.getByTestId('queue-counts')).toHaveText(
+    '3 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you',
+  );
   await page.getByRole('button', { name: 'Clear completed' }).click();
   await expect(page.getByText('Nothing queued yet.')).toBeVisible();
 
@@ -122,7 +140,9 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   expect(readFileSync(saved, 'utf8')).toMatch(/registered {2}refused-walk\.mp4: Registered as capture/);
 });
 
-test('a refusal of the credentials is a message that needs a person: in the bar at the foot, over no control, counted once', async ({ page }, info) => {
+test('a refusal of the credentials is a message that needs a person: in the bar at the foot, over no control, counted once', async ({
+  page,
+}, info) => {
   const [tower] = h.settings.view().structures;
   await register('first-walk.mp4', 256 * 1024, tower!.id);
   await expect(fileRow(page, 'first-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });

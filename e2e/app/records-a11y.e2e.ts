@@ -33,12 +33,15 @@ async function checked(page: Page, info: TestInfo, name: string): Promise<void> 
   await shots(page, info, `office-${name}`, async () => expect(await violations(page)).toEqual({}));
 }
 
-test('the Progress workspace: calendar, day view, an open entry, and the form with an error', async ({ page }, info) => {
+test('the Progress workspace: calendar, day view, an open entry, and the form with an error', async ({
+  page,
+}, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   const seeded = h.svc.store.state.progress.at(-1)!;
   // The latest seeded entry is from this month or the last.
-  if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0) await page.getByRole('button', { name: 'Previous month' }).click();
+  if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0)
+    await page.getByRole('button', { name: 'Previous month' }).click();
   await page.locator(`[data-day="${seeded.date}"]`).click();
   await page.getByTestId('day-view').getByRole('button', { name: seeded.id }).click();
   await expect(page.getByTestId('entry-detail')).toContainText(seeded.details);
@@ -58,7 +61,8 @@ test('the Progress calendar takes the keys of a date grid and is one tab stop', 
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   const grid = page.getByRole('grid');
   const today = (await grid.locator('[aria-current="date"]').getAttribute('data-day'))!;
-  const plus = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+  const plus = (day: string, n: number) =>
+    new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
   const monday = plus(today, -((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7));
   // One tab stop: the chosen day.
   await expect(grid.locator('button[tabindex="0"]')).toHaveCount(1);
@@ -83,7 +87,9 @@ test('the Progress calendar takes the keys of a date grid and is one tab stop', 
   for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowDown');
   const later = plus(monday, 48);
   await at(later);
-  await expect(page.locator('.month-nav h3')).toHaveText(new Date(`${later}T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' }));
+  await expect(page.locator('.month-nav h3')).toHaveText(
+    new Date(`${later}T12:00:00`).toLocaleDateString(undefined, { month: 'long', year: 'numeric' }),
+  );
   await page.keyboard.press('PageUp');
   const back = (await page.evaluate(() => (document.activeElement as HTMLElement).dataset.day))!;
   expect(back.slice(0, 7)).not.toBe(later.slice(0, 7));
@@ -107,7 +113,9 @@ test('the Progress workspace offline, with an entry waiting in the outbox', asyn
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(page.getByTestId('outbox-item')).toHaveCount(1);
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('No connection to the progress service: showing the copy from');
+  await expect(page.getByTestId('progress-as-of')).toContainText(
+    'No connection to the progress service: showing the copy from',
+  );
   await checked(page, info, 'progress-offline-outbox');
 });
 
@@ -121,29 +129,42 @@ test('the Assets view: drawing, legend, focused line and table', async ({ page }
   await checked(page, info, 'assets-drawing');
 });
 
-test('the Assets view offline says so before anything is drawn, and lists the categories kept', async ({ page }, info) => {
+test('the Assets view offline says so before anything is drawn, and lists the categories kept', async ({
+  page,
+}, info) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
   await expect(page.getByTestId('assets-as-of')).toHaveCount(0);
   await page.getByRole('tab', { name: 'Upload' }).click();
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await expect(page.getByTestId('assets-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?$/);
+  await expect(page.getByTestId('assets-as-of')).toHaveText(
+    /^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?$/,
+  );
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
   await checked(page, info, 'assets-offline');
 });
 
-test('a refused entry open in the form, the outbox, and the Settings check of the progress sign-in', async ({ page }, info) => {
+test('a refused entry open in the form, the outbox, and the Settings check of the progress sign-in', async ({
+  page,
+}, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from/);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(
+    /^No connection to the progress service: showing the copy from/,
+  );
   await page.getByRole('region', { name: 'Record progress' }).getByLabel('Details').fill('level 3 done');
   await page.getByRole('region', { name: 'Record progress' }).getByRole('button', { name: 'Record entry' }).click();
   await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('is kept on this computer');
   await h.svc.admin('DELETE', '/faults');
-  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation: 'progress',
+    method: 'POST',
+    action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } },
+  });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await page.getByRole('button', { name: 'Correct and send again' }).click();
   await expect(page.getByTestId('details-refusal')).toBeVisible();
@@ -156,10 +177,15 @@ test('a refused entry open in the form, the outbox, and the Settings check of th
   await checked(page, info, 'settings-progress-signin');
 });
 
-test('the Assets view of each shape: slabs as polygons, dampers as points, with their units', async ({ page }, info) => {
+test('the Assets view of each shape: slabs as polygons, dampers as points, with their units', async ({
+  page,
+}, info) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
   await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
-  for (const [category, shape] of [['Floor Slabs', 'polygon'], ['Fire Dampers', 'point']] as const) {
+  for (const [category, shape] of [
+    ['Floor Slabs', 'polygon'],
+    ['Fire Dampers', 'point'],
+  ] as const) {
     await page.getByLabel('Category').selectOption({ label: category });
     await expect(page.getByTestId('asset-line').first()).toHaveAttribute('data-shape', shape);
     await page.getByTestId('asset-line').first().focus();

@@ -49,7 +49,9 @@ interface SeedAsset {
 function seeded(name: string) {
   const structure = h.settings.view().structures[0]!;
   const category = (h.svc.store.state.assetCategories as unknown as SeedCategory[]).find((c) => c.name === name)!;
-  const held = (h.svc.store.state.assets as unknown as SeedAsset[]).filter((a) => a.structure === structure.id && a.category === category.id);
+  const held = (h.svc.store.state.assets as unknown as SeedAsset[]).filter(
+    (a) => a.structure === structure.id && a.category === category.id,
+  );
   return { structure, category, held };
 }
 
@@ -60,9 +62,12 @@ async function show(page: Page, structure: string, category: string) {
   await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
 }
 
-const run = (pts: { x: number; y: number }[]) => pts.slice(1).reduce((n, p, i) => n + Math.hypot(p.x - pts[i]!.x, p.y - pts[i]!.y), 0);
+const run = (pts: { x: number; y: number }[]) =>
+  pts.slice(1).reduce((n, p, i) => n + Math.hypot(p.x - pts[i]!.x, p.y - pts[i]!.y), 0);
 /** The seeded slabs are rectangles on plan: width × depth. */
-const rectArea = (pts: { x: number; y: number }[]) => (Math.max(...pts.map((p) => p.x)) - Math.min(...pts.map((p) => p.x))) * (Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y)));
+const rectArea = (pts: { x: number; y: number }[]) =>
+  (Math.max(...pts.map((p) => p.x)) - Math.min(...pts.map((p) => p.x))) *
+  (Math.max(...pts.map((p) => p.y)) - Math.min(...pts.map((p) => p.y)));
 /** "120 of 300.5 m": one decimal at most, no thousands separator. */
 const n = (x: number) => x.toLocaleString(LOCALE, { maximumFractionDigits: 1, useGrouping: false });
 const work = (done: number, total: number, uom: string) => `${n(done)} of ${n(total)} ${uom}`;
@@ -74,40 +79,75 @@ test("each stage's work is said in the stage's own unit, from polylines by lengt
   await show(page, structure.name, 'Curtain Wall');
   const tracked = held.filter((a) => !a.doNotTrack);
   // Per metre of run: 1 each, 1 m, 4.2 m² (the category's height) and 1/0.3048 linear feet.
-  const per: Record<string, (a: SeedAsset) => number> = { ea: () => 1, m: (a) => run(a.points), m2: (a) => run(a.points) * category.height, lf: (a) => run(a.points) / 0.3048 };
+  const per: Record<string, (a: SeedAsset) => number> = {
+    ea: () => 1,
+    m: (a) => run(a.points),
+    m2: (a) => run(a.points) * category.height,
+    lf: (a) => run(a.points) / 0.3048,
+  };
   const rows = category.stages.map((s) => {
     const q = per[s.uom]!;
-    return `${s.name}${work(tracked.reduce((t, a) => t + (q(a) * pctIn(a, s)) / 100, 0), tracked.reduce((t, a) => t + q(a), 0), s.uom)}`;
+    return `${s.name}${work(
+      tracked.reduce((t, a) => t + (q(a) * pctIn(a, s)) / 100, 0),
+      tracked.reduce((t, a) => t + q(a), 0),
+      s.uom,
+    )}`;
   });
   await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(rows);
-  await expect(page.getByTestId('asset-table').locator('thead')).toContainText('Anchors (ea)Framing (m)Glazing (m2)Sealant (lf)');
+  await expect(page.getByTestId('asset-table').locator('thead')).toContainText(
+    'Anchors (ea)Framing (m)Glazing (m2)Sealant (lf)',
+  );
   // One asset's Glazing cell: its percentage, its share of its own area, and the day, in the office's date form.
-  const a = tracked.find((x) => pctIn(x, category.stages[2]!) > 0 && pctIn(x, category.stages[2]!) < 100) ?? tracked[0]!;
+  const a =
+    tracked.find((x) => pctIn(x, category.stages[2]!) > 0 && pctIn(x, category.stages[2]!) < 100) ?? tracked[0]!;
   const glazing = category.stages[2]!;
   const st = a.stages.find((x) => x._id === glazing._id)!;
   const area = run(a.points) * category.height;
   const row = page.getByTestId('asset-table').locator('tbody tr').nth(held.indexOf(a));
   await expect(row.locator('td').nth(1)).toHaveText('Polyline');
-  await expect(row.locator('td').nth(4 + 2)).toHaveText(`${st.percentage}% · ${work((area * st.percentage) / 100, area, 'm2')}${st.percentage > 0 ? ` · ${localDate(st.date, { locale: LOCALE })}` : ''}`);
+  await expect(row.locator('td').nth(4 + 2)).toHaveText(
+    `${st.percentage}% · ${work((area * st.percentage) / 100, area, 'm2')}${st.percentage > 0 ? ` · ${localDate(st.date, { locale: LOCALE })}` : ''}`,
+  );
 });
 
-test('slabs are drawn as filled polygons and measured by their area; pours in m3 by the slab’s thickness', async ({ page }) => {
+test('slabs are drawn as filled polygons and measured by their area; pours in m3 by the slab’s thickness', async ({
+  page,
+}) => {
   const { structure, category, held } = seeded('Floor Slabs');
   await show(page, structure.name, 'Floor Slabs');
   const shapes = page.getByTestId('asset-line');
   await expect(shapes).toHaveCount(held.length);
-  expect(await shapes.evaluateAll((els) => els.map((e) => [e.tagName, e.getAttribute('data-shape'), e.getAttribute('fill') === e.getAttribute('stroke')]))).toEqual(held.map(() => ['polygon', 'polygon', true]));
+  expect(
+    await shapes.evaluateAll((els) =>
+      els.map((e) => [e.tagName, e.getAttribute('data-shape'), e.getAttribute('fill') === e.getAttribute('stroke')]),
+    ),
+  ).toEqual(held.map(() => ['polygon', 'polygon', true]));
   const tracked = held.filter((a) => !a.doNotTrack);
   const total = tracked.reduce((t, a) => t + rectArea(a.points), 0);
-  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Assets of Floor Slabs by the latest stage each has reached, stages in sequence (area in m2: the drawn outlines)');
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(
+    'Assets of Floor Slabs by the latest stage each has reached, stages in sequence (area in m2: the drawn outlines)',
+  );
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
-  const per: Record<string, (a: SeedAsset) => number> = { m2: (a) => rectArea(a.points), m3: (a) => rectArea(a.points) * category.height };
+  const per: Record<string, (a: SeedAsset) => number> = {
+    m2: (a) => rectArea(a.points),
+    m3: (a) => rectArea(a.points) * category.height,
+  };
   await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(
-    category.stages.map((s) => `${s.name}${work(tracked.reduce((t, a) => t + (per[s.uom]!(a) * pctIn(a, s)) / 100, 0), tracked.reduce((t, a) => t + per[s.uom]!(a), 0), s.uom)}`),
+    category.stages.map(
+      (s) =>
+        `${s.name}${work(
+          tracked.reduce((t, a) => t + (per[s.uom]!(a) * pctIn(a, s)) / 100, 0),
+          tracked.reduce((t, a) => t + per[s.uom]!(a), 0),
+          s.uom,
+        )}`,
+    ),
   );
   expect(category.stages.find((s) => s.name === 'Concrete Pour')!.uom).toBe('m3');
   // The legend's rows add up to the tracked slabs' area.
-  const sizes = await page.getByTestId('asset-legend').locator('tbody tr:not([data-testid="legend-not-tracked"]) td:nth-child(3)').allTextContents();
+  const sizes = await page
+    .getByTestId('asset-legend')
+    .locator('tbody tr:not([data-testid="legend-not-tracked"]) td:nth-child(3)')
+    .allTextContents();
   expect(sizes.reduce((t, s) => t + Number.parseFloat(s), 0)).toBeCloseTo(total, 0);
   await expect(page.getByTestId('colour-key')).toContainText('Outlines (polygons) are filled with their colour.');
 });
@@ -117,16 +157,29 @@ test('fire dampers are drawn as points and counted in each', async ({ page }) =>
   await show(page, structure.name, 'Fire Dampers');
   const shapes = page.getByTestId('asset-line');
   await expect(shapes).toHaveCount(held.length);
-  expect(new Set(await shapes.evaluateAll((els) => els.map((e) => e.getAttribute('data-shape'))))).toEqual(new Set(['point']));
-  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText('Assets of Fire Dampers by the latest stage each has reached, stages in sequence (counted in ea)');
+  expect(new Set(await shapes.evaluateAll((els) => els.map((e) => e.getAttribute('data-shape'))))).toEqual(
+    new Set(['point']),
+  );
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(
+    'Assets of Fire Dampers by the latest stage each has reached, stages in sequence (counted in ea)',
+  );
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Count');
   const tracked = held.filter((a) => !a.doNotTrack);
   await expect(page.getByTestId('stage-work').locator('tbody tr')).toHaveText(
-    category.stages.map((s) => `${s.name}${work(tracked.reduce((t, a) => t + pctIn(a, s) / 100, 0), tracked.length, 'ea')}`),
+    category.stages.map(
+      (s) =>
+        `${s.name}${work(
+          tracked.reduce((t, a) => t + pctIn(a, s) / 100, 0),
+          tracked.length,
+          'ea',
+        )}`,
+    ),
   );
   const first = held[0]!;
   await shapes.first().focus();
-  await expect(page.getByTestId('asset-focus')).toContainText(`Fire Dampers 1. Point. ${first.doNotTrack ? 'Not tracked. ' : ''}Reached:`);
+  await expect(page.getByTestId('asset-focus')).toContainText(
+    `Fire Dampers 1. Point. ${first.doNotTrack ? 'Not tracked. ' : ''}Reached:`,
+  );
   await expect(page.getByTestId('asset-table').locator('tbody tr').first().locator('td').nth(1)).toHaveText('Point');
 });
 
@@ -137,13 +190,23 @@ test("a floor of 2,000 polylines of 100 points each is drawn, and the app's tabs
   const { structure, category, held } = seeded('Curtain Wall');
   const template = held[0]!;
   for (let i = 0; i < 2000; i++) {
-    const points = Array.from({ length: 100 }, (_, k) => ({ x: (i % 50) * 40 + k * 0.3, y: Math.floor(i / 50) * 30 + (k % 2) }));
-    (h.svc.store.state.assets as unknown as SeedAsset[]).push({ ...template, _id: `floor-${i}`, points, stages: template.stages.map((s) => ({ ...s })) });
+    const points = Array.from({ length: 100 }, (_, k) => ({
+      x: (i % 50) * 40 + k * 0.3,
+      y: Math.floor(i / 50) * 30 + (k % 2),
+    }));
+    (h.svc.store.state.assets as unknown as SeedAsset[]).push({
+      ...template,
+      _id: `floor-${i}`,
+      points,
+      stages: template.stages.map((s) => ({ ...s })),
+    });
   }
   await page.getByRole('tab', { name: 'Assets' }).click();
   await page.getByLabel('Structure').selectOption({ label: structure.name });
   await page.getByLabel('Category').selectOption({ label: category.name });
-  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length + 2000, { timeout: 120_000 });
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length + 2000, {
+    timeout: 120_000,
+  });
   await expect(page.getByTestId('asset-line')).toHaveCount(held.length + 2000);
   await expect(page.getByTestId('workspace-failed')).toHaveCount(0);
   // The rest of the app answers.

@@ -37,8 +37,25 @@ function seedCapture(label: string, at: string): number {
   const structure = h.settings.view().structures[0]!.id;
   const row = q.enqueueCapture(
     label,
-    { project: h.svc.info.projectId, structure, captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })) } as never,
-    names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
+    {
+      project: h.svc.info.projectId,
+      structure,
+      captureDateTime: at,
+      type: 'interior',
+      mode: '360 Video',
+      sourceType: 'bot',
+      files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })),
+    } as never,
+    names.map((fileName, i) => ({
+      path: `/card/${fileName}`,
+      fileName,
+      contentType: 'video/insv',
+      size: 2000 + i,
+      mtimeMs: 1_700_000_000_000,
+      dev: '1',
+      ino: fileName,
+      fingerprint: fileName,
+    })),
   );
   q.setCaptureState(row, 'completed', null);
   q.filesOf(row).forEach((f) => setFileState(q, f.id, 'completed'));
@@ -50,7 +67,9 @@ async function openProgress(page: Page) {
   await expect(page.getByTestId('progress-as-of')).toHaveText(/^Up to date as of \d\d:\d\d$/);
 }
 
-test("the Progress screen shows every time and date in the summary's one form: today's times alone, other days' with their date", async ({ page }) => {
+test("the Progress screen shows every time and date in the summary's one form: today's times alone, other days' with their date", async ({
+  page,
+}) => {
   const today = localDay();
   seedCapture('Morning walk', `${today}T07:45:00${offset()}`);
   await page.reload();
@@ -60,7 +79,9 @@ test("the Progress screen shows every time and date in the summary's one form: t
   await expect(day.locator('h3')).toHaveText(localDate(today, { locale: LOCALE, weekday: true }));
   const capture = day.getByTestId('day-capture');
   // Recorded today at 07:45: the time alone, on the 24-hour clock the locale uses (not "25 Nov 2026, 07:45").
-  await expect(capture).toContainText(`recorded ${whenAt(`${today}T07:45:00${offset()}`, { locale: LOCALE })}2 of 2 files`);
+  await expect(capture).toContainText(
+    `recorded ${whenAt(`${today}T07:45:00${offset()}`, { locale: LOCALE })}2 of 2 files`,
+  );
   await expect(capture).toContainText('recorded 07:452 of 2 files');
   await expect(capture).toHaveText(/· uploaded \d\d:\d\dShow Morning walk/);
   // An entry kept on this computer: its date in the same form, and when it was kept.
@@ -82,5 +103,7 @@ test('a copy kept yesterday is said with its date when the service cannot be rea
   await page.clock.setFixedTime(tomorrow);
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(`No connection to the progress service: showing the copy from ${localDate(localDay(now), { locale: LOCALE, now: tomorrow.getTime() })} ${read}`);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(
+    `No connection to the progress service: showing the copy from ${localDate(localDay(now), { locale: LOCALE, now: tomorrow.getTime() })} ${read}`,
+  );
 });

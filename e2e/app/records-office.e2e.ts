@@ -30,7 +30,8 @@ async function setUpLocal(page: Page) {
   await expect(page.getByText('Local test service')).toBeVisible();
 }
 
-const localDay = (d = new Date()) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+const localDay = (d = new Date()) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Opens the Progress tab and waits for the first read. */
@@ -43,12 +44,15 @@ async function openProgress(page: Page) {
 /** Goes back to the month of `date` (YYYY-MM-DD) from today's and chooses that day. */
 async function browseTo(page: Page, date: string) {
   const today = localDay();
-  const monthsBack = (Number(today.slice(0, 4)) - Number(date.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(date.slice(5, 7));
+  const monthsBack =
+    (Number(today.slice(0, 4)) - Number(date.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(date.slice(5, 7));
   for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
   await page.locator(`[data-day="${date}"]`).click();
 }
 
-test('a new entry made while a past day is browsed lands on today, and an opened entry closes when the calendar moves', async ({ page }, info) => {
+test('a new entry made while a past day is browsed lands on today, and an opened entry closes when the calendar moves', async ({
+  page,
+}, info) => {
   await openProgress(page);
   const today = localDay();
   const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
@@ -63,7 +67,9 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   await form.getByLabel('Details').fill(details);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date(today)}.`);
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'In Progress', details }]);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([
+    { id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'In Progress', details },
+  ]);
   // The calendar went to the new entry's day; the entry opened on the past day is closed.
   await expect(page.locator('[role="gridcell"][aria-selected="true"] button')).toHaveAttribute('data-day', today);
   await expect(page.getByTestId('entry-detail')).toHaveCount(0);
@@ -73,7 +79,9 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   await form.getByLabel('Details').fill(`${details} (late)`);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date(past.date)}.`);
-  expect(h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([past.date]);
+  expect(h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([
+    past.date,
+  ]);
   await expect(form.getByLabel('Date')).toHaveValue(today);
 
   // Moving the calendar with an entry open closes it.
@@ -84,18 +92,27 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   await page.screenshot({ path: info.outputPath('25-progress-new-today.png'), fullPage: true });
 });
 
-test('a refused entry opens in the form with the message beside its field, and goes out once corrected', async ({ page }, info) => {
+test('a refused entry opens in the form with the message beside its field, and goes out once corrected', async ({
+  page,
+}, info) => {
   await openProgress(page);
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from/);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(
+    /^No connection to the progress service: showing the copy from/,
+  );
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('level 3 done');
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText('is kept on this computer');
   // Back online, the service refuses it, in a 201 that says it failed.
   await h.svc.admin('DELETE', '/faults');
-  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation: 'progress',
+    method: 'POST',
+    action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } },
+  });
   await page.getByRole('button', { name: 'Refresh' }).click();
   const item = page.getByTestId('outbox-item');
   await expect(item).toContainText('Refused');
@@ -113,24 +130,41 @@ test('a refused entry opens in the form with the message beside its field, and g
   await expect(page.getByTestId('outbox')).toHaveCount(0);
   await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('Recorded');
   expect(h.svc.store.state.progress.filter((p) => p.details.includes('level 3'))).toEqual([
-    { id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details: 'Tower A level 3 slab pour done.' },
+    {
+      id: expect.any(String),
+      projectId: h.svc.info.projectId,
+      date: localDay(),
+      status: 'In Progress',
+      details: 'Tower A level 3 slab pour done.',
+    },
   ]);
 });
 
-test('an answer with success: false is shown as a failure with its message, and nothing is recorded', async ({ page }) => {
+test('an answer with success: false is shown as a failure with its message, and nothing is recorded', async ({
+  page,
+}) => {
   await openProgress(page);
-  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 200, body: { success: false, message: 'Project is closed for entries' } } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation: 'progress',
+    method: 'POST',
+    action: { type: 'json', status: 200, body: { success: false, message: 'Project is closed for entries' } },
+  });
   const before = h.svc.store.state.progress.length;
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('Tower C level 1 formwork struck.');
   await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form.getByRole('alert')).toHaveText('The progress service refused the request: Project is closed for entries. Correct it and try again.');
+  await expect(form.getByRole('alert')).toHaveText(
+    'The progress service refused the request: Project is closed for entries. Correct it and try again.',
+  );
   await expect(form).not.toContainText('Recorded');
   expect(h.svc.store.state.progress).toHaveLength(before);
   await expect(page.getByTestId('outbox')).toHaveCount(0);
 });
 
-test('signs in to the progress service when it demands a token, keeps the token sealed, and says "Invalid credentials" in plain words', async ({ page }, info) => {
+test('signs in to the progress service when it demands a token, keeps the token sealed, and says "Invalid credentials" in plain words', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   // The key alone, as §5 says: no sign-in happens.
   await page.getByRole('tab', { name: 'Progress' }).click();
@@ -155,7 +189,8 @@ test('signs in to the progress service when it demands a token, keeps the token 
   h.svc.store.state.accounts[0]!.password = 'changed-by-the-admin';
   await h.svc.admin('POST', '/tokens/expire');
   await page.getByRole('button', { name: 'Refresh' }).click();
-  const plain = 'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.';
+  const plain =
+    'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.';
   await expect(page.getByTestId('progress-as-of')).toHaveText(plain);
   await page.getByRole('tab', { name: 'Settings' }).click();
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
@@ -163,10 +198,14 @@ test('signs in to the progress service when it demands a token, keeps the token 
   await page.screenshot({ path: info.outputPath('27-progress-signin-refused.png'), fullPage: true });
   h.svc.store.state.accounts[0]!.password = h.svc.info.account.password;
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
-  await expect(page.getByTestId('progress-signin')).toHaveText(`Signed in to the progress service as ${h.svc.info.account.email}.`);
+  await expect(page.getByTestId('progress-signin')).toHaveText(
+    `Signed in to the progress service as ${h.svc.info.account.email}.`,
+  );
 });
 
-test("the day view lists that day's captures from the queue, and each links to its row there", async ({ page }, info) => {
+test("the day view lists that day's captures from the queue, and each links to its row there", async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   const structure = h.settings.view().structures[0]!;
   const day = h.svc.store.state.progress.filter((p) => p.date < localDay()).at(-1)!.date;
@@ -175,11 +214,30 @@ test("the day view lists that day's captures from the queue, and each links to i
     const names = [`${label}-1.insv`, `${label}-2.insv`];
     const row = q.enqueueCapture(
       label,
-      { project: h.svc.info.projectId, structure: structure.id, captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })) } as never,
-      names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 2000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: fileName, fingerprint: fileName })),
+      {
+        project: h.svc.info.projectId,
+        structure: structure.id,
+        captureDateTime: at,
+        type: 'interior',
+        mode: '360 Video',
+        sourceType: 'bot',
+        files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })),
+      } as never,
+      names.map((fileName, i) => ({
+        path: `/card/${fileName}`,
+        fileName,
+        contentType: 'video/insv',
+        size: 2000 + i,
+        mtimeMs: 1_700_000_000_000,
+        dev: '1',
+        ino: fileName,
+        fingerprint: fileName,
+      })),
     );
     q.setCaptureState(row, state, state === 'rejected' ? 'Structure not found' : null);
-    q.filesOf(row).slice(0, uploaded).forEach((f) => setFileState(q, f.id, 'completed'));
+    q.filesOf(row)
+      .slice(0, uploaded)
+      .forEach((f) => setFileState(q, f.id, 'completed'));
     return row;
   };
   const walk = seed('Level 4 walk', `${day}T07:45:00-05:00`, 'completed', 2);
@@ -204,7 +262,9 @@ test("the day view lists that day's captures from the queue, and each links to i
   await expect(row).toHaveAttribute('aria-current', 'true');
 });
 
-test("at 820×560 a chosen day's entries come into view, a slow read and export say they are busy, and the day's captures say whose they are", async ({ page }, info) => {
+test("at 820×560 a chosen day's entries come into view, a slow read and export say they are busy, and the day's captures say whose they are", async ({
+  page,
+}, info) => {
   await page.setViewportSize({ width: 820, height: 560 });
   await openProgress(page);
   const today = localDay();
@@ -216,11 +276,19 @@ test("at 820×560 a chosen day's entries come into view, a slow read and export 
   // Only this computer's captures: the capture interface lists none by day.
   const captures = page.getByTestId('day-captures');
   await expect(captures.getByRole('heading')).toHaveText('Captures recorded that day, uploaded from this computer');
-  await expect(captures).toContainText('This computer uploaded no capture recorded that day. Captures uploaded from other computers are not listed here');
+  await expect(captures).toContainText(
+    'This computer uploaded no capture recorded that day. Captures uploaded from other computers are not listed here',
+  );
   await page.screenshot({ path: info.outputPath('31-progress-day-820x560.png') });
 
   // The service answers after 3 s: within a second the buttons say what is under way.
-  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'GET', action: { type: 'latency', ms: 3000 }, times: 0 });
+  await h.svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation: 'progress',
+    method: 'GET',
+    action: { type: 'latency', ms: 3000 },
+    times: 0,
+  });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByRole('button', { name: 'Refreshing…' })).toBeDisabled({ timeout: 1000 });
   await expect(page.getByRole('button', { name: 'Refresh', exact: true })).toBeEnabled({ timeout: 10_000 });
@@ -233,8 +301,13 @@ test("at 820×560 a chosen day's entries come into view, a slow read and export 
 test("exports a seeded month's entries as CSV and prints the month as a PDF", async ({ page }, info) => {
   await openProgress(page);
   const today = localDay();
-  const month = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!.date.slice(0, 7);
-  const inMonth = h.svc.store.state.progress.filter((p) => p.projectId === h.svc.info.projectId && p.date.startsWith(`${month}-`)).sort((a, b) => a.date.localeCompare(b.date));
+  const month = h.svc.store.state.progress
+    .filter((p) => p.date < today)
+    .at(-1)!
+    .date.slice(0, 7);
+  const inMonth = h.svc.store.state.progress
+    .filter((p) => p.projectId === h.svc.info.projectId && p.date.startsWith(`${month}-`))
+    .sort((a, b) => a.date.localeCompare(b.date));
   expect(inMonth.length).toBeGreaterThan(1);
   await browseTo(page, inMonth[0]!.date);
 
@@ -245,13 +318,19 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   const bytes = await readFile((await file.path())!);
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // UTF-8, marked for spreadsheet programs
   const quote = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  expect(bytes.subarray(3).toString('utf8')).toBe(['Date,Status,Details,Entry id', ...inMonth.map((p) => [p.date, p.status, p.details, p.id].map(quote).join(','))].map((l) => `${l}\r\n`).join(''));
+  expect(bytes.subarray(3).toString('utf8')).toBe(
+    ['Date,Status,Details,Entry id', ...inMonth.map((p) => [p.date, p.status, p.details, p.id].map(quote).join(','))]
+      .map((l) => `${l}\r\n`)
+      .join(''),
+  );
 
   // The printed page: the month's entries alone, in a table.
   await page.emulateMedia({ media: 'print' });
   const report = page.getByTestId('month-report');
   await expect(report).toBeVisible();
-  await expect(report.getByTestId('report-row')).toHaveText(inMonth.map((p) => new RegExp(`^${escape(date(p.date))}${escape(p.status)}${escape(p.details)}$`)));
+  await expect(report.getByTestId('report-row')).toHaveText(
+    inMonth.map((p) => new RegExp(`^${escape(date(p.date))}${escape(p.status)}${escape(p.details)}$`)),
+  );
   await expect(page.getByRole('region', { name: 'Record progress' })).toBeHidden();
   await expect(page.getByRole('tablist')).toBeHidden();
   const pdf = await page.pdf({ format: 'A4', printBackground: false });
@@ -259,10 +338,18 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   await writeFile(info.outputPath('29-progress-month.pdf'), pdf);
   // The PDF's own text (poppler's pdftotext): the title, and every entry of the month with its
   // date as the screens show it, its status and its details.
-  const phrases = (list: typeof inMonth) => [`Progress report — ${localMonth(month, { locale: LOCALE })}`, `${list.length} entries`, ...list.map((p) => `${date(p.date)} ${p.status} ${p.details}`)];
+  const phrases = (list: typeof inMonth) => [
+    `Progress report — ${localMonth(month, { locale: LOCALE })}`,
+    `${list.length} entries`,
+    ...list.map((p) => `${date(p.date)} ${p.status} ${p.details}`),
+  ];
   expect(await missingFromPdf(pdf, phrases(inMonth))).toEqual([]);
   // Whose, what and when: the project, the filter (none), the time the list was read, and page numbers.
-  await expect(report.getByTestId('report-about')).toHaveText(new RegExp(`^Project ${escape(h.svc.info.projectId)} · All entries · ${inMonth.length} entries · as read .*\\d\\d:\\d\\d`));
+  await expect(report.getByTestId('report-about')).toHaveText(
+    new RegExp(
+      `^Project ${escape(h.svc.info.projectId)} · All entries · ${inMonth.length} entries · as read .*\\d\\d:\\d\\d`,
+    ),
+  );
   expect(await missingFromPdf(pdf, [`Project ${h.svc.info.projectId}`, 'Page 1 of 1'])).toEqual([]);
   // A date or a status is one line, however narrow the Details column leaves them.
   const lines = await report.locator('td.nowrap').evaluateAll((cells) =>
@@ -282,22 +369,36 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   await page.getByRole('region', { name: 'Progress calendar' }).getByLabel('Status').selectOption(one);
   await page.emulateMedia({ media: 'print' });
   await expect(report.getByTestId('report-row')).toHaveCount(kept.length);
-  await expect(report.getByTestId('report-about')).toContainText(`Only entries shown: Status ${one} · ${kept.length} ${kept.length === 1 ? 'entry' : 'entries'}`);
-  expect(await missingFromPdf(await page.pdf({ format: 'A4', printBackground: false }), [`Only entries shown: Status ${one}`, ...kept.map((p) => `${date(p.date)} ${p.status} ${p.details}`)])).toEqual([]);
+  await expect(report.getByTestId('report-about')).toContainText(
+    `Only entries shown: Status ${one} · ${kept.length} ${kept.length === 1 ? 'entry' : 'entries'}`,
+  );
+  expect(
+    await missingFromPdf(await page.pdf({ format: 'A4', printBackground: false }), [
+      `Only entries shown: Status ${one}`,
+      ...kept.map((p) => `${date(p.date)} ${p.status} ${p.details}`),
+    ]),
+  ).toEqual([]);
   await page.emulateMedia({ media: 'screen' });
   await page.getByRole('region', { name: 'Progress calendar' }).getByLabel('Status').selectOption('all');
   await page.emulateMedia({ media: 'print' });
   // The check catches a wrong PDF: one printed with an entry left out is missing exactly that one.
   const dropped = inMonth[1]!;
-  await report.getByTestId('report-row').nth(1).evaluate((row) => row.remove());
+  await report
+    .getByTestId('report-row')
+    .nth(1)
+    .evaluate((row) => row.remove());
   const wrong = await page.pdf({ format: 'A4', printBackground: false });
-  expect(await missingFromPdf(wrong, phrases(inMonth))).toEqual([`${date(dropped.date)} ${dropped.status} ${dropped.details}`]);
+  expect(await missingFromPdf(wrong, phrases(inMonth))).toEqual([
+    `${date(dropped.date)} ${dropped.status} ${dropped.details}`,
+  ]);
   await page.screenshot({ path: info.outputPath('29-progress-month-print.png'), fullPage: true });
   await page.emulateMedia({ media: 'screen' });
   await expect(report).toBeHidden();
 });
 
-test("an entry the service refuses with 422 is kept on its own: the list still refreshes, a colleague's entry shows, the month exports, and it can be discarded with an undo", async ({ page }, info) => {
+test("an entry the service refuses with 422 is kept on its own: the list still refreshes, a colleague's entry shows, the month exports, and it can be discarded with an undo", async ({
+  page,
+}, info) => {
   await openProgress(page);
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
@@ -308,15 +409,29 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
   await expect(form).toContainText('is kept on this computer');
   // Back, the service refuses that entry (422), and a colleague has recorded one meanwhile.
   await h.svc.admin('DELETE', '/faults');
-  await h.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', action: { type: 'json', status: 422, body: { success: false, message: 'details too long' } }, times: 0 });
+  await h.svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation: 'progress',
+    method: 'POST',
+    action: { type: 'json', status: 422, body: { success: false, message: 'details too long' } },
+    times: 0,
+  });
   const colleague = 'Tower A level 1 handrails fixed (recorded on another computer).';
-  h.svc.store.state.progress.push({ id: 'colleague-1', projectId: h.svc.info.projectId, date: localDay(), status: 'Completed', details: colleague });
+  h.svc.store.state.progress.push({
+    id: 'colleague-1',
+    projectId: h.svc.info.projectId,
+    date: localDay(),
+    status: 'Completed',
+    details: colleague,
+  });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: colleague })).toHaveCount(1);
   const item = page.getByTestId('outbox-item');
   await expect(item).toContainText('Refused');
-  await expect(item).toContainText('The progress service refused the request: details too long. Correct it and try again.');
+  await expect(item).toContainText(
+    'The progress service refused the request: details too long. Correct it and try again.',
+  );
   await expect(item).not.toContainText('HTTP 422');
   // The month still exports.
   const download = page.waitForEvent('download');
@@ -341,7 +456,9 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
   expect(h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower D level 9'))).toEqual([]);
 });
 
-test("the form's date follows the clock past midnight, and another day than today is said before sending", async ({ page }) => {
+test("the form's date follows the clock past midnight, and another day than today is said before sending", async ({
+  page,
+}) => {
   // The page's clock is set to 23:59 local and then run past midnight with the form open.
   const before = new Date(2026, 10, 26, 23, 59, 0);
   await page.clock.install({ time: before });
@@ -354,24 +471,40 @@ test("the form's date follows the clock past midnight, and another day than toda
   await expect(form.getByTestId('other-day')).toHaveCount(0);
   // The day the person picks stays, and is said.
   await form.getByLabel('Date').fill('2026-11-26');
-  await expect(form.getByTestId('other-day')).toHaveText(`You are recording for ${localDate('2026-11-26', { locale: LOCALE, weekday: true })}, not today.`);
+  await expect(form.getByTestId('other-day')).toHaveText(
+    `You are recording for ${localDate('2026-11-26', { locale: LOCALE, weekday: true })}, not today.`,
+  );
   await form.getByLabel('Details').fill('Tower B level 4 late entry for yesterday.');
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date('2026-11-26')}.`);
-  expect(h.svc.store.state.progress.filter((p) => p.details === 'Tower B level 4 late entry for yesterday.').map((p) => p.date)).toEqual(['2026-11-26']);
+  expect(
+    h.svc.store.state.progress
+      .filter((p) => p.details === 'Tower B level 4 late entry for yesterday.')
+      .map((p) => p.date),
+  ).toEqual(['2026-11-26']);
   // Sent, the form goes back to today, without the note.
   await expect(form.getByLabel('Date')).toHaveValue('2026-11-27');
   await expect(form.getByTestId('other-day')).toHaveCount(0);
 });
 
-test('statuses other than In Progress and Completed are shown, counted on their day, named, and can be filtered', async ({ page }) => {
+test('statuses other than In Progress and Completed are shown, counted on their day, named, and can be filtered', async ({
+  page,
+}) => {
   const day = `${localDay().slice(0, 7)}-28`;
   for (const [i, status] of ['On Hold', 'Not Started', 'On Hold'].entries()) {
-    h.svc.store.state.progress.push({ id: `other-${i}`, projectId: h.svc.info.projectId, date: day, status, details: `Tower E level ${i + 1} ${status}` });
+    h.svc.store.state.progress.push({
+      id: `other-${i}`,
+      projectId: h.svc.info.projectId,
+      date: day,
+      status,
+      details: `Tower E level ${i + 1} ${status}`,
+    });
   }
   await openProgress(page);
   const cell = page.locator(`[data-day="${day}"]`);
-  await expect(cell).toHaveAccessibleName(new RegExp(`^${day}: .*2 On Hold, 1 Not Started|^${day}: .*1 Not Started, 2 On Hold`));
+  await expect(cell).toHaveAccessibleName(
+    new RegExp(`^${day}: .*2 On Hold, 1 Not Started|^${day}: .*1 Not Started, 2 On Hold`),
+  );
   await expect(cell.locator('.count.other-status')).toHaveCount(2);
   await cell.click();
   await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: 'On Hold' })).toHaveCount(2);
@@ -385,7 +518,10 @@ test('Escape closes an opened entry, and a date far ahead is asked about before 
   const today = localDay();
   const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
   await browseTo(page, past.date);
-  await page.getByTestId('day-view').getByRole('button', { name: `Open entry ${past.id}` }).click();
+  await page
+    .getByTestId('day-view')
+    .getByRole('button', { name: `Open entry ${past.id}` })
+    .click();
   await expect(page.getByTestId('entry-detail')).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('entry-detail')).toHaveCount(0);
@@ -395,7 +531,9 @@ test('Escape closes an opened entry, and a date far ahead is asked about before 
   await form.getByLabel('Date').fill('2062-11-26');
   await form.getByLabel('Details').fill(details);
   await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form.getByTestId('date-refusal')).toContainText('days from today, and a recorded entry cannot be changed');
+  await expect(form.getByTestId('date-refusal')).toContainText(
+    'days from today, and a recorded entry cannot be changed',
+  );
   expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date('2062-11-26')}.`);

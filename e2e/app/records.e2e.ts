@@ -33,7 +33,8 @@ async function setUpLocal(page: Page) {
   await expect(page.getByTestId('notices')).toHaveCount(0);
 }
 
-const localDay = (d = new Date()) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+const localDay = (d = new Date()) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 test('records a progress entry, sees it on the calendar and opens it by id', async ({ page }, info) => {
   await setUpLocal(page);
@@ -60,7 +61,15 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   await expect(form).toContainText(/Recorded [0-9a-f]{24} for /);
 
   const recorded = h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 4'));
-  expect(recorded).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'Completed', details: 'Tower A level 4 curtain wall anchors complete.\nNorth face checked.' }]);
+  expect(recorded).toEqual([
+    {
+      id: expect.any(String),
+      projectId: h.svc.info.projectId,
+      date: today,
+      status: 'Completed',
+      details: 'Tower A level 4 curtain wall anchors complete.\nNorth face checked.',
+    },
+  ]);
   await expect(todayCell).toHaveAccessibleName(`${today}: 1 Completed`);
   const day = page.getByTestId('day-view');
   await expect(day.getByTestId('entry')).toHaveCount(1);
@@ -71,15 +80,24 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   // A seeded day with entries of both kinds or several: its cell counts them by status, the day
   // view lists them, and the search (case-insensitive) narrows them to one's words.
   const seeded = h.svc.store.state.progress.filter((p) => p.date < today);
-  const busy = [...new Set(seeded.map((p) => p.date))].reverse().find((d) => seeded.filter((p) => p.date === d).length > 1)!;
+  const busy = [...new Set(seeded.map((p) => p.date))]
+    .reverse()
+    .find((d) => seeded.filter((p) => p.date === d).length > 1)!;
   const onBusy = seeded.filter((p) => p.date === busy);
-  const monthsBack = (Number(today.slice(0, 4)) - Number(busy.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(busy.slice(5, 7));
+  const monthsBack =
+    (Number(today.slice(0, 4)) - Number(busy.slice(0, 4))) * 12 + Number(today.slice(5, 7)) - Number(busy.slice(5, 7));
   for (let i = 0; i < monthsBack; i++) await page.getByRole('button', { name: 'Previous month' }).click();
   const counts = (list: typeof onBusy) =>
-    (['In Progress', 'Completed'] as const).map((st) => [list.filter((p) => p.status === st).length, st] as const).filter(([n]) => n > 0).map(([n, st]) => `${n} ${st}`).join(', ');
+    (['In Progress', 'Completed'] as const)
+      .map((st) => [list.filter((p) => p.status === st).length, st] as const)
+      .filter(([n]) => n > 0)
+      .map(([n, st]) => `${n} ${st}`)
+      .join(', ');
   await expect(page.locator(`[data-day="${busy}"]`)).toHaveAccessibleName(`${busy}: ${counts(onBusy)}`);
   await page.locator(`[data-day="${busy}"]`).click();
-  await expect(day.getByTestId('entry')).toHaveText(onBusy.map((p) => new RegExp(`${p.status}\\s*${escape(p.details)}`)));
+  await expect(day.getByTestId('entry')).toHaveText(
+    onBusy.map((p) => new RegExp(`${p.status}\\s*${escape(p.details)}`)),
+  );
   await page.screenshot({ path: info.outputPath('20-progress-day-view.png'), fullPage: true });
   await page.getByLabel('Search details').fill(onBusy[0]!.details.toUpperCase());
   const found = onBusy.filter((p) => p.details === onBusy[0]!.details);
@@ -89,14 +107,18 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-test('an entry recorded while the service cannot be reached waits, and is sent once when it is back', async ({ page }, info) => {
+test('an entry recorded while the service cannot be reached waits, and is sent once when it is back', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   // Every progress request has its connection cut: the workspace shows what it kept.
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?/);
+  await expect(page.getByTestId('progress-as-of')).toHaveText(
+    /^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?/,
+  );
   await expect(page.locator('[data-day].has-entries').first()).toBeVisible();
 
   const details = 'Tower B level 2 ductwork hangers installed along gridlines 3–6.';
@@ -106,7 +128,9 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   await expect(form).toContainText('is kept on this computer and sent when it is back');
   const outbox = page.getByTestId('outbox');
   await expect(outbox.getByTestId('outbox-item')).toHaveCount(1);
-  await expect(outbox.getByTestId('outbox-item')).toContainText(`Waiting${'In Progress'}${localDate(localDay(), { locale: 'en-GB' })}${details}`);
+  await expect(outbox.getByTestId('outbox-item')).toContainText(
+    `Waiting${'In Progress'}${localDate(localDay(), { locale: 'en-GB' })}${details}`,
+  );
   await expect(page.getByTestId('day-view').getByTestId('waiting-entry')).toContainText('Waiting to be sent');
   expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await page.screenshot({ path: info.outputPath('22-progress-offline.png'), fullPage: true });
@@ -116,7 +140,9 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await expect(page.getByTestId('outbox')).toHaveCount(0);
   await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: details })).toHaveCount(1);
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([{ id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details }]);
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([
+    { id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details },
+  ]);
   await page.screenshot({ path: info.outputPath('23-progress-sent.png'), fullPage: true });
 });
 
@@ -128,20 +154,31 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await page.getByLabel('Category').selectOption({ label: 'Curtain Wall' });
   // What the seed holds for this structure's curtain wall.
   const structureId = h.settings.view().structures[0]!.id;
-  const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find((c) => c.name === 'Curtain Wall')!;
-  const held = h.svc.store.state.assets.filter((a) => a.structure === structureId && a.category === category.id) as unknown as (LegendAsset & { _id: string; stages: { _id: string; percentage: number; date: string }[] })[];
+  const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find(
+    (c) => c.name === 'Curtain Wall',
+  )!;
+  const held = h.svc.store.state.assets.filter(
+    (a) => a.structure === structureId && a.category === category.id,
+  ) as unknown as (LegendAsset & { _id: string; stages: { _id: string; percentage: number; date: string }[] })[];
   const lines = page.getByTestId('asset-line');
   await expect(lines).toHaveCount(held.length);
   // Each line is coloured by the stage it reached, muted when not tracked.
-  const strokes = await lines.evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])));
+  const strokes = await lines.evaluateAll((ls) =>
+    Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])),
+  );
   // Each line is coloured by how far it got (all stages together) on cividis: a sequential palette
   // whose lightness rises with the fraction, so greyscale keeps the order.
-  for (const a of held) expect(strokes[a._id]).toBe(a.doNotTrack ? MUTED : interpolateCividis(CIVIDIS_END * progressFraction(category.stages, a)));
+  for (const a of held)
+    expect(strokes[a._id]).toBe(
+      a.doNotTrack ? MUTED : interpolateCividis(CIVIDIS_END * progressFraction(category.stages, a)),
+    );
   const grey = (rgb: string) => {
     const [r, g, b] = rgb.match(/\d+/g)!.map(Number) as [number, number, number];
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   };
-  const byFraction = held.filter((a) => !a.doNotTrack).sort((x, y) => progressFraction(category.stages, x) - progressFraction(category.stages, y));
+  const byFraction = held
+    .filter((a) => !a.doNotTrack)
+    .sort((x, y) => progressFraction(category.stages, x) - progressFraction(category.stages, y));
   const [least, most] = [byFraction[0]!, byFraction.at(-1)!];
   expect(progressFraction(category.stages, most)).toBeGreaterThan(progressFraction(category.stages, least));
   expect(grey(strokes[most._id]!)).toBeGreaterThan(grey(strokes[least._id]!) + 20);
@@ -149,25 +186,38 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await expect(key).toContainText('0%');
   await expect(key).toContainText('100%');
   await expect(key).toContainText('not tracked');
-  const steps = await key.locator('[data-fraction] .swatch').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+  const steps = await key
+    .locator('[data-fraction] .swatch')
+    .evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
   expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => interpolateCividis(CIVIDIS_END * f)));
   // The background the palette's contrast is measured against (palette.test.ts).
-  expect(await page.locator('.asset-drawing').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(rgbOf(DRAWING_BACKGROUND));
+  expect(await page.locator('.asset-drawing').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(
+    rgbOf(DRAWING_BACKGROUND),
+  );
   for (let i = 1; i < steps.length; i++) expect(grey(steps[i]!)).toBeGreaterThan(grey(steps[i - 1]!));
   const legend = page.getByTestId('asset-legend');
   // Every state drawn is listed, "Not tracked" included (its lines are outside the figures).
   const untracked = held.filter((a) => a.doNotTrack);
   expect(untracked.length).toBeGreaterThan(0);
   await expect(legend.locator('tbody tr')).toHaveText([
-    ...stageTotals(category.stages, held).map((t) => new RegExp(`${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`)),
-    new RegExp(`Not tracked\\s*${untracked.length}\\s*${untracked.reduce((n, a) => n + polylineLength(a.points), 0).toFixed(1)} m\\s*not counted`),
+    ...stageTotals(category.stages, held).map(
+      (t) =>
+        new RegExp(
+          `${escape(t.stage?.name ?? 'Not started')}\\s*${t.assets}\\s*${t.length.toFixed(1)} m\\s*${(t.share * 100).toFixed(1)}%`,
+        ),
+    ),
+    new RegExp(
+      `Not tracked\\s*${untracked.length}\\s*${untracked.reduce((n, a) => n + polylineLength(a.points), 0).toFixed(1)} m\\s*not counted`,
+    ),
   ]);
   // Focus and hover each show an asset's stages with their percentages.
   const tracked = held.filter((a) => !a.doNotTrack && reachedStage(category.stages, a));
   const [first, second] = [tracked[0]!, tracked.at(-1)!];
   await page.locator(`[data-asset="${first._id}"]`).focus();
   const pctOf = (a: typeof first) => Math.round(progressFraction(category.stages, a) * 100);
-  await expect(page.getByTestId('asset-focus')).toContainText(`Reached: ${reachedStage(category.stages, first)!.name} (${pctOf(first)}% of all stages). ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`);
+  await expect(page.getByTestId('asset-focus')).toContainText(
+    `Reached: ${reachedStage(category.stages, first)!.name} (${pctOf(first)}% of all stages). ${category.stages[0]!.name} ${first.stages[0]!.percentage}%`,
+  );
   // A straight run has a box of zero width or height, which Playwright's hover() calls hidden: the mouse goes to its middle.
   const middle = await page.locator(`[data-asset="${second._id}"]`).evaluate((el) => {
     const r = el.getBoundingClientRect();
@@ -181,7 +231,9 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   for (const [i, st] of category.stages.entries()) {
     const { percentage, date } = second.stages[i]!;
     const day = percentage > 0 ? ` · ${escape(localDate(date, { locale: 'en-GB' }))}` : '';
-    await expect(page.getByTestId('asset-focus')).toContainText(new RegExp(`${escape(st.name)} ${percentage}% · [\\d.]+ of [\\d.]+ \\w+${day}(,|\\.)`));
+    await expect(page.getByTestId('asset-focus')).toContainText(
+      new RegExp(`${escape(st.name)} ${percentage}% · [\\d.]+ of [\\d.]+ \\w+${day}(,|\\.)`),
+    );
   }
   await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
@@ -198,20 +250,30 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
   await page.screenshot({ path: info.outputPath('21-assets.png'), fullPage: true });
 });
 
-test('pans and zooms the drawing with the wheel, the keyboard and the buttons, and resets it', async ({ page }, info) => {
+test('pans and zooms the drawing with the wheel, the keyboard and the buttons, and resets it', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   await page.getByRole('tab', { name: 'Assets' }).click();
   await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
   // Drywall is counted in m2: a wall traced on plan, its area the drawn length times the category's height.
-  const drywall = (h.svc.store.state.assetCategories as { name: string; height: number }[]).find((c) => c.name === 'Drywall Partitions')!;
-  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(`Assets of Drywall Partitions by the latest stage each has reached, stages in sequence (area in m2: drawn length × height ${drywall.height})`);
+  const drywall = (h.svc.store.state.assetCategories as { name: string; height: number }[]).find(
+    (c) => c.name === 'Drywall Partitions',
+  )!;
+  await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(
+    `Assets of Drywall Partitions by the latest stage each has reached, stages in sequence (area in m2: drawn length × height ${drywall.height})`,
+  );
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
   const level = page.getByTestId('zoom-level');
   const layer = page.getByTestId('asset-layer');
   const transform = async () => {
     const t = (await layer.getAttribute('transform')) ?? '';
-    const [x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(t)!.slice(1).map(Number) as [number, number, number];
+    const [x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(t)!.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+    ];
     return { x, y, k };
   };
   await expect(level).toHaveText('100%');
@@ -236,7 +298,9 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
   expect(await transform()).toEqual({ x: 0, y: 0, k: 1 });
 });
 
-test('offline with nothing kept, the Assets view says in a sentence that it needs the service once, never a raw error', async ({ page }) => {
+test('offline with nothing kept, the Assets view says in a sentence that it needs the service once, never a raw error', async ({
+  page,
+}) => {
   await setUpLocal(page);
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
@@ -251,5 +315,7 @@ test('offline with nothing kept, the Assets view says in a sentence that it need
   await page.getByRole('tab', { name: 'Upload' }).click();
   await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await expect(page.getByTestId('assets-as-of')).toHaveText(/^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?$/);
+  await expect(page.getByTestId('assets-as-of')).toHaveText(
+    /^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?$/,
+  );
 });

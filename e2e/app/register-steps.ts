@@ -10,7 +10,11 @@ import { expect } from '@playwright/test';
 export const applyBar = (page: Page) => page.getByRole('group', { name: 'Apply to selected captures' });
 
 /** Sets `place` ("Tower A · Level 1") and `type` on the rows already selected, with the Apply button (the bar keeps its last type, so it is always chosen). */
-export async function applyToSelected(page: Page, place: string, type: 'Interior' | 'Exterior' = 'Interior'): Promise<void> {
+export async function applyToSelected(
+  page: Page,
+  place: string,
+  type: 'Interior' | 'Exterior' = 'Interior',
+): Promise<void> {
   const bar = applyBar(page);
   await bar.getByLabel('Structure · design').selectOption({ label: place });
   await bar.getByLabel('Type').selectOption({ label: type });
@@ -29,7 +33,12 @@ export async function registerAndConfirm(page: Page, count: number): Promise<str
 }
 
 /** Registers every capture listed in one place: select all, apply, register, confirm. */
-export async function registerAll(page: Page, place: string, count: number, type: 'Interior' | 'Exterior' = 'Interior'): Promise<string> {
+export async function registerAll(
+  page: Page,
+  place: string,
+  count: number,
+  type: 'Interior' | 'Exterior' = 'Interior',
+): Promise<string> {
   await page.getByLabel('Select all captures').check();
   await applyToSelected(page, place, type);
   return registerAndConfirm(page, count);

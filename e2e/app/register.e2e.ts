@@ -33,12 +33,15 @@ test.afterEach(async () => {
 });
 
 /** Scrolls the page so the element matched by `selector` starts at the top of the window. */
-const scrollToTop = (page: Page, selector: string) => page.locator(selector).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+const scrollToTop = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el) => el.scrollIntoView({ block: 'start' }));
 
 /** No axe violations inside `selector`; the failure lists each rule with the elements it found. */
 async function expectAccessible(page: Page, selector: string) {
   const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual([]);
+  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual(
+    [],
+  );
 }
 
 async function setUpLocal(page: Page) {
@@ -52,10 +55,18 @@ const queueOf = () => h.queue();
 const structureIds = () => {
   const [towerA, towerB] = h.svc.store.state.projects[0]!.structures;
   const design = (s: typeof towerA, name: string) => s!.designs.find((d) => d.name === name)!.id;
-  return { towerA: towerA!.id, towerA2: design(towerA, 'Level 2'), towerB: towerB!.id, towerB1: design(towerB, 'Level 1'), towerB2: design(towerB, 'Level 2') };
+  return {
+    towerA: towerA!.id,
+    towerA2: design(towerA, 'Level 2'),
+    towerB: towerB!.id,
+    towerB1: design(towerB, 'Level 1'),
+    towerB2: design(towerB, 'Level 2'),
+  };
 };
 
-test('a 100-recording card is registered by site walk in ten interactions, confirmed by name, and queued as 200 files in 100 captures', async ({ page }, info) => {
+test('a 100-recording card is registered by site walk in ten interactions, confirmed by name, and queued as 200 files in 100 captures', async ({
+  page,
+}, info) => {
   test.setTimeout(180_000);
   await setUpLocal(page);
   const card = join(work, 'Camera01');
@@ -77,7 +88,9 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
   await expect(table.getByText('Not chosen')).toHaveCount(100);
   await expect(page.getByRole('button', { name: 'Register 0 captures…' })).toBeDisabled();
   // The lone lens is a row with its reason; the 100 previews are one line.
-  await expect(page.getByTestId('blocked-row').filter({ hasText: lone })).toContainText('Lens 10 of a dual-lens recording without its _00_ file');
+  await expect(page.getByTestId('blocked-row').filter({ hasText: lone })).toContainText(
+    'Lens 10 of a dual-lens recording without its _00_ file',
+  );
   await expect(page.getByLabel('Not uploaded').locator('summary')).toHaveText('Not uploaded: 100 previews (LRV)');
   await expectAccessible(page, '.drafts');
   await expectAccessible(page, '[data-testid="dropzone"]');
@@ -109,13 +122,20 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
 
   await act(() => page.getByRole('button', { name: 'Register 100 captures…' }).click());
   const dialog = page.getByRole('dialog', { name: 'Register 100 captures?' });
-  await expect(dialog.getByTestId('confirm-sentence')).toHaveText('60 captures in Tower A · Level 2 (interior), 40 in Tower B · Level 1 (interior).');
+  await expect(dialog.getByTestId('confirm-sentence')).toHaveText(
+    '60 captures in Tower A · Level 2 (interior), 40 in Tower B · Level 1 (interior).',
+  );
   await expect(dialog).toContainText('200 files');
   await expectAccessible(page, 'dialog');
   await shots(page, info, '13-card-confirm');
   // Storage is down when the uploads start: every file's attempt ends, and each waits for its
   // retry time; nothing reads "Failed" or "Needs you".
-  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'storage',
+    operation: 'UploadPart',
+    times: 0,
+    action: { type: 'status', status: 500 },
+  });
   await act(() => dialog.getByRole('button', { name: 'Register and upload' }).click());
   expect(interactions).toBeLessThanOrEqual(10);
 
@@ -127,15 +147,26 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
   const captures = queueOf().captures();
   expect(captures).toHaveLength(100);
   expect(captures.reduce((n, c) => n + queueOf().filesOf(c.id).length, 0)).toBe(200);
-  const placed = (s: string, d: string) => captures.filter((c) => c.structure === s && c.design === d && c.request.type === 'interior').length;
+  const placed = (s: string, d: string) =>
+    captures.filter((c) => c.structure === s && c.design === d && c.request.type === 'interior').length;
   expect([placed(ids.towerA, ids.towerA2), placed(ids.towerB, ids.towerB1)]).toEqual([60, 40]);
-  expect(captures.every((c) => queueOf().filesOf(c.id).map((f) => f.fileName.slice(20, 22)).join() === '00,10')).toBe(true);
+  expect(
+    captures.every(
+      (c) =>
+        queueOf()
+          .filesOf(c.id)
+          .map((f) => f.fileName.slice(20, 22))
+          .join() === '00,10',
+    ),
+  ).toBe(true);
 
   // Queuing them is no message: the queue shows them (messages are for what needs a person).
   await expect(page.getByTestId('notices')).toHaveCount(0);
 
   const counts = page.getByTestId('queue-counts');
-  await expect(counts).toHaveText('0 completed · 0 uploading · 0 queued · 200 waiting to retry · 0 need you', { timeout: 90_000 });
+  await expect(counts).toHaveText('0 completed · 0 uploading · 0 queued · 200 waiting to retry · 0 need you', {
+    timeout: 90_000,
+  });
   await expect(page.locator('[data-testid="file-row"][data-state="failed"]')).toHaveCount(0);
   const firstRow = page.getByTestId('file-row').first();
   await expect(firstRow).toHaveAttribute('data-retrying', 'true');
@@ -151,13 +182,19 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
   // Storage is back; one click sends everything now instead of at each file's retry time.
   await h.svc.admin('DELETE', '/faults');
   await act(() => page.getByRole('button', { name: 'Retry all now' }).click());
-  await expect(counts).toHaveText('200 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you', { timeout: 120_000 });
+  await expect(counts).toHaveText('200 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you', {
+    timeout: 120_000,
+  });
   await expect(page.getByTestId('queue-percent')).toHaveText('100%');
   // The card's recordings are random bytes, not videos: each capture carries the intake's warning to the finish.
   await expect(page.getByTestId('queue-state')).toHaveText('All 200 files uploaded, 100 captures with warnings');
   await expect(page.getByRole('progressbar', { name: 'Whole queue progress' })).toHaveAttribute('value', '100');
-  const total = queueOf().allFiles().reduce((n, f) => n + f.size, 0);
-  await expect(page.getByTestId('queue-summary')).toHaveText(`200 of 200 files completed · ${formatBytes(total)} of ${formatBytes(total)}`);
+  const total = queueOf()
+    .allFiles()
+    .reduce((n, f) => n + f.size, 0);
+  await expect(page.getByTestId('queue-summary')).toHaveText(
+    `200 of 200 files completed · ${formatBytes(total)} of ${formatBytes(total)}`,
+  );
   await expect(page.getByTestId('kept-awake')).toBeHidden();
   await shots(page, info, '15-card-uploaded', () => scrollToTop(page, 'section.queue'));
 
@@ -173,7 +210,9 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-test('shift-click selects a range, and the next card carries the last place over only when asked', async ({ page }, info) => {
+test('shift-click selects a range, and the next card carries the last place over only when asked', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   writeCard(join(work, 'first'), [{ start: new Date(2026, 10, 21, 9, 0, 0), count: 2, stepS: 60 }]);
   await h.drop([join(work, 'first')]);
@@ -188,7 +227,10 @@ test('shift-click selects a range, and the next card carries the last place over
   // Offered, not applied: every row still waits for a choice.
   await expect(page.getByText('Not chosen')).toHaveCount(5);
   await rows.nth(1).getByRole('checkbox').click();
-  await rows.nth(3).getByRole('checkbox').click({ modifiers: ['Shift'] });
+  await rows
+    .nth(3)
+    .getByRole('checkbox')
+    .click({ modifiers: ['Shift'] });
   await expect(applyBar(page).getByRole('button', { name: 'Apply to 3 selected' })).toBeVisible();
   await page.getByRole('button', { name: 'Use Tower B · Level 2 (interior) as last time' }).click();
   await expect(rows.nth(0)).toContainText('Not chosen');
@@ -204,7 +246,9 @@ test('shift-click selects a range, and the next card carries the last place over
 test.describe('in Berlin', () => {
   test.use({ timezoneId: 'Europe/Berlin' });
 
-  test('the capture time is edited in local time beside its UTC offset and sent as ISO 8601 with that zone', async ({ page }, info) => {
+  test('the capture time is edited in local time beside its UTC offset and sent as ISO 8601 with that zone', async ({
+    page,
+  }, info) => {
     await setUpLocal(page);
     const file = join(work, 'walk.mp4');
     writeFileSync(file, randomBytes(3000));
@@ -223,11 +267,19 @@ test.describe('in Berlin', () => {
     await page.getByRole('checkbox', { name: /^Select walk\.mp4/ }).check();
     await applyToSelected(page, 'Tower A · Level 2', 'Exterior');
     await registerAndConfirm(page, 1);
-    await expect.poll(() => Object.values(h.svc.store.state.captures).map((c) => (c.request as { captureDateTime: string }).captureDateTime)).toEqual(['2026-11-22T09:30:15+01:00']);
+    await expect
+      .poll(() =>
+        Object.values(h.svc.store.state.captures).map(
+          (c) => (c.request as { captureDateTime: string }).captureDateTime,
+        ),
+      )
+      .toEqual(['2026-11-22T09:30:15+01:00']);
   });
 });
 
-test('first run: the local service is the second choice; structures and designs come from the office file, with the bad line named', async ({ page }, info) => {
+test('first run: the local service is the second choice; structures and designs come from the office file, with the bad line named', async ({
+  page,
+}, info) => {
   await page.setViewportSize(SIZES.large);
   await page.goto('/');
   const buttons = page.getByRole('main').getByRole('button');
@@ -245,14 +297,38 @@ test('first run: the local service is the second choice; structures and designs 
   const ids = structureIds();
   const importFile = page.getByLabel('Import from the office’s file (.csv or .json)');
   const header = 'structure_id,structure_name,design_id,design_name';
-  await importFile.setInputFiles({ name: 'office.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1}\n`) });
-  await expect(page.getByRole('alert')).toHaveText('office.csv: Line 3: Too few fields: expected 4 fields but parsed 3.');
+  await importFile.setInputFiles({
+    name: 'office.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(
+      `${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1}\n`,
+    ),
+  });
+  await expect(page.getByRole('alert')).toHaveText(
+    'office.csv: Line 3: Too few fields: expected 4 fields but parsed 3.',
+  );
   await expect(page.getByLabel('Structure id')).toHaveCount(0); // a file with a bad line changes nothing
   await shots(page, info, '18-settings-import-error', () => scrollToTop(page, '.structures'));
-  await importFile.setInputFiles({ name: 'office.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1},\n`) });
-  await expect(page.getByRole('alert')).toHaveText('office.csv: Line 3: a design needs both design_id and design_name (or leave both empty).');
-  await importFile.setInputFiles({ name: 'office.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1},Level 1\n`) });
-  await expect(page.getByTestId('catalog-result')).toHaveText('Imported 2 structures and 2 designs from office.csv. Save to keep them.');
+  await importFile.setInputFiles({
+    name: 'office.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(
+      `${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1},\n`,
+    ),
+  });
+  await expect(page.getByRole('alert')).toHaveText(
+    'office.csv: Line 3: a design needs both design_id and design_name (or leave both empty).',
+  );
+  await importFile.setInputFiles({
+    name: 'office.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(
+      `${header}\n${ids.towerA},Tower A,${ids.towerA2},Level 2\n${ids.towerB},Tower B,${ids.towerB1},Level 1\n`,
+    ),
+  });
+  await expect(page.getByTestId('catalog-result')).toHaveText(
+    'Imported 2 structures and 2 designs from office.csv. Save to keep them.',
+  );
   await expect(page.getByLabel('Structure name')).toHaveCount(2);
   await expectAccessible(page, 'main.settings');
   await shots(page, info, '19-settings-imported', () => scrollToTop(page, '.structures'));
@@ -270,15 +346,23 @@ test('first run: the local service is the second choice; structures and designs 
   await page.getByTestId('dropzone').focus();
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('capture-row')).toContainText('keyboard.mp4');
-  await expect(applyBar(page).getByLabel('Structure · design').locator('option')).toHaveText(['Choose…', 'Tower A · Level 2', 'Tower B · Level 1']);
+  await expect(applyBar(page).getByLabel('Structure · design').locator('option')).toHaveText([
+    'Choose…',
+    'Tower A · Level 2',
+    'Tower B · Level 1',
+  ]);
 });
 
-test('a new structure never keeps the type chosen for another silently: its own last type, said as such, or "Choose…"', async ({ page }) => {
+test('a new structure never keeps the type chosen for another silently: its own last type, said as such, or "Choose…"', async ({
+  page,
+}) => {
   await setUpLocal(page);
   writeCard(join(work, 'first'), [{ start: new Date(2026, 10, 21, 9, 0, 0), count: 2, stepS: 60 }]);
   await h.drop([join(work, 'first')]);
   // Tower B gets a remembered type: exterior.
-  expect(await registerAll(page, 'Tower B · Level 2', 2, 'Exterior')).toBe('2 captures in Tower B · Level 2 (exterior).');
+  expect(await registerAll(page, 'Tower B · Level 2', 2, 'Exterior')).toBe(
+    '2 captures in Tower B · Level 2 (exterior).',
+  );
   writeCard(join(work, 'second'), [{ start: new Date(2026, 10, 22, 9, 0, 0), count: 2, stepS: 60 }], 10);
   await h.drop([join(work, 'second')]);
   await expect(page.getByTestId('capture-row')).toHaveCount(2);

@@ -50,20 +50,33 @@ async function register(name: string, size: number): Promise<string> {
   const file = join(work, name);
   writeFileSync(file, Buffer.concat([readFileSync(join(fixtures, 'walkthrough.mp4')), randomBytes(size)]));
   const [tower] = h.settings.view().structures;
-  await h.invoke('capture:captures.register', [{ paths: [file], structure: tower!.id, design: tower!.designs[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' }]);
+  await h.invoke('capture:captures.register', [
+    {
+      paths: [file],
+      structure: tower!.id,
+      design: tower!.designs[0]!.id,
+      type: 'interior',
+      capturedAt: '2026-11-22T08:00:00+01:00',
+    },
+  ]);
   return file;
 }
 
 async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(h.svc.store.state.uploads).find((u) => u.fileName === fileName && u.status === 'completed')!;
+  const upload = Object.values(h.svc.store.state.uploads).find(
+    (u) => u.fileName === fileName && u.status === 'completed',
+  )!;
   const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
   return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
 
 const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
-const percent = async (page: Page) => Number.parseInt((await page.getByTestId('queue-percent').textContent()) ?? '', 10);
+const percent = async (page: Page) =>
+  Number.parseInt((await page.getByTestId('queue-percent').textContent()) ?? '', 10);
 
-test('storage cut: the headline says "Waiting for storage" within 5 s, with since, cause, next try, nothing lost and Try now; the bar never goes back', async ({ page }, info) => {
+test('storage cut: the headline says "Waiting for storage" within 5 s, with since, cause, next try, nothing lost and Try now; the bar never goes back', async ({
+  page,
+}, info) => {
   await register('before-the-cut.mp4', 1024 * 1024);
   await expect(fileRow(page, 'before-the-cut.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   await expect(page.getByTestId('queue-state')).toHaveText('All 1 file uploaded');
@@ -71,21 +84,30 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   expect(stored).toBe(100);
 
   // Storage answers 500 to every part from now on; the next recording meets it.
-  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'storage',
+    operation: 'UploadPart',
+    times: 0,
+    action: { type: 'status', status: 500 },
+  });
   const cutAt = Date.now();
   const after = await register('during-the-cut.mp4', 1024 * 1024);
   const state = page.getByTestId('queue-state');
   await expect(state).toHaveText('Waiting for storage', { timeout: 5_000 });
   info.annotations.push({ type: 'waiting-for-storage-shown-after-ms', description: String(Date.now() - cutAt) });
   const detail = page.getByTestId('queue-state-detail');
-  await expect(detail).toContainText(/^since \d\d:\d\d · storage unavailable · next try (any moment|\d\d:\d\d) · nothing lost/);
+  await expect(detail).toContainText(
+    /^since \d\d:\d\d · storage unavailable · next try (any moment|\d\d:\d\d) · nothing lost/,
+  );
   await expect(detail.getByRole('button', { name: 'Try now' })).toBeVisible();
   // Nothing is acknowledged during an outage: no ETA is guessed.
   await expect(page.getByTestId('queue-summary')).toContainText('time left unknown');
   // Nor does its capture or file row say "Uploading": they wait, as the headline says.
   const captureState = page.getByTestId('queue-capture').filter({ hasText: 'during-the-cut' }).locator('.stats .state');
   await expect(captureState).toHaveText(/^(Waiting for storage|Retrying at .+|Retry due since .+)$/);
-  await expect(fileRow(page, 'during-the-cut.mp4').locator('.stats .state')).toHaveText(/^(Waiting for storage|(Retrying at|Retry due since) .+ \(attempt \d+\))$/);
+  await expect(fileRow(page, 'during-the-cut.mp4').locator('.stats .state')).toHaveText(
+    /^(Waiting for storage|(Retrying at|Retry due since) .+ \(attempt \d+\))$/,
+  );
 
   // The whole queue's percentage never goes back while storage is down (1 MiB of 2 MiB stored).
   const seen: number[] = [];
@@ -108,7 +130,9 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   } else expect(text).toMatch(/Retry due since \d\d:\d\d \(attempt \d+\)/);
   expect(text).not.toContain('Retrying now');
   expect(await violations(page)).toEqual({});
-  await shots(page, info, '18-waiting-for-storage', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+  await shots(page, info, '18-waiting-for-storage', () =>
+    page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })),
+  );
 
   // Storage is back: Try now sends at once, and the headline says so.
   await h.svc.admin('DELETE', '/faults');
@@ -128,7 +152,9 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await shots(page, info, '18-morning-summary', () => summary.evaluate((el) => el.scrollIntoView({ block: 'center' })));
 });
 
-test('warnings travel to the finish line: a damaged recording and a lens gone before Register are said before confirm, marked in the queue, and the finish is not plain green', async ({ page }, info) => {
+test('warnings travel to the finish line: a damaged recording and a lens gone before Register are said before confirm, marked in the queue, and the finish is not plain green', async ({
+  page,
+}, info) => {
   // A recording cut short (its trailer's last byte is gone), and a pair whose second lens vanishes before Register.
   const whole = readFileSync(join(fixtures, 'sample.insv'));
   const damaged = join(work, 'VID_20231121_201609_00_012.insv');
@@ -142,9 +168,18 @@ test('warnings travel to the finish line: a damaged recording and a lens gone be
   await expect(damagedRow.getByTestId('capture-warning')).toHaveAttribute('title', /No Insta360 trailer/);
   unlinkSync(lens1);
   await page.getByLabel('Select all captures').check();
-  await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Structure · design').selectOption({ label: 'Tower A · Level 1' });
-  await page.getByRole('group', { name: 'Apply to selected captures' }).getByLabel('Type').selectOption({ label: 'Interior' });
-  await page.getByRole('group', { name: 'Apply to selected captures' }).getByRole('button', { name: /^Apply to \d+ selected$/ }).click();
+  await page
+    .getByRole('group', { name: 'Apply to selected captures' })
+    .getByLabel('Structure · design')
+    .selectOption({ label: 'Tower A · Level 1' });
+  await page
+    .getByRole('group', { name: 'Apply to selected captures' })
+    .getByLabel('Type')
+    .selectOption({ label: 'Interior' });
+  await page
+    .getByRole('group', { name: 'Apply to selected captures' })
+    .getByRole('button', { name: /^Apply to \d+ selected$/ })
+    .click();
   await page.getByRole('button', { name: 'Register 2 captures…' }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByTestId('confirm-warnings')).toContainText('1 capture with warnings');
@@ -163,10 +198,14 @@ test('warnings travel to the finish line: a damaged recording and a lens gone be
   await expect(list).toContainText('VID_20231121_201700_10_013.insv was no longer there at Register');
   await expect(list).toContainText('No Insta360 trailer');
   expect(await violations(page)).toEqual({});
-  await shots(page, info, '18-finish-with-warnings', () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })));
+  await shots(page, info, '18-finish-with-warnings', () =>
+    page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' })),
+  );
 });
 
-test('a camera clock an hour off is shifted for a selection, previewed before Apply; focus moves to the next unplaced capture; the type is never a silent default', async ({ page }, info) => {
+test('a camera clock an hour off is shifted for a selection, previewed before Apply; focus moves to the next unplaced capture; the type is never a silent default', async ({
+  page,
+}, info) => {
   const files: string[] = [];
   for (const [i, at] of ['20231121_201609', '20231121_201700', '20231121_201800'].entries()) {
     const f = join(work, `VID_${at}_00_01${i}.insv`);
@@ -178,19 +217,33 @@ test('a camera clock an hour off is shifted for a selection, previewed before Ap
   await expect(rows).toHaveCount(3);
   const bar = page.getByRole('group', { name: 'Apply to selected captures' });
   // The time of day as HHMMSS (the date before it, when shown, is left out).
-  const timeOf = async (i: number) => (/\d\d:\d\d:\d\d/.exec((await rows.nth(i).getByRole('button', { name: /^Capture time/ }).textContent()) ?? '')?.[0] ?? '').replace(/\D/g, '');
+  const timeOf = async (i: number) =>
+    (
+      /\d\d:\d\d:\d\d/.exec(
+        (await rows
+          .nth(i)
+          .getByRole('button', { name: /^Capture time/ })
+          .textContent()) ?? '',
+      )?.[0] ?? ''
+    ).replace(/\D/g, '');
   const before = [await timeOf(0), await timeOf(1), await timeOf(2)];
   await rows.nth(0).getByRole('checkbox').click();
-  await rows.nth(1).getByRole('checkbox').click({ modifiers: ['Shift'] });
+  await rows
+    .nth(1)
+    .getByRole('checkbox')
+    .click({ modifiers: ['Shift'] });
   await bar.getByLabel('Shift times').fill('+01:00');
   await expect(bar.getByTestId('shift-preview')).toContainText('(first of 2; the gaps stay)');
   await expect(bar.getByTestId('shift-preview')).toContainText('→');
   expect(await violations(page)).toEqual({});
   await shots(page, info, '18-time-shift-preview');
   await bar.getByRole('button', { name: 'Shift 2 selected' }).click();
-  const hourLater = (hhmmss: string) => `${String((Number(hhmmss.slice(0, 2)) + 1) % 24).padStart(2, '0')}${hhmmss.slice(2)}`;
+  const hourLater = (hhmmss: string) =>
+    `${String((Number(hhmmss.slice(0, 2)) + 1) % 24).padStart(2, '0')}${hhmmss.slice(2)}`;
   // Rows follow their times: compare the card's times as a set.
-  expect([await timeOf(0), await timeOf(1), await timeOf(2)].sort()).toEqual([hourLater(before[0]!), hourLater(before[1]!), before[2]!].sort());
+  expect([await timeOf(0), await timeOf(1), await timeOf(2)].sort()).toEqual(
+    [hourLater(before[0]!), hourLater(before[1]!), before[2]!].sort(),
+  );
   // The selection is cleared, and focus is on the first capture still without a place.
   await expect(bar.getByRole('button', { name: 'Shift 0 selected' })).toBeDisabled();
   await expect(rows.nth(0).getByRole('checkbox')).toBeFocused();
@@ -207,7 +260,9 @@ test('a camera clock an hour off is shifted for a selection, previewed before Ap
   await expect(rows.nth(1).getByRole('checkbox')).toBeFocused();
 });
 
-test('keyboard: the confirmation\'s primary action is the default; Escape returns focus to Register; after confirm focus goes to the next capture without a place', async ({ page }, info) => {
+test("keyboard: the confirmation's primary action is the default; Escape returns focus to Register; after confirm focus goes to the next capture without a place", async ({
+  page,
+}, info) => {
   const files: string[] = [];
   for (const [i, at] of ['20231121_201609', '20231121_211700'].entries()) {
     const f = join(work, `VID_${at}_00_02${i}.insv`);

@@ -48,7 +48,9 @@ test('a service that dies mid-upload is restarted, the window is told, and the f
   const file = join(work, 'walk.mp4');
   writeFileSync(file, randomBytes(12 * 1024 * 1024));
   const structure = h.settings.view().structures[0]!.id;
-  await h.invoke('capture:captures.register', [{ paths: [file], structure, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
+  await h.invoke('capture:captures.register', [
+    { paths: [file], structure, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
+  ]);
   const r = row(page, 'walk.mp4');
   await expect(r).toHaveAttribute('data-state', 'uploading', { timeout: 20_000 });
   h.host.child!.kill('SIGKILL');

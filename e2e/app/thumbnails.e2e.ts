@@ -58,9 +58,12 @@ function coloursOf(img: Locator): Promise<number> {
 }
 
 /** Images in the page that failed to load (a broken image shows as one with no natural width). */
-const brokenImages = (page: Page) => page.evaluate(() => [...document.images].filter((i) => i.complete && i.naturalWidth === 0).map((i) => i.alt));
+const brokenImages = (page: Page) =>
+  page.evaluate(() => [...document.images].filter((i) => i.complete && i.naturalWidth === 0).map((i) => i.alt));
 
-test('the registration table shows each recording’s first frame, the icon for one Chromium cannot decode, reads them from the cache the second time, and the queue shows them too', async ({ page }, info) => {
+test('the registration table shows each recording’s first frame, the icon for one Chromium cannot decode, reads them from the cache the second time, and the queue shows them too', async ({
+  page,
+}, info) => {
   test.setTimeout(120_000);
   const garbage = writeFakeCard(join(work, 'card'), { recordings: 1 }).recordings;
   const mp4 = join(fixtures, 'walkthrough.mp4');
@@ -76,7 +79,10 @@ test('the registration table shows each recording’s first frame, the icon for 
   // The real recordings: a first frame with a picture in it, not a blank or a broken image. The
   // test pattern is colourful; the Insta360 fixture was filmed in the dark (its pixels average
   // 5 of 255), so a few shades tell it from a blank.
-  for (const [name, least] of [['walkthrough.mp4', 100], ['sample.insv', 3]] as const) {
+  for (const [name, least] of [
+    ['walkthrough.mp4', 100],
+    ['sample.insv', 3],
+  ] as const) {
     const img = row(page, name).getByRole('img', { name: `First frame of ${name}` });
     await expect(img).toHaveAttribute('data-state', 'image', { timeout: 60_000 });
     expect(await coloursOf(img)).toBeGreaterThanOrEqual(least);
@@ -118,7 +124,10 @@ test('the registration table shows each recording’s first frame, the icon for 
   // Registered, the captures keep their thumbnails in the queue's rows, from the same cache.
   await registerAll(page, 'Tower A · Level 1', 3);
   const queued = page.locator('[data-testid="queue-capture"]');
-  await expect(queued.getByRole('img', { name: 'First frame of walkthrough.mp4' })).toHaveAttribute('src', `data:image/jpeg;base64,${jpeg.toString('base64')}`);
+  await expect(queued.getByRole('img', { name: 'First frame of walkthrough.mp4' })).toHaveAttribute(
+    'src',
+    `data:image/jpeg;base64,${jpeg.toString('base64')}`,
+  );
   await expect(queued.getByRole('img', { name: 'First frame of sample.insv' })).toBeVisible();
   await expect(queued.getByRole('img', { name: 'No preview of VID_20261124_080000_00_001.insv' })).toBeVisible();
   expect(await videosCreated(page)).toBe(0);
@@ -130,13 +139,19 @@ test('the registration table shows each recording’s first frame, the icon for 
 
 test('the media server reads only recordings the table lists: another path is refused', async ({ page }) => {
   await page.goto('/');
-  await expect(h.invoke('capture:thumbnails.get', { path: join(fixtures, 'walkthrough.mp4') })).rejects.toThrow(/not among the recordings listed/);
+  await expect(h.invoke('capture:thumbnails.get', { path: join(fixtures, 'walkthrough.mp4') })).rejects.toThrow(
+    /not among the recordings listed/,
+  );
   await h.invoke('capture:files.inspect', [join(fixtures, 'walkthrough.mp4')]);
   const view = await h.invoke('capture:thumbnails.get', { path: join(fixtures, 'walkthrough.mp4') });
   expect(view.kind).toBe('decode');
   const url = (view as { videoUrl: string }).videoUrl;
   const ok = await fetch(url, { headers: { Range: 'bytes=0-7' } });
   expect(ok.status).toBe(206);
-  expect(Buffer.from(await ok.arrayBuffer()).subarray(4, 8).toString()).toBe('ftyp');
+  expect(
+    Buffer.from(await ok.arrayBuffer())
+      .subarray(4, 8)
+      .toString(),
+  ).toBe('ftyp');
   expect((await fetch(url.replace(/\/\d+$/, '/2'))).status).toBe(404);
 });

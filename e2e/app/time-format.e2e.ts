@@ -38,7 +38,9 @@ for (const locale of ['en-US', 'en-GB']) {
   test.describe(`under ${locale}`, () => {
     test.use({ locale });
 
-    test('the hold, the queue headline, the queue row and the registration table say times the locale’s way', async ({ page }) => {
+    test('the hold, the queue headline, the queue row and the registration table say times the locale’s way', async ({
+      page,
+    }) => {
       // Held until 06:30 (today or tomorrow): nothing uploads while the times are read.
       await page.getByLabel('Pause until').fill('06:30');
       await page.getByRole('button', { name: /^Pause all until / }).click();
@@ -52,9 +54,13 @@ for (const locale of ['en-US', 'en-GB']) {
       const queued = join(work, 'queued.mp4');
       writeFileSync(queued, randomBytes(3000));
       const structure = h.settings.view().structures[0]!.id;
-      await h.invoke('capture:captures.register', [{ paths: [queued], structure, type: 'interior', capturedAt: recorded }]);
+      await h.invoke('capture:captures.register', [
+        { paths: [queued], structure, type: 'interior', capturedAt: recorded },
+      ]);
       await expect(page.getByTestId('queue-state')).toHaveText(held);
-      await expect(page.locator('[data-testid="queue-capture"]')).toContainText(`recorded ${whenAt(recorded, { locale })}`);
+      await expect(page.locator('[data-testid="queue-capture"]')).toContainText(
+        `recorded ${whenAt(recorded, { locale })}`,
+      );
 
       // The registration table: the same form, to the second (two recordings can share a minute).
       const file = join(work, 'walk.mp4');
@@ -63,7 +69,9 @@ for (const locale of ['en-US', 'en-GB']) {
       const row = page.getByTestId('capture-row');
       await row.getByRole('button', { name: /^Capture time/ }).click();
       await page.getByLabel('Capture time (local)').fill(`${localDay()}T07:05:09`);
-      await expect(row.getByRole('button', { name: /^Capture time/ })).toHaveAccessibleName(`Capture time ${whenAt(recorded, { locale, seconds: true })}, edited: change`);
+      await expect(row.getByRole('button', { name: /^Capture time/ })).toHaveAccessibleName(
+        `Capture time ${whenAt(recorded, { locale, seconds: true })}, edited: change`,
+      );
     });
   });
 }

@@ -32,7 +32,6 @@ test.afterEach(async () => {
   await h.stop();
 });
 
-
 async function setUpLocal(page: Page) {
   await page.goto('/');
   await page.getByRole('button', { name: 'Use the local test service' }).click();
@@ -40,13 +39,16 @@ async function setUpLocal(page: Page) {
 }
 
 async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(h.svc.store.state.uploads).find((u) => u.fileName === fileName && u.status === 'completed')!;
+  const upload = Object.values(h.svc.store.state.uploads).find(
+    (u) => u.fileName === fileName && u.status === 'completed',
+  )!;
   const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
   return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
 
 /** Scrolls the upload screen so the queue starts at the top of the window (for its screenshots). */
-const showQueue = (page: Page) => () => page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+const showQueue = (page: Page) => () =>
+  page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));
 
 const row = (page: Page, fileName: string) => page.locator(`[data-testid="file-row"][data-file="${fileName}"]`);
 
@@ -73,7 +75,9 @@ test('first run: a wrong password shows the service error; the right account sig
   expect(JSON.stringify([...h.store.values()])).not.toContain(s.apiKey);
 });
 
-test('drops real recordings, fills the forms from their metadata, registers and uploads every byte', async ({ page }, info) => {
+test('drops real recordings, fills the forms from their metadata, registers and uploads every byte', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   const lens0 = join(work, 'VID_20231121_201609_00_012.insv');
   const lens1 = join(work, 'VID_20231121_201609_10_012.insv');
@@ -92,14 +96,18 @@ test('drops real recordings, fills the forms from their metadata, registers and 
   await expect(mp4Row).toContainText('Not chosen'); // no structure is chosen for a person
   await expect(page.getByLabel('Not uploaded')).toContainText('Not uploaded: 1 preview (LRV)');
   await page.getByLabel('Not uploaded').getByText('Not uploaded: 1 preview (LRV)').click();
-  await expect(page.getByLabel('Not uploaded')).toContainText('LRV_20231121_201609_11_012.insv — Low-resolution preview');
+  await expect(page.getByLabel('Not uploaded')).toContainText(
+    'LRV_20231121_201609_11_012.insv — Low-resolution preview',
+  );
   // The capture time is edited in local time, its offset beside it; unchanged it is sent as read.
   await insvRow.getByRole('button', { name: /^Capture time/ }).click();
-  await expect(page.getByLabel('Capture time (local)')).toHaveValue(await page.evaluate(() => {
-    const d = new Date('2023-11-21T20:16:09.000Z');
-    const p = (n: number) => String(n).padStart(2, '0');
-    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-  }));
+  await expect(page.getByLabel('Capture time (local)')).toHaveValue(
+    await page.evaluate(() => {
+      const d = new Date('2023-11-21T20:16:09.000Z');
+      const p = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+    }),
+  );
   await expect(page.getByTestId('utc-offset')).toHaveText(/^UTC[+-]\d\d:\d\d$/);
   await page.getByRole('button', { name: 'Done' }).click();
 
@@ -108,7 +116,9 @@ test('drops real recordings, fills the forms from their metadata, registers and 
   await mp4Row.getByRole('checkbox').check();
   await applyToSelected(page, 'Tower A · Level 1');
   await shots(page, info, '03-captures-to-register');
-  expect(await registerAndConfirm(page, 2)).toBe('1 capture in Tower A · Level 1 (interior), 1 in Tower B · Level 2 (exterior).');
+  expect(await registerAndConfirm(page, 2)).toBe(
+    '1 capture in Tower A · Level 1 (interior), 1 in Tower B · Level 2 (exterior).',
+  );
 
   for (const name of ['VID_20231121_201609_00_012.insv', 'VID_20231121_201609_10_012.insv', 'walkthrough.mp4']) {
     await expect(row(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
@@ -130,12 +140,17 @@ test('drops real recordings, fills the forms from their metadata, registers and 
       // From the Insta360 trailer and the MP4 header, read by main at registration.
       deviceId: 'IAEAN00000XXXX',
       metaDetails: expect.objectContaining({ frameRate: 29.97, cameraName: 'Insta360 OneR' }),
-      files: [expect.objectContaining({ fileName: 'VID_20231121_201609_00_012.insv' }), expect.objectContaining({ fileName: 'VID_20231121_201609_10_012.insv' })],
+      files: [
+        expect.objectContaining({ fileName: 'VID_20231121_201609_00_012.insv' }),
+        expect.objectContaining({ fileName: 'VID_20231121_201609_10_012.insv' }),
+      ],
     }),
   );
 });
 
-test('pauses and resumes a file, and after an app restart mid-upload the queue comes back and finishes', async ({ page }, info) => {
+test('pauses and resumes a file, and after an app restart mid-upload the queue comes back and finishes', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 3 * MiB });
   const big = join(work, 'VID_20261122_090000_00_001.insv');
@@ -145,7 +160,9 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   await registerAll(page, 'Tower A · Level 1', 1);
   const r = row(page, 'VID_20261122_090000_00_001.insv');
   await expect(r).toHaveAttribute('data-state', 'uploading');
-  await expect.poll(async () => Number(await r.getAttribute('data-parts-done')), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(async () => Number(await r.getAttribute('data-parts-done')), { timeout: 20_000 })
+    .toBeGreaterThanOrEqual(1);
   await r.getByRole('button', { name: 'Pause' }).click();
   await expect(r).toHaveAttribute('data-state', 'paused');
   // A part whose bytes were all out when Pause was pressed gets 1.5 s for storage's answer and is
@@ -164,7 +181,9 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   // (The engine is in the service's worker thread: the limit it was given is the one kept.)
   await expect.poll(() => h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);
   // Moving again: five points further, or to the end when the pause came late in the file.
-  await expect.poll(async () => Number(await r.getByRole('progressbar').getAttribute('value')), { timeout: 20_000 }).toBeGreaterThan(Math.min(Number(pausedAt) + 5, 99));
+  await expect
+    .poll(async () => Number(await r.getByRole('progressbar').getAttribute('value')), { timeout: 20_000 })
+    .toBeGreaterThan(Math.min(Number(pausedAt) + 5, 99));
 
   const before = { ...h.svc.storage.stats };
   await h.restart();
@@ -215,9 +234,13 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   await h.drop([bogus]);
   await registerAll(page, 'Old Annex (no designs)', 1);
   const attention = page.getByTestId('attention');
-  await expect(attention).toContainText('bogus.mp4 (Old Annex): Refused by the service. Correct it and register it again, or remove it.');
+  await expect(attention).toContainText(
+    'bogus.mp4 (Old Annex): Refused by the service. Correct it and register it again, or remove it.',
+  );
   await attention.getByText('The service’s words').click();
-  await expect(attention.locator('.raw')).toHaveText('captures[0].structure ffffffffffffffffffffffff is not a structure of this project');
+  await expect(attention.locator('.raw')).toHaveText(
+    'captures[0].structure ffffffffffffffffffffffff is not a structure of this project',
+  );
   await shots(page, info, '08-service-refusal');
 });
 
@@ -230,7 +253,9 @@ test('warns when default designs changed since the last export, and requests a n
   await expect(banner).toContainText('the capture sheets were never exported from this computer');
   await shots(page, info, '09-designs-changed');
   await banner.getByRole('button', { name: 'Request a new export' }).click();
-  await expect(page.getByText('Export requested: Project folder with default sheets is being generated.')).toBeVisible();
+  await expect(
+    page.getByText('Export requested: Project folder with default sheets is being generated.'),
+  ).toBeVisible();
   await expect.poll(() => h.svc.store.state.emails.map((e) => e.to)).toContain(h.svc.info.account.email);
   await page.reload();
   await expect(page.getByText('default capture designs changed')).toHaveCount(0);
@@ -256,10 +281,30 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   db.transaction(() => {
     for (let i = 0; i < 500; i++) {
       const name = (n: number) => `VID_20261122_${String(100000 + i).padStart(6, '0')}_${n}0_001.insv`;
-      const id = queue.enqueueCapture(`recording ${i}`, {
-        project: 'p', structure: 's', captureDateTime: '2026-11-22T10:00:00Z', type: 'interior', mode: '360 Video', sourceType: 'bot',
-        files: [0, 1].map((n) => ({ frameIndex: n + 1, fileName: name(n), contentType: 'video/insv', size: 1000 + i })),
-      }, [0, 1].map((n) => ({ path: `/card/${name(n)}`, fileName: name(n), contentType: 'video/insv', size: 1000 + i, mtimeMs: 1 })));
+      const id = queue.enqueueCapture(
+        `recording ${i}`,
+        {
+          project: 'p',
+          structure: 's',
+          captureDateTime: '2026-11-22T10:00:00Z',
+          type: 'interior',
+          mode: '360 Video',
+          sourceType: 'bot',
+          files: [0, 1].map((n) => ({
+            frameIndex: n + 1,
+            fileName: name(n),
+            contentType: 'video/insv',
+            size: 1000 + i,
+          })),
+        },
+        [0, 1].map((n) => ({
+          path: `/card/${name(n)}`,
+          fileName: name(n),
+          contentType: 'video/insv',
+          size: 1000 + i,
+          mtimeMs: 1,
+        })),
+      );
       queue.setCaptureState(id, 'completed');
       for (const f of queue.filesOf(id)) setFileState(queue, f.id, 'completed');
     }
@@ -276,12 +321,19 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   await shots(page, info, '10-thousand-files', showQueue(page));
 });
 
-test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Retry now carries on', async ({ page }, info) => {
+test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Retry now carries on', async ({
+  page,
+}, info) => {
   await setUpLocal(page);
   const file = join(work, 'walk-outage.mp4');
   writeFileSync(file, randomBytes(300_000));
   // Storage answers every part with 500: the attempt ends, and the file waits for its retry time.
-  await h.svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
+  await h.svc.admin('POST', '/faults', {
+    target: 'storage',
+    operation: 'UploadPart',
+    times: 0,
+    action: { type: 'status', status: 500 },
+  });
   await h.drop([file]);
   await registerAll(page, 'Tower A · Level 1', 1);
   const r = row(page, 'walk-outage.mp4');

@@ -4,7 +4,15 @@ import { fileURLToPath } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('./rgw.sh', import.meta.url));
 /** The Debian binaries rgw.sh runs (packages radosgw, ceph-mon, ceph-osd, ceph-common). */
-const BINARIES = ['/usr/bin/radosgw', '/usr/bin/ceph-mon', '/usr/bin/ceph-osd', '/usr/bin/ceph', '/usr/bin/radosgw-admin', '/usr/bin/ceph-authtool', '/usr/bin/monmaptool'];
+const BINARIES = [
+  '/usr/bin/radosgw',
+  '/usr/bin/ceph-mon',
+  '/usr/bin/ceph-osd',
+  '/usr/bin/ceph',
+  '/usr/bin/radosgw-admin',
+  '/usr/bin/ceph-authtool',
+  '/usr/bin/monmaptool',
+];
 
 /** A running single-node Ceph cluster with its RADOS Gateway on loopback (see rgw.sh). */
 export interface RgwCluster {
@@ -44,7 +52,11 @@ function run(args: string[], timeoutMs: number): Promise<string> {
  * when a daemon does not come up within rgw.sh's limits; nothing is left running then.
  */
 export async function startRgw(dir: string): Promise<RgwCluster> {
-  const stop = () => run(['stop', dir], 60_000).then(() => undefined, () => undefined);
+  const stop = () =>
+    run(['stop', dir], 60_000).then(
+      () => undefined,
+      () => undefined,
+    );
   let out: string;
   try {
     out = await run(['start', dir, String(process.pid)], 150_000);
@@ -55,7 +67,9 @@ export async function startRgw(dir: string): Promise<RgwCluster> {
   const m = /^RGW_ENDPOINT=(\S+) RGW_ACCESS_KEY=(\S+) RGW_SECRET_KEY=(\S+)$/m.exec(out);
   if (!m) {
     await stop();
-    throw new Error(`rgw.sh start printed no RGW_ENDPOINT line: ${out.replace(/RGW_SECRET_KEY=\S+/g, 'RGW_SECRET_KEY=…')}`);
+    throw new Error(
+      `rgw.sh start printed no RGW_ENDPOINT line: ${out.replace(/RGW_SECRET_KEY=\S+/g, 'RGW_SECRET_KEY=…')}`,
+    );
   }
   return { endpoint: m[1]!, accessKeyId: m[2]!, secretAccessKey: m[3]!, stop };
 }

@@ -10,7 +10,8 @@ const touchSchema = z.object({ updatedAt: z.iso.datetime().optional() }).optiona
 
 async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T> {
   const r = schema.safeParse(await body);
-  if (!r.success) throw new HttpError(400, adminFail(r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+  if (!r.success)
+    throw new HttpError(400, adminFail(r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
   return r.data;
 }
 
@@ -29,7 +30,10 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * - `GET /stats`: storage counters (parts stored, parts stored again over an existing copy);
  * - `POST /updates`: publishes a release to the update feed (updates.ts, `updateAdminRoutes`).
  */
-export function adminRoutes(router: Router, deps: { store: StateStore; faults: FaultRegistry; storageStats: () => Record<string, number> }): void {
+export function adminRoutes(
+  router: Router,
+  deps: { store: StateStore; faults: FaultRegistry; storageStats: () => Record<string, number> },
+): void {
   const { store, faults } = deps;
   router.add('GET', '/stats', 'admin', (ctx) => sendJson(ctx.res, 200, deps.storageStats()));
   router.add('GET', '/faults', 'admin', (ctx) => sendJson(ctx.res, 200, { rules: faults.list() }));
@@ -38,7 +42,14 @@ export function adminRoutes(router: Router, deps: { store: StateStore; faults: F
     try {
       sendJson(ctx.res, 201, { id: faults.add(body as never) });
     } catch (err) {
-      throw new HttpError(400, adminFail(err instanceof z.ZodError ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : String(err)));
+      throw new HttpError(
+        400,
+        adminFail(
+          err instanceof z.ZodError
+            ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+            : String(err),
+        ),
+      );
     }
   });
   router.add('DELETE', '/faults', 'admin', (ctx) => {
@@ -71,7 +82,10 @@ export function adminRoutes(router: Router, deps: { store: StateStore; faults: F
   });
   router.add('POST', '/projects/:id/designs/:designId/touch', 'admin', async (ctx) => {
     const body = await parse(touchSchema, readJsonBody(ctx.req, adminFail));
-    const design = store.project(ctx.params.id)?.structures.flatMap((s) => s.designs).find((d) => d.id === ctx.params.designId);
+    const design = store
+      .project(ctx.params.id)
+      ?.structures.flatMap((s) => s.designs)
+      .find((d) => d.id === ctx.params.designId);
     if (!design) throw new HttpError(404, adminFail('Design not found'));
     design.updatedAt = body?.updatedAt ?? new Date().toISOString();
     store.save({ projects: [ctx.params.id!] });

@@ -26,7 +26,8 @@ async function upload() {
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
   return {
     url: (PartNumber: number) => getSignedUrl(s3, new UploadPartCommand({ Bucket, Key, UploadId, PartNumber })),
-    storedParts: async () => ((await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }))).Parts ?? []).map((p) => p.PartNumber),
+    storedParts: async () =>
+      ((await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }))).Parts ?? []).map((p) => p.PartNumber),
   };
 }
 const put = putBytes;
@@ -75,7 +76,14 @@ describe('storage faults', () => {
 
   it('fires deterministically: skip, times and part number', async () => {
     const u = await upload();
-    await addFault({ target: 'storage', operation: 'UploadPart', partNumber: 2, skip: 1, times: 2, action: { type: 'status', status: 500 } });
+    await addFault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      skip: 1,
+      times: 2,
+      action: { type: 'status', status: 500 },
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await put(await u.url(2), randomBytes(100))).status);
     expect(statuses).toEqual([200, 500, 500, 200]);
@@ -98,56 +106,59 @@ describe('storage faults', () => {
   });
 });
 
-  it('lets a held request go on once the fault is cleared (the link is back): its body is read, stored and answered', async () => {
-    const u = await upload();
-    await addFault({ target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'hang' } });
-    const body = randomBytes(300 * 1024);
-    const answer = put(await u.url(1), body);
-    const heldBefore = svc.faults.held.length;
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await u.storedParts()).toEqual([]);
-    await svc.admin('DELETE', '/faults');
-    const res = await answer;
-    expect(res.status).toBe(200);
-    expect(res.headers.get('etag')).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
-    expect(await u.storedParts()).toEqual([1]);
-    const held = svc.faults.held.at(-1)!;
-    expect(heldBefore).toBeGreaterThan(0);
-    expect(held).toMatchObject({ target: 'storage', operation: 'UploadPart', partNumber: 1 });
-    expect(held.releasedAt).toBeGreaterThan(held.at);
-    expect(held.closedAt).toBeUndefined();
-  });
+it('lets a held request go on once the fault is cleared (the link is back): its body is read, stored and answered', async () => {
+  const u = await upload();
+  await addFault({ target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'hang' } });
+  const body = randomBytes(300 * 1024);
+  const answer = put(await u.url(1), body);
+  const heldBefore = svc.faults.held.length;
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await u.storedParts()).toEqual([]);
+  await svc.admin('DELETE', '/faults');
+  const res = await answer;
+  expect(res.status).toBe(200);
+  expect(res.headers.get('etag')).toBe(`"${createHash('md5').update(body).digest('hex')}"`);
+  expect(await u.storedParts()).toEqual([1]);
+  const held = svc.faults.held.at(-1)!;
+  expect(heldBefore).toBeGreaterThan(0);
+  expect(held).toMatchObject({ target: 'storage', operation: 'UploadPart', partNumber: 1 });
+  expect(held.releasedAt).toBeGreaterThan(held.at);
+  expect(held.closedAt).toBeUndefined();
+});
 
-  it('notes when the client gave up a held request', async () => {
-    const u = await upload();
-    await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
-    await expect(put(await u.url(1), randomBytes(100), AbortSignal.timeout(300))).rejects.toThrow(/abort|timeout/i);
-    const held = svc.faults.held.at(-1)!;
-    for (let i = 0; i < 50 && held.closedAt === undefined; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(held.closedAt! - held.at).toBeGreaterThan(200);
-    expect(held.releasedAt).toBeUndefined();
-  });
+it('notes when the client gave up a held request', async () => {
+  const u = await upload();
+  await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });
+  await expect(put(await u.url(1), randomBytes(100), AbortSignal.timeout(300))).rejects.toThrow(/abort|timeout/i);
+  const held = svc.faults.held.at(-1)!;
+  for (let i = 0; i < 50 && held.closedAt === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(held.closedAt! - held.at).toBeGreaterThan(200);
+  expect(held.releasedAt).toBeUndefined();
+});
 
-  it('lifts the bandwidth cap at once for bodies already held back by it', async () => {
-    const u = await upload();
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 1024 });
-    // 512 KiB at 1 KiB/s would take over 8 minutes.
-    const answer = put(await u.url(1), randomBytes(512 * 1024));
-    await new Promise((r) => setTimeout(r, 1000));
-    const started = performance.now();
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-    expect((await answer).status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(20_000);
-  });
+it('lifts the bandwidth cap at once for bodies already held back by it', async () => {
+  const u = await upload();
+  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 1024 });
+  // 512 KiB at 1 KiB/s would take over 8 minutes.
+  const answer = put(await u.url(1), randomBytes(512 * 1024));
+  await new Promise((r) => setTimeout(r, 1000));
+  const started = performance.now();
+  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  expect((await answer).status).toBe(200);
+  expect(performance.now() - started).toBeLessThan(20_000);
+});
 
 describe('gateway and token faults', () => {
   const registeredUpload = async () =>
-    (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1])).manifest[0]!.uploadId;
+    (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1]))
+      .manifest[0]!.uploadId;
 
   it('hands out presigned URLs that expire after the configured seconds', async () => {
     const uploadId = await registeredUpload();
     await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
-    const { parts } = (await (await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as {
+    const { parts } = (await (
+      await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)
+    ).json()) as {
       parts: { url: string; expiresIn: number }[];
     };
     expect(parts[0]!.expiresIn).toBe(1);
@@ -168,13 +179,21 @@ describe('gateway and token faults', () => {
   });
 
   it('answers a gateway 429 with the Retry-After asked for', async () => {
-    await addFault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status: 429, retryAfter: '7' } });
+    await addFault({
+      target: 'gateway',
+      operation: 'add-capture',
+      action: { type: 'status', status: 429, retryAfter: '7' },
+    });
     const before = Object.keys(svc.store.state.captures).length;
     await expect(registeredUpload()).rejects.toThrow(/answered 429/);
     expect(Object.keys(svc.store.state.captures).length).toBe(before);
     const uploadId = await registeredUpload();
     const path = `/upload-service/uploads/${uploadId}/parts/presign-missing`;
-    await addFault({ target: 'gateway', operation: 'presign-missing', action: { type: 'status', status: 503, retryAfter: 'Wed, 25 Nov 2026 09:00:00 GMT' } });
+    await addFault({
+      target: 'gateway',
+      operation: 'presign-missing',
+      action: { type: 'status', status: 503, retryAfter: 'Wed, 25 Nov 2026 09:00:00 GMT' },
+    });
     const refused = await svc.gateway('POST', path);
     expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, 'Wed, 25 Nov 2026 09:00:00 GMT']);
     const ok = await svc.gateway('POST', path);

@@ -24,7 +24,11 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    * `retryAfter` (gateway and sign-in only): the `Retry-After` header sent with it, delay-seconds
    * (`"2"`) or an HTTP-date, as RFC 9110 §10.2.3 allows; none by default.
    */
-  z.object({ type: z.literal('status'), status: z.number().int().min(400).max(599), retryAfter: z.string().optional() }),
+  z.object({
+    type: z.literal('status'),
+    status: z.number().int().min(400).max(599),
+    retryAfter: z.string().optional(),
+  }),
   /** Storage only: read the body, then answer 400 `RequestTimeout` as S3 does for a stalled upload. */
   z.object({ type: z.literal('requestTimeout') }),
   /** Destroy the connection once this many body bytes arrived (0: before reading any). */
@@ -100,7 +104,12 @@ export const faultSettingsSchema = z.object({
   /** Extra delay in ms before every request of every listener. */
   latencyMs: z.number().int().min(0).max(60_000).optional(),
   /** Lifetime in seconds of JWTs issued from now on (default 86400, §5). */
-  tokenTtlSeconds: z.number().int().min(1).max(30 * 86_400).optional(),
+  tokenTtlSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .optional(),
   /**
    * Storage's server-side encryption of parts from now on, as real S3 answers it: `aws:kms`
    * (SSE-KMS) or `sse-c` (a customer key) give part ETags of 32 hex digits that are not the part's
@@ -191,7 +200,12 @@ export interface RequestFacts {
 export class FaultRegistry {
   private rules: ActiveRule[] = [];
   private nextId = 1;
-  settings: Required<Omit<FaultSettings, 'bandwidthBytesPerSecond' | 'serverSideEncryption' | 'storageRetryAfterSeconds' | 'jsonBytesPerSecond'>> & {
+  settings: Required<
+    Omit<
+      FaultSettings,
+      'bandwidthBytesPerSecond' | 'serverSideEncryption' | 'storageRetryAfterSeconds' | 'jsonBytesPerSecond'
+    >
+  > & {
     bandwidthBytesPerSecond: number | null;
     jsonBytesPerSecond: number | null;
     serverSideEncryption: 'aws:kms' | 'sse-c' | null;
@@ -272,7 +286,10 @@ export class FaultRegistry {
   update(input: FaultSettings): void {
     const s = faultSettingsSchema.parse(input);
     if (s.presignExpiresIn !== undefined) this.settings.presignExpiresIn = s.presignExpiresIn;
-    if (s.bandwidthBytesPerSecond !== undefined && s.bandwidthBytesPerSecond !== this.settings.bandwidthBytesPerSecond) {
+    if (
+      s.bandwidthBytesPerSecond !== undefined &&
+      s.bandwidthBytesPerSecond !== this.settings.bandwidthBytesPerSecond
+    ) {
       this.settings.bandwidthBytesPerSecond = s.bandwidthBytesPerSecond;
       // The link changed: bodies held back under the old cap go on under the new one at once.
       this.throttle.changed();

@@ -49,7 +49,10 @@ export class Router {
   }
 
   /** The route for a method and path, or `undefined`; `methodMismatch` when only the method differs. */
-  match(method: string, path: string): { route: Route; params: Record<string, string> } | { methodMismatch: true } | undefined {
+  match(
+    method: string,
+    path: string,
+  ): { route: Route; params: Record<string, string> } | { methodMismatch: true } | undefined {
     let methodMismatch = false;
     for (const route of this.routes) {
       const m = route.pattern.exec(path);
@@ -69,7 +72,10 @@ export class Router {
 /** Sends a JSON body with the given status. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -110,7 +110,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
   // No limit on a request's whole duration (Node's default cuts it at 300 s): real S3 only ends a
   // connection that moves nothing, and a 5 MiB part at 8 KiB/s takes 640 s.
-  const storageServer = opts.s3 ? undefined : createServer({ requestTimeout: 0 }, createStorageHandler({ store: storage, credentials: st, faults }));
+  const storageServer = opts.s3
+    ? undefined
+    : createServer({ requestTimeout: 0 }, createStorageHandler({ store: storage, credentials: st, faults }));
   const apiServer = createServer();
   const servers = storageServer ? [apiServer, storageServer] : [apiServer];
   const builtIn = storageServer && {
@@ -138,7 +140,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
   const auth = new Router().add('POST', '/api/v1/users/signin', 'signin', async (ctx) => {
     const body = (await readJsonBody(ctx.req, fail)) as { email?: unknown; password?: unknown } | undefined;
-    if (typeof body?.email !== 'string' || typeof body.password !== 'string') throw new HttpError(400, fail('email and password are required'));
+    if (typeof body?.email !== 'string' || typeof body.password !== 'string')
+      throw new HttpError(400, fail('email and password are required'));
     const account = findAccount(store, body.email, body.password);
     if (!account) throw new HttpError(401, fail('Invalid email or password'));
     sendJson(ctx.res, 200, { token: await issueToken(store, account, faults.settings.tokenTtlSeconds) });
@@ -179,7 +182,11 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     projectId: project.id,
     structures: project.structures.map((s) => s.id),
     designs: project.structures.flatMap((s) => s.designs.map((d) => d.id)),
-    namedStructures: project.structures.map((s) => ({ id: s.id, name: s.name, designs: s.designs.map((d) => ({ id: d.id, name: d.name })) })),
+    namedStructures: project.structures.map((s) => ({
+      id: s.id,
+      name: s.name,
+      designs: s.designs.map((d) => ({ id: d.id, name: d.name })),
+    })),
     account: { email: operator.email, password: operator.password },
     s3: { ...s3Settings },
   };
@@ -195,7 +202,13 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   return { info, store, faults, storage, close };
 }
 
-async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
+async function dispatch(
+  mounts: Mount[],
+  faults: FaultRegistry,
+  req: IncomingMessage,
+  res: ServerResponse,
+  origin: string,
+): Promise<void> {
   const url = new URL(req.url ?? '/', origin);
   const mount = mounts.find((m) => url.pathname === m.prefix || url.pathname.startsWith(`${m.prefix}/`));
   const errorBody = mount?.errorBody ?? fail;
@@ -235,7 +248,10 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         await Promise.resolve(found.route.handler({ req, res, url, params: found.params })).catch(() => undefined);
         res.writeHead = writeHead;
         res.end = end;
-        throw new HttpError(fault.status, errorBody(fault.status >= 500 ? 'Internal Server Error' : 'Too Many Requests'));
+        throw new HttpError(
+          fault.status,
+          errorBody(fault.status >= 500 ? 'Internal Server Error' : 'Too Many Requests'),
+        );
       }
       if (fault?.type === 'omitFields') {
         // The handler does its work; its JSON answer goes out without the named fields.
@@ -249,7 +265,8 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
         for (const path of fault.paths) omitPath(body, path.split('.'));
         return sendJson(res, answer.status, body);
       }
-      if (faults.settings.jsonBytesPerSecond && mount.target !== 'progress') throttleAnswer(res, faults.settings.jsonBytesPerSecond);
+      if (faults.settings.jsonBytesPerSecond && mount.target !== 'progress')
+        throttleAnswer(res, faults.settings.jsonBytesPerSecond);
       if (fault?.type === 'dropResponse') {
         // The handler does its work, but what it writes goes nowhere; then the connection drops.
         res.writeHead = (() => res) as unknown as typeof res.writeHead;
@@ -267,7 +284,11 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
     // The gateway reaches storage through the SDK; a storage failure is the gateway's 502.
     const fromStorage = typeof err === 'object' && err !== null && '$metadata' in err;
     if (!fromStorage) console.error('capture-service: unexpected error', err);
-    sendJson(res, fromStorage ? 502 : 500, errorBody(fromStorage ? 'Storage is unavailable; try again' : 'Internal Server Error'));
+    sendJson(
+      res,
+      fromStorage ? 502 : 500,
+      errorBody(fromStorage ? 'Storage is unavailable; try again' : 'Internal Server Error'),
+    );
   }
 }
 
@@ -275,7 +296,10 @@ async function dispatch(mounts: Mount[], faults: FaultRegistry, req: IncomingMes
  * Runs a handler with its answer held back: resolves with the status and the body it wrote
  * (as text), nothing of it sent. A handler that throws rejects as it would.
  */
-async function captureAnswer(res: ServerResponse, run: () => Promise<void> | void): Promise<{ status: number; body: string }> {
+async function captureAnswer(
+  res: ServerResponse,
+  run: () => Promise<void> | void,
+): Promise<{ status: number; body: string }> {
   const { writeHead, end } = res;
   let status = 200;
   let body = '';
@@ -284,7 +308,8 @@ async function captureAnswer(res: ServerResponse, run: () => Promise<void> | voi
     return res;
   }) as unknown as typeof res.writeHead;
   res.end = ((chunk?: unknown) => {
-    if (chunk !== undefined && typeof chunk !== 'function') body += Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
+    if (chunk !== undefined && typeof chunk !== 'function')
+      body += Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
     return res;
   }) as unknown as typeof res.end;
   try {
@@ -316,7 +341,12 @@ function omitPath(value: unknown, path: string[]): void {
 function throttleAnswer(res: ServerResponse, bytesPerSecond: number): void {
   const end = res.end.bind(res);
   res.end = ((chunk?: unknown) => {
-    const bytes = chunk === undefined || typeof chunk === 'function' ? Buffer.alloc(0) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    const bytes =
+      chunk === undefined || typeof chunk === 'function'
+        ? Buffer.alloc(0)
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(String(chunk));
     const slice = 1024;
     void (async () => {
       const started = Date.now();

@@ -18,7 +18,8 @@ afterAll(() => svc.stop());
 
 const addFault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
 const uploadId = async () =>
-  (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1])).manifest[0]!.uploadId;
+  (await registerCapture(svc, [{ name: 'walk.mp4', size: 4096, contentType: 'video/mp4' }], svc.info.structures[1]))
+    .manifest[0]!.uploadId;
 
 describe('strictContentType', () => {
   it('answers 400 to a bodiless call that declares JSON, as Fastify does, and takes it without the header', async () => {
@@ -29,15 +30,26 @@ describe('strictContentType', () => {
     expect(((await refused.json()) as { code: string }).code).toBe('FST_ERR_CTP_EMPTY_JSON_BODY');
     const status = await svc.gateway('GET', `/upload-service/uploads/${id}/status`);
     expect(status.status).toBe(400);
-    const plain = await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`, { headers: { 'content-type': undefined } });
+    const plain = await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`, {
+      headers: { 'content-type': undefined },
+    });
     expect(plain.status).toBe(200);
   });
 
   it('still takes §4.2 and §4.3 with the header they require, and JSON bodies', async () => {
     await svc.admin('PUT', '/settings', { strictContentType: true });
     const q = `projectId=${svc.info.projectId}`;
-    expect((await svc.gateway('GET', `/progress/api/external-folders/latest-default-design-update-time?${q}`)).status).toBe(200);
-    expect((await svc.gateway('GET', `/progress/api/external-folders/project-folder-with-default-sheet?project=${svc.info.projectId}`)).status).toBe(200);
+    expect(
+      (await svc.gateway('GET', `/progress/api/external-folders/latest-default-design-update-time?${q}`)).status,
+    ).toBe(200);
+    expect(
+      (
+        await svc.gateway(
+          'GET',
+          `/progress/api/external-folders/project-folder-with-default-sheet?project=${svc.info.projectId}`,
+        )
+      ).status,
+    ).toBe(200);
     await expect(uploadId()).resolves.toMatch(/.+/);
   });
 
@@ -61,11 +73,15 @@ describe('statusRead', () => {
 describe('html fault: a captive portal or proxy page where JSON was expected', () => {
   it('answers the gateway with an HTML page and registers nothing', async () => {
     await addFault({ target: 'gateway', operation: 'add-capture', action: { type: 'html', status: 200 } });
-    const before = Object.keys(((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures).length;
+    const before = Object.keys(
+      ((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures,
+    ).length;
     await expect(uploadId()).rejects.toThrow();
     const res = await svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', { body: { captures: [] } });
     expect(res.status).not.toBe(200); // the fault fired once; the real handler answers again
-    const after = Object.keys(((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures).length;
+    const after = Object.keys(
+      ((await (await svc.admin('GET', '/state')).json()) as { captures: object }).captures,
+    ).length;
     expect(after).toBe(before);
   });
 
@@ -75,11 +91,19 @@ describe('html fault: a captive portal or proxy page where JSON was expected', (
   ] as const)('answers %s with an HTML page and the given status', async (target, path, method, status) => {
     await addFault({ target, action: { type: 'html', status } });
     const base = target === 'auth' ? svc.info.authUrl : svc.info.progressBaseUrl;
-    const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(svc.info.account) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(svc.info.account),
+    });
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toMatch(/<html>/);
-    const again = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(svc.info.account) });
+    const again = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(svc.info.account),
+    });
     expect(again.headers.get('content-type')).toMatch(/json/);
   });
 });
@@ -98,20 +122,33 @@ describe('as strict as the interface: §4.3 without a project', () => {
 
 describe('completeBatchAllParts: §4.7 "all parts of the file are sent in one call"', () => {
   it('refuses a report of some parts with 400 naming the ones left out, and takes one of all', async () => {
-    const { manifest } = await registerCapture(svc, [{ name: 'all.mp4', size: 6 * 1024 * 1024, contentType: 'video/mp4' }], svc.info.structures[1]);
+    const { manifest } = await registerCapture(
+      svc,
+      [{ name: 'all.mp4', size: 6 * 1024 * 1024, contentType: 'video/mp4' }],
+      svc.info.structures[1],
+    );
     const { uploadId, partSize } = manifest[0]!;
     const body = Buffer.alloc(6 * 1024 * 1024, 7);
-    const { parts } = (await (await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as { parts: { partNumber: number; url: string }[] };
+    const { parts } = (await (
+      await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)
+    ).json()) as { parts: { partNumber: number; url: string }[] };
     const reported = [];
     for (const p of parts) {
       const bytes = body.subarray((p.partNumber - 1) * partSize, p.partNumber * partSize);
-      reported.push({ partNumber: p.partNumber, etag: (await putBytes(p.url, bytes)).headers.get('etag')!, size: bytes.length });
+      reported.push({
+        partNumber: p.partNumber,
+        etag: (await putBytes(p.url, bytes)).headers.get('etag')!,
+        size: bytes.length,
+      });
     }
     await svc.admin('PUT', '/settings', { completeBatchAllParts: true });
     const path = `/upload-service/uploads/${uploadId}/parts/complete-batch`;
     const some = await svc.gateway('POST', path, { body: { parts: reported.slice(0, 1) } });
     expect(some.status).toBe(400);
-    expect(await some.json()).toEqual({ ok: false, message: 'All 2 parts of the file must be reported in one call; not reported: 2' });
+    expect(await some.json()).toEqual({
+      ok: false,
+      message: 'All 2 parts of the file must be reported in one call; not reported: 2',
+    });
     const all = await svc.gateway('POST', path, { body: { parts: reported } });
     expect(((await all.json()) as { upload: { status: string } }).upload.status).toBe('completed');
     await svc.admin('PUT', '/settings', { completeBatchAllParts: false });
@@ -121,10 +158,16 @@ describe('completeBatchAllParts: §4.7 "all parts of the file are sent in one ca
 describe('as strict as S3: a presigned PUT that carries an Authorization header', () => {
   it('is refused 400 InvalidArgument "Only one auth mechanism allowed", storing nothing; without the header it is stored', async () => {
     const id = await uploadId();
-    const { parts } = (await (await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`)).json()) as { parts: { url: string }[] };
+    const { parts } = (await (
+      await svc.gateway('POST', `/upload-service/uploads/${id}/parts/presign-missing`)
+    ).json()) as { parts: { url: string }[] };
     const body = new Uint8Array(Buffer.alloc(4096, 3));
     const storedBefore = svc.storage.stats.partsStored;
-    const refused = await fetch(parts[0]!.url, { method: 'PUT', body, headers: { authorization: 'Bearer some-token' } });
+    const refused = await fetch(parts[0]!.url, {
+      method: 'PUT',
+      body,
+      headers: { authorization: 'Bearer some-token' },
+    });
     expect(refused.status).toBe(400);
     const xml = await refused.text();
     expect(xml).toMatch(/<Code>InvalidArgument<\/Code>/);
@@ -134,14 +177,19 @@ describe('as strict as S3: a presigned PUT that carries an Authorization header'
   });
 });
 
-describe('as strict as a careful server: progress reads outside the key\'s project', () => {
-  it('refuses another project\'s list and categories (401) and answers its entry and structure as absent (404)', async () => {
+describe("as strict as a careful server: progress reads outside the key's project", () => {
+  it("refuses another project's list and categories (401) and answers its entry and structure as absent (404)", async () => {
     const state = (await (await svc.admin('GET', '/state')).json()) as { projects: { id: string; apiKey: string }[] };
     const otherKey = state.projects.find((p) => p.id !== svc.info.projectId)!.apiKey;
-    const read = (path: string, key: string) => fetch(`${svc.info.progressBaseUrl}${path}`, { headers: { 'x-api-key': key } });
-    const own = (await (await read(`/progress?projectId=${svc.info.projectId}`, svc.info.apiKey)).json()) as { id: string }[];
+    const read = (path: string, key: string) =>
+      fetch(`${svc.info.progressBaseUrl}${path}`, { headers: { 'x-api-key': key } });
+    const own = (await (await read(`/progress?projectId=${svc.info.projectId}`, svc.info.apiKey)).json()) as {
+      id: string;
+    }[];
     expect(own.length).toBeGreaterThan(0);
-    const cats = (await (await read(`/api/external-asset-categories?project=${svc.info.projectId}`, svc.info.apiKey)).json()) as { result: { name: string }[] };
+    const cats = (await (
+      await read(`/api/external-asset-categories?project=${svc.info.projectId}`, svc.info.apiKey)
+    ).json()) as { result: { name: string }[] };
     const assets = `/api/external-assets?structure=${svc.info.structures[0]}&category=${encodeURIComponent(cats.result[0]!.name)}`;
     expect((await read(assets, svc.info.apiKey)).status).toBe(200);
     expect((await read(`/progress/${own[0]!.id}`, svc.info.apiKey)).status).toBe(200);

@@ -13,7 +13,12 @@ const BODILESS_JSON_REQUIRED = new Set(['project-folder-with-default-sheet', 'la
  * is on and a gateway or sign-in request declares `content-type: application/json` without a
  * body, except on the calls whose section requires the header (§4.2, §4.3)..
  */
-export function refuseBodilessJson(faults: FaultRegistry, target: FaultTarget, operation: string, req: IncomingMessage): void {
+export function refuseBodilessJson(
+  faults: FaultRegistry,
+  target: FaultTarget,
+  operation: string,
+  req: IncomingMessage,
+): void {
   if (!faults.settings.strictContentType || (target !== 'gateway' && target !== 'auth')) return;
   if (target === 'gateway' && BODILESS_JSON_REQUIRED.has(operation)) return;
   if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return;
@@ -34,7 +39,10 @@ export function refuseBodilessJson(faults: FaultRegistry, target: FaultTarget, o
 export function refuseStatusRead(faults: FaultRegistry, target: FaultTarget, operation: string): void {
   const setting = faults.settings.statusRead;
   if (setting === 'ok' || target !== 'gateway' || operation !== 'status') return;
-  throw new HttpError(setting, { message: setting === 404 ? 'Cannot GET this path' : 'Method Not Allowed', statusCode: setting });
+  throw new HttpError(setting, {
+    message: setting === 404 ? 'Cannot GET this path' : 'Method Not Allowed',
+    statusCode: setting,
+  });
 }
 
 /**

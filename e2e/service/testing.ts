@@ -12,7 +12,11 @@ export interface TestService extends LocalService {
   /** Signs the operator in at the sign-in service (§4.1) and returns the JWT. */
   token(): Promise<string>;
   /** Calls the gateway with the standard header set (§4); `headers` override or (with undefined) drop them. */
-  gateway(method: string, path: string, init?: { token?: string; body?: unknown; headers?: Record<string, string | undefined> }): Promise<Response>;
+  gateway(
+    method: string,
+    path: string,
+    init?: { token?: string; body?: unknown; headers?: Record<string, string | undefined> },
+  ): Promise<Response>;
   /** Calls the admin interface with a JSON body. */
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   /** An S3 client for the storage, as any real client would be set up. */
@@ -122,13 +126,20 @@ export async function registerCapture(
           type: 'exterior',
           mode: '360 Video',
           sourceType: 'bot',
-          files: files.map((f, i) => ({ frameIndex: i + 1, fileName: f.name, contentType: f.contentType ?? 'video/insv', size: f.size })),
+          files: files.map((f, i) => ({
+            frameIndex: i + 1,
+            fileName: f.name,
+            contentType: f.contentType ?? 'video/insv',
+            size: f.size,
+          })),
         },
       ],
     },
   });
   if (res.status !== 200) throw new Error(`add-capture answered ${res.status}: ${await res.text()}`);
-  const body = (await res.json()) as { result: { capture: { captureId: string }; uploadManifest: TestManifestEntry[] }[] };
+  const body = (await res.json()) as {
+    result: { capture: { captureId: string }; uploadManifest: TestManifestEntry[] }[];
+  };
   return { captureId: body.result[0]!.capture.captureId, manifest: body.result[0]!.uploadManifest };
 }
 

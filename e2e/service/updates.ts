@@ -64,12 +64,20 @@ export function updateRoutes(router: Router, dir: string): void {
     } catch {
       throw new HttpError(404, updatesFail('Not found'));
     }
-    ctx.res.writeHead(200, { 'content-type': name.endsWith('.yml') ? 'text/yaml; charset=utf-8' : 'application/octet-stream', 'content-length': size });
+    ctx.res.writeHead(200, {
+      'content-type': name.endsWith('.yml') ? 'text/yaml; charset=utf-8' : 'application/octet-stream',
+      'content-length': size,
+    });
     createReadStream(file).pipe(ctx.res);
   });
 }
 
-const publishSchema = z.object({ version: z.string().min(1), fileName: z.string().regex(SAFE_NAME), contentBase64: z.string(), sha512: z.string().min(1).optional() });
+const publishSchema = z.object({
+  version: z.string().min(1),
+  fileName: z.string().regex(SAFE_NAME),
+  contentBase64: z.string(),
+  sha512: z.string().min(1).optional(),
+});
 
 /**
  * The admin side of the feed: `POST /updates` `{ version, fileName, contentBase64, sha512? }`
@@ -78,7 +86,11 @@ const publishSchema = z.object({ version: z.string().min(1), fileName: z.string(
 export function updateAdminRoutes(router: Router, dir: string): void {
   router.add('POST', '/updates', 'admin', async (ctx) => {
     const parsed = publishSchema.safeParse(await readJsonBody(ctx.req, updatesFail, 64 * 1024 * 1024));
-    if (!parsed.success) throw new HttpError(400, updatesFail(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+    if (!parsed.success)
+      throw new HttpError(
+        400,
+        updatesFail(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')),
+      );
     const { contentBase64, ...rest } = parsed.data;
     sendJson(ctx.res, 201, publishRelease(dir, { ...rest, content: Buffer.from(contentBase64, 'base64') }));
   });

@@ -42,7 +42,9 @@ function answerHuge(res: ServerResponse, status: number, type: string): void {
 beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => answerHuge(res, req.method === 'PUT' ? 403 : 502, req.method === 'PUT' ? 'application/xml' : 'application/json'));
+    req.on('end', () =>
+      answerHuge(res, req.method === 'PUT' ? 403 : 502, req.method === 'PUT' ? 'application/xml' : 'application/json'),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -58,10 +60,14 @@ describe('error bodies are read at most 64 KiB', () => {
   it('a JSON call answered 502 with a 300 MiB body: the client stops reading and says so plainly', async () => {
     const client = createJsonGot({ retry: { retries: 0, delayMs: () => 0 } });
     const heapBefore = process.memoryUsage().heapUsed;
-    const err = (await sendJson(client, `${base}/v1/captures`, { method: 'GET' }, z.object({})).catch((e: unknown) => e)) as HttpStatusError;
+    const err = (await sendJson(client, `${base}/v1/captures`, { method: 'GET' }, z.object({})).catch(
+      (e: unknown) => e,
+    )) as HttpStatusError;
     expect(err).toBeInstanceOf(HttpStatusError);
     expect(err.status).toBe(502);
-    expect(err.message).toBe(`The service answered 502 with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`);
+    expect(err.message).toBe(
+      `The service answered 502 with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`,
+    );
     const { bytes, closedEarly } = await written;
     expect(closedEarly).toBe(true);
     // What the server managed to write: the client's 64 KiB plus what the sockets' buffers held.
@@ -73,7 +79,14 @@ describe('error bodies are read at most 64 KiB', () => {
     const file = join(work, 'VID_20261122_080000_00_001.insv');
     writeFileSync(file, randomBytes(256 * 1024));
     const err = (await uploadPart(
-      { path: file, expected: { size: 256 * 1024, mtimeMs: statSync(file).mtimeMs }, partNumber: 1, offset: 0, size: 256 * 1024, url: `${base}/bucket/key?partNumber=1` },
+      {
+        path: file,
+        expected: { size: 256 * 1024, mtimeMs: statSync(file).mtimeMs },
+        partNumber: 1,
+        offset: 0,
+        size: 256 * 1024,
+        url: `${base}/bucket/key?partNumber=1`,
+      },
       {
         bandwidth: new Bandwidth(null),
         link: new LinkMonitor(new Bandwidth(null), 30_000),

@@ -101,7 +101,9 @@ export class FileChangedError extends Error {
     readonly path: string,
     readonly detail: string,
   ) {
-    super(`${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized. Adding it again, with the other files of its recording, registers a new capture for the whole recording at the platform, and this one is then shown as replaced.`);
+    super(
+      `${path} changed while uploading (${detail}): nothing more of it is sent and none of it was finalized. Adding it again, with the other files of its recording, registers a new capture for the whole recording at the platform, and this one is then shown as replaced.`,
+    );
   }
 }
 
@@ -121,9 +123,12 @@ export class LocalFileError extends Error {
 
   /** What a person can do about a local read error, by its errno code. */
   static advice(code: string): string {
-    if (code === 'EACCES' || code === 'EPERM') return 'this user may not read it; fix its permissions, then retry the file.';
-    if (code === 'ENOENT' || code === 'ENOTDIR') return 'it is gone; reconnect the card or drive it was on, then retry the file.';
-    if (code === 'EIO' || code === 'ENXIO' || code === 'ENODEV') return 'the card or drive failed to read; reconnect it, then retry the file.';
+    if (code === 'EACCES' || code === 'EPERM')
+      return 'this user may not read it; fix its permissions, then retry the file.';
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return 'it is gone; reconnect the card or drive it was on, then retry the file.';
+    if (code === 'EIO' || code === 'ENXIO' || code === 'ENODEV')
+      return 'the card or drive failed to read; reconnect it, then retry the file.';
     return 'check the card or drive it is on, then retry the file.';
   }
 }
@@ -154,23 +159,43 @@ export class CredentialsRefusedError extends Error {
 export function credentialsRefusal(err: unknown): CredentialsRefusedError | undefined {
   if (err instanceof CredentialsRefusedError) return err;
   const signIn = err instanceof RequestNotSentError ? err.cause : undefined;
-  if (signIn instanceof HttpStatusError && signIn.status >= 400 && signIn.status < 500 && ![408, 429].includes(signIn.status)) {
-    return new CredentialsRefusedError(`The sign-in service refuses the account (${signIn.message}): fix the email or password in the settings`, signIn);
+  if (
+    signIn instanceof HttpStatusError &&
+    signIn.status >= 400 &&
+    signIn.status < 500 &&
+    ![408, 429].includes(signIn.status)
+  ) {
+    return new CredentialsRefusedError(
+      `The sign-in service refuses the account (${signIn.message}): fix the email or password in the settings`,
+      signIn,
+    );
   }
   if (!(err instanceof HttpStatusError) || err.s3Code) return undefined;
   if (err.status === 401) {
-    return new CredentialsRefusedError(`The service refuses the account even after signing in again (${err.message}): check the account in the settings`, err);
+    return new CredentialsRefusedError(
+      `The service refuses the account even after signing in again (${err.message}): check the account in the settings`,
+      err,
+    );
   }
   if (err.status === 403 && /project is not in an allowed stage/i.test(err.message)) {
-    return new CredentialsRefusedError(`The service refuses uploads to this project (${err.message}): ask for the project to be opened, or choose another project in the settings`, err);
+    return new CredentialsRefusedError(
+      `The service refuses uploads to this project (${err.message}): ask for the project to be opened, or choose another project in the settings`,
+      err,
+    );
   }
   // Any other 403 may concern one capture or file only (the interface names no other meaning):
   // only one that names the API key is the key's, and stops the queue.
   if (err.status === 403 && /api[ -]?key/i.test(err.message)) {
-    return new CredentialsRefusedError(`The service refuses the API key (${err.message}): fix the API key in the settings`, err);
+    return new CredentialsRefusedError(
+      `The service refuses the API key (${err.message}): fix the API key in the settings`,
+      err,
+    );
   }
   if (err.status === 400 && /does not have access to the project/i.test(err.message)) {
-    return new CredentialsRefusedError(`The service refuses the project id (${err.message}): fix the project id in the settings`, err);
+    return new CredentialsRefusedError(
+      `The service refuses the project id (${err.message}): fix the project id in the settings`,
+      err,
+    );
   }
   return undefined;
 }
@@ -213,7 +238,8 @@ export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
     const inner = classifyError(err.cause, false);
     return inner === 'reauth' ? 'fail' : inner; // a 401 from sign-in itself means wrong credentials
   }
-  if (err instanceof NetworkError || err instanceof PartIntegrityError || err instanceof StorageRefusedError) return 'retry';
+  if (err instanceof NetworkError || err instanceof PartIntegrityError || err instanceof StorageRefusedError)
+    return 'retry';
   if (err instanceof HttpStatusError) {
     // Storage's 503 is S3's SlowDown whatever its body says (a proxy's page, another S3 implementation).
     if (err.status === 429 || err.s3Code === 'SlowDown' || (fromStorage && err.status === 503)) return 'slowdown';
@@ -253,9 +279,11 @@ export function recommendedRetryPolicy(baseMs = 500, jitterMs = 500, retries = 4
 
 /** A short, human-readable reason for an error, safe to show and to log (no URLs, no secrets). */
 export function reasonOf(err: unknown): string {
-  if (err instanceof HttpStatusError) return `${err.message} (HTTP ${err.status} on ${err.request.method} ${err.request.path})`;
+  if (err instanceof HttpStatusError)
+    return `${err.message} (HTTP ${err.status} on ${err.request.method} ${err.request.path})`;
   // A network error names the host and port it tried: the commonest cause is a wrong address or a proxy.
-  if (err instanceof NetworkError) return `${err.message} (${err.request.method} ${err.request.host ?? ''}${err.request.path})`;
+  if (err instanceof NetworkError)
+    return `${err.message} (${err.request.method} ${err.request.host ?? ''}${err.request.path})`;
   if (err instanceof Error) return err.message;
   return String(err);
 }

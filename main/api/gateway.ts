@@ -41,7 +41,13 @@ export interface CaptureRequest {
   sourceType: 'bot';
   deviceId?: string;
   design?: string;
-  deviceInfo?: { type: 'primary' | 'secondary'; deviceId: string; deviceName: string; deviceOSVersion: string; deviceAPIVersion: string }[];
+  deviceInfo?: {
+    type: 'primary' | 'secondary';
+    deviceId: string;
+    deviceName: string;
+    deviceOSVersion: string;
+    deviceAPIVersion: string;
+  }[];
   metaDetails?: {
     frameRate?: number;
     type?: string;
@@ -174,7 +180,12 @@ export class CaptureGateway {
         // discards a good one. Without iat, exp against this clock is all there is.
         const { exp, iat } = decodeJwt(token);
         const arrived = performance.now();
-        const lifetimeMs = exp === undefined ? 24 * 3600_000 : iat !== undefined && exp > iat ? (exp - iat) * 1000 : exp * 1000 - Date.now();
+        const lifetimeMs =
+          exp === undefined
+            ? 24 * 3600_000
+            : iat !== undefined && exp > iat
+              ? (exp - iat) * 1000
+              : exp * 1000 - Date.now();
         this.token = { value: token, expiresAt: arrived + lifetimeMs };
         return token;
       } finally {
@@ -204,7 +215,12 @@ export class CaptureGateway {
    * or abortAll() aborts, the call and its retries stop at once with CancelledError. `once` sends
    * it without retries.
    */
-  private async call<T>(path: string, init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean; once?: boolean }, schema: z.ZodType<T>, callerSignal?: AbortSignal): Promise<T> {
+  private async call<T>(
+    path: string,
+    init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean; once?: boolean },
+    schema: z.ZodType<T>,
+    callerSignal?: AbortSignal,
+  ): Promise<T> {
     const { declareJson, fixedPath, once, ...options } = init;
     if (fixedPath) return this.call(path, { ...options, declareJson, once }, schema, callerSignal).catch(noServiceHere);
     // abortAll() stops calls as well as the shared sign-in.
@@ -243,10 +259,14 @@ export class CaptureGateway {
    */
   private noting<T>(operation: keyof typeof interfaceFields, schema: z.ZodType<T>): z.ZodType<T> {
     return z.preprocess((raw) => {
-      const fresh = absentFields(raw, interfaceFields[operation]).filter((f) => !this.saidAbsent.has(`${operation} ${f}`));
+      const fresh = absentFields(raw, interfaceFields[operation]).filter(
+        (f) => !this.saidAbsent.has(`${operation} ${f}`),
+      );
       if (fresh.length > 0 && typeof raw === 'object' && raw !== null) {
         for (const f of fresh) this.saidAbsent.add(`${operation} ${f}`);
-        this.log?.(`The service's ${operation} answer lacks ${fresh.join(', ')}; not needed by this client, carrying on (said once)`);
+        this.log?.(
+          `The service's ${operation} answer lacks ${fresh.join(', ')}; not needed by this client, carrying on (said once)`,
+        );
       }
       return raw;
     }, schema) as unknown as z.ZodType<T>;
@@ -255,13 +275,23 @@ export class CaptureGateway {
   /** §4.2: asks for the export of the default sheets; the link is emailed. `user` overrides the recipient. */
   async requestExport(user?: string, signal?: AbortSignal): Promise<{ success: boolean; message: string }> {
     const q = new URLSearchParams({ project: this.config.projectId, ...(user ? { user } : {}) });
-    return this.call(`/progress/api/external-folders/project-folder-with-default-sheet?${q}`, { method: 'GET', declareJson: true, fixedPath: true }, exportResponse, signal);
+    return this.call(
+      `/progress/api/external-folders/project-folder-with-default-sheet?${q}`,
+      { method: 'GET', declareJson: true, fixedPath: true },
+      exportResponse,
+      signal,
+    );
   }
 
   /** §4.3: the latest update time (ISO 8601 UTC) of the project's default designs, or null when it has none. */
   async latestDefaultDesignUpdate(signal?: AbortSignal): Promise<string | null> {
     const q = new URLSearchParams({ projectId: this.config.projectId });
-    const res = await this.call(`/progress/api/external-folders/latest-default-design-update-time?${q}`, { method: 'GET', declareJson: true, fixedPath: true }, designUpdateResponse, signal);
+    const res = await this.call(
+      `/progress/api/external-folders/latest-default-design-update-time?${q}`,
+      { method: 'GET', declareJson: true, fixedPath: true },
+      designUpdateResponse,
+      signal,
+    );
     return res.data.latestDefaultDesignUpdatedAt;
   }
 
@@ -281,7 +311,12 @@ export class CaptureGateway {
 
   /** §4.5: presigned URLs for the parts not yet in storage (empty when the file is complete). */
   async presignMissing(uploadId: string, signal?: AbortSignal): Promise<PresignResponse> {
-    return this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`, { method: 'POST' }, this.noting('presign-missing', presignResponse), signal);
+    return this.call(
+      `/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`,
+      { method: 'POST' },
+      this.noting('presign-missing', presignResponse),
+      signal,
+    );
   }
 
   /**
@@ -304,7 +339,12 @@ export class CaptureGateway {
    */
   async uploadStatus(uploadId: string, syncFromS3: boolean, signal?: AbortSignal): Promise<UploadRecord> {
     const q = syncFromS3 ? '?syncFromS3=true' : '';
-    const res = await this.call(`/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`, { method: 'GET' }, uploadRecordResponse, signal);
+    const res = await this.call(
+      `/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`,
+      { method: 'GET' },
+      uploadRecordResponse,
+      signal,
+    );
     return { ok: res.ok, status: res.upload?.status, missingParts: res.upload?.missingParts };
   }
 }
@@ -316,7 +356,11 @@ export class CaptureGateway {
  */
 function noServiceHere(err: unknown): never {
   if (err instanceof HttpStatusError && !err.s3Code && (err.status === 404 || err.status === 405)) {
-    throw new UnreachableError(`the address answers ${err.status} (${err.message}): no such service there; check the address's path`, err.request, `HTTP_${err.status}`);
+    throw new UnreachableError(
+      `the address answers ${err.status} (${err.message}): no such service there; check the address's path`,
+      err.request,
+      `HTTP_${err.status}`,
+    );
   }
   throw err;
 }

@@ -91,7 +91,11 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
     // `socket` is the socket's idle timeout (request.setTimeout): silence, not the whole answer's
     // time, as the part PUTs' stall timeout. No whole-request timeout: a §4.5 answer for 1,024
     // parts with 4 KiB queries is 4.8 MB, 147 s at 32 KiB/s, and must be read to its end.
-    timeout: { socket: opts.timeoutMs ?? JSON_IDLE_TIMEOUT_MS, connect: CONNECT_TIMEOUT_MS, secureConnect: CONNECT_TIMEOUT_MS },
+    timeout: {
+      socket: opts.timeoutMs ?? JSON_IDLE_TIMEOUT_MS,
+      connect: CONNECT_TIMEOUT_MS,
+      secureConnect: CONNECT_TIMEOUT_MS,
+    },
     responseType: 'text',
     // Retries are withRetries' alone (retry.ts): two layers repeating one call multiply its tries.
     retry: { limit: 0 },
@@ -106,12 +110,30 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
  * Throws HttpStatusError (with the service's `message`) for an error status, NetworkError when no
  * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
  */
-export function sendJson<T>(client: JsonClient, url: string, init: OptionsInit, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
-  return withRetries(client.retry, () => sendOnce(client.got, url, init, schema, client.maxAnswerBytes, signal, client.watch?.()), signal);
+export function sendJson<T>(
+  client: JsonClient,
+  url: string,
+  init: OptionsInit,
+  schema: z.ZodType<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return withRetries(
+    client.retry,
+    () => sendOnce(client.got, url, init, schema, client.maxAnswerBytes, signal, client.watch?.()),
+    signal,
+  );
 }
 
 /** One try of sendJson, with the same errors; an answer over `maxAnswerBytes` is a ResponseShapeError. `watch` hears its signs of life. */
-async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: z.ZodType<T>, maxAnswerBytes: number, signal?: AbortSignal, watch?: CallWatch): Promise<T> {
+async function sendOnce<T>(
+  client: Got,
+  url: string,
+  init: OptionsInit,
+  schema: z.ZodType<T>,
+  maxAnswerBytes: number,
+  signal?: AbortSignal,
+  watch?: CallWatch,
+): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
@@ -123,15 +145,24 @@ async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: 
     signal?.throwIfAborted();
     // got's own `signal` stops the request at once; with its retry off there is no sleep of got's
     // it could miss (the hand-made abort plumbing this replaced existed for that sleep).
-    const pending = client(url, { ...init, method, isStream: false, resolveBodyOnly: false, responseType: 'text', signal });
+    const pending = client(url, {
+      ...init,
+      method,
+      isStream: false,
+      resolveBodyOnly: false,
+      responseType: 'text',
+      signal,
+    });
     let errorStatus: number | undefined;
     // The status as soon as the headers arrive (got's own 'response' comes after the whole body).
     // (got's `on` hands back the request's own promise, awaited below: `void` marks it seen.)
-    void pending.on('request', (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
-      req.once('response', (res) => {
-        watch?.alive();
-        errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined;
-      }),
+    void pending.on(
+      'request',
+      (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
+        req.once('response', (res) => {
+          watch?.alive();
+          errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined;
+        }),
     );
     void pending.on('downloadProgress', (p: { transferred: number }) => {
       if (p.transferred > 0) watch?.alive();
@@ -152,8 +183,17 @@ async function sendOnce<T>(client: Got, url: string, init: OptionsInit, schema: 
     if (isWebPage(res.headers['content-type'], body)) throw webPage(request);
   } catch (err) {
     if (signal?.aborted) throw new CancelledError();
-    if (answerTooLarge) throw new ResponseShapeError(`${method} ${request.path} answered more than ${Math.round(maxAnswerBytes / 1024 / 1024)} MiB (not read)`, request);
-    if (tooLarge !== undefined) throw new HttpStatusError(`The service answered ${tooLarge} with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`, tooLarge, request);
+    if (answerTooLarge)
+      throw new ResponseShapeError(
+        `${method} ${request.path} answered more than ${Math.round(maxAnswerBytes / 1024 / 1024)} MiB (not read)`,
+        request,
+      );
+    if (tooLarge !== undefined)
+      throw new HttpStatusError(
+        `The service answered ${tooLarge} with an error body over ${MAX_ERROR_BODY / 1024} KiB (not read)`,
+        tooLarge,
+        request,
+      );
     if (err instanceof UnreachableError) throw err;
     throw toClientError(err, request);
   } finally {
@@ -188,7 +228,13 @@ export function toClientError(err: unknown, request: FailedRequest): Error {
     // service acted, so only answers below 500 are read as "never reached it".
     if (status < 500 && isWebPage(err.response.headers['content-type'], text)) return webPage(request, status);
     // Retry-After (seconds or an HTTP-date) says when a 429 or 503 may be sent again (RFC 9110 §10.2.3).
-    return new HttpStatusError(serviceMessage(text) ?? `The service answered ${status}`, status, request, s3CodeOf(text), retryAfterMs(err.response.headers['retry-after']));
+    return new HttpStatusError(
+      serviceMessage(text) ?? `The service answered ${status}`,
+      status,
+      request,
+      s3CodeOf(text),
+      retryAfterMs(err.response.headers['retry-after']),
+    );
   }
   const e = err as RequestError;
   if (e && typeof e === 'object' && 'code' in e) {

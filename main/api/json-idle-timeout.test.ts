@@ -66,7 +66,9 @@ describe('JSON calls: an idle timeout, not a whole-request one', () => {
   it('bounds the answer: one over the limit stops being read and is a clear failure', async () => {
     const { manifest } = await registerCapture(kit.svc, [{ name: 'huge.insv', size: PARTS * 5 * MiB }]);
     await settings({ presignQueryPadBytes: 4096 });
-    const err = await gateway({ maxAnswerBytes: 64 * 1024 }).presignMissing(manifest[0]!.uploadId).catch((e: unknown) => e);
+    const err = await gateway({ maxAnswerBytes: 64 * 1024 })
+      .presignMissing(manifest[0]!.uploadId)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ResponseShapeError);
     expect((err as Error).message).toMatch(/answered more than/);
     expect((err as Error).message).not.toMatch(/X-Amz|https?:/);

@@ -15,58 +15,99 @@ afterAll(() => svc.stop());
 afterEach(() => svc.admin('DELETE', '/faults'));
 
 const client = () =>
-  new ProgressRecordsClient({ baseUrl: svc.info.progressBaseUrl, apiKey: svc.info.apiKey, projectId: svc.info.projectId, ...svc.info.account }, { retry: { retries: 0, delayMs: () => 0 }, timeoutMs: 2000 });
+  new ProgressRecordsClient(
+    { baseUrl: svc.info.progressBaseUrl, apiKey: svc.info.apiKey, projectId: svc.info.projectId, ...svc.info.account },
+    { retry: { retries: 0, delayMs: () => 0 }, timeoutMs: 2000 },
+  );
 async function answer(operation: string, status: number, body: unknown, method?: string): Promise<void> {
-  const res = await svc.admin('POST', '/faults', { target: 'progress', operation, method, action: { type: 'json', status, body } } satisfies FaultRuleInput);
+  const res = await svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation,
+    method,
+    action: { type: 'json', status, body },
+  } satisfies FaultRuleInput);
   expect(res.status).toBe(201);
 }
 
 describe('an answer that says it failed', () => {
   it('a 200 with success: false and a result is a refusal with the service message, not an empty list', async () => {
     await answer('external-asset-categories', 200, { success: false, result: [], message: 'Project is archived' });
-    const err = await client().categories().catch((e: unknown) => e);
+    const err = await client()
+      .categories()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProgressRefusedError);
     expect((err as Error).message).toBe('Project is archived');
-    expect(explain(err)).toBe('The progress service refused the request: Project is archived. Correct it and try again.');
+    expect(explain(err)).toBe(
+      'The progress service refused the request: Project is archived. Correct it and try again.',
+    );
   });
 
   it('a 200 with status: false is a refusal on the entry list and on an entry by id', async () => {
     await answer('progress', 200, { status: false, message: 'Quota exceeded' }, 'GET');
-    await expect(client().listProgress()).rejects.toMatchObject({ name: 'ProgressRefusedError', message: 'Quota exceeded', request: { method: 'GET', path: '/records/progress' } });
+    await expect(client().listProgress()).rejects.toMatchObject({
+      name: 'ProgressRefusedError',
+      message: 'Quota exceeded',
+      request: { method: 'GET', path: '/records/progress' },
+    });
     await answer('progress', 200, { status: false, message: 'Entry hidden' }, 'GET');
-    await expect(client().getProgress('abc')).rejects.toMatchObject({ name: 'ProgressRefusedError', message: 'Entry hidden' });
+    await expect(client().getProgress('abc')).rejects.toMatchObject({
+      name: 'ProgressRefusedError',
+      message: 'Entry hidden',
+    });
   });
 
   it('a 201 with status: false to a new entry is a refusal, recorded nowhere and never sent twice', async () => {
     const before = svc.store.state.progress.length;
     await answer('progress', 201, { status: false, message: 'details: too short' }, 'POST');
-    const err = await client().createProgress({ date: '2026-11-02', status: 'Completed', details: 'x' }).catch((e: unknown) => e);
+    const err = await client()
+      .createProgress({ date: '2026-11-02', status: 'Completed', details: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'ProgressRefusedError', message: 'details: too short' });
     expect(svc.store.state.progress).toHaveLength(before);
     // The rule fired once and the create was not sent again after it.
-    const { rules } = (await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number; seen: number }[] };
+    const { rules } = (await (await svc.admin('GET', '/faults')).json()) as {
+      rules: { fired: number; seen: number }[];
+    };
     expect(rules[0]).toMatchObject({ fired: 1, seen: 1 });
   });
 
   it('a sign-in answered 201 with success: false is "Invalid credentials", not a signed-in user', async () => {
-    await answer('signin', 201, { success: false, message: 'Invalid credentials', result: { _id: 'x', email: 'x', token: 't' } });
-    await expect(client().signIn()).rejects.toMatchObject({ name: 'ProgressRefusedError', message: 'Invalid credentials' });
+    await answer('signin', 201, {
+      success: false,
+      message: 'Invalid credentials',
+      result: { _id: 'x', email: 'x', token: 't' },
+    });
+    await expect(client().signIn()).rejects.toMatchObject({
+      name: 'ProgressRefusedError',
+      message: 'Invalid credentials',
+    });
   });
 
   it('an error status with success: false keeps its status and message', async () => {
     await answer('external-asset-categories', 403, { success: false, message: 'Forbidden for this key' });
-    await expect(client().categories()).rejects.toMatchObject({ name: 'HttpStatusError', status: 403, message: 'Forbidden for this key' });
+    await expect(client().categories()).rejects.toMatchObject({
+      name: 'HttpStatusError',
+      status: 403,
+      message: 'Forbidden for this key',
+    });
   });
 });
 
 describe('its own sign-in, used when a call answers 401', () => {
   const kept = (): { tokens: ProgressTokens | undefined; keeper: TokenKeeper; sets: number } => {
-    const box = { tokens: undefined as ProgressTokens | undefined, sets: 0, keeper: undefined as unknown as TokenKeeper };
+    const box = {
+      tokens: undefined as ProgressTokens | undefined,
+      sets: 0,
+      keeper: undefined as unknown as TokenKeeper,
+    };
     box.keeper = { get: () => box.tokens, set: (t) => ((box.tokens = t), (box.sets += t ? 1 : 0)) };
     return box;
   };
   const withTokens = (keeper: TokenKeeper, account = svc.info.account) =>
-    new ProgressRecordsClient({ baseUrl: svc.info.progressBaseUrl, apiKey: svc.info.apiKey, projectId: svc.info.projectId, ...account }, { retry: { retries: 0, delayMs: () => 0 }, timeoutMs: 2000, tokens: keeper });
+    new ProgressRecordsClient(
+      { baseUrl: svc.info.progressBaseUrl, apiKey: svc.info.apiKey, projectId: svc.info.projectId, ...account },
+      { retry: { retries: 0, delayMs: () => 0 }, timeoutMs: 2000, tokens: keeper },
+    );
   afterEach(() => svc.admin('PUT', '/settings', { progressRequiresToken: false }));
 
   it('signs in on a 401, keeps the token and refresh token, and sends them as a bearer token with the key from then on', async () => {
@@ -74,7 +115,10 @@ describe('its own sign-in, used when a call answers 401', () => {
     const k = kept();
     const list = await withTokens(k.keeper).listProgress();
     expect(list.length).toBe(svc.store.state.progress.filter((p) => p.projectId === svc.info.projectId).length);
-    expect(k.tokens).toEqual({ token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), refreshToken: expect.any(String) });
+    expect(k.tokens).toEqual({
+      token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      refreshToken: expect.any(String),
+    });
     // The next client (another call, a restart) uses the kept token without signing in again.
     await answer('signin', 500, { status: false, message: 'sign-in down' });
     await expect(withTokens(k.keeper).categories()).resolves.not.toHaveLength(0);
@@ -85,7 +129,11 @@ describe('its own sign-in, used when a call answers 401', () => {
     await svc.admin('PUT', '/settings', { progressRequiresToken: true });
     const k = kept();
     k.tokens = { token: 'old.stale.token', refreshToken: 'r' };
-    await withTokens(k.keeper).createProgress({ date: '2026-11-03', status: 'Completed', details: 'signed in for this one' });
+    await withTokens(k.keeper).createProgress({
+      date: '2026-11-03',
+      status: 'Completed',
+      details: 'signed in for this one',
+    });
     expect(svc.store.state.progress.filter((p) => p.details === 'signed in for this one')).toHaveLength(1);
     expect(k.tokens.token).not.toBe('old.stale.token');
   });
@@ -93,16 +141,23 @@ describe('its own sign-in, used when a call answers 401', () => {
   it('a wrong password is ProgressSignInError "Invalid credentials", explained in plain words, and nothing is kept', async () => {
     await svc.admin('PUT', '/settings', { progressRequiresToken: true });
     const k = kept();
-    const err = await withTokens(k.keeper, { ...svc.info.account, password: 'wrong' }).listProgress().catch((e: unknown) => e);
+    const err = await withTokens(k.keeper, { ...svc.info.account, password: 'wrong' })
+      .listProgress()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProgressSignInError);
     expect((err as Error).message).toBe('Invalid credentials');
-    expect(explain(err)).toBe('The progress service did not accept the email and password (Invalid credentials): correct them in Settings.');
+    expect(explain(err)).toBe(
+      'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.',
+    );
     expect(k.tokens).toBeUndefined();
   });
 
   it('a 401 to the API key itself, with the account signed in, stays the key refused', async () => {
     const k = kept();
-    const c = new ProgressRecordsClient({ baseUrl: svc.info.progressBaseUrl, apiKey: 'ck_wrong', projectId: svc.info.projectId, ...svc.info.account }, { retry: { retries: 0, delayMs: () => 0 }, tokens: k.keeper });
+    const c = new ProgressRecordsClient(
+      { baseUrl: svc.info.progressBaseUrl, apiKey: 'ck_wrong', projectId: svc.info.projectId, ...svc.info.account },
+      { retry: { retries: 0, delayMs: () => 0 }, tokens: k.keeper },
+    );
     await expect(c.listProgress()).rejects.toMatchObject({ name: 'HttpStatusError', status: 401 });
     expect(k.tokens).toBeDefined(); // it did sign in once, which worked
   });

@@ -11,18 +11,35 @@ import { createJsonGot, sendJson } from './http.js';
 const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in YYYY-MM-DD form');
 
 /** §2 Progress. `date` YYYY-MM-DD; `status` "In Progress" or "Completed" (others: not shown, so any string is read). */
-export const progressEntry = z.object({ id: z.string(), projectId: z.string(), date: ymd, status: z.string(), details: z.string() }).passthrough();
+export const progressEntry = z
+  .object({ id: z.string(), projectId: z.string(), date: ymd, status: z.string(), details: z.string() })
+  .passthrough();
 export type ProgressEntry = z.infer<typeof progressEntry>;
 
 /** §2 Stage of an ExternalAssetCategory. */
 export const assetStage = z
-  .object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string(), uom: z.string().optional(), measurement: z.string().optional() })
+  .object({
+    _id: z.string(),
+    name: z.string(),
+    sequence: z.number(),
+    color: z.string(),
+    uom: z.string().optional(),
+    measurement: z.string().optional(),
+  })
   .passthrough();
 export type AssetStage = z.infer<typeof assetStage>;
 
 /** §2 ExternalAssetCategory (the fields this client uses are required). */
 export const assetCategory = z
-  .object({ _id: z.string(), id: z.string().optional(), name: z.string(), project: z.string(), uom: z.string(), height: z.number().optional(), stages: z.array(assetStage) })
+  .object({
+    _id: z.string(),
+    id: z.string().optional(),
+    name: z.string(),
+    project: z.string(),
+    uom: z.string(),
+    height: z.number().optional(),
+    stages: z.array(assetStage),
+  })
   .passthrough();
 export type AssetCategory = z.infer<typeof assetCategory>;
 
@@ -43,7 +60,9 @@ export type ExternalAsset = z.infer<typeof externalAsset>;
 
 const signInResponse = z.object({
   success: z.boolean(),
-  result: z.object({ _id: z.string(), email: z.string(), token: z.string().min(1), refreshToken: z.string().optional() }).passthrough(),
+  result: z
+    .object({ _id: z.string(), email: z.string(), token: z.string().min(1), refreshToken: z.string().optional() })
+    .passthrough(),
 });
 
 /** The tokens of §4 sign-in (§2 Sign-in response `token`, `refreshToken`): secrets, never logged. */
@@ -95,14 +114,22 @@ function declaredFailure(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const b = body as Record<string, unknown>;
   if (b.success !== false && b.status !== false) return undefined;
-  return typeof b.message === 'string' && b.message.trim() ? b.message : 'The service answered that the request failed, without saying why';
+  return typeof b.message === 'string' && b.message.trim()
+    ? b.message
+    : 'The service answered that the request failed, without saying why';
 }
 
 /**
  * sendJson for this interface: the body is first read for a declared failure (ProgressRefusedError),
  * then checked against `schema` (ResponseShapeError). Other errors as sendJson.
  */
-async function sendProgress<T>(client: JsonClient, url: string, init: Parameters<typeof sendJson>[2], schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+async function sendProgress<T>(
+  client: JsonClient,
+  url: string,
+  init: Parameters<typeof sendJson>[2],
+  schema: z.ZodType<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase();
   const body = await sendJson(client, url, init, z.unknown(), signal);
   const failure = declaredFailure(body);
@@ -110,7 +137,10 @@ async function sendProgress<T>(client: JsonClient, url: string, init: Parameters
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ResponseShapeError(`${method} ${new URL(url).pathname} answered an unexpected shape: ${issue.path.join('.') || '(body)'} ${issue.message}`, describeRequest(method, url));
+    throw new ResponseShapeError(
+      `${method} ${new URL(url).pathname} answered an unexpected shape: ${issue.path.join('.') || '(body)'} ${issue.message}`,
+      describeRequest(method, url),
+    );
   }
   return parsed.data;
 }
@@ -183,7 +213,10 @@ export class ProgressRecordsClient {
       try {
         await this.signIn(signal);
       } catch (signInErr) {
-        if ((signInErr instanceof HttpStatusError && signInErr.status < 500) || signInErr instanceof ProgressRefusedError) {
+        if (
+          (signInErr instanceof HttpStatusError && signInErr.status < 500) ||
+          signInErr instanceof ProgressRefusedError
+        ) {
           throw new ProgressSignInError(signInErr.message, { cause: signInErr });
         }
         throw signInErr;
@@ -198,7 +231,13 @@ export class ProgressRecordsClient {
    * credentials" (401), or ProgressRefusedError for a 2xx that says it failed, for a wrong account.
    */
   async signIn(signal?: AbortSignal): Promise<{ id: string; email: string }> {
-    const res = await sendProgress(this.once, `${this.config.baseUrl}/v1/users/signin`, { method: 'POST', json: { email: this.config.email, password: this.config.password } }, signInResponse, signal);
+    const res = await sendProgress(
+      this.once,
+      `${this.config.baseUrl}/v1/users/signin`,
+      { method: 'POST', json: { email: this.config.email, password: this.config.password } },
+      signInResponse,
+      signal,
+    );
     this.tokens.set({ token: res.result.token, refreshToken: res.result.refreshToken ?? '' });
     return { id: res.result._id, email: res.result.email };
   }
@@ -206,12 +245,32 @@ export class ProgressRecordsClient {
   /** §4 GET /progress?projectId[&date]: the project's entries, optionally of one date (YYYY-MM-DD). */
   listProgress(date?: string, signal?: AbortSignal): Promise<ProgressEntry[]> {
     const q = new URLSearchParams({ projectId: this.config.projectId, ...(date ? { date } : {}) });
-    return this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/progress?${q}`, { headers: this.headers() }, z.array(progressEntry), signal), signal);
+    return this.authorized(
+      () =>
+        sendProgress(
+          this.reads,
+          `${this.config.baseUrl}/progress?${q}`,
+          { headers: this.headers() },
+          z.array(progressEntry),
+          signal,
+        ),
+      signal,
+    );
   }
 
   /** §4 GET /progress/{id}. Throws HttpStatusError 404 when there is no such entry. */
   getProgress(id: string, signal?: AbortSignal): Promise<ProgressEntry> {
-    return this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`, { headers: this.headers() }, progressEntry, signal), signal);
+    return this.authorized(
+      () =>
+        sendProgress(
+          this.reads,
+          `${this.config.baseUrl}/progress/${encodeURIComponent(id)}`,
+          { headers: this.headers() },
+          progressEntry,
+          signal,
+        ),
+      signal,
+    );
   }
 
   /**
@@ -222,16 +281,30 @@ export class ProgressRecordsClient {
     // A 401 recorded nothing, so signing in and sending again cannot double the entry.
     const send = () =>
       this.authorized(
-        () => sendProgress(this.once, `${this.config.baseUrl}/progress`, { method: 'POST', headers: this.headers(), json: { projectId: this.config.projectId, ...entry } }, progressEntry, signal),
+        () =>
+          sendProgress(
+            this.once,
+            `${this.config.baseUrl}/progress`,
+            { method: 'POST', headers: this.headers(), json: { projectId: this.config.projectId, ...entry } },
+            progressEntry,
+            signal,
+          ),
         signal,
       );
     try {
       return await send();
     } catch (err) {
       // Refused: nothing was recorded.
-      if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError || err instanceof ProgressSignInError) throw err;
+      if (
+        (err instanceof HttpStatusError && err.status < 500) ||
+        err instanceof ProgressRefusedError ||
+        err instanceof ProgressSignInError
+      )
+        throw err;
       // The answer may have been lost after the entry was recorded: look before sending again.
-      const same = (await this.listProgress(entry.date, signal)).find((p) => p.status === entry.status && p.details === entry.details);
+      const same = (await this.listProgress(entry.date, signal)).find(
+        (p) => p.status === entry.status && p.details === entry.details,
+      );
       if (same) return same;
       return send();
     }
@@ -240,13 +313,37 @@ export class ProgressRecordsClient {
   /** §4 GET /api/external-asset-categories?project: the project's categories with their stages. */
   async categories(signal?: AbortSignal): Promise<AssetCategory[]> {
     const q = new URLSearchParams({ project: this.config.projectId });
-    return (await this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/api/external-asset-categories?${q}`, { headers: this.headers() }, listOf(assetCategory), signal), signal)).result;
+    return (
+      await this.authorized(
+        () =>
+          sendProgress(
+            this.reads,
+            `${this.config.baseUrl}/api/external-asset-categories?${q}`,
+            { headers: this.headers() },
+            listOf(assetCategory),
+            signal,
+          ),
+        signal,
+      )
+    ).result;
   }
 
   /** §4 GET /api/external-assets?structure&category (category by name or id). */
   async assets(structure: string, category: string, signal?: AbortSignal): Promise<ExternalAsset[]> {
     const q = new URLSearchParams({ structure, category });
-    return (await this.authorized(() => sendProgress(this.reads, `${this.config.baseUrl}/api/external-assets?${q}`, { headers: this.headers() }, listOf(externalAsset), signal), signal)).result;
+    return (
+      await this.authorized(
+        () =>
+          sendProgress(
+            this.reads,
+            `${this.config.baseUrl}/api/external-assets?${q}`,
+            { headers: this.headers() },
+            listOf(externalAsset),
+            signal,
+          ),
+        signal,
+      )
+    ).result;
   }
 }
 
@@ -257,14 +354,19 @@ export class ProgressRecordsClient {
  * error that is not an answer of the service (`reasonOf` describes those). Never throws.
  */
 export function explain(err: unknown): string | undefined {
-  if (err instanceof ProgressSignInError) return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
-  if (err instanceof ProgressRefusedError) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
+  if (err instanceof ProgressSignInError)
+    return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
+  if (err instanceof ProgressRefusedError)
+    return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (!(err instanceof HttpStatusError)) return undefined;
-  if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;
-  if (err.status === 403) return `The progress service does not allow this (${err.message}): ask an administrator of the project for access, or discard the entry.`;
+  if (err.status === 401)
+    return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;
+  if (err.status === 403)
+    return `The progress service does not allow this (${err.message}): ask an administrator of the project for access, or discard the entry.`;
   if (err.status === 404) return `Not found at the progress service: ${err.message}.`;
   if (err.status === 429) return `The progress service asks to wait (${err.message}); it is tried again in a moment.`;
-  if (err.status >= 400 && err.status < 500) return `The progress service refused the request: ${err.message}. Correct it and try again.`;
+  if (err.status >= 400 && err.status < 500)
+    return `The progress service refused the request: ${err.message}. Correct it and try again.`;
   if (err.status >= 500) return `The progress service failed (${err.message}); try again in a moment.`;
   return undefined;
 }

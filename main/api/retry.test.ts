@@ -19,7 +19,12 @@ function script(...errors: Error[]) {
 
 describe('withRetries: what a JSON call is sent again for (§7)', () => {
   it('sends again after 503, 429, 408 and a reset connection, then answers', async () => {
-    const s = script(new HttpStatusError('busy', 503, request), new HttpStatusError('slow', 429, request), new HttpStatusError('late', 408, request), new NetworkError('reset', request, 'ECONNRESET'));
+    const s = script(
+      new HttpStatusError('busy', 503, request),
+      new HttpStatusError('slow', 429, request),
+      new HttpStatusError('late', 408, request),
+      new NetworkError('reset', request, 'ECONNRESET'),
+    );
     await expect(withRetries(policy(4), s.run)).resolves.toBe('ok');
     expect(s.calls).toBe(5);
   });
@@ -34,10 +39,13 @@ describe('withRetries: what a JSON call is sent again for (§7)', () => {
   it.each([
     ['a refusal (400)', new HttpStatusError('bad', 400, request)],
     ['a 401 (the gateway signs in again itself)', new HttpStatusError('who', 401, request)],
-    ['a web page in the service\'s place', new UnreachableError('a captive portal', request, 'HTML_ANSWER')],
+    ["a web page in the service's place", new UnreachableError('a captive portal', request, 'HTML_ANSWER')],
     ['an untrusted certificate', new UnreachableError('untrusted', request, 'DEPTH_ZERO_SELF_SIGNED_CERT')],
     ['an answer of the wrong shape', new ResponseShapeError('shape', request)],
-    ['a Retry-After longer than a minute (the durable schedule waits that out)', new HttpStatusError('later', 503, request, undefined, 120_000)],
+    [
+      'a Retry-After longer than a minute (the durable schedule waits that out)',
+      new HttpStatusError('later', 503, request, undefined, 120_000),
+    ],
   ])('does not send again after %s', async (_name, err) => {
     const s = script(err);
     await expect(withRetries(policy(4), s.run)).rejects.toBe(err);
@@ -80,14 +88,18 @@ describe('the gateway client: one layer of retries, and abortAll stops calls', (
 
   it('a status read answering 503 every time reaches the gateway exactly 1 + retries times', async () => {
     await kit.fault({ target: 'gateway', operation: 'status', times: 0, action: { type: 'status', status: 503 } });
-    const err = await gateway(3).uploadStatus('no-such-upload', false).catch((e: unknown) => e);
+    const err = await gateway(3)
+      .uploadStatus('no-such-upload', false)
+      .catch((e: unknown) => e);
     expect((err as HttpStatusError).status).toBe(503);
     expect(await kit.fired()).toEqual([4]);
   });
 
   it('add-capture answering 503 is sent once: it is not idempotent', async () => {
     await kit.fault({ target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'status', status: 503 } });
-    const err = await gateway(3).addCaptures([]).catch((e: unknown) => e);
+    const err = await gateway(3)
+      .addCaptures([])
+      .catch((e: unknown) => e);
     expect((err as HttpStatusError).status).toBe(503);
     expect(await kit.fired()).toEqual([1]);
   });

@@ -17,7 +17,16 @@ export const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502
  * name that did not resolve (yet). A TLS failure or a web page in the service's place is not
  * retried: it will answer the same a second later.
  */
-export const RETRIED_CODES: ReadonlySet<string> = new Set(['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN']);
+export const RETRIED_CODES: ReadonlySet<string> = new Set([
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EADDRINUSE',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * A Retry-After longer than this (ms) is not waited out inside one call: the call fails and the
@@ -27,7 +36,8 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Whether a failed JSON call is sent again (§7): the statuses and network codes above. */
 export function isRetriedCallError(err: unknown): boolean {
-  if (err instanceof HttpStatusError) return RETRIED_STATUSES.has(err.status) && (err.retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
+  if (err instanceof HttpStatusError)
+    return RETRIED_STATUSES.has(err.status) && (err.retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
   if (err instanceof NetworkError) return err.code !== undefined && RETRIED_CODES.has(err.code);
   return false;
 }

@@ -60,7 +60,13 @@ export const presignResponse = z.object({
   uploadId: z.string().optional().catch(undefined),
   partSize: z.number().int().positive().optional(),
   totalParts: z.number().int().positive().optional(),
-  parts: z.array(z.object({ partNumber: z.number().int().positive(), url: z.string().url(), expiresIn: z.number().positive().optional() })),
+  parts: z.array(
+    z.object({
+      partNumber: z.number().int().positive(),
+      url: z.string().url(),
+      expiresIn: z.number().positive().optional(),
+    }),
+  ),
 });
 export type PresignResponse = z.infer<typeof presignResponse>;
 
@@ -111,10 +117,25 @@ export const interfaceFields = {
     'result.*.capture.uploadStatus',
     'result.*.capture.expectedFiles',
     'result.*.capture.completedFiles',
-    ...['frameIndex', 'uploadId', 'fileName', 'size', 'partSize', 'totalParts', 'status'].map((f) => `result.*.uploadManifest.*.${f}`),
+    ...['frameIndex', 'uploadId', 'fileName', 'size', 'partSize', 'totalParts', 'status'].map(
+      (f) => `result.*.uploadManifest.*.${f}`,
+    ),
   ],
-  'presign-missing': ['ok', 'uploadId', 'partSize', 'totalParts', 'parts.*.partNumber', 'parts.*.url', 'parts.*.expiresIn'],
-  'complete-batch': ['ok', ...['uploadId', 'status', 'fileName', 'size', 'totalParts', 'uploadedPartsCount', 'percentage', 'missingParts'].map((f) => `upload.${f}`)],
+  'presign-missing': [
+    'ok',
+    'uploadId',
+    'partSize',
+    'totalParts',
+    'parts.*.partNumber',
+    'parts.*.url',
+    'parts.*.expiresIn',
+  ],
+  'complete-batch': [
+    'ok',
+    ...['uploadId', 'status', 'fileName', 'size', 'totalParts', 'uploadedPartsCount', 'percentage', 'missingParts'].map(
+      (f) => `upload.${f}`,
+    ),
+  ],
 } as const;
 
 /**

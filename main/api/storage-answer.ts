@@ -46,5 +46,5 @@ export function storageErrorMessage(status: number, text: string, headers: Incom
   if (type.includes('html') || /^\s*<(!doctype html|html)/i.test(text)) {
     return `Storage answered ${status} with a web page instead of S3's XML: a proxy, firewall or network sign-in page may stand between this computer and storage`;
   }
-  return `Storage answered ${status}${text.trim() ? ' without S3\'s error XML' : ''}`;
+  return `Storage answered ${status}${text.trim() ? " without S3's error XML" : ''}`;
 }

@@ -4,7 +4,7 @@ import { absentFields, addCaptureResponse, interfaceFields, isFinalized } from '
 
 // The tolerant reader's rules (docs/decisions/tolerant-reader.md), one by one.
 
-describe('isFinalized: complete-batch\'s ok/status decide', () => {
+describe("isFinalized: complete-batch's ok/status decide", () => {
   it('reads status first, then ok with no part missing', () => {
     expect(isFinalized({ status: 'completed' })).toBe(true);
     expect(isFinalized({ ok: true, status: 'uploading', missingParts: [] })).toBe(false);
@@ -18,7 +18,17 @@ describe('isFinalized: complete-batch\'s ok/status decide', () => {
 
 describe('absentFields', () => {
   it('names each listed field an answer lacks, through arrays', () => {
-    const answer = { result: [{ capture: { captureId: 'c' }, uploadManifest: [{ uploadId: 'u', partSize: 5, frameIndex: 1 }, { uploadId: 'v', partSize: 5 }] }] };
+    const answer = {
+      result: [
+        {
+          capture: { captureId: 'c' },
+          uploadManifest: [
+            { uploadId: 'u', partSize: 5, frameIndex: 1 },
+            { uploadId: 'v', partSize: 5 },
+          ],
+        },
+      ],
+    };
     expect(addCaptureResponse.safeParse(answer).success).toBe(true);
     const absent = absentFields(answer, interfaceFields['add-capture']);
     expect(absent).toContain('success');
@@ -29,12 +39,18 @@ describe('absentFields', () => {
   });
 
   it('an answer without a captureId or an uploadId is not a registration', () => {
-    expect(addCaptureResponse.safeParse({ result: [{ capture: {}, uploadManifest: [{ uploadId: 'u', partSize: 5 }] }] }).success).toBe(false);
-    expect(addCaptureResponse.safeParse({ result: [{ capture: { captureId: 'c' }, uploadManifest: [{ partSize: 5 }] }] }).success).toBe(false);
+    expect(
+      addCaptureResponse.safeParse({ result: [{ capture: {}, uploadManifest: [{ uploadId: 'u', partSize: 5 }] }] })
+        .success,
+    ).toBe(false);
+    expect(
+      addCaptureResponse.safeParse({ result: [{ capture: { captureId: 'c' }, uploadManifest: [{ partSize: 5 }] }] })
+        .success,
+    ).toBe(false);
   });
 });
 
-describe('urlLifetimeSeconds: a presigned URL\'s lifetime when the answer gave none', () => {
+describe("urlLifetimeSeconds: a presigned URL's lifetime when the answer gave none", () => {
   it('reads X-Amz-Expires, else assumes 900 s', () => {
     expect(urlLifetimeSeconds('https://s3.example/b/k?X-Amz-Expires=3600&X-Amz-Signature=abc')).toBe(3600);
     expect(urlLifetimeSeconds('https://s3.example/b/k?sig=abc')).toBe(900);

@@ -37,7 +37,9 @@ describe('UnreachableError: nothing the service understood was sent', () => {
   it.each([200, 403, 404])('a web page with %i where JSON was expected', async (status) => {
     const err = await call(url(pages, `/${status}`)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreachableError);
-    expect((err as UnreachableError).plainCause).toMatch(new RegExp(`something else answered \\(HTTP ${status}\\) with a web page`));
+    expect((err as UnreachableError).plainCause).toMatch(
+      new RegExp(`something else answered \\(HTTP ${status}\\) with a web page`),
+    );
     expect(isUnreachable(err)).toBe(true);
   });
 

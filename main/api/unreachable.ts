@@ -32,7 +32,8 @@ const UNREACHABLE_CODES: Record<string, string> = {
   EPROTO: 'the address does not speak https at that port (try http://, or another port)',
   ERR_SSL_WRONG_VERSION_NUMBER: 'the address does not speak https at that port (try http://, or another port)',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is not trusted (self-signed)',
-  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate is not trusted (a self-signed certificate in the chain: a proxy inspecting traffic?)',
+  SELF_SIGNED_CERT_IN_CHAIN:
+    'its TLS certificate is not trusted (a self-signed certificate in the chain: a proxy inspecting traffic?)',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate is not trusted (the issuer is unknown)',
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its TLS certificate is not trusted (the issuer is unknown)',
   UNABLE_TO_GET_ISSUER_CERT: 'its TLS certificate is not trusted (the issuer is unknown)',
@@ -46,13 +47,25 @@ const UNREACHABLE_CODES: Record<string, string> = {
  * request may have reached the service. `code` is the errno or TLS code; `timeoutEvent` got's
  * timeout phase (`lookup`, `connect`, `secureConnect`: before anything was sent).
  */
-export function unreachableFrom(request: FailedRequest, code: string | undefined, timeoutEvent?: string): UnreachableError | undefined {
+export function unreachableFrom(
+  request: FailedRequest,
+  code: string | undefined,
+  timeoutEvent?: string,
+): UnreachableError | undefined {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     const host = request.host?.replace(/:\d+$/, '') ?? 'of the address';
-    return new UnreachableError(`the name ${host} cannot be resolved (DNS): check the address, or this computer's network`, request, code);
+    return new UnreachableError(
+      `the name ${host} cannot be resolved (DNS): check the address, or this computer's network`,
+      request,
+      code,
+    );
   }
   if (timeoutEvent && ['lookup', 'connect', 'secureConnect'].includes(timeoutEvent)) {
-    return new UnreachableError(`no answer within the connect timeout (a firewall, or the wrong address or port)`, request, code);
+    return new UnreachableError(
+      `no answer within the connect timeout (a firewall, or the wrong address or port)`,
+      request,
+      code,
+    );
   }
   const plain = code ? UNREACHABLE_CODES[code] : undefined;
   return plain ? new UnreachableError(plain, request, code) : undefined;

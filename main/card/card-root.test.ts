@@ -16,7 +16,9 @@ describe('the card a file is on', () => {
   });
 
   it('moves a path from one mount to another, and nothing off the card', () => {
-    expect(remapToCard('/media/ana/X4/DCIM/Camera01/a.insv', '/media/ana/X4', '/media/ana/X4_1')).toBe('/media/ana/X4_1/DCIM/Camera01/a.insv');
+    expect(remapToCard('/media/ana/X4/DCIM/Camera01/a.insv', '/media/ana/X4', '/media/ana/X4_1')).toBe(
+      '/media/ana/X4_1/DCIM/Camera01/a.insv',
+    );
     expect(remapToCard('/media/ana/X40/DCIM/a.insv', '/media/ana/X4', '/media/ana/X4_1')).toBeNull();
   });
 
@@ -34,7 +36,13 @@ describe('the card a file is on', () => {
     mkdirSync(byUuid);
     symlinkSync('../sdb1', join(byUuid, '1A2B-3C4D'));
     const mountinfo = join(work, 'mountinfo');
-    writeFileSync(mountinfo, ['22 27 0:21 / /proc rw - proc proc rw', `36 35 8:17 / /media/ana/X4\\040CARD rw,nosuid - exfat ${join(work, 'sdb1')} rw`].join('\n'));
+    writeFileSync(
+      mountinfo,
+      [
+        '22 27 0:21 / /proc rw - proc proc rw',
+        `36 35 8:17 / /media/ana/X4\\040CARD rw,nosuid - exfat ${join(work, 'sdb1')} rw`,
+      ].join('\n'),
+    );
     const files = { mountinfo, byUuid };
     if (process.platform !== 'linux') return expect(volumeIdOf('/media/ana/X4 CARD', files)).toBeNull();
     expect(volumeIdOf('/media/ana/X4 CARD', files)).toBe('1A2B-3C4D');

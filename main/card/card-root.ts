@@ -53,7 +53,10 @@ export function cardPresent(root: string): boolean {
  * tests' fake mounts) and when it cannot be read; the card is then recognised by its files.
  * Never throws.
  */
-export function volumeIdOf(root: string, files: { mountinfo: string; byUuid: string } = { mountinfo: '/proc/self/mountinfo', byUuid: '/dev/disk/by-uuid' }): string | null {
+export function volumeIdOf(
+  root: string,
+  files: { mountinfo: string; byUuid: string } = { mountinfo: '/proc/self/mountinfo', byUuid: '/dev/disk/by-uuid' },
+): string | null {
   if (process.platform !== 'linux') return null;
   try {
     const want = resolve(root);
@@ -61,7 +64,9 @@ export function volumeIdOf(root: string, files: { mountinfo: string; byUuid: str
     for (const line of readFileSync(files.mountinfo, 'utf8').split('\n')) {
       // "36 35 8:17 / /media/ana/X4 rw,nosuid - exfat /dev/sdb1 rw,…": mount point 5th, source after " - fstype".
       const [left, right] = line.split(' - ');
-      const mountPoint = left?.split(' ')[4]?.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))); // "\\040": a space
+      const mountPoint = left
+        ?.split(' ')[4]
+        ?.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))); // "\\040": a space
       if (mountPoint === want && right) source = right.split(' ')[1];
     }
     if (!source?.startsWith('/')) return null; // tmpfs, overlay …: no device, no UUID

@@ -33,7 +33,11 @@ describe('a card dropped at any level', () => {
   it('a folder of two cards gives the recordings of both', async () => {
     const both = join(work, 'two-cards');
     const a = writeFakeCard(join(both, 'card-1'), { recordings: 2 });
-    const b = writeFakeCard(join(both, 'card-2'), { recordings: 4, start: new Date(2026, 10, 25, 9, 0, 0), firstSegment: 10 });
+    const b = writeFakeCard(join(both, 'card-2'), {
+      recordings: 4,
+      start: new Date(2026, 10, 25, 9, 0, 0),
+      firstSegment: 10,
+    });
     const { captures } = await prepareCaptures([both], choices);
     expect(captures).toHaveLength(6);
     expect(names(captures)).toEqual([...a.recordings, ...b.recordings].sort());
@@ -60,7 +64,10 @@ describe('a card dropped at any level', () => {
     writeFileSync(join(empty, 'DCIM', '100MEDIA', 'IMG_0001.JPG'), 'jpeg');
     const { captures, refused } = await prepareCaptures([empty], choices);
     expect(captures).toEqual([]);
-    expect(refused).toContainEqual({ path: empty, reason: `No recordings found in ${empty} (looked for .insv, .mp4, .csv)` });
+    expect(refused).toContainEqual({
+      path: empty,
+      reason: `No recordings found in ${empty} (looked for .insv, .mp4, .csv)`,
+    });
   });
 
   it('a folder reached twice through a link that loops back is walked once', async () => {

@@ -36,7 +36,8 @@ beforeEach(() => {
 
 /** Sets a folder's times `ago` ms in the past: a card written yesterday, its times settled. */
 const age = (path: string, ago: number) => utimesSync(path, new Date(Date.now() - ago), new Date(Date.now() - ago));
-const under = (root: string) => calls.log.filter((c) => c.path === root || c.path.startsWith(`${root}/`) || c.path.startsWith(`${root}\\`));
+const under = (root: string) =>
+  calls.log.filter((c) => c.path === root || c.path.startsWith(`${root}/`) || c.path.startsWith(`${root}\\`));
 const HOUR = 60 * 60 * 1000;
 
 describe('card detection polls cheaply (a card is not re-listed every 2 s)', () => {
@@ -51,7 +52,9 @@ describe('card detection polls cheaply (a card is not re-listed every 2 s)', () 
     const scanner = new CardScanner();
 
     const first = await scanner.scan([media]);
-    expect(first).toEqual([{ root, name: 'X4_CARD', recordings: 30, bytes: fake.recordings.length * 2048 + 2 * (29 * 30) / 2 }]);
+    expect(first).toEqual([
+      { root, name: 'X4_CARD', recordings: 30, bytes: fake.recordings.length * 2048 + (2 * (29 * 30)) / 2 },
+    ]);
     // The first look walked the card: every recording was opened.
     expect(under(root).filter((c) => c.fn === 'open').length).toBe(fake.recordings.length + fake.others.length);
 
@@ -59,20 +62,35 @@ describe('card detection polls cheaply (a card is not re-listed every 2 s)', () 
     const polls = 5;
     for (let i = 0; i < polls; i++) expect(await scanner.scan([media])).toEqual(first);
     // Per poll: one listing of the mount folder, and a stat of the card's root, DCIM and camera folder.
-    expect(calls.log.filter((c) => c.fn === 'readdir' || c.fn === 'opendir').map((c) => c.path)).toEqual(Array(polls).fill(media));
-    expect(under(root).map((c) => `${c.fn} ${c.path}`).sort()).toEqual(
-      [...Array(polls).fill(`stat ${root}`), ...Array(polls).fill(`stat ${dcim}`), ...Array(polls).fill(`stat ${camera}`)].sort(),
+    expect(calls.log.filter((c) => c.fn === 'readdir' || c.fn === 'opendir').map((c) => c.path)).toEqual(
+      Array(polls).fill(media),
+    );
+    expect(
+      under(root)
+        .map((c) => `${c.fn} ${c.path}`)
+        .sort(),
+    ).toEqual(
+      [
+        ...Array(polls).fill(`stat ${root}`),
+        ...Array(polls).fill(`stat ${dcim}`),
+        ...Array(polls).fill(`stat ${camera}`),
+      ].sort(),
     );
     // The stick that is not a card is not listed again either.
     expect(under(join(media, 'USB_STICK')).map((c) => c.fn)).toEqual(Array(polls).fill('stat'));
 
     // The camera writes one more recording (both lenses): the camera folder's time changes.
-    for (const lens of ['00', '10']) writeFileSync(join(camera, `VID_20261124_090000_${lens}_031.insv`), Buffer.alloc(1000));
+    for (const lens of ['00', '10'])
+      writeFileSync(join(camera, `VID_20261124_090000_${lens}_031.insv`), Buffer.alloc(1000));
     age(camera, HOUR);
     calls.log.length = 0;
     const grown = await scanner.scan([media]);
     expect(grown).toEqual([{ ...first[0]!, recordings: 31, bytes: first[0]!.bytes + 2000 }]);
-    expect(under(root).filter((c) => c.fn === 'readdir').map((c) => c.path)).toContain(camera);
+    expect(
+      under(root)
+        .filter((c) => c.fn === 'readdir')
+        .map((c) => c.path),
+    ).toContain(camera);
     calls.log.length = 0;
     expect(await scanner.scan([media])).toEqual(grown);
     expect(under(root).filter((c) => c.fn !== 'stat')).toEqual([]);
@@ -89,7 +107,9 @@ describe('card detection polls cheaply (a card is not re-listed every 2 s)', () 
     for (const p of [root, join(root, 'DCIM'), camera]) age(p, 2 * HOUR);
     const seen: DetectedCard[][] = [];
     const stop = watchCards([media], (cards) => seen.push(cards), 5);
-    await expect.poll(() => calls.log.filter((c) => c.fn === 'readdir' && c.path === media).length).toBeGreaterThanOrEqual(8);
+    await expect
+      .poll(() => calls.log.filter((c) => c.fn === 'readdir' && c.path === media).length)
+      .toBeGreaterThanOrEqual(8);
     stop();
     expect(seen).toEqual([[{ root, name: 'ONE_X2', recordings: 10, bytes: 20 * 2048 + 90 }]]);
     expect(calls.log.filter((c) => c.fn === 'readdir' && c.path === camera).length).toBe(1);
@@ -122,7 +142,8 @@ describe('card detection polls cheaply (a card is not re-listed every 2 s)', () 
     const stop = watchCards([media], (cards) => seen.push(cards), 10);
     await expect.poll(() => seen.length).toBe(1);
     expect(seen[0]!.map((c) => c.recordings)).toEqual([2]);
-    for (const lens of ['00', '10']) writeFileSync(join(camera, `VID_20261124_090000_${lens}_003.insv`), Buffer.alloc(100));
+    for (const lens of ['00', '10'])
+      writeFileSync(join(camera, `VID_20261124_090000_${lens}_003.insv`), Buffer.alloc(100));
     age(camera, HOUR);
     await expect.poll(() => seen.length).toBe(2);
     expect(seen[1]).toEqual([{ root, name: 'X3', recordings: 3, bytes: 600 }]);

@@ -150,7 +150,11 @@ async function layoutOf(root: string): Promise<{ dcim: string | null; cameras: s
  * A volume's cheap identity: stat of its root, its `DCIM` and each camera folder, no listing.
  * Null when one cannot be read, or (given `now`, ms) when a time is too recent to be trusted yet.
  */
-async function identityOf(root: string, v: Pick<KnownVolume, 'dcim' | 'cameras'>, now?: number): Promise<string | null> {
+async function identityOf(
+  root: string,
+  v: Pick<KnownVolume, 'dcim' | 'cameras'>,
+  now?: number,
+): Promise<string | null> {
   const folders = [root, ...(v.dcim ? [join(root, v.dcim), ...v.cameras.map((c) => join(root, v.dcim!, c))] : [])];
   const parts: string[] = [];
   for (const f of folders) {
@@ -172,7 +176,12 @@ export { describeCard } from '../../shared/card-offer.js';
  * folders and stats each volume's root, `DCIM` and camera folders (CardScanner); a card is walked
  * when it appears or changed. Answers a function that stops the watch.
  */
-export function watchCards(roots: readonly string[], onChange: (cards: DetectedCard[]) => void, intervalMs = 2000, volumes: readonly string[] = []): () => void {
+export function watchCards(
+  roots: readonly string[],
+  onChange: (cards: DetectedCard[]) => void,
+  intervalMs = 2000,
+  volumes: readonly string[] = [],
+): () => void {
   let last: string | undefined; // the first look is always reported, even when it finds no card
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

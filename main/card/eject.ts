@@ -6,7 +6,10 @@ import { basename } from 'node:path';
  * Runs a program with its arguments (no shell) and answers its exit code and output; rejects only
  * when it cannot be started at all (ENOENT: not installed). ejectCard's seam: tests give a stand-in.
  */
-export type CommandRunner = (command: string, args: readonly string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
+export type CommandRunner = (
+  command: string,
+  args: readonly string[],
+) => Promise<{ code: number; stdout: string; stderr: string }>;
 
 /** What ejectCard did: `ejected` only when the card may be taken out; `message` says so, or what to do, for a person. */
 export interface EjectResult {
@@ -20,12 +23,17 @@ export const runCommand: CommandRunner = (command, args) =>
     execFile(command, [...args], { timeout: 60_000, windowsHide: true }, (err, stdout, stderr) => {
       const code = (err as NodeJS.ErrnoException | null)?.code;
       if (typeof code === 'string') return reject(err!);
-      resolve({ code: err ? (typeof code === 'number' ? code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+      resolve({
+        code: err ? (typeof code === 'number' ? code : 1) : 0,
+        stdout: String(stdout),
+        stderr: String(stderr),
+      });
     });
   });
 
 /** A field of /proc/self/mounts: the kernel writes space, tab, newline and backslash as octal escapes (\040). */
-const unescapeMountField = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+const unescapeMountField = (s: string) =>
+  s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
 
 /**
  * The block device mounted at `mountPoint` according to `mounts` (the text of /proc/self/mounts),
@@ -59,16 +67,30 @@ const BUSY = /busy|dissent|in use|being used|could not be unmounted|failed to un
  * busy, a program missing or another refusal answers `ejected: false` with a sentence saying what
  * to do.
  */
-export async function ejectCard(mountPoint: string, platform: NodeJS.Platform = process.platform, run: CommandRunner = runCommand, mounts?: string): Promise<EjectResult> {
+export async function ejectCard(
+  mountPoint: string,
+  platform: NodeJS.Platform = process.platform,
+  run: CommandRunner = runCommand,
+  mounts?: string,
+): Promise<EjectResult> {
   const name = basename(mountPoint.replace(/[\\/]+$/, '')) || mountPoint;
   const busy = `${name} could not be ejected: a program is still using it (a file manager window or a terminal open on it, a player showing a recording). Close it and press Eject again.`;
   const refused = (tool: string, said: string) =>
-    BUSY.test(said) ? { ejected: false, message: busy } : { ejected: false, message: `${name} could not be ejected (${tool}: ${firstLine(said) || 'no reason given'}). Eject it from the file manager before taking it out.` };
+    BUSY.test(said)
+      ? { ejected: false, message: busy }
+      : {
+          ejected: false,
+          message: `${name} could not be ejected (${tool}: ${firstLine(said) || 'no reason given'}). Eject it from the file manager before taking it out.`,
+        };
   const attempt = async (command: string, args: readonly string[]) => {
     try {
       return await run(command, args);
     } catch (err) {
-      return { code: -1, stdout: '', stderr: `${command} could not be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+      return {
+        code: -1,
+        stdout: '',
+        stderr: `${command} could not be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      };
     }
   };
   const done: EjectResult = { ejected: true, message: `${name} was ejected: you can take it out of the reader.` };
@@ -77,11 +99,19 @@ export async function ejectCard(mountPoint: string, platform: NodeJS.Platform = 
     let text = mounts;
     if (text === undefined) text = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
     const device = blockDeviceOf(text, mountPoint);
-    if (!device) return { ejected: false, message: `${name} could not be ejected: no disk is mounted at ${mountPoint} any more. If it is still in the reader, eject it from the file manager.` };
+    if (!device)
+      return {
+        ejected: false,
+        message: `${name} could not be ejected: no disk is mounted at ${mountPoint} any more. If it is still in the reader, eject it from the file manager.`,
+      };
     const unmount = await attempt('udisksctl', ['unmount', '-b', device]);
     if (unmount.code !== 0) return refused('udisksctl', unmount.stderr || unmount.stdout);
     const off = await attempt('udisksctl', ['power-off', '-b', device]);
-    if (off.code !== 0) return { ejected: true, message: `${name} was unmounted: you can take it out of the reader (the reader itself stayed powered: ${firstLine(off.stderr || off.stdout) || 'no reason given'}).` };
+    if (off.code !== 0)
+      return {
+        ejected: true,
+        message: `${name} was unmounted: you can take it out of the reader (the reader itself stayed powered: ${firstLine(off.stderr || off.stdout) || 'no reason given'}).`,
+      };
     return done;
   }
   if (platform === 'darwin') {
@@ -90,11 +120,18 @@ export async function ejectCard(mountPoint: string, platform: NodeJS.Platform = 
   }
   if (platform === 'win32') {
     const drive = mountPoint.slice(0, 2).toUpperCase();
-    if (!/^[A-Z]:$/.test(drive)) return { ejected: false, message: `${name} could not be ejected: ${mountPoint} is not a drive letter. Eject it from the file manager.` };
+    if (!/^[A-Z]:$/.test(drive))
+      return {
+        ejected: false,
+        message: `${name} could not be ejected: ${mountPoint} is not a drive letter. Eject it from the file manager.`,
+      };
     const r = await attempt('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', windowsEjectScript(drive)]);
     return r.code === 0 ? done : refused('Windows', r.stderr || r.stdout);
   }
-  return { ejected: false, message: `${name} could not be ejected: this system has no eject this app knows. Eject it from the file manager.` };
+  return {
+    ejected: false,
+    message: `${name} could not be ejected: this system has no eject this app knows. Eject it from the file manager.`,
+  };
 }
 
 /**

@@ -20,7 +20,10 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
  * `…_11_NNN.thm`; and `MISC/` with the camera's own files. Recordings are a minute apart from
  * `start` (local time); each lens holds `bytes` random bytes (default 2048 + its number).
  */
-export function writeFakeCard(root: string, opts: { recordings: number; start?: Date; firstSegment?: number; bytes?: number; camera?: string }): FakeCard {
+export function writeFakeCard(
+  root: string,
+  opts: { recordings: number; start?: Date; firstSegment?: number; bytes?: number; camera?: string },
+): FakeCard {
   const dir = join(root, 'DCIM', opts.camera ?? 'Camera01');
   mkdirSync(dir, { recursive: true });
   mkdirSync(join(root, 'MISC'), { recursive: true });
@@ -35,7 +38,10 @@ export function writeFakeCard(root: string, opts: { recordings: number; start?: 
       writeFileSync(p, randomBytes(opts.bytes ?? 2048 + i));
       card.recordings.push(p);
     }
-    for (const [name, size] of [[`LRV_${at}_11_${nnn}.insv`, 512], [`VID_${at}_11_${nnn}.thm`, 64]] as const) {
+    for (const [name, size] of [
+      [`LRV_${at}_11_${nnn}.insv`, 512],
+      [`VID_${at}_11_${nnn}.thm`, 64],
+    ] as const) {
       writeFileSync(join(dir, name), randomBytes(size));
       card.others.push(join(dir, name));
     }

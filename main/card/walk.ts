@@ -14,7 +14,8 @@ export interface UnlistableFolder {
 const SYSTEM_FOLDERS = new Set(['system volume information', '$recycle.bin', 'lost+found']);
 
 /** Whether a folder of this name is left out of a walk (hidden, or kept by the operating system). */
-export const isSkippedFolder = (name: string): boolean => name.startsWith('.') || SYSTEM_FOLDERS.has(name.toLowerCase());
+export const isSkippedFolder = (name: string): boolean =>
+  name.startsWith('.') || SYSTEM_FOLDERS.has(name.toLowerCase());
 
 /**
  * Lists every file under `root` (a folder), however deep: a card's root, its `DCIM`, a camera
@@ -45,7 +46,10 @@ export async function listTree(root: string): Promise<{ files: string[]; unlista
     for (const name of names) {
       const at = join(dir, name);
       // stat follows links: a link to a folder is a folder, a link to nothing is left to the caller.
-      const isDir = await stat(at).then((s) => s.isDirectory(), () => false);
+      const isDir = await stat(at).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
       if (!isDir) files.push(at);
       else if (!isSkippedFolder(name)) folders.push(at);
     }

@@ -46,14 +46,24 @@ export interface Session {
 
 /** Opens the queue and engine (and the local service with --demo). Throws on bad settings or a queue in use. */
 export async function openSession(opts: GlobalOptions, log: Logger): Promise<Session> {
-  const dataDir = resolve(opts.dataDir ?? process.env.CAPTURE_DATA_DIR ?? (opts.demo ? mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')) : join(homedir(), '.capture-uploader')));
+  const dataDir = resolve(
+    opts.dataDir ??
+      process.env.CAPTURE_DATA_DIR ??
+      (opts.demo ? mkdtempSync(join(tmpdir(), 'capture-uploader-demo-')) : join(homedir(), '.capture-uploader')),
+  );
   let gateway: GatewayConfig;
   let demo: Session['demo'];
   if (opts.demo) {
     // The local service runs in this process, so the demo needs no account; it is loaded only here.
     const service = await startLocalService(join(dataDir, 'local-service'));
     const { info } = service;
-    gateway = { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+    gateway = {
+      baseUrl: info.baseUrl,
+      authUrl: info.authUrl,
+      apiKey: info.apiKey,
+      projectId: info.projectId,
+      ...info.account,
+    };
     demo = { structures: info.structures, close: () => service.close() };
     log.info(`Local test service at ${info.baseUrl}; queue and storage in ${dataDir}`);
   } else {
@@ -99,30 +109,45 @@ export async function addFiles(
 ): Promise<number> {
   const structure = o.structure ?? s.demo?.structures[0];
   if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
-  const { queued, refused, warnings } = await s.uploader.add(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt });
+  const { queued, refused, warnings } = await s.uploader.add(files, {
+    structure,
+    type: o.type ?? 'interior',
+    design: o.design,
+    capturedAt: o.capturedAt,
+  });
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
   const states = new Set(captures.map((c) => c.state));
-  const replaced = queued.length ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy)) : [];
+  const replaced = queued.length
+    ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy))
+    : [];
   // 2: the queue cannot be written (full disk, read-only): registering stopped at once.
   // Nothing queued (every recording already queued, refused or not found) is not "did all it was
   // asked": 1, with the reasons printed below. Credentials the service refuses: 1,
   // a person must correct them; nothing goes on by itself.
   const exitCode = s.uploader.engine.fatal
     ? 2
-    : queued.length === 0 || s.uploader.engine.blocked !== null || ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never))
+    : queued.length === 0 ||
+        s.uploader.engine.blocked !== null ||
+        ['rejected', 'registration_unknown', 'failed'].some((st) => states.has(st as never))
       ? 1
       : states.has('queued')
         ? 3
         : 0;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName), replaces: replaced.filter((r) => r.replacedBy === c.id).map((r) => ({ file: r.id, capture: r.captureRow })) })), refused, warnings })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName), replaces: replaced.filter((r) => r.replacedBy === c.id).map((r) => ({ file: r.id, capture: r.captureRow })) })), refused, warnings })}\n`,
+    );
     return exitCode;
   }
   for (const c of captures) {
-    process.stdout.write(`queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${printable(c.error)}` : ''}\n`);
+    process.stdout.write(
+      `queued capture ${c.id} "${printable(c.label)}": ${c.state}${c.error ? ` — ${printable(c.error)}` : ''}\n`,
+    );
     for (const f of s.uploader.queue.filesOf(c.id)) process.stdout.write(`    ${printable(f.fileName)}\n`);
     for (const f of replaced.filter((r) => r.replacedBy === c.id)) {
-      process.stdout.write(`    replaces file ${f.id} of capture ${f.captureRow} (${printable(f.fileName)}), which changed on disk: that capture is now shown as replaced\n`);
+      process.stdout.write(
+        `    replaces file ${f.id} of capture ${f.captureRow} (${printable(f.fileName)}), which changed on disk: that capture is now shown as replaced\n`,
+      );
     }
   }
   // Summed up by reason, as --dry-run does: a card of 2,000 recordings already queued is one line,
@@ -130,14 +155,24 @@ export async function addFiles(
   const byKind = new Map<string, typeof refused>();
   for (const r of refused) byKind.set(kindOfRefusal(r.reason), [...(byKind.get(kindOfRefusal(r.reason)) ?? []), r]);
   for (const [kind, list] of byKind) {
-    if (list.length === 1) process.stdout.write(`not queued: ${printable(list[0]!.path)}: ${printable(list[0]!.reason)}\n`);
+    if (list.length === 1)
+      process.stdout.write(`not queued: ${printable(list[0]!.path)}: ${printable(list[0]!.reason)}\n`);
     else {
-      process.stdout.write(`not queued: ${list.length} files: ${printable(kind)}${o.verbose ? '' : ' (--verbose lists them)'}\n`);
-      if (o.verbose) for (const r of list) process.stdout.write(`    ${printable(r.path)}${r.reason === kind ? '' : `: ${printable(r.reason)}`}\n`);
+      process.stdout.write(
+        `not queued: ${list.length} files: ${printable(kind)}${o.verbose ? '' : ' (--verbose lists them)'}\n`,
+      );
+      if (o.verbose)
+        for (const r of list)
+          process.stdout.write(`    ${printable(r.path)}${r.reason === kind ? '' : `: ${printable(r.reason)}`}\n`);
     }
   }
   for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${printable(w.reason)}\n`);
-  if (queued.length === 0) process.stderr.write(refused.length ? 'Nothing was queued: see the reasons above.\n' : 'Nothing was queued: no recordings were found in what was given.\n');
+  if (queued.length === 0)
+    process.stderr.write(
+      refused.length
+        ? 'Nothing was queued: see the reasons above.\n'
+        : 'Nothing was queued: no recordings were found in what was given.\n',
+    );
   return exitCode;
 }
 
@@ -146,7 +181,9 @@ export async function addFiles(
  * capture a file is queued as ("Already in the queue as capture 12 (…)"), which are one kind.
  */
 function kindOfRefusal(reason: string): string {
-  return /^Already in the queue as capture \d+ /.test(reason) ? 'Already in the queue, each as the capture it was added as; not added twice.' : reason;
+  return /^Already in the queue as capture \d+ /.test(reason)
+    ? 'Already in the queue, each as the capture it was added as; not added twice.'
+    : reason;
 }
 
 /**
@@ -154,12 +191,21 @@ function kindOfRefusal(reason: string): string {
  * register and where, the files that would not be uploaded (grouped by reason), files already
  * queued, and warnings about odd media.
  */
-export async function previewAdd(s: Session, files: string[], o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string }, json: boolean | undefined): Promise<void> {
+export async function previewAdd(
+  s: Session,
+  files: string[],
+  o: { structure?: string; type?: 'interior' | 'exterior'; design?: string; capturedAt?: string },
+  json: boolean | undefined,
+): Promise<void> {
   const structure = o.structure ?? s.demo?.structures[0];
   if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
   const { prepareCaptures } = await import('../intake/intake.js');
   const { readMediaFacts } = await import('../media/metadata.js');
-  const { captures, refused, warnings } = await prepareCaptures(files, { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt, project: '' }, readMediaFacts);
+  const { captures, refused, warnings } = await prepareCaptures(
+    files,
+    { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt, project: '' },
+    readMediaFacts,
+  );
   const queued = captures.filter((c) => c.files.some((f) => s.uploader.queue.findQueuedFile(f)));
   // What `add` says of the 10,000-part limit before registering (uploader.ts), said here too.
   const fresh = captures.filter((c) => {
@@ -171,16 +217,28 @@ export async function previewAdd(s: Session, files: string[], o: { structure?: s
   });
   const bytes = fresh.reduce((n, c) => n + c.files.reduce((m, f) => m + f.size, 0), 0);
   if (json) {
-    const view = (c: (typeof captures)[number]) => ({ label: c.label, captureDateTime: c.request.captureDateTime, files: c.files.map((f) => ({ path: f.path, size: f.size })) });
-    process.stdout.write(`${JSON.stringify({ type: 'dry-run', structure, kind: o.type ?? 'interior', design: o.design ?? null, wouldRegister: fresh.map(view), alreadyQueued: queued.map(view), notUploaded: refused, warnings })}\n`);
+    const view = (c: (typeof captures)[number]) => ({
+      label: c.label,
+      captureDateTime: c.request.captureDateTime,
+      files: c.files.map((f) => ({ path: f.path, size: f.size })),
+    });
+    process.stdout.write(
+      `${JSON.stringify({ type: 'dry-run', structure, kind: o.type ?? 'interior', design: o.design ?? null, wouldRegister: fresh.map(view), alreadyQueued: queued.map(view), notUploaded: refused, warnings })}\n`,
+    );
     return;
   }
   // The desktop app's wording (shared/registration.ts); the CLI knows ids, not the names Settings gives them.
   const placement = { structure, design: o.design, type: o.type ?? 'interior' } as const;
-  const where = describeRegistration(fresh.map(() => placement), (p) => placementName(`structure ${p.structure}`, p.design && `design ${p.design}`));
+  const where = describeRegistration(
+    fresh.map(() => placement),
+    (p) => placementName(`structure ${p.structure}`, p.design && `design ${p.design}`),
+  );
   const fileCount = fresh.reduce((n, c) => n + c.files.length, 0);
-  process.stdout.write(`Would register ${printable(where)}: ${fileCount} file${fileCount === 1 ? '' : 's'}, ${formatBytes(bytes)}.\n`);
-  for (const c of fresh) process.stdout.write(`  ${printable(c.label)}  ${c.files.length} file(s)  ${c.request.captureDateTime}\n`);
+  process.stdout.write(
+    `Would register ${printable(where)}: ${fileCount} file${fileCount === 1 ? '' : 's'}, ${formatBytes(bytes)}.\n`,
+  );
+  for (const c of fresh)
+    process.stdout.write(`  ${printable(c.label)}  ${c.files.length} file(s)  ${c.request.captureDateTime}\n`);
   if (queued.length) process.stdout.write(`Already in the queue, not added again: ${queued.length} capture(s)\n`);
   const reasons = new Map<string, string[]>();
   for (const r of refused) reasons.set(r.reason, [...(reasons.get(r.reason) ?? []), r.path]);
@@ -213,7 +271,10 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
   const wait = flags.wait || flags.maxWait !== undefined;
-  const summary = await s.uploader.engine.drain({ wait, deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined });
+  const summary = await s.uploader.engine.drain({
+    wait,
+    deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined,
+  });
   process.off('SIGINT', onInt);
   process.off('SIGTERM', onTerm);
   offPipe();
@@ -221,21 +282,35 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
   if (interrupted === 'EPIPE') return 141; // nobody reads the output any more: as a shell's SIGPIPE
   if (interrupted) {
     const left = summary.waiting.length + summary.paused.length + summary.failed.length;
-    process.stderr.write(`Stopped by ${interrupted}: ${summary.completed.length} file(s) completed, ${left} not yet; the parts stored so far are kept. Run drain again to carry on.\n`);
+    process.stderr.write(
+      `Stopped by ${interrupted}: ${summary.completed.length} file(s) completed, ${left} not yet; the parts stored so far are kept. Run drain again to carry on.\n`,
+    );
   }
   if (json) {
-    const file = (f: { fileName: string; id: number; error: string | null }) => ({ file: f.fileName, id: f.id, error: f.error });
+    const file = (f: { fileName: string; id: number; error: string | null }) => ({
+      file: f.fileName,
+      id: f.id,
+      error: f.error,
+    });
     process.stdout.write(
       `${JSON.stringify({
         type: 'summary',
         exitCode: drainExitCode(summary),
         completed: summary.completed.length,
         failed: summary.failed.map(file),
-        waiting: summary.waiting.map((f) => ({ ...file(f), retryAt: f.nextAttemptAt === null ? null : new Date(f.nextAttemptAt).toISOString() })),
+        waiting: summary.waiting.map((f) => ({
+          ...file(f),
+          retryAt: f.nextAttemptAt === null ? null : new Date(f.nextAttemptAt).toISOString(),
+        })),
         paused: summary.paused.map(file),
         cancelled: summary.cancelled.map(file),
         notRegistered: summary.queued.map((c) => ({ capture: c.id, label: c.label, error: c.error })),
-        needsAttention: summary.needsAttention.map((c) => ({ capture: c.id, label: c.label, state: c.state, error: c.error })),
+        needsAttention: summary.needsAttention.map((c) => ({
+          capture: c.id,
+          label: c.label,
+          state: c.state,
+          error: c.error,
+        })),
         blocked: summary.blocked,
         fatal: summary.fatal,
         cardRemoved: summary.cardRemoved ?? null,
@@ -268,10 +343,16 @@ function onOutputClosed(fn: () => void): () => void {
 export function retryable(queue: UploadQueue, ids: number[]): number[] {
   for (const id of ids) {
     const f = queue.file(id);
-    if (!f) throw new Error(`There is no file ${id} in the queue (see capture-uploader status); nothing was re-queued.`);
-    if (f.replacedBy !== null) throw new Error(`File ${id} was replaced by capture ${f.replacedBy} (its recording changed and was added again); nothing was re-queued.`);
+    if (!f)
+      throw new Error(`There is no file ${id} in the queue (see capture-uploader status); nothing was re-queued.`);
+    if (f.replacedBy !== null)
+      throw new Error(
+        `File ${id} was replaced by capture ${f.replacedBy} (its recording changed and was added again); nothing was re-queued.`,
+      );
     if (!f.uploadId || !['failed', 'cancelled', 'paused', 'pending'].includes(f.state)) {
-      throw new Error(`File ${id} is ${f.state === 'waiting' ? 'waiting for its capture to be registered' : f.state}: there is nothing to retry; nothing was re-queued.`);
+      throw new Error(
+        `File ${id} is ${f.state === 'waiting' ? 'waiting for its capture to be registered' : f.state}: there is nothing to retry; nothing was re-queued.`,
+      );
     }
   }
   return ids;

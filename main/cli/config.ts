@@ -39,7 +39,9 @@ export function resolveGatewayConfig(flags: GatewayFlags, env: NodeJS.ProcessEnv
     out[key] = key.endsWith('Url') ? value.replace(/\/+$/, '') : value;
   }
   if (missing.length) {
-    throw new Error(`Missing settings: ${missing.join(', ')}. Set them in the environment, or run with --demo to use the local test service.`);
+    throw new Error(
+      `Missing settings: ${missing.join(', ')}. Set them in the environment, or run with --demo to use the local test service.`,
+    );
   }
   return out as GatewayConfig;
 }

@@ -29,7 +29,8 @@ export function plainFault(err: unknown, dataDir: string | undefined): string {
   if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC') {
     return `The disk holding ${folder} is full: free ${roomNeeded(join(queueDir, 'queue.db'))} MB and run again. Nothing queued was lost.`;
   }
-  if (code === 'EROFS') return `${folder} is on a read-only disk (mounted read-only, or a locked card): nothing could be written there. Choose another data folder (--data-dir) or make the disk writable, and run again.`;
+  if (code === 'EROFS')
+    return `${folder} is on a read-only disk (mounted read-only, or a locked card): nothing could be written there. Choose another data folder (--data-dir) or make the disk writable, and run again.`;
   if (code === 'EACCES' || code === 'EPERM' || code.startsWith('SQLITE_READONLY')) {
     return `${file} cannot be written: this user has no permission there (${code}). Give write permission, or choose another data folder (--data-dir), and run again.`;
   }
@@ -61,7 +62,9 @@ function roomNeeded(queueFile: string): number {
  */
 export function setAsideContents(setAside: string): string {
   const counts = captureCountsOfFile(setAside);
-  return counts ? `It held ${counts.captures} capture(s), ${counts.open} of them not completed.` : 'It could not be read to count its captures.';
+  return counts
+    ? `It held ${counts.captures} capture(s), ${counts.open} of them not completed.`
+    : 'It could not be read to count its captures.';
 }
 
 /**

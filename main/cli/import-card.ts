@@ -67,7 +67,14 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  */
 export async function importCard(
   card: string,
-  o: { library?: string; dataDir?: string; json?: boolean; lock?: boolean; copyAgain?: boolean; onRecording?: (files: OffloadedFile[]) => Promise<void> },
+  o: {
+    library?: string;
+    dataDir?: string;
+    json?: boolean;
+    lock?: boolean;
+    copyAgain?: boolean;
+    onRecording?: (files: OffloadedFile[]) => Promise<void>;
+  },
 ): Promise<{ result: OffloadResult; id: number | undefined }> {
   const library = resolve(o.library ?? defaultLibrary());
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
@@ -89,13 +96,18 @@ export async function importCard(
     // As every command that opens the queue (commands.ts withSession): stop, say it, exit 2.
     db.close();
     unlock();
-    throw new Error(`The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started. ${setAsideMessage(setAside)}`);
+    throw new Error(
+      `The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started. ${setAsideMessage(setAside)}`,
+    );
   }
   let id: number | undefined;
   let result: OffloadResult;
   // Recorded as it goes: a Ctrl-C or a crash leaves the verified copies known to the
   // retention sweep; the offload is said interrupted at the next open of the queue.
-  const journal = new OffloadRecorder(() => db, (m) => process.stderr.write(`${printable(m)}\n`));
+  const journal = new OffloadRecorder(
+    () => db,
+    (m) => process.stderr.write(`${printable(m)}\n`),
+  );
   try {
     if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
     const onRecording = o.onRecording;
@@ -104,15 +116,25 @@ export async function importCard(
       ? {
           partSize: expectedPartSize(db),
           onRecording: async (files: OffloadedFile[]) => {
-            for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize: upload!.partSize, md5s: f.partMd5s });
+            for (const f of files)
+              if (f.verified && f.partMd5s && f.copyFacts)
+                recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize: upload!.partSize, md5s: f.partMd5s });
             await onRecording(files);
           },
         }
       : undefined;
     // A card put back is known by its content: its recordings already in the library are not
     // copied again unless the person asks (--copy-again; docs/decisions/card-known-by-content.md).
-    const known = o.copyAgain ? {} : { knownCopies: (files: Parameters<typeof findKnownCopies>[1]) => findKnownCopies(db, files) };
-    result = await offloadCard(card, { library, journal, onProgress: progressPrinter(process.stdout, o.json), ...known, ...upload });
+    const known = o.copyAgain
+      ? {}
+      : { knownCopies: (files: Parameters<typeof findKnownCopies>[1]) => findKnownCopies(db, files) };
+    result = await offloadCard(card, {
+      library,
+      journal,
+      onProgress: progressPrinter(process.stdout, o.json),
+      ...known,
+      ...upload,
+    });
     if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
     id = journal.id;
   } finally {
@@ -125,22 +147,45 @@ export async function importCard(
   if (o.json) {
     process.stdout.write(
       `${JSON.stringify({
-        type: 'imported', offload: id ?? null, card: result.card, destination: result.destination, mhl: result.mhlPath ?? null, report: result.reportPath ?? null, verified: result.verified,
-        files: result.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, xxh64: f.xxh64 ?? null, verified: f.verified, error: f.error ?? null })),
-        alreadyImported: { ...summary, files: already.flat().map((c) => ({ source: c.source, copy: c.copy, size: c.size, queue: c.queue })) },
+        type: 'imported',
+        offload: id ?? null,
+        card: result.card,
+        destination: result.destination,
+        mhl: result.mhlPath ?? null,
+        report: result.reportPath ?? null,
+        verified: result.verified,
+        files: result.files.map((f) => ({
+          source: f.source,
+          copy: f.copy,
+          size: f.size,
+          xxh64: f.xxh64 ?? null,
+          verified: f.verified,
+          error: f.error ?? null,
+        })),
+        alreadyImported: {
+          ...summary,
+          files: already.flat().map((c) => ({ source: c.source, copy: c.copy, size: c.size, queue: c.queue })),
+        },
       })}\n`,
     );
     return { result, id };
   }
   if (already.length) process.stdout.write(`${printable(describeKnownCard(summary))}\n`);
   if (result.files.length === 0) {
-    process.stdout.write(`Card safe to remove: nothing new on it (no file copied); every recording has a verified copy in the library.\n`);
+    process.stdout.write(
+      `Card safe to remove: nothing new on it (no file copied); every recording has a verified copy in the library.\n`,
+    );
   } else if (bad.length === 0) {
-    process.stdout.write(`Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`);
+    process.stdout.write(
+      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`,
+    );
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
-    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
+    if (result.reportPath)
+      process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
   } else {
-    process.stdout.write(`Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`);
+    process.stdout.write(
+      `Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`,
+    );
     for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
     if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
   }
@@ -152,11 +197,16 @@ export async function importCard(
  * offload's copies, and the copies of recordings imported before and never queued.
  */
 export function waitingForPlacement(result: OffloadResult): void {
-  if (result.files.length) process.stdout.write(`Waiting for placement: ${whatWasCopied(result)}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`);
+  if (result.files.length)
+    process.stdout.write(
+      `Waiting for placement: ${whatWasCopied(result)}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${printable(result.destination)}\n`,
+    );
   const unplaced = (result.alreadyCopied ?? []).filter((r) => r.some((c) => c.queue === null));
   if (unplaced.length) {
     const folders = [...new Set(unplaced.flat().map((c) => c.destination))];
-    process.stdout.write(`Waiting for placement from an earlier import: ${plural(unplaced.length, 'recording')}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${folders.map(printable).join(' ')}\n`);
+    process.stdout.write(
+      `Waiting for placement from an earlier import: ${plural(unplaced.length, 'recording')}. Queue them with:\n  capture-uploader add --structure ID --type interior|exterior ${folders.map(printable).join(' ')}\n`,
+    );
   }
 }
 
@@ -181,11 +231,19 @@ export async function queueCopies(
  * Removes the library's copies whose captures completed more than `keepDays` days ago
  * (CAPTURE_KEEP_COPIES_DAYS, default 7; main/offload/retention.ts) and says how many went.
  */
-export async function sweepLibrary(db: QueueDatabase, keepDays: number | undefined, json: boolean | undefined): Promise<void> {
+export async function sweepLibrary(
+  db: QueueDatabase,
+  keepDays: number | undefined,
+  json: boolean | undefined,
+): Promise<void> {
   const fromEnv = Number(process.env.CAPTURE_KEEP_COPIES_DAYS);
-  const days = keepDays ?? (process.env.CAPTURE_KEEP_COPIES_DAYS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 7);
+  const days =
+    keepDays ?? (process.env.CAPTURE_KEEP_COPIES_DAYS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 7);
   const removed = await removeFinishedCopies(db, Date.now(), days * 24 * 60 * 60 * 1000);
-  if (removed.length && !json) process.stdout.write(`Removed ${removed.length} imported cop${removed.length === 1 ? 'y' : 'ies'} from the library: their captures completed more than ${days} day${days === 1 ? '' : 's'} ago.\n`);
+  if (removed.length && !json)
+    process.stdout.write(
+      `Removed ${removed.length} imported cop${removed.length === 1 ? 'y' : 'ies'} from the library: their captures completed more than ${days} day${days === 1 ? '' : 's'} ago.\n`,
+    );
 }
 
 /** The options of `import`: the library folder and, to queue the copies, the placement options of `add`. */
@@ -214,9 +272,16 @@ export async function runImport(
   g: { dataDir?: string; json?: boolean },
   session?: { c: typeof import('./commands.js'); s: import('./commands.js').Session },
 ): Promise<number> {
-  if (o.structure !== undefined && !o.type) throw new Error('--type is required with --structure: interior or exterior');
+  if (o.structure !== undefined && !o.type)
+    throw new Error('--type is required with --structure: interior or exterior');
   if (!session) {
-    const { result } = await importCard(card, { library: o.library, dataDir: g.dataDir, json: g.json, lock: true, copyAgain: o.copyAgain });
+    const { result } = await importCard(card, {
+      library: o.library,
+      dataDir: g.dataDir,
+      json: g.json,
+      lock: true,
+      copyAgain: o.copyAgain,
+    });
     if (result.verified && !g.json) waitingForPlacement(result);
     if (!result.verified) return 1;
     return o.eject ? ejectImported(result, g.json) : 0;
@@ -247,7 +312,10 @@ export async function runImport(
 async function ejectImported(result: OffloadResult, json: boolean | undefined): Promise<number> {
   const mountPoint = (result.files[0] && cardRootOf(result.files[0].source)) ?? result.card;
   const r = await ejectCard(mountPoint);
-  if (json) process.stdout.write(`${JSON.stringify({ type: 'eject', card: mountPoint, ejected: r.ejected, message: r.message })}\n`);
+  if (json)
+    process.stdout.write(
+      `${JSON.stringify({ type: 'eject', card: mountPoint, ejected: r.ejected, message: r.message })}\n`,
+    );
   else (r.ejected ? process.stdout : process.stderr).write(`${printable(r.message)}\n`);
   return r.ejected ? 0 : 1;
 }
@@ -257,6 +325,9 @@ export async function printCards(json: boolean | undefined): Promise<void> {
   const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
   const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
   if (json) process.stdout.write(`${JSON.stringify({ type: 'cards', cards })}\n`);
-  else if (cards.length === 0) process.stdout.write(`No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`);
+  else if (cards.length === 0)
+    process.stdout.write(
+      `No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`,
+    );
   else for (const c of cards) process.stdout.write(`${printable(c.root)}: ${describeCard(c)}\n`);
 }

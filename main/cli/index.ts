@@ -26,10 +26,16 @@ const program = new Command('capture-uploader')
   .option('--project-id <id>', 'project id (CAPTURE_PROJECT_ID)')
   .option('--email <email>', 'account email (CAPTURE_EMAIL)')
   .option('--password <password>', 'account password (CAPTURE_PASSWORD; prefer the variable)')
-  .option('--progress-url <url>', 'progress records {progress_base_url} (CAPTURE_PROGRESS_URL; progress and assets commands)')
+  .option(
+    '--progress-url <url>',
+    'progress records {progress_base_url} (CAPTURE_PROGRESS_URL; progress and assets commands)',
+  )
   .option('--data-dir <dir>', 'folder of the upload queue (CAPTURE_DATA_DIR; default ~/.capture-uploader)')
   .option('--concurrency <n>', 'part uploads at once, shared by all files', positiveInt, 4)
-  .option('--bandwidth <rate>', 'upload limit: 512k, 2M (KiB/s, MiB/s), 8Mbit, or a daily timetable "08:00,512k 19:00,off"; at least 8k')
+  .option(
+    '--bandwidth <rate>',
+    'upload limit: 512k, 2M (KiB/s, MiB/s), 8Mbit, or a daily timetable "08:00,512k 19:00,off"; at least 8k',
+  )
   .option('--json', 'one JSON object per line instead of text')
   .option('--demo', 'start the local test service in this process and use it')
   .showHelpAfterError()
@@ -67,13 +73,21 @@ async function globals(): Promise<GlobalOptions> {
 }
 
 /** Runs `fn` with a session of the queue and engine (loaded now). */
-async function withSession(fn: (c: typeof import('./commands.js'), s: import('./commands.js').Session, g: GlobalOptions) => Promise<number | void>): Promise<void> {
+async function withSession(
+  fn: (
+    c: typeof import('./commands.js'),
+    s: import('./commands.js').Session,
+    g: GlobalOptions,
+  ) => Promise<number | void>,
+): Promise<void> {
   const c = await import('./commands.js');
   const g = await globals();
   await c.withSession(g, (s) => fn(c, s, g));
 }
 
-captureOptions(program.command('add').description('group files into captures, queue and register them').argument('<files...>'))
+captureOptions(
+  program.command('add').description('group files into captures, queue and register them').argument('<files...>'),
+)
   .option('--dry-run', 'show what would be registered where, and what would not be uploaded; queue and send nothing')
   .option('--verbose', 'list every file not queued, not only how many for each reason')
   .action((files: string[], o) =>
@@ -84,10 +98,26 @@ captureOptions(program.command('add').description('group files into captures, qu
     }),
   );
 
-captureOptions(program.command('import').description('copy a card to the library folder with verification (XXH64, read back), say when it is safe to remove; with --structure and --type also queue the copies as add does').argument('<card>', "the card's root, DCIM, or a camera folder"))
-  .option('--library <dir>', 'folder the copies go to (CAPTURE_LIBRARY; default "Capture Uploader" in your Videos folder)')
-  .option('--copy-again', 'copy every recording, even those already copied and verified in the library (by default a card put back copies only what is new)')
-  .option('--eject', 'once the card is safe to remove, eject it (udisksctl on Linux, diskutil on macOS, the shell\'s Eject on Windows); exit 1 when it could not be')
+captureOptions(
+  program
+    .command('import')
+    .description(
+      'copy a card to the library folder with verification (XXH64, read back), say when it is safe to remove; with --structure and --type also queue the copies as add does',
+    )
+    .argument('<card>', "the card's root, DCIM, or a camera folder"),
+)
+  .option(
+    '--library <dir>',
+    'folder the copies go to (CAPTURE_LIBRARY; default "Capture Uploader" in your Videos folder)',
+  )
+  .option(
+    '--copy-again',
+    'copy every recording, even those already copied and verified in the library (by default a card put back copies only what is new)',
+  )
+  .option(
+    '--eject',
+    "once the card is safe to remove, eject it (udisksctl on Linux, diskutil on macOS, the shell's Eject on Windows); exit 1 when it could not be",
+  )
   .action(async (card: string, o: import('./import-card.js').ImportFlags) => {
     const g = await globals();
     const { runImport } = await import('./import-card.js');
@@ -120,11 +150,15 @@ Exit status (the same for every command; see the README):
   130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
   141  the output pipe was closed (e.g. piped into head); stopped the same way`,
   )
-  .option('--keep-copies <days>', 'days the library keeps an imported copy after its capture completed (CAPTURE_KEEP_COPIES_DAYS; default 7)', (v) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('a number of days, 0 or more');
-    return n;
-  })
+  .option(
+    '--keep-copies <days>',
+    'days the library keeps an imported copy after its capture completed (CAPTURE_KEEP_COPIES_DAYS; default 7)',
+    (v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('a number of days, 0 or more');
+      return n;
+    },
+  )
   .action((o: DrainFlags & { keepCopies?: number }) =>
     withSession(async (c, s, g) => {
       const code = await c.drain(s, g.json, o);
@@ -137,7 +171,9 @@ Exit status (the same for every command; see the README):
 
 program
   .command('status')
-  .description('list captures and files with their state and percentage (needs no credentials; works while a drain runs)')
+  .description(
+    'list captures and files with their state and percentage (needs no credentials; works while a drain runs)',
+  )
   .action(async () => {
     const g = program.opts<GlobalOptions>();
     const { printStatus } = await import('./status.js');
@@ -146,10 +182,13 @@ program
 
 program
   .command('log')
-  .description('what happened to each capture and file, oldest first: the night\'s story (reads only, like status)')
+  .description("what happened to each capture and file, oldest first: the night's story (reads only, like status)")
   .option('--since <time>', 'from this ISO 8601 time, or this long ago (12h, 2d)', '24h')
   .option('--limit <n>', 'at most this many entries (the newest)', (v) => Number(v), 10_000)
-  .option('--summary', 'the morning summary instead: started, finished, how much, slowest hour, longest outage, what needs you')
+  .option(
+    '--summary',
+    'the morning summary instead: started, finished, how much, slowest hour, longest outage, what needs you',
+  )
   .action(async (o: { since: string; limit: number; summary?: boolean }) => {
     const g = program.opts<GlobalOptions>();
     const { printLog } = await import('./log.js');
@@ -158,7 +197,9 @@ program
 
 program
   .command('report')
-  .description('save one zip for support: the support log, the queue\'s status and summary, versions and the settings without secrets (needs no credentials)')
+  .description(
+    "save one zip for support: the support log, the queue's status and summary, versions and the settings without secrets (needs no credentials)",
+  )
   .option('--out <file>', 'where to write it (default capture-uploader-report-DATE-TIME.zip here)')
   .action(async (o: { out?: string }) => {
     const { runReport } = await import('./report-command.js');
@@ -172,7 +213,12 @@ program
   .action((ids: string[]) =>
     withSession(async (c, s) => {
       // With no ids: every failed or cancelled file that has an upload to resume (engine.resume skips the others).
-      const files = ids.length ? c.retryable(s.uploader.queue, ids.map(rowId('file'))) : s.uploader.queue.files(['failed', 'cancelled']).filter((f) => f.uploadId).map((f) => f.id);
+      const files = ids.length
+        ? c.retryable(s.uploader.queue, ids.map(rowId('file')))
+        : s.uploader.queue
+            .files(['failed', 'cancelled'])
+            .filter((f) => f.uploadId)
+            .map((f) => f.id);
       for (const id of files) s.uploader.engine.resume(id);
       process.stdout.write(`${files.length} file(s) queued again\n`);
     }),
@@ -188,10 +234,12 @@ program
     withSession(async (_c, s) => {
       if (!o.registerAgain && !o.drop) throw new Error('say --register-again or --drop');
       const row = rowId('capture')(id);
-      if (!s.uploader.queue.capture(row)) throw new Error(`There is no capture ${row} in the queue (see capture-uploader status)`);
+      if (!s.uploader.queue.capture(row))
+        throw new Error(`There is no capture ${row} in the queue (see capture-uploader status)`);
       if (o.drop) {
         const c = s.uploader.queue.capture(row)!;
-        if (!['registration_unknown', 'rejected', 'failed', 'queued'].includes(c.state)) throw new Error(`Capture ${row} is not waiting for a decision (it is ${c.state})`);
+        if (!['registration_unknown', 'rejected', 'failed', 'queued'].includes(c.state))
+          throw new Error(`Capture ${row} is not waiting for a decision (it is ${c.state})`);
         await s.uploader.engine.removeCapture(row); // awaited: the session closes next
       } else s.uploader.engine.resolveRegistration(row, 'register-again');
     }),
@@ -199,7 +247,9 @@ program
 
 program
   .command('remove')
-  .description('remove captures or files from this computer\'s queue (nothing changes at the platform), even while they upload')
+  .description(
+    "remove captures or files from this computer's queue (nothing changes at the platform), even while they upload",
+  )
   .addArgument(new Argument('<kind>', 'what the numbers are').choices(['capture', 'file']))
   .argument('<ids...>', 'capture or file numbers shown by status')
   .action((kind: 'capture' | 'file', ids: string[]) =>
@@ -208,7 +258,8 @@ program
       // Every id is checked before any is removed: an unknown one changes nothing.
       for (const id of rows) {
         const row = kind === 'capture' ? s.uploader.queue.capture(id) : s.uploader.queue.file(id);
-        if (!row) throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status); nothing was removed.`);
+        if (!row)
+          throw new Error(`There is no ${kind} ${id} in the queue (see capture-uploader status); nothing was removed.`);
       }
       for (const id of rows) {
         if (kind === 'capture') await s.uploader.engine.removeCapture(id);
@@ -220,14 +271,18 @@ program
 
 program
   .command('front')
-  .description('move a capture to the front of the queue: its registration and files go first (the last one moved first); --back puts it back in its place by age')
+  .description(
+    'move a capture to the front of the queue: its registration and files go first (the last one moved first); --back puts it back in its place by age',
+  )
   .argument('<captureId>', 'the capture number shown by status')
   .option('--back', 'back to its place by age')
   .action((id: string, o: { back?: boolean }) =>
     withSession(async (_c, s) => {
       const row = rowId('capture')(id);
       await s.uploader.engine.moveCapture(row, !o.back);
-      process.stdout.write(`capture ${row} ${o.back ? 'is back in its place in the queue' : 'is at the front of the queue'}\n`);
+      process.stdout.write(
+        `capture ${row} ${o.back ? 'is back in its place in the queue' : 'is at the front of the queue'}\n`,
+      );
     }),
   );
 
@@ -239,12 +294,17 @@ program
     withSession(async (_c, s) => {
       const files = ids.map(rowId('file'));
       const unknown = files.find((id) => !s.uploader.queue.file(id));
-      if (unknown !== undefined) throw new Error(`There is no file ${unknown} in the queue (see capture-uploader status); nothing was cancelled.`);
+      if (unknown !== undefined)
+        throw new Error(
+          `There is no file ${unknown} in the queue (see capture-uploader status); nothing was cancelled.`,
+        );
       for (const id of files) s.uploader.engine.cancel(id);
     }),
   );
 
-captureOptions(program.command('run').description('add the files (a sample recording when none), then drain').argument('[files...]')).action((files: string[], o) =>
+captureOptions(
+  program.command('run').description('add the files (a sample recording when none), then drain').argument('[files...]'),
+).action((files: string[], o) =>
   withSession(async (c, s, g) => {
     const paths = files.length ? files : c.sampleRecording(`${s.dataDir}/sample`);
     await c.addFiles(s, paths, o, g.json);

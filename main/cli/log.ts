@@ -15,7 +15,10 @@ export function sinceTime(text: string, now = Date.now()): string {
   const back = /^\d+(\.\d+)?\s*[a-z]+$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : undefined;
   if (typeof back === 'number' && back > 0) return new Date(now - back).toISOString();
   const t = Date.parse(text);
-  if (Number.isNaN(t)) throw new Error(`--since ${text} is not a time: give an ISO 8601 time such as 2026-11-23T18:00 or a duration such as 12h`);
+  if (Number.isNaN(t))
+    throw new Error(
+      `--since ${text} is not a time: give an ISO 8601 time such as 2026-11-23T18:00 or a duration such as 12h`,
+    );
   return new Date(t).toISOString();
 }
 
@@ -37,7 +40,10 @@ export function activityLine(e: ActivityEntry, opts: WhenOptions = {}): string {
  * instead (shared/night-summary.ts: text lines, or one JSON object with `json`). Reads the queue
  * read-only, like status.
  */
-export function printLog(dataDir: string | undefined, opts: { since?: string; limit?: number; json?: boolean; summary?: boolean }): void {
+export function printLog(
+  dataDir: string | undefined,
+  opts: { since?: string; limit?: number; json?: boolean; summary?: boolean },
+): void {
   const since = sinceTime(opts.since ?? '24h');
   if (opts.summary) {
     // The morning summary: a few lines, or one `{ type: 'summary', … }` object (summary.ts).

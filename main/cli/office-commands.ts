@@ -13,8 +13,13 @@ import { Option } from 'commander';
  * exit status the README gives: 0 done, 1 an entry refused, 3 entries waiting for the service.
  */
 export function officeCommands(program: Command): void {
-  const records = async () => ({ r: await import('./records.js'), g: program.opts() as import('./records.js').RecordsFlags });
-  const progress = program.command('progress').description('progress entries of the project (progress-records-interface.md)');
+  const records = async () => ({
+    r: await import('./records.js'),
+    g: program.opts() as import('./records.js').RecordsFlags,
+  });
+  const progress = program
+    .command('progress')
+    .description('progress entries of the project (progress-records-interface.md)');
   progress
     .command('list')
     .description('list the entries, by date')
@@ -33,9 +38,13 @@ export function officeCommands(program: Command): void {
     });
   progress
     .command('add')
-    .description('record an entry (sent once; a lost answer is checked before sending again; kept and sent later when the service cannot be reached)')
+    .description(
+      'record an entry (sent once; a lost answer is checked before sending again; kept and sent later when the service cannot be reached)',
+    )
     .requiredOption('--date <YYYY-MM-DD>', 'the day the progress was made')
-    .addOption(new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']).makeOptionMandatory())
+    .addOption(
+      new Option('--status <status>', 'the entry status').choices(['In Progress', 'Completed']).makeOptionMandatory(),
+    )
     .requiredOption('--details <text>', 'what was done')
     .action(async (o: { date: string; status: 'In Progress' | 'Completed'; details: string }) => {
       checkEntry(o);
@@ -44,7 +53,9 @@ export function officeCommands(program: Command): void {
     });
   progress
     .command('send')
-    .description('send the entries recorded while the service could not be reached (kept in records.db); exit 1 if one is refused, 3 if some still wait')
+    .description(
+      'send the entries recorded while the service could not be reached (kept in records.db); exit 1 if one is refused, 3 if some still wait',
+    )
     .action(async () => {
       const { r, g } = await records();
       process.exitCode = await r.progressSend(g);
@@ -72,7 +83,7 @@ export function officeCommands(program: Command): void {
   const assets = program.command('assets').description('external assets of a structure and their stage progress');
   assets
     .command('categories')
-    .description('the project\'s asset categories and their stages')
+    .description("the project's asset categories and their stages")
     .action(async () => {
       const { r, g } = await records();
       await r.assetCategories(g);
@@ -90,12 +101,15 @@ export function officeCommands(program: Command): void {
 
 /** Throws, naming the option and the fix, when a given --date is not YYYY-MM-DD or --details says nothing. */
 function checkEntry(o: { date?: string; details?: string }): void {
-  if (o.date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date)))) throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form, such as 2026-11-23.`);
-  if (o.details !== undefined && o.details.trim() === '') throw new Error('--details is empty: say what was done, where (structure, level, gridlines).');
+  if (o.date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(o.date) || Number.isNaN(Date.parse(o.date))))
+    throw new Error(`--date ${o.date} is not a date in YYYY-MM-DD form, such as 2026-11-23.`);
+  if (o.details !== undefined && o.details.trim() === '')
+    throw new Error('--details is empty: say what was done, where (structure, level, gridlines).');
 }
 
 /** An outbox id given on the command line, as a number; throws naming it when it is not one. */
 function outboxId(id: string): number {
-  if (!/^\d+$/.test(id)) throw new Error(`${id} is not an outbox entry id; \`capture-uploader progress send\` lists them.`);
+  if (!/^\d+$/.test(id))
+    throw new Error(`${id} is not an outbox entry id; \`capture-uploader progress send\` lists them.`);
   return Number(id);
 }

@@ -12,5 +12,8 @@ import type { UploadQueue } from '../queue/queue.js';
  * file when there is no queue there, it is damaged, or it needs a newer or older version.
  */
 export function withQueueReadOnly<T>(dataDir: string | undefined, read: (queue: UploadQueue) => T): T {
-  return withQueueFileReadOnly(join(resolve(dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader')), 'queue.db'), read);
+  return withQueueFileReadOnly(
+    join(resolve(dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader')), 'queue.db'),
+    read,
+  );
 }

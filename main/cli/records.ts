@@ -43,7 +43,11 @@ interface RecordsSession {
  * The session's outbox: records.db in `dataDir`, its entries kept under the same scope as the
  * desktop app's (service address and project), so either may send them.
  */
-function outboxOf(dataDir: string, client: ProgressRecordsClient, scope: string): { office(): OfficeRecords; close(): void } {
+function outboxOf(
+  dataDir: string,
+  client: ProgressRecordsClient,
+  scope: string,
+): { office(): OfficeRecords; close(): void } {
   let office: OfficeRecords | undefined;
   return {
     office() {
@@ -62,7 +66,12 @@ async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
     const dataDir = mkdtempSync(join(tmpdir(), 'capture-uploader-demo-'));
     const service = await startLocalService(join(dataDir, 'local-service'));
     const { info } = service;
-    const client = new ProgressRecordsClient({ baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account });
+    const client = new ProgressRecordsClient({
+      baseUrl: info.progressBaseUrl,
+      apiKey: info.apiKey,
+      projectId: info.projectId,
+      ...info.account,
+    });
     const outbox = outboxOf(dataDir, client, `local:${info.projectId}`);
     return {
       client,
@@ -136,7 +145,8 @@ export function progressShow(g: RecordsFlags, id: string): Promise<void> {
 export type ProgressExit = 0 | 1 | 3;
 
 /** "refused 2026-11-23 In Progress: … (why)" / "waiting …": one outbox entry as the CLI says it, with its id for `progress fix|drop`. */
-const outboxLine = (w: OutboxItemView) => `${w.state === 'refused' ? 'refused' : 'waiting'} ${w.id}  ${w.date} ${w.status}: ${printable(w.details)}${w.error ? ` (${w.error})` : ''}`;
+const outboxLine = (w: OutboxItemView) =>
+  `${w.state === 'refused' ? 'refused' : 'waiting'} ${w.id}  ${w.date} ${w.status}: ${printable(w.details)}${w.error ? ` (${w.error})` : ''}`;
 
 /**
  * `progress add --date --status --details`: records an entry once (OfficeRecords.createProgress:
@@ -145,12 +155,18 @@ const outboxLine = (w: OutboxItemView) => `${w.state === 'refused' ? 'refused' :
  * records.db's outbox, which `progress send` (or the desktop app) sends later: nothing is lost.
  * A refusal (4xx) throws with the service's words, and nothing waits.
  */
-export function progressAdd(g: RecordsFlags, entry: { date: string; status: 'In Progress' | 'Completed'; details: string }): Promise<ProgressExit> {
+export function progressAdd(
+  g: RecordsFlags,
+  entry: { date: string; status: 'In Progress' | 'Completed'; details: string },
+): Promise<ProgressExit> {
   return run(g, async (s) => {
     const { entry: e, queued } = await s.office().createProgress(entry);
     if (g.json) out(JSON.stringify(e ? { type: 'progress-entry', entry: e } : { type: 'progress-queued', queued }));
     else if (e) out(`recorded ${e.id}: ${e.date} ${e.status}`);
-    else out(`queued: the progress service cannot be reached; the entry waits in ${join(s.dataDir, 'records.db')} and is sent by \`capture-uploader progress send\``);
+    else
+      out(
+        `queued: the progress service cannot be reached; the entry waits in ${join(s.dataDir, 'records.db')} and is sent by \`capture-uploader progress send\``,
+      );
     return e ? 0 : 3;
   });
 }
@@ -172,8 +188,14 @@ export function progressSend(g: RecordsFlags): Promise<ProgressExit> {
       for (const e of sent) out(`recorded ${e.id}: ${e.date} ${e.status}`);
       for (const w of outbox) out(outboxLine(w));
       if (sent.length === 0 && outbox.length === 0) out('Nothing waits to be sent.');
-      else if (outbox.some((w) => w.state === 'refused')) out('Correct a refused entry with `capture-uploader progress fix ID --details …`, or give it up with `capture-uploader progress drop ID`.');
-      else if (outbox.length > 0) out(`The entries waiting stay in ${join(s.dataDir, 'records.db')}; nothing is lost. Run \`capture-uploader progress send\` again later.`);
+      else if (outbox.some((w) => w.state === 'refused'))
+        out(
+          'Correct a refused entry with `capture-uploader progress fix ID --details …`, or give it up with `capture-uploader progress drop ID`.',
+        );
+      else if (outbox.length > 0)
+        out(
+          `The entries waiting stay in ${join(s.dataDir, 'records.db')}; nothing is lost. Run \`capture-uploader progress send\` again later.`,
+        );
     }
     return outbox.some((w) => w.state === 'refused') ? 1 : outbox.length > 0 ? 3 : 0;
   });
@@ -185,12 +207,23 @@ export function progressSend(g: RecordsFlags): Promise<ProgressExit> {
  * Fields not given keep their value. Answers 0 when it was recorded, 1 when refused again, 3 when
  * it waits for the service. Throws when ID is not in the outbox.
  */
-export function progressFix(g: RecordsFlags, id: number, change: { date?: string; status?: 'In Progress' | 'Completed'; details?: string }): Promise<ProgressExit> {
+export function progressFix(
+  g: RecordsFlags,
+  id: number,
+  change: { date?: string; status?: 'In Progress' | 'Completed'; details?: string },
+): Promise<ProgressExit> {
   return run(g, async (s) => {
     const office = s.office();
     const item = office.outboxNow().find((w) => w.id === id);
-    if (!item) throw new Error(`No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`);
-    const r = await office.revise(id, { date: change.date ?? item.date, status: change.status ?? item.status, details: change.details ?? item.details });
+    if (!item)
+      throw new Error(
+        `No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`,
+      );
+    const r = await office.revise(id, {
+      date: change.date ?? item.date,
+      status: change.status ?? item.status,
+      details: change.details ?? item.details,
+    });
     if (g.json) out(JSON.stringify({ type: 'progress-fixed', entry: r.entry, item: r.item }));
     else if (r.entry) out(`recorded ${r.entry.id}: ${r.entry.date} ${r.entry.status}`);
     else if (r.item) out(outboxLine(r.item));
@@ -201,7 +234,10 @@ export function progressFix(g: RecordsFlags, id: number, change: { date?: string
 /** `progress drop ID`: gives up an entry of the outbox (refused or waiting). Throws when ID is not in the outbox. */
 export function progressDrop(g: RecordsFlags, id: number): Promise<ProgressExit> {
   return run(g, async (s): Promise<ProgressExit> => {
-    if (!(await s.office().discard(id))) throw new Error(`No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`);
+    if (!(await s.office().discard(id)))
+      throw new Error(
+        `No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`,
+      );
     out(g.json ? JSON.stringify({ type: 'progress-dropped', id }) : `dropped ${id}: it will not be sent`);
     return 0;
   });
@@ -211,10 +247,14 @@ export function progressDrop(g: RecordsFlags, id: number): Promise<ProgressExit>
 export function assetCategories(g: RecordsFlags): Promise<void> {
   return run(g, async ({ client, structures }) => {
     const categories = await client.categories();
-    if (g.json) return out(JSON.stringify({ type: 'asset-categories', categories, ...(structures.length ? { structures } : {}) }));
+    if (g.json)
+      return out(
+        JSON.stringify({ type: 'asset-categories', categories, ...(structures.length ? { structures } : {}) }),
+      );
     for (const c of categories) {
       out(`${c.name}  (${c._id}, ${c.uom})`);
-      for (const s of [...c.stages].sort((a, b) => a.sequence - b.sequence)) out(`  ${s.sequence}. ${s.name}  ${s.color}`);
+      for (const s of [...c.stages].sort((a, b) => a.sequence - b.sequence))
+        out(`  ${s.sequence}. ${s.name}  ${s.color}`);
     }
     for (const s of structures) out(`structure ${s.id}  ${s.name}`);
   });
@@ -225,7 +265,10 @@ export function assetList(g: RecordsFlags, structure: string, category: string):
   return run(g, async ({ client }) => {
     const categories = await client.categories();
     const cat = categories.find((c) => c._id === category || c.id === category || c.name === category);
-    if (!cat) throw new Error(`No category "${category}" in this project; the categories are: ${categories.map((c) => c.name).join(', ')}`);
+    if (!cat)
+      throw new Error(
+        `No category "${category}" in this project; the categories are: ${categories.map((c) => c.name).join(', ')}`,
+      );
     const assets = await client.assets(structure, category);
     // Sized by shape in the category's unit, each stage in its own (progress-records-interface.md §2, shared/asset-measure.ts).
     const dims = { uom: cat.uom, height: cat.height ?? null };
@@ -235,16 +278,33 @@ export function assetList(g: RecordsFlags, structure: string, category: string):
     const stages = [...cat.stages].sort((a, b) => a.sequence - b.sequence);
     const work = stages.map((s) => ({ stage: s.name, uom: s.uom ?? null, ...stageWork(s, assets, dims) }));
     const { size: _size, ...sized } = sizing;
-    if (g.json) return out(JSON.stringify({ type: 'assets', category: cat.name, uom: cat.uom, measure, sizing: sized, assets, totals, stageWork: work }));
+    if (g.json)
+      return out(
+        JSON.stringify({
+          type: 'assets',
+          category: cat.name,
+          uom: cat.uom,
+          measure,
+          sizing: sized,
+          assets,
+          totals,
+          stageWork: work,
+        }),
+      );
     out(`${assets.length} asset(s) of ${cat.name} in structure ${structure}; ${sizing.note}`);
     // The screen's legend, in the same words: each asset counts once, at its latest stage.
     out('By the latest stage each asset has reached:');
     for (const t of totals) {
-      out(`  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${t.length.toFixed(1).padStart(10)} ${sizing.unit}  ${(t.share * 100).toFixed(1).padStart(5)}%`);
+      out(
+        `  ${(t.stage?.name ?? 'not started').padEnd(24)} ${String(t.assets).padStart(5)} asset(s)  ${t.length.toFixed(1).padStart(10)} ${sizing.unit}  ${(t.share * 100).toFixed(1).padStart(5)}%`,
+      );
     }
     const untracked = assets.filter((a) => a.doNotTrack).length;
     if (untracked) out(`  (${untracked} asset(s) marked do-not-track are not counted)`);
     out('Per-stage totals (the work done in each stage by all tracked assets, each in its own unit):');
-    for (const w of work) out(`  ${w.stage.padEnd(24)} ${!w.uom ? 'no unit given' : w.measured === 0 ? `in ${w.uom}: not derived from the drawing` : workPhrase(w, w.uom, 'en-GB')}`);
+    for (const w of work)
+      out(
+        `  ${w.stage.padEnd(24)} ${!w.uom ? 'no unit given' : w.measured === 0 ? `in ${w.uom}: not derived from the drawing` : workPhrase(w, w.uom, 'en-GB')}`,
+      );
   });
 }

@@ -11,13 +11,18 @@ export { formatBytes, formatEta };
  * terminal; one line per state change otherwise; one JSON object per event with `json`.
  * Returns a function that stops the display.
  */
-export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, mode: 'tty' | 'lines' | 'json', out: NodeJS.WriteStream): () => void {
+export function attachDisplay(
+  on: (l: (e: EngineEvent) => void) => () => void,
+  mode: 'tty' | 'lines' | 'json',
+  out: NodeJS.WriteStream,
+): () => void {
   if (mode === 'json') return on((e) => out.write(`${JSON.stringify(e)}\n`));
   if (mode === 'lines') {
     return on((e) => {
       const line = eventLine(e);
       if (line) out.write(line);
-      else if (e.type === 'capture' && e.error && e.state !== 'queued') out.write(`capture "${printable(e.label)}": ${printable(e.error)}\n`);
+      else if (e.type === 'capture' && e.error && e.state !== 'queued')
+        out.write(`capture "${printable(e.label)}": ${printable(e.error)}\n`);
     });
   }
   const multi = new cliProgress.MultiBar(
@@ -74,12 +79,14 @@ export function attachDisplay(on: (l: (e: EngineEvent) => void) => () => void, m
 /** The line an event prints outside the progress bars (completions, failures, scheduled retries, parts storage lost, warnings), or undefined. */
 function eventLine(e: EngineEvent): string | undefined {
   if (e.type === 'file' && e.state === 'completed') return `completed  ${printable(e.fileName)}\n`;
-  if (e.type === 'file' && e.state === 'failed') return `FAILED     ${printable(e.fileName)}: ${printable(e.error ?? '')}\n`;
+  if (e.type === 'file' && e.state === 'failed')
+    return `FAILED     ${printable(e.fileName)}: ${printable(e.error ?? '')}\n`;
   if (e.type === 'activity' && (e.entry.kind === 'retry-scheduled' || e.entry.kind === 'registration-retry')) {
     return `retrying   ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
   }
   // Storage's own list lacked parts it had acknowledged (engine/file-upload.ts): said once, as the app's queue does.
-  if (e.type === 'activity' && e.entry.kind === 'parts-lost') return `LOST       ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
+  if (e.type === 'activity' && e.entry.kind === 'parts-lost')
+    return `LOST       ${printable(e.entry.subject)}: ${printable(e.entry.message)}\n`;
   if (e.type === 'blocked' && e.message) return `STOPPED    ${printable(e.message)}\n`;
   if (e.type === 'fatal') return `STOPPED    ${printable(e.message)}\n`;
   if (e.type === 'warning') return `warning: ${printable(e.message)}\n`;
@@ -96,7 +103,8 @@ function eventLine(e: EngineEvent): string | undefined {
  */
 export function drainExitCode(s: DrainSummary): number {
   if (s.fatal) return 2;
-  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length || s.cardRemoved || s.blocked) return 1;
+  if (s.failed.length || s.needsAttention.length || s.paused.length || s.cancelled.length || s.cardRemoved || s.blocked)
+    return 1;
   if (s.waiting.length || s.queued.length) return 3;
   return 0;
 }
@@ -114,16 +122,25 @@ export function summaryLines(s: DrainSummary): string[] {
   ];
   if (s.fatal) lines.push(`STOPPED ${printable(s.fatal)}`);
   if (s.blocked) lines.push(`STOPPED ${printable(s.blocked)}`);
-  if (s.cardRemoved) lines.push(`CARD REMOVED ${printable(s.cardRemoved)}; \`drain --wait\` resumes by itself once it is back, under any mount path`);
+  if (s.cardRemoved)
+    lines.push(
+      `CARD REMOVED ${printable(s.cardRemoved)}; \`drain --wait\` resumes by itself once it is back, under any mount path`,
+    );
   for (const f of s.failed) lines.push(`FAILED ${printable(f.fileName)} (file ${f.id}): ${printable(f.error ?? '')}`);
   for (const f of s.waiting) {
-    const when = f.nextAttemptAt !== null && f.nextAttemptAt > Date.now() ? `tried again at ${whenAt(f.nextAttemptAt)}` : 'not sent yet';
+    const when =
+      f.nextAttemptAt !== null && f.nextAttemptAt > Date.now()
+        ? `tried again at ${whenAt(f.nextAttemptAt)}`
+        : 'not sent yet';
     lines.push(`WAITING ${printable(f.fileName)} (file ${f.id}): ${when}${f.error ? ` — ${printable(f.error)}` : ''}`);
   }
-  for (const c of s.queued) lines.push(`NOT REGISTERED YET capture ${c.id} "${printable(c.label)}"${c.error ? `: ${printable(c.error)}` : ''}`);
-  for (const c of s.needsAttention) lines.push(`NEEDS ATTENTION capture ${c.id} "${printable(c.label)}" (${c.state}): ${printable(c.error ?? '')}`);
+  for (const c of s.queued)
+    lines.push(`NOT REGISTERED YET capture ${c.id} "${printable(c.label)}"${c.error ? `: ${printable(c.error)}` : ''}`);
+  for (const c of s.needsAttention)
+    lines.push(`NEEDS ATTENTION capture ${c.id} "${printable(c.label)}" (${c.state}): ${printable(c.error ?? '')}`);
   // Refused credentials: `drain --wait` would stop at once again; a person must correct them (as `status` says "Needs you").
   if (s.blocked) lines.push('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
-  else if (s.waiting.length || s.queued.length) lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
+  else if (s.waiting.length || s.queued.length)
+    lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
   return lines;
 }

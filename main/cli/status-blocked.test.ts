@@ -29,7 +29,14 @@ function uploader(name: string, password?: string): Uploader {
   const { info } = kit.svc;
   return openUploader({
     dataDir: join(kit.work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account, ...(password ? { password } : {}) },
+    gateway: {
+      baseUrl: info.baseUrl,
+      authUrl: info.authUrl,
+      apiKey: info.apiKey,
+      projectId: info.projectId,
+      ...info.account,
+      ...(password ? { password } : {}),
+    },
     apiRetry: recommendedRetryPolicy(20, 20),
     partRetry: recommendedRetryPolicy(20, 20),
   });
@@ -54,7 +61,9 @@ describe('status while the running engine is stopped by refused credentials', ()
     const file = kit.file('VID_20261125_101010_00_001.insv', 4000);
     await wrong.add([file.path], { structure: kit.structure(), type: 'interior' });
     const summary = await wrong.engine.drain({ wait: true });
-    expect(summary.blocked).toMatch(/^The sign-in service refuses the account \(.+\): fix the email or password in the settings; 1 capture\(s\) and 0 file\(s\) wait\.$/);
+    expect(summary.blocked).toMatch(
+      /^The sign-in service refuses the account \(.+\): fix the email or password in the settings; 1 capture\(s\) and 0 file\(s\) wait\.$/,
+    );
 
     // The app's headline: the same totals and the engine's `blocked` (main/service/live-queue.ts).
     const app = queueState(committedTotals(wrong.queue.totals()), { blocked: wrong.engine.blocked });
@@ -70,7 +79,9 @@ describe('status while the running engine is stopped by refused credentials', ()
     expect(drainExitCode(summary)).toBe(1);
     const lines = summaryLines(summary);
     expect(lines).toContain(`STOPPED ${summary.blocked}`);
-    expect(lines.at(-1)).toBe('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
+    expect(lines.at(-1)).toBe(
+      'Needs you: correct the settings named above and run drain again; nothing queued is lost.',
+    );
 
     // Closed (the app quits, or its settings change and the uploader is built again): no engine is stopped.
     await wrong.close();
@@ -84,10 +95,22 @@ describe('status while the running engine is stopped by refused credentials', ()
     // As a killed app leaves it: its engine's record still in the queue.
     const { db } = openQueueDatabase(join(kit.work, name, 'queue.db'));
     const q = new UploadQueue(db);
-    q.enqueueCapture('walk', { project: kit.svc.info.projectId, structure: kit.structure(), captureDateTime: '2026-11-25T10:00:00.000Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 1000 }] }, [
-      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 1000, mtimeMs: 1 },
-    ]);
-    q.meta.setBlocked('The sign-in service refuses the account (Unauthorized): fix the email or password in the settings; 1 capture(s) and 0 file(s) wait.');
+    q.enqueueCapture(
+      'walk',
+      {
+        project: kit.svc.info.projectId,
+        structure: kit.structure(),
+        captureDateTime: '2026-11-25T10:00:00.000Z',
+        type: 'interior',
+        mode: '360 Video',
+        sourceType: 'bot',
+        files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 1000 }],
+      },
+      [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 1000, mtimeMs: 1 }],
+    );
+    q.meta.setBlocked(
+      'The sign-in service refuses the account (Unauthorized): fix the email or password in the settings; 1 capture(s) and 0 file(s) wait.',
+    );
     db.close();
     expect(status(name).split('\n')[0]).toMatch(/^Needs you — The sign-in service refuses the account/);
 
@@ -103,11 +126,18 @@ describe('status while the running engine is stopped by refused credentials', ()
     const name = 'left';
     const { db } = openQueueDatabase(join(kit.work, name, 'queue.db'));
     const q = new UploadQueue(db);
-    const why = 'The service refuses the API key (Forbidden: invalid api key): fix the API key in the settings; 1 capture(s) and 0 file(s) wait.';
+    const why =
+      'The service refuses the API key (Forbidden: invalid api key): fix the API key in the settings; 1 capture(s) and 0 file(s) wait.';
     q.meta.setBlocked(why);
     q.meta.setHold('person', null);
     db.close();
-    expect(status(name).split('\n').slice(0, 2)).toEqual([`Needs you — ${why} Nothing queued is lost. · 0% · 0 B of 1000 B stored`, 'Paused until resumed: no upload starts until the queue is resumed (files paused one by one stay paused after it).']);
-    expect(JSON.parse(status(name, true))).toMatchObject({ state: { kind: 'needs-you', headline: 'Needs you' }, hold: { until: null, by: 'person' } });
+    expect(status(name).split('\n').slice(0, 2)).toEqual([
+      `Needs you — ${why} Nothing queued is lost. · 0% · 0 B of 1000 B stored`,
+      'Paused until resumed: no upload starts until the queue is resumed (files paused one by one stay paused after it).',
+    ]);
+    expect(JSON.parse(status(name, true))).toMatchObject({
+      state: { kind: 'needs-you', headline: 'Needs you' },
+      hold: { until: null, by: 'person' },
+    });
   });
 });

@@ -39,8 +39,26 @@ describe('capture-uploader status', () => {
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    const id = q.enqueueCapture('walk', request, [{ path: '/card/evil\nname.mp4', fileName: 'evil\nname.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 }]);
-    q.saveRegistration(id, 'cap-1', [{ frameIndex: 1, uploadId: 'u1', fileName: 'evil\nname.mp4', size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' }]);
+    const id = q.enqueueCapture('walk', request, [
+      {
+        path: '/card/evil\nname.mp4',
+        fileName: 'evil\nname.mp4',
+        contentType: 'video/mp4',
+        size: 12_000_000,
+        mtimeMs: 1,
+      },
+    ]);
+    q.saveRegistration(id, 'cap-1', [
+      {
+        frameIndex: 1,
+        uploadId: 'u1',
+        fileName: 'evil\nname.mp4',
+        size: 12_000_000,
+        partSize: 5_242_880,
+        totalParts: 3,
+        status: 'initiated',
+      },
+    ]);
     q.recordParts([{ fileId: 1, partNumber: 1, etag: '"abc"' }]);
     const retryAt = Date.now() + 60_000;
     q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt, transient: true });
@@ -50,14 +68,29 @@ describe('capture-uploader status', () => {
     const text = captureOutput(() => printStatus(dir, false, 'en-GB'));
     expect(text.split('\n').filter(Boolean)).toEqual([
       // The queue's state first, as the app's headline and tray say it, with bytes storage acknowledged.
-      expect.stringMatching(/^Waiting to retry — next try (\d+ \w+ )?\d\d:\d\d · nothing lost · 43% · 5\.0 MiB of 11\.4 MiB stored$/),
+      expect.stringMatching(
+        /^Waiting to retry — next try (\d+ \w+ )?\d\d:\d\d · nothing lost · 43% · 5\.0 MiB of 11\.4 MiB stored$/,
+      ),
       'capture 1  registered           walk  (id cap-1)',
       '  file 1  pending     43%   11.4 MiB  evil\\nname.mp4',
-      expect.stringMatching(/^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/),
+      expect.stringMatching(
+        /^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/,
+      ),
     ]);
-    const json = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as { state: unknown; captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[] };
+    const json = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as {
+      state: unknown;
+      captures: { files: { partsDone: number; bytesDone: number; nextAttemptAt: number }[] }[];
+    };
     expect(json.captures[0]!.files[0]).toMatchObject({ partsDone: 1, bytesDone: 5_242_880, nextAttemptAt: retryAt });
-    expect(json.state).toEqual({ kind: 'retrying', headline: 'Waiting to retry', detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/), since: null, nextTry: retryAt, bytesDone: 5_242_880, bytesTotal: 12_000_000 });
+    expect(json.state).toEqual({
+      kind: 'retrying',
+      headline: 'Waiting to retry',
+      detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/),
+      since: null,
+      nextTry: retryAt,
+      bytesDone: 5_242_880,
+      bytesTotal: 12_000_000,
+    });
     db.close();
     vi.unstubAllEnvs();
   });
@@ -67,13 +100,27 @@ describe('capture-uploader status', () => {
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    const id = q.enqueueCapture('walk', request, [{ path: '/card/due.mp4', fileName: 'due.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 }]);
-    q.saveRegistration(id, 'cap-1', [{ frameIndex: 1, uploadId: 'u1', fileName: 'due.mp4', size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' }]);
+    const id = q.enqueueCapture('walk', request, [
+      { path: '/card/due.mp4', fileName: 'due.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 },
+    ]);
+    q.saveRegistration(id, 'cap-1', [
+      {
+        frameIndex: 1,
+        uploadId: 'u1',
+        fileName: 'due.mp4',
+        size: 12_000_000,
+        partSize: 5_242_880,
+        totalParts: 3,
+        status: 'initiated',
+      },
+    ]);
     const retryAt = Date.now() - 120_000;
     q.moveFile(1, ['pending'], 'pending', { error: 'SlowDown (HTTP 503 on PUT /x)', retryAt, transient: true });
 
     const lines = captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n');
-    expect(lines).toContain(`      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): SlowDown (HTTP 503 on PUT /x)`);
+    expect(lines).toContain(
+      `      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): SlowDown (HTTP 503 on PUT /x)`,
+    );
     expect(lines.filter((l) => l.startsWith('  ')).join('\n')).not.toMatch(/any moment|Retrying now/);
     db.close();
   });
@@ -83,7 +130,9 @@ describe('capture-uploader status', () => {
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    q.enqueueCapture('walk', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 }]);
+    q.enqueueCapture('walk', request, [
+      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 },
+    ]);
     const at = new Date();
     at.setHours(23, 59, 0, 0); // later today, in local time
     if (at.getTime() <= Date.now() + 1000) at.setTime(Date.now() + 60_000);
@@ -92,9 +141,14 @@ describe('capture-uploader status', () => {
     // (After 23:58 the time given is past midnight, and the date comes first.) A 24-hour locale:
     // the one time format follows the locale given.
     expect(captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n')[0]).toMatch(
-      new RegExp(`^Paused until (\\d+ \\w+ )?${clock}: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`),
+      new RegExp(
+        `^Paused until (\\d+ \\w+ )?${clock}: no upload starts before then \\(files paused one by one stay paused after it\\)\\.$`,
+      ),
     );
-    expect(JSON.parse(captureOutput(() => printStatus(dir, true)))).toMatchObject({ type: 'status', hold: { until: at.toISOString(), by: 'person' } });
+    expect(JSON.parse(captureOutput(() => printStatus(dir, true)))).toMatchObject({
+      type: 'status',
+      hold: { until: at.toISOString(), by: 'person' },
+    });
     // A hold whose time has passed says nothing.
     q.meta.setHold('person', new Date(Date.now() - 1000).toISOString());
     expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(/^Waiting · 0% /);
@@ -106,7 +160,16 @@ describe('capture-uploader status', () => {
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    const file = { path: '/card/a.mp4', fileName: 'a.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1, dev: '1', ino: '2', fingerprint: 'f1' };
+    const file = {
+      path: '/card/a.mp4',
+      fileName: 'a.mp4',
+      contentType: 'video/mp4',
+      size: 12_000_000,
+      mtimeMs: 1,
+      dev: '1',
+      ino: '2',
+      fingerprint: 'f1',
+    };
     const old = q.enqueueCapture('walk', request, [file]);
     q.markChanged(1);
     const again = q.enqueueCapture('walk', request, [{ ...file, size: 12_000_001, fingerprint: 'f2' }]);
@@ -119,39 +182,86 @@ describe('capture-uploader status', () => {
       '  file 1  replaced     0%   11.4 MiB  a.mp4',
       `      Replaced by capture ${again}: the recording changed on disk and was added again as a new capture.`,
     ]);
-    const json = JSON.parse(captureOutput(() => printStatus(dir, true))) as { captures: { files: { replacedBy: number | null }[] }[] };
+    const json = JSON.parse(captureOutput(() => printStatus(dir, true))) as {
+      captures: { files: { replacedBy: number | null }[] }[];
+    };
     expect(json.captures.map((c) => c.files[0]!.replacedBy)).toEqual([again, null]);
     db.close();
     vi.unstubAllEnvs();
   });
 
-  it('--json: the document SQLite builds is, byte for byte, the one the queue\'s own row mappings give', () => {
+  it("--json: the document SQLite builds is, byte for byte, the one the queue's own row mappings give", () => {
     const dir = join(work, 'json');
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    const file = (name: string, frameIndex: number, size: number) => ({ frameIndex, fileName: name, contentType: 'video/insv', size });
+    const file = (name: string, frameIndex: number, size: number) => ({
+      frameIndex,
+      fileName: name,
+      contentType: 'video/insv',
+      size,
+    });
     const pair = { ...request, files: [file('VID_00_café ☕\t"x".insv', 1, 12_000_000), file('VID_10.insv', 2, 7)] };
     const a = q.enqueueCapture('pair «1»', pair, [
-      { path: '/card/VID_00_café ☕\t"x".insv', fileName: 'VID_00_café ☕\t"x".insv', contentType: 'video/insv', size: 12_000_000, mtimeMs: 1_795_425_302_589.75, dev: '65024', ino: '7', ctimeNs: '1795425302589632676', fingerprint: 'ab' },
+      {
+        path: '/card/VID_00_café ☕\t"x".insv',
+        fileName: 'VID_00_café ☕\t"x".insv',
+        contentType: 'video/insv',
+        size: 12_000_000,
+        mtimeMs: 1_795_425_302_589.75,
+        dev: '65024',
+        ino: '7',
+        ctimeNs: '1795425302589632676',
+        fingerprint: 'ab',
+      },
       { path: '/card/VID_10.insv', fileName: 'VID_10.insv', contentType: 'video/insv', size: 7, mtimeMs: 2 },
     ]);
     q.saveRegistration(a, 'cap-a', [
-      { frameIndex: 1, uploadId: 'u1', fileName: 'VID_00_café ☕\t"x".insv', size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' },
-      { frameIndex: 2, uploadId: 'u2', fileName: 'VID_10.insv', size: 7, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+      {
+        frameIndex: 1,
+        uploadId: 'u1',
+        fileName: 'VID_00_café ☕\t"x".insv',
+        size: 12_000_000,
+        partSize: 5_242_880,
+        totalParts: 3,
+        status: 'initiated',
+      },
+      {
+        frameIndex: 2,
+        uploadId: 'u2',
+        fileName: 'VID_10.insv',
+        size: 7,
+        partSize: 5_242_880,
+        totalParts: 1,
+        status: 'initiated',
+      },
     ]);
     q.recordParts([
       { fileId: 1, partNumber: 1, etag: '"abc"' },
       { fileId: 1, partNumber: 3, etag: '"def"' },
     ]);
     setFileState(q, 2, 'completed');
-    q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt: Date.now() + 60_000, transient: true });
-    q.enqueueCapture('waiting', { ...request, files: [file('b.mp4', 1, 99)] }, [{ path: '/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 99, mtimeMs: 3 }]);
+    q.moveFile(1, ['pending'], 'pending', {
+      error: 'InternalError (HTTP 500 on PUT /x)',
+      retryAt: Date.now() + 60_000,
+      transient: true,
+    });
+    q.enqueueCapture('waiting', { ...request, files: [file('b.mp4', 1, 99)] }, [
+      { path: '/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 99, mtimeMs: 3 },
+    ]);
     db.prepare('UPDATE files SET changed = 1 WHERE id = 3').run();
 
     const expected = {
       type: 'status',
-      state: { kind: 'waiting', headline: 'Waiting', detail: null, since: null, nextTry: expect.any(Number), bytesDone: 7 + 5_242_880 + 1_514_240, bytesTotal: 12_000_106 },
+      state: {
+        kind: 'waiting',
+        headline: 'Waiting',
+        detail: null,
+        since: null,
+        nextTry: expect.any(Number),
+        bytesDone: 7 + 5_242_880 + 1_514_240,
+        bytesTotal: 12_000_106,
+      },
       hold: null,
       captures: q.captures().map((c) => ({
         ...c,
@@ -160,16 +270,26 @@ describe('capture-uploader status', () => {
           .filter((f) => f.captureRow === c.id)
           .map((f) => {
             const stored = q.parts(f.id).filter((p) => p.etag !== null);
-            return { ...f, partsDone: stored.length, bytesDone: f.state === 'completed' ? f.size : stored.reduce((n, p) => n + p.size, 0) };
+            return {
+              ...f,
+              partsDone: stored.length,
+              bytesDone: f.state === 'completed' ? f.size : stored.reduce((n, p) => n + p.size, 0),
+            };
           }),
       })),
     };
-    expect(expected.captures[0]!.files[0]).toMatchObject({ partsDone: 2, bytesDone: 5_242_880 + 1_514_240, transient: true });
+    expect(expected.captures[0]!.files[0]).toMatchObject({
+      partsDone: 2,
+      bytesDone: 5_242_880 + 1_514_240,
+      transient: true,
+    });
     const doc = captureOutput(() => printStatus(dir, true));
     expect(JSON.parse(doc)).toEqual(expected);
     // Key order as well: the document is what the mappings give (main/queue/reader.ts statusJson).
     expect(Object.keys(JSON.parse(doc) as object)).toEqual(['type', 'state', 'hold', 'captures']);
-    expect(doc.slice(doc.indexOf('"hold"'))).toBe(`${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`);
+    expect(doc.slice(doc.indexOf('"hold"'))).toBe(
+      `${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`,
+    );
     db.close();
   });
 

@@ -19,13 +19,22 @@ import type { QueuedFile } from '../queue/queue.js';
  * with bytes storage acknowledged: `state` and the figures for `--json`, and
  * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`.
  */
-export function statusState(queue: UploadQueue, now = Date.now(), locale?: string): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
+export function statusState(
+  queue: UploadQueue,
+  now = Date.now(),
+  locale?: string,
+): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
   // The outage and the stop for refused credentials the running engine recorded (OutageRecord,
   // BlockRecord): the same state the screen shows.
   const t = { ...committedTotals(queue.totals()), outage: queue.meta.outage() };
   const state = queueState(t, { blocked: queue.meta.blocked(), hold: queue.meta.holdInForce(), now, locale });
   const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
-  return { state, bytesDone: t.bytesDone, bytesTotal: t.bytesTotal, line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored` };
+  return {
+    state,
+    bytesDone: t.bytesDone,
+    bytesTotal: t.bytesTotal,
+    line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored`,
+  };
 }
 
 /**
@@ -54,21 +63,29 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
     const files = byCapture.get(c.id) ?? [];
     // A capture whose files were all replaced says by which capture, on its own line.
     const by = files.length && files.every((f) => f.replacedBy) ? ` — replaced by capture ${files[0]!.replacedBy}` : '';
-    lines.push(`capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}${by}`);
+    lines.push(
+      `capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}${by}`,
+    );
     if (c.error) lines.push(`    ${printable(c.error)}`);
     for (const f of files) {
       const done = f.storedBytes;
       const pct = f.state === 'completed' ? 100 : f.size ? Math.floor((done / f.size) * 100) : 0;
       const state = f.replacedBy ? 'replaced' : f.state;
-      lines.push(`  file ${f.id}  ${state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`);
+      lines.push(
+        `  file ${f.id}  ${state.padEnd(10)} ${String(pct).padStart(3)}%  ${formatBytes(f.size).padStart(9)}  ${printable(f.fileName)}`,
+      );
       if (f.state === 'pending' && f.nextAttemptAt !== null) {
         // A time ahead: when it goes; a time come: since when it waits for a free slot (never "any
         // moment": it is not on the wire; shared/queue-state.ts retryWait).
-        const when = f.nextAttemptAt > Date.now() ? `tried again at ${localTime(f.nextAttemptAt, { locale })}` : `retry due since ${localTime(f.nextAttemptAt, { locale })}`;
+        const when =
+          f.nextAttemptAt > Date.now()
+            ? `tried again at ${localTime(f.nextAttemptAt, { locale })}`
+            : `retry due since ${localTime(f.nextAttemptAt, { locale })}`;
         lines.push(`      ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
       } else if (f.error) lines.push(`      ${printable(f.error)}`);
       // Placed in the app while its card was imported: it starts from the copy once verified.
-      else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');
+      else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting'))
+        lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');
     }
   }
   if (captures.length === 0) lines.push('The queue is empty.');
@@ -81,7 +98,15 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
  */
 export function statusJsonDocument(queue: UploadQueue, locale?: string): string {
   const { state, bytesDone, bytesTotal } = statusState(queue, Date.now(), locale);
-  const shown = { kind: state.kind, headline: state.headline, detail: state.detail, since: state.since, nextTry: state.nextTry, bytesDone, bytesTotal };
+  const shown = {
+    kind: state.kind,
+    headline: state.headline,
+    detail: state.detail,
+    since: state.since,
+    nextTry: state.nextTry,
+    bytesDone,
+    bytesTotal,
+  };
   return statusJson(queue.db, queue.meta.holdInForce(), shown);
 }
 

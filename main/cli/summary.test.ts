@@ -12,7 +12,12 @@ const work = mkdtempSync(join(tmpdir(), 'summary-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const request: CaptureRequest = {
-  project: 'p1', structure: 's1', captureDateTime: '2026-11-20T10:00:00.000Z', type: 'interior', mode: '360 Video', sourceType: 'bot',
+  project: 'p1',
+  structure: 's1',
+  captureDateTime: '2026-11-20T10:00:00.000Z',
+  type: 'interior',
+  mode: '360 Video',
+  sourceType: 'bot',
   files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000 }],
 };
 
@@ -33,29 +38,80 @@ describe('capture-uploader log --summary', () => {
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    const done = q.enqueueCapture('walk 1', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 }]);
-    const bad = q.enqueueCapture('walk 2', { ...request, files: [{ ...request.files[0]!, fileName: 'b.mp4' }] }, [{ path: '/card/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 5, mtimeMs: 2 }]);
+    const done = q.enqueueCapture('walk 1', request, [
+      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 },
+    ]);
+    const bad = q.enqueueCapture('walk 2', { ...request, files: [{ ...request.files[0]!, fileName: 'b.mp4' }] }, [
+      { path: '/card/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 5, mtimeMs: 2 },
+    ]);
     const [f1] = q.filesOf(done);
     const [f2] = q.filesOf(bad);
     const t0 = Date.now() - 3 * 3_600_000;
     const iso = (min: number) => new Date(t0 + min * 60_000).toISOString();
-    q.activity.add({ at: iso(0), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'started', message: 'started' });
-    q.activity.add({ at: iso(10), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'retry-scheduled', message: 'InternalError (HTTP 503 on PUT /b/k)' });
-    q.activity.add({ at: iso(40), captureRow: done, fileId: f1!.id, subject: 'walk.mp4', kind: 'completed', message: 'done' });
-    q.activity.add({ at: iso(40), captureRow: done, fileId: null, subject: 'walk 1', kind: 'capture-completed', message: 'done' });
+    q.activity.add({
+      at: iso(0),
+      captureRow: done,
+      fileId: f1!.id,
+      subject: 'walk.mp4',
+      kind: 'started',
+      message: 'started',
+    });
+    q.activity.add({
+      at: iso(10),
+      captureRow: done,
+      fileId: f1!.id,
+      subject: 'walk.mp4',
+      kind: 'retry-scheduled',
+      message: 'InternalError (HTTP 503 on PUT /b/k)',
+    });
+    q.activity.add({
+      at: iso(40),
+      captureRow: done,
+      fileId: f1!.id,
+      subject: 'walk.mp4',
+      kind: 'completed',
+      message: 'done',
+    });
+    q.activity.add({
+      at: iso(40),
+      captureRow: done,
+      fileId: null,
+      subject: 'walk 1',
+      kind: 'capture-completed',
+      message: 'done',
+    });
     setFileState(q, f1!.id, 'completed');
     q.moveFile(f2!.id, ['waiting'], 'failed', { error: 'b.mp4 changed while uploading', transient: false });
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 
-    const lines = captureOutput(() => printLog(dir, { since: '6h', summary: true })).trim().split('\n');
+    const lines = captureOutput(() => printLog(dir, { since: '6h', summary: true }))
+      .trim()
+      .split('\n');
     // Nothing moves by itself any more (the other file needs a person): the night finished.
-    expect(lines[0]).toMatch(/^Started at .+; finished at .+ after 40 min 00 s: 1 capture \(1 file\), 2\.9 MiB uploaded\.$/);
+    expect(lines[0]).toMatch(
+      /^Started at .+; finished at .+ after 40 min 00 s: 1 capture \(1 file\), 2\.9 MiB uploaded\.$/,
+    );
     expect(lines).toContain('1 needs you:');
-    expect(lines.at(-1)).toBe(`  file ${f2!.id} (b.mp4): the file changed on disk. Retry it in the app, or run capture-uploader retry ${f2!.id}; it resumes from the parts already uploaded.`);
-    expect(lines.some((l) => /^Longest outage: 30 min 00 s from .+ \(storage unavailable\); nothing was lost\.$/.test(l))).toBe(true);
+    expect(lines.at(-1)).toBe(
+      `  file ${f2!.id} (b.mp4): the file changed on disk. Retry it in the app, or run capture-uploader retry ${f2!.id}; it resumes from the parts already uploaded.`,
+    );
+    expect(
+      lines.some((l) => /^Longest outage: 30 min 00 s from .+ \(storage unavailable\); nothing was lost\.$/.test(l)),
+    ).toBe(true);
 
-    const json = JSON.parse(captureOutput(() => printLog(dir, { since: '6h', summary: true, json: true }))) as Record<string, unknown>;
-    expect(json).toMatchObject({ type: 'summary', startedAt: t0, files: 1, captures: 1, bytes: 3_000_000, longestOutage: { ms: 30 * 60_000 }, needsYou: [{ subject: `file ${f2!.id} (b.mp4)` }] });
+    const json = JSON.parse(captureOutput(() => printLog(dir, { since: '6h', summary: true, json: true }))) as Record<
+      string,
+      unknown
+    >;
+    expect(json).toMatchObject({
+      type: 'summary',
+      startedAt: t0,
+      files: 1,
+      captures: 1,
+      bytes: 3_000_000,
+      longestOutage: { ms: 30 * 60_000 },
+      needsYou: [{ subject: `file ${f2!.id} (b.mp4)` }],
+    });
     db.close();
     vi.unstubAllEnvs();
   });
@@ -67,28 +123,73 @@ describe('a capture with warnings reaches every place that says "done"', () => {
     mkdirSync(dir);
     const { db } = openQueueDatabase(join(dir, 'queue.db'));
     const q = new UploadQueue(db);
-    const row = q.enqueueCapture('walk 3', request, [{ path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 }]);
+    const row = q.enqueueCapture('walk 3', request, [
+      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 },
+    ]);
     const [f] = q.filesOf(row);
     const iso = (min: number) => new Date(Date.now() - 60 * 60_000 + min * 60_000).toISOString();
-    q.activity.add({ at: iso(0), captureRow: row, fileId: null, subject: 'walk 3', kind: 'warning', message: 'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.' });
-    q.activity.add({ at: iso(1), captureRow: row, fileId: f!.id, subject: 'walk.mp4', kind: 'started', message: 'started' });
-    q.activity.add({ at: iso(5), captureRow: row, fileId: f!.id, subject: 'walk.mp4', kind: 'completed', message: 'done' });
-    q.activity.add({ at: iso(5), captureRow: row, fileId: null, subject: 'walk 3', kind: 'capture-completed', message: 'done' });
+    q.activity.add({
+      at: iso(0),
+      captureRow: row,
+      fileId: null,
+      subject: 'walk 3',
+      kind: 'warning',
+      message:
+        'No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.',
+    });
+    q.activity.add({
+      at: iso(1),
+      captureRow: row,
+      fileId: f!.id,
+      subject: 'walk.mp4',
+      kind: 'started',
+      message: 'started',
+    });
+    q.activity.add({
+      at: iso(5),
+      captureRow: row,
+      fileId: f!.id,
+      subject: 'walk.mp4',
+      kind: 'completed',
+      message: 'done',
+    });
+    q.activity.add({
+      at: iso(5),
+      captureRow: row,
+      fileId: null,
+      subject: 'walk 3',
+      kind: 'capture-completed',
+      message: 'done',
+    });
     setFileState(q, f!.id, 'completed');
     db.close();
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 
-    const summary = captureOutput(() => printLog(dir, { since: '6h', summary: true })).trim().split('\n');
+    const summary = captureOutput(() => printLog(dir, { since: '6h', summary: true }))
+      .trim()
+      .split('\n');
     expect(summary).not.toContain('Nothing needs you.');
     expect(summary).toContain('1 capture with warnings, uploaded as they are; look at them in the app:');
-    expect(summary).toContain(`  capture ${row} (walk 3): No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.`);
-    const json = JSON.parse(captureOutput(() => printLog(dir, { since: '6h', summary: true, json: true }))) as Record<string, unknown>;
+    expect(summary).toContain(
+      `  capture ${row} (walk 3): No Insta360 trailer found at its end: it may not come from an Insta360 camera, or was cut short. Uploaded as it is.`,
+    );
+    const json = JSON.parse(captureOutput(() => printLog(dir, { since: '6h', summary: true, json: true }))) as Record<
+      string,
+      unknown
+    >;
     expect(json).toMatchObject({ needsYou: [], warned: [{ subject: `capture ${row} (walk 3)` }] });
 
     const { printStatus } = await import('./status.js');
-    expect(captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n')[0]).toMatch(/^All 1 file uploaded, 1 capture with warnings · 100% /);
-    const status = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as { state: { kind: string; headline: string } };
-    expect(status.state).toMatchObject({ kind: 'done-with-warnings', headline: 'All 1 file uploaded, 1 capture with warnings' });
+    expect(captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n')[0]).toMatch(
+      /^All 1 file uploaded, 1 capture with warnings · 100% /,
+    );
+    const status = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as {
+      state: { kind: string; headline: string };
+    };
+    expect(status.state).toMatchObject({
+      kind: 'done-with-warnings',
+      headline: 'All 1 file uploaded, 1 capture with warnings',
+    });
     vi.unstubAllEnvs();
   });
 });

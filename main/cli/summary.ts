@@ -22,7 +22,11 @@ export function needsYouNow(queue: UploadQueue): NightSummary['needsYou'] {
     if (action) out.push({ subject: `capture ${c.id} (${c.label})`, cause: plainCause(c.error), action });
   }
   for (const f of queue.files(['failed'])) {
-    out.push({ subject: `file ${f.id} (${f.fileName})`, cause: plainCause(f.error), action: `Retry it in the app, or run capture-uploader retry ${f.id}; it resumes from the parts already uploaded.` });
+    out.push({
+      subject: `file ${f.id} (${f.fileName})`,
+      cause: plainCause(f.error),
+      action: `Retry it in the app, or run capture-uploader retry ${f.id}; it resumes from the parts already uploaded.`,
+    });
   }
   return out;
 }

@@ -22,9 +22,34 @@ export const rec = (() => {
   type Listener = (...args: unknown[]) => unknown;
   const handlers = new Map<string, Listener>();
   const appEvents = new Map<string, Listener[]>();
-  const windows: { options: Record<string, unknown>; events: Map<string, Listener[]>; hidden: boolean; loaded?: string; sent: [string, unknown][] }[] = [];
+  const windows: {
+    options: Record<string, unknown>;
+    events: Map<string, Listener[]>;
+    hidden: boolean;
+    loaded?: string;
+    sent: [string, unknown][];
+  }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
-  const state = { permission: undefined as undefined | Listener, permissionCheck: undefined as undefined | Listener, blockers: [] as number[], stopped: [] as number[], notifications: [] as { title: string; body: string }[], singleInstance: 0, progressBar: [] as number[], tooltips: [] as string[], menus: [] as { label?: string; click?: () => void }[][], messageBoxes: [] as Record<string, unknown>[], quits: 0, utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[], appMenu: undefined as undefined | MenuItem[], saveDialogs: [] as { defaultPath?: string; filters?: unknown }[], savePath: undefined as string | undefined, errorBoxes: [] as { title: string; content: string }[], loginItems: [] as Record<string, unknown>[], openedAtLogin: { wasOpenedAsHidden: false, wasOpenedAtLogin: false } };
+  const state = {
+    permission: undefined as undefined | Listener,
+    permissionCheck: undefined as undefined | Listener,
+    blockers: [] as number[],
+    stopped: [] as number[],
+    notifications: [] as { title: string; body: string }[],
+    singleInstance: 0,
+    progressBar: [] as number[],
+    tooltips: [] as string[],
+    menus: [] as { label?: string; click?: () => void }[][],
+    messageBoxes: [] as Record<string, unknown>[],
+    quits: 0,
+    utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[],
+    appMenu: undefined as undefined | MenuItem[],
+    saveDialogs: [] as { defaultPath?: string; filters?: unknown }[],
+    savePath: undefined as string | undefined,
+    errorBoxes: [] as { title: string; content: string }[],
+    loginItems: [] as Record<string, unknown>[],
+    openedAtLogin: { wasOpenedAsHidden: false, wasOpenedAtLogin: false },
+  };
   let ready!: () => void;
   const whenReadyPromise = new Promise<void>((r) => (ready = r));
   return { handlers, appEvents, windows, contentsHooks, state, whenReadyPromise, ready: () => ready() };
@@ -35,7 +60,8 @@ export const EXE = '/opt/Capture Uploader/capture-uploader';
 
 /** The `electron` module's stand-in, with `app.getPath('userData')` answering `userData` and `app.getPath('exe')` EXE. */
 export function electronModule(userData: string) {
-  const on = (map: Map<string, ((...a: unknown[]) => unknown)[]>, e: string, l: (...a: unknown[]) => unknown) => map.set(e, [...(map.get(e) ?? []), l]);
+  const on = (map: Map<string, ((...a: unknown[]) => unknown)[]>, e: string, l: (...a: unknown[]) => unknown) =>
+    map.set(e, [...(map.get(e) ?? []), l]);
   class BrowserWindow {
     private w: (typeof rec.windows)[number];
     webContents: { send: (c: string, p: unknown) => void };
@@ -88,7 +114,11 @@ export function electronModule(userData: string) {
   }
   const utilityProcess = {
     fork(modulePath: string, args: string[] = [], options: unknown = {}) {
-      const child = fork(modulePath, args, { execArgv: sourceExecArgv(modulePath), serialization: 'advanced', stdio: 'inherit' });
+      const child = fork(modulePath, args, {
+        execArgv: sourceExecArgv(modulePath),
+        serialization: 'advanced',
+        stdio: 'inherit',
+      });
       rec.state.utility.push({ modulePath, options, child });
       return {
         get pid() {
@@ -158,7 +188,9 @@ export function electronModule(userData: string) {
       showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
       showSaveDialog: async (...a: unknown[]) => {
         rec.state.saveDialogs.push(a.at(-1) as { defaultPath?: string });
-        return rec.state.savePath ? { canceled: false, filePath: rec.state.savePath } : { canceled: true, filePath: '' };
+        return rec.state.savePath
+          ? { canceled: false, filePath: rec.state.savePath }
+          : { canceled: true, filePath: '' };
       },
       showErrorBox: (title: string, content: string) => rec.state.errorBoxes.push({ title, content }),
       // Electron takes (window, options) or (options).

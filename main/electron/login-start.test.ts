@@ -32,8 +32,10 @@ afterAll(async () => {
   for (const d of [userData, configHome, work]) rmSync(d, { recursive: true, force: true });
 });
 
-const appFrame = () => ({ senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null } });
-const invoke = async <T,>(c: string, arg?: unknown): Promise<T> => {
+const appFrame = () => ({
+  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
+});
+const invoke = async <T>(c: string, arg?: unknown): Promise<T> => {
   const answer = (await rec.handlers.get(c)!(appFrame(), arg)) as { ok: boolean; value: T; error?: string };
   if (!answer.ok) throw new Error(answer.error);
   return answer.value;
@@ -48,15 +50,23 @@ async function earlierRun(holdMs: number): Promise<string[]> {
   const store = new Map<string, unknown>();
   const host = new ServiceHost({
     dataDir: userData,
-    store: { get: (k) => store.get(k), set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)), snapshot: () => Object.fromEntries(store) },
+    store: {
+      get: (k) => store.get(k),
+      set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)),
+      snapshot: () => Object.fromEntries(store),
+    },
     // The stand-in's safeStorage scheme, so the shell reads what this run sealed.
-    secrets: { available: () => true, encrypt: (s) => Buffer.from(`enc:${s}`).toString('base64'), decrypt: (b) => Buffer.from(b, 'base64').toString().slice(4) },
+    secrets: {
+      available: () => true,
+      encrypt: (s) => Buffer.from(`enc:${s}`).toString('base64'),
+      decrypt: (b) => Buffer.from(b, 'base64').toString().slice(4),
+    },
     emit: () => {},
     pickFiles: async () => [],
     localService: 'find',
   });
   await host.start();
-  const call = async <T,>(c: Parameters<ServiceHost['call']>[0], args?: unknown): Promise<T> => {
+  const call = async <T>(c: Parameters<ServiceHost['call']>[0], args?: unknown): Promise<T> => {
     const a = await host.call(c, args);
     if (!a.ok) throw new Error(a.error);
     return a.value as T;
@@ -65,7 +75,15 @@ async function earlierRun(holdMs: number): Promise<string[]> {
   await call('capture:queue.pauseUntil', { until: new Date(Date.now() + holdMs).toISOString() });
   const paths = ['first.mp4', 'second.mp4'].map((name) => join(work, name));
   for (const p of paths) writeFileSync(p, randomBytes(3 * 1024 * 1024));
-  await call('capture:captures.register', paths.map((p) => ({ paths: [p], structure: structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' })));
+  await call(
+    'capture:captures.register',
+    paths.map((p) => ({
+      paths: [p],
+      structure: structures[0]!.id,
+      type: 'interior',
+      capturedAt: '2026-11-22T08:00:00Z',
+    })),
+  );
   await host.close();
   for (const [k, v] of store) storeSeed.set(k, v);
   return paths;
@@ -76,7 +94,9 @@ describe('a login start of the Electron shell', () => {
     const paths = await earlierRun(25_000);
     // What the earlier run left: neither file sent.
     const db = new Database(join(userData, 'queue', 'queue.db'), { readonly: true });
-    expect((db.prepare(`SELECT state FROM files ORDER BY id`).all() as { state: string }[]).map((r) => r.state)).not.toContain('completed');
+    expect(
+      (db.prepare(`SELECT state FROM files ORDER BY id`).all() as { state: string }[]).map((r) => r.state),
+    ).not.toContain('completed');
     db.close();
 
     setPlatform('linux');
@@ -92,8 +112,21 @@ describe('a login start of the Electron shell', () => {
     // The default while the queue holds unfinished work: the XDG autostart file, running the app with --hidden.
     await vi.waitFor(() => expect(existsSync(autostart)).toBe(true), { timeout: 10_000 });
     expect((await invoke<QueueView>('capture:queue.list')).files.map((f) => f.state)).not.toContain('completed');
-    expect(readFileSync(autostart, 'utf8').split('\n')).toEqual(expect.arrayContaining(['[Desktop Entry]', 'Type=Application', 'Name=Capture Uploader', `Exec="${EXE}" --hidden`]));
-    expect(await invoke<LoginStartView>('capture:loginStart.get')).toEqual({ enabled: true, choice: null, unfinishedWork: true, supported: true, error: null });
+    expect(readFileSync(autostart, 'utf8').split('\n')).toEqual(
+      expect.arrayContaining([
+        '[Desktop Entry]',
+        'Type=Application',
+        'Name=Capture Uploader',
+        `Exec="${EXE}" --hidden`,
+      ]),
+    );
+    expect(await invoke<LoginStartView>('capture:loginStart.get')).toEqual({
+      enabled: true,
+      choice: null,
+      unfinishedWork: true,
+      supported: true,
+      error: null,
+    });
     // No login item on Linux.
     expect(rec.state.loginItems).toEqual([]);
 
@@ -109,16 +142,34 @@ describe('a login start of the Electron shell', () => {
     expect(rec.windows).toHaveLength(0);
     // Nothing left to do: the default no longer starts the app at login.
     await vi.waitFor(() => expect(existsSync(autostart)).toBe(false), { timeout: 10_000 });
-    expect(await invoke<LoginStartView>('capture:loginStart.get')).toEqual({ enabled: false, choice: null, unfinishedWork: false, supported: true, error: null });
+    expect(await invoke<LoginStartView>('capture:loginStart.get')).toEqual({
+      enabled: false,
+      choice: null,
+      unfinishedWork: false,
+      supported: true,
+      error: null,
+    });
   }, 120_000);
 
   it('a person’s choice is kept apart from the default: on writes the file with an empty queue, off removes it', async () => {
-    expect(await invoke<LoginStartView>('capture:loginStart.set', { enabled: true })).toMatchObject({ enabled: true, choice: true, unfinishedWork: false });
+    expect(await invoke<LoginStartView>('capture:loginStart.set', { enabled: true })).toMatchObject({
+      enabled: true,
+      choice: true,
+      unfinishedWork: false,
+    });
     expect(readFileSync(autostart, 'utf8')).toContain(`Exec="${EXE}" --hidden`);
-    expect(await invoke<LoginStartView>('capture:loginStart.set', { enabled: false })).toMatchObject({ enabled: false, choice: false });
+    expect(await invoke<LoginStartView>('capture:loginStart.set', { enabled: false })).toMatchObject({
+      enabled: false,
+      choice: false,
+    });
     expect(existsSync(autostart)).toBe(false);
-    expect(await invoke<LoginStartView>('capture:loginStart.set', { enabled: null })).toMatchObject({ enabled: false, choice: null });
-    await expect(invoke('capture:loginStart.set', { enabled: 'yes' })).rejects.toThrow(/Invalid request capture:loginStart.set/);
+    expect(await invoke<LoginStartView>('capture:loginStart.set', { enabled: null })).toMatchObject({
+      enabled: false,
+      choice: null,
+    });
+    await expect(invoke('capture:loginStart.set', { enabled: 'yes' })).rejects.toThrow(
+      /Invalid request capture:loginStart.set/,
+    );
   });
 
   it('on macOS asks Electron for a hidden login item, on Windows for one started with --hidden', async () => {

@@ -28,7 +28,9 @@ afterAll(async () => {
 });
 
 // The source layout: main/electron/main.ts loads ../../renderer (the bundle: dist/main/electron → dist/renderer).
-const appFrame = () => ({ senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null } });
+const appFrame = () => ({
+  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
+});
 
 describe('the Electron shell', () => {
   it('starts with a single-instance lock and one locked-down window', async () => {
@@ -49,7 +51,10 @@ describe('the Electron shell', () => {
     expect(rec.state.permissionCheck!()).toBe(false);
     const hooks: Record<string, (e: { preventDefault(): void }) => void> = {};
     let openHandler: (() => { action: string }) | undefined;
-    const contents = { on: (e: string, l: (e: { preventDefault(): void }) => void) => (hooks[e] = l), setWindowOpenHandler: (h: () => { action: string }) => (openHandler = h) };
+    const contents = {
+      on: (e: string, l: (e: { preventDefault(): void }) => void) => (hooks[e] = l),
+      setWindowOpenHandler: (h: () => { action: string }) => (openHandler = h),
+    };
     for (const l of rec.appEvents.get('web-contents-created')!) l({}, contents);
     for (const e of ['will-navigate', 'will-attach-webview']) {
       let prevented = false;
@@ -64,20 +69,34 @@ describe('the Electron shell', () => {
     expect([...rec.handlers.keys()].sort()).toEqual(Object.keys(channels).sort());
     const get = rec.handlers.get('capture:settings.get')!;
     const ours = await get(appFrame(), undefined);
-    expect(ours).toMatchObject({ ok: true, value: { configured: false, encryptionAvailable: true, localServiceAvailable: true } });
-    expect(await get({ senderFrame: { url: 'https://evil.example/', parent: null } }, undefined)).toEqual({ ok: false, error: 'Refused: the request did not come from the app’s own window' });
-    expect(await get({ senderFrame: { ...appFrame().senderFrame, parent: {} } }, undefined)).toMatchObject({ ok: false });
-    expect(await rec.handlers.get('capture:queue.pause')!(appFrame(), { fileId: -1 })).toMatchObject({ ok: false, error: expect.stringMatching(/^Invalid request capture:queue.pause/) });
+    expect(ours).toMatchObject({
+      ok: true,
+      value: { configured: false, encryptionAvailable: true, localServiceAvailable: true },
+    });
+    expect(await get({ senderFrame: { url: 'https://evil.example/', parent: null } }, undefined)).toEqual({
+      ok: false,
+      error: 'Refused: the request did not come from the app’s own window',
+    });
+    expect(await get({ senderFrame: { ...appFrame().senderFrame, parent: {} } }, undefined)).toMatchObject({
+      ok: false,
+    });
+    expect(await rec.handlers.get('capture:queue.pause')!(appFrame(), { fileId: -1 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^Invalid request capture:queue.pause/),
+    });
   });
 
   it('holds a power-save blocker while the queue drains, notifies on completion, and keeps uploading when the window closes', async () => {
-    const invoke = (c: string, arg?: unknown) => rec.handlers.get(c)!(appFrame(), arg) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
+    const invoke = (c: string, arg?: unknown) =>
+      rec.handlers.get(c)!(appFrame(), arg) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
     const local = await invoke('capture:settings.useLocalService');
     expect(local.ok).toBe(true);
     const file = join(work, 'walk.mp4');
     writeFileSync(file, randomBytes(3 * 1024 * 1024));
     const structures = (local.value as { structures: { id: string }[] }).structures;
-    const reg = await invoke('capture:captures.register', [{ paths: [file], structure: structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
+    const reg = await invoke('capture:captures.register', [
+      { paths: [file], structure: structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
+    ]);
     expect(reg).toMatchObject({ ok: true, value: { queued: [1] } });
 
     // Closing the window while uploads run hides it instead of quitting.
@@ -86,7 +105,9 @@ describe('the Electron shell', () => {
     expect(prevented).toBe(true);
     expect(rec.windows[0]!.hidden).toBe(true);
 
-    await vi.waitFor(() => expect(rec.state.notifications.map((n) => n.title)).toContain('Queue finished'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(rec.state.notifications.map((n) => n.title)).toContain('Queue finished'), {
+      timeout: 20_000,
+    });
     await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers), { timeout: 20_000 });
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
     expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
@@ -104,7 +125,9 @@ describe('the Electron shell', () => {
     expect(rec.state.progressBar.at(-1)).toBe(-1);
     // The tray said it in words and offered pause all / resume all / open.
     expect(rec.state.tooltips.some((t) => /Uploading: \d+% · 0 of 1 files/.test(t))).toBe(true);
-    expect(rec.state.menus.at(-1)!.map((i) => i.label)).toEqual(expect.arrayContaining(['Pause all', 'Resume all', 'Open Capture Uploader', 'Quit']));
+    expect(rec.state.menus.at(-1)!.map((i) => i.label)).toEqual(
+      expect.arrayContaining(['Pause all', 'Resume all', 'Open Capture Uploader', 'Quit']),
+    );
   });
 
   it('relays: the renderer’s calls reach the service process and its events reach the window', async () => {
@@ -116,13 +139,21 @@ describe('the Electron shell', () => {
     // The service said it started with its queue, and the window was told.
     expect(sent).toContainEqual(['capture:event.service', { queueError: null }]);
     // The rows the service committed reached the window as deltas: the file of the test above, completed.
-    const rows = sent.filter(([c]) => c === 'capture:event.rows').map(([, p]) => p as { files: { id: number; state: string }[] });
+    const rows = sent
+      .filter(([c]) => c === 'capture:event.rows')
+      .map(([, p]) => p as { files: { id: number; state: string }[] });
     expect(rows.some((r) => r.files.some((f) => f.id === 1 && f.state === 'completed'))).toBe(true);
     // A call answered by the service, through the door.
-    const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as { ok: boolean; value: { files: { state: string }[] } };
+    const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as {
+      ok: boolean;
+      value: { files: { state: string }[] };
+    };
     expect(list).toMatchObject({ ok: true });
     expect(list.value.files.map((f) => f.state)).toEqual(['completed']);
-    expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({ ok: true, value: { queueError: null } });
+    expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({
+      ok: true,
+      value: { queueError: null },
+    });
   });
 
   it('a service process that crashes is started again: the window and tray stay, and the window is told once', async () => {
@@ -132,13 +163,22 @@ describe('the Electron shell', () => {
     // As a native crash would end it.
     first.kill('SIGKILL');
     await vi.waitFor(() => expect(rec.state.utility).toHaveLength(2), { timeout: 20_000 });
-    await vi.waitFor(() => expect(rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.service').length).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
-    const notices = rec.windows[0]!.sent.filter(([c, p]) => c === 'capture:event.notice' && (p as { message: string }).message === RESTARTED);
+    await vi.waitFor(
+      () =>
+        expect(rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.service').length).toBeGreaterThanOrEqual(2),
+      { timeout: 20_000 },
+    );
+    const notices = rec.windows[0]!.sent.filter(
+      ([c, p]) => c === 'capture:event.notice' && (p as { message: string }).message === RESTARTED,
+    );
     expect(notices).toHaveLength(1);
     // The same window, the tray still answering, and the new service answers through the door.
     expect(rec.windows).toHaveLength(1);
     expect(rec.state.tooltips.length).toBeGreaterThanOrEqual(tooltips);
-    const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as { ok: boolean; value: { files: { state: string }[] } };
+    const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as {
+      ok: boolean;
+      value: { files: { state: string }[] };
+    };
     expect(list).toMatchObject({ ok: true, value: { files: [{ state: 'completed' }] } });
   });
 });

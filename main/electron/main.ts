@@ -8,7 +8,20 @@
 // from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service,
 // but for start at login, answered and applied here (docs/decisions/login-start.md); the
 // service's events are sent on to the window.
-import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerSaveBlocker, safeStorage, session, utilityProcess } from 'electron';
+import {
+  BrowserWindow,
+  Menu,
+  Notification,
+  Tray,
+  app,
+  dialog,
+  ipcMain,
+  nativeImage,
+  powerSaveBlocker,
+  safeStorage,
+  session,
+  utilityProcess,
+} from 'electron';
 import Store from 'electron-store';
 import electronUpdater from 'electron-updater';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,7 +81,8 @@ let updates: Updates | undefined;
 /** safeStorage as the core's SecretBox. On Linux without a keyring Electron falls back to a fixed key ("basic_text"): that is treated as no encryption, so secrets are refused rather than stored readable. */
 const secrets: SecretBox = {
   available: () =>
-    safeStorage.isEncryptionAvailable() && (process.platform !== 'linux' || safeStorage.getSelectedStorageBackend() !== 'basic_text'),
+    safeStorage.isEncryptionAvailable() &&
+    (process.platform !== 'linux' || safeStorage.getSelectedStorageBackend() !== 'basic_text'),
   encrypt: (plain) => safeStorage.encryptString(plain).toString('base64'),
   decrypt: (sealed) => safeStorage.decryptString(Buffer.from(sealed, 'base64')),
 };
@@ -98,7 +112,13 @@ function applyLoginStart(enabled: boolean): void {
 
 /** The login-start plan for this system and executable; run as `electron <folder>` (process.defaultApp), the folder is passed too. */
 function loginPlan(enabled: boolean) {
-  return loginStartPlan(process.platform, app.getPath('exe'), enabled, process.env, process.defaultApp ? [app.getAppPath()] : []);
+  return loginStartPlan(
+    process.platform,
+    app.getPath('exe'),
+    enabled,
+    process.env,
+    process.defaultApp ? [app.getAppPath()] : [],
+  );
 }
 
 /** The window, made when there is none (a login start opened only the tray), and shown. */
@@ -132,9 +152,14 @@ function createWindow(): BrowserWindow {
     if (quitting || !working) return;
     event.preventDefault();
     w.hide();
-    new Notification({ title: APP_NAME, body: 'Uploads continue in the background. Quit from the tray icon to stop them.' }).show();
+    new Notification({
+      title: APP_NAME,
+      body: 'Uploads continue in the background. Quit from the tray icon to stop them.',
+    }).show();
   });
-  w.loadFile(join(rendererDir, 'index.html')).catch((err: unknown) => console.error(`The window could not load: ${String(err)}`));
+  w.loadFile(join(rendererDir, 'index.html')).catch((err: unknown) =>
+    console.error(`The window could not load: ${String(err)}`),
+  );
   return w;
 }
 
@@ -161,7 +186,13 @@ function updateStatus(): UpdateStatus {
 function showAbout(): void {
   const status = updateStatus();
   void dialog
-    .showMessageBox({ type: 'info', title: `About ${APP_NAME}`, message: `${APP_NAME} ${status.version}`, detail: updateDetail(status), buttons: ['OK'] })
+    .showMessageBox({
+      type: 'info',
+      title: `About ${APP_NAME}`,
+      message: `${APP_NAME} ${status.version}`,
+      detail: updateDetail(status),
+      buttons: ['OK'],
+    })
     .catch((err: unknown) => console.error(`The about box could not be shown: ${String(err)}`));
 }
 
@@ -171,8 +202,11 @@ function updateTray(): void {
   const version = updateLine(status);
   if (`${line}\n${version}` === trayLine) return;
   trayLine = `${line}\n${version}`;
-  tray?.setToolTip(`${APP_NAME} ${status.version}: ${line}${status.state === 'ready' ? ` · update ${status.next} ready: installs when you quit` : ''}`);
-  const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () => void core?.call(channel, { all: true });
+  tray?.setToolTip(
+    `${APP_NAME} ${status.version}: ${line}${status.state === 'ready' ? ` · update ${status.next} ready: installs when you quit` : ''}`,
+  );
+  const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () =>
+    void core?.call(channel, { all: true });
   tray?.setContextMenu(
     Menu.buildFromTemplate([
       { label: line, enabled: false },
@@ -199,13 +233,28 @@ function updateTray(): void {
  * says where it is, an error box why it could not be written.
  */
 async function saveReport(): Promise<void> {
-  const options = { title: 'Save a report for support', defaultPath: join(app.getPath('documents'), defaultReportName()), filters: [{ name: 'Zip archive', extensions: ['zip'] }] };
-  const choice = win && !win.isDestroyed() ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+  const options = {
+    title: 'Save a report for support',
+    defaultPath: join(app.getPath('documents'), defaultReportName()),
+    filters: [{ name: 'Zip archive', extensions: ['zip'] }],
+  };
+  const choice =
+    win && !win.isDestroyed() ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
   if (choice.canceled || !choice.filePath) return;
-  const answer = core ? await core.report(choice.filePath, { electron: process.versions.electron, chrome: process.versions.chrome, appVersion: app.getVersion() }) : { ok: false as const, error: 'The upload service is not running.' };
+  const answer = core
+    ? await core.report(choice.filePath, {
+        electron: process.versions.electron,
+        chrome: process.versions.chrome,
+        appVersion: app.getVersion(),
+      })
+    : { ok: false as const, error: 'The upload service is not running.' };
   if (answer.ok) {
     log.info(`Report for support saved to ${answer.value.out}`);
-    if (Notification.isSupported()) new Notification({ title: 'Report saved', body: `${answer.value.out}: send it to support. It holds no password, key or token.` }).show();
+    if (Notification.isSupported())
+      new Notification({
+        title: 'Report saved',
+        body: `${answer.value.out}: send it to support. It holds no password, key or token.`,
+      }).show();
   } else {
     log.warn(`The report for support could not be saved: ${answer.error}`);
     dialog.showErrorBox('The report could not be saved', answer.error);
@@ -222,7 +271,18 @@ function setAppMenu(): void {
       { role: 'editMenu' },
       { role: 'viewMenu' },
       { role: 'windowMenu' },
-      { role: 'help', submenu: [{ label: 'Save a report for support…', click: () => void saveReport().catch((err: unknown) => log.warn(`The report for support could not be saved: ${String(err)}`)) }] },
+      {
+        role: 'help',
+        submenu: [
+          {
+            label: 'Save a report for support…',
+            click: () =>
+              void saveReport().catch((err: unknown) =>
+                log.warn(`The report for support could not be saved: ${String(err)}`),
+              ),
+          },
+        ],
+      },
     ]),
   );
 }
@@ -254,13 +314,23 @@ async function start(): Promise<void> {
   session.defaultSession.setPermissionCheckHandler(() => false);
 
   support = new SupportLog({ dir: app.getPath('logs'), source: 'app' });
-  log.info(`Capture Uploader ${app.getVersion()} started (Electron ${process.versions.electron ?? '?'}, ${process.platform} ${process.arch})`);
+  log.info(
+    `Capture Uploader ${app.getVersion()} started (Electron ${process.versions.electron ?? '?'}, ${process.platform} ${process.arch})`,
+  );
   setAppMenu();
   const store = new Store<Record<string, unknown>>({ name: 'settings' });
   // electron-store refuses undefined ("Use `delete()` to clear values"): a value the service forgets is deleted.
-  const settings: SettingsFile = { get: (k) => store.get(k), set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)), snapshot: () => ({ ...store.store }) };
+  const settings: SettingsFile = {
+    get: (k) => store.get(k),
+    set: (k, v) => (v === undefined ? store.delete(k) : store.set(k, v)),
+    snapshot: () => ({ ...store.store }),
+  };
   // Start at login: the person's choice at once; the default (on while the queue holds unfinished work) once the service's totals say.
-  const login = new LoginStart({ store: settings, supported: loginPlan(true).kind !== 'unsupported', apply: applyLoginStart });
+  const login = new LoginStart({
+    store: settings,
+    supported: loginPlan(true).kind !== 'unsupported',
+    apply: applyLoginStart,
+  });
   login.start();
   core = new ServiceHost({
     entry: serviceEntry,
@@ -294,7 +364,10 @@ async function start(): Promise<void> {
     },
     log,
   });
-  registerIpcHandlers(ipcMain, createIpcDispatcher({ ...core.handlers(), ...login.handlers() }, (url) => url.startsWith(rendererUrl)));
+  registerIpcHandlers(
+    ipcMain,
+    createIpcDispatcher({ ...core.handlers(), ...login.handlers() }, (url) => url.startsWith(rendererUrl)),
+  );
   updates = new Updates({
     version: app.getVersion(),
     feedUrl: new UpdateSettingsStore(settings).get().feedUrl,
@@ -307,7 +380,14 @@ async function start(): Promise<void> {
   tray.on('click', showWindow);
   updateTray();
   // A login start opens only the tray; the service below starts and drains the queue either way.
-  if (!startedHidden(process.argv, process.platform, process.platform === 'darwin' ? app.getLoginItemSettings() : undefined)) win = createWindow();
+  if (
+    !startedHidden(
+      process.argv,
+      process.platform,
+      process.platform === 'darwin' ? app.getLoginItemSettings() : undefined,
+    )
+  )
+    win = createWindow();
   // Never rejects for the queue: a queue that cannot open is the service's status, which the
   // window shows with what to do; the window and tray are open before it.
   try {

@@ -19,7 +19,16 @@ mkdirSync(queueDir, { recursive: true });
 const raw = new Database(join(queueDir, 'queue.db'));
 raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
 raw.close();
-storeSeed.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
+storeSeed.set('settings', {
+  mode: 'local',
+  baseUrl: '',
+  authUrl: '',
+  progressBaseUrl: '',
+  projectId: '',
+  email: '',
+  concurrency: 2,
+  structures: [],
+});
 
 vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
@@ -32,7 +41,9 @@ afterAll(async () => {
   vi.unstubAllEnvs();
 });
 
-const appFrame = () => ({ senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null } });
+const appFrame = () => ({
+  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
+});
 
 describe('the Electron shell when the queue cannot open', () => {
   it('opens the window and the tray anyway, and the window is told what is wrong and what to do', async () => {
@@ -40,14 +51,22 @@ describe('the Electron shell when the queue cannot open', () => {
     rec.ready();
     await vi.waitFor(() => expect(rec.windows).toHaveLength(1));
     expect(rec.state.tooltips.length).toBeGreaterThanOrEqual(1);
-    await vi.waitFor(() => expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.service')).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(() => expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.service')).toBe(true), {
+      timeout: 10_000,
+    });
     const [, status] = rec.windows[0]!.sent.find(([c]) => c === 'capture:event.service')!;
     const error = (status as { queueError: string }).queueError;
     expect(error).toContain('written by a newer version of Capture Uploader');
     expect(error).toContain(`The queue is kept in the folder ${queueDir}`);
     expect(error).toContain('move that folder aside');
     // The renderer can ask for it again (a reload), and the settings still answer.
-    expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({ ok: true, value: status });
-    expect(await rec.handlers.get('capture:settings.get')!(appFrame(), undefined)).toMatchObject({ ok: true, value: { mode: 'local' } });
+    expect(await rec.handlers.get('capture:service.status')!(appFrame(), undefined)).toEqual({
+      ok: true,
+      value: status,
+    });
+    expect(await rec.handlers.get('capture:settings.get')!(appFrame(), undefined)).toMatchObject({
+      ok: true,
+      value: { mode: 'local' },
+    });
   });
 });

@@ -51,11 +51,17 @@ describe('the shell’s updates', () => {
     await import('./main.js');
     rec.ready();
     await vi.waitFor(() => expect(updater.downloadUpdate).toHaveBeenCalledTimes(1), { timeout: 20_000 });
-    expect(updater.feeds).toEqual([{ provider: 'generic', url: 'https://updates.example.com/capture-uploader?token=feed-s3cret' }]);
+    expect(updater.feeds).toEqual([
+      { provider: 'generic', url: 'https://updates.example.com/capture-uploader?token=feed-s3cret' },
+    ]);
     expect(updater.checks).toBe(1);
     // electron-updater neither downloads nor installs on its own: the shell decides when.
     expect(updater).toMatchObject({ autoDownload: false, autoInstallOnAppQuit: false });
-    await vi.waitFor(() => expect(rec.state.tooltips.at(-1)).toMatch(/^Capture Uploader 0\.1\.0: .* · update 0\.2\.0 ready: installs when you quit$/));
+    await vi.waitFor(() =>
+      expect(rec.state.tooltips.at(-1)).toMatch(
+        /^Capture Uploader 0\.1\.0: .* · update 0\.2\.0 ready: installs when you quit$/,
+      ),
+    );
     const menu = rec.state.menus.at(-1)!;
     expect(menu.map((i) => i.label)).toContain('Version 0.1.0 · update 0.2.0 ready: installs when you quit');
     menu.find((i) => i.label === 'About Capture Uploader')!.click!();

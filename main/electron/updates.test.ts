@@ -31,7 +31,17 @@ class NodeHttp extends HttpExecutor<ClientRequest> {
       const requestOptions: RequestOptions = { headers: options.headers ?? undefined };
       configureRequestUrl(url, requestOptions);
       configureRequestOptions(requestOptions);
-      this.doDownload(requestOptions, { destination, options, onCancel, callback: (error) => (error ? reject(error) : resolve(destination)), responseHandler: null }, 0);
+      this.doDownload(
+        requestOptions,
+        {
+          destination,
+          options,
+          onCancel,
+          callback: (error) => (error ? reject(error) : resolve(destination)),
+          responseHandler: null,
+        },
+        0,
+      );
     });
   }
 }
@@ -52,7 +62,10 @@ function installed(feedUrl: string) {
   dirs.push(root);
   const configPath = join(root, 'app-update.yml');
   // What electron-builder writes into the packaged app's resources for `publish: generic`.
-  writeFileSync(configPath, `provider: generic\nurl: ${JSON.stringify(feedUrl)}\nupdaterCacheDirName: capture-uploader-updater\n`);
+  writeFileSync(
+    configPath,
+    `provider: generic\nurl: ${JSON.stringify(feedUrl)}\nupdaterCacheDirName: capture-uploader-updater\n`,
+  );
   mkdirSync(join(root, 'cache'));
   const app: AppAdapter = {
     version: '0.1.0',
@@ -78,7 +91,10 @@ function installed(feedUrl: string) {
 
 /** Starts Updates and resolves with its status once it settles (not checking, not downloading). */
 async function settle(u: Updates): Promise<UpdateStatus> {
-  await vi.waitFor(() => expect(u.status.state).toMatch(/^(off|idle|ready|failed)$/), { timeout: 20_000, interval: 50 });
+  await vi.waitFor(() => expect(u.status.state).toMatch(/^(off|idle|ready|failed)$/), {
+    timeout: 20_000,
+    interval: 50,
+  });
   return u.status;
 }
 
@@ -123,35 +139,62 @@ describe('updates from a generic feed', () => {
 
   it('refuses an installer whose bytes do not match the feed’s SHA-512: nothing is kept, nothing is ready, nothing installs', async () => {
     const content = randomBytes(200 * 1024);
-    const wrong = createHash('sha512').update(Buffer.concat([content, Buffer.from('tampered')])).digest('base64');
-    await publishUpdate(svc, { version: '0.3.0', fileName: 'capture-uploader_0.3.0_amd64.deb', content, sha512: wrong });
+    const wrong = createHash('sha512')
+      .update(Buffer.concat([content, Buffer.from('tampered')]))
+      .digest('base64');
+    await publishUpdate(svc, {
+      version: '0.3.0',
+      fileName: 'capture-uploader_0.3.0_amd64.deb',
+      content,
+      sha512: wrong,
+    });
     const { made, quitAndInstall, pending } = installed(svc.info.updatesUrl);
     const u = new Updates({ version: '0.1.0', feedUrl: svc.info.updatesUrl, updater: made, every: () => () => {} });
     u.start();
     const status = await settle(u);
     expect(status).toMatchObject({ state: 'failed', next: '0.3.0' });
-    expect(status.problem).toBe("Version 0.3.0 was refused: the download does not match the feed's SHA-512, so it was deleted.");
+    expect(status.problem).toBe(
+      "Version 0.3.0 was refused: the download does not match the feed's SHA-512, so it was deleted.",
+    );
     expect(updateLine(status)).toBe('Version 0.1.0 · update check failed');
-    expect(updateDetail(status)).toBe("Version 0.3.0 was refused: the download does not match the feed's SHA-512, so it was deleted. The next check is within a day.");
+    expect(updateDetail(status)).toBe(
+      "Version 0.3.0 was refused: the download does not match the feed's SHA-512, so it was deleted. The next check is within a day.",
+    );
     expect(existsSync(pending) ? readdirSync(pending).filter((f) => f.endsWith('.deb')) : []).toEqual([]);
     expect(u.installOnQuit()).toBe(false);
     expect(quitAndInstall).not.toHaveBeenCalled();
   });
 
   it('with the feed naming the running version, says so and downloads nothing; the daily check reads the feed again', async () => {
-    await publishUpdate(svc, { version: '0.1.0', fileName: 'capture-uploader_0.1.0_amd64.deb', content: randomBytes(1024) });
+    await publishUpdate(svc, {
+      version: '0.1.0',
+      fileName: 'capture-uploader_0.1.0_amd64.deb',
+      content: randomBytes(1024),
+    });
     const { made, pending } = installed(svc.info.updatesUrl);
     let daily: (() => void) | undefined;
-    const u = new Updates({ version: '0.1.0', feedUrl: svc.info.updatesUrl, updater: made, every: (_ms, fn) => ((daily = fn), () => {}) });
+    const u = new Updates({
+      version: '0.1.0',
+      feedUrl: svc.info.updatesUrl,
+      updater: made,
+      every: (_ms, fn) => ((daily = fn), () => {}),
+    });
     u.start();
     const first = await settle(u);
     expect(first).toMatchObject({ state: 'idle', next: null });
     expect(updateDetail(first)).toMatch(/^Up to date \(checked \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\)\.$/);
     expect(existsSync(pending)).toBe(false);
     // A day later the feed names 0.2.1: the daily check finds and downloads it.
-    await publishUpdate(svc, { version: '0.2.1', fileName: 'capture-uploader_0.2.1_amd64.deb', content: randomBytes(4096) });
+    await publishUpdate(svc, {
+      version: '0.2.1',
+      fileName: 'capture-uploader_0.2.1_amd64.deb',
+      content: randomBytes(4096),
+    });
     daily!();
-    await vi.waitFor(() => expect(u.status).toMatchObject({ state: 'ready', next: '0.2.1' }), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(u.status).toMatchObject({ state: 'ready', next: '0.2.1' }), {
+      timeout: 20_000,
+      interval: 50,
+    });
     expect(made).toHaveBeenCalledTimes(1);
   });
 
@@ -174,6 +217,8 @@ describe('updates from a generic feed', () => {
     expect(made).not.toHaveBeenCalled();
     expect(u.installOnQuit()).toBe(false);
     expect(updateLine(u.status)).toBe('Version 0.1.0');
-    expect(updateDetail(u.status)).toBe('Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").');
+    expect(updateDetail(u.status)).toBe(
+      'Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").',
+    );
   });
 });

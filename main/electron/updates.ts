@@ -156,9 +156,15 @@ export class Updates {
     try {
       // electron-updater answers null when it declines to check at all: an app run from a
       // checkout rather than installed has no installer to replace.
-      if ((await u.checkForUpdates()) == null) return this.set({ state: 'off', next: null, problem: 'they apply to the installed app only.' });
+      if ((await u.checkForUpdates()) == null)
+        return this.set({ state: 'off', next: null, problem: 'they apply to the installed app only.' });
     } catch (err) {
-      return this.set({ state: 'failed', next: null, problem: `The update feed could not be read: ${this.describe(err)}`, checkedAt: new Date().toISOString() });
+      return this.set({
+        state: 'failed',
+        next: null,
+        problem: `The update feed could not be read: ${this.describe(err)}`,
+        checkedAt: new Date().toISOString(),
+      });
     }
     const next = this.found;
     if (!next) return this.set({ state: 'idle', next: null, checkedAt: new Date().toISOString() });
@@ -169,7 +175,9 @@ export class Updates {
       const refused = (err as { code?: unknown }).code === 'ERR_CHECKSUM_MISMATCH';
       return this.set({
         state: 'failed',
-        problem: refused ? `Version ${next} was refused: the download does not match the feed's SHA-512, so it was deleted.` : `Version ${next} could not be downloaded: ${this.describe(err)}`,
+        problem: refused
+          ? `Version ${next} was refused: the download does not match the feed's SHA-512, so it was deleted.`
+          : `Version ${next} could not be downloaded: ${this.describe(err)}`,
       });
     }
     this.opts.log?.info(`Updates: version ${next} is ready and installs when the app quits.`);
@@ -224,7 +232,9 @@ export function updateLine(s: UpdateStatus): string {
 export function updateDetail(s: UpdateStatus): string {
   switch (s.state) {
     case 'off':
-      return s.problem ? `Updates are off: ${s.problem}` : 'Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").';
+      return s.problem
+        ? `Updates are off: ${s.problem}`
+        : 'Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").';
     case 'idle':
       return `Up to date (checked ${s.checkedAt}).`;
     case 'checking':

@@ -22,11 +22,16 @@ const STALL_MS = 2000;
 const SLOWEST = 128 * 1024;
 const PART = MiB; // a one-part file, smaller than the system's buffers: every byte is taken at once
 
-describe('the wait for a part\'s answer after its last byte', () => {
+describe("the wait for a part's answer after its last byte", () => {
   it('beside a larger part whose write is stuck (a dead path, not a slow one), a small part is given up at twice the stall timeout', async () => {
     const said: { at: number; text: string }[] = [];
     const log = (text: string) => said.push({ at: performance.now(), text });
-    const u = kit.uploader('dead-path', { stallTimeoutMs: STALL_MS, minLinkRate: SLOWEST, concurrency: 2, log: { info: log, warn: log } });
+    const u = kit.uploader('dead-path', {
+      stallTimeoutMs: STALL_MS,
+      minLinkRate: SLOWEST,
+      concurrency: 2,
+      log: { info: log, warn: log },
+    });
     // Storage holds both requests unread once: the 5 MiB part's body does not fit in the buffers,
     // so its write waits; the 1 MiB part's every byte is taken at once.
     await kit.fault({ target: 'storage', operation: 'UploadPart', times: 2, action: { type: 'hang' } });
@@ -37,7 +42,9 @@ describe('the wait for a part\'s answer after its last byte', () => {
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id).sort()).toEqual(ids.sort());
     const held = svc.faults.held.find((h) => h.key!.endsWith('dead-small.mp4'))!;
-    const given = said.find((l) => /Part 1 of dead-small\.mp4: No progress for \d+ s after the whole part was sent/.test(l.text));
+    const given = said.find((l) =>
+      /Part 1 of dead-small\.mp4: No progress for \d+ s after the whole part was sent/.test(l.text),
+    );
     expect(given, said.map((l) => l.text).join('\n')).toBeDefined();
     expect(given!.at - held.at, 'given up after').toBeLessThan(2 * STALL_MS + 3000);
     expect((await kit.stored(u, ids[1]!)).sha256).toBe(small.sha256);

@@ -21,12 +21,14 @@ afterAll(async () => kit.stop());
 /** UploadPart requests storage received since `from` (an index into its request log), counted per part number. */
 function putsPerPart(from: number): Record<number, number> {
   const counts: Record<number, number> = {};
-  for (const r of svc.storage.received.slice(from)) if (r.operation === 'UploadPart') counts[r.partNumber!] = (counts[r.partNumber!] ?? 0) + 1;
+  for (const r of svc.storage.received.slice(from))
+    if (r.operation === 'UploadPart') counts[r.partNumber!] = (counts[r.partNumber!] ?? 0) + 1;
   return counts;
 }
 
 /** Counts the §4.9 status reads the gateway gets from now on (a rule that fires on each and does nothing). */
-const countStatusReads = () => kit.fault({ target: 'gateway', operation: 'status', times: 0, action: { type: 'latency', ms: 0 } });
+const countStatusReads = () =>
+  kit.fault({ target: 'gateway', operation: 'status', times: 0, action: { type: 'latency', ms: 0 } });
 
 describe('an answer lost mid-run after the whole body left, while storage is still storing the part', () => {
   it('each part body reaches storage exactly once, and the object is byte for byte', async () => {
@@ -36,14 +38,23 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
     expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: 2000 })).status).toBe(200);
-    await kit.fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, times: 1, action: { type: 'dropWhileStoring' } });
+    await kit.fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 3,
+      times: 1,
+      action: { type: 'dropWhileStoring' },
+    });
     const before = { ...svc.storage.stats };
     const from = svc.storage.received.length;
 
     // While part 3 is in doubt its mark is in the queue (committed before the work unwinds), so a
     // crash now would not have the next start send it again straight away either.
     let marked = false;
-    const watch = setInterval(() => (marked ||= u.queue.parts(fileId).some((p) => p.partNumber === 3 && p.unansweredAt !== null)), 20);
+    const watch = setInterval(
+      () => (marked ||= u.queue.parts(fileId).some((p) => p.partNumber === 3 && p.unansweredAt !== null)),
+      20,
+    );
     const summary = await u.engine.drain().finally(() => clearInterval(watch));
 
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
@@ -52,7 +63,10 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     expect(svc.storage.stats.partBodiesReceived - before.partBodiesReceived, 'part bodies storage received').toBe(3);
     expect(svc.storage.stats.partsReplaced - before.partsReplaced, 'a part stored twice').toBe(0);
     expect(marked, 'part 3 marked unanswered while in doubt').toBe(true);
-    expect(u.queue.parts(fileId).map((p) => p.unansweredAt), 'marks cleared once settled').toEqual([null, null, null]);
+    expect(
+      u.queue.parts(fileId).map((p) => p.unansweredAt),
+      'marks cleared once settled',
+    ).toEqual([null, null, null]);
     expect(u.queue.parts(fileId).every((p) => p.etag !== null)).toBe(true);
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
   });
@@ -63,7 +77,13 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
     expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: 2000, statusRead: 404 })).status).toBe(200);
-    await kit.fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, times: 1, action: { type: 'dropWhileStoring' } });
+    await kit.fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      times: 1,
+      action: { type: 'dropWhileStoring' },
+    });
     const before = { ...svc.storage.stats };
     const from = svc.storage.received.length;
     const summary = await u.engine.drain();
@@ -82,15 +102,30 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const [fa, fb] = queued.map((row) => u.queue.filesOf(row)[0]!.id);
     const storeDelay = 3000;
     expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: storeDelay })).status).toBe(200);
-    await kit.fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, times: 1, action: { type: 'dropWhileStoring' } });
+    await kit.fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      times: 1,
+      action: { type: 'dropWhileStoring' },
+    });
     const from = svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id).sort()).toEqual([fa, fb].sort());
     expect(await kit.fired()).toEqual([1]);
-    const puts = svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').map((r) => ({ ...r, file: r.key!.includes('doubt-a') ? 'a' : 'b' }));
+    const puts = svc.storage.received
+      .slice(from)
+      .filter((r) => r.operation === 'UploadPart')
+      .map((r) => ({ ...r, file: r.key!.includes('doubt-a') ? 'a' : 'b' }));
     const dropped = puts.find((r) => r.partNumber === 2)!; // the first part 2 storage got, whichever file's
-    expect(puts.filter((r) => r.file === dropped.file && r.partNumber === 2), 'PUTs of the part in doubt').toHaveLength(1);
-    expect(puts.filter((r) => r.file !== dropped.file && r.partNumber === 2), 'PUTs of the other file\'s part 2').toHaveLength(1);
+    expect(
+      puts.filter((r) => r.file === dropped.file && r.partNumber === 2),
+      'PUTs of the part in doubt',
+    ).toHaveLength(1);
+    expect(
+      puts.filter((r) => r.file !== dropped.file && r.partNumber === 2),
+      "PUTs of the other file's part 2",
+    ).toHaveLength(1);
     // The other file's next part went out while the part in doubt was still being stored, not after it was found.
     const next = puts.find((r) => r.file !== dropped.file && r.at > dropped.at);
     expect(next, 'a PUT of the other file after the part in doubt').toBeDefined();
@@ -107,7 +142,13 @@ describe('a part storage never got whole (the connection dropped mid-body)', () 
     const u = kit.uploader('midbody', { concurrency: 1, answerSettleMs: 600_000 });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
-    await kit.fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, times: 1, action: { type: 'reset', afterBytes: 64 * 1024 } });
+    await kit.fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 1,
+      times: 1,
+      action: { type: 'reset', afterBytes: 64 * 1024 },
+    });
     await countStatusReads();
     const before = { ...svc.storage.stats };
     const from = svc.storage.received.length;

@@ -9,8 +9,10 @@ describe('a bandwidth timetable over a running engine', () => {
     vi.useFakeTimers({ now: new Date(2026, 10, 23, 7, 30) });
     const set: (number | null)[] = [];
     const changes: string[] = [];
-    const stop = applyTimetable({ setBandwidth: (b) => set.push(b) }, parseBandwidth('08:00,512k 19:00,off'), (b, until) =>
-      changes.push(`${b} until ${until?.getHours()}:${String(until?.getMinutes()).padStart(2, '0')}`),
+    const stop = applyTimetable(
+      { setBandwidth: (b) => set.push(b) },
+      parseBandwidth('08:00,512k 19:00,off'),
+      (b, until) => changes.push(`${b} until ${until?.getHours()}:${String(until?.getMinutes()).padStart(2, '0')}`),
     );
     expect(set).toEqual([null]); // 07:30: the evening's "off" still runs
     vi.advanceTimersByTime(30 * 60_000);
@@ -26,11 +28,14 @@ describe('a bandwidth timetable over a running engine', () => {
   });
 });
 
-describe('a timetable\'s pause hours', () => {
+describe("a timetable's pause hours", () => {
   it('hold the queue until the next change, then end the hold; stopping it ends a hold in force', () => {
     vi.useFakeTimers({ now: new Date(2026, 10, 23, 7, 30) });
     const holds: (string | undefined)[] = [];
-    const engine = { setBandwidth: () => {}, holds: { byTimetable: (until: string | undefined) => void holds.push(until) } };
+    const engine = {
+      setBandwidth: () => {},
+      holds: { byTimetable: (until: string | undefined) => void holds.push(until) },
+    };
     const stop = applyTimetable(engine, parseBandwidth('08:00,pause 18:00,2M'));
     expect(holds).toEqual([undefined]); // 07:30: the evening's 2M runs past midnight
     vi.advanceTimersByTime(30 * 60_000);

@@ -47,10 +47,15 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     bandwidth,
     // A silent link is an outage from its last sign of life, on the screen, in `status` and in
     // the log alike (docs/engine.md, "A silent link").
-    link: new LinkMonitor(bandwidth, stallTimeoutMs, (since, quietMs) => {
-      const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
-      if (outage) ctx.log.warn(`Waiting for storage since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
-    }, opts.minLinkRate),
+    link: new LinkMonitor(
+      bandwidth,
+      stallTimeoutMs,
+      (since, quietMs) => {
+        const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
+        if (outage) ctx.log.warn(`Waiting for storage since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
+      },
+      opts.minLinkRate,
+    ),
     // A silent gateway likewise, from its last sign of life, until it answers again
     // (docs/engine.md, "A silent capture gateway").
     gatewayWatch: new GatewayMonitor(
@@ -60,7 +65,10 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
         // explains a gateway that waits on it (its status read asks storage) or on the same dead
         // network: one outage, one cause, told by the link (rule 1). Asked again at the next
         // check; once storage is back, the gateway's silence is counted afresh from then.
-        if (ctx.tracker.outageWhere() === 'storage' || (ctx.link.asking() && performance.now() - ctx.link.lastLife() >= stallTimeoutMs / 2)) {
+        if (
+          ctx.tracker.outageWhere() === 'storage' ||
+          (ctx.link.asking() && performance.now() - ctx.link.lastLife() >= stallTimeoutMs / 2)
+        ) {
           behindStorage = true;
           return false;
         }
@@ -70,11 +78,16 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
           return false;
         }
         const outage = ctx.tracker.trouble('gateway', silentGatewayCause(quietMs), Date.now(), since);
-        if (outage) ctx.log.warn(`Waiting for the gateway since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
+        if (outage)
+          ctx.log.warn(`Waiting for the gateway since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
       },
       () => ctx.tracker.answered('gateway'),
     ),
-    ledger: new PartLedger(opts.queue, 100, (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`)),
+    ledger: new PartLedger(
+      opts.queue,
+      100,
+      (err) => hooks.fatal(err) || ctx.log.warn(`Could not record stored parts: ${String(err)}`),
+    ),
     tracker: new ProgressTracker((files, overall) => {
       outages.seen(overall.outage);
       hooks.emit({ type: 'progress', files, overall });

@@ -41,31 +41,56 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     // Two recordings, both lenses: four files of 11 MiB, three parts each at the service's 5 MiB.
     const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 2, bytes: 11 * MiB });
     const bytes = new Map(card.recordings.map((p) => [p.split('/').pop()!, readFileSync(p)]));
-    const u = kit.uploader('pulled', { bandwidthBytesPerSecond: 6 * MiB, concurrency: 2, cards: { mountRoots: [mount], intervalMs: 50 } });
+    const u = kit.uploader('pulled', {
+      bandwidthBytesPerSecond: 6 * MiB,
+      concurrency: 2,
+      cards: { mountRoots: [mount], intervalMs: 50 },
+    });
     const { queued, refused } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
-    expect([queued.length, refused.filter((r) => r.path.endsWith('.insv') && !r.path.includes('LRV_'))]).toEqual([2, []]);
+    expect([queued.length, refused.filter((r) => r.path.endsWith('.insv') && !r.path.includes('LRV_'))]).toEqual([
+      2,
+      [],
+    ]);
     const files = queued.flatMap((c) => u.queue.filesOf(c));
     expect(files).toHaveLength(4);
     const keyOf = (id: number) => kit.svc.store.state.uploads[u.queue.file(id)!.uploadId!]!.key;
 
     const draining = u.engine.drain({ wait: true, deadline: Date.now() + 120_000 });
     // Pulled once some parts are stored and the rest is not.
-    await expect.poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, {
+        timeout: 30_000,
+        interval: 20,
+      })
+      .toBeGreaterThanOrEqual(3);
     renameSync(card.root, join(aside, 'X4_CARD'));
 
     // One state for the card; nothing failed, nothing counted as an attempt, nothing uploading.
-    await expect.poll(() => u.queue.files(['uploading']).length + (queueState(committedTotals(u.queue.totals())).kind === 'card-removed' ? 0 : 1), { timeout: 30_000 }).toBe(0);
+    await expect
+      .poll(
+        () =>
+          u.queue.files(['uploading']).length +
+          (queueState(committedTotals(u.queue.totals())).kind === 'card-removed' ? 0 : 1),
+        { timeout: 30_000 },
+      )
+      .toBe(0);
     const state = queueState(committedTotals(u.queue.totals()));
     expect(state.headline).toBe('Card X4_CARD removed: put it back to continue (2 recordings waiting)');
-    expect(statusState(u.queue).line).toMatch(/^Card X4_CARD removed: put it back to continue \(2 recordings waiting\) — /);
+    expect(statusState(u.queue).line).toMatch(
+      /^Card X4_CARD removed: put it back to continue \(2 recordings waiting\) — /,
+    );
     expect(u.queue.files(['failed'])).toEqual([]);
     // A drain stopped now (the CLI's `drain` without --wait) says it once, and a person is needed (exit 1).
     const now = u.engine.summary();
     expect([now.cardRemoved, now.failed, drainExitCode(now)]).toEqual([state.headline, [], 1]);
-    expect(summaryLines(now).filter((l) => l.startsWith('CARD REMOVED'))).toEqual([`CARD REMOVED ${state.headline}; \`drain --wait\` resumes by itself once it is back, under any mount path`]);
+    expect(summaryLines(now).filter((l) => l.startsWith('CARD REMOVED'))).toEqual([
+      `CARD REMOVED ${state.headline}; \`drain --wait\` resumes by itself once it is back, under any mount path`,
+    ]);
     const waiting = files.map((f) => u.queue.file(f.id)!).filter((f) => f.state !== 'completed');
     expect(waiting.length).toBeGreaterThan(0);
-    expect(waiting.map((f) => [f.state, f.error, f.attempts, f.nextAttemptAt])).toEqual(waiting.map(() => ['pending', null, 0, null]));
+    expect(waiting.map((f) => [f.state, f.error, f.attempts, f.nextAttemptAt])).toEqual(
+      waiting.map(() => ['pending', null, 0, null]),
+    );
 
     // What storage holds now must never be sent again.
     const held: string[] = [];
@@ -75,7 +100,9 @@ describe('a card pulled out while its recordings upload straight from it', () =>
         held.push(...[1, 2, 3].map((n) => `${up.key}#${n}`)); // finished before the pull: its object is whole
         continue;
       }
-      const listed = await kit.svc.s3().send(new ListPartsCommand({ Bucket: kit.svc.info.s3.bucket, Key: up.key, UploadId: up.storageUploadId }));
+      const listed = await kit.svc
+        .s3()
+        .send(new ListPartsCommand({ Bucket: kit.svc.info.s3.bucket, Key: up.key, UploadId: up.storageUploadId }));
       for (const p of listed.Parts ?? []) held.push(`${up.key}#${p.PartNumber}`);
     }
     expect(held.length).toBeGreaterThanOrEqual(3);
@@ -96,7 +123,8 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     const counts = putCounts();
     for (const k of held) expect([k, counts.get(k)]).toEqual([k, 1]);
     // Every part of every file was sent (one cut off by the pull may have been sent again: storage never had it).
-    for (const f of files) for (const n of [1, 2, 3]) expect(counts.get(`${keyOf(f.id)}#${n}`)).toBeGreaterThanOrEqual(1);
+    for (const f of files)
+      for (const n of [1, 2, 3]) expect(counts.get(`${keyOf(f.id)}#${n}`)).toBeGreaterThanOrEqual(1);
     expect(queueState(committedTotals(u.queue.totals())).kind).toBe('done');
     const kinds = u.queue.activity.list().map((a) => [a.kind, a.subject]);
     expect(kinds).toContainEqual(['card-removed', 'X4_CARD']);
@@ -114,9 +142,16 @@ describe('a card pulled out while its recordings upload straight from it', () =>
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const files = u.queue.filesOf(queued[0]!);
     void u.engine.drain({ wait: true });
-    await expect.poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, {
+        timeout: 30_000,
+        interval: 20,
+      })
+      .toBeGreaterThanOrEqual(1);
     renameSync(card.root, join(aside, 'GO3'));
-    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card GO3 removed: put it back to continue (1 recording waiting)');
+    await expect
+      .poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 })
+      .toBe('Card GO3 removed: put it back to continue (1 recording waiting)');
     await u.close(); // the app quits with the card out
 
     renameSync(join(aside, 'GO3'), join(mount, 'GO3 (1)'));

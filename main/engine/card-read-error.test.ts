@@ -25,10 +25,14 @@ vi.mock('node:fs', async (importOriginal) => {
   type Cb = (err: NodeJS.ErrnoException | null, ...rest: unknown[]) => void;
   const open = (path: unknown, ...rest: unknown[]) => {
     const cb = rest.pop() as Cb;
-    (real.open as unknown as (...a: unknown[]) => void)(path, ...rest, (err: NodeJS.ErrnoException | null, fd: number) => {
-      if (!err) fault.fds.set(fd, String(path));
-      cb(err, fd);
-    });
+    (real.open as unknown as (...a: unknown[]) => void)(
+      path,
+      ...rest,
+      (err: NodeJS.ErrnoException | null, fd: number) => {
+        if (!err) fault.fds.set(fd, String(path));
+        cb(err, fd);
+      },
+    );
   };
   const close = (fd: number, ...rest: unknown[]) => {
     fault.fds.delete(fd);
@@ -64,7 +68,8 @@ afterAll(async () => kit.stop());
 /** UploadPart requests storage received for one object key, per part number. */
 function putsOf(key: string): Map<number, number> {
   const counts = new Map<number, number>();
-  for (const r of kit.svc.storage.received) if (r.operation === 'UploadPart' && r.key === key) counts.set(r.partNumber!, (counts.get(r.partNumber!) ?? 0) + 1);
+  for (const r of kit.svc.storage.received)
+    if (r.operation === 'UploadPart' && r.key === key) counts.set(r.partNumber!, (counts.get(r.partNumber!) ?? 0) + 1);
   return counts;
 }
 
@@ -73,7 +78,10 @@ describe('a read error from a card whose mount still exists (straight-from-card 
     const mount = join(kit.work, 'media');
     const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 1, bytes: 11 * MiB });
     const target = card.recordings[0]!;
-    const u = kit.uploader('eio-once', { concurrency: 1, cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [100, 100, 100] } });
+    const u = kit.uploader('eio-once', {
+      concurrency: 1,
+      cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [100, 100, 100] },
+    });
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const files = u.queue.filesOf(queued[0]!);
     const file = files.find((f) => f.path === target)!;
@@ -95,21 +103,33 @@ describe('a read error from a card whose mount still exists (straight-from-card 
     expect([summary.failed, summary.cardRemoved]).toEqual([[], null]);
     expect(summary.completed.map((f) => f.id).sort()).toEqual(files.map((f) => f.id).sort());
     expect(states).not.toContain('failed');
-    for (const f of files) expect((await kit.stored(u, f.id)).sha256).toBe(sha256(readFileSync(u.queue.file(f.id)!.path)));
+    for (const f of files)
+      expect((await kit.stored(u, f.id)).sha256).toBe(sha256(readFileSync(u.queue.file(f.id)!.path)));
     const puts = putsOf(keyOf());
     // Part 1, held when the read failed, went once; part 2 (cut off: storage never had it) at most twice.
     expect([puts.get(1), puts.get(3)]).toEqual([1, 1]);
     expect(puts.get(2)).toBeLessThanOrEqual(2);
-    const lines = u.queue.activity.list().filter((a) => a.fileId === file.id).map((a) => [a.kind, a.message]);
+    const lines = u.queue.activity
+      .list()
+      .filter((a) => a.fileId === file.id)
+      .map((a) => [a.kind, a.message]);
     expect(lines.filter(([k]) => k === 'failed')).toEqual([]);
-    expect(lines).toContainEqual(['retry-scheduled', expect.stringMatching(/^Reading VID_\S+ failed \(EIO\) while its card or drive still looked mounted\. Trying again at /) as string]);
+    expect(lines).toContainEqual([
+      'retry-scheduled',
+      expect.stringMatching(
+        /^Reading VID_\S+ failed \(EIO\) while its card or drive still looked mounted\. Trying again at /,
+      ) as string,
+    ]);
   }, 90_000);
 
   it('a card that keeps answering EIO while mounted fails as unreadable after the short tries', async () => {
     const mount = join(kit.work, 'media-bad');
     const card = writeFakeCard(join(mount, 'BAD_CARD'), { recordings: 1, bytes: 6 * MiB });
     const target = card.recordings[0]!;
-    const u = kit.uploader('eio-always', { concurrency: 1, cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [50, 50] } });
+    const u = kit.uploader('eio-always', {
+      concurrency: 1,
+      cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [50, 50] },
+    });
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const file = u.queue.filesOf(queued[0]!).find((f) => f.path === target)!;
     Object.assign(fault, { path: target, position: 5 * MiB, code: 'ENXIO', times: Infinity });
@@ -118,8 +138,13 @@ describe('a read error from a card whose mount still exists (straight-from-card 
 
     expect(fault.fired).toBe(3);
     expect(summary.failed.map((f) => f.id)).toEqual([file.id]);
-    expect(u.queue.file(file.id)!.error).toBe(`${target} cannot be read (ENXIO): the card or drive failed to read; reconnect it, then retry the file.`);
-    const kinds = u.queue.activity.list().filter((a) => a.fileId === file.id).map((a) => a.kind);
+    expect(u.queue.file(file.id)!.error).toBe(
+      `${target} cannot be read (ENXIO): the card or drive failed to read; reconnect it, then retry the file.`,
+    );
+    const kinds = u.queue.activity
+      .list()
+      .filter((a) => a.fileId === file.id)
+      .map((a) => a.kind);
     expect(kinds.filter((k) => k === 'retry-scheduled')).toHaveLength(2);
   }, 90_000);
 });

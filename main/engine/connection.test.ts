@@ -75,29 +75,36 @@ describe('a gateway that refuses bodiless JSON', () => {
     expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
     expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
     // §4.8 read as any client would (the app no longer calls it), with no content-type.
-    const status = await svc.gateway('GET', `/captures/api/v1/external-captures/${u.queue.capture(queued[0]!)!.captureId!}/upload-status`, { headers: { 'content-type': undefined } });
+    const status = await svc.gateway(
+      'GET',
+      `/captures/api/v1/external-captures/${u.queue.capture(queued[0]!)!.captureId!}/upload-status`,
+      { headers: { 'content-type': undefined } },
+    );
     expect(((await status.json()) as { uploadStatus: string }).uploadStatus).toBe('complete');
     expect(await u.gateway.latestDefaultDesignUpdate()).toEqual(expect.any(String)); // §4.3 keeps its required header
   });
 });
 
 describe('a gateway whose §4.9 path is not the guessed one', () => {
-  it.each([404, 405] as const)('status read answering %i: a lost part answer is reconciled by presign-missing and the file completes', async (status) => {
-    await svc.admin('PUT', '/settings', { statusRead: status });
-    const { path, bytes } = makeFile(`status-${status}.mp4`, 11 * MiB);
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'dropResponse' } });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'dropResponse' } });
-    const replacedBefore = svc.storage.stats.partsReplaced;
-    const u = uploader(`status-${status}`);
-    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
-    const summary = await u.engine.drain();
-    const [file] = u.queue.filesOf(queued[0]!);
-    expect(summary.failed.map((f) => f.error)).toEqual([]);
-    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
-    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
-    // Reconciled, not re-sent: each of the three parts was stored once.
-    expect(svc.storage.stats.partsReplaced - replacedBefore).toBe(0);
-  });
+  it.each([404, 405] as const)(
+    'status read answering %i: a lost part answer is reconciled by presign-missing and the file completes',
+    async (status) => {
+      await svc.admin('PUT', '/settings', { statusRead: status });
+      const { path, bytes } = makeFile(`status-${status}.mp4`, 11 * MiB);
+      await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'dropResponse' } });
+      await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'dropResponse' } });
+      const replacedBefore = svc.storage.stats.partsReplaced;
+      const u = uploader(`status-${status}`);
+      const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+      const summary = await u.engine.drain();
+      const [file] = u.queue.filesOf(queued[0]!);
+      expect(summary.failed.map((f) => f.error)).toEqual([]);
+      expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+      expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+      // Reconciled, not re-sent: each of the three parts was stored once.
+      expect(svc.storage.stats.partsReplaced - replacedBefore).toBe(0);
+    },
+  );
 });
 
 describe('a captive portal in front of the gateway during uploads', () => {
@@ -113,7 +120,11 @@ describe('a captive portal in front of the gateway during uploads', () => {
     expect(first.failed).toEqual([]);
     expect(first.waiting.map((f) => f.id)).toEqual([file!.id]);
     expect(u.queue.file(file!.id)!.transient).toBe(true);
-    expect(warnings.filter((w) => /^Cannot reach the capture gateway at http:\/\/127\.0\.0\.1:\d+\/gateway: something else answered/.test(w))).toHaveLength(1);
+    expect(
+      warnings.filter((w) =>
+        /^Cannot reach the capture gateway at http:\/\/127\.0\.0\.1:\d+\/gateway: something else answered/.test(w),
+      ),
+    ).toHaveLength(1);
 
     await svc.admin('DELETE', '/faults');
     u.engine.resume(file!.id);

@@ -37,7 +37,15 @@ export class PersonControls {
   resume(fileId: number): void {
     const f = this.queue.file(fileId);
     if (!f?.uploadId || (f.state === 'pending' && f.nextAttemptAt === null)) return;
-    if (this.ctx.transitions.file(fileId, ['paused', 'failed', 'cancelled', 'pending'], 'pending', { resetAttempts: true }, { kind: 'resumed', message: 'Queued again by a person' })) {
+    if (
+      this.ctx.transitions.file(
+        fileId,
+        ['paused', 'failed', 'cancelled', 'pending'],
+        'pending',
+        { resetAttempts: true },
+        { kind: 'resumed', message: 'Queued again by a person' },
+      )
+    ) {
       this.scheduler.wake();
     }
   }
@@ -65,7 +73,8 @@ export class PersonControls {
 
   private batch(run: () => BatchResult): BatchResult {
     const r = run();
-    if (r.fileIds.length + r.captureRows.length > 0) this.emit({ type: 'batch', fileIds: r.fileIds, captureRows: r.captureRows });
+    if (r.fileIds.length + r.captureRows.length > 0)
+      this.emit({ type: 'batch', fileIds: r.fileIds, captureRows: r.captureRows });
     if (r.entry) this.emit({ type: 'activity', entry: r.entry });
     this.scheduler.wake();
     return r;
@@ -86,7 +95,14 @@ export class PersonControls {
       return;
     }
     // Back to `queued` with no retry time: due now.
-    this.ctx.transitions.capture(captureRow, ['registration_unknown', 'rejected', 'failed', 'queued'], 'queued', null, undefined, { kind: 'queued', message: 'To be registered again, by a person' });
+    this.ctx.transitions.capture(
+      captureRow,
+      ['registration_unknown', 'rejected', 'failed', 'queued'],
+      'queued',
+      null,
+      undefined,
+      { kind: 'queued', message: 'To be registered again, by a person' },
+    );
     this.scheduler.wake();
   }
 
@@ -94,7 +110,10 @@ export class PersonControls {
    * Corrects a capture the service refused (or one not registered yet) and queues it to be
    * registered again at once (§4.4). Throws Error when the capture is registered already or gone.
    */
-  editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
+  editCapture(
+    captureRow: number,
+    change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string },
+  ): void {
     const q = this.queue;
     const revised = q.transaction(() => {
       if (!q.reviseCapture(captureRow, change)) return false;
@@ -103,7 +122,8 @@ export class PersonControls {
         message: `Corrected by a person (structure ${change.structure}${change.design ? `, design ${change.design}` : ''}, ${change.type}, ${change.captureDateTime}); to be registered again`,
       });
     })();
-    if (!revised) throw new Error(`Capture ${captureRow} cannot be changed: it is registered already or no longer in the queue.`);
+    if (!revised)
+      throw new Error(`Capture ${captureRow} cannot be changed: it is registered already or no longer in the queue.`);
     this.scheduler.wake();
   }
 
@@ -118,7 +138,9 @@ export class PersonControls {
     const entry = q.transaction(() => {
       const c = q.capture(captureRow);
       if (!c || q.schedule.setFront(captureRow, front) === null) return undefined;
-      const message = front ? 'Moved to the front of the queue by a person' : 'Moved back to its place in the queue by a person';
+      const message = front
+        ? 'Moved to the front of the queue by a person'
+        : 'Moved back to its place in the queue by a person';
       return q.activity.add({ captureRow, fileId: null, subject: c.label, kind: 'moved', message });
     })();
     if (!entry) throw new Error(`Capture ${captureRow} is no longer in the queue.`);
@@ -149,13 +171,21 @@ export class PersonControls {
     const f = this.queue.file(fileId);
     const c = f && this.queue.capture(f.captureRow);
     if (c && ['queued', 'registering', 'registration_unknown', 'rejected'].includes(c.state)) {
-      throw new Error(`${f.fileName} cannot be removed alone while its capture "${c.label}" is not registered: remove the whole capture, or remove the file once the capture is registered.`);
+      throw new Error(
+        `${f.fileName} cannot be removed alone while its capture "${c.label}" is not registered: remove the whole capture, or remove the file once the capture is registered.`,
+      );
     }
     this.ctx.transitions.removeFile(fileId);
     await this.scheduler.abort([fileId]);
   }
 
-  private control(fileId: number, from: FileState[], to: FileState, kind: 'paused' | 'cancelled', message: string): void {
+  private control(
+    fileId: number,
+    from: FileState[],
+    to: FileState,
+    kind: 'paused' | 'cancelled',
+    message: string,
+  ): void {
     if (this.ctx.transitions.file(fileId, from, to, {}, { kind, message })) void this.scheduler.abort([fileId]);
   }
 }

@@ -55,11 +55,19 @@ describe('uploads real files end to end', () => {
     expect(queued).toHaveLength(2);
     const summary = await u.engine.drain();
     expect(summary.failed).toEqual([]);
-    expect(summary.completed.map((f) => f.fileName).sort()).toEqual(['VID_20231121_201609_00_007.insv', 'VID_20231121_201609_10_007.insv', 'walkthrough.mp4']);
+    expect(summary.completed.map((f) => f.fileName).sort()).toEqual([
+      'VID_20231121_201609_00_007.insv',
+      'VID_20231121_201609_10_007.insv',
+      'walkthrough.mp4',
+    ]);
 
     const insv = u.queue.captures().find((c) => c.request.files.length === 2)!;
     expect(insv.request.captureDateTime).toBe('2023-11-21T20:16:09.000Z');
-    expect(insv.request.metaDetails).toMatchObject({ frameRate: 29.97, cameraName: 'Insta360 OneR', deviceID: 'IAEAN00000XXXX' });
+    expect(insv.request.metaDetails).toMatchObject({
+      frameRate: 29.97,
+      cameraName: 'Insta360 OneR',
+      deviceID: 'IAEAN00000XXXX',
+    });
     for (const f of summary.completed) expect(sha256(await stored(u, f.id))).toBe(sha256(readFileSync(f.path)));
     expect(u.queue.captures().map((c) => c.state)).toEqual(['completed', 'completed']);
     // Progress as the screens read it: sampled while uploading, each file's bytes and parts never
@@ -70,7 +78,12 @@ describe('uploads real files end to end', () => {
       const mine = samples.filter((s) => s.p.fileId === f.id);
       const completedAt = events.findIndex((e) => e.type === 'file' && e.fileId === f.id && e.state === 'completed');
       for (const { at, p } of mine) {
-        expect([p.bytesTotal, p.bytesSent <= f.size, p.partsDone <= p.partsTotal, at < completedAt]).toEqual([f.size, true, true, true]);
+        expect([p.bytesTotal, p.bytesSent <= f.size, p.partsDone <= p.partsTotal, at < completedAt]).toEqual([
+          f.size,
+          true,
+          true,
+          true,
+        ]);
       }
       const sent = mine.map((s) => s.p.bytesSent);
       expect(sent).toEqual([...sent].sort((a, b) => a - b));
@@ -84,7 +97,9 @@ describe('uploads real files end to end', () => {
     const summary = await u.engine.drain();
     const [file] = u.queue.filesOf(queued[0]!);
     expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
-    expect(u.queue.parts(file!.id).map((p) => [p.partNumber, p.etag !== null])).toEqual([1, 2, 3, 4, 5].map((n) => [n, true]));
+    expect(u.queue.parts(file!.id).map((p) => [p.partNumber, p.etag !== null])).toEqual(
+      [1, 2, 3, 4, 5].map((n) => [n, true]),
+    );
     expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
   });
 });
@@ -92,7 +107,12 @@ describe('uploads real files end to end', () => {
 describe('survives every fault the service can inject', () => {
   it('storage 500, SlowDown, RequestTimeout, a reset mid-part and a missing ETag', async () => {
     const { path, bytes } = makeFile('faulty.mp4', 23 * MiB);
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'reset', afterBytes: MiB } });
+    await fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 1,
+      action: { type: 'reset', afterBytes: MiB },
+    });
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'status', status: 500 } });
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'status', status: 503 } });
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 4, action: { type: 'requestTimeout' } });
@@ -136,12 +156,18 @@ describe('survives every fault the service can inject', () => {
     const before = { ...svc.storage.stats };
     const lines: string[] = [];
     // A long stall timeout, so the held part meets its expired URL rather than the stall watchdog.
-    const u = uploader('expiring', { concurrency: 2, stallTimeoutMs: 10_000, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    const u = uploader('expiring', {
+      concurrency: 2,
+      stallTimeoutMs: 10_000,
+      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+    });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect((await u.engine.drain()).failed).toEqual([]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
     expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
-    expect(lines.join('\n')).toMatch(/Part 3 of expiring\.mp4: the presigned URL was refused \(AccessDenied: Request has expired \(HTTP 403 on PUT [^?]*\)\); presigning again/);
+    expect(lines.join('\n')).toMatch(
+      /Part 3 of expiring\.mp4: the presigned URL was refused \(AccessDenied: Request has expired \(HTTP 403 on PUT [^?]*\)\); presigning again/,
+    );
   });
 
   it('a token that expires mid-upload: signs in again and carries on', async () => {
@@ -165,7 +191,13 @@ describe('survives every fault the service can inject', () => {
 
   it('retries exhausted: the file waits for its scheduled retry with the reason; resumed, it sends only the missing part', async () => {
     const { path, bytes } = makeFile('exhausted.mp4', 12 * MiB);
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, times: 0, action: { type: 'status', status: 500 } });
+    await fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 3,
+      times: 0,
+      action: { type: 'status', status: 500 },
+    });
     const u = uploader('exhausted', { concurrency: 1 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const t0 = Date.now();
@@ -234,7 +266,11 @@ describe('pause, resume, cancel, changed files, limits', () => {
     u.engine.on((e) => {
       // Mid-part: over 1 MiB of the first part on the wire, none of it acknowledged yet (bytesSent
       // counts only what storage acknowledged).
-      if (cancelledAt === undefined && e.type === 'progress' && e.files.some((f) => f.bytesSent + f.bytesInFlight > MiB)) {
+      if (
+        cancelledAt === undefined &&
+        e.type === 'progress' &&
+        e.files.some((f) => f.bytesSent + f.bytesInFlight > MiB)
+      ) {
         cancelledAt = Date.now();
         u.engine.cancel(file.id);
       }
@@ -275,7 +311,10 @@ describe('pause, resume, cancel, changed files, limits', () => {
     const empty = makeFile('empty.insv', 0);
     const csv = makeFile('alone.csv', 10);
     const mov = makeFile('clip.mov', 10);
-    const { queued, refused } = await u.add([empty.path, csv.path, mov.path, join(work, 'missing.mp4')], { structure: structure(), type: 'interior' });
+    const { queued, refused } = await u.add([empty.path, csv.path, mov.path, join(work, 'missing.mp4')], {
+      structure: structure(),
+      type: 'interior',
+    });
     expect(queued).toEqual([]);
     expect(refused.map((r) => [r.path, r.reason])).toEqual([
       [join(work, 'missing.mp4'), expect.stringMatching(/Cannot be read \(ENOENT\)/)],
@@ -304,7 +343,9 @@ describe('field safety', () => {
     expect((await u.add([path], { structure: structure(), type: 'interior' })).queued).toHaveLength(1);
     const second = await u.add([path], { structure: structure(), type: 'interior' });
     expect(second.queued).toEqual([]);
-    expect(second.refused).toEqual([{ path, reason: expect.stringMatching(/^Already in the queue as capture 1 \(.+\); it is not added twice\.$/) }]);
+    expect(second.refused).toEqual([
+      { path, reason: expect.stringMatching(/^Already in the queue as capture 1 \(.+\); it is not added twice\.$/) },
+    ]);
   });
 
   it('keeps secrets out of every log line, event and stored error, even when things fail', async () => {
@@ -314,8 +355,19 @@ describe('field safety', () => {
     await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
     // Held 1.2 s before the signature check: the 1 s URL has expired by then.
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'latency', ms: 1200 } });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'reset', afterBytes: 1000 } });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, times: 0, action: { type: 'status', status: 500 } });
+    await fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      action: { type: 'reset', afterBytes: 1000 },
+    });
+    await fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 3,
+      times: 0,
+      action: { type: 'status', status: 500 },
+    });
     const u = uploader('secrets', { log, concurrency: 1, stallTimeoutMs: 10_000 });
     const events: EngineEvent[] = [];
     u.engine.on((e) => events.push(e));
@@ -324,9 +376,19 @@ describe('field safety', () => {
     const summary = await u.engine.drain();
     expect(summary.waiting).toHaveLength(1); // part 3 never gets through: retried later
     const token = await svc.token();
-    const text = [...lines, JSON.stringify(events), JSON.stringify(u.queue.captures()), JSON.stringify(summary)].join('\n');
-    expect(lines.join("\n")).toMatch(/presigning again/);
-    for (const secret of [svc.info.apiKey, svc.info.account.password, svc.info.s3.secretAccessKey, token.split('.')[0]!, 'X-Amz-Signature', 'X-Amz-Credential', 'Bearer']) {
+    const text = [...lines, JSON.stringify(events), JSON.stringify(u.queue.captures()), JSON.stringify(summary)].join(
+      '\n',
+    );
+    expect(lines.join('\n')).toMatch(/presigning again/);
+    for (const secret of [
+      svc.info.apiKey,
+      svc.info.account.password,
+      svc.info.s3.secretAccessKey,
+      token.split('.')[0]!,
+      'X-Amz-Signature',
+      'X-Amz-Credential',
+      'Bearer',
+    ]) {
       expect(text).not.toContain(secret);
     }
   });

@@ -48,13 +48,30 @@ export class UploadEngine {
   constructor(opts: EngineOptions) {
     this.queue = opts.queue;
     this.queueFile = opts.queueFile ?? opts.queue.db.name;
-    this.ctx = buildContext(opts, { emit: (e) => this.emit(e), warn: (message) => this.warn(message), fatal: (err) => this.fail(err) });
+    this.ctx = buildContext(opts, {
+      emit: (e) => this.emit(e),
+      warn: (message) => this.warn(message),
+      fatal: (err) => this.fail(err),
+    });
     // Held: parts in flight stop (their files go back to pending); ended: the drain looks again.
-    this.holds = new Holds(opts.queue, (e) => this.emit(e), (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()), (err) => this.fail(err));
-    this.block = new BlockRecord(this.ctx, (e) => this.emit(e), () => this.scheduler.wake());
+    this.holds = new Holds(
+      opts.queue,
+      (e) => this.emit(e),
+      (held) => (held ? void this.scheduler.abort(this.scheduler.activeFiles) : this.scheduler.wake()),
+      (err) => this.fail(err),
+    );
+    this.block = new BlockRecord(
+      this.ctx,
+      (e) => this.emit(e),
+      () => this.scheduler.wake(),
+    );
     const onBlocked = this.block.refuse.bind(this.block);
     this.cards = new PulledCards(this.ctx, opts.cards ?? {}, () => this.scheduler.wake());
-    this.registrar = new Registrar(this.ctx, { registered: () => this.scheduler.wake(), blocked: onBlocked, idle: () => this.scheduler.wake() });
+    this.registrar = new Registrar(this.ctx, {
+      registered: () => this.scheduler.wake(),
+      blocked: onBlocked,
+      idle: () => this.scheduler.wake(),
+    });
     this.scheduler = new Scheduler(this.ctx, new QueueClock(opts.queue.db), this.registrar, {
       blocked: onBlocked,
       isBlocked: () => this.block.message !== null || this.fatalError !== null,
@@ -68,12 +85,22 @@ export class UploadEngine {
     this.holds.byTimetable(undefined);
     this.ctx.outages.clear(); // likewise an outage recorded by a process that stopped
     this.block.forget(true); // and its stop for refused credentials
-    this.queueWatch = new QueueFileWatch(this.queue, this.queueFile, (err) => this.fail(err), () => this.fatalError !== null);
+    this.queueWatch = new QueueFileWatch(
+      this.queue,
+      this.queueFile,
+      (err) => this.fail(err),
+      () => this.fatalError !== null,
+    );
     const recovered = this.queue.recoverInterrupted();
-    if (recovered.unknownRegistrations > 0) this.warn(`${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`);
+    if (recovered.unknownRegistrations > 0)
+      this.warn(
+        `${recovered.unknownRegistrations} capture(s) were being registered when the app stopped; check them and register again or drop them.`,
+      );
     if (recovered.requeuedRegistrations > 0) {
       // Claimed but never sent (the app stopped while signing in): nothing to decide.
-      this.ctx.log.info(`${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`);
+      this.ctx.log.info(
+        `${recovered.requeuedRegistrations} capture(s) were about to be registered when the app stopped; nothing was sent, so they are queued again.`,
+      );
     }
   }
 
@@ -268,7 +295,10 @@ export class UploadEngine {
    * Corrects a capture the service refused (or one not registered yet) and queues it to be
    * registered again at once (§4.4). Throws Error when the capture is registered already or gone.
    */
-  editCapture(captureRow: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): void {
+  editCapture(
+    captureRow: number,
+    change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string },
+  ): void {
     this.controls.editCapture(captureRow, change);
   }
 

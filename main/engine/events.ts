@@ -92,7 +92,14 @@ export type EngineEvent =
       transient: boolean;
       file: QueuedFile;
     }
-  | { type: 'capture'; captureRow: number; label: string; state: CaptureState; error: string | null; capture: QueuedCapture }
+  | {
+      type: 'capture';
+      captureRow: number;
+      label: string;
+      state: CaptureState;
+      error: string | null;
+      capture: QueuedCapture;
+    }
   | { type: 'removed'; captureRow: number; fileIds: number[] }
   /**
    * Storage's own list of an upload's parts (the §4.9 status read, which syncs from ListParts)

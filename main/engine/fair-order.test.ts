@@ -19,7 +19,12 @@ const fast = (retries: number) => ({ retries, delayMs: () => 5 });
 describe('the captures a blip hit', () => {
   it('finish first once storage is back, while new captures keep arriving', async () => {
     // One request slot (two files at work), a file of one part that takes storage about 0.4 s.
-    const u = kit.uploader('blip', { concurrency: 1, partRetry: fast(1), maxRounds: 1, retrySchedule: { delayMs: () => 1500 } });
+    const u = kit.uploader('blip', {
+      concurrency: 1,
+      partRetry: fast(1),
+      maxRounds: 1,
+      retrySchedule: { delayMs: () => 1500 },
+    });
     const add = async (name: string) => {
       const file = kit.file(name, 3 * MiB);
       const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
@@ -54,10 +59,14 @@ describe('the captures a blip hit', () => {
     await arriving;
     if (summary.completed.length < 10) await u.engine.drain({ wait: true });
 
-    const completed = u.queue.activity.list().filter((l) => l.kind === 'completed').map((l) => l.captureRow);
+    const completed = u.queue.activity
+      .list()
+      .filter((l) => l.kind === 'completed')
+      .map((l) => l.captureRow);
     expect(completed).toHaveLength(10);
     expect(completed.slice(0, 2).sort()).toEqual(first.map((c) => c.row).sort());
     // What storage holds is what was on disk.
-    for (const c of [...first, ...later]) expect((await kit.stored(u, u.queue.filesOf(c.row)[0]!.id)).sha256).toBe(c.file.sha256);
+    for (const c of [...first, ...later])
+      expect((await kit.stored(u, u.queue.filesOf(c.row)[0]!.id)).sha256).toBe(c.file.sha256);
   });
 });

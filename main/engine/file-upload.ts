@@ -78,8 +78,13 @@ export class FileUpload {
       ctx.ledger.flush();
       const presign = await this.service(() => this.urls.refresh());
       // Either figure may be absent (docs/decisions/tolerant-reader.md); one given must match.
-      if ((presign.partSize !== undefined && presign.partSize !== f.partSize) || (presign.totalParts !== undefined && presign.totalParts !== f.totalParts)) {
-        throw new Error(`The service now describes ${f.fileName} as ${presign.totalParts ?? '?'} parts of ${presign.partSize ?? '?'} bytes, not the registered layout`);
+      if (
+        (presign.partSize !== undefined && presign.partSize !== f.partSize) ||
+        (presign.totalParts !== undefined && presign.totalParts !== f.totalParts)
+      ) {
+        throw new Error(
+          `The service now describes ${f.fileName} as ${presign.totalParts ?? '?'} parts of ${presign.partSize ?? '?'} bytes, not the registered layout`,
+        );
       }
       let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
@@ -91,7 +96,10 @@ export class FileUpload {
       for (const p of ctx.queue.parts(f.id)) {
         if (p.etag || missingSet.has(p.partNumber) || recovered.has(p.partNumber)) continue;
         if (this.signal.aborted) throw new CancelledError(); // each part is a read of up to its whole size
-        recovered.set(p.partNumber, this.known?.[p.partNumber - 1] ?? (await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size)));
+        recovered.set(
+          p.partNumber,
+          this.known?.[p.partNumber - 1] ?? (await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size)),
+        );
       }
       // The bytes reported are the bytes queued: every stored part is in the queue before the check.
       ctx.ledger.flush();
@@ -107,12 +115,17 @@ export class FileUpload {
         best = missingParts.length;
         stuck = 0;
       } else if (++stuck >= ctx.maxRounds) {
-        const listed = missingParts.length ? ` (${missingParts.slice(0, 10).join(', ')}${missingParts.length > 10 ? ', …' : ''})` : '';
-        throw new Error(`The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`);
+        const listed = missingParts.length
+          ? ` (${missingParts.slice(0, 10).join(', ')}${missingParts.length > 10 ? ', …' : ''})`
+          : '';
+        throw new Error(
+          `The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`,
+        );
       }
       // Nothing to send again, yet not finalized: the service is still at work (§4.7 `uploading`).
       // Rounds back off as §8's retries do, so a service that lags gets time, not a burst.
-      if (missingParts.length === 0) await sleep(ctx.partRetry.delayMs(stuck), undefined, { signal: this.signal }).catch(() => undefined);
+      if (missingParts.length === 0)
+        await sleep(ctx.partRetry.delayMs(stuck), undefined, { signal: this.signal }).catch(() => undefined);
     }
   }
 
@@ -125,9 +138,18 @@ export class FileUpload {
     const { ctx, f } = this;
     const marked = ctx.queue.parts(f.id).filter((p) => p.unansweredAt !== null);
     if (marked.length === 0) return new Set();
-    const doubtful = marked.filter((p) => !p.etag && missing.has(p.partNumber)).map((p) => ({ partNumber: p.partNumber, unansweredAt: p.unansweredAt! }));
+    const doubtful = marked
+      .filter((p) => !p.etag && missing.has(p.partNumber))
+      .map((p) => ({ partNumber: p.partNumber, unansweredAt: p.unansweredAt! }));
     const found = doubtful.length
-      ? await this.service((signal) => settleInDoubt(doubtful, () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)), signal, ctx.answerSettleMs))
+      ? await this.service((signal) =>
+          settleInDoubt(
+            doubtful,
+            () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)),
+            signal,
+            ctx.answerSettleMs,
+          ),
+        )
       : new Set<number>();
     if (doubtful.length) {
       const resent = doubtful.filter((p) => !found.has(p.partNumber)).map((p) => p.partNumber);
@@ -136,12 +158,18 @@ export class FileUpload {
           `${found.size} found in storage, not sent again${resent.length ? `; ${resent.join(', ')} not there, sent again` : ''}`,
       );
     }
-    ctx.queue.markUnanswered(f.id, marked.map((p) => p.partNumber), null);
+    ctx.queue.markUnanswered(
+      f.id,
+      marked.map((p) => p.partNumber),
+      null,
+    );
     return found;
   }
 
   private noStatusRead(err: Error): void {
-    this.ctx.log.info(`The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`);
+    this.ctx.log.info(
+      `The gateway has no upload status read at the path this client assumes (${err.message}); reconciling with presign-missing alone`,
+    );
   }
 
   /**
@@ -157,8 +185,15 @@ export class FileUpload {
     if (listed.length > 0) {
       const { lost, unconfirmed, held } = await this.judgeListed(listed);
       ctx.transitions.partsLost(f, lost);
-      ctx.queue.batch.forgetParts(f.id, unconfirmed.map((p) => p.partNumber)); // sent again, no loss said
-      if (!first) ctx.tracker.partsLost(f.id, [...lost, ...unconfirmed].map((p) => p.size));
+      ctx.queue.batch.forgetParts(
+        f.id,
+        unconfirmed.map((p) => p.partNumber),
+      ); // sent again, no loss said
+      if (!first)
+        ctx.tracker.partsLost(
+          f.id,
+          [...lost, ...unconfirmed].map((p) => p.size),
+        );
       for (const p of held) missing.delete(p.partNumber);
     }
     if (!first) return;
@@ -186,7 +221,10 @@ export class FileUpload {
     if (listed.length > 0) {
       const { lost, unconfirmed } = await this.judgeListed(listed);
       ctx.transitions.partsLost(f, lost);
-      ctx.tracker.partsLost(f.id, [...lost, ...unconfirmed].map((p) => p.size));
+      ctx.tracker.partsLost(
+        f.id,
+        [...lost, ...unconfirmed].map((p) => p.size),
+      );
     }
     ctx.queue.batch.forgetParts(f.id, missing); // one transaction
   }
@@ -201,9 +239,13 @@ export class FileUpload {
    * the parts reported; or every acknowledged part gone at once): sent again, no loss said.
    * Throws what the gateway throws.
    */
-  private async judgeListed(listed: readonly QueuedPart[]): Promise<{ lost: QueuedPart[]; unconfirmed: QueuedPart[]; held: QueuedPart[] }> {
+  private async judgeListed(
+    listed: readonly QueuedPart[],
+  ): Promise<{ lost: QueuedPart[]; unconfirmed: QueuedPart[]; held: QueuedPart[] }> {
     const { ctx, f } = this;
-    const lacking = await this.service((signal) => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)));
+    const lacking = await this.service((signal) =>
+      partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)),
+    );
     const gone = listed.filter((p) => lacking.has(p.partNumber));
     const held = listed.filter((p) => !lacking.has(p.partNumber));
     const showsStorage = ctx.queue.parts(f.id).some((p) => p.etag && !lacking.has(p.partNumber));
@@ -231,7 +273,10 @@ export class FileUpload {
     const round = new AbortController();
     const signal = AbortSignal.any([this.signal, round.signal]);
     const settler = new AnswerSettler(
-      () => this.service(() => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err))),
+      () =>
+        this.service(() =>
+          partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)),
+        ),
       ctx.answerSettleMs,
       signal,
     );
@@ -273,12 +318,27 @@ export class FileUpload {
    * hold it unanswered, else undefined. Throws NetworkError once it was sent in full more than the
    * part retries allow with no answer ever, and what sendPart or the settler throw.
    */
-  private async sendSettled(n: number, signal: AbortSignal, slot: () => void, settler: AnswerSettler): Promise<string | undefined> {
+  private async sendSettled(
+    n: number,
+    signal: AbortSignal,
+    slot: () => void,
+    settler: AnswerSettler,
+  ): Promise<string | undefined> {
     const { ctx, f } = this;
     const known = this.known?.[n - 1];
     for (let first = true; ; first = false) {
       const check = () => this.unchanged.assert();
-      const job = { file: f, partNumber: n, urls: this.urls, signal, backoff: this.backoff, tries: this.tries, check, ...(first ? { slot } : {}), ...(known ? { md5Etag: known } : {}) };
+      const job = {
+        file: f,
+        partNumber: n,
+        urls: this.urls,
+        signal,
+        backoff: this.backoff,
+        tries: this.tries,
+        check,
+        ...(first ? { slot } : {}),
+        ...(known ? { md5Etag: known } : {}),
+      };
       const outcome = await sendPart(ctx, job);
       if (outcome.kind === 'stored') this.unchanged.noteSent(n, outcome.md5Etag);
       if (outcome.kind !== 'uncertain') return undefined;
@@ -286,7 +346,9 @@ export class FileUpload {
       markUnanswered(ctx, f.id, n, null); // settled: found (reported with the file) or sent again now
       if (found) {
         this.unchanged.noteSent(n, outcome.md5Etag);
-        ctx.log.info(`Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`);
+        ctx.log.info(
+          `Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`,
+        );
         ctx.tracker.partDone(f.id, n, Math.min(f.partSize!, f.size - (n - 1) * f.partSize!));
         return outcome.md5Etag;
       }
@@ -295,9 +357,15 @@ export class FileUpload {
       const error = outcome.error;
       // A network failure like any other (a proxy cutting long uploads, a flaky NAT): the file waits on the durable schedule.
       if (tries > ctx.partRetry.retries) {
-        throw new NetworkError(`Part ${n} of ${f.fileName} was sent ${tries} times and storage never answered (${error.message})`, error.request, error.code);
+        throw new NetworkError(
+          `Part ${n} of ${f.fileName} was sent ${tries} times and storage never answered (${error.message})`,
+          error.request,
+          error.code,
+        );
       }
-      ctx.log.info(`Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`);
+      ctx.log.info(
+        `Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`,
+      );
     }
   }
 
@@ -315,7 +383,8 @@ export class FileUpload {
       .parts(f.id)
       .filter((p) => p.etag)
       .map((p) => ({ partNumber: p.partNumber, etag: p.etag!, size: p.size }));
-    const complete = (parts: ReportedPart[]) => this.service((signal) => ctx.gateway.completeBatch(f.uploadId!, parts, signal));
+    const complete = (parts: ReportedPart[]) =>
+      this.service((signal) => ctx.gateway.completeBatch(f.uploadId!, parts, signal));
     if (recovered.size === 0) return complete(known);
     if (ctx.etagsAreMd5 !== false) {
       const rebuilt = [...recovered].map(([partNumber, etag]) => ({ partNumber, etag, size: sizeOf(partNumber) }));
@@ -325,16 +394,24 @@ export class FileUpload {
         return record;
       } catch (err) {
         if (!(err instanceof HttpStatusError && err.status === 400)) throw err;
-        ctx.log.info(`The service refused the MD5 ETags of ${f.fileName}'s parts ${[...recovered.keys()].join(', ')} (${err.message}); reconciling with storage instead`);
+        ctx.log.info(
+          `The service refused the MD5 ETags of ${f.fileName}'s parts ${[...recovered.keys()].join(', ')} (${err.message}); reconciling with storage instead`,
+        );
       }
     }
-    const status = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal)).catch((err: unknown) => {
-      if (!isStatusReadMissing(err)) throw err;
-      throw new Error(`The service refused the rebuilt ETags of ${f.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`);
-    });
+    const status = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal)).catch(
+      (err: unknown) => {
+        if (!isStatusReadMissing(err)) throw err;
+        throw new Error(
+          `The service refused the rebuilt ETags of ${f.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`,
+        );
+      },
+    );
     if (isFinalized(status) || known.length === 0) {
       if (isFinalized(status)) return status;
-      throw new Error(`Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`);
+      throw new Error(
+        `Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`,
+      );
     }
     return complete(known);
   }

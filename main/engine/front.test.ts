@@ -47,7 +47,12 @@ describe('a capture moved to the front of the queue', () => {
     const [first, second, third] = await threeRegistered(u);
     await u.engine.moveCapture(third!, true);
     expect(u.queue.captures().map((c) => c.id)).toEqual([third, first, second]);
-    expect(u.queue.activity.list().filter((l) => l.kind === 'moved').map((l) => [l.captureRow, l.message])).toEqual([[third, 'Moved to the front of the queue by a person']]);
+    expect(
+      u.queue.activity
+        .list()
+        .filter((l) => l.kind === 'moved')
+        .map((l) => [l.captureRow, l.message]),
+    ).toEqual([[third, 'Moved to the front of the queue by a person']]);
     const from = kit.svc.storage.received.length;
     const completed: number[] = [];
     u.engine.on((e) => void (e.type === 'file' && e.state === 'completed' && completed.push(e.captureRow)));
@@ -75,7 +80,8 @@ describe('a capture moved to the front of the queue', () => {
     u.engine.on((e) => {
       if (e.type === 'file' && e.state === 'completed') completed.push(e.captureRow);
       // Once floor 1 has a part in storage, the site manager asks for floor 3.
-      if (e.type === 'progress' && !moved && e.files.some((f) => f.captureRow === first && f.partsDone >= 1)) moved = u.engine.moveCapture(third!, true);
+      if (e.type === 'progress' && !moved && e.files.some((f) => f.captureRow === first && f.partsDone >= 1))
+        moved = u.engine.moveCapture(third!, true);
     });
 
     const summary = await u.engine.drain();
@@ -98,7 +104,11 @@ describe('a capture moved to the front of the queue', () => {
     expect(u.queue.captures().map((c) => c.id)).toEqual([second, third, first]);
     await u.engine.moveCapture(second!, false);
     await u.engine.moveCapture(third!, false);
-    expect(u.queue.captures().map((c) => [c.id, c.priority])).toEqual([[first, 0], [second, 0], [third, 0]]);
+    expect(u.queue.captures().map((c) => [c.id, c.priority])).toEqual([
+      [first, 0],
+      [second, 0],
+      [third, 0],
+    ]);
     const from = kit.svc.storage.received.length;
 
     await u.engine.drain();

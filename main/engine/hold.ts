@@ -65,8 +65,17 @@ export class Holds {
     if (stored ? stored.until === until : until === undefined) return;
     const entry = q.transaction(() => {
       q.meta.setHold(by, until);
-      const message = until === undefined ? `Hold ended (${by === 'person' ? 'by a person' : 'by the timetable'}); files paused one by one stay paused` : holdMessage({ until, by });
-      return q.activity.add({ captureRow: null, fileId: null, subject: 'queue', kind: until === undefined ? 'released' : 'held', message });
+      const message =
+        until === undefined
+          ? `Hold ended (${by === 'person' ? 'by a person' : 'by the timetable'}); files paused one by one stay paused`
+          : holdMessage({ until, by });
+      return q.activity.add({
+        captureRow: null,
+        fileId: null,
+        subject: 'queue',
+        kind: until === undefined ? 'released' : 'held',
+        message,
+      });
     })();
     this.emit({ type: 'activity', entry });
     // Announced after every write: a hold whose time passed already reads as none, and its end must still reach the screen.
@@ -87,14 +96,22 @@ export function holdEnd(h: QueueHold | null): number | null {
  * when not today): "Paused until 07:00", "Paused by the timetable until 18:00", or
  * "Paused until resumed" — the words the app's queue screen uses. `locale` (BCP 47) for tests.
  */
-export function holdLabel(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date(), locale?: string): string {
+export function holdLabel(
+  h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>,
+  now = new Date(),
+  locale?: string,
+): string {
   const by = h.by === 'timetable' ? 'Paused by the timetable' : 'Paused';
   if (h.until === null) return `${by} until resumed`;
   return `${by} until ${whenAt(h.until, { now: now.getTime(), locale })}`;
 }
 
 /** What a hold means, for the activity log, a drain's warning and `status`: its label, then that nothing starts. */
-export function holdMessage(h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>, now = new Date(), locale?: string): string {
+export function holdMessage(
+  h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>,
+  now = new Date(),
+  locale?: string,
+): string {
   // An open-ended hold has no "then": it lasts until a person resumes the queue.
   const until = h.until === null ? 'no upload starts until the queue is resumed' : 'no upload starts before then';
   return `${holdLabel(h, now, locale)}: ${until} (files paused one by one stay paused after it)`;

@@ -5,14 +5,24 @@ import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 describe('settleInDoubt', () => {
   it('asks again until storage shows the part, and answers it as found', async () => {
     let asked = 0;
-    const found = await settleInDoubt([{ partNumber: 3, unansweredAt: Date.now() }], () => Promise.resolve(new Set(++asked < 3 ? [3, 4] : [4])), new AbortController().signal, 10_000);
+    const found = await settleInDoubt(
+      [{ partNumber: 3, unansweredAt: Date.now() }],
+      () => Promise.resolve(new Set(++asked < 3 ? [3, 4] : [4])),
+      new AbortController().signal,
+      10_000,
+    );
     expect([...found]).toEqual([3]);
     expect(asked).toBe(3);
   });
 
   it('gives up once the settle time after the part was given up is over: the part is not found', async () => {
     let asked = 0;
-    const found = await settleInDoubt([{ partNumber: 1, unansweredAt: Date.now() - 9_000 }], () => (asked++, Promise.resolve(new Set([1]))), new AbortController().signal, 10_000);
+    const found = await settleInDoubt(
+      [{ partNumber: 1, unansweredAt: Date.now() - 9_000 }],
+      () => (asked++, Promise.resolve(new Set([1]))),
+      new AbortController().signal,
+      10_000,
+    );
     expect(found.size).toBe(0);
     // About 1 s was left of the 10 s: asked at once and once more after it.
     expect(asked).toBeGreaterThanOrEqual(2);
@@ -21,11 +31,21 @@ describe('settleInDoubt', () => {
 
   it('a part given up long ago is asked about once; a time in the future (a clock stepped back) waits no longer than the settle time', async () => {
     let asked = 0;
-    const old = await settleInDoubt([{ partNumber: 1, unansweredAt: Date.now() - 86_400_000 }], () => (asked++, Promise.resolve(new Set([1]))), new AbortController().signal, 10_000);
+    const old = await settleInDoubt(
+      [{ partNumber: 1, unansweredAt: Date.now() - 86_400_000 }],
+      () => (asked++, Promise.resolve(new Set([1]))),
+      new AbortController().signal,
+      10_000,
+    );
     expect(old.size).toBe(0);
     expect(asked).toBe(1);
     asked = 0;
-    const future = await settleInDoubt([{ partNumber: 1, unansweredAt: Date.now() + 3_600_000 }], () => (asked++, Promise.resolve(new Set([1]))), new AbortController().signal, 1500);
+    const future = await settleInDoubt(
+      [{ partNumber: 1, unansweredAt: Date.now() + 3_600_000 }],
+      () => (asked++, Promise.resolve(new Set([1]))),
+      new AbortController().signal,
+      1500,
+    );
     expect(future.size).toBe(0);
     // Asked about every second for 1.5 s (not for an hour): at 0, 1 and 1.5 s, a timer's slack aside.
     expect(asked).toBeGreaterThanOrEqual(2);
@@ -35,7 +55,14 @@ describe('settleInDoubt', () => {
   it('stops with CancelledError when aborted while waiting', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    await expect(settleInDoubt([{ partNumber: 1, unansweredAt: Date.now() }], () => Promise.resolve(new Set([1])), controller.signal, 10_000)).rejects.toThrow('Cancelled');
+    await expect(
+      settleInDoubt(
+        [{ partNumber: 1, unansweredAt: Date.now() }],
+        () => Promise.resolve(new Set([1])),
+        controller.signal,
+        10_000,
+      ),
+    ).rejects.toThrow('Cancelled');
   });
 });
 
@@ -44,7 +71,11 @@ describe('AnswerSettler', () => {
   it('answers a part found once storage shows it; parts waiting together share each question', async () => {
     let asked = 0;
     const stored = new Set<number>();
-    const settler = new AnswerSettler(() => (asked++, Promise.resolve(new Set([1, 2, 3].filter((n) => !stored.has(n))))), 10_000, new AbortController().signal);
+    const settler = new AnswerSettler(
+      () => (asked++, Promise.resolve(new Set([1, 2, 3].filter((n) => !stored.has(n))))),
+      10_000,
+      new AbortController().signal,
+    );
     const one = settler.settle(1);
     const two = settler.settle(2);
     setTimeout(() => stored.add(1), 1200);
@@ -58,7 +89,11 @@ describe('AnswerSettler', () => {
 
   it('answers not found once its settle time is over, and starts asking again for a part in doubt later', async () => {
     let asked = 0;
-    const settler = new AnswerSettler(() => (asked++, Promise.resolve(new Set([4]))), 1500, new AbortController().signal);
+    const settler = new AnswerSettler(
+      () => (asked++, Promise.resolve(new Set([4]))),
+      1500,
+      new AbortController().signal,
+    );
     expect(await settler.settle(4)).toBe(false);
     expect(asked).toBeGreaterThanOrEqual(2); // at once, and again before giving up
     const before = asked;
@@ -67,7 +102,11 @@ describe('AnswerSettler', () => {
   });
 
   it('every waiting part fails with what the question throws, and with CancelledError on abort', async () => {
-    const failing = new AnswerSettler(() => Promise.reject(new Error('gateway down')), 10_000, new AbortController().signal);
+    const failing = new AnswerSettler(
+      () => Promise.reject(new Error('gateway down')),
+      10_000,
+      new AbortController().signal,
+    );
     await expect(Promise.all([failing.settle(1), failing.settle(2)])).rejects.toThrow('gateway down');
     const controller = new AbortController();
     const settler = new AnswerSettler(() => Promise.resolve(new Set([1])), 10_000, controller.signal);

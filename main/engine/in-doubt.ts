@@ -77,7 +77,9 @@ export async function settleInDoubt(
 ): Promise<Set<number>> {
   const start = performance.now();
   const wall = Date.now();
-  const until = new Map(parts.map((p) => [p.partNumber, start + Math.min(settleMs, Math.max(0, p.unansweredAt + settleMs - wall))]));
+  const until = new Map(
+    parts.map((p) => [p.partNumber, start + Math.min(settleMs, Math.max(0, p.unansweredAt + settleMs - wall))]),
+  );
   const found = new Set<number>();
   for (;;) {
     const missing = await missingNow();

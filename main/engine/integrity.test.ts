@@ -1,7 +1,19 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, linkSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  linkSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -37,7 +49,13 @@ function uploader(name: string, bandwidthBytesPerSecond: number | null = null): 
   const { info } = svc;
   const u = openUploader({
     dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    gateway: {
+      baseUrl: info.baseUrl,
+      authUrl: info.authUrl,
+      apiKey: info.apiKey,
+      projectId: info.projectId,
+      ...info.account,
+    },
     partRetry: recommendedRetryPolicy(20, 20),
     apiRetry: recommendedRetryPolicy(20, 20),
     bandwidthBytesPerSecond,
@@ -70,7 +88,9 @@ describe('a file changed while it uploads', () => {
     const summary = await draining;
 
     expect(summary.failed.map((f) => f.id)).toEqual([file!.id]);
-    expect(summary.failed[0]!.error).toMatch(/walk-changed\.mp4 changed while uploading \(its first or last MiB differs, though its size and modification time were kept\).*Adding it again, with the other files of its recording, registers a new capture for the whole recording/);
+    expect(summary.failed[0]!.error).toMatch(
+      /walk-changed\.mp4 changed while uploading \(its first or last MiB differs, though its size and modification time were kept\).*Adding it again, with the other files of its recording, registers a new capture for the whole recording/,
+    );
     // Storage never put the object together: the multipart upload was not completed.
     expect(svc.store.state.uploads[file!.uploadId!]!.completedAt).toBeUndefined();
 
@@ -82,7 +102,11 @@ describe('a file changed while it uploads', () => {
     expect(done.completed).toHaveLength(1);
     // The old file is shown as replaced by the new capture, not left failed beside it,
     // so the drain has nothing left that needs a person.
-    expect(u.queue.file(file!.id)).toMatchObject({ state: 'cancelled', replacedBy: again.queued[0], error: expect.stringMatching(/^Replaced by capture \d+/) });
+    expect(u.queue.file(file!.id)).toMatchObject({
+      state: 'cancelled',
+      replacedBy: again.queued[0],
+      error: expect.stringMatching(/^Replaced by capture \d+/),
+    });
     expect(done.failed).toEqual([]);
     expect(done.cancelled).toEqual([]);
     expect(u.queue.activity.list().some((a) => a.kind === 'replaced' && a.fileId === file!.id)).toBe(true);
@@ -108,7 +132,9 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
     writeFileSync(lens00, randomBytes(14 * MiB + 4096));
     const summary = await draining;
     expect(summary.failed.map((f) => f.id)).toEqual([old00!.id]);
-    expect(summary.failed[0]!.error).toMatch(/Adding it again, with the other files of its recording, registers a new capture for the whole recording/);
+    expect(summary.failed[0]!.error).toMatch(
+      /Adding it again, with the other files of its recording, registers a new capture for the whole recording/,
+    );
 
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     u.engine.setBandwidth(null);
@@ -117,7 +143,9 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
     // The changed lens alone would split the recording into two captures: refused, naming its pair.
     const alone = await u.add([lens00], { structure: structure(), type: 'interior' });
     expect(alone.queued).toEqual([]);
-    expect(alone.refused).toEqual([{ path: lens00, reason: expect.stringContaining(`is registered again whole; add it together with ${lens10}`) }]);
+    expect(alone.refused).toEqual([
+      { path: lens00, reason: expect.stringContaining(`is registered again whole; add it together with ${lens10}`) },
+    ]);
     expect(captures()).toBe(registered);
 
     // Both lenses again: one new capture of the whole recording, not "Already in the queue".
@@ -125,14 +153,28 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
     expect(again.refused).toEqual([]);
     expect(again.queued).toHaveLength(1);
     expect(captures()).toBe(registered + 1);
-    expect(u.queue.filesOf(again.queued[0]!).map((f) => f.path).sort()).toEqual([lens00, lens10]);
+    expect(
+      u.queue
+        .filesOf(again.queued[0]!)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual([lens00, lens10]);
     // The old capture is shown as replaced, each of its files; lens 10 kept what it was if it completed.
     for (const f of u.queue.filesOf(first.queued[0]!)) {
       expect(f.replacedBy).toBe(again.queued[0]);
       expect(['cancelled', 'completed']).toContain(f.state);
     }
-    expect(u.queue.file(old00!.id)).toMatchObject({ state: 'cancelled', error: expect.stringMatching(/^Replaced by capture \d+: the recording changed on disk/) });
-    expect(u.queue.activity.list().filter((a) => a.kind === 'replaced').map((a) => a.fileId).sort()).toEqual([old00!.id, old10!.id].sort());
+    expect(u.queue.file(old00!.id)).toMatchObject({
+      state: 'cancelled',
+      error: expect.stringMatching(/^Replaced by capture \d+: the recording changed on disk/),
+    });
+    expect(
+      u.queue.activity
+        .list()
+        .filter((a) => a.kind === 'replaced')
+        .map((a) => a.fileId)
+        .sort(),
+    ).toEqual([old00!.id, old10!.id].sort());
 
     const done = await u.engine.drain();
     expect(done.failed).toEqual([]);
@@ -182,7 +224,14 @@ describe('one recording, one capture', () => {
     for (const again of [[b], [join(a, '.', name)]]) {
       const second = await u.add(again, { structure: structure(), type: 'interior' });
       expect(second.queued).toEqual([]);
-      expect(second.refused).toEqual([{ path: expect.stringMatching(/VID_20261123_141414_00_001\.insv$/), reason: expect.stringMatching(/^Already in the queue as capture 1 \(2026-11-23 14:14:14 · segment 001\); it is not added twice\.$/) }]);
+      expect(second.refused).toEqual([
+        {
+          path: expect.stringMatching(/VID_20261123_141414_00_001\.insv$/),
+          reason: expect.stringMatching(
+            /^Already in the queue as capture 1 \(2026-11-23 14:14:14 · segment 001\); it is not added twice\.$/,
+          ),
+        },
+      ]);
     }
   });
 });
@@ -201,7 +250,9 @@ describe('the queue database fails under a running drain', () => {
       throw full;
     });
     const summary = await u.engine.drain();
-    expect(summary.fatal).toMatch(/^The disk holding the upload queue's folder .*full-disk is full \(\d+ MB free\): free at least \d+ MB there, then run again; nothing queued was lost\.$/);
+    expect(summary.fatal).toMatch(
+      /^The disk holding the upload queue's folder .*full-disk is full \(\d+ MB free\): free at least \d+ MB there, then run again; nothing queued was lost\.$/,
+    );
     expect(events).toEqual([summary.fatal]);
     expect(u.queue.captures()).toHaveLength(1);
     // Space again: the next drain finishes the file without sending the stored parts twice.
@@ -220,7 +271,8 @@ describe('the queue database fails under a running drain', () => {
     await u.add([path], { structure: structure(), type: 'interior' });
     const draining = u.engine.drain();
     await new Promise((r) => setTimeout(r, 500));
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, 'deleted-queue', `queue.db${suffix}`), { force: true });
+    for (const suffix of ['', '-wal', '-shm'])
+      rmSync(join(work, 'deleted-queue', `queue.db${suffix}`), { force: true });
     const t0 = Date.now();
     const summary = await draining;
     expect(Date.now() - t0).toBeLessThan(3000);

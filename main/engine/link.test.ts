@@ -20,7 +20,7 @@ describe('LinkMonitor: a silent link', () => {
     expect(link.silentSince(t0 + 500_000), 'closed: nothing in flight').toBeUndefined();
   });
 
-  it('is not silent while a part is held back by this computer\'s own bandwidth limit, nor while a connection may still drain what it holds', () => {
+  it("is not silent while a part is held back by this computer's own bandwidth limit, nor while a connection may still drain what it holds", () => {
     const link = new LinkMonitor(new Bandwidth(null), 30_000);
     const part = link.open();
     const t0 = link.lastLife();

@@ -29,7 +29,11 @@ export class OutageRecord {
   /** The tracker's outage now (null: none); written only when it started, ended or moved (not on each failure). */
   seen(outage: Outage | null): void {
     const last = this.last;
-    if (last !== undefined && (last === null ? outage === null : outage !== null && outage.where === last.where && outage.since === last.since)) return;
+    if (
+      last !== undefined &&
+      (last === null ? outage === null : outage !== null && outage.where === last.where && outage.since === last.since)
+    )
+      return;
     this.write(outage);
   }
 
@@ -44,9 +48,18 @@ export class OutageRecord {
       this.meta.setOutage(outage && { where: outage.where, since: outage.since, cause: outage.cause });
       this.last = outage;
       if (outage && (!last || last.where !== outage.where || last.since !== outage.since)) {
-        this.note({ kind: 'outage', at: new Date(outage.since).toISOString(), subject: where(outage.where), message: outage.cause });
+        this.note({
+          kind: 'outage',
+          at: new Date(outage.since).toISOString(),
+          subject: where(outage.where),
+          message: outage.cause,
+        });
       } else if (!outage && last) {
-        this.note({ kind: 'outage-over', subject: where(last.where), message: ended ?? `${last.where === 'storage' ? 'storage' : 'the capture gateway'} answered again` });
+        this.note({
+          kind: 'outage-over',
+          subject: where(last.where),
+          message: ended ?? `${last.where === 'storage' ? 'storage' : 'the capture gateway'} answered again`,
+        });
       }
     } catch (err) {
       if (!this.fatal(err)) throw err;

@@ -41,7 +41,13 @@ afterAll(async () => {
 /** An uploader on its own queue folder: short retry delays, and a retry schedule of `retryMs`. */
 const gatewayConfig = () => {
   const { info } = svc;
-  return { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+  return {
+    baseUrl: info.baseUrl,
+    authUrl: info.authUrl,
+    apiKey: info.apiKey,
+    projectId: info.projectId,
+    ...info.account,
+  };
 };
 
 function uploader(name: string, extra: Partial<UploaderOptions> = {}, retryMs = 200): Uploader {
@@ -72,7 +78,8 @@ async function stored(u: Uploader, fileId: number): Promise<Buffer> {
 }
 
 const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
-const allFiles = (u: Uploader) => u.queue.files(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled']);
+const allFiles = (u: Uploader) =>
+  u.queue.files(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled']);
 const structure = () => svc.info.structures[0]!;
 const capturesAtService = () => Object.keys(svc.store.state.captures).length;
 const stats = () => ({ ...svc.storage.stats });
@@ -96,7 +103,9 @@ describe('registration through outages (#7.1, #7.2)', () => {
     expect(summary.completed).toHaveLength(1);
     expect(capturesAtService()).toBe(before + 1);
     expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
-    expect(u.queue.activity.list().map((a) => a.kind)).toEqual(expect.arrayContaining(['registration-retry', 'registered', 'completed']));
+    expect(u.queue.activity.list().map((a) => a.kind)).toEqual(
+      expect.arrayContaining(['registration-retry', 'registered', 'completed']),
+    );
   });
 
   it('drain --wait does not end when a retry time comes due between the claim and the next look (found in CI)', async () => {
@@ -130,7 +139,10 @@ describe('registration through outages (#7.1, #7.2)', () => {
     await fault({ target: 'gateway', operation: 'add-capture', times: 2, action: { type: 'latency', ms: 300 } });
     const u = uploader('reg-twice');
     const before = capturesAtService();
-    const adding = [u.add([a.path], { structure: structure(), type: 'interior' }), u.add([b.path], { structure: structure(), type: 'interior' })];
+    const adding = [
+      u.add([a.path], { structure: structure(), type: 'interior' }),
+      u.add([b.path], { structure: structure(), type: 'interior' }),
+    ];
     const draining = u.engine.drain();
     await Promise.all([...adding, u.engine.registerQueued(), draining]);
     await u.engine.drain();
@@ -240,7 +252,8 @@ describe('controls at any instant (#7.4, #7.6, #7.9)', () => {
 });
 
 describe('pause, cancel and quit stop within 2 s whatever the gateway does (#7.5)', () => {
-  const hang = (operation: string, target: 'gateway' | 'auth' = 'gateway') => fault({ target, operation, times: 0, action: { type: 'hang' } });
+  const hang = (operation: string, target: 'gateway' | 'auth' = 'gateway') =>
+    fault({ target, operation, times: 0, action: { type: 'hang' } });
 
   it.each(['presign-missing', 'complete-batch'])('quit behind a hung %s', async (operation) => {
     const { path } = makeFile(`walk-hang-${operation}.mp4`, 600_000);
@@ -316,7 +329,9 @@ describe('limits and slow links (#7.7, #7.8)', () => {
     const { queued, refused, warnings } = await u.enqueue([path], { structure: structure(), type: 'interior' });
     expect(queued).toHaveLength(1);
     expect(refused).toEqual([]);
-    expect(warnings.filter((w) => /parts/.test(w.reason))).toEqual([{ path, reason: expect.stringMatching(/VID_20261122_060606_00_001\.insv .*10,001 parts.*10,000/) }]);
+    expect(warnings.filter((w) => /parts/.test(w.reason))).toEqual([
+      { path, reason: expect.stringMatching(/VID_20261122_060606_00_001\.insv .*10,001 parts.*10,000/) },
+    ]);
   });
 
   it('a file the service splits into more than 10,000 parts fails at registration, before a byte is sent', async () => {
@@ -338,7 +353,10 @@ describe('limits and slow links (#7.7, #7.8)', () => {
     const { path, bytes } = makeFile('walk-slow-link.mp4', 256 * 1024);
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 32 * 1024 });
     const lines: string[] = [];
-    const u = uploader('slow-link', { stallTimeoutMs: 3000, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    const u = uploader('slow-link', {
+      stallTimeoutMs: 3000,
+      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+    });
     await u.add([path], { structure: structure(), type: 'interior' });
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
@@ -349,7 +367,11 @@ describe('limits and slow links (#7.7, #7.8)', () => {
   it('a client limit of 8 KiB/s: time held back by the limit is not a stall', async () => {
     const { path, bytes } = makeFile('walk-client-limit.mp4', 64 * 1024);
     const lines: string[] = [];
-    const u = uploader('client-limit', { bandwidthBytesPerSecond: 8 * 1024, stallTimeoutMs: 3000, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    const u = uploader('client-limit', {
+      bandwidthBytesPerSecond: 8 * 1024,
+      stallTimeoutMs: 3000,
+      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+    });
     await u.add([path], { structure: structure(), type: 'interior' });
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
@@ -378,7 +400,12 @@ describe('sharing and signing (#7.9, #7.10)', () => {
 
   it('a network error re-signs nothing: one presign-missing call for a 4-part file with a reset part', async () => {
     const { path, bytes } = makeFile('walk-reset.mp4', 3 * 5 * MiB + 10);
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'reset', afterBytes: 1000 } });
+    await fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      action: { type: 'reset', afterBytes: 1000 },
+    });
     const u = uploader('no-resign');
     await u.add([path], { structure: structure(), type: 'interior' });
     const presign = vi.spyOn(u.gateway, 'presignMissing');

@@ -13,7 +13,15 @@ describe('ProgressTracker', () => {
     vi.useFakeTimers();
     const emitted: number[] = [];
     const t = new ProgressTracker((files) => emitted.push(files[0]!.bytesInFlight), 100);
-    t.track({ fileId: 1, captureRow: 1, fileName: 'a.insv', bytesTotal: 10_000_000, partsTotal: 2, doneBytes: 0, partsDone: 0 });
+    t.track({
+      fileId: 1,
+      captureRow: 1,
+      fileName: 'a.insv',
+      bytesTotal: 10_000_000,
+      partsTotal: 2,
+      doneBytes: 0,
+      partsDone: 0,
+    });
     for (let ms = 0; ms < 1000; ms++) {
       t.partProgress(1, 1, ms * 1000);
       await vi.advanceTimersByTimeAsync(1);
@@ -25,12 +33,26 @@ describe('ProgressTracker', () => {
 
   it('reports bytes, parts, speed and time left per file and overall', () => {
     const t = new ProgressTracker(() => {});
-    t.track({ fileId: 1, captureRow: 1, fileName: 'a.insv', bytesTotal: 1000, partsTotal: 2, doneBytes: 500, partsDone: 1 });
+    t.track({
+      fileId: 1,
+      captureRow: 1,
+      fileName: 'a.insv',
+      bytesTotal: 1000,
+      partsTotal: 2,
+      doneBytes: 500,
+      partsDone: 1,
+    });
     const now = Date.now();
     t.snapshot(now);
     t.partProgress(1, 2, 250);
     // Bytes on the wire are shown apart; speed and ETA wait for storage's answer.
-    expect(t.snapshot(now + 1000).files[0]).toMatchObject({ bytesSent: 500, bytesInFlight: 250, partsDone: 1, bytesPerSecond: 0, etaSeconds: null });
+    expect(t.snapshot(now + 1000).files[0]).toMatchObject({
+      bytesSent: 500,
+      bytesInFlight: 250,
+      partsDone: 1,
+      bytesPerSecond: 0,
+      etaSeconds: null,
+    });
     t.partDone(1, 2, 250, now + 1000);
     const s = t.snapshot(now + 1000);
     expect(s.files[0]).toMatchObject({ bytesSent: 750, partsDone: 2, bytesPerSecond: 250, etaSeconds: 1 });
@@ -82,7 +104,10 @@ describe('Limiter', () => {
     // File 1 (the older one) holds both slots; file 2 arrives first in the wait line, file 1 again after.
     const a1 = await l.acquire(1);
     const a2 = await l.acquire(1);
-    const waiting = [l.acquire(2).then((r) => (order.push('file2'), r)), l.acquire(1).then((r) => (order.push('file1'), r))];
+    const waiting = [
+      l.acquire(2).then((r) => (order.push('file2'), r)),
+      l.acquire(1).then((r) => (order.push('file1'), r)),
+    ];
     expect(l.running).toBe(2);
     a1();
     const first = await Promise.race(waiting);

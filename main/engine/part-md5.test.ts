@@ -51,7 +51,8 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const MiB = 1024 * 1024;
-const sha256 = async (b: Uint8Array) => (await vi.importActual<typeof import('node:crypto')>('node:crypto')).createHash('sha256').update(b).digest('hex');
+const sha256 = async (b: Uint8Array) =>
+  (await vi.importActual<typeof import('node:crypto')>('node:crypto')).createHash('sha256').update(b).digest('hex');
 
 let svc: TestService;
 let work: string;
@@ -73,7 +74,13 @@ function uploader(name: string): Uploader {
   const { info } = svc;
   const u = openUploader({
     dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    gateway: {
+      baseUrl: info.baseUrl,
+      authUrl: info.authUrl,
+      apiKey: info.apiKey,
+      projectId: info.projectId,
+      ...info.account,
+    },
     partRetry: recommendedRetryPolicy(20, 20),
     apiRetry: recommendedRetryPolicy(20, 20),
   });
@@ -90,7 +97,7 @@ async function storedSha256(uploadId: string): Promise<string> {
 }
 
 describe('part MD5s from the offload', () => {
-  it('an imported copy uploads without a byte hashed again, nor read again to rebuild lost ETags; the objects are the card\'s bytes', async () => {
+  it("an imported copy uploads without a byte hashed again, nor read again to rebuild lost ETags; the objects are the card's bytes", async () => {
     const u = uploader('imported');
     // 12 MiB + 7 bytes a lens: three 5 MiB parts, the last short.
     const card = writeFakeCard(join(work, 'CARD'), { recordings: 1, bytes: 12 * MiB + 7 });
@@ -98,12 +105,22 @@ describe('part MD5s from the offload', () => {
     expect(partSize).toBe(5 * MiB); // nothing registered yet: the manifest's sample, which the service gives
     const r = await offloadCard(card.root, { library: join(work, 'library'), partSize });
     expect(r.verified).toBe(true);
-    for (const f of r.files) recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
+    for (const f of r.files)
+      recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
 
-    const added = await u.add(r.files.map((f) => f.copy), { structure: svc.info.structures[0]!, type: 'interior' });
+    const added = await u.add(
+      r.files.map((f) => f.copy),
+      { structure: svc.info.structures[0]!, type: 'interior' },
+    );
     expect(added.refused).toEqual([]);
     // Storage keeps part 2 of each file but its answer never comes: the ETag to report is its MD5.
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' }, times: 2 });
+    await fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      action: { type: 'dropResponse' },
+      times: 2,
+    });
     // And the service refuses the report once, so each file stops with every part in storage.
     await fault({ target: 'gateway', operation: 'complete-batch', action: { type: 'status', status: 422 }, times: 2 });
     md5Bytes.n = 0;
@@ -135,7 +152,8 @@ describe('part MD5s from the offload', () => {
     const r = await offloadCard(card.root, { library: join(work, 'library2'), partSize });
     // The first copy's MD5s are kept, then the copy is replaced by another file of the same bytes
     // and times: its identity (inode, status-change time) is not the one they were computed for.
-    for (const f of r.files) recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
+    for (const f of r.files)
+      recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
     const replaced = r.files[0]!.copy;
     copyFileSync(replaced, `${replaced}.tmp`);
     rmSync(replaced);
@@ -144,7 +162,10 @@ describe('part MD5s from the offload', () => {
     const { utimesSync } = await import('node:fs');
     utimesSync(replaced, r.files[0]!.mtimeMs / 1000, r.files[0]!.mtimeMs / 1000);
 
-    await u.add(r.files.map((f) => f.copy), { structure: svc.info.structures[0]!, type: 'interior' });
+    await u.add(
+      r.files.map((f) => f.copy),
+      { structure: svc.info.structures[0]!, type: 'interior' },
+    );
     md5Bytes.n = 0;
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(2);

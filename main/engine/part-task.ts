@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CancelledError, HttpStatusError, PartIntegrityError, StorageRefusedError, classifyError, reasonOf } from '../api/errors.js';
+import {
+  CancelledError,
+  HttpStatusError,
+  PartIntegrityError,
+  StorageRefusedError,
+  classifyError,
+  reasonOf,
+} from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { UnansweredPartError } from './in-doubt.js';
@@ -13,7 +20,10 @@ import type { PresignedUrls } from './presigned-urls.js';
  * but the answer was lost: storage may have it, or still be storing it; the part is already marked
  * unanswered in the queue; `md5Etag` is what to report if it does, `error` how it was lost).
  */
-export type PartOutcome = { kind: 'stored'; etag: string; md5Etag: string } | { kind: 'held' } | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
+export type PartOutcome =
+  | { kind: 'stored'; etag: string; md5Etag: string }
+  | { kind: 'held' }
+  | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
 
 /** One part of a file to send, with what its retries share with the file's other parts. */
 export interface PartJob {
@@ -67,8 +77,23 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         return { kind: 'held' }; // storage already has it: never sent twice
       }
       const result = await uploadPart(
-        { path: f.path, expected: f, partNumber: n, offset, size, url, ...(job.md5Etag ? { md5Etag: job.md5Etag } : {}), ...(job.check ? { check: job.check } : {}) },
-        { bandwidth: ctx.bandwidth, link: ctx.link, stallTimeoutMs: ctx.stallTimeoutMs, signal: job.signal, onProgress: (sent) => ctx.tracker.partProgress(f.id, n, sent) },
+        {
+          path: f.path,
+          expected: f,
+          partNumber: n,
+          offset,
+          size,
+          url,
+          ...(job.md5Etag ? { md5Etag: job.md5Etag } : {}),
+          ...(job.check ? { check: job.check } : {}),
+        },
+        {
+          bandwidth: ctx.bandwidth,
+          link: ctx.link,
+          stallTimeoutMs: ctx.stallTimeoutMs,
+          signal: job.signal,
+          onProgress: (sent) => ctx.tracker.partProgress(f.id, n, sent),
+        },
       );
       noteEtagStyle(ctx, result.md5Checked);
       // Recorded even when the file was paused meanwhile: storage has the part.
@@ -81,11 +106,14 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
       ctx.tracker.partDone(f.id, n, 0);
       // Written before the work unwinds: this run, or the next start after a crash or a stop, asks
       // for this part over the settle time before sending it again (in-doubt.ts).
-      if (err instanceof AnswerLostError || err instanceof UnansweredPartError) markUnanswered(ctx, f.id, n, Date.now());
+      if (err instanceof AnswerLostError || err instanceof UnansweredPartError)
+        markUnanswered(ctx, f.id, n, Date.now());
       if (err instanceof AnswerLostError) {
         // Said when it is given up, not only once settled: the settling asks the service, which
         // may be as silent as storage (docs/engine.md, "A silent link").
-        ctx.log.info(`Part ${n} of ${f.fileName}: ${reasonOf(err)}; asking whether storage has it before sending it again`);
+        ctx.log.info(
+          `Part ${n} of ${f.fileName}: ${reasonOf(err)}; asking whether storage has it before sending it again`,
+        );
         return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
       }
       const action = classifyError(err, fromStorage);
@@ -117,7 +145,9 @@ export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOu
         ctx.limiter.slowDown(delay);
       }
       if (tries > ctx.partRetry.retries) throw err;
-      ctx.log.info(`Part ${n} of ${f.fileName}: ${reasonOf(err)}; retry ${tries} of ${ctx.partRetry.retries} in ${Math.round(delay)} ms`);
+      ctx.log.info(
+        `Part ${n} of ${f.fileName}: ${reasonOf(err)}; retry ${tries} of ${ctx.partRetry.retries} in ${Math.round(delay)} ms`,
+      );
     } finally {
       release();
     }
@@ -146,5 +176,8 @@ export function markUnanswered(ctx: EngineContext, fileId: number, partNumber: n
 function noteEtagStyle(ctx: EngineContext, md5: boolean): void {
   if (ctx.etagsAreMd5 === md5) return;
   ctx.etagsAreMd5 = md5;
-  if (!md5) ctx.warn('Storage encrypts parts with KMS or a customer key, or gives ETags that are not MD5 digests, so parts cannot be checked against them; uploads go on unchecked.');
+  if (!md5)
+    ctx.warn(
+      'Storage encrypts parts with KMS or a customer key, or gives ETags that are not MD5 digests, so parts cannot be checked against them; uploads go on unchecked.',
+    );
 }

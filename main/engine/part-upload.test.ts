@@ -12,7 +12,10 @@ import { LinkMonitor } from './link.js';
 import { Bandwidth } from './throttle.js';
 
 // A bare storage double per test: what it does with the request is the test's subject.
-type Behaviour = (body: Buffer, headers: IncomingHttpHeaders) => { status: number; etag?: string; headers?: Record<string, string> } | 'never-read';
+type Behaviour = (
+  body: Buffer,
+  headers: IncomingHttpHeaders,
+) => { status: number; etag?: string; headers?: Record<string, string> } | 'never-read';
 let behaviour: Behaviour;
 let seen: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
 let server: Server;
@@ -57,7 +60,14 @@ function fastLink(): LinkMonitor {
   link.answered(64 * 1024 * 1024, 0, 1000);
   return link;
 }
-const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({ path: file, expected, partNumber, offset, size, url });
+const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({
+  path: file,
+  expected,
+  partNumber,
+  offset,
+  size,
+  url,
+});
 const opts = (extra: Partial<Parameters<typeof uploadPart>[1]> = {}) => ({
   bandwidth: new Bandwidth(null),
   // A fast link: a fully sent part that gets no answer is given up on after twice the stall timeout.
@@ -92,29 +102,54 @@ describe('uploadPart (§4.6)', () => {
 
   // Under SSE-KMS or SSE-C storage's ETag is 32 hex digits that are not the MD5.
   it.each([
-    ['SSE-KMS', { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:1:key/k' }],
+    [
+      'SSE-KMS',
+      {
+        'x-amz-server-side-encryption': 'aws:kms',
+        'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:1:key/k',
+      },
+    ],
     ['DSSE-KMS', { 'x-amz-server-side-encryption': 'aws:kms:dsse' }],
     ['SSE-C', { 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }],
-  ])('accepts a 32-hex ETag that is not the MD5 when storage says %s, saying it was not checked', async (_, headers) => {
-    behaviour = () => ({ status: 200, etag: `"${'7'.repeat(32)}"`, headers });
-    expect(await uploadPart(job(), opts())).toEqual({ etag: `"${'7'.repeat(32)}"`, md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`, md5Checked: false });
-  });
+  ])(
+    'accepts a 32-hex ETag that is not the MD5 when storage says %s, saying it was not checked',
+    async (_, headers) => {
+      behaviour = () => ({ status: 200, etag: `"${'7'.repeat(32)}"`, headers });
+      expect(await uploadPart(job(), opts())).toEqual({
+        etag: `"${'7'.repeat(32)}"`,
+        md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`,
+        md5Checked: false,
+      });
+    },
+  );
 
-  it('says so when a web page answers 200 in storage\'s place (a captive portal), and sends the part again', async () => {
+  it("says so when a web page answers 200 in storage's place (a captive portal), and sends the part again", async () => {
     behaviour = () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
     await expect(uploadPart(job(), opts())).rejects.toThrow(/A web page answered part 2 instead of storage/);
   });
 
   it('still checks the ETag under SSE-S3 (AES256 alone): there it is the MD5', async () => {
-    behaviour = () => ({ status: 200, etag: `"${'0'.repeat(32)}"`, headers: { 'x-amz-server-side-encryption': 'AES256' } });
+    behaviour = () => ({
+      status: 200,
+      etag: `"${'0'.repeat(32)}"`,
+      headers: { 'x-amz-server-side-encryption': 'AES256' },
+    });
     await expect(uploadPart(job(), opts())).rejects.toThrow(/arrived corrupted/);
-    behaviour = (body) => ({ status: 200, etag: `"${md5(body)}"`, headers: { 'x-amz-server-side-encryption': 'AES256' } });
+    behaviour = (body) => ({
+      status: 200,
+      etag: `"${md5(body)}"`,
+      headers: { 'x-amz-server-side-encryption': 'AES256' },
+    });
     expect((await uploadPart(job(), opts())).md5Checked).toBe(true);
   });
 
   it('accepts an ETag that is not a plain MD5, saying it was not checked', async () => {
     behaviour = () => ({ status: 200, etag: '"3858f62230ac3c915f300c664312c11f-9"' });
-    expect(await uploadPart(job(), opts())).toEqual({ etag: '"3858f62230ac3c915f300c664312c11f-9"', md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`, md5Checked: false });
+    expect(await uploadPart(job(), opts())).toEqual({
+      etag: '"3858f62230ac3c915f300c664312c11f-9"',
+      md5Etag: `"${md5(bytes.subarray(1024 * 1024, 2 * 1024 * 1024))}"`,
+      md5Checked: false,
+    });
   });
 
   it('aborts a stalled part with a NetworkError, without leaving streams writing', async () => {
@@ -128,7 +163,10 @@ describe('uploadPart (§4.6)', () => {
 
   it('aborts a stalled part cleanly under a bandwidth limit too', async () => {
     behaviour = () => 'never-read';
-    const err = await uploadPart(job(1, 0, bytes.length), opts({ stallTimeoutMs: 300, bandwidth: new Bandwidth(64 * 1024 * 1024) })).catch((e: unknown) => e);
+    const err = await uploadPart(
+      job(1, 0, bytes.length),
+      opts({ stallTimeoutMs: 300, bandwidth: new Bandwidth(64 * 1024 * 1024) }),
+    ).catch((e: unknown) => e);
     expect((err as NetworkError).code).toBe('ESTALLED');
     await new Promise((r) => setTimeout(r, 300));
   });
@@ -137,12 +175,16 @@ describe('uploadPart (§4.6)', () => {
     behaviour = () => 'never-read';
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    await expect(uploadPart(job(1, 0, bytes.length), opts({ signal: controller.signal }))).rejects.toThrow(CancelledError);
+    await expect(uploadPart(job(1, 0, bytes.length), opts({ signal: controller.signal }))).rejects.toThrow(
+      CancelledError,
+    );
   });
 
   it('refuses to send a part of a file that changed since it was queued', async () => {
     behaviour = (body) => ({ status: 200, etag: `"${md5(body)}"` });
-    await expect(uploadPart({ ...job(), expected: { ...expected, size: expected.size + 1 } }, opts())).rejects.toThrow(FileChangedError);
+    await expect(uploadPart({ ...job(), expected: { ...expected, size: expected.size + 1 } }, opts())).rejects.toThrow(
+      FileChangedError,
+    );
   });
 });
 
@@ -163,11 +205,12 @@ describe('uploadPart when stopped after its last byte', () => {
     const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/b/k?partNumber=1`;
     const controller = new AbortController();
     let result: { etag: string } | undefined;
-    const sentAll = new Promise<void>((resolve) =>
-      void uploadPart(
-        { ...job(1, 0, 64 * 1024), url: slowUrl },
-        opts({ signal: controller.signal, onProgress: (n) => n >= 64 * 1024 && resolve() }),
-      ).then((r) => (result = r)),
+    const sentAll = new Promise<void>(
+      (resolve) =>
+        void uploadPart(
+          { ...job(1, 0, 64 * 1024), url: slowUrl },
+          opts({ signal: controller.signal, onProgress: (n) => n >= 64 * 1024 && resolve() }),
+        ).then((r) => (result = r)),
     );
     await sentAll;
     controller.abort();
@@ -204,7 +247,14 @@ describe('uploadPart with many parts at once', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
         uploadPart(
-          { path: bigFile, expected: bigExpected, partNumber: i + 1, offset: i * partSize, size: partSize, url: `${base}${i + 1}` },
+          {
+            path: bigFile,
+            expected: bigExpected,
+            partNumber: i + 1,
+            offset: i * partSize,
+            size: partSize,
+            url: `${base}${i + 1}`,
+          },
           opts({ signal: (i + 1) % 2 === 1 ? cancel.signal : new AbortController().signal }),
         ),
       ),
@@ -212,7 +262,17 @@ describe('uploadPart with many parts at once', () => {
     // A second round reuses the buffers the first one gave back, the abandoned parts' included.
     const again = await Promise.all(
       [2, 4, 6, 8].map((n) =>
-        uploadPart({ path: bigFile, expected: bigExpected, partNumber: n, offset: (n - 1) * partSize, size: partSize, url: `${base}${n}` }, opts()),
+        uploadPart(
+          {
+            path: bigFile,
+            expected: bigExpected,
+            partNumber: n,
+            offset: (n - 1) * partSize,
+            size: partSize,
+            url: `${base}${n}`,
+          },
+          opts(),
+        ),
       ),
     );
     store.closeAllConnections();

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FailedRequest } from '../api/errors.js';
-import { CancelledError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, PartIntegrityError, describeRequest } from '../api/errors.js';
+import {
+  CancelledError,
+  FileChangedError,
+  HttpStatusError,
+  LocalFileError,
+  NetworkError,
+  PartIntegrityError,
+  describeRequest,
+} from '../api/errors.js';
 import { s3CodeOf } from '../api/http.js';
 import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from '../api/storage-answer.js';
 import { contentDifference, fileFacts } from '../intake/file-identity.js';
@@ -113,7 +121,13 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
   await assertUnchanged(path, expected);
   const md5 = createHash('md5');
   try {
-    for await (const chunk of createReadStream(path, { flags: 'r', start: offset, end: offset + size - 1, highWaterMark: CHUNK })) md5.update(chunk as Buffer);
+    for await (const chunk of createReadStream(path, {
+      flags: 'r',
+      start: offset,
+      end: offset + size - 1,
+      highWaterMark: CHUNK,
+    }))
+      md5.update(chunk as Buffer);
   } catch (err) {
     throw new LocalFileError(path, (err as NodeJS.ErrnoException).code ?? 'error');
   }
@@ -206,7 +220,10 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   // A part whose own connection measured nothing takes the rate of the link's recent answers
   // (drainMs): without it, a part the buffers took at once on a silent link would wait its
   // bytes at the slowest link, past twice the stall timeout (docs/engine.md, "A silent link").
-  const assumedDrainMs = () => (sentAt !== undefined && burst === undefined && opts.link.rate() === undefined ? (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity) : 0);
+  const assumedDrainMs = () =>
+    sentAt !== undefined && burst === undefined && opts.link.rate() === undefined
+      ? (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity)
+      : 0;
   // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
@@ -221,7 +238,9 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       const onTheLink = sentAt !== undefined || writing;
       const drain = onTheLink ? drainMs() : 0;
       watch.drainingUntil = onTheLink ? lastMove + drain : 0;
-      const allowance = onTheLink ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain, opts.stallTimeoutMs + assumedDrainMs()) : opts.stallTimeoutMs;
+      const allowance = onTheLink
+        ? Math.max(2 * opts.stallTimeoutMs, opts.stallTimeoutMs + 2 * drain, opts.stallTimeoutMs + assumedDrainMs())
+        : opts.stallTimeoutMs;
       const quietFor = now - lastMove;
       if (quietFor < allowance) return;
       stalled = true;
@@ -253,12 +272,25 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
   };
 
   try {
-    const answer = await putFromFile(job.url, job.path, job.offset, job.size, { bandwidth: opts.bandwidth, pacing, ...(md5 ? { md5 } : {}), onSent, onWriting, signal: controller.signal });
+    const answer = await putFromFile(job.url, job.path, job.offset, job.size, {
+      bandwidth: opts.bandwidth,
+      pacing,
+      ...(md5 ? { md5 } : {}),
+      onSent,
+      onWriting,
+      signal: controller.signal,
+    });
     answered = true;
     opts.link.alive();
     if (answer.status < 200 || answer.status >= 300) {
       const message = storageErrorMessage(answer.status, answer.text, answer.headers);
-      throw new HttpStatusError(message, answer.status, request, s3CodeOf(answer.text), retryAfterMs(answer.headers['retry-after']));
+      throw new HttpStatusError(
+        message,
+        answer.status,
+        request,
+        s3CodeOf(answer.text),
+        retryAfterMs(answer.headers['retry-after']),
+      );
     }
     opts.link.answered(job.size, startedAt, performance.now());
     const etag = answer.etag;
@@ -266,15 +298,21 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
     if (!etag) {
       // A network sign-in page or a proxy answering 200 in storage's place: nothing was stored.
       if (/html/i.test(String(answer.headers['content-type'] ?? ''))) {
-        throw new PartIntegrityError(`A web page answered part ${job.partNumber} instead of storage (a network sign-in page or a proxy?); the part is sent again`);
+        throw new PartIntegrityError(
+          `A web page answered part ${job.partNumber} instead of storage (a network sign-in page or a proxy?); the part is sent again`,
+        );
       }
-      throw new PartIntegrityError(`Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`);
+      throw new PartIntegrityError(
+        `Storage accepted part ${job.partNumber} without an ETag header; the part is sent again`,
+      );
     }
     await unchanged();
     // Under SSE-KMS or SSE-C the ETag looks like an MD5 but is not one (README: what the client relies on).
     const plain = PLAIN_MD5_ETAG.test(etag) && etagIsPartMd5(answer.headers);
     if (plain && etag !== sentMd5) {
-      throw new PartIntegrityError(`Part ${job.partNumber} arrived corrupted (its ETag is not the MD5 of the bytes sent); the part is sent again`);
+      throw new PartIntegrityError(
+        `Part ${job.partNumber} arrived corrupted (its ETag is not the MD5 of the bytes sent); the part is sent again`,
+      );
     }
     return { etag, md5Etag: sentMd5, md5Checked: plain };
   } catch (err) {
@@ -283,8 +321,15 @@ export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise
       throw new LocalFileError(job.path, err.code);
     }
     // Every byte went out and no answer came before the stop: storage may store the part yet (in-doubt.ts).
-    if (opts.signal.aborted) throw sentAt !== undefined && !answered ? new UnansweredPartError(md5Etag()) : new CancelledError();
-    if (err instanceof PartIntegrityError || err instanceof FileChangedError || err instanceof LocalFileError || err instanceof HttpStatusError) throw err;
+    if (opts.signal.aborted)
+      throw sentAt !== undefined && !answered ? new UnansweredPartError(md5Etag()) : new CancelledError();
+    if (
+      err instanceof PartIntegrityError ||
+      err instanceof FileChangedError ||
+      err instanceof LocalFileError ||
+      err instanceof HttpStatusError
+    )
+      throw err;
     const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
     if (sentAt !== undefined) {
       throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, md5Etag());

@@ -71,7 +71,8 @@ const POOL_LIMIT = 8;
 const pool: Buffer[] = [];
 // A part that is not hashed (its MD5 known from the offload) never takes a slot: it would only
 // push a part that hashes onto OpenSSL's slower MD5, or make the kernel hash early to free one.
-const takeBuffer = (hashed: boolean) => (hashed ? takeSlot() : undefined) ?? pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
+const takeBuffer = (hashed: boolean) =>
+  (hashed ? takeSlot() : undefined) ?? pool.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
 const giveBuffer = (b: Buffer) => {
   if (isSlot(b)) giveSlot(b);
   else if (pool.length < POOL_LIMIT) pool.push(b);
@@ -116,16 +117,27 @@ function readAt(fd: number, buffer: Buffer, length: number, position: number): P
  * (its `code`: ECONNRESET, ECONNREFUSED…) for the network, or with the signal's reason when
  * aborted. Never mentions the URL.
  */
-export async function putFromFile(url: string, path: string, offset: number, size: number, opts: WireOptions): Promise<WireAnswer> {
+export async function putFromFile(
+  url: string,
+  path: string,
+  offset: number,
+  size: number,
+  opts: WireOptions,
+): Promise<WireAnswer> {
   opts.signal.throwIfAborted();
-  const fd = await new Promise<number>((resolve, reject) => open(path, 'r', (err, fd) => (err ? reject(fileError(err)) : resolve(fd))));
+  const fd = await new Promise<number>((resolve, reject) =>
+    open(path, 'r', (err, fd) => (err ? reject(fileError(err)) : resolve(fd))),
+  );
   // An abort during the open has no listener yet to hear it: without this check the whole part went out.
   if (opts.signal.aborted) {
     close(fd, () => {});
     throw opts.signal.reason;
   }
   const request = url.startsWith('https:') ? httpsRequest : httpRequest;
-  const req = request(url, { method: 'PUT', headers: { 'content-length': String(size), 'user-agent': 'capture-uploader' } });
+  const req = request(url, {
+    method: 'PUT',
+    headers: { 'content-length': String(size), 'user-agent': 'capture-uploader' },
+  });
   const wire: Wire = { req, closed: false, stopWrite: undefined, ended: false };
   let settled = false;
   const answer = new Promise<WireAnswer>((resolve, reject) => {
@@ -142,7 +154,12 @@ export async function putFromFile(url: string, path: string, offset: number, siz
         res.on('data', (d: Buffer) => {
           text += d.toString('utf8');
           if (text.length < MAX_ERROR_TEXT) return;
-          resolve({ status: res.statusCode!, etag: res.headers.etag, text: text.slice(0, MAX_ERROR_TEXT), headers: res.headers });
+          resolve({
+            status: res.statusCode!,
+            etag: res.headers.etag,
+            text: text.slice(0, MAX_ERROR_TEXT),
+            headers: res.headers,
+          });
           req.destroy();
         });
       }
@@ -163,7 +180,13 @@ export async function putFromFile(url: string, path: string, offset: number, siz
   try {
     // A file error is the file's; any other end of the sending (the request closed, aborted or
     // answered early) is explained by the request's own outcome.
-    return await Promise.race([answer, sending.then(() => answer, (err: unknown) => (err instanceof PartFileError ? Promise.reject(err) : answer))]);
+    return await Promise.race([
+      answer,
+      sending.then(
+        () => answer,
+        (err: unknown) => (err instanceof PartFileError ? Promise.reject(err) : answer),
+      ),
+    ]);
   } finally {
     opts.signal.removeEventListener('abort', onAbort);
     // Left before a complete exchange (a file error, or a refusal before the last byte): nothing more goes out.

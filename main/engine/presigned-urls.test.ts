@@ -25,7 +25,11 @@ function fakeGateway(opts: { missing: number[]; expiresIn?: number }) {
         uploadId,
         partSize: 5 * 1024 * 1024,
         totalParts: 4,
-        parts: g.missing.map((p) => ({ partNumber: p, url: `https://storage.example/u/${p}?sig=${n}`, expiresIn: opts.expiresIn ?? 3600 })),
+        parts: g.missing.map((p) => ({
+          partNumber: p,
+          url: `https://storage.example/u/${p}?sig=${n}`,
+          expiresIn: opts.expiresIn ?? 3600,
+        })),
       };
     },
   };
@@ -41,7 +45,9 @@ describe('PresignedUrls', () => {
   it('four parts asked for at once share one presign-missing call', async () => {
     const g = fakeGateway({ missing: [1, 2, 3, 4] });
     const urls = urlsOf(g);
-    expect(await Promise.all([1, 2, 3, 4].map((n) => urls.get(n)))).toEqual([1, 2, 3, 4].map((n) => `https://storage.example/u/${n}?sig=1`));
+    expect(await Promise.all([1, 2, 3, 4].map((n) => urls.get(n)))).toEqual(
+      [1, 2, 3, 4].map((n) => `https://storage.example/u/${n}?sig=1`),
+    );
     expect(g.calls).toBe(1);
   });
 
@@ -96,23 +102,38 @@ describe('PresignedUrls', () => {
     expect(g.calls).toBe(2);
   });
 
-  it('a gateway 403 naming the API key is the queue\'s credentials, not the part\'s', async () => {
+  it("a gateway 403 naming the API key is the queue's credentials, not the part's", async () => {
     const g = fakeGateway({ missing: [1] });
     g.fail = new HttpStatusError('Invalid API key', 403, request);
-    const err = await urlsOf(g).get(1).catch((e: unknown) => e);
+    const err = await urlsOf(g)
+      .get(1)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialsRefusedError);
   });
 });
 
 describe('presigned URLs that cannot carry a part', () => {
   it('a file:, ftp: or plain-http URL (with the gateway on https) is one failure for a person, naming no secret', async () => {
-    for (const url of ['file:///etc/passwd?X-Amz-Signature=s3cr3t', 'ftp://storage.example/u/1?X-Amz-Signature=s3cr3t', 'http://storage.example/u/1?X-Amz-Signature=s3cr3t']) {
-      const g = Object.assign(fakeGateway({ missing: [1] }), { addresses: { baseUrl: 'https://gateway.example', authUrl: 'https://auth.example' } });
+    for (const url of [
+      'file:///etc/passwd?X-Amz-Signature=s3cr3t',
+      'ftp://storage.example/u/1?X-Amz-Signature=s3cr3t',
+      'http://storage.example/u/1?X-Amz-Signature=s3cr3t',
+    ]) {
+      const g = Object.assign(fakeGateway({ missing: [1] }), {
+        addresses: { baseUrl: 'https://gateway.example', authUrl: 'https://auth.example' },
+      });
       const presign = g.presignMissing.bind(g);
-      g.presignMissing = async (id: string) => ({ ...(await presign(id)), parts: [{ partNumber: 1, url, expiresIn: 3600 }] });
-      const err = await urlsOf(g).get(1).catch((e: unknown) => e as Error);
+      g.presignMissing = async (id: string) => ({
+        ...(await presign(id)),
+        parts: [{ partNumber: 1, url, expiresIn: 3600 }],
+      });
+      const err = await urlsOf(g)
+        .get(1)
+        .catch((e: unknown) => e as Error);
       expect(err).toBeInstanceOf(Error);
-      expect((err as Error).message).toMatch(/^The capture service gave an address for part 1 that cannot carry it: .*only https may carry a part\. Nothing was sent\./);
+      expect((err as Error).message).toMatch(
+        /^The capture service gave an address for part 1 that cannot carry it: .*only https may carry a part\. Nothing was sent\./,
+      );
       expect((err as Error).message).not.toContain('s3cr3t');
       expect(isTransient(err)).toBe(false);
     }

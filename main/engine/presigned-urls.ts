@@ -55,7 +55,10 @@ export class PresignedUrls {
         const gatewayProtocol = safeProtocol(this.gateway.addresses?.baseUrl);
         for (const p of res.parts) {
           const problem = partUrlProblem(p.url, gatewayProtocol);
-          if (problem) throw new Error(`The capture service gave an address for part ${p.partNumber} that cannot carry it: ${problem} Nothing was sent. Tell the platform's support; retry the file once they have fixed it.`);
+          if (problem)
+            throw new Error(
+              `The capture service gave an address for part ${p.partNumber} that cannot carry it: ${problem} Nothing was sent. Tell the platform's support; retry the file once they have fixed it.`,
+            );
         }
         this.urls = new Map(
           res.parts.map((p) => {
@@ -117,6 +120,7 @@ export function partUrlProblem(url: string, gatewayProtocol: string | undefined)
   }
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:' && gatewayProtocol === 'http:') return null;
-  if (u.protocol === 'http:') return `it is plain http (host ${u.host}) while the capture service is reached over https; only https may carry a part.`;
+  if (u.protocol === 'http:')
+    return `it is plain http (host ${u.host}) while the capture service is reached over https; only https may carry a part.`;
   return `its scheme is "${u.protocol}" (host ${u.host || 'none'}); only https may carry a part.`;
 }

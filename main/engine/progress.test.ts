@@ -3,7 +3,15 @@ import { ProgressTracker } from './progress.js';
 
 // Progress, speed and ETA count what storage acknowledged, never bytes handed to the socket.
 describe('ProgressTracker counts acknowledged bytes', () => {
-  const file = { fileId: 1, captureRow: 1, fileName: 'a.insv', bytesTotal: 4000, partsTotal: 4, doneBytes: 0, partsDone: 0 };
+  const file = {
+    fileId: 1,
+    captureRow: 1,
+    fileName: 'a.insv',
+    bytesTotal: 4000,
+    partsTotal: 4,
+    doneBytes: 0,
+    partsDone: 0,
+  };
 
   it('keeps bytes on the wire apart: a part counts when its ETag came back', () => {
     const t = new ProgressTracker(() => {});
@@ -51,10 +59,18 @@ describe('ProgressTracker counts acknowledged bytes', () => {
     t.partDone(1, 1, 1000, 1000);
     t.trouble('storage', 'No answer from storage for 30 s', 32_000, 2000);
     t.trouble('storage', 'No progress for 60 s', 62_000);
-    expect(t.snapshot(62_000).overall.outage).toEqual({ where: 'storage', since: 2000, cause: 'No answer from storage for 30 s' });
+    expect(t.snapshot(62_000).overall.outage).toEqual({
+      where: 'storage',
+      since: 2000,
+      cause: 'No answer from storage for 30 s',
+    });
     // Moved to the gateway: its own cause, the same start.
     t.trouble('gateway', 'capture service unavailable (HTTP 503)', 70_000);
-    expect(t.snapshot(70_000).overall.outage).toEqual({ where: 'gateway', since: 2000, cause: 'capture service unavailable (HTTP 503)' });
+    expect(t.snapshot(70_000).overall.outage).toEqual({
+      where: 'gateway',
+      since: 2000,
+      cause: 'capture service unavailable (HTTP 503)',
+    });
   });
 
   it('speed is a moving average: parts answered before the window no longer count', () => {

@@ -94,9 +94,21 @@ export class ProgressTracker {
   ) {}
 
   /** Starts tracking a file, with the bytes and parts already in storage. */
-  track(f: { fileId: number; captureRow: number; fileName: string; bytesTotal: number; partsTotal: number; doneBytes: number; partsDone: number }, now = Date.now()): void {
+  track(
+    f: {
+      fileId: number;
+      captureRow: number;
+      fileName: string;
+      bytesTotal: number;
+      partsTotal: number;
+      doneBytes: number;
+      partsDone: number;
+    },
+    now = Date.now(),
+  ): void {
     // The overall meter starts again after a quiet spell, so an idle hour does not dilute the speed.
-    if (this.files.size === 0 && (this.overall.list.length === 0 || this.overall.list.at(-1)!.t <= now - WINDOW_MS)) this.overall.since = now;
+    if (this.files.size === 0 && (this.overall.list.length === 0 || this.overall.list.at(-1)!.t <= now - WINDOW_MS))
+      this.overall.since = now;
     this.files.set(f.fileId, { ...f, inFlight: new Map(), acks: { since: now, list: [] } });
     this.touch();
   }
@@ -181,7 +193,10 @@ export class ProgressTracker {
     let inFlight = 0;
     for (const f of this.files.values()) {
       const bytesSent = Math.min(f.bytesTotal, f.doneBytes);
-      const flying = Math.min(f.bytesTotal - bytesSent, [...f.inFlight.values()].reduce((a, b) => a + b, 0));
+      const flying = Math.min(
+        f.bytesTotal - bytesSent,
+        [...f.inFlight.values()].reduce((a, b) => a + b, 0),
+      );
       const speed = ackRate(f.acks, now);
       files.push({
         fileId: f.fileId,

@@ -82,7 +82,12 @@ export class PulledCards {
     const root = cardRootOf(f.path);
     if (root === null || cardPresent(root)) return false;
     this.deviceErrors.delete(f.id); // put back later, its reads start afresh
-    const card = { root, name: basename(root) || root, volumeId: this.volumes.get(root) ?? null, since: new Date().toISOString() };
+    const card = {
+      root,
+      name: basename(root) || root,
+      volumeId: this.volumes.get(root) ?? null,
+      since: new Date().toISOString(),
+    };
     if (this.cards.add(card, f.id)) {
       const message = `Card ${card.name} was removed from ${root}: put it back to continue; its recordings resume by themselves, nothing is lost`;
       this.ctx.log.warn(message);
@@ -127,7 +132,8 @@ export class PulledCards {
       } catch (err) {
         if (!this.ctx.fatal(err)) this.ctx.log.warn(`Looking for a removed card failed: ${String(err)}`);
       }
-      if (this.watching && generation === this.generation) this.timer = setTimeout(() => void tick(), this.opts.intervalMs ?? 2000);
+      if (this.watching && generation === this.generation)
+        this.timer = setTimeout(() => void tick(), this.opts.intervalMs ?? 2000);
     };
     this.timer = setTimeout(() => void tick(), 0);
   }
@@ -145,7 +151,10 @@ export class PulledCards {
     cards = this.cards.list();
     if (cards.length === 0) return this.stop();
     const roots = [...(this.opts.mountRoots ?? mountRoots()), ...cards.map((c) => dirname(c.root))];
-    const volumes = [...cards.map((c) => c.root), ...(process.platform === 'win32' && !this.opts.mountRoots ? windowsDrives() : [])];
+    const volumes = [
+      ...cards.map((c) => c.root),
+      ...(process.platform === 'win32' && !this.opts.mountRoots ? windowsDrives() : []),
+    ];
     const present = await listCardRoots([...new Set(roots)], volumes);
     for (const key of this.rejected) if (!present.includes(key.split('\0')[1]!)) this.rejected.delete(key);
     for (const card of cards) {
@@ -169,7 +178,10 @@ export class PulledCards {
    * waited for is missing there or differs; 'unsure' when a file could not be read; else what
    * each unfinished file's device, inode and status-change time are there.
    */
-  private async sameCard(card: RemovedCard, at: string): Promise<Map<number, { dev: string; ino: string; ctimeNs: string }> | 'other' | 'unsure'> {
+  private async sameCard(
+    card: RemovedCard,
+    at: string,
+  ): Promise<Map<number, { dev: string; ino: string; ctimeNs: string }> | 'other' | 'unsure'> {
     const volumeId = volumeIdOf(at);
     if (card.volumeId !== null && volumeId !== null && card.volumeId !== volumeId) return 'other';
     const seen = new Map<number, { dev: string; ino: string; ctimeNs: string }>();
@@ -179,7 +191,8 @@ export class PulledCards {
       try {
         facts = await fileFacts(path);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return 'other';
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+          return 'other';
         return 'unsure';
       }
       if (facts.size !== f.size || Math.trunc(facts.mtimeMs) !== Math.trunc(f.mtimeMs)) return 'other';
@@ -204,7 +217,10 @@ export class PulledCards {
       const moved = this.cards.remap(card, at, seen);
       const where = at === card.root ? `at ${at}` : `at ${at} (it was at ${card.root})`;
       const recordings = new Set(moved.map((f) => f.captureRow)).size;
-      this.ctx.transitions.note({ kind: 'card-back', message: `Card ${card.name} is back ${where}: ${recordings} recording(s) resume` }, card.name);
+      this.ctx.transitions.note(
+        { kind: 'card-back', message: `Card ${card.name} is back ${where}: ${recordings} recording(s) resume` },
+        card.name,
+      );
       return moved;
     })();
     if (!files) return;

@@ -27,7 +27,8 @@ afterEach(async () => kit.reset());
 afterAll(async () => kit.stop());
 
 /** An uploader on its own queue folder with short per-call retries and the engine's own durable schedule and stall timeout. */
-const uploader = (name: string): Uploader => kit.uploader(name, { retrySchedule: overnightRetrySchedule(), stallTimeoutMs: 30_000 });
+const uploader = (name: string): Uploader =>
+  kit.uploader(name, { retrySchedule: overnightRetrySchedule(), stallTimeoutMs: 30_000 });
 
 /**
  * `n` recordings named after `name`, one capture each: 2 GiB, sparse but for random first bytes,
@@ -44,7 +45,8 @@ function recordings(name: string, n: number): string[] {
 
 const fault = (rule: FaultRuleInput) => kit.fault(rule);
 /** The captures the service holds whose request names a file starting with `name`. */
-const atService = (name: string) => Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`${name}-`));
+const atService = (name: string) =>
+  Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`${name}-`));
 const warnings = (u: Uploader): string[] => {
   const seen: string[] = [];
   u.engine.on((e: EngineEvent) => e.type === 'warning' && seen.push(e.message));
@@ -66,7 +68,9 @@ describe('a full disk while registering', () => {
     // The requests already in flight (one per lane) were answered; nothing was sent after.
     expect(atService('fulldisk')).toHaveLength(REGISTRATION_LANES);
     expect(summary.fatal).toMatch(
-      new RegExp(`^The disk holding the upload queue's folder ${join(work, 'full-disk').replace(/[/\\]/g, '.')} is full \\(.+ free\\): free at least \\d+ MB there, then run again; nothing queued was lost\\.$`),
+      new RegExp(
+        `^The disk holding the upload queue's folder ${join(work, 'full-disk').replace(/[/\\]/g, '.')} is full \\(.+ free\\): free at least \\d+ MB there, then run again; nothing queued was lost\\.$`,
+      ),
     );
     // The registrations in flight could not be recorded: they are not queued to be sent again.
     expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'registering', 'queued']);
@@ -86,54 +90,82 @@ describe('a full disk while registering', () => {
     // Both lanes' requests were answered; neither answer could be recorded.
     expect(atService('held')).toHaveLength(2);
     const accepted = atService('held').map((c) => c.captureId);
-    for (const id of accepted) expect(said.some((m) => m.includes(`as ${id}, but the upload queue cannot record it yet`) && m.includes('kept in memory'))).toBe(true);
+    for (const id of accepted)
+      expect(
+        said.some(
+          (m) => m.includes(`as ${id}, but the upload queue cannot record it yet`) && m.includes('kept in memory'),
+        ),
+      ).toBe(true);
     expect(u.queue.captures().map((c) => c.state)).toEqual(['registering', 'registering']);
 
     // Room again: the answers held in memory are recorded within a few seconds, as the platform gave them.
     db.pragma(`max_page_count = ${pages * 1000}`);
-    await vi.waitFor(() => expect(u.queue.captures().map((c) => c.state)).toEqual(['registered', 'registered']), { timeout: 10_000 });
-    expect(u.queue.captures().map((c) => c.captureId).sort()).toEqual([...accepted].sort());
+    await vi.waitFor(() => expect(u.queue.captures().map((c) => c.state)).toEqual(['registered', 'registered']), {
+      timeout: 10_000,
+    });
+    expect(
+      u.queue
+        .captures()
+        .map((c) => c.captureId)
+        .sort(),
+    ).toEqual([...accepted].sort());
     for (const c of u.queue.captures()) expect(u.queue.filesOf(c.id).map((f) => f.state)).toEqual(['pending']);
     expect(atService('held')).toHaveLength(2);
   });
 });
 
 describe('add-capture answers that may come after the service acted', () => {
-  it.each([500, 502, 504])('%i after acting: one capture at the service, the local one registration_unknown, one message for the batch', async (status) => {
-    const u = uploader(`after-acting-${status}`);
-    const said = warnings(u);
-    await fault({ target: 'gateway', operation: 'add-capture', times: 0, action: { type: 'statusAfterActing', status } });
-    const { queued } = await u.add(recordings(`acted${status}`, 2), { structure: svc.info.structures[0]!, type: 'interior' });
+  it.each([500, 502, 504])(
+    '%i after acting: one capture at the service, the local one registration_unknown, one message for the batch',
+    async (status) => {
+      const u = uploader(`after-acting-${status}`);
+      const said = warnings(u);
+      await fault({
+        target: 'gateway',
+        operation: 'add-capture',
+        times: 0,
+        action: { type: 'statusAfterActing', status },
+      });
+      const { queued } = await u.add(recordings(`acted${status}`, 2), {
+        structure: svc.info.structures[0]!,
+        type: 'interior',
+      });
 
-    expect(u.queue.captures().map((c) => c.state)).toEqual(['registration_unknown', 'registration_unknown']);
-    expect(atService(`acted${status}`)).toHaveLength(2); // each sent once, never again
-    const summary = await u.engine.drain();
-    expect(summary.needsAttention.map((c) => c.id)).toEqual(queued);
-    expect(atService(`acted${status}`)).toHaveLength(2);
-    const notices = said.filter((m) => /registered/.test(m));
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(new RegExp(`^2 capture\\(s\\) may have been registered although the service answered ${status}`));
-    expect(notices[0]).toContain(`capture ${queued[0]} "acted${status}-1.mp4"`);
-    expect(notices[0]).toMatch(/resolve CAPTURE --register-again.*resolve CAPTURE --drop/);
-  });
+      expect(u.queue.captures().map((c) => c.state)).toEqual(['registration_unknown', 'registration_unknown']);
+      expect(atService(`acted${status}`)).toHaveLength(2); // each sent once, never again
+      const summary = await u.engine.drain();
+      expect(summary.needsAttention.map((c) => c.id)).toEqual(queued);
+      expect(atService(`acted${status}`)).toHaveLength(2);
+      const notices = said.filter((m) => /registered/.test(m));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(
+        new RegExp(`^2 capture\\(s\\) may have been registered although the service answered ${status}`),
+      );
+      expect(notices[0]).toContain(`capture ${queued[0]} "acted${status}-1.mp4"`);
+      expect(notices[0]).toMatch(/resolve CAPTURE --register-again.*resolve CAPTURE --drop/);
+    },
+  );
 
   it.each([
     [429, '120', 120_000],
     [503, new Date(Date.now() + 300_000).toUTCString(), 300_000],
-  ])('%i (not processed): queued, sent again at the time Retry-After %s asks, and the client sent it once', async (status, retryAfter, waitMs) => {
-    const u = uploader(`not-processed-${status}`);
-    await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status, retryAfter } });
-    const before = Date.now();
-    await u.add(recordings(`np${status}`, 1), { structure: svc.info.structures[0]!, type: 'interior' });
+  ])(
+    '%i (not processed): queued, sent again at the time Retry-After %s asks, and the client sent it once',
+    async (status, retryAfter, waitMs) => {
+      const u = uploader(`not-processed-${status}`);
+      await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status, retryAfter } });
+      const before = Date.now();
+      await u.add(recordings(`np${status}`, 1), { structure: svc.info.structures[0]!, type: 'interior' });
 
-    const [c] = u.queue.captures();
-    expect(c!.state).toBe('queued');
-    // Retry-After as delay-seconds counts from the answer; as an HTTP-date it names the time itself
-    // (made when the test file loaded, whole seconds).
-    const asked = /^\d+$/.test(retryAfter) ? before + waitMs : Date.parse(retryAfter);
-    expect(Math.abs(c!.nextAttemptAt! - asked)).toBeLessThan(2000);
-    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules;
-    expect(rules[0]!.seen).toBe(1); // no retry inside the client
-    expect(atService(`np${status}`)).toHaveLength(0);
-  });
+      const [c] = u.queue.captures();
+      expect(c!.state).toBe('queued');
+      // Retry-After as delay-seconds counts from the answer; as an HTTP-date it names the time itself
+      // (made when the test file loaded, whole seconds).
+      const asked = /^\d+$/.test(retryAfter) ? before + waitMs : Date.parse(retryAfter);
+      expect(Math.abs(c!.nextAttemptAt! - asked)).toBeLessThan(2000);
+      const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules;
+      expect(rules[0]!.seen).toBe(1); // no retry inside the client
+      expect(atService(`np${status}`)).toHaveLength(0);
+    },
+  );
 });

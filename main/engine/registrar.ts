@@ -126,7 +126,8 @@ export class Registrar {
     const flights = [...this.inflight];
     for (const f of flights) if (!f.sending) f.controller.abort();
     const sent = flights.filter((f) => f.sending);
-    const timer = sent.length > 0 ? setTimeout(() => sent.forEach((f) => f.controller.abort()), SENT_GRACE_MS) : undefined;
+    const timer =
+      sent.length > 0 ? setTimeout(() => sent.forEach((f) => f.controller.abort()), SENT_GRACE_MS) : undefined;
     await this.loop;
     clearTimeout(timer);
     this.commitHeld(); // a last try before the process may end
@@ -228,7 +229,10 @@ export class Registrar {
       if (withReserve) this.reserve.release();
       try {
         this.ctx.transitions.registered(c, result);
-        if (withReserve) this.ctx.log.info(`Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded in the room kept in reserve for it (the disk is full)`);
+        if (withReserve)
+          this.ctx.log.info(
+            `Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded in the room kept in reserve for it (the disk is full)`,
+          );
         return true;
       } catch (err) {
         if (!queueStorageError(this.ctx.queue.db.name, err)) throw err;
@@ -255,7 +259,9 @@ export class Registrar {
         return;
       }
       this.held.shift();
-      this.ctx.log.info(`Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded now that the queue can be written again`);
+      this.ctx.log.info(
+        `Capture ${c.id} "${c.label}": registered as ${result.capture.captureId}, recorded now that the queue can be written again`,
+      );
       this.hooks.registered();
     }
     clearInterval(this.heldTimer);
@@ -278,7 +284,9 @@ export class Registrar {
       return;
     }
     // Whatever failed before the sent mark, the service cannot have it: never "unknown".
-    const outcome: RegistrationOutcome = sent ? registrationOutcome(err) : { state: 'queued', message: `Not registered yet: ${reasonOf(err)}` };
+    const outcome: RegistrationOutcome = sent
+      ? registrationOutcome(err)
+      : { state: 'queued', message: `Not registered yet: ${reasonOf(err)}` };
     if (outcome.state !== 'queued') {
       const kind = outcome.state === 'rejected' ? 'rejected' : 'registration-unknown';
       t.capture(c.id, ['registering'], outcome.state, outcome.message, undefined, { kind, message: outcome.message });
@@ -292,7 +300,9 @@ export class Registrar {
     const at = Math.round(Date.now() + (outcome.retryAfterMs ?? this.ctx.retrySchedule.delayMs(c.attempts)));
     // An unreachable service is the queue's problem, said once for all, not this capture's.
     const notice = unreachableNotice(this.ctx.gateway, err);
-    const reason = notice ? 'Not registered yet: the service cannot be reached (see the notice for the queue)' : outcome.message;
+    const reason = notice
+      ? 'Not registered yet: the service cannot be reached (see the notice for the queue)'
+      : outcome.message;
     const message = `${reason}. Sent again at ${whenAt(at, { seconds: true })} (attempt ${c.attempts + 2}).`;
     t.capture(c.id, ['registering'], 'queued', message, at, { kind: 'registration-retry', message });
     // The others would meet the same outage: they wait for the same time, without counting an attempt.
@@ -303,5 +313,7 @@ export class Registrar {
 
 /** What a full disk looks like to the engine (SQLITE_FULL), for a registration held back because its answer would have no room. */
 function noRoomForAnswer(): Error {
-  return Object.assign(new Error('database or disk is full: no room for the answer to add-capture'), { code: 'SQLITE_FULL' });
+  return Object.assign(new Error('database or disk is full: no room for the answer to add-capture'), {
+    code: 'SQLITE_FULL',
+  });
 }

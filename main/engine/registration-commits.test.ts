@@ -65,9 +65,14 @@ describe('commits per registration', () => {
     const registration = walCommits(wal) - beforeRegistration;
 
     // Every capture is registered once, at the service and in the queue, with its files pending.
-    const atService = Object.values(kit.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes('commits-'));
+    const atService = Object.values(kit.svc.store.state.captures).filter((c) =>
+      JSON.stringify(c.request).includes('commits-'),
+    );
     expect(atService).toHaveLength(n);
-    const rows = u.queue.db.prepare("SELECT state, sent_at FROM captures").all() as { state: string; sent_at: string | null }[];
+    const rows = u.queue.db.prepare('SELECT state, sent_at FROM captures').all() as {
+      state: string;
+      sent_at: string | null;
+    }[];
     expect(rows.map((r) => r.state)).toEqual(Array(n).fill('registered'));
     expect(rows.every((r) => r.sent_at !== null)).toBe(true);
     expect(u.queue.db.prepare("SELECT COUNT(*) AS k FROM files WHERE state = 'pending'").get()).toEqual({ k: n });

@@ -42,7 +42,10 @@ export function registrationOutcome(err: unknown): RegistrationOutcome {
     return { state: 'queued', message: `Not registered yet: ${reason}`, retryAfterMs: err.retryAfterMs };
   }
   if (err instanceof HttpStatusError && err.status >= 400 && err.status < 500 && err.status !== 408) {
-    return { state: 'rejected', message: `The service refused this capture: ${err.message}. Correct the capture and register it again.` };
+    return {
+      state: 'rejected',
+      message: `The service refused this capture: ${err.message}. Correct the capture and register it again.`,
+    };
   }
   return {
     state: 'registration_unknown',
@@ -61,7 +64,10 @@ export function unknownRegistrationsNotice(captures: readonly QueuedCapture[], e
       ? `the service answered ${err.status} (${err.message})`
       : `no clear answer came (${reasonOf(err)})`;
   const list = captures
-    .map((c) => `capture ${c.id} "${c.label}" (structure ${c.structure}, taken ${c.request.captureDateTime}, files ${c.request.files.map((f) => f.fileName).join(', ')})`)
+    .map(
+      (c) =>
+        `capture ${c.id} "${c.label}" (structure ${c.structure}, taken ${c.request.captureDateTime}, files ${c.request.files.map((f) => f.fileName).join(', ')})`,
+    )
     .join('; ');
   return (
     `${captures.length} capture(s) may have been registered although ${what} after add-capture was sent; ` +

@@ -20,7 +20,13 @@ describe('one owner per retry', () => {
     const file = kit.file('resign.mp4', MiB);
     // The first presign-missing answers; storage then refuses the PUT (presign again, §7), and
     // every later presign-missing answers 500.
-    await kit.fault({ target: 'gateway', operation: 'presign-missing', skip: 1, times: 0, action: { type: 'status', status: 500 } });
+    await kit.fault({
+      target: 'gateway',
+      operation: 'presign-missing',
+      skip: 1,
+      times: 0,
+      action: { type: 'status', status: 500 },
+    });
     await kit.fault({ target: 'storage', operation: 'UploadPart', times: 1, action: { type: 'status', status: 403 } });
     const u = kit.uploader('resign', { apiRetry: fast(2), partRetry: fast(3) });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });

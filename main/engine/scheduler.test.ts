@@ -17,7 +17,11 @@ afterAll(async () => kit.stop());
 const once = { retries: 0, delayMs: () => 0 };
 /** The durable schedule's wait before attempt n + 1: a minute times n + 1 (ms). */
 const schedule = { delayMs: (n: number) => 60_000 * (n + 1) };
-const lines = (u: Uploader, fileId: number) => u.queue.activity.list().filter((l) => l.fileId === fileId).map((l) => l.kind);
+const lines = (u: Uploader, fileId: number) =>
+  u.queue.activity
+    .list()
+    .filter((l) => l.fileId === fileId)
+    .map((l) => l.kind);
 
 describe('Scheduler', () => {
   it('a passing failure: pending with a retry time from the schedule, the attempt counted, one line each for start and retry', async () => {
@@ -45,9 +49,14 @@ describe('Scheduler', () => {
     expect(u.queue.file(id)!.attempts).toBe(1);
   });
 
-  it('a refusal fails the file for a person, with the service\'s reason and one line', async () => {
+  it("a refusal fails the file for a person, with the service's reason and one line", async () => {
     const file = kit.file('refused.mp4', MiB);
-    await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'status', status: 400 } });
+    await kit.fault({
+      target: 'gateway',
+      operation: 'presign-missing',
+      times: 0,
+      action: { type: 'status', status: 400 },
+    });
     const u = kit.uploader('refused', { retrySchedule: schedule });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const id = u.queue.filesOf(queued[0]!)[0]!.id;
@@ -83,7 +92,10 @@ describe('Scheduler', () => {
   it('with one request slot, at most two files are uploading at once, and every one completes', async () => {
     const files = [1, 2, 3, 4].map((n) => kit.file(`slot-${n}.mp4`, 256 * 1024));
     const u = kit.uploader('slots', { concurrency: 1 });
-    await u.add(files.map((f) => f.path), { structure: kit.structure(), type: 'interior' });
+    await u.add(
+      files.map((f) => f.path),
+      { structure: kit.structure(), type: 'interior' },
+    );
     const uploading = new Set<number>();
     let most = 0;
     const order: number[] = [];
@@ -101,6 +113,7 @@ describe('Scheduler', () => {
     expect(summary.completed).toHaveLength(4);
     expect(most).toBe(2);
     expect(new Set(order).size).toBe(4); // each claimed once
-    for (const f of summary.completed) expect((await kit.stored(u, f.id)).sha256).toBe(files.find((d) => d.path === f.path)!.sha256);
+    for (const f of summary.completed)
+      expect((await kit.stored(u, f.id)).sha256).toBe(files.find((d) => d.path === f.path)!.sha256);
   });
 });

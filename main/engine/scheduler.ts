@@ -1,4 +1,13 @@
-import { CancelledError, CredentialsRefusedError, FileChangedError, HttpStatusError, LocalFileError, NetworkError, isTransient, reasonOf } from '../api/errors.js';
+import {
+  CancelledError,
+  CredentialsRefusedError,
+  FileChangedError,
+  HttpStatusError,
+  LocalFileError,
+  NetworkError,
+  isTransient,
+  reasonOf,
+} from '../api/errors.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { QueueClock } from './clock.js';
 import { MAX_RETRY_WAIT_MS } from './clock.js';
@@ -47,7 +56,12 @@ export class Scheduler {
      * `heldUntil`: when the queue-wide hold in force ends (ms since epoch, Infinity: by hand), or null
      * when none holds; `cards`: the cards pulled out, whose files wait instead of failing.
      */
-    private readonly hooks: { blocked(err: CredentialsRefusedError): void; isBlocked(): boolean; heldUntil(): number | null; cards: PulledCards },
+    private readonly hooks: {
+      blocked(err: CredentialsRefusedError): void;
+      isBlocked(): boolean;
+      heldUntil(): number | null;
+      cards: PulledCards;
+    },
   ) {}
 
   /** Files being uploaded now. */
@@ -120,7 +134,9 @@ export class Scheduler {
     try {
       const step = this.clock.check();
       if (step === 0) return;
-      this.ctx.log.info(`The computer's clock moved ${step > 0 ? 'forward' : 'back'} by ${Math.round(Math.abs(step) / 1000)} s; scheduled retries keep their waits`);
+      this.ctx.log.info(
+        `The computer's clock moved ${step > 0 ? 'forward' : 'back'} by ${Math.round(Math.abs(step) / 1000)} s; scheduled retries keep their waits`,
+      );
       this.wake();
     } catch (err) {
       if (!this.ctx.fatal(err)) throw err;
@@ -179,10 +195,18 @@ export class Scheduler {
   private startDue(): void {
     const room = this.ctx.limiter.limit + 1 - this.active.size;
     if (room <= 0 || this.stopping) return;
-    const due = this.ctx.queue.schedule.dueFiles(this.clock.now(), room, this.activeFiles, this.hooks.cards.waitingFiles());
+    const due = this.ctx.queue.schedule.dueFiles(
+      this.clock.now(),
+      room,
+      this.activeFiles,
+      this.hooks.cards.waitingFiles(),
+    );
     const ranks = this.ctx.queue.schedule.priorities(due.map((f) => f.id));
     for (const f of due) {
-      const note = f.attempts > 0 ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` } : { kind: 'started' as const, message: 'Upload started' };
+      const note =
+        f.attempts > 0
+          ? { kind: 'started' as const, message: `Trying again (attempt ${f.attempts + 1})` }
+          : { kind: 'started' as const, message: 'Upload started' };
       if (!this.ctx.transitions.file(f.id, ['pending'], 'uploading', { error: null }, note)) continue;
       this.ctx.limiter.rank(f.id, ranks.get(f.id) ?? 0);
       this.hooks.cards.starting(f);
@@ -203,7 +227,13 @@ export class Scheduler {
       await new FileUpload(ctx, { ...f, state: 'uploading' }, controller.signal).run();
       ctx.ledger.flush();
       // The service said completed: that is a fact even if a person paused or cancelled meanwhile.
-      ctx.transitions.file(f.id, ['uploading', 'pending', 'paused', 'cancelled', 'failed'], 'completed', {}, { kind: 'completed', message: 'Uploaded; the service finalized the file' });
+      ctx.transitions.file(
+        f.id,
+        ['uploading', 'pending', 'paused', 'cancelled', 'failed'],
+        'completed',
+        {},
+        { kind: 'completed', message: 'Uploaded; the service finalized the file' },
+      );
       ctx.transitions.completeCaptureIfDone(f.captureRow);
     } catch (err) {
       try {
@@ -242,20 +272,33 @@ export class Scheduler {
       const reason = `Reading ${f.fileName} failed (${err.code}) while its card or drive still looked mounted`;
       const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
       this.ctx.log.warn(message);
-      t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
+      t.file(
+        f.id,
+        ['uploading'],
+        'pending',
+        { error: reason, retryAt: at, transient: true },
+        { kind: 'retry-scheduled', message },
+      );
       return;
     }
     const reason = reasonOf(err);
     if (isTransient(err)) {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
-      t.file(f.id, ['uploading'], 'pending', { error: reason, retryAt: at, transient: true }, { kind: 'retry-scheduled', message });
+      t.file(
+        f.id,
+        ['uploading'],
+        'pending',
+        { error: reason, retryAt: at, transient: true },
+        { kind: 'retry-scheduled', message },
+      );
       // A passing failure of a gateway call (presign, status read, complete-batch: never a PUT to
       // storage) is an outage at the gateway for the screen and `status` ("Waiting for the
       // gateway"), over at its next answer (gateway-watch.ts), as a silent one is. Not while
       // storage is out: the gateway's status read asks storage, so it fails with it, and that is
       // the same outage (docs/engine.md, "A silent capture gateway").
-      if (fromGateway(err) && this.ctx.tracker.outageWhere() !== 'storage') this.ctx.tracker.trouble('gateway', reason, Date.now());
+      if (fromGateway(err) && this.ctx.tracker.outageWhere() !== 'storage')
+        this.ctx.tracker.trouble('gateway', reason, Date.now());
       // One notice for the queue when the service cannot be reached at all.
       const notice = unreachableNotice(this.ctx.gateway, err);
       if (notice) this.ctx.warn(notice);

@@ -29,7 +29,9 @@ describe('a capture gateway that goes silent mid-drain', () => {
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
     const outages: { at: number; outage: Outage | null }[] = [];
-    u.engine.on((e) => void (e.type === 'progress' && outages.push({ at: performance.now(), outage: e.overall.outage })));
+    u.engine.on(
+      (e) => void (e.type === 'progress' && outages.push({ at: performance.now(), outage: e.overall.outage })),
+    );
     // Slow enough that the gateway falls silent while parts are on the wire (their URLs already given).
     expect((await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB })).status).toBe(200);
     const from = svc.storage.received.length;
@@ -56,7 +58,8 @@ describe('a capture gateway that goes silent mid-drain', () => {
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     expect(outages.at(-1)!.outage).toBeNull();
     const puts: Record<number, number> = {};
-    for (const r of svc.storage.received.slice(from)) if (r.operation === 'UploadPart') puts[r.partNumber!] = (puts[r.partNumber!] ?? 0) + 1;
+    for (const r of svc.storage.received.slice(from))
+      if (r.operation === 'UploadPart') puts[r.partNumber!] = (puts[r.partNumber!] ?? 0) + 1;
     expect(puts, 'PUTs per part number').toEqual({ 1: 1, 2: 1, 3: 1 });
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
   }, 60_000);
@@ -70,11 +73,25 @@ describe('a capture gateway that answers 503 to presign-missing', () => {
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
     // What the screen and `status` (the queue's record) said, at each progress event of the drain.
     const seen: { shown: Outage['where'] | null; recorded: Outage['where'] | null }[] = [];
-    u.engine.on((e) => void (e.type === 'progress' && seen.push({ shown: e.overall.outage?.where ?? null, recorded: u.queue.meta.outage()?.where ?? null })));
-    await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'status', status: 503 } });
+    u.engine.on(
+      (e) =>
+        void (
+          e.type === 'progress' &&
+          seen.push({ shown: e.overall.outage?.where ?? null, recorded: u.queue.meta.outage()?.where ?? null })
+        ),
+    );
+    await kit.fault({
+      target: 'gateway',
+      operation: 'presign-missing',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
     const first = await u.engine.drain();
     expect(first.completed).toEqual([]);
-    expect(seen.some((s) => s.shown === 'gateway' && s.recorded === 'gateway'), 'an outage at the gateway, shown and recorded for `status`').toBe(true);
+    expect(
+      seen.some((s) => s.shown === 'gateway' && s.recorded === 'gateway'),
+      'an outage at the gateway, shown and recorded for `status`',
+    ).toBe(true);
 
     await svc.admin('DELETE', '/faults');
     u.engine.retryAll();

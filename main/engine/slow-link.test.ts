@@ -39,7 +39,13 @@ function uploader(name: string, extra: Partial<UploaderOptions> = {}): Uploader 
   const { info } = svc;
   const u = openUploader({
     dataDir: join(work, name),
-    gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+    gateway: {
+      baseUrl: info.baseUrl,
+      authUrl: info.authUrl,
+      apiKey: info.apiKey,
+      projectId: info.projectId,
+      ...info.account,
+    },
     partRetry: recommendedRetryPolicy(20, 20),
     apiRetry: recommendedRetryPolicy(20, 20),
     concurrency: 1,
@@ -87,7 +93,10 @@ describe('a client limit of 8 KiB/s on a 5 MiB part', () => {
   it('runs 35 s with the real stall timeout: no stall, storage receives bytes every 5 s, the part is sent once', async () => {
     const { path, bytes } = makeFile('limit-8k.mp4', 5 * MiB);
     const lines: string[] = [];
-    const u = uploader('limit-8k', { bandwidthBytesPerSecond: 8 * KiB, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    const u = uploader('limit-8k', {
+      bandwidthBytesPerSecond: 8 * KiB,
+      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+    });
     const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
     const file = u.queue.filesOf(queued[0]!)[0]!;
     const sends = () => svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
@@ -123,39 +132,48 @@ describe('a client limit of 8 KiB/s on a 5 MiB part', () => {
 });
 
 describe('pausing or cancelling one file on a slow link', () => {
-  it.each(['pause', 'cancel'] as const)('%s stops its bytes reaching storage within 2 s at 128 KiB/s, stored parts kept', async (action) => {
-    const { path } = makeFile(`stop-${action}.mp4`, 10 * MiB + 1);
-    const u = uploader(`stop-${action}`);
-    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
-    const file = u.queue.filesOf(queued[0]!)[0]!;
-    // Storage is slow from the first byte (a link whose buffers grew on fast parts would hold more
-    // than a slow link's round trip, which the reset cannot take back): part 1 is stored, then
-    // part 2 is stopped midway.
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 128 * KiB });
-    let partOne = false;
-    const off = u.engine.on((e) => {
-      if (e.type === 'progress' && e.files.some((f) => f.partsDone >= 1)) partOne = true;
-    });
-    const drain = u.engine.drain();
-    while (!partOne) await sleep(50);
-    off();
-    const from = svc.storage.bytesReceived;
-    while (svc.storage.bytesReceived < from + 256 * KiB) await sleep(50);
-    if (action === 'pause') u.engine.pause(file.id);
-    else u.engine.cancel(file.id);
-    await sleep(2000);
-    // Bytes the client wrote before the click may still sit in the kernel's buffers on storage's
-    // side, which the throttled storage reads at 128 KiB/s (a reset does not take them back: they
-    // were sent). Storage then reads at full speed, so those drain at once, and anything arriving
-    // after that is the client still sending: a client that had not stopped would now push MiBs.
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-    await sleep(500);
-    const settled = svc.storage.bytesReceived;
-    await sleep(3000);
-    expect(svc.storage.bytesReceived - settled, 'the client still sent bytes more than 2 s after the click').toBe(0);
-    const summary = await drain;
-    expect((action === 'pause' ? summary.paused : summary.cancelled).map((f) => f.id)).toEqual([file.id]);
-    expect(u.queue.file(file.id)!.state).toBe(action === 'pause' ? 'paused' : 'cancelled');
-    expect(u.queue.parts(file.id).filter((p) => p.etag).map((p) => p.partNumber)).toEqual([1]);
-  }, 180_000);
+  it.each(['pause', 'cancel'] as const)(
+    '%s stops its bytes reaching storage within 2 s at 128 KiB/s, stored parts kept',
+    async (action) => {
+      const { path } = makeFile(`stop-${action}.mp4`, 10 * MiB + 1);
+      const u = uploader(`stop-${action}`);
+      const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+      const file = u.queue.filesOf(queued[0]!)[0]!;
+      // Storage is slow from the first byte (a link whose buffers grew on fast parts would hold more
+      // than a slow link's round trip, which the reset cannot take back): part 1 is stored, then
+      // part 2 is stopped midway.
+      await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 128 * KiB });
+      let partOne = false;
+      const off = u.engine.on((e) => {
+        if (e.type === 'progress' && e.files.some((f) => f.partsDone >= 1)) partOne = true;
+      });
+      const drain = u.engine.drain();
+      while (!partOne) await sleep(50);
+      off();
+      const from = svc.storage.bytesReceived;
+      while (svc.storage.bytesReceived < from + 256 * KiB) await sleep(50);
+      if (action === 'pause') u.engine.pause(file.id);
+      else u.engine.cancel(file.id);
+      await sleep(2000);
+      // Bytes the client wrote before the click may still sit in the kernel's buffers on storage's
+      // side, which the throttled storage reads at 128 KiB/s (a reset does not take them back: they
+      // were sent). Storage then reads at full speed, so those drain at once, and anything arriving
+      // after that is the client still sending: a client that had not stopped would now push MiBs.
+      await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+      await sleep(500);
+      const settled = svc.storage.bytesReceived;
+      await sleep(3000);
+      expect(svc.storage.bytesReceived - settled, 'the client still sent bytes more than 2 s after the click').toBe(0);
+      const summary = await drain;
+      expect((action === 'pause' ? summary.paused : summary.cancelled).map((f) => f.id)).toEqual([file.id]);
+      expect(u.queue.file(file.id)!.state).toBe(action === 'pause' ? 'paused' : 'cancelled');
+      expect(
+        u.queue
+          .parts(file.id)
+          .filter((p) => p.etag)
+          .map((p) => p.partNumber),
+      ).toEqual([1]);
+    },
+    180_000,
+  );
 });

@@ -40,7 +40,11 @@ describe('server-side encryption', () => {
     const summary = await u.engine.drain();
     const file = u.queue.filesOf(queued[0]!)[0]!;
     expect(summary.completed.map((f) => f.id)).toEqual([file.id]);
-    expect(partPuts(from).map((r) => r.partNumber).sort()).toEqual([1, 2, 3]);
+    expect(
+      partPuts(from)
+        .map((r) => r.partNumber)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
   });
 
@@ -51,7 +55,11 @@ describe('server-side encryption', () => {
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const from = svc.storage.received.length;
     expect((await u.engine.drain()).completed).toHaveLength(1);
-    expect(partPuts(from).map((r) => r.partNumber).sort()).toEqual([1, 2]);
+    expect(
+      partPuts(from)
+        .map((r) => r.partNumber)
+        .sort(),
+    ).toEqual([1, 2]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
   });
 });
@@ -122,7 +130,7 @@ describe('403 from storage, and from the gateway on one file', () => {
     expect(summary.waiting[0]!.error).toMatch(/403/);
   });
 
-  it('a gateway 403 on one file fails that file with the service\'s message; the other file completes and the queue goes on', async () => {
+  it("a gateway 403 on one file fails that file with the service's message; the other file completes and the queue goes on", async () => {
     const a = makeFile('VID_20261124_101010_00_001.insv', 3000);
     const b = makeFile('VID_20261124_111111_00_001.insv', 4000);
     const u = uploader('gateway-403', { concurrency: 1 });
@@ -140,7 +148,7 @@ describe('403 from storage, and from the gateway on one file', () => {
     expect(summary.failed[0]!.error).not.toMatch(/API key/i);
   });
 
-  it('a gateway 403 on one capture\'s add-capture refuses that capture with the service\'s message; the next one registers and uploads', async () => {
+  it("a gateway 403 on one capture's add-capture refuses that capture with the service's message; the next one registers and uploads", async () => {
     const a = makeFile('VID_20261124_121212_00_001.insv', 3000);
     const b = makeFile('VID_20261124_131313_00_001.insv', 4000);
     await fault({ target: 'gateway', operation: 'add-capture', times: 1, action: { type: 'status', status: 403 } });
@@ -151,8 +159,15 @@ describe('403 from storage, and from the gateway on one file', () => {
     const summary = await u.engine.drain();
     expect(summary.blocked).toBeNull();
     expect(blocked).toEqual([]);
-    expect(u.queue.captures().map((c) => c.state).sort()).toEqual(['completed', 'rejected']);
-    expect(u.queue.captures().find((c) => c.state === 'rejected')!.error).toMatch(/refused this capture: Internal Server Error/); // the service's message (the fault's body)
+    expect(
+      u.queue
+        .captures()
+        .map((c) => c.state)
+        .sort(),
+    ).toEqual(['completed', 'rejected']);
+    expect(u.queue.captures().find((c) => c.state === 'rejected')!.error).toMatch(
+      /refused this capture: Internal Server Error/,
+    ); // the service's message (the fault's body)
     expect(summary.completed).toHaveLength(1);
   });
 });
@@ -190,7 +205,12 @@ describe('complete-batch still "uploading" with nothing missing (§4.7)', () => 
   it('rounds back off as §8 retries do, then the file fails naming it, never a burst', async () => {
     const { path } = makeFile('lagging.mp4', MiB);
     // The service keeps answering "uploading" with no part missing: it is still at work.
-    await fault({ target: 'gateway', operation: 'complete-batch', times: 0, action: { type: 'json', status: 200, body: { ok: true, upload: { status: 'uploading', missingParts: [] } } } });
+    await fault({
+      target: 'gateway',
+      operation: 'complete-batch',
+      times: 0,
+      action: { type: 'json', status: 200, body: { ok: true, upload: { status: 'uploading', missingParts: [] } } },
+    });
     const u = uploader('lagging', { partRetry: recommendedRetryPolicy(1000, 0), maxRounds: 3 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const started = performance.now();

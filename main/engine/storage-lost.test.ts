@@ -21,10 +21,16 @@ afterAll(async () => kit.stop());
 /** The screen's view of an uploader (as the app wires it): every `bytesLost` it was sent, in order. */
 function screen(u: Uploader): { lost: number[]; live: LiveQueue; done(): void } {
   const lost: number[] = [];
-  const live = new LiveQueue(u.queue, () => null, () => u.engine.holds.current, (_event, payload) => {
-    const totals = (payload as { totals?: { bytesLost: number } }).totals;
-    if (totals) lost.push(totals.bytesLost);
-  }, 0);
+  const live = new LiveQueue(
+    u.queue,
+    () => null,
+    () => u.engine.holds.current,
+    (_event, payload) => {
+      const totals = (payload as { totals?: { bytesLost: number } }).totals;
+      if (totals) lost.push(totals.bytesLost);
+    },
+    0,
+  );
   const off = u.engine.on((e) => live.onEngine(e));
   return {
     lost,
@@ -76,21 +82,30 @@ describe('no loss is said', () => {
     mkdirSync(aside, { recursive: true });
     const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 1, bytes: 16 * MiB });
     const bytes = new Map(card.recordings.map((p) => [p.split('/').pop()!, readFileSync(p)]));
-    const u = kit.uploader('card', { bandwidthBytesPerSecond: 6 * MiB, concurrency: 2, cards: { mountRoots: [mount], intervalMs: 50 } });
+    const u = kit.uploader('card', {
+      bandwidthBytesPerSecond: 6 * MiB,
+      concurrency: 2,
+      cards: { mountRoots: [mount], intervalMs: 50 },
+    });
     const view = screen(u);
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const files = u.queue.filesOf(queued[0]!);
     // A deadline well inside the test's time: a card never recognised fails below, saying what is left.
     const draining = u.engine.drain({ wait: true, deadline: Date.now() + 90_000 });
-    await expect.poll(() => files.reduce((n, f) => n + stored(u, f.id), 0), { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => files.reduce((n, f) => n + stored(u, f.id), 0), { timeout: 30_000, interval: 20 })
+      .toBeGreaterThanOrEqual(2);
     renameSync(card.root, join(aside, 'X4_CARD'));
-    await expect.poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 }).toBe('Card X4_CARD removed: put it back to continue (1 recording waiting)');
+    await expect
+      .poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 })
+      .toBe('Card X4_CARD removed: put it back to continue (1 recording waiting)');
     renameSync(join(aside, 'X4_CARD'), join(mount, 'X4_CARD_2'));
     const summary = await draining;
     view.done();
 
     expect([summary.completed.length, summary.cardRemoved ?? null, summary.failed]).toEqual([2, null, []]);
-    for (const f of files) expect((await kit.stored(u, f.id)).sha256).toBe(sha256(bytes.get(u.queue.file(f.id)!.fileName)!));
+    for (const f of files)
+      expect((await kit.stored(u, f.id)).sha256).toBe(sha256(bytes.get(u.queue.file(f.id)!.fileName)!));
     expect(view.lost.length).toBeGreaterThan(0);
     expect(view.lost.filter((n) => n > 0)).toEqual([]);
   }, 150_000);
@@ -118,14 +133,19 @@ describe('a loss is said', () => {
 
     expect(summary.completed.map((c) => c.id)).toEqual([f!.id]);
     expect((await kit.stored(u, f!.id)).sha256).toBe(file.sha256);
-    const puts = kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart' && r.key === upload.key);
+    const puts = kit.svc.storage.received
+      .slice(from)
+      .filter((r) => r.operation === 'UploadPart' && r.key === upload.key);
     expect(puts.filter((r) => r.partNumber === 1)).toHaveLength(1);
     // Said once, with the bytes of that part: the screen's figure and one log line.
     expect(view.lost.at(-1)).toBe(5 * MiB);
     expect([...new Set(view.lost.filter((n) => n > 0))]).toEqual([5 * MiB]);
-    expect(u.queue.activity.list().filter((l) => l.kind === 'parts-lost').map((l) => l.message)).toEqual([
-      'Storage no longer holds part 1 (5.0 MiB) it had confirmed; sending it again',
-    ]);
+    expect(
+      u.queue.activity
+        .list()
+        .filter((l) => l.kind === 'parts-lost')
+        .map((l) => l.message),
+    ).toEqual(['Storage no longer holds part 1 (5.0 MiB) it had confirmed; sending it again']);
   }, 120_000);
 });
 

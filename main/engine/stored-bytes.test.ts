@@ -1,5 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,10 +35,22 @@ async function setUp(name: string, stored: number, etag?: (n: number, bytes: Buf
   const bytes = randomBytes(7 * MiB);
   writeFileSync(path, bytes);
   const facts = await fileFacts(path);
-  const f = { id: 1, path, fileName: name, ...facts, fingerprint: await contentFingerprint(path, facts.size), partSize: PART } as unknown as QueuedFile;
+  const f = {
+    id: 1,
+    path,
+    fileName: name,
+    ...facts,
+    fingerprint: await contentFingerprint(path, facts.size),
+    partSize: PART,
+  } as unknown as QueuedFile;
   const parts: QueuedPart[] = Array.from({ length: 4 }, (_, i) => {
     const slice = bytes.subarray(i * PART, Math.min(bytes.length, (i + 1) * PART));
-    return { partNumber: i + 1, size: slice.length, etag: i < stored ? (etag ?? ((_n, b) => md5(b)))(i + 1, slice) : null, unansweredAt: null };
+    return {
+      partNumber: i + 1,
+      size: slice.length,
+      etag: i < stored ? (etag ?? ((_n, b) => md5(b)))(i + 1, slice) : null,
+      unansweredAt: null,
+    };
   });
   const ctx = { queue: { parts: () => parts }, etagsAreMd5: undefined } as unknown as EngineContext;
   return { path, f, ctx, parts, check: (known?: string[]) => new StoredBytesCheck(ctx, f, () => known) };
@@ -64,7 +87,9 @@ describe('StoredBytesCheck', () => {
       .assert()
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FileChangedError);
-    expect((err as Error).message).toMatch(/middle\.insv changed while uploading \(part 2, bytes 2097152–4194303, differs from the bytes storage holds, though its size and modification time were kept\)/);
+    expect((err as Error).message).toMatch(
+      /middle\.insv changed while uploading \(part 2, bytes 2097152–4194303, differs from the bytes storage holds, though its size and modification time were kept\)/,
+    );
   });
 
   it('a part stored after the others were proven is compared by the final check before complete-batch', async () => {
@@ -75,7 +100,9 @@ describe('StoredBytesCheck', () => {
     // Part 2 read while the file was being written, stored after the proof: its MD5 is not the file's now.
     parts[1]!.etag = md5(randomBytes(PART));
     await expect(c.assert()).resolves.toBeUndefined(); // a part's own check reads nothing more under a proven key
-    await expect(c.assert({ final: true })).rejects.toThrow(/part 2, bytes 2097152–4194303, differs from the bytes storage holds/);
+    await expect(c.assert({ final: true })).rejects.toThrow(
+      /part 2, bytes 2097152–4194303, differs from the bytes storage holds/,
+    );
   });
 
   it('a part not yet stored overwritten: goes on (it is read, and sent, as it is now)', async () => {
@@ -96,7 +123,9 @@ describe('StoredBytesCheck', () => {
 
     const earlier = await setUp('kms-earlier.insv', 2, kms);
     chmodSync(earlier.path, 0o600);
-    await expect(earlier.check().assert()).rejects.toThrow(/part 1, stored by an earlier run under ETags that are not MD5 digests, cannot be compared/);
+    await expect(earlier.check().assert()).rejects.toThrow(
+      /part 1, stored by an earlier run under ETags that are not MD5 digests, cannot be compared/,
+    );
   });
 
   it("the offload's MD5s of the card's bytes are compared when they apply", async () => {

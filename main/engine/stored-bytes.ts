@@ -81,11 +81,17 @@ export class StoredBytesCheck {
         if (!p.etag || this.proven.has(p.partNumber)) continue;
         const expected = this.expectedMd5(p.partNumber, p.etag);
         if (!expected) {
-          throw new FileChangedError(f.path, `its status-change time, inode or device moved, and part ${p.partNumber}, stored by an earlier run under ETags that are not MD5 digests, cannot be compared with its bytes now`);
+          throw new FileChangedError(
+            f.path,
+            `its status-change time, inode or device moved, and part ${p.partNumber}, stored by an earlier run under ETags that are not MD5 digests, cannot be compared with its bytes now`,
+          );
         }
         const offset = (p.partNumber - 1) * f.partSize!;
         if ((await this.md5Of(offset, p.size)) !== expected) {
-          throw new FileChangedError(f.path, `part ${p.partNumber}, bytes ${offset}–${offset + p.size - 1}, differs from the bytes storage holds, though its size and modification time were kept`);
+          throw new FileChangedError(
+            f.path,
+            `part ${p.partNumber}, bytes ${offset}–${offset + p.size - 1}, differs from the bytes storage holds, though its size and modification time were kept`,
+          );
         }
         read.push(p.partNumber);
       }
@@ -115,7 +121,13 @@ export class StoredBytesCheck {
     const md5 = createHash('md5');
     if (size > 0) {
       try {
-        for await (const chunk of createReadStream(this.f.path, { flags: 'r', start: offset, end: offset + size - 1, highWaterMark: CHUNK })) md5.update(chunk as Buffer);
+        for await (const chunk of createReadStream(this.f.path, {
+          flags: 'r',
+          start: offset,
+          end: offset + size - 1,
+          highWaterMark: CHUNK,
+        }))
+          md5.update(chunk as Buffer);
       } catch (err) {
         throw new LocalFileError(this.f.path, (err as NodeJS.ErrnoException).code ?? 'error');
       }

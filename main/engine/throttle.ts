@@ -28,7 +28,8 @@ export class Bandwidth {
 
   /** Sets the limit in bytes per second (> 0), or null to remove it; takes effect on the next slice. Throws RangeError. */
   set(rate: number | null): void {
-    if (rate !== null && !(Number.isFinite(rate) && rate > 0)) throw new RangeError(`bandwidth must be a positive number of bytes per second, not ${rate}`);
+    if (rate !== null && !(Number.isFinite(rate) && rate > 0))
+      throw new RangeError(`bandwidth must be a positive number of bytes per second, not ${rate}`);
     this.rate = rate;
     this.next = undefined;
   }

@@ -72,8 +72,18 @@ describe('a tolerant reader: each unused field dropped from each answer', () => 
   }
 
   it('all unused fields dropped at once from each answer: still completes, and the log names what was absent once', async () => {
-    await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'omitFields', paths: unused['presign-missing'] } });
-    await kit.fault({ target: 'gateway', operation: 'complete-batch', times: 0, action: { type: 'omitFields', paths: unused['complete-batch'] } });
+    await kit.fault({
+      target: 'gateway',
+      operation: 'presign-missing',
+      times: 0,
+      action: { type: 'omitFields', paths: unused['presign-missing'] },
+    });
+    await kit.fault({
+      target: 'gateway',
+      operation: 'complete-batch',
+      times: 0,
+      action: { type: 'omitFields', paths: unused['complete-batch'] },
+    });
     const lines = await uploadWithout(
       'add-capture',
       unused['add-capture'].filter((p) => !p.endsWith('.frameIndex')),
@@ -88,7 +98,12 @@ describe('a tolerant reader: each unused field dropped from each answer', () => 
   });
 
   it('says each absent field once, however many answers lack it', async () => {
-    await kit.fault({ target: 'gateway', operation: 'complete-batch', times: 0, action: { type: 'omitFields', paths: ['upload.percentage'] } });
+    await kit.fault({
+      target: 'gateway',
+      operation: 'complete-batch',
+      times: 0,
+      action: { type: 'omitFields', paths: ['upload.percentage'] },
+    });
     const lines: string[] = [];
     const u = kit.uploader('once', { log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
     const a = kit.file('once-a.mp4', 1024);

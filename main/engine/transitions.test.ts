@@ -35,7 +35,9 @@ const said = () =>
 describe('file moves', () => {
   it('a move commits the row and its line, then announces the committed row before the line', () => {
     const [a] = fillQueue(q, 1);
-    expect(tr.file(a!, ['pending'], 'uploading', { error: null }, { kind: 'started', message: 'Upload started' })).toBe(true);
+    expect(tr.file(a!, ['pending'], 'uploading', { error: null }, { kind: 'started', message: 'Upload started' })).toBe(
+      true,
+    );
     expect(q.file(a!)!.state).toBe('uploading');
     expect(q.activity.list().map((l) => [l.fileId, l.kind, l.message])).toEqual([[a, 'started', 'Upload started']]);
     expect(said()).toEqual([
@@ -49,7 +51,15 @@ describe('file moves', () => {
   it('a move from a state the row left (a person paused it meanwhile) changes nothing and says nothing', () => {
     const [a] = fillQueue(q, 1);
     setFileState(q, a!, 'paused');
-    expect(tr.file(a!, ['uploading'], 'pending', { error: 'reset', retryAt: Date.now() + 60_000, transient: true }, { kind: 'retry-scheduled', message: 'later' })).toBe(false);
+    expect(
+      tr.file(
+        a!,
+        ['uploading'],
+        'pending',
+        { error: 'reset', retryAt: Date.now() + 60_000, transient: true },
+        { kind: 'retry-scheduled', message: 'later' },
+      ),
+    ).toBe(false);
     expect(q.file(a!)).toMatchObject({ state: 'paused', error: null, attempts: 0 });
     expect(q.activity.list()).toEqual([]);
     expect(events).toEqual([]);
@@ -59,8 +69,17 @@ describe('file moves', () => {
     const [a] = fillQueue(q, 1);
     tr.file(a!, ['pending'], 'uploading');
     const at = Date.now() + 15_000;
-    tr.file(a!, ['uploading'], 'pending', { error: 'No answer from storage: ECONNRESET', retryAt: at, transient: true });
-    expect(q.file(a!)).toMatchObject({ state: 'pending', error: 'No answer from storage: ECONNRESET', transient: true, attempts: 1 });
+    tr.file(a!, ['uploading'], 'pending', {
+      error: 'No answer from storage: ECONNRESET',
+      retryAt: at,
+      transient: true,
+    });
+    expect(q.file(a!)).toMatchObject({
+      state: 'pending',
+      error: 'No answer from storage: ECONNRESET',
+      transient: true,
+      attempts: 1,
+    });
     expect(q.schedule.nextDueAt()).toBe(at);
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).not.toContain(a);
   });
@@ -97,17 +116,39 @@ describe('captures', () => {
     expect(events).toHaveLength(2);
   });
 
-  it('a registration answer needing more than 10,000 parts fails the capture\'s files before any byte is sent', () => {
-    const row = q.enqueueCapture('huge', { project: 'p', structure: 's', type: 'interior', mode: 'video', sourceType: 'bot', captureDateTime: '2026-11-23T08:00:00Z', files: [{ frameIndex: 1, fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3 }] }, [
-      { path: '/card/huge.mp4', fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3, mtimeMs: 0 },
-    ]);
+  it("a registration answer needing more than 10,000 parts fails the capture's files before any byte is sent", () => {
+    const row = q.enqueueCapture(
+      'huge',
+      {
+        project: 'p',
+        structure: 's',
+        type: 'interior',
+        mode: 'video',
+        sourceType: 'bot',
+        captureDateTime: '2026-11-23T08:00:00Z',
+        files: [{ frameIndex: 1, fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3 }],
+      },
+      [{ path: '/card/huge.mp4', fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3, mtimeMs: 0 }],
+    );
     tr.registered(q.capture(row)!, {
       capture: { captureId: 'cap-huge' },
-      uploadManifest: [{ frameIndex: 1, uploadId: 'u-huge', fileName: 'huge.mp4', size: 60 * 1024 ** 3, partSize: 5 * 1024 ** 2, totalParts: MAX_PARTS + 2288, status: 'initiated' }],
+      uploadManifest: [
+        {
+          frameIndex: 1,
+          uploadId: 'u-huge',
+          fileName: 'huge.mp4',
+          size: 60 * 1024 ** 3,
+          partSize: 5 * 1024 ** 2,
+          totalParts: MAX_PARTS + 2288,
+          status: 'initiated',
+        },
+      ],
     } as never);
     const [f] = q.filesOf(row);
     expect(f!.state).toBe('failed');
-    expect(f!.error).toMatch(/^huge\.mp4 would need 12,288 parts of 5 MiB and storage allows 10,000 \(48\.8 GiB\), so nothing of it was sent: split/);
+    expect(f!.error).toMatch(
+      /^huge\.mp4 would need 12,288 parts of 5 MiB and storage allows 10,000 \(48\.8 GiB\), so nothing of it was sent: split/,
+    );
     expect(said()).toEqual([
       ['capture', row, q.capture(row)!.state],
       ['file', f!.id, 'failed'],

@@ -34,17 +34,36 @@ export class Transitions {
     const moved = q.transaction(() => {
       if (!q.moveFile(id, from, to, change)) return undefined;
       const f = q.file(id)!;
-      return { f, entry: note && q.activity.add({ captureRow: f.captureRow, fileId: id, subject: f.fileName, ...note }) };
+      return {
+        f,
+        entry: note && q.activity.add({ captureRow: f.captureRow, fileId: id, subject: f.fileName, ...note }),
+      };
     })();
     if (!moved) return false;
     const { f, entry } = moved;
-    this.emit({ type: 'file', fileId: id, captureRow: f.captureRow, fileName: f.fileName, state: f.state, error: f.error, transient: f.transient, file: f });
+    this.emit({
+      type: 'file',
+      fileId: id,
+      captureRow: f.captureRow,
+      fileName: f.fileName,
+      state: f.state,
+      error: f.error,
+      transient: f.transient,
+      file: f,
+    });
     if (entry) this.emit({ type: 'activity', entry });
     return true;
   }
 
   /** Moves a capture from one of `from` to `to`; `retryAt` (ms since epoch) schedules another registration. Answers whether it moved. */
-  capture(id: number, from: CaptureState[], to: CaptureState, error: string | null, retryAt?: number, note?: Note): boolean {
+  capture(
+    id: number,
+    from: CaptureState[],
+    to: CaptureState,
+    error: string | null,
+    retryAt?: number,
+    note?: Note,
+  ): boolean {
     const q = this.queue;
     const moved = q.transaction(() => {
       if (!q.schedule.moveCapture(id, from, to, error, retryAt)) return undefined;
@@ -59,7 +78,16 @@ export class Transitions {
 
   /** Announces a file as it is now (after a change made elsewhere, such as its card's paths remapped). */
   announceFile(f: QueuedFile): void {
-    this.emit({ type: 'file', fileId: f.id, captureRow: f.captureRow, fileName: f.fileName, state: f.state, error: f.error, transient: f.transient, file: f });
+    this.emit({
+      type: 'file',
+      fileId: f.id,
+      captureRow: f.captureRow,
+      fileName: f.fileName,
+      state: f.state,
+      error: f.error,
+      transient: f.transient,
+      file: f,
+    });
   }
 
   /** Announces a capture as it is now (after a change made elsewhere, such as a claim). */
@@ -79,17 +107,36 @@ export class Transitions {
     const q = this.queue;
     const entries = q.transaction(() => {
       q.saveRegistration(c.id, result.capture.captureId, result.uploadManifest);
-      const added = [q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'registered', message: `Registered as capture ${result.capture.captureId}` })];
+      const added = [
+        q.activity.add({
+          captureRow: c.id,
+          fileId: null,
+          subject: c.label,
+          kind: 'registered',
+          message: `Registered as capture ${result.capture.captureId}`,
+        }),
+      ];
       const sentence = captureTooLarge(q.filesOf(c.id));
       if (sentence) {
         for (const f of q.filesOf(c.id)) q.moveFile(f.id, ['pending'], 'failed', { error: sentence });
-        added.push(q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'failed', message: sentence }));
+        added.push(
+          q.activity.add({ captureRow: c.id, fileId: null, subject: c.label, kind: 'failed', message: sentence }),
+        );
       }
       return added;
     })();
     this.announceCapture(q.capture(c.id)!);
     for (const f of q.filesOf(c.id)) {
-      this.emit({ type: 'file', fileId: f.id, captureRow: c.id, fileName: f.fileName, state: f.state, error: f.error, transient: f.transient, file: f });
+      this.emit({
+        type: 'file',
+        fileId: f.id,
+        captureRow: c.id,
+        fileName: f.fileName,
+        state: f.state,
+        error: f.error,
+        transient: f.transient,
+        file: f,
+      });
     }
     for (const entry of entries) this.emit({ type: 'activity', entry });
   }
@@ -100,7 +147,13 @@ export class Transitions {
     const entry = q.transaction(() => {
       const c = q.capture(id);
       if (!c || c.state === 'completed' || !q.completeCaptureIfDone(id)) return undefined;
-      return q.activity.add({ captureRow: id, fileId: null, subject: c.label, kind: 'capture-completed', message: 'Every file of the capture is uploaded' });
+      return q.activity.add({
+        captureRow: id,
+        fileId: null,
+        subject: c.label,
+        kind: 'capture-completed',
+        message: 'Every file of the capture is uploaded',
+      });
     })();
     if (!entry) return;
     this.announceCapture(q.capture(id)!);
@@ -121,7 +174,13 @@ export class Transitions {
     const message = `Storage no longer holds part${lost.length === 1 ? '' : 's'} ${partNumbers.join(', ')} (${(bytes / 1024 ** 2).toFixed(1)} MiB) it had confirmed; sending ${lost.length === 1 ? 'it' : 'them'} again`;
     const entry = q.transaction(() => {
       q.batch.forgetParts(f.id, partNumbers);
-      return q.activity.add({ captureRow: f.captureRow, fileId: f.id, subject: f.fileName, kind: 'parts-lost', message });
+      return q.activity.add({
+        captureRow: f.captureRow,
+        fileId: f.id,
+        subject: f.fileName,
+        kind: 'parts-lost',
+        message,
+      });
     })();
     this.emit({ type: 'lost', fileId: f.id, captureRow: f.captureRow, fileName: f.fileName, partNumbers, bytes });
     this.emit({ type: 'activity', entry });
@@ -135,7 +194,13 @@ export class Transitions {
       if (!c) return undefined;
       const fileIds = q.filesOf(id).map((f) => f.id);
       q.removeCapture(id);
-      const entry = q.activity.add({ captureRow: id, fileId: null, subject: c.label, kind: 'removed', message: 'Removed from this computer\'s queue; nothing at the platform changed' });
+      const entry = q.activity.add({
+        captureRow: id,
+        fileId: null,
+        subject: c.label,
+        kind: 'removed',
+        message: "Removed from this computer's queue; nothing at the platform changed",
+      });
       return { fileIds, entry };
     })();
     if (!done) return false;
@@ -151,7 +216,16 @@ export class Transitions {
       const f = q.file(id);
       if (!f) return undefined;
       q.removeFile(id);
-      return { f, entry: q.activity.add({ captureRow: f.captureRow, fileId: id, subject: f.fileName, kind: 'removed', message: 'Removed from this computer\'s queue; nothing at the platform changed' }) };
+      return {
+        f,
+        entry: q.activity.add({
+          captureRow: f.captureRow,
+          fileId: id,
+          subject: f.fileName,
+          kind: 'removed',
+          message: "Removed from this computer's queue; nothing at the platform changed",
+        }),
+      };
     })();
     if (!done) return false;
     this.emit({ type: 'removed', captureRow: done.f.captureRow, fileIds: [id] });
@@ -161,7 +235,10 @@ export class Transitions {
 
   /** Writes a log line about the queue as a whole (blocked, unblocked). */
   note(note: Note, subject = 'queue'): void {
-    this.emit({ type: 'activity', entry: this.queue.activity.add({ captureRow: null, fileId: null, subject, ...note }) });
+    this.emit({
+      type: 'activity',
+      entry: this.queue.activity.add({ captureRow: null, fileId: null, subject, ...note }),
+    });
   }
 }
 
@@ -170,7 +247,9 @@ export class Transitions {
  * needs more than MAX_PARTS parts at the part size its registration gave (bytes, from the files'
  * rows); undefined when every file fits. Nothing of any file of it is sent.
  */
-export function captureTooLarge(files: readonly Pick<QueuedFile, 'fileName' | 'size' | 'partSize' | 'totalParts'>[]): string | undefined {
+export function captureTooLarge(
+  files: readonly Pick<QueuedFile, 'fileName' | 'size' | 'partSize' | 'totalParts'>[],
+): string | undefined {
   const big = files.find((f) => (f.totalParts ?? 0) > MAX_PARTS);
   if (!big) return undefined;
   const partSize = big.partSize!;

@@ -47,7 +47,9 @@ async function core(name: string, store = new Map<string, unknown>()) {
   const register = async (file: string, bytes: number) => {
     writeFileSync(file, randomBytes(bytes));
     const structure = c.settings.view().structures[0]!;
-    const r = await h['capture:captures.register']([{ paths: [file], structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
+    const r = await h['capture:captures.register']([
+      { paths: [file], structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
+    ]);
     expect(r.queued).toHaveLength(1);
     return r.queued[0]!;
   };
@@ -58,10 +60,14 @@ const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
 const stateOf = (c: AppCore, name: string) => c.queueView().files.find((f) => f.fileName === name)!;
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
-describe('pause until a time: a hold of the whole queue, apart from each file\'s own pause', () => {
+describe("pause until a time: a hold of the whole queue, apart from each file's own pause", () => {
   it('leaves a file paused by hand paused when the hold ends', async () => {
     const { c, h, register } = await core('hand-paused');
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', action: { type: 'latency', ms: 400 } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      action: { type: 'latency', ms: 400 },
+    });
     try {
       await register(join(work, 'mine.mp4'), 6 * 1024 * 1024);
       await register(join(work, 'other.mp4'), 256 * 1024);
@@ -100,7 +106,9 @@ describe('pause until a time: a hold of the whole queue, apart from each file\'s
     await first.c.close();
     const { c, h, register } = await core('restart', first.store);
     await register(join(work, 'after-restart.mp4'), 256 * 1024);
-    await vi.waitFor(() => expect(c.queueView().captures[0]!.state).not.toMatch(/queued|registering/), { timeout: 10_000 });
+    await vi.waitFor(() => expect(c.queueView().captures[0]!.state).not.toMatch(/queued|registering/), {
+      timeout: 10_000,
+    });
     await settle();
     expect(stateOf(c, 'after-restart.mp4')).toMatchObject({ state: 'pending', bytesSent: 0 });
     expect(c.queueView().hold).toEqual({ until: expect.any(String), by: 'person' });
@@ -111,7 +119,20 @@ describe('pause until a time: a hold of the whole queue, apart from each file\'s
   it('carries a "pause until" kept in settings by an earlier version into the queue, once', async () => {
     const until = inAnHour();
     const store = new Map<string, unknown>([
-      ['settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 4, structures: [], pausedUntil: until }],
+      [
+        'settings',
+        {
+          mode: 'local',
+          baseUrl: '',
+          authUrl: '',
+          progressBaseUrl: '',
+          projectId: '',
+          email: '',
+          concurrency: 4,
+          structures: [],
+          pausedUntil: until,
+        },
+      ],
     ]);
     const { c } = await core('legacy', store);
     expect(c.queueView().hold).toEqual({ until, by: 'person' });

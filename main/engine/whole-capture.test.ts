@@ -24,7 +24,8 @@ function pair(dir: string, stamp: string, small: number, big: number): { small: 
   return { small: a, big: b };
 }
 
-const partPuts = (kit: ServiceKit, from: number) => kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
+const partPuts = (kit: ServiceKit, from: number) =>
+  kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
 
 describe('a gateway giving 5 MiB parts: one lens would need 10,001', () => {
   let kit: ServiceKit;
@@ -40,10 +41,20 @@ describe('a gateway giving 5 MiB parts: one lens would need 10,001', () => {
     // An earlier registration's part size, as a queue may hold it: it must not decide anything.
     u.queue.meta.set('partSize', 10 * MiB);
     const from = kit.svc.storage.received.length;
-    const { queued, refused, warnings } = await u.add([files.small, files.big], { structure: kit.structure(), type: 'interior' });
+    const { queued, refused, warnings } = await u.add([files.small, files.big], {
+      structure: kit.structure(),
+      type: 'interior',
+    });
     expect(refused).toEqual([]);
     expect(queued).toHaveLength(1);
-    expect(warnings.filter((w) => /parts/.test(w.reason))).toEqual([{ path: files.big, reason: expect.stringMatching(/VID_20261122_060606_10_001\.insv would need 10,001 parts of 5 MiB .*the whole capture waits for you/) }]);
+    expect(warnings.filter((w) => /parts/.test(w.reason))).toEqual([
+      {
+        path: files.big,
+        reason: expect.stringMatching(
+          /VID_20261122_060606_10_001\.insv would need 10,001 parts of 5 MiB .*the whole capture waits for you/,
+        ),
+      },
+    ]);
 
     const summary = await u.engine.drain();
     const rows = u.queue.filesOf(queued[0]!);
@@ -52,7 +63,9 @@ describe('a gateway giving 5 MiB parts: one lens would need 10,001', () => {
     expect(rows.map((f) => f.state)).toEqual(['failed', 'failed']);
     // One sentence for the capture, the same on each lens.
     expect(new Set(rows.map((f) => f.error)).size).toBe(1);
-    expect(rows[0]!.error).toMatch(/^VID_20261122_060606_10_001\.insv would need 10,001 parts of 5 MiB and storage allows 10,000 \(48\.8 GiB\), so none of the capture's 2 files was sent: split the recording/);
+    expect(rows[0]!.error).toMatch(
+      /^VID_20261122_060606_10_001\.insv would need 10,001 parts of 5 MiB and storage allows 10,000 \(48\.8 GiB\), so none of the capture's 2 files was sent: split the recording/,
+    );
     expect(summary.completed).toEqual([]);
     expect(partPuts(kit, from)).toEqual([]);
 
@@ -74,7 +87,7 @@ describe('a gateway giving 10 MiB parts: the same lens fits in 5,001', () => {
   afterEach(async () => kit.reset());
   afterAll(async () => kit.stop());
 
-  it('is registered with this answer\'s part size, though an earlier registration gave 5 MiB', async () => {
+  it("is registered with this answer's part size, though an earlier registration gave 5 MiB", async () => {
     const files = pair(kit.work, '070707', 1 * MiB, BIG);
     const u = kit.uploader('ten', { readFacts: async () => ({}) });
     u.queue.meta.set('partSize', 5 * MiB);
@@ -95,12 +108,17 @@ describe('before registration, with no part size known yet', () => {
   it('refuses the whole capture only when a file is larger than any part size can store (S3: 5 TiB)', () => {
     const files = [
       { path: '/card/VID_20261122_080808_00_001.insv', fileName: 'VID_20261122_080808_00_001.insv', size: 1 * MiB },
-      { path: '/card/VID_20261122_080808_10_001.insv', fileName: 'VID_20261122_080808_10_001.insv', size: MAX_OBJECT_SIZE + 1 },
+      {
+        path: '/card/VID_20261122_080808_10_001.insv',
+        fileName: 'VID_20261122_080808_10_001.insv',
+        size: MAX_OBJECT_SIZE + 1,
+      },
     ];
     expect(partLimitBeforeRegistration(files)).toEqual({
       refuse: true,
       path: files[1]!.path,
-      sentence: "Not queued: VID_20261122_080808_10_001.insv is larger than storage's largest object (5 TiB), whatever the part size. None of the capture's 2 files is queued.",
+      sentence:
+        "Not queued: VID_20261122_080808_10_001.insv is larger than storage's largest object (5 TiB), whatever the part size. None of the capture's 2 files is queued.",
     });
     expect(partLimitBeforeRegistration([files[0]!, { ...files[1]!, size: BIG }])?.refuse).toBe(false);
     expect(partLimitBeforeRegistration([files[0]!, { ...files[1]!, size: 10_000 * 5 * MiB }])).toBeUndefined();

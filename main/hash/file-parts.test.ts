@@ -5,7 +5,11 @@ import { PartMd5Lanes } from './file-parts.js';
 /** node:crypto's MD5 of each part (§4.6), concatenated: what the lanes must answer. */
 function reference(bytes: Buffer, partSize: number): string {
   const parts = Math.max(1, Math.ceil(bytes.length / partSize));
-  return Array.from({ length: parts }, (_, i) => createHash('md5').update(bytes.subarray(i * partSize, (i + 1) * partSize)).digest('hex')).join('');
+  return Array.from({ length: parts }, (_, i) =>
+    createHash('md5')
+      .update(bytes.subarray(i * partSize, (i + 1) * partSize))
+      .digest('hex'),
+  ).join('');
 }
 
 /** A pool of `slots` slots of `slotBytes`, lanes over it, and the slots it has freed. */
@@ -26,13 +30,16 @@ function pool(slots: number, slotBytes: number) {
   return { lanes, free, lend };
 }
 
-describe('PartMd5Lanes (the part MD5 thread\'s hashing, four parts at a time)', () => {
-  it('answers exactly node:crypto\'s MD5 of each part, for files fed in chunks that straddle parts, several files at once', () => {
+describe("PartMd5Lanes (the part MD5 thread's hashing, four parts at a time)", () => {
+  it("answers exactly node:crypto's MD5 of each part, for files fed in chunks that straddle parts, several files at once", () => {
     const slotBytes = 64 * 1024;
     const p = pool(6, slotBytes);
     // Part sizes off every block boundary and on them; files empty, an exact multiple, one byte more, one less.
     const cases: { partSize: number; size: number }[] = [];
-    for (const partSize of [1, 63, 64, 65, 1000, 4096, 70_001]) for (const k of [0, 1, 3]) for (const extra of [0, 1, -1]) if (k * partSize + extra >= 0) cases.push({ partSize, size: k * partSize + extra });
+    for (const partSize of [1, 63, 64, 65, 1000, 4096, 70_001])
+      for (const k of [0, 1, 3])
+        for (const extra of [0, 1, -1])
+          if (k * partSize + extra >= 0) cases.push({ partSize, size: k * partSize + extra });
     cases.push({ partSize: 100_003, size: 1_000_000 }, { partSize: 5 * 1024 * 1024, size: 300_000 });
     for (let i = 0; i < cases.length; i += 3) {
       // Three files at once, their chunks interleaved, each chunk of another length (up to a slot).
@@ -46,7 +53,10 @@ describe('PartMd5Lanes (the part MD5 thread\'s hashing, four parts at a time)', 
           f.at += n;
         }
       }
-      for (const f of batch) expect(p.lanes.end(f.id).toString('hex'), `part size ${f.partSize}, ${f.size} bytes`).toBe(reference(f.bytes, f.partSize));
+      for (const f of batch)
+        expect(p.lanes.end(f.id).toString('hex'), `part size ${f.partSize}, ${f.size} bytes`).toBe(
+          reference(f.bytes, f.partSize),
+        );
       // Every slot lent came back once its bytes were hashed.
       expect(p.free.length).toBe(6);
     }
@@ -54,7 +64,7 @@ describe('PartMd5Lanes (the part MD5 thread\'s hashing, four parts at a time)', 
     expect(p.lanes.stats.lanes / p.lanes.stats.calls).toBeGreaterThan(2);
   });
 
-  it('an aborted file gives its slots back and leaves the others\' digests right', () => {
+  it("an aborted file gives its slots back and leaves the others' digests right", () => {
     const p = pool(4, 64 * 1024);
     const kept = randomBytes(200_000);
     const dropped = randomBytes(150_000);

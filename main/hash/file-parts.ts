@@ -79,7 +79,8 @@ export class PartMd5Lanes {
 
   /** Starts file `id`, to be cut into parts of `partSize` bytes (a positive integer). */
   begin(id: number, partSize: number): void {
-    if (!Number.isSafeInteger(partSize) || partSize <= 0) throw new RangeError(`partSize must be a positive integer, not ${partSize}`);
+    if (!Number.isSafeInteger(partSize) || partSize <= 0)
+      throw new RangeError(`partSize must be a positive integer, not ${partSize}`);
     this.files.set(id, { partSize, parts: 0, lanes: new Set(), digests: [], ended: false });
   }
 
@@ -149,7 +150,16 @@ export class PartMd5Lanes {
   }
 
   private openLane(f: FileLanes): Lane {
-    const lane: Lane = { ...md5Lane(), file: f, part: f.parts++, bytes: 0, tail: new Uint8Array(64), tailLength: 0, segments: [], final: false };
+    const lane: Lane = {
+      ...md5Lane(),
+      file: f,
+      part: f.parts++,
+      bytes: 0,
+      tail: new Uint8Array(64),
+      tailLength: 0,
+      segments: [],
+      final: false,
+    };
     f.open = lane;
     f.lanes.add(lane);
     return lane;

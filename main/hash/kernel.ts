@@ -139,7 +139,19 @@ function kernelBody(): number[] {
     else if (round === 2) c.push(op.get, cc, op.get, d, ...simd.xor, op.get, b, ...simd.xor);
     else c.push(op.get, cc, op.get, b, op.get, d, ...simd.not, ...simd.or, ...simd.xor); // c ^ (b | ~d)
     c.push(...simd.add);
-    c.push(op.tee, T, op.i32const, ...sleb(s), ...simd.shl, op.get, T, op.i32const, ...sleb(32 - s), ...simd.shrU, ...simd.or);
+    c.push(
+      op.tee,
+      T,
+      op.i32const,
+      ...sleb(s),
+      ...simd.shl,
+      op.get,
+      T,
+      op.i32const,
+      ...sleb(32 - s),
+      ...simd.shrU,
+      ...simd.or,
+    );
     c.push(...simd.add, op.set, a);
   }
   for (let v = 0; v < 4; v++) c.push(op.get, A + v, op.get, AA + v, ...simd.add, op.set, A + v);
@@ -168,7 +180,13 @@ function moduleBytes(sharedPages?: number): Uint8Array<ArrayBuffer> {
     ...(sharedPages === undefined ? [] : memory),
     ...section(3, vector([[0]])),
     ...(sharedPages === undefined ? memory : []),
-    ...section(7, vector([[...name('m'), 0x02, 0], [...name('h'), 0x00, 0]])),
+    ...section(
+      7,
+      vector([
+        [...name('m'), 0x02, 0],
+        [...name('h'), 0x00, 0],
+      ]),
+    ),
     ...section(10, vector([kernelBody()])),
   ];
   return new Uint8Array(bytes);
@@ -191,7 +209,10 @@ export interface Md5x4Kernel {
  */
 export function md5x4Kernel(shared?: WebAssembly.Memory): Md5x4Kernel {
   const pages = shared ? shared.buffer.byteLength / 65536 : undefined;
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(pages)), shared ? { e: { m: shared } } : {});
+  const instance = new WebAssembly.Instance(
+    new WebAssembly.Module(moduleBytes(pages)),
+    shared ? { e: { m: shared } } : {},
+  );
   const { m, h } = instance.exports as { m: WebAssembly.Memory; h: Md5x4Kernel['h'] };
   return { memory: m, h };
 }

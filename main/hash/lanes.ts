@@ -87,7 +87,13 @@ export class LaneScheduler<L extends Md5Lane = Md5Lane> {
       const blocks = Math.min(...live.map((l) => l.segments[0]!.length)) / 64;
       const lane = (i: number) => live[i] ?? live[0]!;
       for (let i = 0; i < LANES; i++) for (let w = 0; w < 4; w++) this.words[w * 4 + i] = lane(i).state[w]!;
-      this.kernel.h(lane(0).segments[0]!.at, lane(1).segments[0]!.at, lane(2).segments[0]!.at, lane(3).segments[0]!.at, blocks);
+      this.kernel.h(
+        lane(0).segments[0]!.at,
+        lane(1).segments[0]!.at,
+        lane(2).segments[0]!.at,
+        lane(3).segments[0]!.at,
+        blocks,
+      );
       this.stats.calls += 1;
       this.stats.lanes += live.length;
       for (const [i, l] of live.entries()) {

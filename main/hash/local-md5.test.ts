@@ -15,36 +15,47 @@ describe('PartMd5 (the four-lane SIMD MD5)', () => {
     };
     expect(h('')).toBe('d41d8cd98f00b204e9800998ecf8427e');
     expect(h('abc')).toBe('900150983cd24fb0d6963f7d28e17f72');
-    expect(h('12345678901234567890123456789012345678901234567890123456789012345678901234567890')).toBe('57edf4a22be3c955ac49da2e2107b67a');
+    expect(h('12345678901234567890123456789012345678901234567890123456789012345678901234567890')).toBe(
+      '57edf4a22be3c955ac49da2e2107b67a',
+    );
   });
 
   it('equals node:crypto for any bytes fed in any pieces, the first in a slot (the kernel, later pieces through its scratch) or not (OpenSSL)', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.array(fc.nat(400), { maxLength: 12 }), fc.boolean(), (bytes, cuts, fromSlot) => {
-        const data = Buffer.from(bytes);
-        const p = new PartMd5();
-        const slot = takeSlot()!;
-        let at = 0;
-        cuts.forEach((cut, i) => {
-          const n = Math.min(cut, data.length - at);
-          const piece = data.subarray(at, at + n);
-          if (i === 0 && fromSlot) {
-            piece.copy(slot);
-            p.update(slot.subarray(0, n));
-          } else p.update(piece);
-          at += n;
-        });
-        p.update(data.subarray(at));
-        expect(p.digestHex()).toBe(md5(data));
-        giveSlot(slot);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.array(fc.nat(400), { maxLength: 12 }),
+        fc.boolean(),
+        (bytes, cuts, fromSlot) => {
+          const data = Buffer.from(bytes);
+          const p = new PartMd5();
+          const slot = takeSlot()!;
+          let at = 0;
+          cuts.forEach((cut, i) => {
+            const n = Math.min(cut, data.length - at);
+            const piece = data.subarray(at, at + n);
+            if (i === 0 && fromSlot) {
+              piece.copy(slot);
+              p.update(slot.subarray(0, n));
+            } else p.update(piece);
+            at += n;
+          });
+          p.update(data.subarray(at));
+          expect(p.digestHex()).toBe(md5(data));
+          giveSlot(slot);
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it('hashes parts whose chunks wait in slots, interleaved, each equal to node:crypto, and tells when each chunk is hashed', () => {
     // Six parts at once, chunks of uneven lengths, so lanes run together, alone and with passengers.
-    const parts = Array.from({ length: 6 }, (_, i) => ({ data: randomBytes(3 * SLOT_BYTES - 1000 * i - 7), md5: new PartMd5(), at: 0 }));
+    const parts = Array.from({ length: 6 }, (_, i) => ({
+      data: randomBytes(3 * SLOT_BYTES - 1000 * i - 7),
+      md5: new PartMd5(),
+      at: 0,
+    }));
     const slotsHeld: Buffer[] = [];
     let hashed = 0;
     let queued = 0;

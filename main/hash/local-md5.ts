@@ -105,7 +105,8 @@ export class PartMd5 {
       lanes.run(() => lanes.waiting.size < LANES);
       return;
     }
-    for (let done = 0; done < whole; done += SLOT_BYTES) this.now(chunk, from + done, Math.min(SLOT_BYTES, whole - done));
+    for (let done = 0; done < whole; done += SLOT_BYTES)
+      this.now(chunk, from + done, Math.min(SLOT_BYTES, whole - done));
     hashed?.();
   }
 

@@ -36,7 +36,7 @@ function engineMd5s(parts: Buffer[]): string[] {
 describe('one MD5 module: the engine and the offload agree with node:crypto on parts of odd sizes', () => {
   const parts = SIZES.map((n) => randomBytes(n));
 
-  it('the engine, parts hashed together in the kernel\'s slots', () => {
+  it("the engine, parts hashed together in the kernel's slots", () => {
     expect(engineMd5s(parts)).toEqual(parts.map(md5));
   });
 

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { PartMd5Pool } from './pool.js';
 
 const reference = (bytes: Buffer, partSize: number) =>
-  Array.from({ length: Math.max(1, Math.ceil(bytes.length / partSize)) }, (_, i) => createHash('md5').update(bytes.subarray(i * partSize, (i + 1) * partSize)).digest('hex')).join('');
+  Array.from({ length: Math.max(1, Math.ceil(bytes.length / partSize)) }, (_, i) =>
+    createHash('md5')
+      .update(bytes.subarray(i * partSize, (i + 1) * partSize))
+      .digest('hex'),
+  ).join('');
 
 /** Lends `bytes` to the pool's thread a slot at a time, as the copy does, and answers its digests (hex). */
 async function feed(pool: PartMd5Pool, bytes: Buffer, partSize: number): Promise<string> {
@@ -18,8 +22,8 @@ async function feed(pool: PartMd5Pool, bytes: Buffer, partSize: number): Promise
   return (await file.finish()).toString('hex');
 }
 
-describe('PartMd5Pool (the copy\'s side of the part MD5 thread)', () => {
-  it('computes node:crypto\'s part MD5s on its own thread, for files fed at once through more chunks than the pool has slots', async () => {
+describe("PartMd5Pool (the copy's side of the part MD5 thread)", () => {
+  it("computes node:crypto's part MD5s on its own thread, for files fed at once through more chunks than the pool has slots", async () => {
     // Four 64 KiB slots: the copy waits for slots throughout, and the thread frees them as it must.
     const pool = PartMd5Pool.start(64 * 1024, 4);
     try {

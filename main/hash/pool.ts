@@ -44,7 +44,10 @@ export class PartMd5Pool {
   private freedSeen = 0;
   private failure?: Error;
 
-  private constructor(private readonly worker: Worker, layout: PoolLayout) {
+  private constructor(
+    private readonly worker: Worker,
+    layout: PoolLayout,
+  ) {
     this.layout = layout;
     this.slots = slotViews(layout.memory, layout.slotBytes, layout.slots);
     for (let i = layout.slots - 1; i >= 0; i--) this.free.push(i);
@@ -52,8 +55,7 @@ export class PartMd5Pool {
       if (m.t === 'free') {
         this.freedSeen += m.slots.length;
         for (const s of m.slots) this.give(this.slots[s]!);
-      }
-      else if (m.t === 'digests') {
+      } else if (m.t === 'digests') {
         this.digests.get(m.file)?.resolve(Buffer.from(m.md5s.buffer, m.md5s.byteOffset, m.md5s.byteLength));
         this.digests.delete(m.file);
       } else this.fail(new Error(`The part MD5 thread failed: ${m.error}`));
@@ -143,6 +145,15 @@ export class PartMd5Pool {
  * so it holds inside the app's asar archive too.
  */
 function workerEntry(): { url: URL; entry?: string } {
-  if (import.meta.url.endsWith('.ts')) return { url: new URL('../service/tsx-boot.mjs', import.meta.url), entry: new URL('./worker.ts', import.meta.url).href };
-  return { url: new URL(/\/chunks\/[^/]*$/.test(import.meta.url) ? '../offload-md5-worker.js' : './offload-md5-worker.js', import.meta.url) };
+  if (import.meta.url.endsWith('.ts'))
+    return {
+      url: new URL('../service/tsx-boot.mjs', import.meta.url),
+      entry: new URL('./worker.ts', import.meta.url).href,
+    };
+  return {
+    url: new URL(
+      /\/chunks\/[^/]*$/.test(import.meta.url) ? '../offload-md5-worker.js' : './offload-md5-worker.js',
+      import.meta.url,
+    ),
+  };
 }

@@ -15,7 +15,10 @@ export type ToMd5Worker =
   | { t: 'need'; freedSeen: number; waiters: number };
 
 /** What the thread answers: slots free again, a file's digests (16 bytes each, part order), or why it stopped. */
-export type FromMd5Worker = { t: 'free'; slots: number[] } | { t: 'digests'; file: number; md5s: Uint8Array } | { t: 'failed'; error: string };
+export type FromMd5Worker =
+  | { t: 'free'; slots: number[] }
+  | { t: 'digests'; file: number; md5s: Uint8Array }
+  | { t: 'failed'; error: string };
 
 const port = parentPort!;
 const freed: number[] = [];
@@ -34,8 +37,7 @@ port.on('message', (m: ToMd5Worker) => {
     // count: hashing with fewer than four parts to free more would waste the kernel.
     else if (m.t === 'need') {
       while (freedTotal < m.freedSeen + m.waiters && lanes.need());
-    }
-    else if (m.t === 'abort') lanes.abort(m.file);
+    } else if (m.t === 'abort') lanes.abort(m.file);
     else md5s = lanes.end(m.file);
     // The slots first: the copy may be waiting for one.
     if (freed.length > 0) port.postMessage({ t: 'free', slots: freed.splice(0) } satisfies FromMd5Worker);

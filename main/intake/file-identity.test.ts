@@ -1,6 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, copyFileSync, linkSync, mkdtempSync, openSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  linkSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,7 +68,9 @@ describe('assertUnchanged', () => {
     execFileSync('touch', ['-r', path, remounted]);
     expect(statSync(remounted).ino).not.toBe(statSync(path).ino);
     // The device number a remount gives cannot be made here: the queue's is set to another one.
-    await expect(assertUnchanged(remounted, { ...expected, dev: String(Number(expected.dev) + 7) })).resolves.toBeUndefined();
+    await expect(
+      assertUnchanged(remounted, { ...expected, dev: String(Number(expected.dev) + 7) }),
+    ).resolves.toBeUndefined();
   });
 
   it('one byte changed in the last MiB, with size and mtime kept, is a change', async () => {
@@ -68,12 +82,16 @@ describe('assertUnchanged', () => {
     putTimesBack();
     expect(statSync(path).size).toBe(expected.size);
     await expect(assertUnchanged(path, expected)).rejects.toThrow(FileChangedError);
-    await expect(assertUnchanged(path, expected)).rejects.toThrow(/edited\.insv changed while uploading \(its first or last MiB differs/);
+    await expect(assertUnchanged(path, expected)).rejects.toThrow(
+      /edited\.insv changed while uploading \(its first or last MiB differs/,
+    );
   });
 
   it('another size or modification time is a change', async () => {
     const { path, expected } = await queued('grown.insv');
-    await expect(assertUnchanged(path, { ...expected, size: expected.size - 1 })).rejects.toThrow(/size 3145728 bytes, queued with 3145727/);
+    await expect(assertUnchanged(path, { ...expected, size: expected.size - 1 })).rejects.toThrow(
+      /size 3145728 bytes, queued with 3145727/,
+    );
     utimesSync(path, new Date(expected.mtimeMs + 5000), new Date(expected.mtimeMs + 5000));
     await expect(assertUnchanged(path, expected)).rejects.toThrow(FileChangedError);
   });
@@ -85,6 +103,15 @@ describe('assertUnchanged', () => {
     writeSync(fd, Buffer.from('x'), 0, 1, 10);
     closeSync(fd);
     putTimesBack();
-    await expect(assertUnchanged(path, { size: expected.size, mtimeMs: expected.mtimeMs, dev: null, ino: null, ctimeNs: null, fingerprint: null })).resolves.toBeUndefined();
+    await expect(
+      assertUnchanged(path, {
+        size: expected.size,
+        mtimeMs: expected.mtimeMs,
+        dev: null,
+        ino: null,
+        ctimeNs: null,
+        fingerprint: null,
+      }),
+    ).resolves.toBeUndefined();
   });
 });

@@ -20,7 +20,13 @@ export interface FileFacts {
  */
 export async function fileFacts(path: string): Promise<FileFacts> {
   const s = await stat(path, { bigint: true });
-  return { size: Number(s.size), mtimeMs: Number(s.mtimeMs), dev: String(s.dev), ino: String(s.ino), ctimeNs: String(s.ctimeNs) };
+  return {
+    size: Number(s.size),
+    mtimeMs: Number(s.mtimeMs),
+    dev: String(s.dev),
+    ino: String(s.ino),
+    ctimeNs: String(s.ctimeNs),
+  };
 }
 
 /**
@@ -76,7 +82,11 @@ export function identityMoved(now: FileFacts, queued: QueuedFacts): boolean {
  * modification time decide alone.
  * Throws the ErrnoException of reading the file for its fingerprint.
  */
-export async function contentDifference(path: string, now: FileFacts, queued: QueuedFacts): Promise<string | undefined> {
+export async function contentDifference(
+  path: string,
+  now: FileFacts,
+  queued: QueuedFacts,
+): Promise<string | undefined> {
   if (now.size !== queued.size) return `size ${now.size} bytes, queued with ${queued.size}`;
   if (Math.trunc(now.mtimeMs) !== Math.trunc(queued.mtimeMs)) {
     return `modified ${new Date(now.mtimeMs).toISOString()}, queued as ${new Date(queued.mtimeMs).toISOString()}`;

@@ -21,12 +21,22 @@ describe('one recording, one capture, whatever the path', () => {
     const { captures, refused } = await prepareCaptures([file, rel, dotted, join(dir, 'link-to-it.insv')], choices);
     expect(captures).toHaveLength(1);
     expect(captures[0]!.files.map((f) => f.path)).toEqual([file]);
-    expect(captures[0]!.files[0]).toMatchObject({ dev: expect.any(String), ino: expect.any(String), ctimeNs: expect.any(String), fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(captures[0]!.files[0]).toMatchObject({
+      dev: expect.any(String),
+      ino: expect.any(String),
+      ctimeNs: expect.any(String),
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     // The symlink is named as another path to the same file; spellings of the same path are silent.
-    expect(refused).toEqual([{ path: join(dir, 'link-to-it.insv'), reason: `The same file as ${file} (another path to it); it is added once.` }]);
+    expect(refused).toEqual([
+      {
+        path: join(dir, 'link-to-it.insv'),
+        reason: `The same file as ${file} (another path to it); it is added once.`,
+      },
+    ]);
   });
 
-  it('a recording that is a symlink keeps the link\'s name, so its lenses pair and its time is read, and is read through the link', async () => {
+  it("a recording that is a symlink keeps the link's name, so its lenses pair and its time is read, and is read through the link", async () => {
     const dir = mkdtempSync(join(work, 'named-links-'));
     const store = mkdtempSync(join(work, 'store-'));
     writeFileSync(join(store, 'a.bin'), randomBytes(3000));
@@ -53,7 +63,10 @@ describe('one recording, one capture, whatever the path', () => {
     expect(groups.flatMap((g) => g.files.map((f) => f.name))).toEqual(['VID_20261123_111111_00_001.insv']);
     expect(refused).toEqual(
       expect.arrayContaining([
-        { path: join(dir, 'dangling.insv'), reason: expect.stringMatching(/symbolic link to something that no longer exists/) },
+        {
+          path: join(dir, 'dangling.insv'),
+          reason: expect.stringMatching(/symbolic link to something that no longer exists/),
+        },
         { path: join(dir, 'loop-a'), reason: expect.stringMatching(/loops back on itself/) },
         { path: join(dir, 'loop-b'), reason: expect.stringMatching(/loops back on itself/) },
       ]),
@@ -77,11 +90,25 @@ describe('one recording, one capture, whatever the path', () => {
 describe('intake never crashes, whatever the names and trees (property-based)', () => {
   // Names as cards and people make them: Insta360-like, other extensions, spaces, unicode,
   // control characters, dots; trees with folders, links to files, links to nowhere.
-  const name = fc.oneof(
-    fc.tuple(fc.integer({ min: 0, max: 99 }), fc.constantFrom('00', '10'), fc.constantFrom('insv', 'INSV', 'mp4', 'lrv')).map(([n, lens, ext]) => `VID_20261123_1010${String(n).padStart(2, '0')}_${lens}_001.${ext}`),
-    fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('.insv', '.mp4', '.csv', '.txt', '', '.MP4')).map(([s, ext]) => `${s}${ext}`),
-  ).filter((n) => n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0') && Buffer.byteLength(n) < 200);
-  const entry = fc.record({ name, kind: fc.constantFrom('file', 'empty', 'dir', 'link', 'dangling'), size: fc.integer({ min: 1, max: 4096 }) });
+  const name = fc
+    .oneof(
+      fc
+        .tuple(
+          fc.integer({ min: 0, max: 99 }),
+          fc.constantFrom('00', '10'),
+          fc.constantFrom('insv', 'INSV', 'mp4', 'lrv'),
+        )
+        .map(([n, lens, ext]) => `VID_20261123_1010${String(n).padStart(2, '0')}_${lens}_001.${ext}`),
+      fc
+        .tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('.insv', '.mp4', '.csv', '.txt', '', '.MP4'))
+        .map(([s, ext]) => `${s}${ext}`),
+    )
+    .filter((n) => n !== '.' && n !== '..' && !n.includes('/') && !n.includes('\0') && Buffer.byteLength(n) < 200);
+  const entry = fc.record({
+    name,
+    kind: fc.constantFrom('file', 'empty', 'dir', 'link', 'dangling'),
+    size: fc.integer({ min: 1, max: 4096 }),
+  });
 
   it('returns captures and reasons for every tree, never throws, and every path is accounted for', async () => {
     let n = 0;
@@ -100,7 +127,10 @@ describe('intake never crashes, whatever the names and trees (property-based)', 
           else if (e.kind === 'link') symlinkSync(firstFile ?? join(dir, 'nothing-yet'), p);
           else symlinkSync(join(dir, `missing-${e.name}`), p);
         }
-        const { captures, refused } = await prepareCaptures([dir, ...entries.slice(0, 2).map((e) => join(dir, e.name))], choices);
+        const { captures, refused } = await prepareCaptures(
+          [dir, ...entries.slice(0, 2).map((e) => join(dir, e.name))],
+          choices,
+        );
         for (const c of captures) {
           expect(c.files.length).toBeGreaterThan(0);
           expect(c.files.length).toBeLessThanOrEqual(3);
@@ -146,12 +176,20 @@ describe('a recording made in the hour a clock change repeats', () => {
   const tz = process.env.TZ;
   beforeAll(() => void (process.env.TZ = 'Europe/Berlin'));
   afterAll(() => void (tz === undefined ? delete process.env.TZ : (process.env.TZ = tz)));
-  const group = (recordedAt: string, mtimeMs: number) => ({ recordedAt, files: [{ mtimeMs }] }) as unknown as Parameters<typeof suggestedTime>[0];
+  const group = (recordedAt: string, mtimeMs: number) =>
+    ({ recordedAt, files: [{ mtimeMs }] }) as unknown as Parameters<typeof suggestedTime>[0];
 
-  it('takes the pass nearest the file\'s modification time, so two recordings an hour apart keep their times', () => {
-    expect(passesOfWallTime('2026-10-25T02:30:00')).toEqual([Date.parse('2026-10-25T00:30:00Z'), Date.parse('2026-10-25T01:30:00Z')]);
-    expect(suggestedTime(group('2026-10-25T02:30:00', Date.parse('2026-10-25T00:36:00Z')))).toBe('2026-10-25T00:30:00.000Z');
-    expect(suggestedTime(group('2026-10-25T02:30:00', Date.parse('2026-10-25T01:36:00Z')))).toBe('2026-10-25T01:30:00.000Z');
+  it("takes the pass nearest the file's modification time, so two recordings an hour apart keep their times", () => {
+    expect(passesOfWallTime('2026-10-25T02:30:00')).toEqual([
+      Date.parse('2026-10-25T00:30:00Z'),
+      Date.parse('2026-10-25T01:30:00Z'),
+    ]);
+    expect(suggestedTime(group('2026-10-25T02:30:00', Date.parse('2026-10-25T00:36:00Z')))).toBe(
+      '2026-10-25T00:30:00.000Z',
+    );
+    expect(suggestedTime(group('2026-10-25T02:30:00', Date.parse('2026-10-25T01:36:00Z')))).toBe(
+      '2026-10-25T01:30:00.000Z',
+    );
   });
 
   it('has one pass on any other day', () => {

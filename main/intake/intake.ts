@@ -63,8 +63,13 @@ export async function prepareCaptures(
   choices: IntakeChoices,
   readFacts?: (path: string) => Promise<MediaFacts>,
 ): Promise<{ captures: PreparedCapture[]; refused: RefusedPath[]; warnings: RefusedPath[] }> {
-  if (choices.capturedAt !== undefined && !(ISO_WITH_ZONE.test(choices.capturedAt) && !Number.isNaN(Date.parse(choices.capturedAt)))) {
-    throw new Error(`--captured-at ${choices.capturedAt} is not an ISO 8601 time with a zone, e.g. 2026-11-20T15:04:05+01:00`);
+  if (
+    choices.capturedAt !== undefined &&
+    !(ISO_WITH_ZONE.test(choices.capturedAt) && !Number.isNaN(Date.parse(choices.capturedAt)))
+  ) {
+    throw new Error(
+      `--captured-at ${choices.capturedAt} is not an ISO 8601 time with a zone, e.g. 2026-11-20T15:04:05+01:00`,
+    );
   }
   const { groups, refused } = await inspectPaths(paths);
   const prepared: PreparedCapture[] = [];
@@ -91,7 +96,8 @@ export async function prepareCaptures(
         })),
       );
     } catch (err) {
-      for (const f of group.files) refused.push({ path: f.path, reason: cannotRead((err as NodeJS.ErrnoException).code ?? 'error') });
+      for (const f of group.files)
+        refused.push({ path: f.path, reason: cannotRead((err as NodeJS.ErrnoException).code ?? 'error') });
       continue;
     }
     const first = group.files[0]!;
@@ -104,7 +110,11 @@ export async function prepareCaptures(
           warnings.push({ path: first.path, reason: NO_TRAILER });
         }
       } catch {
-        warnings.push({ path: first.path, reason: 'No readable MP4 header (moov box): the file may be truncated or not a video. Uploaded as it is; check it plays.' });
+        warnings.push({
+          path: first.path,
+          reason:
+            'No readable MP4 header (moov box): the file may be truncated or not a video. Uploaded as it is; check it plays.',
+        });
       }
     }
     const captureDateTime = choices.capturedAt ?? facts.createdAt ?? suggestedTime(group);
@@ -125,10 +135,19 @@ export async function prepareCaptures(
         ...(facts.cameraModel ? { cameraName: facts.cameraModel } : {}),
         ...(facts.serialNumber ? { deviceID: facts.serialNumber } : {}),
       },
-      files: files.map((f, i) => ({ frameIndex: i + 1, fileName: f.fileName, contentType: f.contentType, size: f.size })),
+      files: files.map((f, i) => ({
+        frameIndex: i + 1,
+        fileName: f.fileName,
+        contentType: f.contentType,
+        size: f.size,
+      })),
     };
     // Named by the time the platform gets (a shift or correction included), not the camera's clock.
-    prepared.push({ label: captureLabel({ capturedAt: captureDateTime, fileNames: files.map((f) => f.fileName) }), request, files });
+    prepared.push({
+      label: captureLabel({ capturedAt: captureDateTime, fileNames: files.map((f) => f.fileName) }),
+      request,
+      files,
+    });
   }
   return { captures: prepared, refused, warnings };
 }
@@ -147,7 +166,10 @@ export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: Inspected
  * path that will not be uploaded, with its reason. Aborting `signal` stops it between two files
  * and rejects with the signal's reason.
  */
-export async function inspectPaths(paths: readonly string[], signal?: AbortSignal): Promise<{ groups: InspectedGroup[]; refused: RefusedPath[] }> {
+export async function inspectPaths(
+  paths: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ groups: InspectedGroup[]; refused: RefusedPath[] }> {
   const refused: RefusedPath[] = [];
   const candidates: InspectedFile[] = [];
   for (const p of await expand(paths, refused, signal)) {
@@ -190,7 +212,11 @@ export function passesOfWallTime(wall: string): number[] {
     .sort((a, b) => a - b);
 }
 
-async function expand(paths: readonly string[], refused: RefusedPath[], signal?: AbortSignal): Promise<InspectedFile[]> {
+async function expand(
+  paths: readonly string[],
+  refused: RefusedPath[],
+  signal?: AbortSignal,
+): Promise<InspectedFile[]> {
   const out: InspectedFile[] = [];
   const seen = new Map<string, string>(); // dev:ino → the path it was first found at
   // `shownAs` is the path as found, for the message; `path` the one read (a link's own: read through it).
@@ -198,7 +224,8 @@ async function expand(paths: readonly string[], refused: RefusedPath[], signal?:
     const key = `${facts.dev}:${facts.ino}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      if (shownAs !== first) refused.push({ path: shownAs, reason: `The same file as ${first} (another path to it); it is added once.` });
+      if (shownAs !== first)
+        refused.push({ path: shownAs, reason: `The same file as ${first} (another path to it); it is added once.` });
       return;
     }
     seen.set(key, path);
@@ -218,7 +245,11 @@ async function expand(paths: readonly string[], refused: RefusedPath[], signal?:
       for (const u of unlistable) {
         // One folder that cannot be listed is named with the reason; the rest is still added.
         const why = cannotRead(u.code).replace(/^Cannot/, 'cannot');
-        refused.push(u.path === found.real ? { path, reason: `A folder that ${why}` } : { path: u.path, reason: `A sub-folder that ${why} What it holds is not added.` });
+        refused.push(
+          u.path === found.real
+            ? { path, reason: `A folder that ${why}` }
+            : { path: u.path, reason: `A sub-folder that ${why} What it holds is not added.` },
+        );
       }
       if (unlistable.some((u) => u.path === found.real)) continue;
       let media = 0;
@@ -248,7 +279,9 @@ async function expand(paths: readonly string[], refused: RefusedPath[], signal?:
  * A path resolved to what it names: a symbolic link is followed (once: realpath resolves the
  * chain), a loop or a link to nothing is explained; only regular files and folders are taken.
  */
-async function follow(path: string): Promise<{ real: string; isFile: boolean; isDirectory: boolean; facts: FileFacts } | { reason: string }> {
+async function follow(
+  path: string,
+): Promise<{ real: string; isFile: boolean; isDirectory: boolean; facts: FileFacts } | { reason: string }> {
   let link = false;
   try {
     link = (await lstat(path)).isSymbolicLink();
@@ -258,8 +291,16 @@ async function follow(path: string): Promise<{ real: string; isFile: boolean; is
     return { real, isFile: kind.isFile(), isDirectory: kind.isDirectory(), facts };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    if (code === 'ELOOP') return { reason: 'A symbolic link that loops back on itself: it leads to no file. Remove the link or point it at the recording.' };
-    if (link && code === 'ENOENT') return { reason: 'A symbolic link to something that no longer exists. Reconnect the drive it pointed to, or remove the link.' };
+    if (code === 'ELOOP')
+      return {
+        reason:
+          'A symbolic link that loops back on itself: it leads to no file. Remove the link or point it at the recording.',
+      };
+    if (link && code === 'ENOENT')
+      return {
+        reason:
+          'A symbolic link to something that no longer exists. Reconnect the drive it pointed to, or remove the link.',
+      };
     return { reason: cannotRead(code) };
   }
 }

@@ -26,12 +26,48 @@ function recording(answers: Record<string, unknown> = {}) {
 describe('refusals at the door: no handler runs', () => {
   it.each([
     ['a channel without the prefix', 'queue.pause', { all: true }, top, 'Unknown request queue.pause'],
-    ['a prefixed channel not in the contract', 'capture:shell.exec', 'rm -rf /', top, 'Unknown request capture:shell.exec'],
-    ['a sender that is not the app (a remote page)', 'capture:queue.pause', { all: true }, { url: 'https://evil.example/', isTopFrame: true }, 'Refused: the request did not come from the app’s own window'],
-    ['a subframe of the app', 'capture:queue.pause', { all: true }, { url: APP, isTopFrame: false }, 'Refused: the request did not come from the app’s own window'],
-    ['no sender frame at all (a destroyed frame)', 'capture:queue.pause', { all: true }, null, 'Refused: the request did not come from the app’s own window'],
-    ['arguments that do not parse (a file id of 0)', 'capture:queue.pause', { fileId: 0 }, top, 'Invalid request capture:queue.pause: fileId Too small: expected number to be >0'],
-    ['an empty path list', 'capture:files.inspect', [], top, 'Invalid request capture:files.inspect: argument Too small: expected array to have >=1 items'],
+    [
+      'a prefixed channel not in the contract',
+      'capture:shell.exec',
+      'rm -rf /',
+      top,
+      'Unknown request capture:shell.exec',
+    ],
+    [
+      'a sender that is not the app (a remote page)',
+      'capture:queue.pause',
+      { all: true },
+      { url: 'https://evil.example/', isTopFrame: true },
+      'Refused: the request did not come from the app’s own window',
+    ],
+    [
+      'a subframe of the app',
+      'capture:queue.pause',
+      { all: true },
+      { url: APP, isTopFrame: false },
+      'Refused: the request did not come from the app’s own window',
+    ],
+    [
+      'no sender frame at all (a destroyed frame)',
+      'capture:queue.pause',
+      { all: true },
+      null,
+      'Refused: the request did not come from the app’s own window',
+    ],
+    [
+      'arguments that do not parse (a file id of 0)',
+      'capture:queue.pause',
+      { fileId: 0 },
+      top,
+      'Invalid request capture:queue.pause: fileId Too small: expected number to be >0',
+    ],
+    [
+      'an empty path list',
+      'capture:files.inspect',
+      [],
+      top,
+      'Invalid request capture:files.inspect: argument Too small: expected array to have >=1 items',
+    ],
   ])('%s', async (_name, channel, args, sender, error) => {
     const { calls, dispatch } = recording();
     expect(await dispatch(channel, args, sender)).toEqual({ ok: false, error });
@@ -42,8 +78,14 @@ describe('refusals at the door: no handler runs', () => {
 describe('what passes the door', () => {
   it('reaches its one handler with the parsed argument, and its value comes back in an envelope', async () => {
     const { calls, dispatch } = recording({ 'capture:queue.clearCompleted': { captures: 3 } });
-    expect(await dispatch('capture:queue.pause', { fileId: 7, extra: 'dropped by the schema' }, top)).toEqual({ ok: true, value: undefined });
-    expect(await dispatch('capture:queue.clearCompleted', undefined, top)).toEqual({ ok: true, value: { captures: 3 } });
+    expect(await dispatch('capture:queue.pause', { fileId: 7, extra: 'dropped by the schema' }, top)).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    expect(await dispatch('capture:queue.clearCompleted', undefined, top)).toEqual({
+      ok: true,
+      value: { captures: 3 },
+    });
     expect(calls).toEqual([
       ['capture:queue.pause', { fileId: 7 }],
       ['capture:queue.clearCompleted', undefined],
@@ -52,7 +94,10 @@ describe('what passes the door', () => {
 
   it('a handler that throws answers { ok: false } with its message, never a rejected promise', async () => {
     const { dispatch } = recording({ 'capture:queue.retry': new Error('No file 9 in the queue') });
-    expect(await dispatch('capture:queue.retry', { fileId: 9 }, top)).toEqual({ ok: false, error: 'No file 9 in the queue' });
+    expect(await dispatch('capture:queue.retry', { fileId: 9 }, top)).toEqual({
+      ok: false,
+      error: 'No file 9 in the queue',
+    });
   });
 
   it('registerIpcHandlers puts every channel of the contract, and only those, behind the door', async () => {
@@ -62,7 +107,10 @@ describe('what passes the door', () => {
     expect([...registered.keys()].sort()).toEqual(Object.keys(channels).sort());
     // Electron's senderFrame: the top frame has no parent.
     const pause = registered.get('capture:queue.pause')!;
-    expect(await pause({ senderFrame: { url: APP, parent: null } }, { all: true })).toEqual({ ok: true, value: undefined });
+    expect(await pause({ senderFrame: { url: APP, parent: null } }, { all: true })).toEqual({
+      ok: true,
+      value: undefined,
+    });
     expect(await pause({ senderFrame: { url: APP, parent: {} } }, { all: true })).toMatchObject({ ok: false });
     expect(calls).toEqual([['capture:queue.pause', { all: true }]]);
   });

@@ -8,7 +8,9 @@ import { CHANNEL_PREFIX, channels } from '../../shared/ipc.js';
  * does long work stops within a second, leaving nothing half-written, and rejects with the
  * signal's reason. The service and the door always pass one; a test calling a handler directly may not.
  */
-export type IpcHandlers = { [C in Channel]: (args: z.infer<(typeof channels)[C]['args']>, signal?: AbortSignal) => Promise<ResultOf<C>> };
+export type IpcHandlers = {
+  [C in Channel]: (args: z.infer<(typeof channels)[C]['args']>, signal?: AbortSignal) => Promise<ResultOf<C>>;
+};
 
 /** The frame a message came from: its URL and whether it is the top frame. */
 export interface SenderFrame {
@@ -17,7 +19,12 @@ export interface SenderFrame {
 }
 
 /** Sends one message to its handler and answers with an envelope; never throws. `signal`: the call's, when its caller can give up. */
-export type IpcDispatcher = (channel: string, rawArgs: unknown, sender: SenderFrame | null, signal?: AbortSignal) => Promise<Envelope<unknown>>;
+export type IpcDispatcher = (
+  channel: string,
+  rawArgs: unknown,
+  sender: SenderFrame | null,
+  signal?: AbortSignal,
+) => Promise<Envelope<unknown>>;
 
 /**
  * The door every message from the renderer goes through (VS Code's validatedIpcMain, Signal's
@@ -29,8 +36,10 @@ export type IpcDispatcher = (channel: string, rawArgs: unknown, sender: SenderFr
  */
 export function createIpcDispatcher(handlers: IpcHandlers, isAppUrl: (url: string) => boolean): IpcDispatcher {
   return async (channel, rawArgs, sender, signal = new AbortController().signal) => {
-    if (!channel.startsWith(CHANNEL_PREFIX) || !(channel in channels)) return { ok: false, error: `Unknown request ${channel}` };
-    if (!sender || !sender.isTopFrame || !isAppUrl(sender.url)) return { ok: false, error: 'Refused: the request did not come from the app’s own window' };
+    if (!channel.startsWith(CHANNEL_PREFIX) || !(channel in channels))
+      return { ok: false, error: `Unknown request ${channel}` };
+    if (!sender || !sender.isTopFrame || !isAppUrl(sender.url))
+      return { ok: false, error: 'Refused: the request did not come from the app’s own window' };
     const c = channel as Channel;
     const parsed = channels[c].args.safeParse(rawArgs);
     if (!parsed.success) {
@@ -48,14 +57,21 @@ export function createIpcDispatcher(handlers: IpcHandlers, isAppUrl: (url: strin
 
 /** The subset of Electron's ipcMain the shell uses; the dispatcher itself needs no Electron. */
 export interface IpcMainLike {
-  handle(channel: string, listener: (event: { senderFrame: { url: string; parent: unknown } | null }, arg: unknown) => Promise<unknown>): void;
+  handle(
+    channel: string,
+    listener: (event: { senderFrame: { url: string; parent: unknown } | null }, arg: unknown) => Promise<unknown>,
+  ): void;
 }
 
 /** Registers every channel of the contract on ipcMain through one dispatcher (the only way handlers are registered). */
 export function registerIpcHandlers(ipcMain: IpcMainLike, dispatch: IpcDispatcher): void {
   for (const channel of Object.keys(channels)) {
     ipcMain.handle(channel, (event, arg) =>
-      dispatch(channel, arg, event.senderFrame ? { url: event.senderFrame.url, isTopFrame: event.senderFrame.parent === null } : null),
+      dispatch(
+        channel,
+        arg,
+        event.senderFrame ? { url: event.senderFrame.url, isTopFrame: event.senderFrame.parent === null } : null,
+      ),
     );
   }
 }

@@ -68,14 +68,18 @@ async function timedRead(path: string): Promise<{ ms: number; outcome: 'read' | 
 const allowedMs = (size: number) => 3000 + 500 * (size / MiB);
 
 describe('a damaged recording cannot hang the reader', () => {
-  it('a trailer whose size field says 64 MiB over 64 MiB of zeros (zero-size frames): the container is read, no camera, at once', { timeout: 30_000 }, async () => {
-    const { path, size } = damaged(mp4Part, 64 * MiB, tail(64 * MiB + TAIL));
-    const t0 = performance.now();
-    const m = await readMediaMetadata(path);
-    expect(m).toMatchObject({ createdAt: '2023-11-21T20:16:09.000Z', width: 736, height: 368 });
-    expect(m.camera).toBeUndefined();
-    expect(performance.now() - t0).toBeLessThan(allowedMs(size));
-  });
+  it(
+    'a trailer whose size field says 64 MiB over 64 MiB of zeros (zero-size frames): the container is read, no camera, at once',
+    { timeout: 30_000 },
+    async () => {
+      const { path, size } = damaged(mp4Part, 64 * MiB, tail(64 * MiB + TAIL));
+      const t0 = performance.now();
+      const m = await readMediaMetadata(path);
+      expect(m).toMatchObject({ createdAt: '2023-11-21T20:16:09.000Z', width: 736, height: 368 });
+      expect(m.camera).toBeUndefined();
+      expect(performance.now() - t0).toBeLessThan(allowedMs(size));
+    },
+  );
 
   it('a trailer size field larger than the file: no camera, at once', { timeout: 30_000 }, async () => {
     const { path, size } = damaged(mp4Part, 8 * MiB, tail(0xffffffff));
@@ -84,55 +88,75 @@ describe('a damaged recording cannot hang the reader', () => {
     expect(performance.now() - t0).toBeLessThan(allowedMs(size));
   });
 
-  it('8 MiB of empty 8-byte boxes and no moov: refused as not an MP4 container, at once', { timeout: 30_000 }, async () => {
-    const free = Buffer.alloc(8 * MiB);
-    for (let at = 0; at < free.length; at += 8) {
-      free.writeUInt32BE(8, at);
-      free.write('free', at + 4, 'latin1');
-    }
-    const { path, size } = damaged(free, 0, Buffer.alloc(0));
-    const t0 = performance.now();
-    await expect(readMediaMetadata(path)).rejects.toThrow(/not an MP4 container/);
-    expect(performance.now() - t0).toBeLessThan(allowedMs(size));
-  });
+  it(
+    '8 MiB of empty 8-byte boxes and no moov: refused as not an MP4 container, at once',
+    { timeout: 30_000 },
+    async () => {
+      const free = Buffer.alloc(8 * MiB);
+      for (let at = 0; at < free.length; at += 8) {
+        free.writeUInt32BE(8, at);
+        free.write('free', at + 4, 'latin1');
+      }
+      const { path, size } = damaged(free, 0, Buffer.alloc(0));
+      const t0 = performance.now();
+      await expect(readMediaMetadata(path)).rejects.toThrow(/not an MP4 container/);
+      expect(performance.now() - t0).toBeLessThan(allowedMs(size));
+    },
+  );
 
   it('the real trailer still gives its camera when zero-size frames of its own lie beyond the info frame', async () => {
     const { path } = damaged(seed, 0, Buffer.alloc(0));
-    expect((await readMediaMetadata(path)).camera).toEqual({ model: 'Insta360 OneR', serialNumber: 'IAEAN00000XXXX', firmware: 'v2.0.0_build11' });
+    expect((await readMediaMetadata(path)).camera).toEqual({
+      model: 'Insta360 OneR',
+      serialNumber: 'IAEAN00000XXXX',
+      firmware: 'v2.0.0_build11',
+    });
   });
 
-  it('fuzz: truncated and corrupted copies of the fixture are read or refused within a time per MiB', { timeout: 240_000 }, async () => {
-    // One case: the fixture cut at `cut` bytes (or whole), with `edits` bytes overwritten (offsets
-    // drawn mostly in the trailer and the MP4 headers), an optional hole of `gap` bytes before a
-    // tail whose size field is `sizeField`, and zero-size frame headers stacked before that tail.
-    const edit = fc.record({
-      region: fc.constantFrom('trailer', 'headers', 'anywhere'),
-      at: fc.nat(),
-      byte: fc.integer({ min: 0, max: 255 }),
-    });
-    const damage = fc.record({
-      cut: fc.option(fc.integer({ min: 0, max: seed.length }), { nil: undefined }),
-      edits: fc.array(edit, { maxLength: 24 }),
-      gap: fc.constantFrom(0, 0, 1024, MiB, 16 * MiB, 64 * MiB),
-      sizeField: fc.option(fc.oneof(fc.nat(), fc.constantFrom(0, 6, 72, 64 * MiB, 0xffffffff)), { nil: undefined }),
-      zeroFrames: fc.nat({ max: 64 }),
-    });
-    await fc.assert(
-      fc.asyncProperty(damage, async (d) => {
-        const bytes = Buffer.from(seed.subarray(0, d.cut ?? seed.length));
-        for (const e of d.edits) {
-          if (bytes.length === 0) break;
-          const [from, to] = e.region === 'trailer' ? [Math.min(trailerStart, bytes.length - 1), bytes.length] : e.region === 'headers' ? [0, Math.min(1895 + 16, bytes.length)] : [0, bytes.length];
-          bytes[from + (e.at % Math.max(1, to - from))] = e.byte;
-        }
-        // With a tail of its own: the hole and the zero-size frame headers sit between the bytes and it.
-        const end = d.sizeField === undefined ? Buffer.alloc(0) : Buffer.concat([Buffer.alloc(6 * d.zeroFrames), tail(d.sizeField)]);
-        const { path, size } = damaged(bytes, d.sizeField === undefined ? 0 : d.gap, end);
-        const { ms } = await timedRead(path);
-        rmSync(path);
-        expect(ms).toBeLessThan(allowedMs(size));
-      }),
-      { numRuns: 60, seed: 20261127 },
-    );
-  });
+  it(
+    'fuzz: truncated and corrupted copies of the fixture are read or refused within a time per MiB',
+    { timeout: 240_000 },
+    async () => {
+      // One case: the fixture cut at `cut` bytes (or whole), with `edits` bytes overwritten (offsets
+      // drawn mostly in the trailer and the MP4 headers), an optional hole of `gap` bytes before a
+      // tail whose size field is `sizeField`, and zero-size frame headers stacked before that tail.
+      const edit = fc.record({
+        region: fc.constantFrom('trailer', 'headers', 'anywhere'),
+        at: fc.nat(),
+        byte: fc.integer({ min: 0, max: 255 }),
+      });
+      const damage = fc.record({
+        cut: fc.option(fc.integer({ min: 0, max: seed.length }), { nil: undefined }),
+        edits: fc.array(edit, { maxLength: 24 }),
+        gap: fc.constantFrom(0, 0, 1024, MiB, 16 * MiB, 64 * MiB),
+        sizeField: fc.option(fc.oneof(fc.nat(), fc.constantFrom(0, 6, 72, 64 * MiB, 0xffffffff)), { nil: undefined }),
+        zeroFrames: fc.nat({ max: 64 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(damage, async (d) => {
+          const bytes = Buffer.from(seed.subarray(0, d.cut ?? seed.length));
+          for (const e of d.edits) {
+            if (bytes.length === 0) break;
+            const [from, to] =
+              e.region === 'trailer'
+                ? [Math.min(trailerStart, bytes.length - 1), bytes.length]
+                : e.region === 'headers'
+                  ? [0, Math.min(1895 + 16, bytes.length)]
+                  : [0, bytes.length];
+            bytes[from + (e.at % Math.max(1, to - from))] = e.byte;
+          }
+          // With a tail of its own: the hole and the zero-size frame headers sit between the bytes and it.
+          const end =
+            d.sizeField === undefined
+              ? Buffer.alloc(0)
+              : Buffer.concat([Buffer.alloc(6 * d.zeroFrames), tail(d.sizeField)]);
+          const { path, size } = damaged(bytes, d.sizeField === undefined ? 0 : d.gap, end);
+          const { ms } = await timedRead(path);
+          rmSync(path);
+          expect(ms).toBeLessThan(allowedMs(size));
+        }),
+        { numRuns: 60, seed: 20261127 },
+      );
+    },
+  );
 });

@@ -75,8 +75,12 @@ async function readContainer(fh: FileHandle, fileSize: number): Promise<Omit<Med
   mp4.flush();
   if (!info) throw new Error(`The MP4 header could not be read${error ? `: ${error}` : ''}`);
   const video = info.videoTracks[0];
-  const created = info.created instanceof Date && !Number.isNaN(info.created.getTime()) && info.created.getUTCFullYear() > 1970 ? info.created : undefined;
-  const frameRate = video && video.samples_duration ? (video.nb_samples * video.timescale) / video.samples_duration : undefined;
+  const created =
+    info.created instanceof Date && !Number.isNaN(info.created.getTime()) && info.created.getUTCFullYear() > 1970
+      ? info.created
+      : undefined;
+  const frameRate =
+    video && video.samples_duration ? (video.nb_samples * video.timescale) / video.samples_duration : undefined;
   return {
     createdAt: created?.toISOString(),
     durationSeconds: info.timescale ? info.duration / info.timescale : undefined,
@@ -123,7 +127,8 @@ async function readTrailer(fh: FileHandle, fileSize: number): Promise<MediaMetad
     if (type === 0) return undefined;
     const frameStart = pos - FRAME_HEADER - size;
     if (frameStart < start) return undefined;
-    if (type === INFO_FRAME) return size <= MAX_INFO_FRAME ? parseInfoFrame(await readAt(fh, frameStart, size)) : undefined;
+    if (type === INFO_FRAME)
+      return size <= MAX_INFO_FRAME ? parseInfoFrame(await readAt(fh, frameStart, size)) : undefined;
     pos = frameStart;
   }
   return undefined;
@@ -173,5 +178,10 @@ export async function readMediaMetadata(path: string): Promise<MediaMetadata> {
 /** The facts capture intake uses (creation time, frame rate, camera model and serial number). Throws like readMediaMetadata. */
 export async function readMediaFacts(path: string): Promise<MediaFacts> {
   const m = await readMediaMetadata(path);
-  return { createdAt: m.createdAt, frameRate: m.frameRate, cameraModel: m.camera?.model, serialNumber: m.camera?.serialNumber };
+  return {
+    createdAt: m.createdAt,
+    frameRate: m.frameRate,
+    cameraModel: m.camera?.model,
+    serialNumber: m.camera?.serialNumber,
+  };
 }

@@ -63,8 +63,10 @@ export class ThumbnailCache {
    * sees half a file. Throws Error when the bytes are not a JPEG or too large, or the write's error.
    */
   async writeImage(key: string, jpeg: Buffer): Promise<void> {
-    if (jpeg.length < 4 || jpeg[0] !== 0xff || jpeg[1] !== 0xd8 || jpeg[2] !== 0xff) throw new Error('The thumbnail is not a JPEG image.');
-    if (jpeg.length > MAX_THUMBNAIL_BYTES) throw new Error(`The thumbnail is larger than ${MAX_THUMBNAIL_BYTES} bytes.`);
+    if (jpeg.length < 4 || jpeg[0] !== 0xff || jpeg[1] !== 0xd8 || jpeg[2] !== 0xff)
+      throw new Error('The thumbnail is not a JPEG image.');
+    if (jpeg.length > MAX_THUMBNAIL_BYTES)
+      throw new Error(`The thumbnail is larger than ${MAX_THUMBNAIL_BYTES} bytes.`);
     await this.write(this.file(key, 'jpg'), jpeg);
   }
 

@@ -39,7 +39,12 @@ describe('pruning the thumbnail cache', () => {
     const result = await pruneThumbnails(folder, new Set([key(4)]), NOW);
     expect(result.removed.sort()).toEqual([`${key(1)}.jpg`, `${key(2)}.none`, `${key(5)}.jpg.4242.part`]);
     expect(result.freedBytes).toBe(180);
-    expect(readdirSync(folder).sort()).toEqual([`${key(3)}.jpg`, `${key(4)}.jpg`, `${key(6)}.jpg.4243.part`, 'notes.txt']);
+    expect(readdirSync(folder).sort()).toEqual([
+      `${key(3)}.jpg`,
+      `${key(4)}.jpg`,
+      `${key(6)}.jpg.4243.part`,
+      'notes.txt',
+    ]);
     expect(result.keptBytes).toBe(200);
   });
 
@@ -60,6 +65,10 @@ describe('pruning the thumbnail cache', () => {
   });
 
   it('a library without a cache folder has nothing to prune', async () => {
-    expect(await pruneThumbnails(join(folder, 'none-here'), new Set(), NOW)).toEqual({ removed: [], freedBytes: 0, keptBytes: 0 });
+    expect(await pruneThumbnails(join(folder, 'none-here'), new Set(), NOW)).toEqual({
+      removed: [],
+      freedBytes: 0,
+      keptBytes: 0,
+    });
   });
 });

@@ -42,7 +42,12 @@ export interface ThumbnailPruneResult {
  * alone, but for half-written entries a day old. A folder not there gives nothing removed.
  * Throws the file system's error other than ENOENT.
  */
-export async function pruneThumbnails(folder: string, inUse: ReadonlySet<string>, now: number, limits: ThumbnailPruneLimits = {}): Promise<ThumbnailPruneResult> {
+export async function pruneThumbnails(
+  folder: string,
+  inUse: ReadonlySet<string>,
+  now: number,
+  limits: ThumbnailPruneLimits = {},
+): Promise<ThumbnailPruneResult> {
   const maxAgeMs = limits.maxAgeMs ?? THUMBNAIL_MAX_AGE_MS;
   const maxBytes = limits.maxBytes ?? THUMBNAIL_MAX_BYTES;
   const result: ThumbnailPruneResult = { removed: [], freedBytes: 0, keptBytes: 0 };

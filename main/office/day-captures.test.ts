@@ -20,8 +20,25 @@ function add(q: UploadQueue, label: string, project: string, at: string, n = 2):
   const names = Array.from({ length: n }, (_, i) => `${label}-${i}.insv`);
   return q.enqueueCapture(
     label,
-    { project, structure: 's-tower-a', captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 1000 + i })) } as never,
-    names.map((fileName, i) => ({ path: `/card/${fileName}`, fileName, contentType: 'video/insv', size: 1000 + i, mtimeMs: 1_700_000_000_000, dev: '1', ino: `${label}${i}`, fingerprint: `${label}${i}` })),
+    {
+      project,
+      structure: 's-tower-a',
+      captureDateTime: at,
+      type: 'interior',
+      mode: '360 Video',
+      sourceType: 'bot',
+      files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 1000 + i })),
+    } as never,
+    names.map((fileName, i) => ({
+      path: `/card/${fileName}`,
+      fileName,
+      contentType: 'video/insv',
+      size: 1000 + i,
+      mtimeMs: 1_700_000_000_000,
+      dev: '1',
+      ino: `${label}${i}`,
+      fingerprint: `${label}${i}`,
+    })),
   );
 }
 
@@ -41,8 +58,19 @@ describe('capturesOfDay', () => {
       ['level 4 walk', 2, 2],
       ['level 5 walk', 2, 1],
     ]);
-    const completedAt = (q.db.prepare('SELECT MAX(completed_at) AS t FROM files WHERE capture_row = ?').get(done) as { t: string }).t;
-    expect(list[0]).toEqual({ captureRow: done, label: 'level 4 walk', structure: 's-tower-a', state: 'queued', capturedAt: '2026-11-20T07:45:00-05:00', files: 2, filesUploaded: 2, uploadedAt: completedAt });
+    const completedAt = (
+      q.db.prepare('SELECT MAX(completed_at) AS t FROM files WHERE capture_row = ?').get(done) as { t: string }
+    ).t;
+    expect(list[0]).toEqual({
+      captureRow: done,
+      label: 'level 4 walk',
+      structure: 's-tower-a',
+      state: 'queued',
+      capturedAt: '2026-11-20T07:45:00-05:00',
+      files: 2,
+      filesUploaded: 2,
+      uploadedAt: completedAt,
+    });
     expect(completedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(list[1]!.uploadedAt).toBeNull();
     expect(capturesOfDay(q.db, 'p1', '2026-11-19')).toEqual([]);

@@ -25,5 +25,8 @@ export interface DayCapture {
  * no zone). Reads only (main/queue/reader.ts); throws SqliteError.
  */
 export function capturesOfDay(db: QueueDatabase, project: string, date: string): DayCapture[] {
-  return dayCaptureRows(db, project, date).map(({ lastCompleted, ...r }) => ({ ...r, uploadedAt: r.files > 0 && r.filesUploaded === r.files ? lastCompleted : null }));
+  return dayCaptureRows(db, project, date).map(({ lastCompleted, ...r }) => ({
+    ...r,
+    uploadedAt: r.files > 0 && r.filesUploaded === r.files ? lastCompleted : null,
+  }));
 }

@@ -49,7 +49,15 @@ export class OfficeDesk {
   /** The handlers of the progress.* and assets.* channels of shared/ipc.ts. */
   handlers(): Pick<
     IpcHandlers,
-    'capture:progress.list' | 'capture:progress.get' | 'capture:progress.create' | 'capture:progress.revise' | 'capture:progress.signin' | 'capture:progress.report' | 'capture:progress.discard' | 'capture:assets.categories' | 'capture:assets.list'
+    | 'capture:progress.list'
+    | 'capture:progress.get'
+    | 'capture:progress.create'
+    | 'capture:progress.revise'
+    | 'capture:progress.signin'
+    | 'capture:progress.report'
+    | 'capture:progress.discard'
+    | 'capture:assets.categories'
+    | 'capture:assets.list'
   > {
     return {
       'capture:progress.list': ({ date }) => this.call((o) => o.listProgress(date)),
@@ -58,7 +66,11 @@ export class OfficeDesk {
       'capture:progress.revise': ({ id, ...entry }) => this.call((o) => o.revise(id, entry)),
       'capture:progress.signin': () => this.signIn(),
       // The entries read now, or the copy kept when the service cannot be reached.
-      'capture:progress.report': ({ month }) => this.call(async (o) => ({ fileName: monthReportName(month), csv: monthReportCsv(month, (await o.listProgress()).entries) })),
+      'capture:progress.report': ({ month }) =>
+        this.call(async (o) => ({
+          fileName: monthReportName(month),
+          csv: monthReportCsv(month, (await o.listProgress()).entries),
+        })),
       'capture:progress.discard': ({ id }) => this.call((o) => o.discard(id)),
       'capture:assets.categories': () =>
         this.call(async (o) => {
@@ -86,7 +98,8 @@ export class OfficeDesk {
       if ((err instanceof HttpStatusError && err.status < 500) || err instanceof ProgressRefusedError) {
         return { signedIn: false, message: explain(new ProgressSignInError(err.message, { cause: err }))! };
       }
-      if (isUnreachable(err)) return { signedIn: false, message: 'No connection to the progress service; try again when it is back.' };
+      if (isUnreachable(err))
+        return { signedIn: false, message: 'No connection to the progress service; try again when it is back.' };
       return { signedIn: false, message: explain(err) ?? reasonOf(err) };
     }
   }

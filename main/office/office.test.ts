@@ -34,7 +34,10 @@ afterEach(async () => {
 /** The office records over `store`, with a client that gives up fast (one quick retry, 2 s timeout). */
 function office(apiKey = svc.info.apiKey, s = store): OfficeRecords {
   const config = { baseUrl: svc.info.progressBaseUrl, apiKey, projectId: svc.info.projectId, ...svc.info.account };
-  return new OfficeRecords(s, () => ({ client: new ProgressRecordsClient(config, { retry: { retries: 1, delayMs: () => 10 }, timeoutMs: 2000 }), scope: 'test' }));
+  return new OfficeRecords(s, () => ({
+    client: new ProgressRecordsClient(config, { retry: { retries: 1, delayMs: () => 10 }, timeoutMs: 2000 }),
+    scope: 'test',
+  }));
 }
 const fault = (rule: Omit<FaultRuleInput, 'target'>) => svc.admin('POST', '/faults', { target: 'progress', ...rule });
 /** The rows of records.db's outbox, read with a connection of its own. */
@@ -69,15 +72,21 @@ describe('the cache', () => {
     expect((await office().listProgress()).entries).toEqual(online.entries);
   });
 
-  it('keeps categories and a structure\'s assets, and a connection reset makes them offline too', async () => {
+  it("keeps categories and a structure's assets, and a connection reset makes them offline too", async () => {
     const o = office();
     const cats = await o.categories();
     const assets = await o.assets(svc.info.structures[0]!, 'Curtain Wall');
     expect(cats.value.map((c) => c.name)).toEqual(svc.store.state.assetCategories.map((c) => c.name));
-    expect(assets.value).toHaveLength(svc.store.state.assets.filter((a) => a.structure === svc.info.structures[0] && a.category === cats.value[0]!.id).length);
+    expect(assets.value).toHaveLength(
+      svc.store.state.assets.filter((a) => a.structure === svc.info.structures[0] && a.category === cats.value[0]!.id)
+        .length,
+    );
     await fault({ action: { type: 'reset' }, times: 0 });
     expect(await o.categories()).toMatchObject({ offline: true, value: cats.value, asOf: cats.asOf });
-    expect(await o.assets(svc.info.structures[0]!, 'Curtain Wall')).toMatchObject({ offline: true, value: assets.value });
+    expect(await o.assets(svc.info.structures[0]!, 'Curtain Wall')).toMatchObject({
+      offline: true,
+      value: assets.value,
+    });
     // Never read: nothing to fall back on, so the error is the network's.
     await expect(o.assets(svc.info.structures[1]!, 'Curtain Wall')).rejects.toThrow(/No answer from the service/);
   });
@@ -110,7 +119,9 @@ describe('the outbox', () => {
     // Two refreshes at once (a timer and a click) still send it once.
     const o = office();
     const [a, b] = await Promise.all([o.listProgress(), o.listProgress()]);
-    expect(held(details)).toEqual([{ id: expect.any(String), projectId: svc.info.projectId, date: '2026-11-20', status: 'Completed', details }]);
+    expect(held(details)).toEqual([
+      { id: expect.any(String), projectId: svc.info.projectId, date: '2026-11-20', status: 'Completed', details },
+    ]);
     expect(outboxRows()).toEqual([]);
     for (const list of [a, b]) {
       expect(list.offline).toBe(false);
@@ -142,47 +153,96 @@ describe('the outbox', () => {
     expect(r.queued).not.toBeNull();
     const list = await office().listProgress();
     expect(list.offline).toBe(false);
-    expect(list.outbox).toEqual([expect.objectContaining({ state: 'refused', error: expect.stringMatching(/refused the request: status/) })]);
-    expect(outboxRows()).toEqual([{ date: '2026-11-18', status: 'Done', details: 'not a status of §2', attempts: 2, state: 'refused' }]);
+    expect(list.outbox).toEqual([
+      expect.objectContaining({ state: 'refused', error: expect.stringMatching(/refused the request: status/) }),
+    ]);
+    expect(outboxRows()).toEqual([
+      { date: '2026-11-18', status: 'Done', details: 'not a status of §2', attempts: 2, state: 'refused' },
+    ]);
     expect(await office().discard(r.queued!.id)).toBe(true);
     expect(outboxRows()).toEqual([]);
   });
 
   it('names the field a refusal is about, and sends the entry again once it is corrected', async () => {
     await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
-    const r = await office().createProgress({ date: '2026-11-17', status: 'Done', details: 'Tower C slab edge protection' });
+    const r = await office().createProgress({
+      date: '2026-11-17',
+      status: 'Done',
+      details: 'Tower C slab edge protection',
+    });
     const refused = (await office().listProgress()).outbox;
     expect(refused).toEqual([expect.objectContaining({ id: r.queued!.id, state: 'refused', field: 'status' })]);
     // Corrected: back in the outbox as waiting, sent at once and recorded once.
-    const again = await office().revise(r.queued!.id, { date: '2026-11-17', status: 'Completed', details: 'Tower C slab edge protection, north side' });
-    expect(again).toEqual({ entry: { id: expect.any(String), date: '2026-11-17', status: 'Completed', details: 'Tower C slab edge protection, north side' }, item: null });
+    const again = await office().revise(r.queued!.id, {
+      date: '2026-11-17',
+      status: 'Completed',
+      details: 'Tower C slab edge protection, north side',
+    });
+    expect(again).toEqual({
+      entry: {
+        id: expect.any(String),
+        date: '2026-11-17',
+        status: 'Completed',
+        details: 'Tower C slab edge protection, north side',
+      },
+      item: null,
+    });
     expect(held('Tower C slab edge protection, north side')).toHaveLength(1);
     expect(outboxRows()).toEqual([]);
   });
 
   it('keeps a corrected entry waiting when the service cannot be reached, and refuses to revise one that is not refused', async () => {
-    await fault({ operation: 'progress', method: 'POST', action: { type: 'json', status: 200, body: { success: false, message: 'details: must name a structure' } } });
-    const r = await office().createProgress({ date: '2026-11-16', status: 'Completed', details: 'level 3' }).catch((e: unknown) => e);
+    await fault({
+      operation: 'progress',
+      method: 'POST',
+      action: { type: 'json', status: 200, body: { success: false, message: 'details: must name a structure' } },
+    });
+    const r = await office()
+      .createProgress({ date: '2026-11-16', status: 'Completed', details: 'level 3' })
+      .catch((e: unknown) => e);
     expect(r).toMatchObject({ name: 'ProgressRefusedError' });
     await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
     const q = await office().createProgress({ date: '2026-11-16', status: 'Completed', details: 'level 3' });
-    await fault({ operation: 'progress', method: 'POST', action: { type: 'json', status: 201, body: { status: false, message: 'details: must name a structure' } } });
+    await fault({
+      operation: 'progress',
+      method: 'POST',
+      action: { type: 'json', status: 201, body: { status: false, message: 'details: must name a structure' } },
+    });
     const [item] = (await office().listProgress()).outbox;
-    expect(item).toMatchObject({ state: 'refused', field: 'details', error: expect.stringContaining('details: must name a structure') });
+    expect(item).toMatchObject({
+      state: 'refused',
+      field: 'details',
+      error: expect.stringContaining('details: must name a structure'),
+    });
     await fault({ operation: 'progress', action: { type: 'reset' }, times: 0 });
-    const waiting = await office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'Tower A level 3' });
-    expect(waiting).toEqual({ entry: null, item: expect.objectContaining({ state: 'waiting', details: 'Tower A level 3', field: null }) });
-    expect(outboxRows()).toEqual([{ date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' }]);
+    const waiting = await office().revise(q.queued!.id, {
+      date: '2026-11-16',
+      status: 'Completed',
+      details: 'Tower A level 3',
+    });
+    expect(waiting).toEqual({
+      entry: null,
+      item: expect.objectContaining({ state: 'waiting', details: 'Tower A level 3', field: null }),
+    });
+    expect(outboxRows()).toEqual([
+      { date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' },
+    ]);
     // It was sent once and may be recorded with its answer lost: it cannot be corrected blind.
-    await expect(office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow(
-      /may have reached the progress service already .*corrected once the service answers/,
+    await expect(
+      office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'x' }),
+    ).rejects.toThrow(/may have reached the progress service already .*corrected once the service answers/);
+    expect(outboxRows()).toEqual([
+      { date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' },
+    ]);
+    await expect(office().revise(9999, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow(
+      'is no longer waiting to be sent',
     );
-    expect(outboxRows()).toEqual([{ date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' }]);
-    await expect(office().revise(9999, { date: '2026-11-16', status: 'Completed', details: 'x' })).rejects.toThrow('is no longer waiting to be sent');
   });
 
   it('answers a 400 of an entry sent online as the error it is, and keeps nothing', async () => {
-    await expect(office().createProgress({ date: '2026-02-30', status: 'Completed', details: 'x' })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      office().createProgress({ date: '2026-02-30', status: 'Completed', details: 'x' }),
+    ).rejects.toMatchObject({ status: 400 });
     expect(outboxRows()).toEqual([]);
   });
 
@@ -192,23 +252,52 @@ describe('the outbox', () => {
     it(`keeps an entry answered ${status} refused on its own, sends the next, and still reads the list`, async () => {
       await office().listProgress();
       await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 0 });
-      const first = await office().createProgress({ date: '2026-11-12', status: 'Completed', details: `refused ${status} ${Date.now()}` });
-      const second = await office().createProgress({ date: '2026-11-13', status: 'Completed', details: `goes out ${status} ${Date.now()}` });
+      const first = await office().createProgress({
+        date: '2026-11-12',
+        status: 'Completed',
+        details: `refused ${status} ${Date.now()}`,
+      });
+      const second = await office().createProgress({
+        date: '2026-11-13',
+        status: 'Completed',
+        details: `goes out ${status} ${Date.now()}`,
+      });
       expect([first.queued?.state, second.queued?.state]).toEqual(['waiting', 'waiting']);
       // A colleague records an entry on another computer.
       const colleague = `colleague ${status} ${Date.now()}`;
-      svc.store.state.progress.push({ id: `col-${status}`, projectId: svc.info.projectId, date: '2026-11-14', status: 'In Progress', details: colleague });
+      svc.store.state.progress.push({
+        id: `col-${status}`,
+        projectId: svc.info.projectId,
+        date: '2026-11-14',
+        status: 'In Progress',
+        details: colleague,
+      });
       await svc.admin('DELETE', '/faults');
-      await fault({ operation: 'progress', method: 'POST', action: { type: 'json', status, body: { success: false, message: 'details too long' } }, times: 1 });
+      await fault({
+        operation: 'progress',
+        method: 'POST',
+        action: { type: 'json', status, body: { success: false, message: 'details too long' } },
+        times: 1,
+      });
       const list = await office().listProgress();
       expect(list.offline).toBe(false);
       expect(list.entries.map((e) => e.details)).toContain(colleague);
       expect(list.entries.map((e) => e.details)).toContain(second.queued!.details);
-      expect(list.outbox).toEqual([expect.objectContaining({ id: first.queued!.id, state: 'refused', error: expect.stringContaining('details too long') })]);
+      expect(list.outbox).toEqual([
+        expect.objectContaining({
+          id: first.queued!.id,
+          state: 'refused',
+          error: expect.stringContaining('details too long'),
+        }),
+      ]);
       expect(held(second.queued!.details)).toHaveLength(1);
       expect(held(first.queued!.details)).toEqual([]);
       // Refused, it can be corrected and sent, or discarded.
-      const fixed = await office().revise(first.queued!.id, { date: '2026-11-12', status: 'Completed', details: `short ${status}` });
+      const fixed = await office().revise(first.queued!.id, {
+        date: '2026-11-12',
+        status: 'Completed',
+        details: `short ${status}`,
+      });
       expect(fixed.entry?.details).toBe(`short ${status}`);
       expect(outboxRows()).toEqual([]);
     });
@@ -217,13 +306,19 @@ describe('the outbox', () => {
   it('keeps an entry waiting, with why, while the service answers 429, and still reads the list', async () => {
     await office().listProgress();
     await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
-    const q = await office().createProgress({ date: '2026-11-11', status: 'In Progress', details: `slow down ${Date.now()}` });
+    const q = await office().createProgress({
+      date: '2026-11-11',
+      status: 'In Progress',
+      details: `slow down ${Date.now()}`,
+    });
     await svc.admin('DELETE', '/faults');
     await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 429 }, times: 0 });
     const list = await office().listProgress();
     expect(list.offline).toBe(false);
     expect(list.entries.length).toBeGreaterThan(0);
-    expect(list.outbox).toEqual([expect.objectContaining({ id: q.queued!.id, state: 'waiting', error: expect.stringMatching(/asks to wait/) })]);
+    expect(list.outbox).toEqual([
+      expect.objectContaining({ id: q.queued!.id, state: 'waiting', error: expect.stringMatching(/asks to wait/) }),
+    ]);
     // A waiting entry can be discarded too.
     expect(await office().discard(q.queued!.id)).toBe(true);
     expect(outboxRows()).toEqual([]);
@@ -238,9 +333,9 @@ describe('the outbox', () => {
     expect(held(details)).toHaveLength(1);
     await svc.admin('DELETE', '/faults');
     await fault({ operation: 'progress', method: 'POST', action: { type: 'reset' }, times: 0 });
-    await expect(office().revise(q.queued!.id, { date: '2026-11-10', status: 'Completed', details: `${details}, corrected` })).rejects.toThrow(
-      `This entry was recorded already, as entry ${held(details)[0]!.id} of 2026-11-10`,
-    );
+    await expect(
+      office().revise(q.queued!.id, { date: '2026-11-10', status: 'Completed', details: `${details}, corrected` }),
+    ).rejects.toThrow(`This entry was recorded already, as entry ${held(details)[0]!.id} of 2026-11-10`);
     expect(outboxRows()).toEqual([]);
     expect(held(`${details}, corrected`)).toEqual([]);
   });

@@ -1,6 +1,12 @@
 import type { AssetCategoryView, AssetView, OutboxItemView, ProgressEntryView } from '../../shared/ipc.js';
 import { HttpStatusError, NetworkError, reasonOf } from '../api/errors.js';
-import type { AssetCategory, ExternalAsset, NewProgressEntry, ProgressEntry, ProgressRecordsClient } from '../api/progress-records.js';
+import type {
+  AssetCategory,
+  ExternalAsset,
+  NewProgressEntry,
+  ProgressEntry,
+  ProgressRecordsClient,
+} from '../api/progress-records.js';
 import { ProgressRefusedError, explain } from '../api/progress-records.js';
 import type { OutboxItem, RecordsStore } from './store.js';
 
@@ -68,18 +74,32 @@ export class OfficeRecords {
    * waits in the outbox. The outbox never stops the read: each send's failure is kept on its own
    * entry (refused, or waiting with why), so the list, the calendar and the export always work.
    */
-  async listProgress(date?: string): Promise<Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; project: string; outbox: OutboxItemView[] }> {
+  async listProgress(
+    date?: string,
+  ): Promise<
+    Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; project: string; outbox: OutboxItemView[] }
+  > {
     const { client, scope } = this.connect();
     // Every failure is on its entry by now (drain); the read below says what it must of the service.
     await this.sendOutbox().catch(() => undefined);
     const kind = date ? `progress:${date}` : 'progress';
-    const snap = await this.read(scope, kind, async () => (await client.listProgress(date)).map(entryView), () => {
-      // A date never read online: its entries among the whole list kept, if any.
-      const all = this.store.read<ProgressEntryView[]>(scope, 'progress');
-      return all && { value: all.value.filter((e) => e.date === date), asOf: all.asOf };
-    });
+    const snap = await this.read(
+      scope,
+      kind,
+      async () => (await client.listProgress(date)).map(entryView),
+      () => {
+        // A date never read online: its entries among the whole list kept, if any.
+        const all = this.store.read<ProgressEntryView[]>(scope, 'progress');
+        return all && { value: all.value.filter((e) => e.date === date), asOf: all.asOf };
+      },
+    );
     const { value, ...freshness } = snap;
-    return { entries: value, project: client.projectId, ...freshness, outbox: this.store.outbox(scope).map(outboxView) };
+    return {
+      entries: value,
+      project: client.projectId,
+      ...freshness,
+      outbox: this.store.outbox(scope).map(outboxView),
+    };
   }
 
   /** §4 GET /progress/{id}; offline, the entry from the list kept. Throws HttpStatusError 404 when there is none. */
@@ -88,7 +108,9 @@ export class OfficeRecords {
     try {
       return entryView(await client.getProgress(id));
     } catch (err) {
-      const kept = isUnreachable(err) ? this.store.read<ProgressEntryView[]>(scope, 'progress')?.value.find((e) => e.id === id) : undefined;
+      const kept = isUnreachable(err)
+        ? this.store.read<ProgressEntryView[]>(scope, 'progress')?.value.find((e) => e.id === id)
+        : undefined;
       if (kept) return kept;
       throw err;
     }
@@ -139,25 +161,35 @@ export class OfficeRecords {
    * outbox, when the lookup finds it recorded (it leaves the outbox), or when the lookup cannot be
    * made (it stays as it was); the client's error when the service answers something else.
    */
-  revise(id: number, entry: NewProgressEntry): Promise<{ entry: ProgressEntryView | null; item: OutboxItemView | null }> {
+  revise(
+    id: number,
+    entry: NewProgressEntry,
+  ): Promise<{ entry: ProgressEntryView | null; item: OutboxItemView | null }> {
     return this.serially(async () => {
       const { client, scope } = this.connect();
       const item = this.store.outbox(scope).find((i) => i.id === id);
-      if (!item) throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
+      if (!item)
+        throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
       if (item.state === 'waiting' && item.attempts > 0) {
         const found = await client.listProgress(item.date).then(
           (list) => list.find((p) => p.status === item.status && p.details === item.details),
           (err: unknown) => {
-            throw new Error(`This entry may have reached the progress service already (${reasonOf(err)}); it can be corrected once the service answers.`, { cause: err });
+            throw new Error(
+              `This entry may have reached the progress service already (${reasonOf(err)}); it can be corrected once the service answers.`,
+              { cause: err },
+            );
           },
         );
         if (found) {
           this.store.remove(scope, id);
           this.remember(scope, found);
-          throw new Error(`This entry was recorded already, as entry ${found.id} of ${found.date}; a recorded entry cannot be changed. Record a new entry to add to it.`);
+          throw new Error(
+            `This entry was recorded already, as entry ${found.id} of ${found.date}; a recorded entry cannot be changed. Record a new entry to add to it.`,
+          );
         }
       }
-      if (!this.store.revise(scope, id, entry)) throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
+      if (!this.store.revise(scope, id, entry))
+        throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
       const recorded = new Map<number, ProgressEntryView>();
       await this.drain(client, scope, recorded).catch((err: unknown) => {
         if (!isUnreachable(err)) throw err;
@@ -186,7 +218,9 @@ export class OfficeRecords {
   /** §4 GET /api/external-assets: a structure's assets in a category (by name or id). */
   assets(structure: string, category: string): Promise<Snapshot<AssetView[]>> {
     const { client, scope } = this.connect();
-    return this.read(scope, `assets:${structure}:${category}`, async () => (await client.assets(structure, category)).map(assetView));
+    return this.read(scope, `assets:${structure}:${category}`, async () =>
+      (await client.assets(structure, category)).map(assetView),
+    );
   }
 
   /** Closes records.db. */
@@ -195,13 +229,22 @@ export class OfficeRecords {
   }
 
   /** Sends the waiting entries (see sendOutbox); `recorded` gets each one recorded by its outbox id. */
-  private async drain(client: ProgressRecordsClient, scope: string, recorded?: Map<number, ProgressEntryView>): Promise<ProgressEntryView[]> {
+  private async drain(
+    client: ProgressRecordsClient,
+    scope: string,
+    recorded?: Map<number, ProgressEntryView>,
+  ): Promise<ProgressEntryView[]> {
     const sent: ProgressEntryView[] = [];
     for (const item of this.store.outbox(scope).filter((i) => i.state === 'waiting')) {
       const entry = { date: item.date, status: item.status, details: item.details };
       try {
         // An earlier send may have been recorded with its answer lost: look before sending again.
-        const found = item.attempts > 0 ? (await client.listProgress(item.date)).find((p) => p.status === entry.status && p.details === entry.details) : undefined;
+        const found =
+          item.attempts > 0
+            ? (await client.listProgress(item.date)).find(
+                (p) => p.status === entry.status && p.details === entry.details,
+              )
+            : undefined;
         if (!found) this.store.countAttempt(item.id);
         const answer = found ?? (await client.createProgress(entry));
         this.store.remove(scope, item.id);
@@ -224,7 +267,12 @@ export class OfficeRecords {
   }
 
   /** Reads from the service and keeps the answer; when it cannot be reached, the answer kept (or `fallback`'s). */
-  private async read<T>(scope: string, kind: string, fetch: () => Promise<T>, fallback?: () => { value: T; asOf: string } | undefined): Promise<Snapshot<T>> {
+  private async read<T>(
+    scope: string,
+    kind: string,
+    fetch: () => Promise<T>,
+    fallback?: () => { value: T; asOf: string } | undefined,
+  ): Promise<Snapshot<T>> {
     try {
       const value = await fetch();
       const asOf = this.now().toISOString();
@@ -241,7 +289,8 @@ export class OfficeRecords {
   private remember(scope: string, recorded: ProgressEntry): ProgressEntryView {
     const view = entryView(recorded);
     const all = this.store.read<ProgressEntryView[]>(scope, 'progress');
-    if (all && !all.value.some((e) => e.id === view.id)) this.store.write(scope, 'progress', [...all.value, view], all.asOf);
+    if (all && !all.value.some((e) => e.id === view.id))
+      this.store.write(scope, 'progress', [...all.value, view], all.asOf);
     return view;
   }
 
@@ -252,7 +301,12 @@ export class OfficeRecords {
   }
 }
 
-const entryView = (e: ProgressEntry): ProgressEntryView => ({ id: e.id, date: e.date, status: e.status, details: e.details });
+const entryView = (e: ProgressEntry): ProgressEntryView => ({
+  id: e.id,
+  date: e.date,
+  status: e.status,
+  details: e.details,
+});
 
 const outboxView = (i: OutboxItem): OutboxItemView => ({
   id: i.id,
@@ -282,7 +336,14 @@ const categoryView = (c: AssetCategory): AssetCategoryView => ({
   name: c.name,
   uom: c.uom,
   height: c.height ?? null,
-  stages: c.stages.map((st) => ({ _id: st._id, name: st.name, sequence: st.sequence, color: st.color, uom: st.uom ?? null, measurement: st.measurement ?? null })),
+  stages: c.stages.map((st) => ({
+    _id: st._id,
+    name: st.name,
+    sequence: st.sequence,
+    color: st.color,
+    uom: st.uom ?? null,
+    measurement: st.measurement ?? null,
+  })),
 });
 
 const assetView = (a: ExternalAsset): AssetView => ({

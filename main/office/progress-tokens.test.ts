@@ -9,7 +9,11 @@ const box = (available = true): SecretBox => ({
   encrypt: (s) => `sealed:${Buffer.from(s).toString('base64')}`,
   decrypt: (s) => Buffer.from(s.slice('sealed:'.length), 'base64').toString(),
 });
-const kvOf = (m = new Map<string, unknown>()): KeyValueStore & { m: Map<string, unknown> } => ({ m, get: (k) => m.get(k), set: (k, v) => m.set(k, v) });
+const kvOf = (m = new Map<string, unknown>()): KeyValueStore & { m: Map<string, unknown> } => ({
+  m,
+  get: (k) => m.get(k),
+  set: (k, v) => m.set(k, v),
+});
 const tokens = { token: 'eyJhbGciOi.header-payload.signature', refreshToken: 'refresh-7f3a' };
 
 describe('SealedTokenKeeper', () => {
@@ -42,8 +46,15 @@ describe('SealedTokenKeeper', () => {
   });
 
   it('treats a token that cannot be unsealed as none', () => {
-    const kv = kvOf(new Map([[PROGRESS_TOKENS_KEY, { scope: 'one', sealedToken: 'other-keyring', sealedRefreshToken: '' }]]));
-    const broken: SecretBox = { ...box(), decrypt: () => { throw new Error('cannot decrypt'); } };
+    const kv = kvOf(
+      new Map([[PROGRESS_TOKENS_KEY, { scope: 'one', sealedToken: 'other-keyring', sealedRefreshToken: '' }]]),
+    );
+    const broken: SecretBox = {
+      ...box(),
+      decrypt: () => {
+        throw new Error('cannot decrypt');
+      },
+    };
     expect(new SealedTokenKeeper(kv, broken, 'one').get()).toBeUndefined();
   });
 });

@@ -36,7 +36,10 @@ export class SealedTokenKeeper implements TokenKeeper {
     const s = this.kv.get(PROGRESS_TOKENS_KEY) as StoredTokens | undefined;
     if (!s || s.scope !== this.scope || !this.box.available()) return undefined;
     try {
-      this.memo = { token: this.box.decrypt(s.sealedToken), refreshToken: s.sealedRefreshToken ? this.box.decrypt(s.sealedRefreshToken) : '' };
+      this.memo = {
+        token: this.box.decrypt(s.sealedToken),
+        refreshToken: s.sealedRefreshToken ? this.box.decrypt(s.sealedRefreshToken) : '',
+      };
     } catch {
       this.memo = undefined; // another keyring: sign in again
     }
@@ -73,7 +76,8 @@ export class ScopedTokenKeepers {
 
   /** The keeper of `scope`'s tokens (made anew when the scope changed). */
   for(scope: string): SealedTokenKeeper {
-    if (this.current?.scope !== scope) this.current = { scope, keeper: new SealedTokenKeeper(this.store, this.secrets, scope) };
+    if (this.current?.scope !== scope)
+      this.current = { scope, keeper: new SealedTokenKeeper(this.store, this.secrets, scope) };
     return this.current.keeper;
   }
 }

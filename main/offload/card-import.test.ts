@@ -19,7 +19,15 @@ describe('runCardImport', () => {
     let tick = 0;
     const views: ImportView[] = [];
     const recorded: OffloadResult[] = [];
-    const last = await runCardImport({ id: 7, root: card.root, library: join(work, 'lib-a'), onUpdate: (v) => views.push(v), journal: { begin: () => {}, file: () => {}, interrupt: () => {}, finish: (r) => void recorded.push(r) }, throttleMs: 0, clock: () => (tick += 700) });
+    const last = await runCardImport({
+      id: 7,
+      root: card.root,
+      library: join(work, 'lib-a'),
+      onUpdate: (v) => views.push(v),
+      journal: { begin: () => {}, file: () => {}, interrupt: () => {}, finish: (r) => void recorded.push(r) },
+      throttleMs: 0,
+      clock: () => (tick += 700),
+    });
 
     expect(last.phase).toBe('done');
     expect(last.safeToRemove).toBe(true);
@@ -75,15 +83,25 @@ describe('runCardImport', () => {
     expect(failed[0]!.error).toContain(card.recordings[1]!);
     expect(failed[0]!.error).toContain('differs from the card');
     // Its recording's other lens verified, but a recording goes up whole or not at all.
-    expect(last.verifiedCopies.map((p) => p.split('/').pop())).toEqual([card.recordings[2]!, card.recordings[3]!].map((p) => p.split('/').pop()));
+    expect(last.verifiedCopies.map((p) => p.split('/').pop())).toEqual(
+      [card.recordings[2]!, card.recordings[3]!].map((p) => p.split('/').pop()),
+    );
   });
 
   it('stops before copying when the library has no room, saying how much is needed and where to choose another folder', async () => {
     const card = writeFakeCard(join(work, 'CARD_C'), { recordings: 1 });
-    const last = await runCardImport({ id: 2, root: card.root, library: join(work, 'lib-c'), onUpdate: () => {}, freeBytes: async () => 1000 });
+    const last = await runCardImport({
+      id: 2,
+      root: card.root,
+      library: join(work, 'lib-c'),
+      onUpdate: () => {},
+      freeBytes: async () => 1000,
+    });
     expect(last.phase).toBe('failed');
     expect(last.safeToRemove).toBe(false);
-    expect(last.error).toMatch(/^Not enough free space in .*lib-c: the recordings need 4\.0 KiB, 1000 B are free\. Free some space, or choose another library folder in Settings\.$/);
+    expect(last.error).toMatch(
+      /^Not enough free space in .*lib-c: the recordings need 4\.0 KiB, 1000 B are free\. Free some space, or choose another library folder in Settings\.$/,
+    );
     expect(last.verifiedCopies).toEqual([]);
   });
 });

@@ -123,7 +123,17 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         view.known = summarizeKnown(total, recordings);
         knownRows = recordings.flatMap((copies) => {
           const already = recordingQueueState(copies) ?? 'copied';
-          return copies.map((c): ImportFileView => ({ source: c.source, name: basename(c.source), size: c.size, bytesDone: c.size, state: 'known', error: null, already }));
+          return copies.map(
+            (c): ImportFileView => ({
+              source: c.source,
+              name: basename(c.source),
+              size: c.size,
+              bytesDone: c.size,
+              state: 'known',
+              error: null,
+              already,
+            }),
+          );
         });
         view.files = [...knownRows];
         view.destination = view.known.destination;
@@ -132,7 +142,19 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       onPlan: (files, destination) => {
         view.destination = destination;
         view.bytesTotal = files.reduce((n, f) => n + f.size, 0);
-        view.files = [...knownRows, ...files.map((f): ImportFileView => ({ source: f.path, name: basename(f.path), size: f.size, bytesDone: 0, state: 'waiting', error: null }))];
+        view.files = [
+          ...knownRows,
+          ...files.map(
+            (f): ImportFileView => ({
+              source: f.path,
+              name: basename(f.path),
+              size: f.size,
+              bytesDone: 0,
+              state: 'waiting',
+              error: null,
+            }),
+          ),
+        ];
         for (const row of view.files) if (row.state !== 'known') byPath.set(row.source, row);
         send();
       },
@@ -160,7 +182,15 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       },
     });
     for (const f of result.files) settle(f);
-    Object.assign(view, { phase: 'done', bytesDone: result.bytes, secondsLeft: 0, destination: result.destination, mhlPath: result.mhlPath ?? null, reportPath: result.reportPath ?? null, safeToRemove: result.verified });
+    Object.assign(view, {
+      phase: 'done',
+      bytesDone: result.bytes,
+      secondsLeft: 0,
+      destination: result.destination,
+      mhlPath: result.mhlPath ?? null,
+      reportPath: result.reportPath ?? null,
+      safeToRemove: result.verified,
+    });
   } catch (err) {
     view.phase = 'failed';
     view.error =

@@ -44,7 +44,9 @@ describe('CopyRate', () => {
   });
 
   it('is said as bytes, rate and time left', () => {
-    expect(formatCopyProgress(412 * MiB, 1229 * MiB, 87 * MiB, 9)).toBe('412 MiB of 1.2 GiB · 87.0 MiB/s · about 9 s left');
+    expect(formatCopyProgress(412 * MiB, 1229 * MiB, 87 * MiB, 9)).toBe(
+      '412 MiB of 1.2 GiB · 87.0 MiB/s · about 9 s left',
+    );
     expect(formatCopyProgress(4 * MiB, 1229 * MiB, 4 * MiB, null)).toBe('4.0 MiB of 1.2 GiB · 4.0 MiB/s');
     expect(formatCopyProgress(0, 1229 * MiB, 0, null)).toBe('0 B of 1.2 GiB');
     expect(formatCopyProgress(1229 * MiB, 1229 * MiB, 87 * MiB, 0)).toBe('1.2 GiB of 1.2 GiB · 87.0 MiB/s');

@@ -98,7 +98,8 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
     else held.add(slot);
     return slot;
   };
-  const readInto = (b: Buffer, at: number) => (ended ? Promise.reject(new Error('The copy has ended.')) : src.read(b, 0, b.length, at));
+  const readInto = (b: Buffer, at: number) =>
+    ended ? Promise.reject(new Error('The copy has ended.')) : src.read(b, 0, b.length, at);
   try {
     const st = await src.stat();
     out = await CopyWriter.create(partial);
@@ -143,7 +144,14 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
     // Stopped after the read-back: the copy is not put in place, so no caller takes it for done.
     opts.signal?.throwIfAborted();
     const verified = back.size === pos && back.xxh64 === xxh64 && pos === st.size;
-    const result = { size: pos, mtimeMs: st.mtimeMs, xxh64, copyXxh64: back.xxh64, verified, readBackFromDisk: back.fromDisk };
+    const result = {
+      size: pos,
+      mtimeMs: st.mtimeMs,
+      xxh64,
+      copyXxh64: back.xxh64,
+      verified,
+      readBackFromDisk: back.fromDisk,
+    };
     if (!verified) {
       await rm(partial, { force: true });
       return result;
@@ -166,7 +174,12 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
 }
 
 /** The read-back: from the disk when the copy was written directly and the system allows it, else from the cache. */
-async function readBack(path: string, bufs: Buffer[], direct: boolean, signal?: AbortSignal): Promise<{ size: number; xxh64: string; fromDisk: boolean }> {
+async function readBack(
+  path: string,
+  bufs: Buffer[],
+  direct: boolean,
+  signal?: AbortSignal,
+): Promise<{ size: number; xxh64: string; fromDisk: boolean }> {
   const { fh, fromDisk } = await openForReadBack(path, direct);
   try {
     return { ...(await hashOpen(fh, bufs, fromDisk, signal)), fromDisk };
@@ -183,7 +196,11 @@ async function readBack(path: string, bufs: Buffer[], direct: boolean, signal?: 
  * next chunk is read while this one is hashed; `bufs` lets a caller lend its own. Aborting
  * `signal` stops it between two chunks with the signal's reason.
  */
-export async function hashFile(path: string, bufs: Buffer[] = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)], signal?: AbortSignal): Promise<{ size: number; xxh64: string }> {
+export async function hashFile(
+  path: string,
+  bufs: Buffer[] = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)],
+  signal?: AbortSignal,
+): Promise<{ size: number; xxh64: string }> {
   const fh = await open(path, 'r');
   try {
     return await hashOpen(fh, bufs, false, signal);
@@ -196,11 +213,18 @@ export async function hashFile(path: string, bufs: Buffer[] = [Buffer.allocUnsaf
  * Hashes an open file from its start to its end; see hashFile. `direct`: the handle has O_DIRECT,
  * whose reads must start at aligned offsets, so a short read at an unaligned end is the end.
  */
-async function hashOpen(fh: FileHandle, bufs: Buffer[], direct = false, signal?: AbortSignal): Promise<{ size: number; xxh64: string }> {
+async function hashOpen(
+  fh: FileHandle,
+  bufs: Buffer[],
+  direct = false,
+  signal?: AbortSignal,
+): Promise<{ size: number; xxh64: string }> {
   const hash = await startXxh64();
   let size = 0;
   let turn = 0;
-  let next: Promise<{ bytesRead: number; buffer: Buffer }> | undefined = settled(fh.read(bufs[0]!, 0, bufs[0]!.length, 0));
+  let next: Promise<{ bytesRead: number; buffer: Buffer }> | undefined = settled(
+    fh.read(bufs[0]!, 0, bufs[0]!.length, 0),
+  );
   while (next) {
     const { bytesRead, buffer }: { bytesRead: number; buffer: Buffer } = await next;
     // The read ahead is not left running: closing the handle waits for it.

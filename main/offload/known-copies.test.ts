@@ -1,6 +1,18 @@
 import type { Database } from '../testing/queue-backdoors.js';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync, closeSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,10 +48,18 @@ function tree(dir: string): Record<string, string> {
 /** Puts a queue row for each copy, in `state` (what the upload engine would have left). */
 function queueCopies(db: Database.Database, copies: readonly string[], state: 'completed' | 'pending'): void {
   const at = '2026-11-26T18:00:00.000Z';
-  const capture = Number(db.prepare(`INSERT INTO captures (state, label, project, structure, request_json, created_at, updated_at) VALUES (?, 'walk', 'p1', 's1', '{}', ?, ?)`).run(state === 'completed' ? 'completed' : 'registered', at, at).lastInsertRowid);
+  const capture = Number(
+    db
+      .prepare(
+        `INSERT INTO captures (state, label, project, structure, request_json, created_at, updated_at) VALUES (?, 'walk', 'p1', 's1', '{}', ?, ?)`,
+      )
+      .run(state === 'completed' ? 'completed' : 'registered', at, at).lastInsertRowid,
+  );
   copies.forEach((copy, i) => {
     const st = statSync(copy);
-    db.prepare(`INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (?, ?, ?, ?, 'video/insv', ?, ?, ?)`).run(capture, i + 1, copy, copy.split('/').pop(), st.size, Math.trunc(st.mtimeMs), state);
+    db.prepare(
+      `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (?, ?, ?, ?, 'video/insv', ?, ?, ?)`,
+    ).run(capture, i + 1, copy, copy.split('/').pop(), st.size, Math.trunc(st.mtimeMs), state);
   });
 }
 
@@ -61,7 +81,8 @@ describe('a card put back the next morning', () => {
     expect(first.verified).toBe(true);
     expect(first.files).toHaveLength(6);
     const copyOf = new Map(first.files.map((f) => [f.source.split('/').pop()!, f.copy]));
-    const copiesOf = (n: number) => card.recordings.slice(2 * n, 2 * n + 2).map((p) => copyOf.get(p.split('/').pop()!)!);
+    const copiesOf = (n: number) =>
+      card.recordings.slice(2 * n, 2 * n + 2).map((p) => copyOf.get(p.split('/').pop()!)!);
     // Overnight: the first recording uploaded, the second queued, the third never placed.
     queueCopies(db, copiesOf(0), 'completed');
     queueCopies(db, copiesOf(1), 'pending');
@@ -82,13 +103,28 @@ describe('a card put back the next morning', () => {
     expect(tree(library)).toEqual(libraryBefore);
     expect(listOffloads(db).map((o) => o.files.length)).toEqual([6]);
     const summary = summarizeKnown(second.recordings + second.alreadyCopied!.length, second.alreadyCopied!);
-    expect(summary).toMatchObject({ recordings: 3, known: 3, uploaded: 1, queued: 1, copied: 1, importedAt: first.startedAt, destination: first.destination });
-    expect(describeKnownCard(summary, { locale: 'en-GB', now: Date.parse('2026-11-27T08:00:00Z') })).toBe(`Already imported on 26 Nov to ${first.destination}: 3 of 3 recordings (1 uploaded, 1 waiting to upload, 1 not placed yet)`);
+    expect(summary).toMatchObject({
+      recordings: 3,
+      known: 3,
+      uploaded: 1,
+      queued: 1,
+      copied: 1,
+      importedAt: first.startedAt,
+      destination: first.destination,
+    });
+    expect(describeKnownCard(summary, { locale: 'en-GB', now: Date.parse('2026-11-27T08:00:00Z') })).toBe(
+      `Already imported on 26 Nov to ${first.destination}: 3 of 3 recordings (1 uploaded, 1 waiting to upload, 1 not placed yet)`,
+    );
     // The recording never placed is handed on from its existing copies, as a new one would be.
     expect(handed.map((r) => r.map((f) => f.copy))).toEqual([copiesOf(2)]);
 
     // A recording added to the card since: it alone is copied, into a folder of its own.
-    const added = writeFakeCard(again, { recordings: 1, start: new Date(2026, 10, 27, 7, 30, 0), firstSegment: 4, bytes: 2 * MiB + 9 });
+    const added = writeFakeCard(again, {
+      recordings: 1,
+      start: new Date(2026, 10, 27, 7, 30, 0),
+      firstSegment: 4,
+      bytes: 2 * MiB + 9,
+    });
     const third = await offloadCard(again, opts('2026-11-27T08:05:00Z'));
     expect(third.verified).toBe(true);
     expect(third.files.map((f) => f.source.split('/').pop())).toEqual(added.recordings.map((p) => p.split('/').pop()));
@@ -99,7 +135,9 @@ describe('a card put back the next morning', () => {
     expect(offloads[1]!.bytes).toBe(2 * (2 * MiB + 9));
     const now = tree(library);
     const newFiles = Object.keys(now).filter((p) => !(p in libraryBefore));
-    expect(newFiles.filter((p) => p.endsWith('.insv')).sort()).toEqual(third.files.map((f) => relative(library, f.copy)).sort());
+    expect(newFiles.filter((p) => p.endsWith('.insv')).sort()).toEqual(
+      third.files.map((f) => relative(library, f.copy)).sort(),
+    );
     db.close();
   });
 
@@ -107,7 +145,11 @@ describe('a card put back the next morning', () => {
     const { db } = openQueueDatabase(join(work, 'queue-2.db'));
     const library = join(work, 'library-2');
     const card = writeFakeCard(join(work, 'mnt-c', 'X4_OTHER'), { recordings: 2, bytes: 3 * MiB });
-    const opts: OffloadOptions = { library, journal: new OffloadRecorder(() => db), knownCopies: (files) => findKnownCopies(db, files) };
+    const opts: OffloadOptions = {
+      library,
+      journal: new OffloadRecorder(() => db),
+      knownCopies: (files) => findKnownCopies(db, files),
+    };
     const first = await offloadCard(card.root, opts);
     expect(first.files).toHaveLength(4);
 
@@ -132,8 +174,16 @@ describe('a card put back the next morning', () => {
     const { db } = openQueueDatabase(join(work, 'queue-3.db'));
     const card = writeFakeCard(join(work, 'mnt-d', 'X4_AGAIN'), { recordings: 1 });
     const journal = () => new OffloadRecorder(() => db);
-    await offloadCard(card.root, { library: join(work, 'library-3'), journal: journal(), knownCopies: (files) => findKnownCopies(db, files) });
-    const asked = await offloadCard(card.root, { library: join(work, 'library-3'), journal: journal(), now: () => new Date(Date.now() + 2000) });
+    await offloadCard(card.root, {
+      library: join(work, 'library-3'),
+      journal: journal(),
+      knownCopies: (files) => findKnownCopies(db, files),
+    });
+    const asked = await offloadCard(card.root, {
+      library: join(work, 'library-3'),
+      journal: journal(),
+      now: () => new Date(Date.now() + 2000),
+    });
     expect(asked.files).toHaveLength(2);
     expect(listOffloads(db).map((o) => o.files.length)).toEqual([2, 2]);
     db.close();

@@ -55,7 +55,9 @@ type Candidate = VerifiedCopyRow;
 export async function findKnownCopies(db: QueueDatabase, files: readonly CardFile[]): Promise<Map<string, KnownCopy>> {
   const known = new Map<string, KnownCopy>();
   for (const f of files) {
-    const rows = verifiedCopiesOfSize(db, f.size).filter((r) => basename(r.copy) === basename(f.path) && Math.trunc(r.mtimeMs) === Math.trunc(f.mtimeMs));
+    const rows = verifiedCopiesOfSize(db, f.size).filter(
+      (r) => basename(r.copy) === basename(f.path) && Math.trunc(r.mtimeMs) === Math.trunc(f.mtimeMs),
+    );
     let cardPrint: string | undefined;
     for (const r of rows) {
       if (!copyInPlace(r)) continue;
@@ -65,7 +67,17 @@ export async function findKnownCopies(db: QueueDatabase, files: readonly CardFil
       } catch {
         continue;
       }
-      known.set(f.path, { source: f.path, copy: r.copy, size: r.size, mtimeMs: r.mtimeMs, offloadId: r.offloadId, importedAt: r.importedAt, destination: r.destination, mhlPath: r.mhlPath, queue: queueStateOf(db, r.copy) });
+      known.set(f.path, {
+        source: f.path,
+        copy: r.copy,
+        size: r.size,
+        mtimeMs: r.mtimeMs,
+        offloadId: r.offloadId,
+        importedAt: r.importedAt,
+        destination: r.destination,
+        mhlPath: r.mhlPath,
+        queue: queueStateOf(db, r.copy),
+      });
       break;
     }
   }
@@ -108,7 +120,15 @@ export function summarizeKnown(recordings: number, known: readonly (readonly Kno
     if (state === 'uploaded') uploaded++;
     else if (state === 'queued') queued++;
   }
-  return { recordings, known: known.length, uploaded, queued, copied: known.length - uploaded - queued, importedAt: newest?.importedAt ?? null, destination: newest?.destination ?? null };
+  return {
+    recordings,
+    known: known.length,
+    uploaded,
+    queued,
+    copied: known.length - uploaded - queued,
+    importedAt: newest?.importedAt ?? null,
+    destination: newest?.destination ?? null,
+  };
 }
 
 /** A known recording's place in the queue from its files' copies: uploaded when all are, queued when every file is queued or uploaded, else null. */

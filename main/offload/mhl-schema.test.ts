@@ -21,7 +21,9 @@ const CHAIN_XSD = join(schemas, 'ASCMHLDirectory__combined.xsd');
 function xmllint(xsd: string, file: string): { status: number; out: string } {
   const r = spawnSync('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { encoding: 'utf8' });
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') {
-    throw new Error('xmllint not found: the ASC MHL schema test needs it. Install libxml2-utils (apt-get install libxml2-utils), as .ci/run does.');
+    throw new Error(
+      'xmllint not found: the ASC MHL schema test needs it. Install libxml2-utils (apt-get install libxml2-utils), as .ci/run does.',
+    );
   }
   return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
 }
@@ -92,7 +94,9 @@ describe('the ASC MHL an offload writes, against the ASC MHL v2.0 XML Schemas', 
     expect(name.startsWith(`0001_${basename(r.destination)}_`)).toBe(true);
     expect(name).toMatch(/_\d{4}-\d{2}-\d{2}_\d{6}Z\.mhl$/);
     // Beside them only the transfer report, which ASC MHL tools do not read (not a .mhl).
-    expect(readdirSync(join(r.destination, 'ascmhl')).sort()).toEqual([name, 'ascmhl_chain.xml', name.replace(/\.mhl$/, '_transfer-report.html')].sort());
+    expect(readdirSync(join(r.destination, 'ascmhl')).sort()).toEqual(
+      [name, 'ascmhl_chain.xml', name.replace(/\.mhl$/, '_transfer-report.html')].sort(),
+    );
     const escaped = name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
     expect(readFileSync(chainPath, 'utf8')).toContain(`<path>${escaped}</path>`);
   });
@@ -100,11 +104,29 @@ describe('the ASC MHL an offload writes, against the ASC MHL v2.0 XML Schemas', 
   it('a card none of whose copies verified gives a manifest without an empty hashes element, which the schema refuses', () => {
     const none = join(work, 'none.mhl');
     const at = '2026-11-25T10:00:00.000Z';
-    writeFileSync(none, mhlXml([{ path: 'DCIM/Camera01/a.insv', size: 4, mtimeMs: Date.parse(at), xxh64: '0123456789abcdef', hashedAt: at, verified: false }], at, { name: 'capture-uploader', version: '1' }));
+    writeFileSync(
+      none,
+      mhlXml(
+        [
+          {
+            path: 'DCIM/Camera01/a.insv',
+            size: 4,
+            mtimeMs: Date.parse(at),
+            xxh64: '0123456789abcdef',
+            hashedAt: at,
+            verified: false,
+          },
+        ],
+        at,
+        { name: 'capture-uploader', version: '1' },
+      ),
+    );
     const v = xmllint(MANIFEST_XSD, none);
     expect(v.out).toContain('validates');
     expect(v.status).toBe(0);
-    expect(readFileSync(none, 'utf8')).toContain('<comment>Not in this copy (1 of 1 files): DCIM/Camera01/a.insv (XXH64 on the card 0123456789abcdef; its copy failed verification)</comment>');
+    expect(readFileSync(none, 'utf8')).toContain(
+      '<comment>Not in this copy (1 of 1 files): DCIM/Camera01/a.insv (XXH64 on the card 0123456789abcdef; its copy failed verification)</comment>',
+    );
   });
 
   it('the schema check is not a formality: a manifest with an action the schema lacks is refused', () => {

@@ -21,12 +21,20 @@ export interface MhlTool {
 }
 
 // XML 1.0 cannot hold these at all, not even as character references: a path holding one cannot be listed.
-// eslint-disable-next-line no-control-regex -- matching the control characters is the point
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+const NOT_XML =
+  // eslint-disable-next-line no-control-regex -- matching the control characters is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
 const NOT_XML_ALL = new RegExp(NOT_XML.source, 'gu');
 /** Text escaped for XML content and attributes; CR, LF and TAB as references, so a parser gives them back unchanged. */
 const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\t/g, '&#9;');
 /** ISO 8601 with a +00:00 zone and whole seconds, as the ASC MHL examples write dates. */
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', '+00:00');
 
@@ -52,7 +60,12 @@ export function mhlXml(entries: readonly MhlEntry[], createdAt: string, tool: Mh
   const comment = left.length
     ? `\n    <comment>${esc(
         `Not in this copy (${left.length} of ${entries.length} files): ` +
-          left.map((e) => `${e.path.replace(NOT_XML_ALL, '\uFFFD')} (${e.xxh64 ? `XXH64 on the card ${e.xxh64}` : 'not readable on the card'}; ${e.verified ? 'its name cannot be written in XML' : 'its copy failed verification'})`).join('; '),
+          left
+            .map(
+              (e) =>
+                `${e.path.replace(NOT_XML_ALL, '\uFFFD')} (${e.xxh64 ? `XXH64 on the card ${e.xxh64}` : 'not readable on the card'}; ${e.verified ? 'its name cannot be written in XML' : 'its copy failed verification'})`,
+            )
+            .join('; '),
       )}</comment>`
     : '';
   return `<?xml version="1.0" encoding="UTF-8"?>
@@ -94,7 +107,12 @@ export function c4Id(bytes: Uint8Array): string {
  * naming it with its C4 id, as `ascmhl` reads them. Times are ISO 8601. Answers the manifest's path.
  * Throws the file system's errors.
  */
-export async function writeMhl(folder: string, entries: readonly MhlEntry[], times: { startedAt: string; createdAt: string }, tool: MhlTool): Promise<string> {
+export async function writeMhl(
+  folder: string,
+  entries: readonly MhlEntry[],
+  times: { startedAt: string; createdAt: string },
+  tool: MhlTool,
+): Promise<string> {
   const dir = join(folder, 'ascmhl');
   await mkdir(dir, { recursive: true });
   const stamp = new Date(times.startedAt).toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '');

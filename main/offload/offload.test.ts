@@ -1,7 +1,16 @@
 import { Database } from '../testing/queue-backdoors.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,14 +63,16 @@ describe('offloadCard', () => {
     expect(performance.now() - abortedAt).toBeLessThan(1000);
     expect(journal.calls).toEqual(['begin', 'interrupt']);
     // Nothing half-written: no .partial, and every copy in the library is whole and was verified.
-    const left = (readdirSync(library, { recursive: true }) as string[]).map((p) => join(library, p)).filter((p) => statSync(p).isFile());
+    const left = (readdirSync(library, { recursive: true }) as string[])
+      .map((p) => join(library, p))
+      .filter((p) => statSync(p).isFile());
     expect(left.filter((p) => p.endsWith('.partial'))).toEqual([]);
     // Neither lens finished: nothing is in place, and neither was recorded as copied.
     expect(left.filter((p) => !p.endsWith('.mhl') && !p.includes('ascmhl'))).toEqual([]);
     expect(journal.files).toEqual([]);
   }, 120_000);
 
-  it('copies every recording byte for byte under the card\'s layout, with each XXH64, an ASC MHL, and the card untouched', async () => {
+  it("copies every recording byte for byte under the card's layout, with each XXH64, an ASC MHL, and the card untouched", async () => {
     const card = writeFakeCard(join(work, 'X4_CARD'), { recordings: 3, bytes: 9 * 1024 * 1024 + 7 });
     // A real recording too, whose XXH64 is checked against the reference implementation.
     const real = join(card.root, 'DCIM', 'Camera01', 'VID_20231121_201609_00_007.insv');
@@ -69,7 +80,10 @@ describe('offloadCard', () => {
     const all = [...card.recordings, real, ...card.others];
     const before = snapshot(all);
     const seen: number[] = [];
-    const r = await offloadCard(card.root, { library: join(work, 'library'), onProgress: (p) => seen.push(p.bytesDone) });
+    const r = await offloadCard(card.root, {
+      library: join(work, 'library'),
+      onProgress: (p) => seen.push(p.bytesDone),
+    });
 
     expect(r.verified).toBe(true);
     expect(r.files.map((f) => f.source).sort()).toEqual([...card.recordings, real].sort());
@@ -90,12 +104,16 @@ describe('offloadCard', () => {
     const mhl = readFileSync(r.mhlPath!, 'utf8');
     expect(mhl).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<hashlist version="2.0" xmlns="urn:ASC:MHL:v2.0">/);
     for (const f of r.files) {
-      expect(mhl).toContain(`<path size="${f.size}" lastmodificationdate="${new Date(Math.floor(f.mtimeMs / 1000) * 1000).toISOString().replace('.000Z', '+00:00')}">${relative(r.destination, f.copy)}</path>\n      <xxh64 action="original"`);
+      expect(mhl).toContain(
+        `<path size="${f.size}" lastmodificationdate="${new Date(Math.floor(f.mtimeMs / 1000) * 1000).toISOString().replace('.000Z', '+00:00')}">${relative(r.destination, f.copy)}</path>\n      <xxh64 action="original"`,
+      );
       expect(mhl).toContain(`>${f.xxh64}</xxh64>`);
     }
     expect(mhl.match(/<hash>/g)).toHaveLength(r.files.length);
     // The tool that wrote it is this app at its own version (package.json), not a placeholder.
-    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const version = (
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    ).version;
     expect(mhl).toContain(`<tool version="${version}">capture-uploader</tool>`);
     const chain = readFileSync(join(r.destination, 'ascmhl', 'ascmhl_chain.xml'), 'utf8');
     expect(chain).toContain(`<c4>${c4Id(readFileSync(r.mhlPath!))}</c4>`);
@@ -109,7 +127,11 @@ describe('offloadCard', () => {
       library: join(work, 'library-bad'),
       // A disk that flips a byte: the flaky file's first copy only, the broken file's every copy.
       afterWrite: async (partial) => {
-        const name = partial.split('/').pop()!.replace(/^\./, '').replace(/\.partial$/, '');
+        const name = partial
+          .split('/')
+          .pop()!
+          .replace(/^\./, '')
+          .replace(/\.partial$/, '');
         if ((name === flaky.split('/').pop() && !damaged.includes(name)) || name === broken.split('/').pop()) {
           damaged.push(name);
           const b = readFileSync(partial);
@@ -122,7 +144,11 @@ describe('offloadCard', () => {
     const byName = new Map(r.files.map((f) => [f.source, f]));
     expect(byName.get(flaky)).toMatchObject({ verified: true, attempts: 2 });
     expect(sha256(byName.get(flaky)!.copy)).toBe(sha256(flaky));
-    expect(byName.get(broken)).toMatchObject({ verified: false, attempts: 2, error: expect.stringContaining(`${broken}: the copy read back differs from the card`) });
+    expect(byName.get(broken)).toMatchObject({
+      verified: false,
+      attempts: 2,
+      error: expect.stringContaining(`${broken}: the copy read back differs from the card`),
+    });
     // A copy that did not verify is not left where it could be uploaded.
     expect(existsSync(byName.get(broken)!.copy)).toBe(false);
     expect(r.files.filter((f) => !f.verified).map((f) => f.source)).toEqual([broken]);
@@ -132,7 +158,9 @@ describe('offloadCard', () => {
     expect(mhl.match(/<hash>/g)).toHaveLength(3);
     expect(mhl).not.toContain(`>${relative(r.destination, byName.get(broken)!.copy)}</path>`);
     expect(mhl).toContain(`its copy failed verification`);
-    expect(mhl).toContain(`${relative(r.destination, byName.get(broken)!.copy)} (XXH64 on the card ${byName.get(broken)!.xxh64}`);
+    expect(mhl).toContain(
+      `${relative(r.destination, byName.get(broken)!.copy)} (XXH64 on the card ${byName.get(broken)!.xxh64}`,
+    );
   });
 
   it('hands each recording on as soon as its files are verified, before the rest of the card is copied', async () => {
@@ -154,7 +182,7 @@ describe('offloadCard', () => {
     expect(r.verified).toBe(true);
   });
 
-  it('with a part size, computes each upload part\'s MD5 from the card\'s bytes on the MD5 thread, exactly as node:crypto, tied to the copy\'s identity', async () => {
+  it("with a part size, computes each upload part's MD5 from the card's bytes on the MD5 thread, exactly as node:crypto, tied to the copy's identity", async () => {
     const partSize = 1024 * 1024 + 3; // parts straddle the 8 MiB chunks' and each other's boundaries
     const card = writeFakeCard(join(work, 'MD5_CARD'), { recordings: 3 });
     // Lens files of the sizes that matter: an exact multiple of the part size, one byte more, one
@@ -167,10 +195,25 @@ describe('offloadCard', () => {
     expect(r.files.map((f) => f.size).sort((a, b) => a - b)).toEqual([...sizes].sort((a, b) => a - b));
     for (const f of r.files) {
       const bytes = readFileSync(f.source);
-      const want = Array.from({ length: Math.max(1, Math.ceil(bytes.length / partSize)) }, (_, i) => createHash('md5').update(bytes.subarray(i * partSize, (i + 1) * partSize)).digest('hex'));
-      expect(Array.from({ length: f.partMd5s!.length / 16 }, (_, i) => f.partMd5s!.subarray(i * 16, i * 16 + 16).toString('hex')), `${bytes.length} bytes`).toEqual(want);
+      const want = Array.from({ length: Math.max(1, Math.ceil(bytes.length / partSize)) }, (_, i) =>
+        createHash('md5')
+          .update(bytes.subarray(i * partSize, (i + 1) * partSize))
+          .digest('hex'),
+      );
+      expect(
+        Array.from({ length: f.partMd5s!.length / 16 }, (_, i) =>
+          f.partMd5s!.subarray(i * 16, i * 16 + 16).toString('hex'),
+        ),
+        `${bytes.length} bytes`,
+      ).toEqual(want);
       const st = statSync(f.copy, { bigint: true });
-      expect(f.copyFacts).toEqual({ size: bytes.length, mtimeMs: Number(st.mtimeMs), dev: String(st.dev), ino: String(st.ino), ctimeNs: String(st.ctimeNs) });
+      expect(f.copyFacts).toEqual({
+        size: bytes.length,
+        mtimeMs: Number(st.mtimeMs),
+        dev: String(st.dev),
+        ino: String(st.ino),
+        ctimeNs: String(st.ctimeNs),
+      });
     }
     // Without a part size nothing is hashed but XXH64.
     const plain = await offloadCard(card.root, { library: join(work, 'library-md5-none') });
@@ -206,7 +249,11 @@ describe('offloadCard', () => {
     });
     expect(r.verified).toBe(false);
     const bad = r.files.find((f) => f.source === broken)!;
-    expect(bad).toMatchObject({ verified: false, attempts: 2, error: expect.stringContaining(`${broken}: the copy read back differs from the card`) });
+    expect(bad).toMatchObject({
+      verified: false,
+      attempts: 2,
+      error: expect.stringContaining(`${broken}: the copy read back differs from the card`),
+    });
     expect(bad.partMd5s).toBeUndefined();
     expect(existsSync(bad.copy)).toBe(false);
     // The other files verified, with their part MD5s.
@@ -220,14 +267,22 @@ describe('offloadCard', () => {
     const pool = PartMd5Pool.start(CHUNK_BYTES, 2);
     try {
       for (let i = 0; i < 4; i++) {
-        const failing = copyVerified(source, join(work, 'slots', `${i}.insv`), { partSize: 1024 * 1024, md5Pool: pool, afterWrite: () => Promise.reject(new Error('disk gone')) });
+        const failing = copyVerified(source, join(work, 'slots', `${i}.insv`), {
+          partSize: 1024 * 1024,
+          md5Pool: pool,
+          afterWrite: () => Promise.reject(new Error('disk gone')),
+        });
         await expect(failing).rejects.toThrow('disk gone');
       }
       const r = await copyVerified(source, join(work, 'slots', 'ok.insv'), { partSize: 1024 * 1024, md5Pool: pool });
       expect(r.verified).toBe(true);
       // The pool's slots are page-aligned: written and read back with O_DIRECT wherever the buffers of a copy without the pool are.
       expect(r.readBackFromDisk).toBe((await copyVerified(source, join(work, 'slots', 'plain.insv'))).readBackFromDisk);
-      const want = Array.from({ length: 10 }, (_, i) => createHash('md5').update(bytes.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024)).digest('hex')).join('');
+      const want = Array.from({ length: 10 }, (_, i) =>
+        createHash('md5')
+          .update(bytes.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024))
+          .digest('hex'),
+      ).join('');
       expect(r.partMd5s!.toString('hex')).toBe(want);
     } finally {
       await pool.close();
@@ -248,7 +303,11 @@ console.log('verified', r.verified, r.files.map((f) => f.partMd5s.length).join('
 await offloadCard(${JSON.stringify(card.root)}, { ...opts, onRecording: () => { throw new Error('no queue'); } }).catch((e) => console.log('threw', e.message));
 `,
     );
-    const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: fileURLToPath(new URL('../../', import.meta.url)), encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      cwd: fileURLToPath(new URL('../../', import.meta.url)),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('verified true 48,48\nthrew no queue\n');
     // Not killed by the timeout: it exited on its own.
@@ -287,7 +346,9 @@ await offloadCard(${JSON.stringify(card.root)}, { ...opts, onRecording: () => { 
     const library = join(work, 'library-small');
     const err = await offloadCard(card.root, { library, freeBytes: async () => 1024 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotEnoughSpaceError);
-    expect((err as Error).message).toMatch(new RegExp(`^Not enough free space in ${library}: the recordings need \\d+ bytes, 1024 are free`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`^Not enough free space in ${library}: the recordings need \\d+ bytes, 1024 are free`),
+    );
     expect(existsSync(join(library))).toBe(true);
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(library)).toEqual([]);
@@ -295,20 +356,39 @@ await offloadCard(${JSON.stringify(card.root)}, { ...opts, onRecording: () => { 
 
   it('refuses a folder without recordings, naming it', async () => {
     const empty = mkdtempSync(join(work, 'empty-'));
-    await expect(offloadCard(empty, { library: join(work, 'library-empty') })).rejects.toThrow(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
+    await expect(offloadCard(empty, { library: join(work, 'library-empty') })).rejects.toThrow(
+      `No recordings found in ${empty} (looked for .insv, .mp4, .csv)`,
+    );
   });
 });
 
 describe('the offload record in the queue (migration 8)', () => {
-  it('keeps each offload and its files\' hashes', async () => {
+  it("keeps each offload and its files' hashes", async () => {
     const card = writeFakeCard(join(work, 'REC_CARD'), { recordings: 1 });
     const r = await offloadCard(card.root, { library: join(work, 'library-rec') });
     const { db } = openQueueDatabase(join(work, 'queue.db'));
     const id = recordOffload(db, r);
     expect(listOffloads(db)).toEqual([
       {
-        id, card: r.card, cardName: 'REC_CARD', destination: r.destination, startedAt: r.startedAt, finishedAt: r.finishedAt, state: 'finished', fileCount: 2, bytes: r.bytes, verified: true, mhlPath: r.mhlPath,
-        files: r.files.map((f) => ({ source: f.source, copy: f.copy, size: f.size, mtimeMs: f.mtimeMs, xxh64: f.xxh64, verified: true })),
+        id,
+        card: r.card,
+        cardName: 'REC_CARD',
+        destination: r.destination,
+        startedAt: r.startedAt,
+        finishedAt: r.finishedAt,
+        state: 'finished',
+        fileCount: 2,
+        bytes: r.bytes,
+        verified: true,
+        mhlPath: r.mhlPath,
+        files: r.files.map((f) => ({
+          source: f.source,
+          copy: f.copy,
+          size: f.size,
+          mtimeMs: f.mtimeMs,
+          xxh64: f.xxh64,
+          verified: true,
+        })),
       },
     ]);
     db.close();
@@ -319,8 +399,12 @@ describe('the offload record in the queue (migration 8)', () => {
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 7);
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'queued', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
-    db.prepare(`INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/lib/a.insv', 'a.insv', 'video/insv', 10, 1, 'pending')`).run();
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'queued', 'walk', 'p1', 's1', '{}', ?, ?)`,
+    ).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/lib/a.insv', 'a.insv', 'video/insv', 10, 1, 'pending')`,
+    ).run();
     const before = [db.prepare('SELECT * FROM captures').all(), db.prepare('SELECT * FROM files').all()];
     migrate(db, ':memory:', MIGRATIONS, 8);
     expect(db.pragma('user_version', { simple: true })).toBe(8);

@@ -160,8 +160,14 @@ const statfsFree = async (folder: string) => {
 /** Thrown before anything is copied when the library's disk has less free space than the recordings need. */
 export class NotEnoughSpaceError extends Error {
   override readonly name = 'NotEnoughSpaceError';
-  constructor(readonly library: string, readonly needed: number, readonly free: number) {
-    super(`Not enough free space in ${library}: the recordings need ${needed} bytes, ${free} are free. Free some space or choose another library folder (--library).`);
+  constructor(
+    readonly library: string,
+    readonly needed: number,
+    readonly free: number,
+  ) {
+    super(
+      `Not enough free space in ${library}: the recordings need ${needed} bytes, ${free} are free. Free some space or choose another library folder (--library).`,
+    );
   }
 }
 
@@ -185,7 +191,9 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   const refused = inspected.refused;
   if (inspected.groups.length === 0) throw new Error(noRecordingsIn(card));
   // A recording already in the library is not copied again: only its every file found counts.
-  const known = opts.knownCopies ? await opts.knownCopies(inspected.groups.flatMap((g) => g.files)) : new Map<string, KnownCopy>();
+  const known = opts.knownCopies
+    ? await opts.knownCopies(inspected.groups.flatMap((g) => g.files))
+    : new Map<string, KnownCopy>();
   const isKnown = (g: (typeof inspected.groups)[number]) => g.files.every((f) => known.has(f.path));
   const knownRecordings = inspected.groups.filter(isKnown).map((g) => g.files.map((f) => known.get(f.path)!));
   const groups = inspected.groups.filter((g) => !isKnown(g));
@@ -199,7 +207,20 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     for (const r of knownRecordings) if (r.some((c) => c.queue === null)) await opts.onRecording?.(r.map(asOffloaded));
     const newest = knownRecordings.flat().reduce((a, b) => (b.importedAt > a.importedAt ? b : a));
     const at = started.toISOString();
-    return { card: root, cardName, destination: newest.destination, startedAt: at, finishedAt: at, files: [], bytes: 0, recordings: 0, verified: true, ...(newest.mhlPath ? { mhlPath: newest.mhlPath } : {}), skipped: refused, ...already };
+    return {
+      card: root,
+      cardName,
+      destination: newest.destination,
+      startedAt: at,
+      finishedAt: at,
+      files: [],
+      bytes: 0,
+      recordings: 0,
+      verified: true,
+      ...(newest.mhlPath ? { mhlPath: newest.mhlPath } : {}),
+      skipped: refused,
+      ...already,
+    };
   }
   const bytes = sources.reduce((n, f) => n + f.size, 0);
   const library = resolve(opts.library);
@@ -208,13 +229,25 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   if (free < bytes + MARGIN_BYTES) throw new NotEnoughSpaceError(library, bytes, free);
   // The known recordings no queue row holds yet are handed on first, from their existing copies.
   let recordings: Promise<void> = Promise.resolve();
-  for (const r of knownRecordings) if (r.some((c) => c.queue === null) && opts.onRecording) recordings = recordings.then(() => opts.onRecording!(r.map(asOffloaded)));
+  for (const r of knownRecordings)
+    if (r.some((c) => c.queue === null) && opts.onRecording)
+      recordings = recordings.then(() => opts.onRecording!(r.map(asOffloaded)));
   // The folder is named in the operator's local time with its offset (X4_CARD_2026-11-27_081530+0100),
   // as they remember the day; the offset keeps two names an hour apart across a clock change apart.
-  const stamp = DateTime.fromJSDate(started).toFormat("yyyy-MM-dd_HHmmssZZZ");
+  const stamp = DateTime.fromJSDate(started).toFormat('yyyy-MM-dd_HHmmssZZZ');
   const destination = join(library, `${cardName}_${stamp}`);
-  opts.journal?.begin({ card: root, cardName, destination, startedAt: started.toISOString(), files: sources.length, bytes });
-  opts.onPlan?.(sources.map((f) => ({ path: f.path, size: f.size })), destination);
+  opts.journal?.begin({
+    card: root,
+    cardName,
+    destination,
+    startedAt: started.toISOString(),
+    files: sources.length,
+    bytes,
+  });
+  opts.onPlan?.(
+    sources.map((f) => ({ path: f.path, size: f.size })),
+    destination,
+  );
   const files: OffloadedFile[] = new Array(sources.length);
   let copied = 0;
   const rate = new CopyRate(opts.clock);
@@ -226,7 +259,14 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     const rel = relative(root, f.path);
     // A link on the card to a file elsewhere keeps only its name.
     const copy = join(destination, rel.startsWith('..') || isAbsolute(rel) ? basename(f.path) : rel);
-    const entry: OffloadedFile = { source: f.path, copy, size: f.size, mtimeMs: f.mtimeMs, verified: false, attempts: 0 };
+    const entry: OffloadedFile = {
+      source: f.path,
+      copy,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      verified: false,
+      attempts: 0,
+    };
     for (let attempt = 1; attempt <= 2 && !entry.verified; attempt++) {
       entry.attempts = attempt;
       try {
@@ -243,7 +283,8 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
         if (r.partMd5s) entry.partMd5s = r.partMd5s;
         if (r.copyFacts) entry.copyFacts = r.copyFacts;
-        if (!r.verified) entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
+        if (!r.verified)
+          entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
         else delete entry.error;
       } catch (err) {
         // Stopped: the file is neither copied nor failed, and nothing after it starts.
@@ -282,7 +323,19 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     } finally {
       await pool?.close();
     }
-    const result = { ...(await finishOffload(opts, { root, cardName, destination, started, files, bytes, recordings: groups.length, skipped: refused })), ...already };
+    const result = {
+      ...(await finishOffload(opts, {
+        root,
+        cardName,
+        destination,
+        started,
+        files,
+        bytes,
+        recordings: groups.length,
+        skipped: refused,
+      })),
+      ...already,
+    };
     opts.journal?.finish(result);
     return result;
   } catch (err) {
@@ -293,19 +346,42 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
 }
 
 /** A known recording's file as an offloaded one: its existing copy, verified when that copy was made. */
-const asOffloaded = (c: KnownCopy): OffloadedFile => ({ source: c.source, copy: c.copy, size: c.size, mtimeMs: c.mtimeMs, verified: true, attempts: 0 });
+const asOffloaded = (c: KnownCopy): OffloadedFile => ({
+  source: c.source,
+  copy: c.copy,
+  size: c.size,
+  mtimeMs: c.mtimeMs,
+  verified: true,
+  attempts: 0,
+});
 
 /** Writes the offload's ASC MHL beside its copies and its transfer report beside the MHL, and answers its result (what offloadCard answers). */
 async function finishOffload(
   opts: OffloadOptions,
-  o: { root: string; cardName: string; destination: string; started: Date; files: OffloadedFile[]; bytes: number; recordings: number; skipped: RefusedPath[] },
+  o: {
+    root: string;
+    cardName: string;
+    destination: string;
+    started: Date;
+    files: OffloadedFile[];
+    bytes: number;
+    recordings: number;
+    skipped: RefusedPath[];
+  },
 ): Promise<OffloadResult> {
   const { root, cardName, destination, started, files, bytes } = o;
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
   const tool = opts.tool ?? { name: 'capture-uploader', version: APP_VERSION };
   const mhlPath = await writeMhl(
     destination,
-    files.map((f) => ({ path: relative(destination, f.copy).split(sep).join('/'), size: f.size, mtimeMs: f.mtimeMs, ...(f.xxh64 ? { xxh64: f.xxh64 } : {}), hashedAt: finishedAt, verified: f.verified })),
+    files.map((f) => ({
+      path: relative(destination, f.copy).split(sep).join('/'),
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      ...(f.xxh64 ? { xxh64: f.xxh64 } : {}),
+      hashedAt: finishedAt,
+      verified: f.verified,
+    })),
     { startedAt: started.toISOString(), createdAt: finishedAt },
     tool,
   );
@@ -315,10 +391,30 @@ async function finishOffload(
     mhlName: basename(mhlPath),
     startedAt: started.toISOString(),
     finishedAt,
-    files: files.map((f) => ({ path: relativeToCard(root, f.source), size: f.size, verified: f.verified, ...(f.xxh64 ? { xxh64: f.xxh64 } : {}), ...(f.copiedAt ? { copiedAt: f.copiedAt } : {}), ...(f.error ? { error: f.error } : {}) })),
+    files: files.map((f) => ({
+      path: relativeToCard(root, f.source),
+      size: f.size,
+      verified: f.verified,
+      ...(f.xxh64 ? { xxh64: f.xxh64 } : {}),
+      ...(f.copiedAt ? { copiedAt: f.copiedAt } : {}),
+      ...(f.error ? { error: f.error } : {}),
+    })),
     recordings: o.recordings,
     skipped: o.skipped,
     tool,
   });
-  return { card: root, cardName, destination, startedAt: started.toISOString(), finishedAt, files, bytes, recordings: o.recordings, verified: files.every((f) => f.verified), mhlPath, reportPath, skipped: o.skipped };
+  return {
+    card: root,
+    cardName,
+    destination,
+    startedAt: started.toISOString(),
+    finishedAt,
+    files,
+    bytes,
+    recordings: o.recordings,
+    verified: files.every((f) => f.verified),
+    mhlPath,
+    reportPath,
+    skipped: o.skipped,
+  };
 }

@@ -30,7 +30,8 @@ export class PartMd5s {
 
   /** `partSize` in bytes, a positive integer. */
   constructor(private readonly partSize: number) {
-    if (!Number.isSafeInteger(partSize) || partSize <= 0) throw new RangeError(`partSize must be a positive integer, not ${partSize}`);
+    if (!Number.isSafeInteger(partSize) || partSize <= 0)
+      throw new RangeError(`partSize must be a positive integer, not ${partSize}`);
   }
 
   /** Feeds the next bytes of the file. */
@@ -93,8 +94,26 @@ export function forgetPartMd5s(db: QueueDatabase, path: string): void {
  */
 export function storedPartMd5s(db: QueueDatabase, f: QueuedFile, now: FileFacts): string[] | undefined {
   if (!f.partSize || !f.totalParts || !f.dev || !f.ino || !f.ctimeNs) return undefined;
-  if (now.dev !== f.dev || now.ino !== f.ino || now.ctimeNs !== f.ctimeNs || now.size !== f.size || Math.trunc(now.mtimeMs) !== Math.trunc(f.mtimeMs)) return undefined;
-  const md5s = partMd5sOf(db, { path: f.path, size: f.size, mtimeMs: f.mtimeMs, dev: f.dev, ino: f.ino, ctimeNs: f.ctimeNs, partSize: f.partSize });
+  if (
+    now.dev !== f.dev ||
+    now.ino !== f.ino ||
+    now.ctimeNs !== f.ctimeNs ||
+    now.size !== f.size ||
+    Math.trunc(now.mtimeMs) !== Math.trunc(f.mtimeMs)
+  )
+    return undefined;
+  const md5s = partMd5sOf(db, {
+    path: f.path,
+    size: f.size,
+    mtimeMs: f.mtimeMs,
+    dev: f.dev,
+    ino: f.ino,
+    ctimeNs: f.ctimeNs,
+    partSize: f.partSize,
+  });
   if (!md5s || md5s.length !== f.totalParts * MD5_BYTES) return undefined;
-  return Array.from({ length: f.totalParts }, (_, i) => `"${md5s.subarray(i * MD5_BYTES, (i + 1) * MD5_BYTES).toString('hex')}"`);
+  return Array.from(
+    { length: f.totalParts },
+    (_, i) => `"${md5s.subarray(i * MD5_BYTES, (i + 1) * MD5_BYTES).toString('hex')}"`,
+  );
 }

@@ -13,7 +13,14 @@ import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
 // mid-copy leaves it behind. The queue's open removes it, and only it.
 const work = mkdtempSync(join(tmpdir(), 'partials-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const gateway = { baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p1', email: 'a@b.c', password: 'x' };
+const gateway = {
+  baseUrl: 'http://127.0.0.1:9',
+  authUrl: 'http://127.0.0.1:9',
+  apiKey: 'k',
+  projectId: 'p1',
+  email: 'a@b.c',
+  password: 'x',
+};
 
 /** Every file and link under `dir`, relative, sorted; the queue's own files aside. */
 const tree = (dir: string): string[] =>
@@ -49,7 +56,12 @@ describe('the half-written copies of an interrupted offload', () => {
       expect(existsSync(partial)).toBe(true);
       return { id: journal.id!, dest, partial };
     };
-    const stopped = await stuckInAnotherProcess({ dataDir, library, card: join(work, 'STOPPED'), at: '2026-11-25T09:00:00Z' });
+    const stopped = await stuckInAnotherProcess({
+      dataDir,
+      library,
+      card: join(work, 'STOPPED'),
+      at: '2026-11-25T09:00:00Z',
+    });
     await killed(stopped.child);
     const running = await stuck('RUNNING', '2026-11-25T09:01:00Z');
     db.close();
@@ -67,15 +79,23 @@ describe('the half-written copies of an interrupted offload', () => {
     writeFileSync(join(library, '.loose.partial'), 'mine');
     const before = tree(work);
 
-    const u = openUploader({ dataDir, gateway, copyRoute: { copying: () => false, copied: () => undefined, runningOffloads: () => [running.id] } });
+    const u = openUploader({
+      dataDir,
+      gateway,
+      copyRoute: { copying: () => false, copied: () => undefined, runningOffloads: () => [running.id] },
+    });
     try {
-      expect(listOffloads(u.queue.db).map((o) => [o.id, o.state])).toEqual([[stopped.id, 'interrupted'], [running.id, 'copying']]);
+      expect(listOffloads(u.queue.db).map((o) => [o.id, o.state])).toEqual([
+        [stopped.id, 'interrupted'],
+        [running.id, 'copying'],
+      ]);
       expect(existsSync(stopped.partial)).toBe(false);
       expect(existsSync(running.partial)).toBe(true);
       // Nothing else went: the verified copies, the lookalikes, the folder, the link and its target.
       // The stopped offload may have had more than its last copy half-written when it was killed
       // (copies are written side by side): every one of those goes, and only those.
-      const stoppedCopy = (p: string) => join(work, p).startsWith(`${stopped.dest}/`) && /\/\.VID_[^/]+\.insv\.partial$/.test(p);
+      const stoppedCopy = (p: string) =>
+        join(work, p).startsWith(`${stopped.dest}/`) && /\/\.VID_[^/]+\.insv\.partial$/.test(p);
       expect(before.filter(stoppedCopy)).toContain(stopped.partial.slice(work.length + 1));
       expect(tree(work)).toEqual(before.filter((p) => !stoppedCopy(p)));
     } finally {
@@ -89,7 +109,12 @@ describe('an offload another process runs', () => {
     const dataDir = join(work, 'other-data');
     const library = join(work, 'other-library');
     mkdirSync(dataDir);
-    const other = await stuckInAnotherProcess({ dataDir, library, card: join(work, 'OTHER'), at: '2026-11-25T10:00:00Z' });
+    const other = await stuckInAnotherProcess({
+      dataDir,
+      library,
+      card: join(work, 'OTHER'),
+      at: '2026-11-25T10:00:00Z',
+    });
     try {
       // This process runs no offload: only the lock tells that the other one copies still.
       const u = openUploader({ dataDir, gateway });

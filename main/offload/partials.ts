@@ -43,10 +43,14 @@ export function removeInterruptedPartials(db: QueueDatabase, running: readonly n
   const rows = unfinishedOffloads(db);
   // A folder an offload still writes to is left alone, whichever record also names it.
   const dir = dirname(db.name);
-  const live = new Set(rows.filter((r) => r.state === 'copying' || running.includes(r.id) || offloadAlive(dir, r.id)).map((r) => r.id));
+  const live = new Set(
+    rows.filter((r) => r.state === 'copying' || running.includes(r.id) || offloadAlive(dir, r.id)).map((r) => r.id),
+  );
   const busy = new Set(rows.filter((r) => live.has(r.id)).map((r) => r.destination));
   const removed: string[] = [];
-  for (const dest of new Set(rows.filter((r) => r.state === 'interrupted' && !live.has(r.id)).map((r) => r.destination))) {
+  for (const dest of new Set(
+    rows.filter((r) => r.state === 'interrupted' && !live.has(r.id)).map((r) => r.destination),
+  )) {
     if (busy.has(dest)) continue;
     for (const p of partialsUnder(dest)) {
       try {

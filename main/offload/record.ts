@@ -2,7 +2,14 @@ import { dirname } from 'node:path';
 import type { QueueDatabase } from '../queue/db.js';
 import { lockOffload, offloadAlive } from '../queue/lock.js';
 import { copyingOffloadIds, offloadRows } from '../queue/reader.js';
-import { finishOffloadRow, insertOffload, insertOffloadFile, insertWholeOffload, interruptOffload, markOffloadsInterrupted } from '../queue/writer.js';
+import {
+  finishOffloadRow,
+  insertOffload,
+  insertOffloadFile,
+  insertWholeOffload,
+  interruptOffload,
+  markOffloadsInterrupted,
+} from '../queue/writer.js';
 import type { OffloadedFile, OffloadJournal, OffloadResult, OffloadStart } from './offload.js';
 
 // The queue's record of each offload (migrations 8 and 14; its statements are main/queue/reader.ts
@@ -61,7 +68,18 @@ export function finishOffload(db: QueueDatabase, id: number, r: OffloadResult): 
  * id. For an offload that ran without a record (the queue was closed when it started). Throws SqliteError.
  */
 export function recordOffload(db: QueueDatabase, r: OffloadResult): number {
-  return insertWholeOffload(db, { card: r.card, cardName: r.cardName, destination: r.destination, startedAt: r.startedAt, files: r.files.length, bytes: r.bytes }, r);
+  return insertWholeOffload(
+    db,
+    {
+      card: r.card,
+      cardName: r.cardName,
+      destination: r.destination,
+      startedAt: r.startedAt,
+      files: r.files.length,
+      bytes: r.bytes,
+    },
+    r,
+  );
 }
 
 /**
@@ -111,7 +129,8 @@ export class OffloadRecorder implements OffloadJournal {
   }
 
   file(f: OffloadedFile): void {
-    if (this.id !== undefined) this.step(`The check of ${f.source} was not recorded`, (db) => recordOffloadFile(db, this.id!, f));
+    if (this.id !== undefined)
+      this.step(`The check of ${f.source} was not recorded`, (db) => recordOffloadFile(db, this.id!, f));
   }
 
   /** The offload ended with `r`: its row is finished (or written whole if its start was not); `id` says which, undefined when it could not be written. */
@@ -125,7 +144,7 @@ export class OffloadRecorder implements OffloadJournal {
 
   /** The offload failed part-way (it threw): its row says `interrupted`, its verified copies stay known. */
   interrupt(): void {
-    if (this.id !== undefined) this.step('The offload\'s end was not recorded', (db) => interruptOffload(db, this.id!));
+    if (this.id !== undefined) this.step("The offload's end was not recorded", (db) => interruptOffload(db, this.id!));
     this.release();
   }
 

@@ -45,8 +45,18 @@ export function recordedCopy(db: QueueDatabase, path: string): CopyOf | undefine
       } catch {
         continue; // removed by hand: not a copy any more
       }
-      if (!st.isFile() || Number(st.size) !== r.size || Math.trunc(Number(st.mtimeMs)) !== Math.trunc(r.mtimeMs)) continue;
-      return { path: r.copy, facts: { size: Number(st.size), mtimeMs: Number(st.mtimeMs), dev: String(st.dev), ino: String(st.ino), ctimeNs: String(st.ctimeNs) } };
+      if (!st.isFile() || Number(st.size) !== r.size || Math.trunc(Number(st.mtimeMs)) !== Math.trunc(r.mtimeMs))
+        continue;
+      return {
+        path: r.copy,
+        facts: {
+          size: Number(st.size),
+          mtimeMs: Number(st.mtimeMs),
+          dev: String(st.dev),
+          ino: String(st.ino),
+          ctimeNs: String(st.ctimeNs),
+        },
+      };
     }
   }
   return undefined;

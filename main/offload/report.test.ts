@@ -33,10 +33,19 @@ describe('the transfer report beside the ASC MHL', () => {
     expect(page).toContain(`<dt>Finished</dt><dd><time datetime="${localIso(r.finishedAt)}">`);
     expect(page).toContain('<dt>Volume id</dt><dd>not known</dd>'); // a folder, not a mounted volume
     for (const f of r.files) {
-      const shown = relative(card.root, f.source).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+      const shown = relative(card.root, f.source)
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;');
       const row = page.slice(page.indexOf(`<td class="path">${shown}</td>`));
       expect(row.length, f.source).toBeLessThan(page.length);
-      expect(row).toMatch(new RegExp(`^<td class="path">[^\\n]*</td>\\n\\s*<td class="num">[^<]* \\(${f.size.toLocaleString('en-US')} bytes\\)</td>\\n\\s*<td class="hash">${f.xxh64}</td>\\n\\s*<td>2026-11-27T[^<]+</td>\\n\\s*<td>Verified</td>`));
+      expect(row).toMatch(
+        new RegExp(
+          `^<td class="path">[^\\n]*</td>\\n\\s*<td class="num">[^<]* \\(${f.size.toLocaleString('en-US')} bytes\\)</td>\\n\\s*<td class="hash">${f.xxh64}</td>\\n\\s*<td>2026-11-27T[^<]+</td>\\n\\s*<td>Verified</td>`,
+        ),
+      );
     }
     // Escaped: no element a browser would run, the name shown as written.
     expect(page).not.toMatch(/<script/i);
@@ -59,7 +68,9 @@ describe('the transfer report beside the ASC MHL', () => {
     });
     expect(r.verified).toBe(false);
     const page = html(r.reportPath!);
-    expect(page).toContain('<p class="bad" id="result">Failed: 1 of 2 files was not verified, even copied twice. Keep the card.</p>');
+    expect(page).toContain(
+      '<p class="bad" id="result">Failed: 1 of 2 files was not verified, even copied twice. Keep the card.</p>',
+    );
     const bad = r.files.find((f) => !f.verified)!;
     expect(page).toContain(`<td>Not verified: ${bad.error!}</td>`);
     expect(bad.error).toContain('the copy read back differs from the card');

@@ -38,10 +38,12 @@ export interface TransferReport {
 }
 
 /** Text escaped for HTML content and attribute values (& < > " '), so a file named `<script>` stays text. */
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** An ISO 8601 time in the computer's local time with its offset, to the second ("2026-11-27T08:15:30+01:00"), as the operator read the clock. */
-export const localIso = (iso: string) => DateTime.fromISO(iso).toISO({ suppressMilliseconds: true, includeOffset: true }) ?? iso;
+export const localIso = (iso: string) =>
+  DateTime.fromISO(iso).toISO({ suppressMilliseconds: true, includeOffset: true }) ?? iso;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const bytes = (n: number) => `${formatBytes(n)} (${n.toLocaleString('en-US')} bytes)`;
@@ -76,9 +78,10 @@ export async function describeReportCard(root: string): Promise<ReportCard> {
 export function transferReportHtml(r: TransferReport): string {
   const bad = r.files.filter((f) => !f.verified);
   const total = r.files.reduce((n, f) => n + f.size, 0);
-  const result = bad.length === 0
-    ? `Verified: ${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')} (${formatBytes(total)}) copied and read back with the card's XXH64.${r.skipped.length ? ` ${plural(r.skipped.length, 'file')} that ${r.skipped.length === 1 ? 'is' : 'are'} not a recording ${r.skipped.length === 1 ? 'was' : 'were'} not copied (below).` : ''}`
-    : `Failed: ${bad.length} of ${plural(r.files.length, 'file')} ${bad.length === 1 ? 'was' : 'were'} not verified, even copied twice. Keep the card.`;
+  const result =
+    bad.length === 0
+      ? `Verified: ${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')} (${formatBytes(total)}) copied and read back with the card's XXH64.${r.skipped.length ? ` ${plural(r.skipped.length, 'file')} that ${r.skipped.length === 1 ? 'is' : 'are'} not a recording ${r.skipped.length === 1 ? 'was' : 'were'} not copied (below).` : ''}`
+      : `Failed: ${bad.length} of ${plural(r.files.length, 'file')} ${bad.length === 1 ? 'was' : 'were'} not verified, even copied twice. Keep the card.`;
   const rows = r.files
     .map(
       (f) => `      <tr class="${f.verified ? 'ok' : 'bad'}">

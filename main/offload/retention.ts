@@ -22,7 +22,11 @@ export interface RemovedCopy {
  * recorded (`offload_files.removed_at`); a copy already gone from the disk is recorded the same.
  * Answers what was removed. Throws the file system's error other than ENOENT.
  */
-export async function removeFinishedCopies(db: QueueDatabase, now: number, retentionMs: number = DEFAULT_RETENTION_MS): Promise<RemovedCopy[]> {
+export async function removeFinishedCopies(
+  db: QueueDatabase,
+  now: number,
+  retentionMs: number = DEFAULT_RETENTION_MS,
+): Promise<RemovedCopy[]> {
   // Per copy: how many queue rows upload it, how many of those rows' captures are unfinished, and
   // the latest completion (main/queue/reader.ts retentionCandidates).
   const candidates = retentionCandidates(db);

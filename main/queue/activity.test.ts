@@ -15,7 +15,14 @@ afterEach(() => vi.useRealTimers());
 const DAY = 86_400_000;
 const open = (name: string) => new UploadQueue(openQueueDatabase(join(work, `${name}.db`)).db);
 const line = (q: UploadQueue, daysAgo: number, now = Date.now()) =>
-  q.activity.add({ at: new Date(now - daysAgo * DAY).toISOString(), captureRow: null, fileId: null, subject: 'queue', kind: 'blocked', message: `${daysAgo} days ago` });
+  q.activity.add({
+    at: new Date(now - daysAgo * DAY).toISOString(),
+    captureRow: null,
+    fileId: null,
+    subject: 'queue',
+    kind: 'blocked',
+    message: `${daysAgo} days ago`,
+  });
 
 describe('the activity log is pruned', () => {
   it(`keeps ${ACTIVITY_KEEP_DAYS} days, or the newest lines up to a size`, () => {
@@ -32,7 +39,14 @@ describe('the activity log is pruned', () => {
   it('prunes when an engine opens the queue', () => {
     const q = open('at-open');
     for (const d of [200, 100, 5]) line(q, d);
-    const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
+    const gateway = new CaptureGateway({
+      baseUrl: 'http://127.0.0.1:9',
+      authUrl: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      projectId: 'p',
+      email: 'a@b.c',
+      password: 'x',
+    });
     new UploadEngine({ queue: q, gateway });
     expect(q.activity.list().map((e) => e.message)).toEqual(['5 days ago']);
   });
@@ -41,7 +55,14 @@ describe('the activity log is pruned', () => {
     const start = Date.UTC(2026, 10, 25, 12);
     vi.useFakeTimers({ now: start, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const q = open('daily');
-    const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
+    const gateway = new CaptureGateway({
+      baseUrl: 'http://127.0.0.1:9',
+      authUrl: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      projectId: 'p',
+      email: 'a@b.c',
+      password: 'x',
+    });
     const engine = new UploadEngine({ queue: q, gateway });
     line(q, ACTIVITY_KEEP_DAYS - 0.5, start); // still kept at open; older than the limit half a day later
     engine.holds.holdUntil(null); // a drain with `wait` stays up while the queue is held

@@ -83,9 +83,18 @@ export class ActivityLog {
   /** Appends one entry and returns it with its id and time. Throws SqliteError on a storage failure. */
   add(e: NewActivity): ActivityEntry {
     const at = e.at ?? new Date().toISOString();
-    const { lastInsertRowid } = this.sql('INSERT INTO activity (at, capture_row, file_id, subject, kind, message) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(at, e.captureRow, e.fileId, e.subject, e.kind, e.message);
-    return { id: Number(lastInsertRowid), at, captureRow: e.captureRow, fileId: e.fileId, subject: e.subject, kind: e.kind, message: e.message };
+    const { lastInsertRowid } = this.sql(
+      'INSERT INTO activity (at, capture_row, file_id, subject, kind, message) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(at, e.captureRow, e.fileId, e.subject, e.kind, e.message);
+    return {
+      id: Number(lastInsertRowid),
+      at,
+      captureRow: e.captureRow,
+      fileId: e.fileId,
+      subject: e.subject,
+      kind: e.kind,
+      message: e.message,
+    };
   }
 
   /**
@@ -94,10 +103,9 @@ export class ActivityLog {
    */
   list(opts: { since?: string; limit?: number } = {}): ActivityEntry[] {
     const rows = this.sql(
-        `SELECT id, at, capture_row AS captureRow, file_id AS fileId, subject, kind, message FROM activity
+      `SELECT id, at, capture_row AS captureRow, file_id AS fileId, subject, kind, message FROM activity
          WHERE at >= ? ORDER BY id DESC LIMIT ?`,
-      )
-      .all(opts.since ?? '', opts.limit ?? 1000) as ActivityEntry[];
+    ).all(opts.since ?? '', opts.limit ?? 1000) as ActivityEntry[];
     return rows.reverse();
   }
 
@@ -121,11 +129,15 @@ export class ActivityLog {
    * Answers how many lines went. Run at open and daily. Throws SqliteError on a storage failure.
    */
   prune(opts: { now?: number; keepDays?: number; maxEntries?: number } = {}): number {
-    const cutoff = new Date((opts.now ?? Date.now()) - (opts.keepDays ?? ACTIVITY_KEEP_DAYS) * 86_400_000).toISOString();
+    const cutoff = new Date(
+      (opts.now ?? Date.now()) - (opts.keepDays ?? ACTIVITY_KEEP_DAYS) * 86_400_000,
+    ).toISOString();
     return this.db.transaction(() => {
       let n = this.sql('DELETE FROM activity WHERE at < ?').run(cutoff).changes;
       if (opts.maxEntries !== undefined) {
-        n += this.sql('DELETE FROM activity WHERE id <= (SELECT id FROM activity ORDER BY id DESC LIMIT 1 OFFSET ?)').run(opts.maxEntries).changes;
+        n += this.sql(
+          'DELETE FROM activity WHERE id <= (SELECT id FROM activity ORDER BY id DESC LIMIT 1 OFFSET ?)',
+        ).run(opts.maxEntries).changes;
       }
       return n;
     })();

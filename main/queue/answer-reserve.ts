@@ -40,7 +40,8 @@ export class AnswerReserve {
       const fd = openSync(this.file, 'w');
       try {
         const zeros = Buffer.alloc(Math.min(this.bytes, 1024 * 1024));
-        for (let at = 0; at < this.bytes; at += zeros.length) writeSync(fd, zeros, 0, Math.min(zeros.length, this.bytes - at), at);
+        for (let at = 0; at < this.bytes; at += zeros.length)
+          writeSync(fd, zeros, 0, Math.min(zeros.length, this.bytes - at), at);
         fsyncSync(fd);
       } finally {
         closeSync(fd);

@@ -34,7 +34,11 @@ export class QueueBatch {
 
   /** Pauses every pending or uploading file (their own pause: they wait for a person's resume). */
   pauseAll(): BatchResult {
-    return this.moveAll(`UPDATE files SET state = 'paused', error = NULL, next_attempt_at = NULL WHERE ${PAUSABLE}`, 'paused', (n) => `Paused ${count(n)}, by a person`);
+    return this.moveAll(
+      `UPDATE files SET state = 'paused', error = NULL, next_attempt_at = NULL WHERE ${PAUSABLE}`,
+      'paused',
+      (n) => `Paused ${count(n)}, by a person`,
+    );
   }
 
   /** Resumes every paused file: pending again now, its attempts counted afresh. */
@@ -58,17 +62,28 @@ export class QueueBatch {
   /** Takes every completed capture, with its files and parts, off this computer's queue (nothing at the platform changes). */
   removeCompletedCaptures(): BatchResult {
     return this.db.transaction((): BatchResult => {
-      const fileIds = (this.sql(`SELECT f.id FROM files f JOIN captures c ON c.id = f.capture_row WHERE c.state = 'completed'`).all() as { id: number }[]).map((r) => r.id);
-      const captureRows = (this.sql(`DELETE FROM captures WHERE state = 'completed' RETURNING id`).all() as { id: number }[]).map((r) => r.id);
+      const fileIds = (
+        this.sql(
+          `SELECT f.id FROM files f JOIN captures c ON c.id = f.capture_row WHERE c.state = 'completed'`,
+        ).all() as { id: number }[]
+      ).map((r) => r.id);
+      const captureRows = (
+        this.sql(`DELETE FROM captures WHERE state = 'completed' RETURNING id`).all() as { id: number }[]
+      ).map((r) => r.id);
       if (captureRows.length === 0) return { fileIds: [], captureRows: [] };
-      const entry = this.line('removed', `Cleared ${captureRows.length.toLocaleString('en')} completed capture(s) from this computer's queue; nothing at the platform changed`);
+      const entry = this.line(
+        'removed',
+        `Cleared ${captureRows.length.toLocaleString('en')} completed capture(s) from this computer's queue; nothing at the platform changed`,
+      );
       return { fileIds, captureRows, entry };
     })();
   }
 
   /** Forgets these parts' ETags of one file (storage lacks them: they are sent again), in one transaction. Answers how many were set. */
   forgetParts(fileId: number, partNumbers: Iterable<number>): number {
-    const stmt = this.sql('UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ? AND etag IS NOT NULL');
+    const stmt = this.sql(
+      'UPDATE parts SET etag = NULL, uploaded_at = NULL WHERE file_id = ? AND part_number = ? AND etag IS NOT NULL',
+    );
     return this.db.transaction(() => {
       let n = 0;
       for (const p of partNumbers) n += stmt.run(fileId, p).changes;
@@ -78,9 +93,16 @@ export class QueueBatch {
 
   private moveAll(update: string, kind: ActivityKind, message: (n: number) => string): BatchResult {
     return this.db.transaction((): BatchResult => {
-      const rows = this.sql(`${update} RETURNING id, capture_row AS captureRow`).all() as { id: number; captureRow: number }[];
+      const rows = this.sql(`${update} RETURNING id, capture_row AS captureRow`).all() as {
+        id: number;
+        captureRow: number;
+      }[];
       if (rows.length === 0) return { fileIds: [], captureRows: [] };
-      return { fileIds: rows.map((r) => r.id), captureRows: [...new Set(rows.map((r) => r.captureRow))], entry: this.line(kind, message(rows.length)) };
+      return {
+        fileIds: rows.map((r) => r.id),
+        captureRows: [...new Set(rows.map((r) => r.captureRow))],
+        entry: this.line(kind, message(rows.length)),
+      };
     })();
   }
 

@@ -11,14 +11,32 @@ import { RemovedCards } from './removed-cards.js';
 
 const at = '2026-11-24T08:00:00.000Z';
 const request: CaptureRequest = {
-  project: 'p1', structure: 's1', captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot',
+  project: 'p1',
+  structure: 's1',
+  captureDateTime: at,
+  type: 'interior',
+  mode: '360 Video',
+  sourceType: 'bot',
   files: [
     { frameIndex: 1, fileName: 'VID_1_00_001.insv', contentType: 'video/insv', size: 1000 },
     { frameIndex: 2, fileName: 'VID_1_10_001.insv', contentType: 'video/insv', size: 1000 },
   ],
 };
-const onCard = request.files.map((f) => ({ path: `/media/ana/X4/DCIM/Camera01/${f.fileName}`, fileName: f.fileName, contentType: f.contentType, size: f.size, mtimeMs: 1_700_000_000_123, dev: '5', ino: `${f.frameIndex}`, ctimeNs: '1', fingerprint: 'ff' }));
-const copyOf = (path: string): CopyOf => ({ path: path.replace('/media/ana/X4', '/lib/X4_2026'), facts: { size: 1000, mtimeMs: 1_700_000_000_123.7, dev: '9', ino: `1${path.slice(-5, -4)}`, ctimeNs: '77' } });
+const onCard = request.files.map((f) => ({
+  path: `/media/ana/X4/DCIM/Camera01/${f.fileName}`,
+  fileName: f.fileName,
+  contentType: f.contentType,
+  size: f.size,
+  mtimeMs: 1_700_000_000_123,
+  dev: '5',
+  ino: `${f.frameIndex}`,
+  ctimeNs: '1',
+  fingerprint: 'ff',
+}));
+const copyOf = (path: string): CopyOf => ({
+  path: path.replace('/media/ana/X4', '/lib/X4_2026'),
+  facts: { size: 1000, mtimeMs: 1_700_000_000_123.7, dev: '9', ino: `1${path.slice(-5, -4)}`, ctimeNs: '77' },
+});
 
 /** A route over fixed sets: paths still copying, and paths whose copies verified. */
 const route = (copying: string[], copied: string[]): CopyRoute => ({
@@ -31,8 +49,12 @@ describe('files held for their verified copies', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 12);
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
-    db.prepare(`INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'pending')`).run();
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
+    ).run(at, at);
+    db.prepare(
+      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'pending')`,
+    ).run();
     const before = db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
     migrate(db, ':memory:', MIGRATIONS, 13);
     expect(db.prepare('SELECT * FROM files').all()).toEqual([{ ...before[0], awaiting_copy: 0 }]);
@@ -47,11 +69,30 @@ describe('files held for their verified copies', () => {
     q.copyRoute = route([b], [a]);
     const row = q.enqueueCapture('walk', request, onCard);
     const [fa, fb] = q.filesOf(row);
-    expect([fa!.path, fa!.awaitingCopy, fa!.ino, fa!.ctimeNs]).toEqual([copyOf(a).path, false, copyOf(a).facts.ino, '77']);
+    expect([fa!.path, fa!.awaitingCopy, fa!.ino, fa!.ctimeNs]).toEqual([
+      copyOf(a).path,
+      false,
+      copyOf(a).facts.ino,
+      '77',
+    ]);
     expect([fb!.path, fb!.awaitingCopy]).toEqual([b, true]);
     // `capture-uploader status`, a reader beside the app, says why it waits.
-    expect(statusOutput(q).filter((l) => l.includes('verified copy'))).toEqual(['      waiting for its verified copy: the app uploads it from the copy once the import verifies it']);
-    q.saveRegistration(row, 'cap-1', request.files.map((f) => ({ frameIndex: f.frameIndex, uploadId: `u${f.frameIndex}`, fileName: f.fileName, size: f.size, partSize: 5_242_880, totalParts: 1, status: 'pending' })));
+    expect(statusOutput(q).filter((l) => l.includes('verified copy'))).toEqual([
+      '      waiting for its verified copy: the app uploads it from the copy once the import verifies it',
+    ]);
+    q.saveRegistration(
+      row,
+      'cap-1',
+      request.files.map((f) => ({
+        frameIndex: f.frameIndex,
+        uploadId: `u${f.frameIndex}`,
+        fileName: f.fileName,
+        size: f.size,
+        partSize: 5_242_880,
+        totalParts: 1,
+        status: 'pending',
+      })),
+    );
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).toEqual([fa!.id]);
     expect(q.schedule.nextDueAt()).toBeNull();
 
@@ -59,7 +100,16 @@ describe('files held for their verified copies', () => {
     expect(settleCopyHolds(db, route([b], [a]))).toEqual({ moved: [], released: [], captures: [] });
     // Verified: moved to the copy with its identity, released, in one transaction.
     expect(settleCopyHolds(db, route([], [a, b]))).toEqual({ moved: [fb!.id], released: [], captures: [row] });
-    expect(q.file(fb!.id)).toMatchObject({ path: copyOf(b).path, awaitingCopy: false, size: 1000, mtimeMs: 1_700_000_000_123, dev: '9', ino: copyOf(b).facts.ino, ctimeNs: '77', fingerprint: 'ff' });
+    expect(q.file(fb!.id)).toMatchObject({
+      path: copyOf(b).path,
+      awaitingCopy: false,
+      size: 1000,
+      mtimeMs: 1_700_000_000_123,
+      dev: '9',
+      ino: copyOf(b).facts.ino,
+      ctimeNs: '77',
+      fingerprint: 'ff',
+    });
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).toEqual([fa!.id, fb!.id]);
   });
 
@@ -72,7 +122,10 @@ describe('files held for their verified copies', () => {
     const row = q.enqueueCapture('walk', request, onCard);
     expect(q.filesOf(row).map((f) => f.awaitingCopy)).toEqual([true, true]);
     // The first lens's "copy" is of another size (another card at the same mount point): not taken.
-    const other: CopyRoute = { copying: () => false, copied: (p) => (p === paths[0] ? { ...copyOf(p), facts: { ...copyOf(p).facts, size: 999 } } : undefined) };
+    const other: CopyRoute = {
+      copying: () => false,
+      copied: (p) => (p === paths[0] ? { ...copyOf(p), facts: { ...copyOf(p).facts, size: 999 } } : undefined),
+    };
     const ids = q.filesOf(row).map((f) => f.id);
     expect(settleCopyHolds(db, other)).toEqual({ moved: [], released: ids, captures: [row] });
     expect(q.filesOf(row).map((f) => [f.path, f.awaitingCopy])).toEqual(paths.map((p) => [p, false]));

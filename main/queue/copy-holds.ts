@@ -27,10 +27,12 @@ export interface CopyRoute {
 }
 
 /** The copy is of the file as queued: same size and modification time (the copy keeps the card's). */
-const sameBytes = (copy: CopyOf, f: { size: number; mtimeMs: number }) => copy.facts.size === f.size && Math.trunc(copy.facts.mtimeMs) === Math.trunc(f.mtimeMs);
+const sameBytes = (copy: CopyOf, f: { size: number; mtimeMs: number }) =>
+  copy.facts.size === f.size && Math.trunc(copy.facts.mtimeMs) === Math.trunc(f.mtimeMs);
 
 /** What a file released from its hold says in its capture's row: why it reads the card now, and what to do. */
-export const RELEASED = 'Its copy was not verified (the copy failed twice, or the import stopped): it uploads straight from the card. Keep the card in the reader until it finishes.';
+export const RELEASED =
+  'Its copy was not verified (the copy failed twice, or the import stopped): it uploads straight from the card. Keep the card in the reader until it finishes.';
 
 /** Files not finished yet: a finished file's path is history, never moved. */
 const UNFINISHED = `state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL`;
@@ -41,12 +43,29 @@ const UNFINISHED = `state NOT IN ('completed', 'cancelled') AND replaced_by IS N
  * upload neither reads the card nor hashes the copy again, part-md5.ts), held when its import is
  * still copying it, else as it is.
  */
-export function routeNewFile<F extends { path: string; size: number; mtimeMs: number; dev?: string | null; ino?: string | null; ctimeNs?: string | null }>(
-  route: CopyRoute | undefined,
-  f: F,
-): { file: F; held: boolean } {
+export function routeNewFile<
+  F extends {
+    path: string;
+    size: number;
+    mtimeMs: number;
+    dev?: string | null;
+    ino?: string | null;
+    ctimeNs?: string | null;
+  },
+>(route: CopyRoute | undefined, f: F): { file: F; held: boolean } {
   const copy = route?.copied(f.path);
-  if (copy && sameBytes(copy, f)) return { file: { ...f, path: copy.path, mtimeMs: copy.facts.mtimeMs, dev: copy.facts.dev, ino: copy.facts.ino, ctimeNs: copy.facts.ctimeNs }, held: false };
+  if (copy && sameBytes(copy, f))
+    return {
+      file: {
+        ...f,
+        path: copy.path,
+        mtimeMs: copy.facts.mtimeMs,
+        dev: copy.facts.dev,
+        ino: copy.facts.ino,
+        ctimeNs: copy.facts.ctimeNs,
+      },
+      held: false,
+    };
   return { file: f, held: route?.copying(f.path) ?? false };
 }
 
@@ -58,17 +77,28 @@ export function routeNewFile<F extends { path: string; size: number; mtimeMs: nu
  * import runs) is released where it is, on the card, and uploads from it as "Upload straight from
  * the card" would, with a warning line in its capture's row saying so. Answers the ids moved and released, and their captures' rows. Throws SqliteError when the queue cannot be written.
  */
-export function settleCopyHolds(db: Database.Database, route: CopyRoute | undefined): { moved: number[]; released: number[]; captures: number[] } {
+export function settleCopyHolds(
+  db: Database.Database,
+  route: CopyRoute | undefined,
+): { moved: number[]; released: number[]; captures: number[] } {
   return db.transaction(() => {
-    const held = db.prepare(`SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, mtime_ms AS mtimeMs FROM files WHERE awaiting_copy = 1 AND ${UNFINISHED} ORDER BY id`).all() as { id: number; captureRow: number; fileName: string; path: string; size: number; mtimeMs: number }[];
+    const held = db
+      .prepare(
+        `SELECT id, capture_row AS captureRow, file_name AS fileName, path, size, mtime_ms AS mtimeMs FROM files WHERE awaiting_copy = 1 AND ${UNFINISHED} ORDER BY id`,
+      )
+      .all() as { id: number; captureRow: number; fileName: string; path: string; size: number; mtimeMs: number }[];
     const activity = new ActivityLog(db);
     // Said once per capture, however many of its files are released and when.
-    const said = db.prepare(`SELECT 1 FROM activity WHERE capture_row = ? AND kind = 'warning' AND message = ?`).pluck();
+    const said = db
+      .prepare(`SELECT 1 FROM activity WHERE capture_row = ? AND kind = 'warning' AND message = ?`)
+      .pluck();
     const warned = (row: number) => said.get(row, RELEASED) !== undefined;
     const captures = new Set<number>();
     const moved: number[] = [];
     const released: number[] = [];
-    const move = db.prepare('UPDATE files SET path = ?, mtime_ms = ?, dev = ?, ino = ?, ctime_ns = ?, awaiting_copy = 0 WHERE id = ?');
+    const move = db.prepare(
+      'UPDATE files SET path = ?, mtime_ms = ?, dev = ?, ino = ?, ctime_ns = ?, awaiting_copy = 0 WHERE id = ?',
+    );
     const release = db.prepare('UPDATE files SET awaiting_copy = 0 WHERE id = ?');
     for (const f of held) {
       const copy = route?.copied(f.path);
@@ -79,7 +109,14 @@ export function settleCopyHolds(db: Database.Database, route: CopyRoute | undefi
       } else if (!route?.copying(f.path)) {
         release.run(f.id);
         // Said in the capture's queue row (a warning), in the same transaction as the release.
-        if (!warned(f.captureRow)) activity.add({ captureRow: f.captureRow, fileId: f.id, subject: f.fileName, kind: 'warning', message: RELEASED });
+        if (!warned(f.captureRow))
+          activity.add({
+            captureRow: f.captureRow,
+            fileId: f.id,
+            subject: f.fileName,
+            kind: 'warning',
+            message: RELEASED,
+          });
         released.push(f.id);
         captures.add(f.captureRow);
       }

@@ -66,7 +66,8 @@ export function queueDamage(
   const version = db.pragma('user_version', { simple: true }) as number;
   const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
   if (version === 0 && tables.size === 0) {
-    if (o.walOrShmBefore) return 'its tables are missing while a write-ahead log (-wal or -shm) beside it shows it held a queue (its -wal was lost?)';
+    if (o.walOrShmBefore)
+      return 'its tables are missing while a write-ahead log (-wal or -shm) beside it shows it held a queue (its -wal was lost?)';
     if (o.usedBefore) return 'its tables are missing while its folder was used before (queue.lock)';
     return undefined;
   }
@@ -88,7 +89,11 @@ export function queueDamage(
  * Throws QueueTooNewError for a queue of a newer schema, QueueStorageError when it cannot be
  * written (read-only file or folder, full disk).
  */
-export function openQueueDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS, options: OpenQueueOptions = {}): OpenedQueue {
+export function openQueueDatabase(
+  file: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+  options: OpenQueueOptions = {},
+): OpenedQueue {
   const coreTables = options.coreTables ?? (migrations === MIGRATIONS ? QUEUE_CORE_TABLES : []);
   try {
     return { db: openChecked(file, migrations, { usedBefore: options.usedBefore, coreTables }) };
@@ -96,8 +101,12 @@ export function openQueueDatabase(file: string, migrations: readonly Migration[]
     if (err instanceof QueueTooNewError) throw err;
     if (!isCorruption(err)) throw queueStorageError(file, err) ?? err;
     const setAside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, setAside + suffix);
-    const damage = err instanceof CorruptQueueError && err.damage ? err.damage : 'SQLite cannot read it whole (it is not a database, or its pages are damaged)';
+    for (const suffix of ['', '-wal', '-shm'])
+      if (existsSync(file + suffix)) renameSync(file + suffix, setAside + suffix);
+    const damage =
+      err instanceof CorruptQueueError && err.damage
+        ? err.damage
+        : 'SQLite cannot read it whole (it is not a database, or its pages are damaged)';
     // The file now is new: the signs of use were the old file's.
     return { db: openChecked(file, migrations, { coreTables }), setAside, damage };
   }
@@ -125,7 +134,11 @@ function sizeOf(file: string): number | undefined {
   }
 }
 
-function openChecked(file: string, migrations: readonly Migration[], o: { usedBefore?: boolean; coreTables: readonly string[] }): Database.Database {
+function openChecked(
+  file: string,
+  migrations: readonly Migration[],
+  o: { usedBefore?: boolean; coreTables: readonly string[] },
+): Database.Database {
   // Looked at before SQLite opens the file: opening creates a missing file (0 bytes) and its -shm.
   const sizeBefore = sizeOf(file);
   const walOrShmBefore = existsSync(`${file}-wal`) || existsSync(`${file}-shm`);
@@ -155,7 +168,12 @@ function openChecked(file: string, migrations: readonly Migration[], o: { usedBe
  * Applies every migration above the database's `user_version`, all in one transaction that also
  * sets `user_version`; a failure leaves the database as it was. Throws QueueTooNewError.
  */
-export function migrate(db: Database.Database, file: string, migrations: readonly Migration[] = MIGRATIONS, target?: number): void {
+export function migrate(
+  db: Database.Database,
+  file: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+  target?: number,
+): void {
   const known = migrations.at(-1)?.version ?? 0;
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > known) throw new QueueTooNewError(file, current, known);
@@ -187,7 +205,9 @@ export class QueueStorageError extends Error {
     options?: { cause?: unknown },
   ) {
     super(
-      code.startsWith('SQLITE_FULL') ? QueueStorageError.diskFull(file) : `The upload queue ${file} cannot be written (${code}): ${QueueStorageError.advice(code)}`,
+      code.startsWith('SQLITE_FULL')
+        ? QueueStorageError.diskFull(file)
+        : `The upload queue ${file} cannot be written (${code}): ${QueueStorageError.advice(code)}`,
       options,
     );
   }
@@ -219,11 +239,18 @@ export class QueueStorageError extends Error {
 
   /** What to do, by SQLite's error code (or `DELETED` when the file went away). */
   static advice(code: string): string {
-    if (code.startsWith('SQLITE_FULL')) return 'the disk it is on is full. Free some space, then run again; nothing queued was lost.';
-    if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'EACCES' || code === 'EPERM') {
+    if (code.startsWith('SQLITE_FULL'))
+      return 'the disk it is on is full. Free some space, then run again; nothing queued was lost.';
+    if (
+      code.startsWith('SQLITE_READONLY') ||
+      code.startsWith('SQLITE_CANTOPEN') ||
+      code === 'EACCES' ||
+      code === 'EPERM'
+    ) {
       return 'it or its folder is read-only for this user. Give write permission, or choose another data folder (--data-dir); nothing in it was changed.';
     }
-    if (code === 'DELETED') return 'it was deleted or replaced while in use. Uploads stopped; run again to start a new queue, and add the files again.';
+    if (code === 'DELETED')
+      return 'it was deleted or replaced while in use. Uploads stopped; run again to start a new queue, and add the files again.';
     // SQLite reports ENOSPC as SQLITE_FULL, but a write refused otherwise (a quota, a file-size
     // limit, a failing card) as an I/O error: free space is worth checking as well.
     return 'the disk failed to read or write it, or refused to let it grow (a quota, a file-size limit). Check the disk and its free space, then run again; nothing queued was lost.';
@@ -237,6 +264,7 @@ export function queueStorageError(file: string, err: unknown): QueueStorageError
   if (err instanceof QueueStorageError) return err;
   const code = (err as { code?: unknown } | undefined)?.code;
   if (typeof code !== 'string') return undefined;
-  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(code)) return new QueueStorageError(file, code, { cause: err });
+  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/.test(code))
+    return new QueueStorageError(file, code, { cause: err });
   return undefined;
 }

@@ -53,7 +53,8 @@ export function lockQueue(dir: string, file = `${dir}/queue.lock`): () => void {
       db = take(file);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'SQLITE_NOTADB') rmSync(file, { force: true }); // an earlier version's PID file: no OS lock guards it
+      if (code === 'SQLITE_NOTADB')
+        rmSync(file, { force: true }); // an earlier version's PID file: no OS lock guards it
       else if (code !== 'SQLITE_BUSY') throw err;
       else if (attempt >= 4) throw new QueueInUseError(dir, file, readHolder(owner));
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.random() * 80);

@@ -54,7 +54,9 @@ export class QueueMeta {
 
   /** Stores `value` (JSON-serialisable) under `key`. Throws SqliteError on a storage failure. */
   set(key: string, value: unknown): void {
-    this.sql('INSERT INTO queue_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+    this.sql(
+      'INSERT INTO queue_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(key, JSON.stringify(value));
   }
 
   /** Removes `key`. Throws SqliteError on a storage failure. */

@@ -24,7 +24,7 @@ async function refusals(path: string, code: string): Promise<string[]> {
   return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.fatal).map((m) => m.message);
 }
 
-describe('better-sqlite3 is imported only by queue.db\'s owner', () => {
+describe("better-sqlite3 is imported only by queue.db's owner", () => {
   it.each([
     'main/engine/clock-probe.ts',
     'main/settings/settings-change.ts',
@@ -41,16 +41,22 @@ describe('better-sqlite3 is imported only by queue.db\'s owner', () => {
     for (const code of [IMPORT, TYPE_IMPORT]) {
       const messages = await refusals(path, code);
       expect(messages).toHaveLength(1);
-      expect(messages[0]).toMatch(/^'better-sqlite3' import is restricted from being used\. Only main\/queue\/ \(and main\/office\/store\.ts for records\.db\) may import better-sqlite3/);
+      expect(messages[0]).toMatch(
+        /^'better-sqlite3' import is restricted from being used\. Only main\/queue\/ \(and main\/office\/store\.ts for records\.db\) may import better-sqlite3/,
+      );
     }
   });
 
-  it.each(['main/queue/reader.ts', 'main/queue/migrations/probe.ts', 'main/queue/queue.test.ts', 'main/office/store.ts', 'main/testing/queue-backdoors.ts', 'e2e/service/gateway/state.ts'])(
-    'allowed in %s',
-    async (path) => {
-      expect(await refusals(path, IMPORT)).toEqual([]);
-    },
-  );
+  it.each([
+    'main/queue/reader.ts',
+    'main/queue/migrations/probe.ts',
+    'main/queue/queue.test.ts',
+    'main/office/store.ts',
+    'main/testing/queue-backdoors.ts',
+    'e2e/service/gateway/state.ts',
+  ])('allowed in %s', async (path) => {
+    expect(await refusals(path, IMPORT)).toEqual([]);
+  });
 
   it('keeps the layer rules where it allows SQLite: main/queue/ still may not import electron', async () => {
     expect(await refusals('main/queue/reader.ts', "import { app } from 'electron';\nexport const a = app;\n")).toEqual([

@@ -43,10 +43,13 @@ describe('every statement on queue.db is written in main/queue', () => {
   it('finds a statement where one is written, also over several lines, and not a method that shares the name', () => {
     const code: Record<string, string> = {
       'main/engine/x.ts': "const n = this.db.prepare(\n  `UPDATE files SET state = 'x'`,\n).run();\n",
-      'main/settings/y.ts': "const { next } = repo.prepare(input);\nconst m = /a/.exec(s);\n",
+      'main/settings/y.ts': 'const { next } = repo.prepare(input);\nconst m = /a/.exec(s);\n',
       'main/queue/z.ts': "db.prepare('SELECT 1');\n",
-      'scripts/w.ts': "queue.db.transaction(() => 1)();\n",
+      'scripts/w.ts': 'queue.db.transaction(() => 1)();\n',
     };
-    expect(statementsOutsideOwners(Object.keys(code), (f) => code[f]!)).toEqual(['main/engine/x.ts:1: .prepare(\n  `', 'scripts/w.ts:1: db.transaction(']);
+    expect(statementsOutsideOwners(Object.keys(code), (f) => code[f]!)).toEqual([
+      'main/engine/x.ts:1: .prepare(\n  `',
+      'scripts/w.ts:1: db.transaction(',
+    ]);
   });
 });

@@ -29,7 +29,13 @@ const request: CaptureRequest = {
     { frameIndex: 2, fileName: 'VID_20261120_150405_10_001.insv', contentType: 'video/insv', size: 100 },
   ],
 };
-const files = request.files.map((f) => ({ path: `/card/${f.fileName}`, fileName: f.fileName, contentType: f.contentType, size: f.size, mtimeMs: 1_700_000_000_123 }));
+const files = request.files.map((f) => ({
+  path: `/card/${f.fileName}`,
+  fileName: f.fileName,
+  contentType: f.contentType,
+  size: f.size,
+  mtimeMs: 1_700_000_000_123,
+}));
 
 describe('opening the queue database', () => {
   it('runs WAL with synchronous=FULL and foreign keys, at the latest schema', () => {
@@ -49,7 +55,9 @@ describe('opening the queue database', () => {
     raw.close();
     const bytes = readFileSync(file);
     expect(() => openQueueDatabase(file)).toThrow(QueueTooNewError);
-    expect(() => openQueueDatabase(file)).toThrow(`written by a newer version of Capture Uploader (schema ${LATEST_VERSION + 1}; this version knows up to ${LATEST_VERSION})`);
+    expect(() => openQueueDatabase(file)).toThrow(
+      `written by a newer version of Capture Uploader (schema ${LATEST_VERSION + 1}; this version knows up to ${LATEST_VERSION})`,
+    );
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
@@ -69,7 +77,9 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   it('1: creates captures, files and parts', () => {
     const db = new Database(':memory:');
     migrate(db, ':memory:', MIGRATIONS, 1);
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((t) => t.name);
     expect(tables).toEqual(['captures', 'files', 'parts']);
   });
 
@@ -79,18 +89,25 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     migrate(db, ':memory:', MIGRATIONS, 1);
     // Rows as version 1 wrote them (raw SQL: today's queue code writes later versions' columns).
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'label', 'p1', 's1', '{}', 'cap-1', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'label', 'p1', 's1', '{}', 'cap-1', ?, ?)`,
+    ).run(at, at);
     db.prepare(
       `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts)
        VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1, 'pending', 'u1', 5242880, 3), (2, 1, 2, '/card/b.insv', 'b.insv', 'video/insv', 100, 1, 'pending', 'u2', 5242880, 1)`,
     ).run();
-    db.prepare(`INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL), (2, 1, 100, NULL)`).run();
+    db.prepare(
+      `INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL), (2, 1, 100, NULL)`,
+    ).run();
     const dump = () => ['captures', 'files', 'parts'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all());
     const before = dump();
     migrate(db, ':memory:', MIGRATIONS, 2);
     expect(dump()).toEqual(before);
     expect(db.pragma('user_version', { simple: true })).toBe(2);
-    db.prepare(`INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES ('p1', ?, ?)`).run(at, '2026-10-11T09:31:00.000Z');
+    db.prepare(`INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES ('p1', ?, ?)`).run(
+      at,
+      '2026-10-11T09:31:00.000Z',
+    );
     migrate(db, ':memory:', MIGRATIONS);
     const q = new UploadQueue(db);
     expect(q.lastSheetExport('p1')).toMatchObject({ designsUpdatedAt: '2026-10-11T09:31:00.000Z' });
@@ -102,15 +119,24 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     migrate(db, ':memory:', MIGRATIONS, 2);
     // Rows as version 2 wrote them (raw SQL: today's queue code writes version 3's columns).
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', 'cap-1', ?, ?)`).run(at, at);
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (2, 'queued', 'later', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', 'cap-1', ?, ?)`,
+    ).run(at, at);
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (2, 'queued', 'later', 'p1', 's1', '{}', ?, ?)`,
+    ).run(at, at);
     db.prepare(
       `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts, error)
        VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1, 'failed', 'u1', 5242880, 3, 'InternalError (HTTP 500 on PUT /x)')`,
     ).run();
-    db.prepare(`INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL)`).run();
+    db.prepare(
+      `INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL)`,
+    ).run();
     db.prepare(`INSERT INTO sheet_exports (project, requested_at) VALUES ('p1', ?)`).run(at);
-    const dump = () => ['captures', 'files', 'parts', 'sheet_exports'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all() as Record<string, unknown>[]);
+    const dump = () =>
+      ['captures', 'files', 'parts', 'sheet_exports'].map(
+        (t) => db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all() as Record<string, unknown>[],
+      );
     const before = dump();
 
     migrate(db, ':memory:', MIGRATIONS, 3);
@@ -118,7 +144,10 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     const after = dump();
     // Every old column keeps its value; the new ones start empty: no attempts, due now, not transient.
     after.forEach((rows, t) => rows.forEach((row, i) => expect(row).toMatchObject(before[t]![i]!)));
-    expect(after[0]!.map((c) => [c.attempts, c.next_attempt_at])).toEqual([[0, null], [0, null]]);
+    expect(after[0]!.map((c) => [c.attempts, c.next_attempt_at])).toEqual([
+      [0, null],
+      [0, null],
+    ]);
     expect(after[1]!.map((f) => [f.attempts, f.next_attempt_at, f.transient])).toEqual([[0, null, 0]]);
     migrate(db, ':memory:', MIGRATIONS); // today's queue code writes later versions' columns
     const q = new UploadQueue(db);
@@ -135,7 +164,9 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 3);
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
+    ).run(at, at);
     db.prepare(
       `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, attempts, next_attempt_at, transient)
        VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'pending', 2, 1800000000000, 1)`,
@@ -143,9 +174,25 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     const dump = () => db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
     const before = dump();
     migrate(db, ':memory:', MIGRATIONS, 4);
-    expect(dump()[0]).toMatchObject({ ...before[0], dev: null, ino: null, ctime_ns: null, fingerprint: null, changed: 0 });
+    expect(dump()[0]).toMatchObject({
+      ...before[0],
+      dev: null,
+      ino: null,
+      ctime_ns: null,
+      fingerprint: null,
+      changed: 0,
+    });
     const q = new UploadQueue(db);
-    expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123, dev: '1', ino: '2', fingerprint: 'f' })).toMatchObject({ id: 1 });
+    expect(
+      q.findQueuedFile({
+        path: '/card/a.insv',
+        size: 1000,
+        mtimeMs: 1_700_000_000_123,
+        dev: '1',
+        ino: '2',
+        fingerprint: 'f',
+      }),
+    ).toMatchObject({ id: 1 });
     q.markChanged(1);
     expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123 })).toBeUndefined();
   });
@@ -154,7 +201,9 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 4);
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
+    ).run(at, at);
     db.prepare(
       `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, total_parts, part_size)
        VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1700000000123, 'paused', 3, 5242880)`,
@@ -166,7 +215,9 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     const before = db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
     migrate(db, ':memory:', MIGRATIONS, 5);
     const q = new UploadQueue(db);
-    expect(db.prepare('SELECT * FROM files').all()).toEqual([{ ...before[0], stored_bytes: 5_242_880 + 1_514_240, stored_parts: 2 }]);
+    expect(db.prepare('SELECT * FROM files').all()).toEqual([
+      { ...before[0], stored_bytes: 5_242_880 + 1_514_240, stored_parts: 2 },
+    ]);
     expect(q.file(1)).toMatchObject({ storedBytes: 6_757_120, storedParts: 2 });
     q.recordParts([{ fileId: 1, partNumber: 2, etag: '"b"' }]);
     q.recordParts([{ fileId: 1, partNumber: 2, etag: '"b2"' }]); // an ETag replaced is not counted twice
@@ -174,14 +225,24 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     q.batch.forgetParts(1, [1]);
     q.batch.forgetParts(1, [1]); // an ETag forgotten is not subtracted twice
     expect(q.file(1)).toMatchObject({ storedBytes: 12_000_000 - 5_242_880, storedParts: 2 });
-    expect(q.totals()).toMatchObject({ files: 1, paused: 1, bytesTotal: 12_000_000, bytesStored: 12_000_000 - 5_242_880, bytesOfMoving: 0, captures: 1, capturesNeedYou: 0 });
+    expect(q.totals()).toMatchObject({
+      files: 1,
+      paused: 1,
+      bytesTotal: 12_000_000,
+      bytesStored: 12_000_000 - 5_242_880,
+      bytesOfMoving: 0,
+      captures: 1,
+      capturesNeedYou: 0,
+    });
   });
   it('6: a capture left registering by an earlier version may have been sent: it stays for a person; the others are unchanged', () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 5);
     const at = '2026-11-20T10:00:00.000Z';
-    const capture = db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, ?, ?, 'p1', 's1', '{}', ?, ?)`);
+    const capture = db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, ?, ?, 'p1', 's1', '{}', ?, ?)`,
+    );
     capture.run(1, 'registering', 'caught', at, at);
     capture.run(2, 'queued', 'waiting', at, at);
     capture.run(3, 'registered', 'done', at, at);
@@ -206,7 +267,9 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 6);
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`).run(at, at);
+    db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
+    ).run(at, at);
     db.prepare(
       `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, error, changed)
        VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'failed', '/card/a.insv changed while uploading', 1)`,
@@ -217,11 +280,36 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     expect(db.prepare('SELECT * FROM files').all()).toEqual([{ ...before[0], replaced_by: null }]);
     const q = new UploadQueue(db);
     expect(q.files(['failed']).map((f) => f.id)).toEqual([1]);
-    const row = q.enqueueCapture('walk', { project: 'p1', structure: 's1', captureDateTime: at, type: 'interior', mode: '360 Video', sourceType: 'bot', files: [{ frameIndex: 1, fileName: 'a.insv', contentType: 'video/insv', size: 1001 }] } as never, [
-      { path: '/card/a.insv', fileName: 'a.insv', contentType: 'video/insv', size: 1001, mtimeMs: 1_700_000_000_999, dev: '5', ino: '9', fingerprint: 'ff' },
-    ]);
+    const row = q.enqueueCapture(
+      'walk',
+      {
+        project: 'p1',
+        structure: 's1',
+        captureDateTime: at,
+        type: 'interior',
+        mode: '360 Video',
+        sourceType: 'bot',
+        files: [{ frameIndex: 1, fileName: 'a.insv', contentType: 'video/insv', size: 1001 }],
+      } as never,
+      [
+        {
+          path: '/card/a.insv',
+          fileName: 'a.insv',
+          contentType: 'video/insv',
+          size: 1001,
+          mtimeMs: 1_700_000_000_999,
+          dev: '5',
+          ino: '9',
+          fingerprint: 'ff',
+        },
+      ],
+    );
     expect(q.replaceChanged(row, [{ path: '/card/a.insv', dev: '5', ino: '9' }]).map((f) => f.id)).toEqual([1]);
-    expect(q.file(1)).toMatchObject({ state: 'cancelled', replacedBy: row, error: `Replaced by capture ${row}: the recording changed on disk and was added again as a new capture.` });
+    expect(q.file(1)).toMatchObject({
+      state: 'cancelled',
+      replacedBy: row,
+      error: `Replaced by capture ${row}: the recording changed on disk and was added again as a new capture.`,
+    });
     // No longer among the failed or cancelled files: the drain's summary and `retry` leave it alone.
     expect(q.files(['failed', 'cancelled'])).toEqual([]);
     expect(q.replaceChanged(row + 1, [{ path: '/card/a.insv' }])).toEqual([]); // replaced once
@@ -232,8 +320,24 @@ describe('queue totals', () => {
   it('counts files by what happens next and bytes of what still moves, from the committed rows', () => {
     const q = new UploadQueue(openQueueDatabase(dbFile()).db);
     const a = q.enqueueCapture('walk', request, files);
-    const b = q.enqueueCapture('walk 2', request, files.map((f) => ({ ...f, path: `${f.path}.2` })));
-    q.saveRegistration(a, 'cap-a', request.files.map((f) => ({ frameIndex: f.frameIndex, uploadId: `u${f.frameIndex}`, fileName: f.fileName, size: f.size, partSize: 5_242_880, totalParts: Math.ceil(f.size / 5_242_880), status: 'pending' })));
+    const b = q.enqueueCapture(
+      'walk 2',
+      request,
+      files.map((f) => ({ ...f, path: `${f.path}.2` })),
+    );
+    q.saveRegistration(
+      a,
+      'cap-a',
+      request.files.map((f) => ({
+        frameIndex: f.frameIndex,
+        uploadId: `u${f.frameIndex}`,
+        fileName: f.fileName,
+        size: f.size,
+        partSize: 5_242_880,
+        totalParts: Math.ceil(f.size / 5_242_880),
+        status: 'pending',
+      })),
+    );
     const [big, small] = q.filesOf(a);
     q.recordParts([{ fileId: big!.id, partNumber: 1, etag: '"1"' }]);
     q.moveFile(big!.id, ['pending'], 'uploading');
@@ -242,18 +346,48 @@ describe('queue totals', () => {
     q.schedule.moveCapture(b, ['queued'], 'rejected', 'HTTP 422');
     expect(q.totals()).toEqual({
       // The refused capture's two files wait for a person: neither queued nor counted in what moves.
-      files: 4, captures: 2, completed: 0, uploading: 1, waiting: 0, pending: 0, retrying: 1, paused: 0, failed: 0, cancelled: 0, capturesNeedYou: 1, capturesWarned: 0,
-      bytesTotal: 2 * 12_000_100, bytesStored: 5_242_880, bytesStoredUploading: 5_242_880, bytesOfMoving: 12_000_100, bytesStoredOfMoving: 5_242_880,
+      files: 4,
+      captures: 2,
+      completed: 0,
+      uploading: 1,
+      waiting: 0,
+      pending: 0,
+      retrying: 1,
+      paused: 0,
+      failed: 0,
+      cancelled: 0,
+      capturesNeedYou: 1,
+      capturesWarned: 0,
+      bytesTotal: 2 * 12_000_100,
+      bytesStored: 5_242_880,
+      bytesStoredUploading: 5_242_880,
+      bytesOfMoving: 12_000_100,
+      bytesStoredOfMoving: 5_242_880,
       // The earliest retry scheduled, for "next try 19:47".
       nextRetryAt: retryAt,
       cardWait: { cards: 0, recordings: 0, names: [] }, // no card pulled out (removed-cards.test.ts)
     });
-    expect(q.reviseCapture(b, { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(true);
-    expect(q.capture(b)).toMatchObject({ structure: 's2', design: 'd2', request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' } });
+    expect(
+      q.reviseCapture(b, {
+        structure: 's2',
+        design: 'd2',
+        type: 'exterior',
+        captureDateTime: '2026-11-20T16:04:05+01:00',
+      }),
+    ).toBe(true);
+    expect(q.capture(b)).toMatchObject({
+      structure: 's2',
+      design: 'd2',
+      request: { structure: 's2', design: 'd2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' },
+    });
     // A corrected time renames it (shared/capture-label.ts): the label says the time the platform gets.
-    expect(q.capture(b)!.label).toBe(captureLabel({ capturedAt: '2026-11-20T16:04:05+01:00', fileNames: request.files.map((f) => f.fileName) }));
+    expect(q.capture(b)!.label).toBe(
+      captureLabel({ capturedAt: '2026-11-20T16:04:05+01:00', fileNames: request.files.map((f) => f.fileName) }),
+    );
     expect(q.capture(b)!.label).toMatch(/ · segment 001 · 2 lenses$/);
-    expect(q.reviseCapture(a, { structure: 's2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' })).toBe(false); // registered: not changed
+    expect(
+      q.reviseCapture(a, { structure: 's2', type: 'exterior', captureDateTime: '2026-11-20T16:04:05+01:00' }),
+    ).toBe(false); // registered: not changed
   });
 
   it('9: a queue of version 8 opens in its own order (priority 0); a capture moved to the front goes first, and back again', () => {
@@ -261,8 +395,15 @@ describe('queue totals', () => {
     db.pragma('foreign_keys = ON');
     migrate(db, ':memory:', MIGRATIONS, 8);
     const at = '2026-11-20T10:00:00.000Z';
-    const capture = db.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, 'queued', ?, 'p1', 's1', '{}', ?, ?)`);
-    for (const [id, label] of [[1, 'floor 1'], [2, 'floor 2'], [3, 'floor 3']] as const) capture.run(id, label, at, at);
+    const capture = db.prepare(
+      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, 'queued', ?, 'p1', 's1', '{}', ?, ?)`,
+    );
+    for (const [id, label] of [
+      [1, 'floor 1'],
+      [2, 'floor 2'],
+      [3, 'floor 3'],
+    ] as const)
+      capture.run(id, label, at, at);
     const before = db.prepare('SELECT * FROM captures ORDER BY id').all() as Record<string, unknown>[];
     migrate(db, ':memory:', MIGRATIONS, 9);
     expect(db.pragma('user_version', { simple: true })).toBe(9);
@@ -287,8 +428,24 @@ describe('queue rows', () => {
     expect(q.capture(id)!.state).toBe('queued');
     expect(q.filesOf(id).map((f) => f.state)).toEqual(['waiting', 'waiting']);
     q.saveRegistration(id, 'cap-9', [
-      { frameIndex: 2, uploadId: 'u-b', fileName: files[1]!.fileName, size: 100, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
-      { frameIndex: 1, uploadId: 'u-a', fileName: files[0]!.fileName, size: 12_000_000, partSize: 5_242_880, totalParts: 3, status: 'initiated' },
+      {
+        frameIndex: 2,
+        uploadId: 'u-b',
+        fileName: files[1]!.fileName,
+        size: 100,
+        partSize: 5_242_880,
+        totalParts: 1,
+        status: 'initiated',
+      },
+      {
+        frameIndex: 1,
+        uploadId: 'u-a',
+        fileName: files[0]!.fileName,
+        size: 12_000_000,
+        partSize: 5_242_880,
+        totalParts: 3,
+        status: 'initiated',
+      },
     ]);
     const [a, b] = q.filesOf(id);
     expect([a!.uploadId, a!.state, a!.totalParts, b!.uploadId]).toEqual(['u-a', 'pending', 3, 'u-b']);
@@ -303,8 +460,24 @@ describe('queue rows', () => {
     const id = q.enqueueCapture('x', request, files);
     expect(() =>
       q.saveRegistration(id, 'cap', [
-        { frameIndex: 1, uploadId: 'u1', fileName: 'x', size: 999, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
-        { frameIndex: 2, uploadId: 'u2', fileName: 'y', size: 100, partSize: 5_242_880, totalParts: 1, status: 'initiated' },
+        {
+          frameIndex: 1,
+          uploadId: 'u1',
+          fileName: 'x',
+          size: 999,
+          partSize: 5_242_880,
+          totalParts: 1,
+          status: 'initiated',
+        },
+        {
+          frameIndex: 2,
+          uploadId: 'u2',
+          fileName: 'y',
+          size: 100,
+          partSize: 5_242_880,
+          totalParts: 1,
+          status: 'initiated',
+        },
       ]),
     ).toThrow(/registered VID_20261120_150405_00_001.insv with 999 bytes; the file has 12000000/);
     expect(q.capture(id)!.state).toBe('queued');
@@ -321,7 +494,11 @@ describe('queue rows', () => {
     expect(q1.schedule.claimDueCapture(Date.now())).toMatchObject({ id: sent, state: 'registering', sentAt: null });
     q1.schedule.markCaptureSent(sent);
     expect(q1.capture(sent)!.sentAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(q1.schedule.claimDueCapture(Date.now())).toMatchObject({ id: claimedOnly, state: 'registering', sentAt: null });
+    expect(q1.schedule.claimDueCapture(Date.now())).toMatchObject({
+      id: claimedOnly,
+      state: 'registering',
+      sentAt: null,
+    });
     first.close();
 
     const q2 = new UploadQueue(openQueueDatabase(file).db);
@@ -344,7 +521,9 @@ describe('queue rows', () => {
     // deferred foreign key check is the one failure SQLite gives at COMMIT on any disk.
     db.pragma('defer_foreign_keys = ON');
     db.exec('CREATE TABLE blocker (capture INTEGER REFERENCES captures (id) DEFERRABLE INITIALLY DEFERRED)');
-    db.exec(`CREATE TRIGGER claim_fails_at_commit AFTER UPDATE OF state ON captures WHEN NEW.state = 'registering' BEGIN INSERT INTO blocker VALUES (-1); END`);
+    db.exec(
+      `CREATE TRIGGER claim_fails_at_commit AFTER UPDATE OF state ON captures WHEN NEW.state = 'registering' BEGIN INSERT INTO blocker VALUES (-1); END`,
+    );
     expect(() => q.schedule.claimDueCapture(Date.now())).toThrow(/FOREIGN KEY/);
     expect(q.capture(id)!.state).toBe('queued');
     db.close();
@@ -379,7 +558,11 @@ describe('one writer', () => {
     const dir = mkdtempSync(join(work, 'lock-'));
     const release = lockQueue(dir);
     expect(() => lockQueue(dir)).toThrow(QueueInUseError);
-    expect(() => lockQueue(dir)).toThrow(new RegExp(`in use by another Capture Uploader \\(process ${process.pid} on .+, since .+; lock ${join(dir, 'queue.lock')}\\)`));
+    expect(() => lockQueue(dir)).toThrow(
+      new RegExp(
+        `in use by another Capture Uploader \\(process ${process.pid} on .+, since .+; lock ${join(dir, 'queue.lock')}\\)`,
+      ),
+    );
     release();
     lockQueue(dir)();
   });
@@ -405,7 +588,15 @@ describe('one writer', () => {
     const dir = mkdtempSync(join(work, 'lock-race-'));
     // The real lockQueue, bundled for plain node (under node_modules so better-sqlite3 resolves).
     const bundle = join(process.cwd(), 'node_modules/.cache/lock-race/lock.cjs');
-    buildSync({ entryPoints: ['main/queue/lock.ts'], bundle: true, platform: 'node', format: 'cjs', external: ['better-sqlite3'], outfile: bundle, logLevel: 'warning' });
+    buildSync({
+      entryPoints: ['main/queue/lock.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      external: ['better-sqlite3'],
+      outfile: bundle,
+      logLevel: 'warning',
+    });
     const script = `const { lockQueue } = require(${JSON.stringify(bundle)});
       try { const release = lockQueue(${JSON.stringify(dir)}); const from = Date.now(); setTimeout(() => { const to = Date.now(); release(); console.log('held ' + from + ' ' + to); }, 150); }
       catch (e) { console.log(e.name); }`;
@@ -420,7 +611,9 @@ describe('one writer', () => {
       const results = await Promise.all([run(), run()]);
       // Each either held the lock for a while (the other waited it out, or was refused) or was refused.
       for (const r of results) expect(r).toMatch(/^(held \d+ \d+|QueueInUseError)$/);
-      const held = results.filter((r) => r.startsWith('held')).map((r) => r.split(' ').slice(1).map(Number) as [number, number]);
+      const held = results
+        .filter((r) => r.startsWith('held'))
+        .map((r) => r.split(' ').slice(1).map(Number) as [number, number]);
       expect(held.length, `trial ${trial}`).toBeGreaterThanOrEqual(1);
       if (held.length === 2) {
         const [a, b] = held.sort((x, y) => x[0] - y[0]) as [[number, number], [number, number]];
@@ -429,4 +622,3 @@ describe('one writer', () => {
     }
   }, 120_000);
 });
-

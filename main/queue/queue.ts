@@ -11,7 +11,16 @@ import { QueueMeta } from './meta.js';
 import { QueueSchedule } from './schedule.js';
 import type { StoredTotals } from './totals.js';
 import { storedTotals } from './totals.js';
-import type { CaptureRowRaw, FileRowRaw, NewFile, QueuedCapture, QueuedFile, QueuedPart, CaptureState, FileState } from './rows.js';
+import type {
+  CaptureRowRaw,
+  FileRowRaw,
+  NewFile,
+  QueuedCapture,
+  QueuedFile,
+  QueuedPart,
+  CaptureState,
+  FileState,
+} from './rows.js';
 import { now, toCapture, toFile } from './rows.js';
 
 export type { CaptureState, FileIdentity, FileState, NewFile, QueuedCapture, QueuedFile, QueuedPart } from './rows.js';
@@ -81,17 +90,28 @@ export class UploadQueue {
     return this.db.transaction(() => {
       const t = now();
       const { lastInsertRowid } = this.sql(
-          `INSERT INTO captures (state, label, project, structure, design, request_json, created_at, updated_at)
+        `INSERT INTO captures (state, label, project, structure, design, request_json, created_at, updated_at)
            VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(label, request.project, request.structure, request.design ?? null, JSON.stringify(request), t, t);
+      ).run(label, request.project, request.structure, request.design ?? null, JSON.stringify(request), t, t);
       const insert = this.sql(
         `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, dev, ino, ctime_ns, fingerprint, state)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting')`,
       );
       files.forEach((given, i) => {
         const { file: f, held } = routeNewFile(this.copyRoute, given);
-        const { lastInsertRowid: fileId } = insert.run(lastInsertRowid, request.files[i]!.frameIndex, f.path, f.fileName, f.contentType, f.size, Math.trunc(f.mtimeMs), f.dev ?? null, f.ino ?? null, f.ctimeNs ?? null, f.fingerprint ?? null);
+        const { lastInsertRowid: fileId } = insert.run(
+          lastInsertRowid,
+          request.files[i]!.frameIndex,
+          f.path,
+          f.fileName,
+          f.contentType,
+          f.size,
+          Math.trunc(f.mtimeMs),
+          f.dev ?? null,
+          f.ino ?? null,
+          f.ctimeNs ?? null,
+          f.fingerprint ?? null,
+        );
         if (held) this.sql('UPDATE files SET awaiting_copy = 1 WHERE id = ?').run(fileId);
       });
       return Number(lastInsertRowid);
@@ -108,23 +128,40 @@ export class UploadQueue {
    * type, captureDateTime ISO 8601 with zone); answers whether it changed. A capture already
    * registered, or no longer in the queue, is left alone (answers false).
    */
-  reviseCapture(id: number, change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string }): boolean {
+  reviseCapture(
+    id: number,
+    change: { structure: string; design?: string; type: 'interior' | 'exterior'; captureDateTime: string },
+  ): boolean {
     const c = this.capture(id);
     if (!c || !['queued', 'rejected', 'failed'].includes(c.state)) return false;
-    const request: CaptureRequest = { ...c.request, structure: change.structure, type: change.type, captureDateTime: change.captureDateTime };
+    const request: CaptureRequest = {
+      ...c.request,
+      structure: change.structure,
+      type: change.type,
+      captureDateTime: change.captureDateTime,
+    };
     if (change.design) request.design = change.design;
     else delete request.design;
     // A corrected time renames the capture: its label always says the time the platform gets.
-    const label = c.request.captureDateTime === change.captureDateTime ? c.label : captureLabel({ capturedAt: change.captureDateTime, fileNames: c.request.files.map((f) => f.fileName) });
+    const label =
+      c.request.captureDateTime === change.captureDateTime
+        ? c.label
+        : captureLabel({ capturedAt: change.captureDateTime, fileNames: c.request.files.map((f) => f.fileName) });
     return (
-      this.sql(`UPDATE captures SET structure = ?, design = ?, request_json = ?, label = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'rejected', 'failed')`)
-        .run(change.structure, change.design ?? null, JSON.stringify(request), label, now(), id).changes === 1
+      this.sql(
+        `UPDATE captures SET structure = ?, design = ?, request_json = ?, label = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'rejected', 'failed')`,
+      ).run(change.structure, change.design ?? null, JSON.stringify(request), label, now(), id).changes === 1
     );
   }
 
   /** Moves a capture to another state, with an optional error message (null clears it). */
   setCaptureState(id: number, state: CaptureState, error: string | null = null): void {
-    const r = this.sql('UPDATE captures SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, now(), id);
+    const r = this.sql('UPDATE captures SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(
+      state,
+      error,
+      now(),
+      id,
+    );
     if (r.changes === 0) throw new Error(`No capture ${id} in the queue`);
   }
 
@@ -138,18 +175,25 @@ export class UploadQueue {
   saveRegistration(id: number, captureId: string, manifest: ManifestEntry[]): void {
     this.db.transaction(() => {
       const files = this.filesOf(id);
-      if (manifest.length !== files.length) throw new Error(`The service registered ${manifest.length} files; ${files.length} were sent`);
-      const setFile = this.sql(`UPDATE files SET upload_id = ?, part_size = ?, total_parts = ?, state = 'pending' WHERE id = ?`);
+      if (manifest.length !== files.length)
+        throw new Error(`The service registered ${manifest.length} files; ${files.length} were sent`);
+      const setFile = this.sql(
+        `UPDATE files SET upload_id = ?, part_size = ?, total_parts = ?, state = 'pending' WHERE id = ?`,
+      );
       const addPart = this.sql('INSERT INTO parts (file_id, part_number, size) VALUES (?, ?, ?)');
       for (const f of files) {
         const m = manifestEntryFor(manifest, f, files.length);
         if (!m) throw new Error(`The service's manifest has no entry for ${f.fileName} (frameIndex ${f.frameIndex})`);
-        if (m.size !== undefined && m.size !== f.size) throw new Error(`The service registered ${f.fileName} with ${m.size} bytes; the file has ${f.size}`);
+        if (m.size !== undefined && m.size !== f.size)
+          throw new Error(`The service registered ${f.fileName} with ${m.size} bytes; the file has ${f.size}`);
         const totalParts = m.totalParts ?? Math.max(1, Math.ceil(f.size / m.partSize));
         setFile.run(m.uploadId, m.partSize, totalParts, f.id);
-        for (let n = 1; n <= totalParts; n++) addPart.run(f.id, n, Math.max(0, Math.min(m.partSize, f.size - (n - 1) * m.partSize)));
+        for (let n = 1; n <= totalParts; n++)
+          addPart.run(f.id, n, Math.max(0, Math.min(m.partSize, f.size - (n - 1) * m.partSize)));
       }
-      this.sql(`UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`).run(captureId, now(), id);
+      this.sql(
+        `UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`,
+      ).run(captureId, now(), id);
     })();
   }
 
@@ -161,11 +205,15 @@ export class UploadQueue {
    */
   recoverInterrupted(): { unknownRegistrations: number; requeuedRegistrations: number; resumedFiles: number } {
     return this.db.transaction(() => {
-      const a = this.sql(`UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering' AND sent_at IS NOT NULL`).run(
+      const a = this.sql(
+        `UPDATE captures SET state = 'registration_unknown', updated_at = ?, error = ? WHERE state = 'registering' AND sent_at IS NOT NULL`,
+      ).run(
         now(),
         'The app stopped while registering this capture; the service may or may not have it. Register it again, or drop it if it already appears on the platform.',
       );
-      const q = this.sql(`UPDATE captures SET state = 'queued', sent_at = NULL, next_attempt_at = NULL, updated_at = ? WHERE state = 'registering' AND sent_at IS NULL`).run(now());
+      const q = this.sql(
+        `UPDATE captures SET state = 'queued', sent_at = NULL, next_attempt_at = NULL, updated_at = ? WHERE state = 'registering' AND sent_at IS NULL`,
+      ).run(now());
       const b = this.sql(`UPDATE files SET state = 'pending' WHERE state = 'uploading'`).run();
       return { unknownRegistrations: a.changes, requeuedRegistrations: q.changes, resumedFiles: b.changes };
     })();
@@ -181,7 +229,9 @@ export class UploadQueue {
   captures(states?: CaptureState[]): QueuedCapture[] {
     const rows = (
       states?.length
-        ? this.sql(`SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id`).all(...states)
+        ? this.sql(
+            `SELECT * FROM captures WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id`,
+          ).all(...states)
         : this.sql('SELECT * FROM captures ORDER BY priority DESC, id').all()
     ) as CaptureRowRaw[];
     return rows.map(toCapture);
@@ -194,7 +244,9 @@ export class UploadQueue {
 
   /** The files of a capture, by frame index. */
   filesOf(captureRow: number): QueuedFile[] {
-    return (this.sql('SELECT * FROM files WHERE capture_row = ? ORDER BY frame_index').all(captureRow) as FileRowRaw[]).map(toFile);
+    return (
+      this.sql('SELECT * FROM files WHERE capture_row = ? ORDER BY frame_index').all(captureRow) as FileRowRaw[]
+    ).map(toFile);
   }
 
   /** A file by id, or undefined. */
@@ -206,21 +258,26 @@ export class UploadQueue {
   /** Files in the given states, oldest first; a file replaced by a new capture of its recording is not one of them. */
   files(states: FileState[]): QueuedFile[] {
     return (
-      this.sql(`SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) AND replaced_by IS NULL ORDER BY id`).all(...states) as FileRowRaw[]
+      this.sql(
+        `SELECT * FROM files WHERE state IN (${states.map(() => '?').join(',')}) AND replaced_by IS NULL ORDER BY id`,
+      ).all(...states) as FileRowRaw[]
     ).map(toFile);
   }
 
   /** A file already in the queue with this path, size and modification time, unless it was cancelled. */
-  findQueuedFile(f: Pick<NewFile, 'path' | 'size' | 'mtimeMs' | 'dev' | 'ino' | 'fingerprint'>): QueuedFile | undefined {
+  findQueuedFile(
+    f: Pick<NewFile, 'path' | 'size' | 'mtimeMs' | 'dev' | 'ino' | 'fingerprint'>,
+  ): QueuedFile | undefined {
     // The same recording whatever the path or mount point it is reached by: the same inode on the
     // same device, or the same content fingerprint; rows from before fingerprints by path. A file
     // cancelled or changed on disk no longer stands for its recording.
     const r = this.sql(
-        `SELECT * FROM files WHERE state != 'cancelled' AND changed = 0 AND size = ? AND (
+      `SELECT * FROM files WHERE state != 'cancelled' AND changed = 0 AND size = ? AND (
            (dev IS NOT NULL AND dev = ? AND ino = ?) OR (fingerprint IS NOT NULL AND fingerprint = ?) OR (fingerprint IS NULL AND path = ? AND mtime_ms = ?)
          ) ORDER BY id DESC LIMIT 1`,
-      )
-      .get(f.size, f.dev ?? null, f.ino ?? null, f.fingerprint ?? null, f.path, Math.trunc(f.mtimeMs)) as FileRowRaw | undefined;
+    ).get(f.size, f.dev ?? null, f.ino ?? null, f.fingerprint ?? null, f.path, Math.trunc(f.mtimeMs)) as
+      | FileRowRaw
+      | undefined;
     return r && toFile(r);
   }
 
@@ -234,11 +291,9 @@ export class UploadQueue {
    * and are not replaced yet: at the same path, or the same device and inode. Reads only.
    */
   changedMatches(f: Pick<NewFile, 'path' | 'dev' | 'ino'>): QueuedFile[] {
-    const rows = this.sql(`SELECT * FROM files WHERE changed = 1 AND replaced_by IS NULL AND (path = ? OR (dev IS NOT NULL AND dev = ? AND ino = ?)) ORDER BY id`).all(
-      f.path,
-      f.dev ?? null,
-      f.ino ?? null,
-    ) as FileRowRaw[];
+    const rows = this.sql(
+      `SELECT * FROM files WHERE changed = 1 AND replaced_by IS NULL AND (path = ? OR (dev IS NOT NULL AND dev = ? AND ino = ?)) ORDER BY id`,
+    ).all(f.path, f.dev ?? null, f.ino ?? null) as FileRowRaw[];
     return rows.map(toFile);
   }
 
@@ -253,18 +308,41 @@ export class UploadQueue {
   replaceChanged(by: number, files: readonly Pick<NewFile, 'path' | 'dev' | 'ino'>[]): QueuedFile[] {
     return this.db.transaction(() => {
       const replaced: QueuedFile[] = [];
-      const changed = new Set(files.flatMap((f) => this.changedMatches(f)).filter((r) => r.captureRow !== by).map((r) => r.id));
-      const captures = new Set(files.flatMap((f) => this.changedMatches(f)).filter((r) => r.captureRow !== by).map((r) => r.captureRow));
+      const changed = new Set(
+        files
+          .flatMap((f) => this.changedMatches(f))
+          .filter((r) => r.captureRow !== by)
+          .map((r) => r.id),
+      );
+      const captures = new Set(
+        files
+          .flatMap((f) => this.changedMatches(f))
+          .filter((r) => r.captureRow !== by)
+          .map((r) => r.captureRow),
+      );
       for (const capture of captures) {
-        const rows = this.sql(`SELECT * FROM files WHERE capture_row = ? AND replaced_by IS NULL ORDER BY id`).all(capture) as FileRowRaw[];
+        const rows = this.sql(`SELECT * FROM files WHERE capture_row = ? AND replaced_by IS NULL ORDER BY id`).all(
+          capture,
+        ) as FileRowRaw[];
         for (const r of rows) {
           const message = changed.has(r.id)
             ? `Replaced by capture ${by}: the recording changed on disk and was added again as a new capture.`
             : `Replaced by capture ${by}: another file of its recording changed on disk, and the recording was added again whole as a new capture.`;
           const state = r.state === 'completed' ? 'completed' : 'cancelled';
           const error = state === 'completed' ? r.error : message;
-          this.sql(`UPDATE files SET replaced_by = ?, state = ?, error = ?, next_attempt_at = NULL WHERE id = ?`).run(by, state, error, r.id);
-          this.activity.add({ captureRow: r.capture_row, fileId: r.id, subject: r.file_name, kind: 'replaced', message });
+          this.sql(`UPDATE files SET replaced_by = ?, state = ?, error = ?, next_attempt_at = NULL WHERE id = ?`).run(
+            by,
+            state,
+            error,
+            r.id,
+          );
+          this.activity.add({
+            captureRow: r.capture_row,
+            fileId: r.id,
+            subject: r.file_name,
+            kind: 'replaced',
+            message,
+          });
           replaced.push(toFile({ ...r, replaced_by: by, state, error }));
         }
       }
@@ -274,8 +352,9 @@ export class UploadQueue {
 
   /** The parts of a file, ascending. */
   parts(fileId: number): QueuedPart[] {
-    return this.sql('SELECT part_number AS partNumber, size, etag, unanswered_at AS unansweredAt FROM parts WHERE file_id = ? ORDER BY part_number')
-      .all(fileId) as QueuedPart[];
+    return this.sql(
+      'SELECT part_number AS partNumber, size, etag, unanswered_at AS unansweredAt FROM parts WHERE file_id = ? ORDER BY part_number',
+    ).all(fileId) as QueuedPart[];
   }
 
   /** Marks parts sent in full but unanswered when their work stopped, at `at` (ms since 1970), or clears it (null): engine/in-doubt.ts. */
@@ -309,11 +388,11 @@ export class UploadQueue {
     const attempts = change.resetAttempts ? '0' : change.retryAt !== undefined ? 'attempts + 1' : 'attempts';
     return (
       this.sql(
-          `UPDATE files SET state = ?, error = ?, next_attempt_at = ?, transient = ?, attempts = ${attempts},
+        `UPDATE files SET state = ?, error = ?, next_attempt_at = ?, transient = ?, attempts = ${attempts},
              completed_at = CASE WHEN ? = 'completed' THEN ? ELSE completed_at END
            WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
-        )
-        .run(to, change.error ?? null, change.retryAt ?? null, change.transient ? 1 : 0, to, now(), id, ...from).changes === 1
+      ).run(to, change.error ?? null, change.retryAt ?? null, change.transient ? 1 : 0, to, now(), id, ...from)
+        .changes === 1
     );
   }
 
@@ -324,7 +403,9 @@ export class UploadQueue {
 
   /** Marks the capture completed once every one of its files is. */
   completeCaptureIfDone(captureRow: number): boolean {
-    const open = this.sql(`SELECT COUNT(*) AS n FROM files WHERE capture_row = ? AND state != 'completed'`).get(captureRow) as { n: number };
+    const open = this.sql(`SELECT COUNT(*) AS n FROM files WHERE capture_row = ? AND state != 'completed'`).get(
+      captureRow,
+    ) as { n: number };
     if (open.n > 0) return false;
     this.setCaptureState(captureRow, 'completed');
     return true;
@@ -338,17 +419,16 @@ export class UploadQueue {
   /** Records that the default sheets of a project were exported, and the design time known then (§4.2, §4.3). */
   recordSheetExport(project: string, designsUpdatedAt: string | null): void {
     this.sql(
-        `INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES (?, ?, ?)
+      `INSERT INTO sheet_exports (project, requested_at, designs_updated_at) VALUES (?, ?, ?)
          ON CONFLICT (project) DO UPDATE SET requested_at = excluded.requested_at, designs_updated_at = excluded.designs_updated_at`,
-      )
-      .run(project, now(), designsUpdatedAt);
+    ).run(project, now(), designsUpdatedAt);
   }
 
   /** The last export of a project's default sheets, if any. */
   lastSheetExport(project: string): { requestedAt: string; designsUpdatedAt: string | null } | undefined {
-    return this.sql('SELECT requested_at AS requestedAt, designs_updated_at AS designsUpdatedAt FROM sheet_exports WHERE project = ?').get(project) as
-      | { requestedAt: string; designsUpdatedAt: string | null }
-      | undefined;
+    return this.sql(
+      'SELECT requested_at AS requestedAt, designs_updated_at AS designsUpdatedAt FROM sheet_exports WHERE project = ?',
+    ).get(project) as { requestedAt: string; designsUpdatedAt: string | null } | undefined;
   }
 }
 
@@ -356,7 +436,11 @@ export class UploadQueue {
  * The manifest entry (§2) of a queued file: by `frameIndex`; for an entry without one, by
  * `fileName`; with neither, the only entry of a one-file capture. Undefined when none fits.
  */
-export function manifestEntryFor(manifest: ManifestEntry[], f: { frameIndex: number; fileName: string }, fileCount: number): ManifestEntry | undefined {
+export function manifestEntryFor(
+  manifest: ManifestEntry[],
+  f: { frameIndex: number; fileName: string },
+  fileCount: number,
+): ManifestEntry | undefined {
   return (
     manifest.find((e) => e.frameIndex === f.frameIndex) ??
     manifest.find((e) => e.frameIndex === undefined && e.fileName === f.fileName) ??

@@ -39,7 +39,12 @@ export function withQueueFileReadOnly<T>(file: string, read: (queue: UploadQueue
     const version = db.pragma('user_version', { simple: true }) as number;
     // Never taken for an empty queue, nor for one "from an older version" (db.ts queueDamage);
     // moving it aside is for a command that takes the lock, not for this reader.
-    const damage = queueDamage(db, { sizeBefore, walOrShmBefore, usedBefore: existsSync(join(dirname(file), 'queue.lock')), coreTables: QUEUE_CORE_TABLES });
+    const damage = queueDamage(db, {
+      sizeBefore,
+      walOrShmBefore,
+      usedBefore: existsSync(join(dirname(file), 'queue.lock')),
+      coreTables: QUEUE_CORE_TABLES,
+    });
     if (damage && version <= LATEST_VERSION) {
       throw new Error(
         `The upload queue ${file} is damaged: ${damage}. Run \`capture-uploader drain\` (or start the app) to move it aside and start a new queue; nothing was changed.`,
@@ -68,7 +73,9 @@ export function captureCountsOfFile(file: string): { captures: number; open: num
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
-    const { n, open } = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(state != 'completed'), 0) AS open FROM captures`).get() as { n: number; open: number };
+    const { n, open } = db
+      .prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(state != 'completed'), 0) AS open FROM captures`)
+      .get() as { n: number; open: number };
     return { captures: n, open };
   } catch {
     return undefined;
@@ -189,7 +196,9 @@ export function isQueuedPath(db: QueueDatabase, path: string): boolean {
 
 /** The part size (bytes) the gateway gave the file registered last, or undefined when none was (main/offload/part-md5.ts). */
 export function latestPartSize(db: QueueDatabase): number | undefined {
-  const row = db.prepare('SELECT part_size FROM files WHERE part_size IS NOT NULL ORDER BY id DESC LIMIT 1').get() as { part_size: number } | undefined;
+  const row = db.prepare('SELECT part_size FROM files WHERE part_size IS NOT NULL ORDER BY id DESC LIMIT 1').get() as
+    | { part_size: number }
+    | undefined;
   return row?.part_size;
 }
 
@@ -202,7 +211,9 @@ export function partMd5sOf(
   c: { path: string; size: number; mtimeMs: number; dev: string; ino: string; ctimeNs: string; partSize: number },
 ): Buffer | undefined {
   const row = db
-    .prepare(`SELECT md5s FROM part_md5s WHERE path = ? AND size = ? AND mtime_ms = ? AND dev = ? AND ino = ? AND ctime_ns = ? AND part_size = ? ORDER BY id DESC LIMIT 1`)
+    .prepare(
+      `SELECT md5s FROM part_md5s WHERE path = ? AND size = ? AND mtime_ms = ? AND dev = ? AND ino = ? AND ctime_ns = ? AND part_size = ? ORDER BY id DESC LIMIT 1`,
+    )
     .get(c.path, c.size, Math.trunc(c.mtimeMs), c.dev, c.ino, c.ctimeNs, c.partSize) as { md5s: Buffer } | undefined;
   return row?.md5s;
 }
@@ -252,19 +263,27 @@ export function copyingOffloadIds(db: QueueDatabase): number[] {
 
 /** The offloads recorded `interrupted` or `copying`: id, state and destination folder. */
 export function unfinishedOffloads(db: QueueDatabase): { id: number; state: string; destination: string }[] {
-  return db.prepare(`SELECT id, state, destination FROM offloads WHERE state IN ('interrupted', 'copying')`).all() as { id: number; state: string; destination: string }[];
+  return db.prepare(`SELECT id, state, destination FROM offloads WHERE state IN ('interrupted', 'copying')`).all() as {
+    id: number;
+    state: string;
+    destination: string;
+  }[];
 }
 
 /** The verified copies recorded for the card file `source` and not removed by the sweep, newest first: path, size (bytes), mtime (ms). */
 export function verifiedCopiesOf(db: QueueDatabase, source: string): { copy: string; size: number; mtimeMs: number }[] {
-  return cached(db, 'SELECT copy_path AS copy, size, mtime_ms AS mtimeMs FROM offload_files WHERE source_path = ? AND verified = 1 AND removed_at IS NULL ORDER BY id DESC').all(
-    source,
-  ) as { copy: string; size: number; mtimeMs: number }[];
+  return cached(
+    db,
+    'SELECT copy_path AS copy, size, mtime_ms AS mtimeMs FROM offload_files WHERE source_path = ? AND verified = 1 AND removed_at IS NULL ORDER BY id DESC',
+  ).all(source) as { copy: string; size: number; mtimeMs: number }[];
 }
 
 /** The paths of every verified copy not removed by the retention sweep. */
 export function keptCopyPaths(db: QueueDatabase): string[] {
-  return db.prepare('SELECT copy_path FROM offload_files WHERE verified = 1 AND removed_at IS NULL').pluck().all() as string[];
+  return db
+    .prepare('SELECT copy_path FROM offload_files WHERE verified = 1 AND removed_at IS NULL')
+    .pluck()
+    .all() as string[];
 }
 
 /**
@@ -327,7 +346,9 @@ export function verifiedCopiesOfSize(db: QueueDatabase, size: number): VerifiedC
 
 /** The state of the newest file row not cancelled whose path is `path`, or undefined when none has it. */
 export function newestFileStateAt(db: QueueDatabase, path: string): string | undefined {
-  return cached(db, `SELECT state FROM files WHERE path = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`).pluck().get(path) as string | undefined;
+  return cached(db, `SELECT state FROM files WHERE path = ? AND state != 'cancelled' ORDER BY id DESC LIMIT 1`)
+    .pluck()
+    .get(path) as string | undefined;
 }
 
 /**
@@ -336,5 +357,10 @@ export function newestFileStateAt(db: QueueDatabase, path: string): string | und
  * still reads from that card.
  */
 export function unfinishedCapturesUnder(db: QueueDatabase, prefix: string): number {
-  return (cached(db, `SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL AND instr(path, ?) = 1`).get(prefix) as { n: number }).n;
+  return (
+    cached(
+      db,
+      `SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL AND instr(path, ?) = 1`,
+    ).get(prefix) as { n: number }
+  ).n;
 }

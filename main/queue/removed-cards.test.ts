@@ -39,9 +39,29 @@ describe('removed cards', () => {
   it('another card mounted at the same path meanwhile uploads as usual', () => {
     const [, b] = fillQueue(q, 1);
     cards.add(card, b!);
-    const request: CaptureRequest = { project: 'p', structure: 's', type: 'interior', mode: 'video', sourceType: 'bot', captureDateTime: '2026-11-25T08:00:00Z', files: [{ frameIndex: 1, fileName: 'B.insv', contentType: 'video/mp4', size: 1024 }] };
-    const other = q.enqueueCapture('B', request, [{ path: '/card/DCIM/Camera01/B.insv', fileName: 'B.insv', contentType: 'video/mp4', size: 1024, mtimeMs: 0 }]);
-    q.saveRegistration(other, 'cap-b', [{ frameIndex: 1, uploadId: 'u-b', fileName: 'B.insv', size: 1024, partSize: 5_242_880, totalParts: 1, status: 'initiated' }]);
+    const request: CaptureRequest = {
+      project: 'p',
+      structure: 's',
+      type: 'interior',
+      mode: 'video',
+      sourceType: 'bot',
+      captureDateTime: '2026-11-25T08:00:00Z',
+      files: [{ frameIndex: 1, fileName: 'B.insv', contentType: 'video/mp4', size: 1024 }],
+    };
+    const other = q.enqueueCapture('B', request, [
+      { path: '/card/DCIM/Camera01/B.insv', fileName: 'B.insv', contentType: 'video/mp4', size: 1024, mtimeMs: 0 },
+    ]);
+    q.saveRegistration(other, 'cap-b', [
+      {
+        frameIndex: 1,
+        uploadId: 'u-b',
+        fileName: 'B.insv',
+        size: 1024,
+        partSize: 5_242_880,
+        totalParts: 1,
+        status: 'initiated',
+      },
+    ]);
     expect(q.schedule.dueFiles(Date.now(), 10, [], cards.waitingFiles()).map((f) => f.captureRow)).toEqual([other]);
     expect(q.totals().cardWait).toEqual({ cards: 1, recordings: 1, names: ['card'] });
   });
@@ -50,8 +70,14 @@ describe('removed cards', () => {
     const [a, b] = fillQueue(q, 1);
     cards.add(card, b!);
     q.moveFile(a!, ['pending'], 'completed'); // finished while the wait was on: still moved with its card
-    const moved = cards.remap(cards.list()[0]!, '/media/ana/X4_2', new Map([[b!, { dev: '7', ino: '8', ctimeNs: '9' }]]));
-    expect(moved.map((f) => [f.id, f.path, f.dev, f.ino, f.ctimeNs])).toEqual([[b, '/media/ana/X4_2/VID_0_2.insv', '7', '8', '9']]);
+    const moved = cards.remap(
+      cards.list()[0]!,
+      '/media/ana/X4_2',
+      new Map([[b!, { dev: '7', ino: '8', ctimeNs: '9' }]]),
+    );
+    expect(moved.map((f) => [f.id, f.path, f.dev, f.ino, f.ctimeNs])).toEqual([
+      [b, '/media/ana/X4_2/VID_0_2.insv', '7', '8', '9'],
+    ]);
     expect(q.file(a!)!.path).toBe('/media/ana/X4_2/VID_0_1.insv');
     expect(cards.list()).toEqual([]);
   });

@@ -73,7 +73,11 @@ export class RemovedCards {
     const waiting = new Set(cards.flatMap((c) => c.files));
     if (waiting.has(also)) return false;
     // A file held for its verified copy (copy-holds.ts) reads nothing from the card: it waits for its copy, not for the card.
-    const onCard = (this.sql(`SELECT id FROM files WHERE ${UNFINISHED} AND awaiting_copy = 0 AND instr(path, ?) = 1 ORDER BY id`).all(cardPrefix(card.root)) as { id: number }[])
+    const onCard = (
+      this.sql(`SELECT id FROM files WHERE ${UNFINISHED} AND awaiting_copy = 0 AND instr(path, ?) = 1 ORDER BY id`).all(
+        cardPrefix(card.root),
+      ) as { id: number }[]
+    )
       .map((r) => r.id)
       .filter((id) => id !== also && !waiting.has(id));
     const same = cards.find((c) => c.root === card.root);
@@ -91,7 +95,11 @@ export class RemovedCards {
 
   /** The unfinished files waiting for `card`, by id. */
   unfinishedOf(card: RemovedCard): QueuedFile[] {
-    return (this.sql(`SELECT * FROM files WHERE ${UNFINISHED} AND ${AMONG} ORDER BY id`).all(JSON.stringify(card.files)) as FileRowRaw[]).map(toFile);
+    return (
+      this.sql(`SELECT * FROM files WHERE ${UNFINISHED} AND ${AMONG} ORDER BY id`).all(
+        JSON.stringify(card.files),
+      ) as FileRowRaw[]
+    ).map(toFile);
   }
 
   /** How many cards are waited for, and the recordings with a file left on them. */
@@ -105,9 +113,16 @@ export class RemovedCards {
    * device, inode and status-change time it has there, so the next checks read nothing again),
    * and the wait ends. Answers the files moved that are not finished.
    */
-  remap(card: RemovedCard, to: string, seen: ReadonlyMap<number, { dev: string; ino: string; ctimeNs: string }>): QueuedFile[] {
+  remap(
+    card: RemovedCard,
+    to: string,
+    seen: ReadonlyMap<number, { dev: string; ino: string; ctimeNs: string }>,
+  ): QueuedFile[] {
     return this.db.transaction(() => {
-      const rows = this.sql(`SELECT id, path FROM files WHERE ${AMONG}`).all(JSON.stringify(card.files)) as { id: number; path: string }[];
+      const rows = this.sql(`SELECT id, path FROM files WHERE ${AMONG}`).all(JSON.stringify(card.files)) as {
+        id: number;
+        path: string;
+      }[];
       const setPath = this.sql('UPDATE files SET path = ? WHERE id = ?');
       const setIdentity = this.sql('UPDATE files SET dev = ?, ino = ?, ctime_ns = ? WHERE id = ?');
       for (const r of rows) {
@@ -125,12 +140,17 @@ export class RemovedCards {
  * The figures of CardWait for `cards`, with the queue's own statements (totals.ts reads it inside
  * its snapshot). A card with no unfinished file left (its captures removed meanwhile) counts for nothing.
  */
-export function cardWait(sql: (text: string) => Database.Statement, cards: readonly RemovedCard[] = removedCardsIn(sql)): CardWait {
+export function cardWait(
+  sql: (text: string) => Database.Statement,
+  cards: readonly RemovedCard[] = removedCardsIn(sql),
+): CardWait {
   let count = 0;
   let recordings = 0;
   const names: string[] = [];
   for (const c of cards) {
-    const r = sql(`SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE ${UNFINISHED} AND ${AMONG}`).get(JSON.stringify(c.files)) as { n: number };
+    const r = sql(`SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE ${UNFINISHED} AND ${AMONG}`).get(
+      JSON.stringify(c.files),
+    ) as { n: number };
     if (r.n === 0) continue;
     count++;
     recordings += r.n;

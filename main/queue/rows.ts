@@ -11,7 +11,14 @@ import type { CaptureRequest } from '../api/gateway.js';
  * stored: the app stopped, or the service answered 500/502/504, timed out or reset after the body
  * was sent; a person decides, since registering again could create a duplicate), `failed`.
  */
-export type CaptureState = 'queued' | 'registering' | 'registration_unknown' | 'registered' | 'completed' | 'failed' | 'rejected';
+export type CaptureState =
+  | 'queued'
+  | 'registering'
+  | 'registration_unknown'
+  | 'registered'
+  | 'completed'
+  | 'failed'
+  | 'rejected';
 
 /**
  * File states: `waiting` (its capture is not registered yet), `pending` (ready to upload),

@@ -18,7 +18,8 @@ function queueOf(pairs: number) {
   const ids = fillQueue(open.queue, pairs);
   const q = open.queue;
   /** Gives a file a retry time (ms since epoch), as a failure that may pass leaves it. */
-  const retryAt = (id: number, at: number) => q.moveFile(id, ['pending'], 'pending', { error: 'storage unavailable', retryAt: at, transient: true });
+  const retryAt = (id: number, at: number) =>
+    q.moveFile(id, ['pending'], 'pending', { error: 'storage unavailable', retryAt: at, transient: true });
   return { q, ids, retryAt };
 }
 

@@ -35,12 +35,11 @@ export class QueueSchedule {
     const rows = this.db.transaction(
       () =>
         this.sql(
-            `UPDATE captures SET state = 'registering', sent_at = ?, updated_at = ?
+          `UPDATE captures SET state = 'registering', sent_at = ?, updated_at = ?
              WHERE id = (SELECT id FROM captures WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY priority DESC, id LIMIT 1)
                AND state = 'queued'
              RETURNING *`,
-          )
-          .all(sent ? t : null, t, at) as CaptureRowRaw[],
+        ).all(sent ? t : null, t, at) as CaptureRowRaw[],
     )();
     return rows[0] && toCapture(rows[0]);
   }
@@ -52,7 +51,11 @@ export class QueueSchedule {
    * be sent), and Error when the capture is no longer `registering` (a person dropped it meanwhile).
    */
   markCaptureSent(id: number): void {
-    const r = this.sql(`UPDATE captures SET sent_at = ?, updated_at = ? WHERE id = ? AND state = 'registering'`).run(now(), now(), id);
+    const r = this.sql(`UPDATE captures SET sent_at = ?, updated_at = ? WHERE id = ? AND state = 'registering'`).run(
+      now(),
+      now(),
+      id,
+    );
     if (r.changes !== 1) throw new Error(`Capture ${id} is no longer being registered`);
   }
 
@@ -61,20 +64,27 @@ export class QueueSchedule {
    * moved. A capture no longer in `from` (changed or removed meanwhile) is left alone.
    * `retryAt` (ms since epoch) schedules the next registration attempt and counts one more attempt.
    */
-  moveCapture(id: number, from: CaptureState[], to: CaptureState, error: string | null = null, retryAt?: number): boolean {
+  moveCapture(
+    id: number,
+    from: CaptureState[],
+    to: CaptureState,
+    error: string | null = null,
+    retryAt?: number,
+  ): boolean {
     const counted = retryAt === undefined ? 'attempts' : 'attempts + 1';
     return (
       this.sql(
-          `UPDATE captures SET state = ?, error = ?, next_attempt_at = ?, attempts = ${counted}, updated_at = ?
+        `UPDATE captures SET state = ?, error = ?, next_attempt_at = ?, attempts = ${counted}, updated_at = ?
            WHERE id = ? AND state IN (${from.map(() => '?').join(',')})`,
-        )
-        .run(to, error, retryAt ?? null, now(), id, ...from).changes === 1
+      ).run(to, error, retryAt ?? null, now(), id, ...from).changes === 1
     );
   }
 
   /** Makes every queued capture due sooner than `at` (ms since epoch) wait until then, without counting an attempt. */
   deferQueuedCaptures(at: number): void {
-    this.sql(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at < ?)`).run(at, at);
+    this.sql(
+      `UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at < ?)`,
+    ).run(at, at);
   }
 
   /**
@@ -101,7 +111,7 @@ export class QueueSchedule {
     const pending = `f.state = 'pending' AND f.awaiting_copy = 0 AND f.id NOT IN (SELECT value FROM json_each(@skip))`;
     return (
       this.sql(
-          `SELECT * FROM (
+        `SELECT * FROM (
              SELECT c.priority AS in_line, f.next_attempt_at IS NULL AS untried, f.* FROM captures c CROSS JOIN files f ON f.capture_row = c.id
              WHERE c.priority > 0 AND ${pending} AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= @at)
              ORDER BY c.priority DESC, untried, f.id LIMIT @limit)
@@ -114,8 +124,7 @@ export class QueueSchedule {
              WHERE c.priority = 0 AND ${pending} AND f.next_attempt_at IS NULL
              ORDER BY f.id LIMIT @limit)
            ORDER BY in_line DESC, untried, id LIMIT @limit`,
-        )
-        .all({ at, limit, skip }) as FileRowRaw[]
+      ).all({ at, limit, skip }) as FileRowRaw[]
     ).map(toFile);
   }
 
@@ -130,10 +139,9 @@ export class QueueSchedule {
     const rows = this.db.transaction(
       () =>
         this.sql(
-            `UPDATE captures SET priority = CASE WHEN ? THEN (SELECT COALESCE(MAX(priority), 0) + 1 FROM captures) ELSE 0 END, updated_at = ?
+          `UPDATE captures SET priority = CASE WHEN ? THEN (SELECT COALESCE(MAX(priority), 0) + 1 FROM captures) ELSE 0 END, updated_at = ?
              WHERE id = ? RETURNING priority`,
-          )
-          .all(front ? 1 : 0, now(), captureRow) as { priority: number }[],
+        ).all(front ? 1 : 0, now(), captureRow) as { priority: number }[],
     )();
     return rows[0]?.priority ?? null;
   }
@@ -142,9 +150,8 @@ export class QueueSchedule {
   priorities(fileIds: readonly number[]): Map<number, number> {
     if (fileIds.length === 0) return new Map();
     const rows = this.sql(
-        `SELECT f.id AS id, c.priority AS priority FROM files f JOIN captures c ON c.id = f.capture_row WHERE f.id IN (${fileIds.map(() => '?').join(',')})`,
-      )
-      .all(...fileIds) as { id: number; priority: number }[];
+      `SELECT f.id AS id, c.priority AS priority FROM files f JOIN captures c ON c.id = f.capture_row WHERE f.id IN (${fileIds.map(() => '?').join(',')})`,
+    ).all(...fileIds) as { id: number; priority: number }[];
     return new Map(rows.map((r) => [r.id, r.priority]));
   }
 
@@ -154,11 +161,10 @@ export class QueueSchedule {
    */
   nextDueAt(waiting: readonly number[] = []): number | null {
     const r = this.sql(
-        `SELECT MIN(t) AS t FROM (
+      `SELECT MIN(t) AS t FROM (
            SELECT MIN(next_attempt_at) AS t FROM files WHERE state = 'pending' AND awaiting_copy = 0 AND id NOT IN (SELECT value FROM json_each(?))
            UNION ALL SELECT MIN(next_attempt_at) FROM captures WHERE state = 'queued')`,
-      )
-      .get(JSON.stringify(waiting)) as { t: number | null };
+    ).get(JSON.stringify(waiting)) as { t: number | null };
     return r.t;
   }
 }

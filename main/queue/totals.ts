@@ -61,18 +61,27 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
          COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving,
          MIN(CASE WHEN f.state = 'pending' THEN f.next_attempt_at END) AS nextFileRetry
        FROM files f JOIN captures c ON c.id = f.capture_row`,
-    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned' | 'nextRetryAt' | 'cardWait'> & { nextFileRetry: number | null };
+    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned' | 'nextRetryAt' | 'cardWait'> & {
+      nextFileRetry: number | null;
+    };
     const c = sql(
       `SELECT COUNT(*) AS captures,
          COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou,
          MIN(CASE WHEN state = 'queued' THEN next_attempt_at END) AS nextCaptureRetry,
          (SELECT COUNT(DISTINCT a.capture_row) FROM activity a JOIN captures w ON w.id = a.capture_row WHERE a.kind = 'warning') AS capturesWarned
        FROM captures`,
-    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned'> & { nextCaptureRetry: number | null };
+    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned'> & {
+      nextCaptureRetry: number | null;
+    };
     const { nextFileRetry, ...files } = f;
     const { nextCaptureRetry, ...captures } = c;
     const retries = [nextFileRetry, nextCaptureRetry].filter((t): t is number => t !== null);
-    return { ...files, ...captures, nextRetryAt: retries.length ? Math.min(...retries) : null, cardWait: cardWait(sql) };
+    return {
+      ...files,
+      ...captures,
+      nextRetryAt: retries.length ? Math.min(...retries) : null,
+      cardWait: cardWait(sql),
+    };
   })();
 }
 

@@ -15,8 +15,12 @@ import { offloadFileSources } from './reader.js';
  */
 export function shiftRetryTimes(db: QueueDatabase, stepMs: number): void {
   db.transaction(() => {
-    db.prepare(`UPDATE files SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending' AND next_attempt_at IS NOT NULL`).run(stepMs);
-    db.prepare(`UPDATE captures SET next_attempt_at = next_attempt_at + ? WHERE state = 'queued' AND next_attempt_at IS NOT NULL`).run(stepMs);
+    db.prepare(
+      `UPDATE files SET next_attempt_at = next_attempt_at + ? WHERE state = 'pending' AND next_attempt_at IS NOT NULL`,
+    ).run(stepMs);
+    db.prepare(
+      `UPDATE captures SET next_attempt_at = next_attempt_at + ? WHERE state = 'queued' AND next_attempt_at IS NOT NULL`,
+    ).run(stepMs);
   })();
 }
 
@@ -28,8 +32,12 @@ export function shiftRetryTimes(db: QueueDatabase, stepMs: number): void {
 export function dueRetryTimesBeyond(db: QueueDatabase, nowMs: number, limitMs: number): number {
   return db.transaction(
     () =>
-      db.prepare(`UPDATE files SET next_attempt_at = ? WHERE state = 'pending' AND next_attempt_at > ?`).run(nowMs, limitMs).changes +
-      db.prepare(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND next_attempt_at > ?`).run(nowMs, limitMs).changes,
+      db
+        .prepare(`UPDATE files SET next_attempt_at = ? WHERE state = 'pending' AND next_attempt_at > ?`)
+        .run(nowMs, limitMs).changes +
+      db
+        .prepare(`UPDATE captures SET next_attempt_at = ? WHERE state = 'queued' AND next_attempt_at > ?`)
+        .run(nowMs, limitMs).changes,
   )();
 }
 
@@ -39,8 +47,12 @@ export function dueRetryTimesBeyond(db: QueueDatabase, nowMs: number, limitMs: n
  * is one (settings/settings-change.ts).
  */
 export function clearRetryTimes(db: QueueDatabase): { captures: number; files: number } {
-  const captures = db.prepare(`UPDATE captures SET next_attempt_at = NULL WHERE state = 'queued' AND next_attempt_at IS NOT NULL`).run().changes;
-  const files = db.prepare(`UPDATE files SET next_attempt_at = NULL WHERE state = 'pending' AND next_attempt_at IS NOT NULL`).run().changes;
+  const captures = db
+    .prepare(`UPDATE captures SET next_attempt_at = NULL WHERE state = 'queued' AND next_attempt_at IS NOT NULL`)
+    .run().changes;
+  const files = db
+    .prepare(`UPDATE files SET next_attempt_at = NULL WHERE state = 'pending' AND next_attempt_at IS NOT NULL`)
+    .run().changes;
   return { captures, files };
 }
 
@@ -78,16 +90,18 @@ export interface OffloadEndRow {
 export function insertOffload(db: QueueDatabase, s: OffloadStartRow): number {
   return Number(
     db
-      .prepare(`INSERT INTO offloads (card_path, card_name, destination, started_at, finished_at, files, bytes, verified, mhl_path, state) VALUES (?, ?, ?, ?, NULL, ?, ?, 0, NULL, 'copying')`)
+      .prepare(
+        `INSERT INTO offloads (card_path, card_name, destination, started_at, finished_at, files, bytes, verified, mhl_path, state) VALUES (?, ?, ?, ?, NULL, ?, ?, 0, NULL, 'copying')`,
+      )
       .run(s.card, s.cardName, s.destination, s.startedAt, s.files, s.bytes).lastInsertRowid,
   );
 }
 
 /** Inserts one checked file's row of offload `id` (its XXH64, its copy, verified or not). */
 export function insertOffloadFile(db: QueueDatabase, id: number, f: OffloadFileRow): void {
-  db.prepare(`INSERT INTO offload_files (offload_id, source_path, copy_path, size, mtime_ms, xxh64, verified, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    id, f.source, f.copy, f.size, f.mtimeMs, f.xxh64 ?? null, f.verified ? 1 : 0, f.error ?? null,
-  );
+  db.prepare(
+    `INSERT INTO offload_files (offload_id, source_path, copy_path, size, mtime_ms, xxh64, verified, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, f.source, f.copy, f.size, f.mtimeMs, f.xxh64 ?? null, f.verified ? 1 : 0, f.error ?? null);
 }
 
 /**
@@ -98,9 +112,9 @@ export function finishOffloadRow(db: QueueDatabase, id: number, r: OffloadEndRow
   const known = new Set(offloadFileSources(db, id));
   db.transaction(() => {
     for (const f of r.files) if (!known.has(f.source)) insertOffloadFile(db, id, f);
-    db.prepare(`UPDATE offloads SET finished_at = ?, files = ?, bytes = ?, verified = ?, mhl_path = ?, state = 'finished' WHERE id = ?`).run(
-      r.finishedAt, r.files.length, r.bytes, r.verified ? 1 : 0, r.mhlPath ?? null, id,
-    );
+    db.prepare(
+      `UPDATE offloads SET finished_at = ?, files = ?, bytes = ?, verified = ?, mhl_path = ?, state = 'finished' WHERE id = ?`,
+    ).run(r.finishedAt, r.files.length, r.bytes, r.verified ? 1 : 0, r.mhlPath ?? null, id);
   })();
 }
 
@@ -138,9 +152,9 @@ export interface PartMd5Row {
 
 /** Inserts a copy's part MD5s; `at` ISO 8601. */
 export function insertPartMd5s(db: QueueDatabase, c: PartMd5Row, at: string): void {
-  db.prepare(`INSERT INTO part_md5s (path, size, mtime_ms, dev, ino, ctime_ns, part_size, md5s, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    c.path, c.size, Math.trunc(c.mtimeMs), c.dev, c.ino, c.ctimeNs, c.partSize, c.md5s, at,
-  );
+  db.prepare(
+    `INSERT INTO part_md5s (path, size, mtime_ms, dev, ino, ctime_ns, part_size, md5s, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(c.path, c.size, Math.trunc(c.mtimeMs), c.dev, c.ino, c.ctimeNs, c.partSize, c.md5s, at);
 }
 
 /** Deletes the part MD5s kept for `path` (its copy was removed). */

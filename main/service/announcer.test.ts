@@ -7,7 +7,13 @@ import type { QueuedCapture, QueuedFile } from '../queue/queue.js';
 // notification, plus one "Queue finished" when the queue drained. Asserted as the exact
 // notifications, in order.
 
-const file = (fileName: string, state: 'completed' | 'failed' | 'pending', size = 0, error: string | null = null, transient = false): EngineEvent => ({
+const file = (
+  fileName: string,
+  state: 'completed' | 'failed' | 'pending',
+  size = 0,
+  error: string | null = null,
+  transient = false,
+): EngineEvent => ({
   type: 'file',
   fileId: 1,
   captureRow: 1,
@@ -17,7 +23,11 @@ const file = (fileName: string, state: 'completed' | 'failed' | 'pending', size 
   transient,
   file: { size } as QueuedFile,
 });
-const capture = (label: string, state: 'rejected' | 'registration_unknown' | 'queued', error: string | null = null): EngineEvent => ({
+const capture = (
+  label: string,
+  state: 'rejected' | 'registration_unknown' | 'queued',
+  error: string | null = null,
+): EngineEvent => ({
   type: 'capture',
   captureRow: 1,
   label,
@@ -39,7 +49,7 @@ afterEach(() => {
 });
 
 describe('what needs a person, gathered', () => {
-  it('one failure: one notification with its name and the service\'s message, after the gathering time', () => {
+  it("one failure: one notification with its name and the service's message, after the gathering time", () => {
     a.onEngine(file('a.insv', 'failed', 0, 'Storage refused the file (HTTP 400)'));
     vi.advanceTimersByTime(1999);
     expect(sent).toEqual([]);
@@ -51,7 +61,9 @@ describe('what needs a person, gathered', () => {
     for (const n of ['a', 'b', 'c', 'd', 'e']) a.onEngine(file(`${n}.insv`, 'failed', 0, 'gone'));
     a.onEngine(capture('Walk 3', 'rejected'));
     vi.advanceTimersByTime(2000);
-    expect(sent).toEqual([['6 uploads need you', 'a.insv, b.insv, c.insv and 3 more. Open the queue\'s "Needs you" list to see why.']]);
+    expect(sent).toEqual([
+      ['6 uploads need you', 'a.insv, b.insv, c.insv and 3 more. Open the queue\'s "Needs you" list to see why.'],
+    ]);
   });
 
   it('a passing failure, a queued capture and a pending file are never announced', () => {

@@ -42,7 +42,9 @@ export class Announcer {
     }
     if (e.type === 'file' && e.state === 'failed') this.gather(`${e.fileName}: ${e.error ?? 'unknown error'}`);
     if (e.type === 'capture' && (e.state === 'rejected' || e.state === 'registration_unknown')) {
-      this.gather(`${e.label}: ${e.error ?? (e.state === 'rejected' ? 'registration refused' : 'registration not confirmed')}`);
+      this.gather(
+        `${e.label}: ${e.error ?? (e.state === 'rejected' ? 'registration refused' : 'registration not confirmed')}`,
+      );
     }
   }
 
@@ -58,8 +60,14 @@ export class Announcer {
     const clock = `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`;
     const needYou = counts.failed + counts.capturesNeedYou;
     const warned = counts.capturesWarned ?? 0;
-    const notes = [...(needYou ? [`${needYou} need${needYou === 1 ? 's' : ''} you`] : []), ...(warned ? [warnedPhrase(warned)] : [])];
-    this.notify('Queue finished', `Queue finished at ${clock}: ${n} file${n === 1 ? '' : 's'}, ${formatSize(bytes)}${notes.map((x) => `; ${x}`).join('')}.`);
+    const notes = [
+      ...(needYou ? [`${needYou} need${needYou === 1 ? 's' : ''} you`] : []),
+      ...(warned ? [warnedPhrase(warned)] : []),
+    ];
+    this.notify(
+      'Queue finished',
+      `Queue finished at ${clock}: ${n} file${n === 1 ? '' : 's'}, ${formatSize(bytes)}${notes.map((x) => `; ${x}`).join('')}.`,
+    );
   }
 
   /** Sends what is gathered now, as one notification. */
@@ -75,7 +83,10 @@ export class Announcer {
     }
     const names = items.slice(0, NAMES_SHOWN).map((i) => i.slice(0, i.indexOf(':')));
     const more = items.length - names.length;
-    this.notify(`${items.length} uploads need you`, `${names.join(', ')}${more ? ` and ${more} more` : ''}. Open the queue's "Needs you" list to see why.`);
+    this.notify(
+      `${items.length} uploads need you`,
+      `${names.join(', ')}${more ? ` and ${more} more` : ''}. Open the queue's "Needs you" list to see why.`,
+    );
   }
 
   /** Stops the gathering timer without sending (the app is closing). */

@@ -51,7 +51,11 @@ describe('the app stopped by refused credentials, seen by status', () => {
       pickFiles: async () => [],
       startLocalService: async () => ({ ...svc, close: async () => {} }),
       notify: (title, body) => notified.push(`${title}: ${body}`),
-      engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
+      engine: {
+        partRetry: recommendedRetryPolicy(10, 10),
+        stallTimeoutMs: 5000,
+        retrySchedule: { delayMs: () => 300 },
+      },
     });
     const account = svc.store.state.accounts.find((a) => a.email === svc.info.account.email)!;
     const password = account.password;
@@ -64,13 +68,29 @@ describe('the app stopped by refused credentials, seen by status', () => {
       const file = join(work, 'walk.mp4');
       writeFileSync(file, randomBytes(100_000));
       const structure = c.settings.view().structures[0]!;
-      await h['capture:captures.register']([{ paths: [file], structure: structure.id, design: structure.designs[0]!.id, type: 'interior', capturedAt: '2026-11-25T08:00:00Z' }]);
-      await vi.waitFor(() => expect(notified).toContainEqual(expect.stringMatching(/^Uploads stopped: The sign-in service refuses the account/)), { timeout: 15_000 });
+      await h['capture:captures.register']([
+        {
+          paths: [file],
+          structure: structure.id,
+          design: structure.designs[0]!.id,
+          type: 'interior',
+          capturedAt: '2026-11-25T08:00:00Z',
+        },
+      ]);
+      await vi.waitFor(
+        () =>
+          expect(notified).toContainEqual(
+            expect.stringMatching(/^Uploads stopped: The sign-in service refuses the account/),
+          ),
+        { timeout: 15_000 },
+      );
 
       const view = c.queueView();
       const app = queueState(view.totals, { blocked: view.blocked });
       expect(app.headline).toBe('Needs you');
-      expect(statusLine(dataDir)).toMatch(new RegExp(`^Needs you — ${app.detail!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · 0% · `));
+      expect(statusLine(dataDir)).toMatch(
+        new RegExp(`^Needs you — ${app.detail!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · 0% · `),
+      );
       expect(statusLine(dataDir)).not.toContain(svc.info.account.password);
 
       // Put right at the service, the app is opened on it again (as saving the settings does): a new uploader.

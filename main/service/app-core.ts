@@ -64,7 +64,11 @@ export class AppCore {
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
     this.limits = new UploadLimits(this.settings, () => this.kick());
-    this.desk = new OfficeDesk(opts.dataDir, () => this.records(), () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })));
+    this.desk = new OfficeDesk(
+      opts.dataDir,
+      () => this.records(),
+      () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })),
+    );
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
     this.cards = new CardDesk({
       ...opts.cards,
@@ -80,7 +84,11 @@ export class AppCore {
         this.kick();
       },
     });
-    this.thumbnails = new ThumbnailDesk(() => this.cards.library.get().library, () => this.uploader?.queue.db, opts.log);
+    this.thumbnails = new ThumbnailDesk(
+      () => this.cards.library.get().library,
+      () => this.uploader?.queue.db,
+      opts.log,
+    );
   }
 
   /** Opens the queue with the stored settings (if any) and carries on with what it holds. */
@@ -123,7 +131,9 @@ export class AppCore {
       if (!(err instanceof QueueInUseError) || this.closed) throw err;
       this.setWaiting(queueInUseMessage(err, this.queueRetryMs()));
       this.waitTimer = setTimeout(() => {
-        this.openStored().catch((e: unknown) => this.setWaiting(null, queueErrorMessage(e, join(this.opts.dataDir, 'queue'))));
+        this.openStored().catch((e: unknown) =>
+          this.setWaiting(null, queueErrorMessage(e, join(this.opts.dataDir, 'queue'))),
+        );
       }, this.queueRetryMs());
       return;
     }
@@ -200,7 +210,10 @@ export class AppCore {
 
   /** The current queue with live progress (one query for captures, one for files). */
   queueView(): QueueView {
-    return { ...(this.live?.view() ?? { captures: [], files: [], blocked: null, hold: null, totals: EMPTY_TOTALS }), keptAwake: this.keptAwake };
+    return {
+      ...(this.live?.view() ?? { captures: [], files: [], blocked: null, hold: null, totals: EMPTY_TOTALS }),
+      keptAwake: this.keptAwake,
+    };
   }
 
   /**
@@ -214,7 +227,11 @@ export class AppCore {
     // The service's own sign-in tokens are kept sealed per scope (progress-tokens.ts);
     // they are the account's, so a changed email starts without them.
     this.tokens ??= new ScopedTokenKeepers(this.opts.store, this.opts.secrets);
-    const opts = (scope: string) => ({ retry: { retries: 1, delayMs: () => 300 }, timeoutMs: 10_000, tokens: this.tokens!.for(scope) });
+    const opts = (scope: string) => ({
+      retry: { retries: 1, delayMs: () => 300 },
+      timeoutMs: 10_000,
+      tokens: this.tokens!.for(scope),
+    });
     if (this.local) {
       const { info } = this.local;
       const config = { baseUrl: info.progressBaseUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
@@ -223,7 +240,13 @@ export class AppCore {
     }
     const r = this.settings.resolved();
     if (!r?.progressBaseUrl) throw new Error('No progress records address is set: open Settings and enter it.');
-    const config = { baseUrl: r.progressBaseUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
+    const config = {
+      baseUrl: r.progressBaseUrl,
+      apiKey: r.apiKey,
+      projectId: r.projectId,
+      email: r.email,
+      password: r.password,
+    };
     const scope = `${r.progressBaseUrl} ${r.projectId}`;
     return { client: new ProgressRecordsClient(config, opts(`${scope} ${r.email}`)), scope };
   }
@@ -243,11 +266,25 @@ export class AppCore {
   private gatewayConfig(): GatewayConfig {
     if (this.local) {
       const { info } = this.local;
-      return { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+      return {
+        baseUrl: info.baseUrl,
+        authUrl: info.authUrl,
+        apiKey: info.apiKey,
+        projectId: info.projectId,
+        ...info.account,
+      };
     }
     const r = this.settings.resolved();
-    if (!r) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account.');
-    return { baseUrl: r.baseUrl, authUrl: r.authUrl, apiKey: r.apiKey, projectId: r.projectId, email: r.email, password: r.password };
+    if (!r)
+      throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account.');
+    return {
+      baseUrl: r.baseUrl,
+      authUrl: r.authUrl,
+      apiKey: r.apiKey,
+      projectId: r.projectId,
+      email: r.email,
+      password: r.password,
+    };
   }
 
   /** Starts (or reuses) the local service and opens the queue on it. Throws when it is not offered here or fails to start. */
@@ -257,7 +294,11 @@ export class AppCore {
     this.local ??= await start(join(this.opts.dataDir, 'local-service'));
     // Its ready info is all the app uses of it, as of a real service: addresses, key, account, and
     // the structures' names a real project hands out of band.
-    this.localStructures = this.local.info.namedStructures.map((s) => ({ id: s.id, name: s.name, designs: s.designs.map((d) => ({ id: d.id, name: d.name })) }));
+    this.localStructures = this.local.info.namedStructures.map((s) => ({
+      id: s.id,
+      name: s.name,
+      designs: s.designs.map((d) => ({ id: d.id, name: d.name })),
+    }));
     this.openWith(this.gatewayConfig(), concurrency);
   }
 
@@ -273,12 +314,21 @@ export class AppCore {
       // an earlier run held (no import runs for it now) uploads from the card.
       copyRoute: this.cards.copies,
     });
-    if (this.uploader.setAside) this.opts.emit('capture:event.notice', { level: 'warning', message: `The upload queue was damaged (${this.uploader.damage}) and was moved to ${this.uploader.setAside}; a new queue was started.` });
+    if (this.uploader.setAside)
+      this.opts.emit('capture:event.notice', {
+        level: 'warning',
+        message: `The upload queue was damaged (${this.uploader.damage}) and was moved to ${this.uploader.setAside}; a new queue was started.`,
+      });
     const u = this.uploader;
-    this.live = new LiveQueue(u.queue, () => u.engine.blocked, () => u.engine.holds.current, (event, payload) => {
-      this.opts.emit(event, payload);
-      if ('totals' in payload) this.opts.totals?.(payload.totals);
-    });
+    this.live = new LiveQueue(
+      u.queue,
+      () => u.engine.blocked,
+      () => u.engine.holds.current,
+      (event, payload) => {
+        this.opts.emit(event, payload);
+        if ('totals' in payload) this.opts.totals?.(payload.totals);
+      },
+    );
     // The shell learns the queue's totals as it opens, not at its first change: an idle queue may
     // not change for hours, and the tray and "start at login" (docs/decisions/login-start.md) read them.
     this.opts.totals?.(this.live.totals());
@@ -304,7 +354,10 @@ export class AppCore {
 
   private requireUploader(): Uploader {
     if (!this.uploader && this.waiting) throw new Error(this.waiting);
-    if (!this.uploader) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
+    if (!this.uploader)
+      throw new Error(
+        'The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.',
+      );
     return this.uploader;
   }
 
@@ -376,6 +429,18 @@ export class AppCore {
 
 /** Totals of an empty queue (no queue open yet). */
 const EMPTY_TOTALS: QueueTotals = {
-  files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
-  bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0,
+  files: 0,
+  captures: 0,
+  completed: 0,
+  uploading: 0,
+  queued: 0,
+  retrying: 0,
+  paused: 0,
+  failed: 0,
+  cancelled: 0,
+  needYou: 0,
+  bytesTotal: 0,
+  bytesDone: 0,
+  bytesRemaining: 0,
+  bytesPerSecond: 0,
 };

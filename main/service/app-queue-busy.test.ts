@@ -48,10 +48,15 @@ describe('the app started while another process holds the queue', () => {
     // A drain in another process holds it now (the same OS lock a second process meets).
     mkdirSync(join(dataDir, 'queue'), { recursive: true });
     const release = lockQueue(join(dataDir, 'queue'));
-    const c = new AppCore({ ...options, emit: (event, payload) => event === 'capture:event.service' && statuses.push(payload as ServiceStatus) });
+    const c = new AppCore({
+      ...options,
+      emit: (event, payload) => event === 'capture:event.service' && statuses.push(payload as ServiceStatus),
+    });
     try {
       await c.start(); // does not fail
-      expect(c.queueWait).toMatch(new RegExp(`^The upload queue in .* is in use by process ${process.pid}; waiting\\.`));
+      expect(c.queueWait).toMatch(
+        new RegExp(`^The upload queue in .* is in use by process ${process.pid}; waiting\\.`),
+      );
       expect(c.queueWait).not.toMatch(/aside|move|rename/i);
       // Tried again, and still waiting: the status says so each time, and the screens say why nothing opens.
       await vi.waitFor(() => expect(statuses.length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });

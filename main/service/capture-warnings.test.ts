@@ -34,7 +34,11 @@ describe('warnings travel to the finish line', () => {
       emit: () => {},
       pickFiles: async () => [],
       startLocalService: async () => ({ ...svc, close: async () => {} }),
-      engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
+      engine: {
+        partRetry: recommendedRetryPolicy(10, 10),
+        stallTimeoutMs: 5000,
+        retrySchedule: { delayMs: () => 300 },
+      },
     });
     try {
       await c.start();
@@ -51,20 +55,37 @@ describe('warnings travel to the finish line', () => {
 
       const inspected = await h['capture:files.inspect']([damaged, lens0, lens1]);
       const byName = Object.fromEntries(inspected.captures.map((p) => [p.files[0]!.name, p.warnings ?? []]));
-      expect(byName).toEqual({ 'VID_20231121_201609_00_012.insv': expect.arrayContaining([NO_TRAILER]), 'VID_20231121_201700_00_013.insv': [] });
+      expect(byName).toEqual({
+        'VID_20231121_201609_00_012.insv': expect.arrayContaining([NO_TRAILER]),
+        'VID_20231121_201700_00_013.insv': [],
+      });
 
       // The second lens vanishes between reading the card and Register.
       unlinkSync(lens1);
       const s = c.settings.view().structures[0]!;
-      const place = { structure: s.id, design: s.designs[0]!.id, type: 'interior' as const, capturedAt: '2023-11-21T20:16:09+01:00' };
-      const forms = inspected.captures.map((p) => ({ ...place, paths: p.files.map((f) => f.path), warnings: p.warnings }));
+      const place = {
+        structure: s.id,
+        design: s.designs[0]!.id,
+        type: 'interior' as const,
+        capturedAt: '2023-11-21T20:16:09+01:00',
+      };
+      const forms = inspected.captures.map((p) => ({
+        ...place,
+        paths: p.files.map((f) => f.path),
+        warnings: p.warnings,
+      }));
       const { queued } = await h['capture:captures.register'](forms);
       expect(queued).toHaveLength(2);
       await vi.waitFor(() => expect(c.queueView().totals.completed).toBe(2), { timeout: 20_000 });
 
       const view = c.queueView();
       const warnings = view.captures.map((q) => q.warnings ?? []);
-      expect(warnings).toEqual(expect.arrayContaining([expect.arrayContaining([NO_TRAILER]), [vanishedLens('VID_20231121_201700_10_013.insv')]]));
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          expect.arrayContaining([NO_TRAILER]),
+          [vanishedLens('VID_20231121_201700_10_013.insv')],
+        ]),
+      );
       expect(view.totals.capturesWarned).toBe(2);
       expect(queueState(view.totals).headline).toBe('All 2 files uploaded, 2 captures with warnings');
     } finally {

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -61,9 +72,14 @@ describe('CardDesk', () => {
     renameSync(join(work, 'eject', 'X4_EJECT'), root);
     await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
     const { id } = d.desk.startImport(root);
-    await expect(d.desk.eject(id)).rejects.toThrow('The card X4_EJECT is not safe to remove yet: keep it in the reader.');
+    await expect(d.desk.eject(id)).rejects.toThrow(
+      'The card X4_EJECT is not safe to remove yet: keep it in the reader.',
+    );
     await until(() => d.imports.at(-1)?.safeToRemove === true, 'safe to remove');
-    expect(await d.desk.eject(id)).toEqual({ ejected: true, message: 'X4_EJECT was ejected: you can take it out of the reader.' });
+    expect(await d.desk.eject(id)).toEqual({
+      ejected: true,
+      message: 'X4_EJECT was ejected: you can take it out of the reader.',
+    });
     expect(asked).toEqual([root]);
   });
 
@@ -82,7 +98,9 @@ describe('CardDesk', () => {
     d.desk.close();
     await d.desk.settled();
     expect(performance.now() - t).toBeLessThan(1000);
-    const left = (readdirSync(library, { recursive: true }) as string[]).filter((p) => statSync(join(library, p)).isFile());
+    const left = (readdirSync(library, { recursive: true }) as string[]).filter((p) =>
+      statSync(join(library, p)).isFile(),
+    );
     expect(left.filter((p) => p.endsWith('.partial'))).toEqual([]);
     expect(left.filter((p) => p.endsWith('.insv'))).toEqual([]);
     expect(listOffloads(d.db).map((o) => o.state)).toEqual(['interrupted']);
@@ -113,11 +131,22 @@ describe('CardDesk', () => {
     expect(d.desk.list().imports).toEqual([done]);
 
     const [record] = listOffloads(d.db);
-    expect(record).toMatchObject({ card: card.root, cardName: 'X4_CARD', fileCount: 4, bytes: 4 * 4096, verified: true });
+    expect(record).toMatchObject({
+      card: card.root,
+      cardName: 'X4_CARD',
+      fileCount: 4,
+      bytes: 4 * 4096,
+      verified: true,
+    });
     expect(record!.files.map((f) => f.copy).sort()).toEqual([...done.verifiedCopies].sort());
 
     const view = await d.desk.view();
-    expect(view).toEqual({ library: join(work, 'one', 'library'), keepDays: 7, uploadFromCard: false, usage: { bytes: 4 * 4096, copies: 4 } });
+    expect(view).toEqual({
+      library: join(work, 'one', 'library'),
+      keepDays: 7,
+      uploadFromCard: false,
+      usage: { bytes: 4 * 4096, copies: 4 },
+    });
     // A copy deleted by hand is no longer counted.
     rmSync(done.verifiedCopies[0]!);
     expect((await d.desk.view()).usage).toEqual({ bytes: 3 * 4096, copies: 3 });
@@ -144,11 +173,24 @@ describe('CardDesk', () => {
     const done = d.imports.at(-1)!;
     expect(done.verifiedCopies).toHaveLength(2);
     for (const copy of done.verifiedCopies) {
-      const rows = d.db.prepare('SELECT size, part_size, md5s, ino FROM part_md5s WHERE path = ?').all(copy) as { size: number; part_size: number; md5s: Buffer; ino: string }[];
+      const rows = d.db.prepare('SELECT size, part_size, md5s, ino FROM part_md5s WHERE path = ?').all(copy) as {
+        size: number;
+        part_size: number;
+        md5s: Buffer;
+        ino: string;
+      }[];
       expect(rows).toHaveLength(1);
       const bytes = readFileSync(join(d.mounts, 'X4', relative(done.destination!, copy)));
-      const want = [0, PART, 2 * PART].map((at) => createHash('md5').update(bytes.subarray(at, at + PART)).digest());
-      expect(rows[0]).toMatchObject({ size: bytes.length, part_size: PART, ino: String(statSync(copy, { bigint: true }).ino) });
+      const want = [0, PART, 2 * PART].map((at) =>
+        createHash('md5')
+          .update(bytes.subarray(at, at + PART))
+          .digest(),
+      );
+      expect(rows[0]).toMatchObject({
+        size: bytes.length,
+        part_size: PART,
+        ino: String(statSync(copy, { bigint: true }).ino),
+      });
       expect(rows[0]!.md5s.equals(Buffer.concat(want))).toBe(true);
     }
   });
@@ -160,7 +202,12 @@ describe('CardDesk', () => {
     expect(defaultLibraryFolder('darwin', '/Users/ana')).toBe('/Users/ana/Movies/Capture Uploader');
     expect(defaultLibraryFolder()).toContain(homedir());
     const saved = await d.desk.save({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
-    expect(saved).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true, usage: { bytes: 0, copies: 0 } });
+    expect(saved).toEqual({
+      library: join(work, 'two', 'lib'),
+      keepDays: 3,
+      uploadFromCard: true,
+      usage: { bytes: 0, copies: 0 },
+    });
     expect(d.store.get('library')).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
     expect(() => d.desk.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
   });
@@ -185,7 +232,7 @@ describe('CardDesk', () => {
     expect(d.modes.at(-1)).toBe(false);
   });
 
-  it('the retention sweep prunes the library\'s thumbnails too, and a failed prune is logged, not thrown', async () => {
+  it("the retention sweep prunes the library's thumbnails too, and a failed prune is logged, not thrown", async () => {
     const library = join(work, 'thumbs', 'library');
     const cache = join(library, '.thumbnails');
     mkdirSync(cache, { recursive: true });
@@ -195,7 +242,10 @@ describe('CardDesk', () => {
     utimesSync(stale, old, old);
     const { db } = openQueueDatabase(join(work, 'thumbs', 'queue.db'));
     const store = new Map<string, unknown>([['library', { library, keepDays: 7, uploadFromCard: false }]]);
-    const thumbnails = new ThumbnailDesk(() => library, () => db);
+    const thumbnails = new ThumbnailDesk(
+      () => library,
+      () => db,
+    );
     const warnings: string[] = [];
     let fail = false;
     desk = new CardDesk({

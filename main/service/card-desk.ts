@@ -1,5 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { DetectedCardView, EventName, EventPayload, ImportView, LibrarySettings, LibraryView } from '../../shared/ipc.js';
+import type {
+  DetectedCardView,
+  EventName,
+  EventPayload,
+  ImportView,
+  LibrarySettings,
+  LibraryView,
+} from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
 import type { EjectResult } from '../card/eject.js';
@@ -159,7 +166,11 @@ export class CardDesk {
    * cards are offered for upload straight from the card instead of Import.
    */
   list(): { cards: DetectedCardView[]; imports: ImportView[]; uploadFromCard: boolean } {
-    return { cards: this.viewCards(), imports: [...this.imports.values()], uploadFromCard: this.library.get().uploadFromCard };
+    return {
+      cards: this.viewCards(),
+      imports: [...this.imports.values()],
+      uploadFromCard: this.library.get().uploadFromCard,
+    };
   }
 
   /** Tells the window the cards mounted now and how they are offered (`capture:event.cards`). */
@@ -181,11 +192,28 @@ export class CardDesk {
     if (!card) throw new Error(`${root} is not an Insta360 card mounted now: it may have been removed.`);
     if (this.busy.has(root)) throw new Error(`The card ${card.name} is being imported already.`);
     const db = this.opts.queueDb();
-    if (!db) throw new Error('The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.');
+    if (!db)
+      throw new Error(
+        'The app is not set up yet: open Settings and enter the service addresses and your account, or choose the local test service.',
+      );
     const id = this.nextId++;
     const first: ImportView = {
-      id, card: root, cardName: card.name, destination: null, phase: 'copying', startedAt: new Date().toISOString(),
-      bytesDone: 0, bytesTotal: card.bytes, bytesPerSecond: 0, secondsLeft: null, files: [], verifiedCopies: [], safeToRemove: false, error: null, mhlPath: null, reportPath: null,
+      id,
+      card: root,
+      cardName: card.name,
+      destination: null,
+      phase: 'copying',
+      startedAt: new Date().toISOString(),
+      bytesDone: 0,
+      bytesTotal: card.bytes,
+      bytesPerSecond: 0,
+      secondsLeft: null,
+      files: [],
+      verifiedCopies: [],
+      safeToRemove: false,
+      error: null,
+      mhlPath: null,
+      reportPath: null,
     };
     this.imports.set(id, first);
     this.busy.add(root);
@@ -196,7 +224,10 @@ export class CardDesk {
     // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again.
     const partSize = expectedPartSize(db);
     // Recorded as it goes, in the queue open at each step (settings may change meanwhile).
-    const journal = new OffloadRecorder(() => this.opts.queueDb(), (m) => this.opts.log?.warn(m));
+    const journal = new OffloadRecorder(
+      () => this.opts.queueDb(),
+      (m) => this.opts.log?.warn(m),
+    );
     this.copies.begin(id, root, journal);
     const ac = new AbortController();
     const done = runCardImport({
@@ -217,7 +248,10 @@ export class CardDesk {
       ...(this.opts.copyGate ? { afterWrite: gateOn(this.opts.copyGate) } : {}),
       signal: ac.signal,
     })
-      .then(() => {}, (err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`))
+      .then(
+        () => {},
+        (err: unknown) => this.opts.log?.warn(`The import of ${root} stopped: ${reasonOf(err)}`),
+      )
       .finally(() => {
         this.running.delete(id);
         this.busy.delete(root);
@@ -237,7 +271,10 @@ export class CardDesk {
   private recordingCopied(id: number, files: readonly OffloadedFile[], partSize: number): void {
     const db = this.opts.queueDb();
     try {
-      if (db) for (const f of files) if (f.verified && f.partMd5s && f.copyFacts) recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
+      if (db)
+        for (const f of files)
+          if (f.verified && f.partMd5s && f.copyFacts)
+            recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
     } catch (err) {
       this.opts.log?.warn(`The part MD5s of ${files[0]?.source ?? 'a recording'} were not kept: ${reasonOf(err)}`);
     }
@@ -258,7 +295,10 @@ export class CardDesk {
     if (!db) return;
     try {
       const { moved, released, captures } = settleCopyHolds(db, this.copies);
-      if (released.length) this.opts.log?.info(`${released.length} file(s) placed from a card upload from the card: their copies were not verified.`);
+      if (released.length)
+        this.opts.log?.info(
+          `${released.length} file(s) placed from a card upload from the card: their copies were not verified.`,
+        );
       if (moved.length + released.length) this.opts.released?.(captures);
     } catch (err) {
       this.opts.log?.warn(`The files waiting for their verified copies could not be moved to them: ${reasonOf(err)}`);
@@ -273,7 +313,8 @@ export class CardDesk {
   async eject(id: number): Promise<EjectResult> {
     const view = this.imports.get(id);
     if (!view) throw new Error('That import is no longer on screen.');
-    if (!view.safeToRemove) throw new Error(`The card ${view.cardName} is not safe to remove yet: keep it in the reader.`);
+    if (!view.safeToRemove)
+      throw new Error(`The card ${view.cardName} is not safe to remove yet: keep it in the reader.`);
     return (this.opts.eject ?? ejectCard)(view.card);
   }
 
@@ -309,13 +350,19 @@ export class CardDesk {
     if (!db) return;
     try {
       const removed = await removeFinishedCopies(db, Date.now(), this.library.get().keepDays * DAY_MS);
-      if (removed.length) this.opts.log?.info(`Removed ${removed.length} imported copies from the library: their captures completed more than ${this.library.get().keepDays} days ago.`);
+      if (removed.length)
+        this.opts.log?.info(
+          `Removed ${removed.length} imported copies from the library: their captures completed more than ${this.library.get().keepDays} days ago.`,
+        );
     } catch (err) {
       this.opts.log?.warn(`The library's old copies could not be removed: ${reasonOf(err)}`);
     }
     try {
       const pruned = await this.opts.pruneThumbnails?.(Date.now());
-      if (pruned?.removed.length) this.opts.log?.info(`Removed ${pruned.removed.length} thumbnails not used for a while from the library (${pruned.freedBytes} bytes).`);
+      if (pruned?.removed.length)
+        this.opts.log?.info(
+          `Removed ${pruned.removed.length} thumbnails not used for a while from the library (${pruned.freedBytes} bytes).`,
+        );
     } catch (err) {
       this.opts.log?.warn(`The library's old thumbnails could not be removed: ${reasonOf(err)}`);
     }

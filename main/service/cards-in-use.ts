@@ -26,7 +26,9 @@ export function cardsInUse(db: QueueDatabase | undefined, cards: readonly Detect
     const removed = new RemovedCards(db, new QueueMeta(db));
     const waitedFor = removed.list().flatMap((card) => {
       const files = removed.unfinishedOf(card);
-      return files.length ? [{ card, first: files[0]!.path, recordings: new Set(files.map((f) => f.captureRow)).size }] : [];
+      return files.length
+        ? [{ card, first: files[0]!.path, recordings: new Set(files.map((f) => f.captureRow)).size }]
+        : [];
     });
     return plain.map((c) => {
       const recordings = unfinishedCapturesUnder(db, cardPrefix(c.root));

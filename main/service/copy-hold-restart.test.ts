@@ -37,7 +37,8 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
   const mounts = join(work, name, 'media');
   mkdirSync(mounts, { recursive: true });
-  if (!map.has('library')) map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
+  if (!map.has('library'))
+    map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
   const c = new AppCore({
     dataDir: join(work, name, 'data'),
     store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
@@ -59,7 +60,9 @@ async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], 
 function queuedFiles(queueFile: string) {
   const db = new Database(queueFile, { readonly: true });
   try {
-    return db.prepare('SELECT path, state, awaiting_copy AS held, upload_id AS uploadId FROM files ORDER BY id').all() as { path: string; state: string; held: number; uploadId: string | null }[];
+    return db
+      .prepare('SELECT path, state, awaiting_copy AS held, upload_id AS uploadId FROM files ORDER BY id')
+      .all() as { path: string; state: string; held: number; uploadId: string | null }[];
   } finally {
     db.close();
   }
@@ -69,7 +72,10 @@ function queuedFiles(queueFile: string) {
 function recordedCopies(queueFile: string): string[] {
   const db = new Database(queueFile, { readonly: true });
   try {
-    return (db.prepare('SELECT copy_path FROM offload_files WHERE verified = 1 ORDER BY copy_path').pluck().all() as string[]);
+    return db
+      .prepare('SELECT copy_path FROM offload_files WHERE verified = 1 ORDER BY copy_path')
+      .pluck()
+      .all() as string[];
   } finally {
     db.close();
   }
@@ -82,7 +88,7 @@ async function storedBytes(uploadId: string): Promise<Buffer> {
 }
 
 describe('a recording placed after a restart, from a card imported before it', () => {
-  it('is queued at the copy that verified before the stop and uploads from it, byte-identical, with the card file gone; the stopped copy\'s .partial is removed', async () => {
+  it("is queued at the copy that verified before the stop and uploads from it, byte-identical, with the card file gone; the stopped copy's .partial is removed", async () => {
     // Recording 2's second lens never gets past its write: the app stops mid-import.
     const never = new Promise<void>(() => undefined);
     const first = await core('later', async (partial) => {
@@ -94,16 +100,32 @@ describe('a recording placed after a restart, from a card imported before it', (
     renameSync(aside, root);
     await vi.waitFor(() => expect(first.c.cards.list().cards.map((x) => x.root)).toEqual([root]), { timeout: 10_000 });
     first.c.cards.startImport(root);
-    const destination = await vi.waitFor(() => first.c.cards.list().imports[0]!.destination ?? Promise.reject(new Error('not yet')), { timeout: 10_000 });
+    const destination = await vi.waitFor(
+      () => first.c.cards.list().imports[0]!.destination ?? Promise.reject(new Error('not yet')),
+      { timeout: 10_000 },
+    );
     const copyOf = (p: string) => join(destination, p.slice(root.length));
     // Recording 1 (both lenses) verified; recording 2's first lens too, its second is half-written.
     const inspected = await first.h['capture:files.inspect']([root]);
-    const [rec1, rec2] = inspected.captures.map((x) => x.files.map((f) => f.path).sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
+    const [rec1, rec2] = inspected.captures
+      .map((x) => x.files.map((f) => f.path).sort())
+      .sort((a, b) => a[0]!.localeCompare(b[0]!));
     const partial = join(destination, 'DCIM', 'Camera01', `.${rec2![1]!.split('/').pop()}.partial`);
-    await vi.waitFor(() => expect([...rec1!, rec2![0]!].map((p) => existsSync(copyOf(p))).concat(existsSync(partial))).toEqual([true, true, true, true]), { timeout: 20_000 });
+    await vi.waitFor(
+      () =>
+        expect([...rec1!, rec2![0]!].map((p) => existsSync(copyOf(p))).concat(existsSync(partial))).toEqual([
+          true,
+          true,
+          true,
+          true,
+        ]),
+      { timeout: 20_000 },
+    );
     // A copy is renamed into place a moment before its row is committed: the stop comes once the
     // three are recorded (a stop between the two leaves that one copy unrecorded: README, import CARD).
-    await vi.waitFor(() => expect(recordedCopies(first.queueFile)).toEqual([...rec1!, rec2![0]!].map(copyOf).sort()), { timeout: 20_000 });
+    await vi.waitFor(() => expect(recordedCopies(first.queueFile)).toEqual([...rec1!, rec2![0]!].map(copyOf).sort()), {
+      timeout: 20_000,
+    });
     await first.c.close();
     cores.splice(cores.indexOf(first.c), 1);
     // A restart ends the process and the system drops its offload's lock; here the stuck import
@@ -117,16 +139,30 @@ describe('a recording placed after a restart, from a card imported before it', (
     const bytes = new Map([...rec1!, ...rec2!].map((p) => [p, readFileSync(p)]));
     const structure = again.c.settings.view().structures[0]!;
     const placed = await again.h['capture:captures.register'](
-      [rec1!, rec2!].map((paths, i) => ({ paths, structure: structure.id, type: 'interior' as const, capturedAt: `2026-11-24T08:0${i}:00Z` })),
+      [rec1!, rec2!].map((paths, i) => ({
+        paths,
+        structure: structure.id,
+        type: 'interior' as const,
+        capturedAt: `2026-11-24T08:0${i}:00Z`,
+      })),
     );
     expect(placed.queued).toHaveLength(2);
     // The card is reused: whatever has a verified copy is gone from it.
     for (const p of [...rec1!, rec2![0]!]) rmSync(p);
 
     const queued = queuedFiles(again.queueFile);
-    expect(queued.map((f) => [f.path, f.held])).toEqual([[copyOf(rec1![0]!), 0], [copyOf(rec1![1]!), 0], [copyOf(rec2![0]!), 0], [rec2![1]!, 0]]);
-    await vi.waitFor(() => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    expect(queued.map((f) => [f.path, f.held])).toEqual([
+      [copyOf(rec1![0]!), 0],
+      [copyOf(rec1![1]!), 0],
+      [copyOf(rec2![0]!), 0],
+      [rec2![1]!, 0],
+    ]);
+    await vi.waitFor(
+      () => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')),
+      { timeout: 30_000 },
+    );
     const done = queuedFiles(again.queueFile);
-    for (const [i, p] of [...rec1!, ...rec2!].entries()) expect(sha(await storedBytes(done[i]!.uploadId!))).toBe(sha(bytes.get(p)!));
+    for (const [i, p] of [...rec1!, ...rec2!].entries())
+      expect(sha(await storedBytes(done[i]!.uploadId!))).toBe(sha(bytes.get(p)!));
   });
 });

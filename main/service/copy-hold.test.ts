@@ -3,7 +3,17 @@ import { dropImportLocks } from '../testing/offload-child.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -53,7 +63,8 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
   const mounts = join(work, name, 'media');
   mkdirSync(mounts, { recursive: true });
-  if (!map.has('library')) map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
+  if (!map.has('library'))
+    map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
   const c = new AppCore({
     dataDir: join(work, name, 'data'),
     store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
@@ -86,8 +97,18 @@ async function mountCard(c: AppCore, mounts: string, name: string, recordings: n
 function queuedFiles(queueFile: string) {
   const db = new Database(queueFile, { readonly: true });
   try {
-    return db.prepare('SELECT id, capture_row AS captureRow, path, state, awaiting_copy AS held, upload_id AS uploadId, ino FROM files ORDER BY id').all() as {
-      id: number; captureRow: number; path: string; state: string; held: number; uploadId: string | null; ino: string | null;
+    return db
+      .prepare(
+        'SELECT id, capture_row AS captureRow, path, state, awaiting_copy AS held, upload_id AS uploadId, ino FROM files ORDER BY id',
+      )
+      .all() as {
+      id: number;
+      captureRow: number;
+      path: string;
+      state: string;
+      held: number;
+      uploadId: string | null;
+      ino: string | null;
     }[];
   } finally {
     db.close();
@@ -105,13 +126,21 @@ async function placeAll(h: ReturnType<AppCore['handlers']>, c: AppCore, root: st
   const inspected = await h['capture:files.inspect']([root]);
   const structure = c.settings.view().structures[0]!;
   return h['capture:captures.register'](
-    inspected.captures.map((x) => ({ paths: x.files.map((f) => f.path), structure: structure.id, type: 'interior' as const, capturedAt: x.capturedAt })),
+    inspected.captures.map((x) => ({
+      paths: x.files.map((f) => f.path),
+      structure: structure.id,
+      type: 'interior' as const,
+      capturedAt: x.capturedAt,
+    })),
   );
 }
 
 /** Every file under the library folder with its size: what an import wrote. */
 function libraryFiles(library: string): string[] {
-  return (readdirSync(library, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => `${join(e.parentPath, e.name)}:${statSync(join(e.parentPath, e.name)).size}`).sort();
+  return (readdirSync(library, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => `${join(e.parentPath, e.name)}:${statSync(join(e.parentPath, e.name)).size}`)
+    .sort();
 }
 
 describe('a card imported, uploaded and put back the next morning', () => {
@@ -120,9 +149,13 @@ describe('a card imported, uploaded and put back the next morning', () => {
     const library = join(work, 'back', 'library');
     const { root } = await mountCard(c, mounts, 'X4', 2);
     c.cards.startImport(root);
-    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), { timeout: 20_000 });
+    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), {
+      timeout: 20_000,
+    });
     expect((await placeAll(h, c, root)).queued).toHaveLength(2);
-    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), {
+      timeout: 30_000,
+    });
     const before = libraryFiles(library);
 
     // Pulled out in the evening, put back in the morning under another mount name.
@@ -133,9 +166,16 @@ describe('a card imported, uploaded and put back the next morning', () => {
     renameSync(aside, back);
     await vi.waitFor(() => expect(c.cards.list().cards.map((x) => x.root)).toEqual([back]), { timeout: 10_000 });
     const second = c.cards.startImport(back).id;
-    await vi.waitFor(() => expect(c.cards.list().imports.find((i) => i.id === second)).toMatchObject({ phase: 'done' }), { timeout: 20_000 });
+    await vi.waitFor(
+      () => expect(c.cards.list().imports.find((i) => i.id === second)).toMatchObject({ phase: 'done' }),
+      { timeout: 20_000 },
+    );
     const view = c.cards.list().imports.find((i) => i.id === second)!;
-    expect(view).toMatchObject({ safeToRemove: true, bytesTotal: 0, known: { recordings: 2, known: 2, uploaded: 2, queued: 0, copied: 0 } });
+    expect(view).toMatchObject({
+      safeToRemove: true,
+      bytesTotal: 0,
+      known: { recordings: 2, known: 2, uploaded: 2, queued: 0, copied: 0 },
+    });
     expect(view.files.map((f) => [f.state, f.already])).toEqual(Array(4).fill(['known', 'uploaded']));
     expect(libraryFiles(library)).toEqual(before);
     const db = new Database(queueFile, { readonly: true });
@@ -146,16 +186,32 @@ describe('a card imported, uploaded and put back the next morning', () => {
     expect(inspected.captures.map((x) => x.alreadyQueued)).toEqual([true, true]);
 
     // A recording added to the card: only its two files are copied.
-    const added = writeFakeCard(back, { recordings: 1, start: new Date(2026, 10, 27, 7, 0, 0), firstSegment: 7, bytes: 1024 * 1024 + 3 });
+    const added = writeFakeCard(back, {
+      recordings: 1,
+      start: new Date(2026, 10, 27, 7, 0, 0),
+      firstSegment: 7,
+      bytes: 1024 * 1024 + 3,
+    });
     const third = c.cards.startImport(back).id;
-    await vi.waitFor(() => expect(c.cards.list().imports.find((i) => i.id === third)).toMatchObject({ phase: 'done' }), { timeout: 20_000 });
+    await vi.waitFor(
+      () => expect(c.cards.list().imports.find((i) => i.id === third)).toMatchObject({ phase: 'done' }),
+      { timeout: 20_000 },
+    );
     const v3 = c.cards.list().imports.find((i) => i.id === third)!;
-    expect(v3.files.filter((f) => f.state === 'verified').map((f) => f.source.split('/').pop())).toEqual(added.recordings.map((p) => p.split('/').pop()));
+    expect(v3.files.filter((f) => f.state === 'verified').map((f) => f.source.split('/').pop())).toEqual(
+      added.recordings.map((p) => p.split('/').pop()),
+    );
     expect(v3.files.filter((f) => f.state === 'known')).toHaveLength(4);
     expect(v3.known).toMatchObject({ recordings: 3, known: 2, uploaded: 2 });
     const grown = libraryFiles(library).filter((f) => !before.includes(f) && f.includes('.insv:'));
-    expect(grown.map((f) => f.split('/').pop()!.split(':')[0])).toEqual(added.recordings.map((p) => p.split('/').pop()).sort());
-    expect((await h['capture:files.inspect']([back])).captures.map((x) => x.alreadyQueued)).toEqual([true, true, false]);
+    expect(grown.map((f) => f.split('/').pop()!.split(':')[0])).toEqual(
+      added.recordings.map((p) => p.split('/').pop()).sort(),
+    );
+    expect((await h['capture:files.inspect']([back])).captures.map((x) => x.alreadyQueued)).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });
 
@@ -170,23 +226,35 @@ describe('a recording placed while its card is imported', () => {
     expect(placed.queued).toHaveLength(2);
 
     // Registered with the gateway meanwhile, but held: not one part is sent from the card.
-    await vi.waitFor(() => expect(c.queueView().captures.map((x) => x.state)).toEqual(['registered', 'registered']), { timeout: 10_000 });
+    await vi.waitFor(() => expect(c.queueView().captures.map((x) => x.state)).toEqual(['registered', 'registered']), {
+      timeout: 10_000,
+    });
     const sentBefore = svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
     await new Promise((r) => setTimeout(r, 300));
     const held = queuedFiles(queueFile);
-    expect(held.map((f) => [f.path.startsWith(root + '/'), f.state, f.held])).toEqual(Array(4).fill([true, 'pending', 1]));
+    expect(held.map((f) => [f.path.startsWith(root + '/'), f.state, f.held])).toEqual(
+      Array(4).fill([true, 'pending', 1]),
+    );
     expect(c.queueView().files.every((f) => f.awaitingCopy === true)).toBe(true);
     expect(svc.storage.received.filter((r) => r.operation === 'UploadPart').length).toBe(sentBefore);
 
     // Storage slow, so the uploads still run when the card is pulled out: whatever they read after, they read from the copies.
-    await svc.admin('POST', '/faults', { target: 'storage', operation: 'UploadPart', action: { type: 'latency', ms: 150 } });
+    await svc.admin('POST', '/faults', {
+      target: 'storage',
+      operation: 'UploadPart',
+      action: { type: 'latency', ms: 150 },
+    });
     md5Bytes.n = 0;
     open();
-    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), { timeout: 20_000 });
+    await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), {
+      timeout: 20_000,
+    });
     rmSync(root, { recursive: true });
     const copies = c.cards.list().imports[0]!.verifiedCopies;
 
-    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), {
+      timeout: 30_000,
+    });
     const files = queuedFiles(queueFile);
     expect(files.map((f) => f.held)).toEqual([0, 0, 0, 0]);
     expect(files.map((f) => f.path).sort()).toEqual([...copies].sort());
@@ -196,12 +264,21 @@ describe('a recording placed while its card is imported', () => {
       expect(sha(await storedBytes(f.uploadId!))).toBe(sha(bytes.get(source)!));
     }
     // Each part of each file sent once: nothing went twice.
-    const parts = svc.storage.received.filter((r) => r.operation === 'UploadPart' && files.some((f) => r.key === svc.store.state.uploads[f.uploadId!]!.key));
+    const parts = svc.storage.received.filter(
+      (r) => r.operation === 'UploadPart' && files.some((f) => r.key === svc.store.state.uploads[f.uploadId!]!.key),
+    );
     expect(new Set(parts.map((p) => `${p.key} ${p.partNumber}`)).size).toBe(parts.length);
     expect(parts).toHaveLength(4 * 2);
 
     // Handed again (the copies, or the card's paths once more): never a second capture.
-    const again = await h['capture:captures.register']([{ paths: copies.slice(0, 2), structure: c.settings.view().structures[0]!.id, type: 'interior', capturedAt: '2026-11-24T08:00:00Z' }]);
+    const again = await h['capture:captures.register']([
+      {
+        paths: copies.slice(0, 2),
+        structure: c.settings.view().structures[0]!.id,
+        type: 'interior',
+        capturedAt: '2026-11-24T08:00:00Z',
+      },
+    ]);
     expect(again.queued).toEqual([]);
     expect(again.refused[0]!.reason).toMatch(/Already in the queue/);
     expect(new Set(queuedFiles(queueFile).map((f) => f.captureRow)).size).toBe(2);
@@ -215,7 +292,11 @@ describe('a recording placed while its card is imported', () => {
     const placed = await placeAll(h, c, root);
     expect(placed.queued).toHaveLength(1);
     const copies = c.cards.list().imports[0]!.verifiedCopies;
-    expect(queuedFiles(queueFile).map((f) => [f.path, f.held]).sort()).toEqual(copies.map((p) => [p, 0]).sort());
+    expect(
+      queuedFiles(queueFile)
+        .map((f) => [f.path, f.held])
+        .sort(),
+    ).toEqual(copies.map((p) => [p, 0]).sort());
   });
 
   it('uploads from the card when its copy fails verification twice', async () => {
@@ -228,7 +309,9 @@ describe('a recording placed while its card is imported', () => {
     md5Bytes.n = 0;
     c.cards.startImport(root);
     await placeAll(h, c, root);
-    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), {
+      timeout: 30_000,
+    });
     const files = queuedFiles(queueFile);
     const lens10 = files.find((f) => f.path.includes('_10_'))!;
     expect(lens10.path.startsWith(root + '/')).toBe(true);
@@ -252,7 +335,10 @@ describe('a recording placed while its card is imported', () => {
     cores.splice(cores.indexOf(first.c), 1);
 
     const again = await core('restart', undefined, first.map);
-    await vi.waitFor(() => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    await vi.waitFor(
+      () => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(['completed', 'completed']),
+      { timeout: 30_000 },
+    );
     for (const f of queuedFiles(again.queueFile)) {
       expect(f.held).toBe(0);
       expect(sha(await storedBytes(f.uploadId!))).toBe(sha(bytes.get(f.path)!));
@@ -274,7 +360,16 @@ describe('a recording placed while its card is imported', () => {
     const [r1lens0, r1lens1, r2lens0, r2lens1] = [...bytes.keys()].sort();
     // Recording 2 whole is moved to its copies at once; recording 1's first lens is in place
     // (renamed only once verified) but its recording is not complete: still held at the stop.
-    await vi.waitFor(() => expect(queuedFiles(first.queueFile).filter((f) => f.held === 0).map((f) => f.path).sort()).toEqual([copyOf(r2lens0!), copyOf(r2lens1!)]), { timeout: 20_000 });
+    await vi.waitFor(
+      () =>
+        expect(
+          queuedFiles(first.queueFile)
+            .filter((f) => f.held === 0)
+            .map((f) => f.path)
+            .sort(),
+        ).toEqual([copyOf(r2lens0!), copyOf(r2lens1!)]),
+      { timeout: 20_000 },
+    );
     await vi.waitFor(() => expect(existsSync(copyOf(r1lens0!))).toBe(true), { timeout: 20_000 });
     await first.c.close();
     cores.splice(cores.indexOf(first.c), 1);
@@ -286,9 +381,18 @@ describe('a recording placed while its card is imported', () => {
 
     const again = await core('resume', undefined, first.map);
     const byCard = (p: string) => queuedFiles(again.queueFile).find((f) => f.path === p || f.path === copyOf(p))!;
-    expect([r1lens0, r1lens1, r2lens0, r2lens1].map((p) => [byCard(p!).path, byCard(p!).held])).toEqual([[copyOf(r1lens0!), 0], [r1lens1, 0], [copyOf(r2lens0!), 0], [copyOf(r2lens1!), 0]]);
-    await vi.waitFor(() => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')), { timeout: 30_000 });
-    for (const p of [r1lens0, r1lens1, r2lens0, r2lens1]) expect(sha(await storedBytes(byCard(p!).uploadId!))).toBe(sha(bytes.get(p!)!));
+    expect([r1lens0, r1lens1, r2lens0, r2lens1].map((p) => [byCard(p!).path, byCard(p!).held])).toEqual([
+      [copyOf(r1lens0!), 0],
+      [r1lens1, 0],
+      [copyOf(r2lens0!), 0],
+      [copyOf(r2lens1!), 0],
+    ]);
+    await vi.waitFor(
+      () => expect(queuedFiles(again.queueFile).map((f) => f.state)).toEqual(Array(4).fill('completed')),
+      { timeout: 30_000 },
+    );
+    for (const p of [r1lens0, r1lens1, r2lens0, r2lens1])
+      expect(sha(await storedBytes(byCard(p!).uploadId!))).toBe(sha(bytes.get(p!)!));
     // Only the lens with no verified copy read the card, and its capture says so; the other capture does not.
     const warned = again.c.queueView().captures.filter((x) => x.warnings?.includes(RELEASED));
     expect(warned.map((x) => x.id)).toEqual([byCard(r1lens1!).captureRow]);
@@ -296,7 +400,10 @@ describe('a recording placed while its card is imported', () => {
     // The offload stopped mid-way is recorded interrupted with its three verified copies, counted in the library's use.
     const db = new Database(again.queueFile, { readonly: true });
     const offloads = db.prepare('SELECT state, finished_at AS finishedAt FROM offloads').all();
-    const copies = db.prepare('SELECT copy_path AS copy FROM offload_files WHERE verified = 1 ORDER BY copy_path').pluck().all();
+    const copies = db
+      .prepare('SELECT copy_path AS copy FROM offload_files WHERE verified = 1 ORDER BY copy_path')
+      .pluck()
+      .all();
     db.close();
     expect(offloads).toEqual([{ state: 'interrupted', finishedAt: null }]);
     expect(copies).toEqual([copyOf(r1lens0!), copyOf(r2lens0!), copyOf(r2lens1!)]);
@@ -324,7 +431,9 @@ describe('a recording placed while its card is imported', () => {
     expect(state()).toEqual(['copying']);
     expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]);
     open();
-    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), { timeout: 30_000 });
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.state)).toEqual(['completed', 'completed']), {
+      timeout: 30_000,
+    });
     expect(state()).toEqual(['finished']);
     expect(queuedFiles(queueFile).every((f) => !f.path.startsWith(root + '/'))).toBe(true);
   });

@@ -34,7 +34,9 @@ afterAll(async () => {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === fileName && u.status === 'completed')!;
+  const upload = Object.values(svc.store.state.uploads).find(
+    (u) => u.fileName === fileName && u.status === 'completed',
+  )!;
   const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
   return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
@@ -52,7 +54,11 @@ function host(name: string, extra: Partial<ServiceHostOptions> = {}) {
     pickFiles: async () => [],
     localService: { info: svc.info },
     busy: (working) => (busy.push(working), working),
-    engine: { partRetry: { baseMs: 10, jitterMs: 10 }, stallTimeoutMs: 5000, retrySchedule: { baseMs: 300, maxMs: 300 } },
+    engine: {
+      partRetry: { baseMs: 10, jitterMs: 10 },
+      stallTimeoutMs: 5000,
+      retrySchedule: { baseMs: 300, maxMs: 300 },
+    },
     ...extra,
   });
   hosts.push(h);
@@ -76,9 +82,21 @@ describe('the upload service in its own process', () => {
     const file = join(work, 'relay.mp4');
     const bytes = randomBytes(2 * MiB);
     writeFileSync(file, bytes);
-    const reg = await call<{ queued: number[] }>('capture:captures.register', [{ paths: [file], structure: view.structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' }]);
+    const reg = await call<{ queued: number[] }>('capture:captures.register', [
+      { paths: [file], structure: view.structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
+    ]);
     expect(reg.queued).toHaveLength(1);
-    await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.rows' && (e.payload as { files: { state: string }[] }).files.some((f) => f.state === 'completed'))).toBe(true), { timeout: 20_000 });
+    await vi.waitFor(
+      () =>
+        expect(
+          events.some(
+            (e) =>
+              e.event === 'capture:event.rows' &&
+              (e.payload as { files: { state: string }[] }).files.some((f) => f.state === 'completed'),
+          ),
+        ).toBe(true),
+      { timeout: 20_000 },
+    );
     expect(await storedSha('relay.mp4')).toBe(sha256(bytes));
   });
 
@@ -86,20 +104,41 @@ describe('the upload service in its own process', () => {
     const { h, store } = host('secrets');
     await h.start();
     const answer = await h.call('capture:settings.save', {
-      baseUrl: svc.info.baseUrl, authUrl: svc.info.authUrl, progressBaseUrl: '', projectId: svc.info.projectId,
-      email: svc.info.account.email, password: svc.info.account.password, apiKey: svc.info.apiKey, concurrency: 2, structures: [],
+      baseUrl: svc.info.baseUrl,
+      authUrl: svc.info.authUrl,
+      progressBaseUrl: '',
+      projectId: svc.info.projectId,
+      email: svc.info.account.email,
+      password: svc.info.account.password,
+      apiKey: svc.info.apiKey,
+      concurrency: 2,
+      structures: [],
     });
     expect(answer).toMatchObject({ ok: true, value: { hasPassword: true, hasApiKey: true, configured: true } });
-    expect(store.get('settings')).toMatchObject({ sealedPassword: `sealed:${svc.info.account.password}`, sealedApiKey: `sealed:${svc.info.apiKey}` });
+    expect(store.get('settings')).toMatchObject({
+      sealedPassword: `sealed:${svc.info.account.password}`,
+      sealedApiKey: `sealed:${svc.info.apiKey}`,
+    });
     // The service writes the settings again (a bandwidth limit): the secrets are sealed again, never stored as its stand-ins.
     expect(await h.call('capture:engine.limits', { bandwidthBytesPerSecond: 1024 * 1024 })).toMatchObject({ ok: true });
-    expect(store.get('settings')).toMatchObject({ bandwidthBytesPerSecond: 1024 * 1024, sealedPassword: `sealed:${svc.info.account.password}`, sealedApiKey: `sealed:${svc.info.apiKey}` });
+    expect(store.get('settings')).toMatchObject({
+      bandwidthBytesPerSecond: 1024 * 1024,
+      sealedPassword: `sealed:${svc.info.account.password}`,
+      sealedApiKey: `sealed:${svc.info.apiKey}`,
+    });
     expect(JSON.stringify([...store.values()])).not.toContain('sealing-by-host');
     // A new process reads them from the settings file, unsealed by the host at its start.
     const first = h.child!.pid;
     h.child!.kill('SIGKILL');
     await vi.waitFor(() => expect(h.child?.pid ?? first).not.toBe(first), { timeout: 20_000 });
-    await vi.waitFor(async () => expect(await h.call('capture:settings.get', undefined)).toMatchObject({ ok: true, value: { hasPassword: true } }), { timeout: 20_000 });
+    await vi.waitFor(
+      async () =>
+        expect(await h.call('capture:settings.get', undefined)).toMatchObject({
+          ok: true,
+          value: { hasPassword: true },
+        }),
+      { timeout: 20_000 },
+    );
     expect(await h.call('capture:designs.check', undefined)).toMatchObject({ ok: true });
   });
 
@@ -131,7 +170,10 @@ describe('the upload service in its own process', () => {
     ac.abort();
     expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
     // The service says how the call ended: stopped by its signal, not run to its end.
-    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
+      timeout: 60_000,
+      interval: 100,
+    });
     const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
     expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
     expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(1000);
@@ -146,8 +188,18 @@ describe('the upload service in its own process', () => {
     const files = [0, 1].map((i) => join(work, `crash-${i}.mp4`));
     for (const f of files) writeFileSync(f, randomBytes(16 * MiB));
     const before = { ...svc.storage.stats };
-    await call('capture:captures.register', files.map((p) => ({ paths: [p], structure: view.structures[0]!.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' })));
-    await vi.waitFor(() => expect(svc.storage.stats.partsStored - before.partsStored).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
+    await call(
+      'capture:captures.register',
+      files.map((p) => ({
+        paths: [p],
+        structure: view.structures[0]!.id,
+        type: 'interior',
+        capturedAt: '2026-11-22T08:00:00Z',
+      })),
+    );
+    await vi.waitFor(() => expect(svc.storage.stats.partsStored - before.partsStored).toBeGreaterThanOrEqual(2), {
+      timeout: 20_000,
+    });
     const first = h.child!;
     const firstPid = first.pid!;
     // As a native crash would: no handler, no clean-up in the service.
@@ -155,20 +207,33 @@ describe('the upload service in its own process', () => {
     await vi.waitFor(() => expect(h.child?.pid ?? firstPid).not.toBe(firstPid), { timeout: 20_000 });
     expect(() => process.kill(firstPid, 0)).toThrow();
     // The window is told once.
-    expect(events.filter((e) => e.event === 'capture:event.notice' && (e.payload as { message: string }).message === RESTARTED)).toHaveLength(1);
+    expect(
+      events.filter(
+        (e) => e.event === 'capture:event.notice' && (e.payload as { message: string }).message === RESTARTED,
+      ),
+    ).toHaveLength(1);
     expect(busy).toContain(false);
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-    await vi.waitFor(async () => {
-      const q = await call<{ files: { state: string }[] }>('capture:queue.list');
-      expect(q.files.map((f) => f.state)).toEqual(['completed', 'completed']);
-    }, { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const q = await call<{ files: { state: string }[] }>('capture:queue.list');
+        expect(q.files.map((f) => f.state)).toEqual(['completed', 'completed']);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     for (const f of files) expect(await storedSha(f.split('/').pop()!)).toBe(sha256(readFileSync(f)));
     // 16 MiB in 5 MiB parts: 4 parts a file, each received whole by storage (its PUT) and stored exactly once.
     expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect(svc.storage.stats.partsStored - before.partsStored).toBe(8);
     expect(svc.storage.stats.partBodiesReceived - before.partBodiesReceived).toBe(8);
-    expect(events.filter((e) => e.event === 'capture:event.notice' && (e.payload as { message: string }).message === RESTARTED)).toHaveLength(1);
-    expect(events.some((e) => e.event === 'capture:event.queue' && (e.payload as { reason: string }).reason === 'restarted')).toBe(true);
+    expect(
+      events.filter(
+        (e) => e.event === 'capture:event.notice' && (e.payload as { message: string }).message === RESTARTED,
+      ),
+    ).toHaveLength(1);
+    expect(
+      events.some((e) => e.event === 'capture:event.queue' && (e.payload as { reason: string }).reason === 'restarted'),
+    ).toBe(true);
   });
 
   it('opens even when the queue cannot: a queue of a newer version is a start error saying what to do', async () => {
@@ -178,7 +243,16 @@ describe('the upload service in its own process', () => {
     raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
     raw.close();
     const { h, call, store } = host('newer');
-    store.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
+    store.set('settings', {
+      mode: 'local',
+      baseUrl: '',
+      authUrl: '',
+      progressBaseUrl: '',
+      projectId: '',
+      email: '',
+      concurrency: 2,
+      structures: [],
+    });
     const status = await h.start();
     expect(status.queueError).toContain('written by a newer version of Capture Uploader');
     expect(status.queueError).toContain(`The queue is kept in the folder ${dir}`);
@@ -193,9 +267,28 @@ describe('the upload service in its own process', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'queue.db'), randomBytes(8192));
     const { h, events, store } = host('garbage');
-    store.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
+    store.set('settings', {
+      mode: 'local',
+      baseUrl: '',
+      authUrl: '',
+      progressBaseUrl: '',
+      projectId: '',
+      email: '',
+      concurrency: 2,
+      structures: [],
+    });
     expect(await h.start()).toEqual({ queueError: null });
-    await vi.waitFor(() => expect(events.some((e) => e.event === 'capture:event.notice' && /was damaged \(SQLite cannot read it whole.*\) and was moved to .*queue\.db\.corrupt-/.test((e.payload as { message: string }).message))).toBe(true));
+    await vi.waitFor(() =>
+      expect(
+        events.some(
+          (e) =>
+            e.event === 'capture:event.notice' &&
+            /was damaged \(SQLite cannot read it whole.*\) and was moved to .*queue\.db\.corrupt-/.test(
+              (e.payload as { message: string }).message,
+            ),
+        ),
+      ).toBe(true),
+    );
   });
 
   it('a queue another process holds: the status says "in use by process N; waiting" until it is free, then the queue opens', async () => {
@@ -204,7 +297,16 @@ describe('the upload service in its own process', () => {
     const release = lockQueue(dir); // as a `capture-uploader drain` holds it
     try {
       const { h, events, store, call } = host('busy');
-      store.set('settings', { mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency: 2, structures: [] });
+      store.set('settings', {
+        mode: 'local',
+        baseUrl: '',
+        authUrl: '',
+        progressBaseUrl: '',
+        projectId: '',
+        email: '',
+        concurrency: 2,
+        structures: [],
+      });
       const started = await h.start();
       expect(started.queueError).toMatch(new RegExp(`in use by process ${process.pid}; waiting\\.`));
       expect(started.queueError).not.toMatch(/aside|rename/);
@@ -238,7 +340,11 @@ process.on('message', (m) => {
 });`,
     );
     const logs: string[] = [];
-    const { h } = host('asking', { entry, log: { info: (m) => logs.push(m), warn: () => {} }, pickFiles: () => new Promise((r) => setTimeout(() => r(['/late']), 1500)) });
+    const { h } = host('asking', {
+      entry,
+      log: { info: (m) => logs.push(m), warn: () => {} },
+      pickFiles: () => new Promise((r) => setTimeout(() => r(['/late']), 1500)),
+    });
     await h.start();
     await vi.waitFor(() => expect(logs).toContain(JSON.stringify({ ok: true, value: true })), { timeout: 20_000 });
     // The dialog's late answer (for the dead process's seq 1) never reaches the new process.
@@ -253,11 +359,20 @@ process.on('message', (m) => {
     const { h, events } = host('dying', { entry, maxRestarts: 2 });
     await h.start();
     // Three process starts: generous on a loaded machine.
-    await vi.waitFor(() => expect(h.status.queueError).toMatch(/^The upload service stopped 3 times within a minute \(last: exit code 3\)/), { timeout: 20_000 });
+    await vi.waitFor(
+      () =>
+        expect(h.status.queueError).toMatch(
+          /^The upload service stopped 3 times within a minute \(last: exit code 3\)/,
+        ),
+      { timeout: 20_000 },
+    );
     expect(events.filter((e) => e.event === 'capture:event.notice')).toHaveLength(2);
     expect(events.at(-1)).toEqual({ event: 'capture:event.service', payload: h.status });
     expect(h.child).toBeUndefined();
-    expect(await h.call('capture:queue.list', undefined)).toEqual({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    expect(await h.call('capture:queue.list', undefined)).toEqual({
+      ok: false,
+      error: 'The upload service is not running; try again in a moment.',
+    });
     expect(await h.handlers()['capture:service.status']()).toEqual(h.status);
   });
 });

@@ -5,13 +5,29 @@
 // natively or not, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the
 // e2e harness and the tests drive it the same way.
 import { join } from 'node:path';
-import type { Channel, Envelope, EventName, EventPayload, QueueTotals, ResultOf, ServiceStatus, ShellChannel } from '../../shared/ipc.js';
+import type {
+  Channel,
+  Envelope,
+  EventName,
+  EventPayload,
+  QueueTotals,
+  ResultOf,
+  ServiceStatus,
+  ShellChannel,
+} from '../../shared/ipc.js';
 import { SHELL_CHANNELS, channels } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
 import type { ReportResult } from '../support/report.js';
-import type { EngineTuning, HostMessage, HostRequest, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
+import type {
+  EngineTuning,
+  HostMessage,
+  HostRequest,
+  LocalServiceSource,
+  ServiceStart,
+  WorkerMessage,
+} from './protocol.js';
 import type { CardWatchOptions } from './card-desk.js';
 import type { ServiceExit, ServiceProcess, UtilityProcessApi } from './spawn.js';
 import { SOURCE_ENTRY, spawnService } from './spawn.js';
@@ -58,7 +74,8 @@ export interface ServiceHostOptions {
 }
 
 /** The message shown once for each time the service process died and was started again. */
-export const RESTARTED = 'The upload service stopped unexpectedly and was restarted; the queue carries on where it was.';
+export const RESTARTED =
+  'The upload service stopped unexpectedly and was restarted; the queue carries on where it was.';
 
 interface PendingCall {
   resolve(answer: Envelope<unknown>): void;
@@ -109,7 +126,11 @@ export class ServiceHost {
       proc.onExit((exit) => {
         if (this.proc !== proc) return;
         this.proc = undefined;
-        this.failCalls(this.closing ? 'The app is closing.' : `The upload service stopped (${exitText(exit)}) before answering; try again.`);
+        this.failCalls(
+          this.closing
+            ? 'The app is closing.'
+            : `The upload service stopped (${exitText(exit)}) before answering; try again.`,
+        );
         if (this.closing) return;
         // Its power-save blocker is the host's: released until the new service says it works.
         this.opts.busy?.(false);
@@ -126,7 +147,8 @@ export class ServiceHost {
    * once and aborts the handler's own signal in the service (`cancel`).
    */
   call<C extends Channel>(channel: C, args: unknown, signal?: AbortSignal): Promise<Envelope<ResultOf<C>>> {
-    if (!this.proc) return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    if (!this.proc)
+      return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
     const seq = ++this.seq;
     return new Promise((resolve) => {
       const done = (answer: Envelope<unknown>) => {
@@ -152,7 +174,8 @@ export class ServiceHost {
    * rejects): `{ ok: true, value: { out, entries } }`, or why it could not be written.
    */
   report(out: string, versions: Record<string, string | undefined> = {}): Promise<Envelope<ReportResult>> {
-    if (!this.proc) return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    if (!this.proc)
+      return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
     const seq = ++this.seq;
     return new Promise((resolve) => {
       this.calls.set(seq, {
@@ -217,7 +240,9 @@ export class ServiceHost {
     const now = Date.now();
     this.crashes = [...this.crashes.filter((t) => now - t < 60_000), now];
     if (this.crashes.length > (this.opts.maxRestarts ?? 5)) {
-      this.status = { queueError: `The upload service stopped ${this.crashes.length} times within a minute (last: ${exitText(exit)}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.` };
+      this.status = {
+        queueError: `The upload service stopped ${this.crashes.length} times within a minute (last: ${exitText(exit)}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.`,
+      };
       resolveFirst(this.status);
       this.opts.emit('capture:event.service', this.status);
       return;
@@ -286,7 +311,9 @@ export class ServiceHost {
   private keep(key: string, value: unknown, seal: Record<string, string> | undefined): void {
     if (!seal) return this.opts.store.set(key, value);
     try {
-      const sealed = new Map(Object.entries(seal).map(([standIn, plain]) => [standIn, this.opts.secrets.encrypt(plain)]));
+      const sealed = new Map(
+        Object.entries(seal).map(([standIn, plain]) => [standIn, this.opts.secrets.encrypt(plain)]),
+      );
       this.opts.store.set(key, replaceStrings(value, sealed));
     } catch (err) {
       const message = `A password or key could not be saved in this computer’s keychain: ${err instanceof Error ? err.message : String(err)}`;
@@ -329,6 +356,7 @@ function exitText(exit: ServiceExit): string {
 function replaceStrings(value: unknown, map: Map<string, string>): unknown {
   if (typeof value === 'string') return map.get(value) ?? value;
   if (Array.isArray(value)) return value.map((v) => replaceStrings(v, map));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceStrings(v, map)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceStrings(v, map)]));
   return value;
 }

@@ -1,4 +1,12 @@
-import type { EventName, EventPayload, QueueCapture, QueueFile, QueueHoldView, QueueTotals, QueueView } from '../../shared/ipc.js';
+import type {
+  EventName,
+  EventPayload,
+  QueueCapture,
+  QueueFile,
+  QueueHoldView,
+  QueueTotals,
+  QueueView,
+} from '../../shared/ipc.js';
 import type { EngineEvent } from '../engine/engine.js';
 import type { FileProgress, Outage } from '../engine/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
@@ -59,7 +67,15 @@ export class LiveQueue {
         this.rate = e.overall.bytesPerSecond;
         this.outage = e.overall.outage;
         this.emit('capture:event.progress', {
-          files: moving.map((f) => ({ id: f.fileId, bytesSent: f.bytesSent, bytesInFlight: f.bytesInFlight, partsDone: f.partsDone, partsTotal: f.partsTotal, bytesPerSecond: f.bytesPerSecond, etaSeconds: f.etaSeconds })),
+          files: moving.map((f) => ({
+            id: f.fileId,
+            bytesSent: f.bytesSent,
+            bytesInFlight: f.bytesInFlight,
+            partsDone: f.partsDone,
+            partsTotal: f.partsTotal,
+            bytesPerSecond: f.bytesPerSecond,
+            etaSeconds: f.etaSeconds,
+          })),
           totals: this.totals(),
         });
         return;
@@ -75,7 +91,8 @@ export class LiveQueue {
         break;
       case 'capture':
         // A capture's files go with it, so the screen never holds a capture without its files.
-        if (!this.changedCaptures.has(e.captureRow)) for (const f of this.queue.filesOf(e.captureRow)) this.changedFiles.add(f.id);
+        if (!this.changedCaptures.has(e.captureRow))
+          for (const f of this.queue.filesOf(e.captureRow)) this.changedFiles.add(f.id);
         this.changedCaptures.add(e.captureRow);
         break;
       case 'removed':
@@ -165,7 +182,14 @@ export class LiveQueue {
     this.changedCaptures.clear();
     this.stored = undefined;
     if (!files.some((f) => f.state === 'uploading') && this.live.size === 0) this.rate = 0;
-    this.emit('capture:event.rows', { files, captures, removed, totals: this.totals(), blocked: this.blocked(), hold: this.hold() });
+    this.emit('capture:event.rows', {
+      files,
+      captures,
+      removed,
+      totals: this.totals(),
+      blocked: this.blocked(),
+      hold: this.hold(),
+    });
   }
 
   /** The whole queue with live progress: one query for captures, one for files (`keptAwake` is the app's to add). */
@@ -188,7 +212,8 @@ export class LiveQueue {
    * the bytes storage lost since the start (parts its own list lacked after it acknowledged them).
    */
   totals(now = Date.now()): QueueTotals {
-    if (!this.stored || now - this.stored.at > TOTALS_REFRESH_MS) this.stored = { at: now, totals: this.queue.totals() };
+    if (!this.stored || now - this.stored.at > TOTALS_REFRESH_MS)
+      this.stored = { at: now, totals: this.queue.totals() };
     const t = this.stored.totals;
     let liveSent = 0;
     let inFlight = 0;
@@ -240,7 +265,14 @@ export class LiveQueue {
       const card = v.state === 'completed' || v.state === 'cancelled' ? undefined : cards.get(v.id);
       if (card !== undefined) v.waitingForCard = card;
       const live = v.state === 'uploading' ? this.live.get(v.id) : undefined;
-      if (live) Object.assign(v, { bytesSent: live.bytesSent, bytesInFlight: live.bytesInFlight, partsDone: live.partsDone, bytesPerSecond: live.bytesPerSecond, etaSeconds: live.etaSeconds });
+      if (live)
+        Object.assign(v, {
+          bytesSent: live.bytesSent,
+          bytesInFlight: live.bytesInFlight,
+          partsDone: live.partsDone,
+          bytesPerSecond: live.bytesPerSecond,
+          etaSeconds: live.etaSeconds,
+        });
     }
     return views;
   }

@@ -69,7 +69,10 @@ export function findLocalService(): LocalServiceStarter | undefined {
       service = await import('@capture-uploader/local-service');
     } catch (err) {
       // Installed but not built: its package points at e2e/service/dist, which only a build makes.
-      throw new Error(`The local test service could not be loaded; build it with \`npm run build:service\` (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+      throw new Error(
+        `The local test service could not be loaded; build it with \`npm run build:service\` (${err instanceof Error ? err.message : String(err)})`,
+        { cause: err },
+      );
     }
     return service.startLocalService({ dataDir });
   };
@@ -81,6 +84,9 @@ export function findLocalService(): LocalServiceStarter | undefined {
  */
 export async function startLocalService(dataDir: string): Promise<LocalServiceHandle> {
   const start = findLocalService();
-  if (!start) throw new Error(`The local test service (${LOCAL_SERVICE_PACKAGE}) is not installed here: --demo runs only from a checkout of the repository after npm ci.`);
+  if (!start)
+    throw new Error(
+      `The local test service (${LOCAL_SERVICE_PACKAGE}) is not installed here: --demo runs only from a checkout of the repository after npm ci.`,
+    );
   return start(dataDir);
 }

@@ -38,7 +38,11 @@ export interface UtilityChild {
 
 /** Electron's `utilityProcess` module, structurally (the shell passes the real one). */
 export interface UtilityProcessApi {
-  fork(modulePath: string, args?: string[], options?: { serviceName?: string; stdio?: 'inherit' | 'pipe' | 'ignore' }): UtilityChild;
+  fork(
+    modulePath: string,
+    args?: string[],
+    options?: { serviceName?: string; stdio?: 'inherit' | 'pipe' | 'ignore' },
+  ): UtilityChild;
 }
 
 /**
@@ -46,7 +50,8 @@ export interface UtilityProcessApi {
  * "source" export condition, so the local service package loads from its source as vitest
  * resolves it, with no build of it; none for the bundle.
  */
-export const sourceExecArgv = (entry: string): string[] => (entry.endsWith('.ts') ? ['--import', 'tsx', '--conditions=source'] : []);
+export const sourceExecArgv = (entry: string): string[] =>
+  entry.endsWith('.ts') ? ['--import', 'tsx', '--conditions=source'] : [];
 
 /** The service's entry from TypeScript source (tests, `tsx`): run by Node with tsx's loader. */
 export const SOURCE_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));

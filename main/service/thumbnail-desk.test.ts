@@ -1,5 +1,14 @@
 import { Database } from '../testing/queue-backdoors.js';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,14 +36,19 @@ describe('ThumbnailDesk', () => {
   });
 
   it('refuses a path the registration table was not given', async () => {
-    await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow('This file is not among the recordings listed for registration or queued.');
+    await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow(
+      'This file is not among the recordings listed for registration or queued.',
+    );
   });
 
   it('reads a file of the upload queue too (the queue rows show thumbnails), and no other', async () => {
     const db = new Database(':memory:');
     db.exec('CREATE TABLE files (path TEXT)');
     db.prepare('INSERT INTO files (path) VALUES (?)').run(join(fixtures, 'walkthrough.mp4'));
-    const queued = new ThumbnailDesk(() => library, () => db);
+    const queued = new ThumbnailDesk(
+      () => library,
+      () => db,
+    );
     try {
       expect((await queued.get(join(fixtures, 'walkthrough.mp4'))).kind).toBe('decode');
       await expect(queued.get(join(fixtures, 'sample.insv'))).rejects.toThrow('not among the recordings');
@@ -63,7 +77,9 @@ describe('ThumbnailDesk', () => {
   it('refuses bytes that are not a JPEG and writes nothing', async () => {
     const card = join(fixtures, 'walkthrough.mp4');
     desk.allow([card]);
-    await expect(desk.save(card, dataUrl(Buffer.from('<svg onload=alert(1)>')))).rejects.toThrow('The thumbnail is not a JPEG image.');
+    await expect(desk.save(card, dataUrl(Buffer.from('<svg onload=alert(1)>')))).rejects.toThrow(
+      'The thumbnail is not a JPEG image.',
+    );
     expect(() => readdirSync(join(library, '.thumbnails'))).toThrow();
   });
 
@@ -71,7 +87,10 @@ describe('ThumbnailDesk', () => {
     const card = join(fixtures, 'sample.insv');
     desk.allow([card]);
     await desk.undecodable(card, 'No preview: its format or codec is not supported here');
-    expect(await desk.get(card)).toEqual({ kind: 'none', reason: 'No preview: its format or codec is not supported here' });
+    expect(await desk.get(card)).toEqual({
+      kind: 'none',
+      reason: 'No preview: its format or codec is not supported here',
+    });
   });
 
   it('the hourly sweep prunes thumbnails not used for 30 days, never those of queued recordings or of recordings listed for registration', async () => {
@@ -101,14 +120,22 @@ describe('ThumbnailDesk', () => {
 
     const db = new Database(':memory:');
     db.exec('CREATE TABLE files (path TEXT, fingerprint TEXT)');
-    db.prepare('INSERT INTO files (path, fingerprint) VALUES (?, ?)').run(join(work, 'elsewhere', 'queued.insv'), await keyOf(queued));
+    db.prepare('INSERT INTO files (path, fingerprint) VALUES (?, ?)').run(
+      join(work, 'elsewhere', 'queued.insv'),
+      await keyOf(queued),
+    );
     db.prepare('INSERT INTO files (path, fingerprint) VALUES (?, NULL)').run(legacy);
-    const now = new ThumbnailDesk(() => library, () => db);
+    const now = new ThumbnailDesk(
+      () => library,
+      () => db,
+    );
     try {
       now.allow([listed]);
       const result = await now.prune();
       expect(result.removed).toEqual([`${await keyOf(stale)}.jpg`]);
-      expect(readdirSync(cache).sort()).toEqual((await Promise.all([queued, legacy, listed, seen].map(async (p) => `${await keyOf(p)}.jpg`))).sort());
+      expect(readdirSync(cache).sort()).toEqual(
+        (await Promise.all([queued, legacy, listed, seen].map(async (p) => `${await keyOf(p)}.jpg`))).sort(),
+      );
       // The bound removes the one not in use (seen), never the three in use.
       const bounded = await now.prune(Date.now(), { maxBytes: 1 });
       expect(bounded.removed).toEqual([`${await keyOf(seen)}.jpg`]);

@@ -120,7 +120,8 @@ export class ThumbnailDesk {
   }
 
   private keyOf(path: string): Promise<string> {
-    if (!this.allowed.has(path) && !this.queued(path)) throw new Error('This file is not among the recordings listed for registration or queued.');
+    if (!this.allowed.has(path) && !this.queued(path))
+      throw new Error('This file is not among the recordings listed for registration or queued.');
     return this.cache.keyOf(path);
   }
 

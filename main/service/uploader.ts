@@ -57,13 +57,19 @@ export interface Uploader {
    * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
    * Returns the row ids queued and the paths refused with their reasons.
    */
-  add(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
+  add(
+    paths: readonly string[],
+    choices: Omit<IntakeChoices, 'project'>,
+  ): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   /**
    * Checks and queues the files as captures, as `add`, without registering them: the engine's
    * drain registers them (§4.4) in the background. For the app, where a card of 100 recordings
    * should leave the confirmation at once and the queue shows each capture being registered.
    */
-  enqueue(paths: readonly string[], choices: Omit<IntakeChoices, 'project'>): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
+  enqueue(
+    paths: readonly string[],
+    choices: Omit<IntakeChoices, 'project'>,
+  ): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   close(): Promise<void>;
 }
 
@@ -111,11 +117,22 @@ export function openUploader(opts: UploaderOptions): Uploader {
     unlock();
     throw err;
   }
-  if (removed.length > 0) opts.log?.info(`Removed ${removed.length} half-written copy file(s) left by an import that was interrupted.`);
-  if (due.captures + due.files > 0) opts.log?.info(`The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`);
-  const gateway = new CaptureGateway(opts.gateway, { retry: opts.apiRetry, timeoutMs: opts.apiIdleTimeoutMs, log: (m) => opts.log?.info(m) });
+  if (removed.length > 0)
+    opts.log?.info(`Removed ${removed.length} half-written copy file(s) left by an import that was interrupted.`);
+  if (due.captures + due.files > 0)
+    opts.log?.info(
+      `The settings changed: ${due.captures} capture(s) and ${due.files} file(s) that waited for a retry are due now.`,
+    );
+  const gateway = new CaptureGateway(opts.gateway, {
+    retry: opts.apiRetry,
+    timeoutMs: opts.apiIdleTimeoutMs,
+    log: (m) => opts.log?.info(m),
+  });
   const engine = new UploadEngine({ ...opts, queue, gateway });
-  if (setAside) opts.log?.warn(`The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started.`);
+  if (setAside)
+    opts.log?.warn(
+      `The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started.`,
+    );
   return {
     queue,
     gateway,
@@ -128,7 +145,11 @@ export function openUploader(opts: UploaderOptions): Uploader {
       return res;
     },
     async enqueue(paths, choices) {
-      const { captures, refused, warnings } = await prepareCaptures(paths, { ...choices, project: opts.gateway.projectId }, opts.readFacts ?? readMediaFacts);
+      const { captures, refused, warnings } = await prepareCaptures(
+        paths,
+        { ...choices, project: opts.gateway.projectId },
+        opts.readFacts ?? readMediaFacts,
+      );
       const queued: number[] = [];
       // The whole intake in one transaction: one wait for the disk (synchronous=FULL) instead of
       // two per capture, and a card is queued whole or not at all. Nothing is sent before it
@@ -156,22 +177,32 @@ export function openUploader(opts: UploaderOptions): Uploader {
           const already = matched.find((q) => q && !redo.has(q.captureRow));
           if (already) {
             const label = queue.capture(already.captureRow)?.label ?? '';
-            for (const f of c.files) refused.push({ path: f.path, reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.` });
+            for (const f of c.files)
+              refused.push({
+                path: f.path,
+                reason: `Already in the queue as capture ${already.captureRow} (${label}); it is not added twice.`,
+              });
             continue;
           }
           // Whole or not at all: a changed lens added without the rest of its recording would split
           // it into two captures, so every file of the capture it replaces must come along.
           const covered = new Set([...changed, ...matched].flatMap((q) => (q ? [q.id] : [])));
-          const missing = [...redo].flatMap((row) => queue.filesOf(row)).filter((q) => q.replacedBy === null && !covered.has(q.id));
+          const missing = [...redo]
+            .flatMap((row) => queue.filesOf(row))
+            .filter((q) => q.replacedBy === null && !covered.has(q.id));
           if (missing.length > 0) {
             const row = missing[0]!.captureRow;
             for (const f of c.files) {
-              refused.push({ path: f.path, reason: `Not queued: its recording (capture ${row}) is registered again whole; add it together with ${missing.map((q) => q.path).join(', ')}.` });
+              refused.push({
+                path: f.path,
+                reason: `Not queued: its recording (capture ${row}) is registered again whole; add it together with ${missing.map((q) => q.path).join(', ')}.`,
+              });
             }
             continue;
           }
           // What still uploads of the capture being replaced stops first (parts in flight aborted).
-          for (const q of [...redo].flatMap((row) => queue.filesOf(row))) if (['pending', 'uploading', 'paused'].includes(q.state)) engine.cancel(q.id);
+          for (const q of [...redo].flatMap((row) => queue.filesOf(row)))
+            if (['pending', 'uploading', 'paused'].includes(q.state)) engine.cancel(q.id);
           const row = queue.enqueueCapture(c.label, c.request, c.files);
           // A recording that changed on disk while it uploaded, added again: its old capture is shown
           // as replaced by this one, never left to look like a second copy.
@@ -200,11 +231,17 @@ export const MAX_OBJECT_SIZE = 5 * 1024 ** 4;
  * gateway may give larger parts. One sentence for the capture, on the path of the file concerned;
  * undefined when neither applies. Sizes in bytes.
  */
-export function partLimitBeforeRegistration(files: readonly { path: string; fileName: string; size: number }[]): { refuse: boolean; path: string; sentence: string } | undefined {
+export function partLimitBeforeRegistration(
+  files: readonly { path: string; fileName: string; size: number }[],
+): { refuse: boolean; path: string; sentence: string } | undefined {
   const others = files.length > 1 ? ` None of the capture's ${files.length} files is queued.` : '';
   const huge = files.find((f) => f.size > MAX_OBJECT_SIZE);
   if (huge) {
-    return { refuse: true, path: huge.path, sentence: `Not queued: ${huge.fileName} is larger than storage's largest object (5 TiB), whatever the part size.${others}` };
+    return {
+      refuse: true,
+      path: huge.path,
+      sentence: `Not queued: ${huge.fileName} is larger than storage's largest object (5 TiB), whatever the part size.${others}`,
+    };
   }
   const big = files.find((f) => Math.ceil(f.size / DEFAULT_PART_SIZE) > MAX_PARTS);
   if (!big) return undefined;

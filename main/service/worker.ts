@@ -15,7 +15,14 @@ import type { IpcHandlers } from '../ipc/dispatch.js';
 import { overnightRetrySchedule } from '../engine/retry-schedule.js';
 import { findLocalService } from './local-service.js';
 import type { LocalServiceStarter } from './local-service.js';
-import type { EngineTuning, HostMessage, HostRequest, LocalServiceSource, ServiceStart, WorkerMessage } from './protocol.js';
+import type {
+  EngineTuning,
+  HostMessage,
+  HostRequest,
+  LocalServiceSource,
+  ServiceStart,
+  WorkerMessage,
+} from './protocol.js';
 import { SEALING_PREFIX } from './protocol.js';
 import { hostChannel } from './spawn.js';
 import { SupportLog } from '../support/log-file.js';
@@ -74,7 +81,11 @@ async function open(start: ServiceStart): Promise<void> {
   const store = new Map<string, unknown>(Object.entries(start.store));
   unsealed = new Map(Object.entries(start.unsealed));
   // Every secret held in clear (what the host unsealed, and what was sealed since) is hidden in its lines.
-  const support = new SupportLog({ dir: start.logDir ?? join(start.dataDir, 'logs'), source: 'service', secrets: () => unsealed.values() });
+  const support = new SupportLog({
+    dir: start.logDir ?? join(start.dataDir, 'logs'),
+    source: 'service',
+    secrets: () => unsealed.values(),
+  });
   reporting = { start, store };
   const core = new AppCore({
     dataDir: start.dataDir,
@@ -97,7 +108,10 @@ async function open(start: ServiceStart): Promise<void> {
         const plain = unsealed.get(sealed);
         // The host unsealed every sealed value of the settings file at start: one it could not
         // unseal (another keyring) is not readable here either.
-        if (plain === undefined) throw new Error('A saved password or key could not be read from this computer’s keychain; enter it again in Settings.');
+        if (plain === undefined)
+          throw new Error(
+            'A saved password or key could not be read from this computer’s keychain; enter it again in Settings.',
+          );
         return plain;
       },
     },
@@ -115,7 +129,10 @@ async function open(start: ServiceStart): Promise<void> {
       return answer.ok && answer.value === true;
     },
     totals: (totals) => post({ type: 'totals', totals }),
-    log: { info: (message) => post({ type: 'log', level: 'info', message }), warn: (message) => post({ type: 'log', level: 'warn', message }) },
+    log: {
+      info: (message) => post({ type: 'log', level: 'info', message }),
+      warn: (message) => post({ type: 'log', level: 'warn', message }),
+    },
     // The support log: the engine's events, one line each (the host writes the log messages it relays).
     engineEvents: (e) => support.event(e),
     engine: engineOptions(start.engine),
@@ -129,7 +146,13 @@ async function open(start: ServiceStart): Promise<void> {
     queueError = queueErrorMessage(err, join(start.dataDir, 'queue'));
   }
   // While another process holds the queue, the core waits for it and says so (AppCore.queueWait).
-  service = { core, handlers: { ...core.handlers(), 'capture:service.status': async () => ({ queueError: queueError ?? core.queueWait }) } };
+  service = {
+    core,
+    handlers: {
+      ...core.handlers(),
+      'capture:service.status': async () => ({ queueError: queueError ?? core.queueWait }),
+    },
+  };
   post({ type: 'started', queueError: queueError ?? core.queueWait });
   started();
 }
@@ -187,7 +210,9 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
     // A call that came before the queue opened (the tray's Pause all at start) waits for it.
     await opened;
     if (!service) throw new Error('The upload service has not started; try again in a moment.');
-    const handler = (service.handlers as Partial<Record<Channel, unknown>>)[channel] as ((a: unknown, signal: AbortSignal) => Promise<unknown>) | undefined;
+    const handler = (service.handlers as Partial<Record<Channel, unknown>>)[channel] as
+      | ((a: unknown, signal: AbortSignal) => Promise<unknown>)
+      | undefined;
     // The main process answers its own channels (SHELL_CHANNELS); none of them reaches here.
     if (!handler) throw new Error(`Unknown request ${channel}`);
     reply = { ok: true, value: await handler(args, ac.signal) };
@@ -200,7 +225,13 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
   if (call.cancelledAt === undefined) return post({ type: 'result', seq, answer: reply });
   // A cancelled call was answered by the host already; its late result is dropped.
   const after = Math.round(performance.now() - call.cancelledAt);
-  post({ type: 'log', level: stopped ? 'info' : 'warn', message: stopped ? `${channel} stopped ${after} ms after it was cancelled.` : `${channel} ran to its end ${after} ms after it was cancelled.` });
+  post({
+    type: 'log',
+    level: stopped ? 'info' : 'warn',
+    message: stopped
+      ? `${channel} stopped ${after} ms after it was cancelled.`
+      : `${channel} ran to its end ${after} ms after it was cancelled.`,
+  });
 }
 
 /** The reason a cancelled call's signal carries: what its handler rejects with. */

@@ -19,7 +19,10 @@ const ENTRY_NAME = 'Capture Uploader';
  * - `unsupported`: nothing can be done here, `reason` says why in words a person can read.
  */
 export type LoginStartPlan =
-  | { kind: 'login-item'; settings: { openAtLogin: boolean; openAsHidden: true } | { openAtLogin: boolean; args: string[] } }
+  | {
+      kind: 'login-item';
+      settings: { openAtLogin: boolean; openAsHidden: true } | { openAtLogin: boolean; args: string[] };
+    }
   | { kind: 'autostart-file'; path: string; contents: string | null }
   | { kind: 'unsupported'; reason: string };
 
@@ -46,17 +49,33 @@ export function loginStartPlan(
 ): LoginStartPlan {
   if (platform === 'darwin') {
     // A macOS login item opens the app bundle and takes no arguments: Electron alone would open, not this app.
-    if (launchArgs.length > 0) return { kind: 'unsupported', reason: 'A development run (electron with the app’s folder) cannot be started at login on macOS; the installed app can.' };
+    if (launchArgs.length > 0)
+      return {
+        kind: 'unsupported',
+        reason:
+          'A development run (electron with the app’s folder) cannot be started at login on macOS; the installed app can.',
+      };
     return { kind: 'login-item', settings: { openAtLogin: enabled, openAsHidden: true } };
   }
-  if (platform === 'win32') return { kind: 'login-item', settings: { openAtLogin: enabled, args: [...launchArgs, HIDDEN_ARG] } };
+  if (platform === 'win32')
+    return { kind: 'login-item', settings: { openAtLogin: enabled, args: [...launchArgs, HIDDEN_ARG] } };
   if (platform === 'linux' || platform === 'freebsd' || platform === 'openbsd') {
-    const configHome = env.XDG_CONFIG_HOME && posix.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : env.HOME ? posix.join(env.HOME, '.config') : undefined;
-    if (!configHome) return { kind: 'unsupported', reason: 'Neither XDG_CONFIG_HOME nor HOME is set, so there is no autostart folder.' };
+    const configHome =
+      env.XDG_CONFIG_HOME && posix.isAbsolute(env.XDG_CONFIG_HOME)
+        ? env.XDG_CONFIG_HOME
+        : env.HOME
+          ? posix.join(env.HOME, '.config')
+          : undefined;
+    if (!configHome)
+      return {
+        kind: 'unsupported',
+        reason: 'Neither XDG_CONFIG_HOME nor HOME is set, so there is no autostart folder.',
+      };
     const path = posix.join(configHome, 'autostart', AUTOSTART_FILE);
     if (!enabled) return { kind: 'autostart-file', path, contents: null };
     const exe = env.APPIMAGE || exePath;
-    if ([exe, ...launchArgs].some((a) => /[\n\r]/.test(a))) return { kind: 'unsupported', reason: 'The app’s path holds a line break, which an autostart entry cannot say.' };
+    if ([exe, ...launchArgs].some((a) => /[\n\r]/.test(a)))
+      return { kind: 'unsupported', reason: 'The app’s path holds a line break, which an autostart entry cannot say.' };
     return { kind: 'autostart-file', path, contents: desktopEntry(exe, launchArgs) };
   }
   return { kind: 'unsupported', reason: `Starting at login is not offered on ${platform}.` };
@@ -95,7 +114,11 @@ function execArg(arg: string): string {
  * (before macOS 13) or `wasOpenedAtLogin` (macOS 13 and later ignore `openAsHidden`, and the only
  * login item this app makes is a hidden one).
  */
-export function startedHidden(argv: readonly string[], platform: string, loginItem?: { wasOpenedAsHidden?: boolean; wasOpenedAtLogin?: boolean }): boolean {
+export function startedHidden(
+  argv: readonly string[],
+  platform: string,
+  loginItem?: { wasOpenedAsHidden?: boolean; wasOpenedAtLogin?: boolean },
+): boolean {
   if (argv.includes(HIDDEN_ARG)) return true;
   return platform === 'darwin' && Boolean(loginItem?.wasOpenedAsHidden || loginItem?.wasOpenedAtLogin);
 }

@@ -6,48 +6,93 @@ const EXE = '/opt/Capture Uploader/capture-uploader';
 
 describe('loginStartPlan', () => {
   it('macOS: a hidden login item, on and off', () => {
-    expect(loginStartPlan('darwin', '/Applications/Capture Uploader.app/Contents/MacOS/Capture Uploader', true, {})).toEqual({ kind: 'login-item', settings: { openAtLogin: true, openAsHidden: true } });
-    expect(loginStartPlan('darwin', EXE, false, {})).toEqual({ kind: 'login-item', settings: { openAtLogin: false, openAsHidden: true } });
+    expect(
+      loginStartPlan('darwin', '/Applications/Capture Uploader.app/Contents/MacOS/Capture Uploader', true, {}),
+    ).toEqual({ kind: 'login-item', settings: { openAtLogin: true, openAsHidden: true } });
+    expect(loginStartPlan('darwin', EXE, false, {})).toEqual({
+      kind: 'login-item',
+      settings: { openAtLogin: false, openAsHidden: true },
+    });
   });
 
   it('Windows: a login item started with --hidden, the same arguments when it is removed', () => {
-    expect(loginStartPlan('win32', 'C:\\Program Files\\Capture Uploader\\Capture Uploader.exe', true, {})).toEqual({ kind: 'login-item', settings: { openAtLogin: true, args: ['--hidden'] } });
-    expect(loginStartPlan('win32', EXE, false, {})).toEqual({ kind: 'login-item', settings: { openAtLogin: false, args: ['--hidden'] } });
+    expect(loginStartPlan('win32', 'C:\\Program Files\\Capture Uploader\\Capture Uploader.exe', true, {})).toEqual({
+      kind: 'login-item',
+      settings: { openAtLogin: true, args: ['--hidden'] },
+    });
+    expect(loginStartPlan('win32', EXE, false, {})).toEqual({
+      kind: 'login-item',
+      settings: { openAtLogin: false, args: ['--hidden'] },
+    });
     // A development run (electron <folder>): the folder before --hidden.
-    expect(loginStartPlan('win32', 'C:\\e\\electron.exe', true, {}, ['C:\\src\\app'])).toEqual({ kind: 'login-item', settings: { openAtLogin: true, args: ['C:\\src\\app', '--hidden'] } });
+    expect(loginStartPlan('win32', 'C:\\e\\electron.exe', true, {}, ['C:\\src\\app'])).toEqual({
+      kind: 'login-item',
+      settings: { openAtLogin: true, args: ['C:\\src\\app', '--hidden'] },
+    });
   });
 
   it('Linux: the autostart file in XDG_CONFIG_HOME, else ~/.config; removed when off', () => {
-    expect(loginStartPlan('linux', '/usr/bin/capture-uploader', true, { XDG_CONFIG_HOME: '/x/cfg', HOME: '/home/op' })).toEqual({
+    expect(
+      loginStartPlan('linux', '/usr/bin/capture-uploader', true, { XDG_CONFIG_HOME: '/x/cfg', HOME: '/home/op' }),
+    ).toEqual({
       kind: 'autostart-file',
       path: '/x/cfg/autostart/capture-uploader.desktop',
       contents: desktopEntry('/usr/bin/capture-uploader'),
     });
-    expect(loginStartPlan('linux', '/usr/bin/capture-uploader', true, { HOME: '/home/op' })).toMatchObject({ path: '/home/op/.config/autostart/capture-uploader.desktop' });
+    expect(loginStartPlan('linux', '/usr/bin/capture-uploader', true, { HOME: '/home/op' })).toMatchObject({
+      path: '/home/op/.config/autostart/capture-uploader.desktop',
+    });
     // A relative XDG_CONFIG_HOME is invalid (XDG Base Directory Specification) and ignored.
-    expect(loginStartPlan('linux', '/usr/bin/capture-uploader', true, { XDG_CONFIG_HOME: 'cfg', HOME: '/home/op' })).toMatchObject({ path: '/home/op/.config/autostart/capture-uploader.desktop' });
-    expect(loginStartPlan('linux', '/usr/bin/capture-uploader', false, { HOME: '/home/op' })).toEqual({ kind: 'autostart-file', path: '/home/op/.config/autostart/capture-uploader.desktop', contents: null });
+    expect(
+      loginStartPlan('linux', '/usr/bin/capture-uploader', true, { XDG_CONFIG_HOME: 'cfg', HOME: '/home/op' }),
+    ).toMatchObject({ path: '/home/op/.config/autostart/capture-uploader.desktop' });
+    expect(loginStartPlan('linux', '/usr/bin/capture-uploader', false, { HOME: '/home/op' })).toEqual({
+      kind: 'autostart-file',
+      path: '/home/op/.config/autostart/capture-uploader.desktop',
+      contents: null,
+    });
     expect(loginStartPlan('linux', '/usr/bin/capture-uploader', true, {})).toMatchObject({ kind: 'unsupported' });
   });
 
   it('Linux: an AppImage starts from its own file, not from the mount the running copy sits in', () => {
-    const plan = loginStartPlan('linux', '/tmp/.mount_CaptuXyZ/capture-uploader', true, { HOME: '/home/op', APPIMAGE: '/home/op/Apps/Capture-Uploader.AppImage' });
+    const plan = loginStartPlan('linux', '/tmp/.mount_CaptuXyZ/capture-uploader', true, {
+      HOME: '/home/op',
+      APPIMAGE: '/home/op/Apps/Capture-Uploader.AppImage',
+    });
     expect(plan).toMatchObject({ kind: 'autostart-file' });
-    expect((plan as { contents: string }).contents).toContain('\nExec=/home/op/Apps/Capture-Uploader.AppImage --hidden\n');
+    expect((plan as { contents: string }).contents).toContain(
+      '\nExec=/home/op/Apps/Capture-Uploader.AppImage --hidden\n',
+    );
   });
 
   it('says which systems it cannot serve', () => {
-    expect(loginStartPlan('aix', EXE, true, { HOME: '/h' })).toEqual({ kind: 'unsupported', reason: 'Starting at login is not offered on aix.' });
+    expect(loginStartPlan('aix', EXE, true, { HOME: '/h' })).toEqual({
+      kind: 'unsupported',
+      reason: 'Starting at login is not offered on aix.',
+    });
     expect(loginStartPlan('darwin', '/e/Electron', true, {}, ['/src/app'])).toMatchObject({ kind: 'unsupported' });
   });
 });
 
 describe('desktopEntry', () => {
-  const exec = (exe: string) => desktopEntry(exe).split('\n').find((l) => l.startsWith('Exec='));
+  const exec = (exe: string) =>
+    desktopEntry(exe)
+      .split('\n')
+      .find((l) => l.startsWith('Exec='));
 
   it('is a Desktop Entry running the app with --hidden', () => {
     expect(desktopEntry('/usr/bin/capture-uploader')).toBe(
-      ['[Desktop Entry]', 'Type=Application', 'Version=1.5', 'Name=Capture Uploader', 'Comment=Resumes the upload queue at login, minimized to the tray', 'Exec=/usr/bin/capture-uploader --hidden', 'Terminal=false', 'X-GNOME-Autostart-enabled=true', ''].join('\n'),
+      [
+        '[Desktop Entry]',
+        'Type=Application',
+        'Version=1.5',
+        'Name=Capture Uploader',
+        'Comment=Resumes the upload queue at login, minimized to the tray',
+        'Exec=/usr/bin/capture-uploader --hidden',
+        'Terminal=false',
+        'X-GNOME-Autostart-enabled=true',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -81,7 +126,11 @@ describe('LoginStart', () => {
   const make = (seed?: boolean | null, supported = true) => {
     const store = new Map<string, unknown>(seed === undefined ? [] : [[LOGIN_START_KEY, seed]]);
     const applied: boolean[] = [];
-    const login = new LoginStart({ store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) }, supported, apply: (e) => void applied.push(e) });
+    const login = new LoginStart({
+      store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
+      supported,
+      apply: (e) => void applied.push(e),
+    });
     return { store, applied, login };
   };
 
@@ -122,7 +171,13 @@ describe('LoginStart', () => {
   it('back to the default before the queue said anything: no work known, so off, not left as the choice had it', () => {
     const { applied, login } = make(true);
     login.start();
-    expect(login.set(null)).toEqual({ enabled: false, choice: null, unfinishedWork: false, supported: true, error: null });
+    expect(login.set(null)).toEqual({
+      enabled: false,
+      choice: null,
+      unfinishedWork: false,
+      supported: true,
+      error: null,
+    });
     expect(applied).toEqual([true, false]);
     login.onTotals(totals(1, 0));
     expect(applied).toEqual([true, false, true]);
@@ -130,8 +185,17 @@ describe('LoginStart', () => {
 
   it('says why it could not be applied, and applies nothing where the system offers nothing', () => {
     const store = new Map<string, unknown>();
-    const failing = new LoginStart({ store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) }, supported: true, apply: () => { throw new Error('EACCES: permission denied'); } });
-    expect(failing.set(true)).toMatchObject({ enabled: true, error: 'Starting at login could not be turned on: EACCES: permission denied' });
+    const failing = new LoginStart({
+      store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
+      supported: true,
+      apply: () => {
+        throw new Error('EACCES: permission denied');
+      },
+    });
+    expect(failing.set(true)).toMatchObject({
+      enabled: true,
+      error: 'Starting at login could not be turned on: EACCES: permission denied',
+    });
     const { applied, login } = make(true, false);
     login.start();
     login.onTotals(totals(1, 0));

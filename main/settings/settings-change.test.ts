@@ -16,7 +16,14 @@ import { dueOnSettingsChange } from './settings-change.js';
 const work = mkdtempSync(join(tmpdir(), 'settings-change-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const config = (apiKey: string): GatewayConfig => ({ baseUrl: 'http://127.0.0.1:1/gateway', authUrl: 'http://127.0.0.1:1/auth', apiKey, projectId: 'p', email: 'e@example.com', password: 'pw' });
+const config = (apiKey: string): GatewayConfig => ({
+  baseUrl: 'http://127.0.0.1:1/gateway',
+  authUrl: 'http://127.0.0.1:1/auth',
+  apiKey,
+  projectId: 'p',
+  email: 'e@example.com',
+  password: 'pw',
+});
 
 /** Another process that takes the queue's write lock, writes, holds it `ms`, commits, and says when it has the lock. */
 function writerHolding(file: string, ms: number): Promise<{ done: Promise<number | null> }> {

@@ -24,7 +24,9 @@ export function dueOnSettingsChange(queue: UploadQueue, config: GatewayConfig): 
       queue.meta.set(SALT, salt);
     }
     const { baseUrl, authUrl, apiKey, projectId, email, password } = config;
-    const print = createHmac('sha256', salt).update(JSON.stringify([baseUrl, authUrl, apiKey, projectId, email, password])).digest('hex');
+    const print = createHmac('sha256', salt)
+      .update(JSON.stringify([baseUrl, authUrl, apiKey, projectId, email, password]))
+      .digest('hex');
     const previous = queue.meta.get<string>(FINGERPRINT);
     if (previous === print) return { captures: 0, files: 0 };
     queue.meta.set(FINGERPRINT, print);

@@ -31,7 +31,13 @@ describe('SettingsRepository', () => {
     const { next } = repo.prepare(input);
     repo.commit(next);
     expect(JSON.stringify([...store.raw.values()])).not.toMatch(/hunter2-field|ck_live_123/);
-    expect(repo.view()).toMatchObject({ hasPassword: true, hasApiKey: true, configured: true, baseUrl: 'https://gateway.example', projectId: 'p1' });
+    expect(repo.view()).toMatchObject({
+      hasPassword: true,
+      hasApiKey: true,
+      configured: true,
+      baseUrl: 'https://gateway.example',
+      projectId: 'p1',
+    });
     expect(JSON.stringify(repo.view())).not.toMatch(/hunter2|ck_live/);
     expect(repo.resolved()).toMatchObject({ password: 'hunter2-field', apiKey: 'ck_live_123' });
   });
@@ -54,7 +60,11 @@ describe('SettingsRepository', () => {
 
   // An address without its scheme is refused when it is set, not at the first upload.
   it.each([
-    ['baseUrl', 'gateway.example/gateway', /capture gateway address cannot be used: it must start with https:\/\/ \(or http:\/\/\)/],
+    [
+      'baseUrl',
+      'gateway.example/gateway',
+      /capture gateway address cannot be used: it must start with https:\/\/ \(or http:\/\/\)/,
+    ],
     ['authUrl', '127.0.0.1:8080', /sign-in address cannot be used: it must start with https:\/\//],
     ['progressBaseUrl', 'localhost:9000/records', /progress records address cannot be used/],
   ] as const)('refuses %s "%s" naming the fix, and stores nothing', (key, value, message) => {

@@ -90,7 +90,9 @@ export class SettingsRepository {
       bandwidthTimetable: s?.bandwidthTimetable ?? null,
       structures: s?.structures ?? [],
       encryptionAvailable: this.box.available(),
-      configured: Boolean(s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId))),
+      configured: Boolean(
+        s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId)),
+      ),
     };
   }
 
@@ -112,7 +114,11 @@ export class SettingsRepository {
   prepare(input: SettingsInput): { next: StoredSettings; resolved: ResolvedSettings } {
     const prev = this.stored();
     // Refused when set, not at the first upload; the IPC schema says the same at the door.
-    for (const [name, url] of [['capture gateway', input.baseUrl], ['sign-in', input.authUrl], ['progress records', input.progressBaseUrl]] as const) {
+    for (const [name, url] of [
+      ['capture gateway', input.baseUrl],
+      ['sign-in', input.authUrl],
+      ['progress records', input.progressBaseUrl],
+    ] as const) {
       const problem = url === '' && name === 'progress records' ? undefined : serviceUrlProblem(url);
       if (problem) throw new Error(`The ${name} address cannot be used: ${problem}.`);
     }
@@ -137,7 +143,14 @@ export class SettingsRepository {
       structures: input.structures,
     };
     const { sealedPassword: _p, sealedApiKey: _k, ...rest } = next;
-    return { next, resolved: { ...rest, password: input.password || this.box.decrypt(sealedPassword), apiKey: input.apiKey || this.box.decrypt(sealedApiKey) } };
+    return {
+      next,
+      resolved: {
+        ...rest,
+        password: input.password || this.box.decrypt(sealedPassword),
+        apiKey: input.apiKey || this.box.decrypt(sealedApiKey),
+      },
+    };
   }
 
   /** Stores prepared settings. */
@@ -152,7 +165,17 @@ export class SettingsRepository {
   useLocal(structures: NamedStructure[], concurrency: number): void {
     const { bandwidthBytesPerSecond = null, bandwidthTimetable = null, pausedUntil = null } = this.stored() ?? {};
     this.store.set(KEY, {
-      mode: 'local', baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '', concurrency, bandwidthBytesPerSecond, bandwidthTimetable, pausedUntil, structures,
+      mode: 'local',
+      baseUrl: '',
+      authUrl: '',
+      progressBaseUrl: '',
+      projectId: '',
+      email: '',
+      concurrency,
+      bandwidthBytesPerSecond,
+      bandwidthTimetable,
+      pausedUntil,
+      structures,
     } satisfies StoredSettings);
   }
 

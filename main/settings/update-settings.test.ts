@@ -13,7 +13,9 @@ describe('UpdateSettingsStore', () => {
     store.raw.set('settings', { mode: 'local' });
     const updates = new UpdateSettingsStore(store);
     expect(updates.get()).toEqual({ feedUrl: '' });
-    expect(updates.save({ feedUrl: ' https://updates.example.com/capture-uploader/ ' })).toEqual({ feedUrl: 'https://updates.example.com/capture-uploader' });
+    expect(updates.save({ feedUrl: ' https://updates.example.com/capture-uploader/ ' })).toEqual({
+      feedUrl: 'https://updates.example.com/capture-uploader',
+    });
     expect(store.raw.get(UPDATES_KEY)).toEqual({ feedUrl: 'https://updates.example.com/capture-uploader' });
     expect(store.raw.get('settings')).toEqual({ mode: 'local' });
     expect(updates.save({ feedUrl: '' })).toEqual({ feedUrl: '' });
@@ -21,7 +23,9 @@ describe('UpdateSettingsStore', () => {
 
   it('refuses an address without its scheme, naming the fix, and stores nothing', () => {
     const store = memory();
-    expect(() => new UpdateSettingsStore(store).save({ feedUrl: 'updates.example.com/capture' })).toThrow(/update feed address cannot be used: it must start with https:\/\//);
+    expect(() => new UpdateSettingsStore(store).save({ feedUrl: 'updates.example.com/capture' })).toThrow(
+      /update feed address cannot be used: it must start with https:\/\//,
+    );
     expect(store.raw.size).toBe(0);
   });
 

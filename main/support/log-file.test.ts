@@ -22,7 +22,13 @@ const read = (dir: string, day: string) => readFileSync(`${dir}/${logFileName(da
 describe('the support log', () => {
   it('writes messages and engine events as JSON lines with no password, API key, token or presigned URL in the file', () => {
     const dir = `${work.dir}/secrets`;
-    const log = new SupportLog({ dir, source: 'cli', secrets: () => [PASSWORD, API_KEY], now: fixed('2026-11-27T09:15:00.250Z'), offsetMinutes: () => 60 });
+    const log = new SupportLog({
+      dir,
+      source: 'cli',
+      secrets: () => [PASSWORD, API_KEY],
+      now: fixed('2026-11-27T09:15:00.250Z'),
+      offsetMinutes: () => 60,
+    });
     const logger = log.tee();
     logger.info(`Signing in as op@example.com with password ${PASSWORD}`);
     logger.warn(`Sign-in answered 401 for Authorization: Bearer ${TOKEN}`);
@@ -30,15 +36,39 @@ describe('the support log', () => {
     logger.info(`{"email":"op@example.com","password":"${PASSWORD}","apiKey":"${API_KEY}"}`);
     const events: EngineEvent[] = [
       { type: 'warning', message: `PUT ${PRESIGNED} was refused` },
-      { type: 'activity', entry: { id: 1, at: '2026-11-27T09:15:00.000Z', captureRow: 1, fileId: 2, subject: 'walk.mp4', kind: 'retry-scheduled', message: `storage said AccessDenied for ${PRESIGNED}; token ${TOKEN}` } },
+      {
+        type: 'activity',
+        entry: {
+          id: 1,
+          at: '2026-11-27T09:15:00.000Z',
+          captureRow: 1,
+          fileId: 2,
+          subject: 'walk.mp4',
+          kind: 'retry-scheduled',
+          message: `storage said AccessDenied for ${PRESIGNED}; token ${TOKEN}`,
+        },
+      },
       { type: 'blocked', message: `The service refuses the credentials (key ${API_KEY})` },
       { type: 'progress', files: [], overall: {} as never },
     ];
     for (const e of events) log.event(e);
 
     const text = read(dir, '2026-11-27');
-    for (const secret of [PASSWORD, API_KEY, TOKEN, SIGNATURE, CREDENTIAL, 'X-Amz-Signature', 'X-Amz-Credential', 'uploadId=u-77']) expect(text).not.toContain(secret);
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const secret of [
+      PASSWORD,
+      API_KEY,
+      TOKEN,
+      SIGNATURE,
+      CREDENTIAL,
+      'X-Amz-Signature',
+      'X-Amz-Credential',
+      'uploadId=u-77',
+    ])
+      expect(text).not.toContain(secret);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     // One line per message and per event but progress; each with its time, ISO 8601 with offset.
     expect(lines).toHaveLength(7);
     for (const l of lines) expect(l.at).toBe('2026-11-27T10:15:00.250+01:00');
@@ -61,14 +91,26 @@ describe('the support log', () => {
 
     const log = new SupportLog({ dir, source: 'service', now: () => now, offsetMinutes: () => 60 });
     // At start (local day 27 November): the 14 days kept are 14 to 27 November.
-    expect(readdirSync(dir).sort()).toEqual([logFileName('2026-11-14'), logFileName('2026-11-15'), logFileName('2026-11-26'), 'notes.txt']);
+    expect(readdirSync(dir).sort()).toEqual([
+      logFileName('2026-11-14'),
+      logFileName('2026-11-15'),
+      logFileName('2026-11-26'),
+      'notes.txt',
+    ]);
     expect(KEEP_DAYS).toBe(14);
 
     log.message('info', 'before midnight');
     now = Date.parse('2026-11-27T23:00:30Z'); // 00:00:30 on 28 November at +01:00
     log.message('info', 'after midnight');
-    expect(JSON.parse(read(dir, '2026-11-27').trim()) as unknown).toMatchObject({ at: '2026-11-27T23:59:00.000+01:00', source: 'service', message: 'before midnight' });
-    expect(JSON.parse(read(dir, '2026-11-28').trim()) as unknown).toMatchObject({ at: '2026-11-28T00:00:30.000+01:00', message: 'after midnight' });
+    expect(JSON.parse(read(dir, '2026-11-27').trim()) as unknown).toMatchObject({
+      at: '2026-11-27T23:59:00.000+01:00',
+      source: 'service',
+      message: 'before midnight',
+    });
+    expect(JSON.parse(read(dir, '2026-11-28').trim()) as unknown).toMatchObject({
+      at: '2026-11-28T00:00:30.000+01:00',
+      message: 'after midnight',
+    });
     // At rotation to 28 November, 14 November fell out of the 14 days; 15 November stays.
     expect(existsSync(`${dir}/${logFileName('2026-11-14')}`)).toBe(false);
     expect(existsSync(`${dir}/${logFileName('2026-11-15')}`)).toBe(true);

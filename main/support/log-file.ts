@@ -171,21 +171,66 @@ function engineEventLine(e: EngineEvent): Omit<LogRecord, 'at' | 'source'> | und
     case 'progress':
       return undefined;
     case 'file':
-      return { level: e.state === 'failed' ? 'warn' : 'info', kind: 'file', fileId: e.fileId, captureRow: e.captureRow, state: e.state, message: `${e.fileName}: ${e.state}${e.error ? ` — ${e.error}` : ''}` };
+      return {
+        level: e.state === 'failed' ? 'warn' : 'info',
+        kind: 'file',
+        fileId: e.fileId,
+        captureRow: e.captureRow,
+        state: e.state,
+        message: `${e.fileName}: ${e.state}${e.error ? ` — ${e.error}` : ''}`,
+      };
     case 'capture':
-      return { level: e.error && e.state !== 'queued' ? 'warn' : 'info', kind: 'capture', captureRow: e.captureRow, state: e.state, message: `${e.label}: ${e.state}${e.error ? ` — ${e.error}` : ''}` };
+      return {
+        level: e.error && e.state !== 'queued' ? 'warn' : 'info',
+        kind: 'capture',
+        captureRow: e.captureRow,
+        state: e.state,
+        message: `${e.label}: ${e.state}${e.error ? ` — ${e.error}` : ''}`,
+      };
     case 'removed':
-      return { level: 'info', kind: 'removed', captureRow: e.captureRow, fileIds: e.fileIds, message: `capture ${e.captureRow} removed from this computer's queue (${e.fileIds.length} file(s))` };
+      return {
+        level: 'info',
+        kind: 'removed',
+        captureRow: e.captureRow,
+        fileIds: e.fileIds,
+        message: `capture ${e.captureRow} removed from this computer's queue (${e.fileIds.length} file(s))`,
+      };
     case 'lost':
-      return { level: 'warn', kind: 'lost', fileId: e.fileId, captureRow: e.captureRow, partNumbers: e.partNumbers, message: `${e.fileName}: storage lost ${e.partNumbers.length} acknowledged part(s), ${e.bytes} bytes; sent again` };
+      return {
+        level: 'warn',
+        kind: 'lost',
+        fileId: e.fileId,
+        captureRow: e.captureRow,
+        partNumbers: e.partNumbers,
+        message: `${e.fileName}: storage lost ${e.partNumbers.length} acknowledged part(s), ${e.bytes} bytes; sent again`,
+      };
     case 'batch':
-      return { level: 'info', kind: 'batch', message: `${e.fileIds.length} file(s) and ${e.captureRows.length} capture(s) changed together` };
+      return {
+        level: 'info',
+        kind: 'batch',
+        message: `${e.fileIds.length} file(s) and ${e.captureRows.length} capture(s) changed together`,
+      };
     case 'hold':
-      return { level: 'info', kind: 'hold', message: e.hold ? `queue held: ${JSON.stringify(e.hold)}` : 'queue hold ended' };
+      return {
+        level: 'info',
+        kind: 'hold',
+        message: e.hold ? `queue held: ${JSON.stringify(e.hold)}` : 'queue hold ended',
+      };
     case 'activity':
-      return { level: 'info', kind: 'activity', activity: e.entry.kind, fileId: e.entry.fileId, captureRow: e.entry.captureRow, message: `${e.entry.subject}: ${e.entry.message}` };
+      return {
+        level: 'info',
+        kind: 'activity',
+        activity: e.entry.kind,
+        fileId: e.entry.fileId,
+        captureRow: e.entry.captureRow,
+        message: `${e.entry.subject}: ${e.entry.message}`,
+      };
     case 'blocked':
-      return { level: e.message ? 'warn' : 'info', kind: 'blocked', message: e.message ?? 'credentials accepted again' };
+      return {
+        level: e.message ? 'warn' : 'info',
+        kind: 'blocked',
+        message: e.message ?? 'credentials accepted again',
+      };
     case 'fatal':
       return { level: 'warn', kind: 'fatal', message: e.message };
     case 'warning':

@@ -63,7 +63,13 @@ export function writeReport(input: ReportInput): ReportResult {
   const now = input.now?.() ?? Date.now();
   const secrets = [...(input.secrets ?? [])];
   // Line by line: scrubSecrets escapes control characters, and a line break is the entries' own.
-  const text = (s: string) => strToU8(s.split('\n').map((line) => scrubSecrets(line, secrets)).join('\n'));
+  const text = (s: string) =>
+    strToU8(
+      s
+        .split('\n')
+        .map((line) => scrubSecrets(line, secrets))
+        .join('\n'),
+    );
   const entries: Record<string, Uint8Array> = {};
   entries['README.txt'] = strToU8(README);
   const versions = {
@@ -79,7 +85,10 @@ export function writeReport(input: ReportInput): ReportResult {
   entries['settings.json'] = strToU8(`${JSON.stringify(settingsWithoutSecrets(input.settings, secrets), null, 2)}\n`);
   try {
     const since = sinceTime('24h', now);
-    const { status, summary } = withQueueReadOnly(input.queueDir, (q) => ({ status: statusJsonDocument(q), summary: queueSummary(q, since) }));
+    const { status, summary } = withQueueReadOnly(input.queueDir, (q) => ({
+      status: statusJsonDocument(q),
+      summary: queueSummary(q, since),
+    }));
     entries['status.json'] = text(`${status}\n`);
     entries['summary.txt'] = text(`${summaryLines(summary, { now }).join('\n')}\n`);
     entries['summary.json'] = text(`${JSON.stringify({ type: 'summary', since, ...summary })}\n`);
@@ -98,7 +107,8 @@ export function writeReport(input: ReportInput): ReportResult {
   const mtime = new Date(now);
   for (const [name, data] of Object.entries(entries)) zippable[name] = [data, { mtime }];
   const out = resolve(input.out);
-  if (!existsSync(dirname(out))) throw new Error(`The folder ${dirname(out)} does not exist; choose another place for the report.`);
+  if (!existsSync(dirname(out)))
+    throw new Error(`The folder ${dirname(out)} does not exist; choose another place for the report.`);
   const partial = join(dirname(out), `.${Date.now()}-${process.pid}.report.partial`);
   try {
     writeFileSync(partial, zipSync(zippable, { level: 6 }));

@@ -19,7 +19,10 @@ const JWT_RE = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 /** `"password":"…"` in JSON text. */
 const JSON_PAIR_RE = new RegExp(String.raw`("${SECRET_NAME}"\s*:\s*)"(?:[^"\\]|\\.)*"`, 'gi');
 /** `password=…`, `api_key: …`, `Authorization: …` in plain text (up to the next space, comma or quote). */
-const PLAIN_PAIR_RE = new RegExp(String.raw`\b(${SECRET_NAME})(\s*[=:]\s*)(?!\[hidden\]|(?:Bearer|Basic)\s)[^\s,;&"'}]+`, 'gi');
+const PLAIN_PAIR_RE = new RegExp(
+  String.raw`\b(${SECRET_NAME})(\s*[=:]\s*)(?!\[hidden\]|(?:Bearer|Basic)\s)[^\s,;&"'}]+`,
+  'gi',
+);
 
 /**
  * A URL as it may be written down: scheme, host, port and path; its query and fragment (a
@@ -54,7 +57,9 @@ function urlWithoutSecrets(scheme: string, rest: string): string {
 export function scrubSecrets(text: string, known: Iterable<string> = []): string {
   let out = text;
   // Longest first, so a secret that contains another is hidden whole.
-  const values = [...new Set([...known].filter((k) => typeof k === 'string' && k.length >= 4))].sort((a, b) => b.length - a.length);
+  const values = [...new Set([...known].filter((k) => typeof k === 'string' && k.length >= 4))].sort(
+    (a, b) => b.length - a.length,
+  );
   for (const v of values) out = out.split(v).join(HIDDEN);
   out = out.replace(URL_RE, (_m, scheme: string, rest: string) => urlWithoutSecrets(scheme, rest));
   out = out.replace(AUTH_SCHEME_RE, (_m, scheme: string) => `${scheme} ${HIDDEN}`);
@@ -82,7 +87,14 @@ export function settingsWithoutSecrets(value: unknown, known: Iterable<string> =
     if (v && typeof v === 'object') {
       return Object.fromEntries(
         // A group under a secret's name (progressTokens) is read into: its own keys say which are secrets.
-        Object.entries(v).map(([k, x]) => [k, isSecretKey(k) && (x === null || typeof x !== 'object') ? (x === undefined || x === null || x === '' ? '(not set)' : '(set)') : visit(x)]),
+        Object.entries(v).map(([k, x]) => [
+          k,
+          isSecretKey(k) && (x === null || typeof x !== 'object')
+            ? x === undefined || x === null || x === ''
+              ? '(not set)'
+              : '(set)'
+            : visit(x),
+        ]),
       );
     }
     return v;

@@ -11,12 +11,40 @@ export function fillQueue(queue: UploadQueue, pairs: number): number[] {
   queue.transaction(() => {
     for (let i = 0; i < pairs; i++) {
       const request: CaptureRequest = {
-        project: 'p', structure: 's', type: 'interior', mode: 'video', sourceType: 'bot', captureDateTime: '2026-11-23T08:00:00Z',
-        files: [1, 2].map((frameIndex) => ({ frameIndex, fileName: `VID_${i}_${frameIndex}.insv`, contentType: 'video/mp4', size: 1024 })),
+        project: 'p',
+        structure: 's',
+        type: 'interior',
+        mode: 'video',
+        sourceType: 'bot',
+        captureDateTime: '2026-11-23T08:00:00Z',
+        files: [1, 2].map((frameIndex) => ({
+          frameIndex,
+          fileName: `VID_${i}_${frameIndex}.insv`,
+          contentType: 'video/mp4',
+          size: 1024,
+        })),
       };
-      const files = [1, 2].map((n) => ({ path: `/card/VID_${i}_${n}.insv`, fileName: `VID_${i}_${n}.insv`, contentType: 'video/mp4', size: 1024, mtimeMs: 0 }));
+      const files = [1, 2].map((n) => ({
+        path: `/card/VID_${i}_${n}.insv`,
+        fileName: `VID_${i}_${n}.insv`,
+        contentType: 'video/mp4',
+        size: 1024,
+        mtimeMs: 0,
+      }));
       const row = queue.enqueueCapture(`VID_${i}`, request, files);
-      queue.saveRegistration(row, `cap-${i}`, [1, 2].map((frameIndex) => ({ frameIndex, uploadId: `u-${i}-${frameIndex}`, fileName: `VID_${i}_${frameIndex}.insv`, size: 1024, partSize: 5_242_880, totalParts: 1, status: 'initiated' })));
+      queue.saveRegistration(
+        row,
+        `cap-${i}`,
+        [1, 2].map((frameIndex) => ({
+          frameIndex,
+          uploadId: `u-${i}-${frameIndex}`,
+          fileName: `VID_${i}_${frameIndex}.insv`,
+          size: 1024,
+          partSize: 5_242_880,
+          totalParts: 1,
+          status: 'initiated',
+        })),
+      );
       for (const f of queue.filesOf(row)) ids.push(f.id);
     }
   })();

@@ -94,7 +94,10 @@ export interface ServiceKit {
  * Starts the local service (with `service` options, e.g. its `partSize` in bytes) and a work
  * folder named after `prefix`. Throws what startTestService throws.
  */
-export async function startServiceKit(prefix: string, service: Parameters<typeof startTestService>[0] = {}): Promise<ServiceKit> {
+export async function startServiceKit(
+  prefix: string,
+  service: Parameters<typeof startTestService>[0] = {},
+): Promise<ServiceKit> {
   const svc = await startTestService(service);
   const work = tempDir(prefix);
   const open: Uploader[] = [];
@@ -105,7 +108,13 @@ export async function startServiceKit(prefix: string, service: Parameters<typeof
       const { info } = svc;
       const u = openUploader({
         dataDir: join(work.dir, name),
-        gateway: { baseUrl: info.baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account },
+        gateway: {
+          baseUrl: info.baseUrl,
+          authUrl: info.authUrl,
+          apiKey: info.apiKey,
+          projectId: info.projectId,
+          ...info.account,
+        },
         partRetry: recommendedRetryPolicy(20, 20),
         apiRetry: recommendedRetryPolicy(20, 20),
         retrySchedule: { delayMs: () => 60_000 },
@@ -136,7 +145,17 @@ export async function startServiceKit(prefix: string, service: Parameters<typeof
     async reset() {
       while (open.length) await open.pop()!.close();
       await svc.admin('DELETE', '/faults');
-      await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0, serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0, statusRead: 'ok', jsonBytesPerSecond: null, presignQueryPadBytes: 0 });
+      await svc.admin('PUT', '/settings', {
+        presignExpiresIn: 3600,
+        bandwidthBytesPerSecond: null,
+        latencyMs: 0,
+        serverSideEncryption: null,
+        storageRetryAfterSeconds: null,
+        partStoreDelayMs: 0,
+        statusRead: 'ok',
+        jsonBytesPerSecond: null,
+        presignQueryPadBytes: 0,
+      });
     },
     async stop() {
       await kit.reset();

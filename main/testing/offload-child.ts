@@ -20,7 +20,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * lock (as the app while it reopens its queue). Answers its id, destination, the `.partial` being
  * written, and the process (the test kills it).
  */
-export async function stuckInAnotherProcess(o: { dataDir: string; library: string; card: string; at: string; recordings?: number }): Promise<{ id: number; dest: string; partial: string; child: ChildProcess }> {
+export async function stuckInAnotherProcess(o: {
+  dataDir: string;
+  library: string;
+  card: string;
+  at: string;
+  recordings?: number;
+}): Promise<{ id: number; dest: string; partial: string; child: ChildProcess }> {
   const { dataDir, library, at } = o;
   const card = writeFakeCard(o.card, { recordings: o.recordings ?? 2 });
   const last = card.recordings.at(-1)!.split('/').pop()!;
@@ -42,7 +48,10 @@ export async function stuckInAnotherProcess(o: { dataDir: string; library: strin
         await new Promise(() => undefined);
       },
     });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -58,8 +67,12 @@ export async function stuckInAnotherProcess(o: { dataDir: string; library: strin
 }
 
 /** Kills `child` (SIGKILL) and resolves once it is gone; at once when it is gone already. */
-export const killed = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGKILL'))));
-
+export const killed = (child: ChildProcess) =>
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? resolve()
+      : (child.once('exit', () => resolve()), child.kill('SIGKILL')),
+  );
 
 /**
  * Drops the offload locks of the imports an app's card desk (`cards`, main/service/card-desk.ts)
@@ -67,5 +80,6 @@ export const killed = (child: ChildProcess) => new Promise<void>((resolve) => (c
  * a new app in this process while the old one's stuck import lives on.
  */
 export function dropImportLocks(cards: { copies: unknown }): void {
-  for (const i of (cards.copies as { imports: Map<number, { record?: OffloadRecorder }> }).imports.values()) i.record?.abandon();
+  for (const i of (cards.copies as { imports: Map<number, { record?: OffloadRecorder }> }).imports.values())
+    i.record?.abandon();
 }

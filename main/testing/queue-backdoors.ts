@@ -21,7 +21,9 @@ export { Database };
  */
 export function setFileState(queue: UploadQueue, id: number, state: FileState, error: string | null = null): void {
   const completedAt = state === 'completed' ? new Date().toISOString() : null;
-  const r = queue.db.prepare('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?').run(state, error, completedAt, id);
+  const r = queue.db
+    .prepare('UPDATE files SET state = ?, error = ?, completed_at = ? WHERE id = ?')
+    .run(state, error, completedAt, id);
   if (r.changes === 0) throw new Error(`No file ${id} in the queue`);
 }
 
@@ -30,7 +32,11 @@ export function setFileState(queue: UploadQueue, id: number, state: FileState, e
  * given and leaving it as it is otherwise; no transition is checked, `completed_at` is untouched.
  * For a bench that needs a whole queue in one state (a retry of all, a crash mid-drain).
  */
-export function setEveryFileState(queue: UploadQueue, state: FileState, o: { from?: FileState; error?: string } = {}): void {
+export function setEveryFileState(
+  queue: UploadQueue,
+  state: FileState,
+  o: { from?: FileState; error?: string } = {},
+): void {
   const set = o.error === undefined ? 'state = ?' : 'state = ?, error = ?';
   const where = o.from === undefined ? '' : ' WHERE state = ?';
   const params = [state, ...(o.error === undefined ? [] : [o.error]), ...(o.from === undefined ? [] : [o.from])];

@@ -93,7 +93,14 @@ export function App() {
             }}
           >
             {TABS.map(([t, label]) => (
-              <button key={t} id={`tab-${t}`} role="tab" aria-selected={tab === t} tabIndex={tab === t ? 0 : -1} onClick={() => setTab(t)}>
+              <button
+                key={t}
+                id={`tab-${t}`}
+                role="tab"
+                aria-selected={tab === t}
+                tabIndex={tab === t ? 0 : -1}
+                onClick={() => setTab(t)}
+              >
                 {label}
               </button>
             ))}

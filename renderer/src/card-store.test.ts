@@ -4,7 +4,11 @@ import type { ImportView } from '../../shared/ipc.js';
 // The card store against a stand-in window.api: which copies it hands to the registration step
 // (files.inspect) is what is checked.
 const inspected: string[][] = [];
-let listAnswer: { cards: never[]; imports: ImportView[]; uploadFromCard: boolean } = { cards: [], imports: [], uploadFromCard: false };
+let listAnswer: { cards: never[]; imports: ImportView[]; uploadFromCard: boolean } = {
+  cards: [],
+  imports: [],
+  uploadFromCard: false,
+};
 const listeners = new Map<string, (p: unknown) => void>();
 const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
 const fakeApi = {
@@ -28,9 +32,28 @@ beforeAll(async () => {
   ({ useCards, copyStateOf } = await import('./card-store.js'));
 });
 
-const view = (id: number, copies: string[], phase: ImportView['phase'] = 'copying', card = `/media/u/CARD${id}`): ImportView => ({
-  id, card, cardName: `CARD${id}`, destination: `/lib/CARD${id}`, phase, startedAt: '2026-11-25T10:00:00Z',
-  bytesDone: 0, bytesTotal: 100, bytesPerSecond: 0, secondsLeft: null, files: [], verifiedCopies: copies, safeToRemove: phase === 'done', error: null, mhlPath: null, reportPath: null,
+const view = (
+  id: number,
+  copies: string[],
+  phase: ImportView['phase'] = 'copying',
+  card = `/media/u/CARD${id}`,
+): ImportView => ({
+  id,
+  card,
+  cardName: `CARD${id}`,
+  destination: `/lib/CARD${id}`,
+  phase,
+  startedAt: '2026-11-25T10:00:00Z',
+  bytesDone: 0,
+  bytesTotal: 100,
+  bytesPerSecond: 0,
+  secondsLeft: null,
+  files: [],
+  verifiedCopies: copies,
+  safeToRemove: phase === 'done',
+  error: null,
+  mhlPath: null,
+  reportPath: null,
 });
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -38,7 +61,9 @@ describe('card store', () => {
   it("hands a card's recordings to the registration step at the card's paths as soon as Import starts, and none of its copies as they verify", async () => {
     await useCards.getState().startImport('/media/u/X4');
     listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv'], 'copying', '/media/u/X4'));
-    listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv', '/lib/b_00.insv', '/lib/b_10.insv'], 'done', '/media/u/X4'));
+    listeners.get('capture:event.import')!(
+      view(9, ['/lib/a_00.insv', '/lib/a_10.insv', '/lib/b_00.insv', '/lib/b_10.insv'], 'done', '/media/u/X4'),
+    );
     await settle();
     await settle();
     // The copies are the same recordings: handed again they would be placed twice.
@@ -48,18 +73,38 @@ describe('card store', () => {
 
   it('does not let an older view replace a newer one, nor hand anything on a list read after the events', async () => {
     inspected.length = 0;
-    listAnswer = { cards: [], imports: [view(9, ['/lib/a_00.insv'], 'copying', '/media/u/X4'), view(2, ['/lib/c_00.insv'], 'done')], uploadFromCard: false };
+    listAnswer = {
+      cards: [],
+      imports: [view(9, ['/lib/a_00.insv'], 'copying', '/media/u/X4'), view(2, ['/lib/c_00.insv'], 'done')],
+      uploadFromCard: false,
+    };
     await useCards.getState().load();
-    expect(useCards.getState().imports.map((i) => [i.id, i.phase])).toEqual([[9, 'done'], [2, 'done']]);
+    expect(useCards.getState().imports.map((i) => [i.id, i.phase])).toEqual([
+      [9, 'done'],
+      [2, 'done'],
+    ]);
     listeners.get('capture:event.import')!(view(2, ['/lib/c_00.insv'], 'done'));
     await settle();
     expect(inspected).toEqual([]);
   });
 
-  it("says of a recording on a card being imported whether its copy is made yet: Copying, Verified, Not verified; nothing for other files", () => {
+  it('says of a recording on a card being imported whether its copy is made yet: Copying, Verified, Not verified; nothing for other files', () => {
     const v = view(3, [], 'copying', '/media/u/X4');
-    const file = (name: string, state: ImportView['files'][number]['state']) => ({ source: `/media/u/X4/DCIM/Camera01/${name}`, name, size: 10, bytesDone: 0, state, error: null });
-    v.files = [file('a_00.insv', 'verified'), file('a_10.insv', 'verified'), file('b_00.insv', 'verified'), file('b_10.insv', 'copying'), file('c_00.insv', 'failed')];
+    const file = (name: string, state: ImportView['files'][number]['state']) => ({
+      source: `/media/u/X4/DCIM/Camera01/${name}`,
+      name,
+      size: 10,
+      bytesDone: 0,
+      state,
+      error: null,
+    });
+    v.files = [
+      file('a_00.insv', 'verified'),
+      file('a_10.insv', 'verified'),
+      file('b_00.insv', 'verified'),
+      file('b_10.insv', 'copying'),
+      file('c_00.insv', 'failed'),
+    ];
     const on = (...names: string[]) => names.map((n) => `/media/u/X4/DCIM/Camera01/${n}`);
     expect(copyStateOf([v], on('a_00.insv', 'a_10.insv'))).toBe('verified');
     expect(copyStateOf([v], on('b_00.insv', 'b_10.insv'))).toBe('copying');
@@ -73,8 +118,23 @@ describe('card store', () => {
 
   it('says of a recording an earlier import copied (found by content by the service) Already uploaded, Already queued or Already imported, never Verified', () => {
     const v = view(4, [], 'done', '/media/u/X4_1');
-    const known = (name: string, already: 'uploaded' | 'queued' | 'copied') => ({ source: `/media/u/X4_1/DCIM/Camera01/${name}`, name, size: 10, bytesDone: 10, state: 'known' as const, error: null, already });
-    v.files = [known('a_00.insv', 'uploaded'), known('a_10.insv', 'uploaded'), known('b_00.insv', 'queued'), known('b_10.insv', 'queued'), known('c_00.insv', 'copied'), known('c_10.insv', 'copied')];
+    const known = (name: string, already: 'uploaded' | 'queued' | 'copied') => ({
+      source: `/media/u/X4_1/DCIM/Camera01/${name}`,
+      name,
+      size: 10,
+      bytesDone: 10,
+      state: 'known' as const,
+      error: null,
+      already,
+    });
+    v.files = [
+      known('a_00.insv', 'uploaded'),
+      known('a_10.insv', 'uploaded'),
+      known('b_00.insv', 'queued'),
+      known('b_10.insv', 'queued'),
+      known('c_00.insv', 'copied'),
+      known('c_10.insv', 'copied'),
+    ];
     const on = (...names: string[]) => names.map((n) => `/media/u/X4_1/DCIM/Camera01/${n}`);
     expect(copyStateOf([v], on('a_00.insv', 'a_10.insv'))).toBe('uploaded');
     expect(copyStateOf([v], on('b_00.insv', 'b_10.insv'))).toBe('queued');

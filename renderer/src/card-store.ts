@@ -129,7 +129,11 @@ export function copyStateOf(imports: readonly ImportView[], paths: readonly stri
     // Copied before: the service decided it by content, the row only says so.
     if (rows.length && rows.every((r) => r?.state === 'known')) {
       const already = rows.map((r) => r!.already ?? 'copied');
-      return already.every((a) => a === 'uploaded') ? 'uploaded' : already.every((a) => a !== 'copied') ? 'queued' : 'imported';
+      return already.every((a) => a === 'uploaded')
+        ? 'uploaded'
+        : already.every((a) => a !== 'copied')
+          ? 'queued'
+          : 'imported';
     }
     if (rows.some((r) => r?.state === 'failed')) return 'failed';
     if (rows.every((r) => r?.state === 'verified')) return 'verified';

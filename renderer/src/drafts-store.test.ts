@@ -43,14 +43,22 @@ beforeEach(async () => {
   useDrafts.getState().clear();
   useApp.setState({ settings: { structures: towers } as never, notices: [] });
   // Dropped out of order: the list is in recording order.
-  inspectAnswer = { captures: ['c3', 'c1', 'c4', 'c2'].map((k) => capture(k, `2026-11-22T08:0${k[1]}:00Z`)), refused: [] };
+  inspectAnswer = {
+    captures: ['c3', 'c1', 'c4', 'c2'].map((k) => capture(k, `2026-11-22T08:0${k[1]}:00Z`)),
+    refused: [],
+  };
   await useDrafts.getState().inspect(['/card']);
 });
 
 describe('the registration store', () => {
   it('lists captures in recording order with nothing placed', () => {
     expect(keys()).toEqual(['c1', 'c2', 'c3', 'c4']);
-    expect(useDrafts.getState().drafts.map((d) => d.form.structure)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(useDrafts.getState().drafts.map((d) => d.form.structure)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('selects a shift-click range from the last row clicked, in either direction', () => {
@@ -68,7 +76,7 @@ describe('the registration store', () => {
     expect(selected()).toEqual(['c1']);
   });
 
-  it('extends a keyboard range from the anchor in the table\'s order, growing and shrinking it, keeping rows chosen apart', () => {
+  it("extends a keyboard range from the anchor in the table's order, growing and shrinking it, keeping rows chosen apart", () => {
     const s = useDrafts.getState();
     const order = ['c1', 'c2', 'c3', 'c4'];
     // No anchor yet: the range starts at the focused row.

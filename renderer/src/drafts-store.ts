@@ -64,7 +64,8 @@ export interface DraftsState {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const notify = (level: 'info' | 'error', message: string) => useApp.getState().notify(level, message);
-const order = (a: DraftCapture, b: DraftCapture) => Date.parse(a.proposal.capturedAt) - Date.parse(b.proposal.capturedAt) || a.proposal.key.localeCompare(b.proposal.key);
+const order = (a: DraftCapture, b: DraftCapture) =>
+  Date.parse(a.proposal.capturedAt) - Date.parse(b.proposal.capturedAt) || a.proposal.key.localeCompare(b.proposal.key);
 
 /** The registration step's store. */
 export const useDrafts = create<DraftsState>()((set, get) => ({
@@ -80,7 +81,9 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     try {
       const result = await unwrap(api['files.inspect'](paths));
       const known = new Set(get().drafts.map((d) => d.proposal.key));
-      const fresh = result.captures.filter((c) => !known.has(c.key)).map((proposal) => ({ proposal, form: { type: 'interior' as const, capturedAt: proposal.capturedAt } }));
+      const fresh = result.captures
+        .filter((c) => !known.has(c.key))
+        .map((proposal) => ({ proposal, form: { type: 'interior' as const, capturedAt: proposal.capturedAt } }));
       // A new card after the last one was registered starts a new list; otherwise it adds to it.
       const earlier = get().drafts.some(isRegistrable) ? get().refused : [];
       const seen = new Set(earlier.map((r) => `${r.path}\u0000${r.reason}`));
@@ -127,13 +130,16 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
   applyToSelected(change) {
     const keys = [...get().selected];
     get().applyTo(keys, change);
-    const remembered = change.structure && change.type ? { ...get().lastTypeFor, [change.structure]: change.type } : get().lastTypeFor;
+    const remembered =
+      change.structure && change.type ? { ...get().lastTypeFor, [change.structure]: change.type } : get().lastTypeFor;
     set({ selected: new Set(), anchor: undefined, lastTypeFor: remembered });
     return keys.length;
   },
   applyTo(keys, change) {
     const chosen = new Set(keys);
-    set({ drafts: get().drafts.map((d) => (chosen.has(d.proposal.key) ? { ...d, form: { ...d.form, ...change } } : d)) });
+    set({
+      drafts: get().drafts.map((d) => (chosen.has(d.proposal.key) ? { ...d, form: { ...d.form, ...change } } : d)),
+    });
   },
   shiftSelected(shift) {
     const { drafts, selected } = get();
@@ -143,11 +149,19 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       shift,
     );
     const byKey = new Map(chosen.map((d, i) => [d.proposal.key, moved[i]!]));
-    set({ drafts: drafts.map((d) => (byKey.has(d.proposal.key) ? { ...d, form: { ...d.form, capturedAt: byKey.get(d.proposal.key)! } } : d)), selected: new Set(), anchor: undefined });
+    set({
+      drafts: drafts.map((d) =>
+        byKey.has(d.proposal.key) ? { ...d, form: { ...d.form, capturedAt: byKey.get(d.proposal.key)! } } : d,
+      ),
+      selected: new Set(),
+      anchor: undefined,
+    });
     return chosen.length;
   },
   setCapturedAt(key, iso) {
-    set({ drafts: get().drafts.map((d) => (d.proposal.key === key ? { ...d, form: { ...d.form, capturedAt: iso } } : d)) });
+    set({
+      drafts: get().drafts.map((d) => (d.proposal.key === key ? { ...d, form: { ...d.form, capturedAt: iso } } : d)),
+    });
   },
   discardSelected() {
     const { selected } = get();
@@ -161,11 +175,22 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const ready = get().drafts.filter((d) => isReady(d, structures));
     if (ready.length === 0) return;
     try {
-      const forms = ready.map((d) => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type, capturedAt: d.form.capturedAt, paths: d.proposal.files.map((f) => f.path), ...(d.proposal.warnings?.length ? { warnings: d.proposal.warnings } : {}) }));
+      const forms = ready.map((d) => ({
+        structure: d.form.structure!,
+        design: d.form.design,
+        type: d.form.type,
+        capturedAt: d.form.capturedAt,
+        paths: d.proposal.files.map((f) => f.path),
+        ...(d.proposal.warnings?.length ? { warnings: d.proposal.warnings } : {}),
+      }));
       const res = await unwrap(api['captures.register'](forms));
       const keys = new Set(ready.map((d) => d.proposal.key));
       const selected = new Set([...get().selected].filter((k) => !keys.has(k)));
-      set({ drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)), selected, refused: [...get().refused, ...res.refused] });
+      set({
+        drafts: get().drafts.filter((d) => !keys.has(d.proposal.key)),
+        selected,
+        refused: [...get().refused, ...res.refused],
+      });
       // No message: the queue shows the new captures (main's rows events), "Registering" until each
       // is registered; messages are kept for what needs a person. Nothing is reloaded here.
       void get().loadLastPlacement();

@@ -16,7 +16,9 @@ describe('local capture times', () => {
     expect(toLocalInput('2026-11-20T14:04:05Z')).toBe('2026-11-20T15:04:05');
     expect(fromLocalInput('2026-11-20T15:04:05')).toBe('2026-11-20T15:04:05+01:00');
     expect(fromLocalInput('2026-07-01T08:30')).toBe('2026-07-01T08:30:00+02:00');
-    expect(Date.parse(fromLocalInput(toLocalInput('2026-07-01T06:30:09.000Z')!)!)).toBe(Date.parse('2026-07-01T06:30:09Z'));
+    expect(Date.parse(fromLocalInput(toLocalInput('2026-07-01T06:30:09.000Z')!)!)).toBe(
+      Date.parse('2026-07-01T06:30:09Z'),
+    );
   });
 
   it('labels the offset of the time shown, and refuses what is not a whole date-time', () => {

@@ -48,7 +48,9 @@ export const noticeSlice: StateCreator<NoticeSlice, [], [], NoticeSlice> = (set,
     notify(level, message) {
       const same = get().notices.find((n) => n.level === level && n.message === message);
       const others = get().notices.filter((n) => n !== same);
-      const next: Notice = same ? { ...same, count: same.count + 1, at: Date.now() } : { id: ++noticeId, level, message, count: 1, at: Date.now() };
+      const next: Notice = same
+        ? { ...same, count: same.count + 1, at: Date.now() }
+        : { id: ++noticeId, level, message, count: 1, at: Date.now() };
       set({ notices: [...others, next].slice(-NOTICES_KEPT) });
       fade(next);
     },

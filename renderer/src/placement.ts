@@ -32,7 +32,12 @@ const SEP = '\u0000';
 export function placeOptions(structures: readonly NamedStructure[]): PlaceOption[] {
   return structures.flatMap((s) =>
     s.designs.length
-      ? s.designs.map((d) => ({ value: `${s.id}${SEP}${d.id}`, structure: s.id, design: d.id, label: placementName(s.name, d.name) }))
+      ? s.designs.map((d) => ({
+          value: `${s.id}${SEP}${d.id}`,
+          structure: s.id,
+          design: d.id,
+          label: placementName(s.name, d.name),
+        }))
       : [{ value: `${s.id}${SEP}`, structure: s.id, label: `${s.name} (no designs)` }],
   );
 }
@@ -41,7 +46,10 @@ export function placeOptions(structures: readonly NamedStructure[]): PlaceOption
  * The names of a placement ("Tower A · Level 2"), or undefined when its structure (or design) is
  * not among the structures in Settings any more, so it cannot be offered or registered.
  */
-export function nameOfPlacement(structures: readonly NamedStructure[], p: { structure?: string; design?: string }): string | undefined {
+export function nameOfPlacement(
+  structures: readonly NamedStructure[],
+  p: { structure?: string; design?: string },
+): string | undefined {
   const s = structures.find((x) => x.id === p.structure);
   if (!s) return undefined;
   if (!p.design) return s.designs.length ? undefined : s.name;
@@ -60,10 +68,15 @@ export function isReady(d: DraftCapture, structures: readonly NamedStructure[]):
 }
 
 /** The placement of a ready capture (shared/registration.ts). */
-export const placementOf = (d: DraftCapture): Placement => ({ structure: d.form.structure!, design: d.form.design, type: d.form.type });
+export const placementOf = (d: DraftCapture): Placement => ({
+  structure: d.form.structure!,
+  design: d.form.design,
+  type: d.form.type,
+});
 
 /**
  * A draft's label (shared/capture-label.ts) from the time it will be registered with: a shift or
  * an edited time renames it at once, in the table, the checkbox's name and the confirmation.
  */
-export const draftLabel = (d: DraftCapture): string => captureLabel({ capturedAt: d.form.capturedAt, fileNames: d.proposal.files.map((f) => f.name) });
+export const draftLabel = (d: DraftCapture): string =>
+  captureLabel({ capturedAt: d.form.capturedAt, fileNames: d.proposal.files.map((f) => f.name) });

@@ -11,15 +11,46 @@ beforeAll(async () => {
 });
 
 const totals = (t: Partial<QueueTotals>): QueueTotals => ({
-  files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
-  bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0, ...t,
+  files: 0,
+  captures: 0,
+  completed: 0,
+  uploading: 0,
+  queued: 0,
+  retrying: 0,
+  paused: 0,
+  failed: 0,
+  cancelled: 0,
+  needYou: 0,
+  bytesTotal: 0,
+  bytesDone: 0,
+  bytesRemaining: 0,
+  bytesPerSecond: 0,
+  ...t,
 });
 const file = (id: number, state: QueueFile['state']): QueueFile => ({
-  id, captureRow: Math.ceil(id / 2), fileName: `f${id}`, path: `/f${id}`, size: 10, state, error: null,
-  bytesSent: 0, partsDone: 0, partsTotal: 1, bytesPerSecond: 0, etaSeconds: null, retryAt: null, attempts: 0,
+  id,
+  captureRow: Math.ceil(id / 2),
+  fileName: `f${id}`,
+  path: `/f${id}`,
+  size: 10,
+  state,
+  error: null,
+  bytesSent: 0,
+  partsDone: 0,
+  partsTotal: 1,
+  bytesPerSecond: 0,
+  etaSeconds: null,
+  retryAt: null,
+  attempts: 0,
 });
 const rows = (p: Partial<EventPayload<'capture:event.rows'>>): EventPayload<'capture:event.rows'> => ({
-  files: [], captures: [], removed: { captures: [], files: [] }, totals: totals({}), blocked: null, hold: null, ...p,
+  files: [],
+  captures: [],
+  removed: { captures: [], files: [] },
+  totals: totals({}),
+  blocked: null,
+  hold: null,
+  ...p,
 });
 
 describe('the queue store applies a batch as one rows event', () => {
@@ -27,15 +58,38 @@ describe('the queue store applies a batch as one rows event', () => {
     const n = 10_000;
     const s = () => useApp.getState();
     const captures = Array.from({ length: n / 2 }, (_, i) => ({
-      id: i + 1, label: `c${i + 1}`, state: 'registered' as const, error: null, retryAt: null, captureId: `cap-${i + 1}`,
-      structure: 's', design: null, type: 'interior' as const, capturedAt: '2026-11-23T08:00:00Z',
+      id: i + 1,
+      label: `c${i + 1}`,
+      state: 'registered' as const,
+      error: null,
+      retryAt: null,
+      captureId: `cap-${i + 1}`,
+      structure: 's',
+      design: null,
+      type: 'interior' as const,
+      capturedAt: '2026-11-23T08:00:00Z',
     }));
-    s().applyRows(rows({ captures, files: Array.from({ length: n }, (_, i) => file(i + 1, i < 4 ? 'uploading' : 'pending')), totals: totals({ files: n, uploading: 4, queued: n - 4 }) }));
+    s().applyRows(
+      rows({
+        captures,
+        files: Array.from({ length: n }, (_, i) => file(i + 1, i < 4 ? 'uploading' : 'pending')),
+        totals: totals({ files: n, uploading: 4, queued: n - 4 }),
+      }),
+    );
     expect(s().captureOrder).toHaveLength(n / 2);
     // "Pause all": one event with every file as committed; a late progress tick moves none of them.
     const hold = { until: '2026-11-24T07:00:00.000Z', by: 'person' as const };
-    s().applyRows(rows({ files: Array.from({ length: n }, (_, i) => file(i + 1, 'paused')), totals: totals({ files: n, paused: n }), hold }));
-    s().applyProgress({ files: [{ id: 1, bytesSent: 5, partsDone: 0, partsTotal: 1, bytesPerSecond: 1, etaSeconds: 5 }], totals: totals({ files: n, paused: n }) });
+    s().applyRows(
+      rows({
+        files: Array.from({ length: n }, (_, i) => file(i + 1, 'paused')),
+        totals: totals({ files: n, paused: n }),
+        hold,
+      }),
+    );
+    s().applyProgress({
+      files: [{ id: 1, bytesSent: 5, partsDone: 0, partsTotal: 1, bytesPerSecond: 1, etaSeconds: 5 }],
+      totals: totals({ files: n, paused: n }),
+    });
     expect(new Set(Object.values(s().files).map((f) => f.state))).toEqual(new Set(['paused']));
     expect(s().files[1]!.bytesSent).toBe(0);
     expect(s().filesOf[1]).toEqual([1, 2]);

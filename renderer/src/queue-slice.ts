@@ -83,8 +83,20 @@ export interface QueueSlice {
 }
 
 const EMPTY_TOTALS: QueueTotals = {
-  files: 0, captures: 0, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: 0, failed: 0, cancelled: 0, needYou: 0,
-  bytesTotal: 0, bytesDone: 0, bytesRemaining: 0, bytesPerSecond: 0,
+  files: 0,
+  captures: 0,
+  completed: 0,
+  uploading: 0,
+  queued: 0,
+  retrying: 0,
+  paused: 0,
+  failed: 0,
+  cancelled: 0,
+  needYou: 0,
+  bytesTotal: 0,
+  bytesDone: 0,
+  bytesRemaining: 0,
+  bytesPerSecond: 0,
 };
 
 /** Weight of a new rate sample in the smoothed rate (ticks come at most ten a second). */
@@ -93,7 +105,9 @@ const SMOOTHING = 0.1;
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The whole queue as the slice keeps it. */
-function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked' | 'hold' | 'keptAwake'> {
+function fromView(
+  view: QueueView,
+): Pick<QueueSlice, 'files' | 'captures' | 'captureOrder' | 'filesOf' | 'totals' | 'blocked' | 'hold' | 'keptAwake'> {
   const files: Record<number, QueueFile> = {};
   const filesOf: Record<number, number[]> = {};
   for (const f of view.files) {
@@ -102,7 +116,16 @@ function fromView(view: QueueView): Pick<QueueSlice, 'files' | 'captures' | 'cap
   }
   const captures: Record<number, QueueCapture> = {};
   for (const c of view.captures) captures[c.id] = c;
-  return { files, captures, captureOrder: queueOrder(captures), filesOf, totals: view.totals, blocked: view.blocked, hold: view.hold, keptAwake: view.keptAwake };
+  return {
+    files,
+    captures,
+    captureOrder: queueOrder(captures),
+    filesOf,
+    totals: view.totals,
+    blocked: view.blocked,
+    hold: view.hold,
+    keptAwake: view.keptAwake,
+  };
 }
 
 /**
@@ -179,7 +202,16 @@ export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSli
           filesOf[c] = [...(filesOf[c] ?? []), ...(added.get(c) ?? [])].filter((id) => files[id]).sort((a, b) => a - b);
         }
       }
-      set({ files, captures, captureOrder, filesOf, totals: p.totals, blocked: p.blocked, hold: p.hold, rowsVersion: s.rowsVersion + 1 });
+      set({
+        files,
+        captures,
+        captureOrder,
+        filesOf,
+        totals: p.totals,
+        blocked: p.blocked,
+        hold: p.hold,
+        rowsVersion: s.rowsVersion + 1,
+      });
     },
     applyPower(p) {
       set({ keptAwake: p.keptAwake });
@@ -193,7 +225,8 @@ export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSli
         if (old && (old.state === 'uploading' || old.state === 'pending')) files[f.id] = { ...old, ...f };
       }
       const rate = p.totals.bytesPerSecond;
-      const smoothedRate = rate === 0 ? 0 : s.smoothedRate === 0 ? rate : s.smoothedRate + SMOOTHING * (rate - s.smoothedRate);
+      const smoothedRate =
+        rate === 0 ? 0 : s.smoothedRate === 0 ? rate : s.smoothedRate + SMOOTHING * (rate - s.smoothedRate);
       set({ files, totals: p.totals, smoothedRate });
     },
     setFilter(filter) {

@@ -46,10 +46,18 @@ function load(path: string): void {
     try {
       const view: ThumbnailView = await unwrap(api['thumbnails.get']({ path }));
       if (view.kind !== 'decode') return set(path, view);
-      const frame = await (decoding = decoding.then(() => firstFrame(view.videoUrl), () => firstFrame(view.videoUrl)));
+      const frame = await (decoding = decoding.then(
+        () => firstFrame(view.videoUrl),
+        () => firstFrame(view.videoUrl),
+      ));
       if (frame.ok) return set(path, shown(await unwrap(api['thumbnails.save']({ path, jpeg: frame.jpeg }))));
       // Only Chromium's own verdict (a media error) is kept; a timeout on a busy machine may pass.
-      set(path, frame.lasting ? shown(await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason }))) : { kind: 'none', reason: frame.reason });
+      set(
+        path,
+        frame.lasting
+          ? shown(await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason })))
+          : { kind: 'none', reason: frame.reason },
+      );
     } catch (err) {
       set(path, { kind: 'none', reason: err instanceof Error ? err.message : String(err) });
     }
@@ -60,7 +68,12 @@ function load(path: string): void {
 const SEEK_TIMEOUT_MS = 5_000;
 
 /** Chromium's media error codes (HTMLMediaElement.error.code), in words. */
-const MEDIA_ERRORS: Record<number, string> = { 1: 'reading was aborted', 2: 'a network error', 3: 'it could not be decoded', 4: 'its format or codec is not supported here' };
+const MEDIA_ERRORS: Record<number, string> = {
+  1: 'reading was aborted',
+  2: 'a network error',
+  3: 'it could not be decoded',
+  4: 'its format or codec is not supported here',
+};
 
 /**
  * Draws a frame of the video at `url` (the service's loopback media server) into a canvas,
@@ -69,7 +82,10 @@ const MEDIA_ERRORS: Record<number, string> = { 1: 'reading was aborted', 2: 'a n
  * answers a JPEG `data:` URL, or why not and whether that is lasting (a media error) or not (a
  * timeout, `timeoutMs`). The video is never added to the page.
  */
-export function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<{ ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }> {
+export function firstFrame(
+  url: string,
+  timeoutMs = DECODE_TIMEOUT_MS,
+): Promise<{ ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }> {
   return new Promise((resolve) => {
     const video = document.createElement('video');
     const done = (r: { ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }) => {
@@ -81,14 +97,22 @@ export function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<
       video.load();
       resolve(r);
     };
-    const timer = setTimeout(() => done({ ok: false, reason: 'No preview yet: its first frame did not come in time', lasting: false }), timeoutMs);
+    const timer = setTimeout(
+      () => done({ ok: false, reason: 'No preview yet: its first frame did not come in time', lasting: false }),
+      timeoutMs,
+    );
     video.onerror = () => {
       const e = video.error;
-      done({ ok: false, reason: `No preview: ${MEDIA_ERRORS[e?.code ?? 0] ?? 'it could not be read'}${e?.message ? ` (${e.message})` : ''}`, lasting: true });
+      done({
+        ok: false,
+        reason: `No preview: ${MEDIA_ERRORS[e?.code ?? 0] ?? 'it could not be read'}${e?.message ? ` (${e.message})` : ''}`,
+        lasting: true,
+      });
     };
     let seekTimer: ReturnType<typeof setTimeout> | undefined;
     video.onloadeddata = () => {
-      if (!video.videoWidth || !video.videoHeight) return done({ ok: false, reason: 'No preview: it holds no picture', lasting: true });
+      if (!video.videoWidth || !video.videoHeight)
+        return done({ ok: false, reason: 'No preview: it holds no picture', lasting: true });
       // Drawn once a seek has completed (at `loadeddata` alone Chromium has, now and then, not yet
       // painted the frame, and the canvas came out black): a second in, where the camera's
       // picture has settled; a recording whose seek does not complete gives its first frame.

@@ -9,7 +9,12 @@ import { LiveQueue } from '../../main/service/live-queue.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { fillQueue } from '../../main/testing/fill-queue.js';
-import { clearEveryRetry, setEveryCaptureState, setEveryFileState, storeEveryPart } from '../../main/testing/queue-backdoors.js';
+import {
+  clearEveryRetry,
+  setEveryCaptureState,
+  setEveryFileState,
+  storeEveryPart,
+} from '../../main/testing/queue-backdoors.js';
 import type { Figure } from './figures.js';
 
 const PART = 5 * 1024 * 1024;
@@ -29,7 +34,8 @@ function timed(fn: () => void): number {
 function dueFilesMs(queue: UploadQueue, ids: readonly number[]): number {
   const now = Date.now();
   ids.forEach((id, i) => {
-    if (i % 50 === 49) queue.moveFile(id, ['pending'], 'pending', { error: 'SlowDown', retryAt: now - 1000, transient: true });
+    if (i % 50 === 49)
+      queue.moveFile(id, ['pending'], 'pending', { error: 'SlowDown', retryAt: now - 1000, transient: true });
   });
   const front = queue.file(ids[Math.floor(ids.length / 2)]!)!.captureRow;
   queue.schedule.setFront(front, true);
@@ -60,10 +66,23 @@ export function batchFigures(work: string, pairs: number, runs: number): Figure[
     const queue = new UploadQueue(openQueueDatabase(join(work, `batch-${run}.db`)).db);
     const ids = fillQueue(queue, pairs);
     due.push(dueFilesMs(queue, ids));
-    const gateway = new CaptureGateway({ baseUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', apiKey: 'k', projectId: 'p', email: 'a@b.c', password: 'x' });
+    const gateway = new CaptureGateway({
+      baseUrl: 'http://127.0.0.1:9',
+      authUrl: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      projectId: 'p',
+      email: 'a@b.c',
+      password: 'x',
+    });
     const engine = new UploadEngine({ queue, gateway });
     let sent = 0;
-    const live = new LiveQueue(queue, () => null, () => engine.holds.current, () => void sent++, 0);
+    const live = new LiveQueue(
+      queue,
+      () => null,
+      () => engine.holds.current,
+      () => void sent++,
+      0,
+    );
     engine.on((e) => live.onEngine(e));
     const batch = (fn: () => void) =>
       timed(() => {
@@ -83,23 +102,79 @@ export function batchFigures(work: string, pairs: number, runs: number): Figure[
     setEveryCaptureState(queue, 'completed');
     clear.push(batch(() => engine.clearCompleted()));
     // One recording of 10,000 parts whose ETags storage lost (a reconcile after a crash).
-    const request = { project: 'p', structure: 's', type: 'interior' as const, mode: 'video', sourceType: 'bot' as const, captureDateTime: '2026-11-23T08:00:00Z', files: [{ frameIndex: 1, fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART }] };
-    const row = queue.enqueueCapture('big', request, [{ path: '/card/big.insv', fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART, mtimeMs: 0 }]);
-    queue.saveRegistration(row, 'cap-big', [{ frameIndex: 1, uploadId: 'u-big', fileName: 'big.insv', size: 10_000 * PART, partSize: PART, totalParts: 10_000, status: 'initiated' }]);
+    const request = {
+      project: 'p',
+      structure: 's',
+      type: 'interior' as const,
+      mode: 'video',
+      sourceType: 'bot' as const,
+      captureDateTime: '2026-11-23T08:00:00Z',
+      files: [{ frameIndex: 1, fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART }],
+    };
+    const row = queue.enqueueCapture('big', request, [
+      { path: '/card/big.insv', fileName: 'big.insv', contentType: 'video/mp4', size: 10_000 * PART, mtimeMs: 0 },
+    ]);
+    queue.saveRegistration(row, 'cap-big', [
+      {
+        frameIndex: 1,
+        uploadId: 'u-big',
+        fileName: 'big.insv',
+        size: 10_000 * PART,
+        partSize: PART,
+        totalParts: 10_000,
+        status: 'initiated',
+      },
+    ]);
     const file = queue.filesOf(row)[0]!;
     storeEveryPart(queue, file.id, '"e"');
-    forget.push(timed(() => queue.batch.forgetParts(file.id, Array.from({ length: 10_000 }, (_, i) => i + 1))));
+    forget.push(
+      timed(() =>
+        queue.batch.forgetParts(
+          file.id,
+          Array.from({ length: 10_000 }, (_, i) => i + 1),
+        ),
+      ),
+    );
     queue.db.close();
   }
   const files = `${(2 * pairs).toLocaleString('en')} files`;
   return [
-    { name: `next files due among ${files} (dueFiles)`, values: due, unit: 'ms', better: 'lower', digits: 2, note: 'per call, as the drain loop asks at each turn; a capture in front, 1 in 50 files a retry due' },
-    { name: `batch: pause all, ${files}`, values: pause, unit: 'ms', better: 'lower', limit: 200, digits: 0, note: 'one transaction, one event, to the rows message' },
-    { name: `batch: pause all, ${files}, engine only`, values: pauseEngine, unit: 'ms', better: 'lower', digits: 0, note: 'the transaction and its event' },
+    {
+      name: `next files due among ${files} (dueFiles)`,
+      values: due,
+      unit: 'ms',
+      better: 'lower',
+      digits: 2,
+      note: 'per call, as the drain loop asks at each turn; a capture in front, 1 in 50 files a retry due',
+    },
+    {
+      name: `batch: pause all, ${files}`,
+      values: pause,
+      unit: 'ms',
+      better: 'lower',
+      limit: 200,
+      digits: 0,
+      note: 'one transaction, one event, to the rows message',
+    },
+    {
+      name: `batch: pause all, ${files}, engine only`,
+      values: pauseEngine,
+      unit: 'ms',
+      better: 'lower',
+      digits: 0,
+      note: 'the transaction and its event',
+    },
     { name: 'batch: rows messages for pause all', values: messages, unit: '', better: 'lower', limit: 1, digits: 0 },
     { name: `batch: resume all, ${files}`, values: resume, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
     { name: `batch: retry all, ${files}`, values: retry, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
     { name: `batch: clear completed, ${files}`, values: clear, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
-    { name: 'batch: forget 10,000 ETags of one file', values: forget, unit: 'ms', better: 'lower', limit: 200, digits: 0 },
+    {
+      name: 'batch: forget 10,000 ETags of one file',
+      values: forget,
+      unit: 'ms',
+      better: 'lower',
+      limit: 200,
+      digits: 0,
+    },
   ];
 }

@@ -19,28 +19,66 @@ const CURL = '/usr/bin/curl';
  * registration to the completion's answer (the cutting left out) and curl's CPU seconds (user +
  * system, from bash's `times`). Throws when a PUT does not answer 200.
  */
-export async function curlPuts(svc: LocalService, work: string, path: string, size: number): Promise<{ seconds: number; cpuSeconds: number }> {
-  const signin = await fetch(`${svc.info.authUrl}/api/v1/users/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(svc.info.account) });
+export async function curlPuts(
+  svc: LocalService,
+  work: string,
+  path: string,
+  size: number,
+): Promise<{ seconds: number; cpuSeconds: number }> {
+  const signin = await fetch(`${svc.info.authUrl}/api/v1/users/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(svc.info.account),
+  });
   const { token } = (await signin.json()) as { token: string };
   let t = performance.now();
   const reg = (await gateway(svc, token, 'POST', '/captures/api/v1/external-captures/add-capture', {
-    captures: [{ project: svc.info.projectId, structure: svc.info.structures[0], captureDateTime: new Date().toISOString(), type: 'interior', mode: '360 Video', sourceType: 'bot', files: [{ frameIndex: 1, fileName: 'curl.insv', contentType: 'video/insv', size }] }],
+    captures: [
+      {
+        project: svc.info.projectId,
+        structure: svc.info.structures[0],
+        captureDateTime: new Date().toISOString(),
+        type: 'interior',
+        mode: '360 Video',
+        sourceType: 'bot',
+        files: [{ frameIndex: 1, fileName: 'curl.insv', contentType: 'video/insv', size }],
+      },
+    ],
   })) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] };
   const { uploadId, partSize } = reg.result[0]!.uploadManifest[0]!;
-  const { parts } = (await gateway(svc, token, 'POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)) as { parts: { partNumber: number; url: string }[] };
+  const { parts } = (await gateway(
+    svc,
+    token,
+    'POST',
+    `/upload-service/uploads/${uploadId}/parts/presign-missing`,
+  )) as { parts: { partNumber: number; url: string }[] };
   let seconds = (performance.now() - t) / 1000;
   const dir = join(work, 'curl-parts');
   mkdirSync(dir, { recursive: true });
   try {
     for (const p of parts) {
       const start = (p.partNumber - 1) * partSize;
-      await pipeline(createReadStream(path, { start, end: Math.min(size, start + partSize) - 1 }), createWriteStream(join(dir, String(p.partNumber))));
+      await pipeline(
+        createReadStream(path, { start, end: Math.min(size, start + partSize) - 1 }),
+        createWriteStream(join(dir, String(p.partNumber))),
+      );
     }
-    const args = ['-sS', '--parallel', '--parallel-max', String(CONCURRENCY), '-H', 'Expect:', '-w', '%{http_code} %header{etag} %{url_effective}\\n'];
+    const args = [
+      '-sS',
+      '--parallel',
+      '--parallel-max',
+      String(CONCURRENCY),
+      '-H',
+      'Expect:',
+      '-w',
+      '%{http_code} %header{etag} %{url_effective}\\n',
+    ];
     for (const p of parts) args.push('-o', '/dev/null', '-T', join(dir, String(p.partNumber)), p.url);
     t = performance.now();
     // bash's `times` prints its children's user and system time: curl's CPU.
-    const child = execFile('/bin/bash', ['-c', `${CURL} "$@"; times`, 'bash', ...args], { maxBuffer: 16 * 1024 * 1024 });
+    const child = execFile('/bin/bash', ['-c', `${CURL} "$@"; times`, 'bash', ...args], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const [code] = (await once(child, 'exit')) as [number];

@@ -60,10 +60,21 @@ export async function makeFile(path: string, size: number): Promise<void> {
 }
 
 /** Calls the capture gateway with the standard headers (§4) and returns its JSON; throws on a non-2xx answer. */
-export async function gateway(svc: LocalService, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function gateway(
+  svc: LocalService,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const res = await fetch(`${svc.info.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'x-api-key': svc.info.apiKey, 'x-project-id': svc.info.projectId, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'x-api-key': svc.info.apiKey,
+      'x-project-id': svc.info.projectId,
+      'content-type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`);
@@ -75,7 +86,9 @@ function putPart(url: string, path: string, start: number, size: number): Promis
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'PUT', headers: { 'content-length': size } }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(String(res.headers.etag)) : reject(new Error(`PUT part: ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(String(res.headers.etag)) : reject(new Error(`PUT part: ${res.statusCode}`)),
+      );
     });
     req.on('error', reject);
     createReadStream(path, { start, end: start + size - 1 }).pipe(req);
@@ -109,7 +122,12 @@ export async function plainPuts(svc: LocalService, path: string, size: number): 
     ],
   })) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] };
   const { uploadId, partSize } = reg.result[0]!.uploadManifest[0]!;
-  const presigned = (await gateway(svc, token, 'POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)) as {
+  const presigned = (await gateway(
+    svc,
+    token,
+    'POST',
+    `/upload-service/uploads/${uploadId}/parts/presign-missing`,
+  )) as {
     parts: { partNumber: number; url: string }[];
   };
   const queue = [...presigned.parts];
@@ -133,7 +151,13 @@ export async function plainPuts(svc: LocalService, path: string, size: number): 
  * `dataDir`, then `drain` (with `extra` flags, e.g. `--bandwidth 16M`), timed from the drain's
  * process start (sign-in included). Returns the drain's run; see runCli.
  */
-export async function uploaderDrain(svc: LocalService, dataDir: string, path: string, extra: string[] = [], traceWrites = false): Promise<CliRun> {
+export async function uploaderDrain(
+  svc: LocalService,
+  dataDir: string,
+  path: string,
+  extra: string[] = [],
+  traceWrites = false,
+): Promise<CliRun> {
   const env = { ...process.env, NODE_NO_WARNINGS: '1', ...uploaderEnv(svc.info, dataDir) };
   const common = ['--concurrency', String(CONCURRENCY), ...extra];
   await runCli(env, [...common, 'add', '--structure', svc.info.structures[0]!, '--type', 'interior', path]);
@@ -146,7 +170,12 @@ export async function uploaderDrain(svc: LocalService, dataDir: string, path: st
  * storage is plain HTTP, and an inherited AWS_CA_BUNDLE would be read for nothing). Returns wall
  * seconds of the whole command and its CPU seconds (bash's `times`: the command's user + system).
  */
-export async function awsCopy(svc: LocalService, work: string, path: string, key: string): Promise<{ seconds: number; cpuSeconds: number }> {
+export async function awsCopy(
+  svc: LocalService,
+  work: string,
+  path: string,
+  key: string,
+): Promise<{ seconds: number; cpuSeconds: number }> {
   const config = join(work, 'aws-config');
   writeFileSync(config, '[default]\nregion = us-east-1\ns3 =\n    addressing_style = path\n');
   const env: NodeJS.ProcessEnv = {
@@ -160,7 +189,16 @@ export async function awsCopy(svc: LocalService, work: string, path: string, key
     AWS_EC2_METADATA_DISABLED: 'true',
     AWS_PAGER: '',
   };
-  const args = [AWS, 's3', 'cp', '--only-show-errors', path, `s3://${svc.info.s3.bucket}/${key}`, '--endpoint-url', svc.info.s3.endpoint];
+  const args = [
+    AWS,
+    's3',
+    'cp',
+    '--only-show-errors',
+    path,
+    `s3://${svc.info.s3.bucket}/${key}`,
+    '--endpoint-url',
+    svc.info.s3.endpoint,
+  ];
   const started = performance.now();
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile('/bin/bash', ['-c', '"$@" && times', 'bash', ...args], { env, timeout: 600_000 }, (err, out, errText) =>
@@ -190,6 +228,7 @@ export function rateFromFirstByte(writes: { t: number; bytes: number }[], bytes:
   const top = Math.max(...writes.map((w) => w.bytes));
   const to = writes.find((w) => w.bytes >= top - 64 * 1024)!;
   const moved = to.bytes - from.bytes;
-  if (Math.abs(moved - bytes) > 0.02 * bytes) throw new Error(`the write trace shows ${moved} bytes sent, not about ${bytes}`);
+  if (Math.abs(moved - bytes) > 0.02 * bytes)
+    throw new Error(`the write trace shows ${moved} bytes sent, not about ${bytes}`);
   return (moved * 1000) / (to.t - from.t);
 }

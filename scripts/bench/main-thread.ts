@@ -24,7 +24,8 @@ function makeCard(dir: string, pairs: number, bytes: number): void {
   for (let i = 0; i < pairs; i++) {
     const t = new Date(Date.UTC(2026, 10, 23) + i * 61_000).toISOString();
     const stamp = `${t.slice(0, 10).replaceAll('-', '')}_${t.slice(11, 19).replaceAll(':', '')}`;
-    for (const lens of ['00', '10']) writeFileSync(join(dir, `VID_${stamp}_${lens}_${String(i % 1000).padStart(3, '0')}.insv`), randomBytes(bytes));
+    for (const lens of ['00', '10'])
+      writeFileSync(join(dir, `VID_${stamp}_${lens}_${String(i % 1000).padStart(3, '0')}.insv`), randomBytes(bytes));
   }
 }
 
@@ -41,7 +42,11 @@ async function openApp(mode: 'process' | 'thread', dataDir: string, info: LocalS
   const map = new Map<string, unknown>();
   const common = {
     dataDir,
-    store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => void map.set(k, v), snapshot: () => Object.fromEntries(map) },
+    store: {
+      get: (k: string) => map.get(k),
+      set: (k: string, v: unknown) => void map.set(k, v),
+      snapshot: () => Object.fromEntries(map),
+    },
     secrets: { available: () => true, encrypt: (s: string) => s, decrypt: (s: string) => s },
     // The window's share: events are handed over (structured clone to the host in process mode), not rendered.
     emit: () => {},
@@ -95,7 +100,12 @@ async function run(mode: 'process' | 'thread', work: string, card: string, files
     eld.enable();
     const t0 = performance.now();
     const inspected = await value<InspectResult>(app.call('capture:files.inspect', [card]));
-    const forms: CaptureForm[] = inspected.captures.map((c) => ({ paths: c.files.map((f) => f.path), structure: view.structures[0]!.id, type: 'interior', capturedAt: c.capturedAt }));
+    const forms: CaptureForm[] = inspected.captures.map((c) => ({
+      paths: c.files.map((f) => f.path),
+      structure: view.structures[0]!.id,
+      type: 'interior',
+      capturedAt: c.capturedAt,
+    }));
     await value(app.call('capture:captures.register', forms));
     const queuedMs = performance.now() - t0;
     // Pause all and resume all while the drain runs at full speed.
@@ -110,7 +120,15 @@ async function run(mode: 'process' | 'thread', work: string, card: string, files
     await until(() => app.totals()?.completed === files, 'every file completed');
     const drainS = (performance.now() - t0) / 1000;
     eld.disable();
-    return { p50: ms(eld.percentile(50)), p99: ms(eld.percentile(99)), max: ms(eld.max), pauseMs, resumeMs, queuedMs, filesPerS: files / drainS };
+    return {
+      p50: ms(eld.percentile(50)),
+      p99: ms(eld.percentile(99)),
+      max: ms(eld.max),
+      pauseMs,
+      resumeMs,
+      queuedMs,
+      filesPerS: files / drainS,
+    };
   } finally {
     await app.close();
   }
@@ -122,7 +140,12 @@ async function run(mode: 'process' | 'thread', work: string, card: string, files
  * event-loop delay (p50, p99, max in ms, sampled every 1 ms, which the figures include), pause
  * all's and resume all's time (ms, the call's round trip) and the drain's rate, with the targets.
  */
-export async function mainThreadFigures(work: string, files = 10_000, bytes = 4096, modes: ('process' | 'thread')[] = ['process', 'thread']): Promise<Figure[]> {
+export async function mainThreadFigures(
+  work: string,
+  files = 10_000,
+  bytes = 4096,
+  modes: ('process' | 'thread')[] = ['process', 'thread'],
+): Promise<Figure[]> {
   const card = join(work, 'card');
   makeCard(card, files / 2, bytes);
   const svc = await serviceProcess(join(work, 'service'));
@@ -135,12 +158,34 @@ export async function mainThreadFigures(work: string, files = 10_000, bytes = 40
       const target = mode === 'process' ? P99_TARGET_MS : undefined;
       figures.push(
         { name: `${where}: main-thread delay p50`, values: [r.p50], unit: 'ms', better: 'lower', digits: 1 },
-        { name: `${where}: main-thread delay p99`, values: [r.p99], unit: 'ms', better: 'lower', limit: target, digits: 1, note: `${n} files queued and drained, pause all / resume all` },
+        {
+          name: `${where}: main-thread delay p99`,
+          values: [r.p99],
+          unit: 'ms',
+          better: 'lower',
+          limit: target,
+          digits: 1,
+          note: `${n} files queued and drained, pause all / resume all`,
+        },
         { name: `${where}: main-thread delay max`, values: [r.max], unit: 'ms', better: 'lower', digits: 1 },
-        { name: `${where}: pause all (${n} files)`, values: [r.pauseMs], unit: 'ms', better: 'lower', digits: 0, note: 'round trip of the call' },
+        {
+          name: `${where}: pause all (${n} files)`,
+          values: [r.pauseMs],
+          unit: 'ms',
+          better: 'lower',
+          digits: 0,
+          note: 'round trip of the call',
+        },
         { name: `${where}: resume all`, values: [r.resumeMs], unit: 'ms', better: 'lower', digits: 0 },
         { name: `${where}: inspect + queue ${n} files`, values: [r.queuedMs], unit: 'ms', better: 'lower', digits: 0 },
-        { name: `${where}: drain rate`, values: [r.filesPerS], unit: 'files/s', better: 'higher', digits: 0, note: `${bytes / 1024} KiB files, from the drop to the last` },
+        {
+          name: `${where}: drain rate`,
+          values: [r.filesPerS],
+          unit: 'files/s',
+          better: 'higher',
+          digits: 0,
+          note: `${bytes / 1024} KiB files, from the drop to the last`,
+        },
       );
     }
   } finally {

@@ -78,7 +78,10 @@ parentPort.postMessage({ cpu: (used.user + used.system) / 1e6, seconds: Number(p
 `;
 
 async function crypto(chunks: Buffer[], { rounds, bytes, gib }: Amount): Promise<Measured> {
-  const worker = new Worker(WORKER, { eval: true, workerData: { chunks, rounds, parts: PARTS_AT_ONCE, perPart: CHUNKS_PER_PART } });
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: { chunks, rounds, parts: PARTS_AT_ONCE, perPart: CHUNKS_PER_PART },
+  });
   const [m] = (await once(worker, 'message')) as [{ cpu: number; seconds: number; digests: string[] }];
   await worker.terminate();
   return { cpuPerGiB: m.cpu / gib, mibPerSecond: bytes / MiB / m.seconds, digests: m.digests };
@@ -91,24 +94,59 @@ async function crypto(chunks: Buffer[], { rounds, bytes, gib }: Amount): Promise
  */
 export async function md5Figures(runs: number, mib: number): Promise<Figure[]> {
   const rounds = Math.max(1, Math.round((mib * MiB) / (PARTS_AT_ONCE * PART_BYTES)));
-  const amount = { rounds, bytes: rounds * PARTS_AT_ONCE * PART_BYTES, gib: (rounds * PARTS_AT_ONCE * PART_BYTES) / (1024 * MiB) };
+  const amount = {
+    rounds,
+    bytes: rounds * PARTS_AT_ONCE * PART_BYTES,
+    gib: (rounds * PARTS_AT_ONCE * PART_BYTES) / (1024 * MiB),
+  };
   const chunks = Array.from({ length: PARTS_AT_ONCE }, () => randomBytes(SLOT_BYTES));
-  console.log(`md5: ${(amount.bytes / MiB).toFixed(0)} MiB per way, ${PARTS_AT_ONCE} parts of ${PART_BYTES / MiB} MiB at a time in ${SLOT_BYTES / MiB} MiB chunks, ${runs} run(s), Node ${process.version}`);
+  console.log(
+    `md5: ${(amount.bytes / MiB).toFixed(0)} MiB per way, ${PARTS_AT_ONCE} parts of ${PART_BYTES / MiB} MiB at a time in ${SLOT_BYTES / MiB} MiB chunks, ${runs} run(s), Node ${process.version}`,
+  );
   const k: Measured[] = [];
   const c: Measured[] = [];
   for (let run = 0; run < runs; run++) {
     k.push(kernel(chunks, amount));
     c.push(await crypto(chunks, amount));
-    if (k[run]!.digests.join() !== c[run]!.digests.join()) throw new Error('md5: the kernel and node:crypto disagree on the same bytes');
+    if (k[run]!.digests.join() !== c[run]!.digests.join())
+      throw new Error('md5: the kernel and node:crypto disagree on the same bytes');
     console.log(
       `md5 run ${run + 1}: kernel ${k[run]!.cpuPerGiB.toFixed(2)} CPU s/GiB, ${k[run]!.mibPerSecond.toFixed(0)} MiB/s | node:crypto in a worker ${c[run]!.cpuPerGiB.toFixed(2)} CPU s/GiB, ${c[run]!.mibPerSecond.toFixed(0)} MiB/s | saving ${(c[run]!.cpuPerGiB - k[run]!.cpuPerGiB).toFixed(2)} CPU s/GiB`,
     );
   }
   return [
-    { name: 'MD5, 4 × 5 MiB parts at once: SIMD kernel CPU', values: k.map((m) => m.cpuPerGiB), unit: 's/GiB', better: 'lower', digits: 2, note: 'main/hash/, in this thread' },
-    { name: 'MD5, 4 × 5 MiB parts at once: node:crypto CPU', values: c.map((m) => m.cpuPerGiB), unit: 's/GiB', better: 'lower', digits: 2, note: 'createHash in a worker thread' },
-    { name: 'MD5: the kernel\'s saving', values: k.map((m, i) => c[i]!.cpuPerGiB - m.cpuPerGiB), unit: 's/GiB', better: 'higher', limit: 0.3, digits: 2, note: 'same run; under 0.3 the kernel goes (docs/decisions/one-md5-module.md)' },
+    {
+      name: 'MD5, 4 × 5 MiB parts at once: SIMD kernel CPU',
+      values: k.map((m) => m.cpuPerGiB),
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: 'main/hash/, in this thread',
+    },
+    {
+      name: 'MD5, 4 × 5 MiB parts at once: node:crypto CPU',
+      values: c.map((m) => m.cpuPerGiB),
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: 'createHash in a worker thread',
+    },
+    {
+      name: "MD5: the kernel's saving",
+      values: k.map((m, i) => c[i]!.cpuPerGiB - m.cpuPerGiB),
+      unit: 's/GiB',
+      better: 'higher',
+      limit: 0.3,
+      digits: 2,
+      note: 'same run; under 0.3 the kernel goes (docs/decisions/one-md5-module.md)',
+    },
     { name: 'MD5: SIMD kernel rate', values: k.map((m) => m.mibPerSecond), unit: 'MiB/s', better: 'higher', digits: 0 },
-    { name: 'MD5: node:crypto in a worker rate', values: c.map((m) => m.mibPerSecond), unit: 'MiB/s', better: 'higher', digits: 0 },
+    {
+      name: 'MD5: node:crypto in a worker rate',
+      values: c.map((m) => m.mibPerSecond),
+      unit: 'MiB/s',
+      better: 'higher',
+      digits: 0,
+    },
   ];
 }

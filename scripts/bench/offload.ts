@@ -47,7 +47,12 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
   const plain = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
   const md5 = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
-  const load = (when: string) => console.log(`offload: load average ${when}: ${loadavg().map((l) => l.toFixed(2)).join(', ')} (1, 5, 15 min)`);
+  const load = (when: string) =>
+    console.log(
+      `offload: load average ${when}: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')} (1, 5, 15 min)`,
+    );
   /** One offload into a fresh library: its rate (MB/s) and CPU s/GiB into `into`, its ratio to this run's cp. */
   const offloadOnce = async (library: string, into: typeof plain, partSize?: number) => {
     const before = process.cpuUsage();
@@ -55,7 +60,13 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
     const r = await offloadCard(card, { library, ...(partSize ? { partSize } : {}) });
     const seconds = (performance.now() - t) / 1000;
     const used = process.cpuUsage(before);
-    if (!r.verified) throw new Error(`bench: the offload did not verify: ${r.files.filter((f) => !f.verified).map((f) => f.error).join('; ')}`);
+    if (!r.verified)
+      throw new Error(
+        `bench: the offload did not verify: ${r.files
+          .filter((f) => !f.verified)
+          .map((f) => f.error)
+          .join('; ')}`,
+      );
     into.rate.push(r.bytes / 1e6 / seconds);
     into.ratio.push(into.rate.at(-1)! / cp.at(-1)!);
     into.cpu.push((used.user + used.system) / 1e6 / (r.bytes / GiB));
@@ -66,10 +77,19 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
     const dest = join(work, `cp-${run}`);
     const times = join(work, 'cp-time');
     const t = performance.now();
-    if (timeTool) execFileSync('sh', ['-c', `"$0" -f '%U %S' -o "$3" cp -r "$1" "$2" && sync`, timeTool, card, dest, times]);
+    if (timeTool)
+      execFileSync('sh', ['-c', `"$0" -f '%U %S' -o "$3" cp -r "$1" "$2" && sync`, timeTool, card, dest, times]);
     else execFileSync('sh', ['-c', `cp -r "$0" "$1" && sync`, card, dest]);
     cp.push(bytes / 1e6 / ((performance.now() - t) / 1000));
-    if (timeTool) cpCpu.push(readFileSync(times, 'utf8').trim().split(/\s+/).map(Number).reduce((a, b) => a + b, 0) / (bytes / GiB));
+    if (timeTool)
+      cpCpu.push(
+        readFileSync(times, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .map(Number)
+          .reduce((a, b) => a + b, 0) /
+          (bytes / GiB),
+      );
     rmSync(dest, { recursive: true, force: true });
     await offloadOnce(join(work, `library-${run}`), plain);
     await offloadOnce(join(work, `library-md5-${run}`), md5, DEFAULT_PART_SIZE);
@@ -77,12 +97,51 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   load('after');
   return [
     { name: `offload: cp -r of ${gib} GiB (then sync)`, values: cp, unit: 'MB/s', better: 'higher', digits: 0 },
-    ...(cpCpu.length ? [{ name: 'offload: cp CPU per GiB', values: cpCpu, unit: 's/GiB', better: 'lower' as const, digits: 2, note: 'user + system of cp (GNU time); the flush is the kernel\'s' }] : []),
+    ...(cpCpu.length
+      ? [
+          {
+            name: 'offload: cp CPU per GiB',
+            values: cpCpu,
+            unit: 's/GiB',
+            better: 'lower' as const,
+            digits: 2,
+            note: "user + system of cp (GNU time); the flush is the kernel's",
+          },
+        ]
+      : []),
     { name: 'offload: verified (XXH64, read-back)', values: plain.rate, unit: 'MB/s', better: 'higher', digits: 0 },
-    { name: 'offload: verified / cp, same run', values: plain.ratio, unit: '', better: 'higher', limit: 0.9, digits: 2 },
-    { name: 'offload: CPU per GiB', values: plain.cpu, unit: 's/GiB', better: 'lower', digits: 2, note: 'user + system of the whole offload, read-back included' },
-    { name: 'offload: verified + part MD5s', values: md5.rate, unit: 'MB/s', better: 'higher', digits: 0, note: 'as import before an upload: each 5 MiB part\'s MD5 too' },
-    { name: 'offload: verified + part MD5s / cp', values: md5.ratio, unit: '', better: 'higher', limit: 0.9, digits: 2 },
+    {
+      name: 'offload: verified / cp, same run',
+      values: plain.ratio,
+      unit: '',
+      better: 'higher',
+      limit: 0.9,
+      digits: 2,
+    },
+    {
+      name: 'offload: CPU per GiB',
+      values: plain.cpu,
+      unit: 's/GiB',
+      better: 'lower',
+      digits: 2,
+      note: 'user + system of the whole offload, read-back included',
+    },
+    {
+      name: 'offload: verified + part MD5s',
+      values: md5.rate,
+      unit: 'MB/s',
+      better: 'higher',
+      digits: 0,
+      note: "as import before an upload: each 5 MiB part's MD5 too",
+    },
+    {
+      name: 'offload: verified + part MD5s / cp',
+      values: md5.ratio,
+      unit: '',
+      better: 'higher',
+      limit: 0.9,
+      digits: 2,
+    },
     { name: 'offload: CPU per GiB, with part MD5s', values: md5.cpu, unit: 's/GiB', better: 'lower', digits: 2 },
   ];
 }

@@ -21,7 +21,8 @@ function makeCard(dir: string, pairs: number): void {
   for (let i = 0; i < pairs; i++) {
     const t = new Date(Date.UTC(2026, 10, 23) + i * 61_000).toISOString();
     const stamp = `${t.slice(0, 10).replaceAll('-', '')}_${t.slice(11, 19).replaceAll(':', '')}`;
-    for (const lens of ['00', '10']) writeFileSync(join(dir, `VID_${stamp}_${lens}_${String(i % 1000).padStart(3, '0')}.insv`), randomBytes(1024));
+    for (const lens of ['00', '10'])
+      writeFileSync(join(dir, `VID_${stamp}_${lens}_${String(i % 1000).padStart(3, '0')}.insv`), randomBytes(1024));
   }
 }
 
@@ -74,14 +75,57 @@ export async function queueFigures(svc: LocalService, work: string, pairs: numbe
     opened.db.close();
   }
   return [
-    { name: `queue: add of ${pairs} dual-lens pairs`, values: [add.seconds], unit: 's', better: 'lower', limit: 25, digits: 1, note: 'one run; the local service registers each capture' },
-    { name: 'queue: add, client CPU', values: [add.cpuSeconds], unit: 's', better: 'lower', digits: 1, note: 'user + system of the CLI' },
-    { name: 'queue: add, local service CPU', values: [(serviceCpu.user + serviceCpu.system) / 1e6], unit: 's', better: 'lower', digits: 1, note: 'this process, meanwhile' },
-    { name: 'queue: one commit waiting for this disk', values: [commit], unit: 'ms', better: 'lower', digits: 2, note: 'WAL, synchronous=FULL, median of 200; add waits for two per capture' },
+    {
+      name: `queue: add of ${pairs} dual-lens pairs`,
+      values: [add.seconds],
+      unit: 's',
+      better: 'lower',
+      limit: 25,
+      digits: 1,
+      note: 'one run; the local service registers each capture',
+    },
+    {
+      name: 'queue: add, client CPU',
+      values: [add.cpuSeconds],
+      unit: 's',
+      better: 'lower',
+      digits: 1,
+      note: 'user + system of the CLI',
+    },
+    {
+      name: 'queue: add, local service CPU',
+      values: [(serviceCpu.user + serviceCpu.system) / 1e6],
+      unit: 's',
+      better: 'lower',
+      digits: 1,
+      note: 'this process, meanwhile',
+    },
+    {
+      name: 'queue: one commit waiting for this disk',
+      values: [commit],
+      unit: 'ms',
+      better: 'lower',
+      digits: 2,
+      note: 'WAL, synchronous=FULL, median of 200; add waits for two per capture',
+    },
     { name: 'queue: CLI start (--help)', values: start, unit: 'ms', better: 'lower', limit: 150, digits: 0 },
-    { name: `queue: status --json, ${files}, above start`, values: json, unit: 'ms', better: 'lower', limit: 300, digits: 0 },
+    {
+      name: `queue: status --json, ${files}, above start`,
+      values: json,
+      unit: 'ms',
+      better: 'lower',
+      limit: 300,
+      digits: 0,
+    },
     { name: `queue: status, ${files}, above start`, values: text, unit: 'ms', better: 'lower', limit: 300, digits: 0 },
     { name: `queue: status --json peak RSS`, values: rss, unit: 'MiB', better: 'lower', digits: 0 },
-    { name: `queue: open + crash recovery, ${files}`, values: recovery, unit: 'ms', better: 'lower', limit: 1000, digits: 0 },
+    {
+      name: `queue: open + crash recovery, ${files}`,
+      values: recovery,
+      unit: 'ms',
+      better: 'lower',
+      limit: 1000,
+      digits: 0,
+    },
   ];
 }

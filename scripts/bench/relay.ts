@@ -16,15 +16,57 @@ import type { WorkerMessage } from '../../main/service/protocol.js';
 /** A `capture:event.rows` payload of `n` file rows in `n / 2` captures, the fields filled as a drain fills them. */
 export function rowsPayload(n: number): EventPayload<'capture:event.rows'> {
   const files = Array.from({ length: n }, (_, i) => ({
-    id: i + 1, captureRow: Math.floor(i / 2) + 1, fileName: `VID_20261123_${String(i).padStart(6, '0')}_00_${String(i % 1000).padStart(3, '0')}.insv`,
+    id: i + 1,
+    captureRow: Math.floor(i / 2) + 1,
+    fileName: `VID_20261123_${String(i).padStart(6, '0')}_00_${String(i % 1000).padStart(3, '0')}.insv`,
     path: `/media/site/DCIM/Camera01/VID_20261123_${String(i).padStart(6, '0')}_00_${String(i % 1000).padStart(3, '0')}.insv`,
-    size: 4096, state: 'paused' as const, error: null, bytesSent: 0, partsDone: 0, partsTotal: 1, bytesPerSecond: 0, etaSeconds: null, retryAt: null, attempts: 0,
+    size: 4096,
+    state: 'paused' as const,
+    error: null,
+    bytesSent: 0,
+    partsDone: 0,
+    partsTotal: 1,
+    bytesPerSecond: 0,
+    etaSeconds: null,
+    retryAt: null,
+    attempts: 0,
   }));
   const captures = Array.from({ length: n / 2 }, (_, i) => ({
-    id: i + 1, label: `Walk ${i + 1}`, state: 'registered', error: null, retryAt: null, captureId: `cap-${i + 1}`, structure: 'st-1', design: null, type: 'interior' as const, capturedAt: '2026-11-23T08:00:00+01:00',
+    id: i + 1,
+    label: `Walk ${i + 1}`,
+    state: 'registered',
+    error: null,
+    retryAt: null,
+    captureId: `cap-${i + 1}`,
+    structure: 'st-1',
+    design: null,
+    type: 'interior' as const,
+    capturedAt: '2026-11-23T08:00:00+01:00',
   }));
-  const totals = { files: n, captures: n / 2, completed: 0, uploading: 0, queued: 0, retrying: 0, paused: n, failed: 0, cancelled: 0, needYou: 0, bytesTotal: n * 4096, bytesDone: 0, bytesRemaining: n * 4096, bytesPerSecond: 0 };
-  return { files, captures, removed: { captures: [], files: [] }, totals, blocked: null, hold: null } as unknown as EventPayload<'capture:event.rows'>;
+  const totals = {
+    files: n,
+    captures: n / 2,
+    completed: 0,
+    uploading: 0,
+    queued: 0,
+    retrying: 0,
+    paused: n,
+    failed: 0,
+    cancelled: 0,
+    needYou: 0,
+    bytesTotal: n * 4096,
+    bytesDone: 0,
+    bytesRemaining: n * 4096,
+    bytesPerSecond: 0,
+  };
+  return {
+    files,
+    captures,
+    removed: { captures: [], files: [] },
+    totals,
+    blocked: null,
+    hold: null,
+  } as unknown as EventPayload<'capture:event.rows'>;
 }
 
 /**
@@ -66,7 +108,21 @@ process.send({ type: 'started', queueError: null });`,
   child.post({ type: 'close' });
   const n = rows.toLocaleString('en');
   return [
-    { name: `relay: receive one ${n}-row event (main thread)`, values: [receive], unit: 'ms', better: 'lower', digits: 1, note: 'structured clone from the service process' },
-    { name: `relay: receive + send on one ${n}-row event (main thread)`, values: [relay], unit: 'ms', better: 'lower', digits: 1, note: 'v8.serialize stands in for webContents.send' },
+    {
+      name: `relay: receive one ${n}-row event (main thread)`,
+      values: [receive],
+      unit: 'ms',
+      better: 'lower',
+      digits: 1,
+      note: 'structured clone from the service process',
+    },
+    {
+      name: `relay: receive + send on one ${n}-row event (main thread)`,
+      values: [relay],
+      unit: 'ms',
+      better: 'lower',
+      digits: 1,
+      note: 'v8.serialize stands in for webContents.send',
+    },
   ];
 }

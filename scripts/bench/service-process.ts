@@ -17,14 +17,21 @@ export interface ServiceProcess {
 
 /** Starts the local service with its state in `dataDir`; resolves once it printed its ready line. */
 export async function serviceProcess(dataDir: string): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'e2e/service/cli.ts'), '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'e2e/service/cli.ts'), '--data-dir', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   const info = JSON.parse(line.replace(/^capture-service ready /, '')) as LocalServiceInfo;
   return {
     info,
     admin: (method, path, body) =>
-      fetch(`${info.adminUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+      fetch(`${info.adminUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
     stop: async () => {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');

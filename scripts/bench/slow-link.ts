@@ -26,7 +26,13 @@ export async function slowLinkFigures(svc: LocalService, work: string, runs: num
   const resent: number[] = [];
   const identical: number[] = [];
   const { endpoint, region, accessKeyId, secretAccessKey } = svc.info.s3;
-  const s3 = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
+  const s3 = new S3Client({
+    endpoint,
+    region,
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+    maxAttempts: 1,
+  });
   for (let run = 0; run < runs; run++) {
     const bytesBefore = svc.storage.bytesReceived;
     const putsBefore = svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
@@ -34,16 +40,48 @@ export async function slowLinkFigures(svc: LocalService, work: string, runs: num
     seconds.push(drain.seconds);
     received.push(svc.storage.bytesReceived - bytesBefore);
     resent.push(svc.storage.received.filter((r) => r.operation === 'UploadPart').length - putsBefore - 1);
-    const upload = Object.values(svc.store.state.uploads).filter((u) => u.size === SIZE).at(-1)!;
+    const upload = Object.values(svc.store.state.uploads)
+      .filter((u) => u.size === SIZE)
+      .at(-1)!;
     const res = await s3.send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
     identical.push(sha256(await res.Body!.transformToByteArray()) === digest ? 1 : 0);
   }
   s3.destroy();
   return [
-    { name: '5 MiB part at 8 KiB/s: time', values: seconds, unit: 's', better: 'lower', digits: 0, note: `from process start; ${SIZE / LIMIT} s is the limit's own time` },
-    { name: '5 MiB part at 8 KiB/s: rate / limit', values: seconds.map((s) => SIZE / s / LIMIT), unit: '', better: 'higher', digits: 3, note: 'from process start, sign-in included' },
-    { name: '5 MiB part at 8 KiB/s: bytes storage received', values: received, unit: 'B', better: 'lower', limit: SIZE, digits: 0, note: `the part is ${SIZE} B` },
+    {
+      name: '5 MiB part at 8 KiB/s: time',
+      values: seconds,
+      unit: 's',
+      better: 'lower',
+      digits: 0,
+      note: `from process start; ${SIZE / LIMIT} s is the limit's own time`,
+    },
+    {
+      name: '5 MiB part at 8 KiB/s: rate / limit',
+      values: seconds.map((s) => SIZE / s / LIMIT),
+      unit: '',
+      better: 'higher',
+      digits: 3,
+      note: 'from process start, sign-in included',
+    },
+    {
+      name: '5 MiB part at 8 KiB/s: bytes storage received',
+      values: received,
+      unit: 'B',
+      better: 'lower',
+      limit: SIZE,
+      digits: 0,
+      note: `the part is ${SIZE} B`,
+    },
     { name: '5 MiB part at 8 KiB/s: parts sent again', values: resent, unit: '', better: 'lower', limit: 0, digits: 0 },
-    { name: '5 MiB part at 8 KiB/s: object byte-identical', values: identical, unit: '', better: 'higher', limit: 1, digits: 0, note: '1: SHA-256 equal' },
+    {
+      name: '5 MiB part at 8 KiB/s: object byte-identical',
+      values: identical,
+      unit: '',
+      better: 'higher',
+      limit: 1,
+      digits: 0,
+      note: '1: SHA-256 equal',
+    },
   ];
 }

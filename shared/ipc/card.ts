@@ -97,7 +97,9 @@ export const librarySettings = z.object({
 export type LibrarySettings = z.infer<typeof librarySettings>;
 
 /** The library settings and the folder's use: bytes and number of imported copies still on disk. */
-export const libraryView = librarySettings.extend({ usage: z.object({ bytes: z.number().min(0), copies: z.number().int().min(0) }) });
+export const libraryView = librarySettings.extend({
+  usage: z.object({ bytes: z.number().min(0), copies: z.number().int().min(0) }),
+});
 export type LibraryView = z.infer<typeof libraryView>;
 
 /** The channels of the card offer, import and library settings (spread into shared/ipc.ts `channels`). */
@@ -106,7 +108,10 @@ export const cardChannels = {
    * The cards mounted now, the imports of this session (running or finished, not dismissed), and
    * whether "Upload straight from the card" is on (the offer is then "Upload from the card", not Import).
    */
-  'capture:cards.list': { args: z.void(), result: z.object({ cards: z.array(detectedCard), imports: z.array(importView), uploadFromCard: z.boolean() }) },
+  'capture:cards.list': {
+    args: z.void(),
+    result: z.object({ cards: z.array(detectedCard), imports: z.array(importView), uploadFromCard: z.boolean() }),
+  },
   /**
    * Starts importing a card offered now (its root as `cards.list` gave it): answers at once with
    * the import; `capture:event.import` carries its progress. Refuses a path that is not a card

@@ -12,4 +12,12 @@ export const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in YYYY-MM-DD
 /** A queued file's state (main/queue/rows.ts FileState). */
 export const fileState = z.enum(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled']);
 /** A queued capture's state (main/queue/rows.ts CaptureState). */
-export const captureState = z.enum(['queued', 'registering', 'registration_unknown', 'registered', 'completed', 'failed', 'rejected']);
+export const captureState = z.enum([
+  'queued',
+  'registering',
+  'registration_unknown',
+  'registered',
+  'completed',
+  'failed',
+  'rejected',
+]);

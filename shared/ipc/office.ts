@@ -18,7 +18,16 @@ export const assetCategoryView = z.object({
   uom: z.string(),
   /** The category's height (§2, in its length unit), or null when not given: an area unit's quantity is length × height. */
   height: z.number().nullable(),
-  stages: z.array(z.object({ _id: z.string(), name: z.string(), sequence: z.number(), color: z.string(), uom: z.string().nullable(), measurement: z.string().nullable() })),
+  stages: z.array(
+    z.object({
+      _id: z.string(),
+      name: z.string(),
+      sequence: z.number(),
+      color: z.string(),
+      uom: z.string().nullable(),
+      measurement: z.string().nullable(),
+    }),
+  ),
 });
 export type AssetCategoryView = z.infer<typeof assetCategoryView>;
 

@@ -106,7 +106,9 @@ export const queueTotals = z.object({
    * Cards pulled out while their recordings uploaded straight from them: how many,
    * and the recordings waiting for them; absent when none. Those files wait, nothing failed.
    */
-  cardRemoved: z.object({ cards: z.number(), recordings: z.number(), names: z.array(z.string()).optional() }).optional(),
+  cardRemoved: z
+    .object({ cards: z.number(), recordings: z.number(), names: z.array(z.string()).optional() })
+    .optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 

@@ -5,7 +5,11 @@ import { serviceUrlProblem } from '../service-url.js';
 
 /** A structure or design with the friendly name a person chose for it (ids come out of band). */
 export const namedDesign = z.object({ id: z.string().min(1), name: z.string().min(1) });
-export const namedStructure = z.object({ id: z.string().min(1), name: z.string().min(1), designs: z.array(namedDesign) });
+export const namedStructure = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  designs: z.array(namedDesign),
+});
 export type NamedStructure = z.infer<typeof namedStructure>;
 
 /** Settings as the renderer sees them: secrets never travel back, only whether they are set. */

@@ -18,7 +18,10 @@ export const thumbnailView = z.discriminatedUnion('kind', [
 export type ThumbnailView = z.infer<typeof thumbnailView>;
 
 /** A JPEG as a base64 `data:` URL, at most some 512 KiB of image. */
-const jpegDataUrl = z.string().max(700_000).regex(/^data:image\/jpeg;base64,[A-Za-z0-9+/=]+$/, 'a JPEG data: URL');
+const jpegDataUrl = z
+  .string()
+  .max(700_000)
+  .regex(/^data:image\/jpeg;base64,[A-Za-z0-9+/=]+$/, 'a JPEG data: URL');
 
 /** The thumbnail channels (spread into shared/ipc.ts `channels`). */
 export const thumbnailChannels = {
@@ -33,5 +36,8 @@ export const thumbnailChannels = {
    * Chromium could not decode the recording (its media error): kept, so the icon shows next time
    * without trying again; answers `none`.
    */
-  'capture:thumbnails.undecodable': { args: z.object({ path: z.string().min(1), reason: z.string().max(500) }), result: thumbnailView },
+  'capture:thumbnails.undecodable': {
+    args: z.object({ path: z.string().min(1), reason: z.string().max(500) }),
+    result: thumbnailView,
+  },
 } as const;

@@ -10,7 +10,9 @@ export const mediaView = z.object({
   frameRate: z.number().optional(),
   width: z.number().optional(),
   height: z.number().optional(),
-  camera: z.object({ model: z.string().optional(), serialNumber: z.string().optional(), firmware: z.string().optional() }).optional(),
+  camera: z
+    .object({ model: z.string().optional(), serialNumber: z.string().optional(), firmware: z.string().optional() })
+    .optional(),
   error: z.string().optional(),
 });
 export type MediaView = z.infer<typeof mediaView>;
@@ -56,5 +58,9 @@ export type CaptureForm = z.infer<typeof captureForm>;
  * Where the previous card of this project was registered (the placement most of its captures
  * went to), offered to be carried over explicitly; ids as in §4.4.
  */
-export const lastPlacement = z.object({ structure: z.string().min(1), design: z.string().optional(), type: z.enum(['interior', 'exterior']) });
+export const lastPlacement = z.object({
+  structure: z.string().min(1),
+  design: z.string().optional(),
+  type: z.enum(['interior', 'exterior']),
+});
 export type LastPlacement = z.infer<typeof lastPlacement>;

@@ -36,5 +36,7 @@ export async function accountFromBearer(store: StateStore, header: string | unde
 /** The account with these credentials, if any. */
 export function findAccount(store: StateStore, email: unknown, password: unknown): Account | undefined {
   if (typeof email !== 'string' || typeof password !== 'string') return undefined;
-  return store.state.accounts.find((a) => a.email.toLowerCase() === email.trim().toLowerCase() && a.password === password);
+  return store.state.accounts.find(
+    (a) => a.email.toLowerCase() === email.trim().toLowerCase() && a.password === password,
+  );
 }

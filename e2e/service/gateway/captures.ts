@@ -14,9 +14,15 @@ export const ADD_CAPTURE_MESSAGES = {
   noVideo: 'At least one INSV or MP4 file is required, CSV is optional',
 } as const;
 
-const iso = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {
-  message: 'must be an ISO 8601 timestamp with a time zone',
-});
+const iso = z
+  .string()
+  .refine(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+    {
+      message: 'must be an ISO 8601 timestamp with a time zone',
+    },
+  );
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 
 /** The Capture of §2, beyond the file rules that §7 words itself. */
@@ -62,7 +68,9 @@ const captureSchema = z.object({
         externalId: z.string().optional(),
       }),
     )
-    .refine((files) => new Set(files.map((f) => f.frameIndex)).size === files.length, { message: 'frameIndex values must be unique' }),
+    .refine((files) => new Set(files.map((f) => f.frameIndex)).size === files.length, {
+      message: 'frameIndex values must be unique',
+    }),
 });
 type CaptureRequest = z.infer<typeof captureSchema>;
 
@@ -85,7 +93,8 @@ export function fileRuleViolation(files: unknown): string | undefined {
 
 function validate(body: unknown, project: Project): CaptureRequest[] {
   const captures = (body as { captures?: unknown } | undefined)?.captures;
-  if (!Array.isArray(captures) || captures.length === 0) throw new HttpError(422, fail('captures must be a non-empty array'));
+  if (!Array.isArray(captures) || captures.length === 0)
+    throw new HttpError(422, fail('captures must be a non-empty array'));
   return captures.map((raw, i) => {
     const violation = fileRuleViolation((raw as { files?: unknown } | null)?.files);
     if (violation) throw new HttpError(422, fail(violation));
@@ -95,9 +104,11 @@ function validate(body: unknown, project: Project): CaptureRequest[] {
       throw new HttpError(422, fail(`captures[${i}].${issue.path.join('.')}: ${issue.message}`));
     }
     const c = parsed.data;
-    if (c.project !== project.id) throw new HttpError(422, fail(`captures[${i}].project must be the project of x-project-id`));
+    if (c.project !== project.id)
+      throw new HttpError(422, fail(`captures[${i}].project must be the project of x-project-id`));
     const structure = project.structures.find((s) => s.id === c.structure);
-    if (!structure) throw new HttpError(422, fail(`captures[${i}].structure ${c.structure} is not a structure of this project`));
+    if (!structure)
+      throw new HttpError(422, fail(`captures[${i}].structure ${c.structure} is not a structure of this project`));
     if (c.design !== undefined && !structure.designs.some((d) => d.id === c.design)) {
       throw new HttpError(422, fail(`captures[${i}].design ${c.design} is not a design of structure ${c.structure}`));
     }
@@ -117,7 +128,9 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
       // not one per lens), as a gateway would; the answer lists them by frame index either way.
       const files = [...c.files].sort((a, b) => a.frameIndex - b.frameIndex);
       const keys = files.map((f) => `captures/${project.id}/${captureId}/${f.frameIndex}-${f.fileName}`);
-      const storageIds = await Promise.all(files.map((f, i) => deps.storage.createMultipartUpload(keys[i]!, f.contentType)));
+      const storageIds = await Promise.all(
+        files.map((f, i) => deps.storage.createMultipartUpload(keys[i]!, f.contentType)),
+      );
       const uploads: UploadState[] = files.map((f, i) => {
         const key = keys[i]!;
         const storageUploadId = storageIds[i]!;
@@ -180,7 +193,10 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
     if (!capture || capture.project !== project.id) throw new HttpError(404, fail('Capture not found'));
     const uploads = capture.uploadIds.map((id) => deps.store.state.uploads[id]!);
     const total = uploads.reduce((n, u) => n + u.size, 0);
-    const done = uploads.reduce((n, u) => n + (u.status === 'completed' ? u.size : Object.values(u.parts).reduce((m, p) => m + p.size, 0)), 0);
+    const done = uploads.reduce(
+      (n, u) => n + (u.status === 'completed' ? u.size : Object.values(u.parts).reduce((m, p) => m + p.size, 0)),
+      0,
+    );
     sendJson(ctx.res, 200, {
       success: true,
       captureId: capture.captureId,

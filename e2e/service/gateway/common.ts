@@ -37,7 +37,8 @@ export async function guard(
 ): Promise<{ account: Account; project: Project }> {
   const body = opts.errorBody ?? fail;
   const account = await accountFromBearer(deps.store, ctx.req.headers.authorization);
-  if (!account) throw new HttpError(401, body('Unauthorized: the token is missing, invalid or expired. Sign in again.'));
+  if (!account)
+    throw new HttpError(401, body('Unauthorized: the token is missing, invalid or expired. Sign in again.'));
   const keyProject = deps.store.projectByKey(header(ctx, 'x-api-key'));
   if (!keyProject) throw new HttpError(403, body('Invalid API key'));
   const project = deps.store.project(header(ctx, 'x-project-id'));

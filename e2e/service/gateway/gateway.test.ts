@@ -24,7 +24,12 @@ function capture(files: unknown[], extra: Record<string, unknown> = {}) {
     ...extra,
   };
 }
-const file = (fileName: string, frameIndex = 1, size = 1000) => ({ frameIndex, fileName, contentType: 'video/insv', size });
+const file = (fileName: string, frameIndex = 1, size = 1000) => ({
+  frameIndex,
+  fileName,
+  contentType: 'video/insv',
+  size,
+});
 
 describe('§4.1 sign-in', () => {
   it('answers a JWT that expires after 24 hours', async () => {
@@ -42,7 +47,11 @@ describe('§4.1 sign-in', () => {
 
   it('refuses wrong credentials with 401 and missing ones with 400', async () => {
     const signin = (body: unknown) =>
-      fetch(`${svc.info.authUrl}/api/v1/users/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${svc.info.authUrl}/api/v1/users/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const wrong = await signin({ email: svc.info.account.email, password: 'wrong' });
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toEqual({ success: false, message: 'Invalid email or password' });
@@ -67,14 +76,21 @@ describe('§5 standard headers on every gateway call', () => {
     expect((await svc.gateway(method, path, { headers: { 'x-api-key': 'ck_wrong' } })).status).toBe(403);
   });
 
-  it.each(calls.filter((c) => !c[1].includes('latest-default')))('%s %s: 400 without x-project-id', async (method, rawPath) => {
-    const res = await svc.gateway(method, rawPath.replace('PROJECT', svc.info.projectId), { headers: { 'x-project-id': undefined } });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { message: string }).message).toBe('Does not have access to the project');
-  });
+  it.each(calls.filter((c) => !c[1].includes('latest-default')))(
+    '%s %s: 400 without x-project-id',
+    async (method, rawPath) => {
+      const res = await svc.gateway(method, rawPath.replace('PROJECT', svc.info.projectId), {
+        headers: { 'x-project-id': undefined },
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toBe('Does not have access to the project');
+    },
+  );
 
   it.each(calls.filter((c) => c[2]))('%s %s: 415 without content-type application/json', async (method, rawPath) => {
-    const res = await svc.gateway(method, rawPath.replace('PROJECT', svc.info.projectId), { headers: { 'content-type': undefined } });
+    const res = await svc.gateway(method, rawPath.replace('PROJECT', svc.info.projectId), {
+      headers: { 'content-type': undefined },
+    });
     expect(res.status).toBe(415);
   });
 
@@ -103,7 +119,9 @@ describe('§4.2 export of default sheets', () => {
 
   async function emailsFor(userEmail: string) {
     for (let i = 0; i < 50; i++) {
-      const { emails } = (await (await svc.admin('GET', '/emails')).json()) as { emails: { to: string; link: string; sentAt: string; expiresAt: string }[] };
+      const { emails } = (await (await svc.admin('GET', '/emails')).json()) as {
+        emails: { to: string; link: string; sentAt: string; expiresAt: string }[];
+      };
       const mine = emails.filter((e) => e.to === userEmail);
       if (mine.length) return mine;
       await new Promise((r) => setTimeout(r, 20));
@@ -136,16 +154,24 @@ describe('§4.2 export of default sheets', () => {
 });
 
 describe('§4.3 latest default design update time, and its error table', () => {
-  const path = (id?: string) => `/progress/api/external-folders/latest-default-design-update-time${id ? `?projectId=${id}` : ''}`;
+  const path = (id?: string) =>
+    `/progress/api/external-folders/latest-default-design-update-time${id ? `?projectId=${id}` : ''}`;
   const as = (name: string) => ({ 'x-api-key': project(name).apiKey, 'x-project-id': project(name).id });
 
   it('answers the newest update time of the default designs, and follows a change', async () => {
     const res = await svc.gateway('GET', path(svc.info.projectId));
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ success: true, data: { latestDefaultDesignUpdatedAt: '2026-10-11T09:31:00.000Z' } });
+    expect(await res.json()).toEqual({
+      success: true,
+      data: { latestDefaultDesignUpdatedAt: '2026-10-11T09:31:00.000Z' },
+    });
     const design = svc.store.state.projects[0]!.structures[1]!.designs[0]!;
-    await svc.admin('POST', `/projects/${svc.info.projectId}/designs/${design.id}/touch`, { updatedAt: '2026-11-21T10:00:00.000Z' });
-    const after = (await (await svc.gateway('GET', path(svc.info.projectId))).json()) as { data: { latestDefaultDesignUpdatedAt: string } };
+    await svc.admin('POST', `/projects/${svc.info.projectId}/designs/${design.id}/touch`, {
+      updatedAt: '2026-11-21T10:00:00.000Z',
+    });
+    const after = (await (await svc.gateway('GET', path(svc.info.projectId))).json()) as {
+      data: { latestDefaultDesignUpdatedAt: string };
+    };
     expect(after.data.latestDefaultDesignUpdatedAt).toBe('2026-11-21T10:00:00.000Z');
   });
 
@@ -173,7 +199,9 @@ describe('§4.3 latest default design update time, and its error table', () => {
   ])('403 for %s, a project in %s, naming the stage', async (name, stage) => {
     const res = await svc.gateway('GET', path(project(name).id), { headers: as(name) });
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ message: `Access restricted: Project is not in an allowed stage. Current stage: ${stage}` });
+    expect(await res.json()).toEqual({
+      message: `Access restricted: Project is not in an allowed stage. Current stage: ${stage}`,
+    });
   });
 
   it('allows Archived and Setup, and follows a stage change', async () => {
@@ -186,7 +214,8 @@ describe('§4.3 latest default design update time, and its error table', () => {
 });
 
 describe('§4.4 add-capture', () => {
-  const add = (captures: unknown[]) => svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', { body: { captures } });
+  const add = (captures: unknown[]) =>
+    svc.gateway('POST', '/captures/api/v1/external-captures/add-capture', { body: { captures } });
 
   it('registers a dual-lens capture and answers its summary and upload manifest', async () => {
     const res = await add([
@@ -196,14 +225,26 @@ describe('§4.4 add-capture', () => {
           file('VID_20261120_150405_10_001.INSV', 2, 5 * 1024 * 1024),
           { frameIndex: 3, fileName: 'track.csv', contentType: 'text/csv', size: 300 },
         ],
-        { design: svc.info.designs[0], metaDetails: { frameRate: 29.97, videoType: '360', cameraName: 'Insta360 OneR', startPoint: [0, 0, 0] } },
+        {
+          design: svc.info.designs[0],
+          metaDetails: { frameRate: 29.97, videoType: '360', cameraName: 'Insta360 OneR', startPoint: [0, 0, 0] },
+        },
       ),
     ]);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { success: boolean; result: { capture: Record<string, unknown>; uploadManifest: Record<string, unknown>[] }[] };
+    const body = (await res.json()) as {
+      success: boolean;
+      result: { capture: Record<string, unknown>; uploadManifest: Record<string, unknown>[] }[];
+    };
     expect(body.success).toBe(true);
     const [{ capture: summary, uploadManifest }] = body.result as [(typeof body.result)[0]];
-    expect(summary).toMatchObject({ project: svc.info.projectId, structure: svc.info.structures[0], uploadStatus: 'pending', expectedFiles: 3, completedFiles: 0 });
+    expect(summary).toMatchObject({
+      project: svc.info.projectId,
+      structure: svc.info.structures[0],
+      uploadStatus: 'pending',
+      expectedFiles: 3,
+      completedFiles: 0,
+    });
     expect(summary.captureId).toMatch(/^[0-9a-f]{24}$/);
     expect(uploadManifest.map((m) => [m.frameIndex, m.fileName, m.size, m.partSize, m.totalParts, m.status])).toEqual([
       [1, 'VID_20261120_150405_00_001.insv', 12 * 1024 * 1024, 5242880, 3, 'initiated'],
@@ -214,7 +255,11 @@ describe('§4.4 add-capture', () => {
   });
 
   it.each([
-    ['more than 3 files', [file('a.insv', 1), file('b.insv', 2), file('c.csv', 3), file('d.mp4', 4)], ADD_CAPTURE_MESSAGES.tooManyFiles],
+    [
+      'more than 3 files',
+      [file('a.insv', 1), file('b.insv', 2), file('c.csv', 3), file('d.mp4', 4)],
+      ADD_CAPTURE_MESSAGES.tooManyFiles,
+    ],
     ['a file without fileName', [{ frameIndex: 1, contentType: 'video/mp4', size: 10 }], ADD_CAPTURE_MESSAGES.fileName],
     ['an empty fileName', [file('', 1)], ADD_CAPTURE_MESSAGES.fileName],
     ['a .mov file', [file('walk.mov', 1)], ADD_CAPTURE_MESSAGES.fileType],

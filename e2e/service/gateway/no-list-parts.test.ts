@@ -14,13 +14,20 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService();
-  const rule = await svc.admin('POST', '/faults', { target: 'storage', operation: 'ListParts', times: 0, action: { type: 'status', status: 405 } });
+  const rule = await svc.admin('POST', '/faults', {
+    target: 'storage',
+    operation: 'ListParts',
+    times: 0,
+    action: { type: 'status', status: 405 },
+  });
   expect(rule.status).toBe(201);
 });
 afterAll(() => svc.stop());
 
 const presigned = async (uploadId: string) => {
-  const res = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`, { headers: { 'content-type': undefined } });
+  const res = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`, {
+    headers: { 'content-type': undefined },
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { parts: { partNumber: number; url: string }[] }).parts;
 };
@@ -50,14 +57,18 @@ describe('the gateway over a storage without ListParts', () => {
     const third = await put(urls.get(3)!, 3);
     const refused = await report(uploadId, [second, { ...third, etag: `"${'0'.repeat(32)}"` }]);
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { message: string }).message).toMatch(/Storage refused to assemble the object from the reported parts \(InvalidPart\)/);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /Storage refused to assemble the object from the reported parts \(InvalidPart\)/,
+    );
     expect(svc.store.state.uploads[uploadId]!.status).not.toBe('completed');
     expect((await presigned(uploadId)).map((p) => p.partNumber)).toEqual([2, 3]);
 
     const done = await report(uploadId, [second, third]);
     expect(done.status).toBe(200);
     expect(((await done.json()) as { upload: { status: string } }).upload.status).toBe('completed');
-    const got = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: svc.store.state.uploads[uploadId]!.key }));
+    const got = await svc
+      .s3()
+      .send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: svc.store.state.uploads[uploadId]!.key }));
     expect(sha256(Buffer.from(await got.Body!.transformToByteArray()))).toBe(sha256(file));
   });
 });

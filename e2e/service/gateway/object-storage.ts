@@ -1,4 +1,11 @@
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadBucketCommand, ListPartsCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadBucketCommand,
+  ListPartsCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /**
@@ -38,7 +45,13 @@ export interface ObjectStorage {
    * A presigned SigV4 query-auth URL for one UploadPart, valid `expiresInSeconds` seconds (§4.5,
    * §4.6); with `tokenChars` > 0 it carries a signed `X-Amz-Security-Token` of that many characters.
    */
-  presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number, tokenChars?: number): Promise<string>;
+  presignPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+    tokenChars?: number,
+  ): Promise<string>;
   /**
    * Every part storage holds for the upload, ascending (ListParts, all pages); `undefined` when this
    * storage does not serve ListParts (405 / 501, as s3rver): the caller then keeps its own record of
@@ -46,7 +59,11 @@ export interface ObjectStorage {
    */
   listParts(key: string, uploadId: string): Promise<StoredPartInfo[] | undefined>;
   /** Assembles the object (CompleteMultipartUpload) from parts in ascending order; returns the object's ETag. */
-  completeMultipartUpload(key: string, uploadId: string, parts: readonly { partNumber: number; etag: string }[]): Promise<string | undefined>;
+  completeMultipartUpload(
+    key: string,
+    uploadId: string,
+    parts: readonly { partNumber: number; etag: string }[],
+  ): Promise<string | undefined>;
   /** Throws unless the bucket answers HeadBucket with these keys; the error says what to fix, without the secret key. */
   checkBucket(): Promise<void>;
   /** Drops the client's connections. */
@@ -55,7 +72,8 @@ export interface ObjectStorage {
 
 /** S3's answers meaning "this storage does not serve the operation", not "the request was wrong". */
 const NOT_SERVED = new Set([405, 501]);
-const statusOf = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+const statusOf = (err: unknown) =>
+  (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 
 /**
  * {@link ObjectStorage} through the AWS SDK v3, for the built-in storage and any S3-compatible one
@@ -83,12 +101,25 @@ export class SdkObjectStorage implements ObjectStorage {
   }
 
   async createMultipartUpload(key: string, contentType: string): Promise<string> {
-    const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+    );
     return created.UploadId!;
   }
 
-  presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number, tokenChars = 0): Promise<string> {
-    const command = new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber });
+  presignPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+    tokenChars = 0,
+  ): Promise<string> {
+    const command = new UploadPartCommand({
+      Bucket: this.bucket,
+      Key: key,
+      UploadId: uploadId,
+      PartNumber: partNumber,
+    });
     if (tokenChars > 0) {
       // Added before signing, so it is signed with the rest of the query as an STS token is.
       command.middlewareStack.add(
@@ -110,14 +141,17 @@ export class SdkObjectStorage implements ObjectStorage {
     for (;;) {
       let page;
       try {
-        page = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+        page = await this.client.send(
+          new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+        );
       } catch (err) {
         if (!NOT_SERVED.has(statusOf(err) ?? 0)) throw err;
         // Said once, though several requests may have asked at the same time.
-        if (this.listsParts) console.warn(
-          `capture-service: the storage at ${this.settings.endpoint} does not serve ListParts (HTTP ${statusOf(err)}); ` +
-            'the gateway goes by the parts clients report, and CompleteMultipartUpload is the only check of their ETags',
-        );
+        if (this.listsParts)
+          console.warn(
+            `capture-service: the storage at ${this.settings.endpoint} does not serve ListParts (HTTP ${statusOf(err)}); ` +
+              'the gateway goes by the parts clients report, and CompleteMultipartUpload is the only check of their ETags',
+          );
         this.listsParts = false;
         return undefined;
       }
@@ -127,7 +161,11 @@ export class SdkObjectStorage implements ObjectStorage {
     }
   }
 
-  async completeMultipartUpload(key: string, uploadId: string, parts: readonly { partNumber: number; etag: string }[]): Promise<string | undefined> {
+  async completeMultipartUpload(
+    key: string,
+    uploadId: string,
+    parts: readonly { partNumber: number; etag: string }[],
+  ): Promise<string | undefined> {
     const done = await this.client.send(
       new CompleteMultipartUploadCommand({
         Bucket: this.bucket,

@@ -60,7 +60,12 @@ const CATEGORIES: CategoryDef[] = [
     shape: 'Polyline',
     height: 4.2,
     uom: 'm',
-    stages: [['Anchors', '#8e44ad', 'ea', 'count'], ['Framing', '#2980b9', 'm', 'length'], ['Glazing', '#27ae60', 'm2', 'area'], ['Sealant', '#f39c12', 'lf', 'length']],
+    stages: [
+      ['Anchors', '#8e44ad', 'ea', 'count'],
+      ['Framing', '#2980b9', 'm', 'length'],
+      ['Glazing', '#27ae60', 'm2', 'area'],
+      ['Sealant', '#f39c12', 'lf', 'length'],
+    ],
     schedule: { startDaysAgo: 130, lagDays: 35, spreadDays: 120, runDays: 14 },
     layout: facadeRuns,
   },
@@ -70,7 +75,12 @@ const CATEGORIES: CategoryDef[] = [
     shape: 'Polyline',
     height: 3.0,
     uom: 'm2',
-    stages: [['Track', '#7f8c8d', 'm', 'length'], ['Studs', '#2c3e50', 'm', 'length'], ['Board', '#16a085', 'm2', 'area'], ['Tape & Finish', '#d35400', 'm2', 'area']],
+    stages: [
+      ['Track', '#7f8c8d', 'm', 'length'],
+      ['Studs', '#2c3e50', 'm', 'length'],
+      ['Board', '#16a085', 'm2', 'area'],
+      ['Tape & Finish', '#d35400', 'm2', 'area'],
+    ],
     schedule: { startDaysAgo: 95, lagDays: 28, spreadDays: 90, runDays: 10 },
     layout: partitionRuns,
   },
@@ -80,7 +90,13 @@ const CATEGORIES: CategoryDef[] = [
     shape: 'Polyline',
     height: 0.6,
     uom: 'm',
-    stages: [['Hangers', '#5d6d7e', 'ea', 'count'], ['Duct Installed', '#1f618d', 'm', 'length'], ['Sealed & Tested', '#b7950b', 'm', 'length'], ['Insulated', '#c0392b', 'm2', 'area'], ['Labelled', '#117a65', 'ea', 'count']],
+    stages: [
+      ['Hangers', '#5d6d7e', 'ea', 'count'],
+      ['Duct Installed', '#1f618d', 'm', 'length'],
+      ['Sealed & Tested', '#b7950b', 'm', 'length'],
+      ['Insulated', '#c0392b', 'm2', 'area'],
+      ['Labelled', '#117a65', 'ea', 'count'],
+    ],
     schedule: { startDaysAgo: 70, lagDays: 20, spreadDays: 80, runDays: 8 },
     layout: ductRuns,
   },
@@ -90,7 +106,12 @@ const CATEGORIES: CategoryDef[] = [
     shape: 'Polygon',
     height: 0.25,
     uom: 'm2',
-    stages: [['Formwork', '#a04000', 'm2', 'area'], ['Reinforcement', '#6c3483', 'm2', 'area'], ['Concrete Pour', '#1a5276', 'm3', 'volume'], ['Curing', '#229954', 'm2', 'area']],
+    stages: [
+      ['Formwork', '#a04000', 'm2', 'area'],
+      ['Reinforcement', '#6c3483', 'm2', 'area'],
+      ['Concrete Pour', '#1a5276', 'm3', 'volume'],
+      ['Curing', '#229954', 'm2', 'area'],
+    ],
     schedule: { startDaysAgo: 45, lagDays: 8, spreadDays: 50, runDays: 6 },
     layout: slabBays,
   },
@@ -100,7 +121,11 @@ const CATEGORIES: CategoryDef[] = [
     shape: 'Point',
     height: 0,
     uom: 'ea',
-    stages: [['Damper Installed', '#7d6608', 'ea', 'count'], ['Damper Inspected', '#943126', 'ea', 'count'], ['Damper Tagged', '#0e6251', 'ea', 'count']],
+    stages: [
+      ['Damper Installed', '#7d6608', 'ea', 'count'],
+      ['Damper Inspected', '#943126', 'ea', 'count'],
+      ['Damper Tagged', '#0e6251', 'ea', 'count'],
+    ],
     schedule: { startDaysAgo: 60, lagDays: 15, spreadDays: 50, runDays: 3 },
     layout: damperPoints,
   },
@@ -139,8 +164,26 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
       metrics: { structureId: 101 + i },
       predecessors: i === 0 ? [] : [i],
     }));
-    const base = { name: def.name, project: projectId, status: 'active', drawing: def.drawing, description: `${def.name} installation tracked by stage` };
-    return { def, record: { _id: id, id, ...base, height: def.height, uom: def.uom, createdAt: iso(today - 200 * DAY_MS), updatedAt: iso(today - 2 * DAY_MS), stages } };
+    const base = {
+      name: def.name,
+      project: projectId,
+      status: 'active',
+      drawing: def.drawing,
+      description: `${def.name} installation tracked by stage`,
+    };
+    return {
+      def,
+      record: {
+        _id: id,
+        id,
+        ...base,
+        height: def.height,
+        uom: def.uom,
+        createdAt: iso(today - 200 * DAY_MS),
+        updatedAt: iso(today - 2 * DAY_MS),
+        stages,
+      },
+    };
   });
 
   const assets: Record<string, unknown>[] = [];
@@ -154,7 +197,8 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
         const stages = record.stages.map((st, i) => {
           const started = today - (startDaysAgo - i * lagDays - run.front * spreadDays - rng() * 4) * DAY_MS;
           const pct = Math.max(0, Math.min(100, Math.round(((today - started) / (runDays * DAY_MS)) * 20) * 5));
-          const updated = pct === 0 ? Date.parse(snapshot) : Math.min(today - DAY_MS, started + (pct / 100) * runDays * DAY_MS);
+          const updated =
+            pct === 0 ? Date.parse(snapshot) : Math.min(today - DAY_MS, started + (pct / 100) * runDays * DAY_MS);
           return { _id: st._id, percentage: pct, date: iso(Math.floor(updated / 3_600_000) * 3_600_000) };
         });
         assets.push({
@@ -172,7 +216,11 @@ export function seedRecords(projectId: string, structures: Structure[], now: num
       });
     }
   }
-  return { assetCategories: categories.map((c) => c.record), assets, progress: seedProgress(projectId, structures, today) };
+  return {
+    assetCategories: categories.map((c) => c.record),
+    assets,
+    progress: seedProgress(projectId, structures, today),
+  };
 }
 
 const TRADES = ['curtain wall', 'drywall', 'mechanical', 'electrical', 'fire stopping'];
@@ -197,11 +245,26 @@ function seedProgress(projectId: string, structures: Structure[], today: number)
       const g = 1 + Math.floor(rng() * 9);
       const grid = `${g}–${g + 2}`;
       const templates: [string, string][] = [
-        ['In Progress', `${s.name} ${level}: ${cat.name.toLowerCase()} ${stage.toLowerCase()} ${20 + Math.floor(rng() * 15) * 5}% along gridlines ${grid}.`],
-        ['Completed', `${s.name} ${level}: ${cat.name.toLowerCase()} ${stage.toLowerCase()} complete between gridlines ${grid}; walkthrough captured.`],
-        ['In Progress', `Site walk with the ${pick(rng, TRADES)} foreman on ${s.name} ${level}; ${2 + Math.floor(rng() * 9)} snags logged, re-capture booked for ${WEEKDAY[1 + Math.floor(rng() * 5)]}.`],
-        ['Completed', `${s.name} ${level} 360° capture uploaded (${6 + Math.floor(rng() * 20)} min walkthrough); ${cat.name.toLowerCase()} progress updated.`],
-        ['In Progress', `${s.name}: ${pick(rng, DELIVERIES)} delivery ${rng() < 0.7 ? 'received' : 'delayed two days'}; ${stage.toLowerCase()} continues on ${level}.`],
+        [
+          'In Progress',
+          `${s.name} ${level}: ${cat.name.toLowerCase()} ${stage.toLowerCase()} ${20 + Math.floor(rng() * 15) * 5}% along gridlines ${grid}.`,
+        ],
+        [
+          'Completed',
+          `${s.name} ${level}: ${cat.name.toLowerCase()} ${stage.toLowerCase()} complete between gridlines ${grid}; walkthrough captured.`,
+        ],
+        [
+          'In Progress',
+          `Site walk with the ${pick(rng, TRADES)} foreman on ${s.name} ${level}; ${2 + Math.floor(rng() * 9)} snags logged, re-capture booked for ${WEEKDAY[1 + Math.floor(rng() * 5)]}.`,
+        ],
+        [
+          'Completed',
+          `${s.name} ${level} 360° capture uploaded (${6 + Math.floor(rng() * 20)} min walkthrough); ${cat.name.toLowerCase()} progress updated.`,
+        ],
+        [
+          'In Progress',
+          `${s.name}: ${pick(rng, DELIVERIES)} delivery ${rng() < 0.7 ? 'received' : 'delayed two days'}; ${stage.toLowerCase()} continues on ${level}.`,
+        ],
         ['Completed', `Inspection passed: ${cat.name.toLowerCase()} ${stage.toLowerCase()} on ${s.name} ${level}.`],
       ];
       const [status, details] = pick(rng, templates);

@@ -13,7 +13,11 @@ function design(project: string, structure: string, name: string, isDefault: boo
 }
 
 function structure(project: string, name: string, designs: [string, boolean, string][]): Structure {
-  return { id: stableId(`structure:${project}:${name}`), name, designs: designs.map(([n, d, t]) => design(project, name, n, d, t)) };
+  return {
+    id: stableId(`structure:${project}:${name}`),
+    name,
+    designs: designs.map(([n, d, t]) => design(project, name, n, d, t)),
+  };
 }
 
 function project(name: string, stage: ProjectStage, structures: Structure[]): Project {
@@ -43,10 +47,18 @@ export function seed(now = Date.now()): ServiceState {
         ['P2', false, '2026-07-01T12:00:00.000Z'],
       ]),
     ]),
-    project('Northgate Elementary School', 'Setup', [structure('Northgate Elementary School', 'Main Building', [['Ground Floor', false, '2026-06-01T10:00:00.000Z']])]),
-    project('Eastside Library', 'Pre-Setup', [structure('Eastside Library', 'Library', [['Level 1', true, '2026-05-05T10:00:00.000Z']])]),
-    project('Old Mill Lofts', 'Archived', [structure('Old Mill Lofts', 'Mill Building', [['Level 1', true, '2025-12-01T10:00:00.000Z']])]),
-    project('Canal Street Offices', 'Deleted', [structure('Canal Street Offices', 'Office Block', [['Level 1', true, '2025-03-01T10:00:00.000Z']])]),
+    project('Northgate Elementary School', 'Setup', [
+      structure('Northgate Elementary School', 'Main Building', [['Ground Floor', false, '2026-06-01T10:00:00.000Z']]),
+    ]),
+    project('Eastside Library', 'Pre-Setup', [
+      structure('Eastside Library', 'Library', [['Level 1', true, '2026-05-05T10:00:00.000Z']]),
+    ]),
+    project('Old Mill Lofts', 'Archived', [
+      structure('Old Mill Lofts', 'Mill Building', [['Level 1', true, '2025-12-01T10:00:00.000Z']]),
+    ]),
+    project('Canal Street Offices', 'Deleted', [
+      structure('Canal Street Offices', 'Office Block', [['Level 1', true, '2025-03-01T10:00:00.000Z']]),
+    ]),
   ];
   const records = seedRecords(projects[0]!.id, projects[0]!.structures, now);
   const created = '2026-01-12T08:00:00.000Z';
@@ -55,10 +67,29 @@ export function seed(now = Date.now()): ServiceState {
     version: 1,
     jwtSecret: secret(32),
     tokenGeneration: 1,
-    storage: { accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: secret(30), region: 'us-east-1', bucket: 'capture-uploads' },
+    storage: {
+      accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
+      secretAccessKey: secret(30),
+      region: 'us-east-1',
+      bucket: 'capture-uploads',
+    },
     accounts: [
-      { _id: stableId('user:operator'), firstName: 'Maya', lastName: 'Okafor', email: 'operator@harborview.example', password: secret(12), createdAt: created },
-      { _id: stableId('user:office'), firstName: 'Luis', lastName: 'Brennan', email: 'office@harborview.example', password: secret(12), createdAt: created },
+      {
+        _id: stableId('user:operator'),
+        firstName: 'Maya',
+        lastName: 'Okafor',
+        email: 'operator@harborview.example',
+        password: secret(12),
+        createdAt: created,
+      },
+      {
+        _id: stableId('user:office'),
+        firstName: 'Luis',
+        lastName: 'Brennan',
+        email: 'office@harborview.example',
+        password: secret(12),
+        createdAt: created,
+      },
     ],
     projects,
     captures: {},

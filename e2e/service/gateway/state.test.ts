@@ -57,8 +57,22 @@ describe('the service state in SQLite', () => {
       s.state.captures.c2 = capture('c2', project.id);
       s.save({ captures: ['c1', 'c2'] });
       s.state.captures.c1!.uploadStatus = 'complete';
-      s.state.emails.push({ to: 'a@b.example', userId: 'u', project: project.id, subject: 'Export', link: 'https://x.example/e', sentAt: 'now', expiresAt: 'later' });
-      s.state.progress.push({ id: 'p-new', projectId: project.id, date: '2026-11-23', status: 'Completed', details: 'Level 2 drywall' });
+      s.state.emails.push({
+        to: 'a@b.example',
+        userId: 'u',
+        project: project.id,
+        subject: 'Export',
+        link: 'https://x.example/e',
+        sentAt: 'now',
+        expiresAt: 'later',
+      });
+      s.state.progress.push({
+        id: 'p-new',
+        projectId: project.id,
+        date: '2026-11-23',
+        status: 'Completed',
+        details: 'Level 2 drywall',
+      });
       s.state.tokenGeneration++;
       project.stage = 'Archived';
       s.save({ captures: ['c1'], projects: [project.id] });
@@ -103,11 +117,17 @@ describe('the service state in SQLite', () => {
   it('a restarted service still knows registered captures, completed uploads and expired tokens', async () => {
     const first = await startTestService();
     const bytes = randomBytes(1000);
-    const { captureId, manifest } = await registerCapture(first, [{ name: 'walk.mp4', size: bytes.length, contentType: 'video/mp4' }]);
+    const { captureId, manifest } = await registerCapture(first, [
+      { name: 'walk.mp4', size: bytes.length, contentType: 'video/mp4' },
+    ]);
     const uploadId = manifest[0]!.uploadId;
-    const presigned = (await (await first.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as { parts: { url: string }[] };
+    const presigned = (await (
+      await first.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)
+    ).json()) as { parts: { url: string }[] };
     const etag = (await putBytes(presigned.parts[0]!.url, bytes)).headers.get('etag')!;
-    const done = await first.gateway('POST', `/upload-service/uploads/${uploadId}/parts/complete-batch`, { body: { parts: [{ partNumber: 1, etag, size: bytes.length }] } });
+    const done = await first.gateway('POST', `/upload-service/uploads/${uploadId}/parts/complete-batch`, {
+      body: { parts: [{ partNumber: 1, etag, size: bytes.length }] },
+    });
     expect(done.status).toBe(200);
     const oldToken = await first.token();
     await first.admin('POST', '/tokens/expire');
@@ -119,9 +139,17 @@ describe('the service state in SQLite', () => {
       const status = await second.gateway('GET', `/captures/api/v1/external-captures/${captureId}/upload-status`);
       expect(status.status).toBe(200);
       expect(JSON.stringify(await status.json())).toContain('"complete"');
-      const upload = (await (await second.gateway('GET', `/upload-service/uploads/${uploadId}/status`)).json()) as { upload: { status: string } };
+      const upload = (await (await second.gateway('GET', `/upload-service/uploads/${uploadId}/status`)).json()) as {
+        upload: { status: string };
+      };
       expect(upload.upload.status).toBe('completed');
-      expect((await second.gateway('GET', `/captures/api/v1/external-captures/${captureId}/upload-status`, { token: oldToken })).status).toBe(401);
+      expect(
+        (
+          await second.gateway('GET', `/captures/api/v1/external-captures/${captureId}/upload-status`, {
+            token: oldToken,
+          })
+        ).status,
+      ).toBe(401);
     } finally {
       await second.stop();
     }

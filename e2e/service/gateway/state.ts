@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import type { CaptureState, Project, ServiceState, UploadState } from './model.js';
 import { seed } from './seed.js';
 
-export type { Account, CaptureState, Design, ProgressEntry, Project, ProjectStage, SentEmail, ServiceState, Structure, UploadState } from './model.js';
+export type {
+  Account,
+  CaptureState,
+  Design,
+  ProgressEntry,
+  Project,
+  ProjectStage,
+  SentEmail,
+  ServiceState,
+  Structure,
+  UploadState,
+} from './model.js';
 export { newId, stableId } from './model.js';
 
 /**
@@ -73,9 +84,13 @@ export class StateStore {
     // (docs/queue-commits.md).
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
-    this.upsert = this.db.prepare('INSERT INTO records (kind, id, json) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET json = excluded.json');
+    this.upsert = this.db.prepare(
+      'INSERT INTO records (kind, id, json) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET json = excluded.json',
+    );
     this.remove = this.db.prepare('DELETE FROM records WHERE kind = ? AND id = ?');
-    this.writeMeta = this.db.prepare("INSERT INTO meta (key, json) VALUES ('state', ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json");
+    this.writeMeta = this.db.prepare(
+      "INSERT INTO meta (key, json) VALUES ('state', ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json",
+    );
     const loaded = this.load();
     if (loaded) {
       this.state = loaded;
@@ -95,7 +110,8 @@ export class StateStore {
    */
   save(changes: Changes = {}): void {
     this.db.transaction(() => {
-      const one = (kind: Kind, id: string, value: unknown) => (value === undefined ? this.remove.run(kind, id) : this.upsert.run(kind, id, JSON.stringify(value)));
+      const one = (kind: Kind, id: string, value: unknown) =>
+        value === undefined ? this.remove.run(kind, id) : this.upsert.run(kind, id, JSON.stringify(value));
       for (const id of changes.captures ?? []) one('capture', id, this.state.captures[id]);
       for (const id of changes.uploads ?? []) one('upload', id, this.state.uploads[id]);
       for (const id of changes.projects ?? []) {
@@ -132,10 +148,22 @@ export class StateStore {
   private load(): ServiceState | undefined {
     const meta = this.db.prepare<[], { json: string }>("SELECT json FROM meta WHERE key = 'state'").get();
     if (!meta) return undefined;
-    const state: ServiceState = { ...(JSON.parse(meta.json) as Meta), accounts: [], projects: [], captures: {}, uploads: {}, emails: [], progress: [], assetCategories: [], assets: [] };
+    const state: ServiceState = {
+      ...(JSON.parse(meta.json) as Meta),
+      accounts: [],
+      projects: [],
+      captures: {},
+      uploads: {},
+      emails: [],
+      progress: [],
+      assetCategories: [],
+      assets: [],
+    };
     const lists = new Map<string, unknown[]>(LISTS.map(([list, kind]) => [kind, state[list] as unknown[]]));
     // rowid order is insertion order, so arrays come back in their order (an upsert keeps the rowid).
-    for (const row of this.db.prepare<[], { kind: Kind; id: string; json: string }>('SELECT kind, id, json FROM records ORDER BY rowid').iterate()) {
+    for (const row of this.db
+      .prepare<[], { kind: Kind; id: string; json: string }>('SELECT kind, id, json FROM records ORDER BY rowid')
+      .iterate()) {
       const value: unknown = JSON.parse(row.json);
       if (row.kind === 'capture') state.captures[row.id] = value as CaptureState;
       else if (row.kind === 'upload') state.uploads[row.id] = value as UploadState;
@@ -145,4 +173,9 @@ export class StateStore {
   }
 }
 
-const metaOf = (s: ServiceState): Meta => ({ version: s.version, jwtSecret: s.jwtSecret, tokenGeneration: s.tokenGeneration, storage: s.storage });
+const metaOf = (s: ServiceState): Meta => ({
+  version: s.version,
+  jwtSecret: s.jwtSecret,
+  tokenGeneration: s.tokenGeneration,
+  storage: s.storage,
+});

@@ -35,10 +35,16 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-const register = (files: { name: string; bytes: Buffer }[]) => registerCapture(svc, files.map((f) => ({ name: f.name, size: f.bytes.length })));
+const register = (files: { name: string; bytes: Buffer }[]) =>
+  registerCapture(
+    svc,
+    files.map((f) => ({ name: f.name, size: f.bytes.length })),
+  );
 
 const presign = async (uploadId: string) => {
-  const res = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`, { headers: { 'content-type': undefined } });
+  const res = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`, {
+    headers: { 'content-type': undefined },
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as Presigned;
 };
@@ -50,7 +56,10 @@ const status = async (uploadId: string, sync: boolean) => {
   return ((await res.json()) as { ok: boolean; upload: UploadRecord }).upload;
 };
 const captureStatus = async (captureId: string) =>
-  (await (await svc.gateway('GET', `/captures/api/v1/external-captures/${captureId}/upload-status`)).json()) as Record<string, unknown>;
+  (await (await svc.gateway('GET', `/captures/api/v1/external-captures/${captureId}/upload-status`)).json()) as Record<
+    string,
+    unknown
+  >;
 
 const partBytes = (file: Buffer, partSize: number, n: number) => file.subarray((n - 1) * partSize, n * partSize);
 
@@ -73,7 +82,11 @@ describe('the multipart flow of §4.5–§4.8 and the §3 state machine', () => 
     const { captureId, manifest } = await register([{ name: 'VID_20261120_150405_00_001.insv', bytes: file }]);
     const { uploadId, partSize, totalParts } = manifest[0]!;
     expect([partSize, totalParts]).toEqual([5242880, 3]);
-    expect(await status(uploadId, false)).toMatchObject({ status: 'initiated', uploadedPartsCount: 0, missingParts: [1, 2, 3] });
+    expect(await status(uploadId, false)).toMatchObject({
+      status: 'initiated',
+      uploadedPartsCount: 0,
+      missingParts: [1, 2, 3],
+    });
 
     const first = await presign(uploadId);
     expect(first).toMatchObject({ ok: true, uploadId, partSize, totalParts });
@@ -97,7 +110,12 @@ describe('the multipart flow of §4.5–§4.8 and the §3 state machine', () => 
       percentage: 33.33,
       missingParts: [2, 3],
     });
-    expect(await captureStatus(captureId)).toMatchObject({ success: true, uploadStatus: 'uploading', expectedFiles: 1, completedFiles: 0 });
+    expect(await captureStatus(captureId)).toMatchObject({
+      success: true,
+      uploadStatus: 'uploading',
+      expectedFiles: 1,
+      completedFiles: 0,
+    });
 
     const second = await presign(uploadId);
     expect(second.parts.map((p) => p.partNumber)).toEqual([2, 3]);
@@ -143,7 +161,11 @@ describe('the multipart flow of §4.5–§4.8 and the §3 state machine', () => 
       expect(sha256(await storedObject(uploadId))).toBe(sha256(bytes));
     }
     expect(sha256(insv)).toBe('1a70a32deedc8af4cba94e3b70ce07858a16acda8ec8d45b52822ca33d7cbda7');
-    expect(await captureStatus(captureId)).toMatchObject({ uploadStatus: 'complete', completedFiles: 2, expectedFiles: 2 });
+    expect(await captureStatus(captureId)).toMatchObject({
+      uploadStatus: 'complete',
+      completedFiles: 2,
+      expectedFiles: 2,
+    });
   });
 
   it('counts parts found in storage as uploaded on a syncFromS3 read, but finalizes only on complete-batch', async () => {
@@ -154,8 +176,16 @@ describe('the multipart flow of §4.5–§4.8 and the §3 state machine', () => 
     const etags: string[] = [];
     for (const p of parts) etags.push(await putPart(p.url, partBytes(file, partSize, p.partNumber)));
     expect((await status(uploadId, false)).missingParts).toEqual([1, 2]);
-    expect(await status(uploadId, true)).toMatchObject({ status: 'initiated', uploadedPartsCount: 2, missingParts: [], percentage: 100 });
-    const res = await report(uploadId, etags.map((etag, i) => ({ partNumber: i + 1, etag, size: partBytes(file, partSize, i + 1).length })));
+    expect(await status(uploadId, true)).toMatchObject({
+      status: 'initiated',
+      uploadedPartsCount: 2,
+      missingParts: [],
+      percentage: 100,
+    });
+    const res = await report(
+      uploadId,
+      etags.map((etag, i) => ({ partNumber: i + 1, etag, size: partBytes(file, partSize, i + 1).length })),
+    );
     expect(((await res.json()) as { upload: UploadRecord }).upload.status).toBe('completed');
     expect(sha256(await storedObject(uploadId))).toBe(sha256(file));
   });
@@ -181,7 +211,9 @@ describe('the multipart flow of §4.5–§4.8 and the §3 state machine', () => 
     expect(await status(uploadId, false)).toMatchObject({ uploadedPartsCount: 0 });
     const unknown = await svc.gateway('POST', '/upload-service/uploads/ffffffffffffffffffffffff/parts/presign-missing');
     expect(unknown.status).toBe(404);
-    expect((await svc.gateway('GET', '/captures/api/v1/external-captures/ffffffffffffffffffffffff/upload-status')).status).toBe(404);
+    expect(
+      (await svc.gateway('GET', '/captures/api/v1/external-captures/ffffffffffffffffffffffff/upload-status')).status,
+    ).toBe(404);
   });
 
   it('re-presigns a part whose stored copy is short, so a cut-off upload is sent again', async () => {

@@ -12,7 +12,9 @@ const failOk = (message: string) => ({ ok: false, message });
 
 const completeSchema = z.object({
   parts: z
-    .array(z.object({ partNumber: z.number().int().positive(), etag: z.string().min(1), size: z.number().int().min(0) }))
+    .array(
+      z.object({ partNumber: z.number().int().positive(), etag: z.string().min(1), size: z.number().int().min(0) }),
+    )
     .min(1),
 });
 
@@ -53,7 +55,8 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
   async function findUpload(ctx: RouteContext, json: boolean): Promise<UploadState> {
     const { project } = await guard(deps, ctx, { json, errorBody: failOk });
     const u = deps.store.state.uploads[ctx.params.uploadId!];
-    if (!u || deps.store.state.captures[u.captureId]?.project !== project.id) throw new HttpError(404, failOk('Upload not found'));
+    if (!u || deps.store.state.captures[u.captureId]?.project !== project.id)
+      throw new HttpError(404, failOk('Upload not found'));
     return u;
   }
 
@@ -82,7 +85,9 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
     u.completedAt = new Date().toISOString();
     u.objectEtag = objectEtag;
     const capture = deps.store.state.captures[u.captureId]!;
-    capture.completedFiles = capture.uploadIds.filter((id) => deps.store.state.uploads[id]!.status === 'completed').length;
+    capture.completedFiles = capture.uploadIds.filter(
+      (id) => deps.store.state.uploads[id]!.status === 'completed',
+    ).length;
     capture.uploadStatus = capture.completedFiles === capture.expectedFiles ? 'complete' : 'uploading';
   }
 
@@ -95,7 +100,17 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
       const stored = (await storedParts(u)) ?? new Map(Object.keys(u.parts).map((n) => [Number(n), undefined]));
       for (let n = 1; n <= u.totalParts; n++) {
         if (stored.has(n)) continue;
-        parts.push({ partNumber: n, url: await deps.storage.presignPart(u.key, u.storageUploadId, n, expiresIn, deps.faults.settings.presignQueryPadBytes), expiresIn });
+        parts.push({
+          partNumber: n,
+          url: await deps.storage.presignPart(
+            u.key,
+            u.storageUploadId,
+            n,
+            expiresIn,
+            deps.faults.settings.presignQueryPadBytes,
+          ),
+          expiresIn,
+        });
       }
       markStarted(u);
       deps.store.save({ captures: [u.captureId] });
@@ -108,24 +123,35 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
     const parsed = completeSchema.safeParse(await readJsonBody(ctx.req, failOk));
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new HttpError(400, failOk(`parts${issue.path.length > 1 ? `[${issue.path.slice(1).join('].')}` : ''}: ${issue.message}`));
+      throw new HttpError(
+        400,
+        failOk(`parts${issue.path.length > 1 ? `[${issue.path.slice(1).join('].')}` : ''}: ${issue.message}`),
+      );
     }
     const record = await serialize(u.uploadId, async () => {
       if (u.status === 'completed') return uploadRecord(u);
       const seen = new Set<number>();
       const stored = await storedParts(u);
       for (const p of parsed.data.parts) {
-        if (p.partNumber > u.totalParts) throw new HttpError(400, failOk(`Part ${p.partNumber} is beyond totalParts ${u.totalParts}`));
+        if (p.partNumber > u.totalParts)
+          throw new HttpError(400, failOk(`Part ${p.partNumber} is beyond totalParts ${u.totalParts}`));
         if (seen.has(p.partNumber)) throw new HttpError(400, failOk(`Part ${p.partNumber} is reported twice`));
         seen.add(p.partNumber);
         const want = expectedPartSize(u, p.partNumber);
-        if (p.size !== want) throw new HttpError(400, failOk(`Part ${p.partNumber} must be ${want} bytes, not ${p.size}`));
+        if (p.size !== want)
+          throw new HttpError(400, failOk(`Part ${p.partNumber} must be ${want} bytes, not ${p.size}`));
         // Without ListParts nothing can be checked here; storage's CompleteMultipartUpload checks the ETags.
         if (!stored) continue;
         const s = stored.get(p.partNumber);
-        if (!s) throw new HttpError(400, failOk(`Part ${p.partNumber} is not in storage; upload it before reporting it`));
+        if (!s)
+          throw new HttpError(400, failOk(`Part ${p.partNumber} is not in storage; upload it before reporting it`));
         if (s.etag !== p.etag) {
-          throw new HttpError(400, failOk(`Part ${p.partNumber} ETag does not match the stored part; send the ETag header exactly as storage returned it, quotes included`));
+          throw new HttpError(
+            400,
+            failOk(
+              `Part ${p.partNumber} ETag does not match the stored part; send the ETag header exactly as storage returned it, quotes included`,
+            ),
+          );
         }
       }
       const before = u.parts;
@@ -135,7 +161,10 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
         for (let n = 1; n <= u.totalParts; n++) if (!seen.has(n) && !u.parts[n]) left.push(n);
         if (left.length) {
           const listed = `${left.slice(0, 10).join(', ')}${left.length > 10 ? ', …' : ''}`;
-          throw new HttpError(400, failOk(`All ${u.totalParts} parts of the file must be reported in one call; not reported: ${listed}`));
+          throw new HttpError(
+            400,
+            failOk(`All ${u.totalParts} parts of the file must be reported in one call; not reported: ${listed}`),
+          );
         }
       }
       for (const p of parsed.data.parts) u.parts[p.partNumber] = { etag: p.etag, size: p.size };
@@ -150,7 +179,12 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
           u.parts = before;
           const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
           if (status === 400) {
-            throw new HttpError(400, failOk(`Storage refused to assemble the object from the reported parts (${(err as Error).name}); report each part's ETag exactly as storage returned it`));
+            throw new HttpError(
+              400,
+              failOk(
+                `Storage refused to assemble the object from the reported parts (${(err as Error).name}); report each part's ETag exactly as storage returned it`,
+              ),
+            );
           }
         }
         throw err;
@@ -169,7 +203,10 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
     const u = await findUpload(ctx, false);
     const record = await serialize(u.uploadId, async () => {
       // A storage without ListParts has nothing to sync from: the record stands as it is.
-      const stored = u.status !== 'completed' && ctx.url.searchParams.get('syncFromS3') === 'true' ? await storedParts(u) : undefined;
+      const stored =
+        u.status !== 'completed' && ctx.url.searchParams.get('syncFromS3') === 'true'
+          ? await storedParts(u)
+          : undefined;
       if (stored) {
         u.parts = {};
         for (const [n, p] of stored) u.parts[n] = { etag: p.etag, size: p.size };

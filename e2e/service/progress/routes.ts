@@ -16,7 +16,10 @@ export const PROGRESS_STATUSES = ['In Progress', 'Completed'] as const;
 const ymd = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in YYYY-MM-DD form')
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'is not a calendar date');
+  .refine(
+    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    'is not a calendar date',
+  );
 
 const createSchema = z.object({
   projectId: z.string().min(1),
@@ -37,7 +40,10 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
     const key = ctx.req.headers['x-api-key'];
     const project = store.projectByKey(Array.isArray(key) ? key[0] : key);
     if (!project) throw new HttpError(401, progressFail('Unauthorized'));
-    if (deps.faults.settings.progressRequiresToken && !(await accountFromBearer(store, ctx.req.headers.authorization))) {
+    if (
+      deps.faults.settings.progressRequiresToken &&
+      !(await accountFromBearer(store, ctx.req.headers.authorization))
+    ) {
       throw new HttpError(401, progressFail('Unauthorized'));
     }
     return project;
@@ -108,9 +114,14 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
     const projectId = requireParam(ctx, 'projectId');
     if (projectId !== keyProject.id) throw new HttpError(401, progressFail('Unauthorized'));
     const date = ctx.url.searchParams.get('date');
-    if (date !== null && !ymd.safeParse(date).success) throw new HttpError(400, progressFail('date must be a date in YYYY-MM-DD form'));
+    if (date !== null && !ymd.safeParse(date).success)
+      throw new HttpError(400, progressFail('date must be a date in YYYY-MM-DD form'));
     const list = store.state.progress.filter((p) => p.projectId === projectId && (date === null || p.date === date));
-    sendJson(ctx.res, 200, [...list].sort((a, b) => a.date.localeCompare(b.date)));
+    sendJson(
+      ctx.res,
+      200,
+      [...list].sort((a, b) => a.date.localeCompare(b.date)),
+    );
   });
 
   router.add('GET', '/progress/:id', 'progress', async (ctx) => {
@@ -137,7 +148,9 @@ export function progressRoutes(router: Router, deps: { store: StateStore; faults
     if (!keyProject.structures.some((s) => s.id === structure)) {
       throw new HttpError(404, progressFail('Structure not found'));
     }
-    const cat = store.state.assetCategories.find((c) => c.project === keyProject.id && (c.id === category || c.name === category));
+    const cat = store.state.assetCategories.find(
+      (c) => c.project === keyProject.id && (c.id === category || c.name === category),
+    );
     if (!cat) throw new HttpError(404, progressFail('Category not found'));
     const result = store.state.assets
       .filter((a) => a.structure === structure && a.category === cat.id)

@@ -20,7 +20,8 @@ let work: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  if (!existsSync(AWS)) throw new Error(`${AWS} is missing: install Debian's awscli package (apt-get install -y awscli), as .ci/run does`);
+  if (!existsSync(AWS))
+    throw new Error(`${AWS} is missing: install Debian's awscli package (apt-get install -y awscli), as .ci/run does`);
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'awscli-'));
   const config = join(work, 'config');
@@ -43,7 +44,8 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const aws = (...args: string[]) => run(AWS, [...args, '--endpoint-url', svc.info.s3.endpoint], { env, timeout: 120_000 });
+const aws = (...args: string[]) =>
+  run(AWS, [...args, '--endpoint-url', svc.info.s3.endpoint], { env, timeout: 120_000 });
 
 describe('Debian awscli against the local storage', () => {
   it('uploads a 20 MiB file in parts with `aws s3 cp` and reads it back with `aws s3api get-object`', async () => {
@@ -51,7 +53,9 @@ describe('Debian awscli against the local storage', () => {
     const bytes = randomBytes(20 * MiB);
     writeFileSync(src, bytes);
     await aws('s3', 'cp', src, `s3://${svc.info.s3.bucket}/awscli/big.bin`);
-    const head = JSON.parse((await aws('s3api', 'head-object', '--bucket', svc.info.s3.bucket, '--key', 'awscli/big.bin')).stdout) as {
+    const head = JSON.parse(
+      (await aws('s3api', 'head-object', '--bucket', svc.info.s3.bucket, '--key', 'awscli/big.bin')).stdout,
+    ) as {
       ETag: string;
       ContentLength: number;
     };
@@ -72,9 +76,15 @@ describe('Debian awscli against the local storage', () => {
 
   it('reads back, byte for byte, a file uploaded through the gateway in presigned parts', async () => {
     const bytes = randomBytes(11 * MiB + 77);
-    const { manifest } = await registerCapture(svc, [{ name: 'garage.mp4', size: bytes.length, contentType: 'video/mp4' }], svc.info.structures[2]);
+    const { manifest } = await registerCapture(
+      svc,
+      [{ name: 'garage.mp4', size: bytes.length, contentType: 'video/mp4' }],
+      svc.info.structures[2],
+    );
     const { uploadId, partSize } = manifest[0]!;
-    const presigned = (await (await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)).json()) as {
+    const presigned = (await (
+      await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/presign-missing`)
+    ).json()) as {
       parts: { partNumber: number; url: string }[];
     };
     const parts = [];
@@ -84,11 +94,21 @@ describe('Debian awscli against the local storage', () => {
       parts.push({ partNumber: p.partNumber, etag: res.headers.get('etag')!, size: body.length });
     }
     expect(parts).toHaveLength(3);
-    const done = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/complete-batch`, { body: { parts } });
+    const done = await svc.gateway('POST', `/upload-service/uploads/${uploadId}/parts/complete-batch`, {
+      body: { parts },
+    });
     expect(((await done.json()) as { upload: { status: string } }).upload.status).toBe('completed');
 
     const out = join(work, 'garage.out');
-    await aws('s3api', 'get-object', '--bucket', svc.info.s3.bucket, '--key', svc.store.state.uploads[uploadId]!.key, out);
+    await aws(
+      's3api',
+      'get-object',
+      '--bucket',
+      svc.info.s3.bucket,
+      '--key',
+      svc.store.state.uploads[uploadId]!.key,
+      out,
+    );
     expect(sha256(readFileSync(out))).toBe(sha256(bytes));
   });
 });

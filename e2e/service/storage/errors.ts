@@ -28,7 +28,11 @@ export const s3Errors = {
   invalidAccessKeyId: () =>
     new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', 403),
   skewed: () =>
-    new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.', 403),
+    new S3Error(
+      'RequestTimeTooSkewed',
+      'The difference between the request time and the current time is too large.',
+      403,
+    ),
   noSuchBucket: () => new S3Error('NoSuchBucket', 'The specified bucket does not exist', 404),
   noSuchKey: () => new S3Error('NoSuchKey', 'The specified key does not exist.', 404),
   noSuchUpload: () =>
@@ -44,16 +48,33 @@ export const s3Errors = {
       400,
     ),
   invalidPartOrder: () =>
-    new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order. Parts must be ordered by part number.', 400),
-  entityTooSmall: () => new S3Error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.', 400),
+    new S3Error(
+      'InvalidPartOrder',
+      'The list of parts was not in ascending order. Parts must be ordered by part number.',
+      400,
+    ),
+  entityTooSmall: () =>
+    new S3Error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.', 400),
   malformedXml: () =>
-    new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.', 400),
+    new S3Error(
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema.',
+      400,
+    ),
   invalidArgument: (why: string) => new S3Error('InvalidArgument', why, 400),
   badDigest: () => new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.', 400),
   sha256Mismatch: () =>
-    new S3Error('XAmzContentSHA256Mismatch', "The provided 'x-amz-content-sha256' header does not match what was computed.", 400),
+    new S3Error(
+      'XAmzContentSHA256Mismatch',
+      "The provided 'x-amz-content-sha256' header does not match what was computed.",
+      400,
+    ),
   incompleteBody: () =>
-    new S3Error('IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header', 400),
+    new S3Error(
+      'IncompleteBody',
+      'You did not provide the number of bytes specified by the Content-Length HTTP header',
+      400,
+    ),
   invalidRange: () => new S3Error('InvalidRange', 'The requested range is not satisfiable', 416),
   requestTimeout: () =>
     new S3Error(
@@ -63,6 +84,8 @@ export const s3Errors = {
     ),
   internalError: () => new S3Error('InternalError', 'We encountered an internal error. Please try again.', 500),
   slowDown: () => new S3Error('SlowDown', 'Please reduce your request rate.', 503),
-  notImplemented: (what: string) => new S3Error('NotImplemented', `${what} is not implemented by the local storage.`, 501),
-  methodNotAllowed: () => new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.', 405),
+  notImplemented: (what: string) =>
+    new S3Error('NotImplemented', `${what} is not implemented by the local storage.`, 501),
+  methodNotAllowed: () =>
+    new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.', 405),
 };

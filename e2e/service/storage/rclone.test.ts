@@ -21,7 +21,10 @@ let work: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  if (!existsSync(RCLONE)) throw new Error(`${RCLONE} is missing: install Debian's rclone package (apt-get install -y rclone), as .ci/run does`);
+  if (!existsSync(RCLONE))
+    throw new Error(
+      `${RCLONE} is missing: install Debian's rclone package (apt-get install -y rclone), as .ci/run does`,
+    );
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'rclone-'));
   const s3 = svc.info.s3;
@@ -46,7 +49,12 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const rclone = (...args: string[]) => run(RCLONE, ['--s3-upload-cutoff', '5M', '--s3-chunk-size', '5M', '--retries', '1', '--low-level-retries', '1', ...args], { env, timeout: 120_000 });
+const rclone = (...args: string[]) =>
+  run(
+    RCLONE,
+    ['--s3-upload-cutoff', '5M', '--s3-chunk-size', '5M', '--retries', '1', '--low-level-retries', '1', ...args],
+    { env, timeout: 120_000 },
+  );
 
 describe('Debian rclone against the local storage', () => {
   it('uploads a 12 MiB file in parts, lists it, and reads it back byte for byte', async () => {

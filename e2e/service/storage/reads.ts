@@ -20,7 +20,11 @@ export async function listObjects(opts: StorageOptions, r: S3Request): Promise<s
   const delimiter = q.get('delimiter') ?? '';
   const maxKeys = Math.max(0, Math.min(Number(q.get('max-keys') ?? 1000) || 1000, 1000));
   const token = q.get('continuation-token');
-  const after = v2 ? (token ? Buffer.from(token, 'base64url').toString() : (q.get('start-after') ?? '')) : (q.get('marker') ?? '');
+  const after = v2
+    ? token
+      ? Buffer.from(token, 'base64url').toString()
+      : (q.get('start-after') ?? '')
+    : (q.get('marker') ?? '');
   const url = q.get('encoding-type') === 'url';
   const enc = (key: string) => (url ? encodeURIComponent(key).replaceAll('%2F', '/') : key);
 
@@ -42,7 +46,13 @@ export async function listObjects(opts: StorageOptions, r: S3Request): Promise<s
       prefixes.push(common);
       last = common;
     } else {
-      contents.push({ Key: enc(o.key), LastModified: o.lastModified, ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' });
+      contents.push({
+        Key: enc(o.key),
+        LastModified: o.lastModified,
+        ETag: o.etag,
+        Size: o.size,
+        StorageClass: 'STANDARD',
+      });
       last = o.key;
     }
   }
@@ -69,7 +79,12 @@ export async function listObjects(opts: StorageOptions, r: S3Request): Promise<s
 }
 
 /** GetObject / HeadObject, with a single `bytes=` Range as S3 serves it (206, Content-Range). */
-export async function getObject(opts: StorageOptions, r: S3Request, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function getObject(
+  opts: StorageOptions,
+  r: S3Request,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const info = await opts.store.headObject(r.bucket, r.key);
   const headers: Record<string, string | number> = {
     etag: info.etag,

@@ -18,7 +18,11 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { serverSideEncryption: null, storageRetryAfterSeconds: null, partStoreDelayMs: 0 });
+  await svc.admin('PUT', '/settings', {
+    serverSideEncryption: null,
+    storageRetryAfterSeconds: null,
+    partStoreDelayMs: 0,
+  });
 });
 afterAll(() => svc.stop());
 
@@ -56,7 +60,9 @@ describe('server-side encryption', () => {
     }
     // Stable per stored copy: ListParts reports what the PUT answered.
     expect((await storedParts(key, uploadId)).map((p) => p.ETag)).toEqual(reported.map((p) => p.etag));
-    const done = await svc.gateway('POST', `/upload-service/uploads/${gatewayUploadId}/parts/complete-batch`, { body: { parts: reported } });
+    const done = await svc.gateway('POST', `/upload-service/uploads/${gatewayUploadId}/parts/complete-batch`, {
+      body: { parts: reported },
+    });
     expect(((await done.json()) as { upload: { status: string } }).upload.status).toBe('completed');
     const obj = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
     expect(sha256(Buffer.from(await obj.Body!.transformToByteArray()))).toBe(sha256(bytes));
@@ -104,7 +110,8 @@ describe('errors after acting, and in front of storage', () => {
     const before = { ...svc.storage.stats };
     const controller = new AbortController();
     const answered = putBytes(parts[0]!.url, body(1), controller.signal).catch((err: unknown) => err);
-    while (svc.storage.stats.partBodiesReceived === before.partBodiesReceived) await new Promise((r) => setTimeout(r, 20));
+    while (svc.storage.stats.partBodiesReceived === before.partBodiesReceived)
+      await new Promise((r) => setTimeout(r, 20));
     expect(svc.storage.stats.partsStored, 'stored before the delay').toBe(before.partsStored);
     controller.abort(); // the client goes away while storage is storing
     expect(await answered).toBeInstanceOf(Error);
@@ -136,7 +143,7 @@ describe('errors after acting, and in front of storage', () => {
     expect(await storedParts(key, uploadId)).toHaveLength(1);
   });
 
-  it('html: a 403 HTML page answers in storage\'s place and nothing is stored; the next request reaches storage', async () => {
+  it("html: a 403 HTML page answers in storage's place and nothing is stored; the next request reaches storage", async () => {
     await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'html', status: 403 } });
     const { uploadId, parts, body, key } = await presigned('portal.mp4', randomBytes(3000));
     const before = svc.storage.stats.partsStored;
@@ -155,6 +162,13 @@ describe('errors after acting, and in front of storage', () => {
     const { parts, body } = await presigned('counted.mp4', randomBytes(3000));
     const from = svc.storage.received.length;
     await putBytes(parts[0]!.url, body(1));
-    expect(svc.storage.received.slice(from)).toEqual([{ operation: 'UploadPart', partNumber: 1, key: expect.stringContaining('counted.mp4') as string, at: expect.any(Number) as number }]);
+    expect(svc.storage.received.slice(from)).toEqual([
+      {
+        operation: 'UploadPart',
+        partNumber: 1,
+        key: expect.stringContaining('counted.mp4') as string,
+        at: expect.any(Number) as number,
+      },
+    ]);
   });
 });

@@ -30,9 +30,20 @@ function classify(req: IncomingMessage): S3Request {
   const has = (k: string) => query.has(k);
   let operation = 'Unknown';
   if (!bucket) operation = m === 'GET' ? 'ListBuckets' : 'Unknown';
-  else if (!key) operation = m === 'GET' ? (query.get('list-type') === '2' ? 'ListObjectsV2' : 'ListObjects') : m === 'HEAD' ? 'HeadBucket' : m === 'PUT' ? 'CreateBucket' : 'Unknown';
+  else if (!key)
+    operation =
+      m === 'GET'
+        ? query.get('list-type') === '2'
+          ? 'ListObjectsV2'
+          : 'ListObjects'
+        : m === 'HEAD'
+          ? 'HeadBucket'
+          : m === 'PUT'
+            ? 'CreateBucket'
+            : 'Unknown';
   else if (m === 'PUT') operation = has('uploadId') && pn !== null ? 'UploadPart' : 'PutObject';
-  else if (m === 'POST') operation = has('uploads') ? 'CreateMultipartUpload' : has('uploadId') ? 'CompleteMultipartUpload' : 'Unknown';
+  else if (m === 'POST')
+    operation = has('uploads') ? 'CreateMultipartUpload' : has('uploadId') ? 'CompleteMultipartUpload' : 'Unknown';
   else if (m === 'GET') operation = has('uploadId') ? 'ListParts' : 'GetObject';
   else if (m === 'HEAD') operation = 'HeadObject';
   else if (m === 'DELETE') operation = has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject';
@@ -66,7 +77,13 @@ export function createStorageHandler(opts: StorageOptions): (req: IncomingMessag
   };
 }
 
-function sendError(req: IncomingMessage, res: ServerResponse, err: S3Error, requestId: string, retryAfterSeconds: number | null): void {
+function sendError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: S3Error,
+  requestId: string,
+  retryAfterSeconds: number | null,
+): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
@@ -77,7 +94,9 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: S3Error, requ
     'content-type': 'application/xml',
     'content-length': Buffer.byteLength(body),
     ...(req.readableEnded ? {} : { connection: 'close' }),
-    ...(retryAfterSeconds !== null && (err.status === 429 || err.code === 'SlowDown') ? { 'retry-after': String(retryAfterSeconds) } : {}),
+    ...(retryAfterSeconds !== null && (err.status === 429 || err.code === 'SlowDown')
+      ? { 'retry-after': String(retryAfterSeconds) }
+      : {}),
   });
   res.end(body);
 }
@@ -87,7 +106,11 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
   const method = req.method ?? 'GET';
   if (opts.faults.settings.latencyMs) await sleep(opts.faults.settings.latencyMs);
   const received = opts.store.received;
-  received.push({ operation: r.operation, ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber, key: r.key }), at: Date.now() });
+  received.push({
+    operation: r.operation,
+    ...(r.partNumber === undefined ? {} : { partNumber: r.partNumber, key: r.key }),
+    at: Date.now(),
+  });
   if (received.length > 100_000) received.splice(0, received.length - 100_000);
   const facts = { target: 'storage' as const, operation: r.operation, method, partNumber: r.partNumber, key: r.key };
   let fault = opts.faults.take(facts);
@@ -138,7 +161,12 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       if (!body) return;
       const failure = await faultAfterBody(fault, body);
       if (failure) throw failure;
-      const etag = await opts.store.putObject(r.bucket, r.key, body, String(req.headers['content-type'] ?? 'binary/octet-stream'));
+      const etag = await opts.store.putObject(
+        r.bucket,
+        r.key,
+        body,
+        String(req.headers['content-type'] ?? 'binary/octet-stream'),
+      );
       if (fault?.type === 'statusAfterActing') throw statusError(fault.status);
       res.writeHead(200, { etag, 'content-length': 0 });
       res.end();
@@ -149,7 +177,11 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       if (fault?.type === 'status') throw statusError(fault.status);
       const contentType = String(req.headers['content-type'] ?? 'binary/octet-stream');
       const uploadId = await opts.store.createMultipartUpload(r.bucket, r.key, contentType);
-      return sendXml(res, 200, s3Xml('InitiateMultipartUploadResult', { Bucket: r.bucket, Key: r.key, UploadId: uploadId }));
+      return sendXml(
+        res,
+        200,
+        s3Xml('InitiateMultipartUploadResult', { Bucket: r.bucket, Key: r.key, UploadId: uploadId }),
+      );
     }
     case 'ListParts': {
       if (fault?.type === 'status') throw statusError(fault.status);
@@ -171,7 +203,12 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
           MaxParts: maxParts,
           IsTruncated: truncated,
           StorageClass: 'STANDARD',
-          Part: page.map((p) => ({ PartNumber: p.partNumber, LastModified: p.lastModified, ETag: p.etag, Size: p.size })),
+          Part: page.map((p) => ({
+            PartNumber: p.partNumber,
+            LastModified: p.lastModified,
+            ETag: p.etag,
+            Size: p.size,
+          })),
         }),
       );
     }
@@ -272,7 +309,11 @@ function sseHeaders(sse: 'aws:kms' | 'sse-c' | null): Record<string, string> {
       'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:111122223333:key/0f3c6a8e-local-test-key',
     };
   }
-  if (sse === 'sse-c') return { 'x-amz-server-side-encryption-customer-algorithm': 'AES256', 'x-amz-server-side-encryption-customer-key-md5': 'bG9jYWwtdGVzdC1rZXktbWQ1' };
+  if (sse === 'sse-c')
+    return {
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key-md5': 'bG9jYWwtdGVzdC1rZXktbWQ1',
+    };
   return {};
 }
 

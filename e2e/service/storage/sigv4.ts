@@ -71,7 +71,11 @@ function splitTarget(rawUrl: string): { path: string; query: Record<string, stri
  * AccessDenied for a request with no authentication, RequestTimeTooSkewed for a stale header date,
  * InvalidArgument (400) for a presigned URL sent with an Authorization header too.
  */
-export async function verifySigV4(req: IncomingMessage, creds: StorageCredentials, now = new Date()): Promise<VerifiedRequest> {
+export async function verifySigV4(
+  req: IncomingMessage,
+  creds: StorageCredentials,
+  now = new Date(),
+): Promise<VerifiedRequest> {
   const { path, query } = splitTarget(req.url ?? '/');
   const host = req.headers.host ?? '';
   const signer = (service: string, region: string) =>
@@ -101,11 +105,21 @@ export async function verifySigV4(req: IncomingMessage, creds: StorageCredential
     const expires = Number(query['X-Amz-Expires']);
     if (!signedAt || !Number.isInteger(expires) || expires < 1 || expires > 604_800) throw s3Errors.signatureMismatch();
     if (now.getTime() > signedAt.getTime() + expires * 1000) throw s3Errors.accessDeniedExpired();
-    const signedHeaders = String(query['X-Amz-SignedHeaders'] ?? '').split(';').filter(Boolean);
+    const signedHeaders = String(query['X-Amz-SignedHeaders'] ?? '')
+      .split(';')
+      .filter(Boolean);
     const headers: Record<string, string> = {};
     for (const h of signedHeaders) headers[h] = h === 'host' ? host : String(req.headers[h] ?? '');
     const rest = { ...query };
-    for (const k of ['X-Amz-Signature', 'X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders']) delete rest[k];
+    for (const k of [
+      'X-Amz-Signature',
+      'X-Amz-Algorithm',
+      'X-Amz-Credential',
+      'X-Amz-Date',
+      'X-Amz-Expires',
+      'X-Amz-SignedHeaders',
+    ])
+      delete rest[k];
     // Presigned S3 URLs sign the payload as the literal UNSIGNED-PAYLOAD. The signer takes the
     // payload hash from this header, which must stay a header (unhoistable) and out of the signed set.
     const request = new HttpRequest({
@@ -122,13 +136,16 @@ export async function verifySigV4(req: IncomingMessage, creds: StorageCredential
       unsignableHeaders: new Set(['x-amz-content-sha256']),
       signableHeaders: new Set(signedHeaders),
     });
-    if (!sameSignature(String(signed.query?.['X-Amz-Signature']), String(query['X-Amz-Signature']))) throw s3Errors.signatureMismatch();
+    if (!sameSignature(String(signed.query?.['X-Amz-Signature']), String(query['X-Amz-Signature'])))
+      throw s3Errors.signatureMismatch();
     return { kind: 'presigned' };
   }
 
   const auth = req.headers.authorization;
   if (!auth) throw s3Errors.accessDenied('Access Denied');
-  const m = /^AWS4-HMAC-SHA256 Credential=([^,]+),\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(auth.trim());
+  const m = /^AWS4-HMAC-SHA256 Credential=([^,]+),\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(
+    auth.trim(),
+  );
   if (!m) throw s3Errors.signatureMismatch();
   const [accessKeyId, , region, service] = m[1]!.split('/');
   if (accessKeyId !== creds.accessKeyId) throw s3Errors.invalidAccessKeyId();
@@ -150,7 +167,8 @@ export async function verifySigV4(req: IncomingMessage, creds: StorageCredential
     signingDate: signedAt,
     signableHeaders: new Set(signedHeaders),
   });
-  const got = /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization ?? signed.headers.Authorization))?.[1] ?? '';
+  const got =
+    /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization ?? signed.headers.Authorization))?.[1] ?? '';
   if (!sameSignature(got, m[3]!)) throw s3Errors.signatureMismatch();
   return { kind: 'header', payloadSha256: payload === 'UNSIGNED-PAYLOAD' ? undefined : payload };
 }

@@ -47,18 +47,30 @@ async function createUpload(key: string): Promise<string> {
   return (await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))).UploadId!;
 }
 
-async function presignPart(key: string, uploadId: string, partNumber: number, opts: { expiresIn?: number; signingDate?: Date } = {}) {
-  return getSignedUrl(s3, new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), {
-    expiresIn: opts.expiresIn ?? 3600,
-    signingDate: opts.signingDate,
-  });
+async function presignPart(
+  key: string,
+  uploadId: string,
+  partNumber: number,
+  opts: { expiresIn?: number; signingDate?: Date } = {},
+) {
+  return getSignedUrl(
+    s3,
+    new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }),
+    {
+      expiresIn: opts.expiresIn ?? 3600,
+      signingDate: opts.signingDate,
+    },
+  );
 }
 
 const put = putBytes;
 
 async function errorCode(res: Response): Promise<{ code: string; message: string }> {
   const xml = await res.text();
-  return { code: /<Code>([^<]*)<\/Code>/.exec(xml)?.[1] ?? '', message: /<Message>([^<]*)<\/Message>/.exec(xml)?.[1] ?? '' };
+  return {
+    code: /<Code>([^<]*)<\/Code>/.exec(xml)?.[1] ?? '',
+    message: /<Message>([^<]*)<\/Message>/.exec(xml)?.[1] ?? '',
+  };
 }
 
 describe('UploadPart through presigned URLs', () => {
@@ -112,8 +124,12 @@ describe('UploadPart through presigned URLs', () => {
       requestChecksumCalculation: 'WHEN_REQUIRED',
     });
     const cmd = new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: id, PartNumber: 1 });
-    expect((await errorCode(await put(await getSignedUrl(forger, cmd), randomBytes(10)))).code).toBe('SignatureDoesNotMatch');
-    expect((await errorCode(await put(await getSignedUrl(stranger, cmd), randomBytes(10)))).code).toBe('InvalidAccessKeyId');
+    expect((await errorCode(await put(await getSignedUrl(forger, cmd), randomBytes(10)))).code).toBe(
+      'SignatureDoesNotMatch',
+    );
+    expect((await errorCode(await put(await getSignedUrl(stranger, cmd), randomBytes(10)))).code).toBe(
+      'InvalidAccessKeyId',
+    );
     const bare = await put(`${s.endpoint}/${bucket}/${key}?partNumber=1&uploadId=${id}`, randomBytes(10));
     expect(bare.status).toBe(403);
     expect((await errorCode(bare)).code).toBe('AccessDenied');
@@ -133,14 +149,19 @@ describe('ListParts', () => {
   it('pages with max-parts and part-number-marker', async () => {
     const key = 'parts/paged.bin';
     const id = await createUpload(key);
-    for (let n = 1; n <= 5; n++) expect((await put(await presignPart(key, id, n), randomBytes(100 + n))).status).toBe(200);
+    for (let n = 1; n <= 5; n++)
+      expect((await put(await presignPart(key, id, n), randomBytes(100 + n))).status).toBe(200);
     const first = await s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id, MaxParts: 2 }));
     expect(first.Parts?.map((p) => p.PartNumber)).toEqual([1, 2]);
     expect(first.IsTruncated).toBe(true);
     expect(first.NextPartNumberMarker).toBe('2');
-    const second = await s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id, MaxParts: 2, PartNumberMarker: '2' }));
+    const second = await s3.send(
+      new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id, MaxParts: 2, PartNumberMarker: '2' }),
+    );
     expect(second.Parts?.map((p) => p.PartNumber)).toEqual([3, 4]);
-    const last = await s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id, MaxParts: 2, PartNumberMarker: '4' }));
+    const last = await s3.send(
+      new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id, MaxParts: 2, PartNumberMarker: '4' }),
+    );
     expect(last.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual([[5, 105]]);
     expect(last.IsTruncated).toBe(false);
   });
@@ -179,17 +200,40 @@ describe('CompleteMultipartUpload', () => {
     expect(got.ETag).toBe(expectedEtag);
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     expect(head.ContentLength).toBe(10 * MiB + 123_457);
-    expect(await s3Code(s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id })))).toBe('NoSuchUpload');
+    expect(await s3Code(s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id })))).toBe(
+      'NoSuchUpload',
+    );
   });
 
   it('refuses parts out of order (InvalidPartOrder), a wrong ETag (InvalidPart) and a small non-last part (EntityTooSmall)', async () => {
     const key = 'complete/bad.bin';
     const { id, etags } = await uploadParts(key, [5 * MiB, 1000, 1000]);
     const complete = (parts: { ETag: string; PartNumber: number }[]) =>
-      s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id, MultipartUpload: { Parts: parts } }));
-    expect(await s3Code(complete([{ ETag: etags[1]!, PartNumber: 2 }, { ETag: etags[0]!, PartNumber: 1 }]))).toBe('InvalidPartOrder');
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: id,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    expect(
+      await s3Code(
+        complete([
+          { ETag: etags[1]!, PartNumber: 2 },
+          { ETag: etags[0]!, PartNumber: 1 },
+        ]),
+      ),
+    ).toBe('InvalidPartOrder');
     expect(await s3Code(complete([{ ETag: `"${'0'.repeat(32)}"`, PartNumber: 1 }]))).toBe('InvalidPart');
-    expect(await s3Code(complete([{ ETag: etags[0]!, PartNumber: 1 }, { ETag: etags[0]!, PartNumber: 2 }]))).toBe('InvalidPart');
+    expect(
+      await s3Code(
+        complete([
+          { ETag: etags[0]!, PartNumber: 1 },
+          { ETag: etags[0]!, PartNumber: 2 },
+        ]),
+      ),
+    ).toBe('InvalidPart');
     expect(await s3Code(complete(etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 }))))).toBe('EntityTooSmall');
     // Nothing above consumed the upload: the first two parts still complete it (last part may be small).
     const ok = await complete(etags.slice(0, 2).map((ETag, i) => ({ ETag, PartNumber: i + 1 })));
@@ -203,7 +247,9 @@ describe('AbortMultipartUpload, PutObject, GetObject ranges', () => {
     const id = await createUpload(key);
     await put(await presignPart(key, id, 1), randomBytes(100));
     await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id }));
-    expect(await s3Code(s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id })))).toBe('NoSuchUpload');
+    expect(await s3Code(s3.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: id })))).toBe(
+      'NoSuchUpload',
+    );
   });
 
   it('serves byte ranges with 206 and refuses unsatisfiable ones', async () => {
@@ -215,8 +261,12 @@ describe('AbortMultipartUpload, PutObject, GetObject ranges', () => {
     expect(Buffer.from(await part.Body!.transformToByteArray()).equals(body.subarray(100, 200))).toBe(true);
     const tail = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: 'bytes=-10' }));
     expect(Buffer.from(await tail.Body!.transformToByteArray()).equals(body.subarray(-10))).toBe(true);
-    expect(await s3Code(s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: 'bytes=20000-' })))).toBe('InvalidRange');
-    expect(await s3Code(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'objects/missing.bin' })))).toBe('NoSuchKey');
+    expect(await s3Code(s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: 'bytes=20000-' })))).toBe(
+      'InvalidRange',
+    );
+    expect(await s3Code(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'objects/missing.bin' })))).toBe(
+      'NoSuchKey',
+    );
     expect(await s3Code(s3.send(new GetObjectCommand({ Bucket: 'no-such-bucket', Key: key })))).toBe('NoSuchBucket');
   });
 
@@ -224,9 +274,16 @@ describe('AbortMultipartUpload, PutObject, GetObject ranges', () => {
     const key = 'objects/digest.bin';
     const body = randomBytes(1000);
     const wrongMd5 = createHash('md5').update('other').digest('base64');
-    expect(await s3Code(s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentMD5: wrongMd5 })))).toBe('BadDigest');
+    expect(
+      await s3Code(s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentMD5: wrongMd5 }))),
+    ).toBe('BadDigest');
     const ok = await s3.send(
-      new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentMD5: createHash('md5').update(body).digest('base64') }),
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: body,
+        ContentMD5: createHash('md5').update(body).digest('base64'),
+      }),
     );
     expect(ok.ETag).toBe(`"${md5(body)}"`);
   });
@@ -239,7 +296,15 @@ describe('ListObjectsV2', () => {
     const seen: string[] = [];
     let token: string | undefined;
     do {
-      const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'list/', Delimiter: '/', MaxKeys: 2, ContinuationToken: token }));
+      const page = await s3.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: 'list/',
+          Delimiter: '/',
+          MaxKeys: 2,
+          ContinuationToken: token,
+        }),
+      );
       expect((page.Contents?.length ?? 0) + (page.CommonPrefixes?.length ?? 0)).toBeLessThanOrEqual(2);
       seen.push(...(page.Contents ?? []).map((c) => c.Key!), ...(page.CommonPrefixes ?? []).map((p) => p.Prefix!));
       token = page.NextContinuationToken;
@@ -261,7 +326,10 @@ describe('persistence', () => {
     const body = randomBytes(2000);
     await client.send(new PutObjectCommand({ Bucket: b, Key: 'kept.bin', Body: body }));
     const id = (await client.send(new CreateMultipartUploadCommand({ Bucket: b, Key: 'pending.bin' }))).UploadId!;
-    const partUrl = await getSignedUrl(client, new UploadPartCommand({ Bucket: b, Key: 'pending.bin', UploadId: id, PartNumber: 1 }));
+    const partUrl = await getSignedUrl(
+      client,
+      new UploadPartCommand({ Bucket: b, Key: 'pending.bin', UploadId: id, PartNumber: 1 }),
+    );
     await put(partUrl, randomBytes(500));
     client.destroy();
     await first.close();

@@ -107,7 +107,8 @@ export class DiskStore {
 
   /** Throws NoSuchBucket unless the bucket exists. */
   assertBucket(bucket: string): void {
-    if (!/^[a-z0-9.-]{3,63}$/.test(bucket) || !existsSync(join(this.root, 'buckets', bucket))) throw s3Errors.noSuchBucket();
+    if (!/^[a-z0-9.-]{3,63}$/.test(bucket) || !existsSync(join(this.root, 'buckets', bucket)))
+      throw s3Errors.noSuchBucket();
   }
 
   private objectBase(bucket: string, key: string): string {
@@ -120,7 +121,14 @@ export class DiskStore {
     const etag = `"${body.md5Hex}"`;
     const base = this.objectBase(bucket, key);
     await rename(body.tmpFile, `${base}.bin`);
-    const info: ObjectInfo = { bucket, key, size: body.size, etag, contentType, lastModified: new Date().toISOString() };
+    const info: ObjectInfo = {
+      bucket,
+      key,
+      size: body.size,
+      etag,
+      contentType,
+      lastModified: new Date().toISOString(),
+    };
     await writeJsonAtomic(`${base}.json`, info);
     return etag;
   }
@@ -139,14 +147,18 @@ export class DiskStore {
     const dir = join(this.root, 'buckets', bucket);
     const names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
     const infos = await Promise.all(names.map((n) => readJson<ObjectInfo>(join(dir, n))));
-    return infos.filter((i): i is ObjectInfo => i !== undefined).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return infos
+      .filter((i): i is ObjectInfo => i !== undefined)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   /** The buckets, with their creation time (ISO 8601) (ListBuckets). */
   async listBuckets(): Promise<{ name: string; created: string }[]> {
     const root = join(this.root, 'buckets');
     const names = (await readdir(root)).sort();
-    return Promise.all(names.map(async (name) => ({ name, created: (await stat(join(root, name))).birthtime.toISOString() })));
+    return Promise.all(
+      names.map(async (name) => ({ name, created: (await stat(join(root, name))).birthtime.toISOString() })),
+    );
   }
 
   /** Path of an object's bytes on disk (for streaming a GetObject). */

@@ -6,7 +6,13 @@ const NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false });
 // Entities decoded as XML allows them, numeric character references included: Go's encoder (rclone,
 // aws-sdk-go) writes the ETags' quotes as `&#34;`.
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, processEntities: true, htmlEntities: true, isArray: (name) => name === 'Part' });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  processEntities: true,
+  htmlEntities: true,
+  isArray: (name) => name === 'Part',
+});
 
 /** Renders an S3 response document: `<Root xmlns=…>…</Root>` with an XML declaration. */
 export function s3Xml(root: string, body: Record<string, unknown>): string {

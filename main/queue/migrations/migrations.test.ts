@@ -21,11 +21,16 @@ describe('the schema at the latest version', () => {
   it('indexes the child column of every foreign key, so deleting a parent row is a lookup, not a scan of the child table', () => {
     // Clear completed on 5,000 captures took 2.3 s while files.replaced_by (version 7) had no index.
     const { db } = openQueueDatabase(join(work, 'foreign-keys.db'));
-    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
+    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map(
+      (t) => t.name,
+    );
     const unindexed: string[] = [];
     for (const table of tables) {
       const leading = new Set(
-        (db.pragma(`index_list(${table})`) as { name: string }[]).map((i) => (db.pragma(`index_info(${i.name})`) as { seqno: number; name: string }[]).find((c) => c.seqno === 0)?.name),
+        (db.pragma(`index_list(${table})`) as { name: string }[]).map(
+          (i) =>
+            (db.pragma(`index_info(${i.name})`) as { seqno: number; name: string }[]).find((c) => c.seqno === 0)?.name,
+        ),
       );
       const pk = (db.pragma(`table_info(${table})`) as { name: string; pk: number }[]).find((c) => c.pk === 1)?.name;
       for (const fk of db.pragma(`foreign_key_list(${table})`) as { from: string; table: string }[]) {
@@ -39,7 +44,15 @@ describe('the schema at the latest version', () => {
 
 describe('a queue made by each earlier version opens at the latest with its rows intact', () => {
   const at = '2026-11-20T10:00:00.000Z';
-  const request = { project: 'p1', structure: 's1', captureDateTime: '2026-11-20T15:04:05Z', type: 'interior', mode: '360 Video', sourceType: 'bot', files: [] };
+  const request = {
+    project: 'p1',
+    structure: 's1',
+    captureDateTime: '2026-11-20T15:04:05Z',
+    type: 'interior',
+    mode: '360 Video',
+    sourceType: 'bot',
+    files: [],
+  };
 
   it.each(MIGRATIONS.slice(0, -1).map((m) => m.version))('version %i', (version) => {
     const file = join(work, `v${version}.db`);
@@ -49,12 +62,22 @@ describe('a queue made by each earlier version opens at the latest with its rows
     old.pragma('foreign_keys = ON');
     migrate(old, file, MIGRATIONS, version);
     expect(old.pragma('user_version', { simple: true })).toBe(version);
-    old.prepare(`INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', ?, 'cap-1', ?, ?)`).run(JSON.stringify(request), at, at);
-    old.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts)
+    old
+      .prepare(
+        `INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', ?, 'cap-1', ?, ?)`,
+      )
+      .run(JSON.stringify(request), at, at);
+    old
+      .prepare(
+        `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts)
        VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1700000000123, 'pending', 'u1', 5242880, 3)`,
-    ).run();
-    old.prepare(`INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL)`).run();
+      )
+      .run();
+    old
+      .prepare(
+        `INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL)`,
+      )
+      .run();
     old.close();
 
     const { db, setAside } = openQueueDatabase(file);
@@ -62,14 +85,42 @@ describe('a queue made by each earlier version opens at the latest with its rows
       expect(setAside).toBeUndefined();
       expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
       const q = new UploadQueue(db);
-      expect(q.captures()).toEqual([expect.objectContaining({ id: 1, state: 'registered', label: 'walk', project: 'p1', structure: 's1', captureId: 'cap-1', request, createdAt: at, updatedAt: at, priority: 0 })]);
+      expect(q.captures()).toEqual([
+        expect.objectContaining({
+          id: 1,
+          state: 'registered',
+          label: 'walk',
+          project: 'p1',
+          structure: 's1',
+          captureId: 'cap-1',
+          request,
+          createdAt: at,
+          updatedAt: at,
+          priority: 0,
+        }),
+      ]);
       expect(q.file(1)).toMatchObject({
-        captureRow: 1, frameIndex: 1, path: '/card/a.insv', fileName: 'a.insv', contentType: 'video/insv', size: 12_000_000, mtimeMs: 1_700_000_000_123,
-        state: 'pending', uploadId: 'u1', partSize: 5_242_880, totalParts: 3, replacedBy: null,
+        captureRow: 1,
+        frameIndex: 1,
+        path: '/card/a.insv',
+        fileName: 'a.insv',
+        contentType: 'video/insv',
+        size: 12_000_000,
+        mtimeMs: 1_700_000_000_123,
+        state: 'pending',
+        uploadId: 'u1',
+        partSize: 5_242_880,
+        totalParts: 3,
+        replacedBy: null,
         // Migration 5 counts what storage already holds (the one part with an ETag) for rows older than it.
-        storedBytes: 5_242_880, storedParts: 1,
+        storedBytes: 5_242_880,
+        storedParts: 1,
       });
-      expect(q.parts(1).map((p) => [p.partNumber, p.size, p.etag])).toEqual([[1, 5_242_880, '"abc"'], [2, 5_242_880, null], [3, 1_515_520, null]]);
+      expect(q.parts(1).map((p) => [p.partNumber, p.size, p.etag])).toEqual([
+        [1, 5_242_880, '"abc"'],
+        [2, 5_242_880, null],
+        [3, 1_515_520, null],
+      ]);
     } finally {
       db.close();
     }

@@ -8,7 +8,15 @@ import type { CardDesk } from '../card-desk.js';
  */
 export function cardHandlers(
   desk: CardDesk,
-): Pick<IpcHandlers, 'capture:cards.list' | 'capture:cards.import' | 'capture:cards.dismiss' | 'capture:cards.eject' | 'capture:library.get' | 'capture:library.save'> {
+): Pick<
+  IpcHandlers,
+  | 'capture:cards.list'
+  | 'capture:cards.import'
+  | 'capture:cards.dismiss'
+  | 'capture:cards.eject'
+  | 'capture:library.get'
+  | 'capture:library.save'
+> {
   return {
     'capture:cards.list': async () => desk.list(),
     'capture:cards.import': async ({ root }) => desk.startImport(root),

@@ -6,7 +6,9 @@ import type { HandlerContext } from './context.js';
  * (capture-upload-interface.md §4.3) and requesting a new export (§4.2). Throws Error when the app
  * is not set up, and the gateway's errors as they come.
  */
-export function designsHandlers(c: HandlerContext): Pick<IpcHandlers, 'capture:designs.check' | 'capture:designs.export'> {
+export function designsHandlers(
+  c: HandlerContext,
+): Pick<IpcHandlers, 'capture:designs.check' | 'capture:designs.export'> {
   return {
     'capture:designs.check': async (_args, signal) => {
       const u = c.requireUploader();

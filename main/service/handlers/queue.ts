@@ -25,7 +25,11 @@ type QueueChannels =
  * registration whose outcome is unknown, and the activity log. Throws Error when the app is not set up.
  */
 export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannels> {
-  const control = (t: { fileId: number } | { all: true }, all: (e: UploadEngine) => void, one: (e: UploadEngine, id: number) => void): void => {
+  const control = (
+    t: { fileId: number } | { all: true },
+    all: (e: UploadEngine) => void,
+    one: (e: UploadEngine, id: number) => void,
+  ): void => {
     const { engine } = c.requireUploader();
     if ('fileId' in t) one(engine, t.fileId);
     else all(engine);
@@ -50,10 +54,25 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
       c.kick();
     },
     // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event.
-    'capture:queue.pause': async (t) => control(t, (e) => e.pauseAll(), (e, id) => e.pause(id)),
-    'capture:queue.resume': async (t) => control(t, (e) => e.resumeAll(), (e, id) => e.resume(id)),
+    'capture:queue.pause': async (t) =>
+      control(
+        t,
+        (e) => e.pauseAll(),
+        (e, id) => e.pause(id),
+      ),
+    'capture:queue.resume': async (t) =>
+      control(
+        t,
+        (e) => e.resumeAll(),
+        (e, id) => e.resume(id),
+      ),
     // Pending files are tried now only if they wait for a retry time (resume leaves the others).
-    'capture:queue.retry': async (t) => control(t, (e) => e.retryAll(), (e, id) => e.resume(id)),
+    'capture:queue.retry': async (t) =>
+      control(
+        t,
+        (e) => e.retryAll(),
+        (e, id) => e.resume(id),
+      ),
     // Removed from this computer's queue first, then its uploads stop (nothing changes at the platform).
     'capture:queue.remove': ({ captureRow }) => c.requireUploader().engine.removeCapture(captureRow),
     'capture:queue.removeFile': ({ fileId }) => c.requireUploader().engine.removeFile(fileId),

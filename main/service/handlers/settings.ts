@@ -5,14 +5,20 @@ import type { IpcHandlers } from '../../ipc/dispatch.js';
 import type { SettingsContext } from './context.js';
 
 /** Said when the local test service is asked for in an installation that does not have it. */
-export const NO_LOCAL_SERVICE = 'The local test service is not part of this installation: enter your capture service details instead.';
+export const NO_LOCAL_SERVICE =
+  'The local test service is not part of this installation: enter your capture service details instead.';
 
 /**
  * The Settings screen's IPC handlers (shared/ipc.ts): the stored settings, saving them after a
  * sign-in check (then the queue is opened again on the new service), the local test service, and
  * the upload limits (bandwidth, timetable). Errors are thrown as Error with a message for the screen.
  */
-export function settingsHandlers(c: SettingsContext): Pick<IpcHandlers, 'capture:settings.get' | 'capture:settings.save' | 'capture:settings.useLocalService' | 'capture:engine.limits'> {
+export function settingsHandlers(
+  c: SettingsContext,
+): Pick<
+  IpcHandlers,
+  'capture:settings.get' | 'capture:settings.save' | 'capture:settings.useLocalService' | 'capture:engine.limits'
+> {
   return {
     'capture:settings.get': async () => c.view(),
     'capture:settings.save': async (input) => {
@@ -37,6 +43,8 @@ export function settingsHandlers(c: SettingsContext): Pick<IpcHandlers, 'capture
       c.settings.useLocal(c.localStructures(), c.settings.view().concurrency);
       return c.view();
     },
-    'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({ bandwidthBytesPerSecond: c.limits.set(bandwidthBytesPerSecond, timetable ?? null) }),
+    'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({
+      bandwidthBytesPerSecond: c.limits.set(bandwidthBytesPerSecond, timetable ?? null),
+    }),
   };
 }

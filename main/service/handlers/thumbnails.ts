@@ -10,7 +10,10 @@ import type { ThumbnailDesk } from '../thumbnail-desk.js';
 export function thumbnailHandlers(
   desk: ThumbnailDesk,
   inspect: IpcHandlers['capture:files.inspect'],
-): Pick<IpcHandlers, 'capture:files.inspect' | 'capture:thumbnails.get' | 'capture:thumbnails.save' | 'capture:thumbnails.undecodable'> {
+): Pick<
+  IpcHandlers,
+  'capture:files.inspect' | 'capture:thumbnails.get' | 'capture:thumbnails.save' | 'capture:thumbnails.undecodable'
+> {
   return {
     'capture:files.inspect': async (paths, signal) => {
       const found = await inspect(paths, signal);

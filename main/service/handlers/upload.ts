@@ -19,7 +19,10 @@ import type { HandlerContext } from './context.js';
 export function uploadHandlers(
   c: HandlerContext,
   pickFiles: () => Promise<string[]>,
-): Pick<IpcHandlers, 'capture:files.pick' | 'capture:files.inspect' | 'capture:captures.register' | 'capture:captures.lastPlacement'> {
+): Pick<
+  IpcHandlers,
+  'capture:files.pick' | 'capture:files.inspect' | 'capture:captures.register' | 'capture:captures.lastPlacement'
+> {
   return {
     'capture:files.pick': () => pickFiles(),
     'capture:files.inspect': (paths, signal) => inspect(c, paths, signal),
@@ -33,7 +36,12 @@ export function uploadHandlers(
         if (signal?.aborted) break;
         // Placed after its copy verified, a recording is queued at the copy: the card is not read again.
         const form = { ...given, paths: given.paths.map((p) => c.copyOf?.(p) ?? p) };
-        const r = await u.enqueue(form.paths, { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt });
+        const r = await u.enqueue(form.paths, {
+          structure: form.structure,
+          design: form.design,
+          type: form.type,
+          capturedAt: form.capturedAt,
+        });
         queued.push(...r.queued);
         refused.push(...r.refused);
         keepWarnings(u.queue, form, r);
@@ -64,7 +72,9 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
   for (const g of groups) {
     signal?.throwIfAborted();
     const video = g.files.find((f) => isVideo(mediaKindOf(f.name)))!;
-    const media = await readMediaMetadata(video.path).catch((err: unknown) => ({ error: `Could not read the video's metadata: ${reasonOf(err)}` }));
+    const media = await readMediaMetadata(video.path).catch((err: unknown) => ({
+      error: `Could not read the video's metadata: ${reasonOf(err)}`,
+    }));
     captures.push({
       key: g.key,
       kind: g.kind,
@@ -73,7 +83,9 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
       violation: captureFilesViolation(g.files.map((f) => f.name)),
       media,
       capturedAt: ('createdAt' in media && media.createdAt) || suggestedTime(g),
-      alreadyQueued: Boolean(u && (g.files.some((f) => u.queue.findQueuedFile(f)) || (await queuedAsCopy(u.queue, g.files)))),
+      alreadyQueued: Boolean(
+        u && (g.files.some((f) => u.queue.findQueuedFile(f)) || (await queuedAsCopy(u.queue, g.files))),
+      ),
     });
   }
   // What a person should know before registering: the table and the confirmation show it.
@@ -87,7 +99,10 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
  * the queue holds that copy, uploaded or waiting. The queue holds the copies' paths, never the
  * card's, so the card's own paths do not find them. A file that cannot be read is not.
  */
-async function queuedAsCopy(queue: UploadQueue, files: readonly { path: string; size: number; mtimeMs: number }[]): Promise<boolean> {
+async function queuedAsCopy(
+  queue: UploadQueue,
+  files: readonly { path: string; size: number; mtimeMs: number }[],
+): Promise<boolean> {
   const known = await findKnownCopies(queue.db, files).catch(() => new Map());
   return files.some((f) => known.get(f.path)?.queue);
 }
@@ -98,7 +113,11 @@ async function queuedAsCopy(queue: UploadQueue, files: readonly { path: string; 
  * found reading the media (a missing trailer), and a file listed on the card and gone at
  * Register (a lens that vanished: the capture went up without it). Said once per capture.
  */
-function keepWarnings(queue: UploadQueue, form: CaptureForm, r: { queued: number[]; refused: { path: string; reason: string }[]; warnings: { path: string; reason: string }[] }): void {
+function keepWarnings(
+  queue: UploadQueue,
+  form: CaptureForm,
+  r: { queued: number[]; refused: { path: string; reason: string }[]; warnings: { path: string; reason: string }[] },
+): void {
   const refusedBy = new Map(r.refused.map((x) => [x.path, x.reason]));
   for (const row of r.queued) {
     const capture = queue.capture(row);
@@ -108,7 +127,9 @@ function keepWarnings(queue: UploadQueue, form: CaptureForm, r: { queued: number
     const said = new Set<string>(form.warnings ?? []);
     for (const w of r.warnings) if (mine.has(w.path)) said.add(w.reason);
     // One form is one capture: a path of it not among the files queued did not go up with it.
-    if (r.queued.length === 1) for (const p of form.paths) if (!mine.has(p)) said.add(vanishedLens(basename(p), refusedBy.get(p)));
-    for (const message of said) queue.activity.add({ captureRow: row, fileId: null, subject: capture.label, kind: 'warning', message });
+    if (r.queued.length === 1)
+      for (const p of form.paths) if (!mine.has(p)) said.add(vanishedLens(basename(p), refusedBy.get(p)));
+    for (const message of said)
+      queue.activity.add({ captureRow: row, fileId: null, subject: capture.label, kind: 'warning', message });
   }
 }

@@ -19,7 +19,10 @@ export function CatalogImport({ value, onChange }: { value: NamedStructure[]; on
       const imported = parseCatalog(await file.text(), file.name);
       onChange(mergeCatalog(value, imported));
       const designs = imported.reduce((n, s) => n + s.designs.length, 0);
-      setResult({ ok: true, text: `Imported ${imported.length} structure${imported.length === 1 ? '' : 's'} and ${designs} design${designs === 1 ? '' : 's'} from ${file.name}. Save to keep them.` });
+      setResult({
+        ok: true,
+        text: `Imported ${imported.length} structure${imported.length === 1 ? '' : 's'} and ${designs} design${designs === 1 ? '' : 's'} from ${file.name}. Save to keep them.`,
+      });
     } catch (err) {
       setResult({ ok: false, text: `${file.name}: ${err instanceof Error ? err.message : String(err)}` });
     }
@@ -34,7 +37,8 @@ export function CatalogImport({ value, onChange }: { value: NamedStructure[]; on
         </p>
       )}
       <p className="muted">
-        CSV columns: structure_id, structure_name, design_id, design_name — one row per design. JSON: [{'{'} id, name, designs: [{'{'} id, name {'}'}] {'}'}].
+        CSV columns: structure_id, structure_name, design_id, design_name — one row per design. JSON: [{'{'} id, name,
+        designs: [{'{'} id, name {'}'}] {'}'}].
       </p>
     </div>
   );

@@ -20,19 +20,26 @@ export function DesignBanner() {
     );
   }
   if (!designs?.stale || (designs.latestDesignUpdate !== null && dismissed === designs.latestDesignUpdate)) return null;
-  const since = designs.lastExport ? `, after the capture sheets were last exported (${formatTime(designs.lastExport.requestedAt)})` : '; the capture sheets were never exported from this computer';
+  const since = designs.lastExport
+    ? `, after the capture sheets were last exported (${formatTime(designs.lastExport.requestedAt)})`
+    : '; the capture sheets were never exported from this computer';
   const whole = `The project’s default capture designs changed on ${formatTime(designs.latestDesignUpdate)}${since}. Field teams may be walking with outdated sheets.`;
   // A status, not an alert: it is news on the first look, not an emergency on every load. One
   // line until opened: the whole sentence stays in it, cut short, and on hover.
   return (
     <div className={`banner stale${open ? ' open' : ''}`} role="status" data-testid="design-banner">
-      <button type="button" className="disclosure" aria-expanded={open} aria-label="The whole message about the changed designs" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="disclosure"
+        aria-expanded={open}
+        aria-label="The whole message about the changed designs"
+        onClick={() => setOpen(!open)}
+      >
         <span aria-hidden="true">{open ? '▾' : '▸'}</span>
       </button>
       <div className="banner-text" title={whole}>
         <strong>The project’s default capture designs changed</strong> on {formatTime(designs.latestDesignUpdate)}
-        {since}.
-        Field teams may be walking with outdated sheets.
+        {since}. Field teams may be walking with outdated sheets.
       </div>
       <div className="banner-actions">
         <button className="primary" onClick={() => void requestExport()}>

@@ -61,13 +61,11 @@ export function DropZone() {
         </p>
       ) : (
         <p>
-          <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/<code>_10_</code> files are
-          paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
+          <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/
+          <code>_10_</code> files are paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
         </p>
       )}
-      <span className="pick">
-        {inspecting ? 'Reading files…' : 'Choose files…'}
-      </span>
+      <span className="pick">{inspecting ? 'Reading files…' : 'Choose files…'}</span>
     </div>
   );
 }

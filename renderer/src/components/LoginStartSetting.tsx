@@ -9,7 +9,8 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  * the queue holds unfinished work (docs/decisions/login-start.md).
  */
 export function loginStartSentence(v: Pick<LoginStartView, 'choice' | 'unfinishedWork'>): string {
-  if (v.choice === true) return 'On, as you chose: after a restart the app starts in the tray and carries on with the queue, without opening its window.';
+  if (v.choice === true)
+    return 'On, as you chose: after a restart the app starts in the tray and carries on with the queue, without opening its window.';
   if (v.choice === false) return 'Off, as you chose: after a restart the queue waits until someone opens the app.';
   return v.unfinishedWork
     ? 'On while the queue has work to finish (the default): after a restart the app starts in the tray and carries on with the queue.'
@@ -45,11 +46,18 @@ export function LoginStartSetting() {
   return (
     <section className="login-start" aria-labelledby="login-start-title">
       <h2 id="login-start-title">Start at login</h2>
-      {view && !view.supported && <p className="muted">This computer does not offer starting Capture Uploader at login.</p>}
+      {view && !view.supported && (
+        <p className="muted">This computer does not offer starting Capture Uploader at login.</p>
+      )}
       {view?.supported && (
         <>
           <label className="check">
-            <input type="checkbox" checked={view.enabled} disabled={busy} onChange={(e) => void set(e.target.checked)} />
+            <input
+              type="checkbox"
+              checked={view.enabled}
+              disabled={busy}
+              onChange={(e) => void set(e.target.checked)}
+            />
             Start Capture Uploader at login, minimized to the tray
           </label>
           <p className="muted" data-testid="login-start-state">

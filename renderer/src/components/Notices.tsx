@@ -21,7 +21,9 @@ export function Notices() {
       <div className="notice-list">
         {shown.map((n) => (
           <div key={n.id} className={`notice ${n.level}`} role={n.level === 'error' ? 'alert' : 'status'}>
-            <span className="notice-level">{n.level === 'error' ? 'Error' : n.level === 'warning' ? 'Warning' : 'Done'}</span>
+            <span className="notice-level">
+              {n.level === 'error' ? 'Error' : n.level === 'warning' ? 'Warning' : 'Done'}
+            </span>
             <span className="notice-text">
               {n.message}
               {n.count > 1 && <span className="notice-count"> ×{n.count}</span>}

@@ -24,9 +24,16 @@ const FILTERS: [QueueFilter, string][] = [
   ['completed', 'Completed'],
 ];
 
-function Row({ index, style, rows, linked, ariaAttributes }: RowComponentProps<{ rows: QueueRow[]; linked: number | null }>) {
+function Row({
+  index,
+  style,
+  rows,
+  linked,
+  ariaAttributes,
+}: RowComponentProps<{ rows: QueueRow[]; linked: number | null }>) {
   const r = rows[index]!;
-  if (r.kind === 'batch') return <BatchRow batch={r.key} ids={r.ids} open={r.open} style={style} aria={ariaAttributes} />;
+  if (r.kind === 'batch')
+    return <BatchRow batch={r.key} ids={r.ids} open={r.open} style={style} aria={ariaAttributes} />;
   return r.kind === 'capture' ? (
     <CaptureRow id={r.id} style={style} aria={ariaAttributes} linked={r.id === linked} />
   ) : (
@@ -73,7 +80,12 @@ export function QueueList() {
     }
     listRef.current?.scrollToRow({ index, align: 'start' });
   }, [linked, rows, filter, setFilter, listRef]);
-  const count = { all: totals.files, active: totals.uploading + totals.queued + totals.retrying, 'needs-you': totals.needYou, completed: totals.completed };
+  const count = {
+    all: totals.files,
+    active: totals.uploading + totals.queued + totals.retrying,
+    'needs-you': totals.needYou,
+    completed: totals.completed,
+  };
 
   return (
     <section className="queue" aria-label="Upload queue">
@@ -112,7 +124,11 @@ export function QueueList() {
           ))}
         </div>
         <div className="tools-right">
-          <button aria-pressed={folding.detailed} onClick={() => setDetailed(!folding.detailed)} title="List every file under its capture, and every completed capture">
+          <button
+            aria-pressed={folding.detailed}
+            onClick={() => setDetailed(!folding.detailed)}
+            title="List every file under its capture, and every completed capture"
+          >
             Show every file
           </button>
           <button className="link" disabled={totals.completed === 0} onClick={() => void clearCompleted()}>
@@ -123,7 +139,14 @@ export function QueueList() {
       {rows.length === 0 ? (
         <p className="muted">{totals.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>
       ) : (
-        <List listRef={listRef} className="queue-list" rowComponent={Row} rowCount={rows.length} rowHeight={ROW_HEIGHT} rowProps={{ rows, linked }} />
+        <List
+          listRef={listRef}
+          className="queue-list"
+          rowComponent={Row}
+          rowCount={rows.length}
+          rowHeight={ROW_HEIGHT}
+          rowProps={{ rows, linked }}
+        />
       )}
       <Summary />
       <ActivityLog />

@@ -41,7 +41,9 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
         concurrency: Number(form.concurrency),
         password: password || undefined,
         apiKey: apiKey || undefined,
-        structures: structures.filter((s) => s.id && s.name).map((s) => ({ ...s, designs: s.designs.filter((d) => d.id && d.name) })),
+        structures: structures
+          .filter((s) => s.id && s.name)
+          .map((s) => ({ ...s, designs: s.designs.filter((d) => d.id && d.name) })),
       }),
     );
   const field = (name: keyof typeof form, label: string, type = 'text') => (
@@ -57,7 +59,10 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
         <section className="welcome">
           <h2>Welcome</h2>
           {settings.localServiceAvailable ? (
-            <p>Enter the capture service details your administrator gave you. To try the app first without an account, use the local test service below the form.</p>
+            <p>
+              Enter the capture service details your administrator gave you. To try the app first without an account,
+              use the local test service below the form.
+            </p>
           ) : (
             // The packaged app does not contain the local test service; only a checkout of the repository has it.
             <p>Enter the capture service details your administrator gave you.</p>
@@ -66,8 +71,8 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
       )}
       {!settings.encryptionAvailable && (
         <p className="error" role="alert">
-          This computer offers no secure storage for passwords, so the password and API key cannot be saved. Start a keyring (GNOME Keyring or KWallet) and
-          reopen the app.
+          This computer offers no secure storage for passwords, so the password and API key cannot be saved. Start a
+          keyring (GNOME Keyring or KWallet) and reopen the app.
         </p>
       )}
       <form
@@ -83,12 +88,22 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
         {field('projectId', 'Project id')}
         <label>
           API key
-          <input type="password" value={apiKey} placeholder={settings.hasApiKey ? 'saved — leave empty to keep it' : ''} onChange={(e) => setApiKey(e.target.value)} />
+          <input
+            type="password"
+            value={apiKey}
+            placeholder={settings.hasApiKey ? 'saved — leave empty to keep it' : ''}
+            onChange={(e) => setApiKey(e.target.value)}
+          />
         </label>
         {field('email', 'Email', 'email')}
         <label>
           Password
-          <input type="password" value={password} placeholder={settings.hasPassword ? 'saved — leave empty to keep it' : ''} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            value={password}
+            placeholder={settings.hasPassword ? 'saved — leave empty to keep it' : ''}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         {field('concurrency', 'Parts uploaded at once', 'number')}
         <StructuresEditor value={structures} onChange={setStructures} />
@@ -106,7 +121,9 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
       {settings.configured && <LoginStartSetting />}
       {settings.localServiceAvailable && !(settings.mode === 'local' && settings.configured) && (
         <section className="local-choice" aria-label="Try without an account">
-          <p className="muted">No account yet? Everything can be tried on this computer: uploads then stay here and reach no platform.</p>
+          <p className="muted">
+            No account yet? Everything can be tried on this computer: uploads then stay here and reach no platform.
+          </p>
           <button type="button" disabled={busy} onClick={() => void run(useLocal)}>
             Use the local test service
           </button>
@@ -117,7 +134,14 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
 }
 
 function initial(s: SettingsView) {
-  return { baseUrl: s.baseUrl, authUrl: s.authUrl, progressBaseUrl: s.progressBaseUrl, projectId: s.projectId, email: s.email, concurrency: String(s.concurrency) };
+  return {
+    baseUrl: s.baseUrl,
+    authUrl: s.authUrl,
+    progressBaseUrl: s.progressBaseUrl,
+    projectId: s.projectId,
+    email: s.email,
+    concurrency: String(s.concurrency),
+  };
 }
 
 /** Structures and their designs with friendly names (the ids come out of band). */
@@ -129,8 +153,18 @@ function StructuresEditor({ value, onChange }: { value: NamedStructure[]; onChan
       <CatalogImport value={value} onChange={onChange} />
       {value.map((s, i) => (
         <div key={i} className="structure">
-          <input aria-label="Structure name" placeholder="Name, e.g. Tower A" value={s.name} onChange={(e) => set(i, { ...s, name: e.target.value })} />
-          <input aria-label="Structure id" placeholder="Structure id" value={s.id} onChange={(e) => set(i, { ...s, id: e.target.value })} />
+          <input
+            aria-label="Structure name"
+            placeholder="Name, e.g. Tower A"
+            value={s.name}
+            onChange={(e) => set(i, { ...s, name: e.target.value })}
+          />
+          <input
+            aria-label="Structure id"
+            placeholder="Structure id"
+            value={s.id}
+            onChange={(e) => set(i, { ...s, id: e.target.value })}
+          />
           <button type="button" className="link" onClick={() => onChange(value.filter((_, j) => j !== i))}>
             Remove
           </button>
@@ -140,13 +174,17 @@ function StructuresEditor({ value, onChange }: { value: NamedStructure[]; onChan
                 aria-label="Design name"
                 placeholder="Design name, e.g. Level 2"
                 value={d.name}
-                onChange={(e) => set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, name: e.target.value } : x)) })}
+                onChange={(e) =>
+                  set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, name: e.target.value } : x)) })
+                }
               />
               <input
                 aria-label="Design id"
                 placeholder="Design id"
                 value={d.id}
-                onChange={(e) => set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, id: e.target.value } : x)) })}
+                onChange={(e) =>
+                  set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, id: e.target.value } : x)) })
+                }
               />
             </div>
           ))}

@@ -9,11 +9,29 @@ import './thumbnail.css';
 export function Thumbnail({ path, name }: { path: string; name: string }) {
   const thumb = useThumbnail(path);
   if (thumb.kind === 'image') {
-    return <img className="thumb" data-testid="thumbnail" data-state="image" src={thumb.dataUrl} alt={`First frame of ${name}`} width={64} height={32} />;
+    return (
+      <img
+        className="thumb"
+        data-testid="thumbnail"
+        data-state="image"
+        src={thumb.dataUrl}
+        alt={`First frame of ${name}`}
+        width={64}
+        height={32}
+      />
+    );
   }
-  if (thumb.kind === 'loading') return <span className="thumb thumb-loading" data-testid="thumbnail" data-state="loading" aria-hidden="true" />;
+  if (thumb.kind === 'loading')
+    return <span className="thumb thumb-loading" data-testid="thumbnail" data-state="loading" aria-hidden="true" />;
   return (
-    <span className="thumb thumb-none" data-testid="thumbnail" data-state="none" role="img" aria-label={`No preview of ${name}`} title={thumb.reason}>
+    <span
+      className="thumb thumb-none"
+      data-testid="thumbnail"
+      data-state="none"
+      role="img"
+      aria-label={`No preview of ${name}`}
+      title={thumb.reason}
+    >
       <svg viewBox="0 0 24 16" width="24" height="16" aria-hidden="true" focusable="false">
         <rect x="1" y="1" width="22" height="14" rx="2" fill="none" stroke="currentColor" strokeWidth="1.5" />
         <path d="M10 5v6l5-3z" fill="currentColor" />

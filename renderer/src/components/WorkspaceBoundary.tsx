@@ -33,7 +33,8 @@ export class WorkspaceBoundary extends Component<WorkspaceBoundaryProps, { error
         <section className="panel" role="alert" data-testid="workspace-failed">
           <h2>The {this.props.name} workspace could not be shown</h2>
           <p>
-            {error.message}. The other tabs still work. Try again; if it fails again, restart the app and tell support what this says.
+            {error.message}. The other tabs still work. Try again; if it fails again, restart the app and tell support
+            what this says.
           </p>
           <button onClick={() => this.setState({ error: null })}>Try again</button>
         </section>

@@ -44,7 +44,10 @@ export function CardOffer() {
       {offered.map((c) => (
         <div key={c.root} className="banner card-offer" data-testid="card-offer">
           <div>
-            <strong>{describeCard(c)}</strong> <span className="card-where">{c.name} at {c.root}</span>
+            <strong>{describeCard(c)}</strong>{' '}
+            <span className="card-where">
+              {c.name} at {c.root}
+            </span>
             {/* The sentence says which the button does: a verified copy first, or reading the card itself. */}
             <p className="card-how">
               {fromCard
@@ -53,7 +56,11 @@ export function CardOffer() {
             </p>
           </div>
           {fromCard ? (
-            <button className="primary" aria-label={`Upload from the card ${c.name}`} onClick={() => void uploadStraight(c.root)}>
+            <button
+              className="primary"
+              aria-label={`Upload from the card ${c.name}`}
+              onClick={() => void uploadStraight(c.root)}
+            >
               Upload from the card
             </button>
           ) : (

@@ -12,7 +12,8 @@ const ALREADY = { uploaded: 'Already uploaded', queued: 'Already queued', copied
 
 /** A file's state in words: Waiting, Copying 45 %, Verified, Not verified, Already uploaded / queued / copied. */
 function stateOf(f: ImportFileView): string {
-  if (f.state === 'copying') return f.bytesDone >= f.size ? 'Reading back' : `Copying ${percent(f.bytesDone, f.size)} %`;
+  if (f.state === 'copying')
+    return f.bytesDone >= f.size ? 'Reading back' : `Copying ${percent(f.bytesDone, f.size)} %`;
   if (f.state === 'known') return ALREADY[f.already ?? 'copied'];
   return { waiting: 'Waiting', verified: 'Verified', failed: 'Not verified' }[f.state];
 }
@@ -53,15 +54,19 @@ export function ImportPanel({ view }: { view: ImportView }) {
       </div>
       {known && (
         <p className="card-known" role="status" data-testid="card-known">
-          {known}. {copied.length ? 'Only the new recordings are copied.' : 'Nothing new on the card: nothing is copied.'}
+          {known}.{' '}
+          {copied.length ? 'Only the new recordings are copied.' : 'Nothing new on the card: nothing is copied.'}
         </p>
       )}
       {view.phase !== 'failed' && copied.length > 0 && (
         <>
-          <progress max={Math.max(1, view.bytesTotal)} value={Math.min(view.bytesDone, view.bytesTotal)} aria-label={`Import of ${view.cardName}`} />
+          <progress
+            max={Math.max(1, view.bytesTotal)}
+            value={Math.min(view.bytesDone, view.bytesTotal)}
+            aria-label={`Import of ${view.cardName}`}
+          />
           <p data-testid="import-summary">
-            {percent(view.bytesDone, view.bytesTotal)} %
-            {' · '}
+            {percent(view.bytesDone, view.bytesTotal)} %{' · '}
             {view.phase === 'copying'
               ? formatCopyProgress(view.bytesDone, view.bytesTotal, view.bytesPerSecond, view.secondsLeft)
               : `${formatBytes(view.bytesDone)} of ${formatBytes(view.bytesTotal)} copied`}
@@ -70,11 +75,16 @@ export function ImportPanel({ view }: { view: ImportView }) {
           </p>
         </>
       )}
-      {view.phase === 'copying' && <p className="muted">Keep the card in the reader until it says it is safe to remove. Place the recordings below now: each one uploads from its copy once verified, never from the card.</p>}
+      {view.phase === 'copying' && (
+        <p className="muted">
+          Keep the card in the reader until it says it is safe to remove. Place the recordings below now: each one
+          uploads from its copy once verified, never from the card.
+        </p>
+      )}
       {view.safeToRemove && copied.length > 0 && (
         <p className="card-safe" role="status" data-testid="card-safe">
-          Card safe to remove: {plural(copied.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings below
-          to upload them from the copies.
+          Card safe to remove: {plural(copied.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in{' '}
+          {view.destination}. Place the recordings below to upload them from the copies.
         </p>
       )}
       {view.safeToRemove && copied.length === 0 && (
@@ -84,11 +94,19 @@ export function ImportPanel({ view }: { view: ImportView }) {
       )}
       {view.safeToRemove && (
         <div className="card-eject">
-          <button aria-label={`Eject ${view.cardName}`} disabled={ejecting || ejected?.ejected === true} onClick={() => void onEject()}>
+          <button
+            aria-label={`Eject ${view.cardName}`}
+            disabled={ejecting || ejected?.ejected === true}
+            onClick={() => void onEject()}
+          >
             Eject
           </button>
           {ejected && (
-            <p role={ejected.ejected ? 'status' : 'alert'} className={ejected.ejected ? 'card-safe' : 'card-keep'} data-testid="card-eject">
+            <p
+              role={ejected.ejected ? 'status' : 'alert'}
+              className={ejected.ejected ? 'card-safe' : 'card-keep'}
+              data-testid="card-eject"
+            >
               {ejected.message}
             </p>
           )}
@@ -97,8 +115,9 @@ export function ImportPanel({ view }: { view: ImportView }) {
       {view.phase === 'done' && !view.safeToRemove && (
         <div className="card-keep" role="alert" data-testid="card-keep">
           <p>
-            Keep the card: {failed.length} of {plural(copied.length, 'file')} {failed.length === 1 ? 'was' : 'were'} not verified, even copied twice. Import the
-            card again, or copy {failed.length === 1 ? 'this file' : 'these files'} by hand:
+            Keep the card: {failed.length} of {plural(copied.length, 'file')} {failed.length === 1 ? 'was' : 'were'} not
+            verified, even copied twice. Import the card again, or copy{' '}
+            {failed.length === 1 ? 'this file' : 'these files'} by hand:
           </p>
           <ul>
             {failed.map((f) => (
@@ -107,7 +126,10 @@ export function ImportPanel({ view }: { view: ImportView }) {
               </li>
             ))}
           </ul>
-          <p>Recordings placed from {failed.length === 1 ? 'this file' : 'these files'} upload straight from the card: keep it in the reader until they finish.</p>
+          <p>
+            Recordings placed from {failed.length === 1 ? 'this file' : 'these files'} upload straight from the card:
+            keep it in the reader until they finish.
+          </p>
         </div>
       )}
       {view.phase === 'done' && view.reportPath && (

@@ -52,22 +52,36 @@ export function LibrarySettings() {
       }}
     >
       <h2 id="library-title">Card imports</h2>
-      <p className="muted">A card is copied to the library folder and every copy checked before the card is said safe to remove; uploads read the copies.</p>
+      <p className="muted">
+        A card is copied to the library folder and every copy checked before the card is said safe to remove; uploads
+        read the copies.
+      </p>
       <label>
         Library folder
         <input value={form.library} onChange={(e) => setForm({ ...form, library: e.target.value })} />
       </label>
       <label>
         Keep copies after their capture completed (days)
-        <input type="number" min={0} step={1} value={form.keepDays} onChange={(e) => setForm({ ...form, keepDays: e.target.value })} />
+        <input
+          type="number"
+          min={0}
+          step={1}
+          value={form.keepDays}
+          onChange={(e) => setForm({ ...form, keepDays: e.target.value })}
+        />
       </label>
       <label className="check">
-        <input type="checkbox" checked={form.uploadFromCard} onChange={(e) => setForm({ ...form, uploadFromCard: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={form.uploadFromCard}
+          onChange={(e) => setForm({ ...form, uploadFromCard: e.target.checked })}
+        />
         Upload straight from the card (no copy: the card stays in the reader until its uploads finish)
       </label>
       {view && (
         <p className="library-use" data-testid="library-use">
-          The library holds {view.usage.copies} imported {view.usage.copies === 1 ? 'copy' : 'copies'} ({formatBytes(view.usage.bytes)}).
+          The library holds {view.usage.copies} imported {view.usage.copies === 1 ? 'copy' : 'copies'} (
+          {formatBytes(view.usage.bytes)}).
         </p>
       )}
       {error && (

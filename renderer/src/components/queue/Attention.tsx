@@ -8,12 +8,15 @@ import { captureNeedsYou } from './rows.js';
 /** What a capture that needs a person waits for, in plain words; the service's own message is one click away. */
 const ATTENTION_SUMMARY: Partial<Record<QueueCapture['state'], string>> = {
   rejected: 'Refused by the service. Correct it and register it again, or remove it.',
-  registration_unknown: 'It is not known whether it was registered (it was sent, and no clear answer came back). Register it again, or drop it if it is on the platform.',
+  registration_unknown:
+    'It is not known whether it was registered (it was sent, and no clear answer came back). Register it again, or drop it if it is on the platform.',
 };
 
 /** The service's message out of the engine's sentence ("The service refused this capture: <message>. Correct …"). */
 function serviceWords(error: string): string {
-  return /^The service refused this capture: (.*)\. Correct the capture and register it again\.$/s.exec(error)?.[1] ?? error;
+  return (
+    /^The service refused this capture: (.*)\. Correct the capture and register it again\.$/s.exec(error)?.[1] ?? error
+  );
 }
 
 /** How many captures that need a person are spelled out above the list; the rest are one filter away. */
@@ -67,7 +70,12 @@ function AttentionRow({ capture }: { capture: QueueCapture }) {
             </button>
             <button
               onClick={() => {
-                if (window.confirm(`Remove "${capture.label}" from this computer's upload queue? Nothing changes at the platform.`)) void remove(capture.id);
+                if (
+                  window.confirm(
+                    `Remove "${capture.label}" from this computer's upload queue? Nothing changes at the platform.`,
+                  )
+                )
+                  void remove(capture.id);
               }}
             >
               Remove

@@ -5,7 +5,9 @@ import { useApp } from '../../store.js';
 
 // Site uplinks can be slower than 1 MiB/s (8 Mbit/s): the presets go down to 32 KiB/s, and any
 // amount down to 8 KiB/s can be typed.
-const PRESETS = [32, 64, 128, 256, 512].map((k) => k * 1024).concat([1, 2, 5, 10, 20, 50, 100].map((m) => m * 1024 * 1024));
+const PRESETS = [32, 64, 128, 256, 512]
+  .map((k) => k * 1024)
+  .concat([1, 2, 5, 10, 20, 50, 100].map((m) => m * 1024 * 1024));
 const UNITS = [
   ['k', 'KiB/s'],
   ['M', 'MiB/s'],
@@ -63,7 +65,14 @@ export function BandwidthLimit() {
             }
           }}
         >
-          <input aria-label="Limit amount" inputMode="decimal" size={6} value={amount} onChange={(e) => setAmount(e.target.value)} aria-invalid={Boolean(error)} />
+          <input
+            aria-label="Limit amount"
+            inputMode="decimal"
+            size={6}
+            value={amount}
+            onChange={(e) => setAmount(e.target.value)}
+            aria-invalid={Boolean(error)}
+          />
           <select aria-label="Limit unit" value={unit} onChange={(e) => setUnit(e.target.value as typeof unit)}>
             {UNITS.map(([u, label]) => (
               <option key={u} value={u}>
@@ -82,7 +91,14 @@ export function BandwidthLimit() {
             void apply(null, table);
           }}
         >
-          <input aria-label="Limit timetable" placeholder="08:00,512k 19:00,off" size={24} value={table} onChange={(e) => setTable(e.target.value)} aria-invalid={Boolean(error)} />
+          <input
+            aria-label="Limit timetable"
+            placeholder="08:00,512k 19:00,off"
+            size={24}
+            value={table}
+            onChange={(e) => setTable(e.target.value)}
+            aria-invalid={Boolean(error)}
+          />
           <button type="submit">Apply</button>
         </form>
       )}
@@ -94,7 +110,10 @@ export function BandwidthLimit() {
         (mode === 'custom' || mode === 'timetable') &&
         current === mode && (
           <span className="muted" data-testid="limit-now">
-            Now {timetable && pausedAt(parseBandwidth(timetable), new Date()) ? 'paused' : formatRate(timetable ? rateAt(parseBandwidth(timetable), new Date()) : limit)}
+            Now{' '}
+            {timetable && pausedAt(parseBandwidth(timetable), new Date())
+              ? 'paused'
+              : formatRate(timetable ? rateAt(parseBandwidth(timetable), new Date()) : limit)}
           </span>
         )
       )}

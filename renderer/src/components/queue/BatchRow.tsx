@@ -9,7 +9,19 @@ import { usePlaceName } from './CaptureRow.js';
  * Completed captures of one batch (one structure, one day: rows.ts batchKey) folded into one line
  * How many, where, which day and how much, and a disclosure that lists them.
  */
-export function BatchRow({ batch, ids, open, style, aria }: { batch: string; ids: number[]; open: boolean; style: CSSProperties; aria: RowAria }) {
+export function BatchRow({
+  batch,
+  ids,
+  open,
+  style,
+  aria,
+}: {
+  batch: string;
+  ids: number[];
+  open: boolean;
+  style: CSSProperties;
+  aria: RowAria;
+}) {
   const first = useApp((s) => s.captures[ids[0]!]);
   const toggle = useApp((s) => s.toggleBatch);
   const { files, bytes } = useApp(
@@ -31,8 +43,21 @@ export function BatchRow({ batch, ids, open, style, aria }: { batch: string; ids
   const day = first?.capturedAt.slice(0, 10) ?? '';
   const label = `${ids.length} captures completed · ${place} · recorded ${day} · ${files} files · ${formatBytes(bytes)}`;
   return (
-    <div className="batch-row" style={style} {...aria} data-testid="queue-batch" data-batch={batch} data-captures={ids.length}>
-      <button className="disclosure" aria-expanded={open} onClick={() => toggle(batch)} title={label} aria-label={`${open ? 'Fold' : 'Show'} the ${ids.length} completed captures of ${place} recorded ${day}`}>
+    <div
+      className="batch-row"
+      style={style}
+      {...aria}
+      data-testid="queue-batch"
+      data-batch={batch}
+      data-captures={ids.length}
+    >
+      <button
+        className="disclosure"
+        aria-expanded={open}
+        onClick={() => toggle(batch)}
+        title={label}
+        aria-label={`${open ? 'Fold' : 'Show'} the ${ids.length} completed captures of ${place} recorded ${day}`}
+      >
         <span aria-hidden="true">{open ? '▾' : '▸'}</span>
       </button>
       <span className="state completed">✓ {ids.length} captures completed</span>

@@ -11,7 +11,9 @@ export function CaptureEditor({ capture, onDone }: { capture: QueueCapture; onDo
   const structures = useApp((s) => s.settings?.structures ?? []);
   const editCapture = useApp((s) => s.editCapture);
   const uid = useId();
-  const [structure, setStructure] = useState(structures.some((s) => s.id === capture.structure) ? capture.structure : '');
+  const [structure, setStructure] = useState(
+    structures.some((s) => s.id === capture.structure) ? capture.structure : '',
+  );
   const [design, setDesign] = useState(capture.design ?? '');
   const [type, setType] = useState(capture.type);
   const [time, setTime] = useState(toLocalInput(capture.capturedAt));
@@ -25,7 +27,9 @@ export function CaptureEditor({ capture, onDone }: { capture: QueueCapture; onDo
       onSubmit={(e) => {
         e.preventDefault();
         if (!ready) return;
-        void editCapture(capture.id, { structure, design: design || undefined, type, capturedAt }).then((ok) => ok && onDone());
+        void editCapture(capture.id, { structure, design: design || undefined, type, capturedAt }).then(
+          (ok) => ok && onDone(),
+        );
       }}
     >
       <label>
@@ -61,7 +65,13 @@ export function CaptureEditor({ capture, onDone }: { capture: QueueCapture; onDo
       </fieldset>
       <label>
         Capture time ({zoneLabel(time)})
-        <input type="datetime-local" step={1} value={time} onChange={(e) => setTime(e.target.value)} aria-invalid={capturedAt === undefined} />
+        <input
+          type="datetime-local"
+          step={1}
+          value={time}
+          onChange={(e) => setTime(e.target.value)}
+          aria-invalid={capturedAt === undefined}
+        />
       </label>
       <div className="actions">
         <button className="primary" type="submit" disabled={!ready}>

@@ -22,9 +22,18 @@ const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
 };
 
 /** The colour class of what a registered capture is doing (its first word). */
-const DOING_CLASS: Record<string, string> = { Retrying: 'retrying', Retry: 'retrying', Paused: 'paused', Needs: 'failed', Completed: 'completed' };
+const DOING_CLASS: Record<string, string> = {
+  Retrying: 'retrying',
+  Retry: 'retrying',
+  Paused: 'paused',
+  Needs: 'failed',
+  Completed: 'completed',
+};
 /** The colour class of what a registered capture is doing: an outage's wait is coloured as a retry is. */
-const doingClass = (doing: string) => (doing.startsWith('Waiting for storage') || doing.startsWith('Waiting for the gateway') ? 'retrying' : DOING_CLASS[doing.split(' ')[0]!]);
+const doingClass = (doing: string) =>
+  doing.startsWith('Waiting for storage') || doing.startsWith('Waiting for the gateway')
+    ? 'retrying'
+    : DOING_CLASS[doing.split(' ')[0]!];
 
 /** A capture's structure and design by the names people gave them (ids when not named in settings). */
 export function usePlaceName(structureId: string, designId: string | null): string {
@@ -42,7 +51,17 @@ export function usePlaceName(structureId: string, designId: string | null): stri
  * "To front" moves it to the front of the queue, "Move back" to its place by age.
  * `linked`: the row a link from the office's day view asked for, marked (aria-current).
  */
-export function CaptureRow({ id, style, aria, linked = false }: { id: number; style: CSSProperties; aria: RowAria; linked?: boolean }) {
+export function CaptureRow({
+  id,
+  style,
+  aria,
+  linked = false,
+}: {
+  id: number;
+  style: CSSProperties;
+  aria: RowAria;
+  linked?: boolean;
+}) {
   const c = useApp((s) => s.captures[id]);
   // Said relative to now ("Retrying at 14:11" becomes "Retry due since 14:11"), so renewed while the capture waits.
   const now = useNow(5000, c !== undefined && c.state !== 'completed');
@@ -64,7 +83,13 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
         if (file.state === 'completed') done++;
       }
       // A string, so the shallow comparison keeps the row still while only bytes move.
-      return { size, sent, done, count: ids.length, doing: registeredCaptureState(files, (ms) => retryWait(ms, now), outage) };
+      return {
+        size,
+        sent,
+        done,
+        count: ids.length,
+        doing: registeredCaptureState(files, (ms) => retryWait(ms, now), outage),
+      };
     }),
   );
   const remove = useApp((s) => s.removeCapture);
@@ -112,13 +137,23 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       data-warnings={c.warnings?.length || undefined}
       data-front={front || undefined}
     >
-      <button className="disclosure" aria-expanded={opened} onClick={() => toggle(id)} aria-label={`Files of ${c.label} (${sum.count})`} title={`${opened ? 'Fold' : 'Show'} the ${sum.count} file${sum.count === 1 ? '' : 's'} of ${c.label}`}>
+      <button
+        className="disclosure"
+        aria-expanded={opened}
+        onClick={() => toggle(id)}
+        aria-label={`Files of ${c.label} (${sum.count})`}
+        title={`${opened ? 'Fold' : 'Show'} the ${sum.count} file${sum.count === 1 ? '' : 's'} of ${c.label}`}
+      >
         <span aria-hidden="true">{opened ? '▾' : '▸'}</span>
       </button>
       {first ? <Thumbnail path={first.path} name={first.fileName} /> : <span className="thumb-slot" />}
       <div className="name" title={captureFullName(full, names)}>
         <strong className="capture-title">
-          {front && <span className="front-mark" title="Moved to the front of the queue">⇡ </span>}
+          {front && (
+            <span className="front-mark" title="Moved to the front of the queue">
+              ⇡{' '}
+            </span>
+          )}
           {/* The date every capture of a card shares gives way first; the time and segment never do. */}
           <span className="label-common">{label.common}</span>
           {/* A name without the date (a video named by a person) is cut at its end, as any long name. */}
@@ -126,8 +161,13 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
           <span className="label-rest">{label.rest}</span>
           {c.warnings?.length ? (
             // Marked in the queue as at registration; the words are in the list of captures with warnings.
-            <span className="capture-warning" title={c.warnings.join('\n')} aria-label={`, warning: ${c.warnings.join(' ')}`}>
-              {' '}⚠
+            <span
+              className="capture-warning"
+              title={c.warnings.join('\n')}
+              aria-label={`, warning: ${c.warnings.join(' ')}`}
+            >
+              {' '}
+              ⚠
             </span>
           ) : null}
         </strong>
@@ -137,15 +177,26 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
       </div>
       <progress max={100} value={pct} aria-label={`${c.label} progress`} />
       <div className="stats">
-        <span className={`state ${captureNeedsYou(c) ? 'failed' : c.state === 'registered' ? doingClass(sum.doing) : c.state}`}>{state}</span>
+        <span
+          className={`state ${captureNeedsYou(c) ? 'failed' : c.state === 'registered' ? doingClass(sum.doing) : c.state}`}
+        >
+          {state}
+        </span>
         <span>
-          {sum.done} of {sum.count} file{sum.count === 1 ? '' : 's'} · {formatBytes(sum.sent)} of {formatBytes(sum.size)}
+          {sum.done} of {sum.count} file{sum.count === 1 ? '' : 's'} · {formatBytes(sum.sent)} of{' '}
+          {formatBytes(sum.size)}
         </span>
       </div>
       <div className="actions">
         {c.state !== 'completed' && sum.done < sum.count && (
           // "The site manager needs floor 3 first": its uploads go first, at once.
-          <button className="link" aria-label={front ? `Move ${c.label} back to its place in the queue` : `Move ${c.label} to the front of the queue`} onClick={() => void move(c.id, !front)}>
+          <button
+            className="link"
+            aria-label={
+              front ? `Move ${c.label} back to its place in the queue` : `Move ${c.label} to the front of the queue`
+            }
+            onClick={() => void move(c.id, !front)}
+          >
             {front ? 'Move back' : 'To front'}
           </button>
         )}
@@ -154,7 +205,11 @@ export function CaptureRow({ id, style, aria, linked = false }: { id: number; st
           aria-label={`Remove capture ${c.label}`}
           onClick={() => {
             // The capture is the unit the platform knows: its files go together, and only here.
-            if (window.confirm(`Remove "${c.label}" (${sum.count} file${sum.count === 1 ? '' : 's'}) from this computer's upload queue? Nothing changes at the platform.`)) {
+            if (
+              window.confirm(
+                `Remove "${c.label}" (${sum.count} file${sum.count === 1 ? '' : 's'}) from this computer's upload queue? Nothing changes at the platform.`,
+              )
+            ) {
               void remove(c.id);
             }
           }}

@@ -45,10 +45,19 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
       </div>
       <progress max={100} value={pct} aria-label={`${f.fileName} progress`} />
       <div className="stats">
-        <span className={`state ${retrying(f) || (f.state === 'uploading' && outage) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}>{fileStateText(f, captureNeeds, now, outage)}</span>
+        <span
+          className={`state ${retrying(f) || (f.state === 'uploading' && outage) ? 'retrying' : f.state === 'waiting' && captureNeeds ? 'failed' : f.state}`}
+        >
+          {fileStateText(f, captureNeeds, now, outage)}
+        </span>
         <span className="bytes">
           {pct}% · {formatBytes(f.bytesSent)} of {formatBytes(f.size)}
-          {f.partsTotal > 0 && f.state !== 'completed' && <span className="parts"> · part {f.partsDone} of {f.partsTotal}</span>}
+          {f.partsTotal > 0 && f.state !== 'completed' && (
+            <span className="parts">
+              {' '}
+              · part {f.partsDone} of {f.partsTotal}
+            </span>
+          )}
         </span>
         {f.state === 'uploading' && f.bytesPerSecond > 0 && (
           <span>
@@ -66,9 +75,13 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
         )}
       </div>
       <div className="actions">
-        {(f.state === 'uploading' || f.state === 'pending') && <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>}
+        {(f.state === 'uploading' || f.state === 'pending') && (
+          <button onClick={() => void control('pause', { fileId: f.id })}>Pause</button>
+        )}
         {f.state === 'paused' && <button onClick={() => void control('resume', { fileId: f.id })}>Resume</button>}
-        {(f.state === 'failed' || f.state === 'cancelled') && <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>}
+        {(f.state === 'failed' || f.state === 'cancelled') && (
+          <button onClick={() => void control('retry', { fileId: f.id })}>Retry</button>
+        )}
         {retrying(f) && <button onClick={() => void control('retry', { fileId: f.id })}>Retry now</button>}
         {f.state !== 'completed' && (
           <button
@@ -76,7 +89,11 @@ export function FileRow({ id, style, aria }: { id: number; style: CSSProperties;
             aria-label={`Remove ${f.fileName}`}
             onClick={() => {
               // One lens of a registered capture: the platform keeps the capture, without this file.
-              if (window.confirm(`Remove ${f.fileName} from this computer's upload queue? It will not be uploaded; nothing changes at the platform, where its capture stays without this file.`)) {
+              if (
+                window.confirm(
+                  `Remove ${f.fileName} from this computer's upload queue? It will not be uploaded; nothing changes at the platform, where its capture stays without this file.`,
+                )
+              ) {
                 void removeFile(f.id);
               }
             }}

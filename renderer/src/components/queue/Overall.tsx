@@ -68,16 +68,22 @@ export function Overall() {
         <div className={`state-detail ${head.tone}`} role="status" data-testid="queue-state-detail">
           <span>{state.detail}</span>
           {waiting && (
-            <button onClick={() => void control('retry', { all: true })} title="Try every file waiting for its retry time now">
+            <button
+              onClick={() => void control('retry', { all: true })}
+              title="Try every file waiting for its retry time now"
+            >
               Try now
             </button>
           )}
         </div>
       )}
       <div className="summary" data-testid="queue-summary">
-        {t.completed} of {t.files - t.cancelled} files completed · {formatBytes(t.bytesDone)} of {formatBytes(t.bytesTotal)}
+        {t.completed} of {t.files - t.cancelled} files completed · {formatBytes(t.bytesDone)} of{' '}
+        {formatBytes(t.bytesTotal)}
         {speed}
-        {inFlight > 0 && <span className="muted"> · {formatBytes(inFlight)} on the way, not yet confirmed by storage</span>}
+        {inFlight > 0 && (
+          <span className="muted"> · {formatBytes(inFlight)} on the way, not yet confirmed by storage</span>
+        )}
       </div>
       {(t.bytesLost ?? 0) > 0 && (
         <p className="lost" role="status" data-testid="queue-lost">
@@ -85,14 +91,21 @@ export function Overall() {
         </p>
       )}
       <div className="counts" data-testid="queue-counts">
-        <span className="count-ok">{t.completed} completed</span> · <span>{t.uploading} uploading</span> · <span>{t.queued} queued</span> ·{' '}
+        <span className="count-ok">{t.completed} completed</span> · <span>{t.uploading} uploading</span> ·{' '}
+        <span>{t.queued} queued</span> ·{' '}
         <span className={t.retrying ? 'count-warn' : undefined}>{t.retrying} waiting to retry</span> ·{' '}
         <span className={t.needYou ? 'count-err' : undefined}>{t.needYou} need you</span>
-        {t.paused > 0 && <> · <span>{t.paused} paused</span></>}
+        {t.paused > 0 && (
+          <>
+            {' '}
+            · <span>{t.paused} paused</span>
+          </>
+        )}
       </div>
       {keptAwake && (
         <p className="kept-awake" data-testid="kept-awake">
-          <span aria-hidden="true">☀</span> Keeping this computer awake until the queue is done; closing the window does not stop the uploads.
+          <span aria-hidden="true">☀</span> Keeping this computer awake until the queue is done; closing the window
+          does not stop the uploads.
         </p>
       )}
     </div>

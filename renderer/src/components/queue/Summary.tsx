@@ -19,15 +19,25 @@ export function Summary() {
   const [error, setError] = useState<string>();
   const load = async () => {
     try {
-      const entries = await unwrap(api['activity.list']({ since: new Date(Date.now() - DAY_MS).toISOString(), limit: 100_000 }));
+      const entries = await unwrap(
+        api['activity.list']({ since: new Date(Date.now() - DAY_MS).toISOString(), limit: 100_000 }),
+      );
       const s = useApp.getState();
       const needsYou: NightSummary['needsYou'] = [
         ...Object.values(s.captures)
           .filter(captureNeedsYou)
-          .map((c) => ({ subject: c.label, cause: plainCause(c.error), action: 'See "Captures that need you" above.' })),
+          .map((c) => ({
+            subject: c.label,
+            cause: plainCause(c.error),
+            action: 'See "Captures that need you" above.',
+          })),
         ...Object.values(s.files)
           .filter((f) => f.state === 'failed')
-          .map((f) => ({ subject: f.fileName, cause: plainCause(f.error), action: 'Retry it from its row; it resumes from the parts already uploaded.' })),
+          .map((f) => ({
+            subject: f.fileName,
+            cause: plainCause(f.error),
+            action: 'Retry it from its row; it resumes from the parts already uploaded.',
+          })),
       ];
       // The captures with warnings, as `log --summary` lists them (main/cli/summary.ts warnedNow).
       const warned: NightSummary['warned'] = Object.values(s.captures)
@@ -35,7 +45,11 @@ export function Summary() {
         .sort((a, b) => a.id - b.id)
         .map((c) => ({ subject: c.label, warnings: [...new Set(c.warnings)] }));
       const t = s.totals;
-      setLines(summaryLines(nightSummary(entries, (id) => s.files[id]?.size, needsYou, t.uploading + t.queued + t.retrying > 0, warned)));
+      setLines(
+        summaryLines(
+          nightSummary(entries, (id) => s.files[id]?.size, needsYou, t.uploading + t.queued + t.retrying > 0, warned),
+        ),
+      );
       setError(undefined);
     } catch (err) {
       setError((err as Error).message);

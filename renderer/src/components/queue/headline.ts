@@ -12,7 +12,10 @@ export interface Headline {
  * What the whole queue is doing (shared/queue-state.ts queueState, the one computation the tray
  * and `status` use too), as the headline shows it.
  */
-export function queueHeadline(t: QueueTotals, stop: { blocked?: string | null; hold?: QueueHoldView | null; now?: number } = {}): Headline & { state: QueueState } {
+export function queueHeadline(
+  t: QueueTotals,
+  stop: { blocked?: string | null; hold?: QueueHoldView | null; now?: number } = {},
+): Headline & { state: QueueState } {
   const state = queueState(t, stop);
   return { text: state.headline, tone: state.tone, state };
 }

@@ -9,7 +9,10 @@ export type RowAria = { 'aria-posinset': number; 'aria-setsize': number; role: '
  * One line of the queue list: a capture, one of its files nested under it (when the capture is
  * opened), or a batch of completed captures folded into one line (`key`: the batch, `ids` its captures).
  */
-export type QueueRow = { kind: 'capture'; id: number } | { kind: 'file'; id: number } | { kind: 'batch'; key: string; ids: number[]; open: boolean };
+export type QueueRow =
+  | { kind: 'capture'; id: number }
+  | { kind: 'file'; id: number }
+  | { kind: 'batch'; key: string; ids: number[]; open: boolean };
 
 /** Everything open: every capture's files listed under it, no batch folded. */
 export const UNFOLDED: Folding = { detailed: true, open: {}, openBatches: {} };
@@ -30,10 +33,12 @@ export const ROW_HEIGHT = 48;
 export const batchKey = (c: QueueCapture) => `${c.structure}|${c.capturedAt.slice(0, 10)}`;
 
 /** What a file or capture held by an outage says (the headline's words, shared/queue-state.ts). */
-export const outageWords = (where: QueueOutage['where']) => (where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway');
+export const outageWords = (where: QueueOutage['where']) =>
+  where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway';
 
 /** Capture states in which nothing moves until a person decides. */
-export const captureNeedsYou = (c: QueueCapture) => c.state === 'registration_unknown' || c.state === 'rejected' || c.state === 'failed';
+export const captureNeedsYou = (c: QueueCapture) =>
+  c.state === 'registration_unknown' || c.state === 'rejected' || c.state === 'failed';
 
 /** Whether a file waits to be tried again by itself (a passing failure, with its retry time). */
 export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !== null;
@@ -48,11 +53,16 @@ export const retrying = (f: QueueFile) => f.state === 'pending' && f.retryAt !==
  * (storage or the gateway, the queue's totals), a capture whose files were uploading says
  * "Waiting for storage" as the headline does: nothing moves, and "Uploading" at 3 a.m. would say it does.
  */
-export function registeredCaptureState(files: readonly QueueFile[], retryWords: (ms: number) => string, outage: QueueOutage['where'] | null = null): string {
+export function registeredCaptureState(
+  files: readonly QueueFile[],
+  retryWords: (ms: number) => string,
+  outage: QueueOutage['where'] | null = null,
+): string {
   const left = files.filter((f) => f.state !== 'completed' && f.state !== 'cancelled');
   if (left.length === 0) return 'Completed';
   const sending = left.filter((f) => f.state === 'uploading');
-  if (sending.length > 0) return outage ? outageWords(outage) : sending.every((f) => f.attempts > 0) ? 'Retrying now' : 'Uploading';
+  if (sending.length > 0)
+    return outage ? outageWords(outage) : sending.every((f) => f.attempts > 0) ? 'Retrying now' : 'Uploading';
   const waiting = left.filter((f) => f.state === 'pending' || f.state === 'waiting');
   if (waiting.length > 0 && waiting.every(retrying)) return retryWords(Math.min(...waiting.map((f) => f.retryAt!)));
   // Placed while its card was copied: never "Needs you", it starts by itself once verified.
@@ -78,16 +88,23 @@ const STATE_LABEL: Record<QueueFile['state'], string> = {
  * waiting for a capture that needs a person is not sent until the capture is decided.
  * `now` ms since the epoch; `outage` where part requests fail now, or null.
  */
-export function fileStateText(f: QueueFile, captureNeeds: boolean, now: number, outage: QueueOutage['where'] | null): string {
+export function fileStateText(
+  f: QueueFile,
+  captureNeeds: boolean,
+  now: number,
+  outage: QueueOutage['where'] | null,
+): string {
   if (f.replacedBy) return `Replaced by capture ${f.replacedBy}: its recording changed and was added again`;
   // "Retrying at 14:11", or "Retry due since 14:09" while it waits for a free slot: never
   // "Retrying now" of a file that waits (shared/queue-state.ts retryWait).
   if (retrying(f)) return `${retryWait(f.retryAt!, now)} (attempt ${f.attempts + 1})`;
   if (f.state === 'waiting' && captureNeeds) return 'Not sent: its capture needs you';
   // Its card was pulled out while it uploaded from it: it waits for that card, named, not its turn.
-  if (f.waitingForCard !== undefined && f.state !== 'completed' && f.state !== 'cancelled') return `Waiting for card ${f.waitingForCard}`;
+  if (f.waitingForCard !== undefined && f.state !== 'completed' && f.state !== 'cancelled')
+    return `Waiting for card ${f.waitingForCard}`;
   // Placed while its card was copied: it uploads from the verified copy, not the card.
-  if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting')) return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
+  if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting'))
+    return f.state === 'waiting' ? 'Waiting for registration and its verified copy' : 'Waiting for its verified copy';
   // During an outage an uploading file's part requests fail and wait: it says so, as the headline does.
   if (f.state === 'uploading' && outage) return outageWords(outage);
   // On the wire again after a failure that passed: the one moment "Retrying now" is true.
@@ -138,8 +155,10 @@ export function queueRows(
     const capture = captures[c];
     if (!capture) return false;
     const ids = filesOf[c] ?? [];
-    const whole = (filter === 'needs-you' || filter === 'active') && captureNeedsYou(capture) ? filter === 'needs-you' : undefined;
-    const shown = whole === undefined ? ids.filter((id) => files[id] && fileMatches(files[id], filter)) : whole ? ids : [];
+    const whole =
+      (filter === 'needs-you' || filter === 'active') && captureNeedsYou(capture) ? filter === 'needs-you' : undefined;
+    const shown =
+      whole === undefined ? ids.filter((id) => files[id] && fileMatches(files[id], filter)) : whole ? ids : [];
     if (shown.length === 0 && !(filter === 'all' || whole)) return false;
     rows.push({ kind: 'capture', id: c });
     if (fold.detailed || fold.open[c]) for (const id of shown) rows.push({ kind: 'file', id });

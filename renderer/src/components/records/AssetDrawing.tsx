@@ -199,7 +199,10 @@ export function AssetDrawing(props: {
           ↓
         </button>
         <button onClick={() => act('reset')}>Reset view</button>
-        <button aria-keyshortcuts="n" onClick={() => goUnfinished(focusedId !== null && indexOf.has(focusedId) ? current : -1)}>
+        <button
+          aria-keyshortcuts="n"
+          onClick={() => goUnfinished(focusedId !== null && indexOf.has(focusedId) ? current : -1)}
+        >
           Next not finished
         </button>
         <span className="muted" data-testid="zoom-level">
@@ -234,7 +237,14 @@ export function AssetDrawing(props: {
           }}
         >
           {assets.map((a, i) => (
-            <Shape key={a._id} asset={a} index={i} look={look.get(a._id)!} focused={focusedId === a._id} tabbable={i === current} />
+            <Shape
+              key={a._id}
+              asset={a}
+              index={i}
+              look={look.get(a._id)!}
+              focused={focusedId === a._id}
+              tabbable={i === current}
+            />
           ))}
         </g>
       </svg>
@@ -246,7 +256,19 @@ export function AssetDrawing(props: {
  * One asset drawn by its shape. Memoised: it is redrawn only when its own colour, name, focus or
  * tab stop changes, which keeps a hover at two shapes' work on a floor of thousands.
  */
-const Shape = memo(function Shape({ asset: a, index, look, focused, tabbable }: { asset: AssetView; index: number; look: AssetLook; focused: boolean; tabbable: boolean }) {
+const Shape = memo(function Shape({
+  asset: a,
+  index,
+  look,
+  focused,
+  tabbable,
+}: {
+  asset: AssetView;
+  index: number;
+  look: AssetLook;
+  focused: boolean;
+  tabbable: boolean;
+}) {
   const kind = shapeKind(a.shape);
   const common = {
     'data-testid': 'asset-line',
@@ -266,12 +288,27 @@ const Shape = memo(function Shape({ asset: a, index, look, focused, tabbable }: 
   // screen (a zero-length line with round caps); a shape not known is drawn through its
   // points, dotted. Not-tracked assets are dashed whatever their shape.
   if (kind === 'polygon')
-    return <polygon {...common} fill={look.colour} fillOpacity={focused ? 0.7 : 0.35} strokeDasharray={a.doNotTrack ? '4 3' : undefined} strokeWidth={focused ? 5 : 2.5} />;
+    return (
+      <polygon
+        {...common}
+        fill={look.colour}
+        fillOpacity={focused ? 0.7 : 0.35}
+        strokeDasharray={a.doNotTrack ? '4 3' : undefined}
+        strokeWidth={focused ? 5 : 2.5}
+      />
+    );
   if (kind === 'point') {
     const p = a.points[0] ?? { x: 0, y: 0 };
     return <polyline {...common} points={`${p.x},${p.y} ${p.x},${p.y}`} fill="none" strokeWidth={focused ? 16 : 11} />;
   }
-  return <polyline {...common} fill="none" strokeDasharray={a.doNotTrack ? '4 3' : kind === 'other' ? '1 5' : undefined} strokeWidth={focused ? 7 : 4} />;
+  return (
+    <polyline
+      {...common}
+      fill="none"
+      strokeDasharray={a.doNotTrack ? '4 3' : kind === 'other' ? '1 5' : undefined}
+      strokeWidth={focused ? 7 : 4}
+    />
+  );
 });
 
 /** The middle of an asset's points' box, in plan units. */

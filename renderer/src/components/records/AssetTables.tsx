@@ -11,7 +11,13 @@ import { MUTED } from './palette.js';
  * in the category's unit by shape, and their share; "Not tracked" when any asset is; then, said
  * as such, the per-stage totals: each stage's work done in its own unit ("120 of 300 m").
  */
-export const AssetLegend = memo(function AssetLegend({ category, f }: { category: AssetCategoryView; f: AssetFigures }) {
+export const AssetLegend = memo(function AssetLegend({
+  category,
+  f,
+}: {
+  category: AssetCategoryView;
+  f: AssetFigures;
+}) {
   return (
     <>
       <table className="legend" data-testid="asset-legend">
@@ -42,7 +48,12 @@ export const AssetLegend = memo(function AssetLegend({ category, f }: { category
                 <span className="swatch" style={{ background: MUTED }} /> Not tracked
               </td>
               <td>{f.untracked.length}</td>
-              <td>{quantityText(f.untracked.reduce((n, a) => n + f.size(a), 0), f.unit)}</td>
+              <td>
+                {quantityText(
+                  f.untracked.reduce((n, a) => n + f.size(a), 0),
+                  f.unit,
+                )}
+              </td>
               <td>not counted</td>
             </tr>
           )}
@@ -70,7 +81,17 @@ export const AssetLegend = memo(function AssetLegend({ category, f }: { category
 });
 
 /** The assets one row each, by name (the id on hover), with their shape, quantity and every stage in its unit; exportable as CSV. */
-export const AssetTable = memo(function AssetTable({ category, assets, f, nameOf }: { category: AssetCategoryView; assets: AssetView[]; f: AssetFigures; nameOf: (a: AssetView) => string }) {
+export const AssetTable = memo(function AssetTable({
+  category,
+  assets,
+  f,
+  nameOf,
+}: {
+  category: AssetCategoryView;
+  assets: AssetView[];
+  f: AssetFigures;
+  nameOf: (a: AssetView) => string;
+}) {
   return (
     <section className="panel" aria-label="Assets as a table">
       <h3>Assets</h3>
@@ -131,7 +152,12 @@ const AssetRow = memo(function AssetRow({ asset: a, f, name }: { asset: AssetVie
 });
 
 /** The table as a CSV file download (./assets-csv.ts: BOM, formula-safe cells, the name's letters kept). */
-function downloadCsv(category: AssetCategoryView, assets: AssetView[], f: AssetFigures, nameOf: (a: AssetView) => string): void {
+function downloadCsv(
+  category: AssetCategoryView,
+  assets: AssetView[],
+  f: AssetFigures,
+  nameOf: (a: AssetView) => string,
+): void {
   const { fileName, csv } = assetsCsv(category, assets, f, nameOf);
   const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
   const link = document.createElement('a');

@@ -58,7 +58,10 @@ export function AssetsView() {
   const f = useMemo(() => (assets && category ? assetFigures(category, assets) : null), [assets, category]);
   // §2 gives assets no name: each is called by its category's name and its place in the answer
   // ("Curtain Wall 3"); the id is shown only on hover (title), never as the name.
-  const names = useMemo(() => new Map((assets ?? []).map((a, i) => [a._id, `${category?.name ?? 'Asset'} ${i + 1}`])), [assets, category]);
+  const names = useMemo(
+    () => new Map((assets ?? []).map((a, i) => [a._id, `${category?.name ?? 'Asset'} ${i + 1}`])),
+    [assets, category],
+  );
   const nameOf = useCallback((a: AssetView) => names.get(a._id) ?? a._id, [names]);
   // Each asset's colour (by how far it got, all stages together, on a sequential palette;
   // do-not-track muted) and short name, worked out once per answer: a hover then redraws only the
@@ -73,7 +76,9 @@ export function AssetsView() {
             a._id,
             {
               colour: a.doNotTrack ? MUTED : fractionColour(fraction),
-              label: a.doNotTrack ? `${nameOf(a)}. Not tracked` : `${nameOf(a)}. ${Math.round(fraction * 100)}% of all stages, reached ${reached}`,
+              label: a.doNotTrack
+                ? `${nameOf(a)}. Not tracked`
+                : `${nameOf(a)}. ${Math.round(fraction * 100)}% of all stages, reached ${reached}`,
               unfinished: !a.doNotTrack && fraction < 1,
             },
           ];
@@ -160,13 +165,19 @@ export function AssetsView() {
                   <span className="swatch" style={{ background: MUTED }} /> not tracked (dashed)
                 </span>
               )}
-              {kinds.has('polygon') && <span className="key-step">Outlines (polygons) are filled with their colour.</span>}
+              {kinds.has('polygon') && (
+                <span className="key-step">Outlines (polygons) are filled with their colour.</span>
+              )}
               {kinds.has('point') && <span className="key-step">Points are drawn as dots.</span>}
-              {kinds.has('other') && <span className="key-step">Dotted: a shape this app does not know, drawn through its points.</span>}
+              {kinds.has('other') && (
+                <span className="key-step">Dotted: a shape this app does not know, drawn through its points.</span>
+              )}
             </p>
             <AssetLegend category={category} f={f} />
           </section>
-          {table.assets && table.f && table.category && <AssetTable category={table.category} assets={table.assets} f={table.f} nameOf={table.nameOf} />}
+          {table.assets && table.f && table.category && (
+            <AssetTable category={table.category} assets={table.assets} f={table.f} nameOf={table.nameOf} />
+          )}
         </>
       )}
     </main>

@@ -46,8 +46,8 @@ export function DayCaptures({ day }: { day: string }) {
         <p className="muted">Loading…</p>
       ) : list.length === 0 ? (
         <p className="muted">
-          This computer uploaded no capture recorded that day. Captures uploaded from other computers are not listed here: the capture
-          service does not list captures by day.
+          This computer uploaded no capture recorded that day. Captures uploaded from other computers are not listed
+          here: the capture service does not list captures by day.
         </p>
       ) : (
         <ul className="entries">

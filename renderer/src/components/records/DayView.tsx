@@ -15,7 +15,13 @@ import { DayCaptures } from './DayCaptures.js';
  * scrolled into view, because in a small window (820×560) they sit below the calendar, and a
  * click that shows nothing looks like a click that did nothing.
  */
-export function DayView(props: { day: string; month: string; entries: ProgressEntryView[]; waiting: OutboxItemView[]; chosenAt: number }) {
+export function DayView(props: {
+  day: string;
+  month: string;
+  entries: ProgressEntryView[];
+  waiting: OutboxItemView[];
+  chosenAt: number;
+}) {
   const { day, month, entries, waiting, chosenAt } = props;
   const [open, setOpen] = useState<ProgressEntryView | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -26,7 +32,8 @@ export function DayView(props: { day: string; month: string; entries: ProgressEn
     // Only when the day's top is out of view or in the lower half of the window: a wide window, where
     // the day sits beside the calendar, stays still.
     const top = section.current?.getBoundingClientRect().top;
-    if (chosenAt > 0 && top !== undefined && (top < 0 || top > window.innerHeight / 2)) section.current?.scrollIntoView({ block: 'start' });
+    if (chosenAt > 0 && top !== undefined && (top < 0 || top > window.innerHeight / 2))
+      section.current?.scrollIntoView({ block: 'start' });
   }, [chosenAt]);
   // An opened entry closes on Escape, wherever the focus is, as a dialog does (WAI-ARIA dialog pattern).
   useEffect(() => {
@@ -77,7 +84,12 @@ export function DayView(props: { day: string; month: string; entries: ProgressEn
         </p>
       )}
       {open && (
-        <div className="entry-detail" role="dialog" aria-label={`Progress entry ${open.id} of ${open.date}`} data-testid="entry-detail">
+        <div
+          className="entry-detail"
+          role="dialog"
+          aria-label={`Progress entry ${open.id} of ${open.date}`}
+          data-testid="entry-detail"
+        >
           <dl>
             <dt>Id</dt>
             <dd>{open.id}</dd>

@@ -12,7 +12,9 @@ export interface ReportFilter {
 
 /** The filter in words for the printed page's heading: "All entries", "Status Completed, details containing “duct”". */
 export function filterWords({ status, search }: ReportFilter): string {
-  const parts = [status === 'all' ? '' : `Status ${status}`, search ? `details containing “${search}”` : ''].filter(Boolean);
+  const parts = [status === 'all' ? '' : `Status ${status}`, search ? `details containing “${search}”` : ''].filter(
+    Boolean,
+  );
   return parts.length ? `Only entries shown: ${parts.join(', ')}` : 'All entries';
 }
 
@@ -26,7 +28,13 @@ export function filterWords({ status, search }: ReportFilter): string {
  * margin, "Page N of M". In the app, print offers "Save as PDF". An export that fails says so
  * beside the buttons; one in flight says "Exporting…".
  */
-export function MonthReport(props: { month: string; entries: ProgressEntryView[]; filter: ReportFilter; project: string; asOf: string | null }) {
+export function MonthReport(props: {
+  month: string;
+  entries: ProgressEntryView[];
+  filter: ReportFilter;
+  project: string;
+  asOf: string | null;
+}) {
   const { month, entries, filter, project, asOf } = props;
   const rows = entries.filter((e) => e.date.startsWith(`${month}-`)).sort((a, b) => a.date.localeCompare(b.date));
   const [problem, setProblem] = useState<string | null>(null);

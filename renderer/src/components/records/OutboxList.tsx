@@ -14,7 +14,15 @@ export const UNDO_MS = 6_000;
  * sent again, or discarded; a discard waits UNDO_MS with "Undo" before it is carried out
  * (docs/decisions/office-outbox-errors.md). Nothing is shown when the outbox is empty.
  */
-export function OutboxList({ items, onChanged, onEdit }: { items: OutboxItemView[]; onChanged: () => void; onEdit: (item: OutboxItemView) => void }) {
+export function OutboxList({
+  items,
+  onChanged,
+  onEdit,
+}: {
+  items: OutboxItemView[];
+  onChanged: () => void;
+  onEdit: (item: OutboxItemView) => void;
+}) {
   const [pending, setPending] = useState<{ item: OutboxItemView; timer: ReturnType<typeof setTimeout> } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const latest = useRef(pending);

@@ -24,7 +24,10 @@ export function ProgressSignIn() {
   return (
     <section className="progress-signin" aria-label="Progress service sign-in">
       <h2>Progress service</h2>
-      <p className="muted">Entries and assets are read with the API key; when the service asks for it, the app signs in with the email and password above.</p>
+      <p className="muted">
+        Entries and assets are read with the API key; when the service asks for it, the app signs in with the email and
+        password above.
+      </p>
       <button type="button" disabled={busy} onClick={() => void check()}>
         {busy ? 'Signing in…' : 'Check progress sign-in'}
       </button>

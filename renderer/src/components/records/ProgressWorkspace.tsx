@@ -25,7 +25,12 @@ export function ProgressWorkspace() {
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
   const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
-  const [fresh, setFresh] = useState<{ asOf: string; offline: boolean; offlineReason: string | null; project: string } | null>(null);
+  const [fresh, setFresh] = useState<{
+    asOf: string;
+    offline: boolean;
+    offlineReason: string | null;
+    project: string;
+  } | null>(null);
   const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('all');
@@ -75,7 +80,9 @@ export function ProgressWorkspace() {
   const statuses = useMemo(() => statusesOf(entries ?? [], true), [entries]);
   const shown = useMemo(() => {
     const q = search.trim().toLowerCase();
-    return (entries ?? []).filter((e) => (status === 'all' || e.status === status) && (!q || e.details.toLowerCase().includes(q)));
+    return (entries ?? []).filter(
+      (e) => (status === 'all' || e.status === status) && (!q || e.details.toLowerCase().includes(q)),
+    );
   }, [entries, status, search]);
   const byDay = useMemo(() => {
     const m = new Map<string, ProgressEntryView[]>();
@@ -90,7 +97,12 @@ export function ProgressWorkspace() {
       <section className="panel" aria-label="Progress calendar">
         <header className="records-head">
           <h2>Progress</h2>
-          <span className={fresh?.offline || loadError ? 'offline' : 'muted'} data-testid="progress-as-of" role="status" title={fresh?.offlineReason ?? undefined}>
+          <span
+            className={fresh?.offline || loadError ? 'offline' : 'muted'}
+            data-testid="progress-as-of"
+            role="status"
+            title={fresh?.offlineReason ?? undefined}
+          >
             {loadError
               ? loadError
               : !fresh
@@ -128,7 +140,13 @@ export function ProgressWorkspace() {
           </button>
         </div>
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={choose} onMonth={setMonth} />
-        <MonthReport month={month} entries={shown} filter={{ status, search: search.trim() }} project={fresh?.project ?? ''} asOf={fresh?.asOf ?? null} />
+        <MonthReport
+          month={month}
+          entries={shown}
+          filter={{ status, search: search.trim() }}
+          project={fresh?.project ?? ''}
+          asOf={fresh?.asOf ?? null}
+        />
         <p className="calendar-key muted" aria-hidden="true">
           {statuses.map((s) => (
             <span key={s}>

@@ -74,14 +74,18 @@ export function RecordForm(props: {
     if (daysBetween(today, date) > FAR_AHEAD_DAYS && farConfirmed !== date) {
       setFarConfirmed(date);
       setProblemField('date');
-      setProblem(`${localDate(date, { weekday: true })} is ${daysBetween(today, date)} days from today, and a recorded entry cannot be changed. Press ${editing ? 'Send again' : 'Record entry'} again to record it for that day, or correct the date.`);
+      setProblem(
+        `${localDate(date, { weekday: true })} is ${daysBetween(today, date)} days from today, and a recorded entry cannot be changed. Press ${editing ? 'Send again' : 'Record entry'} again to record it for that day, or correct the date.`,
+      );
       return;
     }
     setSending(true);
     setProblem(null);
     setProblemField(null);
     try {
-      const r = editing ? await unwrap(api['progress.revise']({ id: editing.id, date, status, details })) : await unwrap(api['progress.create']({ date, status, details }));
+      const r = editing
+        ? await unwrap(api['progress.revise']({ id: editing.id, date, status, details }))
+        : await unwrap(api['progress.create']({ date, status, details }));
       const queued = 'queued' in r ? r.queued : r.item;
       if (queued?.state === 'refused') {
         setProblem(queued.error);
@@ -96,7 +100,9 @@ export function RecordForm(props: {
         setDone(`Recorded ${r.entry.id} for ${localDate(r.entry.date)}.`);
         onRecorded(r.entry);
       } else if (queued) {
-        setDone(`The progress service cannot be reached: the entry for ${localDate(queued.date)} is kept on this computer and sent when it is back.`);
+        setDone(
+          `The progress service cannot be reached: the entry for ${localDate(queued.date)} is kept on this computer and sent when it is back.`,
+        );
         onQueued(queued);
       }
       if (editing) onEditDone();
@@ -116,7 +122,11 @@ export function RecordForm(props: {
       </span>
     );
 
-  const heading = !editing ? 'Record progress' : editing.state === 'refused' ? 'Correct a refused entry' : 'Correct an entry waiting to be sent';
+  const heading = !editing
+    ? 'Record progress'
+    : editing.state === 'refused'
+      ? 'Correct a refused entry'
+      : 'Correct an entry waiting to be sent';
   return (
     <section className="panel" aria-label={heading}>
       <h3>{heading}</h3>
@@ -150,7 +160,12 @@ export function RecordForm(props: {
         )}
         <label>
           Status
-          <select value={status} aria-invalid={Boolean(at('status'))} aria-describedby={at('status') ? 'status-refusal' : undefined} onChange={(e) => setStatus(e.target.value as Status)}>
+          <select
+            value={status}
+            aria-invalid={Boolean(at('status'))}
+            aria-describedby={at('status') ? 'status-refusal' : undefined}
+            onChange={(e) => setStatus(e.target.value as Status)}
+          >
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}

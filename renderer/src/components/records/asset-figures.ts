@@ -1,5 +1,12 @@
 import type { Dimension } from '../../../../shared/asset-measure.js';
-import { categorySizing, quantityIn, shapeKind, stageWork, unitOf, workPhrase } from '../../../../shared/asset-measure.js';
+import {
+  categorySizing,
+  quantityIn,
+  shapeKind,
+  stageWork,
+  unitOf,
+  workPhrase,
+} from '../../../../shared/asset-measure.js';
 import type { StageTotal } from '../../../../shared/asset-stages.js';
 import { progressFraction, reachedStage, stageTotals } from '../../../../shared/asset-stages.js';
 import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
@@ -40,7 +47,8 @@ export interface AssetFigures {
 }
 
 /** A quantity said in its unit: whole for counts, one decimal otherwise (as the legend always has). */
-export const quantityText = (n: number, unit: string) => `${unitOf(unit)?.[0] === 'count' ? String(Math.round(n)) : n.toFixed(1)} ${unit}`;
+export const quantityText = (n: number, unit: string) =>
+  `${unitOf(unit)?.[0] === 'count' ? String(Math.round(n)) : n.toFixed(1)} ${unit}`;
 
 /** The figures of `assets` in `category` (see AssetFigures). */
 export function assetFigures(category: AssetCategoryView, assets: AssetView[]): AssetFigures {
@@ -78,7 +86,9 @@ export function assetFigures(category: AssetCategoryView, assets: AssetView[]): 
       const q = s.uom ? quantityIn(a, s, cat) : undefined;
       return [
         `${st.percentage}%`,
-        ...(q !== undefined ? [workPhrase({ done: (q * Math.min(100, Math.max(0, st.percentage))) / 100, total: q }, s.uom!)] : []),
+        ...(q !== undefined
+          ? [workPhrase({ done: (q * Math.min(100, Math.max(0, st.percentage))) / 100, total: q }, s.uom!)]
+          : []),
         ...(st.date && st.percentage > 0 ? [day(st.date)] : []),
       ].join(' · ');
     },

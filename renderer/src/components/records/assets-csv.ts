@@ -17,7 +17,16 @@ export function assetsCsv(
   f: AssetFigures,
   nameOf: (a: AssetView) => string,
 ): { fileName: string; csv: string } {
-  const header = ['asset', 'id', 'shape', 'reached', `${f.sizeName.toLowerCase()} (${f.unit})`, ...f.stages.map((s) => `${s.name} %`), 'snapshot', 'doNotTrack'];
+  const header = [
+    'asset',
+    'id',
+    'shape',
+    'reached',
+    `${f.sizeName.toLowerCase()} (${f.unit})`,
+    ...f.stages.map((s) => `${s.name} %`),
+    'snapshot',
+    'doNotTrack',
+  ];
   const rows = assets.map((a) => [
     nameOf(a),
     a._id,

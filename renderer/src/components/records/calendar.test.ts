@@ -21,7 +21,7 @@ describe('dayForKey', () => {
     expect(dayForKey('2026-12-01', 'Home')).toBe('2026-11-30');
   });
 
-  it('moves a month with Page Up/Down (a year with Shift), keeping the day or the month\'s last', () => {
+  it("moves a month with Page Up/Down (a year with Shift), keeping the day or the month's last", () => {
     expect(dayForKey('2026-11-25', 'PageDown')).toBe('2026-12-25');
     expect(dayForKey('2026-01-31', 'PageDown')).toBe('2026-02-28');
     expect(dayForKey('2026-03-31', 'PageUp')).toBe('2026-02-28');

@@ -14,7 +14,10 @@ export function monthGrid(month: string): (string | null)[] {
   const first = new Date(y, m - 1, 1);
   const days = new Date(y, m, 0).getDate();
   const blanks = (first.getDay() + 6) % 7;
-  return [...Array<null>(blanks).fill(null), ...Array.from({ length: days }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`)];
+  return [
+    ...Array<null>(blanks).fill(null),
+    ...Array.from({ length: days }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`),
+  ];
 }
 
 /** The month (YYYY-MM) `by` months after `month`. */
@@ -34,7 +37,8 @@ const KNOWN_STATUSES = ['In Progress', 'Completed'];
  * The CSS class of a status badge: the two known statuses keep their colours; any other the
  * service returns ("On Hold", "Not Started", …; §2 says other values exist) gets a neutral one.
  */
-export const statusClass = (status: string) => (status === 'Completed' ? 'completed' : status === 'In Progress' ? 'in-progress' : 'other-status');
+export const statusClass = (status: string) =>
+  status === 'Completed' ? 'completed' : status === 'In Progress' ? 'in-progress' : 'other-status';
 
 /**
  * Every status among `entries`, the known ones first (In Progress, Completed, when present or
@@ -52,7 +56,8 @@ export function statusesOf(entries: readonly { status: string }[], withKnown = f
  * shown: "No connection to the progress service: showing the copy from 14:02", the
  * time in the office's one format (shared/when.ts), so a copy from yesterday says its date.
  */
-export const offlineSentence = (asOf: string) => `No connection to the progress service: showing the copy from ${whenAt(asOf)}`;
+export const offlineSentence = (asOf: string) =>
+  `No connection to the progress service: showing the copy from ${whenAt(asOf)}`;
 
 /** YYYY-MM-DD of a date-only UTC time (ms); the calendar's days carry no zone. */
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -68,7 +73,14 @@ export function dayForKey(day: string, key: string, shift = false): string | nul
   const at = Date.UTC(y, m - 1, d);
   const DAY = 86_400_000;
   const weekday = (new Date(at).getUTCDay() + 6) % 7; // Monday 0
-  const byDays: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7, Home: -weekday, End: 6 - weekday };
+  const byDays: Record<string, number> = {
+    ArrowLeft: -1,
+    ArrowRight: 1,
+    ArrowUp: -7,
+    ArrowDown: 7,
+    Home: -weekday,
+    End: 6 - weekday,
+  };
   if (key in byDays) return isoDay(at + byDays[key]! * DAY);
   if (key !== 'PageUp' && key !== 'PageDown') return null;
   const months = (key === 'PageUp' ? -1 : 1) * (shift ? 12 : 1);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DARK_PALETTE, DRAWING_BACKGROUND, KEY_FRACTIONS, LIGHT_PALETTE, MUTED, fractionColour, fractionColourIn } from './palette.js';
+import {
+  DARK_PALETTE,
+  DRAWING_BACKGROUND,
+  KEY_FRACTIONS,
+  LIGHT_PALETTE,
+  MUTED,
+  fractionColour,
+  fractionColourIn,
+} from './palette.js';
 
 // WCAG 1.4.11 (non-text contrast): graphics that carry meaning stand at least 3:1 against what is
 // next to them. Every colour a line of the Assets drawing can take, finished work included, and
@@ -23,9 +31,13 @@ const contrast = (a: string, b: string) => {
 };
 
 describe('the Assets palette', () => {
-  for (const [scheme, palette] of [['light', LIGHT_PALETTE], ['dark', DARK_PALETTE]] as const) {
+  for (const [scheme, palette] of [
+    ['light', LIGHT_PALETTE],
+    ['dark', DARK_PALETTE],
+  ] as const) {
     it(`draws every fraction done, and the not-tracked mark, at 3:1 or more against the ${scheme} drawing`, () => {
-      for (let i = 0; i <= 100; i++) expect(contrast(fractionColourIn(palette, i / 100), palette.background)).toBeGreaterThanOrEqual(3);
+      for (let i = 0; i <= 100; i++)
+        expect(contrast(fractionColourIn(palette, i / 100), palette.background)).toBeGreaterThanOrEqual(3);
       expect(contrast(palette.untracked, palette.background)).toBeGreaterThanOrEqual(3);
     });
 

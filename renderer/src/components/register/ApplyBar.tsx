@@ -18,7 +18,9 @@ function shownTime(iso: string): string {
 function focusNextUnplaced(): void {
   requestAnimationFrame(() => {
     // In the table's order (rows follow their times, so a shifted row may have moved).
-    const box = document.querySelector<HTMLInputElement>('tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]');
+    const box = document.querySelector<HTMLInputElement>(
+      'tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]',
+    );
     (box ?? document.querySelector<HTMLButtonElement>('.register-actions button.primary'))?.focus();
   });
 }
@@ -38,7 +40,17 @@ export interface ApplyActions {
  * the count that opens the confirmation. Sticky, so it stays at hand over a long card.
  * `actions` receives what the panel's shortcuts call: Ctrl+Enter applies.
  */
-export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: number; waiting: number; onRegister(): void; actions?: RefObject<ApplyActions | null> }) {
+export function ApplyBar({
+  ready,
+  waiting,
+  onRegister,
+  actions,
+}: {
+  ready: number;
+  waiting: number;
+  onRegister(): void;
+  actions?: RefObject<ApplyActions | null>;
+}) {
   const structures = useApp((s) => s.settings?.structures ?? []);
   const selected = useDrafts((s) => s.selected.size);
   const last = useDrafts((s) => s.lastPlacement);
@@ -78,7 +90,13 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
   const apply = () => {
     // From a shortcut the button's disabled state is not seen: say what is missing.
     if (!chosen || !type || selected === 0) {
-      setStatus(selected === 0 ? 'Select the captures first.' : !chosen ? 'Choose a structure · design first.' : 'Choose the type first.');
+      setStatus(
+        selected === 0
+          ? 'Select the captures first.'
+          : !chosen
+            ? 'Choose a structure · design first.'
+            : 'Choose the type first.',
+      );
       return;
     }
     const n = useDrafts.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
@@ -97,7 +115,9 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
     if (!last || !lastName) return;
     const s = useDrafts.getState();
     // The selected rows if any, else every row still without a place: never a row already placed.
-    const keys = s.selected.size ? [...s.selected] : s.drafts.filter((d) => isRegistrable(d) && !d.form.structure).map((d) => d.proposal.key);
+    const keys = s.selected.size
+      ? [...s.selected]
+      : s.drafts.filter((d) => isRegistrable(d) && !d.form.structure).map((d) => d.proposal.key);
     s.applyTo(keys, { structure: last.structure, design: last.design, type: last.type });
     s.select(keys, false);
     setStatus(`${lastName} (${last.type}) set on ${keys.length} capture${keys.length === 1 ? '' : 's'}, as last time.`);
@@ -136,7 +156,12 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
           <option value="exterior">Exterior{typeFromLast && type === 'exterior' ? ' (last used here)' : ''}</option>
         </select>
       </label>
-      <button type="button" aria-keyshortcuts="Control+Enter" disabled={!chosen || !type || selected === 0} onClick={apply}>
+      <button
+        type="button"
+        aria-keyshortcuts="Control+Enter"
+        disabled={!chosen || !type || selected === 0}
+        onClick={apply}
+      >
         Apply to {selected} selected
       </button>
       <label>
@@ -152,7 +177,13 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
         />
       </label>
       <span id="shift-preview" className="muted" data-testid="shift-preview">
-        {shiftText.trim() === '' ? '' : shift ? (selected ? preview : 'Select the captures to shift') : 'Write +01:00, −1 day or first 09:12'}
+        {shiftText.trim() === ''
+          ? ''
+          : shift
+            ? selected
+              ? preview
+              : 'Select the captures to shift'
+            : 'Write +01:00, −1 day or first 09:12'}
       </span>
       <button type="button" disabled={!shift || selected === 0} onClick={applyShift}>
         Shift {selected} selected
@@ -179,7 +210,13 @@ export function ApplyBar({ ready, waiting, onRegister, actions }: { ready: numbe
       </span>
       <div className="register-actions">
         {waiting > 0 && <span className="muted">{waiting} not placed yet</span>}
-        <button type="button" className="primary" aria-keyshortcuts="Control+Shift+Enter" disabled={ready === 0} onClick={onRegister}>
+        <button
+          type="button"
+          className="primary"
+          aria-keyshortcuts="Control+Shift+Enter"
+          disabled={ready === 0}
+          onClick={onRegister}
+        >
           Register {ready} capture{ready === 1 ? '' : 's'}…
         </button>
       </div>

@@ -13,12 +13,27 @@ import { Thumbnail } from '../Thumbnail.js';
 
 /** What a row of a card being imported says of its copy, and the longer sentence behind it. */
 const COPY_WORDS: Record<CopyState, [string, string]> = {
-  copying: ['Copying', 'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.'],
+  copying: [
+    'Copying',
+    'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.',
+  ],
   verified: ['Verified', 'Its copy is verified: it uploads from the copy.'],
-  failed: ['Not verified: uploads from the card', 'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.'],
-  uploaded: ['Already uploaded', 'An earlier import of this card copied it, and its copy is uploaded: it is not copied or uploaded again.'],
-  queued: ['Already queued', 'An earlier import of this card copied it, and its copy waits in the queue: it is not copied or queued again.'],
-  imported: ['Already imported', 'An earlier import of this card copied and verified it: it is not copied again, and uploads from that copy once placed.'],
+  failed: [
+    'Not verified: uploads from the card',
+    'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.',
+  ],
+  uploaded: [
+    'Already uploaded',
+    'An earlier import of this card copied it, and its copy is uploaded: it is not copied or uploaded again.',
+  ],
+  queued: [
+    'Already queued',
+    'An earlier import of this card copied it, and its copy waits in the queue: it is not copied or queued again.',
+  ],
+  imported: [
+    'Already imported',
+    'An earlier import of this card copied and verified it: it is not copied again, and uploads from that copy once placed.',
+  ],
 };
 
 /** The columns of the registration table, in order (the header and the full-width rows use it). */
@@ -26,8 +41,10 @@ export const COLUMN_COUNT = 9;
 
 // To the second: two recordings can start in the same minute. The one time format.
 const clock = (iso: string) => whenAt(iso, { seconds: true });
-const lenses = (kind: DraftCapture['proposal']['kind']) => (kind === 'dual-lens' ? '2' : kind === 'single-lens' ? '1' : 'MP4');
-const duration = (s?: number) => (s === undefined ? '—' : `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`);
+const lenses = (kind: DraftCapture['proposal']['kind']) =>
+  kind === 'dual-lens' ? '2' : kind === 'single-lens' ? '1' : 'MP4';
+const duration = (s?: number) =>
+  s === undefined ? '—' : `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
 
 /**
  * One capture of the card: recorded time (local), recording, lenses, duration, camera, size, the
@@ -42,7 +59,12 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [editing, setEditing] = useState(false);
   // A string, so the row re-renders only when its own copy's state changes.
-  const copy = useCards((s) => copyStateOf(s.imports, p.files.map((f) => f.path)));
+  const copy = useCards((s) =>
+    copyStateOf(
+      s.imports,
+      p.files.map((f) => f.path),
+    ),
+  );
   const place = nameOfPlacement(structures, form);
   const edited = form.capturedAt !== p.capturedAt;
   // Insta360 names end in the segment number (…_00_012.insv), the number operators read off the camera.
@@ -55,10 +77,26 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
     <>
       <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key} data-nav={key}>
         <td>
-          <input type="checkbox" data-col={0} tabIndex={tabCol === 0 ? 0 : -1} checked={checked} onClick={onSelect} onChange={() => undefined} aria-label={`Select ${draftLabel(draft)}`} />
+          <input
+            type="checkbox"
+            data-col={0}
+            tabIndex={tabCol === 0 ? 0 : -1}
+            checked={checked}
+            onClick={onSelect}
+            onChange={() => undefined}
+            aria-label={`Select ${draftLabel(draft)}`}
+          />
         </td>
         <td>
-          <button type="button" className="link time" data-col={1} tabIndex={tabCol === 1 ? 0 : -1} aria-expanded={editing} aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`} onClick={() => setEditing(!editing)}>
+          <button
+            type="button"
+            className="link time"
+            data-col={1}
+            tabIndex={tabCol === 1 ? 0 : -1}
+            aria-expanded={editing}
+            aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`}
+            onClick={() => setEditing(!editing)}
+          >
             {clock(form.capturedAt)}
             {edited && ' ✎'}
           </button>
@@ -69,23 +107,39 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
             <Thumbnail path={p.files[0]!.path} name={p.files[0]!.name} />
             <span className="recording-name">{recording}</span>
             {copy && (
-              <span className={`copy-state ${copy}`} data-testid="copy-state" data-state={copy} title={COPY_WORDS[copy][1]}>
-                {' '}· {COPY_WORDS[copy][0]}
+              <span
+                className={`copy-state ${copy}`}
+                data-testid="copy-state"
+                data-state={copy}
+                title={COPY_WORDS[copy][1]}
+              >
+                {' '}
+                · {COPY_WORDS[copy][0]}
               </span>
             )}
             {p.warnings?.length ? (
               // Said before Register: the recording goes up as it is, a person knows to look at it.
-              <span className="capture-warning" data-testid="capture-warning" title={p.warnings.join('\n')} aria-label={`Warning: ${p.warnings.join(' ')}`}>
-                {' '}⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
+              <span
+                className="capture-warning"
+                data-testid="capture-warning"
+                title={p.warnings.join('\n')}
+                aria-label={`Warning: ${p.warnings.join(' ')}`}
+              >
+                {' '}
+                ⚠ {p.warnings.length === 1 ? 'warning' : `${p.warnings.length} warnings`}
               </span>
             ) : null}
           </div>
         </td>
         <td className="num">{lenses(p.kind)}</td>
         <td className="num">{duration(p.media.durationSeconds)}</td>
-        <td className="camera" title={p.media.camera?.model}>{p.media.camera?.model ?? '—'}</td>
+        <td className="camera" title={p.media.camera?.model}>
+          {p.media.camera?.model ?? '—'}
+        </td>
         <td className="num">{formatBytes(size)}</td>
-        <td className={place ? 'place' : 'place unset'} title={place}>{place ?? (copy === 'uploaded' || copy === 'queued' ? '—' : 'Not chosen')}</td>
+        <td className={place ? 'place' : 'place unset'} title={place}>
+          {place ?? (copy === 'uploaded' || copy === 'queued' ? '—' : 'Not chosen')}
+        </td>
         {/* The type shows once chosen with a place: never a default that looks chosen. */}
         <td>{!form.structure ? '—' : form.type === 'interior' ? 'Interior' : 'Exterior'}</td>
       </tr>
@@ -93,7 +147,11 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
         <tr className="time-editor">
           <td />
           <td colSpan={COLUMN_COUNT - 1}>
-            <TimeEditor iso={form.capturedAt} onChange={(iso) => useDrafts.getState().setCapturedAt(key, iso)} onDone={() => setEditing(false)} />
+            <TimeEditor
+              iso={form.capturedAt}
+              onChange={(iso) => useDrafts.getState().setCapturedAt(key, iso)}
+              onDone={() => setEditing(false)}
+            />
           </td>
         </tr>
       )}

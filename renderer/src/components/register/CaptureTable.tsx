@@ -27,11 +27,20 @@ const bytesOf = (ds: DraftCapture[]) => ds.reduce((n, d) => n + d.proposal.files
  * registered follow with their reasons. The table is one tab stop: its keys (table-keys.ts,
  *) move between rows and select ranges, described to screen readers by `hintId`.
  */
-export function CaptureTable({ walks, blocked, hintId }: { walks: SiteWalk<DraftCapture>[]; blocked: BlockedRow[]; hintId?: string }) {
+export function CaptureTable({
+  walks,
+  blocked,
+  hintId,
+}: {
+  walks: SiteWalk<DraftCapture>[];
+  blocked: BlockedRow[];
+  hintId?: string;
+}) {
   const all = walks.flatMap((w) => w.items.map((d) => d.proposal.key));
   const [spot, setSpot] = useState<TableSpot | null>(null);
   // The tab stop: the control last focused while its row is listed, else the first capture's checkbox.
-  const reachable = spot && (spot.key === 'all' || walks.some((w) => `walk:${w.number}` === spot.key) || all.includes(spot.key));
+  const reachable =
+    spot && (spot.key === 'all' || walks.some((w) => `walk:${w.number}` === spot.key) || all.includes(spot.key));
   const stop: TableSpot = reachable ? spot : { key: all[0] ?? 'all', col: 0 };
   const tabOf = (key: string, col = 0) => (stop.key === key && stop.col === col ? 0 : -1);
   return (
@@ -71,10 +80,17 @@ export function CaptureTable({ walks, blocked, hintId }: { walks: SiteWalk<Draft
           <tbody key={w.number} aria-label={`Site walk ${w.number}`}>
             <tr className="walk-head" data-nav={`walk:${w.number}`}>
               <th colSpan={COLUMN_COUNT} scope="colgroup">
-                <SelectMany keys={w.items.map((d) => d.proposal.key)} label={`Select site walk ${w.number}`} tabIndex={tabOf(`walk:${w.number}`)} />
+                <SelectMany
+                  keys={w.items.map((d) => d.proposal.key)}
+                  label={`Select site walk ${w.number}`}
+                  tabIndex={tabOf(`walk:${w.number}`)}
+                />
                 <span className="walk-title">Site walk {w.number}</span>
                 <span className="muted">
-                  {Number.isNaN(w.start) ? 'recording time unknown' : `${day(w.start)}, ${hm(w.start, w.start)}–${hm(w.end, w.start)}`} · {w.items.length} capture
+                  {Number.isNaN(w.start)
+                    ? 'recording time unknown'
+                    : `${day(w.start)}, ${hm(w.start, w.start)}–${hm(w.end, w.start)}`}{' '}
+                  · {w.items.length} capture
                   {w.items.length === 1 ? '' : 's'} · {formatBytes(bytesOf(w.items))}
                 </span>
               </th>
@@ -88,7 +104,8 @@ export function CaptureTable({ walks, blocked, hintId }: { walks: SiteWalk<Draft
           <tbody aria-label="Cannot be registered">
             <tr className="walk-head">
               <th colSpan={COLUMN_COUNT} scope="colgroup">
-                <span className="walk-title">Cannot be registered</span> <span className="muted">{blocked.length} · nothing is sent for these</span>
+                <span className="walk-title">Cannot be registered</span>{' '}
+                <span className="muted">{blocked.length} · nothing is sent for these</span>
               </th>
             </tr>
             {blocked.map((b) => (

@@ -1,6 +1,12 @@
 import type { KeyboardEvent } from 'react';
 import { useEffect, useRef, useState } from 'react';
-import { describeRegistration, describeSkipped, groupIntoWalks, isNothingFound, isRecordingName } from '../../../../shared/registration.js';
+import {
+  describeRegistration,
+  describeSkipped,
+  groupIntoWalks,
+  isNothingFound,
+  isRecordingName,
+} from '../../../../shared/registration.js';
 import type { CopyState } from '../../card-store.js';
 import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
@@ -62,8 +68,10 @@ function panelKey(e: KeyboardEvent<HTMLElement>, actions: ApplyActions | null, r
  * the earlier import is uploaded or waits in the queue (found by content, main/offload/known-copies.ts).
  */
 function alreadyWords(copy: CopyState | null): string {
-  if (copy === 'uploaded') return 'Already uploaded: an earlier import of this card copied it. It is not copied or registered again.';
-  if (copy === 'queued') return 'Already queued: an earlier import of this card copied it. It is not copied or registered again.';
+  if (copy === 'uploaded')
+    return 'Already uploaded: an earlier import of this card copied it. It is not copied or registered again.';
+  if (copy === 'queued')
+    return 'Already queued: an earlier import of this card copied it. It is not copied or registered again.';
   return 'Already in the queue; it is not registered twice.';
 }
 
@@ -87,7 +95,8 @@ export function RegisterPanel() {
     // (a field, the queue): from the drop zone or nowhere, focus goes to its first capture.
     if (listed.current === 0 && count > 0) {
       const active = document.activeElement;
-      if (!active || active === document.body || active.closest('[data-testid="dropzone"]')) document.querySelector<HTMLElement>(FIRST_CAPTURE)?.focus();
+      if (!active || active === document.body || active.closest('[data-testid="dropzone"]'))
+        document.querySelector<HTMLElement>(FIRST_CAPTURE)?.focus();
     }
     listed.current = count;
   }, [count]);
@@ -103,9 +112,18 @@ export function RegisterPanel() {
       .map((d) => ({
         key: d.proposal.key,
         names: d.proposal.files.map((f) => f.name),
-        reason: d.proposal.violation ?? alreadyWords(copyStateOf(imports, d.proposal.files.map((f) => f.path))),
+        reason:
+          d.proposal.violation ??
+          alreadyWords(
+            copyStateOf(
+              imports,
+              d.proposal.files.map((f) => f.path),
+            ),
+          ),
       })),
-    ...refused.filter((r) => isRecordingName(baseName(r.path))).map((r) => ({ key: `${r.path}\u0000${r.reason}`, names: [baseName(r.path)], reason: r.reason })),
+    ...refused
+      .filter((r) => isRecordingName(baseName(r.path)))
+      .map((r) => ({ key: `${r.path}\u0000${r.reason}`, names: [baseName(r.path)], reason: r.reason })),
   ];
   // A dropped folder without any recording is said out loud, not folded into the skipped line.
   const empty = refused.filter((r) => isNothingFound(r.reason));
@@ -132,23 +150,34 @@ export function RegisterPanel() {
     focusAfter(['.register-actions button.primary']);
   };
   return (
-    <section className="drafts" aria-labelledby="drafts-title" onKeyDown={(e) => panelKey(e, actions.current, openConfirm)}>
+    <section
+      className="drafts"
+      aria-labelledby="drafts-title"
+      onKeyDown={(e) => panelKey(e, actions.current, openConfirm)}
+    >
       <header className="drafts-head">
         <h2 id="drafts-title">
           New captures{' '}
-          {registrable.length > 0 && <span className="muted">{`${registrable.length} in ${walks.length} site walk${walks.length === 1 ? '' : 's'}`}</span>}
+          {registrable.length > 0 && (
+            <span className="muted">{`${registrable.length} in ${walks.length} site walk${walks.length === 1 ? '' : 's'}`}</span>
+          )}
         </h2>
         <button type="button" className="link" onClick={() => useDrafts.getState().clear()}>
           Clear this list
         </button>
       </header>
-      {registrable.length > 0 && <ApplyBar ready={ready.length} waiting={left} onRegister={openConfirm} actions={actions} />}
+      {registrable.length > 0 && (
+        <ApplyBar ready={ready.length} waiting={left} onRegister={openConfirm} actions={actions} />
+      )}
       {registrable.length > 0 && (
         <p id={KEYS_HINT_ID} className="keys-hint muted">
-          Keys: ↑ ↓ move, Space selects, Shift+↑ ↓ / Page Up, Page Down / Home, End select a range, Alt+S place, Ctrl+Enter apply, Ctrl+Shift+Enter register.
+          Keys: ↑ ↓ move, Space selects, Shift+↑ ↓ / Page Up, Page Down / Home, End select a range, Alt+S place,
+          Ctrl+Enter apply, Ctrl+Shift+Enter register.
         </p>
       )}
-      {(registrable.length > 0 || blocked.length > 0) && <CaptureTable walks={walks} blocked={blocked} hintId={registrable.length > 0 ? KEYS_HINT_ID : undefined} />}
+      {(registrable.length > 0 || blocked.length > 0) && (
+        <CaptureTable walks={walks} blocked={blocked} hintId={registrable.length > 0 ? KEYS_HINT_ID : undefined} />
+      )}
       {empty.map((r) => (
         <p key={r.path} className="nothing-found" role="status" data-testid="nothing-found">
           {r.reason}

@@ -73,11 +73,17 @@ export function onTableKey(e: KeyboardEvent<HTMLTableElement>): void {
   const below = at >= 0 ? at : captures.findIndex((c) => rows.indexOf(c) > row);
   const above = at >= 0 ? at : captures.findLastIndex((c) => rows.indexOf(c) < row);
   const byCapture: Record<string, number> = {
-    PageDown: below < 0 ? captures.length - 1 : Math.min(captures.length - 1, below + (at >= 0 ? PAGE_ROWS : PAGE_ROWS - 1)),
+    PageDown:
+      below < 0 ? captures.length - 1 : Math.min(captures.length - 1, below + (at >= 0 ? PAGE_ROWS : PAGE_ROWS - 1)),
     PageUp: Math.max(0, above - (at >= 0 ? PAGE_ROWS : PAGE_ROWS - 1)),
     Home: 0,
     End: captures.length - 1,
-    ...(e.shiftKey ? { ArrowDown: below < 0 ? -1 : Math.min(captures.length - 1, below + (at >= 0 ? 1 : 0)), ArrowUp: Math.max(0, above - (at >= 0 ? 1 : 0)) } : {}),
+    ...(e.shiftKey
+      ? {
+          ArrowDown: below < 0 ? -1 : Math.min(captures.length - 1, below + (at >= 0 ? 1 : 0)),
+          ArrowUp: Math.max(0, above - (at >= 0 ? 1 : 0)),
+        }
+      : {}),
   };
   let target: HTMLElement | undefined;
   if (e.key in byCapture) target = captures[byCapture[e.key]!];
