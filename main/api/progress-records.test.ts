@@ -60,7 +60,7 @@ describe('an answer that says it failed', () => {
     const before = svc.store.state.progress.length;
     await answer('progress', 201, { status: false, message: 'details: too short' }, 'POST');
     const err = await client()
-      .createProgress({ date: '2026-11-02', status: 'Completed', details: 'x' })
+      .createProgress({ date: '2026-11-02', status: 'Completed', details: 'x' }, [])
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'ProgressRefusedError', message: 'details: too short' });
     expect(svc.store.state.progress).toHaveLength(before);
@@ -129,11 +129,14 @@ describe('its own sign-in, used when a call answers 401', () => {
     await svc.admin('PUT', '/settings', { progressRequiresToken: true });
     const k = kept();
     k.tokens = { token: 'old.stale.token', refreshToken: 'r' };
-    await withTokens(k.keeper).createProgress({
-      date: '2026-11-03',
-      status: 'Completed',
-      details: 'signed in for this one',
-    });
+    await withTokens(k.keeper).createProgress(
+      {
+        date: '2026-11-03',
+        status: 'Completed',
+        details: 'signed in for this one',
+      },
+      [],
+    );
     expect(svc.store.state.progress.filter((p) => p.details === 'signed in for this one')).toHaveLength(1);
     expect(k.tokens.token).not.toBe('old.stale.token');
   });

@@ -163,11 +163,21 @@ export interface NewProgressEntry {
 }
 
 /**
+ * Whether `p` has the whole content of `entry` (§4 POST /progress body: date, status, details, to
+ * the character; the project is the client's): all the service keeps of an entry but its id (§2),
+ * so all a lost answer can be found by (docs/decisions/office-lost-answer-match.md).
+ */
+export function sameEntry(p: ProgressEntry, entry: NewProgressEntry): boolean {
+  return p.date === entry.date && p.status === entry.status && p.details === entry.details;
+}
+
+/**
  * The client of progress-records-interface.md (§4), with got and zod like the gateway client.
  * Reads are retried by sendJson's one policy (retry.ts) as capture-upload-interface.md §7–§8 recommend (network errors, timeouts,
  * 5xx). Creating an entry is not idempotent, so it is sent once: when its answer is lost, the
- * entries of that date are read and one with the same status and details is taken as the answer;
- * only when none is there is it sent again (once). Errors: HttpStatusError with the service's own
+ * entries of that date are read and one of the same content that was not there before the send
+ * (`sameEntry`, not among the caller's `before` ids) is taken as the answer; only when none is
+ * there is it sent again (once). Errors: HttpStatusError with the service's own
  * `message` (§7: `{ status: false, message }`), ProgressRefusedError for a 2xx that says it failed,
  * NetworkError, ResponseShapeError; see `explain`.
  */
@@ -275,9 +285,15 @@ export class ProgressRecordsClient {
 
   /**
    * §4 POST /progress (201): records an entry, never twice silently (see the class comment).
-   * Throws HttpStatusError 400 with the service's message for a refused entry.
+   * `before`: the ids of the entries of the same content on the service before this entry's
+   * first send (read by the caller from GET /progress of its date); none of them is ever taken as
+   * this entry's lost answer. Throws HttpStatusError 400 with the service's message for a refused entry.
    */
-  async createProgress(entry: NewProgressEntry, signal?: AbortSignal): Promise<ProgressEntry> {
+  async createProgress(
+    entry: NewProgressEntry,
+    before: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<ProgressEntry> {
     // A 401 recorded nothing, so signing in and sending again cannot double the entry.
     const send = () =>
       this.authorized(
@@ -303,7 +319,7 @@ export class ProgressRecordsClient {
         throw err;
       // The answer may have been lost after the entry was recorded: look before sending again.
       const same = (await this.listProgress(entry.date, signal)).find(
-        (p) => p.status === entry.status && p.details === entry.details,
+        (p) => sameEntry(p, entry) && !before.includes(p.id),
       );
       if (same) return same;
       return send();
