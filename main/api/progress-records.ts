@@ -364,19 +364,50 @@ export class ProgressRecordsClient {
 }
 
 /**
- * A progress-interface error as a person reads it, by §7's statuses, with the service's own
- * message kept: 400, 403, 404, 409, 422 and other refusals of what was sent, 401 the account or
- * API key, 429 the service asking to wait, 5xx the service failing. Answers undefined for an
- * error that is not an answer of the service (`reasonOf` describes those). Never throws.
+ * Where the person corrects the progress settings, said in `explain`'s sentences: the desktop
+ * app's Settings, or the command line's variables and flags.
  */
-export function explain(err: unknown): string | undefined {
-  if (err instanceof ProgressSignInError)
-    return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
+export type SettingsPlace = 'app' | 'cli';
+
+const WHERE = {
+  app: {
+    account: 'correct them in Settings',
+    key: 'check them in Settings',
+    address: 'check the progress address in Settings',
+  },
+  cli: {
+    account: 'correct CAPTURE_EMAIL and CAPTURE_PASSWORD (or --email, --password)',
+    key: 'check CAPTURE_API_KEY, CAPTURE_PROJECT_ID and the account (or --api-key, --project-id, --email, --password)',
+    address: 'check CAPTURE_PROGRESS_URL (or --progress-url)',
+  },
+} as const;
+
+/**
+ * A progress-interface error as a person reads it, one sentence with what to do, by §7's
+ * statuses, with the service's own message kept: 400, 403, 404, 409, 422 and other refusals of
+ * what was sent, 401 the account or API key, 429 the service asking to wait, 5xx the service
+ * failing; a refused sign-in whose message says the account is locked says so (a new password
+ * would not help); an answer of a shape §4 does not give, the address to check. `where` names the
+ * place of the settings (default the app's). Answers undefined for an error that is not an answer
+ * of the service (`reasonOf` describes those). Never throws.
+ */
+export function explain(err: unknown, where: SettingsPlace = 'app'): string | undefined {
+  const at = WHERE[where];
+  if (err instanceof ProgressSignInError) {
+    if (/\block(ed)?\b/i.test(err.message))
+      return `The progress service says the account is locked (${err.message}): ask the project's administrator to unlock it, then try again.`;
+    return `The progress service did not accept the email and password (${err.message}): ${at.account}.`;
+  }
   if (err instanceof ProgressRefusedError)
     return `The progress service refused the request: ${err.message}. Correct it and try again.`;
+  if (err instanceof ResponseShapeError) {
+    // sendProgress's message: "METHOD /path answered an unexpected shape: field why".
+    const m = /^(\S+ \S+) answered an unexpected shape: (\S+)/.exec(err.message);
+    const what = m ? `${m[1]} in a form this app does not read (${m[2]})` : 'in a form this app does not read';
+    return `The progress service answered ${what}: ${at.address}; if it is right, the service may have changed, so tell support.`;
+  }
   if (!(err instanceof HttpStatusError)) return undefined;
-  if (err.status === 401)
-    return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;
+  if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): ${at.key}.`;
   if (err.status === 403)
     return `The progress service does not allow this (${err.message}): ask an administrator of the project for access, or discard the entry.`;
   if (err.status === 404) return `Not found at the progress service: ${err.message}.`;

@@ -109,7 +109,7 @@ async function run<T>(g: RecordsFlags, fn: (s: RecordsSession) => Promise<T>): P
   try {
     return await fn(s);
   } catch (err) {
-    throw new Error(explain(err) ?? reasonOf(err));
+    throw new Error(explain(err, 'cli') ?? reasonOf(err));
   } finally {
     await s.close();
   }
