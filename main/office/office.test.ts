@@ -411,6 +411,17 @@ describe('a lost answer', () => {
     expect(outboxRows()).toEqual([]);
   });
 
+  it('takes its own entry, not an identical one recorded before, when the answer is lost and the look-up made at once', async () => {
+    const details = `Inspection done ${Date.now()}`;
+    const earlier = await office().createProgress({ date: day, status: 'Completed', details });
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    const r = await office().createProgress({ date: day, status: 'Completed', details });
+    expect(held(details)).toHaveLength(2);
+    expect(r.entry?.id).toBe(held(details)[1]!.id);
+    expect(r.entry?.id).not.toBe(earlier.entry!.id);
+    expect(outboxRows()).toEqual([]);
+  });
+
   it("counts a colleague's identical entry recorded while the answer was lost beside its own: two entries, none sent again", async () => {
     const details = `Inspection done ${Date.now()}`;
     await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
