@@ -7,6 +7,7 @@ import type {
   ProgressEntry,
   ProgressRecordsClient,
 } from '../api/progress-records.js';
+import type { SettingsPlace } from '../api/progress-records.js';
 import { ProgressRefusedError, explain, sameEntry } from '../api/progress-records.js';
 import type { OutboxItem, RecordsStore } from './store.js';
 
@@ -70,6 +71,8 @@ export class OfficeRecords {
     private readonly store: RecordsStore,
     private readonly connect: () => RecordsConnection,
     private readonly now: () => Date = () => new Date(),
+    /** Where the person corrects the settings, in the messages kept on outbox entries (`explain`). */
+    private readonly where: SettingsPlace = 'app',
   ) {}
 
   /**
@@ -269,10 +272,10 @@ export class OfficeRecords {
         // else (the service away, 429, the key refused) is about the service: the entry says why
         // it waits, and it and those after it wait for the next round.
         if (refusesEntry(err)) {
-          this.store.refuse(item.id, explain(err) ?? reasonOf(err));
+          this.store.refuse(item.id, explain(err, this.where) ?? reasonOf(err));
           continue;
         }
-        this.store.noteWaiting(item.id, explain(err) ?? reasonOf(err));
+        this.store.noteWaiting(item.id, explain(err, this.where) ?? reasonOf(err));
         throw err;
       }
     }
