@@ -127,10 +127,11 @@ describe('capture-uploader progress', () => {
   });
 
   it('says what the service refused, in its words, with what to do', async () => {
+    // Credentials refused: a person is needed, 1 as the README's exit statuses say.
     const bad = await cli(['progress', 'list'], { CAPTURE_API_KEY: 'not-the-key' });
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(
-      'capture-uploader: The progress service refuses the account or API key (Unauthorized): check them in the settings.\n',
+      'capture-uploader: The progress service refuses the account or API key (Unauthorized): check CAPTURE_API_KEY, CAPTURE_PROJECT_ID and the account (or --api-key, --project-id, --email, --password).\n',
     );
     const date = await cli(['progress', 'add', '--date', '23/11/2026', '--status', 'Completed', '--details', 'x']);
     expect(date.code).toBe(2);
@@ -186,6 +187,75 @@ describe('capture-uploader progress', () => {
     const gone = await cli(['progress', 'drop', String(ids[1])]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toMatch(/No entry \d+ waits to be sent/);
+  });
+
+  it('progress send and add exit 1 when the service refuses the API key, and the entry waits', async () => {
+    await svc.admin('POST', '/faults', {
+      target: 'progress',
+      operation: 'progress',
+      method: 'POST',
+      times: 0,
+      action: { type: 'status', status: 503 },
+    });
+    const details = `Tower E level 1 ${Date.now()}`;
+    const add = await cli(['progress', 'add', '--date', '2026-11-18', '--status', 'Completed', '--details', details]);
+    expect(add.code, add.stderr).toBe(3);
+    await svc.admin('DELETE', '/faults');
+    const send = await cli(['progress', 'send'], { CAPTURE_API_KEY: 'not-the-key' });
+    expect(send.code, send.stderr).toBe(1);
+    const [, id] =
+      /^waiting (\d+) {2}2026-11-18 Completed: Tower E level 1 \d+ \(The progress service refuses the account or API key \(Unauthorized\): check CAPTURE_API_KEY/m.exec(
+        send.stdout,
+      ) ?? [];
+    expect(id, send.stdout).toBeDefined();
+    const again = await cli(
+      ['progress', 'add', '--date', '2026-11-18', '--status', 'Completed', '--details', `${details} b`],
+      {
+        CAPTURE_API_KEY: 'not-the-key',
+      },
+    );
+    expect([again.code, again.stderr]).toEqual([
+      1,
+      'capture-uploader: The progress service refuses the account or API key (Unauthorized): check CAPTURE_API_KEY, CAPTURE_PROJECT_ID and the account (or --api-key, --project-id, --email, --password).\n',
+    ]);
+    expect(svc.store.state.progress.filter((p) => p.details.startsWith(details))).toEqual([]);
+    expect((await cli(['progress', 'drop', id!])).code).toBe(0);
+  });
+
+  it('progress fix exits 1 when the corrected entry is refused again, 3 when it waits for the service, 0 when recorded', async () => {
+    const post = (action: Record<string, unknown>) =>
+      svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', times: 0, action });
+    await post({ type: 'status', status: 503 });
+    const details = `Tower D level 1 ${Date.now()}`;
+    const add = await cli(['progress', 'add', '--date', '2026-11-19', '--status', 'Completed', '--details', details]);
+    expect(add.code, add.stderr).toBe(3);
+    const [, id] =
+      new RegExp(`^waiting (\\d+)  2026-11-19 Completed: ${details} `, 'm').exec(
+        (await cli(['progress', 'send'])).stdout,
+      ) ?? [];
+    expect(id).toBeDefined();
+
+    await svc.admin('DELETE', '/faults');
+    await post({ type: 'json', status: 422, body: { status: false, message: 'details must name gridlines' } });
+    const refused = await cli(['progress', 'fix', id!, '--details', `${details}, north`]);
+    expect([refused.code, refused.stdout]).toEqual([
+      1,
+      `refused ${id}  2026-11-19 Completed: ${details}, north (The progress service refused the request: details must name gridlines. Correct it and try again.)\n`,
+    ]);
+
+    await svc.admin('DELETE', '/faults');
+    await post({ type: 'status', status: 503 });
+    const waits = await cli(['progress', 'fix', id!, '--details', `${details}, gridlines 1–4`]);
+    expect(waits.code, waits.stderr).toBe(3);
+    expect(waits.stdout).toMatch(new RegExp(`^waiting ${id}  2026-11-19 Completed: ${details}, gridlines 1–4 \\(`));
+    expect(svc.store.state.progress.filter((p) => p.details.startsWith(details))).toEqual([]);
+
+    await svc.admin('DELETE', '/faults');
+    const done = await cli(['progress', 'send']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(svc.store.state.progress.filter((p) => p.details.startsWith(details)).map((p) => p.details)).toEqual([
+      `${details}, gridlines 1–4`,
+    ]);
   });
 });
 

@@ -60,7 +60,7 @@ describe('an answer that says it failed', () => {
     const before = svc.store.state.progress.length;
     await answer('progress', 201, { status: false, message: 'details: too short' }, 'POST');
     const err = await client()
-      .createProgress({ date: '2026-11-02', status: 'Completed', details: 'x' })
+      .createProgress({ date: '2026-11-02', status: 'Completed', details: 'x' }, [])
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'ProgressRefusedError', message: 'details: too short' });
     expect(svc.store.state.progress).toHaveLength(before);
@@ -129,11 +129,14 @@ describe('its own sign-in, used when a call answers 401', () => {
     await svc.admin('PUT', '/settings', { progressRequiresToken: true });
     const k = kept();
     k.tokens = { token: 'old.stale.token', refreshToken: 'r' };
-    await withTokens(k.keeper).createProgress({
-      date: '2026-11-03',
-      status: 'Completed',
-      details: 'signed in for this one',
-    });
+    await withTokens(k.keeper).createProgress(
+      {
+        date: '2026-11-03',
+        status: 'Completed',
+        details: 'signed in for this one',
+      },
+      [],
+    );
     expect(svc.store.state.progress.filter((p) => p.details === 'signed in for this one')).toHaveLength(1);
     expect(k.tokens.token).not.toBe('old.stale.token');
   });
@@ -150,6 +153,33 @@ describe('its own sign-in, used when a call answers 401', () => {
       'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.',
     );
     expect(k.tokens).toBeUndefined();
+  });
+
+  it('a locked account is said to be locked, not a wrong password, with what to do', async () => {
+    await svc.admin('PUT', '/settings', { progressRequiresToken: true });
+    await answer('signin', 401, { status: false, message: 'Account locked' }, 'POST');
+    const err = await withTokens(kept().keeper)
+      .listProgress()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProgressSignInError);
+    expect(explain(err)).toBe(
+      "The progress service says the account is locked (Account locked): ask the project's administrator to unlock it, then try again.",
+    );
+  });
+
+  it('a sign-in answer without its token is said in a sentence with the fix, the settings named for the CLI', async () => {
+    await svc.admin('PUT', '/settings', { progressRequiresToken: true });
+    await answer('signin', 201, { success: true, result: { _id: 'u1', email: 'a@b.c' } }, 'POST');
+    const err = await withTokens(kept().keeper)
+      .signIn()
+      .catch((e: unknown) => e);
+    expect(explain(err)).toBe(
+      'The progress service answered POST /records/v1/users/signin in a form this app does not read (result.token): check the progress address in Settings; if it is right, the service may have changed, so tell support.',
+    );
+    expect(explain(err, 'cli')).toMatch(/: check CAPTURE_PROGRESS_URL \(or --progress-url\); if it is right/);
+    expect(explain(new ProgressSignInError('Invalid credentials', { cause: null }), 'cli')).toBe(
+      'The progress service did not accept the email and password (Invalid credentials): correct CAPTURE_EMAIL and CAPTURE_PASSWORD (or --email, --password).',
+    );
   });
 
   it('a 401 to the API key itself, with the account signed in, stays the key refused', async () => {

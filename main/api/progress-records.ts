@@ -163,11 +163,21 @@ export interface NewProgressEntry {
 }
 
 /**
+ * Whether `p` has the whole content of `entry` (§4 POST /progress body: date, status, details, to
+ * the character; the project is the client's): all the service keeps of an entry but its id (§2),
+ * so all a lost answer can be found by (docs/decisions/office-lost-answer-match.md).
+ */
+export function sameEntry(p: ProgressEntry, entry: NewProgressEntry): boolean {
+  return p.date === entry.date && p.status === entry.status && p.details === entry.details;
+}
+
+/**
  * The client of progress-records-interface.md (§4), with got and zod like the gateway client.
  * Reads are retried by sendJson's one policy (retry.ts) as capture-upload-interface.md §7–§8 recommend (network errors, timeouts,
  * 5xx). Creating an entry is not idempotent, so it is sent once: when its answer is lost, the
- * entries of that date are read and one with the same status and details is taken as the answer;
- * only when none is there is it sent again (once). Errors: HttpStatusError with the service's own
+ * entries of that date are read and one of the same content that was not there before the send
+ * (`sameEntry`, not among the caller's `before` ids) is taken as the answer; only when none is
+ * there is it sent again (once). Errors: HttpStatusError with the service's own
  * `message` (§7: `{ status: false, message }`), ProgressRefusedError for a 2xx that says it failed,
  * NetworkError, ResponseShapeError; see `explain`.
  */
@@ -275,9 +285,15 @@ export class ProgressRecordsClient {
 
   /**
    * §4 POST /progress (201): records an entry, never twice silently (see the class comment).
-   * Throws HttpStatusError 400 with the service's message for a refused entry.
+   * `before`: the ids of the entries of the same content on the service before this entry's
+   * first send (read by the caller from GET /progress of its date); none of them is ever taken as
+   * this entry's lost answer. Throws HttpStatusError 400 with the service's message for a refused entry.
    */
-  async createProgress(entry: NewProgressEntry, signal?: AbortSignal): Promise<ProgressEntry> {
+  async createProgress(
+    entry: NewProgressEntry,
+    before: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<ProgressEntry> {
     // A 401 recorded nothing, so signing in and sending again cannot double the entry.
     const send = () =>
       this.authorized(
@@ -303,7 +319,7 @@ export class ProgressRecordsClient {
         throw err;
       // The answer may have been lost after the entry was recorded: look before sending again.
       const same = (await this.listProgress(entry.date, signal)).find(
-        (p) => p.status === entry.status && p.details === entry.details,
+        (p) => sameEntry(p, entry) && !before.includes(p.id),
       );
       if (same) return same;
       return send();
@@ -348,19 +364,50 @@ export class ProgressRecordsClient {
 }
 
 /**
- * A progress-interface error as a person reads it, by §7's statuses, with the service's own
- * message kept: 400, 403, 404, 409, 422 and other refusals of what was sent, 401 the account or
- * API key, 429 the service asking to wait, 5xx the service failing. Answers undefined for an
- * error that is not an answer of the service (`reasonOf` describes those). Never throws.
+ * Where the person corrects the progress settings, said in `explain`'s sentences: the desktop
+ * app's Settings, or the command line's variables and flags.
  */
-export function explain(err: unknown): string | undefined {
-  if (err instanceof ProgressSignInError)
-    return `The progress service did not accept the email and password (${err.message}): correct them in Settings.`;
+export type SettingsPlace = 'app' | 'cli';
+
+const WHERE = {
+  app: {
+    account: 'correct them in Settings',
+    key: 'check them in Settings',
+    address: 'check the progress address in Settings',
+  },
+  cli: {
+    account: 'correct CAPTURE_EMAIL and CAPTURE_PASSWORD (or --email, --password)',
+    key: 'check CAPTURE_API_KEY, CAPTURE_PROJECT_ID and the account (or --api-key, --project-id, --email, --password)',
+    address: 'check CAPTURE_PROGRESS_URL (or --progress-url)',
+  },
+} as const;
+
+/**
+ * A progress-interface error as a person reads it, one sentence with what to do, by §7's
+ * statuses, with the service's own message kept: 400, 403, 404, 409, 422 and other refusals of
+ * what was sent, 401 the account or API key, 429 the service asking to wait, 5xx the service
+ * failing; a refused sign-in whose message says the account is locked says so (a new password
+ * would not help); an answer of a shape §4 does not give, the address to check. `where` names the
+ * place of the settings (default the app's). Answers undefined for an error that is not an answer
+ * of the service (`reasonOf` describes those). Never throws.
+ */
+export function explain(err: unknown, where: SettingsPlace = 'app'): string | undefined {
+  const at = WHERE[where];
+  if (err instanceof ProgressSignInError) {
+    if (/\block(ed)?\b/i.test(err.message))
+      return `The progress service says the account is locked (${err.message}): ask the project's administrator to unlock it, then try again.`;
+    return `The progress service did not accept the email and password (${err.message}): ${at.account}.`;
+  }
   if (err instanceof ProgressRefusedError)
     return `The progress service refused the request: ${err.message}. Correct it and try again.`;
+  if (err instanceof ResponseShapeError) {
+    // sendProgress's message: "METHOD /path answered an unexpected shape: field why".
+    const m = /^(\S+ \S+) answered an unexpected shape: (\S+)/.exec(err.message);
+    const what = m ? `${m[1]} in a form this app does not read (${m[2]})` : 'in a form this app does not read';
+    return `The progress service answered ${what}: ${at.address}; if it is right, the service may have changed, so tell support.`;
+  }
   if (!(err instanceof HttpStatusError)) return undefined;
-  if (err.status === 401)
-    return `The progress service refuses the account or API key (${err.message}): check them in the settings.`;
+  if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): ${at.key}.`;
   if (err.status === 403)
     return `The progress service does not allow this (${err.message}): ask an administrator of the project for access, or discard the entry.`;
   if (err.status === 404) return `Not found at the progress service: ${err.message}.`;

@@ -322,5 +322,6 @@ program.parseAsync().catch(async (err: unknown) => {
   }
   const { plainFault } = await import('./faults.js');
   process.stderr.write(`capture-uploader: ${printable(plainFault(err, program.opts<GlobalOptions>().dataDir))}\n`);
-  process.exitCode = 2;
+  // A person must act (the progress commands' credentials refused: records.ts PersonNeededError): 1.
+  process.exitCode = err instanceof Error && 'exitCode' in err && err.exitCode === 1 ? 1 : 2;
 });

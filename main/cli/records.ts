@@ -3,9 +3,9 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { categorySizing, stageWork, workPhrase } from '../../shared/asset-measure.js';
 import { categoryMeasure, stageTotals } from '../../shared/asset-stages.js';
-import { reasonOf } from '../api/errors.js';
+import { HttpStatusError, reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
-import { ProgressRecordsClient, explain } from '../api/progress-records.js';
+import { ProgressRecordsClient, ProgressSignInError, explain } from '../api/progress-records.js';
 import { startLocalService } from '../service/local-service.js';
 import { OfficeRecords } from '../office/office.js';
 import { RecordsStore } from '../office/store.js';
@@ -27,6 +27,20 @@ export interface RecordsFlags {
   /** Folder of records.db, the outbox of entries recorded while the service could not be reached (default: the queue's folder). */
   dataDir?: string;
 }
+
+/**
+ * A records command's failure that a person must act on: the account or API key refused (§7
+ * 401, or the sign-in of §4 refused). Exit status 1, as the README's "Exit status" says of
+ * credentials refused; `exitCode` is read by index.ts.
+ */
+export class PersonNeededError extends Error {
+  override readonly name = 'PersonNeededError';
+  readonly exitCode = 1;
+}
+
+/** Whether `err` is the service refusing the account or API key (see PersonNeededError). */
+const credentialsRefused = (err: unknown) =>
+  err instanceof ProgressSignInError || (err instanceof HttpStatusError && err.status === 401);
 
 /** A client, the outbox over it, and with --demo the local service it talks to. */
 interface RecordsSession {
@@ -53,7 +67,12 @@ function outboxOf(
     office() {
       if (!office) {
         mkdirSync(dataDir, { recursive: true });
-        office = new OfficeRecords(RecordsStore.open(join(dataDir, 'records.db')), () => ({ client, scope }));
+        office = new OfficeRecords(
+          RecordsStore.open(join(dataDir, 'records.db')),
+          () => ({ client, scope }),
+          undefined,
+          'cli',
+        );
       }
       return office;
     },
@@ -103,13 +122,18 @@ async function openRecords(g: RecordsFlags): Promise<RecordsSession> {
   return { client, structures: [], dataDir, office: outbox.office, close: async () => outbox.close() };
 }
 
-/** Runs one records command, turning the service's errors into one readable line (exit 2); answers what `fn` answers. */
+/**
+ * Runs one records command, turning the service's errors into one readable line: credentials
+ * refused as PersonNeededError (exit 1), any other as Error (exit 2). Answers what `fn` answers.
+ */
 async function run<T>(g: RecordsFlags, fn: (s: RecordsSession) => Promise<T>): Promise<T> {
   const s = await openRecords(g);
   try {
     return await fn(s);
   } catch (err) {
-    throw new Error(explain(err) ?? reasonOf(err));
+    const message = explain(err, 'cli') ?? reasonOf(err);
+    if (credentialsRefused(err)) throw new PersonNeededError(message, { cause: err });
+    throw new Error(message);
   } finally {
     await s.close();
   }
@@ -174,14 +198,18 @@ export function progressAdd(
 /**
  * `progress send`: sends the entries waiting in the outbox, oldest first; says what was recorded
  * and what still waits or was refused (with the id `progress fix|drop` take). Answers 1 when an
- * entry is refused (a person must correct or drop it), else 3 when entries still wait for the
- * service, else 0.
+ * entry is refused or the service refuses the account or API key (a person must act), else 3
+ * when entries still wait for the service, else 0.
  */
 export function progressSend(g: RecordsFlags): Promise<ProgressExit> {
   return run(g, async (s) => {
     const office = s.office();
+    let personNeeded = false;
     // Each entry's failure is kept on it (refused, or waiting with why): the list below says them.
-    const sent = await office.sendOutbox().catch(() => []);
+    const sent = await office.sendOutbox().catch((err: unknown) => {
+      personNeeded = credentialsRefused(err);
+      return [];
+    });
     const outbox = s.office().outboxNow();
     if (g.json) out(JSON.stringify({ type: 'progress-sent', sent, waiting: outbox }));
     else {
@@ -197,7 +225,7 @@ export function progressSend(g: RecordsFlags): Promise<ProgressExit> {
           `The entries waiting stay in ${join(s.dataDir, 'records.db')}; nothing is lost. Run \`capture-uploader progress send\` again later.`,
         );
     }
-    return outbox.some((w) => w.state === 'refused') ? 1 : outbox.length > 0 ? 3 : 0;
+    return personNeeded || outbox.some((w) => w.state === 'refused') ? 1 : outbox.length > 0 ? 3 : 0;
   });
 }
 

@@ -38,4 +38,17 @@ export const RECORDS_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    name: 'the ids an outbox entry found on its date before its first send',
+    up(db) {
+      // §2 Progress keeps nothing of the client's (no client id, no time), so an entry whose
+      // answer was lost is found by its whole content: `known_ids` (a JSON array of entry ids)
+      // holds the entries of the same date, status and details that were there before its first
+      // send, and only one not among them is taken as its own
+      // (docs/decisions/office-lost-answer-match.md). NULL: no send yet, or a row sent before
+      // this column existed (then any entry of the same content is taken as its own).
+      db.exec('ALTER TABLE outbox ADD COLUMN known_ids TEXT');
+    },
+  },
 ];

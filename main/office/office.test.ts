@@ -7,7 +7,7 @@ import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { HttpStatusError } from '../api/errors.js';
 import { ProgressRecordsClient } from '../api/progress-records.js';
-import { OfficeRecords } from './office.js';
+import { OfficeRecords, lostAnswerMatch } from './office.js';
 import { RecordsStore } from './store.js';
 
 // The office workspace's cache and outbox against the local service's progress interface, with
@@ -107,7 +107,8 @@ describe('the outbox', () => {
     const r = await office().createProgress({ date: '2026-11-20', status: 'Completed', details });
     expect(r.entry).toBeNull();
     expect(r.queued).toMatchObject({ date: '2026-11-20', status: 'Completed', details, state: 'waiting' });
-    expect(outboxRows()).toEqual([{ date: '2026-11-20', status: 'Completed', details, attempts: 1, state: 'waiting' }]);
+    // Its date could not be read, so nothing was sent (attempts 0).
+    expect(outboxRows()).toEqual([{ date: '2026-11-20', status: 'Completed', details, attempts: 0, state: 'waiting' }]);
     expect(held(details)).toEqual([]);
     const offline = await office().listProgress();
     expect(offline.offline).toBe(true);
@@ -131,9 +132,10 @@ describe('the outbox', () => {
   });
 
   it('records a create whose answer was dropped once: the outbox looks it up before sending again', async () => {
-    // The entry is stored but its answer lost, and the client's own look-up fails too: it waits.
+    // The entry is stored but its answer lost, and the client's own look-up fails too (after the
+    // read of its date before the send): it waits.
     await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
-    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0 });
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0, skip: 1 });
     const details = `Tower B duct labels ${Date.now()}`;
     const r = await office().createProgress({ date: '2026-11-19', status: 'In Progress', details });
     expect(r.queued?.details).toBe(details);
@@ -214,7 +216,8 @@ describe('the outbox', () => {
       field: 'details',
       error: expect.stringContaining('details: must name a structure'),
     });
-    await fault({ operation: 'progress', action: { type: 'reset' }, times: 0 });
+    // Its date is read, its sends get no answer: it waits, sent once.
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'reset' }, times: 0 });
     const waiting = await office().revise(q.queued!.id, {
       date: '2026-11-16',
       status: 'Completed',
@@ -228,6 +231,7 @@ describe('the outbox', () => {
       { date: '2026-11-16', status: 'Completed', details: 'Tower A level 3', attempts: 1, state: 'waiting' },
     ]);
     // It was sent once and may be recorded with its answer lost: it cannot be corrected blind.
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0 });
     await expect(
       office().revise(q.queued!.id, { date: '2026-11-16', status: 'Completed', details: 'x' }),
     ).rejects.toThrow(/may have reached the progress service already .*corrected once the service answers/);
@@ -327,7 +331,7 @@ describe('the outbox', () => {
   it('corrects a waiting entry never sent, and finds one sent before already recorded instead of changing it', async () => {
     // Never sent (attempts 0 after a revise is the same as new): corrected at once.
     await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
-    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0 });
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0, skip: 1 });
     const details = `lost answer ${Date.now()}`;
     const q = await office().createProgress({ date: '2026-11-10', status: 'Completed', details });
     expect(held(details)).toHaveLength(1);
@@ -338,5 +342,136 @@ describe('the outbox', () => {
     ).rejects.toThrow(`This entry was recorded already, as entry ${held(details)[0]!.id} of 2026-11-10`);
     expect(outboxRows()).toEqual([]);
     expect(held(`${details}, corrected`)).toEqual([]);
+  });
+});
+
+// The service keeps nothing of the client's on an entry (§2 Progress: id, projectId, date, status,
+// details), so after a lost answer an entry is found by its whole content, and only one that was
+// not there before its first send is taken as its own (docs/decisions/office-lost-answer-match.md).
+describe('a lost answer', () => {
+  const day = '2026-11-09';
+  const colleagueEntry = (details: string, id: string) =>
+    svc.store.state.progress.push({ id, projectId: svc.info.projectId, date: day, status: 'Completed', details });
+
+  it('records two identical entries made offline on one day, both, once each', async () => {
+    const details = `Inspection done ${Date.now()}`;
+    await fault({ operation: 'progress', action: { type: 'reset' }, times: 0 });
+    const first = await office().createProgress({ date: day, status: 'Completed', details });
+    const second = await office().createProgress({ date: day, status: 'Completed', details });
+    expect([first.queued?.state, second.queued?.state]).toEqual(['waiting', 'waiting']);
+    expect(held(details)).toEqual([]);
+    await svc.admin('DELETE', '/faults');
+    const sent = await office().sendOutbox();
+    expect(held(details)).toHaveLength(2);
+    expect(new Set(sent.map((e) => e.id))).toEqual(new Set(held(details).map((e) => e.id)));
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('records a second identical entry whose send failed, instead of taking the first as its answer', async () => {
+    const details = `Inspection done ${Date.now()}`;
+    const first = await office().createProgress({ date: day, status: 'Completed', details });
+    expect(held(details)).toHaveLength(1);
+    // The second's first send is answered 502 (nothing recorded); the client looks, then sends again.
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 1 });
+    const second = await office().createProgress({ date: day, status: 'Completed', details });
+    expect(held(details)).toHaveLength(2);
+    expect(second.entry?.id).toBe(held(details)[1]!.id);
+    expect(second.entry?.id).not.toBe(first.entry?.id);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('records a second identical entry that waited with a failed send, once the service is back', async () => {
+    const details = `Inspection done ${Date.now()}`;
+    await office().createProgress({ date: day, status: 'Completed', details });
+    // Both sends of the second are answered 502: it waits, sent before (attempts 2).
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
+    const second = await office().createProgress({ date: day, status: 'Completed', details });
+    expect(second.queued).not.toBeNull();
+    expect(outboxRows()).toEqual([{ date: day, status: 'Completed', details, attempts: 1, state: 'waiting' }]);
+    const sent = await office().sendOutbox();
+    expect(held(details)).toHaveLength(2);
+    expect(sent.map((e) => e.id)).toEqual([held(details)[1]!.id]);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('takes the entry recorded with its answer lost as its own, not an identical one recorded before, and sends nothing again', async () => {
+    const details = `Inspection done ${Date.now()}`;
+    const earlier = await office().createProgress({ date: day, status: 'Completed', details });
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0, skip: 1 });
+    const r = await office().createProgress({ date: day, status: 'Completed', details });
+    expect(r.queued).not.toBeNull();
+    expect(held(details)).toHaveLength(2);
+    const ours = held(details)[1]!.id;
+    await svc.admin('DELETE', '/faults');
+    const sent = await office().sendOutbox();
+    expect(sent.map((e) => e.id)).toEqual([ours]);
+    expect(sent[0]!.id).not.toBe(earlier.entry!.id);
+    expect(held(details)).toHaveLength(2);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it('takes its own entry, not an identical one recorded before, when the answer is lost and the look-up made at once', async () => {
+    const details = `Inspection done ${Date.now()}`;
+    const earlier = await office().createProgress({ date: day, status: 'Completed', details });
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    const r = await office().createProgress({ date: day, status: 'Completed', details });
+    expect(held(details)).toHaveLength(2);
+    expect(r.entry?.id).toBe(held(details)[1]!.id);
+    expect(r.entry?.id).not.toBe(earlier.entry!.id);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it("counts a colleague's identical entry recorded while the answer was lost beside its own: two entries, none sent again", async () => {
+    const details = `Inspection done ${Date.now()}`;
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'dropResponse', afterMs: 0 } });
+    await fault({ operation: 'progress', method: 'GET', action: { type: 'reset' }, times: 0, skip: 1 });
+    await office().createProgress({ date: day, status: 'Completed', details });
+    expect(held(details)).toHaveLength(1);
+    colleagueEntry(details, `col-${Date.now()}`);
+    await svc.admin('DELETE', '/faults');
+    const sent = await office().sendOutbox();
+    expect(held(details)).toHaveLength(2);
+    expect(held(details).map((e) => e.id)).toContain(sent[0]!.id);
+    expect(outboxRows()).toEqual([]);
+  });
+
+  it("takes a colleague's identical entry made after a send that never arrived as its own (the one case the content cannot tell apart)", async () => {
+    const details = `Inspection done ${Date.now()}`;
+    // Nothing recorded: both sends answered 502, then the service is unreachable.
+    await fault({ operation: 'progress', method: 'POST', action: { type: 'status', status: 502 }, times: 2 });
+    await office().createProgress({ date: day, status: 'Completed', details });
+    expect(held(details)).toEqual([]);
+    colleagueEntry(details, `col-${Date.now()}`);
+    await svc.admin('DELETE', '/faults');
+    const sent = await office().sendOutbox();
+    expect(sent.map((e) => e.id)).toEqual([held(details)[0]!.id]);
+    expect(held(details)).toHaveLength(1);
+    expect(outboxRows()).toEqual([]);
+  });
+});
+
+describe('lostAnswerMatch', () => {
+  const same = { date: '2026-11-09', status: 'Completed', details: 'Inspection done' };
+  const entry = (id: string, details = same.details) => ({ id, projectId: 'p', ...same, details });
+  const row = (id: number, knownIds: string[] | null) => ({
+    id,
+    ...same,
+    queuedAt: '2026-11-09T08:00:00.000Z',
+    attempts: 1,
+    state: 'waiting' as const,
+    error: null,
+    knownIds,
+  });
+
+  it('takes only an entry of the whole same content that was not known before, preferring the one a later send saw', () => {
+    const first = row(1, ['old']);
+    const second = row(2, ['old', 'a']); // sent after entry a was recorded
+    const list = [entry('old'), entry('b'), entry('a'), entry('c', 'Inspection done.')];
+    expect(lostAnswerMatch(list, first, [first, second])?.id).toBe('a');
+    expect(lostAnswerMatch(list, second, [first, second])?.id).toBe('b');
+    expect(lostAnswerMatch([entry('old'), entry('a')], second, [second])).toBeUndefined();
+    // A row sent before known ids were kept takes any entry of the same content.
+    expect(lostAnswerMatch([entry('old')], row(3, null), [])?.id).toBe('old');
   });
 });

@@ -7,7 +7,8 @@ import type {
   ProgressEntry,
   ProgressRecordsClient,
 } from '../api/progress-records.js';
-import { ProgressRefusedError, explain } from '../api/progress-records.js';
+import type { SettingsPlace } from '../api/progress-records.js';
+import { ProgressRefusedError, explain, sameEntry } from '../api/progress-records.js';
 import type { OutboxItem, RecordsStore } from './store.js';
 
 /** The client for the current settings and the scope its records are kept under (service and project; no secret). */
@@ -53,10 +54,13 @@ export function refusesEntry(err: unknown): boolean {
  * The office workspace's records (progress-records-interface.md §4) with a cache and an outbox in
  * records.db, so that it opens offline and keeps what is recorded offline.
  *
- * Sending is never doubled: every send of an entry is committed to the outbox (`attempts`) before
- * it leaves, and an entry with an earlier attempt is first looked up on its date (same status and
- * details) — the client's rule for a create whose answer may have been lost. Outbox work runs one
- * operation at a time, so a refresh and a new entry never send the same row twice.
+ * Sending is never doubled and never swallowed: before an entry's first send, the entries of its
+ * date with the same content are read and their ids committed to its outbox row with the send's
+ * count (`attempts`, `knownIds`); an entry with an earlier attempt is first looked up on its
+ * date, and only an entry of the same content that is not among those ids is taken as its own
+ * (`lostAnswerMatch`; docs/decisions/office-lost-answer-match.md). So two identical entries on one
+ * day are both recorded. Outbox work runs one operation at a time, so a refresh and a new entry
+ * never send the same row twice.
  * Methods throw the client's errors (HttpStatusError, NetworkError, …) when there is nothing
  * cached to fall back on, and the connection's Error when no progress address is set.
  */
@@ -67,6 +71,8 @@ export class OfficeRecords {
     private readonly store: RecordsStore,
     private readonly connect: () => RecordsConnection,
     private readonly now: () => Date = () => new Date(),
+    /** Where the person corrects the settings, in the messages kept on outbox entries (`explain`). */
+    private readonly where: SettingsPlace = 'app',
   ) {}
 
   /**
@@ -119,19 +125,24 @@ export class OfficeRecords {
   /**
    * §4 POST /progress: records an entry once. Answers `{ entry }` when the service recorded it,
    * `{ queued }` when it could not be reached (the entry waits in the outbox and is sent by a later
-   * `sendOutbox`). A 4xx is thrown as the client's HttpStatusError and nothing waits.
+   * `sendOutbox`). A 4xx (to the read of its date before it is sent, or to the send) is thrown as
+   * the client's HttpStatusError and nothing waits.
    */
   createProgress(entry: NewProgressEntry): Promise<{ entry: ProgressEntryView | null; queued: OutboxItemView | null }> {
     return this.serially(async () => {
       const { client, scope } = this.connect();
       await this.drain(client, scope).catch(() => undefined); // older entries first; a failure leaves them waiting
-      const item = this.store.enqueue(scope, entry, this.now().toISOString(), 1);
+      // Committed before anything leaves, so a crash loses nothing the person wrote.
+      const item = this.store.enqueue(scope, entry, this.now().toISOString());
       try {
-        const recorded = await client.createProgress(entry);
-        this.store.remove(scope, item.id);
+        const known = (await client.listProgress(entry.date)).filter((p) => sameEntry(p, entry)).map((p) => p.id);
+        this.store.countAttempt(item.id, known);
+        const recorded = await client.createProgress(entry, known);
+        this.store.settle(scope, item.id, recorded.id);
         return { entry: this.remember(scope, recorded), queued: null };
       } catch (err) {
-        if (isUnreachable(err)) return { entry: null, queued: outboxView(item) };
+        const now = this.store.item(scope, item.id);
+        if (isUnreachable(err) && now) return { entry: null, queued: outboxView(now) };
         this.store.remove(scope, item.id);
         throw err;
       }
@@ -172,7 +183,7 @@ export class OfficeRecords {
         throw new Error(`Entry ${id} is no longer waiting to be sent: it was sent or discarded. Refresh to see it.`);
       if (item.state === 'waiting' && item.attempts > 0) {
         const found = await client.listProgress(item.date).then(
-          (list) => list.find((p) => p.status === item.status && p.details === item.details),
+          (list) => lostAnswerMatch(list, item, this.store.outbox(scope)),
           (err: unknown) => {
             throw new Error(
               `This entry may have reached the progress service already (${reasonOf(err)}); it can be corrected once the service answers.`,
@@ -181,7 +192,7 @@ export class OfficeRecords {
           },
         );
         if (found) {
-          this.store.remove(scope, id);
+          this.store.settle(scope, id, found.id);
           this.remember(scope, found);
           throw new Error(
             `This entry was recorded already, as entry ${found.id} of ${found.date}; a recorded entry cannot be changed. Record a new entry to add to it.`,
@@ -235,19 +246,24 @@ export class OfficeRecords {
     recorded?: Map<number, ProgressEntryView>,
   ): Promise<ProgressEntryView[]> {
     const sent: ProgressEntryView[] = [];
-    for (const item of this.store.outbox(scope).filter((i) => i.state === 'waiting')) {
+    for (const { id } of this.store.outbox(scope).filter((i) => i.state === 'waiting')) {
+      // Read as it is now: an entry settled before it in this round may have added to its known ids.
+      const item = this.store.item(scope, id);
+      if (!item || item.state !== 'waiting') continue;
       const entry = { date: item.date, status: item.status, details: item.details };
       try {
-        // An earlier send may have been recorded with its answer lost: look before sending again.
-        const found =
-          item.attempts > 0
-            ? (await client.listProgress(item.date)).find(
-                (p) => p.status === entry.status && p.details === entry.details,
-              )
-            : undefined;
-        if (!found) this.store.countAttempt(item.id);
-        const answer = found ?? (await client.createProgress(entry));
-        this.store.remove(scope, item.id);
+        // One read of its date: the entries there before its first send, or, after an earlier
+        // send whose answer may have been lost, the lookup for it.
+        const list = await client.listProgress(item.date);
+        const found = item.attempts > 0 ? lostAnswerMatch(list, item, this.store.outbox(scope)) : undefined;
+        let answer = found;
+        if (!answer) {
+          const known =
+            item.attempts > 0 ? (item.knownIds ?? []) : list.filter((p) => sameEntry(p, entry)).map((p) => p.id);
+          this.store.countAttempt(item.id, known);
+          answer = await client.createProgress(entry, known);
+        }
+        this.store.settle(scope, item.id, answer.id);
         const view = this.remember(scope, answer);
         recorded?.set(item.id, view);
         sent.push(view);
@@ -256,10 +272,10 @@ export class OfficeRecords {
         // else (the service away, 429, the key refused) is about the service: the entry says why
         // it waits, and it and those after it wait for the next round.
         if (refusesEntry(err)) {
-          this.store.refuse(item.id, explain(err) ?? reasonOf(err));
+          this.store.refuse(item.id, explain(err, this.where) ?? reasonOf(err));
           continue;
         }
-        this.store.noteWaiting(item.id, explain(err) ?? reasonOf(err));
+        this.store.noteWaiting(item.id, explain(err, this.where) ?? reasonOf(err));
         throw err;
       }
     }
@@ -299,6 +315,30 @@ export class OfficeRecords {
     this.exclusive = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * The entry of `list` (§4 GET /progress of the item's date) that is the outbox `item`'s own,
+ * recorded with its answer lost, or undefined (then it was not recorded and may be sent again).
+ * The service keeps nothing of the client's (§2), so it is found by its whole content
+ * (`sameEntry`) among the entries that were not there before its first send and that no other
+ * outbox entry took (`item.knownIds`; null, a row sent before known ids were kept: any). Of two
+ * such, the one that other waiting entries of the same content saw before their own first send
+ * is taken first: it came earlier, so it is an earlier send's (docs/decisions/office-lost-answer-match.md).
+ */
+export function lostAnswerMatch(
+  list: readonly ProgressEntry[],
+  item: OutboxItem,
+  outbox: readonly OutboxItem[],
+): ProgressEntry | undefined {
+  const known = item.knownIds ?? [];
+  const seenBy = (p: ProgressEntry) =>
+    outbox.filter((o) => o.id !== item.id && sameEntry(p, o) && o.knownIds?.includes(p.id)).length;
+  return list
+    .filter((p) => sameEntry(p, item) && !known.includes(p.id))
+    .map((p) => ({ p, seen: seenBy(p) }))
+    .sort((a, b) => b.seen - a.seen)
+    .at(0)?.p;
 }
 
 const entryView = (e: ProgressEntry): ProgressEntryView => ({

@@ -12,7 +12,10 @@ export interface OutboxEntry {
 /**
  * An entry waiting in the outbox. `queuedAt` ISO 8601 UTC; `attempts` sends that may have reached
  * the service; `state` 'refused' with the service's `error` when it refused the entry, or 'waiting'
- * with why the last send did not go (`error`, null before any).
+ * with why the last send did not go (`error`, null before any). `knownIds`: the ids of the entries
+ * with the same date, status and details that were on the service before its first send, or those
+ * another outbox entry took as its own since (null before a send); after a lost answer only an
+ * entry not among them is its own (docs/decisions/office-lost-answer-match.md).
  */
 export interface OutboxItem extends OutboxEntry {
   id: number;
@@ -20,6 +23,7 @@ export interface OutboxItem extends OutboxEntry {
   attempts: number;
   state: 'waiting' | 'refused';
   error: string | null;
+  knownIds: string[] | null;
 }
 
 /** A cached answer and when the service gave it (ISO 8601 UTC). */
@@ -37,6 +41,7 @@ interface OutboxRow {
   attempts: number;
   state: 'waiting' | 'refused';
   error: string | null;
+  known_ids: string | null;
 }
 
 /**
@@ -81,7 +86,7 @@ export class RecordsStore {
   outbox(scope: string): OutboxItem[] {
     const rows = this.db
       .prepare(
-        'SELECT id, date, status, details, queued_at, attempts, state, error FROM outbox WHERE scope = ? ORDER BY id',
+        'SELECT id, date, status, details, queued_at, attempts, state, error, known_ids FROM outbox WHERE scope = ? ORDER BY id',
       )
       .all(scope) as OutboxRow[];
     return rows.map((r) => ({
@@ -93,20 +98,70 @@ export class RecordsStore {
       attempts: r.attempts,
       state: r.state,
       error: r.error,
+      knownIds: r.known_ids === null ? null : (JSON.parse(r.known_ids) as string[]),
     }));
   }
 
-  /** Puts an entry in the outbox, committed before it is sent (`attempts` 1 when a send follows at once). */
-  enqueue(scope: string, entry: OutboxEntry, queuedAt: string, attempts: number): OutboxItem {
-    const info = this.db
-      .prepare('INSERT INTO outbox (scope, date, status, details, queued_at, attempts) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(scope, entry.date, entry.status, entry.details, queuedAt, attempts);
-    return { ...entry, id: Number(info.lastInsertRowid), queuedAt, attempts, state: 'waiting', error: null };
+  /** The scope's outbox item `id` as it is now, or undefined when it is gone. */
+  item(scope: string, id: number): OutboxItem | undefined {
+    return this.outbox(scope).find((i) => i.id === id);
   }
 
-  /** Counts a send of the item, committed before the request leaves. */
-  countAttempt(id: number): void {
-    this.db.prepare('UPDATE outbox SET attempts = attempts + 1 WHERE id = ?').run(id);
+  /**
+   * Puts an entry in the outbox, committed before anything is sent (`attempts` 0; a send is
+   * counted by `countAttempt`, with the ids known before it).
+   */
+  enqueue(scope: string, entry: OutboxEntry, queuedAt: string): OutboxItem {
+    const info = this.db
+      .prepare('INSERT INTO outbox (scope, date, status, details, queued_at, attempts) VALUES (?, ?, ?, ?, ?, 0)')
+      .run(scope, entry.date, entry.status, entry.details, queuedAt);
+    return {
+      ...entry,
+      id: Number(info.lastInsertRowid),
+      queuedAt,
+      attempts: 0,
+      state: 'waiting',
+      error: null,
+      knownIds: null,
+    };
+  }
+
+  /**
+   * Counts a send of the item with `knownIds`, the ids of the entries of the same content on the
+   * service before it (see OutboxItem), committed before the request leaves.
+   */
+  countAttempt(id: number, knownIds: readonly string[]): void {
+    this.db
+      .prepare('UPDATE outbox SET attempts = attempts + 1, known_ids = ? WHERE id = ?')
+      .run(JSON.stringify(knownIds), id);
+  }
+
+  /**
+   * The item recorded as entry `entryId` (its answer, or found after a lost one): it leaves the
+   * outbox, and `entryId` is added to the known ids of every other sent item of the same content,
+   * so that none takes it as its own too; one transaction. Answers whether the item was there.
+   */
+  settle(scope: string, id: number, entryId: string): boolean {
+    return this.db.transaction(() => {
+      const row = this.db
+        .prepare('SELECT date, status, details FROM outbox WHERE scope = ? AND id = ?')
+        .get(scope, id) as OutboxEntry | undefined;
+      if (!row) return false;
+      this.db.prepare('DELETE FROM outbox WHERE id = ?').run(id);
+      const others = this.db
+        .prepare(
+          'SELECT id, known_ids FROM outbox WHERE scope = ? AND date = ? AND status = ? AND details = ? AND known_ids IS NOT NULL',
+        )
+        .all(scope, row.date, row.status, row.details) as { id: number; known_ids: string }[];
+      for (const o of others) {
+        const known = JSON.parse(o.known_ids) as string[];
+        if (!known.includes(entryId))
+          this.db
+            .prepare('UPDATE outbox SET known_ids = ? WHERE id = ?')
+            .run(JSON.stringify([...known, entryId]), o.id);
+      }
+      return true;
+    })();
   }
 
   /** Keeps why a waiting item was not sent this time (the service away, 429, …); it stays waiting. */
@@ -121,14 +176,14 @@ export class RecordsStore {
 
   /**
    * An item corrected by the person: its fields replaced and waiting again, as if new (`attempts`
-   * 0: a refused send recorded nothing, and a waiting one was looked up first by the caller, so
-   * there is nothing to look up). Answers false when the scope has no such item.
+   * 0 and no known ids: a refused send recorded nothing, and a waiting one was looked up first by
+   * the caller, so there is nothing to look up). Answers false when the scope has no such item.
    */
   revise(scope: string, id: number, entry: OutboxEntry): boolean {
     return (
       this.db
         .prepare(
-          "UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0 WHERE scope = ? AND id = ?",
+          "UPDATE outbox SET date = ?, status = ?, details = ?, state = 'waiting', error = NULL, attempts = 0, known_ids = NULL WHERE scope = ? AND id = ?",
         )
         .run(entry.date, entry.status, entry.details, scope, id).changes > 0
     );
