@@ -29,6 +29,9 @@ export function defaultLibrary(): string {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** "6 files of 3 recordings": the files copied and the recordings (captures) they make. */
 const whatWasCopied = (r: OffloadResult) => `${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')}`;
+/** The rest of a card copied whole, after the recordings: " and 7 other files (1.2 MiB; the whole card)", or nothing. */
+const andOthers = (r: OffloadResult) =>
+  r.others.length ? ` and ${plural(r.others.length, 'other file')} (${formatBytes(r.otherBytes)}; the whole card)` : '';
 
 /**
  * A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise ("copying:
@@ -73,6 +76,8 @@ export async function importCard(
     json?: boolean;
     lock?: boolean;
     copyAgain?: boolean;
+    /** Copy only the recordings (`--recordings-only`); by default the whole card is copied. */
+    recordingsOnly?: boolean;
     onRecording?: (files: OffloadedFile[]) => Promise<void>;
   },
 ): Promise<{ result: OffloadResult; id: number | undefined }> {
@@ -132,6 +137,8 @@ export async function importCard(
       library,
       journal,
       onProgress: progressPrinter(process.stdout, o.json),
+      // The whole card unless asked otherwise: "safe to remove" then means it may be formatted.
+      wholeCard: !o.recordingsOnly,
       ...known,
       ...upload,
     });
@@ -141,7 +148,8 @@ export async function importCard(
     db.close();
     unlock();
   }
-  const bad = result.files.filter((f) => !f.verified);
+  // A file of the rest of the card that did not verify keeps the card as a recording's does.
+  const bad = [...result.files, ...result.others].filter((f) => !f.verified);
   const already = result.alreadyCopied ?? [];
   const summary = summarizeKnown(result.recordings + already.length, already);
   if (o.json) {
@@ -155,6 +163,15 @@ export async function importCard(
         report: result.reportPath ?? null,
         verified: result.verified,
         files: result.files.map((f) => ({
+          source: f.source,
+          copy: f.copy,
+          size: f.size,
+          xxh64: f.xxh64 ?? null,
+          verified: f.verified,
+          error: f.error ?? null,
+        })),
+        // The rest of the card copied whole (never queued); empty with --recordings-only.
+        others: result.others.map((f) => ({
           source: f.source,
           copy: f.copy,
           size: f.size,
@@ -177,14 +194,14 @@ export async function importCard(
     );
   } else if (bad.length === 0) {
     process.stdout.write(
-      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`,
+      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)})${andOthers(result)} copied and verified in ${printable(result.destination)}\n`,
     );
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
     if (result.reportPath)
       process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
   } else {
     process.stdout.write(
-      `Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`,
+      `Keep the card: ${bad.length} of ${result.files.length + result.others.length} files were not verified, even copied twice:\n`,
     );
     for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
     if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
@@ -251,6 +268,8 @@ export interface ImportFlags {
   library?: string;
   /** Copy every recording, even those whose verified copy is in the library already (main/offload/known-copies.ts). */
   copyAgain?: boolean;
+  /** Copy the recordings only, leaving previews, thumbnails and MISC/ on the card (the whole card by default). */
+  recordingsOnly?: boolean;
   structure?: string;
   type?: 'interior' | 'exterior';
   design?: string;
@@ -281,6 +300,7 @@ export async function runImport(
       json: g.json,
       lock: true,
       copyAgain: o.copyAgain,
+      recordingsOnly: o.recordingsOnly,
     });
     if (result.verified && !g.json) waitingForPlacement(result);
     if (!result.verified) return 1;
@@ -294,6 +314,7 @@ export async function runImport(
     dataDir: session.s.dataDir,
     json: g.json,
     copyAgain: o.copyAgain,
+    recordingsOnly: o.recordingsOnly,
     onRecording: async (files) => {
       if (files.every((f) => f.verified)) codes.push(await queueCopies(session.c, session.s, files, o, g.json));
     },

@@ -235,6 +235,8 @@ export class CardDesk {
       root,
       library: this.library.get().library,
       onUpdate: update,
+      // The setting as it is when the import starts ("Copy the whole card", on unless turned off).
+      wholeCard: this.library.get().wholeCard !== false,
       partSize,
       onRecording: (files) => this.recordingCopied(id, files, partSize),
       journal,
