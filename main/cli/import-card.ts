@@ -7,7 +7,6 @@ import { openQueueDatabase } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
-import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { OffloadRecorder } from '../offload/record.js';
 import { findKnownCopies, summarizeKnown } from '../offload/known-copies.js';
 import { describeKnownCard } from '../../shared/card-offer.js';
@@ -60,9 +59,8 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  * Copies a card to the library with verification, records the offload in the queue at
  * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), holding the queue's lock
  * for the whole run with `lock` (no session of this process holds it), prints "Card safe to remove" when every recording verified, or names the
- * files that did not. With `onRecording` (the copies are queued for upload as each recording
- * verifies), each copy's upload part MD5s are computed in the same pass, for the part size the
- * gateway gave last (main/offload/part-md5.ts), and kept in the queue before `onRecording` runs.
+ * files that did not. With `onRecording` the copies are queued for upload as each recording
+ * verifies; their part MD5s are left to the upload, which computes each as it reads the part.
  * The offload is recorded as it goes (main/offload/record.ts OffloadRecorder): its row when it
  * starts, each file's as it is checked, the end. Answers the offload and its row id (undefined
  * when the queue refused the record: said on stderr); throws on a full disk, an empty card, or a
@@ -115,19 +113,9 @@ export async function importCard(
   );
   try {
     if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
-    const onRecording = o.onRecording;
-    // Only when an upload follows: hashing every part costs about as much CPU as the copy itself.
-    const upload = onRecording
-      ? {
-          partSize: expectedPartSize(db),
-          onRecording: async (files: OffloadedFile[]) => {
-            for (const f of files)
-              if (f.verified && f.partMd5s && f.copyFacts)
-                recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize: upload!.partSize, md5s: f.partMd5s });
-            await onRecording(files);
-          },
-        }
-      : undefined;
+    // No part MD5s in the copy: the upload computes each part's as it reads it for sending, so
+    // "safe to remove" waits for no hashing the copy does not need (docs/decisions/wholecard-part-md5-at-upload.md).
+    const upload = o.onRecording ? { onRecording: o.onRecording } : undefined;
     // A card put back is known by its content: its recordings already in the library are not
     // copied again unless the person asks (--copy-again; docs/decisions/card-known-by-content.md).
     const known = o.copyAgain
