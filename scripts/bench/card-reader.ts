@@ -179,7 +179,7 @@ export async function readerFigures(work: string, gib: number, runs: number): Pr
             library: join(work, `lib-placed-${r}`),
             wholeCard: true,
             journal: new OffloadRecorder(() => db),
-            onRecording: (files) => void handedOn.run(`bench-${r}-${files[0]!.source}`, files[0]!.copy),
+            onRecording: (files) => void handedOn.run(`bench-${label}-${r}-${files[0]!.source}`, files[0]!.copy),
           }),
         );
         placed.push((performance.now() - t) / 1000);
