@@ -139,7 +139,7 @@ test('a card that appears is offered, imported with verification, removed once s
 
   // The offload is on record, and the library's use is shown in Settings.
   const record = h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();
-  expect(record).toEqual([{ files: 6, bytes: 6 * size, verified: 1 }]);
+  expect(record).toEqual([{ files: 13, bytes: whole, verified: 1 }]);
 
   // Put back the next morning under another mount name: known by its content, nothing copied again.
   await page.getByTestId('import').getByRole('button', { name: 'Dismiss' }).click();
