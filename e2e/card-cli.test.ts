@@ -81,7 +81,18 @@ describe('import', () => {
     let removedAt: string | undefined;
     const res = await cli(
       dataDir,
-      ['import', card.root, '--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'],
+      // The recordings only: the whole card's other files are the subject of a test below.
+      [
+        'import',
+        card.root,
+        '--recordings-only',
+        '--library',
+        library,
+        '--structure',
+        svc.info.structures[0]!,
+        '--type',
+        'interior',
+      ],
       (out) => {
         // The person pulls the card the moment they are told they may.
         if (removedAt === undefined && out.includes('Card safe to remove')) {
@@ -116,9 +127,8 @@ describe('import', () => {
     const queued = (db.prepare('SELECT path FROM files ORDER BY path').all() as { path: string }[]).map((r) => r.path);
     expect(queued).toEqual(hashes.map((h) => h.copy_path).sort());
     expect(queued.every((p) => p.startsWith(offload.destination))).toBe(true);
-    // Each copy's part MD5s, from the copy pass, for the part size the service gives (5 MiB: two parts a file).
-    const md5s = db.prepare('SELECT path, part_size, length(md5s) AS bytes FROM part_md5s ORDER BY path').all();
-    expect(md5s).toEqual(queued.map((path) => ({ path, part_size: 5 * 1024 * 1024, bytes: 32 })));
+    // No part MD5s from the copy pass: the upload computes each part's as it reads it for sending.
+    expect(db.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 });
     db.close();
     // ASC MHL v1.0 §6.3: 0001_<the folder it covers>_<UTC start>Z.mhl, the folder being X4_SD_<local start and offset>.
     expect(basename(offload.destination)).toMatch(/^X4_SD_\d{4}-\d{2}-\d{2}_\d{6}[+-]\d{4}$/);
@@ -159,14 +169,14 @@ describe('import', () => {
     );
     expect(hashes.some((h) => existsSync(h.copy_path))).toBe(false);
     const after = new Database(join(dataDir, 'queue.db'), { readonly: true });
-    expect(after.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 }); // gone with the copies
+    expect(after.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 }); // none kept by the copy, none left
     after.close();
   });
 
   it('without placement only copies, and lists what waits; a folder with no recording exits non-zero, naming it', async () => {
     const dataDir = mkdtempSync(join(work, 'q-'));
     const card = writeFakeCard(join(work, 'ONLY_COPY'), { recordings: 1 });
-    const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-2')]);
+    const res = await cli(dataDir, ['import', card.root, '--recordings-only', '--library', join(work, 'library-2')]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
     expect(res.stdout).toMatch(/^Transfer report: ascmhl\/0001_ONLY_COPY_.*Z_transfer-report\.html$/m);
@@ -181,6 +191,43 @@ describe('import', () => {
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
   });
+
+  it('copies the whole card by default (previews, thumbnails, MISC verified and in the MHL); --recordings-only leaves them on the card', async () => {
+    const dataDir = mkdtempSync(join(work, 'q-'));
+    const card = writeFakeCard(join(work, 'WHOLE_CLI'), { recordings: 1 });
+    const whole = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-whole')]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout).toMatch(
+      /Card safe to remove: 2 files of 1 recording \(4\.0 KiB\) and 3 other files \(.+; the whole card\) copied and verified in /,
+    );
+    const folder = whole.stdout.match(/copied and verified in (.+)$/m)![1]!;
+    for (const f of card.others) {
+      const copy = join(folder, f.slice(card.root.length + 1));
+      expect(readFileSync(copy).equals(readFileSync(f)), copy).toBe(true);
+    }
+    const mhlDir = join(folder, 'ascmhl');
+    const mhl = readFileSync(join(mhlDir, readdirSync(mhlDir).find((n) => n.endsWith('.mhl'))!), 'utf8');
+    expect(mhl.match(/<hash>/g)).toHaveLength(5);
+    expect(mhl).toContain('>MISC/version.txt</path>');
+
+    const only = await cli(mkdtempSync(join(work, 'q-')), [
+      '--json',
+      'import',
+      card.root,
+      '--recordings-only',
+      '--library',
+      join(work, 'library-only'),
+    ]);
+    expect(only.code, only.stderr).toBe(0);
+    const imported = JSON.parse(only.stdout.trim().split('\n').at(-1)!) as {
+      destination: string;
+      files: unknown[];
+      others: unknown[];
+    };
+    expect(imported.files).toHaveLength(2);
+    expect(imported.others).toEqual([]);
+    expect(existsSync(join(imported.destination, 'MISC'))).toBe(false);
+  });
 });
 
 describe('import of a card put back', () => {
@@ -190,7 +237,16 @@ describe('import of a card put back', () => {
     async () => {
       const dataDir = mkdtempSync(join(work, 'q-'));
       const library = join(work, 'library-back');
-      const place = ['--library', library, '--structure', svc.info.structures[0]!, '--type', 'interior'];
+      // The recordings only: what an import of the whole card copies again is whole-card.test.ts's.
+      const place = [
+        '--recordings-only',
+        '--library',
+        library,
+        '--structure',
+        svc.info.structures[0]!,
+        '--type',
+        'interior',
+      ];
       const card = writeFakeCard(join(work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
       const first = await cli(dataDir, ['import', card.root, ...place]);
       expect(first.code, first.stderr + first.stdout).toBe(0);

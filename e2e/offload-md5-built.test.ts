@@ -10,8 +10,8 @@ import { writeFakeCard } from '../main/card/fake-card.js';
 import type { TestService } from './service/testing.js';
 import { startTestService, uploaderEnv } from './service/testing.js';
 
-// In the built CLI: `import` computes the part MD5s on a thread of its own,
-// whose module the bundle must carry beside it (offload-md5-worker.js, package.json build:cli).
+// In the built CLI: `import` with placement copies, verifies and queues, computing no part MD5
+// (the upload does, as it reads each part: docs/decisions/wholecard-part-md5-at-upload.md).
 // Built into a folder of its own with the very command of `npm run build:cli`, so this runs beside
 // tests that rebuild dist/cli (e2e/demo.test.ts) without racing them.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 describe('import in the built CLI', () => {
-  it("keeps each copy's part MD5s, exactly as node:crypto's, and exits by itself", async () => {
+  it('queues the verified copies with no part MD5s from the copy (the upload computes them), and exits by itself', async () => {
     const dataDir = mkdtempSync(join(work, 'q-'));
     const card = writeFakeCard(join(work, 'X4_SD'), { recordings: 1 });
     // 12 MiB + 5 and 10 MiB: three parts and two of the service's 5 MiB.
@@ -74,24 +74,17 @@ describe('import in the built CLI', () => {
     expect(code, stderr + stdout).toBe(0);
     expect(stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
 
+    // The copy keeps no part MD5s: the upload computes each part's as it reads it for sending.
     const db = new Database(join(dataDir, 'queue.db'), { readonly: true });
-    const rows = db.prepare('SELECT path, part_size, md5s FROM part_md5s ORDER BY path').all() as {
-      path: string;
-      part_size: number;
-      md5s: Buffer;
-    }[];
+    expect(db.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 });
+    const queued = db.prepare('SELECT path, size FROM files ORDER BY path').all() as { path: string; size: number }[];
     db.close();
-    expect(rows).toHaveLength(2);
-    for (const r of rows) {
-      const bytes = readFileSync(r.path);
-      const want = Buffer.concat(
-        Array.from({ length: Math.ceil(bytes.length / r.part_size) }, (_, i) =>
-          createHash('md5')
-            .update(bytes.subarray(i * r.part_size, (i + 1) * r.part_size))
-            .digest(),
-        ),
+    expect(queued.map((r) => r.size).sort((a, b) => a - b)).toEqual([10 * 1024 * 1024, 12 * 1024 * 1024 + 5]);
+    for (const r of queued)
+      expect(createHash('sha256').update(readFileSync(r.path)).digest('hex')).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(card.root, 'DCIM', 'Camera01', r.path.split('/').pop()!)))
+          .digest('hex'),
       );
-      expect(r.md5s.toString('hex'), r.path).toBe(want.toString('hex'));
-    }
   });
 });

@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,slow-link,md5] [--pairs N] [--files N] [--gib N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,reader,slow-link,md5] [--pairs N] [--files N] [--gib N] [--reader-gib N]
 //
 //'s figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -19,6 +19,10 @@
 //               10,000-row queue event from the service process and send it on to the window
 //   offload     (only when asked: `--only offload`) a generated card of `--gib` GiB (default 4)
 //               copied by `cp -r` and by the verified offload: both rates, their ratio, CPU s/GiB
+//   reader      (only when asked, as root: `--only reader [--reader-gib N]`, default 1 GiB) "Card
+//               safe to remove" from an exFAT card on a loop device mounted with exfat-fuse, reads
+//               throttled by blkio to 90 and 250 MB/s, caches dropped: the offload of the whole
+//               card without and with placement, each over cp -r + sync (scripts/bench/card-reader.ts)
 //   md5         (only when asked: `--only md5`; also `npm run bench:md5`) the part MD5 of 1 GiB by the
 //               SIMD kernel and by node:crypto in a worker thread, four 5 MiB parts at a time:
 //               CPU s/GiB and MiB/s of each, and the kernel's saving (scripts/bench/md5.ts)
@@ -53,6 +57,7 @@ import { offloadFigures } from './bench/offload.js';
 import { queueFigures } from './bench/queue.js';
 import { slowLinkFigures } from './bench/slow-link.js';
 import { md5Figures } from './bench/md5.js';
+import { readerFigures } from './bench/card-reader.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
@@ -63,6 +68,7 @@ const { values: flags } = parseArgs({
     pairs: { type: 'string', default: '5000' },
     files: { type: 'string', default: '10000' },
     gib: { type: 'string', default: '4' },
+    'reader-gib': { type: 'string', default: '1' },
   },
 });
 const RUNS = Number(flags.runs);
@@ -314,6 +320,14 @@ if (SECTIONS.has('offload')) {
   const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
   try {
     figures.push(...(await offloadFigures(work, Number(flags.gib), RUNS)));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+if (SECTIONS.has('reader')) {
+  const work = mkdtempSync(join(tmpdir(), 'capture-bench-reader-'));
+  try {
+    figures.push(...(await readerFigures(work, Number(flags['reader-gib']), RUNS)));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -63,6 +63,7 @@ test('a card that appears is offered, imported with verification, removed once s
   await expect(section.getByLabel('Library folder')).toHaveValue(/Capture Uploader$/);
   await expect(section.getByLabel('Keep copies after their capture completed (days)')).toHaveValue('7');
   await expect(section.getByLabel(/Upload straight from the card/)).not.toBeChecked();
+  await expect(section.getByLabel(/Copy the whole card/)).toBeChecked();
   await expect(section.getByTestId('library-use')).toHaveText('The library holds 0 imported copies (0 B).');
   await section.getByLabel('Library folder').fill(library);
   await section.getByRole('button', { name: 'Save card import settings' }).click();
@@ -81,9 +82,14 @@ test('a card that appears is offered, imported with verification, removed once s
 
   await offer.getByRole('button', { name: 'Import X4_CARD' }).click();
   const safe = page.getByTestId('card-safe');
-  await expect(safe).toContainText('Card safe to remove: 6 files', { timeout: 30_000 });
+  // The whole card: beside the 6 lens files, 3 previews (512 B), 3 thumbnails (64 B) and MISC/version.txt (8 B).
+  const whole = 6 * size + 3 * (512 + 64) + 8;
+  await expect(safe).toContainText(
+    'Card safe to remove: 6 files and 7 other files (previews, thumbnails, MISC: the whole card)',
+    { timeout: 30_000 },
+  );
   await expect(page.getByTestId('import-summary')).toHaveText(
-    `100 % · ${formatBytes(6 * size)} of ${formatBytes(6 * size)} copied · 6 of 6 files verified`,
+    `100 % · ${formatBytes(whole)} of ${formatBytes(whole)} copied · 6 of 6 files verified · 7 of 7 other files verified`,
   );
   await page.getByText('Files (6)').click();
   await expect(page.locator('.import-files tbody tr[data-state="verified"]')).toHaveCount(6);
@@ -133,7 +139,7 @@ test('a card that appears is offered, imported with verification, removed once s
 
   // The offload is on record, and the library's use is shown in Settings.
   const record = h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();
-  expect(record).toEqual([{ files: 6, bytes: 6 * size, verified: 1 }]);
+  expect(record).toEqual([{ files: 13, bytes: whole, verified: 1 }]);
 
   // Put back the next morning under another mount name: known by its content, nothing copied again.
   await page.getByTestId('import').getByRole('button', { name: 'Dismiss' }).click();
@@ -156,7 +162,7 @@ test('a card that appears is offered, imported with verification, removed once s
   expect(h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
   await page.getByRole('tab', { name: 'Settings' }).click();
   await expect(section.getByTestId('library-use')).toHaveText(
-    `The library holds 6 imported copies (${formatBytes(6 * size)}).`,
+    `The library holds 13 imported copies (${formatBytes(whole)}).`,
   );
   await expectAccessible(page, 'form.library-settings');
   await shots(page, info, '32-card-library-settings', () => section.scrollIntoViewIfNeeded());

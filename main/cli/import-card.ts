@@ -7,7 +7,6 @@ import { openQueueDatabase } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { OffloadedFile, OffloadProgress, OffloadResult } from '../offload/offload.js';
 import { offloadCard } from '../offload/offload.js';
-import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { OffloadRecorder } from '../offload/record.js';
 import { findKnownCopies, summarizeKnown } from '../offload/known-copies.js';
 import { describeKnownCard } from '../../shared/card-offer.js';
@@ -29,6 +28,9 @@ export function defaultLibrary(): string {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** "6 files of 3 recordings": the files copied and the recordings (captures) they make. */
 const whatWasCopied = (r: OffloadResult) => `${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')}`;
+/** The rest of a card copied whole, after the recordings: " and 7 other files (1.2 MiB; the whole card)", or nothing. */
+const andOthers = (r: OffloadResult) =>
+  r.others.length ? ` and ${plural(r.others.length, 'other file')} (${formatBytes(r.otherBytes)}; the whole card)` : '';
 
 /**
  * A progress display: a bar redrawn in place on a terminal, a line per tenth otherwise ("copying:
@@ -57,9 +59,8 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
  * Copies a card to the library with verification, records the offload in the queue at
  * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), holding the queue's lock
  * for the whole run with `lock` (no session of this process holds it), prints "Card safe to remove" when every recording verified, or names the
- * files that did not. With `onRecording` (the copies are queued for upload as each recording
- * verifies), each copy's upload part MD5s are computed in the same pass, for the part size the
- * gateway gave last (main/offload/part-md5.ts), and kept in the queue before `onRecording` runs.
+ * files that did not. With `onRecording` the copies are queued for upload as each recording
+ * verifies; their part MD5s are left to the upload, which computes each as it reads the part.
  * The offload is recorded as it goes (main/offload/record.ts OffloadRecorder): its row when it
  * starts, each file's as it is checked, the end. Answers the offload and its row id (undefined
  * when the queue refused the record: said on stderr); throws on a full disk, an empty card, or a
@@ -73,6 +74,8 @@ export async function importCard(
     json?: boolean;
     lock?: boolean;
     copyAgain?: boolean;
+    /** Copy only the recordings (`--recordings-only`); by default the whole card is copied. */
+    recordingsOnly?: boolean;
     onRecording?: (files: OffloadedFile[]) => Promise<void>;
   },
 ): Promise<{ result: OffloadResult; id: number | undefined }> {
@@ -110,19 +113,9 @@ export async function importCard(
   );
   try {
     if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
-    const onRecording = o.onRecording;
-    // Only when an upload follows: hashing every part costs about as much CPU as the copy itself.
-    const upload = onRecording
-      ? {
-          partSize: expectedPartSize(db),
-          onRecording: async (files: OffloadedFile[]) => {
-            for (const f of files)
-              if (f.verified && f.partMd5s && f.copyFacts)
-                recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize: upload!.partSize, md5s: f.partMd5s });
-            await onRecording(files);
-          },
-        }
-      : undefined;
+    // No part MD5s in the copy: the upload computes each part's as it reads it for sending, so
+    // "safe to remove" waits for no hashing the copy does not need (docs/decisions/wholecard-part-md5-at-upload.md).
+    const upload = o.onRecording ? { onRecording: o.onRecording } : undefined;
     // A card put back is known by its content: its recordings already in the library are not
     // copied again unless the person asks (--copy-again; docs/decisions/card-known-by-content.md).
     const known = o.copyAgain
@@ -132,6 +125,8 @@ export async function importCard(
       library,
       journal,
       onProgress: progressPrinter(process.stdout, o.json),
+      // The whole card unless asked otherwise: "safe to remove" then means it may be formatted.
+      wholeCard: !o.recordingsOnly,
       ...known,
       ...upload,
     });
@@ -141,7 +136,8 @@ export async function importCard(
     db.close();
     unlock();
   }
-  const bad = result.files.filter((f) => !f.verified);
+  // A file of the rest of the card that did not verify keeps the card as a recording's does.
+  const bad = [...result.files, ...result.others].filter((f) => !f.verified);
   const already = result.alreadyCopied ?? [];
   const summary = summarizeKnown(result.recordings + already.length, already);
   if (o.json) {
@@ -155,6 +151,15 @@ export async function importCard(
         report: result.reportPath ?? null,
         verified: result.verified,
         files: result.files.map((f) => ({
+          source: f.source,
+          copy: f.copy,
+          size: f.size,
+          xxh64: f.xxh64 ?? null,
+          verified: f.verified,
+          error: f.error ?? null,
+        })),
+        // The rest of the card copied whole (never queued); empty with --recordings-only.
+        others: result.others.map((f) => ({
           source: f.source,
           copy: f.copy,
           size: f.size,
@@ -177,14 +182,14 @@ export async function importCard(
     );
   } else if (bad.length === 0) {
     process.stdout.write(
-      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)}) copied and verified in ${printable(result.destination)}\n`,
+      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)})${andOthers(result)} copied and verified in ${printable(result.destination)}\n`,
     );
     process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
     if (result.reportPath)
       process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
   } else {
     process.stdout.write(
-      `Keep the card: ${bad.length} of ${result.files.length} files were not verified, even copied twice:\n`,
+      `Keep the card: ${bad.length} of ${result.files.length + result.others.length} files were not verified, even copied twice:\n`,
     );
     for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
     if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
@@ -251,6 +256,8 @@ export interface ImportFlags {
   library?: string;
   /** Copy every recording, even those whose verified copy is in the library already (main/offload/known-copies.ts). */
   copyAgain?: boolean;
+  /** Copy the recordings only, leaving previews, thumbnails and MISC/ on the card (the whole card by default). */
+  recordingsOnly?: boolean;
   structure?: string;
   type?: 'interior' | 'exterior';
   design?: string;
@@ -281,6 +288,7 @@ export async function runImport(
       json: g.json,
       lock: true,
       copyAgain: o.copyAgain,
+      recordingsOnly: o.recordingsOnly,
     });
     if (result.verified && !g.json) waitingForPlacement(result);
     if (!result.verified) return 1;
@@ -294,6 +302,7 @@ export async function runImport(
     dataDir: session.s.dataDir,
     json: g.json,
     copyAgain: o.copyAgain,
+    recordingsOnly: o.recordingsOnly,
     onRecording: async (files) => {
       if (files.every((f) => f.verified)) codes.push(await queueCopies(session.c, session.s, files, o, g.json));
     },

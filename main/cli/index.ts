@@ -115,6 +115,10 @@ captureOptions(
     'copy every recording, even those already copied and verified in the library (by default a card put back copies only what is new)',
   )
   .option(
+    '--recordings-only',
+    'copy only the recordings, leaving previews (LRV), thumbnails (THM) and MISC/ on the card (by default the whole card is copied and verified, so it may be formatted)',
+  )
+  .option(
     '--eject',
     "once the card is safe to remove, eject it (udisksctl on Linux, diskutil on macOS, the shell's Eject on Windows); exit 1 when it could not be",
   )

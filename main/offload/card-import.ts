@@ -48,6 +48,8 @@ export interface CardImportOptions {
    * `known` with what the queue holds of them, and not copied again. Without it every recording is copied.
    */
   knownCopies?: OffloadOptions['knownCopies'];
+  /** Copy the whole card after its recordings (offloadCard's `wholeCard`): the view's `others` counts them. */
+  wholeCard?: boolean;
   /** Aborting it stops the import within a second, its half-written copies removed (offloadCard's `signal`); the view ends `failed`. */
   signal?: AbortSignal;
 }
@@ -82,6 +84,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     mhlPath: null,
     known: null,
     reportPath: null,
+    others: null,
   };
   // The rows of the recordings found in the library already: listed first, never copied.
   let knownRows: ImportFileView[] = [];
@@ -119,6 +122,12 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       ...(o.journal ? { journal: o.journal } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.knownCopies ? { knownCopies: o.knownCopies } : {}),
+      ...(o.wholeCard ? { wholeCard: true } : {}),
+      onOther: (f) => {
+        if (!view.others) return;
+        view.others[f.verified ? 'verified' : 'failed']++;
+        send();
+      },
       onKnown: (recordings, total) => {
         view.known = summarizeKnown(total, recordings);
         knownRows = recordings.flatMap((copies) => {
@@ -139,9 +148,11 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         view.destination = view.known.destination;
         send();
       },
-      onPlan: (files, destination) => {
+      onPlan: (files, destination, others) => {
         view.destination = destination;
-        view.bytesTotal = files.reduce((n, f) => n + f.size, 0);
+        const otherBytes = others.reduce((n, f) => n + f.size, 0);
+        view.bytesTotal = files.reduce((n, f) => n + f.size, 0) + otherBytes;
+        view.others = others.length ? { files: others.length, bytes: otherBytes, verified: 0, failed: 0 } : null;
         view.files = [
           ...knownRows,
           ...files.map(
@@ -184,7 +195,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     for (const f of result.files) settle(f);
     Object.assign(view, {
       phase: 'done',
-      bytesDone: result.bytes,
+      bytesDone: result.bytes + result.otherBytes,
       secondsLeft: 0,
       destination: result.destination,
       mhlPath: result.mhlPath ?? null,

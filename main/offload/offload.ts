@@ -1,4 +1,4 @@
-import { mkdir, realpath, statfs } from 'node:fs/promises';
+import { mkdir, realpath, stat, statfs } from 'node:fs/promises';
 import { DateTime } from 'luxon';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FileFacts } from '../intake/file-identity.js';
@@ -13,6 +13,7 @@ import { writeMhl } from './mhl.js';
 import { describeReportCard, relativeToCard, writeTransferReport } from './report.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { CardFile, KnownCopy } from './known-copies.js';
+import { listTree } from '../card/walk.js';
 
 /** One recording of an offload: where it was and where its copy is (absolute), bytes, XXH64, ms since 1970. */
 export interface OffloadedFile {
@@ -52,7 +53,15 @@ export interface OffloadResult {
   mhlPath?: string;
   /** The transfer report beside the MHL (main/offload/report.ts): an HTML page for a person. */
   reportPath?: string;
-  /** Files on the card that are not recordings (previews, thumbnails, …), with the reason. */
+  /**
+   * With OffloadOptions.wholeCard: every other file of the card (LRV previews, THM thumbnails,
+   * MISC/ …), copied after the recordings and checked the same way, in the MHL and the report,
+   * never queued for upload. `verified` covers them too. Empty otherwise.
+   */
+  others: OffloadedFile[];
+  /** Bytes of `others`. */
+  otherBytes: number;
+  /** Files on the card that were not copied (previews, thumbnails, … when not the whole card), with the reason. */
   skipped: RefusedPath[];
   /**
    * With OffloadOptions.knownCopies: the recordings whose every file has a verified copy in the
@@ -114,7 +123,20 @@ export interface OffloadOptions {
    * recordings' files in the order they will be copied (paths on the card, sizes in bytes) and the
    * folder the copies go to: what a screen lists as waiting.
    */
-  onPlan?: (files: readonly { path: string; size: number }[], destination: string) => void;
+  onPlan?: (
+    files: readonly { path: string; size: number }[],
+    destination: string,
+    others: readonly { path: string; size: number }[],
+  ) => void;
+  /**
+   * Copy the whole card: after the recordings, every other file under the card's root (hidden and
+   * system folders aside, main/card/walk.ts), with the same verification, so a card said safe to
+   * remove may be formatted (docs/decisions/wholecard-copy-whole-card.md). Those files are never
+   * handed to `onRecording`: only recordings are uploaded.
+   */
+  wholeCard?: boolean;
+  /** With `wholeCard`: called as each other file is verified or fails for good (after the journal has it). */
+  onOther?: (file: OffloadedFile) => void;
   /** Records the offload as it goes: its start and each file's check. */
   journal?: OffloadJournal;
   /**
@@ -218,15 +240,29 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
       recordings: 0,
       verified: true,
       ...(newest.mhlPath ? { mhlPath: newest.mhlPath } : {}),
+      others: [],
+      otherBytes: 0,
       skipped: refused,
       ...already,
     };
   }
   const bytes = sources.reduce((n, f) => n + f.size, 0);
+  // The rest of the card comes after the recordings, so placement can start at once; a known
+  // recording's files are not among them (their copies are in the library already).
+  const recordingPaths = new Set(inspected.groups.flatMap((g) => g.files.map((f) => f.path)));
+  const otherFiles = opts.wholeCard ? await otherFilesOf(root, recordingPaths) : [];
+  // An other file copied and verified by an earlier import of this card is not copied again either.
+  const knownOthers = opts.knownCopies && otherFiles.length ? await opts.knownCopies(otherFiles) : new Map();
+  const otherSources = otherFiles.filter((f) => !knownOthers.has(f.path));
+  const otherBytes = otherSources.reduce((n, f) => n + f.size, 0);
+  const all = [...sources, ...otherSources];
   const library = resolve(opts.library);
   await mkdir(library, { recursive: true });
   const free = await (opts.freeBytes ?? statfsFree)(library);
-  if (free < bytes + MARGIN_BYTES) throw new NotEnoughSpaceError(library, bytes, free);
+  if (free < bytes + otherBytes + MARGIN_BYTES) throw new NotEnoughSpaceError(library, bytes + otherBytes, free);
+  // What stays on the card alone: a copied file (or a folder of them) is no longer "not copied".
+  const copiedOther = (p: string) => otherFiles.some((o) => o.path === p || o.path.startsWith(p + sep));
+  const skipped = refused.filter((r) => !copiedOther(r.path));
   // The known recordings no queue row holds yet are handed on first, from their existing copies.
   let recordings: Promise<void> = Promise.resolve();
   for (const r of knownRecordings)
@@ -241,21 +277,23 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     cardName,
     destination,
     startedAt: started.toISOString(),
-    files: sources.length,
-    bytes,
+    files: all.length,
+    bytes: bytes + otherBytes,
   });
   opts.onPlan?.(
     sources.map((f) => ({ path: f.path, size: f.size })),
     destination,
+    otherSources.map((f) => ({ path: f.path, size: f.size })),
   );
-  const files: OffloadedFile[] = new Array(sources.length);
+  const files: OffloadedFile[] = new Array(all.length);
+  const totalBytes = bytes + otherBytes;
   let copied = 0;
   const rate = new CopyRate(opts.clock);
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
   const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
   const byPath = new Map<string, OffloadedFile>();
   const copyOne = async (i: number) => {
-    const f = sources[i]!;
+    const f = all[i]!;
     const rel = relative(root, f.path);
     // A link on the card to a file elsewhere keeps only its name.
     const copy = join(destination, rel.startsWith('..') || isAbsolute(rel) ? basename(f.path) : rel);
@@ -273,11 +311,17 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         const r = await copyVerified(f.path, copy, {
           onBytes: (n) => {
             // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
-            copied = Math.min(bytes, copied + n);
-            opts.onProgress?.({ bytesDone: copied, bytesTotal: bytes, file: f.path, ...rate.sample(copied, bytes) });
+            copied = Math.min(totalBytes, copied + n);
+            opts.onProgress?.({
+              bytesDone: copied,
+              bytesTotal: totalBytes,
+              file: f.path,
+              ...rate.sample(copied, totalBytes),
+            });
           },
           ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
-          ...(opts.partSize ? { partSize: opts.partSize, md5Pool: pool } : {}),
+          // Part MD5s are for uploads: only a recording's file is ever uploaded.
+          ...(opts.partSize && i < sources.length ? { partSize: opts.partSize, md5Pool: pool } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
         });
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
@@ -296,6 +340,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     files[i] = entry;
     // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
     opts.journal?.file(entry);
+    if (i >= sources.length) return opts.onOther?.(entry);
     const group = groupOf.get(f.path)!;
     if (group.every((p) => byPath.has(p) || p === f.path)) {
       byPath.set(f.path, entry);
@@ -305,10 +350,25 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   // Two files in flight: while one is flushed and read back from the library's disk, the next is
   // read from the card, so neither disk waits for the other.
   let next = 0;
+  // The rest of the card starts once every recording's file is checked: recordings first, so the
+  // last ones' placement waits for no preview (docs/decisions/wholecard-copy-whole-card.md).
+  let recordingsLeft = sources.length;
+  let recordingsChecked: () => void = () => {};
+  const allRecordingsChecked = new Promise<void>((r) => (recordingsChecked = r));
+  if (recordingsLeft === 0) recordingsChecked();
   const lane = async () => {
-    while (next < sources.length) {
+    while (next < all.length) {
       opts.signal?.throwIfAborted();
-      await copyOne(next++);
+      const i = next++;
+      if (i >= sources.length) {
+        await allRecordingsChecked;
+        opts.signal?.throwIfAborted();
+      }
+      try {
+        await copyOne(i);
+      } finally {
+        if (i < sources.length && --recordingsLeft === 0) recordingsChecked();
+      }
     }
   };
   // The MD5 thread lives as long as the copying, however it ends (a live thread keeps Node running).
@@ -329,10 +389,12 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
         cardName,
         destination,
         started,
-        files,
+        files: files.slice(0, sources.length),
         bytes,
+        others: files.slice(sources.length),
+        otherBytes,
         recordings: groups.length,
-        skipped: refused,
+        skipped,
       })),
       ...already,
     };
@@ -365,11 +427,14 @@ async function finishOffload(
     started: Date;
     files: OffloadedFile[];
     bytes: number;
+    others: OffloadedFile[];
+    otherBytes: number;
     recordings: number;
     skipped: RefusedPath[];
   },
 ): Promise<OffloadResult> {
-  const { root, cardName, destination, started, files, bytes } = o;
+  const { root, cardName, destination, started, bytes, others, otherBytes } = o;
+  const files = [...o.files, ...others];
   const finishedAt = (opts.now ?? (() => new Date()))().toISOString();
   const tool = opts.tool ?? { name: 'capture-uploader', version: APP_VERSION };
   const mhlPath = await writeMhl(
@@ -400,6 +465,7 @@ async function finishOffload(
       ...(f.error ? { error: f.error } : {}),
     })),
     recordings: o.recordings,
+    others: others.length,
     skipped: o.skipped,
     tool,
   });
@@ -409,12 +475,31 @@ async function finishOffload(
     destination,
     startedAt: started.toISOString(),
     finishedAt,
-    files,
+    files: o.files,
     bytes,
+    others,
+    otherBytes,
     recordings: o.recordings,
     verified: files.every((f) => f.verified),
     mhlPath,
     reportPath,
     skipped: o.skipped,
   };
+}
+
+/**
+ * The card's files that are not recordings' files (`recordings`, paths as inspectPaths gives them):
+ * every regular file under `root` (main/card/walk.ts listTree: hidden and system folders are not
+ * entered), in name order, with its size in bytes and modification time in ms. A link that leads
+ * nowhere, or anything that is not a regular file, is left out (it stays in `skipped`).
+ */
+async function otherFilesOf(root: string, recordings: ReadonlySet<string>): Promise<CardFile[]> {
+  const { files } = await listTree(root);
+  const out: CardFile[] = [];
+  for (const path of files) {
+    if (recordings.has(path)) continue;
+    const st = await stat(path).catch(() => undefined);
+    if (st?.isFile()) out.push({ path, size: st.size, mtimeMs: st.mtimeMs });
+  }
+  return out.sort((a, b) => a.path.localeCompare(b.path));
 }

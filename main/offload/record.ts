@@ -60,14 +60,22 @@ export function recordOffloadFile(db: QueueDatabase, id: number, f: OffloadedFil
  * queue closed, while it ran). Throws SqliteError.
  */
 export function finishOffload(db: QueueDatabase, id: number, r: OffloadResult): void {
-  finishOffloadRow(db, id, r);
+  finishOffloadRow(db, id, everyFile(r));
 }
+
+/** The result with the rest of a card copied whole counted as its files: the record keeps every copy (the library's use and a later check count them). */
+const everyFile = (r: OffloadResult): OffloadResult => ({
+  ...r,
+  files: [...r.files, ...(r.others ?? [])],
+  bytes: r.bytes + (r.otherBytes ?? 0),
+});
 
 /**
  * Records a whole offload at once (begin, every file, finish) in one transaction; answers its row
  * id. For an offload that ran without a record (the queue was closed when it started). Throws SqliteError.
  */
-export function recordOffload(db: QueueDatabase, r: OffloadResult): number {
+export function recordOffload(db: QueueDatabase, result: OffloadResult): number {
+  const r = everyFile(result);
   return insertWholeOffload(
     db,
     {

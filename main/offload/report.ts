@@ -33,6 +33,8 @@ export interface TransferReport {
   finishedAt: string;
   files: ReportFile[];
   recordings: number;
+  /** How many of `files` are not recordings' files (the rest of a card copied whole: previews, thumbnails, MISC); 0 or absent when only recordings were copied. */
+  others?: number;
   skipped: RefusedPath[];
   tool: { name: string; version: string };
 }
@@ -80,7 +82,7 @@ export function transferReportHtml(r: TransferReport): string {
   const total = r.files.reduce((n, f) => n + f.size, 0);
   const result =
     bad.length === 0
-      ? `Verified: ${plural(r.files.length, 'file')} of ${plural(r.recordings, 'recording')} (${formatBytes(total)}) copied and read back with the card's XXH64.${r.skipped.length ? ` ${plural(r.skipped.length, 'file')} that ${r.skipped.length === 1 ? 'is' : 'are'} not a recording ${r.skipped.length === 1 ? 'was' : 'were'} not copied (below).` : ''}`
+      ? `Verified: ${plural(r.files.length - (r.others ?? 0), 'file')} of ${plural(r.recordings, 'recording')}${r.others ? ` and ${plural(r.others, 'other file')} (the whole card)` : ''} (${formatBytes(total)}) copied and read back with the card's XXH64.${r.skipped.length ? ` ${plural(r.skipped.length, 'file')} that ${r.skipped.length === 1 ? 'is' : 'are'} not a recording ${r.skipped.length === 1 ? 'was' : 'were'} not copied (below).` : ''}`
       : `Failed: ${bad.length} of ${plural(r.files.length, 'file')} ${bad.length === 1 ? 'was' : 'were'} not verified, even copied twice. Keep the card.`;
   const rows = r.files
     .map(

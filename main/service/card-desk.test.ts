@@ -108,7 +108,13 @@ describe('CardDesk', () => {
 
   it('offers a card that appears under a mount folder, imports it into the library, records it, and counts the library', async () => {
     const d = deskAt('one');
-    d.store.set('library', { library: join(work, 'one', 'library'), keepDays: 7, uploadFromCard: false });
+    // The recordings only: the whole card is the next test's.
+    d.store.set('library', {
+      library: join(work, 'one', 'library'),
+      keepDays: 7,
+      uploadFromCard: false,
+      wholeCard: false,
+    });
     d.desk.start();
     await until(() => d.cards.length > 0, 'the first look');
     expect(d.cards.at(-1)).toEqual([]);
@@ -145,6 +151,7 @@ describe('CardDesk', () => {
       library: join(work, 'one', 'library'),
       keepDays: 7,
       uploadFromCard: false,
+      wholeCard: false,
       usage: { bytes: 4 * 4096, copies: 4 },
     });
     // A copy deleted by hand is no longer counted.
@@ -159,11 +166,10 @@ describe('CardDesk', () => {
     expect(statSync(done.verifiedCopies[1]!).size).toBe(4096);
   });
 
-  it('computes the part MD5s of every recording as it copies and keeps them for each verified copy, so its upload reads nothing again', async () => {
+  it("keeps no part MD5s from the copy: the upload computes each part's as it reads it, so safe to remove waits for no hashing", async () => {
     const d = deskAt('md5');
     d.store.set('library', { library: join(work, 'md5', 'library'), keepDays: 7, uploadFromCard: false });
     const PART = 5 * 1024 * 1024;
-    // Two parts and a short third, so the split into 5 MiB parts is what is checked.
     writeFakeCard(join(work, 'md5', 'X4'), { recordings: 1, bytes: 2 * PART + 1234 });
     renameSync(join(work, 'md5', 'X4'), join(d.mounts, 'X4'));
     d.desk.start();
@@ -171,33 +177,47 @@ describe('CardDesk', () => {
     d.desk.startImport(join(d.mounts, 'X4'));
     await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
     const done = d.imports.at(-1)!;
+    expect(done.safeToRemove).toBe(true);
     expect(done.verifiedCopies).toHaveLength(2);
     for (const copy of done.verifiedCopies) {
-      const rows = d.db.prepare('SELECT size, part_size, md5s, ino FROM part_md5s WHERE path = ?').all(copy) as {
-        size: number;
-        part_size: number;
-        md5s: Buffer;
-        ino: string;
-      }[];
-      expect(rows).toHaveLength(1);
       const bytes = readFileSync(join(d.mounts, 'X4', relative(done.destination!, copy)));
-      const want = [0, PART, 2 * PART].map((at) =>
-        createHash('md5')
-          .update(bytes.subarray(at, at + PART))
-          .digest(),
+      expect(createHash('sha256').update(readFileSync(copy)).digest('hex')).toBe(
+        createHash('sha256').update(bytes).digest('hex'),
       );
-      expect(rows[0]).toMatchObject({
-        size: bytes.length,
-        part_size: PART,
-        ino: String(statSync(copy, { bigint: true }).ino),
-      });
-      expect(rows[0]!.md5s.equals(Buffer.concat(want))).toBe(true);
     }
+    expect(d.db.prepare('SELECT COUNT(*) AS n FROM part_md5s').get()).toEqual({ n: 0 });
+  });
+
+  it('copies the whole card by default: previews, thumbnails and MISC verified and recorded, only recordings offered', async () => {
+    const d = deskAt('whole');
+    d.store.set('library', { library: join(work, 'whole', 'library'), keepDays: 7, uploadFromCard: false });
+    d.desk.start();
+    writeFakeCard(join(work, 'whole', 'X4_WHOLE'), { recordings: 2, bytes: 4096 });
+    const root = join(d.mounts, 'X4_WHOLE');
+    renameSync(join(work, 'whole', 'X4_WHOLE'), root);
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    d.desk.startImport(root);
+    await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
+    const done = d.imports.at(-1)!;
+    expect(done.safeToRemove).toBe(true);
+    expect(done.verifiedCopies.every((c) => c.endsWith('.insv') && !c.includes('LRV_'))).toBe(true);
+    expect(done.verifiedCopies).toHaveLength(4);
+    // 2 LRV previews, 2 thumbnails and MISC/version.txt.
+    expect(done.others).toMatchObject({ files: 5, verified: 5, failed: 0 });
+    expect(readFileSync(join(done.destination!, 'MISC', 'version.txt'), 'utf8')).toBe('fw v1.0\n');
+    const [record] = listOffloads(d.db);
+    expect(record).toMatchObject({ fileCount: 9, verified: true });
+    expect(record!.files.map((f) => relative(done.destination!, f.copy))).toContain(join('MISC', 'version.txt'));
   });
 
   it('keeps the library settings apart, with the defaults: the videos folder, 7 days, reading from the copies', async () => {
     const d = deskAt('two');
-    expect(d.desk.library.get()).toEqual({ library: defaultLibraryFolder(), keepDays: 7, uploadFromCard: false });
+    expect(d.desk.library.get()).toEqual({
+      library: defaultLibraryFolder(),
+      keepDays: 7,
+      uploadFromCard: false,
+      wholeCard: true,
+    });
     expect(defaultLibraryFolder('linux', '/home/ana')).toBe('/home/ana/Videos/Capture Uploader');
     expect(defaultLibraryFolder('darwin', '/Users/ana')).toBe('/Users/ana/Movies/Capture Uploader');
     expect(defaultLibraryFolder()).toContain(homedir());
@@ -206,9 +226,15 @@ describe('CardDesk', () => {
       library: join(work, 'two', 'lib'),
       keepDays: 3,
       uploadFromCard: true,
+      wholeCard: true,
       usage: { bytes: 0, copies: 0 },
     });
-    expect(d.store.get('library')).toEqual({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
+    expect(d.store.get('library')).toEqual({
+      library: join(work, 'two', 'lib'),
+      keepDays: 3,
+      uploadFromCard: true,
+      wholeCard: true,
+    });
     expect(() => d.desk.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
   });
 

@@ -17,7 +17,6 @@ import { runCardImport } from '../offload/card-import.js';
 import { libraryUsage } from '../offload/library-usage.js';
 import { findKnownCopies } from '../offload/known-copies.js';
 import type { OffloadedFile } from '../offload/offload.js';
-import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import { settleCopyHolds } from '../queue/copy-holds.js';
 import type { QueueDatabase } from '../queue/db.js';
 import { cardsInUse } from './cards-in-use.js';
@@ -221,8 +220,6 @@ export class CardDesk {
       if (this.imports.has(id)) this.imports.set(id, v);
       if (!this.closed) this.opts.emit('capture:event.import', v);
     };
-    // Hashed for the part size the gateway gave last, so a copy's upload neither hashes nor reads it again.
-    const partSize = expectedPartSize(db);
     // Recorded as it goes, in the queue open at each step (settings may change meanwhile).
     const journal = new OffloadRecorder(
       () => this.opts.queueDb(),
@@ -235,8 +232,11 @@ export class CardDesk {
       root,
       library: this.library.get().library,
       onUpdate: update,
-      partSize,
-      onRecording: (files) => this.recordingCopied(id, files, partSize),
+      // The setting as it is when the import starts ("Copy the whole card", on unless turned off).
+      wholeCard: this.library.get().wholeCard !== false,
+      // No part MD5s in the copy: the upload computes each part's as it reads it for sending, so
+      // "safe to remove" waits for no hashing the copy does not need (docs/decisions/wholecard-part-md5-at-upload.md).
+      onRecording: (files) => this.recordingCopied(id, files),
       journal,
       // A card put back is known by its content: what the library holds already is not copied
       // again (docs/decisions/card-known-by-content.md), the same decision as `import`'s.
@@ -263,21 +263,8 @@ export class CardDesk {
     return first;
   }
 
-  /**
-   * One recording of an import is copied and checked: each verified copy's part MD5s are kept in
-   * the queue open now (as `capture-uploader import` does, main/cli/import-card.ts). A failure
-   * is logged: the upload then hashes the copy as it sends it.
-   */
-  private recordingCopied(id: number, files: readonly OffloadedFile[], partSize: number): void {
-    const db = this.opts.queueDb();
-    try {
-      if (db)
-        for (const f of files)
-          if (f.verified && f.partMd5s && f.copyFacts)
-            recordPartMd5s(db, { path: f.copy, facts: f.copyFacts, partSize, md5s: f.partMd5s });
-    } catch (err) {
-      this.opts.log?.warn(`The part MD5s of ${files[0]?.source ?? 'a recording'} were not kept: ${reasonOf(err)}`);
-    }
+  /** One recording of an import is copied and checked. */
+  private recordingCopied(id: number, files: readonly OffloadedFile[]): void {
     // Its files placed already move to the verified copies (or, failed twice, upload from the card).
     this.copies.settled(id, files);
     this.settleHolds();

@@ -22,7 +22,9 @@ export function defaultLibraryFolder(platform: NodeJS.Platform = process.platfor
  * The library settings kept in the app's settings file (key `library`): the folder imports copy
  * to (an absolute path), how many days copies stay after their capture completed, and "Upload
  * straight from the card" (main/service/card-desk.ts says it with the cards: the card offer is
- * then "Upload from the card" instead of Import). Missing fields take their defaults.
+ * then "Upload from the card" instead of Import), and "Copy the whole card" (on unless turned off:
+ * previews, thumbnails and MISC/ are copied and verified too, so a card said safe to remove may be
+ * formatted). Missing fields take their defaults.
  */
 export class LibrarySettingsStore {
   constructor(
@@ -37,12 +39,17 @@ export class LibrarySettingsStore {
       library: s.library || this.fallbackFolder,
       keepDays: typeof s.keepDays === 'number' && s.keepDays >= 0 ? s.keepDays : DEFAULT_KEEP_DAYS,
       uploadFromCard: s.uploadFromCard === true,
+      wholeCard: s.wholeCard !== false,
     };
   }
 
   /** Stores the settings; the folder is kept as an absolute path. Answers what is now in force. */
   save(next: LibrarySettings): LibrarySettings {
-    this.store.set(LIBRARY_KEY, { ...next, library: resolve(next.library.trim()) });
+    this.store.set(LIBRARY_KEY, {
+      ...next,
+      library: resolve(next.library.trim()),
+      wholeCard: next.wholeCard ?? this.get().wholeCard,
+    });
     return this.get();
   }
 }

@@ -85,14 +85,35 @@ export const importView = z.object({
   known: knownCardView.nullable().optional(),
   /** The transfer report (HTML) beside the ASC MHL (main/offload/report.ts), once written. */
   reportPath: z.string().nullable(),
+  /**
+   * With "Copy the whole card": the card's files that are not recordings (previews, thumbnails,
+   * MISC …), copied after the recordings and checked the same way, never uploaded: how many, their
+   * bytes (counted in `bytesTotal` too), how many verified and failed so far. Absent or null when
+   * only recordings are copied.
+   */
+  others: z
+    .object({
+      files: z.number().int().min(0),
+      bytes: z.number().min(0),
+      verified: z.number().int().min(0),
+      failed: z.number().int().min(0),
+    })
+    .nullable()
+    .optional(),
 });
 export type ImportView = z.infer<typeof importView>;
 
-/** The library settings a person chooses: the folder copies go to, days copies stay after their capture completed, and whether uploads read straight from the card. */
+/**
+ * The library settings a person chooses: the folder copies go to, days copies stay after their
+ * capture completed, whether uploads read straight from the card, and whether an import copies the
+ * whole card (every file, so the card may be formatted) or the recordings only; absent means the
+ * whole card (main/settings/library-settings.ts).
+ */
 export const librarySettings = z.object({
   library: z.string().trim().min(1, 'Choose a library folder'),
   keepDays: z.number().int().min(0).max(3650),
   uploadFromCard: z.boolean(),
+  wholeCard: z.boolean().optional(),
 });
 export type LibrarySettings = z.infer<typeof librarySettings>;
 

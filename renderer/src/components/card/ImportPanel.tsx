@@ -1,22 +1,13 @@
-import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
+import type { ImportView } from '../../../../shared/ipc.js';
 import { useState } from 'react';
 import { useCards } from '../../card-store.js';
 import { formatBytes, formatCopyProgress } from '../../format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
+import { CardKeep } from './CardKeep.js';
+import { ImportFiles } from './ImportFiles.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
-
-/** What a file copied by an earlier import says: its recording uploaded, waiting to upload, or copied and not placed. */
-const ALREADY = { uploaded: 'Already uploaded', queued: 'Already queued', copied: 'Already copied' } as const;
-
-/** A file's state in words: Waiting, Copying 45 %, Verified, Not verified, Already uploaded / queued / copied. */
-function stateOf(f: ImportFileView): string {
-  if (f.state === 'copying')
-    return f.bytesDone >= f.size ? 'Reading back' : `Copying ${percent(f.bytesDone, f.size)} %`;
-  if (f.state === 'known') return ALREADY[f.already ?? 'copied'];
-  return { waiting: 'Waiting', verified: 'Verified', failed: 'Not verified' }[f.state];
-}
 
 /**
  * One card's import: the whole card's bytes copied and files verified (while copying, with the
@@ -39,7 +30,10 @@ export function ImportPanel({ view }: { view: ImportView }) {
   };
   const copied = view.files.filter((f) => f.state !== 'known');
   const verified = copied.filter((f) => f.state === 'verified').length;
-  const failed = view.files.filter((f) => f.state === 'failed');
+  // The rest of the card, copied whole after the recordings: counted, not listed ("Copy the whole card").
+  const others = view.others
+    ? ` and ${plural(view.others.files, 'other file')} (previews, thumbnails, MISC: the whole card)`
+    : '';
   const known = view.known?.known ? describeKnownCard(view.known) : '';
   const titleId = `import-${view.id}-title`;
   return (
@@ -72,6 +66,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
               : `${formatBytes(view.bytesDone)} of ${formatBytes(view.bytesTotal)} copied`}
             {' · '}
             {verified} of {plural(copied.length, 'file')} verified
+            {view.others && ` · ${view.others.verified} of ${plural(view.others.files, 'other file')} verified`}
           </p>
         </>
       )}
@@ -83,8 +78,9 @@ export function ImportPanel({ view }: { view: ImportView }) {
       )}
       {view.safeToRemove && copied.length > 0 && (
         <p className="card-safe" role="status" data-testid="card-safe">
-          Card safe to remove: {plural(copied.length, 'file')} ({formatBytes(view.bytesTotal)}) copied and verified in{' '}
-          {view.destination}. Place the recordings below to upload them from the copies.
+          Card safe to remove: {plural(copied.length, 'file')}
+          {others} ({formatBytes(view.bytesTotal)}) copied and verified in {view.destination}. Place the recordings
+          below to upload them from the copies.
         </p>
       )}
       {view.safeToRemove && copied.length === 0 && (
@@ -112,26 +108,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           )}
         </div>
       )}
-      {view.phase === 'done' && !view.safeToRemove && (
-        <div className="card-keep" role="alert" data-testid="card-keep">
-          <p>
-            Keep the card: {failed.length} of {plural(copied.length, 'file')} {failed.length === 1 ? 'was' : 'were'} not
-            verified, even copied twice. Import the card again, or copy{' '}
-            {failed.length === 1 ? 'this file' : 'these files'} by hand:
-          </p>
-          <ul>
-            {failed.map((f) => (
-              <li key={f.source}>
-                <strong>{f.name}</strong>: {f.error}
-              </li>
-            ))}
-          </ul>
-          <p>
-            Recordings placed from {failed.length === 1 ? 'this file' : 'these files'} upload straight from the card:
-            keep it in the reader until they finish.
-          </p>
-        </div>
-      )}
+      {view.phase === 'done' && !view.safeToRemove && <CardKeep view={view} />}
       {view.phase === 'done' && view.reportPath && (
         <p className="muted" data-testid="import-report">
           Transfer report: {view.reportPath}
@@ -142,33 +119,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           {view.error}
         </p>
       )}
-      {view.files.length > 0 && (
-        <details>
-          <summary>Files ({view.files.length})</summary>
-          <table className="import-files">
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Size</th>
-                <th scope="col">State</th>
-                <th scope="col">Copied</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.files.map((f) => (
-                <tr key={f.source} data-state={f.state}>
-                  <th scope="row">{f.name}</th>
-                  <td>{formatBytes(f.size)}</td>
-                  <td>{stateOf(f)}</td>
-                  <td>
-                    <progress max={Math.max(1, f.size)} value={f.bytesDone} aria-label={`${f.name} copied`} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      )}
+      {view.files.length > 0 && <ImportFiles files={view.files} />}
     </article>
   );
 }

@@ -9,17 +9,23 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 /**
  * The library settings (–#5), a section of the Settings screen with its own Save: the
  * folder card imports copy to, how many days copies stay after their capture completed, "Upload
- * straight from the card", and what the folder holds of this app's copies now.
+ * straight from the card", "Copy the whole card" (on by default: previews, thumbnails and MISC are
+ * copied and verified too, so a card said safe to remove may be formatted), and what the folder holds of this app's copies now.
  */
 export function LibrarySettings() {
   const [view, setView] = useState<LibraryView>();
-  const [form, setForm] = useState({ library: '', keepDays: '7', uploadFromCard: false });
+  const [form, setForm] = useState({ library: '', keepDays: '7', uploadFromCard: false, wholeCard: true });
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
   const show = (v: LibraryView) => {
     setView(v);
-    setForm({ library: v.library, keepDays: String(v.keepDays), uploadFromCard: v.uploadFromCard });
+    setForm({
+      library: v.library,
+      keepDays: String(v.keepDays),
+      uploadFromCard: v.uploadFromCard,
+      wholeCard: v.wholeCard !== false,
+    });
   };
   useEffect(() => {
     unwrap(api['library.get']()).then(show, (err: unknown) => setError(messageOf(err)));
@@ -34,7 +40,7 @@ export function LibrarySettings() {
     setBusy(true);
     setError(undefined);
     try {
-      show(await unwrap(api['library.save']({ library: form.library, keepDays, uploadFromCard: form.uploadFromCard })));
+      show(await unwrap(api['library.save']({ ...form, keepDays })));
     } catch (err) {
       setError(messageOf(err));
     } finally {
@@ -77,6 +83,15 @@ export function LibrarySettings() {
           onChange={(e) => setForm({ ...form, uploadFromCard: e.target.checked })}
         />
         Upload straight from the card (no copy: the card stays in the reader until its uploads finish)
+      </label>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={form.wholeCard}
+          onChange={(e) => setForm({ ...form, wholeCard: e.target.checked })}
+        />
+        Copy the whole card (previews, thumbnails and MISC too, after the recordings), so a card said safe to remove can
+        be formatted
       </label>
       {view && (
         <p className="library-use" data-testid="library-use">
