@@ -88,8 +88,12 @@ describe('capture-uploader status', () => {
       detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/),
       since: null,
       nextTry: retryAt,
+      percent: 43,
+      filesDone: 0,
+      files: 1,
       bytesDone: 5_242_880,
       bytesTotal: 12_000_000,
+      earlier: null,
     });
     db.close();
     vi.unstubAllEnvs();
@@ -259,8 +263,12 @@ describe('capture-uploader status', () => {
         detail: null,
         since: null,
         nextTry: expect.any(Number),
+        percent: 56,
+        filesDone: 1,
+        files: 3,
         bytesDone: 7 + 5_242_880 + 1_514_240,
         bytesTotal: 12_000_106,
+        earlier: null,
       },
       hold: null,
       captures: q.captures().map((c) => ({
