@@ -74,7 +74,7 @@ describe('capture-uploader status', () => {
       'capture 1  registered           walk  (id cap-1)',
       '  file 1  pending     43%   11.4 MiB  evil\\nname.mp4',
       expect.stringMatching(
-        /^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/,
+        /^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): storage unavailable — InternalError \(HTTP 500 on PUT \/x\)$/,
       ),
     ]);
     const json = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as {
@@ -123,7 +123,7 @@ describe('capture-uploader status', () => {
 
     const lines = captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n');
     expect(lines).toContain(
-      `      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): SlowDown (HTTP 503 on PUT /x)`,
+      `      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): storage is busy — SlowDown (HTTP 503 on PUT /x)`,
     );
     expect(lines.filter((l) => l.startsWith('  ')).join('\n')).not.toMatch(/any moment|Retrying now/);
     db.close();

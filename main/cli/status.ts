@@ -1,5 +1,6 @@
 import type { BatchProgress } from '../../shared/batch-progress.js';
 import { batchProgress } from '../../shared/batch-progress.js';
+import { causeFirst } from '../../shared/causes.js';
 import { formatBytes } from '../../shared/format.js';
 import type { QueueState } from '../../shared/queue-state.js';
 import { localTime } from '../../shared/night-summary.js';
@@ -83,8 +84,8 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
           f.nextAttemptAt > Date.now()
             ? `tried again at ${localTime(f.nextAttemptAt, { locale })}`
             : `retry due since ${localTime(f.nextAttemptAt, { locale })}`;
-        lines.push(`      ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
-      } else if (f.error) lines.push(`      ${printable(f.error)}`);
+        lines.push(`      ${when} (attempt ${f.attempts + 1}): ${causeLine(f.error)}`);
+      } else if (f.error) lines.push(`      ${causeLine(f.error)}`);
       // Placed in the app while its card was imported: it starts from the copy once verified.
       else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting'))
         lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');
@@ -116,6 +117,15 @@ export function statusJsonDocument(queue: UploadQueue, locale?: string): string 
     earlier: progress.earlier,
   };
   return statusJson(queue.db, queue.meta.holdInForce(), shown);
+}
+
+/**
+ * A file's error as `status` says it: the cause in the one wording the screen's rows use
+ * (shared/causes.ts causeFirst), then the service's own message, made printable: "storage
+ * unavailable — InternalError: … (HTTP 500 on PUT …)".
+ */
+function causeLine(error: string | null): string {
+  return printable(causeFirst(error ?? ''));
 }
 
 /**
