@@ -39,6 +39,7 @@ import type { SecretBox } from '../settings/settings.js';
 import { SupportLog } from '../support/log-file.js';
 import { defaultReportName } from '../support/report-name.js';
 import { UpdateSettingsStore } from '../settings/update-settings.js';
+import { UpdateFeed } from '../settings/update-feed.js';
 import type { UpdateStatus, UpdaterPort } from './updates.js';
 import { Updates, updateDetail, updateLine } from './updates.js';
 import { LoginStart } from '../settings/login-start.js';
@@ -333,6 +334,15 @@ async function start(): Promise<void> {
     apply: applyLoginStart,
   });
   login.start();
+  // The update feed in Settings: a new address is stored and followed at once (docs/decisions/updates.md).
+  const feed = new UpdateFeed({
+    store: settings,
+    apply: (feedUrl) => {
+      updates?.setFeed(feedUrl);
+      updateTray();
+    },
+    status: () => updateDetail(updateStatus()),
+  });
   core = new ServiceHost({
     entry: serviceEntry,
     utility: utilityProcess,
@@ -367,7 +377,9 @@ async function start(): Promise<void> {
   });
   registerIpcHandlers(
     ipcMain,
-    createIpcDispatcher({ ...core.handlers(), ...login.handlers() }, (url) => url.startsWith(rendererUrl)),
+    createIpcDispatcher({ ...core.handlers(), ...login.handlers(), ...feed.handlers() }, (url) =>
+      url.startsWith(rendererUrl),
+    ),
   );
   updates = new Updates({
     version: app.getVersion(),
