@@ -29,3 +29,13 @@ export function batchProgress(t: QueueTotals): BatchProgress {
     earlier: earlier > 0 ? `Earlier: ${earlier.toLocaleString('en')} file${earlier === 1 ? '' : 's'} uploaded` : null,
   };
 }
+
+/**
+ * The whole queue's counts, earlier batches included, where the rows are counted rather than the
+ * batch's progress (the filters "All (n)" and "Completed (n)", "Clear completed", whether the
+ * queue holds anything): `files` every file in the queue, `completed` every completed one.
+ */
+export function wholeQueueCounts(t: QueueTotals): { files: number; completed: number } {
+  const earlier = t.earlier?.files ?? 0;
+  return { files: t.files + earlier, completed: t.completed + earlier };
+}

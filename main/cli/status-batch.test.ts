@@ -3,7 +3,7 @@ import { tempQueue } from '../testing/kit.js';
 import { fillQueue } from '../testing/fill-queue.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { committedTotals } from '../queue/totals.js';
-import { batchProgress } from '../../shared/batch-progress.js';
+import { batchProgress, wholeQueueCounts } from '../../shared/batch-progress.js';
 import { statusJsonDocument, statusOutput } from './status.js';
 
 // Progress of this batch (docs/progress-batch.md): a second card added once the first is done
@@ -39,6 +39,9 @@ describe('progress of this batch', () => {
       bytesTotal: 2048,
       earlier: 'Earlier: 4 files uploaded',
     });
+
+    // The queue's rows still count yesterday's (the filters, "Clear completed"): only the bar is the batch's.
+    expect(wholeQueueCounts(totals)).toEqual({ files: 6, completed: 4 });
 
     const first = statusOutput(q, 'en-GB')[0]!;
     expect(first).toMatch(/ · 0% · 0 B of 2\.0 KiB stored · Earlier: 4 files uploaded$/);

@@ -368,6 +368,7 @@ describe('queue totals', () => {
       cardWait: { cards: 0, recordings: 0, names: [] }, // no card pulled out (removed-cards.test.ts)
       earlierFiles: 0, // one batch (main/cli/status-batch.test.ts)
       earlierBytes: 0,
+      batchFrom: 1, // the first capture opened the batch
     });
     expect(
       q.reviseCapture(b, {

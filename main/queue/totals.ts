@@ -43,6 +43,8 @@ export interface StoredTotals {
   /** Files an earlier batch completed (left out of every figure above) and their size in bytes. */
   earlierFiles: number;
   earlierBytes: number;
+  /** The first capture row of the batch (QueueMeta `batchFrom`), 0 when every row is in it. */
+  batchFrom: number;
 }
 
 /** Whether a file row `f` counts in the batch that begins at capture row `@from` (see StoredTotals). */
@@ -77,7 +79,14 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
        WHERE ${IN_BATCH}`,
     ).get({ from }) as Omit<
       StoredTotals,
-      'captures' | 'capturesNeedYou' | 'capturesWarned' | 'nextRetryAt' | 'cardWait'
+      | 'captures'
+      | 'capturesNeedYou'
+      | 'capturesWarned'
+      | 'nextRetryAt'
+      | 'cardWait'
+      | 'earlierFiles'
+      | 'earlierBytes'
+      | 'batchFrom'
     > & {
       nextFileRetry: number | null;
     };
@@ -105,6 +114,7 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
       nextRetryAt: retries.length ? Math.min(...retries) : null,
       cardWait: cardWait(sql),
       ...earlier,
+      batchFrom: from,
     };
   })();
 }
