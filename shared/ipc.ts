@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { id, iso, ymd } from './ipc/common.js';
-import { loginStartView, settingsInput, settingsView } from './ipc/settings.js';
+import { loginStartView, settingsInput, settingsView, updateFeedView } from './ipc/settings.js';
 import { captureForm, inspectResult, lastPlacement } from './ipc/upload.js';
 import { activityView, designStatus, queueCapture, queueFile, queueHold, queueTotals, queueView } from './ipc/queue.js';
 import { assetCategoryView, assetView, dayCaptureView, outboxItemView, progressEntryView } from './ipc/office.js';
@@ -55,6 +55,10 @@ export const channels = {
   'capture:loginStart.get': { args: z.void(), result: loginStartView },
   /** The person's choice: on, off, or null to go back to the default (on while the queue holds unfinished work); answers the view after applying it. */
   'capture:loginStart.set': { args: z.object({ enabled: z.boolean().nullable() }), result: loginStartView },
+  /** The update feed's address and where updates stand: answered by the main process, which applies a change at once (SHELL_CHANNELS). */
+  'capture:updates.get': { args: z.void(), result: updateFeedView },
+  /** A new feed address ('' turns updates off); refused with the fix when it is not https (or http to this computer). */
+  'capture:updates.set': { args: z.object({ feedUrl: z.string().max(2000) }), result: updateFeedView },
   'capture:files.pick': { args: z.void(), result: z.array(z.string()) },
   'capture:files.inspect': { args: z.array(z.string().min(1)).min(1).max(5000), result: inspectResult },
   /**
@@ -188,11 +192,14 @@ export type Channel = keyof typeof channels;
 
 /**
  * The channels the main process answers itself, never the upload service: what only the shell can
- * apply (the login item lives in the operating system, docs/decisions/login-start.md).
+ * apply (the login item lives in the operating system, docs/decisions/login-start.md; the updater
+ * runs in the main process, docs/decisions/updates.md).
  */
 export const SHELL_CHANNELS = [
   'capture:loginStart.get',
   'capture:loginStart.set',
+  'capture:updates.get',
+  'capture:updates.set',
 ] as const satisfies readonly Channel[];
 export type ShellChannel = (typeof SHELL_CHANNELS)[number];
 export type ArgsOf<C extends Channel> = z.input<(typeof channels)[C]['args']>;

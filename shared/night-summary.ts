@@ -92,9 +92,13 @@ export function nightSummary(
   let parts: { from: number; cause: string } | null = null;
   let registrations: { from: number; cause: string } | null = null;
   for (const e of entries) {
-    if (engineSaw ? e.kind === 'outage' : e.kind === 'retry-scheduled')
+    if (engineSaw ? e.kind === 'outage' : e.kind === 'retry-scheduled') {
       parts ??= { from: t(e), cause: plainCause(e.message) };
-    else if (e.kind === 'registration-retry') registrations ??= { from: t(e), cause: plainCause(e.message) };
+      // Registrations waiting while the engine's outage is on the screen wait for that outage:
+      // one outage, read with the cause the screen gave it (docs/outage-words.md).
+      if (engineSaw && registrations) registrations.cause = parts.cause;
+    } else if (e.kind === 'registration-retry')
+      registrations ??= { from: t(e), cause: engineSaw && parts ? parts.cause : plainCause(e.message) };
     else if (engineSaw ? e.kind === 'outage-over' : e.kind === 'completed') {
       close(parts, t(e));
       parts = null;

@@ -1,4 +1,4 @@
-import { plainCause } from './causes.js';
+import { WAITING_FOR, plainCause } from './causes.js';
 import { localTime, warnedPhrase } from './night-summary.js';
 import type { QueueHoldView, QueueTotals } from './ipc.js';
 
@@ -114,7 +114,7 @@ export function queueState(t: QueueTotals, input: QueueStateInput = {}): QueueSt
     return {
       ...base,
       kind: outage.where === 'storage' ? 'waiting-storage' : 'waiting-gateway',
-      headline: outage.where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway',
+      headline: WAITING_FOR[outage.where],
       detail: `since ${localTime(outage.since, { now, locale })} · ${plainCause(outage.cause)} · ${next} · nothing lost`,
       tone: 'retrying',
       since: outage.since,

@@ -15,3 +15,20 @@ export function serviceUrlProblem(value: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why `value` cannot be the update feed's address (the folder an electron-builder generic provider
+ * publishes to, docs/decisions/updates.md), in words that name the fix, or undefined when it can:
+ * a web address (serviceUrlProblem) over https, since the installer it names is run; plain http
+ * only to this computer (localhost, 127.0.0.0/8, ::1), for a feed served while testing.
+ */
+export function updateFeedProblem(value: string): string | undefined {
+  const problem = serviceUrlProblem(value);
+  if (problem)
+    return problem.replace('https://capture.example.com/gateway', 'https://updates.example.com/capture-uploader');
+  const u = new URL(value.trim());
+  const local = u.hostname === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(u.hostname) || u.hostname === '[::1]';
+  if (u.protocol === 'http:' && !local)
+    return 'it must start with https:// (plain http:// only to this computer, such as http://localhost:8080): an update is a program this computer runs';
+  return undefined;
+}

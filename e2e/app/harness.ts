@@ -13,6 +13,7 @@ import type { CardWatchOptions } from '../../main/service/card-desk.js';
 import type { SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
 import { LoginStart } from '../../main/settings/login-start.js';
+import { UpdateFeed } from '../../main/settings/update-feed.js';
 import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
 import { apiFunctionNames } from '../../shared/ipc.js';
 import type { TestService } from '../service/testing.js';
@@ -36,6 +37,10 @@ export class AppHarness {
   readonly loginApplied: boolean[] = [];
   /** The "start at login" setting, answered here as the shell answers it (SHELL_CHANNELS). */
   private login!: LoginStart;
+  /** Each feed address the shell was told to follow (the update feed in Settings): a stand-in for the updater. */
+  readonly feedApplied: string[] = [];
+  /** The update feed setting, answered here as the shell answers it (SHELL_CHANNELS). */
+  private feed!: UpdateFeed;
   private constructor(
     readonly page: Page,
     readonly svc: TestService,
@@ -123,6 +128,7 @@ export class AppHarness {
       supported: true,
       apply: (enabled) => void this.loginApplied.push(enabled),
     });
+    this.feed = new UpdateFeed({ store: this.kv, apply: (feedUrl) => void this.feedApplied.push(feedUrl) });
     this.host = new ServiceHost({
       dataDir: this.dataDir,
       store: this.kv,
@@ -149,8 +155,9 @@ export class AppHarness {
     });
     await this.host.start();
     this.login.start();
-    this.dispatch = createIpcDispatcher({ ...this.host.handlers(), ...this.login.handlers() }, (url) =>
-      url.startsWith(this.appOrigin),
+    this.dispatch = createIpcDispatcher(
+      { ...this.host.handlers(), ...this.login.handlers(), ...this.feed.handlers() },
+      (url) => url.startsWith(this.appOrigin),
     );
   }
 

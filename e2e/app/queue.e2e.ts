@@ -78,11 +78,14 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
     `${tower!.name} · ${tower!.designs[0]!.name} · Interior`,
   );
   await expect(captureRow(page, 'done-walk.mp4')).toContainText('1 of 1 file');
+  // done-walk finished before the others were added: they are a batch of their own, which starts
+  // at 0 % (docs/progress-batch.md); done-walk is folded into one line and still listed.
   await expect(page.getByTestId('queue-counts')).toHaveText(
-    '1 completed · 0 uploading · 0 queued · 1 waiting to retry · 1 need you',
+    '0 completed · 0 uploading · 0 queued · 1 waiting to retry · 1 need you',
   );
-  await expect(page.getByTestId('queue-summary')).toContainText('1 of 3 files completed · 1.0 MiB of 4.0 MiB');
-  await expect(page.getByTestId('queue-percent')).toHaveText('25%');
+  await expect(page.getByTestId('queue-summary')).toContainText('0 of 2 files completed · 0 B of 3.0 MiB');
+  await expect(page.getByTestId('queue-percent')).toHaveText('0%');
+  await expect(page.getByTestId('queue-earlier')).toHaveText('Earlier: 1 file uploaded');
   await shots(page, info, 'queue-morning', showQueue);
   expect(await violations(page)).toEqual({});
 
@@ -121,8 +124,9 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
     await expect(fileRow(page, name)).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
   }
   await expect(page.getByTestId('queue-counts')).toHaveText(
-    '3 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you',
+    '2 completed · 0 uploading · 0 queued · 0 waiting to retry · 0 need you',
   );
+  await expect(page.getByRole('button', { name: 'Completed (3)' })).toBeVisible();
   await page.getByRole('button', { name: 'Clear completed' }).click();
   await expect(page.getByText('Nothing queued yet.')).toBeVisible();
 

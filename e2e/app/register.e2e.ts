@@ -188,7 +188,7 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
   await expect(page.getByTestId('queue-percent')).toHaveText('100%');
   // The card's recordings are random bytes, not videos: each capture carries the intake's warning to the finish.
   await expect(page.getByTestId('queue-state')).toHaveText('All 200 files uploaded, 100 captures with warnings');
-  await expect(page.getByRole('progressbar', { name: 'Whole queue progress' })).toHaveAttribute('value', '100');
+  await expect(page.getByRole('progressbar', { name: 'Progress of this batch' })).toHaveAttribute('value', '100');
   const total = queueOf()
     .allFiles()
     .reduce((n, f) => n + f.size, 0);

@@ -1,4 +1,5 @@
 import ms from 'ms';
+import { causeFirst } from '../../shared/causes.js';
 import { summaryLines } from '../../shared/night-summary.js';
 import type { WhenOptions } from '../../shared/when.js';
 import { whenAt } from '../../shared/when.js';
@@ -25,13 +26,18 @@ export function sinceTime(text: string, now = Date.now()): string {
 /**
  * One activity line as people read it: the time in the one format, to the second (shared/when.ts
  * whenAt: the locale's clock, the date when not today), what, to which capture or
- * file, and why. `opts` (`now` ms, `locale` BCP 47) for tests.
+ * file, and why (for a failure, an outage or a retry: its cause in the one wording of
+ * shared/causes.ts, then the service's message). `opts` (`now` ms, `locale` BCP 47) for tests.
  */
 export function activityLine(e: ActivityEntry, opts: WhenOptions = {}): string {
   const local = whenAt(e.at, { ...opts, seconds: true });
   const who = e.fileId !== null ? `file ${e.fileId}` : e.captureRow !== null ? `capture ${e.captureRow}` : 'queue';
-  return `${local}  ${e.kind.padEnd(20)} ${who.padEnd(12)} ${printable(e.subject)}: ${printable(e.message)}`;
+  const why = printable(CAUSED.has(e.kind) ? causeFirst(e.message) : e.message);
+  return `${local}  ${e.kind.padEnd(20)} ${who.padEnd(12)} ${printable(e.subject)}: ${why}`;
 }
+
+/** The lines whose message is a failure's: they say its cause first, in the screen's words (shared/causes.ts). */
+const CAUSED: ReadonlySet<string> = new Set(['outage', 'retry-scheduled', 'registration-retry', 'failed']);
 
 /**
  * `log`: the night's story from the queue's activity log (main/queue/activity.ts), oldest first,

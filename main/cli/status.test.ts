@@ -74,7 +74,7 @@ describe('capture-uploader status', () => {
       'capture 1  registered           walk  (id cap-1)',
       '  file 1  pending     43%   11.4 MiB  evil\\nname.mp4',
       expect.stringMatching(
-        /^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): InternalError \(HTTP 500 on PUT \/x\)$/,
+        /^ {6}tried again at (\d+ \w+ )?\d\d:\d\d \(attempt 2\): storage unavailable — InternalError \(HTTP 500 on PUT \/x\)$/,
       ),
     ]);
     const json = JSON.parse(captureOutput(() => printStatus(dir, true, 'en-GB'))) as {
@@ -88,8 +88,12 @@ describe('capture-uploader status', () => {
       detail: expect.stringMatching(/^next try (\d+ \w+ )?\d\d:\d\d · nothing lost$/),
       since: null,
       nextTry: retryAt,
+      percent: 43,
+      filesDone: 0,
+      files: 1,
       bytesDone: 5_242_880,
       bytesTotal: 12_000_000,
+      earlier: null,
     });
     db.close();
     vi.unstubAllEnvs();
@@ -119,7 +123,7 @@ describe('capture-uploader status', () => {
 
     const lines = captureOutput(() => printStatus(dir, false, 'en-GB')).split('\n');
     expect(lines).toContain(
-      `      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): SlowDown (HTTP 503 on PUT /x)`,
+      `      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): storage is busy — SlowDown (HTTP 503 on PUT /x)`,
     );
     expect(lines.filter((l) => l.startsWith('  ')).join('\n')).not.toMatch(/any moment|Retrying now/);
     db.close();
@@ -259,8 +263,12 @@ describe('capture-uploader status', () => {
         detail: null,
         since: null,
         nextTry: expect.any(Number),
+        percent: 56,
+        filesDone: 1,
+        files: 3,
         bytesDone: 7 + 5_242_880 + 1_514_240,
         bytesTotal: 12_000_106,
+        earlier: null,
       },
       hold: null,
       captures: q.captures().map((c) => ({

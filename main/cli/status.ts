@@ -1,3 +1,6 @@
+import type { BatchProgress } from '../../shared/batch-progress.js';
+import { batchProgress } from '../../shared/batch-progress.js';
+import { causeFirst } from '../../shared/causes.js';
 import { formatBytes } from '../../shared/format.js';
 import type { QueueState } from '../../shared/queue-state.js';
 import { localTime } from '../../shared/night-summary.js';
@@ -16,24 +19,24 @@ import type { QueuedFile } from '../queue/queue.js';
  * The queue's state as the app's headline and tray say it (shared/queue-state.ts), from the
  * committed totals and the outage or the stop for refused credentials ("Needs you") a running
  * engine recorded in the queue (main/engine/outage-record.ts, block-record.ts),
- * with bytes storage acknowledged: `state` and the figures for `--json`, and
- * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`.
+ * with the batch's progress (shared/batch-progress.ts): `state` and the figures for `--json`, and
+ * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`
+ * (then `· Earlier: 195 files uploaded` when earlier batches completed files).
  */
 export function statusState(
   queue: UploadQueue,
   now = Date.now(),
   locale?: string,
-): { state: QueueState; bytesDone: number; bytesTotal: number; line: string } {
+): { state: QueueState; progress: BatchProgress; line: string } {
   // The outage and the stop for refused credentials the running engine recorded (OutageRecord,
   // BlockRecord): the same state the screen shows.
   const t = { ...committedTotals(queue.totals()), outage: queue.meta.outage() };
   const state = queueState(t, { blocked: queue.meta.blocked(), hold: queue.meta.holdInForce(), now, locale });
-  const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
+  const p = batchProgress(t);
   return {
     state,
-    bytesDone: t.bytesDone,
-    bytesTotal: t.bytesTotal,
-    line: `${queueStateLine(state)} · ${pct}% · ${formatBytes(t.bytesDone)} of ${formatBytes(t.bytesTotal)} stored`,
+    progress: p,
+    line: `${queueStateLine(state)} · ${p.percent}% · ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)} stored${p.earlier ? ` · ${p.earlier}` : ''}`,
   };
 }
 
@@ -81,8 +84,8 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
           f.nextAttemptAt > Date.now()
             ? `tried again at ${localTime(f.nextAttemptAt, { locale })}`
             : `retry due since ${localTime(f.nextAttemptAt, { locale })}`;
-        lines.push(`      ${when} (attempt ${f.attempts + 1}): ${printable(f.error ?? '')}`);
-      } else if (f.error) lines.push(`      ${printable(f.error)}`);
+        lines.push(`      ${when} (attempt ${f.attempts + 1}): ${causeLine(f.error)}`);
+      } else if (f.error) lines.push(`      ${causeLine(f.error)}`);
       // Placed in the app while its card was imported: it starts from the copy once verified.
       else if (f.awaitingCopy && (f.state === 'pending' || f.state === 'waiting'))
         lines.push('      waiting for its verified copy: the app uploads it from the copy once the import verifies it');
@@ -94,20 +97,35 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
 
 /**
  * The `status --json` document of `queue`: `{ type: 'status', state, hold, captures }` (statusJson;
- * `state` from statusState, its `since` and `nextTry` ms since 1970 or null), one line of JSON.
+ * `state` from statusState, its `since` and `nextTry` ms since 1970 or null, the batch's `percent`,
+ * `filesDone`, `files`, `bytesDone`, `bytesTotal` and `earlier` as shared/batch-progress.ts says
+ * them), one line of JSON.
  */
 export function statusJsonDocument(queue: UploadQueue, locale?: string): string {
-  const { state, bytesDone, bytesTotal } = statusState(queue, Date.now(), locale);
+  const { state, progress } = statusState(queue, Date.now(), locale);
   const shown = {
     kind: state.kind,
     headline: state.headline,
     detail: state.detail,
     since: state.since,
     nextTry: state.nextTry,
-    bytesDone,
-    bytesTotal,
+    percent: progress.percent,
+    filesDone: progress.filesDone,
+    files: progress.files,
+    bytesDone: progress.bytesDone,
+    bytesTotal: progress.bytesTotal,
+    earlier: progress.earlier,
   };
   return statusJson(queue.db, queue.meta.holdInForce(), shown);
+}
+
+/**
+ * A file's error as `status` says it: the cause in the one wording the screen's rows use
+ * (shared/causes.ts causeFirst), then the service's own message, made printable: "storage
+ * unavailable — InternalError: … (HTTP 500 on PUT …)".
+ */
+function causeLine(error: string | null): string {
+  return printable(causeFirst(error ?? ''));
 }
 
 /**

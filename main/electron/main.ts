@@ -30,6 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
 import type { EventPayload, QueueHoldView, QueueTotals } from '../../shared/ipc.js';
 import { queueState } from '../../shared/queue-state.js';
+import { batchProgress } from '../../shared/batch-progress.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
@@ -38,6 +39,7 @@ import type { SecretBox } from '../settings/settings.js';
 import { SupportLog } from '../support/log-file.js';
 import { defaultReportName } from '../support/report-name.js';
 import { UpdateSettingsStore } from '../settings/update-settings.js';
+import { UpdateFeed } from '../settings/update-feed.js';
 import type { UpdateStatus, UpdaterPort } from './updates.js';
 import { Updates, updateDetail, updateLine } from './updates.js';
 import { LoginStart } from '../settings/login-start.js';
@@ -165,15 +167,15 @@ function createWindow(): BrowserWindow {
 
 /**
  * The tray's first line and tooltip: the queue's state as the window's headline says it
- * (shared/queue-state.ts) with the acknowledged percentage and files,
+ * (shared/queue-state.ts) with the batch's percentage and files (shared/batch-progress.ts),
  * `Uploading: 43% · 12 of 200 files`, `Waiting for storage: 43% · 12 of 200 files · since 19:42 · … · nothing lost`.
  */
 function progressLine(): string {
   if (!totals) return working ? 'Uploading…' : 'Idle: nothing to upload';
   const state = queueState(totals, stops);
   if (state.kind === 'idle') return 'Idle: nothing to upload';
-  const pct = totals.bytesTotal ? Math.floor((totals.bytesDone / totals.bytesTotal) * 100) : 0;
-  const line = `${state.headline}: ${pct}% · ${totals.completed} of ${totals.files - totals.cancelled} files${totals.needYou && state.kind !== 'needs-you' ? ` · ${totals.needYou} need you` : ''}`;
+  const p = batchProgress(totals);
+  const line = `${state.headline}: ${p.percent}% · ${p.filesDone} of ${p.files} files${totals.needYou && state.kind !== 'needs-you' ? ` · ${totals.needYou} need you` : ''}`;
   return state.detail ? `${line} · ${state.detail}` : line;
 }
 
@@ -332,6 +334,15 @@ async function start(): Promise<void> {
     apply: applyLoginStart,
   });
   login.start();
+  // The update feed in Settings: a new address is stored and followed at once (docs/decisions/updates.md).
+  const feed = new UpdateFeed({
+    store: settings,
+    apply: (feedUrl) => {
+      updates?.setFeed(feedUrl);
+      updateTray();
+    },
+    status: () => updateDetail(updateStatus()),
+  });
   core = new ServiceHost({
     entry: serviceEntry,
     utility: utilityProcess,
@@ -366,7 +377,9 @@ async function start(): Promise<void> {
   });
   registerIpcHandlers(
     ipcMain,
-    createIpcDispatcher({ ...core.handlers(), ...login.handlers() }, (url) => url.startsWith(rendererUrl)),
+    createIpcDispatcher({ ...core.handlers(), ...login.handlers(), ...feed.handlers() }, (url) =>
+      url.startsWith(rendererUrl),
+    ),
   );
   updates = new Updates({
     version: app.getVersion(),

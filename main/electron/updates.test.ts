@@ -217,8 +217,28 @@ describe('updates from a generic feed', () => {
     expect(made).not.toHaveBeenCalled();
     expect(u.installOnQuit()).toBe(false);
     expect(updateLine(u.status)).toBe('Version 0.1.0');
-    expect(updateDetail(u.status)).toBe(
-      'Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").',
-    );
+    expect(updateDetail(u.status)).toBe('Updates are off: no update feed address is set (Settings, "Updates").');
+  });
+
+  it('follows a feed address set in Settings at once: checked then, and off again when emptied', async () => {
+    // A feed that answers nothing: the check fails, nothing is downloaded (a version ready stays ready).
+    const dead = `${svc.info.updatesUrl.replace(/\/updates$/, '')}/nowhere`;
+    const { made } = installed(dead);
+    let timers = 0;
+    const u = new Updates({
+      version: '0.1.0',
+      feedUrl: '',
+      updater: made,
+      every: () => (timers++, () => void timers--),
+    });
+    u.start();
+    expect(made).not.toHaveBeenCalled();
+    u.setFeed(dead);
+    expect(made).toHaveBeenCalledTimes(1);
+    expect(timers).toBe(1);
+    expect((await settle(u)).state).toBe('failed');
+    u.setFeed('');
+    expect(u.status).toMatchObject({ state: 'off', next: null, problem: null });
+    expect(timers).toBe(0);
   });
 });

@@ -132,6 +132,27 @@ export class Updates {
     this.stopTimer = (this.opts.every ?? defaultEvery)(this.opts.intervalMs ?? CHECK_EVERY_MS, () => void this.check());
   }
 
+  /**
+   * Follows another feed address from now on (the Settings screen, applied at once): '' turns
+   * updates off (the daily check stops, the status is `off`); an address checks it at once and
+   * daily. A version already downloaded stays ready to install at quit. Never throws.
+   */
+  setFeed(feedUrl: string): void {
+    if (feedUrl === this.opts.feedUrl) return;
+    this.opts.feedUrl = feedUrl;
+    this.stop();
+    if (this.current.state === 'ready') return;
+    if (!feedUrl) {
+      this.set({ state: 'off', next: null, problem: null });
+      return;
+    }
+    const u = this.updater;
+    if (!u) return this.start();
+    u.setFeedURL({ provider: 'generic', url: feedUrl });
+    void this.check();
+    this.stopTimer = (this.opts.every ?? defaultEvery)(this.opts.intervalMs ?? CHECK_EVERY_MS, () => void this.check());
+  }
+
   /** Stops the daily check. */
   stop(): void {
     this.stopTimer?.();
@@ -234,7 +255,7 @@ export function updateDetail(s: UpdateStatus): string {
     case 'off':
       return s.problem
         ? `Updates are off: ${s.problem}`
-        : 'Updates are off: no update feed is set (the settings file\'s "updates.feedUrl").';
+        : 'Updates are off: no update feed address is set (Settings, "Updates").';
     case 'idle':
       return `Up to date (checked ${s.checkedAt}).`;
     case 'checking':

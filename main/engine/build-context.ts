@@ -8,7 +8,9 @@ import { OutageRecord } from './outage-record.js';
 import { LinkMonitor } from './link.js';
 import { GatewayMonitor } from './gateway-watch.js';
 import { STALL_TIMEOUT_MS, silentGatewayCause, silentLinkCause } from './stall.js';
+import type { Outage } from './progress.js';
 import { ProgressTracker } from './progress.js';
+import { WAITING_FOR, plainCause } from '../../shared/causes.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
@@ -52,7 +54,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
       stallTimeoutMs,
       (since, quietMs) => {
         const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
-        if (outage) ctx.log.warn(`Waiting for storage since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
+        if (outage) ctx.log.warn(outageLine(outage));
       },
       opts.minLinkRate,
     ),
@@ -78,8 +80,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
           return false;
         }
         const outage = ctx.tracker.trouble('gateway', silentGatewayCause(quietMs), Date.now(), since);
-        if (outage)
-          ctx.log.warn(`Waiting for the gateway since ${new Date(outage.since).toISOString()}: ${outage.cause}`);
+        if (outage) ctx.log.warn(outageLine(outage));
       },
       () => ctx.tracker.answered('gateway'),
     ),
@@ -105,4 +106,13 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
   };
   opts.gateway.watchCalls(() => ctx.gatewayWatch.call());
   return ctx;
+}
+
+/**
+ * An outage as the engine's log says it: the headline's words and the cause in the one wording
+ * of shared/causes.ts, then the service's message: "Waiting for storage since
+ * 2026-11-27T02:10:00.000Z: storage unavailable — No answer from storage for 60 s: …".
+ */
+function outageLine(o: Outage): string {
+  return `${WAITING_FOR[o.where]} since ${new Date(o.since).toISOString()}: ${plainCause(o.cause)} — ${o.cause}`;
 }

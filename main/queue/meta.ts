@@ -27,6 +27,12 @@ export interface StoredOutage {
 /** The `queue_meta` key of the outage the running engine sees. */
 const OUTAGE_KEY = 'outage';
 
+/**
+ * The `queue_meta` key of the first capture row of the batch: the captures added since the queue
+ * last held no unfinished file (docs/progress-batch.md). Absent: every row is in the batch.
+ */
+export const BATCH_FROM_KEY = 'batchFrom';
+
 /** The `queue_meta` key of the refusal of the credentials that stops the running engine's queue. */
 const BLOCKED_KEY = 'blocked';
 

@@ -366,6 +366,9 @@ describe('queue totals', () => {
       // The earliest retry scheduled, for "next try 19:47".
       nextRetryAt: retryAt,
       cardWait: { cards: 0, recordings: 0, names: [] }, // no card pulled out (removed-cards.test.ts)
+      earlierFiles: 0, // one batch (main/cli/status-batch.test.ts)
+      earlierBytes: 0,
+      batchFrom: 1, // the first capture opened the batch
     });
     expect(
       q.reviseCapture(b, {

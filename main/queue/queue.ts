@@ -7,7 +7,7 @@ import { QueueBatch } from './batch.js';
 import type { CopyRoute } from './copy-holds.js';
 import { routeNewFile } from './copy-holds.js';
 import { statementCache } from './statements.js';
-import { QueueMeta } from './meta.js';
+import { BATCH_FROM_KEY, QueueMeta } from './meta.js';
 import { QueueSchedule } from './schedule.js';
 import type { StoredTotals } from './totals.js';
 import { storedTotals } from './totals.js';
@@ -84,15 +84,22 @@ export class UploadQueue {
    * Writes a capture and its files in one transaction, before anything is sent (state `queued`,
    * files `waiting`). `request.files` must list the files in the same order as `files`. With a
    * `copyRoute`, a file on a card being imported goes to its verified copy, or is held until it
-   * verifies (`awaiting_copy`), decided in this same transaction.
+   * verifies (`awaiting_copy`), decided in this same transaction. Added while the queue holds no
+   * unfinished file, the capture opens a new batch (QueueMeta `batchFrom`, docs/progress-batch.md).
    */
   enqueueCapture(label: string, request: CaptureRequest, files: NewFile[]): number {
     return this.db.transaction(() => {
       const t = now();
+      // Nothing left unfinished: this capture opens a new batch, whose progress starts at 0 %
+      // (docs/progress-batch.md); decided in the same transaction as the rows it counts.
+      const open = this.sql(
+        `SELECT EXISTS (SELECT 1 FROM files WHERE state NOT IN ('completed', 'cancelled')) AS open`,
+      ).get() as { open: number };
       const { lastInsertRowid } = this.sql(
         `INSERT INTO captures (state, label, project, structure, design, request_json, created_at, updated_at)
            VALUES ('queued', ?, ?, ?, ?, ?, ?, ?)`,
       ).run(label, request.project, request.structure, request.design ?? null, JSON.stringify(request), t, t);
+      if (!open.open) this.meta.set(BATCH_FROM_KEY, Number(lastInsertRowid));
       const insert = this.sql(
         `INSERT INTO files (capture_row, frame_index, path, file_name, content_type, size, mtime_ms, dev, ino, ctime_ns, fingerprint, state)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting')`,

@@ -56,6 +56,9 @@ describe('storedTotals', () => {
       bytesStoredOfMoving: 1024, // b
       nextRetryAt: retryAt, // c's, the only one waiting for a time
       cardWait: { cards: 0, recordings: 0, names: [] }, // no card pulled out (removed-cards.test.ts)
+      earlierFiles: 0, // one batch (main/cli/status-batch.test.ts)
+      earlierBytes: 0,
+      batchFrom: 1, // the first capture opened the batch
     });
   });
 });

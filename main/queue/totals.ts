@@ -2,10 +2,14 @@ import type Database from 'better-sqlite3';
 import type { QueueTotals } from '../../shared/ipc.js';
 import type { CardWait } from './removed-cards.js';
 import { cardWait } from './removed-cards.js';
+import { BATCH_FROM_KEY, QueueMeta } from './meta.js';
 
 /**
- * The queue in numbers as committed, from two aggregate queries over `files` and `captures`
- * (no join with `parts`: migration 5 keeps bytes stored per file). Counts of files by state,
+ * The batch in numbers as committed, from aggregate queries over `files` and `captures` (no join
+ * with `parts`: migration 5 keeps bytes stored per file). The batch (docs/progress-batch.md) is
+ * the captures added since the queue last held no unfinished file (QueueMeta `batchFrom`) and
+ * every file not completed or cancelled, whatever its capture; the files an earlier batch
+ * completed are only counted in `earlierFiles`/`earlierBytes`. Counts of files by state,
  * `retrying` the pending files with a scheduled retry; `capturesNeedYou` the captures a person
  * must decide (refused, registration unknown, failed, or queued again after a refusal-like
  * error). Bytes: `bytesTotal` of files not cancelled, `bytesStored` of them in storage
@@ -36,11 +40,22 @@ export interface StoredTotals {
   nextRetryAt: number | null;
   /** Cards pulled out while their recordings uploaded straight from them, and those recordings (removed-cards.ts). */
   cardWait: CardWait;
+  /** Files an earlier batch completed (left out of every figure above) and their size in bytes. */
+  earlierFiles: number;
+  earlierBytes: number;
+  /** The first capture row of the batch (QueueMeta `batchFrom`), 0 when every row is in it. */
+  batchFrom: number;
 }
+
+/** Whether a file row `f` counts in the batch that begins at capture row `@from` (see StoredTotals). */
+const IN_BATCH = `(f.capture_row >= @from OR f.state NOT IN ('completed', 'cancelled'))`;
+/** Whether a capture row `w` belongs to the batch: added in it, or with a file still unfinished. */
+const CAPTURE_IN_BATCH = `(w.id >= @from OR EXISTS (SELECT 1 FROM files u WHERE u.capture_row = w.id AND u.state NOT IN ('completed', 'cancelled')))`;
 
 /** Reads StoredTotals in one transaction (a consistent snapshot). Throws SqliteError on a storage failure. */
 export function storedTotals(db: Database.Database, sql: (text: string) => Database.Statement): StoredTotals {
   return db.transaction(() => {
+    const from = new QueueMeta(db, sql).get<number>(BATCH_FROM_KEY) ?? 0;
     // A file waiting for a capture that a person must decide (refused, registration unknown)
     // does not move by itself: it counts with what needs a person, not as queued.
     const f = sql(
@@ -60,19 +75,36 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
          COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.size END), 0) AS bytesOfMoving,
          COALESCE(SUM(CASE WHEN f.state IN ('pending', 'uploading') OR (f.state = 'waiting' AND c.state IN ('queued', 'registering')) THEN f.stored_bytes END), 0) AS bytesStoredOfMoving,
          MIN(CASE WHEN f.state = 'pending' THEN f.next_attempt_at END) AS nextFileRetry
-       FROM files f JOIN captures c ON c.id = f.capture_row`,
-    ).get() as Omit<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned' | 'nextRetryAt' | 'cardWait'> & {
+       FROM files f JOIN captures c ON c.id = f.capture_row
+       WHERE ${IN_BATCH}`,
+    ).get({ from }) as Omit<
+      StoredTotals,
+      | 'captures'
+      | 'capturesNeedYou'
+      | 'capturesWarned'
+      | 'nextRetryAt'
+      | 'cardWait'
+      | 'earlierFiles'
+      | 'earlierBytes'
+      | 'batchFrom'
+    > & {
       nextFileRetry: number | null;
     };
     const c = sql(
       `SELECT COUNT(*) AS captures,
-         COALESCE(SUM(state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou,
-         MIN(CASE WHEN state = 'queued' THEN next_attempt_at END) AS nextCaptureRetry,
-         (SELECT COUNT(DISTINCT a.capture_row) FROM activity a JOIN captures w ON w.id = a.capture_row WHERE a.kind = 'warning') AS capturesWarned
-       FROM captures`,
-    ).get() as Pick<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned'> & {
+         COALESCE(SUM(w.state IN ('registration_unknown', 'rejected', 'failed')), 0) AS capturesNeedYou,
+         MIN(CASE WHEN w.state = 'queued' THEN w.next_attempt_at END) AS nextCaptureRetry,
+         (SELECT COUNT(DISTINCT a.capture_row) FROM activity a JOIN captures w ON w.id = a.capture_row
+           WHERE a.kind = 'warning' AND ${CAPTURE_IN_BATCH}) AS capturesWarned
+       FROM captures w
+       WHERE ${CAPTURE_IN_BATCH}`,
+    ).get({ from }) as Pick<StoredTotals, 'captures' | 'capturesNeedYou' | 'capturesWarned'> & {
       nextCaptureRetry: number | null;
     };
+    const earlier = sql(
+      `SELECT COUNT(*) AS earlierFiles, COALESCE(SUM(size), 0) AS earlierBytes
+       FROM files WHERE capture_row < @from AND state = 'completed'`,
+    ).get({ from }) as Pick<StoredTotals, 'earlierFiles' | 'earlierBytes'>;
     const { nextFileRetry, ...files } = f;
     const { nextCaptureRetry, ...captures } = c;
     const retries = [nextFileRetry, nextCaptureRetry].filter((t): t is number => t !== null);
@@ -81,6 +113,8 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
       ...captures,
       nextRetryAt: retries.length ? Math.min(...retries) : null,
       cardWait: cardWait(sql),
+      ...earlier,
+      batchFrom: from,
     };
   })();
 }
@@ -94,7 +128,8 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
  * beyond what the queue holds for them (negative after storage lost parts). Bytes are what
  * storage acknowledged; no speed (it lives in the running app); the outage a running engine
  * recorded is read apart (QueueMeta.outage). Cards pulled out mid-upload come as `cardRemoved`,
- * only when there is one (removed-cards.ts).
+ * only when there is one (removed-cards.ts); the files earlier batches completed as `earlier`,
+ * only when there are some (docs/progress-batch.md).
  */
 export function committedTotals(t: StoredTotals, moved = 0): QueueTotals {
   return {
@@ -115,5 +150,6 @@ export function committedTotals(t: StoredTotals, moved = 0): QueueTotals {
     bytesPerSecond: 0,
     nextRetryAt: t.nextRetryAt,
     ...(t.cardWait.cards > 0 ? { cardRemoved: t.cardWait } : {}),
+    ...(t.earlierFiles > 0 ? { earlier: { files: t.earlierFiles, bytes: t.earlierBytes } } : {}),
   };
 }

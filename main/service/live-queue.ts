@@ -231,7 +231,8 @@ export class LiveQueue {
       bytesInFlight: t.uploading > 0 ? inFlight : 0,
       bytesLost: this.lost,
       outage: this.outage,
-      capturesWarned: this.warnings().size,
+      // Those of this batch, as the committed figure counts them (docs/progress-batch.md).
+      capturesWarned: [...this.warnings().keys()].filter((row) => row >= t.batchFrom).length,
     };
   }
 

@@ -1,4 +1,4 @@
-import { serviceUrlProblem } from '../../shared/service-url.js';
+import { updateFeedProblem } from '../../shared/service-url.js';
 import type { KeyValueStore } from './settings.js';
 
 /** The settings store's key for the update settings, apart from the service settings so saving either leaves the other. */
@@ -23,16 +23,17 @@ export class UpdateSettingsStore {
     const raw = (this.store.get(UPDATES_KEY) ?? {}) as Partial<UpdateSettings>;
     const feedUrl = typeof raw.feedUrl === 'string' ? raw.feedUrl.trim().replace(/\/+$/, '') : '';
     // A stored address that is no web address (edited by hand) turns updates off rather than failing every check.
-    return { feedUrl: feedUrl && !serviceUrlProblem(feedUrl) ? feedUrl : '' };
+    return { feedUrl: feedUrl && !updateFeedProblem(feedUrl) ? feedUrl : '' };
   }
 
   /**
    * Stores the feed address ('' turns updates off) and answers what is now in force. Throws Error
-   * naming the fix when the address lacks its http(s):// scheme or host; nothing is stored then.
+   * naming the fix when the address lacks its scheme or host, or is plain http to another
+   * computer (shared/service-url.ts updateFeedProblem); nothing is stored then.
    */
   save(next: UpdateSettings): UpdateSettings {
     const feedUrl = next.feedUrl.trim().replace(/\/+$/, '');
-    const problem = feedUrl === '' ? undefined : serviceUrlProblem(feedUrl);
+    const problem = feedUrl === '' ? undefined : updateFeedProblem(feedUrl);
     if (problem) throw new Error(`The update feed address cannot be used: ${problem}.`);
     this.store.set(UPDATES_KEY, { feedUrl });
     return this.get();

@@ -68,7 +68,8 @@ export const queueOutage = z.object({ where: z.enum(['storage', 'gateway']), sin
 export type QueueOutage = z.infer<typeof queueOutage>;
 
 /**
- * The whole queue in numbers, from one SQL query plus the live bytes of files uploading.
+ * The batch in numbers (the captures added since the queue last held no unfinished file, and every
+ * file not finished: docs/progress-batch.md), from SQL aggregates plus the live bytes of files uploading.
  * Counts of files by what happens next (`queued`: waiting for registration or its turn;
  * `retrying`: waiting for a scheduled retry after a passing failure), `needYou` counts failed
  * files and captures that need a person. Bytes: `bytesTotal` of every file not cancelled,
@@ -109,6 +110,11 @@ export const queueTotals = z.object({
   cardRemoved: z
     .object({ cards: z.number(), recordings: z.number(), names: z.array(z.string()).optional() })
     .optional(),
+  /**
+   * Files earlier batches completed and their size (bytes): left out of every figure above, which
+   * are this batch's (docs/progress-batch.md); absent when none.
+   */
+  earlier: z.object({ files: z.number(), bytes: z.number() }).optional(),
 });
 export type QueueTotals = z.infer<typeof queueTotals>;
 

@@ -69,3 +69,11 @@ export const loginStartView = z.object({
   error: z.string().nullable(),
 });
 export type LoginStartView = z.infer<typeof loginStartView>;
+
+/**
+ * The update feed in the Settings screen (docs/decisions/updates.md): `feedUrl` the address of
+ * the generic provider's folder ('' : updates off) and `status` where updates stand, in a sentence
+ * (main/electron/updates.ts updateDetail).
+ */
+export const updateFeedView = z.object({ feedUrl: z.string(), status: z.string() });
+export type UpdateFeedView = z.infer<typeof updateFeedView>;

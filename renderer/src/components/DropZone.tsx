@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { DragEvent, KeyboardEvent } from 'react';
+import { wholeQueueCounts } from '../../../shared/batch-progress.js';
 import { api, unwrap } from '../api.js';
 import { useDrafts } from '../drafts-store.js';
 import { useApp } from '../store.js';
@@ -15,7 +16,7 @@ export function DropZone() {
   // Once a card is listed, or the queue holds files, the zone shrinks to one line, leaving the
   // window to the table and the queue.
   const listed = useDrafts((s) => s.drafts.length > 0);
-  const queued = useApp((s) => s.totals.files > 0);
+  const queued = useApp((s) => wholeQueueCounts(s.totals).files > 0);
   const compact = listed || queued;
   const notify = useApp((s) => s.notify);
   const [over, setOver] = useState(false);

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { RowComponentProps } from 'react-window';
 import { List, useListRef } from 'react-window';
-import type { QueueFilter } from '../queue-slice.js';
+import { wholeQueueCounts } from '../../../shared/batch-progress.js';
 import { useApp } from '../store.js';
 import { ActivityLog } from './queue/ActivityLog.js';
 import { Attention } from './queue/Attention.js';
@@ -10,19 +10,13 @@ import { BatchRow } from './queue/BatchRow.js';
 import { CaptureRow } from './queue/CaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
+import { QueueTools } from './queue/QueueTools.js';
 import { Summary } from './queue/Summary.js';
 import { Warnings } from './queue/Warnings.js';
 import { takeLinkedCapture } from './records/queue-link.js';
 import type { QueueRow } from './queue/rows.js';
 import { ROW_HEIGHT, queueRows } from './queue/rows.js';
 import './queue/queue.css';
-
-const FILTERS: [QueueFilter, string][] = [
-  ['all', 'All'],
-  ['active', 'Active'],
-  ['needs-you', 'Needs you'],
-  ['completed', 'Completed'],
-];
 
 function Row({
   index,
@@ -53,11 +47,9 @@ export function QueueList() {
   const filter = useApp((s) => s.filter);
   const setFilter = useApp((s) => s.setFilter);
   const control = useApp((s) => s.control);
-  const clearCompleted = useApp((s) => s.clearCompleted);
   const blocked = useApp((s) => s.blocked);
   const totals = useApp((s) => s.totals);
   const folding = useApp((s) => s.folding);
-  const setDetailed = useApp((s) => s.setDetailed);
   const rows = useMemo(() => {
     const s = useApp.getState();
     return queueRows(s.captureOrder, s.filesOf, s.captures, s.files, filter, folding);
@@ -80,12 +72,7 @@ export function QueueList() {
     }
     listRef.current?.scrollToRow({ index, align: 'start' });
   }, [linked, rows, filter, setFilter, listRef]);
-  const count = {
-    all: totals.files,
-    active: totals.uploading + totals.queued + totals.retrying,
-    'needs-you': totals.needYou,
-    completed: totals.completed,
-  };
+  const whole = wholeQueueCounts(totals);
 
   return (
     <section className="queue" aria-label="Upload queue">
@@ -115,29 +102,9 @@ export function QueueList() {
       )}
       <Attention />
       <Warnings />
-      <div className="queue-tools">
-        <div role="group" aria-label="Show" className="filter-group">
-          {FILTERS.map(([f, label]) => (
-            <button key={f} aria-pressed={filter === f} onClick={() => setFilter(f)}>
-              {label} ({count[f]})
-            </button>
-          ))}
-        </div>
-        <div className="tools-right">
-          <button
-            aria-pressed={folding.detailed}
-            onClick={() => setDetailed(!folding.detailed)}
-            title="List every file under its capture, and every completed capture"
-          >
-            Show every file
-          </button>
-          <button className="link" disabled={totals.completed === 0} onClick={() => void clearCompleted()}>
-            Clear completed
-          </button>
-        </div>
-      </div>
+      <QueueTools />
       {rows.length === 0 ? (
-        <p className="muted">{totals.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>
+        <p className="muted">{whole.files === 0 ? 'Nothing queued yet.' : 'Nothing to show under this filter.'}</p>
       ) : (
         <List
           listRef={listRef}

@@ -1,15 +1,17 @@
 import { useState } from 'react';
 import type { NamedStructure, SettingsView } from '../../../shared/ipc.js';
 import { useApp } from '../store.js';
-import { CatalogImport } from './CatalogImport.js';
 import { LibrarySettings } from './card/LibrarySettings.js';
 import { LoginStartSetting } from './LoginStartSetting.js';
+import { SettingsNotices } from './SettingsNotices.js';
+import { StructuresEditor } from './StructuresEditor.js';
+import { UpdateFeedSetting } from './UpdateFeedSetting.js';
 import { ProgressSignIn } from './records/ProgressSignIn.js';
 
 /**
  * First-run and settings screen: addresses, account, project, concurrency, and named structures
- * and designs (typed, or imported from the office's file); once set up, the card imports and
- * start at login; the local test service is offered after the form, as the secondary choice.
+ * and designs (typed, or imported from the office's file); once set up, the card imports,
+ * start at login and the update feed; the local test service is offered after the form, as the secondary choice.
  */
 export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): void }) {
   const settings = useApp((s) => s.settings)!;
@@ -55,26 +57,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
 
   return (
     <main className="settings">
-      {firstRun && (
-        <section className="welcome">
-          <h2>Welcome</h2>
-          {settings.localServiceAvailable ? (
-            <p>
-              Enter the capture service details your administrator gave you. To try the app first without an account,
-              use the local test service below the form.
-            </p>
-          ) : (
-            // The packaged app does not contain the local test service; only a checkout of the repository has it.
-            <p>Enter the capture service details your administrator gave you.</p>
-          )}
-        </section>
-      )}
-      {!settings.encryptionAvailable && (
-        <p className="error" role="alert">
-          This computer offers no secure storage for passwords, so the password and API key cannot be saved. Start a
-          keyring (GNOME Keyring or KWallet) and reopen the app.
-        </p>
-      )}
+      <SettingsNotices firstRun={firstRun} settings={settings} />
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -119,6 +102,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
       {settings.configured && <ProgressSignIn />}
       {settings.configured && <LibrarySettings />}
       {settings.configured && <LoginStartSetting />}
+      {settings.configured && <UpdateFeedSetting />}
       {settings.localServiceAvailable && !(settings.mode === 'local' && settings.configured) && (
         <section className="local-choice" aria-label="Try without an account">
           <p className="muted">
@@ -142,60 +126,4 @@ function initial(s: SettingsView) {
     email: s.email,
     concurrency: String(s.concurrency),
   };
-}
-
-/** Structures and their designs with friendly names (the ids come out of band). */
-function StructuresEditor({ value, onChange }: { value: NamedStructure[]; onChange(v: NamedStructure[]): void }) {
-  const set = (i: number, s: NamedStructure) => onChange(value.map((x, j) => (j === i ? s : x)));
-  return (
-    <fieldset className="structures">
-      <legend>Structures and designs</legend>
-      <CatalogImport value={value} onChange={onChange} />
-      {value.map((s, i) => (
-        <div key={i} className="structure">
-          <input
-            aria-label="Structure name"
-            placeholder="Name, e.g. Tower A"
-            value={s.name}
-            onChange={(e) => set(i, { ...s, name: e.target.value })}
-          />
-          <input
-            aria-label="Structure id"
-            placeholder="Structure id"
-            value={s.id}
-            onChange={(e) => set(i, { ...s, id: e.target.value })}
-          />
-          <button type="button" className="link" onClick={() => onChange(value.filter((_, j) => j !== i))}>
-            Remove
-          </button>
-          {s.designs.map((d, k) => (
-            <div key={k} className="design">
-              <input
-                aria-label="Design name"
-                placeholder="Design name, e.g. Level 2"
-                value={d.name}
-                onChange={(e) =>
-                  set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, name: e.target.value } : x)) })
-                }
-              />
-              <input
-                aria-label="Design id"
-                placeholder="Design id"
-                value={d.id}
-                onChange={(e) =>
-                  set(i, { ...s, designs: s.designs.map((x, m) => (m === k ? { ...x, id: e.target.value } : x)) })
-                }
-              />
-            </div>
-          ))}
-          <button type="button" onClick={() => set(i, { ...s, designs: [...s.designs, { id: '', name: '' }] })}>
-            Add design
-          </button>
-        </div>
-      ))}
-      <button type="button" onClick={() => onChange([...value, { id: '', name: '', designs: [] }])}>
-        Add structure
-      </button>
-    </fieldset>
-  );
 }

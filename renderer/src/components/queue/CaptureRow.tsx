@@ -1,6 +1,7 @@
 import type { CSSProperties } from 'react';
 import { useEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { WAITING_FOR } from '../../../../shared/causes.js';
 import { retryTime, retryWait } from '../../../../shared/queue-state.js';
 import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
@@ -31,9 +32,7 @@ const DOING_CLASS: Record<string, string> = {
 };
 /** The colour class of what a registered capture is doing: an outage's wait is coloured as a retry is. */
 const doingClass = (doing: string) =>
-  doing.startsWith('Waiting for storage') || doing.startsWith('Waiting for the gateway')
-    ? 'retrying'
-    : DOING_CLASS[doing.split(' ')[0]!];
+  Object.values(WAITING_FOR).some((w) => doing.startsWith(w)) ? 'retrying' : DOING_CLASS[doing.split(' ')[0]!];
 
 /** A capture's structure and design by the names people gave them (ids when not named in settings). */
 export function usePlaceName(structureId: string, designId: string | null): string {

@@ -1,3 +1,4 @@
+import { batchProgress } from '../../../../shared/batch-progress.js';
 import { formatBytes, formatEta } from '../../format.js';
 import { useApp } from '../../store.js';
 import { useNow } from '../../use-now.js';
@@ -5,7 +6,8 @@ import { queueHeadline } from './headline.js';
 import { WARNINGS_ID, showWarnings } from './Warnings.js';
 
 /**
- * The whole queue at a glance, readable from across the room: one bar of bytes
+ * The batch at a glance, readable from across the room (shared/batch-progress.ts: the captures
+ * added since the queue was last empty, earlier batches' files folded into one "Earlier" line): one bar of bytes
  * storage acknowledged, with bytes on the wire drawn apart beneath it; the queue's state from
  * shared/queue-state.ts (the tray and `status` say the same), with since when, the cause, the next
  * try and a "Try now" button during an outage; speed and ETA from acknowledged bytes ("unknown"
@@ -19,7 +21,8 @@ export function Overall() {
   const hold = useApp((s) => s.hold);
   const control = useApp((s) => s.control);
   const now = useNow(5000);
-  const pct = t.bytesTotal ? Math.floor((t.bytesDone / t.bytesTotal) * 100) : 0;
+  const progress = batchProgress(t);
+  const pct = progress.percent;
   const inFlight = t.bytesInFlight ?? 0;
   const head = queueHeadline(t, { blocked, hold, now });
   const { state } = head;
@@ -42,7 +45,7 @@ export function Overall() {
           {head.text}
         </span>
         <div className="overall-bars">
-          <progress max={100} value={pct} aria-label="Whole queue progress" />
+          <progress max={100} value={pct} aria-label="Progress of this batch" />
           {/* Bytes sent and not yet acknowledged: drawn apart, like a video's buffered bar. */}
           <div className="inflight-bar" aria-hidden="true">
             <span className="acked" style={{ width: `${t.bytesTotal ? (t.bytesDone / t.bytesTotal) * 100 : 0}%` }} />
@@ -78,13 +81,18 @@ export function Overall() {
         </div>
       )}
       <div className="summary" data-testid="queue-summary">
-        {t.completed} of {t.files - t.cancelled} files completed · {formatBytes(t.bytesDone)} of{' '}
+        {progress.filesDone} of {progress.files} files completed · {formatBytes(t.bytesDone)} of{' '}
         {formatBytes(t.bytesTotal)}
         {speed}
         {inFlight > 0 && (
           <span className="muted"> · {formatBytes(inFlight)} on the way, not yet confirmed by storage</span>
         )}
       </div>
+      {progress.earlier && (
+        <p className="muted" data-testid="queue-earlier">
+          {progress.earlier}
+        </p>
+      )}
       {(t.bytesLost ?? 0) > 0 && (
         <p className="lost" role="status" data-testid="queue-lost">
           Storage lost {formatBytes(t.bytesLost!)} it had confirmed; those parts are being sent again.

@@ -1,4 +1,5 @@
 import type { QueueCapture, QueueFile, QueueOutage } from '../../../../shared/ipc.js';
+import { WAITING_FOR } from '../../../../shared/causes.js';
 import { retryWait } from '../../../../shared/queue-state.js';
 import type { Folding, QueueFilter } from '../../queue-slice.js';
 
@@ -33,8 +34,7 @@ export const ROW_HEIGHT = 48;
 export const batchKey = (c: QueueCapture) => `${c.structure}|${c.capturedAt.slice(0, 10)}`;
 
 /** What a file or capture held by an outage says (the headline's words, shared/queue-state.ts). */
-export const outageWords = (where: QueueOutage['where']) =>
-  where === 'storage' ? 'Waiting for storage' : 'Waiting for the gateway';
+export const outageWords = (where: QueueOutage['where']) => WAITING_FOR[where];
 
 /** Capture states in which nothing moves until a person decides. */
 export const captureNeedsYou = (c: QueueCapture) =>
