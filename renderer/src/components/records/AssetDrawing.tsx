@@ -1,9 +1,10 @@
 import type { SyntheticEvent } from 'react';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { AssetView } from '../../../../shared/ipc.js';
 import type { AssetLook } from './asset-looks.js';
 import { AssetShape } from './AssetShape.js';
 import { bounds } from './drawing-geometry.js';
+import { FocusRing } from './FocusRing.js';
 import type { ZoomAct } from './use-drawing-zoom.js';
 import { useDrawingZoom } from './use-drawing-zoom.js';
 import { useRovingShapes } from './use-roving-shapes.js';
@@ -46,6 +47,8 @@ export function AssetDrawing(props: {
   const indexOf = useMemo(() => new Map(assets.map((a, i) => [a._id, i])), [assets]);
   const { svgRef, layerRef, scale, act, reveal } = useDrawingZoom(box);
   const { keys, goUnfinished, notice } = useRovingShapes(assets, look, layerRef, reveal);
+  // The shape with keyboard (DOM) focus, drawn with a ring; hover alone draws none.
+  const [ringed, setRinged] = useState<AssetView | null>(null);
   // The roving tab stop: the asset last focused or hovered, else the first.
   const known = focusedId !== null && indexOf.has(focusedId);
   const current = known ? indexOf.get(focusedId)! : 0;
@@ -80,29 +83,33 @@ export function AssetDrawing(props: {
         aria-label={label}
         aria-describedby="drawing-help"
       >
-        <g
-          ref={layerRef}
-          data-testid="asset-layer"
-          onKeyDown={keys}
-          onMouseOver={(e) => {
-            const a = fromEvent(e);
-            if (a && a._id !== focusedId) onFocus(a);
-          }}
-          onFocus={(e) => {
-            const a = fromEvent(e);
-            if (a) onFocus(a);
-          }}
-        >
-          {assets.map((a, i) => (
-            <AssetShape
-              key={a._id}
-              asset={a}
-              index={i}
-              look={look.get(a._id)!}
-              focused={focusedId === a._id}
-              tabbable={i === current}
-            />
-          ))}
+        <g ref={layerRef}>
+          {ringed && look.has(ringed._id) && <FocusRing asset={ringed} look={look.get(ringed._id)!} />}
+          <g
+            data-testid="asset-layer"
+            onKeyDown={keys}
+            onMouseOver={(e) => {
+              const a = fromEvent(e);
+              if (a && a._id !== focusedId) onFocus(a);
+            }}
+            onFocus={(e) => {
+              const a = fromEvent(e);
+              setRinged(a ?? null);
+              if (a) onFocus(a);
+            }}
+            onBlur={() => setRinged(null)}
+          >
+            {assets.map((a, i) => (
+              <AssetShape
+                key={a._id}
+                asset={a}
+                index={i}
+                look={look.get(a._id)!}
+                focused={focusedId === a._id}
+                tabbable={i === current}
+              />
+            ))}
+          </g>
         </g>
       </svg>
     </div>
