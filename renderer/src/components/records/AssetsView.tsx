@@ -25,7 +25,11 @@ export function AssetsView() {
   const { categories, structures, assets, problem, offline, listsOffline } = useAssetsAnswer(structure, categoryId);
 
   const category = categories.find((c) => c.id === categoryId);
-  const f = useMemo(() => (assets && category ? assetFigures(category, assets) : null), [assets, category]);
+  const f = useMemo(() => {
+    // The assets bench (scripts/bench-assets.ts): the app's own work on an answer starts here at the latest.
+    if (assets) performance.mark('assets:render');
+    return assets && category ? assetFigures(category, assets) : null;
+  }, [assets, category]);
   const { nameOf, look, describe } = useAssetLooks(assets, category, f);
   // The table (2,000 rows on a floor) is rendered after the drawing, in the background: the drawing
   // is on screen first and answers hover and keys while the rows are made.
