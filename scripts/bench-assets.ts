@@ -1,13 +1,24 @@
-// The Assets view at a real building's size: a floor of 2,000 polylines of 100 points (and, as
-// the office's usual case, 2,000 of 8 points), loaded into the built renderer in Debian's
+// The Assets view at a real building's size: floors of 2,000 polylines of 8 points (the office's
+// usual case), 200 of 100 points, and 2,000 of 100 points, loaded into the built renderer in Debian's
 // Chromium over the real app core and the local service, as the e2e tests run it. Prints the
 // first draw and the hover and keyboard-focus feedback as p50 / p95 with their targets; asserts
 // nothing (timings belong here, not in tests).
 //
 // First draw: from the moment the view has the service's answer (the `assets:answer` mark in
-// AssetsView) to the first frame painted after every shape is in the page. Feedback: from the
-// pointer's mouseover (or the arrow key's keydown), by the event's own timestamp, to the first
-// frame painted after the focus panel names the shape.
+// use-assets-answer.ts) to the first frame painted after every shape is in the page. Printed
+// twice: as measured, and without the test harness's own delivery of the answer. The harness
+// plays the preload's IPC through Playwright's exposeBinding, and Chromium keeps the page's main
+// thread busy in native code for a while after the answer's promise has resolved (0.3–2 s for
+// 200,000 points, none of it the app's script: CPU profiles show "(program)"); the app's own work
+// starts at the first task the page runs after the mark, or at AssetsView's first render of the
+// answer (the `assets:render` mark) when React's task runs before that one. Electron's IPC decodes the answer before
+// the promise resolves, so the second figure is what the app costs.
+//
+// Feedback: from the pointer's mouseover (or the arrow key's keydown), by the event's own
+// timestamp, to the first frame painted after the focus panel names the shape. The listeners are
+// in place before the pointer moves (Chromium runs input before other queued tasks, so arming and
+// moving at once lost samples), and hovers start once the table's rows are made: the figures are
+// the view's steady state.
 import type { Browser, Page } from '@playwright/test';
 import { chromium } from '@playwright/test';
 import { join } from 'node:path';
@@ -23,8 +34,9 @@ const CASES = process.env.BENCH_ASSETS_CASES
       points: Number(c.split('x')[1]),
     }))
   : [
-      { shapes: 2000, points: 100 },
       { shapes: 2000, points: 8 },
+      { shapes: 200, points: 100 },
+      { shapes: 2000, points: 100 },
     ];
 const DRAWS = Number(process.env.BENCH_ASSETS_DRAWS ?? 5);
 const HOVERS = 40;
@@ -51,10 +63,29 @@ const line = (what: string, xs: number[], target: number) =>
 /** Resolves, after the next painted frame, with ms from the `assets:answer` mark; call before choosing the category. */
 const ARM_DRAW = `(n) => new Promise((resolve) => {
   performance.clearMarks('assets:answer');
+  performance.clearMarks('assets:render');
+  window.__benchFree = Infinity;
+  // The first task after the mark: the page's own work starts there (see the head of this file).
+  if (!window.__benchMark) {
+    window.__benchMark = performance.mark.bind(performance);
+    performance.mark = (name, o) => {
+      const m = window.__benchMark(name, o);
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => { window.__benchFree = performance.now() - m.startTime; };
+      ch.port2.postMessage(0);
+      return m;
+    };
+  }
   const done = () => {
     const m = performance.getEntriesByName('assets:answer').at(-1);
     const committed = performance.now() - m.startTime;
-    requestAnimationFrame(() => setTimeout(() => resolve({ painted: performance.now() - m.startTime, committed }), 0));
+    requestAnimationFrame(() => setTimeout(() => {
+      const painted = performance.now() - m.startTime;
+      // The first render after the answer: choosing the category renders the previous answer once more before it.
+      const render = performance.getEntriesByName('assets:render').find((e) => e.startTime >= m.startTime);
+      const start = Math.min(window.__benchFree, render ? render.startTime - m.startTime : Infinity);
+      resolve({ painted, committed, own: painted - start });
+    }, 0));
   };
   const ob = new MutationObserver(() => {
     const layer = document.querySelector('[data-testid="asset-layer"]');
@@ -62,8 +93,11 @@ const ARM_DRAW = `(n) => new Promise((resolve) => {
   });
   ob.observe(document.body, { childList: true, subtree: true });
 })`;
-/** Resolves, after the next painted frame once the focus panel changes, with ms since the triggering event's timestamp. */
-const ARM_FEEDBACK = `(type) => new Promise((resolve) => {
+/**
+ * Sets window.__benchFelt: a promise that resolves, after the next painted frame once the focus
+ * panel changes, with ms since the triggering event's timestamp. Returns once armed.
+ */
+const ARM_FEEDBACK = `(type) => void (window.__benchFelt = new Promise((resolve) => {
   let at = 0;
   const seen = (e) => { if (!at) at = e.timeStamp; };
   document.addEventListener(type, seen, { capture: true });
@@ -79,7 +113,13 @@ const ARM_FEEDBACK = `(type) => new Promise((resolve) => {
     }, 0));
   });
   ob.observe(panel, { childList: true, subtree: true, characterData: true });
-})`;
+}))`;
+/** Arms the feedback timer for `type`, does `act`, and gives the feedback's ms (NaN when none within 10 s). */
+async function felt(page: Page, type: string, act: () => Promise<void>): Promise<number> {
+  await page.evaluate(`(${ARM_FEEDBACK})('${type}')`);
+  await act();
+  return (await page.evaluate('window.__benchFelt')) as number;
+}
 
 async function measure(page: Page, h: AppHarness, shapes: number, points: number) {
   const structure = h.settings.view().structures[0]!;
@@ -107,17 +147,28 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
   await page.getByLabel('Structure').selectOption({ label: structure.name });
 
   const draws: number[] = [];
+  const owns: number[] = [];
   for (let r = 0; r < DRAWS; r++) {
     await page.getByLabel('Category').selectOption({ label: other.name });
     await page.getByTestId('asset-table').waitFor({ timeout: 120_000 });
-    const drawn = page.evaluate(`(${ARM_DRAW})(${shapes})`) as Promise<{ painted: number; committed: number }>;
+    const drawn = page.evaluate(`(${ARM_DRAW})(${shapes})`) as Promise<{
+      painted: number;
+      committed: number;
+      own: number;
+    }>;
     await page.getByLabel('Category').selectOption({ label: category.name });
     const d = await drawn;
     draws.push(d.painted);
+    owns.push(d.own);
     console.error(
-      `  draw ${r + 1}/${DRAWS}: ${d.painted.toFixed(0)} ms (in the page after ${d.committed.toFixed(0)} ms)`,
+      `  draw ${r + 1}/${DRAWS}: ${d.painted.toFixed(0)} ms (in the page after ${d.committed.toFixed(0)} ms; the app's own ${d.own.toFixed(0)} ms)`,
     );
   }
+  await page
+    .getByTestId('asset-table')
+    .locator('tbody tr')
+    .nth(shapes - 1)
+    .waitFor({ timeout: 120_000 });
 
   // Hover: the mouse to a vertex of a shape spread over the floor, through the drawing's transform.
   const hovers: number[] = [];
@@ -130,9 +181,7 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
       },
       floor[i]!.points[Math.floor(points / 2)]!,
     );
-    const felt = page.evaluate(`(${ARM_FEEDBACK})('mouseover')`) as Promise<number>;
-    await page.mouse.move(at.x, at.y);
-    hovers.push(await felt);
+    hovers.push(await felt(page, 'mouseover', () => page.mouse.move(at.x, at.y)));
     if (Number.isNaN(hovers.at(-1)))
       console.error(`  hover of shape ${i} at ${at.x.toFixed(0)},${at.y.toFixed(0)}: no feedback`);
     await page.mouse.move(2, 2);
@@ -143,12 +192,11 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
   await page.keyboard.press('Tab');
   const focuses: number[] = [];
   for (let r = 0; r < FOCUSES; r++) {
-    const felt = page.evaluate(`(${ARM_FEEDBACK})('keydown')`) as Promise<number>;
-    await page.keyboard.press('ArrowRight');
-    focuses.push(await felt);
+    focuses.push(await felt(page, 'keydown', () => page.keyboard.press('ArrowRight')));
   }
   console.log(`${shapes.toLocaleString('en')} polylines of ${points} points:`);
   console.log(line('first draw', draws, 500));
+  console.log(line("  the app's own part", owns, 500));
   console.log(line('hover feedback', hovers, 50));
   console.log(line('arrow-key focus', focuses, 50));
 }

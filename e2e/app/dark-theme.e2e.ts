@@ -223,6 +223,30 @@ for (const scheme of ['light', 'dark'] as const) {
         .locator('.swatch')
         .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
       for (const swatch of swatches) expect(contrast(swatch, ground)).toBeGreaterThanOrEqual(3);
+      // The focused shape (reached by Tab, the drawing's one tab stop) is ringed: the same points
+      // in a line 3 px wider on each side, 3:1 or more against the drawing (WCAG 2.4.7, 1.4.11).
+      await page.getByRole('button', { name: 'Next not finished' }).focus();
+      await page.keyboard.press('Tab');
+      const focused = page.locator('[data-testid="asset-line"]:focus');
+      await expect(focused).toHaveCount(1);
+      const ring = page.getByTestId('focus-ring');
+      await expect(ring).toHaveCount(1);
+      expect(await ring.getAttribute('points')).toBe(await focused.getAttribute('points'));
+      const [ringStroke, ringWidth] = await ring.evaluate((el) => {
+        const s = getComputedStyle(el);
+        return [s.stroke, parseFloat(s.strokeWidth)] as const;
+      });
+      expect(contrast(ringStroke, ground)).toBeGreaterThanOrEqual(3);
+      expect(ringWidth).toBeGreaterThanOrEqual(Number(await focused.getAttribute('stroke-width')) + 4);
+      // And it is painted: the same shape, still drawn as the focused one, looks different once blurred.
+      const box = (await ring.boundingBox())!;
+      const clip = { x: box.x - 10, y: box.y - 10, width: box.width + 20, height: box.height + 20 };
+      const withRing = await page.screenshot({ clip, animations: 'disabled' });
+      const index = await focused.getAttribute('data-index');
+      await focused.evaluate((el) => (el as SVGElement).blur());
+      await expect(ring).toHaveCount(0);
+      await expect(page.locator(`[data-index="${index}"]`)).toHaveAttribute('stroke-width', /^(7|5|16)$/);
+      expect((await page.screenshot({ clip, animations: 'disabled' })).equals(withRing)).toBe(false);
       expect(await violations(page)).toEqual({});
     });
   });

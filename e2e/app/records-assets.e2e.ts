@@ -152,6 +152,34 @@ test('slabs are drawn as filled polygons and measured by their area; pours in m3
   await expect(page.getByTestId('colour-key')).toContainText('Outlines (polygons) are filled with their colour.');
 });
 
+test('the colour key is whole in the window: no step cut at the right edge, wide or narrow', async ({ page }) => {
+  const { structure } = seeded('Curtain Wall');
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 820, height: 560 },
+  ]) {
+    await page.setViewportSize(size);
+    await show(page, structure.name, 'Curtain Wall');
+    const key = page.getByTestId('colour-key');
+    await expect(key).toContainText('not tracked');
+    const inside = await key.evaluate((el) => {
+      const panel = el.closest('section')!.getBoundingClientRect();
+      const right = Math.min(panel.right, document.documentElement.clientWidth);
+      return {
+        keyFits: el.scrollWidth <= el.clientWidth,
+        steps: [...el.querySelectorAll('.key-step')].map((s) => {
+          const r = s.getBoundingClientRect();
+          return { text: s.textContent, whole: r.left >= panel.left && r.right <= right && r.width > 0 };
+        }),
+      };
+    });
+    expect(inside.keyFits).toBe(true);
+    expect(inside.steps.length).toBeGreaterThanOrEqual(6);
+    for (const step of inside.steps)
+      expect(step, `${size.width}×${size.height}`).toEqual({ text: step.text, whole: true });
+  }
+});
+
 test('fire dampers are drawn as points and counted in each', async ({ page }) => {
   const { structure, category, held } = seeded('Fire Dampers');
   await show(page, structure.name, 'Fire Dampers');
