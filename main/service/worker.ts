@@ -7,7 +7,7 @@
 // never waiting for an answer by blocking.
 import { join } from 'node:path';
 import type { Channel, Envelope, ShellChannel } from '../../shared/ipc.js';
-import { reasonOf, recommendedRetryPolicy } from '../api/errors.js';
+import { CancelledError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
 import { queueErrorMessage } from './queue-error.js';
 import { AppCore } from './app-core.js';
 import type { AppCoreOptions } from './app-core.js';
@@ -218,8 +218,13 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
     reply = { ok: true, value: await handler(args, ac.signal) };
   } catch (err) {
     reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
-    // The signal's own reason, or a request the signal aborted (got's AbortError).
-    stopped = ac.signal.aborted && (err === ac.signal.reason || (err instanceof Error && err.name === 'AbortError'));
+    // The signal's own reason, a request the signal aborted (got's AbortError), or the gateway's
+    // CancelledError for a call its signal stopped (main/api/gateway.ts).
+    stopped =
+      ac.signal.aborted &&
+      (err === ac.signal.reason ||
+        err instanceof CancelledError ||
+        (err instanceof Error && err.name === 'AbortError'));
   }
   pending.delete(seq);
   if (call.cancelledAt === undefined) return post({ type: 'result', seq, answer: reply });
