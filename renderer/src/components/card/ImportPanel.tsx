@@ -1,22 +1,13 @@
-import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
+import type { ImportView } from '../../../../shared/ipc.js';
 import { useState } from 'react';
 import { useCards } from '../../card-store.js';
 import { formatBytes, formatCopyProgress } from '../../format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
+import { ImportEject } from './ImportEject.js';
+import { ImportFiles } from './ImportFiles.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
-
-/** What a file copied by an earlier import says: its recording uploaded, waiting to upload, or copied and not placed. */
-const ALREADY = { uploaded: 'Already uploaded', queued: 'Already queued', copied: 'Already copied' } as const;
-
-/** A file's state in words: Waiting, Copying 45 %, Verified, Not verified, Already uploaded / queued / copied. */
-function stateOf(f: ImportFileView): string {
-  if (f.state === 'copying')
-    return f.bytesDone >= f.size ? 'Reading back' : `Copying ${percent(f.bytesDone, f.size)} %`;
-  if (f.state === 'known') return ALREADY[f.already ?? 'copied'];
-  return { waiting: 'Waiting', verified: 'Verified', failed: 'Not verified' }[f.state];
-}
+import { percent } from './ImportFiles.js';
 
 /**
  * One card's import: the whole card's bytes copied and files verified (while copying, with the
@@ -29,14 +20,8 @@ function stateOf(f: ImportFileView): string {
  */
 export function ImportPanel({ view }: { view: ImportView }) {
   const dismiss = useCards((s) => s.dismiss);
-  const eject = useCards((s) => s.eject);
-  const [ejecting, setEjecting] = useState(false);
-  const [ejected, setEjected] = useState<{ ejected: boolean; message: string } | null>(null);
-  const onEject = async () => {
-    setEjecting(true);
-    setEjected(await eject(view.id));
-    setEjecting(false);
-  };
+  const stop = useCards((s) => s.stop);
+  const [stopping, setStopping] = useState(false);
   const copied = view.files.filter((f) => f.state !== 'known');
   const verified = copied.filter((f) => f.state === 'verified').length;
   const failed = view.files.filter((f) => f.state === 'failed');
@@ -46,9 +31,14 @@ export function ImportPanel({ view }: { view: ImportView }) {
     <article className={`import ${view.phase}`} aria-labelledby={titleId} data-testid="import">
       <div className="import-head">
         <h2 id={titleId}>{view.phase === 'copying' ? `Importing ${view.cardName}` : `Import of ${view.cardName}`}</h2>
-        {view.phase !== 'copying' && (
+        {view.phase !== 'copying' ? (
           <button className="link" onClick={() => void dismiss(view.id)}>
             Dismiss
+          </button>
+        ) : (
+          // Stops within a second: verified copies stay, half-written ones are removed (cards.stop).
+          <button disabled={stopping} onClick={() => (setStopping(true), void stop(view.id))}>
+            {stopping ? 'Stopping…' : 'Stop import'}
           </button>
         )}
       </div>
@@ -92,26 +82,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           Card safe to remove: every recording on it has a verified copy in the library.
         </p>
       )}
-      {view.safeToRemove && (
-        <div className="card-eject">
-          <button
-            aria-label={`Eject ${view.cardName}`}
-            disabled={ejecting || ejected?.ejected === true}
-            onClick={() => void onEject()}
-          >
-            Eject
-          </button>
-          {ejected && (
-            <p
-              role={ejected.ejected ? 'status' : 'alert'}
-              className={ejected.ejected ? 'card-safe' : 'card-keep'}
-              data-testid="card-eject"
-            >
-              {ejected.message}
-            </p>
-          )}
-        </div>
-      )}
+      {view.safeToRemove && <ImportEject view={view} />}
       {view.phase === 'done' && !view.safeToRemove && (
         <div className="card-keep" role="alert" data-testid="card-keep">
           <p>
@@ -142,33 +113,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           {view.error}
         </p>
       )}
-      {view.files.length > 0 && (
-        <details>
-          <summary>Files ({view.files.length})</summary>
-          <table className="import-files">
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Size</th>
-                <th scope="col">State</th>
-                <th scope="col">Copied</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.files.map((f) => (
-                <tr key={f.source} data-state={f.state}>
-                  <th scope="row">{f.name}</th>
-                  <td>{formatBytes(f.size)}</td>
-                  <td>{stateOf(f)}</td>
-                  <td>
-                    <progress max={Math.max(1, f.size)} value={f.bytesDone} aria-label={`${f.name} copied`} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      )}
+      <ImportFiles files={view.files} />
     </article>
   );
 }
