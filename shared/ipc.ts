@@ -265,6 +265,13 @@ export interface CallOptions {
 export const CANCEL_CHANNEL = 'capture:call.cancel';
 export const cancelArgs = z.object({ callId });
 
+/**
+ * The message by which the main process hands the window its port to the upload service
+ * (docs/decisions/service-port.md): the preload keeps the port and delivers the
+ * {@link events} posted on it (`{ event, payload }`) to `api.on`'s listeners. Never a channel.
+ */
+export const WINDOW_PORT = 'capture:port';
+
 /** The error a cancelled call answers: the window tells a stop it asked for from a failure by it. */
 export const CANCELLED = 'Cancelled';
 
