@@ -252,9 +252,42 @@ export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
 
 type ShortName<C extends string> = C extends `capture:${infer S}` ? S : never;
 
-/** A channel's function on `window.api`: its argument (none for void) and its envelope. */
+/**
+ * A call's own id, chosen by the window (e.g. `crypto.randomUUID()`), so that it can stop the
+ * call with `api.cancel(callId)` while it runs: the door aborts the call's signal, which the
+ * service's handler honours (main/ipc/dispatch.ts, docs/decisions/port-renderer-cancel.md).
+ */
+export const callId = z.string().min(1).max(100);
+
+/** What the window may add to any call: its id, to cancel it with `api.cancel`. */
+export interface CallOptions {
+  callId?: string;
+}
+
+/**
+ * The one message that is not a channel of {@link channels}: the window gives up a call it made
+ * with a `callId`. Argument `{ callId }`; answers whether such a call was running (it then answers
+ * `{ ok: false, error: CANCELLED }` itself).
+ */
+export const CANCEL_CHANNEL = 'capture:call.cancel';
+export const cancelArgs = z.object({ callId });
+
+/**
+ * The message by which the main process hands the window its port to the upload service
+ * (docs/decisions/service-port.md): the preload keeps the port and delivers the
+ * {@link events} posted on it (`{ event, payload }`) to `api.on`'s listeners. Never a channel.
+ */
+export const WINDOW_PORT = 'capture:port';
+
+/** The error a cancelled call answers: the window tells a stop it asked for from a failure by it. */
+export const CANCELLED = 'Cancelled';
+
+/**
+ * A channel's function on `window.api`: its argument (`undefined` for void, when options follow),
+ * optionally the call's options, and its envelope.
+ */
 export type ApiFunction<C extends Channel> = (
-  ...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]
+  ...args: ArgsOf<C> extends void ? [] | [undefined, CallOptions] : [ArgsOf<C>] | [ArgsOf<C>, CallOptions]
 ) => Promise<Envelope<ResultOf<C>>>;
 
 /**
@@ -266,6 +299,8 @@ export type CaptureApi = { [C in Channel as ShortName<C>]: ApiFunction<C> } & {
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
   /** The path of a dropped file (Electron's webUtils.getPathForFile). */
   getPathForFile(file: File): string;
+  /** Gives up the running call made with `{ callId }`; answers whether one was running. */
+  cancel(callId: string): Promise<Envelope<boolean>>;
 };
 
 /** The function names of `window.api` for the channels, for the preload and test harness to build it. */

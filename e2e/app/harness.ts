@@ -15,7 +15,7 @@ import { SettingsRepository } from '../../main/settings/settings.js';
 import { LoginStart } from '../../main/settings/login-start.js';
 import { UpdateFeed } from '../../main/settings/update-feed.js';
 import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
-import { apiFunctionNames } from '../../shared/ipc.js';
+import { CANCEL_CHANNEL, apiFunctionNames } from '../../shared/ipc.js';
 import type { TestService } from '../service/testing.js';
 import { startTestService } from '../service/testing.js';
 
@@ -82,26 +82,31 @@ export class AppHarness {
     // registering recordings writes their thumbnails there. Same name as the default.
     h.store.set('library', { library: join(h.dataDir, 'Videos', 'Capture Uploader') });
     await h.boot();
-    await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown) =>
-      h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }),
+    await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown, callId?: string) =>
+      h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }, undefined, callId),
     );
-    await page.addInitScript((names: (readonly [string, string])[]) => {
-      const w = window as unknown as Record<string, unknown>;
-      const listeners = new Map<string, Set<(p: unknown) => void>>();
-      w.__captureEmit = (event: string, payload: unknown) => listeners.get(event)?.forEach((l) => l(payload));
-      w.__capturePaths = {};
-      const invoke = w.__captureInvoke as (c: string, a: unknown) => Promise<unknown>;
-      const api: Record<string, unknown> = {};
-      for (const [channel, name] of names) api[name] = (arg?: unknown) => invoke(channel, arg);
-      api.on = (event: string, l: (p: unknown) => void) => {
-        if (!listeners.has(event)) listeners.set(event, new Set());
-        listeners.get(event)!.add(l);
-        return () => listeners.get(event)!.delete(l);
-      };
-      // Electron's webUtils.getPathForFile, for files the test dropped: by name.
-      api.getPathForFile = (file: File) => (w.__capturePaths as Record<string, string>)[file.name] ?? '';
-      w.api = Object.freeze(api);
-    }, apiFunctionNames);
+    await page.addInitScript(
+      ([names, cancelChannel]: readonly [(readonly [string, string])[], string]) => {
+        const w = window as unknown as Record<string, unknown>;
+        const listeners = new Map<string, Set<(p: unknown) => void>>();
+        w.__captureEmit = (event: string, payload: unknown) => listeners.get(event)?.forEach((l) => l(payload));
+        w.__capturePaths = {};
+        const invoke = w.__captureInvoke as (c: string, a: unknown, callId?: string) => Promise<unknown>;
+        const api: Record<string, unknown> = {};
+        for (const [channel, name] of names)
+          api[name] = (arg?: unknown, call?: { callId?: string }) => invoke(channel, arg, call?.callId);
+        api.cancel = (callId: string) => invoke(cancelChannel, { callId });
+        api.on = (event: string, l: (p: unknown) => void) => {
+          if (!listeners.has(event)) listeners.set(event, new Set());
+          listeners.get(event)!.add(l);
+          return () => listeners.get(event)!.delete(l);
+        };
+        // Electron's webUtils.getPathForFile, for files the test dropped: by name.
+        api.getPathForFile = (file: File) => (w.__capturePaths as Record<string, string>)[file.name] ?? '';
+        w.api = Object.freeze(api);
+      },
+      [apiFunctionNames, CANCEL_CHANNEL] as const,
+    );
     // The queue folds each capture's files and batches of completed captures; tests
     // that read file rows see the view of every file ("Show every file", kept in localStorage)
     // unless they ask for the folded one.

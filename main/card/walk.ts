@@ -24,9 +24,13 @@ export const isSkippedFolder = (name: string): boolean =>
  * folders after the files beside them. Hidden and system folders are not entered; a folder
  * reached twice (through a symbolic link, or a link that loops) is entered once. Symbolic links
  * to files, and links that lead nowhere, are returned as files for the caller to explain.
- * Never throws: a folder that cannot be listed is returned in `unlistable`.
+ * Throws only the signal's reason, when `signal` aborts (checked between two names); a folder
+ * that cannot be listed is returned in `unlistable`.
  */
-export async function listTree(root: string): Promise<{ files: string[]; unlistable: UnlistableFolder[] }> {
+export async function listTree(
+  root: string,
+  signal?: AbortSignal,
+): Promise<{ files: string[]; unlistable: UnlistableFolder[] }> {
   const files: string[] = [];
   const unlistable: UnlistableFolder[] = [];
   const entered = new Set<string>();
@@ -44,6 +48,8 @@ export async function listTree(root: string): Promise<{ files: string[]; unlista
     }
     const folders: string[] = [];
     for (const name of names) {
+      // Stopped between two names: a listing writes nothing.
+      signal?.throwIfAborted();
       const at = join(dir, name);
       // stat follows links: a link to a folder is a folder, a link to nothing is left to the caller.
       const isDir = await stat(at).then(

@@ -7,7 +7,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sourceExecArgv } from '../service/spawn.js';
+import { StandInChannel, StandInPort } from './stand-in-port.js';
+
+/** The child's side of the stand-in's utility process: Electron's process.parentPort. */
+const PARENT_PORT = fileURLToPath(new URL('./stand-in-parent-port.mjs', import.meta.url));
 
 /** A menu item as the shell builds it (Menu.buildFromTemplate's template). */
 export interface MenuItem {
@@ -28,6 +33,10 @@ export const rec = (() => {
     hidden: boolean;
     loaded?: string;
     sent: [string, unknown][];
+    /** The ports handed to the window (webContents.postMessage), with the message's channel. */
+    ports: { channel: string; port: StandInPort }[];
+    /** The events that reached the window on its port, straight from the service process. */
+    viaPort: [string, unknown][];
   }[] = [];
   const contentsHooks = { navigate: [] as Listener[], webview: [] as Listener[], windowOpen: [] as Listener[] };
   const state = {
@@ -43,6 +52,8 @@ export const rec = (() => {
     messageBoxes: [] as Record<string, unknown>[],
     quits: 0,
     utility: [] as { modulePath: string; options: unknown; child: ChildProcess }[],
+    /** The ports handed to a utility process (its postMessage's transfer). */
+    portsToService: [] as StandInPort[],
     appMenu: undefined as undefined | MenuItem[],
     saveDialogs: [] as { defaultPath?: string; filters?: unknown }[],
     savePath: undefined as string | undefined,
@@ -64,11 +75,27 @@ export function electronModule(userData: string) {
     map.set(e, [...(map.get(e) ?? []), l]);
   class BrowserWindow {
     private w: (typeof rec.windows)[number];
-    webContents: { send: (c: string, p: unknown) => void };
+    webContents: {
+      send: (c: string, p: unknown) => void;
+      postMessage: (c: string, p: unknown, ports: StandInPort[]) => void;
+      on: (e: string, l: () => void) => void;
+    };
     constructor(options: Record<string, unknown>) {
-      this.w = { options, events: new Map(), hidden: true, sent: [] };
+      this.w = { options, events: new Map(), hidden: true, sent: [], ports: [], viaPort: [] };
       rec.windows.push(this.w);
-      this.webContents = { send: (c, p) => this.w.sent.push([c, p]) };
+      this.webContents = {
+        send: (c, p) => this.w.sent.push([c, p]),
+        // As the preload does: keeps the port and takes each event posted on it (`{ event, payload }`).
+        postMessage: (c, _p, ports) => {
+          const port = ports[0]!;
+          this.w.ports.push({ channel: c, port });
+          port.on('message', ({ data }: { data: { event: string; payload: unknown } }) =>
+            this.w.viaPort.push([data.event, data.payload]),
+          );
+          port.start();
+        },
+        on: (e, l) => on(this.w.events, `contents:${e}`, l),
+      };
     }
     once(e: string, l: () => void) {
       on(this.w.events, e, l);
@@ -78,6 +105,8 @@ export function electronModule(userData: string) {
     }
     loadFile(f: string) {
       this.w.loaded = f;
+      // The page has loaded: Electron's did-finish-load.
+      setImmediate(() => (this.w.events.get('contents:did-finish-load') ?? []).forEach((l) => l()));
       return Promise.resolve();
     }
     show() {
@@ -115,7 +144,8 @@ export function electronModule(userData: string) {
   const utilityProcess = {
     fork(modulePath: string, args: string[] = [], options: unknown = {}) {
       const child = fork(modulePath, args, {
-        execArgv: sourceExecArgv(modulePath),
+        // Electron's process.parentPort, ports included, in the child (stand-in-parent-port.mjs).
+        execArgv: [...sourceExecArgv(modulePath), '--import', PARENT_PORT],
         serialization: 'advanced',
         stdio: 'inherit',
       });
@@ -124,7 +154,15 @@ export function electronModule(userData: string) {
         get pid() {
           return child.pid;
         },
-        postMessage: (m: unknown) => void (child.connected && child.send(m as object, (err) => void err)),
+        postMessage: (m: unknown, transfer: unknown[] = []) => {
+          const port = transfer.find((p): p is StandInPort => p instanceof StandInPort);
+          if (!port) return void (child.connected && child.send(m as object, (err) => void err));
+          rec.state.portsToService.push(port);
+          // The port goes to the child as a local socket it connects to (stand-in-port.ts).
+          void port.transfer().then((path) => {
+            if (child.connected) child.send({ ...(m as object), __standInPort: path }, (err) => void err);
+          });
+        },
         on(e: 'message' | 'exit', l: (x: unknown) => void) {
           // Electron's 'exit' gives only a code; a process killed by a signal reports a code too.
           if (e === 'exit') child.once('exit', (code, signal) => l(code ?? (signal ? 128 : 0)));
@@ -160,6 +198,7 @@ export function electronModule(userData: string) {
     Notification,
     Tray,
     utilityProcess,
+    MessageChannelMain: StandInChannel,
     Menu: { buildFromTemplate: (t: unknown) => t, setApplicationMenu: (m: MenuItem[]) => (rec.state.appMenu = m) },
     nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
     ipcMain: { handle: (c: string, l: (...a: unknown[]) => unknown) => rec.handlers.set(c, l), on: () => {} },

@@ -28,6 +28,9 @@ afterAll(async () => {
 });
 
 // The source layout: main/electron/main.ts loads ../../renderer (the bundle: dist/main/electron → dist/renderer).
+/** Every event the window got: relayed by the main process, or on its port straight from the service. */
+const seen = () => [...rec.windows[0]!.sent, ...rec.windows[0]!.viaPort];
+
 const appFrame = () => ({
   senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
 });
@@ -65,8 +68,9 @@ describe('the Electron shell', () => {
   });
 
   it('registers every channel of the contract, answering only the app’s own top frame', async () => {
-    const { channels } = await import('../../shared/ipc.js');
-    expect([...rec.handlers.keys()].sort()).toEqual(Object.keys(channels).sort());
+    const { CANCEL_CHANNEL, channels } = await import('../../shared/ipc.js');
+    // The contract's channels and the window's cancel of a call by its id (main/ipc/dispatch.ts).
+    expect([...rec.handlers.keys()].sort()).toEqual([...Object.keys(channels), CANCEL_CHANNEL].sort());
     const get = rec.handlers.get('capture:settings.get')!;
     const ours = await get(appFrame(), undefined);
     expect(ours).toMatchObject({
@@ -110,11 +114,14 @@ describe('the Electron shell', () => {
     });
     await vi.waitFor(() => expect(rec.state.stopped).toEqual(rec.state.blockers), { timeout: 20_000 });
     expect(rec.state.blockers.length).toBeGreaterThanOrEqual(1);
-    expect(rec.windows[0]!.sent.some(([c]) => c === 'capture:event.queue')).toBe(true);
+    expect(seen().some(([c]) => c === 'capture:event.queue')).toBe(true);
     // The screen was told the computer was kept awake while the blocker was held, and then not.
     // The service learns the blocker's release in an answer of its own (a message, not a wait), so
     // the last word reaches the window after the blocker is stopped: waited for, not assumed.
-    const powerSent = () => rec.windows[0]!.sent.filter(([c]) => c === 'capture:event.power').map(([, p]) => p);
+    const powerSent = () =>
+      seen()
+        .filter(([c]) => c === 'capture:event.power')
+        .map(([, p]) => p);
     await vi.waitFor(() => expect(powerSent().at(-1)).toEqual({ keptAwake: false }), { timeout: 20_000 });
     const power = powerSent();
     expect(power.length).toBeGreaterThanOrEqual(2);
@@ -135,11 +142,17 @@ describe('the Electron shell', () => {
     expect(rec.state.utility).toHaveLength(1);
     expect(rec.state.utility[0]!.modulePath).toMatch(/service[\\/]worker\.ts$/);
     expect(rec.state.utility[0]!.child.pid).not.toBe(process.pid);
-    const sent = rec.windows[0]!.sent;
-    // The service said it started with its queue, and the window was told.
+    const { sent, viaPort, ports } = rec.windows[0]!;
+    // The service said it started with its queue, and the window was told (by the host, which keeps the status).
     expect(sent).toContainEqual(['capture:event.service', { queueError: null }]);
+    // The window was handed a port of its own, and the service the other end of it.
+    const { WINDOW_PORT } = await import('../../shared/ipc.js');
+    expect(ports.map((p) => p.channel)).toContain(WINDOW_PORT);
+    expect(rec.state.portsToService.length).toBeGreaterThanOrEqual(1);
+    // The service's queue events came on that port, straight from its process: none through the relay.
+    expect(sent.filter(([c]) => c === 'capture:event.rows')).toEqual([]);
     // The rows the service committed reached the window as deltas: the file of the test above, completed.
-    const rows = sent
+    const rows = viaPort
       .filter(([c]) => c === 'capture:event.rows')
       .map(([, p]) => p as { files: { id: number; state: string }[] });
     expect(rows.some((r) => r.files.some((f) => f.id === 1 && f.state === 'completed'))).toBe(true);

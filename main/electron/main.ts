@@ -7,9 +7,10 @@
 // tray and IPC, and a native crash there ends only that process. This file relays: a message
 // from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service,
 // but for start at login, answered and applied here (docs/decisions/login-start.md); the
-// service's events are sent on to the window.
+// service's events reach the window on a port of its own (docs/decisions/service-port.md).
 import {
   BrowserWindow,
+  MessageChannelMain,
   Menu,
   Notification,
   Tray,
@@ -28,7 +29,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
-import type { EventPayload, QueueHoldView, QueueTotals } from '../../shared/ipc.js';
+import type { QueueHoldView, QueueTotals } from '../../shared/ipc.js';
+import { WINDOW_PORT } from '../../shared/ipc.js';
 import { queueState } from '../../shared/queue-state.js';
 import { batchProgress } from '../../shared/batch-progress.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
@@ -129,6 +131,23 @@ function showWindow(): void {
   win.focus();
 }
 
+/**
+ * Gives the window a port straight to the upload service (docs/decisions/service-port.md): one end
+ * of a MessageChannelMain to the service's utility process, the other to the window, whose preload
+ * keeps it and delivers its events through `api.on`. The window's calls still go through the door
+ * (main/ipc/dispatch.ts). Done at each load of the window and each start of the service (a port
+ * dies with either end); where the service cannot take one, the host relays the events.
+ */
+function connectWindow(): void {
+  if (!win || win.isDestroyed() || !core) return;
+  const { port1, port2 } = new MessageChannelMain();
+  if (core.connectWindow(port1)) win.webContents.postMessage(WINDOW_PORT, null, [port2]);
+  else {
+    port1.close();
+    port2.close();
+  }
+}
+
 function createWindow(): BrowserWindow {
   const w = new BrowserWindow({
     width: 1200,
@@ -159,6 +178,8 @@ function createWindow(): BrowserWindow {
       body: 'Uploads continue in the background. Quit from the tray icon to stop them.',
     }).show();
   });
+  // Each load (and reload) of the page gets a port of its own: its preload kept the last one.
+  w.webContents.on('did-finish-load', () => connectWindow());
   w.loadFile(join(rendererDir, 'index.html')).catch((err: unknown) =>
     console.error(`The window could not load: ${String(err)}`),
   );
@@ -350,13 +371,11 @@ async function start(): Promise<void> {
     logDir: app.getPath('logs'),
     store: settings,
     secrets,
-    emit: (event, payload) => {
-      if (event === 'capture:event.rows') {
-        const rows = payload as EventPayload<'capture:event.rows'>;
-        stops = { hold: rows.hold, blocked: rows.blocked };
-      }
-      win?.webContents.send(event, payload);
-    },
+    // The events the service could not post on the window's port (none has been handed over yet,
+    // or the service runs under fork), and those the host itself says.
+    emit: (event, payload) => win?.webContents.send(event, payload),
+    stops: (s) => void (stops = s),
+    serviceStarted: () => connectWindow(),
     pickFiles: async () => {
       const res = await dialog.showOpenDialog(win!, {
         title: 'Choose recordings',

@@ -241,7 +241,7 @@ async function expand(
     }
     if (found.isDirectory) {
       // Walked to any depth: a card's root, DCIM, a camera folder or a folder of cards.
-      const { files, unlistable } = await listTree(found.real);
+      const { files, unlistable } = await listTree(found.real, signal);
       for (const u of unlistable) {
         // One folder that cannot be listed is named with the reason; the rest is still added.
         const why = cannotRead(u.code).replace(/^Cannot/, 'cannot');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IpcHandlers, IpcMainLike, SenderFrame } from './dispatch.js';
 import { createIpcDispatcher, registerIpcHandlers } from './dispatch.js';
-import { channels } from '../../shared/ipc.js';
+import { CANCEL_CHANNEL, channels } from '../../shared/ipc.js';
 
 // The IPC door (CONVENTIONS.md "IPC: one typed contract, validated at the door"): what is
 // refused never reaches a handler; what passes reaches it parsed, and comes back in an envelope.
@@ -104,7 +104,7 @@ describe('what passes the door', () => {
     const registered = new Map<string, Parameters<IpcMainLike['handle']>[1]>();
     const { calls, dispatch } = recording();
     registerIpcHandlers({ handle: (channel, listener) => void registered.set(channel, listener) }, dispatch);
-    expect([...registered.keys()].sort()).toEqual(Object.keys(channels).sort());
+    expect([...registered.keys()].sort()).toEqual([...Object.keys(channels), CANCEL_CHANNEL].sort());
     // Electron's senderFrame: the top frame has no parent.
     const pause = registered.get('capture:queue.pause')!;
     expect(await pause({ senderFrame: { url: APP, parent: null } }, { all: true })).toEqual({
@@ -113,5 +113,64 @@ describe('what passes the door', () => {
     });
     expect(await pause({ senderFrame: { url: APP, parent: {} } }, { all: true })).toMatchObject({ ok: false });
     expect(calls).toEqual([['capture:queue.pause', { all: true }]]);
+  });
+});
+
+describe('the window cancels a call by the id it gave it', () => {
+  /** A dispatcher whose inspect handler runs until its signal is aborted, recording what it saw. */
+  function stoppable() {
+    const seen: { aborted?: string } = {};
+    const handlers = new Proxy({} as IpcHandlers, {
+      get: () => (_args: unknown, signal: AbortSignal) =>
+        new Promise((_resolve, reject) => {
+          const timer = setTimeout(() => _resolve('ran to its end'), 30_000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            seen.aborted = (signal.reason as Error).message;
+            reject(signal.reason as Error);
+          });
+        }),
+    });
+    return { seen, dispatch: createIpcDispatcher(handlers, (url) => url === APP) };
+  }
+
+  it("aborts the handler's signal and answers Cancelled at once; a second cancel finds nothing", async () => {
+    const { seen, dispatch } = stoppable();
+    const answer = dispatch('capture:files.inspect', ['/cards/X4'], top, undefined, 'inspect-1');
+    expect(await dispatch(CANCEL_CHANNEL, { callId: 'inspect-1' }, top)).toEqual({ ok: true, value: true });
+    expect(await answer).toEqual({ ok: false, error: 'Cancelled' });
+    expect(seen.aborted).toBe('Cancelled');
+    expect(await dispatch(CANCEL_CHANNEL, { callId: 'inspect-1' }, top)).toEqual({ ok: true, value: false });
+  });
+
+  it('refuses a cancel from another frame, a bad id, and a call id already running', async () => {
+    const { seen, dispatch } = stoppable();
+    const answer = dispatch('capture:files.inspect', ['/cards/X4'], top, undefined, 'inspect-2');
+    expect(
+      await dispatch(CANCEL_CHANNEL, { callId: 'inspect-2' }, { url: 'https://evil.example/', isTopFrame: true }),
+    ).toMatchObject({ ok: false, error: 'Refused: the request did not come from the app’s own window' });
+    expect(await dispatch(CANCEL_CHANNEL, { callId: 7 }, top)).toMatchObject({ ok: false });
+    expect(await dispatch('capture:files.inspect', ['/cards/X5'], top, undefined, { evil: true })).toMatchObject({
+      ok: false,
+      error: 'Invalid request capture:files.inspect: callId must be a short string',
+    });
+    expect(await dispatch('capture:files.inspect', ['/cards/X5'], top, undefined, 'inspect-2')).toMatchObject({
+      ok: false,
+      error: 'Invalid request capture:files.inspect: callId inspect-2 is in use',
+    });
+    expect(seen.aborted).toBeUndefined();
+    await dispatch(CANCEL_CHANNEL, { callId: 'inspect-2' }, top);
+    expect(await answer).toEqual({ ok: false, error: 'Cancelled' });
+  });
+
+  it("the preload's callId reaches the door as invoke's second argument", async () => {
+    const registered = new Map<string, Parameters<IpcMainLike['handle']>[1]>();
+    const { seen, dispatch } = stoppable();
+    registerIpcHandlers({ handle: (channel, listener) => void registered.set(channel, listener) }, dispatch);
+    const frame = { senderFrame: { url: APP, parent: null } };
+    const answer = registered.get('capture:files.inspect')!(frame, ['/cards/X4'], 'inspect-3');
+    expect(await registered.get(CANCEL_CHANNEL)!(frame, { callId: 'inspect-3' })).toEqual({ ok: true, value: true });
+    expect(await answer).toEqual({ ok: false, error: 'Cancelled' });
+    expect(seen.aborted).toBe('Cancelled');
   });
 });

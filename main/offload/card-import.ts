@@ -55,6 +55,28 @@ export interface CardImportOptions {
 }
 
 /**
+ * What a stopped import leaves, said as it is: offloadCard removed the half-written copies
+ * (main/offload/copy.ts), so a file caught copying is back to waiting with nothing of it kept;
+ * the verified copies stay. Updates `view`'s rows and bytes to match, and answers the sentence.
+ */
+function stoppedSentence(view: ImportView): string {
+  for (const row of view.files)
+    if (row.state === 'copying')
+      Object.assign(row, { state: 'waiting', bytesDone: 0 } satisfies Partial<ImportFileView>);
+  Object.assign(view, {
+    bytesDone: view.files.reduce((n, r) => n + (r.state === 'verified' ? r.size : 0), 0),
+    bytesPerSecond: 0,
+    secondsLeft: null,
+  });
+  const count = (state: ImportFileView['state']) => view.files.filter((r) => r.state === state).length;
+  const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+  const kept = count('verified');
+  const notCopied = count('waiting') + count('failed');
+  const keptPart = kept ? `${files(kept)} verified and kept${view.destination ? ` in ${view.destination}` : ''}; ` : '';
+  return `Import stopped: ${keptPart}nothing copied for ${files(notCopied)} (no partial copy left).`;
+}
+
+/**
  * Copies the card at `root` into the library with verification (main/offload/offload.ts: XXH64 while
  * reading, the copy read back, a file that fails copied once more, the ASC MHL beside the copies),
  * reporting its progress as ImportView: every file waiting, copying, verified or failed with the
@@ -204,8 +226,9 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     });
   } catch (err) {
     view.phase = 'failed';
-    view.error =
-      err instanceof NotEnoughSpaceError
+    view.error = o.signal?.aborted
+      ? stoppedSentence(view)
+      : err instanceof NotEnoughSpaceError
         ? `Not enough free space in ${err.library}: the recordings need ${formatBytes(err.needed)}, ${formatBytes(err.free)} are free. Free some space, or choose another library folder in Settings.`
         : `The card ${o.root} could not be imported: ${(err as Error).message}`;
   }

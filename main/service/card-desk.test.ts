@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
 import { writeFakeCard } from '../card/fake-card.js';
@@ -52,6 +52,8 @@ function deskAt(name: string, eject?: (mountPoint: string) => Promise<{ ejected:
   });
   return { desk, mounts, db, store, cards, modes, imports };
 }
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 const until = async (ok: () => boolean, what: string) => {
   for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -104,6 +106,48 @@ describe('CardDesk', () => {
     expect(left.filter((p) => p.endsWith('.partial'))).toEqual([]);
     expect(left.filter((p) => p.endsWith('.insv'))).toEqual([]);
     expect(listOffloads(d.db).map((o) => o.state)).toEqual(['interrupted']);
+  }, 120_000);
+
+  it('a person stops an import within a second: the verified recordings kept, nothing half-written, and the view says what was not copied', async () => {
+    const d = deskAt('stopping');
+    const library = join(work, 'stopping', 'library');
+    d.store.set('library', { library, keepDays: 7, uploadFromCard: false });
+    d.desk.start();
+    writeFakeCard(join(work, 'stopping', 'X4_STOP'), { recordings: 3, bytes: 32 * 1024 * 1024 });
+    const root = join(d.mounts, 'X4_STOP');
+    renameSync(join(work, 'stopping', 'X4_STOP'), root);
+    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    const { id } = d.desk.startImport(root);
+    // One recording verified, the next one's copy under way.
+    await until(() => (d.imports.at(-1)?.verifiedCopies.length ?? 0) >= 2, 'the first recording verified');
+    const t = performance.now();
+    await d.desk.stopImport(id);
+    expect(performance.now() - t).toBeLessThan(1000);
+    const last = d.imports.at(-1)!;
+    expect(last.phase).toBe('failed');
+    const verified = last.files.filter((f) => f.state === 'verified');
+    const waiting = last.files.filter((f) => f.state === 'waiting');
+    expect(verified.length).toBeGreaterThanOrEqual(2);
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(last.files.filter((f) => f.state === 'copying')).toEqual([]);
+    expect(last.error).toBe(
+      `Import stopped: ${verified.length} files verified and kept in ${last.destination}; nothing copied for ${waiting.length} files (no partial copy left).`,
+    );
+    // On disk: exactly the files said verified, each whole (a recording whose other lens was not
+    // copied keeps its verified file; it is not among verifiedCopies), and no partial one.
+    const left = (readdirSync(library, { recursive: true }) as string[]).filter((p) =>
+      statSync(join(library, p)).isFile(),
+    );
+    expect(left.filter((p) => p.endsWith('.partial'))).toEqual([]);
+    const copies = left.filter((p) => p.endsWith('.insv')).map((p) => join(library, p));
+    expect(copies.map((c) => basename(c)).sort()).toEqual(verified.map((f) => f.name).sort());
+    for (const f of verified) {
+      const copy = copies.find((c) => basename(c) === f.name)!;
+      expect(sha(readFileSync(copy))).toBe(sha(readFileSync(f.source)));
+    }
+    for (const c of last.verifiedCopies) expect(copies).toContain(c);
+    expect(listOffloads(d.db).map((o) => o.state)).toEqual(['interrupted']);
+    await expect(d.desk.stopImport(id)).rejects.toThrow('This import is not copying any more');
   }, 120_000);
 
   it('offers a card that appears under a mount folder, imports it into the library, records it, and counts the library', async () => {

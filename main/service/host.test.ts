@@ -8,10 +8,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import type { EventName, SettingsView } from '../../shared/ipc.js';
+import { CANCEL_CHANNEL } from '../../shared/ipc.js';
 import { LATEST_VERSION } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
 import { RESTARTED, ServiceHost } from './host.js';
+import type { IpcHandlers } from '../ipc/dispatch.js';
+import { createIpcDispatcher } from '../ipc/dispatch.js';
 
 // The upload service in its own process, driven as the Electron shell drives it, under plain
 // Node (main/service/spawn.ts forks main/service/worker.ts from source with tsx's loader).
@@ -178,6 +181,61 @@ describe('the upload service in its own process', () => {
     expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
     expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(1000);
     expect(await call('capture:service.status')).toEqual({ queueError: null });
+  }, 120_000);
+
+  it("the window's cancel by call id goes through the door to the service: the inspect stops there within a second", async () => {
+    const logs: string[] = [];
+    const { h } = host('door-cancel', { log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) } });
+    await h.start();
+    const dir = join(work, 'many-files-door');
+    mkdirSync(dir);
+    for (let i = 0; i < 20_000; i++) writeFileSync(join(dir, `clip-${i}.mp4`), 'x');
+    // The shell's door over the host's handlers, as main/electron/main.ts builds it.
+    const dispatch = createIpcDispatcher(h.handlers() as IpcHandlers, (url) => url === 'app://window');
+    const window = { url: 'app://window', isTopFrame: true };
+    const inspecting = dispatch('capture:files.inspect', [dir], window, undefined, 'inspect-1');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await dispatch(CANCEL_CHANNEL, { callId: 'inspect-1' }, window)).toEqual({ ok: true, value: true });
+    expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
+    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
+    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
+    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(1000);
+  }, 120_000);
+
+  it('a cancelled sheet export (§4.2) stops on the wire: nothing recorded, no export made, and the next one goes through', async () => {
+    const logs: string[] = [];
+    const { h, call } = host('cancel-export', { log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) } });
+    await h.start();
+    await call('capture:settings.useLocalService');
+    const emails = async () => ((await (await svc.admin('GET', '/emails')).json()) as { emails: unknown[] }).emails;
+    const before = (await emails()).length;
+    // The export request held on the wire: a silent link until the client gives up.
+    await svc.admin('POST', '/faults', {
+      target: 'gateway',
+      operation: 'project-folder-with-default-sheet',
+      action: { type: 'hang' },
+    });
+    const ac = new AbortController();
+    const exporting = h.call('capture:designs.export', undefined, ac.signal);
+    await new Promise((r) => setTimeout(r, 500));
+    ac.abort();
+    expect(await exporting).toEqual({ ok: false, error: 'Cancelled' });
+    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:designs.export '))).toBe(true), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    expect(logs.find((l) => l.startsWith('capture:designs.export '))).toMatch(
+      /^capture:designs\.export stopped \d+ ms after it was cancelled\.$/,
+    );
+    await svc.admin('DELETE', '/faults');
+    expect(await call('capture:designs.check')).toMatchObject({ lastExport: null });
+    expect((await emails()).length).toBe(before);
+    expect(await call('capture:designs.export')).toMatchObject({ message: expect.stringMatching(/being generated/) });
+    expect(await call('capture:designs.check')).toMatchObject({ lastExport: { requestedAt: expect.any(String) } });
   }, 120_000);
 
   it('restarts a service process killed with SIGKILL mid-drain: the files complete byte-identical, no part sent twice', async () => {

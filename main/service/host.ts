@@ -25,6 +25,7 @@ import type {
   HostMessage,
   HostRequest,
   LocalServiceSource,
+  QueueStops,
   ServiceStart,
   WorkerMessage,
 } from './protocol.js';
@@ -71,6 +72,17 @@ export interface ServiceHostOptions {
   utility?: UtilityProcessApi;
   /** Restarts allowed within a minute before the host gives up and shows the failure (default 5). */
   maxRestarts?: number;
+  /**
+   * The tray's part of each queue event (its hold and what blocks it), whether the event was
+   * relayed or went to the window on its port (docs/decisions/service-port.md).
+   */
+  stops?(stops: QueueStops): void;
+  /**
+   * Called each time a service process has opened its queue (the first start and every restart):
+   * the moment to hand it the window's port again ({@link ServiceHost.connectWindow}), the last
+   * one having died with the process.
+   */
+  serviceStarted?(): void;
 }
 
 /** The message shown once for each time the service process died and was started again. */
@@ -120,6 +132,7 @@ export class ServiceHost {
           this.status = { queueError: m.queueError };
           resolve(this.status);
           this.opts.emit('capture:event.service', this.status);
+          this.opts.serviceStarted?.();
         }
         this.onMessage(m);
       });
@@ -223,6 +236,17 @@ export class ServiceHost {
     clearTimeout(timer);
   }
 
+  /**
+   * Hands `port` (one end of Electron's MessageChannelMain; the window holds the other) to the
+   * running service, which then posts the window's events on it, off the main process
+   * (docs/decisions/service-port.md). Answers false when it cannot: no service running, or one
+   * started with fork (plain Node), where the host keeps relaying the events. Calls stay with the
+   * door in the main process either way.
+   */
+  connectWindow(port: unknown): boolean {
+    return this.proc?.givePort(port) ?? false;
+  }
+
   /** The running service process, for tests that kill it. */
   get child(): ServiceProcess | undefined {
     return this.proc;
@@ -262,7 +286,11 @@ export class ServiceHost {
       case 'event':
         // The worker's later word on its queue (waiting for another process, then open) is the status the window asks for.
         if (m.event === 'capture:event.service') this.status = m.payload as ServiceStatus;
+        if (m.event === 'capture:event.rows') this.opts.stops?.({ hold: m.payload.hold, blocked: m.payload.blocked });
         this.opts.emit(m.event, m.payload as never);
+        break;
+      case 'stops':
+        this.opts.stops?.({ hold: m.hold, blocked: m.blocked });
         break;
       case 'notify':
         this.opts.notify?.(m.title, m.body);

@@ -80,8 +80,23 @@ export type HostMessage =
    * menu asks for it, never the window. `versions`: what only the host knows (Electron's, Chrome's).
    */
   | { type: 'report'; seq: number; out: string; versions: Record<string, string | undefined> }
+  /**
+   * The window's own port (Electron's MessageChannelMain, carried as this message's transfer;
+   * docs/decisions/service-port.md): from now on the service posts the window's events on it as
+   * {@link WindowEvent}, not through the host. Only in a utility process; never under fork.
+   */
+  | { type: 'window-port' }
   /** Stop uploads and close the queue, then answer `closed` and end. */
   | { type: 'close' };
+
+/** An event as the service posts it on the window's port: the contract's event and its payload. */
+export type WindowEvent = { [E in EventName]: { event: E; payload: EventPayload<E> } }[EventName];
+
+/** What the shell's tray shows of a queue event (shared/queue-state.ts): its hold and what blocks it. */
+export interface QueueStops {
+  hold: EventPayload<'capture:event.rows'>['hold'];
+  blocked: string | null;
+}
 
 /**
  * The service's start: `queueError` says why the queue could not be opened (a newer version, a
@@ -113,5 +128,7 @@ export type WorkerMessage =
    */
   | { type: 'store'; key: string; value: unknown; seal?: Record<string, string> }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
+  /** The tray's part of a queue event the service posted on the window's port instead (no rows). */
+  | ({ type: 'stops' } & QueueStops)
   | ({ type: 'request'; seq: number } & HostRequest)
   | { type: 'closed' };

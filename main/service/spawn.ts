@@ -20,6 +20,12 @@ export interface ServiceProcess {
   /** Which kind of process this is. */
   readonly kind: 'utility' | 'fork';
   post(m: HostMessage): void;
+  /**
+   * Hands the window's port (Electron's MessagePortMain) to the service (`window-port`), in a
+   * utility process only: answers false under fork, where a port cannot cross processes and the
+   * host relays the events (docs/decisions/service-port.md).
+   */
+  givePort(port: unknown): boolean;
   onMessage(listener: (m: WorkerMessage) => void): void;
   /** Called once when the process has ended, for any reason. */
   onExit(listener: (exit: ServiceExit) => void): void;
@@ -30,7 +36,7 @@ export interface ServiceProcess {
 /** The part of a child made by Electron's `utilityProcess.fork` the host uses. */
 export interface UtilityChild {
   readonly pid: number | undefined;
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: unknown[]): void;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'exit', listener: (code: number) => void): unknown;
   kill(): boolean;
@@ -71,6 +77,10 @@ export function spawnService(entry: string, utility?: UtilityProcessApi): Servic
         return child.pid;
       },
       post: (m) => child.postMessage(m),
+      givePort: (port) => {
+        child.postMessage({ type: 'window-port' } satisfies HostMessage, [port]);
+        return true;
+      },
       onMessage: (l) => void child.on('message', (m) => l(m as WorkerMessage)),
       // A utility process reports only a code; a native crash is a code too (no signal is said).
       onExit: (l) => void child.on('exit', (code) => l({ code, signal: null })),
@@ -91,16 +101,27 @@ export function spawnService(entry: string, utility?: UtilityProcessApi): Servic
     post: (m) => {
       if (child.connected) child.send(m, (err) => void err);
     },
+    // No port crosses a fork's channel: the host relays the window's events.
+    givePort: () => false,
     onMessage: (l) => void child.on('message', (m) => l(m as WorkerMessage)),
     onExit: (l) => void child.once('exit', (code, signal) => l({ code, signal })),
     kill: (signal = 'SIGTERM') => void child.kill(signal),
   };
 }
 
+/** A port as the service uses it: Electron's MessagePortMain in a utility process. */
+export interface WindowPort {
+  postMessage(message: unknown): void;
+  on(event: 'close', listener: () => void): unknown;
+  start(): void;
+  close(): void;
+}
+
 /** The service's side of the channel, inside the service process. */
 export interface HostChannel {
   post(m: WorkerMessage): void;
-  onMessage(listener: (m: HostMessage) => void): void;
+  /** `port`: the port a `window-port` message carried. */
+  onMessage(listener: (m: HostMessage, port?: WindowPort) => void): void;
   /** Posts `last` (the `closed` message) and ends this process with code 0 once it has left. */
   end(last: WorkerMessage): void;
 }
@@ -108,7 +129,7 @@ export interface HostChannel {
 /** Electron's `process.parentPort` in a utility process. */
 interface ParentPort {
   postMessage(message: unknown): void;
-  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+  on(event: 'message', listener: (e: { data: unknown; ports?: WindowPort[] }) => void): void;
 }
 
 /**
@@ -122,7 +143,7 @@ export function hostChannel(): HostChannel {
   if (parentPort) {
     return {
       post: (m) => parentPort.postMessage(m),
-      onMessage: (l) => parentPort.on('message', (e) => l(e.data as HostMessage)),
+      onMessage: (l) => parentPort.on('message', (e) => l(e.data as HostMessage, e.ports?.[0])),
       end: (last) => {
         parentPort.postMessage(last);
         setImmediate(() => process.exit(0));

@@ -7,7 +7,7 @@
 // never waiting for an answer by blocking.
 import { join } from 'node:path';
 import type { Channel, Envelope, ShellChannel } from '../../shared/ipc.js';
-import { reasonOf, recommendedRetryPolicy } from '../api/errors.js';
+import { CancelledError, reasonOf, recommendedRetryPolicy } from '../api/errors.js';
 import { queueErrorMessage } from './queue-error.js';
 import { AppCore } from './app-core.js';
 import type { AppCoreOptions } from './app-core.js';
@@ -21,10 +21,12 @@ import type {
   HostRequest,
   LocalServiceSource,
   ServiceStart,
+  WindowEvent,
   WorkerMessage,
 } from './protocol.js';
 import { SEALING_PREFIX } from './protocol.js';
 import { hostChannel } from './spawn.js';
+import type { WindowPort } from './spawn.js';
 import { SupportLog } from '../support/log-file.js';
 import { writeReport } from '../support/report.js';
 
@@ -115,7 +117,7 @@ async function open(start: ServiceStart): Promise<void> {
         return plain;
       },
     },
-    emit: (event, payload) => post({ type: 'event', event, payload } as WorkerMessage),
+    emit: (event, payload) => toWindow({ event, payload } as WindowEvent),
     pickFiles: async () => {
       const answer = await ask({ op: 'pickFiles' });
       if (!answer.ok) throw new Error(answer.error);
@@ -155,6 +157,30 @@ async function open(start: ServiceStart): Promise<void> {
   };
   post({ type: 'started', queueError: queueError ?? core.queueWait });
   started();
+}
+
+/** The window's own port, once the host handed one over (utility process only); else events go through the host. */
+let windowPort: WindowPort | undefined;
+
+/**
+ * Sends one event to the window: on its port when there is one (docs/decisions/service-port.md),
+ * with the tray's part of a queue event (its hold and what blocks it) to the host; else through
+ * the host's relay. The service's status always goes through the host, which keeps it.
+ */
+function toWindow(e: WindowEvent): void {
+  if (!windowPort || e.event === 'capture:event.service') return post({ type: 'event', ...e } as WorkerMessage);
+  windowPort.postMessage(e);
+  if (e.event === 'capture:event.rows') post({ type: 'stops', hold: e.payload.hold, blocked: e.payload.blocked });
+}
+
+/** Keeps the window's new port (a reloaded window's replaces the last); a port whose window closed is let go. */
+function keepWindowPort(port: WindowPort): void {
+  windowPort?.close();
+  windowPort = port;
+  port.on('close', () => {
+    if (windowPort === port) windowPort = undefined;
+  });
+  port.start();
 }
 
 let service: { core: AppCore; handlers: Omit<IpcHandlers, ShellChannel> } | undefined;
@@ -218,8 +244,13 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
     reply = { ok: true, value: await handler(args, ac.signal) };
   } catch (err) {
     reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
-    // The signal's own reason, or a request the signal aborted (got's AbortError).
-    stopped = ac.signal.aborted && (err === ac.signal.reason || (err instanceof Error && err.name === 'AbortError'));
+    // The signal's own reason, a request the signal aborted (got's AbortError), or the gateway's
+    // CancelledError for a call its signal stopped (main/api/gateway.ts).
+    stopped =
+      ac.signal.aborted &&
+      (err === ac.signal.reason ||
+        err instanceof CancelledError ||
+        (err instanceof Error && err.name === 'AbortError'));
   }
   pending.delete(seq);
   if (call.cancelledAt === undefined) return post({ type: 'result', seq, answer: reply });
@@ -237,8 +268,11 @@ async function answer(seq: number, channel: Channel, args: unknown): Promise<voi
 /** The reason a cancelled call's signal carries: what its handler rejects with. */
 const CANCELLED = 'Cancelled';
 
-channel.onMessage((m: HostMessage) => {
+channel.onMessage((m: HostMessage, port) => {
   switch (m.type) {
+    case 'window-port':
+      if (port) keepWindowPort(port);
+      break;
     case 'start':
       void open(m.start).catch((err: unknown) => {
         // AppCore could not even be made: the host restarts the process, then shows the failure.

@@ -30,6 +30,11 @@ export interface CardState {
   /** Starts importing a card offered now and hands its recordings to the registration step at once; the service's refusal becomes a message. */
   startImport(root: string): Promise<void>;
   dismiss(id: number): Promise<void>;
+  /**
+   * Stops an import copying now (cards.stop): its last view, by `capture:event.import`, says what
+   * was kept and what was not copied; a refusal (it had just finished) is a notice.
+   */
+  stop(id: number): Promise<void>;
   /** Ejects the card of an import said safe to remove; answers the sentence saying whether it was ejected (or why not), and whether it was. */
   eject(id: number): Promise<{ ejected: boolean; message: string }>;
   /** Hands a card's recordings to the registration step at the card's own paths (no copy), as a drop of its root would. */
@@ -80,6 +85,9 @@ export const useCards = create<CardState>()((set, get) => ({
     // verifies and uploads it from the copy; the copies are never handed again (one capture each).
     handing = handing.then(() => useDrafts.getState().inspect([root]));
     await handing;
+  },
+  async stop(id) {
+    await unwrap(api['cards.stop']({ id })).catch((err: unknown) => useApp.getState().notify('info', messageOf(err)));
   },
   async dismiss(id) {
     await unwrap(api['cards.dismiss']({ id })).catch(() => undefined);

@@ -5,8 +5,20 @@ import type { CaptureForm, InspectResult, ProposedCapture } from '../../shared/i
 const sent: CaptureForm[][] = [];
 let inspectAnswer: InspectResult = { captures: [], refused: [] };
 const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
+/** While set, the next inspect waits for a cancel by its call id, as the door answers one. */
+let holdInspect = false;
+const cancelled: string[] = [];
+const waiting = new Map<string, () => void>();
 const fakeApi = {
-  'files.inspect': () => ok(inspectAnswer),
+  'files.inspect': (_paths: string[], call?: { callId?: string }) =>
+    holdInspect && call?.callId
+      ? new Promise((resolve) => waiting.set(call.callId!, () => resolve({ ok: false as const, error: 'Cancelled' })))
+      : ok(inspectAnswer),
+  cancel: (callId: string) => {
+    cancelled.push(callId);
+    waiting.get(callId)?.();
+    return ok(waiting.delete(callId));
+  },
   'captures.register': (forms: CaptureForm[]) => {
     sent.push(forms);
     return ok({ queued: forms.map((_, i) => i + 1), refused: [] });
@@ -127,5 +139,28 @@ describe('the registration store', () => {
     s.applyTo(['c4'], { structure: 'sB', design: 'dB1' });
     await s.register();
     expect(sent[0]!.map((f) => f.capturedAt)).toEqual(['2026-11-22T09:30:15+01:00']);
+  });
+});
+
+describe('stopping an inspection', () => {
+  it('Stop cancels the running call by its id: the list stays as it was, and the notice says reading stopped', async () => {
+    const before = keys();
+    holdInspect = true;
+    try {
+      const reading = useDrafts.getState().inspect(['/card2']);
+      expect(useDrafts.getState().inspecting).toBe(true);
+      const callId = useDrafts.getState().inspectCall!;
+      expect(callId).toBeTruthy();
+      useDrafts.getState().stopInspect();
+      await reading;
+      expect(cancelled).toContain(callId);
+      expect(useDrafts.getState()).toMatchObject({ inspecting: false, inspectCall: undefined });
+      expect(keys()).toEqual(before);
+      expect(useApp.getState().notices.map((n) => [n.level, n.message])).toEqual([
+        ['info', 'Reading stopped: nothing was added from the item dropped.'],
+      ]);
+    } finally {
+      holdInspect = false;
+    }
   });
 });

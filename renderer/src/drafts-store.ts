@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { LastPlacement } from '../../shared/ipc.js';
+import { CANCELLED } from '../../shared/ipc.js';
 import type { TimeShift } from '../../shared/time-shift.js';
 import { shiftTimes } from '../../shared/time-shift.js';
 import { api, unwrap } from './api.js';
@@ -22,6 +23,10 @@ export interface DraftsState {
   /** The row a shift-click range starts from: the last one clicked. */
   anchor?: string;
   inspecting: boolean;
+  /** The running inspection's call id (shared/ipc.ts CallOptions), by which Stop cancels it. */
+  inspectCall?: string;
+  /** Stops the running inspection (api.cancel): nothing it read is added, and the notice says so. */
+  stopInspect(): void;
   /** Where the previous card of this project went (captures.lastPlacement), or null. */
   lastPlacement: LastPlacement | null;
   /**
@@ -77,9 +82,10 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
   lastTypeFor: {},
   async inspect(paths) {
     if (paths.length === 0) return;
-    set({ inspecting: true });
+    const callId = crypto.randomUUID();
+    set({ inspecting: true, inspectCall: callId });
     try {
-      const result = await unwrap(api['files.inspect'](paths));
+      const result = await unwrap(api['files.inspect'](paths, { callId }));
       const known = new Set(get().drafts.map((d) => d.proposal.key));
       const fresh = result.captures
         .filter((c) => !known.has(c.key))
@@ -92,10 +98,20 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       set({ drafts: [...drafts, ...fresh].sort(order), refused: [...earlier, ...refused] });
       void get().loadLastPlacement();
     } catch (err) {
-      notify('error', messageOf(err));
+      // A stop the person asked for is not a failure: the list is as it was before the drop.
+      if (messageOf(err) === CANCELLED)
+        notify(
+          'info',
+          `Reading stopped: nothing was added from the ${paths.length === 1 ? 'item' : `${paths.length} items`} dropped.`,
+        );
+      else notify('error', messageOf(err));
     } finally {
-      set({ inspecting: false });
+      set({ inspecting: false, inspectCall: undefined });
     }
+  },
+  stopInspect() {
+    const callId = get().inspectCall;
+    if (callId) void api.cancel(callId);
   },
   toggle(key, range) {
     const { drafts, selected, anchor } = get();

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { StateCreator } from 'zustand';
 import type { DesignStatus, SettingsInput, SettingsView } from '../../shared/ipc.js';
+import { CANCELLED } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 import type { QueueSlice } from './queue-slice.js';
 import { queueSlice } from './queue-slice.js';
@@ -26,8 +27,12 @@ interface SettingsSlice {
 interface DesignSlice {
   designs?: DesignStatus;
   exportMessage?: string;
+  /** The export request on its way: its call id, by which Cancel gives it up (shared/ipc.ts CallOptions). */
+  exportCall?: string;
   checkDesigns(): Promise<void>;
   requestExport(): Promise<void>;
+  /** Gives up the export request on its way: nothing is recorded, and the notice says it was not requested. */
+  cancelExport(): void;
 }
 
 export type AppState = SettingsSlice & QueueSlice & DesignSlice & NoticeSlice;
@@ -75,13 +80,22 @@ const designSlice: Slice<DesignSlice> = (set, get) => ({
     }
   },
   async requestExport() {
+    const callId = crypto.randomUUID();
+    set({ exportCall: callId });
     try {
-      const { message } = await unwrap(api['designs.export']());
+      const { message } = await unwrap(api['designs.export'](undefined, { callId }));
       set({ exportMessage: message });
       await get().checkDesigns();
     } catch (err) {
-      get().notify('error', `The export could not be requested: ${messageOf(err)}`);
+      if (messageOf(err) === CANCELLED) get().notify('info', 'Export cancelled: no new export was requested.');
+      else get().notify('error', `The export could not be requested: ${messageOf(err)}`);
+    } finally {
+      set({ exportCall: undefined });
     }
+  },
+  cancelExport() {
+    const callId = get().exportCall;
+    if (callId) void api.cancel(callId);
   },
 });
 

@@ -3,7 +3,9 @@
 // (deserializes the structured clone on its main thread) and sends it on to the window (Electron
 // serializes it again for webContents.send; v8.serialize stands in for that here, with no window).
 // Measured on this thread as the event loop's busy time per message, so it is the main thread's
-// share only. Run through the same spawn.ts fork the tests use. Figures, not assertions.
+// share only. Run through the same spawn.ts fork the tests use. Figures, not assertions. In the app
+// the rows go to the window on its own port (docs/decisions/service-port.md): the last figure is
+// what the main thread still receives of such an event there.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -80,7 +82,7 @@ export async function relayFigures(work: string, rows = 10_000, messages = 20): 
   writeFileSync(
     entry,
     `const payload = ${JSON.stringify(rowsPayload(rows))};
-process.on('message', (m) => { if (m.type === 'call') process.send({ type: 'event', event: 'capture:event.rows', payload }); else process.exit(0); });
+process.on('message', (m) => { if (m.type !== 'call') process.exit(0); else if (m.args === 'stops') process.send({ type: 'stops', hold: payload.hold, blocked: payload.blocked }); else process.send({ type: 'event', event: 'capture:event.rows', payload }); });
 process.send({ type: 'started', queueError: null });`,
   );
   const child = spawnService(entry);
@@ -88,14 +90,16 @@ process.send({ type: 'started', queueError: null });`,
   child.onMessage((m) => received(m));
   const next = () => new Promise<WorkerMessage>((resolve) => (received = resolve));
   await next(); // started
-  const measure = async (forward: boolean) => {
+  // `stops`: what the main thread receives of the same event in the app, the rows going to the
+  // window on its port (docs/decisions/service-port.md).
+  const measure = async (forward: boolean, stops = false) => {
     let busy = 0;
     for (let i = 0; i < messages; i++) {
       const arrived = next();
       // Idle while the child serializes and sends; busy from here on is this thread's receiving.
       await new Promise((r) => setTimeout(r, 50));
       const before = performance.eventLoopUtilization();
-      child.post({ type: 'call', seq: i, channel: 'capture:queue.list', args: undefined });
+      child.post({ type: 'call', seq: i, channel: 'capture:queue.list', args: stops ? 'stops' : undefined });
       const m = await arrived;
       if (forward && m.type === 'event') serialize(m.payload);
       busy += performance.eventLoopUtilization(before).active;
@@ -105,6 +109,7 @@ process.send({ type: 'started', queueError: null });`,
   await measure(true); // warm-up
   const receive = await measure(false);
   const relay = await measure(true);
+  const ported = await measure(false, true);
   child.post({ type: 'close' });
   const n = rows.toLocaleString('en');
   return [
@@ -123,6 +128,14 @@ process.send({ type: 'started', queueError: null });`,
       better: 'lower',
       digits: 1,
       note: 'v8.serialize stands in for webContents.send',
+    },
+    {
+      name: `port: the main thread's part of one ${n}-row event (main thread)`,
+      values: [ported],
+      unit: 'ms',
+      better: 'lower',
+      digits: 2,
+      note: "the app: rows go to the window on its port; the host gets the tray's stops only",
     },
   ];
 }

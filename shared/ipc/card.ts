@@ -139,6 +139,13 @@ export const cardChannels = {
    * mounted now, and a card already being imported.
    */
   'capture:cards.import': { args: z.object({ root: z.string().min(1) }), result: importView },
+  /**
+   * Stops an import copying now, within a second: the copies verified so far stay (and are
+   * recorded), the half-written ones are removed; its last `capture:event.import` (phase `failed`)
+   * says what was kept and what was not copied. Answers once it has stopped. Refuses an import
+   * that is not copying.
+   */
+  'capture:cards.stop': { args: z.object({ id }), result: z.void() },
   /** Takes a finished import off the screen (its copies and record stay). */
   'capture:cards.dismiss': { args: z.object({ id }), result: z.void() },
   /**

@@ -12,6 +12,7 @@ export function cardHandlers(
   IpcHandlers,
   | 'capture:cards.list'
   | 'capture:cards.import'
+  | 'capture:cards.stop'
   | 'capture:cards.dismiss'
   | 'capture:cards.eject'
   | 'capture:library.get'
@@ -20,6 +21,7 @@ export function cardHandlers(
   return {
     'capture:cards.list': async () => desk.list(),
     'capture:cards.import': async ({ root }) => desk.startImport(root),
+    'capture:cards.stop': ({ id }) => desk.stopImport(id),
     'capture:cards.dismiss': async ({ id }) => desk.dismiss(id),
     'capture:cards.eject': ({ id }) => desk.eject(id),
     'capture:library.get': () => desk.view(),

@@ -10,6 +10,8 @@ export function DesignBanner() {
   const designs = useApp((s) => s.designs);
   const exportMessage = useApp((s) => s.exportMessage);
   const requestExport = useApp((s) => s.requestExport);
+  const exporting = useApp((s) => s.exportCall !== undefined);
+  const cancelExport = useApp((s) => s.cancelExport);
   const [dismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED_KEY));
   const [open, setOpen] = useState(false);
   if (exportMessage && !designs?.stale) {
@@ -42,9 +44,13 @@ export function DesignBanner() {
         {since}. Field teams may be walking with outdated sheets.
       </div>
       <div className="banner-actions">
-        <button className="primary" onClick={() => void requestExport()}>
-          Request a new export
-        </button>
+        {exporting ? (
+          <button onClick={cancelExport}>Cancel the request</button>
+        ) : (
+          <button className="primary" onClick={() => void requestExport()}>
+            Request a new export
+          </button>
+        )}
         <button
           onClick={() => {
             // Dismissed until the designs change again.

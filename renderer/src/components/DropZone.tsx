@@ -13,6 +13,7 @@ import { useApp } from '../store.js';
 export function DropZone() {
   const inspect = useDrafts((s) => s.inspect);
   const inspecting = useDrafts((s) => s.inspecting);
+  const stopInspect = useDrafts((s) => s.stopInspect);
   // Once a card is listed, or the queue holds files, the zone shrinks to one line, leaving the
   // window to the table and the queue.
   const listed = useDrafts((s) => s.drafts.length > 0);
@@ -41,32 +42,41 @@ export function DropZone() {
     void pick();
   };
   return (
-    <div
-      className={`dropzone${over ? ' over' : ''}${compact ? ' compact' : ''}`}
-      data-testid="dropzone"
-      role="button"
-      tabIndex={0}
-      aria-busy={inspecting}
-      onClick={() => void pick()}
-      onKeyDown={onKey}
-      onDragOver={(e) => {
-        e.preventDefault();
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={onDrop}
-    >
-      {compact ? (
-        <p>
-          <strong>Drop Insta360 recordings here</strong> {listed ? 'to add more to the list.' : 'to add another card.'}
-        </p>
-      ) : (
-        <p>
-          <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/
-          <code>_10_</code> files are paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>.
-        </p>
+    <>
+      {inspecting && (
+        <button type="button" className="stop-reading" onClick={stopInspect}>
+          Stop reading
+        </button>
       )}
-      <span className="pick">{inspecting ? 'Reading files…' : 'Choose files…'}</span>
-    </div>
+      <div
+        className={`dropzone${over ? ' over' : ''}${compact ? ' compact' : ''}`}
+        data-testid="dropzone"
+        role="button"
+        tabIndex={0}
+        aria-busy={inspecting}
+        onClick={() => void pick()}
+        onKeyDown={onKey}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+      >
+        {compact ? (
+          <p>
+            <strong>Drop Insta360 recordings here</strong>{' '}
+            {listed ? 'to add more to the list.' : 'to add another card.'}
+          </p>
+        ) : (
+          <p>
+            <strong>Drop Insta360 recordings here</strong> — files or a whole card folder. Dual-lens <code>_00_</code>/
+            <code>_10_</code> files are paired into one capture; an <code>.mp4</code> travels with its <code>.csv</code>
+            .
+          </p>
+        )}
+        <span className="pick">{inspecting ? 'Reading files…' : 'Choose files…'}</span>
+      </div>
+    </>
   );
 }

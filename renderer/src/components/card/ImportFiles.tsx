@@ -1,7 +1,8 @@
 import type { ImportFileView } from '../../../../shared/ipc.js';
 import { formatBytes } from '../../format.js';
 
-const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
+/** Whole percent of `done` over `total` (100 for nothing to do). */
+export const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
 
 /** What a file copied by an earlier import says: its recording uploaded, waiting to upload, or copied and not placed. */
 const ALREADY = { uploaded: 'Already uploaded', queued: 'Already queued', copied: 'Already copied' } as const;
@@ -16,6 +17,7 @@ function stateOf(f: ImportFileView): string {
 
 /** An import's recordings' files under a disclosure: each one's name, size, state in words and own progress. */
 export function ImportFiles({ files }: { files: readonly ImportFileView[] }) {
+  if (files.length === 0) return null;
   return (
     <details>
       <summary>Files ({files.length})</summary>

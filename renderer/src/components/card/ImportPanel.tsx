@@ -4,10 +4,10 @@ import { useCards } from '../../card-store.js';
 import { formatBytes, formatCopyProgress } from '../../format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
 import { CardKeep } from './CardKeep.js';
-import { ImportFiles } from './ImportFiles.js';
+import { ImportEject } from './ImportEject.js';
+import { ImportFiles, percent } from './ImportFiles.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);
 
 /**
  * One card's import: the whole card's bytes copied and files verified (while copying, with the
@@ -20,14 +20,8 @@ const percent = (done: number, total: number) => (total > 0 ? Math.floor((done /
  */
 export function ImportPanel({ view }: { view: ImportView }) {
   const dismiss = useCards((s) => s.dismiss);
-  const eject = useCards((s) => s.eject);
-  const [ejecting, setEjecting] = useState(false);
-  const [ejected, setEjected] = useState<{ ejected: boolean; message: string } | null>(null);
-  const onEject = async () => {
-    setEjecting(true);
-    setEjected(await eject(view.id));
-    setEjecting(false);
-  };
+  const stop = useCards((s) => s.stop);
+  const [stopping, setStopping] = useState(false);
   const copied = view.files.filter((f) => f.state !== 'known');
   const verified = copied.filter((f) => f.state === 'verified').length;
   // The rest of the card, copied whole after the recordings: counted, not listed ("Copy the whole card").
@@ -40,9 +34,14 @@ export function ImportPanel({ view }: { view: ImportView }) {
     <article className={`import ${view.phase}`} aria-labelledby={titleId} data-testid="import">
       <div className="import-head">
         <h2 id={titleId}>{view.phase === 'copying' ? `Importing ${view.cardName}` : `Import of ${view.cardName}`}</h2>
-        {view.phase !== 'copying' && (
+        {view.phase !== 'copying' ? (
           <button className="link" onClick={() => void dismiss(view.id)}>
             Dismiss
+          </button>
+        ) : (
+          // Stops within a second: verified copies stay, half-written ones are removed (cards.stop).
+          <button disabled={stopping} onClick={() => (setStopping(true), void stop(view.id))}>
+            {stopping ? 'Stopping…' : 'Stop import'}
           </button>
         )}
       </div>
@@ -88,26 +87,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           Card safe to remove: every recording on it has a verified copy in the library.
         </p>
       )}
-      {view.safeToRemove && (
-        <div className="card-eject">
-          <button
-            aria-label={`Eject ${view.cardName}`}
-            disabled={ejecting || ejected?.ejected === true}
-            onClick={() => void onEject()}
-          >
-            Eject
-          </button>
-          {ejected && (
-            <p
-              role={ejected.ejected ? 'status' : 'alert'}
-              className={ejected.ejected ? 'card-safe' : 'card-keep'}
-              data-testid="card-eject"
-            >
-              {ejected.message}
-            </p>
-          )}
-        </div>
-      )}
+      {view.safeToRemove && <ImportEject view={view} />}
       {view.phase === 'done' && !view.safeToRemove && <CardKeep view={view} />}
       {view.phase === 'done' && view.reportPath && (
         <p className="muted" data-testid="import-report">
@@ -119,7 +99,7 @@ export function ImportPanel({ view }: { view: ImportView }) {
           {view.error}
         </p>
       )}
-      {view.files.length > 0 && <ImportFiles files={view.files} />}
+      <ImportFiles files={view.files} />
     </article>
   );
 }
