@@ -274,11 +274,18 @@ export interface CliKit {
   run(dataDir: string, args: string[], opts?: CliOptions): Promise<CliResult>;
   /** Writes `size` random bytes to `work/name` and returns the file with its hash. */
   file(name: string, size: number): DiskFile;
+  /**
+   * A recording of `size` random bytes, `work/<name>.mp4`, queued by `add` on the first structure
+   * with its queue in `work/<name>`; throws when `add` does not exit 0.
+   */
+  queued(name: string, size: number): Promise<{ dataDir: string; path: string; bytes: Buffer }>;
   /** Adds a fault rule (e2e/service/faults.ts); throws when the service refuses it. */
   fault(rule: FaultRuleInput): Promise<void>;
   /** Each fault rule's counts (`fired`: acted on, `seen`: matched), in the order they were added. */
   faults(): Promise<{ fired: number; seen: number }[]>;
-  /** What storage holds for the one upload of `size` bytes (read through the S3 API): its bytes and hash. */
+  /** What storage holds under `key` (read through the S3 API): its bytes and hash. */
+  object(key: string): Promise<StoredObject>;
+  /** What storage holds for the upload of `size` bytes (the last one, if several): its bytes and hash. */
   storedBySize(size: number): Promise<StoredObject>;
   /** Storage's UploadPart requests so far. */
   puts(): TestService['storage']['received'];
@@ -300,6 +307,13 @@ export function useCliKit(
     spawn: (dataDir, args, opts) => spawnCli(kit.svc, dataDir, args, opts),
     run: (dataDir, args, opts) => spawnCli(kit.svc, dataDir, args, opts).done,
     file: (name, size) => diskFile(kit.work, name, size),
+    async queued(name, size) {
+      const dataDir = join(kit.work, name);
+      const { path, bytes } = diskFile(kit.work, `${name}.mp4`, size);
+      const add = await kit.run(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', path]);
+      if (add.code !== 0) throw new Error(`add exited ${add.code}: ${add.out}`);
+      return { dataDir, path, bytes };
+    },
     async fault(rule) {
       const res = await kit.svc.admin('POST', '/faults', rule);
       if (res.status !== 201) throw new Error(`the service refused the fault rule: ${res.status} ${await res.text()}`);
@@ -308,13 +322,17 @@ export function useCliKit(
       const res = await kit.svc.admin('GET', '/faults');
       return ((await res.json()) as { rules: { fired: number; seen: number }[] }).rules;
     },
-    async storedBySize(size) {
-      const { svc } = kit;
-      const upload = Object.values(svc.store.state.uploads).find((u) => u.size === size);
-      if (!upload) throw new Error(`storage has no upload of ${size} bytes`);
-      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
+    async object(key) {
+      const res = await kit.svc.s3().send(new GetObjectCommand({ Bucket: kit.svc.info.s3.bucket, Key: key }));
       const bytes = Buffer.from(await res.Body!.transformToByteArray());
       return { bytes, sha256: sha256(bytes) };
+    },
+    async storedBySize(size) {
+      const upload = Object.values(kit.svc.store.state.uploads)
+        .filter((u) => u.size === size)
+        .at(-1);
+      if (!upload) throw new Error(`storage has no upload of ${size} bytes`);
+      return kit.object(upload.key);
     },
     puts: () => kit.svc.storage.received.filter((r) => r.operation === 'UploadPart'),
     structure: () => kit.svc.info.structures[0]!,
