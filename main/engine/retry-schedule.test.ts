@@ -5,7 +5,7 @@ import { overnightRetrySchedule } from './retry-schedule.js';
 // tenth at random, never given up (docs/engine.md).
 describe('overnightRetrySchedule', () => {
   const s = overnightRetrySchedule();
-  const range = (attempt: number) => {
+  const range = (attempt: number): [number, number] => {
     const waits = Array.from({ length: 400 }, () => s.delayMs(attempt));
     return [Math.min(...waits), Math.max(...waits)];
   };
