@@ -1,48 +1,23 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseShift, shiftTimes } from '../shared/time-shift.js';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { useCliKit } from '../main/testing/kit.js';
 
 // What the command line says of a capture whose camera clock was an hour off and was shifted:
 // `status` and `log` name it by the time the platform got (shared/capture-label.ts).
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 // A zone of its own, so "local time" is one the test knows whatever the machine's.
 const TZ = 'Europe/Berlin';
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'labels-cli-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('labels-cli');
 
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), TZ, NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (dataDir: string, args: string[]) => kit.run(dataDir, args, { env: { TZ } });
 
 describe('a shifted capture on the command line', () => {
   it('status, status --json and log name it by the shifted time, not the camera clock in its file name', async () => {
-    const dataDir = join(work, 'shifted');
-    const card = join(work, 'card');
+    const dataDir = join(kit.work, 'shifted');
+    const card = join(kit.work, 'card');
     mkdirSync(card);
     // The camera's clock says 08:00:00 (Berlin, UTC+01:00 in November); it was an hour slow.
     for (const lens of ['00', '10'])
@@ -52,7 +27,7 @@ describe('a shifted capture on the command line', () => {
     const add = await cli(dataDir, [
       'add',
       '--structure',
-      svc.info.structures[0]!,
+      kit.structure(),
       '--type',
       'interior',
       '--captured-at',
@@ -81,7 +56,9 @@ describe('a shifted capture on the command line', () => {
     for (const out of [add.stdout, status.stdout, log.stdout]) expect(out).not.toContain('08:00:00 · segment 001');
     // The platform got the same time.
     expect(
-      Object.values(svc.store.state.captures).map((c) => (c.request as { captureDateTime: string }).captureDateTime),
+      Object.values(kit.svc.store.state.captures).map(
+        (c) => (c.request as { captureDateTime: string }).captureDateTime,
+      ),
     ).toContain(shifted);
   });
 });

@@ -1,66 +1,24 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Database } from '../main/testing/queue-backdoors.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../main/card/fake-card.js';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { sha256, useCliKit } from '../main/testing/kit.js';
 
 // From the command line: `add` takes a card at any level.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'card-cli-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('card-cli');
 
-/** Runs the CLI to its end; resolves with its exit code and what it printed. */
-function cli(
-  dataDir: string,
-  args: string[],
-  onStdout?: (all: string) => void,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    onStdout?.(stdout);
-  });
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+/** Runs the CLI to its end; `onStdout` sees all it printed so far each time more comes. */
+const cli = (dataDir: string, args: string[], onStdout?: (all: string) => void) => kit.run(dataDir, args, { onStdout });
 
 describe('add', () => {
   it('queues every recording of a card given by its root, and names the folder that holds none', async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
-    const card = writeFakeCard(join(work, 'card'), { recordings: 3 });
-    const empty = join(work, 'empty-card');
+    const dataDir = mkdtempSync(join(kit.work, 'q-'));
+    const card = writeFakeCard(join(kit.work, 'card'), { recordings: 3 });
+    const empty = join(kit.work, 'empty-card');
     mkdirSync(join(empty, 'DCIM'), { recursive: true });
-    const res = await cli(dataDir, [
-      'add',
-      '--structure',
-      svc.info.structures[0]!,
-      '--type',
-      'interior',
-      card.root,
-      empty,
-    ]);
+    const res = await cli(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', card.root, empty]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout.match(/^queued capture \d+ /gm)).toHaveLength(3);
     for (const p of card.recordings) expect(res.stdout).toContain(`    ${p.split('/').pop()}\n`);
@@ -70,13 +28,11 @@ describe('add', () => {
   });
 });
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
 describe('import', () => {
   it('copies a card with verification, says when it is safe to remove, and uploads from the copies after the card is gone', async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
-    const library = join(work, 'library');
-    const card = writeFakeCard(join(work, 'X4_SD'), { recordings: 3, bytes: 6 * 1024 * 1024 + 11 });
+    const dataDir = mkdtempSync(join(kit.work, 'q-'));
+    const library = join(kit.work, 'library');
+    const card = writeFakeCard(join(kit.work, 'X4_SD'), { recordings: 3, bytes: 6 * 1024 * 1024 + 11 });
     const originals = new Map(card.recordings.map((p) => [p.split('/').pop()!, sha256(readFileSync(p))]));
     let removedAt: string | undefined;
     const res = await cli(
@@ -89,7 +45,7 @@ describe('import', () => {
         '--library',
         library,
         '--structure',
-        svc.info.structures[0]!,
+        kit.structure(),
         '--type',
         'interior',
       ],
@@ -152,13 +108,13 @@ describe('import', () => {
     const drained = await cli(dataDir, ['drain']);
     expect(drained.code, drained.stderr).toBe(0);
     // Every stored object has the SHA-256 of the recording as it was on the card.
-    const uploads = Object.values(svc.store.state.uploads).filter(
+    const uploads = Object.values(kit.svc.store.state.uploads).filter(
       (u) => u.status === 'completed' && originals.has(u.fileName),
     );
     expect(uploads.map((u) => u.fileName).sort()).toEqual([...originals.keys()].sort());
     for (const u of uploads) {
-      const obj = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: u.key }));
-      expect(sha256(Buffer.from(await obj.Body!.transformToByteArray())), u.fileName).toBe(originals.get(u.fileName));
+      const obj = await kit.object(u.key);
+      expect(obj.sha256, u.fileName).toBe(originals.get(u.fileName));
     }
     // Kept for the retention period (7 days by default), then removed by a later drain.
     expect(hashes.every((h) => existsSync(h.copy_path))).toBe(true);
@@ -174,9 +130,15 @@ describe('import', () => {
   });
 
   it('without placement only copies, and lists what waits; a folder with no recording exits non-zero, naming it', async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
-    const card = writeFakeCard(join(work, 'ONLY_COPY'), { recordings: 1 });
-    const res = await cli(dataDir, ['import', card.root, '--recordings-only', '--library', join(work, 'library-2')]);
+    const dataDir = mkdtempSync(join(kit.work, 'q-'));
+    const card = writeFakeCard(join(kit.work, 'ONLY_COPY'), { recordings: 1 });
+    const res = await cli(dataDir, [
+      'import',
+      card.root,
+      '--recordings-only',
+      '--library',
+      join(kit.work, 'library-2'),
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
     expect(res.stdout).toMatch(/^Transfer report: ascmhl\/0001_ONLY_COPY_.*Z_transfer-report\.html$/m);
@@ -186,16 +148,16 @@ describe('import', () => {
       /Waiting for placement: 2 files of 1 recording\. Queue them with:\n {2}capture-uploader add --structure ID --type interior\|exterior .*ONLY_COPY_/,
     );
     expect(res.stdout).not.toMatch(/queued capture/);
-    const empty = mkdtempSync(join(work, 'blank-'));
-    const none = await cli(dataDir, ['import', empty, '--library', join(work, 'library-2')]);
+    const empty = mkdtempSync(join(kit.work, 'blank-'));
+    const none = await cli(dataDir, ['import', empty, '--library', join(kit.work, 'library-2')]);
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
   });
 
   it('copies the whole card by default (previews, thumbnails, MISC verified and in the MHL); --recordings-only leaves them on the card', async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
-    const card = writeFakeCard(join(work, 'WHOLE_CLI'), { recordings: 1 });
-    const whole = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-whole')]);
+    const dataDir = mkdtempSync(join(kit.work, 'q-'));
+    const card = writeFakeCard(join(kit.work, 'WHOLE_CLI'), { recordings: 1 });
+    const whole = await cli(dataDir, ['import', card.root, '--library', join(kit.work, 'library-whole')]);
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stdout).toMatch(
       /Card safe to remove: 2 files of 1 recording \(4\.0 KiB\) and 3 other files \(.+; the whole card\) copied and verified in /,
@@ -210,13 +172,13 @@ describe('import', () => {
     expect(mhl.match(/<hash>/g)).toHaveLength(5);
     expect(mhl).toContain('>MISC/version.txt</path>');
 
-    const only = await cli(mkdtempSync(join(work, 'q-')), [
+    const only = await cli(mkdtempSync(join(kit.work, 'q-')), [
       '--json',
       'import',
       card.root,
       '--recordings-only',
       '--library',
-      join(work, 'library-only'),
+      join(kit.work, 'library-only'),
     ]);
     expect(only.code, only.stderr).toBe(0);
     const imported = JSON.parse(only.stdout.trim().split('\n').at(-1)!) as {
@@ -235,19 +197,11 @@ describe('import of a card put back', () => {
     'the next morning, at another mount, copies nothing, says it was imported and uploaded, and copies only a recording added since',
     { timeout: 120_000 },
     async () => {
-      const dataDir = mkdtempSync(join(work, 'q-'));
-      const library = join(work, 'library-back');
+      const dataDir = mkdtempSync(join(kit.work, 'q-'));
+      const library = join(kit.work, 'library-back');
       // The recordings only: what an import of the whole card copies again is whole-card.test.ts's.
-      const place = [
-        '--recordings-only',
-        '--library',
-        library,
-        '--structure',
-        svc.info.structures[0]!,
-        '--type',
-        'interior',
-      ];
-      const card = writeFakeCard(join(work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
+      const place = ['--recordings-only', '--library', library, '--structure', kit.structure(), '--type', 'interior'];
+      const card = writeFakeCard(join(kit.work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
       const first = await cli(dataDir, ['import', card.root, ...place]);
       expect(first.code, first.stderr + first.stdout).toBe(0);
       const drained = await cli(dataDir, ['drain']);
@@ -258,11 +212,11 @@ describe('import of a card put back', () => {
           .map((e) => `${join(e.parentPath, e.name)}:${readFileSync(join(e.parentPath, e.name)).length}`)
           .sort();
       const before = listLibrary();
-      const uploadsBefore = Object.keys(svc.store.state.uploads).length;
+      const uploadsBefore = Object.keys(kit.svc.store.state.uploads).length;
 
       // Put back the next morning under another mount folder.
-      mkdirSync(join(work, 'mnt-2'));
-      const again = join(work, 'mnt-2', 'X4_BACK');
+      mkdirSync(join(kit.work, 'mnt-2'));
+      const again = join(kit.work, 'mnt-2', 'X4_BACK');
       renameSync(card.root, again);
       const second = await cli(dataDir, ['import', again, ...place]);
       expect(second.code, second.stderr + second.stdout).toBe(0);
@@ -274,7 +228,7 @@ describe('import of a card put back', () => {
       expect(db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
       expect(db.prepare('SELECT COUNT(*) AS n FROM captures').get()).toEqual({ n: 3 });
       db.close();
-      expect(Object.keys(svc.store.state.uploads)).toHaveLength(uploadsBefore);
+      expect(Object.keys(kit.svc.store.state.uploads)).toHaveLength(uploadsBefore);
 
       // A recording added to the card since: only it is copied and queued.
       const added = writeFakeCard(again, { recordings: 1, start: new Date(2026, 10, 27, 7, 0, 0), firstSegment: 9 });
@@ -298,10 +252,10 @@ describe('import of a card put back', () => {
 
 describe('import --eject', () => {
   it('tries to eject the card once it is said safe to remove; one that cannot be ejected is said with what to do, and exits 1', async () => {
-    const dataDir = mkdtempSync(join(work, 'q-'));
+    const dataDir = mkdtempSync(join(kit.work, 'q-'));
     // A folder, not a mounted volume: nothing is mounted there to eject.
-    const card = writeFakeCard(join(work, 'EJECT_ME'), { recordings: 1 });
-    const res = await cli(dataDir, ['import', card.root, '--library', join(work, 'library-eject'), '--eject']);
+    const card = writeFakeCard(join(kit.work, 'EJECT_ME'), { recordings: 1 });
+    const res = await cli(dataDir, ['import', card.root, '--library', join(kit.work, 'library-eject'), '--eject']);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
     expect(res.stderr).toContain(
       `EJECT_ME could not be ejected: no disk is mounted at ${card.root} any more. If it is still in the reader, eject it from the file manager.`,
@@ -315,29 +269,24 @@ describe('import without placement holds the queue', () => {
     'a drain started while it copies stops with 2 naming the import, and the import ends verified',
     { timeout: 120_000 },
     async () => {
-      const dataDir = mkdtempSync(join(work, 'q-'));
-      const library = join(work, 'library-held');
-      const card = writeFakeCard(join(work, 'HELD'), { recordings: 4, bytes: 8 * 1024 * 1024 });
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', card.root, '--library', library], {
-        cwd: ROOT,
-        env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const dataDir = mkdtempSync(join(kit.work, 'q-'));
+      const library = join(kit.work, 'library-held');
+      const card = writeFakeCard(join(kit.work, 'HELD'), { recordings: 4, bytes: 8 * 1024 * 1024 });
       // Frozen mid-copy (SIGSTOP), as a long card's copy is for minutes: it holds the queue meanwhile.
       let frozen = false;
-      await new Promise<void>((resolve) =>
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          if (!frozen && /copying: /.test(stdout)) {
-            frozen = child.kill('SIGSTOP');
-            resolve();
-          }
-        }),
-      );
-      expect(stdout, 'frozen before the copy ended').not.toMatch(/Card safe/);
+      let atFreeze = '';
+      let reachedCopy!: () => void;
+      const copying = new Promise<void>((r) => (reachedCopy = r));
+      const { child, done } = kit.spawn(dataDir, ['import', card.root, '--library', library], {
+        onStdout: (all) => {
+          if (frozen || !/copying: /.test(all)) return;
+          frozen = child.kill('SIGSTOP');
+          atFreeze = all;
+          reachedCopy();
+        },
+      });
+      await copying;
+      expect(atFreeze, 'frozen before the copy ended').not.toMatch(/Card safe/);
       try {
         const drain = await cli(dataDir, ['drain']);
         expect(drain.code, drain.stderr).toBe(2);
@@ -345,7 +294,8 @@ describe('import without placement holds the queue', () => {
       } finally {
         child.kill('SIGCONT');
       }
-      expect(await ended, stderr).toBe(0);
+      const { code, stdout, stderr } = await done;
+      expect(code, stderr).toBe(0);
       expect(stdout).toMatch(/Card safe to remove: 8 files of 4 recordings/);
       expect(stdout).not.toMatch(/not verified/);
     },

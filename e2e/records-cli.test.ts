@@ -1,50 +1,16 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { LegendAsset, LegendStage } from '../shared/asset-stages.js';
 import { stageTotals } from '../shared/asset-stages.js';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { useCliKit } from '../main/testing/kit.js';
 
 // The office side of the command line against the local service's progress interface.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'records-cli-'));
-});
-afterEach(() => svc.admin('DELETE', '/faults'));
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('records-cli');
+afterEach(() => kit.svc.admin('DELETE', '/faults'));
 
-function cli(
-  args: string[],
-  extraEnv: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...uploaderEnv(svc.info, work),
-      CAPTURE_PROGRESS_URL: svc.info.progressBaseUrl,
-      NODE_NO_WARNINGS: '1',
-      ...extraEnv,
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  kit.run(kit.work, args, { env: { CAPTURE_PROGRESS_URL: kit.svc.info.progressBaseUrl, ...env } });
 
 describe('capture-uploader progress', () => {
   it('records an entry, then finds it by date and by id', async () => {
@@ -61,10 +27,10 @@ describe('capture-uploader progress', () => {
     ]);
     expect(add.code, add.stderr).toBe(0);
     const { entry } = JSON.parse(add.stdout) as { entry: { id: string } };
-    expect(svc.store.state.progress.filter((p) => p.id === entry.id)).toEqual([
+    expect(kit.svc.store.state.progress.filter((p) => p.id === entry.id)).toEqual([
       {
         id: entry.id,
-        projectId: svc.info.projectId,
+        projectId: kit.svc.info.projectId,
         date: '2026-11-23',
         status: 'In Progress',
         details: 'Level 3 drywall\nboard hung',
@@ -77,7 +43,7 @@ describe('capture-uploader progress', () => {
   });
 
   it('a create whose answer is lost is found, not recorded twice', async () => {
-    await svc.admin('POST', '/faults', {
+    await kit.svc.admin('POST', '/faults', {
       target: 'progress',
       operation: 'progress',
       method: 'POST',
@@ -87,14 +53,14 @@ describe('capture-uploader progress', () => {
     const add = await cli(['progress', 'add', '--date', '2026-11-22', '--status', 'Completed', '--details', details]);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toMatch(/^recorded [0-9a-f]{24}: 2026-11-22 Completed$/m);
-    expect(svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
+    expect(kit.svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
     // The answer really was lost: the fault fired once.
-    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
+    const rules = ((await (await kit.svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
     expect(rules.map((r) => r.fired)).toEqual([1]);
   });
 
   it('keeps an entry recorded while the service cannot be reached, and sends it once with progress send', async () => {
-    await svc.admin('POST', '/faults', {
+    await kit.svc.admin('POST', '/faults', {
       target: 'progress',
       operation: 'progress',
       times: 0,
@@ -105,25 +71,25 @@ describe('capture-uploader progress', () => {
     // Work left that goes on by itself: 3, as the README's exit statuses say.
     expect(add.code, add.stderr).toBe(3);
     expect(add.stdout).toBe(
-      `queued: the progress service cannot be reached; the entry waits in ${join(work, 'records.db')} and is sent by \`capture-uploader progress send\`\n`,
+      `queued: the progress service cannot be reached; the entry waits in ${join(kit.work, 'records.db')} and is sent by \`capture-uploader progress send\`\n`,
     );
-    expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+    expect(kit.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
     const still = await cli(['progress', 'send']);
     expect(still.code, still.stderr).toBe(3);
     expect(still.stdout).toMatch(
       /^waiting \d+ {2}2026-11-21 Completed: Level 4 fire stopping, offline \d+ \(The progress service failed \(Internal Server Error\); try again in a moment\.\)\n/,
     );
-    expect(still.stdout).toContain(`The entries waiting stay in ${join(work, 'records.db')}; nothing is lost.`);
-    expect(svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+    expect(still.stdout).toContain(`The entries waiting stay in ${join(kit.work, 'records.db')}; nothing is lost.`);
+    expect(kit.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     const send = await cli(['progress', 'send']);
     expect(send.code, send.stderr).toBe(0);
-    const recorded = svc.store.state.progress.filter((p) => p.details === details);
+    const recorded = kit.svc.store.state.progress.filter((p) => p.details === details);
     expect(recorded).toHaveLength(1);
     expect(send.stdout).toBe(`recorded ${recorded[0]!.id}: 2026-11-21 Completed\n`);
     expect((await cli(['progress', 'send'])).stdout).toBe('Nothing waits to be sent.\n');
-    expect(svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
+    expect(kit.svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
   });
 
   it('says what the service refused, in its words, with what to do', async () => {
@@ -144,7 +110,7 @@ describe('capture-uploader progress', () => {
   });
 
   it('an entry refused after send exits 1, and is corrected with progress fix or given up with progress drop', async () => {
-    await svc.admin('POST', '/faults', {
+    await kit.svc.admin('POST', '/faults', {
       target: 'progress',
       operation: 'progress',
       times: 0,
@@ -158,8 +124,8 @@ describe('capture-uploader progress', () => {
     expect(
       (await cli(['progress', 'add', '--date', '2026-11-20', '--status', 'Completed', '--details', second])).code,
     ).toBe(3);
-    await svc.admin('DELETE', '/faults');
-    await svc.admin('POST', '/faults', {
+    await kit.svc.admin('DELETE', '/faults');
+    await kit.svc.admin('POST', '/faults', {
       target: 'progress',
       operation: 'progress',
       method: 'POST',
@@ -174,23 +140,23 @@ describe('capture-uploader progress', () => {
       '(The progress service refused the request: details must name gridlines. Correct it and try again.)',
     );
     expect(send.stdout).toContain('capture-uploader progress fix ID');
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     const fix = await cli(['progress', 'fix', String(ids[0]), '--details', `${first}, gridlines 3–6`]);
     expect(fix.code, fix.stderr).toBe(0);
-    expect(svc.store.state.progress.filter((p) => p.details === `${first}, gridlines 3–6`)).toHaveLength(1);
+    expect(kit.svc.store.state.progress.filter((p) => p.details === `${first}, gridlines 3–6`)).toHaveLength(1);
     const drop = await cli(['progress', 'drop', String(ids[1])]);
     expect(drop.code, drop.stderr).toBe(0);
     expect(drop.stdout).toBe(`dropped ${ids[1]}: it will not be sent\n`);
     const after = await cli(['progress', 'send']);
     expect([after.code, after.stdout]).toEqual([0, 'Nothing waits to be sent.\n']);
-    expect(svc.store.state.progress.filter((p) => p.details === second)).toEqual([]);
+    expect(kit.svc.store.state.progress.filter((p) => p.details === second)).toEqual([]);
     const gone = await cli(['progress', 'drop', String(ids[1])]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toMatch(/No entry \d+ waits to be sent/);
   });
 
   it('progress send and add exit 1 when the service refuses the API key, and the entry waits', async () => {
-    await svc.admin('POST', '/faults', {
+    await kit.svc.admin('POST', '/faults', {
       target: 'progress',
       operation: 'progress',
       method: 'POST',
@@ -200,7 +166,7 @@ describe('capture-uploader progress', () => {
     const details = `Tower E level 1 ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-18', '--status', 'Completed', '--details', details]);
     expect(add.code, add.stderr).toBe(3);
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     const send = await cli(['progress', 'send'], { CAPTURE_API_KEY: 'not-the-key' });
     expect(send.code, send.stderr).toBe(1);
     const [, id] =
@@ -218,13 +184,13 @@ describe('capture-uploader progress', () => {
       1,
       'capture-uploader: The progress service refuses the account or API key (Unauthorized): check CAPTURE_API_KEY, CAPTURE_PROJECT_ID and the account (or --api-key, --project-id, --email, --password).\n',
     ]);
-    expect(svc.store.state.progress.filter((p) => p.details.startsWith(details))).toEqual([]);
+    expect(kit.svc.store.state.progress.filter((p) => p.details.startsWith(details))).toEqual([]);
     expect((await cli(['progress', 'drop', id!])).code).toBe(0);
   });
 
   it('progress fix exits 1 when the corrected entry is refused again, 3 when it waits for the service, 0 when recorded', async () => {
     const post = (action: Record<string, unknown>) =>
-      svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', times: 0, action });
+      kit.svc.admin('POST', '/faults', { target: 'progress', operation: 'progress', method: 'POST', times: 0, action });
     await post({ type: 'status', status: 503 });
     const details = `Tower D level 1 ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-19', '--status', 'Completed', '--details', details]);
@@ -235,7 +201,7 @@ describe('capture-uploader progress', () => {
       ) ?? [];
     expect(id).toBeDefined();
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     await post({ type: 'json', status: 422, body: { status: false, message: 'details must name gridlines' } });
     const refused = await cli(['progress', 'fix', id!, '--details', `${details}, north`]);
     expect([refused.code, refused.stdout]).toEqual([
@@ -243,17 +209,17 @@ describe('capture-uploader progress', () => {
       `refused ${id}  2026-11-19 Completed: ${details}, north (The progress service refused the request: details must name gridlines. Correct it and try again.)\n`,
     ]);
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     await post({ type: 'status', status: 503 });
     const waits = await cli(['progress', 'fix', id!, '--details', `${details}, gridlines 1–4`]);
     expect(waits.code, waits.stderr).toBe(3);
     expect(waits.stdout).toMatch(new RegExp(`^waiting ${id}  2026-11-19 Completed: ${details}, gridlines 1–4 \\(`));
-    expect(svc.store.state.progress.filter((p) => p.details.startsWith(details))).toEqual([]);
+    expect(kit.svc.store.state.progress.filter((p) => p.details.startsWith(details))).toEqual([]);
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     const done = await cli(['progress', 'send']);
     expect(done.code, done.stderr).toBe(0);
-    expect(svc.store.state.progress.filter((p) => p.details.startsWith(details)).map((p) => p.details)).toEqual([
+    expect(kit.svc.store.state.progress.filter((p) => p.details.startsWith(details)).map((p) => p.details)).toEqual([
       `${details}, gridlines 1–4`,
     ]);
   });
@@ -263,15 +229,15 @@ describe('capture-uploader assets', () => {
   it("lists categories with their stages, and a structure's assets with the legend's per-stage totals", async () => {
     const cats = await cli(['assets', 'categories']);
     expect(cats.stdout).toMatch(/^Curtain Wall {2}\([0-9a-f]{24}, m\)\n {2}1\. Anchors {2}#8e44ad\n {2}2\. Framing/m);
-    const towerA = svc.info.structures[0]!;
+    const towerA = kit.structure();
     const list = await cli(['assets', 'list', '--structure', towerA, '--category', 'Curtain Wall']);
     expect(list.code, list.stderr).toBe(0);
     // What the seed holds for Tower A's curtain wall, tallied with the legend's own arithmetic
     // (unit-tested in shared/asset-stages.test.ts); the counts must cover every tracked asset.
-    const category = (svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find(
-      (c) => c.name === 'Curtain Wall',
-    )!;
-    const held = svc.store.state.assets.filter(
+    const category = (
+      kit.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]
+    ).find((c) => c.name === 'Curtain Wall')!;
+    const held = kit.svc.store.state.assets.filter(
       (a) => a.structure === towerA && a.category === category.id,
     ) as unknown as LegendAsset[];
     const totals = stageTotals(category.stages, held);
@@ -306,7 +272,7 @@ describe('capture-uploader assets', () => {
 
 describe('capture-uploader assets by shape and unit', () => {
   it('sizes slabs (polygons) by their area, not a polyline length, and says the pour in m3', async () => {
-    const towerA = svc.info.structures[0]!;
+    const towerA = kit.structure();
     const list = await cli(['assets', 'list', '--structure', towerA, '--category', 'Floor Slabs', '--json']);
     expect(list.code, list.stderr).toBe(0);
     const out = JSON.parse(list.stdout) as {
@@ -314,10 +280,10 @@ describe('capture-uploader assets by shape and unit', () => {
       totals: { length: number }[];
       stageWork: { stage: string; uom: string; done: number; total: number }[];
     };
-    const category = (svc.store.state.assetCategories as { id: string; name: string; height: number }[]).find(
+    const category = (kit.svc.store.state.assetCategories as { id: string; name: string; height: number }[]).find(
       (c) => c.name === 'Floor Slabs',
     )!;
-    const held = svc.store.state.assets.filter(
+    const held = kit.svc.store.state.assets.filter(
       (a) => a.structure === towerA && a.category === category.id && !a.doNotTrack,
     ) as unknown as { points: { x: number; y: number }[] }[];
     // The seeded slabs are rectangles: their area is width × depth.
@@ -332,7 +298,7 @@ describe('capture-uploader assets by shape and unit', () => {
     expect(pour.total).toBeCloseTo(total * category.height, 6);
     const text = await cli(['assets', 'list', '--structure', towerA, '--category', 'Floor Slabs']);
     expect(text.stdout.split('\n')[0]).toBe(
-      `${svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id).length} asset(s) of Floor Slabs in structure ${towerA}; area in m2: the drawn outlines`,
+      `${kit.svc.store.state.assets.filter((a) => a.structure === towerA && a.category === category.id).length} asset(s) of Floor Slabs in structure ${towerA}; area in m2: the drawn outlines`,
     );
     expect(text.stdout).toMatch(/\n {2}Concrete Pour +[\d.]+ of [\d.]+ m3\n/);
   });

@@ -1,71 +1,37 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultRuleInput, TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FaultRuleInput } from './service/testing.js';
+import type { CliResult } from '../main/testing/kit.js';
+import { useCliKit, waitFor } from '../main/testing/kit.js';
 
 // add-capture (capture-upload-interface.md §4.4) is not idempotent: the command-line uploader, as
 // scripts run it, must never register a recording twice, whatever its disk or the service do
 // The service counts the captures it holds per recording.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'registration-e2e-'));
-});
+const kit = useCliKit('registration-e2e');
 afterEach(async () => {
-  await svc.admin('DELETE', '/faults');
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
+  await kit.svc.admin('DELETE', '/faults');
 });
 
-interface Ran {
-  code: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(dataDir: string, args: string[]): { pid: number; kill(): void; done: Promise<Ran> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Ran>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
+/** Starts the CLI; `kill()` sends it SIGKILL. */
+function cli(dataDir: string, args: string[]): { pid: number; kill(): void; done: Promise<CliResult> } {
+  const { child, done } = kit.spawn(dataDir, args);
   return { pid: child.pid!, kill: () => child.kill('SIGKILL'), done };
 }
 
-const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
-const faultsSeen = async () =>
-  ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules.map((r) => r.seen);
+const fault = (rule: FaultRuleInput) => kit.fault(rule);
+const faultsSeen = async () => (await kit.faults()).map((r) => r.seen);
 const atService = (name: string) =>
-  Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
-const until = async (cond: () => Promise<boolean> | boolean, ms = 20_000) => {
-  for (const end = Date.now() + ms; !(await cond()); ) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+  Object.values(kit.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
+const until = (cond: () => Promise<boolean> | boolean, ms = 20_000) => waitFor(cond, ms);
 
 /** Recordings of random bytes in their own folder: `name-1.mp4`, `name-2.mp4`, ... */
 function recordings(name: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => {
-    const path = join(work, `${name}-${i + 1}.mp4`);
+    const path = join(kit.work, `${name}-${i + 1}.mp4`);
     writeFileSync(path, randomBytes(300_000));
     return path;
   });
@@ -73,13 +39,13 @@ function recordings(name: string, n: number): string[] {
 
 describe('capture-uploader add on a disk that fills up while registering', () => {
   it('stops at once with one message naming the queue, sending nothing; once there is space, each recording is registered exactly once', async () => {
-    const dataDir = join(work, 'full-disk');
+    const dataDir = join(kit.work, 'full-disk');
     const files = recordings('fulldisk', 2);
     // Sign-in takes a moment, so the disk can fill after the first capture was claimed and before
     // anything was sent: from then on no file of the process may grow (RLIMIT_FSIZE), and SQLite's
     // next commit fails part-way through its write-ahead log, as on a full disk.
     await fault({ target: 'auth', operation: 'signin', action: { type: 'latency', ms: 1500 } });
-    const add = cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...files]);
+    const add = cli(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', ...files]);
     await until(async () => (await faultsSeen())[0] === 1);
     const wal = statSync(join(dataDir, 'queue.db-wal')).size;
     execFileSync('prlimit', ['--pid', String(add.pid), `--fsize=${wal + 100}`]);
@@ -112,7 +78,7 @@ describe('capture-uploader add when add-capture answers 5xx after the service ac
   it.each([500, 502])(
     '%i: one capture at the service, the local one registration_unknown, one notice; drain exits 1 and sends nothing more',
     async (status) => {
-      const dataDir = join(work, `acted-${status}`);
+      const dataDir = join(kit.work, `acted-${status}`);
       const files = recordings(`acted${status}`, 2);
       await fault({
         target: 'gateway',
@@ -121,8 +87,7 @@ describe('capture-uploader add when add-capture answers 5xx after the service ac
         action: { type: 'statusAfterActing', status },
       });
 
-      const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...files])
-        .done;
+      const add = await cli(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', ...files]).done;
       expect(add.code, add.stderr).toBe(1);
       expect(add.stdout).toMatch(/queued capture 1 "acted\d+-1\.mp4": registration_unknown/);
       expect(add.stdout).toMatch(/queued capture 2 "acted\d+-2\.mp4": registration_unknown/);
@@ -134,7 +99,7 @@ describe('capture-uploader add when add-capture answers 5xx after the service ac
       expect(atService(`acted${status}-1.mp4`)).toHaveLength(1);
       expect(atService(`acted${status}-2.mp4`)).toHaveLength(1);
 
-      await svc.admin('DELETE', '/faults');
+      await kit.svc.admin('DELETE', '/faults');
       const drain = await cli(dataDir, ['drain']).done;
       expect(drain.code, drain.stderr).toBe(1); // needs a person
       expect(drain.stdout + drain.stderr).toMatch(

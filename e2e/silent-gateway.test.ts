@@ -1,54 +1,27 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, sha256, useCliKit } from '../main/testing/kit.js';
 
 // A silent capture gateway (docs/engine.md, "A silent capture gateway"): mid-drain, the gateway
 // accepts every connection and then reads and answers nothing, for 70 s (longer than a call's
 // 60 s idle timeout, so a call is given up and sent again into the same silence); then it answers
 // again. `drain --wait` runs as a person runs it, with the product's own stall timeout (30 s);
 // `status` is asked from another process, as the tray and the app ask the queue.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
-const MiB = 1024 * 1024;
 const SILENCE_MS = 70_000;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'silent-gateway-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('silent-gateway');
 
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
-}
+const cli = (dataDir: string, args: string[]) => kit.run(dataDir, args);
 
 const statusLine = async (dataDir: string) => (await cli(dataDir, ['status'])).out.split('\n')[0] ?? '';
 
 describe('a silent capture gateway', () => {
   it('is "Waiting for the gateway" within 60 s of its silence, until it answers again; the drain then completes, byte for byte, no part sent twice', async () => {
-    const dataDir = join(work, 'queue');
-    const card = mkdtempSync(join(work, 'card-'));
+    const dataDir = join(kit.work, 'queue');
+    const card = mkdtempSync(join(kit.work, 'card-'));
     const files = new Map<string, Buffer>([
       ['stair-a.mp4', randomBytes(12 * MiB + 5)],
       ['stair-b.mp4', randomBytes(12 * MiB + 9)],
@@ -57,7 +30,7 @@ describe('a silent capture gateway', () => {
     const add = await cli(dataDir, [
       'add',
       '--structure',
-      svc.info.structures[0]!,
+      kit.structure(),
       '--type',
       'interior',
       ...[...files.keys()].map((n) => join(card, n)),
@@ -65,16 +38,16 @@ describe('a silent capture gateway', () => {
     expect([0, 3], add.out).toContain(add.code);
 
     // Slow enough that parts are on the wire when the gateway falls silent.
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
-    const from = svc.storage.received.length;
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    const from = kit.svc.storage.received.length;
     const draining = cli(dataDir, ['drain', '--wait']);
-    while (svc.storage.bytesReceived < 4 * MiB) await sleep(50);
-    await svc.admin('POST', '/faults', { target: 'gateway', times: 0, action: { type: 'hang' } });
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    while (kit.svc.storage.bytesReceived < 4 * MiB) await sleep(50);
+    await kit.svc.admin('POST', '/faults', { target: 'gateway', times: 0, action: { type: 'hang' } });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
 
     // Its silence begins with the first call it holds (complete-batch, presign-missing or a status read).
-    while (!svc.faults.held.some((h) => h.target === 'gateway')) await sleep(50);
-    const heldAt = svc.faults.held.find((h) => h.target === 'gateway')!.at;
+    while (!kit.svc.faults.held.some((h) => h.target === 'gateway')) await sleep(50);
+    const heldAt = kit.svc.faults.held.find((h) => h.target === 'gateway')!.at;
     let first = '';
     do first = await statusLine(dataDir);
     while (!/^Waiting for the gateway/.test(first) && performance.now() - heldAt < 75_000);
@@ -91,13 +64,13 @@ describe('a silent capture gateway', () => {
     }
 
     // The gateway answers again: the calls it held go on.
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     const drained = await draining;
     expect(drained.code, drained.out).toBe(0);
     expect(await statusLine(dataDir)).toMatch(/^All 2 files uploaded/);
 
     const puts = new Map<string, number>();
-    for (const r of svc.storage.received.slice(from))
+    for (const r of kit.svc.storage.received.slice(from))
       if (r.operation === 'UploadPart')
         puts.set(
           `${r.key!.split('/').at(-1)} ${r.partNumber}`,
@@ -109,9 +82,9 @@ describe('a silent capture gateway', () => {
       'parts sent twice',
     ).toEqual([]);
     for (const [name, bytes] of files) {
-      const upload = Object.values(svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
-      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
-      expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(sha256(bytes));
+      const upload = Object.values(kit.svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
+      const res = await kit.object(upload.key);
+      expect(res.sha256, name).toBe(sha256(bytes));
     }
 
     // The log tells the same outage: at the capture gateway, over when it answered again.

@@ -1,13 +1,8 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, sha256, useCliKit } from '../main/testing/kit.js';
 
 // A silent link (docs/engine.md, "A silent link"): storage accepts every connection and then
 // reads and answers nothing for 2 min 40 s (a Wi-Fi drop, an expired NAT mapping, a dead modem),
@@ -15,65 +10,32 @@ import { startTestService, uploaderEnv } from './service/testing.js';
 // timeout (30 s); `status` is asked from another process, as the tray and the app ask the queue.
 // The stand-in lets its held requests go on and lifts its bandwidth cap the moment they are
 // cleared, so every time measured here is the client's.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
-const MiB = 1024 * 1024;
 const SILENCE_MS = 160_000;
 const STALL_MS = 30_000; // the product's (main/engine/stall.ts)
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'silent-link-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('silent-link');
 
 /** Runs the CLI; `lines`, when given, gets each line it prints with when it came (performance.now()). */
-function cli(
-  dataDir: string,
-  args: string[],
-  lines?: { at: number; text: string }[],
-): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let out = '';
-  let partial = '';
-  const take = (d: Buffer) => {
-    out += d.toString();
-    if (!lines) return;
-    const parts = (partial + d.toString()).split(/[\r\n]/);
-    partial = parts.pop()!;
-    for (const text of parts) if (text) lines.push({ at: performance.now(), text });
-  };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
-}
+const cli = (dataDir: string, args: string[], lines?: { at: number; text: string }[]) =>
+  kit.run(dataDir, args, { lines });
 
 const statusLine = async (dataDir: string) => (await cli(dataDir, ['status'])).out.split('\n')[0] ?? '';
 
 describe('a silent link', () => {
   it('is shown as "Waiting for storage" within 60 s of its last sign of life, parts wait at most twice the stall timeout, uploads move within 30 s of its return, and the log says the same outage', async () => {
-    const dataDir = join(work, 'queue');
-    const card = mkdtempSync(join(work, 'card-'));
+    const dataDir = join(kit.work, 'queue');
+    const card = mkdtempSync(join(kit.work, 'card-'));
     const files = new Map<string, Buffer>([
       ['walk-a.mp4', randomBytes(16 * MiB + 5)],
       ['walk-b.mp4', randomBytes(16 * MiB + 7)],
     ]);
     for (const [name, bytes] of files) writeFileSync(join(card, name), bytes);
-    const replacedBefore = svc.storage.stats.partsReplaced;
+    const replacedBefore = kit.svc.storage.stats.partsReplaced;
     const add = await cli(dataDir, [
       'add',
       '--structure',
-      svc.info.structures[0]!,
+      kit.structure(),
       '--type',
       'interior',
       ...[...files.keys()].map((n) => join(card, n)),
@@ -81,23 +43,23 @@ describe('a silent link', () => {
     expect([0, 3], add.out).toContain(add.code);
 
     // Slow enough that parts are on the wire when the link goes silent.
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
     const said: { at: number; text: string }[] = [];
     const draining = cli(dataDir, ['drain', '--wait'], said);
-    while (svc.storage.bytesReceived < 6 * MiB) await sleep(50);
+    while (kit.svc.storage.bytesReceived < 6 * MiB) await sleep(50);
 
     // The link goes silent: every new request is held unread and unanswered; the bodies already
     // being read finish at once, which are the last signs of life storage gives.
-    await svc.admin('POST', '/faults', { target: 'storage', times: 0, action: { type: 'hang' } });
+    await kit.svc.admin('POST', '/faults', { target: 'storage', times: 0, action: { type: 'hang' } });
     const silentAt = performance.now();
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-    let received = svc.storage.bytesReceived;
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    let received = kit.svc.storage.bytesReceived;
     let lastLife = performance.now();
     let lastLifeWall = Date.now();
     while (performance.now() - lastLife < 3000) {
       await sleep(50);
-      if (svc.storage.bytesReceived !== received) {
-        received = svc.storage.bytesReceived;
+      if (kit.svc.storage.bytesReceived !== received) {
+        received = kit.svc.storage.bytesReceived;
         lastLife = performance.now();
         lastLifeWall = Date.now();
       }
@@ -130,11 +92,11 @@ describe('a silent link', () => {
     await sleep(Math.max(0, SILENCE_MS - (performance.now() - silentAt)));
 
     // The link is back.
-    const heldUploads = svc.faults.held.filter((h) => h.operation === 'UploadPart');
-    await svc.admin('DELETE', '/faults');
+    const heldUploads = kit.svc.faults.held.filter((h) => h.operation === 'UploadPart');
+    await kit.svc.admin('DELETE', '/faults');
     const backAt = performance.now();
-    const before = svc.storage.bytesReceived;
-    while (svc.storage.bytesReceived < before + 5 * MiB && performance.now() - backAt < 60_000) await sleep(100);
+    const before = kit.svc.storage.bytesReceived;
+    while (kit.svc.storage.bytesReceived < before + 5 * MiB && performance.now() - backAt < 60_000) await sleep(100);
     const movedAfter = performance.now() - backAt;
     expect(movedAfter, "a part of storage received within 30 s of the link's return").toBeLessThan(30_000);
 
@@ -170,11 +132,11 @@ describe('a silent link', () => {
 
     const drained = await draining;
     expect(drained.code, drained.out).toBe(0);
-    expect(svc.storage.stats.partsReplaced - replacedBefore, 'no part stored twice').toBe(0);
+    expect(kit.svc.storage.stats.partsReplaced - replacedBefore, 'no part stored twice').toBe(0);
     for (const [name, bytes] of files) {
-      const upload = Object.values(svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
-      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
-      expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(sha256(bytes));
+      const upload = Object.values(kit.svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
+      const res = await kit.object(upload.key);
+      expect(res.sha256, name).toBe(sha256(bytes));
     }
 
     // The log and the morning summary tell the same outage as the screen: same start, same cause.

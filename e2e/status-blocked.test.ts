@@ -1,12 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { describe, expect, it } from 'vitest';
+import { useCliKit } from '../main/testing/kit.js';
 
 // "the screen, the CLI and the exit code say only what is true": `drain` stopped by a
 // refused password says so to the end (a STOPPED line, a last line that asks for the settings to
@@ -14,43 +10,18 @@ import { startTestService, uploaderEnv } from './service/testing.js';
 // `status` from another process does not say "Needs you" (the next drain tries again). While an
 // engine that stays open is stopped (the app's), `status` says "Needs you":
 // main/service/app-blocked.test.ts and main/cli/status-blocked.test.ts.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'status-blocked-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('status-blocked');
 
-function cli(
-  dataDir: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (dataDir: string, args: string[], env: Record<string, string> = {}) => kit.run(dataDir, args, { env });
 
 describe('drain stopped by a refused password', () => {
   it('says STOPPED, ends asking for the settings, exits 1 (a person must correct them) and shows no password; status after it says no engine is stopped', async () => {
-    const dataDir = join(work, 'queue');
-    const file = join(work, 'walk.mp4');
+    const dataDir = join(kit.work, 'queue');
+    const file = join(kit.work, 'walk.mp4');
     writeFileSync(file, randomBytes(200_000));
     const wrong = { CAPTURE_PASSWORD: 'wrong-password-0815' };
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file], wrong);
+    const add = await cli(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', file], wrong);
     expect(add.code, add.stdout + add.stderr).toBe(1);
 
     const drained = await cli(dataDir, ['drain', '--wait'], wrong);

@@ -1,40 +1,16 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { describe, expect, it } from 'vitest';
+import { useCliKit } from '../main/testing/kit.js';
 
 // `capture-uploader status`, a second process, says what the screen says during a
 // storage outage: the running drain records the outage in the queue (main/engine/outage-record.ts)
 // when it starts and clears it when storage answers again.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'status-outage-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('status-outage');
 
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
-}
+const cli = (dataDir: string, args: string[]) => kit.run(dataDir, args);
 
 /** `status`'s first line, from another process, polled until it matches `re` (or the time runs out: the last one). */
 async function statusUntil(dataDir: string, re: RegExp, ms: number): Promise<string> {
@@ -50,16 +26,16 @@ async function statusUntil(dataDir: string, re: RegExp, ms: number): Promise<str
 
 describe('status from another process during a storage outage', () => {
   it('says "Waiting for storage" with since, cause and next try while a drain waits, and not once storage answers', async () => {
-    const dataDir = join(work, 'queue');
-    const file = join(work, 'walk.mp4');
+    const dataDir = join(kit.work, 'queue');
+    const file = join(kit.work, 'walk.mp4');
     writeFileSync(file, randomBytes(300_000));
-    await svc.admin('POST', '/faults', {
+    await kit.svc.admin('POST', '/faults', {
       target: 'storage',
       operation: 'UploadPart',
       times: 0,
       action: { type: 'status', status: 503 },
     });
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]);
+    const add = await cli(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', file]);
     expect([0, 3], add.out).toContain(add.code);
 
     const draining = cli(dataDir, ['drain', '--wait']);
@@ -74,7 +50,7 @@ describe('status from another process during a storage outage', () => {
     const json = JSON.parse((await cli(dataDir, ['status', '--json'])).out) as { state: { kind: string } };
     expect(json.state.kind).toBe('waiting-storage');
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     const drained = await draining;
     expect(drained.code, drained.out).toBe(0);
     const after = (await cli(dataDir, ['status'])).out.split('\n')[0]!;

@@ -1,58 +1,33 @@
-import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { describe, expect, it } from 'vitest';
+import { useCliKit } from '../main/testing/kit.js';
 
 // `capture-uploader report` run as a child against the local service, after a drain wrote the
 // support log: one zip with the logs, status, summary, versions and settings, and no secret in
 // any of its entries (docs/decisions/support-log-report.md).
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'support-report-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const kit = useCliKit('support-report');
 
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (dataDir: string, args: string[]) => kit.run(dataDir, args);
 
 describe('capture-uploader report', () => {
   it('writes one zip with the logs, status --json, log --summary, versions and settings, and no secret in any entry', async () => {
-    const dataDir = join(work, 'queue');
-    const done = join(work, 'done.mp4');
-    const left = join(work, 'left.mp4');
+    const dataDir = join(kit.work, 'queue');
+    const done = join(kit.work, 'done.mp4');
+    const left = join(kit.work, 'left.mp4');
     writeFileSync(done, randomBytes(2 * 1024 * 1024));
     writeFileSync(left, randomBytes(1024 * 1024));
-    const structure = svc.info.structures[0]!;
+    const structure = kit.structure();
     expect((await cli(dataDir, ['add', '--structure', structure, '--type', 'interior', done])).code).toBe(0);
     expect((await cli(dataDir, ['drain'])).code).toBe(0);
     // Work left in the queue: a capture registered whose file is not sent yet.
     expect((await cli(dataDir, ['add', '--structure', structure, '--type', 'interior', left])).code).toBe(0);
 
-    const out = join(work, 'for-support.zip');
+    const out = join(kit.work, 'for-support.zip');
     const res = await cli(dataDir, ['report', '--out', out]);
     expect([res.code, res.stderr]).toEqual([0, '']);
     expect(res.stdout).toContain(`Report saved: ${out}`);
@@ -105,8 +80,8 @@ describe('capture-uploader report', () => {
     });
     const settings = JSON.parse(text('settings.json')) as Record<string, unknown>;
     expect(settings).toMatchObject({
-      baseUrl: svc.info.baseUrl,
-      email: svc.info.account.email,
+      baseUrl: kit.svc.info.baseUrl,
+      email: kit.svc.info.account.email,
       password: '(set)',
       apiKey: '(set)',
       dataDir,
@@ -115,18 +90,18 @@ describe('capture-uploader report', () => {
     // No secret in any entry: the password, the API key, a sign-in token (JWT), a presigned URL's signature.
     for (const n of names) {
       const t = text(n);
-      expect(t, n).not.toContain(svc.info.account.password);
-      expect(t, n).not.toContain(svc.info.apiKey);
+      expect(t, n).not.toContain(kit.svc.info.account.password);
+      expect(t, n).not.toContain(kit.svc.info.apiKey);
       expect(t, n).not.toMatch(/eyJ[A-Za-z0-9_-]{8,}\./);
       expect(t, n).not.toMatch(/X-Amz-(Signature|Credential)/i);
     }
   }, 120_000);
 
   it('exits 2 and leaves no file when the zip cannot be written', async () => {
-    const out = join(work, 'no-such-folder', 'r.zip');
-    const res = await cli(join(work, 'queue'), ['report', '--out', out]);
+    const out = join(kit.work, 'no-such-folder', 'r.zip');
+    const res = await cli(join(kit.work, 'queue'), ['report', '--out', out]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/^capture-uploader: .*no-such-folder/);
-    expect(existsSync(join(work, 'no-such-folder'))).toBe(false);
+    expect(existsSync(join(kit.work, 'no-such-folder'))).toBe(false);
   });
 });

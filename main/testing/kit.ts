@@ -1,10 +1,14 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
+import { startTestService, uploaderEnv } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
@@ -163,5 +167,188 @@ export async function startServiceKit(
       work.remove();
     },
   };
+  return kit;
+}
+
+/**
+ * Resolves once `cond` holds, asking it every `stepMs` (ms); throws `timed out waiting: <what>`
+ * after `ms` (ms). For waiting on something observable (bytes stored, a row's state, a line
+ * printed) instead of sleeping a fixed time.
+ */
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  ms = 60_000,
+  what = 'the condition',
+  stepMs = 25,
+): Promise<void> {
+  for (const end = Date.now() + ms; !(await cond()); ) {
+    if (Date.now() > end) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** mulberry32: a small seeded PRNG in [0, 1), so a randomised test runs the same way every time. */
+export function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The checkout's root folder (absolute). */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The CLI's entry point, run from source through tsx. */
+export const CLI_ENTRY = join(ROOT, 'main/cli/index.ts');
+
+/** How one CLI process ended: exit code, signal, stdout, stderr and `out` (both, in arrival order). */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  out: string;
+}
+
+/** A CLI process still running: the child (to signal it) and its end. */
+export interface CliRun {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+}
+
+/** How a CLI run is started: extra environment, and a sink for each printed line with its time (performance.now(), ms). */
+export interface CliOptions {
+  env?: Record<string, string>;
+  lines?: { at: number; text: string }[];
+  /** Called with all of stdout so far each time more comes. */
+  onStdout?: (all: string) => void;
+}
+
+/**
+ * Starts `capture-uploader <args>` from source (`node --import tsx main/cli/index.ts`) as a person
+ * runs it, with the environment pointing at the local service `svc` and its queue in `dataDir`.
+ */
+export function spawnCli(svc: TestService, dataDir: string, args: string[], opts: CliOptions = {}): CliRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...opts.env },
+  });
+  let stdout = '';
+  let stderr = '';
+  let out = '';
+  let partial = '';
+  const take = (d: Buffer, into: 'stdout' | 'stderr') => {
+    const text = d.toString();
+    if (into === 'stdout') {
+      stdout += text;
+      opts.onStdout?.(stdout);
+    } else stderr += text;
+    out += text;
+    if (!opts.lines) return;
+    const parts = (partial + text).split(/[\r\n]/);
+    partial = parts.pop()!;
+    for (const line of parts) if (line) opts.lines.push({ at: performance.now(), text: line });
+  };
+  child.stdout.on('data', (d: Buffer) => take(d, 'stdout'));
+  child.stderr.on('data', (d: Buffer) => take(d, 'stderr'));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr, out })),
+  );
+  return { child, done };
+}
+
+/**
+ * The set-up of a test file that runs the CLI as a child against the local service: the service
+ * and a work folder are started in `beforeAll` and stopped and deleted in `afterAll` (hooks
+ * registered by this call, so call it at the top level of the file). Its fields are set once
+ * `beforeAll` has run.
+ */
+export interface CliKit {
+  svc: TestService;
+  /** The work folder (absolute), deleted with what it holds after the file's tests. */
+  work: string;
+  /** Starts the CLI with its queue in `dataDir`; see spawnCli. */
+  spawn(dataDir: string, args: string[], opts?: CliOptions): CliRun;
+  /** Runs the CLI to its end; see spawnCli. */
+  run(dataDir: string, args: string[], opts?: CliOptions): Promise<CliResult>;
+  /** Writes `size` random bytes to `work/name` and returns the file with its hash. */
+  file(name: string, size: number): DiskFile;
+  /**
+   * A recording of `size` random bytes, `work/<name>.mp4`, queued by `add` on the first structure
+   * with its queue in `work/<name>`; throws when `add` does not exit 0.
+   */
+  queued(name: string, size: number): Promise<{ dataDir: string; path: string; bytes: Buffer }>;
+  /** Adds a fault rule (e2e/service/faults.ts); throws when the service refuses it. */
+  fault(rule: FaultRuleInput): Promise<void>;
+  /** Each fault rule's counts (`fired`: acted on, `seen`: matched), in the order they were added. */
+  faults(): Promise<{ fired: number; seen: number }[]>;
+  /** What storage holds under `key` (read through the S3 API): its bytes and hash. */
+  object(key: string): Promise<StoredObject>;
+  /** What storage holds for the upload of `size` bytes (the last one, if several): its bytes and hash. */
+  storedBySize(size: number): Promise<StoredObject>;
+  /** Storage's UploadPart requests so far. */
+  puts(): TestService['storage']['received'];
+  /** The structure tests register captures on. */
+  structure(): string;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` hooks that start the local service (with `service` options)
+ * and a work folder named after `prefix`, and stop and delete them; `before`/`after` run after
+ * the start and before the stop (e.g. mounting a small disk in the work folder).
+ */
+export function useCliKit(
+  prefix: string,
+  service: Parameters<typeof startTestService>[0] = {},
+  hooks: { before?: (kit: CliKit) => void | Promise<void>; after?: (kit: CliKit) => void | Promise<void> } = {},
+): CliKit {
+  const kit = {
+    spawn: (dataDir, args, opts) => spawnCli(kit.svc, dataDir, args, opts),
+    run: (dataDir, args, opts) => spawnCli(kit.svc, dataDir, args, opts).done,
+    file: (name, size) => diskFile(kit.work, name, size),
+    async queued(name, size) {
+      const dataDir = join(kit.work, name);
+      const { path, bytes } = diskFile(kit.work, `${name}.mp4`, size);
+      const add = await kit.run(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', path]);
+      if (add.code !== 0) throw new Error(`add exited ${add.code}: ${add.out}`);
+      return { dataDir, path, bytes };
+    },
+    async fault(rule) {
+      const res = await kit.svc.admin('POST', '/faults', rule);
+      if (res.status !== 201) throw new Error(`the service refused the fault rule: ${res.status} ${await res.text()}`);
+    },
+    async faults() {
+      const res = await kit.svc.admin('GET', '/faults');
+      return ((await res.json()) as { rules: { fired: number; seen: number }[] }).rules;
+    },
+    async object(key) {
+      const res = await kit.svc.s3().send(new GetObjectCommand({ Bucket: kit.svc.info.s3.bucket, Key: key }));
+      const bytes = Buffer.from(await res.Body!.transformToByteArray());
+      return { bytes, sha256: sha256(bytes) };
+    },
+    async storedBySize(size) {
+      const upload = Object.values(kit.svc.store.state.uploads)
+        .filter((u) => u.size === size)
+        .at(-1);
+      if (!upload) throw new Error(`storage has no upload of ${size} bytes`);
+      return kit.object(upload.key);
+    },
+    puts: () => kit.svc.storage.received.filter((r) => r.operation === 'UploadPart'),
+    structure: () => kit.svc.info.structures[0]!,
+  } as CliKit;
+  beforeAll(async () => {
+    kit.svc = await startTestService(service);
+    kit.work = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    await hooks.before?.(kit);
+  });
+  afterAll(async () => {
+    try {
+      await hooks.after?.(kit);
+    } finally {
+      await kit.svc?.stop();
+      if (kit.work) rmSync(kit.work, { recursive: true, force: true });
+    }
+  });
   return kit;
 }

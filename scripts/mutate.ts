@@ -1,0 +1,208 @@
+/**
+ * The mutation check (docs/testing.md, "The mutation check"): does each branch of the retry,
+ * transition and cancel code have a test that fails without it? For every mutant (a condition
+ * negated, a statement deleted, an operator flipped) of the chosen regions, the file is rewritten
+ * in place, the tests that cover it run (`vitest run <files>`), and the original is put back.
+ * A mutant is *killed* when the tests fail (or time out), *survived* when they pass.
+ *
+ * Run on demand, never by `npm test` (minutes of CPU): `npm run mutate`, or
+ * `npm run mutate -- --target transitions --max 10` (`--list` prints the mutants without running them). Prints one line a mutant and a summary, and
+ * writes the result to `test-results/mutate.json`. Exits 0 (a report, not a gate), 2 when the
+ * unmutated tests already fail.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A region of product code to mutate and the test files that should notice. */
+interface Target {
+  name: string;
+  file: string;
+  /** First and last line of the region, found by the first line matching each (whole file when absent). */
+  from?: RegExp;
+  to?: RegExp;
+  tests: string[];
+}
+
+const TARGETS: Target[] = [
+  {
+    name: 'retry-schedule',
+    file: 'main/engine/retry-schedule.ts',
+    tests: ['main/engine/retry-schedule.test.ts', 'main/engine/scheduler.test.ts'],
+  },
+  {
+    // The scheduler's end of a task: cancelled, refused, card pulled, device retry, transient retry, failed.
+    name: 'scheduler-settle',
+    file: 'main/engine/scheduler.ts',
+    from: /^ {2}private settle\(/,
+    to: /^function fromGateway/,
+    tests: ['main/engine/scheduler.test.ts', 'main/engine/retry-owner.test.ts', 'main/engine/transitions.test.ts'],
+  },
+  {
+    name: 'transitions',
+    file: 'main/engine/transitions.ts',
+    tests: ['main/engine/transitions.test.ts', 'main/engine/scheduler.test.ts'],
+  },
+  {
+    // A call's end in the service process: stopped by its cancel, or answered.
+    name: 'worker-answer',
+    file: 'main/service/worker.ts',
+    from: /^async function answer\(/,
+    to: /^\/\*\* The reason a cancelled call/,
+    tests: ['main/service/host.test.ts'],
+  },
+  {
+    // The host's `cancel` of a call under way.
+    name: 'worker-cancel',
+    file: 'main/service/worker.ts',
+    from: /^ {4}case 'cancel': \{/,
+    to: /^ {4}case 'reply':/,
+    tests: ['main/service/host.test.ts'],
+  },
+];
+
+/** One mutant: the line changed (1-based), what it became, and how. */
+interface Mutant {
+  target: string;
+  line: number;
+  kind: string;
+  before: string;
+  after: string;
+}
+
+const FLIPS: [string, string][] = [
+  [' === ', ' !== '],
+  [' !== ', ' === '],
+  [' <= ', ' < '],
+  [' >= ', ' > '],
+  [' < ', ' <= '],
+  [' > ', ' >= '],
+  [' && ', ' || '],
+  [' || ', ' && '],
+  ['Math.min(', 'Math.max('],
+  ['Math.max(', 'Math.min('],
+  [' + ', ' - '],
+  [' - ', ' + '],
+  [' * ', ' / '],
+  ['return true', 'return false'],
+  ['return false', 'return true'],
+];
+
+/** The text inside the parentheses that open at `open` (index of '('), or undefined when they do not close on the line. */
+function balanced(line: string, open: number): string | undefined {
+  let depth = 0;
+  for (let i = open; i < line.length; i++) {
+    if (line[i] === '(') depth++;
+    else if (line[i] === ')' && --depth === 0) return line.slice(open + 1, i);
+  }
+  return undefined;
+}
+
+const isCode = (t: string) => t !== '' && !t.startsWith('//') && !t.startsWith('*') && !t.startsWith('/*');
+
+/** The mutants of one target's region, in line order. */
+function mutantsOf(target: Target, lines: string[]): Mutant[] {
+  const start = target.from ? lines.findIndex((l) => target.from!.test(l)) : 0;
+  const end = target.to ? lines.findIndex((l, i) => i > start && target.to!.test(l)) : lines.length;
+  if (start < 0 || end < 0) throw new Error(`${target.name}: region not found in ${target.file}`);
+  const out: Mutant[] = [];
+  const add = (i: number, kind: string, after: string) =>
+    out.push({ target: target.name, line: i + 1, kind, before: lines[i]!, after });
+  for (let i = start; i < end; i++) {
+    const line = lines[i]!;
+    const t = line.trim();
+    if (!isCode(t)) continue;
+    // A string, template or regular expression line is left alone: flips there change text, not logic.
+    const code = line.replace(/'[^']*'|`[^`]*`/g, (s) => ' '.repeat(s.length));
+    const ifAt = code.search(/\bif \(/);
+    if (ifAt >= 0) {
+      const cond = balanced(line, ifAt + 3);
+      if (cond !== undefined) add(i, 'negate condition', line.replace(`if (${cond})`, `if (!(${cond}))`));
+    }
+    // A whole statement on one line, after a statement boundary: deleted.
+    const prev = lines
+      .slice(0, i)
+      .reverse()
+      .find((l) => isCode(l.trim()))
+      ?.trim();
+    const wholeStatement =
+      t.endsWith(';') &&
+      balanced(`(${t})`, 0) === t &&
+      (prev === undefined || /[;{}]$/.test(prev) || /^case .*:$/.test(prev)) &&
+      !/^(const|let|var|import|export|type|interface) /.test(t) &&
+      // A member of a type (`name(arg: T): R;`, `name?: T;`): deleting it changes no behaviour.
+      !/^[\w$]+\??(\([^)]*\))?\??: [^=]+;$/.test(t);
+    if (wholeStatement) add(i, 'delete statement', line.replace(/\S.*$/, '/* deleted */'));
+    for (const [from, to] of FLIPS) {
+      const at = code.indexOf(from);
+      if (at >= 0) add(i, `${from.trim()} → ${to.trim()}`, line.slice(0, at) + to + line.slice(at + from.length));
+    }
+  }
+  return out;
+}
+
+/** Runs the target's tests; true when they pass. */
+function testsPass(tests: string[], timeoutMs: number): boolean {
+  const r = spawnSync('npx', ['vitest', 'run', '--bail', '1', ...tests], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    timeout: timeoutMs,
+    env: { ...process.env, CI: '1' },
+  });
+  return r.status === 0;
+}
+
+function main(): number {
+  const args = process.argv.slice(2);
+  const only = args.includes('--target') ? args[args.indexOf('--target') + 1] : undefined;
+  const max = args.includes('--max') ? Number(args[args.indexOf('--max') + 1]) : Infinity;
+  const timeoutMs = 180_000;
+  const targets = TARGETS.filter((t) => !only || t.name === only);
+  if (args.includes('--list')) {
+    for (const t of targets)
+      for (const m of mutantsOf(t, readFileSync(join(ROOT, t.file), 'utf8').split('\n')).slice(0, max))
+        console.log(`${t.file}:${m.line} ${m.kind}: ${m.after.trim()}`);
+    return 0;
+  }
+  const results: (Mutant & { killed: boolean })[] = [];
+  for (const target of targets) {
+    const path = join(ROOT, target.file);
+    const original = readFileSync(path, 'utf8');
+    if (!testsPass(target.tests, timeoutMs)) {
+      console.error(`${target.name}: the tests fail without any mutant; fix them first (${target.tests.join(' ')})`);
+      return 2;
+    }
+    const restore = () => writeFileSync(path, original);
+    process.once('SIGINT', () => {
+      restore();
+      process.exit(130);
+    });
+    const mutants = mutantsOf(target, original.split('\n')).slice(0, max);
+    console.log(`${target.name}: ${mutants.length} mutants of ${target.file}, tests ${target.tests.join(' ')}`);
+    try {
+      for (const m of mutants) {
+        const lines = original.split('\n');
+        lines[m.line - 1] = m.after;
+        writeFileSync(path, lines.join('\n'));
+        const killed = !testsPass(target.tests, timeoutMs);
+        results.push({ ...m, killed });
+        console.log(`  ${killed ? 'killed  ' : 'SURVIVED'} ${target.file}:${m.line} ${m.kind}: ${m.after.trim()}`);
+      }
+    } finally {
+      restore();
+    }
+  }
+  const killed = results.filter((r) => r.killed).length;
+  console.log(`\n${killed} of ${results.length} mutants killed, ${results.length - killed} survived.`);
+  mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+  writeFileSync(
+    join(ROOT, 'test-results/mutate.json'),
+    JSON.stringify({ at: new Date().toISOString(), results }, null, 2),
+  );
+  return 0;
+}
+
+process.exitCode = main();
