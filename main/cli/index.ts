@@ -320,7 +320,7 @@ program.parseAsync().catch(async (err: unknown) => {
     process.exitCode = err.exitCode === 0 ? 0 : 2;
     return;
   }
-  const { plainFault } = await import('./faults.js');
+  const { plainFault } = await import('./local-faults.js');
   process.stderr.write(`capture-uploader: ${printable(plainFault(err, program.opts<GlobalOptions>().dataDir))}\n`);
   process.exitCode = 2;
 });

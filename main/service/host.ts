@@ -19,7 +19,7 @@ import { SHELL_CHANNELS, channels } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
-import type { ReportResult } from '../support/report.js';
+import type { ReportResult } from '../support/support-report.js';
 import type {
   EngineTuning,
   HostMessage,
@@ -168,7 +168,7 @@ export class ServiceHost {
   }
 
   /**
-   * Has the service write the support report (main/support/report.ts writeReport) to `out`:
+   * Has the service write the support report (main/support/support-report.ts writeReport) to `out`:
    * the support log, the queue's status and summary, versions (with `versions` the host adds:
    * Electron's, Chrome's) and the settings without secrets. Resolves with its envelope (never
    * rejects): `{ ok: true, value: { out, entries } }`, or why it could not be written.

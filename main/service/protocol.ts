@@ -75,7 +75,7 @@ export type HostMessage =
   /** The answer to a service's `request`. */
   | { type: 'reply'; seq: number; answer: Envelope<unknown> }
   /**
-   * Write the support report (main/support/report.ts) to `out`, answered by a `result` with
+   * Write the support report (main/support/support-report.ts) to `out`, answered by a `result` with
    * `seq` (the report's path and entries). Not a channel of shared/ipc.ts: only the shell's Help
    * menu asks for it, never the window. `versions`: what only the host knows (Electron's, Chrome's).
    */

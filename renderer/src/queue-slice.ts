@@ -6,7 +6,7 @@ import type { NoticeSlice } from './notices-slice.js';
 /**
  * What is folded in the queue list: each capture's files stay inside its row until
  * the capture is opened (`open` by capture id); completed captures of one batch are one line until
- * the batch is opened (`openBatches` by key, components/queue/rows.ts batchKey); `detailed` opens
+ * the batch is opened (`openBatches` by key, components/queue/list-rows.ts batchKey); `detailed` opens
  * everything (the view of every file).
  */
 export interface Folding {
@@ -63,7 +63,7 @@ export interface QueueSlice {
   folding: Folding;
   /** Opens or folds a capture's files. */
   toggleCapture(captureRow: number): void;
-  /** Opens or folds a batch of completed captures (rows.ts batchKey). */
+  /** Opens or folds a batch of completed captures (list-rows.ts batchKey). */
   toggleBatch(key: string): void;
   /** Shows every file of every capture, or folds them again; kept for the next start. */
   setDetailed(detailed: boolean): void;

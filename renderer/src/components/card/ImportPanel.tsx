@@ -1,7 +1,7 @@
 import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
 import { useState } from 'react';
 import { useCards } from '../../card-store.js';
-import { formatBytes, formatCopyProgress } from '../../format.js';
+import { formatBytes, formatCopyProgress } from '../../display-format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

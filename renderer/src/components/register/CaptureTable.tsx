@@ -2,9 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import type { SiteWalk } from '../../../../shared/registration.js';
 import { localDate, localTime } from '../../../../shared/when.js';
 import { useDrafts } from '../../drafts-store.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
-import { COLUMN_COUNT, CaptureRow } from './CaptureRow.js';
+import { COLUMN_COUNT, CaptureRow } from './RegisterCaptureRow.js';
 import type { TableSpot } from './table-keys.js';
 import { onTableKey, spotOf } from './table-keys.js';
 

@@ -10,7 +10,7 @@ import {
 import type { CopyState } from '../../card-store.js';
 import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 import { draftLabel, isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
 import { useApp } from '../../store.js';
 import type { ApplyActions } from './ApplyBar.js';

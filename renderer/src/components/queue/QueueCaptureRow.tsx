@@ -5,11 +5,11 @@ import { retryTime, retryWait } from '../../../../shared/queue-state.js';
 import { useNow } from '../../use-now.js';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { captureFullName, captureLabelParts } from '../../../../shared/capture-label.js';
-import { formatBytes, formatTime } from '../../format.js';
+import { formatBytes, formatTime } from '../../display-format.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
-import type { RowAria } from './rows.js';
-import { captureNeedsYou, registeredCaptureState } from './rows.js';
+import type { RowAria } from './list-rows.js';
+import { captureNeedsYou, registeredCaptureState } from './list-rows.js';
 
 const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
   queued: 'Waiting to be registered',

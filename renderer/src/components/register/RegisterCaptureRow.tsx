@@ -5,7 +5,7 @@ import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
 import type { CopyState } from '../../card-store.js';
 import { copyStateOf, useCards } from '../../card-store.js';
 import { useDrafts } from '../../drafts-store.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
 import { draftLabel, nameOfPlacement } from '../../placement.js';
 import { useApp } from '../../store.js';
