@@ -104,6 +104,11 @@ const SMOOTHING = 0.1;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Whether a progress tick's figures for a file differ from what the file shows (any key of the tick). */
+function movedBy(old: QueueFile, tick: Partial<QueueFile>): boolean {
+  return (Object.keys(tick) as (keyof QueueFile)[]).some((k) => old[k] !== tick[k]);
+}
+
 /** The whole queue as the slice keeps it. */
 function fromView(
   view: QueueView,
@@ -218,16 +223,23 @@ export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSli
     },
     applyProgress(p) {
       const s = get();
-      const files = { ...s.files };
+      // Only the entries whose figures moved are replaced; the map is copied once, and only when one
+      // did, so every other row (memoized on its own file object) keeps its object and is not redrawn.
+      let changed: Record<number, QueueFile> | undefined;
       for (const f of p.files) {
-        const old = files[f.id];
+        const old = s.files[f.id];
         // Only a file uploading moves; a tick that crossed its rows event (paused, failed) is late.
-        if (old && (old.state === 'uploading' || old.state === 'pending')) files[f.id] = { ...old, ...f };
+        if (!old || (old.state !== 'uploading' && old.state !== 'pending') || !movedBy(old, f)) continue;
+        (changed ??= {})[f.id] = { ...old, ...f };
       }
       const rate = p.totals.bytesPerSecond;
       const smoothedRate =
         rate === 0 ? 0 : s.smoothedRate === 0 ? rate : s.smoothedRate + SMOOTHING * (rate - s.smoothedRate);
-      set({ files, totals: p.totals, smoothedRate });
+      set(
+        changed
+          ? { files: { ...s.files, ...changed }, totals: p.totals, smoothedRate }
+          : { totals: p.totals, smoothedRate },
+      );
     },
     setFilter(filter) {
       set({ filter });
