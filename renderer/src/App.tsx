@@ -13,6 +13,7 @@ import { onShowInQueue } from './components/records/queue-link.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
 import { ServiceBanner } from './components/ServiceBanner.js';
 import { Settings } from './components/Settings.js';
+import { followCardEvents } from './cards-slice.js';
 import { useApp } from './store.js';
 
 const DESIGN_CHECK_MS = 15 * 60_000;
@@ -41,7 +42,9 @@ export function App() {
     const offQueue = api.on('capture:event.queue', () => void useApp.getState().loadQueue());
     const offNotice = api.on('capture:event.notice', (n) => useApp.getState().notify(n.level, n.message));
     const offPower = api.on('capture:event.power', (p) => useApp.getState().applyPower(p));
+    const offCards = followCardEvents(useApp.getState);
     return () => {
+      offCards();
       offPower();
       offProgress();
       offRows();

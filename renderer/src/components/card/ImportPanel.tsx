@@ -1,6 +1,6 @@
 import type { ImportFileView, ImportView } from '../../../../shared/ipc.js';
 import { useState } from 'react';
-import { useCards } from '../../card-store.js';
+import { useApp } from '../../store.js';
 import { formatBytes, formatCopyProgress } from '../../display-format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
 
@@ -24,12 +24,12 @@ function stateOf(f: ImportFileView): string {
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
  * the card's hash with **Eject** beside it (main/card/eject.ts; what it did, or what to do when the
  * card is busy, is said under it), or "Keep the card" naming each file that failed twice. The card's recordings
- * are in the registration list from the start (card-store.ts): the panel says they
+ * are in the registration list from the start (cards-slice.ts): the panel says they
  * can be placed at once and upload from their verified copies.
  */
 export function ImportPanel({ view }: { view: ImportView }) {
-  const dismiss = useCards((s) => s.dismiss);
-  const eject = useCards((s) => s.eject);
+  const dismiss = useApp((s) => s.dismissImport);
+  const eject = useApp((s) => s.ejectImport);
   const [ejecting, setEjecting] = useState(false);
   const [ejected, setEjected] = useState<{ ejected: boolean; message: string } | null>(null);
   const onEject = async () => {

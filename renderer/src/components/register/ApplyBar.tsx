@@ -2,7 +2,6 @@ import type { RefObject } from 'react';
 import { useState } from 'react';
 import { parseShift, shiftTimes } from '../../../../shared/time-shift.js';
 import { whenAt } from '../../../../shared/when.js';
-import { useDrafts } from '../../drafts-store.js';
 import { isRegistrable, nameOfPlacement, placeOptions } from '../../placement.js';
 import { useApp } from '../../store.js';
 
@@ -52,20 +51,20 @@ export function ApplyBar({
   actions?: RefObject<ApplyActions | null>;
 }) {
   const structures = useApp((s) => s.settings?.structures ?? []);
-  const selected = useDrafts((s) => s.selected.size);
-  const last = useDrafts((s) => s.lastPlacement);
+  const selected = useApp((s) => s.selected.size);
+  const last = useApp((s) => s.lastPlacement);
   const [place, setPlace] = useState('');
   // No silent default: unset until chosen, or the last choice for this structure, said as such.
   const [type, setType] = useState<'' | 'interior' | 'exterior'>('');
   const [typeFromLast, setTypeFromLast] = useState(false);
   const [shiftText, setShiftText] = useState('');
   const [status, setStatus] = useState('');
-  const lastTypeFor = useDrafts((s) => s.lastTypeFor);
+  const lastTypeFor = useApp((s) => s.lastTypeFor);
   const options = placeOptions(structures);
   const chosen = options.find((o) => o.value === place);
   const lastName = last ? nameOfPlacement(structures, last) : undefined;
   const shift = parseShift(shiftText);
-  const preview = useDrafts((s) => {
+  const preview = useApp((s) => {
     if (!shift || s.selected.size === 0) return '';
     const rows = s.drafts.filter((d) => s.selected.has(d.proposal.key));
     const before = rows.map((d) => d.form.capturedAt);
@@ -99,13 +98,13 @@ export function ApplyBar({
       );
       return;
     }
-    const n = useDrafts.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
+    const n = useApp.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
     setStatus(`${chosen.label} (${type}) set on ${n} capture${n === 1 ? '' : 's'}.`);
     focusNextUnplaced();
   };
   const applyShift = () => {
     if (!shift) return;
-    const n = useDrafts.getState().shiftSelected(shift);
+    const n = useApp.getState().shiftSelected(shift);
     setStatus(`Times of ${n} capture${n === 1 ? '' : 's'} shifted (${shiftText.trim()}).`);
     setShiftText('');
     focusNextUnplaced();
@@ -113,13 +112,13 @@ export function ApplyBar({
   if (actions) actions.current = { apply };
   const carryOver = () => {
     if (!last || !lastName) return;
-    const s = useDrafts.getState();
+    const s = useApp.getState();
     // The selected rows if any, else every row still without a place: never a row already placed.
     const keys = s.selected.size
       ? [...s.selected]
       : s.drafts.filter((d) => isRegistrable(d) && !d.form.structure).map((d) => d.proposal.key);
     s.applyTo(keys, { structure: last.structure, design: last.design, type: last.type });
-    s.select(keys, false);
+    s.selectDrafts(keys, false);
     setStatus(`${lastName} (${last.type}) set on ${keys.length} capture${keys.length === 1 ? '' : 's'}, as last time.`);
   };
 
@@ -198,7 +197,7 @@ export function ApplyBar({
         className="link"
         disabled={selected === 0}
         onClick={() => {
-          useDrafts.getState().discardSelected();
+          useApp.getState().discardSelected();
           // The button is disabled now: focus goes on to a capture still to place.
           focusNextUnplaced();
         }}

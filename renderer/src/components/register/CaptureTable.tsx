@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SiteWalk } from '../../../../shared/registration.js';
 import { localDate, localTime } from '../../../../shared/when.js';
-import { useDrafts } from '../../drafts-store.js';
+import { useApp } from '../../store.js';
 import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
 import { COLUMN_COUNT, CaptureRow } from './RegisterCaptureRow.js';
@@ -128,7 +128,7 @@ export function CaptureTable({
 
 /** A checkbox that selects a set of rows: checked when all are, mixed when some are. */
 function SelectMany({ keys, label, tabIndex }: { keys: string[]; label: string; tabIndex: number }) {
-  const count = useDrafts((s) => keys.filter((k) => s.selected.has(k)).length);
+  const count = useApp((s) => keys.filter((k) => s.selected.has(k)).length);
   const ref = useRef<HTMLInputElement>(null);
   const all = keys.length > 0 && count === keys.length;
   useEffect(() => {
@@ -143,7 +143,7 @@ function SelectMany({ keys, label, tabIndex }: { keys: string[]; label: string; 
       disabled={keys.length === 0}
       data-col={0}
       tabIndex={tabIndex}
-      onChange={() => useDrafts.getState().select(keys, !all)}
+      onChange={() => useApp.getState().selectDrafts(keys, !all)}
     />
   );
 }

@@ -2,9 +2,8 @@ import type { MouseEvent } from 'react';
 import { useState } from 'react';
 import { whenAt } from '../../../../shared/when.js';
 import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
-import type { CopyState } from '../../card-store.js';
-import { copyStateOf, useCards } from '../../card-store.js';
-import { useDrafts } from '../../drafts-store.js';
+import type { CopyState } from '../../cards-slice.js';
+import { copyStateOf } from '../../cards-slice.js';
 import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
 import { draftLabel, nameOfPlacement } from '../../placement.js';
@@ -55,11 +54,11 @@ const duration = (s?: number) =>
 export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabCol?: number | null }) {
   const { proposal: p, form } = draft;
   const key = p.key;
-  const checked = useDrafts((s) => s.selected.has(key));
+  const checked = useApp((s) => s.selected.has(key));
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [editing, setEditing] = useState(false);
   // A string, so the row re-renders only when its own copy's state changes.
-  const copy = useCards((s) =>
+  const copy = useApp((s) =>
     copyStateOf(
       s.imports,
       p.files.map((f) => f.path),
@@ -72,7 +71,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
   const recording = segment ? `segment ${segment}` : p.files[0]!.name;
   const size = p.files.reduce((n, f) => n + f.size, 0);
 
-  const onSelect = (e: MouseEvent<HTMLInputElement>) => useDrafts.getState().toggle(key, e.shiftKey);
+  const onSelect = (e: MouseEvent<HTMLInputElement>) => useApp.getState().toggleDraft(key, e.shiftKey);
   return (
     <>
       <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key} data-nav={key}>
@@ -149,7 +148,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
           <td colSpan={COLUMN_COUNT - 1}>
             <TimeEditor
               iso={form.capturedAt}
-              onChange={(iso) => useDrafts.getState().setCapturedAt(key, iso)}
+              onChange={(iso) => useApp.getState().setCapturedAt(key, iso)}
               onDone={() => setEditing(false)}
             />
           </td>

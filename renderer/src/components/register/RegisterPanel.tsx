@@ -7,9 +7,8 @@ import {
   isNothingFound,
   isRecordingName,
 } from '../../../../shared/registration.js';
-import type { CopyState } from '../../card-store.js';
-import { copyStateOf, useCards } from '../../card-store.js';
-import { useDrafts } from '../../drafts-store.js';
+import type { CopyState } from '../../cards-slice.js';
+import { copyStateOf } from '../../cards-slice.js';
 import { formatBytes } from '../../display-format.js';
 import { draftLabel, isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
 import { useApp } from '../../store.js';
@@ -81,9 +80,9 @@ function alreadyWords(copy: CopyState | null): string {
  * their reasons, one line for the previews and other files skipped, and the confirmation.
  */
 export function RegisterPanel() {
-  const drafts = useDrafts((s) => s.drafts);
-  const imports = useCards((s) => s.imports);
-  const refused = useDrafts((s) => s.refused);
+  const drafts = useApp((s) => s.drafts);
+  const imports = useApp((s) => s.imports);
+  const refused = useApp((s) => s.refused);
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -136,7 +135,7 @@ export function RegisterPanel() {
 
   const confirm = async () => {
     setBusy(true);
-    await useDrafts.getState().register();
+    await useApp.getState().registerDrafts();
     setBusy(false);
     setConfirming(false);
     // Focus never falls to the page: the next capture without a place, else the queue.
@@ -162,7 +161,7 @@ export function RegisterPanel() {
             <span className="muted">{`${registrable.length} in ${walks.length} site walk${walks.length === 1 ? '' : 's'}`}</span>
           )}
         </h2>
-        <button type="button" className="link" onClick={() => useDrafts.getState().clear()}>
+        <button type="button" className="link" onClick={() => useApp.getState().clearDrafts()}>
           Clear this list
         </button>
       </header>
