@@ -3,7 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { formatBytes } from '../../display-format.js';
 import { useApp } from '../../store.js';
 import type { RowAria } from './list-rows.js';
-import { usePlaceName } from './QueueCaptureRow.js';
+import { usePlaceName } from './capture-row-state.js';
 
 /**
  * Completed captures of one batch (one structure, one day: list-rows.ts batchKey) folded into one line
