@@ -1,12 +1,14 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
-import { whenAt } from '../../../../shared/when.js';
 import { api, unwrap } from '../../api.js';
-import { monthTitle, offlineSentence, shiftMonth, statusClass, statusesOf } from './calendar.js';
+import { statusClass, statusesOf } from './calendar.js';
 import { DayView } from './DayView.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
+import { ProgressFilters } from './ProgressFilters.js';
+import type { Freshness } from './ProgressHead.js';
+import { ProgressHead } from './ProgressHead.js';
 import { RecordForm } from './RecordForm.js';
 import { useToday } from './use-today.js';
 
@@ -25,12 +27,7 @@ export function ProgressWorkspace() {
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
   const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
-  const [fresh, setFresh] = useState<{
-    asOf: string;
-    offline: boolean;
-    offlineReason: string | null;
-    project: string;
-  } | null>(null);
+  const [fresh, setFresh] = useState<Freshness | null>(null);
   const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('all');
@@ -95,50 +92,16 @@ export function ProgressWorkspace() {
   return (
     <main className="records progress-layout">
       <section className="panel" aria-label="Progress calendar">
-        <header className="records-head">
-          <h2>Progress</h2>
-          <span
-            className={fresh?.offline || loadError ? 'offline' : 'muted'}
-            data-testid="progress-as-of"
-            role="status"
-            title={fresh?.offlineReason ?? undefined}
-          >
-            {loadError
-              ? loadError
-              : !fresh
-                ? 'Loading…'
-                : fresh.offline
-                  ? offlineSentence(fresh.asOf)
-                  : `Up to date as of ${whenAt(fresh.asOf)}`}
-          </span>
-          <button onClick={() => void load()} disabled={loading} aria-busy={loading}>
-            {loading ? 'Refreshing…' : 'Refresh'}
-          </button>
-        </header>
-        <div className="filters">
-          <label className="inline">
-            Status
-            <select value={status} onChange={(e) => setStatus(e.target.value)}>
-              <option value="all">All</option>
-              {statuses.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          </label>
-          <label className="inline">
-            Search details
-            <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          </label>
-        </div>
-        <div className="month-nav">
-          <button aria-label="Previous month" onClick={() => setMonth(shiftMonth(month, -1))}>
-            ‹
-          </button>
-          <h3 aria-live="polite">{monthTitle(month)}</h3>
-          <button aria-label="Next month" onClick={() => setMonth(shiftMonth(month, 1))}>
-            ›
-          </button>
-        </div>
+        <ProgressHead fresh={fresh} loadError={loadError} loading={loading} onRefresh={() => void load()} />
+        <ProgressFilters
+          statuses={statuses}
+          status={status}
+          setStatus={setStatus}
+          search={search}
+          setSearch={setSearch}
+          month={month}
+          setMonth={setMonth}
+        />
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={choose} onMonth={setMonth} />
         <MonthReport
           month={month}
