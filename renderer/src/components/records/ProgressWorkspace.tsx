@@ -1,19 +1,15 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
-import { api, unwrap } from '../../api.js';
 import { statusClass, statusesOf } from './calendar.js';
 import { DayView } from './DayView.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
 import { ProgressFilters } from './ProgressFilters.js';
-import type { Freshness } from './ProgressHead.js';
 import { ProgressHead } from './ProgressHead.js';
 import { RecordForm } from './RecordForm.js';
+import { useProgressData } from './use-progress-data.js';
 import { useToday } from './use-today.js';
-
-// While offline or while entries wait, the service is tried again this often (ms).
-const RETRY_MS = 15_000;
 
 /**
  * The office workspace for progress entries (progress-records-interface.md): a month calendar
@@ -26,10 +22,6 @@ export function ProgressWorkspace() {
   const today = useToday();
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
-  const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
-  const [fresh, setFresh] = useState<Freshness | null>(null);
-  const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('all');
   const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<OutboxItemView | null>(null);
@@ -39,8 +31,6 @@ export function ProgressWorkspace() {
     setDay(d);
     setChosenAt((n) => n + 1);
   }, []);
-  // A read in flight: Refresh says so at once, so a slow service never looks like a dead button.
-  const [loading, setLoading] = useState(false);
   // Past midnight, a calendar left on today moves on with it (React's adjust-state-on-change pattern).
   const [shownToday, setShownToday] = useState(today);
   if (today !== shownToday) {
@@ -51,27 +41,7 @@ export function ProgressWorkspace() {
     }
   }
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    try {
-      const r = await unwrap(api['progress.list']({}));
-      setEntries(r.entries);
-      setFresh({ asOf: r.asOf, offline: r.offline, offlineReason: r.offlineReason, project: r.project });
-      setOutbox(r.outbox);
-      setLoadError(null);
-    } catch (err) {
-      setLoadError((err as Error).message);
-    } finally {
-      setLoading(false);
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
-  const retrying = Boolean(fresh?.offline || loadError || outbox.some((i) => i.state === 'waiting'));
-  useEffect(() => {
-    if (!retrying) return;
-    const timer = setInterval(() => void load(), RETRY_MS);
-    return () => clearInterval(timer);
-  }, [retrying, load]);
+  const { entries, setEntries, fresh, setFresh, outbox, setOutbox, loadError, loading, load } = useProgressData();
 
   // The filter offers every status the service returned, not only the two the form records with.
   const statuses = useMemo(() => statusesOf(entries ?? [], true), [entries]);
