@@ -30,7 +30,10 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
     ['main/engine.ts', "import { app } from 'electron';\nexport const r = app;\n"],
     ['preload/index.ts', "import { App } from '../renderer/src/App.js';\nexport const r = App;\n"],
     ['e2e/service/x.ts', "import { q } from '../../main/queue.js';\nexport const r = q;\n"],
-    ['main/engine/x.ts', "import { S3Error } from '../../e2e/service/storage/errors.js';\nexport const r = S3Error;\n"],
+    [
+      'main/engine/x.ts',
+      "import { S3Error } from '../../e2e/service/storage/s3-error-response.js';\nexport const r = S3Error;\n",
+    ],
     [
       'main/cli/x.ts',
       "import { startLocalService } from '../../e2e/service/index.js';\nexport const r = startLocalService;\n",

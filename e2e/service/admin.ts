@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { FaultRegistry } from './faults.js';
 import type { ProjectStage, StateStore } from './gateway/state.js';
-import type { Router } from './http.js';
-import { HttpError, readJsonBody, sendJson } from './http.js';
+import type { Router } from './http-router.js';
+import { HttpError, readJsonBody, sendJson } from './http-router.js';
 
 const adminFail = (message: string) => ({ success: false, message });
 const stageSchema = z.object({ stage: z.enum(['Pre-Setup', 'Setup', 'In-construction', 'Archived', 'Deleted']) });
@@ -28,7 +28,7 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * - `POST /projects/:id/designs/:designId/touch` `{ updatedAt? }`: a design changed (default now);
  * - `GET /state`: projects (with API keys), captures and uploads;
  * - `GET /stats`: storage counters (parts stored, parts stored again over an existing copy);
- * - `POST /updates`: publishes a release to the update feed (updates.ts, `updateAdminRoutes`).
+ * - `POST /updates`: publishes a release to the update feed (update-feed.ts, `updateAdminRoutes`).
  */
 export function adminRoutes(
   router: Router,

@@ -8,19 +8,19 @@ import type { FaultTarget } from './faults.js';
 import { FaultRegistry } from './faults.js';
 import { findAccount, issueToken } from './gateway/auth.js';
 import { captureRoutes } from './gateway/captures.js';
-import type { GatewayDeps } from './gateway/common.js';
-import { fail } from './gateway/common.js';
+import type { GatewayDeps } from './gateway/gateway-deps.js';
+import { fail } from './gateway/gateway-deps.js';
 import { folderRoutes } from './gateway/folders.js';
 import type { S3StorageSettings } from './gateway/object-storage.js';
 import { SdkObjectStorage } from './gateway/object-storage.js';
 import { StateStore } from './gateway/state.js';
 import { uploadRoutes } from './gateway/uploads.js';
-import { HttpError, Router, readJsonBody, sendJson, sleep } from './http.js';
+import { HttpError, Router, readJsonBody, sendJson, sleep } from './http-router.js';
 import { progressFail, progressRoutes } from './progress/routes.js';
 import { refuseBodilessJson, refuseStatusRead, sendHtmlPage } from './realism.js';
 import { createStorageHandler } from './storage/server.js';
-import { DiskStore } from './storage/store.js';
-import { updateAdminRoutes, updateRoutes } from './updates.js';
+import { DiskStore } from './storage/disk-store.js';
+import { updateAdminRoutes, updateRoutes } from './update-feed.js';
 
 /** Start options of the local service. Ports 0 pick free ones. */
 export interface LocalServiceOptions {
@@ -96,7 +96,7 @@ interface Mount {
 /**
  * Starts the local stand-in for the services of `shared/spec/`: one API listener serving the
  * sign-in service at `/auth`, the capture gateway at `/gateway`, the progress interface at
- * `/records`, the admin interface at `/__admin` and an update feed at `/updates` (updates.ts),
+ * `/records`, the admin interface at `/__admin` and an update feed at `/updates` (update-feed.ts),
  * and one S3-compatible storage listener.
  * Throws when a port is taken or the data folder cannot be written.
  */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultRegistry, FaultTarget } from './faults.js';
-import { HttpError } from './http.js';
+import { HttpError } from './http-router.js';
 
 // Behaviours of real servers and the networks in front of them that the interface does not
 // describe, but that a client meets: kept apart from the routes so each stays one setting or fault.

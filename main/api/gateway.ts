@@ -2,7 +2,7 @@ import type { OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
-import { UnreachableError } from './unreachable.js';
+import { UnreachableError } from './unreachable-error.js';
 import type { CallWatch, JsonClient, JsonClientOptions } from './http.js';
 import { createJsonGot, sendJson } from './http.js';
 import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';

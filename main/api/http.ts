@@ -10,7 +10,7 @@ import {
   describeRequest,
   recommendedRetryPolicy,
 } from './errors.js';
-import { UnreachableError, unreachableFrom } from './unreachable.js';
+import { UnreachableError, unreachableFrom } from './unreachable-error.js';
 import { parseS3Error, s3ErrorText } from './s3-error.js';
 import { retryAfterMs } from './storage-answer.js';
 import { withRetries } from './retry.js';

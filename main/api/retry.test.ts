@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceKit } from '../testing/kit.js';
 import { startServiceKit } from '../testing/kit.js';
 import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError } from './errors.js';
-import { UnreachableError } from './unreachable.js';
+import { UnreachableError } from './unreachable-error.js';
 import { CaptureGateway } from './gateway.js';
 import { isRetriedCallError, withRetries } from './retry.js';
 

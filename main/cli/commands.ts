@@ -15,7 +15,7 @@ import { formatBytes } from '../../shared/format.js';
 import { describeRegistration, describeSkipped, placementName } from '../../shared/registration.js';
 import { attachDisplay, drainExitCode, summaryLines } from './render.js';
 import { printable } from './printable.js';
-import { setAsideMessage } from './faults.js';
+import { setAsideMessage } from './local-faults.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { SupportLog } from '../support/log-file.js';
 import { cliLogDir } from './support-paths.js';

@@ -14,7 +14,7 @@ import { removeFinishedCopies } from '../offload/retention.js';
 import { printable } from './printable.js';
 import { cardRootOf } from '../card/card-root.js';
 import { ejectCard } from '../card/eject.js';
-import { setAsideMessage } from './faults.js';
+import { setAsideMessage } from './local-faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 
 // `capture-uploader import <card>`: a headless ingest station's offload. The

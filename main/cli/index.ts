@@ -324,7 +324,7 @@ program.parseAsync().catch(async (err: unknown) => {
     process.exitCode = err.exitCode === 0 ? 0 : 2;
     return;
   }
-  const { plainFault } = await import('./faults.js');
+  const { plainFault } = await import('./local-faults.js');
   process.stderr.write(`capture-uploader: ${printable(plainFault(err, program.opts<GlobalOptions>().dataDir))}\n`);
   // A person must act (the progress commands' credentials refused: records.ts PersonNeededError): 1.
   process.exitCode = err instanceof Error && 'exitCode' in err && err.exitCode === 1 ? 1 : 2;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { writeReport } from '../support/report.js';
+import { writeReport } from '../support/support-report.js';
 import { defaultReportName } from '../support/report-name.js';
 import type { GlobalOptions } from './commands.js';
 import { printable } from './printable.js';
@@ -9,7 +9,7 @@ import { cliDataDir, cliLogDir } from './support-paths.js';
 type ReportGlobals = Omit<GlobalOptions, 'bandwidth'> & { bandwidth?: string; progressUrl?: string };
 
 /**
- * `report [--out FILE]`: writes the support report (main/support/report.ts writeReport) for the
+ * `report [--out FILE]`: writes the support report (main/support/support-report.ts writeReport) for the
  * queue in the data dir, its support log (`<data dir>/logs`), and the settings as flags and
  * CAPTURE_* variables give them, the password and API key only as "(set)" or "(not set)".
  * Needs no credentials and works while a drain runs (the queue is read read-only). Prints the

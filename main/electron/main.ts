@@ -252,7 +252,7 @@ function updateTray(): void {
 
 /**
  * Help › "Save a report for support…": a save dialog, then the service writes the report
- * (main/support/report.ts, through ServiceHost.report) where the person chose; a notification
+ * (main/support/support-report.ts, through ServiceHost.report) where the person chose; a notification
  * says where it is, an error box why it could not be written.
  */
 async function saveReport(): Promise<void> {

@@ -26,7 +26,7 @@ export type PartOutcome =
   | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
 
 /** One part of a file to send, with what its retries share with the file's other parts. */
-export interface PartJob {
+export interface PartTask {
   file: QueuedFile;
   partNumber: number;
   urls: PresignedUrls;
@@ -39,7 +39,7 @@ export interface PartJob {
   slot?: () => void;
   /** The part's quoted MD5 kept from the offload's copy pass, when it may be used (main/offload/part-md5.ts storedPartMd5s). */
   md5Etag?: string;
-  /** The file's check before and after the part is sent (part-upload.ts PartJob.check); assertUnchanged when absent. */
+  /** The file's check before and after the part is sent (part-upload.ts PartPut.check); assertUnchanged when absent. */
   check?: () => Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export interface PartJob {
  * runs: the backoff is waited out without it.
  * Throws the last error once the part's retries are spent.
  */
-export async function sendPart(ctx: EngineContext, job: PartJob): Promise<PartOutcome> {
+export async function sendPart(ctx: EngineContext, job: PartTask): Promise<PartOutcome> {
   const { file: f, partNumber: n } = job;
   const offset = (n - 1) * f.partSize!;
   const size = Math.min(f.partSize!, f.size - offset);

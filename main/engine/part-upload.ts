@@ -24,7 +24,7 @@ import type { Bandwidth, Pacing } from './throttle.js';
 export type ExpectedFile = { size: number; mtimeMs: number } & Partial<FileIdentity>;
 
 /** One part to send: bytes `[offset, offset + size)` of the file at `path`, to a presigned URL. */
-export interface PartJob {
+export interface PartPut {
   path: string;
   /** What identified the file when it was queued; a difference fails the file. */
   expected: ExpectedFile;
@@ -169,7 +169,7 @@ export async function partMd5Etag(path: string, expected: ExpectedFile, offset: 
  * LocalFileError when the file cannot be read; FileChangedError; CancelledError when `signal`
  * aborts, UnansweredPartError (a CancelledError) when it aborts after every byte went out.
  */
-export async function uploadPart(job: PartJob, opts: PartUploadOptions): Promise<PartResult> {
+export async function uploadPart(job: PartPut, opts: PartUploadOptions): Promise<PartResult> {
   const unchanged = job.check ?? (() => assertUnchanged(job.path, job.expected));
   await unchanged();
   // A pause during the stat above has no listener yet to hear it.

@@ -5,10 +5,10 @@ import { ANSWER_RESERVE_BYTES, AnswerReserve } from '../queue/answer-reserve.js'
 import { queueStorageError } from '../queue/db.js';
 import type { QueuedCapture } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import type { RegistrationOutcome } from './registration.js';
-import { registrationOutcome, unknownRegistrationsNotice } from './registration.js';
+import type { RegistrationOutcome } from './registration-outcome.js';
+import { registrationOutcome, unknownRegistrationsNotice } from './registration-outcome.js';
 import { whenAt } from '../../shared/when.js';
-import { unreachableNotice } from './unreachable.js';
+import { unreachableNotice } from './unreachable-notice.js';
 
 // On quit, an add-capture already sent is given this long for its answer before it is abandoned
 // (and the capture marked registration_unknown): long enough for a healthy service, short enough

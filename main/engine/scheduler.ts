@@ -18,7 +18,7 @@ import { EngineStopping } from './in-doubt.js';
 import type { PulledCards } from './pulled-cards.js';
 import type { Registrar } from './registrar.js';
 import { whenAt } from '../../shared/when.js';
-import { unreachableNotice } from './unreachable.js';
+import { unreachableNotice } from './unreachable-notice.js';
 
 /** The longest single sleep (ms): timers beyond 2^31 ms fire at once in Node. */
 const MAX_NAP_MS = 2 ** 31 - 1;

@@ -1,5 +1,5 @@
 // The part MD5s of the offload's files, four parts at a time through the one lane scheduler
-// (lanes.ts), run by the hashing thread (worker.ts) over the chunk pool the copy reads into (pool.ts).
+// (lanes.ts), run by the hashing thread (md5-worker.ts) over the chunk pool the copy reads into (pool.ts).
 //
 // Why four parts: MD5 is one chain of dependent steps; OpenSSL runs one stream at about 1.4 CPU
 // s/GiB here, the SIMD kernel (kernel.ts) four streams in about the time of one.

@@ -6,7 +6,7 @@
 // chunk lies (no copy), four parts at a time with the SIMD kernel (file-parts.ts): the MD5
 // then costs about 0.55 CPU s/GiB, on the other core. A slot comes back once its bytes are hashed.
 import { Worker } from 'node:worker_threads';
-import type { FromMd5Worker, ToMd5Worker } from './worker.js';
+import type { FromMd5Worker, ToMd5Worker } from './md5-worker.js';
 import type { PoolLayout } from './file-parts.js';
 import { HEADER_BYTES, memoryPages, slotViews } from './kernel.js';
 
@@ -148,7 +148,7 @@ function workerEntry(): { url: URL; entry?: string } {
   if (import.meta.url.endsWith('.ts'))
     return {
       url: new URL('../service/tsx-boot.mjs', import.meta.url),
-      entry: new URL('./worker.ts', import.meta.url).href,
+      entry: new URL('./md5-worker.ts', import.meta.url).href,
     };
   return {
     url: new URL(

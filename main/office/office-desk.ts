@@ -6,7 +6,7 @@ import { ProgressRefusedError, ProgressSignInError, explain } from '../api/progr
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { RecordsConnection } from './office.js';
 import { OfficeRecords, isUnreachable } from './office.js';
-import { monthReportCsv, monthReportName } from './report.js';
+import { monthReportCsv, monthReportName } from './month-report.js';
 import { RecordsStore } from './store.js';
 
 /** What a read says when the progress service cannot be reached and nothing of it is kept yet. */

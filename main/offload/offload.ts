@@ -10,7 +10,7 @@ import { CHUNK_BYTES, copyVerified } from './copy.js';
 import { PartMd5Pool } from '../hash/pool.js';
 import { CopyRate } from './copy-rate.js';
 import { writeMhl } from './mhl.js';
-import { describeReportCard, relativeToCard, writeTransferReport } from './report.js';
+import { describeReportCard, relativeToCard, writeTransferReport } from './transfer-report.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { CardFile, KnownCopy } from './known-copies.js';
 import { listTree } from '../card/walk.js';
@@ -51,7 +51,7 @@ export interface OffloadResult {
   /** Every recording copied and read back with the same hash: the card may be removed. */
   verified: boolean;
   mhlPath?: string;
-  /** The transfer report beside the MHL (main/offload/report.ts): an HTML page for a person. */
+  /** The transfer report beside the MHL (main/offload/transfer-report.ts): an HTML page for a person. */
   reportPath?: string;
   /**
    * With OffloadOptions.wholeCard: every other file of the card (LRV previews, THM thumbnails,

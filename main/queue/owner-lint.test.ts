@@ -29,7 +29,7 @@ describe("better-sqlite3 is imported only by queue.db's owner", () => {
     'main/engine/clock-probe.ts',
     'main/settings/settings-change.ts',
     'main/offload/record.ts',
-    'main/cli/faults.ts',
+    'main/cli/local-faults.ts',
     'main/office/day-captures.ts',
     'main/service/live-queue.ts',
     'main/electron/probe.ts',

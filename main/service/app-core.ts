@@ -17,7 +17,7 @@ import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
 import { QueueInUseError } from '../queue/lock.js';
 import { QUEUE_RETRY_MS, queueErrorMessage, queueInUseMessage } from './queue-error.js';
-import type { SettingsContext } from './handlers/context.js';
+import type { SettingsContext } from './handlers/handler-context.js';
 import { designsHandlers } from './handlers/designs.js';
 import { officeHandlers } from './handlers/office.js';
 import { queueHandlers } from './handlers/queue.js';

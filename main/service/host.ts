@@ -5,21 +5,11 @@
 // natively or not, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the
 // e2e harness and the tests drive it the same way.
 import { join } from 'node:path';
-import type {
-  Channel,
-  Envelope,
-  EventName,
-  EventPayload,
-  QueueTotals,
-  ResultOf,
-  ServiceStatus,
-  ShellChannel,
-} from '../../shared/ipc.js';
+import type { Channel, Envelope, ResultOf, ServiceStatus, ShellChannel } from '../../shared/ipc.js';
 import { SHELL_CHANNELS, channels } from '../../shared/ipc.js';
-import type { Logger } from '../engine/engine.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
-import type { KeyValueStore, SecretBox } from '../settings/settings.js';
-import type { ReportResult } from '../support/report.js';
+import type { KeyValueStore } from '../settings/settings.js';
+import type { ReportResult } from '../support/support-report.js';
 import type {
   EngineTuning,
   HostMessage,
@@ -29,7 +19,7 @@ import type {
   ServiceStart,
   WorkerMessage,
 } from './protocol.js';
-import type { CardWatchOptions } from './card-desk.js';
+import type { ServiceOptions } from './service-options.js';
 import type { ServiceExit, ServiceProcess, UtilityProcessApi } from './spawn.js';
 import { SOURCE_ENTRY, spawnService } from './spawn.js';
 
@@ -39,30 +29,17 @@ export interface SettingsFile extends KeyValueStore {
   snapshot(): Record<string, unknown>;
 }
 
-/** What the host needs from the shell (or a test): the same duties AppCoreOptions lists, as data or host-side functions. */
-export interface ServiceHostOptions {
-  /** The app's user-data folder: the queue lives in `<dataDir>/queue`. */
-  dataDir: string;
-  /** The support log's folder (protocol.ts ServiceStart `logDir`); absent, `<dataDir>/logs`. */
-  logDir?: string;
+/**
+ * What the host needs from the shell (or a test): the service's duties (ServiceOptions) as
+ * host-side functions and the data the service starts with, and how to start its process.
+ */
+export interface ServiceHostOptions extends ServiceOptions {
   /** The settings file (electron-store in the app); values are JSON. */
   store: SettingsFile;
-  /** safeStorage in the app: the service never sees it, only the secrets it unseals. */
-  secrets: SecretBox;
-  /** Sends an event to the window. */
-  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  /** The file dialog; resolves with the chosen paths (empty when cancelled). */
-  pickFiles(): Promise<string[]>;
-  localService: LocalServiceSource;
-  notify?(title: string, body: string): void;
   /** True while the queue has work (hold a power-save blocker); answers whether the computer is kept awake. */
   busy?(working: boolean): boolean | void;
-  totals?(totals: QueueTotals): void;
-  log?: Logger;
+  localService: LocalServiceSource;
   engine?: EngineTuning;
-  gatherMs?: number;
-  /** Where the service looks for cards and how often (main/service/card-desk.ts); default the system's mount folders. */
-  cards?: CardWatchOptions;
   /**
    * The service module's path: the bundle's `service-worker.js` in the app. Absent:
    * main/service/worker.ts from source with tsx's loader (tests, `tsx`).
@@ -181,7 +158,7 @@ export class ServiceHost {
   }
 
   /**
-   * Has the service write the support report (main/support/report.ts writeReport) to `out`:
+   * Has the service write the support report (main/support/support-report.ts writeReport) to `out`:
    * the support log, the queue's status and summary, versions (with `versions` the host adds:
    * Electron's, Chrome's) and the settings without secrets. Resolves with its envelope (never
    * rejects): `{ ok: true, value: { out, entries } }`, or why it could not be written.

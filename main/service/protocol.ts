@@ -5,7 +5,7 @@
 // contract's own events with their deltas. Everything here is structured-clone data: no functions.
 import type { Channel, Envelope, EventName, EventPayload, QueueTotals } from '../../shared/ipc.js';
 import type { LocalServiceReady } from './local-service.js';
-import type { CardWatchOptions } from './card-desk.js';
+import type { ServiceOptions } from './service-options.js';
 
 /**
  * Engine settings the tests shorten, as data (another process cannot receive functions): the part retry
@@ -27,15 +27,8 @@ export interface EngineTuning {
  */
 export type LocalServiceSource = 'find' | { info: LocalServiceReady } | null;
 
-/** What the host gives the service at start (its first message, `start`). */
-export interface ServiceStart {
-  /** The app's user-data folder (the queue in `<dataDir>/queue`). */
-  dataDir: string;
-  /**
-   * The support log's folder (Electron's `app.getPath('logs')`; main/support/log-file.ts): the
-   * service writes its engine events there, and the report reads it. Absent: `<dataDir>/logs`.
-   */
-  logDir?: string;
+/** What the host gives the service at start (its first message, `start`): ServiceOptions' data, and the settings and secrets as the service's copy of them. */
+export interface ServiceStart extends Pick<ServiceOptions, 'dataDir' | 'logDir' | 'gatherMs' | 'cards'> {
   /** Whether the host can seal secrets (Electron's safeStorage with a real keyring). */
   secretsAvailable: boolean;
   /**
@@ -51,10 +44,6 @@ export interface ServiceStart {
   unsealed: Record<string, string>;
   localService: LocalServiceSource;
   engine?: EngineTuning;
-  /** Announcer's gathering time (ms), shortened by tests. */
-  gatherMs?: number;
-  /** Where the card desk looks for cards and how often (tests: a folder of their own); default the system's mount folders. */
-  cards?: CardWatchOptions;
 }
 
 /**
@@ -75,7 +64,7 @@ export type HostMessage =
   /** The answer to a service's `request`. */
   | { type: 'reply'; seq: number; answer: Envelope<unknown> }
   /**
-   * Write the support report (main/support/report.ts) to `out`, answered by a `result` with
+   * Write the support report (main/support/support-report.ts) to `out`, answered by a `result` with
    * `seq` (the report's path and entries). Not a channel of shared/ipc.ts: only the shell's Help
    * menu asks for it, never the window. `versions`: what only the host knows (Electron's, Chrome's).
    */

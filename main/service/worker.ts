@@ -28,7 +28,7 @@ import { SEALING_PREFIX } from './protocol.js';
 import { hostChannel } from './spawn.js';
 import type { WindowPort } from './spawn.js';
 import { SupportLog } from '../support/log-file.js';
-import { writeReport } from '../support/report.js';
+import { writeReport } from '../support/support-report.js';
 
 const channel = hostChannel();
 const post = (m: WorkerMessage) => channel.post(m);
@@ -188,7 +188,7 @@ let service: { core: AppCore; handlers: Omit<IpcHandlers, ShellChannel> } | unde
 let reporting: { start: ServiceStart; store: Map<string, unknown> } | undefined;
 
 /**
- * Writes the support report (main/support/report.ts) for the host's Help menu and answers its
+ * Writes the support report (main/support/support-report.ts) for the host's Help menu and answers its
  * `result`: the queue read read-only (status --json, log --summary), the support log, the
  * settings without secrets, every secret held in clear hidden.
  */

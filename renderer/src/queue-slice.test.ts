@@ -102,3 +102,30 @@ describe('the queue store applies a batch as one rows event', () => {
     expect(s().hold).toBeNull();
   });
 });
+
+describe('a progress tick updates only the files it changes', () => {
+  const tick = (id: number, bytesSent: number) => ({
+    files: [{ id, bytesSent, partsDone: 0, partsTotal: 1, bytesPerSecond: 1, etaSeconds: 5 }],
+    totals: totals({ files: 3, uploading: 2 }),
+  });
+
+  it('keeps the other files, and a file whose figures did not move, the same objects', () => {
+    const s = () => useApp.getState();
+    s().applyRows(rows({ files: [file(1, 'uploading'), file(2, 'uploading'), file(3, 'paused')] }));
+    const before = s().files;
+    s().applyProgress(tick(1, 5));
+    expect(s().files[1]!.bytesSent).toBe(5);
+    // Memoized rows select their own file: an untouched file keeps its object, so its row does not re-render.
+    expect(s().files[2]).toBe(before[2]);
+    expect(s().files[3]).toBe(before[3]);
+    const afterFirst = s().files;
+    // The same figures again (a stalled upload): nothing changed, so neither the file nor the map is new.
+    s().applyProgress(tick(1, 5));
+    expect(s().files[1]).toBe(afterFirst[1]);
+    expect(s().files).toBe(afterFirst);
+    // A late tick for a paused file changes nothing either.
+    s().applyProgress(tick(3, 7));
+    expect(s().files).toBe(afterFirst);
+    expect(s().files[3]!.bytesSent).toBe(0);
+  });
+});

@@ -6,7 +6,7 @@ import type { NoticeSlice } from './notices-slice.js';
 /**
  * What is folded in the queue list: each capture's files stay inside its row until
  * the capture is opened (`open` by capture id); completed captures of one batch are one line until
- * the batch is opened (`openBatches` by key, components/queue/rows.ts batchKey); `detailed` opens
+ * the batch is opened (`openBatches` by key, components/queue/list-rows.ts batchKey); `detailed` opens
  * everything (the view of every file).
  */
 export interface Folding {
@@ -63,7 +63,7 @@ export interface QueueSlice {
   folding: Folding;
   /** Opens or folds a capture's files. */
   toggleCapture(captureRow: number): void;
-  /** Opens or folds a batch of completed captures (rows.ts batchKey). */
+  /** Opens or folds a batch of completed captures (list-rows.ts batchKey). */
   toggleBatch(key: string): void;
   /** Shows every file of every capture, or folds them again; kept for the next start. */
   setDetailed(detailed: boolean): void;
@@ -103,6 +103,11 @@ const EMPTY_TOTALS: QueueTotals = {
 const SMOOTHING = 0.1;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Whether a progress tick's figures for a file differ from what the file shows (any key of the tick). */
+function movedBy(old: QueueFile, tick: Partial<QueueFile>): boolean {
+  return (Object.keys(tick) as (keyof QueueFile)[]).some((k) => old[k] !== tick[k]);
+}
 
 /** The whole queue as the slice keeps it. */
 function fromView(
@@ -218,16 +223,23 @@ export const queueSlice: StateCreator<QueueSlice & NoticeSlice, [], [], QueueSli
     },
     applyProgress(p) {
       const s = get();
-      const files = { ...s.files };
+      // Only the entries whose figures moved are replaced; the map is copied once, and only when one
+      // did, so every other row (memoized on its own file object) keeps its object and is not redrawn.
+      let changed: Record<number, QueueFile> | undefined;
       for (const f of p.files) {
-        const old = files[f.id];
+        const old = s.files[f.id];
         // Only a file uploading moves; a tick that crossed its rows event (paused, failed) is late.
-        if (old && (old.state === 'uploading' || old.state === 'pending')) files[f.id] = { ...old, ...f };
+        if (!old || (old.state !== 'uploading' && old.state !== 'pending') || !movedBy(old, f)) continue;
+        (changed ??= {})[f.id] = { ...old, ...f };
       }
       const rate = p.totals.bytesPerSecond;
       const smoothedRate =
         rate === 0 ? 0 : s.smoothedRate === 0 ? rate : s.smoothedRate + SMOOTHING * (rate - s.smoothedRate);
-      set({ files, totals: p.totals, smoothedRate });
+      set(
+        changed
+          ? { files: { ...s.files, ...changed }, totals: p.totals, smoothedRate }
+          : { totals: p.totals, smoothedRate },
+      );
     },
     setFilter(filter) {
       set({ filter });

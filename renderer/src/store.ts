@@ -7,11 +7,17 @@ import type { QueueSlice } from './queue-slice.js';
 import { queueSlice } from './queue-slice.js';
 import type { Notice, NoticeSlice } from './notices-slice.js';
 import { noticeSlice } from './notices-slice.js';
+import type { CardsSlice } from './cards-slice.js';
+import { cardsSlice } from './cards-slice.js';
+import type { DraftsSlice } from './drafts-slice.js';
+import { draftsSlice } from './drafts-slice.js';
+import type { ThumbnailsSlice } from './thumbnails-slice.js';
+import { thumbnailsSlice } from './thumbnails-slice.js';
 
 export type { Notice };
 
-// One store built from slices (zustand's slices pattern); components select the narrowest part.
-// The registration step keeps its own store (drafts-store.ts).
+// One store built from slices (zustand's slices pattern); components select the narrowest part,
+// and each slice's updates replace only the keys that changed.
 
 interface SettingsSlice {
   settings?: SettingsView;
@@ -35,7 +41,13 @@ interface DesignSlice {
   cancelExport(): void;
 }
 
-export type AppState = SettingsSlice & QueueSlice & DesignSlice & NoticeSlice;
+export type AppState = SettingsSlice &
+  QueueSlice &
+  DesignSlice &
+  NoticeSlice &
+  CardsSlice &
+  DraftsSlice &
+  ThumbnailsSlice;
 type Slice<T> = StateCreator<AppState, [], [], T>;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -105,4 +117,7 @@ export const useApp = create<AppState>()((...a) => ({
   ...queueSlice(...a),
   ...designSlice(...a),
   ...noticeSlice(...a),
+  ...cardsSlice(...a),
+  ...draftsSlice(...a),
+  ...thumbnailsSlice(...a),
 }));

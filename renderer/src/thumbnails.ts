@@ -1,21 +1,13 @@
+// The recordings' thumbnails: asked of the service once per path, first frames decoded here with
+// Chromium's decoder when the service has none; kept in the one store's slice (thumbnails-slice.ts).
 import { useEffect } from 'react';
-import { create } from 'zustand';
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
+import { useApp } from './store.js';
 import { thumbnailTime } from './thumbnail-time.js';
+import type { Thumb } from './thumbnails-slice.js';
 
-/**
- * The recordings' thumbnails as the window shows them: by path, `loading` until the
- * service answers, then the cached first frame or the neutral icon's reason. The service keeps the
- * cache (main/service/thumbnail-desk.ts); this store only decodes what it has not seen yet.
- */
-export type Thumb = { kind: 'loading' } | { kind: 'image'; dataUrl: string } | { kind: 'none'; reason: string };
-
-interface ThumbnailsState {
-  byPath: Record<string, Thumb>;
-}
-
-export const useThumbnails = create<ThumbnailsState>()(() => ({ byPath: {} }));
+export type { Thumb };
 
 /** How long a first frame may take to show before the icon is shown instead (ms); not kept as a verdict. */
 export const DECODE_TIMEOUT_MS = 30_000;
@@ -27,20 +19,20 @@ let decoding: Promise<unknown> = Promise.resolve();
 
 /** The thumbnail of `path` (a recording listed by files.inspect), asked for once per session. */
 export function useThumbnail(path: string): Thumb {
-  const thumb = useThumbnails((s) => s.byPath[path]);
+  const thumb = useApp((s) => s.thumbs[path]);
   useEffect(() => load(path), [path]);
   return thumb ?? { kind: 'loading' };
 }
 
 function set(path: string, thumb: Thumb): void {
-  useThumbnails.setState((s) => ({ byPath: { ...s.byPath, [path]: thumb } }));
+  useApp.getState().setThumb(path, thumb);
 }
 
 /** What the service answered after a save or a verdict, as shown (never a second decode). */
 const shown = (view: ThumbnailView): Thumb => (view.kind === 'decode' ? { kind: 'none', reason: 'No preview' } : view);
 
 function load(path: string): void {
-  if (useThumbnails.getState().byPath[path]) return;
+  if (useApp.getState().thumbs[path]) return;
   set(path, { kind: 'loading' });
   void (async () => {
     try {

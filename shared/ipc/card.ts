@@ -83,7 +83,7 @@ export const importView = z.object({
   mhlPath: z.string().nullable(),
   /** The card's recordings found in the library already, not copied again (files in state `known`); absent or null when none. */
   known: knownCardView.nullable().optional(),
-  /** The transfer report (HTML) beside the ASC MHL (main/offload/report.ts), once written. */
+  /** The transfer report (HTML) beside the ASC MHL (main/offload/transfer-report.ts), once written. */
   reportPath: z.string().nullable(),
   /**
    * With "Copy the whole card": the card's files that are not recordings (previews, thumbnails,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Router } from '../http.js';
-import { HttpError, readJsonBody, sendJson } from '../http.js';
-import type { GatewayDeps } from './common.js';
-import { fail, guard, pct } from './common.js';
+import type { Router } from '../http-router.js';
+import { HttpError, readJsonBody, sendJson } from '../http-router.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { fail, guard, pct } from './gateway-deps.js';
 import type { CaptureState, Project, UploadState } from './state.js';
 import { newId } from './state.js';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Router } from '../http.js';
-import { HttpError, sendJson } from '../http.js';
+import type { Router } from '../http-router.js';
+import { HttpError, sendJson } from '../http-router.js';
 import { accountFromBearer } from './auth.js';
-import type { GatewayDeps } from './common.js';
-import { fail, guard, header, isJson } from './common.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { fail, guard, header, isJson } from './gateway-deps.js';
 import type { ProjectStage } from './state.js';
 
 const EXPORT_LINK_DAYS = 7;

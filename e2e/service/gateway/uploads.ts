@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { RouteContext, Router } from '../http.js';
-import { HttpError, readJsonBody, sendJson } from '../http.js';
-import type { GatewayDeps } from './common.js';
-import { guard, pct } from './common.js';
+import type { RouteContext, Router } from '../http-router.js';
+import { HttpError, readJsonBody, sendJson } from '../http-router.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { guard, pct } from './gateway-deps.js';
 import type { StoredPartInfo } from './object-storage.js';
 import type { UploadState } from './state.js';
 

@@ -4,8 +4,8 @@ import type { FaultRegistry } from '../faults.js';
 import { accountFromBearer, issueToken, findAccount } from '../gateway/auth.js';
 import type { StateStore } from '../gateway/state.js';
 import { newId } from '../gateway/state.js';
-import type { RouteContext, Router } from '../http.js';
-import { HttpError, readJsonBody, sendJson } from '../http.js';
+import type { RouteContext, Router } from '../http-router.js';
+import { HttpError, readJsonBody, sendJson } from '../http-router.js';
 
 /** Error body of progress-records-interface.md §7: `{ status: false, message }`. */
 export const progressFail = (message: string) => ({ status: false, message });

@@ -3,11 +3,11 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { FaultAction } from '../faults.js';
-import type { S3Error } from './errors.js';
-import { s3Errors } from './errors.js';
+import type { S3Error } from './s3-error-response.js';
+import { s3Errors } from './s3-error-response.js';
 import type { StorageOptions } from './request.js';
 import type { VerifiedRequest } from './sigv4.js';
-import type { ReceivedBody } from './store.js';
+import type { ReceivedBody } from './disk-store.js';
 
 // Request bodies as the local storage receives them (server.ts).
 

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { s3Errors } from './errors.js';
+import { s3Errors } from './s3-error-response.js';
 import type { S3Request, StorageOptions } from './request.js';
 import { s3Xml } from './xml.js';
 

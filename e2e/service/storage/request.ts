@@ -1,6 +1,6 @@
 import type { FaultRegistry } from '../faults.js';
 import type { StorageCredentials } from './sigv4.js';
-import type { DiskStore } from './store.js';
+import type { DiskStore } from './disk-store.js';
 
 /** What the storage handler needs: the disk store, the one key pair, and the fault registry. */
 export interface StorageOptions {

@@ -3,7 +3,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { S3Error, s3Errors } from './errors.js';
+import { S3Error, s3Errors } from './s3-error-response.js';
 
 /** The one key pair the local storage knows. */
 export interface StorageCredentials {

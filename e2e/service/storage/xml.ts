@@ -1,6 +1,6 @@
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
-import type { S3Error } from './errors.js';
-import { s3Errors } from './errors.js';
+import type { S3Error } from './s3-error-response.js';
+import { s3Errors } from './s3-error-response.js';
 
 const NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false });

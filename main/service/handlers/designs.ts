@@ -1,5 +1,5 @@
 import type { IpcHandlers } from '../../ipc/dispatch.js';
-import type { HandlerContext } from './context.js';
+import type { HandlerContext } from './handler-context.js';
 
 /**
  * The default designs' IPC handlers (shared/ipc.ts): whether the exported capture sheets are stale

@@ -2,7 +2,7 @@ import type { IpcHandlers } from '../../ipc/dispatch.js';
 import type { UploadEngine } from '../../engine/engine.js';
 import type { QueuedCapture } from '../../queue/rows.js';
 import { capturesOfDay } from '../../office/day-captures.js';
-import type { HandlerContext } from './context.js';
+import type { HandlerContext } from './handler-context.js';
 
 type QueueChannels =
   | 'capture:queue.list'

@@ -2,7 +2,7 @@ import { reasonOf } from '../../api/errors.js';
 import type { GatewayConfig } from '../../api/gateway.js';
 import { CaptureGateway } from '../../api/gateway.js';
 import type { IpcHandlers } from '../../ipc/dispatch.js';
-import type { SettingsContext } from './context.js';
+import type { SettingsContext } from './handler-context.js';
 
 /** Said when the local test service is asked for in an installation that does not have it. */
 export const NO_LOCAL_SERVICE =

@@ -9,7 +9,7 @@ import type { IpcHandlers } from '../../ipc/dispatch.js';
 import { readMediaMetadata } from '../../media/metadata.js';
 import type { UploadQueue } from '../../queue/queue.js';
 import { findKnownCopies } from '../../offload/known-copies.js';
-import type { HandlerContext } from './context.js';
+import type { HandlerContext } from './handler-context.js';
 
 /**
  * The Upload screen's IPC handlers (shared/ipc.ts): picking and inspecting files, queueing the

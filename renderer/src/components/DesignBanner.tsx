@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatTime } from '../format.js';
+import { formatTime } from '../display-format.js';
 import { useApp } from '../store.js';
 
 /** Where the design time a person dismissed the warning for is kept: it shows again only when designs change again. */

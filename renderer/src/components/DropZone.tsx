@@ -2,7 +2,6 @@ import { useState } from 'react';
 import type { DragEvent, KeyboardEvent } from 'react';
 import { wholeQueueCounts } from '../../../shared/batch-progress.js';
 import { api, unwrap } from '../api.js';
-import { useDrafts } from '../drafts-store.js';
 import { useApp } from '../store.js';
 
 /**
@@ -11,12 +10,12 @@ import { useApp } from '../store.js';
  * dialog, so the keyboard reaches it too.
  */
 export function DropZone() {
-  const inspect = useDrafts((s) => s.inspect);
-  const inspecting = useDrafts((s) => s.inspecting);
-  const stopInspect = useDrafts((s) => s.stopInspect);
+  const inspect = useApp((s) => s.inspect);
+  const inspecting = useApp((s) => s.inspecting);
+  const stopInspect = useApp((s) => s.stopInspect);
   // Once a card is listed, or the queue holds files, the zone shrinks to one line, leaving the
   // window to the table and the queue.
-  const listed = useDrafts((s) => s.drafts.length > 0);
+  const listed = useApp((s) => s.drafts.length > 0);
   const queued = useApp((s) => wholeQueueCounts(s.totals).files > 0);
   const compact = listed || queued;
   const notify = useApp((s) => s.notify);

@@ -7,15 +7,15 @@ import { ActivityLog } from './queue/ActivityLog.js';
 import { Attention } from './queue/Attention.js';
 import { BandwidthLimit, PauseUntil } from './queue/BandwidthLimit.js';
 import { BatchRow } from './queue/BatchRow.js';
-import { CaptureRow } from './queue/CaptureRow.js';
+import { CaptureRow } from './queue/QueueCaptureRow.js';
 import { FileRow } from './queue/FileRow.js';
 import { Overall } from './queue/Overall.js';
 import { QueueTools } from './queue/QueueTools.js';
 import { Summary } from './queue/Summary.js';
 import { Warnings } from './queue/Warnings.js';
 import { takeLinkedCapture } from './records/queue-link.js';
-import type { QueueRow } from './queue/rows.js';
-import { ROW_HEIGHT, queueRows } from './queue/rows.js';
+import type { QueueRow } from './queue/list-rows.js';
+import { ROW_HEIGHT, queueRows } from './queue/list-rows.js';
 import './queue/queue.css';
 
 function Row({

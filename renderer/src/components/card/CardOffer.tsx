@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { describeCard } from '../../../../shared/card-offer.js';
-import { useCards } from '../../card-store.js';
+import { useApp } from '../../store.js';
 import { ImportPanel } from './ImportPanel.js';
 import './card.css';
 
@@ -16,15 +16,15 @@ import './card.css';
  * offered, whatever this window remembers (main/service/cards-in-use.ts).
  */
 export function CardOffer() {
-  const cards = useCards((s) => s.cards);
-  const imports = useCards((s) => s.imports);
-  const startImport = useCards((s) => s.startImport);
-  const fromCard = useCards((s) => s.uploadFromCard);
-  const handedFromCard = useCards((s) => s.fromCard);
-  const uploadStraight = useCards((s) => s.uploadStraight);
+  const cards = useApp((s) => s.cards);
+  const imports = useApp((s) => s.imports);
+  const startImport = useApp((s) => s.startImport);
+  const fromCard = useApp((s) => s.uploadFromCard);
+  const handedFromCard = useApp((s) => s.fromCard);
+  const uploadStraight = useApp((s) => s.uploadStraight);
 
-  // The store follows the service's card events itself (card-store.ts); this reads what it missed before the window opened.
-  useEffect(() => void useCards.getState().load(), []);
+  // The window follows the service's card events (App, cards-slice.ts followCardEvents); this reads what it missed before.
+  useEffect(() => void useApp.getState().loadCards(), []);
 
   const imported = new Set([...imports.map((i) => i.card), ...handedFromCard]);
   // A card the queue reads from (after a restart too) is shown as in use, never offered as new.

@@ -1,13 +1,13 @@
 import type { ImportView } from '../../../../shared/ipc.js';
 import { useState } from 'react';
-import { useCards } from '../../card-store.js';
+import { useApp } from '../../store.js';
 
 /**
  * **Eject** beside "Card safe to remove" (main/card/eject.ts), and under it what it did, or what
  * to do when the card is busy.
  */
 export function ImportEject({ view }: { view: ImportView }) {
-  const eject = useCards((s) => s.eject);
+  const eject = useApp((s) => s.ejectImport);
   const [ejecting, setEjecting] = useState(false);
   const [ejected, setEjected] = useState<{ ejected: boolean; message: string } | null>(null);
   const onEject = async () => {

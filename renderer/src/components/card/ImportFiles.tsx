@@ -1,5 +1,5 @@
 import type { ImportFileView } from '../../../../shared/ipc.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 
 /** Whole percent of `done` over `total` (100 for nothing to do). */
 export const percent = (done: number, total: number) => (total > 0 ? Math.floor((done / total) * 100) : 100);

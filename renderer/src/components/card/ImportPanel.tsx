@@ -1,7 +1,7 @@
 import type { ImportView } from '../../../../shared/ipc.js';
 import { useState } from 'react';
-import { useCards } from '../../card-store.js';
-import { formatBytes, formatCopyProgress } from '../../format.js';
+import { useApp } from '../../store.js';
+import { formatBytes, formatCopyProgress } from '../../display-format.js';
 import { describeKnownCard } from '../../../../shared/card-offer.js';
 import { CardKeep } from './CardKeep.js';
 import { ImportEject } from './ImportEject.js';
@@ -15,12 +15,12 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * own progress under a disclosure, then "Card safe to remove" when every file was read back with
  * the card's hash with **Eject** beside it (main/card/eject.ts; what it did, or what to do when the
  * card is busy, is said under it), or "Keep the card" naming each file that failed twice. The card's recordings
- * are in the registration list from the start (card-store.ts): the panel says they
+ * are in the registration list from the start (cards-slice.ts): the panel says they
  * can be placed at once and upload from their verified copies.
  */
 export function ImportPanel({ view }: { view: ImportView }) {
-  const dismiss = useCards((s) => s.dismiss);
-  const stop = useCards((s) => s.stop);
+  const dismiss = useApp((s) => s.dismissImport);
+  const stop = useApp((s) => s.stopImport);
   const [stopping, setStopping] = useState(false);
   const copied = view.files.filter((f) => f.state !== 'known');
   const verified = copied.filter((f) => f.state === 'verified').length;

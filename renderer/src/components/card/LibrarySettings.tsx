@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { LibraryView } from '../../../../shared/ipc.js';
 import { api, unwrap } from '../../api.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 import './card.css';
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -2,8 +2,8 @@ import { useState } from 'react';
 import type { QueueCapture } from '../../../../shared/ipc.js';
 import { useApp } from '../../store.js';
 import { CaptureEditor } from './CaptureEditor.js';
-import { usePlaceName } from './CaptureRow.js';
-import { captureNeedsYou } from './rows.js';
+import { usePlaceName } from './capture-row-state.js';
+import { captureNeedsYou } from './list-rows.js';
 
 /** What a capture that needs a person waits for, in plain words; the service's own message is one click away. */
 const ATTENTION_SUMMARY: Partial<Record<QueueCapture['state'], string>> = {

@@ -1,12 +1,12 @@
 import type { CSSProperties } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 import { useApp } from '../../store.js';
-import type { RowAria } from './rows.js';
-import { usePlaceName } from './CaptureRow.js';
+import type { RowAria } from './list-rows.js';
+import { usePlaceName } from './capture-row-state.js';
 
 /**
- * Completed captures of one batch (one structure, one day: rows.ts batchKey) folded into one line
+ * Completed captures of one batch (one structure, one day: list-rows.ts batchKey) folded into one line
  * How many, where, which day and how much, and a disclosure that lists them.
  */
 export function BatchRow({

@@ -1,10 +1,10 @@
 import type { CSSProperties } from 'react';
 import { plainCause } from '../../../../shared/causes.js';
-import { formatBytes, formatEta } from '../../format.js';
+import { formatBytes, formatEta } from '../../display-format.js';
 import { useApp } from '../../store.js';
 import { useNow } from '../../use-now.js';
-import type { RowAria } from './rows.js';
-import { captureNeedsYou, fileStateText, retrying } from './rows.js';
+import type { RowAria } from './list-rows.js';
+import { captureNeedsYou, fileStateText, retrying } from './list-rows.js';
 
 /** Characters of a file name always shown at its end ("…_00_001.insv"): what tells two lenses apart. */
 const NAME_TAIL = 14;

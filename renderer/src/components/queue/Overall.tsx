@@ -1,5 +1,5 @@
 import { batchProgress } from '../../../../shared/batch-progress.js';
-import { formatBytes, formatEta } from '../../format.js';
+import { formatBytes, formatEta } from '../../display-format.js';
 import { useApp } from '../../store.js';
 import { useNow } from '../../use-now.js';
 import { queueHeadline } from './headline.js';

@@ -4,7 +4,7 @@ import type { NightSummary } from '../../../../shared/night-summary.js';
 import { nightSummary, summaryLines } from '../../../../shared/night-summary.js';
 import { api, unwrap } from '../../api.js';
 import { useApp } from '../../store.js';
-import { captureNeedsYou } from './rows.js';
+import { captureNeedsYou } from './list-rows.js';
 
 const DAY_MS = 86_400_000;
 

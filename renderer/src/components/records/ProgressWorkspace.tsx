@@ -1,17 +1,15 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
-import { whenAt } from '../../../../shared/when.js';
-import { api, unwrap } from '../../api.js';
-import { monthTitle, offlineSentence, shiftMonth, statusClass, statusesOf } from './calendar.js';
+import { statusClass, statusesOf } from './calendar.js';
 import { DayView } from './DayView.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
 import { OutboxList } from './OutboxList.js';
+import { ProgressFilters } from './ProgressFilters.js';
+import { ProgressHead } from './ProgressHead.js';
 import { RecordForm } from './RecordForm.js';
+import { useProgressData } from './use-progress-data.js';
 import { useToday } from './use-today.js';
-
-// While offline or while entries wait, the service is tried again this often (ms).
-const RETRY_MS = 15_000;
 
 /**
  * The office workspace for progress entries (progress-records-interface.md): a month calendar
@@ -24,15 +22,6 @@ export function ProgressWorkspace() {
   const today = useToday();
   const [month, setMonth] = useState(today.slice(0, 7));
   const [day, setDay] = useState(today);
-  const [entries, setEntries] = useState<ProgressEntryView[] | null>(null);
-  const [fresh, setFresh] = useState<{
-    asOf: string;
-    offline: boolean;
-    offlineReason: string | null;
-    project: string;
-  } | null>(null);
-  const [outbox, setOutbox] = useState<OutboxItemView[]>([]);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('all');
   const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<OutboxItemView | null>(null);
@@ -42,8 +31,6 @@ export function ProgressWorkspace() {
     setDay(d);
     setChosenAt((n) => n + 1);
   }, []);
-  // A read in flight: Refresh says so at once, so a slow service never looks like a dead button.
-  const [loading, setLoading] = useState(false);
   // Past midnight, a calendar left on today moves on with it (React's adjust-state-on-change pattern).
   const [shownToday, setShownToday] = useState(today);
   if (today !== shownToday) {
@@ -54,27 +41,7 @@ export function ProgressWorkspace() {
     }
   }
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    try {
-      const r = await unwrap(api['progress.list']({}));
-      setEntries(r.entries);
-      setFresh({ asOf: r.asOf, offline: r.offline, offlineReason: r.offlineReason, project: r.project });
-      setOutbox(r.outbox);
-      setLoadError(null);
-    } catch (err) {
-      setLoadError((err as Error).message);
-    } finally {
-      setLoading(false);
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
-  const retrying = Boolean(fresh?.offline || loadError || outbox.some((i) => i.state === 'waiting'));
-  useEffect(() => {
-    if (!retrying) return;
-    const timer = setInterval(() => void load(), RETRY_MS);
-    return () => clearInterval(timer);
-  }, [retrying, load]);
+  const { entries, setEntries, fresh, setFresh, outbox, setOutbox, loadError, loading, load } = useProgressData();
 
   // The filter offers every status the service returned, not only the two the form records with.
   const statuses = useMemo(() => statusesOf(entries ?? [], true), [entries]);
@@ -95,50 +62,16 @@ export function ProgressWorkspace() {
   return (
     <main className="records progress-layout">
       <section className="panel" aria-label="Progress calendar">
-        <header className="records-head">
-          <h2>Progress</h2>
-          <span
-            className={fresh?.offline || loadError ? 'offline' : 'muted'}
-            data-testid="progress-as-of"
-            role="status"
-            title={fresh?.offlineReason ?? undefined}
-          >
-            {loadError
-              ? loadError
-              : !fresh
-                ? 'Loading…'
-                : fresh.offline
-                  ? offlineSentence(fresh.asOf)
-                  : `Up to date as of ${whenAt(fresh.asOf)}`}
-          </span>
-          <button onClick={() => void load()} disabled={loading} aria-busy={loading}>
-            {loading ? 'Refreshing…' : 'Refresh'}
-          </button>
-        </header>
-        <div className="filters">
-          <label className="inline">
-            Status
-            <select value={status} onChange={(e) => setStatus(e.target.value)}>
-              <option value="all">All</option>
-              {statuses.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          </label>
-          <label className="inline">
-            Search details
-            <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-          </label>
-        </div>
-        <div className="month-nav">
-          <button aria-label="Previous month" onClick={() => setMonth(shiftMonth(month, -1))}>
-            ‹
-          </button>
-          <h3 aria-live="polite">{monthTitle(month)}</h3>
-          <button aria-label="Next month" onClick={() => setMonth(shiftMonth(month, 1))}>
-            ›
-          </button>
-        </div>
+        <ProgressHead fresh={fresh} loadError={loadError} loading={loading} onRefresh={() => void load()} />
+        <ProgressFilters
+          statuses={statuses}
+          status={status}
+          setStatus={setStatus}
+          search={search}
+          setSearch={setSearch}
+          month={month}
+          setMonth={setMonth}
+        />
         <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={choose} onMonth={setMonth} />
         <MonthReport
           month={month}

@@ -1,32 +1,14 @@
 import type { RefObject } from 'react';
 import { useState } from 'react';
-import { parseShift, shiftTimes } from '../../../../shared/time-shift.js';
-import { whenAt } from '../../../../shared/when.js';
-import { useDrafts } from '../../drafts-store.js';
-import { isRegistrable, nameOfPlacement, placeOptions } from '../../placement.js';
+import { placeOptions } from '../../placement.js';
 import { useApp } from '../../store.js';
+import { CarryOverButton } from './CarryOverButton.js';
+import { focusNextUnplaced } from './focus-next-unplaced.js';
+import type { ChosenType } from './PlaceFields.js';
+import { PLACE_ID, PlaceFields } from './PlaceFields.js';
+import { ShiftTimes } from './ShiftTimes.js';
 
-/** A capture time (ISO 8601) as the table shows it: the one time format, to the second (shared/when.ts whenAt). */
-function shownTime(iso: string): string {
-  return whenAt(iso, { seconds: true });
-}
-
-/**
- * After Apply, Shift or Remove, focus goes to the first capture without a place (its checkbox),
- * else to Register: never lost on a button that is now disabled.
- */
-function focusNextUnplaced(): void {
-  requestAnimationFrame(() => {
-    // In the table's order (rows follow their times, so a shifted row may have moved).
-    const box = document.querySelector<HTMLInputElement>(
-      'tr[data-testid="capture-row"]:has(.place.unset) input[type="checkbox"]',
-    );
-    (box ?? document.querySelector<HTMLButtonElement>('.register-actions button.primary'))?.focus();
-  });
-}
-
-/** The id of the "Structure · design" list, which Alt+S focuses. */
-export const PLACE_ID = 'apply-place';
+export { PLACE_ID };
 
 /** What the registration panel's shortcuts call in the bar. */
 export interface ApplyActions {
@@ -52,27 +34,15 @@ export function ApplyBar({
   actions?: RefObject<ApplyActions | null>;
 }) {
   const structures = useApp((s) => s.settings?.structures ?? []);
-  const selected = useDrafts((s) => s.selected.size);
-  const last = useDrafts((s) => s.lastPlacement);
+  const selected = useApp((s) => s.selected.size);
   const [place, setPlace] = useState('');
   // No silent default: unset until chosen, or the last choice for this structure, said as such.
-  const [type, setType] = useState<'' | 'interior' | 'exterior'>('');
+  const [type, setType] = useState<ChosenType>('');
   const [typeFromLast, setTypeFromLast] = useState(false);
-  const [shiftText, setShiftText] = useState('');
   const [status, setStatus] = useState('');
-  const lastTypeFor = useDrafts((s) => s.lastTypeFor);
+  const lastTypeFor = useApp((s) => s.lastTypeFor);
   const options = placeOptions(structures);
   const chosen = options.find((o) => o.value === place);
-  const lastName = last ? nameOfPlacement(structures, last) : undefined;
-  const shift = parseShift(shiftText);
-  const preview = useDrafts((s) => {
-    if (!shift || s.selected.size === 0) return '';
-    const rows = s.drafts.filter((d) => s.selected.has(d.proposal.key));
-    const before = rows.map((d) => d.form.capturedAt);
-    const after = shiftTimes(before, shift);
-    const first = before.indexOf([...before].sort((a, b) => Date.parse(a) - Date.parse(b))[0]!);
-    return `${shownTime(before[first]!)} → ${shownTime(after[first]!)}${rows.length > 1 ? ` (first of ${rows.length}; the gaps stay)` : ''}`;
-  });
 
   const choosePlace = (value: string) => {
     const before = chosen?.structure;
@@ -99,63 +69,25 @@ export function ApplyBar({
       );
       return;
     }
-    const n = useDrafts.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
+    const n = useApp.getState().applyToSelected({ structure: chosen.structure, design: chosen.design, type });
     setStatus(`${chosen.label} (${type}) set on ${n} capture${n === 1 ? '' : 's'}.`);
     focusNextUnplaced();
   };
-  const applyShift = () => {
-    if (!shift) return;
-    const n = useDrafts.getState().shiftSelected(shift);
-    setStatus(`Times of ${n} capture${n === 1 ? '' : 's'} shifted (${shiftText.trim()}).`);
-    setShiftText('');
-    focusNextUnplaced();
-  };
   if (actions) actions.current = { apply };
-  const carryOver = () => {
-    if (!last || !lastName) return;
-    const s = useDrafts.getState();
-    // The selected rows if any, else every row still without a place: never a row already placed.
-    const keys = s.selected.size
-      ? [...s.selected]
-      : s.drafts.filter((d) => isRegistrable(d) && !d.form.structure).map((d) => d.proposal.key);
-    s.applyTo(keys, { structure: last.structure, design: last.design, type: last.type });
-    s.select(keys, false);
-    setStatus(`${lastName} (${last.type}) set on ${keys.length} capture${keys.length === 1 ? '' : 's'}, as last time.`);
-  };
-
   return (
     <div className="apply-bar" role="group" aria-label="Apply to selected captures">
-      <label>
-        Structure · design
-        <select id={PLACE_ID} aria-keyshortcuts="Alt+S" value={place} onChange={(e) => choosePlace(e.target.value)}>
-          <option value="">Choose…</option>
-          {structures.map((s) => (
-            <optgroup key={s.id} label={s.name}>
-              {options
-                .filter((o) => o.structure === s.id)
-                .map((o) => (
-                  <option key={o.value} value={o.value}>
-                    {o.label}
-                  </option>
-                ))}
-            </optgroup>
-          ))}
-        </select>
-      </label>
-      <label>
-        Type
-        <select
-          value={type}
-          onChange={(e) => {
-            setType(e.target.value as '' | 'interior' | 'exterior');
-            setTypeFromLast(false);
-          }}
-        >
-          <option value="">Choose…</option>
-          <option value="interior">Interior{typeFromLast && type === 'interior' ? ' (last used here)' : ''}</option>
-          <option value="exterior">Exterior{typeFromLast && type === 'exterior' ? ' (last used here)' : ''}</option>
-        </select>
-      </label>
+      <PlaceFields
+        structures={structures}
+        options={options}
+        place={place}
+        choosePlace={choosePlace}
+        type={type}
+        typeFromLast={typeFromLast}
+        chooseType={(t) => {
+          setType(t);
+          setTypeFromLast(false);
+        }}
+      />
       <button
         type="button"
         aria-keyshortcuts="Control+Enter"
@@ -164,41 +96,14 @@ export function ApplyBar({
       >
         Apply to {selected} selected
       </button>
-      <label>
-        Shift times
-        <input
-          type="text"
-          value={shiftText}
-          placeholder="+01:00, −1 day, first 09:12"
-          aria-describedby="shift-preview"
-          onChange={(e) => setShiftText(e.target.value)}
-          onKeyDown={(e) => e.key === 'Enter' && applyShift()}
-          size={14}
-        />
-      </label>
-      <span id="shift-preview" className="muted" data-testid="shift-preview">
-        {shiftText.trim() === ''
-          ? ''
-          : shift
-            ? selected
-              ? preview
-              : 'Select the captures to shift'
-            : 'Write +01:00, −1 day or first 09:12'}
-      </span>
-      <button type="button" disabled={!shift || selected === 0} onClick={applyShift}>
-        Shift {selected} selected
-      </button>
-      {lastName && last && (
-        <button type="button" className="secondary" onClick={carryOver}>
-          Use {lastName} ({last.type}) as last time
-        </button>
-      )}
+      <ShiftTimes selected={selected} setStatus={setStatus} />
+      <CarryOverButton setStatus={setStatus} />
       <button
         type="button"
         className="link"
         disabled={selected === 0}
         onClick={() => {
-          useDrafts.getState().discardSelected();
+          useApp.getState().discardSelected();
           // The button is disabled now: focus goes on to a capture still to place.
           focusNextUnplaced();
         }}

@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { SiteWalk } from '../../../../shared/registration.js';
 import { localDate, localTime } from '../../../../shared/when.js';
-import { useDrafts } from '../../drafts-store.js';
-import { formatBytes } from '../../format.js';
+import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
-import { COLUMN_COUNT, CaptureRow } from './CaptureRow.js';
+import { COLUMN_COUNT } from './capture-row-words.js';
+import { CaptureRow } from './RegisterCaptureRow.js';
+import { SelectMany } from './SelectMany.js';
 import type { TableSpot } from './table-keys.js';
 import { onTableKey, spotOf } from './table-keys.js';
 
@@ -123,27 +124,5 @@ export function CaptureTable({
         )}
       </table>
     </div>
-  );
-}
-
-/** A checkbox that selects a set of rows: checked when all are, mixed when some are. */
-function SelectMany({ keys, label, tabIndex }: { keys: string[]; label: string; tabIndex: number }) {
-  const count = useDrafts((s) => keys.filter((k) => s.selected.has(k)).length);
-  const ref = useRef<HTMLInputElement>(null);
-  const all = keys.length > 0 && count === keys.length;
-  useEffect(() => {
-    if (ref.current) ref.current.indeterminate = count > 0 && !all;
-  }, [count, all]);
-  return (
-    <input
-      ref={ref}
-      type="checkbox"
-      aria-label={label}
-      checked={all}
-      disabled={keys.length === 0}
-      data-col={0}
-      tabIndex={tabIndex}
-      onChange={() => useDrafts.getState().select(keys, !all)}
-    />
   );
 }

@@ -1,5 +1,5 @@
 import type { KeyboardEvent } from 'react';
-import { useDrafts } from '../../drafts-store.js';
+import { useApp } from '../../store.js';
 
 // The registration table's keys, after WAI-ARIA's grid pattern: one tab stop in
 // the table (a roving tabindex), arrows between rows and the two controls of a row, Shift to
@@ -44,11 +44,11 @@ export function onTableKey(e: KeyboardEvent<HTMLTableElement>): void {
   const captures = rows.filter((r) => r.dataset.testid === 'capture-row');
   const row = rows.findIndex((r) => r.dataset.nav === here.key);
   if (row < 0) return;
-  const drafts = useDrafts.getState();
+  const drafts = useApp.getState();
   if (e.ctrlKey) {
     if (e.key !== 'a' && e.key !== 'A') return;
     e.preventDefault();
-    drafts.select(
+    drafts.selectDrafts(
       captures.map((r) => r.dataset.nav!),
       true,
     );
@@ -57,7 +57,7 @@ export function onTableKey(e: KeyboardEvent<HTMLTableElement>): void {
   if (e.key === 'Escape') {
     if (drafts.selected.size === 0) return;
     e.preventDefault();
-    drafts.select([...drafts.selected], false);
+    drafts.selectDrafts([...drafts.selected], false);
     return;
   }
   if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plainFault } from './faults.js';
+import { plainFault } from './local-faults.js';
 
 // The sentences a fault reaching the command line is said in: what is wrong, where, and the fix,
 // never SQLite's own words alone. (As root, which CI runs as, permissions cannot be refused, so

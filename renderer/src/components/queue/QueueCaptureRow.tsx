@@ -1,47 +1,14 @@
 import type { CSSProperties } from 'react';
 import { useEffect, useRef } from 'react';
-import { useShallow } from 'zustand/react/shallow';
-import { WAITING_FOR } from '../../../../shared/causes.js';
-import { retryTime, retryWait } from '../../../../shared/queue-state.js';
 import { useNow } from '../../use-now.js';
-import type { QueueCapture } from '../../../../shared/ipc.js';
 import { captureFullName, captureLabelParts } from '../../../../shared/capture-label.js';
-import { formatBytes, formatTime } from '../../format.js';
+import { formatBytes, formatTime } from '../../display-format.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
-import type { RowAria } from './rows.js';
-import { captureNeedsYou, registeredCaptureState } from './rows.js';
-
-const CAPTURE_STATE: Record<QueueCapture['state'], string> = {
-  queued: 'Waiting to be registered',
-  registering: 'Registering',
-  registration_unknown: 'Needs you: registration unknown',
-  registered: 'Uploading', // said from its files: see registeredCaptureState
-  completed: 'Completed',
-  failed: 'Needs you',
-  rejected: 'Needs you: refused by the service',
-};
-
-/** The colour class of what a registered capture is doing (its first word). */
-const DOING_CLASS: Record<string, string> = {
-  Retrying: 'retrying',
-  Retry: 'retrying',
-  Paused: 'paused',
-  Needs: 'failed',
-  Completed: 'completed',
-};
-/** The colour class of what a registered capture is doing: an outage's wait is coloured as a retry is. */
-const doingClass = (doing: string) =>
-  Object.values(WAITING_FOR).some((w) => doing.startsWith(w)) ? 'retrying' : DOING_CLASS[doing.split(' ')[0]!];
-
-/** A capture's structure and design by the names people gave them (ids when not named in settings). */
-export function usePlaceName(structureId: string, designId: string | null): string {
-  return useApp((s) => {
-    const st = s.settings?.structures.find((x) => x.id === structureId);
-    const design = designId ? (st?.designs.find((d) => d.id === designId)?.name ?? designId) : null;
-    return `${st?.name ?? structureId}${design ? ` · ${design}` : ''}`;
-  });
-}
+import type { RowAria } from './list-rows.js';
+import { captureNeedsYou } from './list-rows.js';
+import { CaptureRowActions } from './CaptureRowActions.js';
+import { captureStateText, doingClass, useCaptureSum, usePlaceName } from './capture-row-state.js';
 
 /**
  * A capture's line in the queue: where it goes (structure and design by name), when it was
@@ -66,39 +33,13 @@ export function CaptureRow({
   const now = useNow(5000, c !== undefined && c.state !== 'completed');
   // Where part requests fail now, if they do (the headline's "Waiting for storage").
   const outage = useApp((s) => s.totals.outage?.where ?? null);
-  const sum = useApp(
-    useShallow((s) => {
-      let size = 0;
-      let sent = 0;
-      let done = 0;
-      const ids = s.filesOf[id] ?? [];
-      const files = [];
-      for (const f of ids) {
-        const file = s.files[f];
-        if (!file || file.state === 'cancelled') continue;
-        files.push(file);
-        size += file.size;
-        sent += file.bytesSent;
-        if (file.state === 'completed') done++;
-      }
-      // A string, so the shallow comparison keeps the row still while only bytes move.
-      return {
-        size,
-        sent,
-        done,
-        count: ids.length,
-        doing: registeredCaptureState(files, (ms) => retryWait(ms, now), outage),
-      };
-    }),
-  );
-  const remove = useApp((s) => s.removeCapture);
+  const sum = useCaptureSum(id, now, outage);
   // The first file's first frame, as in the registration table.
   const first = useApp((s) => s.files[s.filesOf[id]?.[0] ?? -1]);
   // A string, so the row re-renders only when its files' names change, not while bytes move.
   const fileNames = useApp((s) => (s.filesOf[id] ?? []).flatMap((f) => s.files[f]?.fileName ?? []).join('\n'));
   const opened = useApp((s) => s.folding.detailed || !!s.folding.open[id]);
   const toggle = useApp((s) => s.toggleCapture);
-  const move = useApp((s) => s.moveCapture);
   const place = usePlaceName(c?.structure ?? '', c?.design ?? null);
   // The list scrolls to a linked row; the page too must bring it into view (the queue may sit
   // below the fold, under the headline, warnings and messages).
@@ -115,12 +56,7 @@ export function CaptureRow({
   // The camera's own file names too, on hover: the label is the time the platform got, not theirs.
   const names = fileNames ? fileNames.split('\n') : [];
   const label = captureLabelParts(c.label);
-  const state =
-    c.state === 'queued' && c.retryAt !== null
-      ? `Not registered yet: trying again ${retryTime(c.retryAt, now) === 'any moment' ? 'any moment' : `at ${retryTime(c.retryAt, now)}`}`
-      : c.state === 'registered'
-        ? sum.doing
-        : CAPTURE_STATE[c.state];
+  const state = captureStateText(c, sum.doing, now);
   return (
     <div
       ref={ref}
@@ -186,36 +122,7 @@ export function CaptureRow({
           {formatBytes(sum.size)}
         </span>
       </div>
-      <div className="actions">
-        {c.state !== 'completed' && sum.done < sum.count && (
-          // "The site manager needs floor 3 first": its uploads go first, at once.
-          <button
-            className="link"
-            aria-label={
-              front ? `Move ${c.label} back to its place in the queue` : `Move ${c.label} to the front of the queue`
-            }
-            onClick={() => void move(c.id, !front)}
-          >
-            {front ? 'Move back' : 'To front'}
-          </button>
-        )}
-        <button
-          className="link"
-          aria-label={`Remove capture ${c.label}`}
-          onClick={() => {
-            // The capture is the unit the platform knows: its files go together, and only here.
-            if (
-              window.confirm(
-                `Remove "${c.label}" (${sum.count} file${sum.count === 1 ? '' : 's'}) from this computer's upload queue? Nothing changes at the platform.`,
-              )
-            ) {
-              void remove(c.id);
-            }
-          }}
-        >
-          Remove
-        </button>
-      </div>
+      <CaptureRowActions capture={c} done={sum.done} count={sum.count} />
     </div>
   );
 }

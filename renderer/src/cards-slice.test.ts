@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ImportView } from '../../shared/ipc.js';
 
-// The card store against a stand-in window.api: which copies it hands to the registration step
+// The card offer's slice of the store against a stand-in window.api: which copies it hands to the registration step
 // (files.inspect) is what is checked.
 const inspected: string[][] = [];
 let listAnswer: { cards: never[]; imports: ImportView[]; uploadFromCard: boolean } = {
@@ -25,11 +25,15 @@ const fakeApi = {
   },
 };
 
-let useCards: typeof import('./card-store.js').useCards;
-let copyStateOf: typeof import('./card-store.js').copyStateOf;
+let useStore: typeof import('./store.js').useApp;
+let copyStateOf: typeof import('./cards-slice.js').copyStateOf;
 beforeAll(async () => {
   vi.stubGlobal('window', { api: fakeApi });
-  ({ useCards, copyStateOf } = await import('./card-store.js'));
+  ({ useApp: useStore } = await import('./store.js'));
+  const slice = await import('./cards-slice.js');
+  copyStateOf = slice.copyStateOf;
+  // As the window does for its whole life (App).
+  slice.followCardEvents(useStore.getState);
 });
 
 const view = (
@@ -57,9 +61,9 @@ const view = (
 });
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-describe('card store', () => {
+describe('the card offer slice', () => {
   it("hands a card's recordings to the registration step at the card's paths as soon as Import starts, and none of its copies as they verify", async () => {
-    await useCards.getState().startImport('/media/u/X4');
+    await useStore.getState().startImport('/media/u/X4');
     listeners.get('capture:event.import')!(view(9, ['/lib/a_00.insv', '/lib/a_10.insv'], 'copying', '/media/u/X4'));
     listeners.get('capture:event.import')!(
       view(9, ['/lib/a_00.insv', '/lib/a_10.insv', '/lib/b_00.insv', '/lib/b_10.insv'], 'done', '/media/u/X4'),
@@ -68,7 +72,7 @@ describe('card store', () => {
     await settle();
     // The copies are the same recordings: handed again they would be placed twice.
     expect(inspected).toEqual([['/media/u/X4']]);
-    expect(useCards.getState().imports.map((i) => [i.id, i.phase])).toEqual([[9, 'done']]);
+    expect(useStore.getState().imports.map((i) => [i.id, i.phase])).toEqual([[9, 'done']]);
   });
 
   it('does not let an older view replace a newer one, nor hand anything on a list read after the events', async () => {
@@ -78,8 +82,8 @@ describe('card store', () => {
       imports: [view(9, ['/lib/a_00.insv'], 'copying', '/media/u/X4'), view(2, ['/lib/c_00.insv'], 'done')],
       uploadFromCard: false,
     };
-    await useCards.getState().load();
-    expect(useCards.getState().imports.map((i) => [i.id, i.phase])).toEqual([
+    await useStore.getState().loadCards();
+    expect(useStore.getState().imports.map((i) => [i.id, i.phase])).toEqual([
       [9, 'done'],
       [2, 'done'],
     ]);
@@ -145,15 +149,15 @@ describe('card store', () => {
     inspected.length = 0;
     const card = { root: '/media/u/X4', name: 'X4', recordings: 2, bytes: 100 };
     listeners.get('capture:event.cards')!({ cards: [card], uploadFromCard: true });
-    expect(useCards.getState().uploadFromCard).toBe(true);
-    await useCards.getState().uploadStraight('/media/u/X4');
-    await useCards.getState().uploadStraight('/media/u/X4');
+    expect(useStore.getState().uploadFromCard).toBe(true);
+    await useStore.getState().uploadStraight('/media/u/X4');
+    await useStore.getState().uploadStraight('/media/u/X4');
     expect(inspected).toEqual([['/media/u/X4']]);
-    expect(useCards.getState().fromCard).toEqual(['/media/u/X4']);
+    expect(useStore.getState().fromCard).toEqual(['/media/u/X4']);
     // Still mounted: still handed. Removed: forgotten, so the card put back is offered again.
     listeners.get('capture:event.cards')!({ cards: [card], uploadFromCard: true });
-    expect(useCards.getState().fromCard).toEqual(['/media/u/X4']);
+    expect(useStore.getState().fromCard).toEqual(['/media/u/X4']);
     listeners.get('capture:event.cards')!({ cards: [], uploadFromCard: true });
-    expect(useCards.getState().fromCard).toEqual([]);
+    expect(useStore.getState().fromCard).toEqual([]);
   });
 });

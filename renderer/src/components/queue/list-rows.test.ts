@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
 import { localTime } from '../../../../shared/night-summary.js';
 import { retryWait } from '../../../../shared/queue-state.js';
-import { fileStateText, queueRows, registeredCaptureState } from './rows.js';
+import { fileStateText, queueRows, registeredCaptureState } from './list-rows.js';
 
 let next = 1;
 const file = (state: QueueFile['state'], extra: Partial<QueueFile> = {}): QueueFile => ({

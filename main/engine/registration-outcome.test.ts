@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, NetworkError, RequestNotSentError } from '../api/errors.js';
-import { registrationOutcome } from './registration.js';
+import { registrationOutcome } from './registration-outcome.js';
 
 const req = { method: 'POST', path: '/gateway/captures/api/v1/external-captures/add-capture' };
 

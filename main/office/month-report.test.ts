@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
-import { monthReportCsv, monthReportName } from './report.js';
+import { monthReportCsv, monthReportName } from './month-report.js';
 
 // The month report as CSV: RFC 4180, UTF-8, a header row.
 

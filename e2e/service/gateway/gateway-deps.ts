@@ -1,6 +1,6 @@
 import type { FaultRegistry } from '../faults.js';
-import type { RouteContext } from '../http.js';
-import { HttpError } from '../http.js';
+import type { RouteContext } from '../http-router.js';
+import { HttpError } from '../http-router.js';
 import { accountFromBearer } from './auth.js';
 import type { ObjectStorage } from './object-storage.js';
 import type { Account, Project, StateStore } from './state.js';

@@ -1,19 +1,18 @@
-import { create } from 'zustand';
-import type { LastPlacement } from '../../shared/ipc.js';
+import type { StateCreator } from 'zustand';
+import type { LastPlacement, SettingsView } from '../../shared/ipc.js';
 import { CANCELLED } from '../../shared/ipc.js';
 import type { TimeShift } from '../../shared/time-shift.js';
 import { shiftTimes } from '../../shared/time-shift.js';
 import { api, unwrap } from './api.js';
 import type { DraftCapture, DraftForm } from './placement.js';
 import { isReady, isRegistrable } from './placement.js';
-import { useApp } from './store.js';
+import type { NoticeSlice } from './notices-slice.js';
 
 /**
- * The registration step's state, a store of its own so that the queue's store
- * (store.ts) changes apart from it: the captures found in dropped files, in recording order, what
+ * The registration step's slice of the one store (store.ts): the captures found in dropped files, in recording order, what
  * was chosen for each, which rows are selected, and the files set aside.
  */
-export interface DraftsState {
+export interface DraftsSlice {
   /** Captures in recording order (the time first proposed, so editing a time never moves a row). */
   drafts: DraftCapture[];
   /** Files that will not be uploaded, with the reason a person reads. */
@@ -35,7 +34,7 @@ export interface DraftsState {
    */
   inspect(paths: string[]): Promise<void>;
   /** Selects or unselects one row; with `range`, every registrable row from the anchor to it takes its new state. */
-  toggle(key: string, range: boolean): void;
+  toggleDraft(key: string, range: boolean): void;
   /**
    * Moves the end of a keyboard range (Shift with an arrow, Page or Home/End key) from
    * `from` to `to`: the rows from the anchor to `to` are selected, those from the anchor to `from`
@@ -44,7 +43,7 @@ export interface DraftsState {
    */
   extendTo(from: string, to: string, order: readonly string[]): void;
   /** Selects (`on`) or unselects the given rows: a walk, or all. */
-  select(keys: readonly string[], on: boolean): void;
+  selectDrafts(keys: readonly string[], on: boolean): void;
   /** Sets the chosen fields on every selected capture, then clears the selection; answers how many changed. */
   applyToSelected(change: Partial<Pick<DraftForm, 'structure' | 'design' | 'type'>>): number;
   /** Sets fields on the given captures (the carried-over placement). */
@@ -61,19 +60,25 @@ export interface DraftsState {
   /** Takes the selected captures off this list (nothing was sent for them). */
   discardSelected(): void;
   /** Empties the list: captures not registered and files set aside (nothing was sent for them). */
-  clear(): void;
+  clearDrafts(): void;
   /** Registers every ready capture (captures.register), then drops them from the list. */
-  register(): Promise<void>;
+  registerDrafts(): Promise<void>;
   loadLastPlacement(): Promise<void>;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const notify = (level: 'info' | 'error', message: string) => useApp.getState().notify(level, message);
 const order = (a: DraftCapture, b: DraftCapture) =>
   Date.parse(a.proposal.capturedAt) - Date.parse(b.proposal.capturedAt) || a.proposal.key.localeCompare(b.proposal.key);
 
-/** The registration step's store. */
-export const useDrafts = create<DraftsState>()((set, get) => ({
+/**
+ * The registration step's slice over the narrowest state it needs: its own fields, the notices it
+ * raises and the settings' structures it registers against (named here, not the store's AppState,
+ * so store.ts imports this file and never the other way round).
+ */
+export const draftsSlice: StateCreator<DraftsSlice & NoticeSlice & { settings?: SettingsView }, [], [], DraftsSlice> = (
+  set,
+  get,
+) => ({
   drafts: [],
   refused: [],
   selected: new Set(),
@@ -100,11 +105,11 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     } catch (err) {
       // A stop the person asked for is not a failure: the list is as it was before the drop.
       if (messageOf(err) === CANCELLED)
-        notify(
+        get().notify(
           'info',
           `Reading stopped: nothing was added from the ${paths.length === 1 ? 'item' : `${paths.length} items`} dropped.`,
         );
-      else notify('error', messageOf(err));
+      else get().notify('error', messageOf(err));
     } finally {
       set({ inspecting: false, inspectCall: undefined });
     }
@@ -113,14 +118,14 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const callId = get().inspectCall;
     if (callId) void api.cancel(callId);
   },
-  toggle(key, range) {
+  toggleDraft(key, range) {
     const { drafts, selected, anchor } = get();
     const on = !selected.has(key);
     const keys = drafts.filter(isRegistrable).map((d) => d.proposal.key);
     const from = range && anchor !== undefined ? keys.indexOf(anchor) : -1;
     const to = keys.indexOf(key);
     const span = from >= 0 ? keys.slice(Math.min(from, to), Math.max(from, to) + 1) : [key];
-    get().select(span, on);
+    get().selectDrafts(span, on);
     set({ anchor: key });
   },
   extendTo(from, to, order) {
@@ -135,7 +140,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     for (const k of span(to)) next.add(k);
     set({ selected: next, anchor });
   },
-  select(keys, on) {
+  selectDrafts(keys, on) {
     const next = new Set(get().selected);
     for (const k of keys) {
       if (on) next.add(k);
@@ -183,11 +188,11 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const { selected } = get();
     set({ drafts: get().drafts.filter((d) => !selected.has(d.proposal.key)), selected: new Set(), anchor: undefined });
   },
-  clear() {
+  clearDrafts() {
     set({ drafts: [], refused: [], selected: new Set(), anchor: undefined });
   },
-  async register() {
-    const structures = useApp.getState().settings?.structures ?? [];
+  async registerDrafts() {
+    const structures = get().settings?.structures ?? [];
     const ready = get().drafts.filter((d) => isReady(d, structures));
     if (ready.length === 0) return;
     try {
@@ -211,7 +216,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       // is registered; messages are kept for what needs a person. Nothing is reloaded here.
       void get().loadLastPlacement();
     } catch (err) {
-      notify('error', messageOf(err));
+      get().notify('error', messageOf(err));
     }
   },
   async loadLastPlacement() {
@@ -222,4 +227,4 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       set({ lastPlacement: null });
     }
   },
-}));
+});

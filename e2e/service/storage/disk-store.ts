@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { s3Errors } from './errors.js';
+import { s3Errors } from './s3-error-response.js';
 
 /** S3's minimum size of every part but the last in a multipart upload: 5 MiB, in bytes. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;

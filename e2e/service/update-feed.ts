@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Router } from './http.js';
-import { HttpError, readJsonBody, sendJson } from './http.js';
+import type { Router } from './http-router.js';
+import { HttpError, readJsonBody, sendJson } from './http-router.js';
 
 // An update feed as electron-builder's generic provider publishes it: a folder of static files,
 // `latest.yml` (Windows), `latest-mac.yml`, `latest-linux.yml` (and `-linux-arm64`) naming the

@@ -5,7 +5,7 @@ import type { AddressInfo, Server as TcpServer, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HttpStatusError, NetworkError } from './errors.js';
-import { UnreachableError, isUnreachable } from './unreachable.js';
+import { UnreachableError, isUnreachable } from './unreachable-error.js';
 import { createJsonGot, isWebPage, sendJson } from './http.js';
 
 // Which low-level failures mean "nothing the service understood was sent", and

@@ -1,50 +1,13 @@
 import type { MouseEvent } from 'react';
 import { useState } from 'react';
-import { whenAt } from '../../../../shared/when.js';
-import { fromLocalInput, toLocalInput, zoneLabel } from '../../local-time.js';
-import type { CopyState } from '../../card-store.js';
-import { copyStateOf, useCards } from '../../card-store.js';
-import { useDrafts } from '../../drafts-store.js';
-import { formatBytes } from '../../format.js';
+import { copyStateOf } from '../../cards-slice.js';
+import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
 import { draftLabel, nameOfPlacement } from '../../placement.js';
 import { useApp } from '../../store.js';
 import { Thumbnail } from '../Thumbnail.js';
-
-/** What a row of a card being imported says of its copy, and the longer sentence behind it. */
-const COPY_WORDS: Record<CopyState, [string, string]> = {
-  copying: [
-    'Copying',
-    'Its copy is not verified yet. Place it now: it uploads from the verified copy, never from the card.',
-  ],
-  verified: ['Verified', 'Its copy is verified: it uploads from the copy.'],
-  failed: [
-    'Not verified: uploads from the card',
-    'Its copy failed verification twice: it uploads straight from the card, so keep the card in the reader until it finishes.',
-  ],
-  uploaded: [
-    'Already uploaded',
-    'An earlier import of this card copied it, and its copy is uploaded: it is not copied or uploaded again.',
-  ],
-  queued: [
-    'Already queued',
-    'An earlier import of this card copied it, and its copy waits in the queue: it is not copied or queued again.',
-  ],
-  imported: [
-    'Already imported',
-    'An earlier import of this card copied and verified it: it is not copied again, and uploads from that copy once placed.',
-  ],
-};
-
-/** The columns of the registration table, in order (the header and the full-width rows use it). */
-export const COLUMN_COUNT = 9;
-
-// To the second: two recordings can start in the same minute. The one time format.
-const clock = (iso: string) => whenAt(iso, { seconds: true });
-const lenses = (kind: DraftCapture['proposal']['kind']) =>
-  kind === 'dual-lens' ? '2' : kind === 'single-lens' ? '1' : 'MP4';
-const duration = (s?: number) =>
-  s === undefined ? '—' : `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+import { COLUMN_COUNT, COPY_WORDS, clock, duration, lenses } from './capture-row-words.js';
+import { TimeEditor } from './TimeEditor.js';
 
 /**
  * One capture of the card: recorded time (local), recording, lenses, duration, camera, size, the
@@ -55,11 +18,11 @@ const duration = (s?: number) =>
 export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabCol?: number | null }) {
   const { proposal: p, form } = draft;
   const key = p.key;
-  const checked = useDrafts((s) => s.selected.has(key));
+  const checked = useApp((s) => s.selected.has(key));
   const structures = useApp((s) => s.settings?.structures ?? []);
   const [editing, setEditing] = useState(false);
   // A string, so the row re-renders only when its own copy's state changes.
-  const copy = useCards((s) =>
+  const copy = useApp((s) =>
     copyStateOf(
       s.imports,
       p.files.map((f) => f.path),
@@ -72,7 +35,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
   const recording = segment ? `segment ${segment}` : p.files[0]!.name;
   const size = p.files.reduce((n, f) => n + f.size, 0);
 
-  const onSelect = (e: MouseEvent<HTMLInputElement>) => useDrafts.getState().toggle(key, e.shiftKey);
+  const onSelect = (e: MouseEvent<HTMLInputElement>) => useApp.getState().toggleDraft(key, e.shiftKey);
   return (
     <>
       <tr className={checked ? 'selected' : undefined} data-testid="capture-row" data-key={key} data-nav={key}>
@@ -149,40 +112,12 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
           <td colSpan={COLUMN_COUNT - 1}>
             <TimeEditor
               iso={form.capturedAt}
-              onChange={(iso) => useDrafts.getState().setCapturedAt(key, iso)}
+              onChange={(iso) => useApp.getState().setCapturedAt(key, iso)}
               onDone={() => setEditing(false)}
             />
           </td>
         </tr>
       )}
     </>
-  );
-}
-
-/** A date-time control in local time with the offset beside it; reports ISO 8601 with that offset. */
-function TimeEditor({ iso, onChange, onDone }: { iso: string; onChange(iso: string): void; onDone(): void }) {
-  return (
-    <div className="time-edit">
-      <label>
-        Capture time (local)
-        <input
-          type="datetime-local"
-          step={1}
-          defaultValue={toLocalInput(iso)}
-          onChange={(e) => {
-            // The control reports '' while a part is being typed: only whole times are kept.
-            const next = fromLocalInput(e.target.value);
-            if (next) onChange(next);
-          }}
-        />
-      </label>
-      <span className="offset" data-testid="utc-offset">
-        {zoneLabel(toLocalInput(iso))}
-      </span>
-      <span className="muted">sent as {iso}</span>
-      <button type="button" onClick={onDone}>
-        Done
-      </button>
-    </div>
   );
 }

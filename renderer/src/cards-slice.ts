@@ -1,12 +1,11 @@
-import { create } from 'zustand';
+import type { StateCreator } from 'zustand';
 import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
-import { useDrafts } from './drafts-store.js';
-import { useApp } from './store.js';
+import type { DraftsSlice } from './drafts-slice.js';
+import type { NoticeSlice } from './notices-slice.js';
 
 /**
- * The card offer's state, a store of its own beside the queue's and the
- * registration step's: the Insta360 cards mounted now and this session's imports, as the upload
+ * The card offer's slice of the one store (store.ts): the Insta360 cards mounted now and this session's imports, as the upload
  * service's events say them. When Import starts, the card's recordings are handed to the
  * registration step at once, at the card's own paths, so a person can place them
  * all in the first minute and walk away: each row says whether its copy is verified yet
@@ -14,7 +13,7 @@ import { useApp } from './store.js';
  * uploads it from the copy (main/queue/copy-holds.ts). With "Upload straight from the card" on
  * a card is handed the same way, with no copy.
  */
-export interface CardState {
+export interface CardsSlice {
   cards: DetectedCardView[];
   imports: ImportView[];
   /** Whether cards are offered for upload straight from the card (the library setting) rather than Import. */
@@ -22,21 +21,22 @@ export interface CardState {
   /** The roots of the cards mounted now whose recordings were handed to the registration step from the card: not offered again. */
   fromCard: readonly string[];
   /** Reads the cards and imports from the service (at start, and after a reload of the window). */
-  load(): Promise<void>;
+  loadCards(): Promise<void>;
   /** The cards mounted now and how they are offered; a card handed from the card and since removed may be offered again. */
   applyCards(cards: DetectedCardView[], uploadFromCard: boolean): void;
   /** Puts an import's new view in place (its rows' copy states follow from it). */
   applyImport(view: ImportView): void;
   /** Starts importing a card offered now and hands its recordings to the registration step at once; the service's refusal becomes a message. */
   startImport(root: string): Promise<void>;
-  dismiss(id: number): Promise<void>;
+  /** Takes a finished import off the list. */
+  dismissImport(id: number): Promise<void>;
   /**
    * Stops an import copying now (cards.stop): its last view, by `capture:event.import`, says what
    * was kept and what was not copied; a refusal (it had just finished) is a notice.
    */
-  stop(id: number): Promise<void>;
+  stopImport(id: number): Promise<void>;
   /** Ejects the card of an import said safe to remove; answers the sentence saying whether it was ejected (or why not), and whether it was. */
-  eject(id: number): Promise<{ ejected: boolean; message: string }>;
+  ejectImport(id: number): Promise<{ ejected: boolean; message: string }>;
   /** Hands a card's recordings to the registration step at the card's own paths (no copy), as a drop of its root would. */
   uploadStraight(root: string): Promise<void>;
 }
@@ -45,13 +45,17 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 // One inspection at a time, in the order the recordings verified.
 let handing: Promise<void> = Promise.resolve();
 
-/** The card offer's store. */
-export const useCards = create<CardState>()((set, get) => ({
+/**
+ * The card offer's slice over the narrowest state it needs: its own fields, the registration step
+ * it hands recordings to, and the notices it raises (named here, not the store's AppState, so
+ * store.ts imports this file and never the other way round).
+ */
+export const cardsSlice: StateCreator<CardsSlice & DraftsSlice & NoticeSlice, [], [], CardsSlice> = (set, get) => ({
   cards: [],
   imports: [],
   uploadFromCard: false,
   fromCard: [],
-  async load() {
+  async loadCards() {
     try {
       const { cards, imports, uploadFromCard } = await unwrap(api['cards.list']());
       // An import's events may have overtaken this answer: the view already here is the newer.
@@ -61,7 +65,7 @@ export const useCards = create<CardState>()((set, get) => ({
       set({ imports: imports.map((i) => mine.get(i.id) ?? i) });
       get().applyCards(cards, uploadFromCard);
     } catch (err) {
-      useApp.getState().notify('warning', `The cards mounted could not be read: ${messageOf(err)}`);
+      get().notify('warning', `The cards mounted could not be read: ${messageOf(err)}`);
     }
   },
   applyCards(cards, uploadFromCard) {
@@ -78,22 +82,22 @@ export const useCards = create<CardState>()((set, get) => ({
       // The first events may have come before the answer: the newer view wins.
       if (!get().imports.some((i) => i.id === view.id)) get().applyImport(view);
     } catch (err) {
-      useApp.getState().notify('error', messageOf(err));
+      get().notify('error', messageOf(err));
       return;
     }
     // Placed while it copies: the service holds each recording placed before its copy
     // verifies and uploads it from the copy; the copies are never handed again (one capture each).
-    handing = handing.then(() => useDrafts.getState().inspect([root]));
+    handing = handing.then(() => get().inspect([root]));
     await handing;
   },
-  async stop(id) {
-    await unwrap(api['cards.stop']({ id })).catch((err: unknown) => useApp.getState().notify('info', messageOf(err)));
+  async stopImport(id) {
+    await unwrap(api['cards.stop']({ id })).catch((err: unknown) => get().notify('info', messageOf(err)));
   },
-  async dismiss(id) {
+  async dismissImport(id) {
     await unwrap(api['cards.dismiss']({ id })).catch(() => undefined);
     set({ imports: get().imports.filter((i) => i.id !== id) });
   },
-  async eject(id) {
+  async ejectImport(id) {
     try {
       return await unwrap(api['cards.eject']({ id }));
     } catch (err) {
@@ -103,15 +107,25 @@ export const useCards = create<CardState>()((set, get) => ({
   async uploadStraight(root) {
     if (get().fromCard.includes(root)) return;
     set({ fromCard: [...get().fromCard, root] });
-    handing = handing.then(() => useDrafts.getState().inspect([root]));
+    handing = handing.then(() => get().inspect([root]));
     await handing;
   },
-}));
+});
 
-// Followed for the window's whole life, not only while the Upload tab shows the offer: an import
-// goes on while Settings is open, and its verified copies must still reach the registration step.
-api.on('capture:event.cards', (p) => useCards.getState().applyCards(p.cards, p.uploadFromCard));
-api.on('capture:event.import', (v) => useCards.getState().applyImport(v));
+/**
+ * Follows the service's card and import events into the slice whose state `get` reads; answers
+ * the function that stops. Called for the window's whole life (App), not only while the Upload tab
+ * shows the offer: an import goes on while Settings is open, and its verified copies must still
+ * reach the registration step.
+ */
+export function followCardEvents(get: () => CardsSlice): () => void {
+  const offCards = api.on('capture:event.cards', (p) => get().applyCards(p.cards, p.uploadFromCard));
+  const offImport = api.on('capture:event.import', (v) => get().applyImport(v));
+  return () => {
+    offCards();
+    offImport();
+  };
+}
 
 /**
  * Where a recording of a card being imported stands: its copy being made, verified, or not

@@ -1,5 +1,5 @@
 import { HttpStatusError, NetworkError, RequestNotSentError, reasonOf } from '../api/errors.js';
-import { isUnreachable } from '../api/unreachable.js';
+import { isUnreachable } from '../api/unreachable-error.js';
 import type { QueuedCapture } from '../queue/queue.js';
 
 // Network failures that mean the request never left this machine.

@@ -4,7 +4,7 @@ import { basename, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import { offloadCard } from './offload.js';
-import { localIso, transferReportHtml } from './report.js';
+import { localIso, transferReportHtml } from './transfer-report.js';
 
 const work = mkdtempSync(join(tmpdir(), 'report-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

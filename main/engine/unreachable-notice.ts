@@ -1,6 +1,6 @@
 import { RequestNotSentError } from '../api/errors.js';
-import type { UnreachableError } from '../api/unreachable.js';
-import { unreachableOf } from '../api/unreachable.js';
+import type { UnreachableError } from '../api/unreachable-error.js';
+import { unreachableOf } from '../api/unreachable-error.js';
 import type { CaptureGateway } from '../api/gateway.js';
 
 /**
