@@ -279,6 +279,7 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
   const queue = h.queue();
   const db = queue.db;
   db.transaction(() => {
+    const ids: number[] = [];
     for (let i = 0; i < 500; i++) {
       const name = (n: number) => `VID_20261122_${String(100000 + i).padStart(6, '0')}_${n}0_001.insv`;
       const id = queue.enqueueCapture(
@@ -305,6 +306,10 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
           mtimeMs: 1,
         })),
       );
+      ids.push(id);
+    }
+    // Marked done once all are queued: one batch of 1,000 files (docs/progress-batch.md).
+    for (const id of ids) {
       queue.setCaptureState(id, 'completed');
       for (const f of queue.filesOf(id)) setFileState(queue, f.id, 'completed');
     }
