@@ -22,6 +22,7 @@ import type { OffloadResult } from '../../main/offload/offload.js';
 import { DEFAULT_PART_SIZE, recordPartMd5s } from '../../main/offload/part-md5.js';
 import { OffloadRecorder } from '../../main/offload/record.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
+import { QueueMeta } from '../../main/queue/meta.js';
 import type { Figure } from './figures.js';
 
 const MiB = 1024 * 1024;
@@ -171,7 +172,7 @@ export async function readerFigures(work: string, gib: number, runs: number): Pr
         // With placement as import runs it: recorded in the queue as it goes, each recording
         // handed on as it verifies (its queue rows: a commit), no part MD5.
         const { db } = openQueueDatabase(join(work, `queue-${r}.db`));
-        const handedOn = db.prepare('INSERT INTO queue_meta (key, value) VALUES (?, ?)');
+        const meta = new QueueMeta(db);
         dropCaches();
         t = performance.now();
         check(
@@ -179,7 +180,7 @@ export async function readerFigures(work: string, gib: number, runs: number): Pr
             library: join(work, `lib-placed-${r}`),
             wholeCard: true,
             journal: new OffloadRecorder(() => db),
-            onRecording: (files) => void handedOn.run(`bench-${label}-${r}-${files[0]!.source}`, files[0]!.copy),
+            onRecording: (files) => meta.set(`bench-${label}-${r}-${files[0]!.source}`, files[0]!.copy),
           }),
         );
         placed.push((performance.now() - t) / 1000);
