@@ -1,0 +1,132 @@
+import { useEffect, useState } from 'react';
+import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
+import { localDate } from '../../../../shared/when.js';
+import { api, unwrap } from '../../api.js';
+
+/** The statuses an entry can be recorded with (progress-records-interface.md §2). */
+export const STATUSES = ['In Progress', 'Completed'] as const;
+/** One of {@link STATUSES}. */
+export type Status = (typeof STATUSES)[number];
+/** A field of the form the service's refusal can name. */
+export type Field = 'date' | 'status' | 'details';
+
+/** Days ahead of today beyond which a date is asked about before it is sent. */
+const FAR_AHEAD_DAYS = 31;
+
+/** Whole days from `from` to `to` (both YYYY-MM-DD), negative when `to` is earlier; 0 when either is not a date. */
+function daysBetween(from: string, to: string): number {
+  const ms = Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`);
+  return Number.isNaN(ms) ? 0 : Math.round(ms / 86_400_000);
+}
+
+/** What {@link RecordForm} is given: today (YYYY-MM-DD, local), the outbox entry being corrected, and what to call after. */
+export interface RecordFormProps {
+  today: string;
+  editing: OutboxItemView | null;
+  onRecorded: (e: ProgressEntryView) => void;
+  onQueued: (item: OutboxItemView) => void;
+  onEditDone: () => void;
+}
+
+/**
+ * The record form's state and its send (§4 POST /progress, or `capture:progress.revise` for an
+ * outbox entry): the date follows `today` until the person picks one, a date more than
+ * {@link FAR_AHEAD_DAYS} days ahead is sent only when asked twice, a refusal is kept with the
+ * field it names. Never throws: a failure is the `problem` it shows.
+ */
+export function useRecordForm({ today, editing, onRecorded, onQueued, onEditDone }: RecordFormProps) {
+  const [date, setDate] = useState(today);
+  // A date the person typed stays; an untouched one follows `today` past midnight.
+  const [dateChosen, setDateChosen] = useState(false);
+  // A date far ahead (a typo of the year) is sent only once the person confirms it.
+  const [farConfirmed, setFarConfirmed] = useState<string | null>(null);
+  const [status, setStatus] = useState<Status>('In Progress');
+  const [details, setDetails] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [problemField, setProblemField] = useState<Field | null>(null);
+  const [sending, setSending] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+  useEffect(() => {
+    setTouched(false);
+    if (editing) {
+      setDone(null);
+      setDate(editing.date);
+      setStatus((STATUSES as readonly string[]).includes(editing.status) ? (editing.status as Status) : 'In Progress');
+      setDetails(editing.details);
+      setProblem(editing.error);
+      setProblemField(editing.field);
+    } else if (!dateChosen) {
+      setDate(today);
+    }
+  }, [editing, today, dateChosen]);
+  useEffect(() => {
+    if (editing) return;
+    setProblem(null);
+    setProblemField(null);
+  }, [editing]);
+  const detailsMissing = details.trim() === '';
+  const showMissing = detailsMissing && touched;
+
+  const submit = async () => {
+    setTouched(true);
+    if (detailsMissing || sending) return;
+    if (daysBetween(today, date) > FAR_AHEAD_DAYS && farConfirmed !== date) {
+      setFarConfirmed(date);
+      setProblemField('date');
+      setProblem(
+        `${localDate(date, { weekday: true })} is ${daysBetween(today, date)} days from today, and a recorded entry cannot be changed. Press ${editing ? 'Send again' : 'Record entry'} again to record it for that day, or correct the date.`,
+      );
+      return;
+    }
+    setSending(true);
+    setProblem(null);
+    setProblemField(null);
+    try {
+      const r = editing
+        ? await unwrap(api['progress.revise']({ id: editing.id, date, status, details }))
+        : await unwrap(api['progress.create']({ date, status, details }));
+      const queued = 'queued' in r ? r.queued : r.item;
+      if (queued?.state === 'refused') {
+        setProblem(queued.error);
+        setProblemField(queued.field);
+        return;
+      }
+      setDetails('');
+      setTouched(false);
+      setDate(today);
+      setDateChosen(false);
+      if (r.entry) {
+        setDone(`Recorded ${r.entry.id} for ${localDate(r.entry.date)}.`);
+        onRecorded(r.entry);
+      } else if (queued) {
+        setDone(
+          `The progress service cannot be reached: the entry for ${localDate(queued.date)} is kept on this computer and sent when it is back.`,
+        );
+        onQueued(queued);
+      }
+      if (editing) onEditDone();
+    } catch (err) {
+      setProblem((err as Error).message);
+    } finally {
+      setSending(false);
+    }
+  };
+
+  return {
+    date,
+    setDate,
+    setDateChosen,
+    status,
+    setStatus,
+    details,
+    setDetails,
+    setTouched,
+    problem,
+    problemField,
+    sending,
+    done,
+    showMissing,
+    submit,
+  };
+}
