@@ -21,14 +21,14 @@ const forbid = (paths, patterns, regex) => ({
   ],
 });
 // queue.db has one owner (docs/decisions/queue-db-owner.md): only main/queue/ opens SQLite and
-// writes its statements (reader.ts, writer.ts, UploadQueue), and main/office/store.ts keeps the
+// writes its statements (reader.ts, writer.ts, UploadQueue), and main/office/records-store.ts keeps the
 // office's own records.db. Tests reach a raw connection only through main/testing/ (the back doors).
 const SQLITE = {
   name: 'better-sqlite3',
   message:
-    'Only main/queue/ (and main/office/store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/queue-db-owner.md).',
+    'Only main/queue/ (and main/office/records-store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/queue-db-owner.md).',
 };
-const SQLITE_OWNERS = ['main/queue/**', 'main/office/store.ts'];
+const SQLITE_OWNERS = ['main/queue/**', 'main/office/records-store.ts'];
 // The rooms of main/ besides main/hash/ (which imports none of them).
 const MAIN_ROOMS = [
   'api',

@@ -20,7 +20,7 @@ import { progressFail, progressRoutes } from './progress/routes.js';
 import { refuseBodilessJson, refuseStatusRead, sendHtmlPage } from './realism.js';
 import { createStorageHandler } from './storage/server.js';
 import { DiskStore } from './storage/disk-store.js';
-import { updateAdminRoutes, updateRoutes } from './update-feed.js';
+import { updateAdminRoutes, updateRoutes } from './update-feed-server.js';
 
 /** Start options of the local service. Ports 0 pick free ones. */
 export interface LocalServiceOptions {

@@ -8,7 +8,7 @@ import type { ProgressRecordsConfig } from '../api/progress-records.js';
 import { ProgressRecordsClient, ProgressSignInError, explain } from '../api/progress-records.js';
 import { startLocalService } from '../service/local-service.js';
 import { OfficeRecords } from '../office/office.js';
-import { RecordsStore } from '../office/store.js';
+import { RecordsStore } from '../office/records-store.js';
 import type { OutboxItemView } from '../../shared/ipc.js';
 import { printable } from './printable.js';
 

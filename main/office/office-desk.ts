@@ -7,7 +7,7 @@ import type { IpcHandlers } from '../ipc/dispatch.js';
 import type { RecordsConnection } from './office.js';
 import { OfficeRecords, isUnreachable } from './office.js';
 import { monthReportCsv, monthReportName } from './month-report.js';
-import { RecordsStore } from './store.js';
+import { RecordsStore } from './records-store.js';
 
 /** What a read says when the progress service cannot be reached and nothing of it is kept yet. */
 export const NO_CONNECTION = 'No connection to the progress service; this view needs it once.';

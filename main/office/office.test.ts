@@ -8,7 +8,7 @@ import { startTestService } from '../../e2e/service/testing.js';
 import { HttpStatusError } from '../api/errors.js';
 import { ProgressRecordsClient } from '../api/progress-records.js';
 import { OfficeRecords, lostAnswerMatch } from './office.js';
-import { RecordsStore } from './store.js';
+import { RecordsStore } from './records-store.js';
 
 // The office workspace's cache and outbox against the local service's progress interface, with
 // its `progress` faults standing in for an unreachable service.

@@ -9,7 +9,7 @@ import type {
 } from '../api/progress-records.js';
 import type { SettingsPlace } from '../api/progress-records.js';
 import { ProgressRefusedError, explain, sameEntry } from '../api/progress-records.js';
-import type { OutboxItem, RecordsStore } from './store.js';
+import type { OutboxItem, RecordsStore } from './records-store.js';
 
 /** The client for the current settings and the scope its records are kept under (service and project; no secret). */
 export interface RecordsConnection {

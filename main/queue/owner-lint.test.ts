@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // The lint rule that keeps queue.db's one owner (docs/decisions/queue-db-owner.md): eslint.config.js
-// lets only main/queue/, main/office/store.ts and the tests' back doors (main/testing/) import
+// lets only main/queue/, main/office/records-store.ts and the tests' back doors (main/testing/) import
 // better-sqlite3. Each case lints one import at a path, as `npm run lint` would lint a file there.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -42,7 +42,7 @@ describe("better-sqlite3 is imported only by queue.db's owner", () => {
       const messages = await refusals(path, code);
       expect(messages).toHaveLength(1);
       expect(messages[0]).toMatch(
-        /^'better-sqlite3' import is restricted from being used\. Only main\/queue\/ \(and main\/office\/store\.ts for records\.db\) may import better-sqlite3/,
+        /^'better-sqlite3' import is restricted from being used\. Only main\/queue\/ \(and main\/office\/records-store\.ts for records\.db\) may import better-sqlite3/,
       );
     }
   });
@@ -51,7 +51,7 @@ describe("better-sqlite3 is imported only by queue.db's owner", () => {
     'main/queue/reader.ts',
     'main/queue/migrations/probe.ts',
     'main/queue/queue.test.ts',
-    'main/office/store.ts',
+    'main/office/records-store.ts',
     'main/testing/queue-backdoors.ts',
     'e2e/service/gateway/state.ts',
   ])('allowed in %s', async (path) => {

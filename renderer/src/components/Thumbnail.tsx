@@ -1,4 +1,4 @@
-import { useThumbnail } from '../thumbnails.js';
+import { useThumbnail } from '../thumbnail-frames.js';
 import './thumbnail.css';
 
 /**

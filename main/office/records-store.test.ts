@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RECORDS_MIGRATIONS } from './migrations.js';
-import { RecordsStore } from './store.js';
+import { RecordsStore } from './records-store.js';
 
 let dir: string;
 beforeEach(() => {
