@@ -266,7 +266,7 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
   );
   await expect(page.getByTestId('asset-legend').locator('thead')).toContainText('Area');
   const level = page.getByTestId('zoom-level');
-  const layer = page.getByTestId('asset-layer');
+  const layer = page.getByTestId('asset-zoom');
   const transform = async () => {
     const t = (await layer.getAttribute('transform')) ?? '';
     const [x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(t)!.slice(1).map(Number) as [

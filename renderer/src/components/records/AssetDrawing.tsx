@@ -83,7 +83,8 @@ export function AssetDrawing(props: {
         aria-label={label}
         aria-describedby="drawing-help"
       >
-        <g ref={layerRef}>
+        {/* The zoom's transform is set here, on the shapes and the focus ring together. */}
+        <g ref={layerRef} data-testid="asset-zoom">
           {ringed && look.has(ringed._id) && <FocusRing asset={ringed} look={look.get(ringed._id)!} />}
           <g
             data-testid="asset-layer"
