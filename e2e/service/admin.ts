@@ -28,7 +28,7 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * - `POST /projects/:id/designs/:designId/touch` `{ updatedAt? }`: a design changed (default now);
  * - `GET /state`: projects (with API keys), captures and uploads;
  * - `GET /stats`: storage counters (parts stored, parts stored again over an existing copy);
- * - `POST /updates`: publishes a release to the update feed (update-feed.ts, `updateAdminRoutes`).
+ * - `POST /updates`: publishes a release to the update feed (update-feed-server.ts, `updateAdminRoutes`).
  */
 export function adminRoutes(
   router: Router,

@@ -96,7 +96,7 @@ interface Mount {
 /**
  * Starts the local stand-in for the services of `shared/spec/`: one API listener serving the
  * sign-in service at `/auth`, the capture gateway at `/gateway`, the progress interface at
- * `/records`, the admin interface at `/__admin` and an update feed at `/updates` (update-feed.ts),
+ * `/records`, the admin interface at `/__admin` and an update feed at `/updates` (update-feed-server.ts),
  * and one S3-compatible storage listener.
  * Throws when a port is taken or the data folder cannot be written.
  */

@@ -1,6 +1,6 @@
 // A recording stand-in for the `electron` module (the Electron binary cannot run on this
 // machine): what the shell asks of Electron (window options, handlers, blockers, notifications)
-// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts, updates-shell.test.ts, login-start.test.ts) to check.
+// is recorded in `rec` for the shell's tests (main.test.ts, start-error.test.ts, updates-shell.test.ts, login-start-shell.test.ts) to check.
 // Each test file gets its own module instance, so its own records. Its `utilityProcess.fork`
 // really starts the module in a child process (child_process.fork with the structured-clone
 // channel; the service then talks over `process.send`, where in Electron it has `process.parentPort`).

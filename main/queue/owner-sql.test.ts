@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where SQL may be written: the queue's owner, the tests' back doors, and the office's own records.db. */
-const OWNERS = [/^main\/queue\//, /^main\/testing\//, /^main\/office\/store\.ts$/, /^main\/office\/migrations\.ts$/];
+const OWNERS = [
+  /^main\/queue\//,
+  /^main\/testing\//,
+  /^main\/office\/records-store\.ts$/,
+  /^main\/office\/migrations\.ts$/,
+];
 /** A statement run on a connection: prepare or exec of SQL text, a pragma, a transaction of the raw handle. */
 const STATEMENT = /\.prepare(?:<[^>]*>)?\(\s*[`'"]|\.exec\(\s*[`'"]|\.pragma\(|\bdb\.transaction\(/g;
 
