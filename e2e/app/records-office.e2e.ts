@@ -528,6 +528,14 @@ test('Escape closes an opened entry, and a date far ahead is asked about before 
 
   const form = page.getByRole('region', { name: 'Record progress' });
   const details = `Tower F level 1 typo of the year ${Date.now()}`;
+  // An emptied date is a sentence with its fix at the field, and nothing is sent.
+  await form.getByLabel('Date').fill('');
+  await form.getByLabel('Details').fill(details);
+  await form.getByRole('button', { name: 'Record entry' }).click();
+  await expect(form.getByTestId('date-refusal')).toHaveText(
+    'Choose the day this entry is for: the date is empty or not a whole date.',
+  );
+  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await form.getByLabel('Date').fill('2062-11-26');
   await form.getByLabel('Details').fill(details);
   await form.getByRole('button', { name: 'Record entry' }).click();

@@ -71,6 +71,12 @@ export function useRecordForm({ today, editing, onRecorded, onQueued, onEditDone
   const submit = async () => {
     setTouched(true);
     if (detailsMissing || sending) return;
+    // A date field emptied or half typed: said here as a sentence, never as the door's refusal of the request.
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+      setProblemField('date');
+      setProblem('Choose the day this entry is for: the date is empty or not a whole date.');
+      return;
+    }
     if (daysBetween(today, date) > FAR_AHEAD_DAYS && farConfirmed !== date) {
       setFarConfirmed(date);
       setProblemField('date');
