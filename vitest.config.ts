@@ -26,6 +26,9 @@ export default defineConfig({
           environment: 'node',
           env,
           testTimeout: 30_000,
+          // Hooks here start and stop the local service and service processes; under a loaded
+          // machine closing one took over vitest's default 10 s (host.test.ts's afterEach).
+          hookTimeout: 30_000,
         },
       },
       {
