@@ -22,18 +22,19 @@ let out: string;
 beforeAll(async () => {
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'offload-md5-built-'));
-  // Inside the checkout, so the bundle's bare imports (--packages=external) find node_modules;
+  // Inside the checkout, so the bundle's bare imports (better-sqlite3, left external) find node_modules;
   // a fresh clone has no dist/ yet (the fresh-clone CI run failed here).
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   out = mkdtempSync(join(ROOT, 'dist', '.cli-md5-'));
   const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
     .scripts['build:cli']!;
   expect(build).toMatch(/^esbuild .* --outdir=dist\/cli /);
-  execFileSync(
-    join(ROOT, 'node_modules', '.bin', 'esbuild'),
-    build.replace('--outdir=dist/cli ', `--outdir=${out} `).split(' ').slice(1),
-    { cwd: ROOT, stdio: 'pipe' },
-  );
+  // Through a shell, as npm runs it: the command quotes its banner.
+  execFileSync('/bin/sh', ['-c', build.replace('--outdir=dist/cli ', `--outdir=${out} `)], {
+    cwd: ROOT,
+    stdio: 'pipe',
+    env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` },
+  });
 }, 120_000);
 afterAll(async () => {
   await svc.stop();

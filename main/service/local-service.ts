@@ -65,7 +65,8 @@ export function findLocalService(): LocalServiceStarter | undefined {
   return async (dataDir) => {
     let service: typeof import('@capture-uploader/local-service');
     try {
-      // A literal name, so that the bundler (--packages=external) leaves it to Node at run time.
+      // A literal name the bundlers leave to Node at run time (package.json: build:main's
+      // --packages=external, build:cli's --external:@capture-uploader/local-service).
       service = await import('@capture-uploader/local-service');
     } catch (err) {
       // Installed but not built: its package points at e2e/service/dist, which only a build makes.
