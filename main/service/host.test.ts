@@ -246,7 +246,8 @@ describe('the upload service in its own process', () => {
   }, 120_000);
 
   it('restarts a service process killed with SIGKILL mid-drain: the files complete byte-identical, no part sent twice', async () => {
-    const { h, events, busy, call } = host('crash');
+    const warned: string[] = [];
+    const { h, events, busy, call } = host('crash', { log: { info: () => {}, warn: (m) => warned.push(m) } });
     await h.start();
     const view = await call<SettingsView>('capture:settings.useLocalService');
     await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
@@ -267,10 +268,15 @@ describe('the upload service in its own process', () => {
     });
     const first = h.child!;
     const firstPid = first.pid!;
+    const busyAtKill = busy.length;
     // As a native crash would: no handler, no clean-up in the service.
     first.kill('SIGKILL');
     await vi.waitFor(() => expect(h.child?.pid ?? firstPid).not.toBe(firstPid), { timeout: 20_000 });
     expect(() => process.kill(firstPid, 0)).toThrow();
+    // The dead service's power-save blocker is released by the host at once, before the new
+    // service (which resumes the drain) asks for it again.
+    expect(busy[busyAtKill]).toBe(false);
+    expect(warned).toContain('The upload service stopped (killed by SIGKILL); starting it again.');
     // The window is told once.
     expect(
       events.filter(
@@ -415,6 +421,31 @@ process.on('message', (m) => {
     // The dialog's late answer (for the dead process's seq 1) never reaches the new process.
     await new Promise((r) => setTimeout(r, 2000));
     expect(logs.filter((l) => l.startsWith('{'))).toEqual([JSON.stringify({ ok: true, value: true })]);
+  });
+
+  it('a service that dies before it ever starts: the start is answered with why, not left waiting', async () => {
+    const entry = join(work, 'stillborn.mjs');
+    writeFileSync(entry, 'setTimeout(() => process.exit(4), 20);');
+    const { h, events } = host('stillborn', { entry, maxRestarts: 1 });
+    const status = await Promise.race([
+      h.start(),
+      new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 20_000).unref()),
+    ]);
+    expect(status).toEqual({
+      queueError: expect.stringMatching(/^The upload service stopped 2 times within a minute \(last: exit code 4\)/),
+    });
+    expect(events).toContainEqual({ event: 'capture:event.service', payload: status });
+  });
+
+  it('a service that ends because the app closes is not started again', async () => {
+    const { h, events, busy } = host('closing');
+    await h.start();
+    const pid = h.child!.pid!;
+    await h.close();
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(h.child).toBeUndefined();
+    expect(events.filter((e) => e.event === 'capture:event.notice')).toEqual([]);
+    expect(busy).not.toContain(false);
   });
 
   it('a service that keeps dying is restarted a few times, then the window is told it stopped for good', async () => {
