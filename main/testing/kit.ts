@@ -260,6 +260,63 @@ export function useServiceKit(
   };
 }
 
+/** The local service and a work folder of one test file, with what its tests open and the file closes (see useTestService). */
+export interface TestServiceFile {
+  readonly svc: TestService;
+  /** The work folder (absolute), deleted with what it holds after the file's tests. */
+  readonly work: string;
+  /** Closes `c` after the test that opened it (newest first); returns `c`. */
+  keep<T extends { close(): Promise<void> }>(c: T): T;
+  /** Forgets `c` (a test that closed it itself). */
+  release(c: { close(): Promise<void> }): void;
+}
+
+/**
+ * Registers the hooks of a test file that runs its own clients (AppCore, uploaders) against one
+ * local service: the service (with `service` options) and a work folder named after `prefix` are
+ * started in `beforeAll` and stopped and deleted in `afterAll`; after each test what was `keep`-ed
+ * is closed and, with `clearFaults`, the service's fault rules are removed. Call it at the file's
+ * top level; its fields are set once `beforeAll` has run.
+ */
+export function useTestService(
+  prefix: string,
+  opts: { service?: Parameters<typeof startTestService>[0]; clearFaults?: boolean } = {},
+): TestServiceFile {
+  let svc: TestService | undefined;
+  let work: { dir: string; remove(): void } | undefined;
+  const kept: { close(): Promise<void> }[] = [];
+  beforeAll(async () => {
+    svc = await startTestService(opts.service ?? {});
+    work = tempDir(prefix);
+  });
+  afterEach(async () => {
+    while (kept.length) await kept.pop()!.close();
+    if (opts.clearFaults) await svc?.admin('DELETE', '/faults');
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    work?.remove();
+  });
+  return {
+    get svc() {
+      if (!svc) throw new Error('the test service is used before its beforeAll ran');
+      return svc;
+    },
+    get work() {
+      if (!work) throw new Error('the work folder is used before its beforeAll ran');
+      return work.dir;
+    },
+    keep(c) {
+      kept.push(c);
+      return c;
+    },
+    release(c) {
+      const i = kept.indexOf(c);
+      if (i >= 0) kept.splice(i, 1);
+    },
+  };
+}
+
 /**
  * Resolves once `cond` holds, asking it every `stepMs` (ms); throws `timed out waiting: <what>`
  * after `ms` (ms). For waiting on something observable (bytes stored, a row's state, a line
@@ -317,9 +374,15 @@ export interface CliOptions {
 
 /**
  * Starts `capture-uploader <args>` from source (`node --import tsx main/cli/index.ts`) as a person
- * runs it, with the environment pointing at the local service `svc` and its queue in `dataDir`.
+ * runs it, with the environment pointing at the local service `svc` (only its `info` is read) and its
+ * queue in `dataDir`.
  */
-export function spawnCli(svc: TestService, dataDir: string, args: string[], opts: CliOptions = {}): CliRun {
+export function spawnCli(
+  svc: Pick<TestService, 'info'>,
+  dataDir: string,
+  args: string[],
+  opts: CliOptions = {},
+): CliRun {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...opts.env },
