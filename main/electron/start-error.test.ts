@@ -2,10 +2,9 @@ import { Database } from '../testing/queue-backdoors.js';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LATEST_VERSION } from '../queue/db.js';
-import { rec, storeSeed } from './electron-stand-in.js';
+import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 
 // / #11: the queue cannot open at app start (here: written by a newer version). The
 // shell used to give no window, no tray and an unhandled rejection; now the window opens and
@@ -34,15 +33,10 @@ vi.mock('electron', async () => (await import('./electron-stand-in.js')).electro
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
 
 afterAll(async () => {
-  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
-  await new Promise((r) => setTimeout(r, 500));
+  await quitShell();
   rmSync(userData, { recursive: true, force: true });
   rmSync(configHome, { recursive: true, force: true });
   vi.unstubAllEnvs();
-});
-
-const appFrame = () => ({
-  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
 });
 
 describe('the Electron shell when the queue cannot open', () => {

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { CaptureRequest } from '../api/gateway.js';
 import type { CopyOf, CopyRoute } from './copy-holds.js';
@@ -8,6 +7,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { statusOutput } from '../cli/status.js';
 import { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
+import { memoryQueueAt } from '../testing/queue-backdoors.js';
 
 const at = '2026-11-24T08:00:00.000Z';
 const request: CaptureRequest = {
@@ -46,9 +46,7 @@ const route = (copying: string[], copied: string[]): CopyRoute => ({
 
 describe('files held for their verified copies', () => {
   it('13: a queue of version 12 opens with no file held', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 12);
+    const db = memoryQueueAt(12);
     db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
     ).run(at, at);
@@ -62,8 +60,7 @@ describe('files held for their verified copies', () => {
   });
 
   it('queues a file still copying at the card, held and never due; one already copied at its copy; then moves and releases in one go', () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS);
+    const db = memoryQueueAt(undefined, false);
     const q = new UploadQueue(db);
     const [a, b] = onCard.map((f) => f.path) as [string, string];
     q.copyRoute = route([b], [a]);
@@ -114,8 +111,7 @@ describe('files held for their verified copies', () => {
   });
 
   it('releases at the card a file no import copies any more (failed twice, or after a restart), and a copy of other bytes is not used', () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS);
+    const db = memoryQueueAt(undefined, false);
     const q = new UploadQueue(db);
     const paths = onCard.map((f) => f.path);
     q.copyRoute = route(paths, []);
@@ -134,8 +130,7 @@ describe('files held for their verified copies', () => {
   });
 
   it("leaves a held file out of a pulled card's wait: it reads nothing from the card, it waits for its copy", () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS);
+    const db = memoryQueueAt(undefined, false);
     const q = new UploadQueue(db);
     const [a, b] = onCard.map((f) => f.path) as [string, string];
     q.copyRoute = route([b], []);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { openQueueDatabase } from '../queue/db.js';
+import { migrate, openQueueDatabase } from '../queue/db.js';
+import { MIGRATIONS } from '../queue/migrations/index.js';
 import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
 
 // Doors into queue.db that production code must never use: they set rows as a test or a bench
@@ -13,6 +14,18 @@ import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
  * (queue.db read-only to check what was committed, records.db, a file made damaged on purpose).
  */
 export { Database };
+
+/**
+ * A queue database in memory migrated to `version` (the latest when not given), as a version of
+ * the app left it, for a migration test that writes that version's rows by hand; foreign keys on
+ * unless `foreignKeys` is false. Throws what `migrate` throws.
+ */
+export function memoryQueueAt(version?: number, foreignKeys = true): Database.Database {
+  const db = new Database(':memory:');
+  if (foreignKeys) db.pragma('foreign_keys = ON');
+  migrate(db, ':memory:', MIGRATIONS, version);
+  return db;
+}
 
 /**
  * Moves file `id` to `state` with an optional error (null clears it), stamping `completed_at`
