@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queueState, queueStateLine } from '../../shared/queue-state.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { committedTotals } from '../queue/totals.js';
 import type { Uploader } from '../service/uploader.js';
-import { useServiceKit } from '../testing/kit.js';
+import { useServiceKit, stdoutOf } from '../testing/kit.js';
 import { drainExitCode, summaryLines } from './render.js';
 import { printStatus } from './status.js';
 
@@ -23,14 +23,7 @@ const uploader = (name: string, password?: string): Uploader =>
 
 /** What `status` (or `status --json`) prints for the queue in `name`'s folder. */
 function status(name: string, json = false): string {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
-  try {
-    printStatus(join(kit.work, name), json, 'en-GB');
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join('');
+  return stdoutOf(() => printStatus(join(kit.work, name), json, 'en-GB'));
 }
 
 describe('status while the running engine is stopped by refused credentials', () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { CaptureRequest } from '../api/gateway.js';
 import type { CopyOf, CopyRoute } from './copy-holds.js';
 import { RELEASED, settleCopyHolds } from './copy-holds.js';
 import { migrate } from './db.js';
@@ -8,20 +7,13 @@ import { statusOutput } from '../cli/status.js';
 import { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
 import { memoryQueueAt } from '../testing/queue-backdoors.js';
+import { captureRequest } from '../testing/kit.js';
 
 const at = '2026-11-24T08:00:00.000Z';
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: at,
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [
-    { frameIndex: 1, fileName: 'VID_1_00_001.insv', contentType: 'video/insv', size: 1000 },
-    { frameIndex: 2, fileName: 'VID_1_10_001.insv', contentType: 'video/insv', size: 1000 },
-  ],
-};
+const request = captureRequest(at, [
+  { frameIndex: 1, fileName: 'VID_1_00_001.insv', contentType: 'video/insv', size: 1000 },
+  { frameIndex: 2, fileName: 'VID_1_10_001.insv', contentType: 'video/insv', size: 1000 },
+]);
 const onCard = request.files.map((f) => ({
   path: `/media/ana/X4/DCIM/Camera01/${f.fileName}`,
   fileName: f.fileName,

@@ -7,29 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { captureLabel } from '../../shared/capture-label.js';
-import type { CaptureRequest } from '../api/gateway.js';
 import { QueueTooNewError, migrate, openQueueDatabase } from './db.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 import { UploadQueue } from './queue.js';
 import { memoryQueueAt } from '../testing/queue-backdoors.js';
+import { captureRequest } from '../testing/kit.js';
 
 const work = mkdtempSync(join(tmpdir(), 'queue-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;
 const dbFile = () => join(work, `q${n++}.db`);
 
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: '2026-11-20T15:04:05Z',
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [
-    { frameIndex: 1, fileName: 'VID_20261120_150405_00_001.insv', contentType: 'video/insv', size: 12_000_000 },
-    { frameIndex: 2, fileName: 'VID_20261120_150405_10_001.insv', contentType: 'video/insv', size: 100 },
-  ],
-};
+const request = captureRequest('2026-11-20T15:04:05Z', [
+  { frameIndex: 1, fileName: 'VID_20261120_150405_00_001.insv', contentType: 'video/insv', size: 12_000_000 },
+  { frameIndex: 2, fileName: 'VID_20261120_150405_10_001.insv', contentType: 'video/insv', size: 100 },
+]);
 const files = request.files.map((f) => ({
   path: `/card/${f.fileName}`,
   fileName: f.fileName,

@@ -6,7 +6,7 @@ import { queueState } from '../../shared/queue-state.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { printStatus } from '../cli/status.js';
 import { AppCore } from './app-core.js';
-import { useTestService } from '../testing/kit.js';
+import { useTestService, stdoutOf } from '../testing/kit.js';
 
 // While the app's engine is stopped because the service refuses its credentials,
 // `capture-uploader status` (its own read-only connection to the queue) says "Needs you" as the
@@ -17,14 +17,7 @@ const t = useTestService('app-blocked');
 
 /** `status`'s first line for the app's queue folder. */
 function statusLine(dataDir: string): string {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
-  try {
-    printStatus(join(dataDir, 'queue'), false, 'en-GB');
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join('').split('\n')[0]!;
+  return stdoutOf(() => printStatus(join(dataDir, 'queue'), false, 'en-GB')).split('\n')[0]!;
 }
 
 describe('the app stopped by refused credentials, seen by status', () => {

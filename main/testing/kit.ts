@@ -6,13 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService, uploaderEnv } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
-import type { GatewayConfig } from '../api/gateway.js';
+import type { CaptureRequest, GatewayConfig } from '../api/gateway.js';
 import { CaptureGateway } from '../api/gateway.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
@@ -81,6 +81,34 @@ export function unreachableGateway(): CaptureGateway {
     email: 'a@b.c',
     password: 'x',
   });
+}
+
+/**
+ * A §4.4 capture registration request for a queue row written by a test: project `p1`, structure
+ * `s1`, an interior 360 Video from the bot, taken at `captureDateTime` (ISO 8601), with `files`.
+ */
+export function captureRequest(captureDateTime: string, files: CaptureRequest['files']): CaptureRequest {
+  return {
+    project: 'p1',
+    structure: 's1',
+    captureDateTime,
+    type: 'interior',
+    mode: '360 Video',
+    sourceType: 'bot',
+    files,
+  };
+}
+
+/** Everything `fn` writes to stdout while it runs (a CLI command's printout), kept from the terminal. */
+export function stdoutOf(fn: () => void): string {
+  const chunks: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
+  try {
+    fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return chunks.join('');
 }
 
 /** What storage holds for one object: its bytes and their SHA-256 (hex). */
