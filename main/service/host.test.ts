@@ -76,6 +76,22 @@ function host(name: string, extra: Partial<ServiceHostOptions> = {}) {
   return { h, events, store, busy, call };
 }
 
+/**
+ * Waits for the service's line saying how the inspect ended, and asserts it was stopped by its
+ * signal within STOP_BOUND_MS. One second is the promise; the half second more is for a test
+ * machine's scheduler under parallel test files. A walk of 20,000 files that ignores the signal
+ * runs on for over 2 s.
+ */
+async function expectInspectStopped(logs: string[]): Promise<void> {
+  await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
+    timeout: 60_000,
+    interval: 100,
+  });
+  const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
+  expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
+  expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
+}
+
 describe('the upload service in its own process', () => {
   it('answers calls by seq, relays events and writes settings through the host', async () => {
     const { h, events, store, call } = host('relay');
@@ -176,15 +192,7 @@ describe('the upload service in its own process', () => {
     ac.abort();
     expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
     // The service says how the call ended: stopped by its signal, not run to its end.
-    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
-      timeout: 60_000,
-      interval: 100,
-    });
-    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
-    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
-    // One second is the promise; the half second more is for a test machine's scheduler under
-    // parallel test files. A walk of these 20,000 files that ignores the signal runs on for over 2 s.
-    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
+    await expectInspectStopped(logs);
     expect(await call('capture:service.status')).toEqual({ queueError: null });
   }, 120_000);
 
@@ -202,15 +210,7 @@ describe('the upload service in its own process', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await dispatch(CANCEL_CHANNEL, { callId: 'inspect-1' }, window)).toEqual({ ok: true, value: true });
     expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
-    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
-      timeout: 60_000,
-      interval: 100,
-    });
-    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
-    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
-    // One second is the promise; the half second more is for a test machine's scheduler under
-    // parallel test files. A walk of these 20,000 files that ignores the signal runs on for over 2 s.
-    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
+    await expectInspectStopped(logs);
   }, 120_000);
 
   it('a cancelled sheet export (§4.2) stops on the wire: nothing recorded, no export made, and the next one goes through', async () => {
