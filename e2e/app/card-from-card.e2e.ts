@@ -52,16 +52,7 @@ test('with "Upload straight from the card" on, a card is offered as Upload from 
   await expect(offer).toHaveCount(0);
   await registerAll(page, 'Tower A · Level 1', 2);
 
-  await expect
-    .poll(
-      () =>
-        app.h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(4);
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(4);
   // Queued at the card's own paths, not the library's.
   const paths = app.h
     .queue()

@@ -97,16 +97,7 @@ test('a card that appears is offered, imported with verification, removed once s
   await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 3);
 
-  await expect
-    .poll(
-      () =>
-        app.h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(6);
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(6);
   const files = app.h.queue().allFiles();
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')))).toBe(true);
   // Every stored object is the card's file, byte for byte.

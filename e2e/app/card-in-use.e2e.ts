@@ -84,14 +84,5 @@ test('after a restart the card being uploaded from is shown in use, not offered;
   await expect(inUse).toContainText(/Card X4_1 in use: .*upload.* from it/);
   await expect(offer).toHaveCount(0);
   await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-  await expect
-    .poll(
-      () =>
-        app.h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(4);
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(4);
 });

@@ -60,16 +60,7 @@ test('recordings placed while their card is copied wait for their verified copie
   await registerAll(page, 'Tower A · Level 1', 3);
 
   // Registered and held: queued at the card's paths, not one part sent, the queue row says why.
-  await expect
-    .poll(
-      () =>
-        app.h
-          .queue()
-          .captures()
-          .filter((c) => c.state === 'registered').length,
-      { timeout: 15_000 },
-    )
-    .toBe(3);
+  await expect.poll(() => app.h.capturesIn('registered'), { timeout: 15_000 }).toBe(3);
   const held = app.h.queue().allFiles();
   expect(held.map((f) => [f.path.startsWith(`${root}/`), f.state, f.awaitingCopy])).toEqual(
     Array(6).fill([true, 'pending', true]),
@@ -91,16 +82,7 @@ test('recordings placed while their card is copied wait for their verified copie
   rmSync(root, { recursive: true });
   expect(existsSync(root)).toBe(false);
 
-  await expect
-    .poll(
-      () =>
-        app.h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(6);
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(6);
   const files = app.h.queue().allFiles();
   const library = join(app.h.dataDir, 'Videos', 'Capture Uploader');
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')) && !f.awaitingCopy)).toBe(true);

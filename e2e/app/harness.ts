@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
 import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
+import type { CaptureState, FileState } from '../../main/queue/queue.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { ServiceHost } from '../../main/service/host.js';
 import type { SettingsFile } from '../../main/service/host.js';
@@ -225,6 +226,20 @@ export class AppHarness {
       },
       [Object.fromEntries(names.map((n, i) => [n, paths[i]!])), names] as const,
     );
+  }
+
+  /** How many of the queue's files are in `state` now (read from queue.db). */
+  filesIn(state: FileState): number {
+    return this.queue()
+      .allFiles()
+      .filter((f) => f.state === state).length;
+  }
+
+  /** How many of the queue's captures are in `state` now (read from queue.db). */
+  capturesIn(state: CaptureState): number {
+    return this.queue()
+      .captures()
+      .filter((c) => c.state === state).length;
   }
 
   async stop(): Promise<void> {
