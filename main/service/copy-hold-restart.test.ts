@@ -2,14 +2,13 @@ import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { recommendedRetryPolicy } from '../api/errors.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import type { CardImportOptions } from '../offload/card-import.js';
-import { AppCore } from './app-core.js';
 import { useTestService } from '../testing/kit.js';
+import { startCardCore } from '../testing/card-core.js';
 
 // After a restart: a recording placed once the app is started again, from a card whose
 // copies verified before the stop, is queued at its copy (the queue's offload record), not at the
@@ -18,28 +17,9 @@ const t = useTestService('copy-hold-restart');
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A core on its own data folder, mount folder and library; `afterWrite` is the copy's seam. */
-async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
-  const mounts = join(t.work, name, 'media');
-  mkdirSync(mounts, { recursive: true });
-  if (!map.has('library'))
-    map.set('library', { library: join(t.work, name, 'library'), keepDays: 7, uploadFromCard: false });
-  const c = new AppCore({
-    dataDir: join(t.work, name, 'data'),
-    store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
-    secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
-    emit: () => undefined,
-    pickFiles: async () => [],
-    startLocalService: async () => ({ ...t.svc, close: async () => {} }),
-    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
-    cards: { roots: [mounts], pollMs: 50, ...(afterWrite ? { copySeams: { afterWrite } } : {}) },
-  });
-  t.keep(c);
-  await c.start();
-  const h = c.handlers();
-  await h['capture:settings.useLocalService']();
-  return { c, h, mounts, map, queueFile: join(t.work, name, 'data', 'queue', 'queue.db') };
-}
+/** A core on its own data folder, mount folder and library (main/testing/card-core.ts). */
+const core = (name: string, afterWrite?: CardImportOptions['afterWrite'], map?: Map<string, unknown>) =>
+  startCardCore(t, name, afterWrite, map);
 
 /** The queue's files as stored (read-only, beside the app's own connection). */
 function queuedFiles(queueFile: string) {

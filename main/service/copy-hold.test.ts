@@ -3,15 +3,15 @@ import { dropImportLocks } from '../testing/offload-child.js';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { recommendedRetryPolicy } from '../api/errors.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { RELEASED } from '../queue/copy-holds.js';
 import { AppCore } from './app-core.js';
 import { useTestService } from '../testing/kit.js';
+import { startCardCore } from '../testing/card-core.js';
 
 // Recordings placed while their card is imported wait for their verified copies
 // (files.awaiting_copy, migration 13) and upload from them; nothing is read from the card then.
@@ -33,28 +33,9 @@ const t = useTestService('copy-hold', { clearFaults: true });
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A core on its own data folder with a mount folder of its own and a library there; `afterWrite` is the copy's seam. */
-async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
-  const mounts = join(t.work, name, 'media');
-  mkdirSync(mounts, { recursive: true });
-  if (!map.has('library'))
-    map.set('library', { library: join(t.work, name, 'library'), keepDays: 7, uploadFromCard: false });
-  const c = new AppCore({
-    dataDir: join(t.work, name, 'data'),
-    store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
-    secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
-    emit: () => undefined,
-    pickFiles: async () => [],
-    startLocalService: async () => ({ ...t.svc, close: async () => {} }),
-    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
-    cards: { roots: [mounts], pollMs: 50, ...(afterWrite ? { copySeams: { afterWrite } } : {}) },
-  });
-  t.keep(c);
-  await c.start();
-  const h = c.handlers();
-  await h['capture:settings.useLocalService']();
-  return { c, h, mounts, map, queueFile: join(t.work, name, 'data', 'queue', 'queue.db') };
-}
+/** A core on its own data folder, mount folder and library (main/testing/card-core.ts). */
+const core = (name: string, afterWrite?: CardImportOptions['afterWrite'], map?: Map<string, unknown>) =>
+  startCardCore(t, name, afterWrite, map);
 
 /** A card written aside and moved in whole (a volume appears at once), with each recording's bytes as written. */
 async function mountCard(c: AppCore, mounts: string, name: string, recordings: number) {
