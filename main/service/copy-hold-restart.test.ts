@@ -1,6 +1,5 @@
 import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,11 +45,8 @@ function recordedCopies(queueFile: string): string[] {
   }
 }
 
-async function storedBytes(uploadId: string): Promise<Buffer> {
-  const key = t.svc.store.state.uploads[uploadId]!.key;
-  const res = await t.svc.s3().send(new GetObjectCommand({ Bucket: t.svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
+/** The bytes storage holds for the upload `uploadId`. */
+const storedBytes = async (uploadId: string): Promise<Buffer> => (await t.storedUpload(uploadId)).bytes;
 
 describe('a recording placed after a restart, from a card imported before it', () => {
   it("is queued at the copy that verified before the stop and uploads from it, byte-identical, with the card file gone; the stopped copy's .partial is removed", async () => {

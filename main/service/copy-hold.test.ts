@@ -1,6 +1,5 @@
 import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -70,11 +69,8 @@ function queuedFiles(queueFile: string) {
   }
 }
 
-async function storedBytes(uploadId: string): Promise<Buffer> {
-  const key = t.svc.store.state.uploads[uploadId]!.key;
-  const res = await t.svc.s3().send(new GetObjectCommand({ Bucket: t.svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
+/** The bytes storage holds for the upload `uploadId`. */
+const storedBytes = async (uploadId: string): Promise<Buffer> => (await t.storedUpload(uploadId)).bytes;
 
 /** Registers every recording the card's root holds, at the card's own paths (what the registration step sends). */
 async function placeAll(h: ReturnType<AppCore['handlers']>, c: AppCore, root: string) {

@@ -297,6 +297,8 @@ export interface TestServiceFile {
   keep<T extends { close(): Promise<void> }>(c: T): T;
   /** Forgets `c` (a test that closed it itself). */
   release(c: { close(): Promise<void> }): void;
+  /** What storage holds for the multipart upload `uploadId` (read through the S3 API): its bytes and hash. */
+  storedUpload(uploadId: string): Promise<StoredObject>;
 }
 
 /**
@@ -341,6 +343,13 @@ export function useTestService(
     release(c) {
       const i = kept.indexOf(c);
       if (i >= 0) kept.splice(i, 1);
+    },
+    async storedUpload(uploadId) {
+      const s = svc!;
+      const key = s.store.state.uploads[uploadId]!.key;
+      const res = await s.s3().send(new GetObjectCommand({ Bucket: s.info.s3.bucket, Key: key }));
+      const bytes = Buffer.from(await res.Body!.transformToByteArray());
+      return { bytes, sha256: sha256(bytes) };
     },
   };
 }
