@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EventPayload } from '../../shared/ipc.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { AppCore } from '../service/app-core.js';
-import { useTestService } from '../testing/kit.js';
+import { useTestService, localSettings } from '../testing/kit.js';
 
 // "Pause until 07:00" as a queue-wide hold, through the app's own handlers.
 
@@ -103,22 +103,7 @@ describe("pause until a time: a hold of the whole queue, apart from each file's 
 
   it('carries a "pause until" kept in settings by an earlier version into the queue, once', async () => {
     const until = inAnHour();
-    const store = new Map<string, unknown>([
-      [
-        'settings',
-        {
-          mode: 'local',
-          baseUrl: '',
-          authUrl: '',
-          progressBaseUrl: '',
-          projectId: '',
-          email: '',
-          concurrency: 4,
-          structures: [],
-          pausedUntil: until,
-        },
-      ],
-    ]);
+    const store = new Map<string, unknown>([['settings', localSettings({ concurrency: 4, pausedUntil: until })]]);
     const { c } = await core('legacy', store);
     expect(c.queueView().hold).toEqual({ until, by: 'person' });
     expect((store.get('settings') as { pausedUntil: string | null }).pausedUntil).toBeNull();

@@ -1,5 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { Database } from '../testing/queue-backdoors.js';
+import { writeNewerQueue } from '../testing/queue-backdoors.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +9,12 @@ import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import type { EventName, SettingsView } from '../../shared/ipc.js';
 import { CANCEL_CHANNEL } from '../../shared/ipc.js';
-import { LATEST_VERSION } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
 import { RESTARTED, ServiceHost } from './host.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { createIpcDispatcher } from '../ipc/dispatch.js';
+import { localSettings } from '../testing/kit.js';
 
 /** How long after a cancel the service's handler must have stopped, in ms (see the cancel tests). */
 const STOP_BOUND_MS = 1500;
@@ -303,21 +303,9 @@ describe('the upload service in its own process', () => {
 
   it('opens even when the queue cannot: a queue of a newer version is a start error saying what to do', async () => {
     const dir = join(work, 'newer', 'queue');
-    mkdirSync(dir, { recursive: true });
-    const raw = new Database(join(dir, 'queue.db'));
-    raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
-    raw.close();
+    writeNewerQueue(dir);
     const { h, call, store } = host('newer');
-    store.set('settings', {
-      mode: 'local',
-      baseUrl: '',
-      authUrl: '',
-      progressBaseUrl: '',
-      projectId: '',
-      email: '',
-      concurrency: 2,
-      structures: [],
-    });
+    store.set('settings', localSettings());
     const status = await h.start();
     expect(status.queueError).toContain('written by a newer version of Capture Uploader');
     expect(status.queueError).toContain(`The queue is kept in the folder ${dir}`);
@@ -332,16 +320,7 @@ describe('the upload service in its own process', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'queue.db'), randomBytes(8192));
     const { h, events, store } = host('garbage');
-    store.set('settings', {
-      mode: 'local',
-      baseUrl: '',
-      authUrl: '',
-      progressBaseUrl: '',
-      projectId: '',
-      email: '',
-      concurrency: 2,
-      structures: [],
-    });
+    store.set('settings', localSettings());
     expect(await h.start()).toEqual({ queueError: null });
     await vi.waitFor(() =>
       expect(
@@ -362,16 +341,7 @@ describe('the upload service in its own process', () => {
     const release = lockQueue(dir); // as a `capture-uploader drain` holds it
     try {
       const { h, events, store, call } = host('busy');
-      store.set('settings', {
-        mode: 'local',
-        baseUrl: '',
-        authUrl: '',
-        progressBaseUrl: '',
-        projectId: '',
-        email: '',
-        concurrency: 2,
-        structures: [],
-      });
+      store.set('settings', localSettings());
       const started = await h.start();
       expect(started.queueError).toMatch(new RegExp(`in use by process ${process.pid}; waiting\\.`));
       expect(started.queueError).not.toMatch(/aside|rename/);

@@ -99,6 +99,15 @@ export function captureRequest(captureDateTime: string, files: CaptureRequest['f
   };
 }
 
+/**
+ * The settings record (SettingsRepository's `settings` key) of an app set to the local test
+ * service, with `extra` over it (e.g. `concurrency`, `pausedUntil`).
+ */
+export function localSettings(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const empty = { baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '' };
+  return { mode: 'local', ...empty, concurrency: 2, structures: [], ...extra };
+}
+
 /** Everything `fn` writes to stdout while it runs (a CLI command's printout), kept from the terminal. */
 export function stdoutOf(fn: () => void): string {
   const chunks: string[] = [];
