@@ -6,30 +6,33 @@ import {
   ListPartsCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server } from 'node:http';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RgwCluster } from './rgw/rgw.js';
 import { missingRgwBinaries, startRgw } from './rgw/rgw.js';
 import { SdkObjectStorage } from './service/gateway/object-storage.js';
 import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { startTestService } from './service/testing.js';
+import { MiB, sha256 } from '../main/testing/kit.js';
+import {
+  addExterior,
+  cli,
+  expectObjectsAreSources,
+  queuedResumeCard,
+  slowDrain,
+  writeContractCard,
+} from './s3-contract.js';
 
 // The engine against a production S3 server: Ceph's RADOS Gateway (Debian's Ceph 16.2), a
 // single-node cluster started by e2e/rgw/rgw.sh, with the local gateway pointed at it through
 // its --s3-* settings. Between the two stands a recording relay that passes every request on
 // unchanged (the Host header too, so SigV4 signatures hold) and notes what RGW answered.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
-const fixture = (name: string) => fileURLToPath(new URL(`../../shared/fixtures/${name}`, import.meta.url));
-const MiB = 1024 * 1024;
 const BUCKET = 'site-captures';
 
 // CI must run these: a machine without Ceph fails them there. Elsewhere they may be left out.
@@ -155,20 +158,6 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 }, 90_000);
 
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
 /** The object RGW holds under `key`, read back in full. */
 async function stored(key: string): Promise<Buffer> {
   const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
@@ -177,20 +166,11 @@ async function stored(key: string): Promise<Buffer> {
 
 describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production S3 server)', () => {
   it('uploads a card through the CLI: each part PUT once, every object RGW holds has its source file’s bytes', async () => {
-    const card = join(work, 'card', 'DCIM', 'Camera01');
-    mkdirSync(card, { recursive: true });
-    copyFileSync(fixture('sample.insv'), join(card, 'sample.insv'));
-    copyFileSync(fixture('walkthrough.mp4'), join(card, 'walkthrough.mp4'));
-    writeFileSync(join(card, 'VID_20261123_080000_00_002.insv'), randomBytes(12 * MiB));
-    const sources = new Map(
-      ['sample.insv', 'walkthrough.mp4', 'VID_20261123_080000_00_002.insv'].map((n) => [n, join(card, n)]),
-    );
-
+    const { card, sources } = writeContractCard(work);
     const dataDir = join(work, 'queue');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]);
-    expect(add.code, add.stderr).toBe(0);
+    await addExterior(svc.info, dataDir, card);
     const from = seen.length;
-    const drain = await cli(dataDir, ['drain']);
+    const drain = await cli(svc.info, dataDir, ['drain']);
     expect(drain.code, drain.stderr).toBe(0);
     expect(drain.stdout).toContain('3 file(s) completed, 0 failed, 0 paused, 0 waiting to be sent.');
 
@@ -209,14 +189,8 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
         .filter((s) => s.op === 'ListParts')
         .map((s) => s.status),
     ).toContain(200);
+    await expectObjectsAreSources(uploads, sources, stored);
     for (const u of uploads) {
-      expect(u.status).toBe('completed');
-      const bytes = await stored(u.key);
-      expect({ file: u.fileName, size: bytes.length, sha256: sha256(bytes) }).toEqual({
-        file: u.fileName,
-        size: u.size,
-        sha256: sha256(readFileSync(sources.get(basename(u.fileName))!)),
-      });
       // RGW's multipart ETag: the MD5 of the parts' MD5s, then "-" and the number of parts.
       const head = await reader.send(new HeadObjectCommand({ Bucket: BUCKET, Key: u.key }));
       expect(head.ETag).toMatch(new RegExp(`^"[0-9a-f]{32}-${u.totalParts}"$`));
@@ -224,29 +198,15 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
   });
 
   it('resumes a drain SIGKILLed with parts stored: ListParts as RGW answers it keeps those parts from going again', async () => {
-    const dir = join(work, 'resume-card');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'VID_20261124_063000_00_003.insv');
-    writeFileSync(file, randomBytes(21 * MiB)); // 5 parts
-    const dataDir = join(work, 'resume-queue');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
-    expect(add.code, add.stderr).toBe(0);
+    const { file, dataDir } = await queuedResumeCard(svc.info, work); // 5 parts
     const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
     const partsStored = () =>
       seen
         .filter((s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId && s.status === 200)
         .map((s) => s.partNumber!);
 
-    // One part at a time, slow enough that the kill lands with some parts stored and the next on the way.
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-      },
-    );
-    const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const { child, done } = slowDrain(svc.info, dataDir);
+    const exited = done.then((r) => r.signal);
     for (let i = 0; i < 2400 && partsStored().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
@@ -257,7 +217,7 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     expect(before.length).toBeLessThan(upload.totalParts);
 
     const from = seen.length;
-    const drain = await cli(dataDir, ['drain']);
+    const drain = await cli(svc.info, dataDir, ['drain']);
     expect(drain.code, drain.stdout + drain.stderr).toBe(0);
     expect(drain.stdout).toContain('1 file(s) completed, 0 failed');
     const mine = seen.slice(from).filter((s) => s.uploadId === upload.storageUploadId);
@@ -276,8 +236,7 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     const file = join(dir, 'VID_20261125_070000_00_004.insv');
     writeFileSync(file, randomBytes(3 * MiB + 17)); // one part
     const dataDir = join(work, 'expired-queue');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
-    expect(add.code, add.stderr).toBe(0);
+    await addExterior(svc.info, dataDir, dir);
     const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
     // URLs that live 5 s, and the first PUT held on its way for 8 s: it reaches RGW expired, as
     // over a link that stalled between presign and send.
@@ -285,7 +244,7 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
     holds.push({ match: (s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId, ms: 8000 });
 
     const from = seen.length;
-    const drain = await cli(dataDir, ['drain']);
+    const drain = await cli(svc.info, dataDir, ['drain']);
     expect(drain.code, drain.stdout + drain.stderr).toBe(0);
     expect(drain.stdout).toContain('1 file(s) completed, 0 failed');
     const puts = seen.slice(from).filter((s) => s.op === 'UploadPart' && s.uploadId === upload.storageUploadId);
@@ -315,9 +274,8 @@ describe.skipIf(absent)('the local gateway over Ceph RADOS Gateway (a production
       return path;
     });
     const dataDir = join(work, 'sizes-queue');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
-    expect(add.code, add.stderr).toBe(0);
-    const drain = await cli(dataDir, ['drain']);
+    await addExterior(svc.info, dataDir, dir);
+    const drain = await cli(svc.info, dataDir, ['drain']);
     expect(drain.code, drain.stdout + drain.stderr).toBe(0);
     expect(drain.stdout).toContain(`${files.length} file(s) completed, 0 failed`);
 

@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,16 +12,23 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './service/testing.js';
 import type { LocalServiceInfo } from './service/index.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { startTestService } from './service/testing.js';
+import { sha256 } from '../main/testing/kit.js';
+import {
+  addExterior,
+  cli,
+  expectObjectsAreSources,
+  fixture,
+  queuedResumeCard,
+  slowDrain,
+  writeContractCard,
+} from './s3-contract.js';
 
 // Deliverable 1 (second paragraph): the engine against an S3 implementation nobody here
 // wrote. The local gateway keeps the files in s3rver (npm) instead of its own storage; a card goes
 // through the real CLI and every object is read back from s3rver and hashed.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 const SERVICE_CLI = join(ROOT, 'e2e/service/cli.ts');
-const fixture = (name: string) => fileURLToPath(new URL(`../../shared/fixtures/${name}`, import.meta.url));
-const MiB = 1024 * 1024;
 const BUCKET = 'site-captures';
 // s3rver's one built-in account; it is a test double, so its key is no secret.
 const KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -68,40 +75,19 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(
-  dataDir: string,
-  args: string[],
-  info: LocalServiceInfo = svc.info,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+/** The object s3rver holds under `key`, read back in full. */
+async function read(key: string): Promise<Buffer> {
+  const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+  return Buffer.from(await got.Body!.transformToByteArray());
 }
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('the local gateway over s3rver (an S3 implementation nobody here wrote)', () => {
   it('uploads a card through the CLI into s3rver: every object there has its source file’s bytes', async () => {
     // The card's recordings folder: the two real fixture recordings and a generated 12 MiB
     // recording (3 parts of 5 MiB).
-    const card = join(work, 'card', 'DCIM', 'Camera01');
-    mkdirSync(card, { recursive: true });
-    copyFileSync(fixture('sample.insv'), join(card, 'sample.insv'));
-    copyFileSync(fixture('walkthrough.mp4'), join(card, 'walkthrough.mp4'));
-    writeFileSync(join(card, 'VID_20261123_080000_00_002.insv'), randomBytes(12 * MiB));
-    const sources = new Map(
-      ['sample.insv', 'walkthrough.mp4', 'VID_20261123_080000_00_002.insv'].map((n) => [n, join(card, n)]),
-    );
-
+    const { card, sources } = writeContractCard(work);
     const dataDir = join(work, 'queue');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', card]);
-    expect(add.code, add.stderr).toBe(0);
+    await addExterior(svc.info, dataDir, card);
     // Every part s3rver stored (answered 200 to), by storage upload id and part number.
     const stored = new Map<string, number>();
     const watch = (req: IncomingMessage, res: ServerResponse) => {
@@ -111,7 +97,7 @@ describe('the local gateway over s3rver (an S3 implementation nobody here wrote)
       res.on('finish', () => res.statusCode === 200 && stored.set(part, (stored.get(part) ?? 0) + 1));
     };
     watchers.add(watch);
-    const drain = await cli(dataDir, ['drain']).finally(() => watchers.delete(watch));
+    const drain = await cli(svc.info, dataDir, ['drain']).finally(() => watchers.delete(watch));
     expect(drain.code, drain.stderr).toBe(0);
     expect(drain.stdout).toContain('3 file(s) completed, 0 failed, 0 paused, 0 waiting to be sent.');
 
@@ -125,28 +111,13 @@ describe('the local gateway over s3rver (an S3 implementation nobody here wrote)
       Array.from({ length: u.totalParts }, (_, i) => `${u.storageUploadId}#${i + 1}`),
     );
     expect([...stored.entries()].sort()).toEqual(expected.map((p) => [p, 1]).sort());
-    for (const u of uploads) {
-      expect(u.status).toBe('completed');
-      const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: u.key }));
-      const bytes = Buffer.from(await got.Body!.transformToByteArray());
-      expect({ file: u.fileName, size: bytes.length, sha256: sha256(bytes) }).toEqual({
-        file: u.fileName,
-        size: u.size,
-        sha256: sha256(readFileSync(sources.get(basename(u.fileName))!)),
-      });
-    }
+    await expectObjectsAreSources(uploads, sources, read);
   });
 });
 
 describe('a drain over s3rver stopped with parts stored', () => {
   it('resumes with the next drain, sends every part s3rver did not have, and stores the whole file', async () => {
-    const dir = join(work, 'resume-card');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'VID_20261124_063000_00_003.insv');
-    writeFileSync(file, randomBytes(21 * MiB)); // 5 parts
-    const dataDir = join(work, 'resume-queue');
-    const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'exterior', dir]);
-    expect(add.code, add.stderr).toBe(0);
+    const { file, dataDir } = await queuedResumeCard(svc.info, work); // 5 parts
     const upload = Object.values(svc.store.state.uploads).find((u) => u.fileName === basename(file))!;
 
     // Which parts s3rver stored (answered 200 to), seen from its own listener.
@@ -158,16 +129,8 @@ describe('a drain over s3rver stopped with parts stored', () => {
     };
     watchers.add(watch);
     try {
-      // One part at a time, slow enough that the stop lands with some parts stored and the next on the way.
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', CLI, '--concurrency', '1', '--bandwidth', '4M', 'drain'],
-        {
-          cwd: ROOT,
-          env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-        },
-      );
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const { child, done } = slowDrain(svc.info, dataDir);
+      const exited = done.then((r) => r.code);
       for (let i = 0; i < 1200 && stored.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
       // Time for the uploader to read the 200 it was sent before it is stopped.
       await new Promise((r) => setTimeout(r, 500));
@@ -177,7 +140,7 @@ describe('a drain over s3rver stopped with parts stored', () => {
       expect(before.length).toBeGreaterThan(0);
       expect(before.length).toBeLessThan(upload.totalParts);
 
-      const drain = await cli(dataDir, ['drain']);
+      const drain = await cli(svc.info, dataDir, ['drain']);
       expect(drain.code, drain.stderr).toBe(0);
       expect(drain.stdout).toContain('1 file(s) completed, 0 failed');
       // The parts stored before the stop may go again: the engine reports ETags in one complete-batch
@@ -187,8 +150,7 @@ describe('a drain over s3rver stopped with parts stored', () => {
     } finally {
       watchers.delete(watch);
     }
-    const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: upload.key }));
-    expect(sha256(Buffer.from(await got.Body!.transformToByteArray()))).toBe(sha256(readFileSync(file)));
+    expect(sha256(await read(upload.key))).toBe(sha256(readFileSync(file)));
   });
 });
 
@@ -238,13 +200,16 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
       expect(info.s3).toEqual({ endpoint, region: 'us-east-1', bucket: BUCKET, accessKeyId: 'S3RVER' });
 
       const dataDir = join(work, 'cli-queue');
-      const add = await cli(
-        dataDir,
-        ['add', '--structure', info.structures[0]!, '--type', 'interior', fixture('walkthrough.mp4')],
-        info,
-      );
+      const add = await cli(info, dataDir, [
+        'add',
+        '--structure',
+        info.structures[0]!,
+        '--type',
+        'interior',
+        fixture('walkthrough.mp4'),
+      ]);
       expect(add.code, add.stderr).toBe(0);
-      const drain = await cli(dataDir, ['drain'], info);
+      const drain = await cli(info, dataDir, ['drain']);
       expect(drain.code, drain.stderr).toBe(0);
       const listed = await reader.send(
         new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `captures/${info.projectId}/` }),
@@ -254,10 +219,7 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
           o.Key!.endsWith('-walkthrough.mp4') && !Object.values(svc.store.state.uploads).some((u) => u.key === o.Key),
       );
       expect(mine).toHaveLength(1);
-      const got = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: mine[0]!.Key }));
-      expect(sha256(Buffer.from(await got.Body!.transformToByteArray()))).toBe(
-        sha256(readFileSync(fixture('walkthrough.mp4'))),
-      );
+      expect(sha256(await read(mine[0]!.Key!))).toBe(sha256(readFileSync(fixture('walkthrough.mp4'))));
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;

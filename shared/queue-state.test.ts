@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueTotals } from './ipc.js';
 import { queueState, queueStateLine, retryTime } from './queue-state.js';
+import { queueTotals } from './testing/queue-fixtures.js';
 
-const t = (x: Partial<QueueTotals>): QueueTotals => ({
-  files: 0,
-  captures: 0,
-  completed: 0,
-  uploading: 0,
-  queued: 0,
-  retrying: 0,
-  paused: 0,
-  failed: 0,
-  cancelled: 0,
-  needYou: 0,
-  bytesTotal: 0,
-  bytesDone: 0,
-  bytesRemaining: 0,
-  bytesPerSecond: 0,
-  ...x,
-});
+const t = queueTotals;
 const at = (hhmm: string) => new Date(`2026-11-25T${hhmm}:00`).getTime();
 
 describe('queueState', () => {

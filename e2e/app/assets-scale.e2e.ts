@@ -1,12 +1,11 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 // The Assets view at a real building's size (progress-records-interface.md §2 ExternalAsset):
 // a floor of 2,000 polylines of 100 points each, in Chromium over the real app core. The drawing
 // is one tab stop whose arrow keys move between the shapes, "n" goes to the next shape not
 // finished, and the table is one Tab further. Speed is measured by scripts/bench-assets.ts, not here.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const FLOOR = 2000;
 /** The shapes left unfinished (every other one is at 100 % on every stage). */
 const UNFINISHED = [6, 1234];
@@ -24,27 +23,18 @@ interface SeedAsset {
 // 200,000 points go from the service through the app core to the page: generous on a loaded machine.
 test.setTimeout(180_000);
 
-let h: AppHarness;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-assets-scale');
 
 /**
  * Replaces the first structure's curtain wall with a floor of FLOOR polylines on a 50 × 40 grid,
  * each a 30-unit zigzag of 100 points, every stage done but for UNFINISHED; shows it.
  */
 async function floor(page: Page): Promise<SeedAsset[]> {
-  const structure = h.settings.view().structures[0]!;
-  const category = (h.svc.store.state.assetCategories as unknown as { id: string; name: string }[]).find(
+  const structure = app.h.settings.view().structures[0]!;
+  const category = (app.h.svc.store.state.assetCategories as unknown as { id: string; name: string }[]).find(
     (c) => c.name === 'Curtain Wall',
   )!;
-  const all = h.svc.store.state.assets as unknown as SeedAsset[];
+  const all = app.h.svc.store.state.assets as unknown as SeedAsset[];
   const template = all.find((a) => a.structure === structure.id && a.category === category.id)!;
   const kept = all.filter((a) => !(a.structure === structure.id && a.category === category.id));
   const shapes: SeedAsset[] = Array.from({ length: FLOOR }, (_, i) => ({
@@ -160,7 +150,7 @@ test('arrow keys move between shapes, and "n" and "Next not finished" land on th
 /** The name of the curtain wall's last stage in sequence: the one a finished shape has reached. */
 async function lastStageName(): Promise<string> {
   const category = (
-    h.svc.store.state.assetCategories as unknown as { name: string; stages: { name: string; sequence: number }[] }[]
+    app.h.svc.store.state.assetCategories as unknown as { name: string; stages: { name: string; sequence: number }[] }[]
   ).find((c) => c.name === 'Curtain Wall')!;
   return [...category.stages].sort((a, b) => a.sequence - b.sequence).at(-1)!.name;
 }

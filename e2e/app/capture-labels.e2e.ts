@@ -1,48 +1,30 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, renameSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFakeCard } from '../../main/card/fake-card.js';
 import { writeCard } from './card-files.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { applyBar, applyToSelected, registerAndConfirm } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // The name a person reads for a capture (shared/capture-label.ts): the capture time the platform
 // gets, a time shift included, and the part that tells rows apart is never the part cut.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 test.use({ locale: 'en-GB' });
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 test.describe.configure({ timeout: 180_000 });
 
-let h: AppHarness;
-let work: string;
-let mounts: string;
-test.beforeEach(async ({ page }) => {
-  work = mkdtempSync(join(tmpdir(), 'labels-e2e-'));
-  mounts = join(work, 'media');
-  mkdirSync(mounts);
-  // The service watches this folder as it would /media/$USER: a card appears when its folder does.
-  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300 } });
-  await h.invoke('capture:settings.useLocalService');
-  await page.goto('/');
-  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('labels-e2e', { mounts: true, setUp: 'invoke' });
 
 test('after "Shift 2 selected" (+1 h) the checkboxes, the confirmation and the queue row are named by the shifted time', async ({
   page,
 }) => {
   // The camera's clock says 08:00:00, 08:01:00, 08:02:00 (local time).
-  writeCard(join(work, 'Camera01'), [{ start: new Date(2026, 10, 23, 8, 0, 0), count: 3, stepS: 60 }]);
+  writeCard(join(app.work, 'Camera01'), [{ start: new Date(2026, 10, 23, 8, 0, 0), count: 3, stepS: 60 }]);
   // The second recording lost its _10_ lens: a warning the confirmation lists by the capture's name.
-  rmSync(join(work, 'Camera01', 'VID_20261123_080100_10_002.insv'));
-  await h.drop([join(work, 'Camera01')]);
+  rmSync(join(app.work, 'Camera01', 'VID_20261123_080100_10_002.insv'));
+  await app.h.drop([join(app.work, 'Camera01')]);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(3, { timeout: 30_000 });
   await expect(rows.nth(0).getByRole('checkbox')).toHaveAccessibleName(
@@ -150,7 +132,7 @@ test('an imported 100-recording card: the table fits its box and each queue titl
   page,
 }) => {
   await page.setViewportSize(SIZES.large);
-  const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), {
+  const card = writeFakeCard(join(app.work, 'staging', 'X4_CARD'), {
     recordings: 100,
     bytes: 4096,
     start: new Date(2026, 10, 23, 8, 0, 0),
@@ -161,7 +143,7 @@ test('an imported 100-recording card: the table fits its box and each queue titl
   // A recording whose _10_ lens is missing, and a truncated real one: their warnings make the longest cells.
   rmSync(card.recordings.find((p) => /_10_050\.insv$/.test(p))!);
   truncateSync(card.recordings.find((p) => /_00_002\.insv$/.test(p))!, 300_000);
-  renameSync(card.root, join(mounts, 'X4_CARD'));
+  renameSync(card.root, join(app.mounts, 'X4_CARD'));
   await page.getByTestId('card-offer').getByRole('button', { name: 'Import X4_CARD' }).click({ timeout: 15_000 });
   await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove', { timeout: 120_000 });
   const rows = page.getByTestId('capture-row');

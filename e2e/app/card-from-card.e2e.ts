@@ -2,56 +2,38 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, renameSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // With "Upload straight from the card" on in Settings, a card
 // that appears is offered as "Upload from the card", not Import: its recordings are listed for
 // placement at the card's own paths and upload from the card, and nothing is copied to the library.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-let work: string;
-let mounts: string;
-test.beforeEach(async ({ page }) => {
-  work = mkdtempSync(join(tmpdir(), 'app-card-from-card-'));
-  mounts = join(work, 'media');
-  mkdirSync(mounts);
-  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300 } });
-  await page.setViewportSize(SIZES.large);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('app-card-from-card', { mounts: true, viewport: SIZES.large });
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 test('with "Upload straight from the card" on, a card is offered as Upload from the card and uploads byte-identical from the card, with no copy in the library', async ({
   page,
 }) => {
-  const library = join(work, 'library');
+  const library = join(app.work, 'library');
   await page.getByRole('tab', { name: 'Settings' }).click();
   const section = page.getByRole('form', { name: 'Card imports' });
   await section.getByLabel('Library folder').fill(library);
   await section.getByLabel(/Upload straight from the card/).check();
   await section.getByRole('button', { name: 'Save card import settings' }).click();
   await expect
-    .poll(() => (h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard)
+    .poll(() => (app.h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard)
     .toBe(true);
   await page.getByRole('tab', { name: 'Upload' }).click();
 
   const size = 1024 * 1024 + 3;
-  const staged = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 2, bytes: size });
-  const root = join(mounts, 'X4_CARD');
+  const staged = writeFakeCard(join(app.work, 'staging', 'X4_CARD'), { recordings: 2, bytes: size });
+  const root = join(app.mounts, 'X4_CARD');
   renameSync(staged.root, root);
   const onCard = staged.recordings.map((p) => p.replace(staged.root, root));
   const hashes = new Map(onCard.map((p) => [basename(p), sha256(readFileSync(p))]));
@@ -70,31 +52,22 @@ test('with "Upload straight from the card" on, a card is offered as Upload from 
   await expect(offer).toHaveCount(0);
   await registerAll(page, 'Tower A · Level 1', 2);
 
-  await expect
-    .poll(
-      () =>
-        h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(4);
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(4);
   // Queued at the card's own paths, not the library's.
-  const paths = h
+  const paths = app.h
     .queue()
     .allFiles()
     .map((f) => f.path);
   expect(paths.every((p) => p.startsWith(join(root, 'DCIM')))).toBe(true);
-  const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
+  const uploads = Object.values(app.h.svc.store.state.uploads).filter((u) => u.status === 'completed');
   expect(uploads).toHaveLength(4);
   for (const [name, hash] of hashes) {
     const u = uploads.find((x) => x.fileName === name)!;
-    const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
+    const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: u.key }));
     expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
   }
   // No copy, no offload: the library holds only the first-frame thumbnails it caches.
   const held = existsSync(library) ? readdirSync(library, { recursive: true, encoding: 'utf8' }) : [];
   expect(held.filter((p) => p !== '.thumbnails' && !p.startsWith(`.thumbnails${sep}`))).toEqual([]);
-  expect(h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 0 });
+  expect(app.h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 0 });
 });

@@ -3,38 +3,19 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
 import { formatBytes } from '../../shared/format.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
 // A generated card appears in a watched mount folder, the app offers it,
 // Import copies it with verification, "Card safe to remove" shows, the card's folder is removed,
 // and the uploads complete byte-identical from the copies in the library.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-let work: string;
-let mounts: string;
-test.beforeEach(async ({ page }) => {
-  work = mkdtempSync(join(tmpdir(), 'app-card-import-'));
-  mounts = join(work, 'media');
-  mkdirSync(mounts);
-  // The service watches this folder as it would /media/$USER: a card appears when its folder does.
-  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300 } });
-  await page.setViewportSize(SIZES.large);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('app-card-import', { mounts: true, viewport: SIZES.large });
 
 async function expectAccessible(page: Page, selector: string) {
   const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
@@ -47,8 +28,8 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** Writes a card aside and moves it under the mount folder at once, as a volume appears when mounted. */
 function mountCard(name: string, recordings: number, bytes: number) {
-  const card = writeFakeCard(join(work, 'staging', name), { recordings, bytes });
-  const root = join(mounts, name);
+  const card = writeFakeCard(join(app.work, 'staging', name), { recordings, bytes });
+  const root = join(app.mounts, name);
   renameSync(card.root, root);
   return { root, recordings: card.recordings.map((p) => p.replace(card.root, root)) };
 }
@@ -56,7 +37,7 @@ function mountCard(name: string, recordings: number, bytes: number) {
 test('a card that appears is offered, imported with verification, removed once safe, and uploaded byte-identical from the copies', async ({
   page,
 }, info) => {
-  const library = join(work, 'library');
+  const library = join(app.work, 'library');
   // Settings: the library folder (default in the Videos folder) and days kept.
   await page.getByRole('tab', { name: 'Settings' }).click();
   const section = page.getByRole('form', { name: 'Card imports' });
@@ -67,7 +48,7 @@ test('a card that appears is offered, imported with verification, removed once s
   await expect(section.getByTestId('library-use')).toHaveText('The library holds 0 imported copies (0 B).');
   await section.getByLabel('Library folder').fill(library);
   await section.getByRole('button', { name: 'Save card import settings' }).click();
-  await expect.poll(() => (h.store.get('library') as { library?: string } | undefined)?.library).toBe(library);
+  await expect.poll(() => (app.h.store.get('library') as { library?: string } | undefined)?.library).toBe(library);
   await page.getByRole('tab', { name: 'Upload' }).click();
 
   const size = 2 * 1024 * 1024 + 7;
@@ -108,42 +89,33 @@ test('a card that appears is offered, imported with verification, removed once s
   await expectAccessible(page, 'section.cards');
 
   // The operator pulls the card: from here on only the copies can be read.
-  const pulled = join(work, 'pulled', 'X4_CARD');
-  mkdirSync(join(work, 'pulled'));
+  const pulled = join(app.work, 'pulled', 'X4_CARD');
+  mkdirSync(join(app.work, 'pulled'));
   renameSync(card.root, pulled);
   expect(existsSync(card.root)).toBe(false);
   // Listed for placement at Import (at the card's paths); placed now, they are queued at the verified copies.
   await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 3);
 
-  await expect
-    .poll(
-      () =>
-        h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(6);
-  const files = h.queue().allFiles();
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(6);
+  const files = app.h.queue().allFiles();
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')))).toBe(true);
   // Every stored object is the card's file, byte for byte.
-  const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
+  const uploads = Object.values(app.h.svc.store.state.uploads).filter((u) => u.status === 'completed');
   expect(uploads).toHaveLength(6);
   for (const [name, hash] of hashes) {
     const u = uploads.find((x) => x.fileName === name)!;
-    const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
+    const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: u.key }));
     expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
   }
 
   // The offload is on record, and the library's use is shown in Settings.
-  const record = h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();
+  const record = app.h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();
   expect(record).toEqual([{ files: 13, bytes: whole, verified: 1 }]);
 
   // Put back the next morning under another mount name: known by its content, nothing copied again.
   await page.getByTestId('import').getByRole('button', { name: 'Dismiss' }).click();
-  renameSync(pulled, join(mounts, 'X4_CARD1'));
+  renameSync(pulled, join(app.mounts, 'X4_CARD1'));
   await offer.getByRole('button', { name: 'Import X4_CARD1' }).click({ timeout: 15_000 });
   await expect(page.getByTestId('card-known')).toContainText(
     /Already imported on .+ to .*X4_CARD_\S+: 3 of 3 recordings \(3 uploaded\)\. Nothing new on the card: nothing is copied\./,
@@ -159,7 +131,7 @@ test('a card that appears is offered, imported with verification, removed once s
   );
   await expect(page.getByTestId('capture-row')).toHaveCount(0);
   await expect(page.getByText('Not chosen')).toHaveCount(0);
-  expect(h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
+  expect(app.h.queue().db.prepare('SELECT COUNT(*) AS n FROM offloads').get()).toEqual({ n: 1 });
   await page.getByRole('tab', { name: 'Settings' }).click();
   await expect(section.getByTestId('library-use')).toHaveText(
     `The library holds 13 imported copies (${formatBytes(whole)}).`,

@@ -2,38 +2,23 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
 // The person places every recording right after clicking Import, while the card is
 // still being copied, and walks away. What was placed waits for its verified copy, never reads
 // the card, and uploads byte-identical from the copy once it verifies; nothing is sent twice.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-let work: string;
-let mounts: string;
-let gate: string;
-test.beforeEach(async ({ page }) => {
-  work = mkdtempSync(join(tmpdir(), 'app-card-place-'));
-  mounts = join(work, 'media');
-  mkdirSync(mounts);
-  // Every copy, once written, waits for this file before it is read back: the card stays "copying" until the test says.
-  gate = join(work, 'copies-may-verify');
-  h = await AppHarness.start(page, ORIGIN, { cards: { roots: [mounts], pollMs: 300, copyGate: gate } });
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  writeFileSync(gate, ''); // an import still waiting ends
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
+const app = useApp('app-card-place', {
+  mounts: true,
+  copyGate: true,
+  beforeStop: async (a) => {
+    writeFileSync(a.gate, '');
+  },
 });
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -42,8 +27,8 @@ test('recordings placed while their card is copied wait for their verified copie
   page,
 }, info) => {
   const size = 6 * 1024 * 1024 + 7;
-  const card = writeFakeCard(join(work, 'staging', 'X4_CARD'), { recordings: 3, bytes: size });
-  const root = join(mounts, 'X4_CARD');
+  const card = writeFakeCard(join(app.work, 'staging', 'X4_CARD'), { recordings: 3, bytes: size });
+  const root = join(app.mounts, 'X4_CARD');
   renameSync(card.root, root);
   const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p.replace(card.root, root)))]));
 
@@ -75,17 +60,8 @@ test('recordings placed while their card is copied wait for their verified copie
   await registerAll(page, 'Tower A · Level 1', 3);
 
   // Registered and held: queued at the card's paths, not one part sent, the queue row says why.
-  await expect
-    .poll(
-      () =>
-        h
-          .queue()
-          .captures()
-          .filter((c) => c.state === 'registered').length,
-      { timeout: 15_000 },
-    )
-    .toBe(3);
-  const held = h.queue().allFiles();
+  await expect.poll(() => app.h.capturesIn('registered'), { timeout: 15_000 }).toBe(3);
+  const held = app.h.queue().allFiles();
   expect(held.map((f) => [f.path.startsWith(`${root}/`), f.state, f.awaitingCopy])).toEqual(
     Array(6).fill([true, 'pending', true]),
   );
@@ -98,37 +74,28 @@ test('recordings placed while their card is copied wait for their verified copie
   await shots(page, info, '34-queue-waiting-for-copy', () =>
     page.getByRole('region', { name: 'Upload queue' }).evaluate((e) => e.scrollIntoView({ block: 'start' })),
   );
-  expect(h.svc.storage.received.filter((r) => r.operation === 'UploadPart')).toEqual([]);
+  expect(app.h.svc.storage.received.filter((r) => r.operation === 'UploadPart')).toEqual([]);
 
   // The copies verify; the card is pulled as soon as it is said safe.
-  writeFileSync(gate, '');
+  writeFileSync(app.gate, '');
   await expect(page.getByTestId('card-safe')).toContainText('Card safe to remove: 6 files', { timeout: 30_000 });
   rmSync(root, { recursive: true });
   expect(existsSync(root)).toBe(false);
 
-  await expect
-    .poll(
-      () =>
-        h
-          .queue()
-          .allFiles()
-          .filter((f) => f.state === 'completed').length,
-      { timeout: 60_000 },
-    )
-    .toBe(6);
-  const files = h.queue().allFiles();
-  const library = join(h.dataDir, 'Videos', 'Capture Uploader');
+  await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(6);
+  const files = app.h.queue().allFiles();
+  const library = join(app.h.dataDir, 'Videos', 'Capture Uploader');
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')) && !f.awaitingCopy)).toBe(true);
   // One capture per recording, every object the card's file byte for byte, every part sent once.
-  expect(h.queue().captures()).toHaveLength(3);
-  const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
+  expect(app.h.queue().captures()).toHaveLength(3);
+  const uploads = Object.values(app.h.svc.store.state.uploads).filter((u) => u.status === 'completed');
   expect(uploads).toHaveLength(6);
   for (const [name, hash] of hashes) {
     const u = uploads.find((x) => x.fileName === name)!;
-    const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
+    const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: u.key }));
     expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
   }
-  const parts = h.svc.storage.received.filter((r) => r.operation === 'UploadPart');
+  const parts = app.h.svc.storage.received.filter((r) => r.operation === 'UploadPart');
   expect(new Set(parts.map((p) => `${p.key} ${p.partNumber}`)).size).toBe(parts.length);
   expect(parts).toHaveLength(6 * 2);
 });

@@ -1,47 +1,36 @@
 import { expect, test } from '@playwright/test';
-import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // In the app: a card pulled out while its recordings upload straight from it
 // is one line, "Card removed: put it back to continue (N recordings waiting)", and no red row;
 // put back under another mount folder name, the uploads finish without a click.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const MiB = 1024 * 1024;
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  work = mkdtempSync(join(tmpdir(), 'app-card-pulled-'));
-  await page.setViewportSize(SIZES.large);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
+const app = useApp('app-card-pulled', {
+  viewport: SIZES.large,
+  beforeStop: async (a) => {
+    await a.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  },
 });
 
 test('a card pulled mid-upload is one line, not a red row per file; put back under another name, the uploads finish by themselves', async ({
   page,
 }) => {
-  const mount = join(work, 'media');
-  const pocket = join(work, 'pocket');
+  const mount = join(app.work, 'media');
+  const pocket = join(app.work, 'pocket');
   mkdirSync(pocket);
   const card = writeFakeCard(join(mount, 'X4'), { recordings: 2, bytes: 6 * MiB });
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
-  await h.drop([card.root]);
+  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+  await app.h.drop([card.root]);
   await expect(page.getByTestId('capture-row')).toHaveCount(2, { timeout: 30_000 });
   await registerAll(page, 'Tower A · Level 1', 2);
   const stored = () =>
-    h
+    app.h
       .queue()
       .allFiles()
       .reduce((n, f) => n + f.storedParts, 0);
@@ -58,25 +47,25 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
   );
   await expect(page.locator('.file-row.failed')).toHaveCount(0);
   expect(
-    h
+    app.h
       .queue()
       .allFiles()
       .filter((f) => f.state === 'failed'),
   ).toEqual([]);
   // Each file left on it says which card it waits for, not that it waits for its turn.
-  const onCard = h
+  const onCard = app.h
     .queue()
     .allFiles()
     .filter((f) => f.state !== 'completed').length;
   expect(onCard).toBeGreaterThan(0);
   await expect(page.locator('.file-row').filter({ hasText: 'Waiting for card X4' })).toHaveCount(onCard);
 
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   renameSync(join(pocket, 'X4'), join(mount, 'X4_1'));
   // Random bytes carry no Insta360 trailer: the finish says so.
   await expect(state).toHaveText('All 4 files uploaded, 2 captures with warnings', { timeout: 40_000 });
   expect(
-    h
+    app.h
       .queue()
       .allFiles()
       .map((f) => f.path.startsWith(join(mount, 'X4_1', 'DCIM')))

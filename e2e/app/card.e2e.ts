@@ -1,35 +1,20 @@
 import { expect, test } from '@playwright/test';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // A card is dropped as it comes out of the reader, at its root, or a folder
 // of several cards; every recording is registered, and previews and thumbnails are not.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  work = mkdtempSync(join(tmpdir(), 'app-card-root-'));
-  await page.setViewportSize(SIZES.large);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('app-card-root', { viewport: SIZES.large });
 
 /** The queued files' paths, sorted, once `count` captures are in the queue. */
 async function queuedPaths(count: number): Promise<string[]> {
-  await expect.poll(() => h.queue().captures().length, { timeout: 30_000 }).toBe(count);
-  return h
+  await expect.poll(() => app.h.queue().captures().length, { timeout: 30_000 }).toBe(count);
+  return app.h
     .queue()
     .allFiles()
     .map((f) => f.path)
@@ -39,8 +24,8 @@ async function queuedPaths(count: number): Promise<string[]> {
 test("a card's root registers every recording; previews and thumbnails are one line, not uploaded", async ({
   page,
 }) => {
-  const card = writeFakeCard(join(work, 'INSTA360'), { recordings: 5 });
-  await h.drop([card.root]);
+  const card = writeFakeCard(join(app.work, 'INSTA360'), { recordings: 5 });
+  await app.h.drop([card.root]);
   await expect(page.getByTestId('capture-row')).toHaveCount(5, { timeout: 30_000 });
   await expect(page.getByLabel('Not uploaded').locator('summary')).toHaveText(
     'Not uploaded: 5 previews (LRV) and 5 thumbnails (THM) and 1 other file',
@@ -50,23 +35,23 @@ test("a card's root registers every recording; previews and thumbnails are one l
 });
 
 test('a folder of two cards registers the recordings of both', async ({ page }) => {
-  const both = join(work, 'cards');
+  const both = join(app.work, 'cards');
   const a = writeFakeCard(join(both, 'card-1'), { recordings: 3 });
   const b = writeFakeCard(join(both, 'card-2'), {
     recordings: 4,
     start: new Date(2026, 10, 25, 14, 0, 0),
     firstSegment: 20,
   });
-  await h.drop([both]);
+  await app.h.drop([both]);
   await expect(page.getByTestId('capture-row')).toHaveCount(7, { timeout: 30_000 });
   await registerAll(page, 'Tower B · Level 2', 7);
   expect(await queuedPaths(7)).toEqual([...a.recordings, ...b.recordings].sort());
 });
 
 test('a folder without recordings says so, naming it', async ({ page }) => {
-  const empty = join(work, 'photos');
+  const empty = join(app.work, 'photos');
   mkdirSync(join(empty, 'DCIM', '100MEDIA'), { recursive: true });
-  await h.drop([empty]);
+  await app.h.drop([empty]);
   await expect(page.getByTestId('nothing-found')).toHaveText(
     `No recordings found in ${empty} (looked for .insv, .mp4, .csv)`,
   );

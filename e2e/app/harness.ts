@@ -1,10 +1,12 @@
 import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { Database } from '../../main/testing/queue-backdoors.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
 import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
+import type { CaptureState, FileState } from '../../main/queue/queue.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { ServiceHost } from '../../main/service/host.js';
 import type { SettingsFile } from '../../main/service/host.js';
@@ -226,10 +228,98 @@ export class AppHarness {
     );
   }
 
+  /** How many of the queue's files are in `state` now (read from queue.db). */
+  filesIn(state: FileState): number {
+    return this.queue()
+      .allFiles()
+      .filter((f) => f.state === state).length;
+  }
+
+  /** How many of the queue's captures are in `state` now (read from queue.db). */
+  capturesIn(state: CaptureState): number {
+    return this.queue()
+      .captures()
+      .filter((c) => c.state === state).length;
+  }
+
   async stop(): Promise<void> {
     this.closeQueue();
     await this.host.close();
     await this.svc.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/** The renderer's origin as `vite preview` serves it for the browser tests (E2E_PORT, default 4173). */
+export const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+
+/** How `useApp` starts each test's app. */
+export interface UseAppOptions {
+  /** Watch `<work>/media` as a mount folder for cards (polled every 300 ms), as the app watches /media/$USER. */
+  mounts?: boolean;
+  /** With `mounts`: every copy waits for `<work>/copies-may-verify` before its read-back (CardWatchOptions.copyGate). */
+  copyGate?: boolean;
+  /** The window's size before the first page (e.g. SIZES.large); the page's default when not given. */
+  viewport?: { width: number; height: number };
+  /**
+   * How the test service is chosen: `click` (default) presses "Use the local test service" on the
+   * first page and waits for the drop zone; `invoke` calls `capture:settings.useLocalService`
+   * before the first page and waits for the Queue heading; `none` only starts the app (the test
+   * loads its first page itself).
+   */
+  setUp?: 'click' | 'invoke' | 'none';
+  /** Runs before the app stops after each test (e.g. lifting a bandwidth cap). */
+  beforeStop?: (app: AppTest) => void | Promise<void>;
+}
+
+/** One browser test's app: the harness, its work folder and, with `mounts`, the watched mount folder. */
+export interface AppTest {
+  readonly h: AppHarness;
+  /** A fresh temporary folder (absolute), deleted after the test. */
+  readonly work: string;
+  /** `<work>/media` when `mounts` was asked for. */
+  readonly mounts: string;
+  /** `<work>/copies-may-verify` when `copyGate` was asked for: writing it lets the copies verify. */
+  readonly gate: string;
+}
+
+/**
+ * Registers `beforeEach`/`afterEach` hooks of a browser test file (call it at the file's top
+ * level): a work folder named after `prefix`, the app started on it against the local service,
+ * the first page loaded and set up with "Use the local test service" until the drop zone shows;
+ * after the test, the app stopped and the folder deleted. The returned object's fields are the
+ * running test's.
+ */
+export function useApp(prefix: string, opts: UseAppOptions = {}): AppTest {
+  const app = { h: undefined as unknown as AppHarness, work: '', mounts: '', gate: '' };
+  test.beforeEach(async ({ page }) => {
+    app.work = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    app.mounts = join(app.work, 'media');
+    app.gate = join(app.work, 'copies-may-verify');
+    if (opts.mounts) mkdirSync(app.mounts);
+    const cards = opts.mounts
+      ? { roots: [app.mounts], pollMs: 300, ...(opts.copyGate ? { copyGate: app.gate } : {}) }
+      : undefined;
+    app.h = await AppHarness.start(page, ORIGIN, cards ? { cards } : {});
+    if (opts.viewport) await page.setViewportSize(opts.viewport);
+    if (opts.setUp === 'none') return;
+    if (opts.setUp === 'invoke') {
+      await app.h.invoke('capture:settings.useLocalService');
+      await page.goto('/');
+      await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
+      return;
+    }
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Use the local test service' }).click();
+    await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  });
+  test.afterEach(async () => {
+    try {
+      await opts.beforeStop?.(app);
+      await app.h?.stop();
+    } finally {
+      if (app.work) rmSync(app.work, { recursive: true, force: true });
+    }
+  });
+  return app;
 }

@@ -1,28 +1,16 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeCard } from './card-files.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { applyBar } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
 // A keyboard path through a whole card. The built renderer in Chromium over the real
 // app core, queue and local service; after the card is dropped, only page.keyboard is used.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  work = mkdtempSync(join(tmpdir(), 'app-keys-'));
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('app-keys', { setUp: 'none' });
 
 /** No axe violations inside `selector`; the failure lists each rule with the elements it found. */
 async function expectAccessible(page: Page, selector: string) {
@@ -38,12 +26,12 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
   test.setTimeout(120_000);
   await page.setViewportSize(SIZES.large);
   await page.goto('/');
-  await h.invoke('capture:settings.useLocalService');
+  await app.h.invoke('capture:settings.useLocalService');
   await page.reload();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
   // One site walk of 100 recordings a minute apart, from 08:00: the four ranges are the operator's, not the walk's.
-  writeCard(join(work, 'Camera01'), [{ start: new Date(2026, 10, 23, 8, 0, 0), count: 100, stepS: 60 }]);
-  await h.drop([join(work, 'Camera01')]);
+  writeCard(join(app.work, 'Camera01'), [{ start: new Date(2026, 10, 23, 8, 0, 0), count: 100, stepS: 60 }]);
+  await app.h.drop([join(app.work, 'Camera01')]);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(100, { timeout: 30_000 });
 
@@ -125,7 +113,7 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
   expect(presses).toBeLessThanOrEqual(40);
 
   // What was queued: 100 captures of two lenses each, placed by range in recording order.
-  const [towerA, towerB] = h.svc.store.state.projects[0]!.structures;
+  const [towerA, towerB] = app.h.svc.store.state.projects[0]!.structures;
   const design = (s: typeof towerA, name: string) => s!.designs.find((d) => d.name === name)!.id;
   const want = [
     [towerA!.id, design(towerA, 'Level 1')],
@@ -133,7 +121,7 @@ test('a 100-recording card is placed in four ranges and registered by keyboard a
     [towerA!.id, design(towerA, 'Level 3')],
     [towerB!.id, design(towerB, 'Level 1')],
   ];
-  const queue = h.queue();
+  const queue = app.h.queue();
   const captures = queue
     .captures()
     .sort((a, b) => Date.parse(a.request.captureDateTime) - Date.parse(b.request.captureDateTime));
@@ -149,15 +137,15 @@ test("the capture table is one tab stop; arrows move between rows and a row's co
 }) => {
   await page.setViewportSize(SIZES.large);
   await page.goto('/');
-  await h.invoke('capture:settings.useLocalService');
+  await app.h.invoke('capture:settings.useLocalService');
   await page.reload();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
   // Two site walks of three: the rows are [all] [walk 1] c1 c2 c3 [walk 2] c4 c5 c6.
-  writeCard(join(work, 'Camera02'), [
+  writeCard(join(app.work, 'Camera02'), [
     { start: new Date(2026, 10, 23, 8, 0, 0), count: 3, stepS: 60 },
     { start: new Date(2026, 10, 23, 13, 0, 0), count: 3, stepS: 60 },
   ]);
-  await h.drop([join(work, 'Camera02')]);
+  await app.h.drop([join(app.work, 'Camera02')]);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(6);
   const box = (i: number) => rows.nth(i).getByRole('checkbox');

@@ -2,34 +2,24 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { controlsCoveredByNotices } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
 
 // The queue screen as an operator reads it in the morning: captures with their files nested, the
 // whole queue's bar and counts, a capture the service refused corrected and registered again, a
 // passing failure waiting to retry, filters, and axe-core on each state.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
 // locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  work = mkdtempSync(join(tmpdir(), 'queue-e2e-'));
-  h = await AppHarness.start(page, ORIGIN);
-  await h.invoke('capture:settings.useLocalService');
-  await page.goto('/');
-  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.svc.admin('DELETE', '/faults');
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
+const app = useApp('queue-e2e', {
+  setUp: 'invoke',
+  beforeStop: async (a) => {
+    await a.h.svc.admin('DELETE', '/faults');
+  },
 });
 
 /** The violations axe finds, as rule → the elements at fault. */
@@ -39,13 +29,13 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
 }
 
 /** Scrolls the upload screen so the queue starts at the top of the window. */
-const showQueue = () => h.page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+const showQueue = () => app.h.page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));
 
 /** Queues one capture through the app core, as the registration screen does. */
 async function register(name: string, size: number, structure: string, design?: string) {
-  const file = join(work, name);
+  const file = join(app.work, name);
   writeFileSync(file, randomBytes(size));
-  return h.invoke('capture:captures.register', [
+  return app.h.invoke('capture:captures.register', [
     { paths: [file], structure, design, type: 'interior', capturedAt: '2026-11-22T08:00:00+01:00' },
   ]);
 }
@@ -59,13 +49,13 @@ test.describe.configure({ timeout: 120_000 });
 test('the queue by capture: overall bar and counts, a refused capture corrected from the queue, a retry waiting, filters; axe finds nothing', async ({
   page,
 }, info) => {
-  const [tower] = h.settings.view().structures;
+  const [tower] = app.h.settings.view().structures;
   await register('done-walk.mp4', 1024 * 1024, tower!.id, tower!.designs[0]!.id);
   await expect(fileRow(page, 'done-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   await register('refused-walk.mp4', 1024 * 1024, 'structure-from-another-project');
   await expect(page.getByTestId('attention')).toContainText('refused-walk.mp4');
   // Storage answers 503 to every part of this file for now: it waits for its retry, it does not need anyone.
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('POST', '/faults', {
     target: 'storage',
     operation: 'UploadPart',
     times: 0,
@@ -110,13 +100,13 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
   await form.getByRole('button', { name: 'Register again' }).click();
   await expect(captureRow(page, 'refused-walk.mp4')).toHaveAttribute('data-state', 'registered', { timeout: 20_000 });
   await expect(page.getByTestId('attention')).toHaveCount(0);
-  const registered = Object.values(h.svc.store.state.captures).filter((c) =>
+  const registered = Object.values(app.h.svc.store.state.captures).filter((c) =>
     JSON.stringify(c.request).includes('refused-walk.mp4'),
   );
   expect(registered.map((c) => c.structure)).toEqual([tower!.id]);
 
   // Storage back: Retry now carries the waiting files on; then the completed captures are cleared.
-  await h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('DELETE', '/faults');
   for (const name of ['flaky-walk.mp4', 'refused-walk.mp4']) {
     // Each file may be between tries (Retry now), or already on its way again by its schedule.
     const tryNow = fileRow(page, name).getByRole('button', { name: 'Retry now' });
@@ -147,13 +137,13 @@ test('the queue by capture: overall bar and counts, a refused capture corrected 
 test('a refusal of the credentials is a message that needs a person: in the bar at the foot, over no control, counted once', async ({
   page,
 }, info) => {
-  const [tower] = h.settings.view().structures;
+  const [tower] = app.h.settings.view().structures;
   await register('first-walk.mp4', 256 * 1024, tower!.id);
   await expect(fileRow(page, 'first-walk.mp4')).toHaveAttribute('data-state', 'completed', { timeout: 20_000 });
   // The project's API key is revoked at the service: the gateway answers 403 "Invalid API key" at
   // the next registration, and the queue stops and says why. (A bare 403 with another message
   // concerns one capture only, so a status fault no longer stands for this.)
-  h.svc.store.state.projects[0]!.apiKey = 'revoked-by-the-office';
+  app.h.svc.store.state.projects[0]!.apiKey = 'revoked-by-the-office';
   await register('second-walk.mp4', 256 * 1024, tower!.id);
   const notices = page.getByTestId('notices');
   await expect(notices.getByRole('alert')).toContainText('The service refuses the API key');
@@ -185,13 +175,13 @@ test('upload limits: any amount down to 8 KiB/s, a timetable, and pause until a 
   await page.getByLabel('Limit unit').selectOption({ label: 'Mbit/s' });
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page.getByTestId('limit-now')).toHaveText('Now 183.1 KiB/s (1.5 Mbit/s)');
-  expect(h.settings.view().bandwidthBytesPerSecond).toBe(187_500);
+  expect(app.h.settings.view().bandwidthBytesPerSecond).toBe(187_500);
 
   await limit.selectOption({ label: 'Timetable…' });
   await page.getByLabel('Limit timetable').fill('00:00,64k 23:59,64k');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page.getByTestId('limit-now')).toHaveText('Now 64 KiB/s (0.52 Mbit/s)');
-  expect(h.settings.view().bandwidthTimetable).toBe('00:00,64k 23:59,64k');
+  expect(app.h.settings.view().bandwidthTimetable).toBe('00:00,64k 23:59,64k');
   await shots(page, info, 'queue-limits', showQueue);
   expect(await violations(page)).toEqual({});
 

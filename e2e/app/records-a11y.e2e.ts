@@ -1,23 +1,13 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { shots } from './shots.js';
 
 // axe-core on every screen of the office workspace (CONVENTIONS.md: "@axe-core/playwright checks
 // every screen"), over the real app core and the local service's seeded records.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-records-a11y');
 
 /** The violations axe finds on the page, as rule id → the elements (CSS selectors) at fault. */
 async function violations(page: Page): Promise<Record<string, string[]>> {
@@ -38,7 +28,7 @@ test('the Progress workspace: calendar, day view, an open entry, and the form wi
 }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  const seeded = h.svc.store.state.progress.at(-1)!;
+  const seeded = app.h.svc.store.state.progress.at(-1)!;
   // The latest seeded entry is from this month or the last.
   if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0)
     await page.getByRole('button', { name: 'Previous month' }).click();
@@ -107,7 +97,7 @@ test('the Progress calendar takes the keys of a date grid and is one tab stop', 
 test('the Progress workspace offline, with an entry waiting in the outbox', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('Parking Garage P1 fire stopping inspected.');
   await form.getByRole('button', { name: 'Record entry' }).click();
@@ -121,7 +111,7 @@ test('the Progress workspace offline, with an entry waiting in the outbox', asyn
 
 test('the Assets view: drawing, legend, focused line and table', async ({ page }, info) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
+  await page.getByLabel('Structure').selectOption({ label: app.h.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Ductwork' });
   await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
   await page.getByTestId('asset-line').first().focus();
@@ -136,7 +126,7 @@ test('the Assets view offline says so before anything is drawn, and lists the ca
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Ductwork']);
   await expect(page.getByTestId('assets-as-of')).toHaveCount(0);
   await page.getByRole('tab', { name: 'Upload' }).click();
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
   await expect(page.getByTestId('assets-as-of')).toHaveText(
     /^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?$/,
@@ -150,7 +140,7 @@ test('a refused entry open in the form, the outbox, and the Settings check of th
 }, info) => {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toHaveText(
     /^No connection to the progress service: showing the copy from/,
@@ -158,8 +148,8 @@ test('a refused entry open in the form, the outbox, and the Settings check of th
   await page.getByRole('region', { name: 'Record progress' }).getByLabel('Details').fill('level 3 done');
   await page.getByRole('region', { name: 'Record progress' }).getByRole('button', { name: 'Record entry' }).click();
   await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('is kept on this computer');
-  await h.svc.admin('DELETE', '/faults');
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('POST', '/faults', {
     target: 'progress',
     operation: 'progress',
     method: 'POST',
@@ -170,7 +160,7 @@ test('a refused entry open in the form, the outbox, and the Settings check of th
   await expect(page.getByTestId('details-refusal')).toBeVisible();
   await expect(page.getByTestId('day-captures')).toBeVisible();
   await checked(page, info, 'progress-refused-edit');
-  h.svc.store.state.accounts[0]!.password = 'changed';
+  app.h.svc.store.state.accounts[0]!.password = 'changed';
   await page.getByRole('tab', { name: 'Settings' }).click();
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
   await expect(page.getByTestId('progress-signin')).toContainText('Invalid credentials');
@@ -181,7 +171,7 @@ test('the Assets view of each shape: slabs as polygons, dampers as points, with 
   page,
 }, info) => {
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
+  await page.getByLabel('Structure').selectOption({ label: app.h.settings.view().structures[0]!.name });
   for (const [category, shape] of [
     ['Floor Slabs', 'polygon'],
     ['Fire Dampers', 'point'],

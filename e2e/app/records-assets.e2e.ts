@@ -1,26 +1,16 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { localDate } from '../../shared/when.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 // The asset `shape` and each stage's own unit (progress-records-interface.md §2 ExternalAsset.shape,
 // Stage.uom and measurement), in Chromium over the local service's seeded assets:
 // polylines, polygons and points, stages counted in ea, m, lf, m2 and m3. The expected figures are
 // worked out here from the seed's own numbers, not with the app's code.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const LOCALE = 'en-GB';
 test.use({ locale: LOCALE });
 
-let h: AppHarness;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-records-assets');
 
 interface SeedStage {
   _id: string;
@@ -47,9 +37,9 @@ interface SeedAsset {
 
 /** The category and this structure's assets in it, as the local service holds them. */
 function seeded(name: string) {
-  const structure = h.settings.view().structures[0]!;
-  const category = (h.svc.store.state.assetCategories as unknown as SeedCategory[]).find((c) => c.name === name)!;
-  const held = (h.svc.store.state.assets as unknown as SeedAsset[]).filter(
+  const structure = app.h.settings.view().structures[0]!;
+  const category = (app.h.svc.store.state.assetCategories as unknown as SeedCategory[]).find((c) => c.name === name)!;
+  const held = (app.h.svc.store.state.assets as unknown as SeedAsset[]).filter(
     (a) => a.structure === structure.id && a.category === category.id,
   );
   return { structure, category, held };
@@ -222,7 +212,7 @@ test("a floor of 2,000 polylines of 100 points each is drawn, and the app's tabs
       x: (i % 50) * 40 + k * 0.3,
       y: Math.floor(i / 50) * 30 + (k % 2),
     }));
-    (h.svc.store.state.assets as unknown as SeedAsset[]).push({
+    (app.h.svc.store.state.assets as unknown as SeedAsset[]).push({
       ...template,
       _id: `floor-${i}`,
       points,

@@ -1,27 +1,17 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { localDate, whenAt } from '../../shared/when.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { setFileState } from '../../main/testing/queue-backdoors.js';
 
 // One time and date format across the office screens, the operator's own: the
 // morning summary's localTime (system locale, 24-hour where the locale says so, the date when not
 // today) and dates in that same form. The page runs under a 24-hour locale, en-GB; what it shows
 // is compared with shared/when.ts given that locale.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const LOCALE = 'en-GB';
 test.use({ locale: LOCALE });
 
-let h: AppHarness;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-records-formats');
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const localDay = (d = new Date()) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
@@ -32,13 +22,13 @@ const offset = (d = new Date()) => {
 };
 /** A capture of two files in the local queue, recorded at `at` (ISO 8601), its files uploaded. */
 function seedCapture(label: string, at: string): number {
-  const q = h.queue();
+  const q = app.h.queue();
   const names = [`${label}-1.insv`, `${label}-2.insv`];
-  const structure = h.settings.view().structures[0]!.id;
+  const structure = app.h.settings.view().structures[0]!.id;
   const row = q.enqueueCapture(
     label,
     {
-      project: h.svc.info.projectId,
+      project: app.h.svc.info.projectId,
       structure,
       captureDateTime: at,
       type: 'interior',
@@ -85,7 +75,7 @@ test("the Progress screen shows every time and date in the summary's one form: t
   await expect(capture).toContainText('recorded 07:452 of 2 files');
   await expect(capture).toHaveText(/· uploaded \d\d:\d\dShow Morning walk/);
   // An entry kept on this computer: its date in the same form, and when it was kept.
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('Tower A level 2 fire stopping inspected.');
   await form.getByRole('button', { name: 'Record entry' }).click();
@@ -101,7 +91,7 @@ test('a copy kept yesterday is said with its date when the service cannot be rea
   const now = new Date();
   const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1, 9, 0);
   await page.clock.setFixedTime(tomorrow);
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toHaveText(
     `No connection to the progress service: showing the copy from ${localDate(localDay(now), { locale: LOCALE, now: tomorrow.getTime() })} ${read}`,

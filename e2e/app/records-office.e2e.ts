@@ -2,26 +2,19 @@ import type { Page } from '@playwright/test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { localDate, localMonth } from '../../shared/when.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { missingFromPdf } from './pdf-text.js';
 import { setFileState } from '../../main/testing/queue-backdoors.js';
 
 // The office workspace finished, in Debian's Chromium over the real app core and the
 // local service's progress interface: entries on the right day, refused entries corrected, the
 // service's own sign-in, answers that say they failed, the day's captures, and the month report.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Dates on the page are in the office's one format (shared/when.ts) for this locale.
 const LOCALE = 'en-GB';
 test.use({ locale: LOCALE });
 const date = (ymd: string) => localDate(ymd, { locale: LOCALE });
 
-let h: AppHarness;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-records-office', { setUp: 'none' });
 
 async function setUpLocal(page: Page) {
   await page.goto('/');
@@ -55,7 +48,7 @@ test('a new entry made while a past day is browsed lands on today, and an opened
 }, info) => {
   await openProgress(page);
   const today = localDay();
-  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  const past = app.h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
   await browseTo(page, past.date);
   const day = page.getByTestId('day-view');
   await day.getByRole('button', { name: `Open entry ${past.id}` }).click();
@@ -67,8 +60,8 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   await form.getByLabel('Details').fill(details);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date(today)}.`);
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([
-    { id: expect.any(String), projectId: h.svc.info.projectId, date: today, status: 'In Progress', details },
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([
+    { id: expect.any(String), projectId: app.h.svc.info.projectId, date: today, status: 'In Progress', details },
   ]);
   // The calendar went to the new entry's day; the entry opened on the past day is closed.
   await expect(page.locator('[role="gridcell"][aria-selected="true"] button')).toHaveAttribute('data-day', today);
@@ -79,7 +72,7 @@ test('a new entry made while a past day is browsed lands on today, and an opened
   await form.getByLabel('Details').fill(`${details} (late)`);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date(past.date)}.`);
-  expect(h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === `${details} (late)`).map((p) => p.date)).toEqual([
     past.date,
   ]);
   await expect(form.getByLabel('Date')).toHaveValue(today);
@@ -96,7 +89,7 @@ test('a refused entry opens in the form with the message beside its field, and g
   page,
 }, info) => {
   await openProgress(page);
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toHaveText(
     /^No connection to the progress service: showing the copy from/,
@@ -106,8 +99,8 @@ test('a refused entry opens in the form with the message beside its field, and g
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText('is kept on this computer');
   // Back online, the service refuses it, in a 201 that says it failed.
-  await h.svc.admin('DELETE', '/faults');
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('POST', '/faults', {
     target: 'progress',
     operation: 'progress',
     method: 'POST',
@@ -129,10 +122,10 @@ test('a refused entry opens in the form with the message beside its field, and g
   await fix.getByRole('button', { name: 'Send again' }).click();
   await expect(page.getByTestId('outbox')).toHaveCount(0);
   await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('Recorded');
-  expect(h.svc.store.state.progress.filter((p) => p.details.includes('level 3'))).toEqual([
+  expect(app.h.svc.store.state.progress.filter((p) => p.details.includes('level 3'))).toEqual([
     {
       id: expect.any(String),
-      projectId: h.svc.info.projectId,
+      projectId: app.h.svc.info.projectId,
       date: localDay(),
       status: 'In Progress',
       details: 'Tower A level 3 slab pour done.',
@@ -144,13 +137,13 @@ test('an answer with success: false is shown as a failure with its message, and 
   page,
 }) => {
   await openProgress(page);
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('POST', '/faults', {
     target: 'progress',
     operation: 'progress',
     method: 'POST',
     action: { type: 'json', status: 200, body: { success: false, message: 'Project is closed for entries' } },
   });
-  const before = h.svc.store.state.progress.length;
+  const before = app.h.svc.store.state.progress.length;
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('Tower C level 1 formwork struck.');
   await form.getByRole('button', { name: 'Record entry' }).click();
@@ -158,7 +151,7 @@ test('an answer with success: false is shown as a failure with its message, and 
     'The progress service refused the request: Project is closed for entries. Correct it and try again.',
   );
   await expect(form).not.toContainText('Recorded');
-  expect(h.svc.store.state.progress).toHaveLength(before);
+  expect(app.h.svc.store.state.progress).toHaveLength(before);
   await expect(page.getByTestId('outbox')).toHaveCount(0);
 });
 
@@ -169,25 +162,27 @@ test('signs in to the progress service when it demands a token, keeps the token 
   // The key alone, as §5 says: no sign-in happens.
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  expect(h.store.get('progressTokens')).toBeUndefined();
+  expect(app.h.store.get('progressTokens')).toBeUndefined();
 
   // The service now demands its own sign-in's token: the workspace signs in and carries on.
-  await h.svc.admin('PUT', '/settings', { progressRequiresToken: true });
+  await app.h.svc.admin('PUT', '/settings', { progressRequiresToken: true });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   const form = page.getByRole('region', { name: 'Record progress' });
   await form.getByLabel('Details').fill('Tower A level 6 sprinkler mains pressure tested.');
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText('Recorded');
-  expect(h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 6 sprinkler'))).toHaveLength(1);
+  expect(app.h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 6 sprinkler'))).toHaveLength(
+    1,
+  );
   // Kept sealed, like the password and API key: no token in clear text in the settings store.
-  const kept = JSON.stringify(h.store.get('progressTokens'));
+  const kept = JSON.stringify(app.h.store.get('progressTokens'));
   expect(kept).toContain('sealed:');
   expect(kept).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
 
   // The account stops working and the token expires: the workspace and the settings say so in words.
-  h.svc.store.state.accounts[0]!.password = 'changed-by-the-admin';
-  await h.svc.admin('POST', '/tokens/expire');
+  app.h.svc.store.state.accounts[0]!.password = 'changed-by-the-admin';
+  await app.h.svc.admin('POST', '/tokens/expire');
   await page.getByRole('button', { name: 'Refresh' }).click();
   const plain =
     'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.';
@@ -196,10 +191,10 @@ test('signs in to the progress service when it demands a token, keeps the token 
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
   await expect(page.getByTestId('progress-signin')).toHaveText(plain);
   await page.screenshot({ path: info.outputPath('27-progress-signin-refused.png'), fullPage: true });
-  h.svc.store.state.accounts[0]!.password = h.svc.info.account.password;
+  app.h.svc.store.state.accounts[0]!.password = app.h.svc.info.account.password;
   await page.getByRole('button', { name: 'Check progress sign-in' }).click();
   await expect(page.getByTestId('progress-signin')).toHaveText(
-    `Signed in to the progress service as ${h.svc.info.account.email}.`,
+    `Signed in to the progress service as ${app.h.svc.info.account.email}.`,
   );
 });
 
@@ -207,15 +202,15 @@ test("the day view lists that day's captures from the queue, and each links to i
   page,
 }, info) => {
   await setUpLocal(page);
-  const structure = h.settings.view().structures[0]!;
-  const day = h.svc.store.state.progress.filter((p) => p.date < localDay()).at(-1)!.date;
-  const q = h.queue();
+  const structure = app.h.settings.view().structures[0]!;
+  const day = app.h.svc.store.state.progress.filter((p) => p.date < localDay()).at(-1)!.date;
+  const q = app.h.queue();
   const seed = (label: string, at: string, state: 'completed' | 'rejected', uploaded: number) => {
     const names = [`${label}-1.insv`, `${label}-2.insv`];
     const row = q.enqueueCapture(
       label,
       {
-        project: h.svc.info.projectId,
+        project: app.h.svc.info.projectId,
         structure: structure.id,
         captureDateTime: at,
         type: 'interior',
@@ -268,7 +263,7 @@ test("at 820×560 a chosen day's entries come into view, a slow read and export 
   await page.setViewportSize({ width: 820, height: 560 });
   await openProgress(page);
   const today = localDay();
-  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  const past = app.h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
   await browseTo(page, past.date);
   const day = page.getByTestId('day-view');
   await expect(day.getByRole('heading', { level: 3 })).toBeInViewport();
@@ -282,7 +277,7 @@ test("at 820×560 a chosen day's entries come into view, a slow read and export 
   await page.screenshot({ path: info.outputPath('31-progress-day-820x560.png') });
 
   // The service answers after 3 s: within a second the buttons say what is under way.
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('POST', '/faults', {
     target: 'progress',
     operation: 'progress',
     method: 'GET',
@@ -295,18 +290,18 @@ test("at 820×560 a chosen day's entries come into view, a slow read and export 
   await page.getByRole('button', { name: 'Export month (CSV)' }).click();
   await expect(page.getByRole('button', { name: 'Exporting…' })).toBeDisabled({ timeout: 1000 });
   await expect(page.getByRole('button', { name: 'Export month (CSV)' })).toBeEnabled({ timeout: 10_000 });
-  await h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('DELETE', '/faults');
 });
 
 test("exports a seeded month's entries as CSV and prints the month as a PDF", async ({ page }, info) => {
   await openProgress(page);
   const today = localDay();
-  const month = h.svc.store.state.progress
+  const month = app.h.svc.store.state.progress
     .filter((p) => p.date < today)
     .at(-1)!
     .date.slice(0, 7);
-  const inMonth = h.svc.store.state.progress
-    .filter((p) => p.projectId === h.svc.info.projectId && p.date.startsWith(`${month}-`))
+  const inMonth = app.h.svc.store.state.progress
+    .filter((p) => p.projectId === app.h.svc.info.projectId && p.date.startsWith(`${month}-`))
     .sort((a, b) => a.date.localeCompare(b.date));
   expect(inMonth.length).toBeGreaterThan(1);
   await browseTo(page, inMonth[0]!.date);
@@ -347,10 +342,10 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
   // Whose, what and when: the project, the filter (none), the time the list was read, and page numbers.
   await expect(report.getByTestId('report-about')).toHaveText(
     new RegExp(
-      `^Project ${escape(h.svc.info.projectId)} · All entries · ${inMonth.length} entries · as read .*\\d\\d:\\d\\d`,
+      `^Project ${escape(app.h.svc.info.projectId)} · All entries · ${inMonth.length} entries · as read .*\\d\\d:\\d\\d`,
     ),
   );
-  expect(await missingFromPdf(pdf, [`Project ${h.svc.info.projectId}`, 'Page 1 of 1'])).toEqual([]);
+  expect(await missingFromPdf(pdf, [`Project ${app.h.svc.info.projectId}`, 'Page 1 of 1'])).toEqual([]);
   // A date or a status is one line, however narrow the Details column leaves them.
   const lines = await report.locator('td.nowrap').evaluateAll((cells) =>
     cells.map((c) => {
@@ -400,7 +395,7 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
   page,
 }, info) => {
   await openProgress(page);
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service/);
   const form = page.getByRole('region', { name: 'Record progress' });
@@ -408,8 +403,8 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText('is kept on this computer');
   // Back, the service refuses that entry (422), and a colleague has recorded one meanwhile.
-  await h.svc.admin('DELETE', '/faults');
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('POST', '/faults', {
     target: 'progress',
     operation: 'progress',
     method: 'POST',
@@ -417,9 +412,9 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
     times: 0,
   });
   const colleague = 'Tower A level 1 handrails fixed (recorded on another computer).';
-  h.svc.store.state.progress.push({
+  app.h.svc.store.state.progress.push({
     id: 'colleague-1',
-    projectId: h.svc.info.projectId,
+    projectId: app.h.svc.info.projectId,
     date: localDay(),
     status: 'Completed',
     details: colleague,
@@ -453,7 +448,7 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await expect(page.getByTestId('outbox')).toHaveCount(0);
-  expect(h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower D level 9'))).toEqual([]);
+  expect(app.h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower D level 9'))).toEqual([]);
 });
 
 test("the form's date follows the clock past midnight, and another day than today is said before sending", async ({
@@ -478,7 +473,7 @@ test("the form's date follows the clock past midnight, and another day than toda
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date('2026-11-26')}.`);
   expect(
-    h.svc.store.state.progress
+    app.h.svc.store.state.progress
       .filter((p) => p.details === 'Tower B level 4 late entry for yesterday.')
       .map((p) => p.date),
   ).toEqual(['2026-11-26']);
@@ -492,9 +487,9 @@ test('statuses other than In Progress and Completed are shown, counted on their 
 }) => {
   const day = `${localDay().slice(0, 7)}-28`;
   for (const [i, status] of ['On Hold', 'Not Started', 'On Hold'].entries()) {
-    h.svc.store.state.progress.push({
+    app.h.svc.store.state.progress.push({
       id: `other-${i}`,
-      projectId: h.svc.info.projectId,
+      projectId: app.h.svc.info.projectId,
       date: day,
       status,
       details: `Tower E level ${i + 1} ${status}`,
@@ -516,7 +511,7 @@ test('statuses other than In Progress and Completed are shown, counted on their 
 test('Escape closes an opened entry, and a date far ahead is asked about before it is recorded', async ({ page }) => {
   await openProgress(page);
   const today = localDay();
-  const past = h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
+  const past = app.h.svc.store.state.progress.filter((p) => p.date < today).at(-1)!;
   await browseTo(page, past.date);
   await page
     .getByTestId('day-view')
@@ -535,15 +530,17 @@ test('Escape closes an opened entry, and a date far ahead is asked about before 
   await expect(form.getByTestId('date-refusal')).toHaveText(
     'Choose the day this entry is for: the date is empty or not a whole date.',
   );
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await form.getByLabel('Date').fill('2062-11-26');
   await form.getByLabel('Details').fill(details);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form.getByTestId('date-refusal')).toContainText(
     'days from today, and a recorded entry cannot be changed',
   );
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(`for ${date('2062-11-26')}.`);
-  expect(h.svc.store.state.progress.filter((p) => p.details === details).map((p) => p.date)).toEqual(['2062-11-26']);
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === details).map((p) => p.date)).toEqual([
+    '2062-11-26',
+  ]);
 });

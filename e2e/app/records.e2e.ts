@@ -5,24 +5,17 @@ import { interpolateCividis } from 'd3-scale-chromatic';
 import { CIVIDIS_END, DRAWING_BACKGROUND, MUTED } from '../../renderer/src/components/records/palette.js';
 import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { localDate } from '../../shared/when.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 /** `#rrggbb` as the browser computes it, `rgb(r, g, b)`. */
 const rgbOf = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
 // The office workspace in Debian's Chromium over the real app core and the local service's
 // progress interface.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Dates on the page are in the office's one format (shared/when.ts) for this locale.
 test.use({ locale: 'en-GB' });
 
-let h: AppHarness;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-records', { setUp: 'none' });
 
 async function setUpLocal(page: Page) {
   await page.goto('/');
@@ -49,22 +42,22 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
   // The form starts on today, refuses empty details at the field, and sends once.
   const form = page.getByRole('region', { name: 'Record progress' });
   await expect(form.getByLabel('Date')).toHaveValue(today);
-  const before = h.svc.store.state.progress.length;
+  const before = app.h.svc.store.state.progress.length;
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form.getByLabel('Details')).toHaveAttribute('aria-invalid', 'true');
   await expect(form).toContainText('Say what was done.');
-  expect(h.svc.store.state.progress).toHaveLength(before);
+  expect(app.h.svc.store.state.progress).toHaveLength(before);
   await form.screenshot({ path: info.outputPath('20-progress-form-error.png') });
   await form.getByLabel('Status').selectOption('Completed');
   await form.getByLabel('Details').fill('Tower A level 4 curtain wall anchors complete.\nNorth face checked.');
   await form.getByRole('button', { name: 'Record entry' }).click();
   await expect(form).toContainText(/Recorded [0-9a-f]{24} for /);
 
-  const recorded = h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 4'));
+  const recorded = app.h.svc.store.state.progress.filter((p) => p.details.startsWith('Tower A level 4'));
   expect(recorded).toEqual([
     {
       id: expect.any(String),
-      projectId: h.svc.info.projectId,
+      projectId: app.h.svc.info.projectId,
       date: today,
       status: 'Completed',
       details: 'Tower A level 4 curtain wall anchors complete.\nNorth face checked.',
@@ -79,7 +72,7 @@ test('records a progress entry, sees it on the calendar and opens it by id', asy
 
   // A seeded day with entries of both kinds or several: its cell counts them by status, the day
   // view lists them, and the search (case-insensitive) narrows them to one's words.
-  const seeded = h.svc.store.state.progress.filter((p) => p.date < today);
+  const seeded = app.h.svc.store.state.progress.filter((p) => p.date < today);
   const busy = [...new Set(seeded.map((p) => p.date))]
     .reverse()
     .find((d) => seeded.filter((p) => p.date === d).length > 1)!;
@@ -114,7 +107,7 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   // Every progress request has its connection cut: the workspace shows what it kept.
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toHaveText(
     /^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?/,
@@ -132,16 +125,16 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
     `Waiting${'In Progress'}${localDate(localDay(), { locale: 'en-GB' })}${details}`,
   );
   await expect(page.getByTestId('day-view').getByTestId('waiting-entry')).toContainText('Waiting to be sent');
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
   await page.screenshot({ path: info.outputPath('22-progress-offline.png'), fullPage: true });
 
-  await h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('DELETE', '/faults');
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
   await expect(page.getByTestId('outbox')).toHaveCount(0);
   await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: details })).toHaveCount(1);
-  expect(h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([
-    { id: expect.any(String), projectId: h.svc.info.projectId, date: localDay(), status: 'In Progress', details },
+  expect(app.h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([
+    { id: expect.any(String), projectId: app.h.svc.info.projectId, date: localDay(), status: 'In Progress', details },
   ]);
   await page.screenshot({ path: info.outputPath('23-progress-sent.png'), fullPage: true });
 });
@@ -149,15 +142,15 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
 test("draws a structure's assets coloured by stage, with the legend's figures and a table", async ({ page }, info) => {
   await setUpLocal(page);
   await page.getByRole('tab', { name: 'Assets' }).click();
-  const structureName = h.settings.view().structures[0]!.name;
+  const structureName = app.h.settings.view().structures[0]!.name;
   await page.getByLabel('Structure').selectOption({ label: structureName });
   await page.getByLabel('Category').selectOption({ label: 'Curtain Wall' });
   // What the seed holds for this structure's curtain wall.
-  const structureId = h.settings.view().structures[0]!.id;
-  const category = (h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]).find(
-    (c) => c.name === 'Curtain Wall',
-  )!;
-  const held = h.svc.store.state.assets.filter(
+  const structureId = app.h.settings.view().structures[0]!.id;
+  const category = (
+    app.h.svc.store.state.assetCategories as { id: string; name: string; stages: LegendStage[] }[]
+  ).find((c) => c.name === 'Curtain Wall')!;
+  const held = app.h.svc.store.state.assets.filter(
     (a) => a.structure === structureId && a.category === category.id,
   ) as unknown as (LegendAsset & { _id: string; stages: { _id: string; percentage: number; date: string }[] })[];
   const lines = page.getByTestId('asset-line');
@@ -255,10 +248,10 @@ test('pans and zooms the drawing with the wheel, the keyboard and the buttons, a
 }, info) => {
   await setUpLocal(page);
   await page.getByRole('tab', { name: 'Assets' }).click();
-  await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
+  await page.getByLabel('Structure').selectOption({ label: app.h.settings.view().structures[0]!.name });
   await page.getByLabel('Category').selectOption({ label: 'Drywall Partitions' });
   // Drywall is counted in m2: a wall traced on plan, its area the drawn length times the category's height.
-  const drywall = (h.svc.store.state.assetCategories as { name: string; height: number }[]).find(
+  const drywall = (app.h.svc.store.state.assetCategories as { name: string; height: number }[]).find(
     (c) => c.name === 'Drywall Partitions',
   )!;
   await expect(page.getByTestId('asset-legend').locator('caption')).toHaveText(
@@ -302,18 +295,18 @@ test('offline with nothing kept, the Assets view says in a sentence that it need
   page,
 }) => {
   await setUpLocal(page);
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
   const alert = page.getByRole('alert');
   await expect(alert).toHaveText('No connection to the progress service; this view needs it once.');
   await expect(page.locator('main')).not.toContainText(/ECONNRESET|127\.0\.0\.1|GET /);
   // Once read, the copy is shown with its time when the service is away again.
-  await h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('DELETE', '/faults');
   await page.getByRole('tab', { name: 'Upload' }).click();
   await page.getByRole('tab', { name: 'Assets' }).click();
   await expect(page.getByLabel('Category').locator('option')).toContainText(['Curtain Wall']);
   await page.getByRole('tab', { name: 'Upload' }).click();
-  await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
+  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('tab', { name: 'Assets' }).click();
   await expect(page.getByTestId('assets-as-of')).toHaveText(
     /^No connection to the progress service: showing the copy from \d{1,2}:\d\d( [AP]M)?$/,

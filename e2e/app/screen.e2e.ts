@@ -3,36 +3,26 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { shots } from './shots.js';
 
 // The operator's screen tells the truth. A storage outage reads "Waiting for storage"
 // (since when, the cause, the next try, nothing lost, Try now), the bar counts only bytes storage
 // acknowledged and never goes back, and a retry time is never one already past.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
 // locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  work = mkdtempSync(join(tmpdir(), 'screen-e2e-'));
-  h = await AppHarness.start(page, ORIGIN);
-  await h.invoke('capture:settings.useLocalService');
-  await page.goto('/');
-  await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.svc.admin('DELETE', '/faults');
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
+const app = useApp('screen-e2e', {
+  setUp: 'invoke',
+  beforeStop: async (a) => {
+    await a.h.svc.admin('DELETE', '/faults');
+  },
 });
 test.describe.configure({ timeout: 120_000 });
 
@@ -47,10 +37,10 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
  * path. A real video with `size` random bytes after it: readable (no warning), and unlike any other.
  */
 async function register(name: string, size: number): Promise<string> {
-  const file = join(work, name);
+  const file = join(app.work, name);
   writeFileSync(file, Buffer.concat([readFileSync(join(fixtures, 'walkthrough.mp4')), randomBytes(size)]));
-  const [tower] = h.settings.view().structures;
-  await h.invoke('capture:captures.register', [
+  const [tower] = app.h.settings.view().structures;
+  await app.h.invoke('capture:captures.register', [
     {
       paths: [file],
       structure: tower!.id,
@@ -63,10 +53,10 @@ async function register(name: string, size: number): Promise<string> {
 }
 
 async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(h.svc.store.state.uploads).find(
+  const upload = Object.values(app.h.svc.store.state.uploads).find(
     (u) => u.fileName === fileName && u.status === 'completed',
   )!;
-  const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
+  const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: upload.key }));
   return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
 
@@ -84,7 +74,7 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   expect(stored).toBe(100);
 
   // Storage answers 500 to every part from now on; the next recording meets it.
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('POST', '/faults', {
     target: 'storage',
     operation: 'UploadPart',
     times: 0,
@@ -137,7 +127,7 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   );
 
   // Storage is back: Try now sends at once, and the headline says so.
-  await h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('DELETE', '/faults');
   await detail.getByRole('button', { name: 'Try now' }).click();
   await expect(row).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
   await expect(state).toHaveText('All 1 file uploaded');
@@ -159,13 +149,13 @@ test('warnings travel to the finish line: a damaged recording and a lens gone be
 }, info) => {
   // A recording cut short (its trailer's last byte is gone), and a pair whose second lens vanishes before Register.
   const whole = readFileSync(join(fixtures, 'sample.insv'));
-  const damaged = join(work, 'VID_20231121_201609_00_012.insv');
+  const damaged = join(app.work, 'VID_20231121_201609_00_012.insv');
   writeFileSync(damaged, whole.subarray(0, whole.length - 1));
-  const lens0 = join(work, 'VID_20231121_201700_00_013.insv');
-  const lens1 = join(work, 'VID_20231121_201700_10_013.insv');
+  const lens0 = join(app.work, 'VID_20231121_201700_00_013.insv');
+  const lens1 = join(app.work, 'VID_20231121_201700_10_013.insv');
   copyFileSync(join(fixtures, 'sample.insv'), lens0);
   copyFileSync(join(fixtures, 'sample.insv'), lens1);
-  await h.drop([damaged, lens0, lens1]);
+  await app.h.drop([damaged, lens0, lens1]);
   const damagedRow = page.locator('[data-testid="capture-row"]').filter({ hasText: 'segment 012' });
   await expect(damagedRow.getByTestId('capture-warning')).toHaveAttribute('title', /No Insta360 trailer/);
   unlinkSync(lens1);
@@ -210,11 +200,11 @@ test('a camera clock an hour off is shifted for a selection, previewed before Ap
 }, info) => {
   const files: string[] = [];
   for (const [i, at] of ['20231121_201609', '20231121_201700', '20231121_201800'].entries()) {
-    const f = join(work, `VID_${at}_00_01${i}.insv`);
+    const f = join(app.work, `VID_${at}_00_01${i}.insv`);
     writeFileSync(f, Buffer.concat([readFileSync(join(fixtures, 'sample.insv')), randomBytes(10)]).subarray(0));
     files.push(f);
   }
-  await h.drop(files);
+  await app.h.drop(files);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(3);
   const bar = page.getByRole('group', { name: 'Apply to selected captures' });
@@ -267,11 +257,11 @@ test("keyboard: the confirmation's primary action is the default; Escape returns
 }, info) => {
   const files: string[] = [];
   for (const [i, at] of ['20231121_201609', '20231121_211700'].entries()) {
-    const f = join(work, `VID_${at}_00_02${i}.insv`);
+    const f = join(app.work, `VID_${at}_00_02${i}.insv`);
     writeFileSync(f, Buffer.concat([readFileSync(join(fixtures, 'sample.insv')), randomBytes(10)]));
     files.push(f);
   }
-  await h.drop(files);
+  await app.h.drop(files);
   const rows = page.getByTestId('capture-row');
   await expect(rows).toHaveCount(2);
   const bar = page.getByRole('group', { name: 'Apply to selected captures' });

@@ -2,60 +2,46 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { Database } from '../../main/testing/queue-backdoors.js';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LATEST_VERSION } from '../../main/queue/db.js';
 import { RESTARTED } from '../../main/service/host.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 // The upload service in its own process, as the window sees it: a queue that cannot open, and a
 // service that dies mid-upload.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const row = (page: Page, fileName: string) => page.locator(`[data-testid="file-row"][data-file="${fileName}"]`);
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  work = mkdtempSync(join(tmpdir(), 'app-service-'));
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('app-service');
 
 test('a queue the app cannot open: the window opens and says what is wrong and what to do', async ({ page }) => {
-  await h.host.close();
-  const raw = new Database(join(h.dataDir, 'queue', 'queue.db'));
+  await app.h.host.close();
+  const raw = new Database(join(app.h.dataDir, 'queue', 'queue.db'));
   raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
   raw.close();
-  await h.restart();
+  await app.h.restart();
   const alert = page.getByRole('alert').filter({ hasText: 'Uploads cannot start.' });
   await expect(alert).toContainText('was written by a newer version of Capture Uploader');
   await expect(alert).toContainText(`move that folder aside`);
-  await expect(alert).toContainText(join(h.dataDir, 'queue'));
+  await expect(alert).toContainText(join(app.h.dataDir, 'queue'));
   // Settings stay reachable.
   await page.getByRole('tab', { name: 'Settings' }).click();
   await expect(alert).toBeVisible();
 });
 
 test('a service that dies mid-upload is restarted, the window is told, and the file completes', async ({ page }) => {
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * 1024 * 1024 });
-  const file = join(work, 'walk.mp4');
+  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * 1024 * 1024 });
+  const file = join(app.work, 'walk.mp4');
   writeFileSync(file, randomBytes(12 * 1024 * 1024));
-  const structure = h.settings.view().structures[0]!.id;
-  await h.invoke('capture:captures.register', [
+  const structure = app.h.settings.view().structures[0]!.id;
+  await app.h.invoke('capture:captures.register', [
     { paths: [file], structure, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
   ]);
   const r = row(page, 'walk.mp4');
   await expect(r).toHaveAttribute('data-state', 'uploading', { timeout: 20_000 });
-  h.host.child!.kill('SIGKILL');
+  app.h.host.child!.kill('SIGKILL');
   await expect(page.getByText(RESTARTED)).toBeVisible();
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   await expect(r).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
-  expect(h.svc.storage.stats.partsReplaced).toBe(0);
+  expect(app.h.svc.storage.stats.partsReplaced).toBe(0);
 });

@@ -1,30 +1,16 @@
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { whenAt } from '../../shared/when.js';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 // One time format on the operator's side: the queue's headline, the hold, the queue's
 // "recorded" time and the registration table's recording time all say a time the way the system's
 // locale does (shared/when.ts): 12-hour in en-US, 24-hour in en-GB. The page runs under each
 // locale in turn; what it shows is compared with shared/when.ts given that locale.
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  work = mkdtempSync(join(tmpdir(), 'app-when-'));
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-});
-test.afterEach(async () => {
-  await h.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const app = useApp('app-when');
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const localDay = (d = new Date()) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
@@ -45,16 +31,16 @@ for (const locale of ['en-US', 'en-GB']) {
       await page.getByLabel('Pause until').fill('06:30');
       await page.getByRole('button', { name: /^Pause all until / }).click();
       await expect(page.getByTestId('paused-until')).toBeVisible();
-      const until = h.queue().meta.holdInForce()!.until!;
+      const until = app.h.queue().meta.holdInForce()!.until!;
       const held = `Paused until ${whenAt(until, { locale })}`;
       await expect(page.getByTestId('paused-until')).toContainText(held);
 
       // A capture queued, recorded today at 07:05:09: the headline and its row use the same form.
       const recorded = `${localDay()}T07:05:09${offset()}`;
-      const queued = join(work, 'queued.mp4');
+      const queued = join(app.work, 'queued.mp4');
       writeFileSync(queued, randomBytes(3000));
-      const structure = h.settings.view().structures[0]!.id;
-      await h.invoke('capture:captures.register', [
+      const structure = app.h.settings.view().structures[0]!.id;
+      await app.h.invoke('capture:captures.register', [
         { paths: [queued], structure, type: 'interior', capturedAt: recorded },
       ]);
       await expect(page.getByTestId('queue-state')).toHaveText(held);
@@ -63,9 +49,9 @@ for (const locale of ['en-US', 'en-GB']) {
       );
 
       // The registration table: the same form, to the second (two recordings can share a minute).
-      const file = join(work, 'walk.mp4');
+      const file = join(app.work, 'walk.mp4');
       writeFileSync(file, randomBytes(3000));
-      await h.drop([file]);
+      await app.h.drop([file]);
       const row = page.getByTestId('capture-row');
       await row.getByRole('button', { name: /^Capture time/ }).click();
       await page.getByLabel('Capture time (local)').fill(`${localDay()}T07:05:09`);

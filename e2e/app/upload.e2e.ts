@@ -2,11 +2,10 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 import { shots } from './shots.js';
 import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 import { setFileState } from '../../main/testing/queue-backdoors.js';
@@ -17,20 +16,11 @@ import { setFileState } from '../../main/testing/queue-backdoors.js';
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
 // locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 
-let h: AppHarness;
-let work: string;
-test.beforeEach(async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  work = mkdtempSync(join(tmpdir(), 'app-files-'));
-});
-test.afterEach(async () => {
-  await h.stop();
-});
+const app = useApp('app-files', { setUp: 'none' });
 
 async function setUpLocal(page: Page) {
   await page.goto('/');
@@ -39,10 +29,10 @@ async function setUpLocal(page: Page) {
 }
 
 async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(h.svc.store.state.uploads).find(
+  const upload = Object.values(app.h.svc.store.state.uploads).find(
     (u) => u.fileName === fileName && u.status === 'completed',
   )!;
-  const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: upload.key }));
+  const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: upload.key }));
   return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
 
@@ -56,7 +46,7 @@ test('first run: a wrong password shows the service error; the right account sig
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Welcome' })).toBeVisible();
   await shots(page, info, '01-first-run');
-  const { info: s } = h.svc;
+  const { info: s } = app.h.svc;
   await page.getByLabel('Capture gateway address').fill(s.baseUrl);
   await page.getByLabel('Sign-in address').fill(s.authUrl);
   await page.getByLabel('Progress records address').fill(s.progressBaseUrl);
@@ -71,23 +61,23 @@ test('first run: a wrong password shows the service error; the right account sig
   await page.getByRole('button', { name: 'Save and sign in' }).click();
   await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
   // The password and API key are stored sealed, never in clear.
-  expect(JSON.stringify([...h.store.values()])).not.toContain(s.account.password);
-  expect(JSON.stringify([...h.store.values()])).not.toContain(s.apiKey);
+  expect(JSON.stringify([...app.h.store.values()])).not.toContain(s.account.password);
+  expect(JSON.stringify([...app.h.store.values()])).not.toContain(s.apiKey);
 });
 
 test('drops real recordings, fills the forms from their metadata, registers and uploads every byte', async ({
   page,
 }, info) => {
   await setUpLocal(page);
-  const lens0 = join(work, 'VID_20231121_201609_00_012.insv');
-  const lens1 = join(work, 'VID_20231121_201609_10_012.insv');
+  const lens0 = join(app.work, 'VID_20231121_201609_00_012.insv');
+  const lens1 = join(app.work, 'VID_20231121_201609_10_012.insv');
   copyFileSync(join(fixtures, 'sample.insv'), lens0);
   copyFileSync(join(fixtures, 'sample.insv'), lens1);
-  const mp4 = join(work, 'walkthrough.mp4');
+  const mp4 = join(app.work, 'walkthrough.mp4');
   copyFileSync(join(fixtures, 'walkthrough.mp4'), mp4);
-  const preview = join(work, 'LRV_20231121_201609_11_012.insv');
+  const preview = join(app.work, 'LRV_20231121_201609_11_012.insv');
   writeFileSync(preview, 'low-res');
-  await h.drop([lens1, lens0, mp4, preview]);
+  await app.h.drop([lens1, lens0, mp4, preview]);
 
   const insvRow = page.getByTestId('capture-row').filter({ hasText: 'segment 012' });
   await expect(insvRow).toBeVisible();
@@ -129,8 +119,8 @@ test('drops real recordings, fills the forms from their metadata, registers and 
   expect(await storedSha('VID_20231121_201609_00_012.insv')).toBe(sha256(readFileSync(lens0)));
   expect(await storedSha('VID_20231121_201609_10_012.insv')).toBe(sha256(readFileSync(lens1)));
   expect(await storedSha('walkthrough.mp4')).toBe(sha256(readFileSync(mp4)));
-  const registered = Object.values(h.svc.store.state.captures).map((c) => c.request as Record<string, unknown>);
-  const tower = h.svc.store.state.projects[0]!.structures.find((s) => s.name === 'Tower B')!;
+  const registered = Object.values(app.h.svc.store.state.captures).map((c) => c.request as Record<string, unknown>);
+  const tower = app.h.svc.store.state.projects[0]!.structures.find((s) => s.name === 'Tower B')!;
   expect(registered).toContainEqual(
     expect.objectContaining({
       structure: tower.id,
@@ -152,11 +142,11 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   page,
 }, info) => {
   await setUpLocal(page);
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 3 * MiB });
-  const big = join(work, 'VID_20261122_090000_00_001.insv');
+  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 3 * MiB });
+  const big = join(app.work, 'VID_20261122_090000_00_001.insv');
   const bytes = randomBytes(26 * MiB);
   writeFileSync(big, bytes);
-  await h.drop([big]);
+  await app.h.drop([big]);
   await registerAll(page, 'Tower A · Level 1', 1);
   const r = row(page, 'VID_20261122_090000_00_001.insv');
   await expect(r).toHaveAttribute('data-state', 'uploading');
@@ -179,38 +169,38 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   // The upload limit applies at once to the running engine, and is kept.
   await page.getByLabel('Upload limit').selectOption({ label: '50 MiB/s (419 Mbit/s)' });
   // (The engine is in the service's worker thread: the limit it was given is the one kept.)
-  await expect.poll(() => h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);
+  await expect.poll(() => app.h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB);
   // Moving again: five points further, or to the end when the pause came late in the file.
   await expect
     .poll(async () => Number(await r.getByRole('progressbar').getAttribute('value')), { timeout: 20_000 })
     .toBeGreaterThan(Math.min(Number(pausedAt) + 5, 99));
 
-  const before = { ...h.svc.storage.stats };
-  await h.restart();
+  const before = { ...app.h.svc.storage.stats };
+  await app.h.restart();
   const again = row(page, 'VID_20261122_090000_00_001.insv');
   await expect(again).toBeVisible();
   await shots(page, info, '06-after-restart', showQueue(page));
   expect(Number(await again.getByRole('progressbar').getAttribute('value'))).toBeGreaterThan(0);
-  expect(h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB); // kept across the restart
-  await h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  expect(app.h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB); // kept across the restart
+  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   await expect(again).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
   expect(await storedSha('VID_20261122_090000_00_001.insv')).toBe(sha256(bytes));
-  expect(h.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+  expect(app.h.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
 });
 
 test('shows why bad input is refused, and the service refusal of a capture', async ({ page }, info) => {
   await setUpLocal(page);
   const files = {
-    csv: join(work, 'notes.csv'),
-    mov: join(work, 'clip.mov'),
-    empty: join(work, 'empty.mp4'),
-    lens10: join(work, 'VID_20261122_100000_10_003.insv'),
+    csv: join(app.work, 'notes.csv'),
+    mov: join(app.work, 'clip.mov'),
+    empty: join(app.work, 'empty.mp4'),
+    lens10: join(app.work, 'VID_20261122_100000_10_003.insv'),
   };
   writeFileSync(files.csv, 'x,y\n');
   writeFileSync(files.mov, 'mov');
   writeFileSync(files.empty, '');
   writeFileSync(files.lens10, 'lens');
-  await h.drop(Object.values(files));
+  await app.h.drop(Object.values(files));
   // Files that are not recordings are summed up in one line, the list behind it.
   const skipped = page.getByLabel('Not uploaded');
   await expect(skipped).toContainText('Not uploaded: 2 files');
@@ -226,12 +216,12 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   await shots(page, info, '07-refused-files');
 
   // A structure the service does not know: its own 422 message comes back.
-  const bogus = join(work, 'bogus.mp4');
+  const bogus = join(app.work, 'bogus.mp4');
   writeFileSync(bogus, randomBytes(2000));
   // Settings from an older project: the service reads them at its start (the restart reloads the page).
-  h.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
-  await h.restart();
-  await h.drop([bogus]);
+  app.h.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
+  await app.h.restart();
+  await app.h.drop([bogus]);
   await registerAll(page, 'Old Annex (no designs)', 1);
   const attention = page.getByTestId('attention');
   await expect(attention).toContainText(
@@ -246,8 +236,8 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
 
 test('warns when default designs changed since the last export, and requests a new one', async ({ page }, info) => {
   await setUpLocal(page);
-  const design = h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
-  await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
+  const design = app.h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
+  await app.h.svc.admin('POST', `/projects/${app.h.svc.info.projectId}/designs/${design.id}/touch`);
   await page.reload();
   const banner = page.getByRole('status').filter({ hasText: 'default capture designs changed' });
   await expect(banner).toContainText('the capture sheets were never exported from this computer');
@@ -256,12 +246,12 @@ test('warns when default designs changed since the last export, and requests a n
   await expect(
     page.getByText('Export requested: Project folder with default sheets is being generated.'),
   ).toBeVisible();
-  await expect.poll(() => h.svc.store.state.emails.map((e) => e.to)).toContain(h.svc.info.account.email);
+  await expect.poll(() => app.h.svc.store.state.emails.map((e) => e.to)).toContain(app.h.svc.info.account.email);
   await page.reload();
   await expect(page.getByText('default capture designs changed')).toHaveCount(0);
 
   // "Not now" hides the warning until the designs change again.
-  await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
+  await app.h.svc.admin('POST', `/projects/${app.h.svc.info.projectId}/designs/${design.id}/touch`);
   await page.reload();
   await banner.getByRole('button', { name: 'Not now' }).click();
   await expect(banner).toHaveCount(0);
@@ -269,14 +259,14 @@ test('warns when default designs changed since the last export, and requests a n
   await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
   await expect(page.getByText('default capture designs changed')).toHaveCount(0);
   await new Promise((r) => setTimeout(r, 1100)); // the design's update time moves to a later second
-  await h.svc.admin('POST', `/projects/${h.svc.info.projectId}/designs/${design.id}/touch`);
+  await app.h.svc.admin('POST', `/projects/${app.h.svc.info.projectId}/designs/${design.id}/touch`);
   await page.reload();
   await expect(banner).toContainText('after the capture sheets were last exported');
 });
 
 test('the queue stays responsive with 1,000 files: only the visible rows are rendered', async ({ page }, info) => {
   await setUpLocal(page);
-  const queue = h.queue();
+  const queue = app.h.queue();
   const db = queue.db;
   db.transaction(() => {
     const ids: number[] = [];
@@ -330,16 +320,16 @@ test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, 
   page,
 }, info) => {
   await setUpLocal(page);
-  const file = join(work, 'walk-outage.mp4');
+  const file = join(app.work, 'walk-outage.mp4');
   writeFileSync(file, randomBytes(300_000));
   // Storage answers every part with 500: the attempt ends, and the file waits for its retry time.
-  await h.svc.admin('POST', '/faults', {
+  await app.h.svc.admin('POST', '/faults', {
     target: 'storage',
     operation: 'UploadPart',
     times: 0,
     action: { type: 'status', status: 500 },
   });
-  await h.drop([file]);
+  await app.h.drop([file]);
   await registerAll(page, 'Tower A · Level 1', 1);
   const r = row(page, 'walk-outage.mp4');
   await expect(r).toHaveAttribute('data-retrying', 'true', { timeout: 30_000 });
@@ -352,7 +342,7 @@ test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, 
   await expect(r).toContainText('InternalError');
   await shots(page, info, '10-retrying', showQueue(page));
 
-  await h.svc.admin('DELETE', '/faults');
+  await app.h.svc.admin('DELETE', '/faults');
   await r.getByRole('button', { name: 'Retry now' }).click();
   await expect(r).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
   expect(await storedSha('walk-outage.mp4')).toBe(sha256(readFileSync(file)));

@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerCapture } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { MiB, useServiceKit } from '../testing/kit.js';
 import { NetworkError, ResponseShapeError } from './errors.js';
 import { CaptureGateway } from './gateway.js';
 
@@ -16,12 +15,7 @@ import { CaptureGateway } from './gateway.js';
 const PARTS = 48;
 const TIMEOUT_MS = 2500;
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('json-idle-timeout');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('json-idle-timeout');
 
 const gateway = (extra: { maxAnswerBytes?: number } = {}) => {
   const { info } = kit.svc;

@@ -1,14 +1,11 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queueState, queueStateLine } from '../../shared/queue-state.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { committedTotals } from '../queue/totals.js';
 import type { Uploader } from '../service/uploader.js';
-import { openUploader } from '../service/uploader.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { startServiceKit } from '../testing/kit.js';
+import { useServiceKit, stdoutOf } from '../testing/kit.js';
 import { drainExitCode, summaryLines } from './render.js';
 import { printStatus } from './status.js';
 
@@ -18,40 +15,15 @@ import { printStatus } from './status.js';
 // (read-queue.ts), in another process: it must say the same while that engine is blocked, and
 // stop saying it once no engine is.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('status-blocked');
-});
-afterAll(async () => kit.stop());
+const kit = useServiceKit('status-blocked', {}, { timings: 'engine' });
 
 /** An uploader on `name`'s queue folder with the service's account, or with `password` instead. Closed by the test. */
-function uploader(name: string, password?: string): Uploader {
-  const { info } = kit.svc;
-  return openUploader({
-    dataDir: join(kit.work, name),
-    gateway: {
-      baseUrl: info.baseUrl,
-      authUrl: info.authUrl,
-      apiKey: info.apiKey,
-      projectId: info.projectId,
-      ...info.account,
-      ...(password ? { password } : {}),
-    },
-    apiRetry: recommendedRetryPolicy(20, 20),
-    partRetry: recommendedRetryPolicy(20, 20),
-  });
-}
+const uploader = (name: string, password?: string): Uploader =>
+  kit.uploader(name, password ? { gateway: { ...kit.gateway(), password } } : {});
 
 /** What `status` (or `status --json`) prints for the queue in `name`'s folder. */
 function status(name: string, json = false): string {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
-  try {
-    printStatus(join(kit.work, name), json, 'en-GB');
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join('');
+  return stdoutOf(() => printStatus(join(kit.work, name), json, 'en-GB'));
 }
 
 describe('status while the running engine is stopped by refused credentials', () => {

@@ -2,36 +2,21 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { CaptureRequest } from '../api/gateway.js';
 import { localTime } from '../../shared/night-summary.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { printStatus, printable } from './status.js';
 import { setFileState } from '../testing/queue-backdoors.js';
+import { captureRequest, stdoutOf } from '../testing/kit.js';
 
 const work = mkdtempSync(join(tmpdir(), 'status-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: '2026-11-20T10:00:00.000Z',
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [{ frameIndex: 1, fileName: 'evil\nname.mp4', contentType: 'video/mp4', size: 12_000_000 }],
-};
+const request = captureRequest('2026-11-20T10:00:00.000Z', [
+  { frameIndex: 1, fileName: 'evil\nname.mp4', contentType: 'video/mp4', size: 12_000_000 },
+]);
 
-function captureOutput(fn: () => void): string {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
-  try {
-    fn();
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join('');
-}
+const captureOutput = stdoutOf;
 
 describe('capture-uploader status', () => {
   it('reads the queue while its writer holds it open, with no credentials, one line per record', () => {

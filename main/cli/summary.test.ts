@@ -2,35 +2,20 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { CaptureRequest } from '../api/gateway.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { printLog } from './log.js';
 import { setFileState } from '../testing/queue-backdoors.js';
+import { captureRequest, stdoutOf } from '../testing/kit.js';
 
 const work = mkdtempSync(join(tmpdir(), 'summary-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: '2026-11-20T10:00:00.000Z',
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000 }],
-};
+const request = captureRequest('2026-11-20T10:00:00.000Z', [
+  { frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000 },
+]);
 
-function captureOutput(fn: () => void): string {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
-  try {
-    fn();
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join('');
-}
+const captureOutput = stdoutOf;
 
 describe('capture-uploader log --summary', () => {
   it('prints the morning summary from the activity log, and the same figures as JSON', () => {

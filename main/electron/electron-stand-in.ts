@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sourceExecArgv } from '../service/spawn.js';
 import { StandInChannel, StandInPort } from './stand-in-port.js';
 
@@ -265,3 +265,17 @@ export const electronStoreModule = {
     }
   },
 };
+
+/**
+ * The IPC event of a call from the app's own window (its top frame at renderer/index.html), as
+ * the shell's sender check (main/ipc/dispatch.ts) accepts it.
+ */
+export const appFrame = () => ({
+  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
+});
+
+/** Quits the shell as the app's Quit does (every `before-quit` listener), then waits 500 ms for the service to stop. */
+export async function quitShell(): Promise<void> {
+  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
+  await new Promise((r) => setTimeout(r, 500));
+}

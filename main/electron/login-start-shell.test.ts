@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { LoginStartView, QueueView } from '../../shared/ipc.js';
 import { ServiceHost } from '../service/host.js';
-import { EXE, rec, storeSeed } from './electron-stand-in.js';
+import { EXE, rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 
 // A login start (docs/decisions/login-start.md): the shell is started with `--hidden` against the
 // recording Electron stand-in, over a queue an earlier run left with work. It must open no window,
@@ -27,14 +26,10 @@ afterAll(async () => {
   setPlatform(realPlatform);
   vi.unstubAllEnvs();
   process.argv = process.argv.filter((a) => a !== '--hidden');
-  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
-  await new Promise((r) => setTimeout(r, 500));
+  await quitShell();
   for (const d of [userData, configHome, work]) rmSync(d, { recursive: true, force: true });
 });
 
-const appFrame = () => ({
-  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
-});
 const invoke = async <T>(c: string, arg?: unknown): Promise<T> => {
   const answer = (await rec.handlers.get(c)!(appFrame(), arg)) as { ok: boolean; value: T; error?: string };
   if (!answer.ok) throw new Error(answer.error);

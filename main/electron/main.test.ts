@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { rec } from './electron-stand-in.js';
+import { rec, appFrame, quitShell } from './electron-stand-in.js';
 
 // The Electron binary cannot run on this machine, so the shell is run against a recording stand-in
 // for the `electron` module: what the shell asks of Electron (window options, handlers, blockers,
@@ -19,8 +18,7 @@ vi.mock('electron', async () => (await import('./electron-stand-in.js')).electro
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
 
 afterAll(async () => {
-  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
-  await new Promise((r) => setTimeout(r, 500));
+  await quitShell();
   rmSync(userData, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
   rmSync(configHome, { recursive: true, force: true });
@@ -30,10 +28,6 @@ afterAll(async () => {
 // The source layout: main/electron/main.ts loads ../../renderer (the bundle: dist/main/electron → dist/renderer).
 /** Every event the window got: relayed by the main process, or on its port straight from the service. */
 const seen = () => [...rec.windows[0]!.sent, ...rec.windows[0]!.viaPort];
-
-const appFrame = () => ({
-  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
-});
 
 describe('the Electron shell', () => {
   it('starts with a single-instance lock and one locked-down window', async () => {

@@ -1,11 +1,10 @@
-import { Database } from '../testing/queue-backdoors.js';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { writeNewerQueue } from '../testing/queue-backdoors.js';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { LATEST_VERSION } from '../queue/db.js';
-import { rec, storeSeed } from './electron-stand-in.js';
+import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
+import { localSettings } from '../testing/kit.js';
 
 // / #11: the queue cannot open at app start (here: written by a newer version). The
 // shell used to give no window, no tray and an unhandled rejection; now the window opens and
@@ -15,34 +14,17 @@ const queueDir = join(userData, 'queue');
 // Start at login would write an XDG autostart file: here, never in the home of whoever runs the tests.
 const configHome = mkdtempSync(join(tmpdir(), 'shell-start-error-xdg-'));
 vi.stubEnv('XDG_CONFIG_HOME', configHome);
-mkdirSync(queueDir, { recursive: true });
-const raw = new Database(join(queueDir, 'queue.db'));
-raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
-raw.close();
-storeSeed.set('settings', {
-  mode: 'local',
-  baseUrl: '',
-  authUrl: '',
-  progressBaseUrl: '',
-  projectId: '',
-  email: '',
-  concurrency: 2,
-  structures: [],
-});
+writeNewerQueue(queueDir);
+storeSeed.set('settings', localSettings());
 
 vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
 
 afterAll(async () => {
-  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
-  await new Promise((r) => setTimeout(r, 500));
+  await quitShell();
   rmSync(userData, { recursive: true, force: true });
   rmSync(configHome, { recursive: true, force: true });
   vi.unstubAllEnvs();
-});
-
-const appFrame = () => ({
-  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
 });
 
 describe('the Electron shell when the queue cannot open', () => {

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { MenuItem } from './electron-stand-in.js';
-import { rec, storeSeed } from './electron-stand-in.js';
+import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 
 // Help › "Save a report for support…" in the shell, run against the Electron stand-in with the
 // real service process behind it: the save dialog, then the service's report zip, with the
@@ -29,15 +28,11 @@ vi.mock('electron', async () => (await import('./electron-stand-in.js')).electro
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
 
 afterAll(async () => {
-  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
-  await new Promise((r) => setTimeout(r, 500));
+  await quitShell();
   rmSync(userData, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 });
 
-const appFrame = () => ({
-  senderFrame: { url: pathToFileURL(join(process.cwd(), 'renderer/index.html')).href, parent: null },
-});
 const invoke = (c: string, arg?: unknown) =>
   rec.handlers.get(c)!(appFrame(), arg) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { rec, storeSeed } from './electron-stand-in.js';
+import { rec, storeSeed, quitShell } from './electron-stand-in.js';
 
 // The shell with an update feed in its settings, under the Electron stand-in: electron-updater's
 // autoUpdater is replaced by a fake that finds and downloads 0.2.0 (updates.test.ts runs the real
@@ -41,8 +41,7 @@ vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).e
 vi.mock('electron-updater', () => ({ default: { autoUpdater: updater } }));
 
 afterAll(async () => {
-  for (const l of rec.appEvents.get('before-quit') ?? []) l({ preventDefault: () => {} });
-  await new Promise((r) => setTimeout(r, 500));
+  await quitShell();
   rmSync(userData, { recursive: true, force: true });
 });
 

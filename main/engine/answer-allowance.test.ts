@@ -1,21 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 
 // The wait for a part's answer after its last byte (docs/engine.md, "A silent link", rule 3): a
 // small part the system's buffers took whole, beside a larger part whose write is stuck, is given
 // up at twice the stall timeout, whatever else is in flight.
 
-let kit: ServiceKit;
-let svc: TestService;
-
-beforeAll(async () => {
-  kit = await startServiceKit('answer-allowance');
-  svc = kit.svc;
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('answer-allowance');
 
 const STALL_MS = 2000;
 // The slowest link assumed for a part taken whole by the system's buffers (EngineOptions.minLinkRate).
@@ -41,7 +31,7 @@ describe("the wait for a part's answer after its last byte", () => {
     const ids = queued.map((row) => u.queue.filesOf(row)[0]!.id);
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id).sort()).toEqual(ids.sort());
-    const held = svc.faults.held.find((h) => h.key!.endsWith('dead-small.mp4'))!;
+    const held = kit.svc.faults.held.find((h) => h.key!.endsWith('dead-small.mp4'))!;
     const given = said.find((l) =>
       /Part 1 of dead-small\.mp4: No progress for \d+ s after the whole part was sent/.test(l.text),
     );

@@ -1,27 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 
 // A part's answer lost within one run (the race left after the quit-and-restart fix):
 // the connection drops after every byte of the body left, before storage answers, while storage,
 // as real S3 does, still stores the part a moment later (MD5, encryption, replication). A client
 // that asks once, straight away, is told the part is missing and sends it a second time.
 
-let kit: ServiceKit;
-let svc: TestService;
-
-beforeAll(async () => {
-  kit = await startServiceKit('answer-settle');
-  svc = kit.svc;
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('answer-settle');
 
 /** UploadPart requests storage received since `from` (an index into its request log), counted per part number. */
 function putsPerPart(from: number): Record<number, number> {
   const counts: Record<number, number> = {};
-  for (const r of svc.storage.received.slice(from))
+  for (const r of kit.svc.storage.received.slice(from))
     if (r.operation === 'UploadPart') counts[r.partNumber!] = (counts[r.partNumber!] ?? 0) + 1;
   return counts;
 }
@@ -37,7 +27,7 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const u = kit.uploader('storing', { concurrency: 2, answerSettleMs: 10_000 });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
-    expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: 2000 })).status).toBe(200);
+    expect((await kit.svc.admin('PUT', '/settings', { partStoreDelayMs: 2000 })).status).toBe(200);
     await kit.fault({
       target: 'storage',
       operation: 'UploadPart',
@@ -45,8 +35,8 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
       times: 1,
       action: { type: 'dropWhileStoring' },
     });
-    const before = { ...svc.storage.stats };
-    const from = svc.storage.received.length;
+    const before = { ...kit.svc.storage.stats };
+    const from = kit.svc.storage.received.length;
 
     // While part 3 is in doubt its mark is in the queue (committed before the work unwinds), so a
     // crash now would not have the next start send it again straight away either.
@@ -60,8 +50,10 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     expect(await kit.fired()).toEqual([1]);
     expect(putsPerPart(from), 'PUTs per part number').toEqual({ 1: 1, 2: 1, 3: 1 });
-    expect(svc.storage.stats.partBodiesReceived - before.partBodiesReceived, 'part bodies storage received').toBe(3);
-    expect(svc.storage.stats.partsReplaced - before.partsReplaced, 'a part stored twice').toBe(0);
+    expect(kit.svc.storage.stats.partBodiesReceived - before.partBodiesReceived, 'part bodies storage received').toBe(
+      3,
+    );
+    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced, 'a part stored twice').toBe(0);
     expect(marked, 'part 3 marked unanswered while in doubt').toBe(true);
     expect(
       u.queue.parts(fileId).map((p) => p.unansweredAt),
@@ -76,7 +68,7 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const u = kit.uploader('no-status', { concurrency: 1, answerSettleMs: 10_000 });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
-    expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: 2000, statusRead: 404 })).status).toBe(200);
+    expect((await kit.svc.admin('PUT', '/settings', { partStoreDelayMs: 2000, statusRead: 404 })).status).toBe(200);
     await kit.fault({
       target: 'storage',
       operation: 'UploadPart',
@@ -84,13 +76,13 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
       times: 1,
       action: { type: 'dropWhileStoring' },
     });
-    const before = { ...svc.storage.stats };
-    const from = svc.storage.received.length;
+    const before = { ...kit.svc.storage.stats };
+    const from = kit.svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     expect(await kit.fired()).toEqual([1]);
     expect(putsPerPart(from), 'PUTs per part number').toEqual({ 1: 1, 2: 1 });
-    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
   });
 
@@ -101,7 +93,7 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const { queued } = await u.add([a.path, b.path], { structure: kit.structure(), type: 'interior' });
     const [fa, fb] = queued.map((row) => u.queue.filesOf(row)[0]!.id);
     const storeDelay = 3000;
-    expect((await svc.admin('PUT', '/settings', { partStoreDelayMs: storeDelay })).status).toBe(200);
+    expect((await kit.svc.admin('PUT', '/settings', { partStoreDelayMs: storeDelay })).status).toBe(200);
     await kit.fault({
       target: 'storage',
       operation: 'UploadPart',
@@ -109,11 +101,11 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
       times: 1,
       action: { type: 'dropWhileStoring' },
     });
-    const from = svc.storage.received.length;
+    const from = kit.svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id).sort()).toEqual([fa, fb].sort());
     expect(await kit.fired()).toEqual([1]);
-    const puts = svc.storage.received
+    const puts = kit.svc.storage.received
       .slice(from)
       .filter((r) => r.operation === 'UploadPart')
       .map((r) => ({ ...r, file: r.key!.includes('doubt-a') ? 'a' : 'b' }));
@@ -150,16 +142,16 @@ describe('a part storage never got whole (the connection dropped mid-body)', () 
       action: { type: 'reset', afterBytes: 64 * 1024 },
     });
     await countStatusReads();
-    const before = { ...svc.storage.stats };
-    const from = svc.storage.received.length;
+    const before = { ...kit.svc.storage.stats };
+    const from = kit.svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     const [reset, statusReads] = await kit.fired();
     expect(reset).toBe(1);
     expect(statusReads, 'status reads asked').toBe(0);
     expect(putsPerPart(from), 'PUTs per part number').toEqual({ 1: 2, 2: 1 });
-    expect(svc.storage.stats.partsStored - before.partsStored).toBe(2);
-    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(kit.svc.storage.stats.partsStored - before.partsStored).toBe(2);
+    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
   }, 30_000);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EventName, EventPayload } from '../../shared/ipc.js';
-import { CaptureGateway } from '../api/gateway.js';
+import { unreachableGateway } from '../testing/kit.js';
 import { LiveQueue } from '../service/live-queue.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
@@ -21,14 +21,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function setUp(name: string) {
   const queue = new UploadQueue(openQueueDatabase(join(work, `${name}.db`)).db);
   const ids = fillQueue(queue, 5000);
-  const gateway = new CaptureGateway({
-    baseUrl: 'http://127.0.0.1:9',
-    authUrl: 'http://127.0.0.1:9',
-    apiKey: 'k',
-    projectId: 'p',
-    email: 'a@b.c',
-    password: 'x',
-  });
+  const gateway = unreachableGateway();
   const engine = new UploadEngine({ queue, gateway });
   const events: EngineEvent[] = [];
   engine.on((e) => events.push(e));

@@ -1,26 +1,20 @@
 import { ListPartsCommand } from '@aws-sdk/client-s3';
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queueState } from '../../shared/queue-state.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { drainExitCode, summaryLines } from '../cli/render.js';
 import { statusState } from '../cli/status.js';
 import { committedTotals } from '../queue/totals.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 
 // Deliver 5, "Done when": in "upload straight from the card" mode (today's `add` of a
 // card's files), a card pulled out mid-upload is one state, "Card removed: put it back to
 // continue (N recordings waiting)", not a failure per file; put back under another mount path, it
 // is recognised and the uploads resume by themselves with nothing storage held sent again.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('card-pulled');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('card-pulled');
 
 /** UploadPart requests storage received, counted per object key and part number ("key#n"). */
 function putCounts(): Map<string, number> {

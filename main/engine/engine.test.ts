@@ -1,10 +1,9 @@
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import type { FaultRuleInput } from '../../e2e/service/testing.js';
+import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import type { EngineEvent } from './engine.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
@@ -12,22 +11,12 @@ import { overnightRetrySchedule } from './retry-schedule.js';
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
 // The local service, queue folders and files on disk come from the shared kit (main/testing/kit.ts).
-let kit: ServiceKit;
-let svc: TestService;
-let work: string;
-
-beforeAll(async () => {
-  kit = await startServiceKit('engine-test');
-  svc = kit.svc;
-  work = kit.work;
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('engine-test');
 
 /** An uploader on its own queue folder, with short retry delays so fault tests run in seconds (the engine's own durable schedule). */
 const uploader = (name: string, extra: Partial<UploaderOptions> = {}): Uploader =>
   kit.uploader(name, { stallTimeoutMs: 1500, retrySchedule: overnightRetrySchedule(), ...extra });
-/** A file of random bytes in the work folder. */
+/** A file of random bytes in the kit.work folder. */
 const makeFile = (name: string, size: number) => kit.file(name, size);
 /** What storage holds for a queued file, read back through the S3 API. */
 const stored = async (u: Uploader, fileId: number): Promise<Buffer> => (await kit.stored(u, fileId)).bytes;
@@ -36,7 +25,7 @@ const structure = () => kit.structure();
 
 describe('uploads real files end to end', () => {
   it('groups a dual-lens pair and an MP4, registers them, and stores every byte', async () => {
-    const dir = mkdtempSync(join(work, 'card-'));
+    const dir = mkdtempSync(join(kit.work, 'card-'));
     const lens0 = join(dir, 'VID_20231121_201609_00_007.insv');
     const lens1 = join(dir, 'VID_20231121_201609_10_007.insv');
     copyFileSync(join(fixtures, 'sample.insv'), lens0);
@@ -46,7 +35,7 @@ describe('uploads real files end to end', () => {
 
     // Storage at 4 MiB/s: the 3.3 MB card takes most of a second, so progress is sampled (every
     // 100 ms) while it moves; at loopback speed it could finish between two samples.
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB });
     const u = uploader('real');
     const events: EngineEvent[] = [];
     u.engine.on((e) => events.push(e));
@@ -121,7 +110,7 @@ describe('survives every fault the service can inject', () => {
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const summary = await u.engine.drain();
     expect(summary.failed).toEqual([]);
-    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
+    const rules = ((await (await kit.svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
     expect(rules.map((r) => r.fired)).toEqual([1, 1, 1, 1, 1]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
   });
@@ -150,10 +139,10 @@ describe('survives every fault the service can inject', () => {
 
   it('presigned URLs that expire mid-upload are presigned again, and storage never saw a duplicate part', async () => {
     const { path, bytes } = makeFile('expiring.mp4', 16 * MiB);
-    await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
+    await kit.svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
     // Part 3 is held 2.5 s before storage checks its signature: its URL has expired by then.
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'latency', ms: 2500 } });
-    const before = { ...svc.storage.stats };
+    const before = { ...kit.svc.storage.stats };
     const lines: string[] = [];
     // A long stall timeout, so the held part meets its expired URL rather than the stall watchdog.
     const u = uploader('expiring', {
@@ -164,7 +153,7 @@ describe('survives every fault the service can inject', () => {
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect((await u.engine.drain()).failed).toEqual([]);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
-    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect(lines.join('\n')).toMatch(
       /Part 3 of expiring\.mp4: the presigned URL was refused \(AccessDenied: Request has expired \(HTTP 403 on PUT [^?]*\)\); presigning again/,
     );
@@ -174,13 +163,13 @@ describe('survives every fault the service can inject', () => {
     const { path, bytes } = makeFile('token.mp4', 11 * MiB);
     // Storage at 8 MiB/s: on a quiet loopback the three parts could all finish inside one
     // progress interval, before the token is expired, and the test would prove nothing.
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
     const u = uploader('token', { concurrency: 1 });
     let expired = false;
     u.engine.on((e) => {
       if (!expired && e.type === 'progress' && e.files.some((f) => f.partsDone >= 1)) {
         expired = true;
-        void svc.admin('POST', '/tokens/expire');
+        void kit.svc.admin('POST', '/tokens/expire');
       }
     });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
@@ -212,11 +201,11 @@ describe('survives every fault the service can inject', () => {
     expect(file.nextAttemptAt).toBeGreaterThan(t0 + 10_000);
     expect(u.queue.parts(file.id).map((p) => p.etag !== null)).toEqual([true, true, false]);
 
-    await svc.admin('DELETE', '/faults');
-    const before = { ...svc.storage.stats };
+    await kit.svc.admin('DELETE', '/faults');
+    const before = { ...kit.svc.storage.stats };
     u.engine.resume(file.id);
     expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
-    expect(svc.storage.stats.partsStored - before.partsStored).toBe(1);
+    expect(kit.svc.storage.stats.partsStored - before.partsStored).toBe(1);
     expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
   });
 
@@ -233,7 +222,7 @@ describe('survives every fault the service can inject', () => {
 describe('pause, resume, cancel, changed files, limits', () => {
   it('pauses a file mid-upload and resumes it from the parts already stored', async () => {
     const { path, bytes } = makeFile('pause.mp4', 21 * MiB);
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 20 * MiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 20 * MiB });
     const u = uploader('pause', { concurrency: 1 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const file = u.queue.filesOf(queued[0]!)[0]!;
@@ -249,16 +238,16 @@ describe('pause, resume, cancel, changed files, limits', () => {
     expect(done).toBeGreaterThanOrEqual(2);
     expect(done).toBeLessThan(5);
 
-    const before = { ...svc.storage.stats };
+    const before = { ...kit.svc.storage.stats };
     u.engine.resume(file.id);
     expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
-    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
     expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
   });
 
   it('cancels a file: nothing more is sent', async () => {
     const { path } = makeFile('cancel.mp4', 11 * MiB);
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
     const u = uploader('cancel', { concurrency: 1 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const file = u.queue.filesOf(queued[0]!)[0]!;
@@ -275,20 +264,20 @@ describe('pause, resume, cancel, changed files, limits', () => {
         u.engine.cancel(file.id);
       }
     });
-    const from = svc.storage.received.length;
+    const from = kit.svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(u.queue.file(file.id)!.state).toBe('cancelled');
     expect(summary.completed).toEqual([]);
     // Nothing more reached storage: no part request began after the cancel, at most the one part in
     // flight then was stored, the upload was never completed, and a while later storage has no more.
-    const puts = svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
+    const puts = kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
     expect(puts.filter((r) => r.at > cancelledAt!)).toEqual([]);
     expect(puts.map((r) => r.partNumber)).toEqual([1]);
-    const partsStored = svc.storage.stats.partsStored;
+    const partsStored = kit.svc.storage.stats.partsStored;
     await new Promise((r) => setTimeout(r, 1000));
-    expect(svc.storage.stats.partsStored).toBe(partsStored);
-    expect(svc.storage.received.slice(from).map((r) => r.operation)).not.toContain('CompleteMultipartUpload');
-    expect(svc.store.state.uploads[file.uploadId!]!.status).not.toBe('completed');
+    expect(kit.svc.storage.stats.partsStored).toBe(partsStored);
+    expect(kit.svc.storage.received.slice(from).map((r) => r.operation)).not.toContain('CompleteMultipartUpload');
+    expect(kit.svc.store.state.uploads[file.uploadId!]!.status).not.toBe('completed');
   });
 
   it('fails a file that changed on disk after it was queued, naming it', async () => {
@@ -311,13 +300,13 @@ describe('pause, resume, cancel, changed files, limits', () => {
     const empty = makeFile('empty.insv', 0);
     const csv = makeFile('alone.csv', 10);
     const mov = makeFile('clip.mov', 10);
-    const { queued, refused } = await u.add([empty.path, csv.path, mov.path, join(work, 'missing.mp4')], {
+    const { queued, refused } = await u.add([empty.path, csv.path, mov.path, join(kit.work, 'missing.mp4')], {
       structure: structure(),
       type: 'interior',
     });
     expect(queued).toEqual([]);
     expect(refused.map((r) => [r.path, r.reason])).toEqual([
-      [join(work, 'missing.mp4'), expect.stringMatching(/Cannot be read \(ENOENT\)/)],
+      [join(kit.work, 'missing.mp4'), expect.stringMatching(/Cannot be read \(ENOENT\)/)],
       [empty.path, expect.stringMatching(/empty \(0 bytes\)/)],
       [mov.path, expect.stringMatching(/^Only INSV, MP4, and CSV files are allowed/)],
       [csv.path, expect.stringMatching(/^At least one INSV or MP4 file is required, CSV is optional/)],
@@ -352,7 +341,7 @@ describe('field safety', () => {
     const lines: string[] = [];
     const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
     const { path } = makeFile('secrets.mp4', 11 * MiB);
-    await svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
+    await kit.svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
     // Held 1.2 s before the signature check: the 1 s URL has expired by then.
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'latency', ms: 1200 } });
     await fault({
@@ -372,18 +361,18 @@ describe('field safety', () => {
     const events: EngineEvent[] = [];
     u.engine.on((e) => events.push(e));
     await u.add([path], { structure: structure(), type: 'interior' });
-    await svc.admin('POST', '/tokens/expire');
+    await kit.svc.admin('POST', '/tokens/expire');
     const summary = await u.engine.drain();
     expect(summary.waiting).toHaveLength(1); // part 3 never gets through: retried later
-    const token = await svc.token();
+    const token = await kit.svc.token();
     const text = [...lines, JSON.stringify(events), JSON.stringify(u.queue.captures()), JSON.stringify(summary)].join(
       '\n',
     );
     expect(lines.join('\n')).toMatch(/presigning again/);
     for (const secret of [
-      svc.info.apiKey,
-      svc.info.account.password,
-      svc.info.s3.secretAccessKey,
+      kit.svc.info.apiKey,
+      kit.svc.info.account.password,
+      kit.svc.info.s3.secretAccessKey,
       token.split('.')[0]!,
       'X-Amz-Signature',
       'X-Amz-Credential',
@@ -394,28 +383,28 @@ describe('field safety', () => {
   });
 });
 
-describe('replies lost after the work was done', () => {
+describe('replies lost after the kit.work was done', () => {
   it('a part stored but its answer lost is not sent again: the service counts it from storage', async () => {
     const { path, bytes } = makeFile('lost-reply.mp4', 16 * MiB);
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
-    const before = { ...svc.storage.stats };
+    const before = { ...kit.svc.storage.stats };
     const u = uploader('lost-reply', { concurrency: 2 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect((await u.engine.drain()).failed).toEqual([]);
-    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
-    expect(svc.storage.stats.partsStored - before.partsStored).toBe(4);
+    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(kit.svc.storage.stats.partsStored - before.partsStored).toBe(4);
     expect(sha256(await stored(u, u.queue.filesOf(queued[0]!)[0]!.id))).toBe(sha256(bytes));
   });
 
   it('an add-capture whose reply is lost is flagged registration_unknown, not sent again', async () => {
     const { path } = makeFile('lost-registration.mp4', 1000);
     await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'dropResponse' } });
-    const before = Object.keys(svc.store.state.captures).length;
+    const before = Object.keys(kit.svc.store.state.captures).length;
     const u = uploader('lost-registration');
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     expect(u.queue.capture(queued[0]!)!.state).toBe('registration_unknown');
     const summary = await u.engine.drain();
     expect(summary.needsAttention.map((c) => c.state)).toEqual(['registration_unknown']);
-    expect(Object.keys(svc.store.state.captures).length).toBe(before + 1);
+    expect(Object.keys(kit.svc.store.state.captures).length).toBe(before + 1);
   });
 });

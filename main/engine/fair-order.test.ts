@@ -1,18 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 
 // A blip hits the first captures of the night; new captures keep arriving. Once storage is back
 // the captures the blip hit finish first: a retry that is due goes before every file not yet
 // tried (docs/decisions/order-fair-order.md), as the completion order in the activity log shows.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('fair-order');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('fair-order');
 
 const fast = (retries: number) => ({ retries, delayMs: () => 5 });
 

@@ -1,18 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 
 // "The site manager needs floor 3 first": a capture moved to the front of the queue
 // is really uploaded first, as storage sees it (the order of the part PUTs it received), and moved
 // back it takes its place by age again.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('front');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('front');
 
 /** The capture row of each UploadPart storage received since `from`, in arrival order. */
 function putsByCapture(u: Uploader, from: number): number[] {

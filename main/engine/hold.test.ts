@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CaptureGateway } from '../api/gateway.js';
+import { unreachableGateway } from '../testing/kit.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { fillQueue } from '../testing/fill-queue.js';
@@ -18,14 +18,7 @@ describe('the queue-wide holds', () => {
     const queue = new UploadQueue(openQueueDatabase(join(work, 'q.db')).db);
     fillQueue(queue, 2);
     // Nothing listens there: a file that started would fail or wait for a retry, not stay due.
-    const gateway = new CaptureGateway({
-      baseUrl: 'http://127.0.0.1:9',
-      authUrl: 'http://127.0.0.1:9',
-      apiKey: 'k',
-      projectId: 'p',
-      email: 'a@b.c',
-      password: 'x',
-    });
+    const gateway = unreachableGateway();
     const engine = new UploadEngine({ queue, gateway });
     const events: EngineEvent[] = [];
     engine.on((e) => events.push(e));
@@ -66,14 +59,7 @@ describe('the queue-wide holds', () => {
     const queue = new UploadQueue(openQueueDatabase(join(work, 'reopen.db')).db);
     const until = new Date(Date.now() + 3600_000).toISOString();
     queue.meta.setHold('timetable', until);
-    const gateway = new CaptureGateway({
-      baseUrl: 'http://127.0.0.1:9',
-      authUrl: 'http://127.0.0.1:9',
-      apiKey: 'k',
-      projectId: 'p',
-      email: 'a@b.c',
-      password: 'x',
-    });
+    const gateway = unreachableGateway();
     expect(new UploadEngine({ queue, gateway }).holds.current).toBeNull();
     queue.meta.setHold('person', until);
     expect(new UploadEngine({ queue, gateway }).holds.current).toEqual({ until, by: 'person' });

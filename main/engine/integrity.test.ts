@@ -1,5 +1,4 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
@@ -14,62 +13,26 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { Uploader } from '../service/uploader.js';
-import { openUploader } from '../service/uploader.js';
+import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 
 // Nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
 // as `touch -r` does) must never be finalized as a mix; one recording is queued once whatever
 // the path it is reached by.
-const MiB = 1024 * 1024;
-const sha256 = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-let svc: TestService;
-let work: string;
-const open: Uploader[] = [];
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'integrity-test-'));
-});
-afterEach(async () => {
-  while (open.length) await open.pop()!.close();
-  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-function uploader(name: string, bandwidthBytesPerSecond: number | null = null): Uploader {
-  const { info } = svc;
-  const u = openUploader({
-    dataDir: join(work, name),
-    gateway: {
-      baseUrl: info.baseUrl,
-      authUrl: info.authUrl,
-      apiKey: info.apiKey,
-      projectId: info.projectId,
-      ...info.account,
-    },
-    partRetry: recommendedRetryPolicy(20, 20),
-    apiRetry: recommendedRetryPolicy(20, 20),
-    bandwidthBytesPerSecond,
-  });
-  open.push(u);
-  return u;
-}
-const structure = () => svc.info.structures[0]!;
+const kit = useServiceKit('integrity-test', {}, { timings: 'engine' });
+const svc = () => kit.svc;
+/** An uploader on its own queue folder, its own bandwidth cap (bytes/s) when given; the engine's own timings. */
+const uploader = (name: string, bandwidthBytesPerSecond: number | null = null): Uploader =>
+  kit.uploader(name, { bandwidthBytesPerSecond });
+const structure = () => kit.structure();
 
 describe('a file changed while it uploads', () => {
   it('changed in place in its first and last MiB with its mtime put back, at 2 MiB/s: fails by name, never finalized; added again, the new bytes arrive', async () => {
-    const path = join(work, 'walk-changed.mp4');
+    const path = join(kit.work, 'walk-changed.mp4');
     writeFileSync(path, randomBytes(14 * MiB));
-    const stamp = join(work, 'walk-changed.stamp');
+    const stamp = join(kit.work, 'walk-changed.stamp');
     writeFileSync(stamp, '');
     execFileSync('touch', ['-r', path, stamp]); // keep its exact times, as a person would with touch -r
     const u = uploader('changed', 2 * MiB);
@@ -92,9 +55,9 @@ describe('a file changed while it uploads', () => {
       /walk-changed\.mp4 changed while uploading \(its first or last MiB differs, though its size and modification time were kept\).*Adding it again, with the other files of its recording, registers a new capture for the whole recording/,
     );
     // Storage never put the object together: the multipart upload was not completed.
-    expect(svc.store.state.uploads[file!.uploadId!]!.completedAt).toBeUndefined();
+    expect(svc().store.state.uploads[file!.uploadId!]!.completedAt).toBeUndefined();
 
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    await svc().admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     u.engine.setBandwidth(null);
     const again = await u.add([path], { structure: structure(), type: 'interior' });
     expect(again.refused).toEqual([]);
@@ -110,16 +73,14 @@ describe('a file changed while it uploads', () => {
     expect(done.failed).toEqual([]);
     expect(done.cancelled).toEqual([]);
     expect(u.queue.activity.list().some((a) => a.kind === 'replaced' && a.fileId === file!.id)).toBe(true);
-    const upload = svc.store.state.uploads[done.completed[0]!.uploadId!]!;
-    const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
-    expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(path)));
+    expect((await kit.storedUpload(done.completed[0]!.uploadId!)).sha256).toBe(sha256(readFileSync(path)));
   });
 });
 
 describe('a lens of a dual-lens pair changed while it uploads', () => {
   it('the lens alone is refused naming its pair; the pair added again is registered again whole, the old capture shown replaced, and both lenses arrive', async () => {
-    const lens00 = join(work, 'VID_20261125_080000_00_001.insv');
-    const lens10 = join(work, 'VID_20261125_080000_10_001.insv');
+    const lens00 = join(kit.work, 'VID_20261125_080000_00_001.insv');
+    const lens10 = join(kit.work, 'VID_20261125_080000_10_001.insv');
     writeFileSync(lens00, randomBytes(14 * MiB));
     writeFileSync(lens10, randomBytes(3 * MiB));
     const u = uploader('dual-changed', 2 * MiB);
@@ -136,9 +97,9 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
       /Adding it again, with the other files of its recording, registers a new capture for the whole recording/,
     );
 
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    await svc().admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     u.engine.setBandwidth(null);
-    const captures = () => Object.keys(svc.store.state.captures).length;
+    const captures = () => Object.keys(svc().store.state.captures).length;
     const registered = captures();
     // The changed lens alone would split the recording into two captures: refused, naming its pair.
     const alone = await u.add([lens00], { structure: structure(), type: 'interior' });
@@ -180,16 +141,14 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
     expect(done.failed).toEqual([]);
     expect(done.completed.map((f) => f.path).sort()).toEqual([lens00, lens10]);
     for (const f of done.completed) {
-      const upload = svc.store.state.uploads[f.uploadId!]!;
-      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
-      expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(f.path)));
+      expect((await kit.storedUpload(f.uploadId!)).sha256).toBe(sha256(readFileSync(f.path)));
     }
   });
 });
 
 describe('a file whose bytes did not change', () => {
   it('a chmod and back and a hard link made while it uploads: it completes, byte-identical', async () => {
-    const path = join(work, 'walk-chmod.mp4');
+    const path = join(kit.work, 'walk-chmod.mp4');
     writeFileSync(path, randomBytes(12 * MiB));
     const u = uploader('chmod', 2 * MiB);
     await u.add([path], { structure: structure(), type: 'interior' });
@@ -199,21 +158,19 @@ describe('a file whose bytes did not change', () => {
     const ctimeBefore = statSync(path, { bigint: true }).ctimeNs;
     chmodSync(path, 0o600);
     chmodSync(path, 0o644);
-    linkSync(path, join(work, 'walk-chmod-link.mp4'));
+    linkSync(path, join(kit.work, 'walk-chmod-link.mp4'));
     expect(statSync(path, { bigint: true }).ctimeNs).not.toBe(ctimeBefore);
     const summary = await draining;
     expect(summary.failed).toEqual([]);
     expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
-    const upload = svc.store.state.uploads[summary.completed[0]!.uploadId!]!;
-    const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
-    expect(sha256(await res.Body!.transformToByteArray())).toBe(sha256(readFileSync(path)));
+    expect((await kit.storedUpload(summary.completed[0]!.uploadId!)).sha256).toBe(sha256(readFileSync(path)));
   });
 });
 
 describe('one recording, one capture', () => {
   it('the same recording copied to another card path is refused, naming the capture it is already in', async () => {
-    const a = mkdtempSync(join(work, 'mount-a-'));
-    const b = mkdtempSync(join(work, 'mount-b-'));
+    const a = mkdtempSync(join(kit.work, 'mount-a-'));
+    const b = mkdtempSync(join(kit.work, 'mount-b-'));
     const name = 'VID_20261123_141414_00_001.insv';
     writeFileSync(join(a, name), randomBytes(2 * MiB + 3));
     copyFileSync(join(a, name), join(b, name));
@@ -238,7 +195,7 @@ describe('one recording, one capture', () => {
 
 describe('the queue database fails under a running drain', () => {
   it('a full disk while recording parts: one message naming queue.db, the drain stops, nothing queued is lost', async () => {
-    const path = join(work, 'walk-full-disk.mp4');
+    const path = join(kit.work, 'walk-full-disk.mp4');
     writeFileSync(path, randomBytes(12 * MiB));
     const u = uploader('full-disk', 4 * MiB);
     await u.add([path], { structure: structure(), type: 'interior' });
@@ -257,22 +214,22 @@ describe('the queue database fails under a running drain', () => {
     expect(u.queue.captures()).toHaveLength(1);
     // Space again: the next drain finishes the file without sending the stored parts twice.
     record.mockRestore();
-    await open.pop()!.close();
+    await u.close();
     const again = uploader('full-disk');
-    const replacedBefore = svc.storage.stats.partsReplaced;
+    const replacedBefore = svc().storage.stats.partsReplaced;
     expect((await again.engine.drain()).completed).toHaveLength(1);
-    expect(svc.storage.stats.partsReplaced).toBe(replacedBefore);
+    expect(svc().storage.stats.partsReplaced).toBe(replacedBefore);
   });
 
   it('queue.db deleted during a drain is noticed: the drain stops and says so', async () => {
-    const path = join(work, 'walk-deleted-queue.mp4');
+    const path = join(kit.work, 'walk-deleted-queue.mp4');
     writeFileSync(path, randomBytes(12 * MiB));
     const u = uploader('deleted-queue', 2 * MiB);
     await u.add([path], { structure: structure(), type: 'interior' });
     const draining = u.engine.drain();
     await new Promise((r) => setTimeout(r, 500));
     for (const suffix of ['', '-wal', '-shm'])
-      rmSync(join(work, 'deleted-queue', `queue.db${suffix}`), { force: true });
+      rmSync(join(kit.work, 'deleted-queue', `queue.db${suffix}`), { force: true });
     const t0 = Date.now();
     const summary = await draining;
     expect(Date.now() - t0).toBeLessThan(3000);

@@ -1,91 +1,43 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
+import type { FaultRuleInput } from '../../e2e/service/testing.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
-import { openUploader } from '../service/uploader.js';
+import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 
 // The failures, one test each: what an overnight queue meets, and must drain through.
 
-const MiB = 1024 * 1024;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-let svc: TestService;
-let work: string;
-const open: Uploader[] = [];
+/** Uploaders with a 3 s stall timeout and otherwise the engine's own timings; reset after each test. */
+const kit = useServiceKit('overnight-test', {}, { timings: 'engine', uploader: { stallTimeoutMs: 3000 } });
+const svc = () => kit.svc;
 const unhandled: unknown[] = [];
 const onUnhandled = (err: unknown) => unhandled.push(err);
 
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'overnight-test-'));
+beforeAll(() => {
   process.on('unhandledRejection', onUnhandled);
 });
-afterEach(async () => {
-  while (open.length) await open.pop()!.close();
-  await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { presignExpiresIn: 3600, bandwidthBytesPerSecond: null, latencyMs: 0 });
+afterEach(() => {
   expect(unhandled).toEqual([]);
 });
-afterAll(async () => {
+afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
 });
 
 /** An uploader on its own queue folder: short retry delays, and a retry schedule of `retryMs`. */
-const gatewayConfig = () => {
-  const { info } = svc;
-  return {
-    baseUrl: info.baseUrl,
-    authUrl: info.authUrl,
-    apiKey: info.apiKey,
-    projectId: info.projectId,
-    ...info.account,
-  };
-};
+const uploader = (name: string, extra: Partial<UploaderOptions> = {}, retryMs = 200): Uploader =>
+  kit.uploader(name, { retrySchedule: { delayMs: () => retryMs }, ...extra });
+const makeFile = (name: string, size: number) => kit.file(name, size);
+const gatewayConfig = () => kit.gateway();
 
-function uploader(name: string, extra: Partial<UploaderOptions> = {}, retryMs = 200): Uploader {
-  const u = openUploader({
-    dataDir: join(work, name),
-    gateway: gatewayConfig(),
-    partRetry: recommendedRetryPolicy(20, 20),
-    apiRetry: recommendedRetryPolicy(20, 20),
-    retrySchedule: { delayMs: () => retryMs },
-    stallTimeoutMs: 3000,
-    ...extra,
-  });
-  open.push(u);
-  return u;
-}
-
-function makeFile(name: string, size: number): { path: string; bytes: Buffer } {
-  const path = join(work, name);
-  const bytes = randomBytes(size);
-  writeFileSync(path, bytes);
-  return { path, bytes };
-}
-
-async function stored(u: Uploader, fileId: number): Promise<Buffer> {
-  const key = svc.store.state.uploads[u.queue.file(fileId)!.uploadId!]!.key;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
-
-const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+const fault = (rule: FaultRuleInput) => kit.fault(rule);
 const allFiles = (u: Uploader) =>
   u.queue.files(['waiting', 'pending', 'uploading', 'paused', 'completed', 'failed', 'cancelled']);
-const structure = () => svc.info.structures[0]!;
-const capturesAtService = () => Object.keys(svc.store.state.captures).length;
-const stats = () => ({ ...svc.storage.stats });
+const structure = () => svc().info.structures[0]!;
+const capturesAtService = () => Object.keys(svc().store.state.captures).length;
+const stats = () => ({ ...svc().storage.stats });
 const since = (before: { partsStored: number; partsReplaced: number }) => ({
-  partsStored: svc.storage.stats.partsStored - before.partsStored,
-  partsReplaced: svc.storage.stats.partsReplaced - before.partsReplaced,
+  partsStored: svc().storage.stats.partsStored - before.partsStored,
+  partsReplaced: svc().storage.stats.partsReplaced - before.partsReplaced,
 });
 
 describe('registration through outages (#7.1, #7.2)', () => {
@@ -102,7 +54,7 @@ describe('registration through outages (#7.1, #7.2)', () => {
     const summary = await u.engine.drain({ wait: true });
     expect(summary.completed).toHaveLength(1);
     expect(capturesAtService()).toBe(before + 1);
-    expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
     expect(u.queue.activity.list().map((a) => a.kind)).toEqual(
       expect.arrayContaining(['registration-retry', 'registered', 'completed']),
     );
@@ -161,7 +113,7 @@ describe('replies lost after the work was done (#7.3)', () => {
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
     expect(since(before)).toEqual({ partsStored: 1, partsReplaced: 0 });
-    expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
   });
 
   it('a 3-part file whose three replies are all lost completes, each part stored once', async () => {
@@ -173,7 +125,7 @@ describe('replies lost after the work was done (#7.3)', () => {
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
     expect(since(before)).toEqual({ partsStored: 3, partsReplaced: 0 });
-    expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
   });
 
   it('a part whose ETag the queue lost (a crash inside the ledger window) is reported by its MD5, not sent again', async () => {
@@ -189,7 +141,7 @@ describe('replies lost after the work was done (#7.3)', () => {
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
     expect(since(before)).toEqual({ partsStored: 0, partsReplaced: 0 });
-    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, file!.id)).sha256).toBe(sha256(bytes));
   });
 });
 
@@ -206,7 +158,7 @@ describe('controls at any instant (#7.4, #7.6, #7.9)', () => {
     expect(u.queue.captures()).toEqual([]);
     expect(allFiles(u)).toEqual([]);
     // Added again, it is a new capture and uploads in full.
-    await svc.admin('DELETE', '/faults');
+    await svc().admin('DELETE', '/faults');
     const again = await u.add([path], { structure: structure(), type: 'interior' });
     expect(again.queued).toHaveLength(1);
     expect((await u.engine.drain()).completed).toHaveLength(1);
@@ -225,7 +177,7 @@ describe('controls at any instant (#7.4, #7.6, #7.9)', () => {
     await draining;
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([id]);
-    expect(sha256(await stored(u, id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, id)).sha256).toBe(sha256(bytes));
   });
 
   it('a file cancelled just before quitting stays cancelled at the next start', async () => {
@@ -237,17 +189,17 @@ describe('controls at any instant (#7.4, #7.6, #7.9)', () => {
     await vi.waitFor(() => expect(u.queue.files(['uploading'])).toHaveLength(1));
     const id = u.queue.files(['uploading'])[0]!.id;
     u.engine.cancel(id);
-    await open.pop()!.close();
-    const from = svc.storage.received.length;
-    const partsStored = svc.storage.stats.partsStored;
+    await u.close();
+    const from = svc().storage.received.length;
+    const partsStored = svc().storage.stats.partsStored;
     const again = uploader('cancel-quit');
     expect(again.queue.file(id)!.state).toBe('cancelled');
     const summary = await again.engine.drain();
     expect(summary.cancelled.map((f) => f.id)).toEqual([id]);
     // Not a byte more: the next start sends nothing of it and never completes its upload.
-    expect(svc.storage.received.slice(from)).toEqual([]);
-    expect(svc.storage.stats.partsStored).toBe(partsStored);
-    expect(svc.store.state.uploads[again.queue.file(id)!.uploadId!]!.status).not.toBe('completed');
+    expect(svc().storage.received.slice(from)).toEqual([]);
+    expect(svc().storage.stats.partsStored).toBe(partsStored);
+    expect(svc().store.state.uploads[again.queue.file(id)!.uploadId!]!.status).not.toBe('completed');
   });
 });
 
@@ -320,7 +272,7 @@ describe('pause, cancel and quit stop within 2 s whatever the gateway does (#7.5
 
 describe('limits and slow links (#7.7, #7.8)', () => {
   it('says at intake that a file would need more than 10,000 parts at the sample part size, naming it and the limit', async () => {
-    const path = join(work, 'VID_20261122_060606_00_001.insv');
+    const path = join(kit.work, 'VID_20261122_060606_00_001.insv');
     writeFileSync(path, '');
     // Sparse: 10,000 parts of 5 MiB and one byte more, without using the disk.
     truncateSync(path, 10_000 * 5 * MiB + 1);
@@ -335,7 +287,7 @@ describe('limits and slow links (#7.7, #7.8)', () => {
   });
 
   it('a file the service splits into more than 10,000 parts fails at registration, before a byte is sent', async () => {
-    const path = join(work, 'VID_20261122_070707_00_001.insv');
+    const path = join(kit.work, 'VID_20261122_070707_00_001.insv');
     writeFileSync(path, '');
     truncateSync(path, 10_000 * 5 * MiB + 1);
     const u = uploader('too-many-parts-late', { readFacts: async () => ({}) });
@@ -351,7 +303,7 @@ describe('limits and slow links (#7.7, #7.8)', () => {
 
   it('storage at 32 KiB/s: the wait for its answer after the last byte is not a stall', async () => {
     const { path, bytes } = makeFile('walk-slow-link.mp4', 256 * 1024);
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 32 * 1024 });
+    await svc().admin('PUT', '/settings', { bandwidthBytesPerSecond: 32 * 1024 });
     const lines: string[] = [];
     const u = uploader('slow-link', {
       stallTimeoutMs: 3000,
@@ -361,7 +313,7 @@ describe('limits and slow links (#7.7, #7.8)', () => {
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
     expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
-    expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
   });
 
   it('a client limit of 8 KiB/s: time held back by the limit is not a stall', async () => {
@@ -376,7 +328,7 @@ describe('limits and slow links (#7.7, #7.8)', () => {
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
     expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
-    expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
   });
 });
 
@@ -412,7 +364,7 @@ describe('sharing and signing (#7.9, #7.10)', () => {
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(1);
     expect(presign).toHaveBeenCalledTimes(1);
-    expect(sha256(await stored(u, summary.completed[0]!.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
   });
 });
 
@@ -426,8 +378,8 @@ describe('the retry schedule lives in the queue (#7.11)', () => {
     expect(s1.waiting).toHaveLength(1);
     const { id, nextAttemptAt, attempts } = s1.waiting[0]!;
     expect(attempts).toBe(1);
-    await open.pop()!.close();
-    await svc.admin('DELETE', '/faults');
+    await first.close();
+    await svc().admin('DELETE', '/faults');
 
     const second = uploader('durable', {}, 1500);
     expect(second.queue.file(id)).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt, transient: true });
@@ -436,7 +388,7 @@ describe('the retry schedule lives in the queue (#7.11)', () => {
     const s2 = await second.engine.drain({ wait: true });
     expect(s2.completed.map((f) => f.id)).toEqual([id]);
     expect(Date.now()).toBeGreaterThanOrEqual(nextAttemptAt!);
-    expect(sha256(await stored(second, id))).toBe(sha256(bytes));
+    expect((await kit.stored(second, id)).sha256).toBe(sha256(bytes));
   });
 });
 
@@ -454,7 +406,7 @@ describe('a refusal of the credentials stops the queue, not each capture (#8.6)'
     expect(summary.blocked).toMatch(/refuses the API key .*fix the API key in the settings; 2 capture\(s\)/);
     expect(wrong.queue.captures().map((c) => c.state)).toEqual(['queued', 'queued']);
     expect(summary.needsAttention).toEqual([]);
-    await open.pop()!.close();
+    await wrong.close();
 
     const right = uploader('wrong-key');
     const done = await right.engine.drain();

@@ -1,16 +1,12 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { FaultRuleInput } from '../../e2e/service/testing.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { offloadCard } from '../offload/offload.js';
 import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
 import type { Uploader } from '../service/uploader.js';
-import { openUploader } from '../service/uploader.js';
+import { MiB, useServiceKit } from '../testing/kit.js';
 
 // The part MD5s the offload computed from the card's bytes are the upload's; the
 // copy's bytes are sent, never hashed again nor read again to rebuild a lost part's ETag.
@@ -50,67 +46,32 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...crypto, createHash, default: { ...crypto, createHash } };
 });
 
-const MiB = 1024 * 1024;
 const sha256 = async (b: Uint8Array) =>
   (await vi.importActual<typeof import('node:crypto')>('node:crypto')).createHash('sha256').update(b).digest('hex');
 
-let svc: TestService;
-let work: string;
-const open: Uploader[] = [];
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'part-md5-test-'));
-});
-afterEach(async () => {
-  while (open.length) await open.pop()!.close();
-  await svc.admin('DELETE', '/faults');
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-function uploader(name: string): Uploader {
-  const { info } = svc;
-  const u = openUploader({
-    dataDir: join(work, name),
-    gateway: {
-      baseUrl: info.baseUrl,
-      authUrl: info.authUrl,
-      apiKey: info.apiKey,
-      projectId: info.projectId,
-      ...info.account,
-    },
-    partRetry: recommendedRetryPolicy(20, 20),
-    apiRetry: recommendedRetryPolicy(20, 20),
-  });
-  open.push(u);
-  return u;
-}
-const fault = async (rule: FaultRuleInput) => expect((await svc.admin('POST', '/faults', rule)).status).toBe(201);
+/** Uploaders with short per-request retries and the engine's own timings. */
+const kit = useServiceKit('part-md5-test', {}, { timings: 'engine' });
+const uploader = (name: string): Uploader => kit.uploader(name);
+const fault = (rule: FaultRuleInput) => kit.fault(rule);
 
 /** What storage holds for a completed file, as a SHA-256. */
-async function storedSha256(uploadId: string): Promise<string> {
-  const upload = svc.store.state.uploads[uploadId]!;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: upload.key }));
-  return sha256(await res.Body!.transformToByteArray());
-}
+const storedSha256 = async (uploadId: string): Promise<string> => (await kit.storedUpload(uploadId)).sha256;
 
 describe('part MD5s from the offload', () => {
   it("an imported copy uploads without a byte hashed again, nor read again to rebuild lost ETags; the objects are the card's bytes", async () => {
     const u = uploader('imported');
     // 12 MiB + 7 bytes a lens: three 5 MiB parts, the last short.
-    const card = writeFakeCard(join(work, 'CARD'), { recordings: 1, bytes: 12 * MiB + 7 });
+    const card = writeFakeCard(join(kit.work, 'CARD'), { recordings: 1, bytes: 12 * MiB + 7 });
     const partSize = expectedPartSize(u.queue.db);
     expect(partSize).toBe(5 * MiB); // nothing registered yet: the manifest's sample, which the service gives
-    const r = await offloadCard(card.root, { library: join(work, 'library'), partSize });
+    const r = await offloadCard(card.root, { library: join(kit.work, 'library'), partSize });
     expect(r.verified).toBe(true);
     for (const f of r.files)
       recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
 
     const added = await u.add(
       r.files.map((f) => f.copy),
-      { structure: svc.info.structures[0]!, type: 'interior' },
+      { structure: kit.svc.info.structures[0]!, type: 'interior' },
     );
     expect(added.refused).toEqual([]);
     // Storage keeps part 2 of each file but its answer never comes: the ETag to report is its MD5.
@@ -127,8 +88,7 @@ describe('part MD5s from the offload', () => {
     md5Bytes.slots = 0;
     const first = await u.engine.drain();
     expect(first.failed).toHaveLength(2);
-    const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules;
-    expect(rules.map((f) => f.fired)).toEqual([2, 2]);
+    expect(await kit.fired()).toEqual([2, 2]);
     // A crash inside the ledger's window: the queue lost every ETag storage holds. Rebuilding them
     // is what read each file again to hash it.
     for (const f of first.failed) u.queue.db.prepare('UPDATE parts SET etag = NULL WHERE file_id = ?').run(f.id);
@@ -147,9 +107,9 @@ describe('part MD5s from the offload', () => {
 
   it('a file with no part MD5s kept (not imported, or copied since) is hashed as it is sent, and arrives the same', async () => {
     const u = uploader('plain');
-    const card = writeFakeCard(join(work, 'CARD2'), { recordings: 1, bytes: 12 * MiB + 7 });
+    const card = writeFakeCard(join(kit.work, 'CARD2'), { recordings: 1, bytes: 12 * MiB + 7 });
     const partSize = expectedPartSize(u.queue.db);
-    const r = await offloadCard(card.root, { library: join(work, 'library2'), partSize });
+    const r = await offloadCard(card.root, { library: join(kit.work, 'library2'), partSize });
     // The first copy's MD5s are kept, then the copy is replaced by another file of the same bytes
     // and times: its identity (inode, status-change time) is not the one they were computed for.
     for (const f of r.files)
@@ -164,7 +124,7 @@ describe('part MD5s from the offload', () => {
 
     await u.add(
       r.files.map((f) => f.copy),
-      { structure: svc.info.structures[0]!, type: 'interior' },
+      { structure: kit.svc.info.structures[0]!, type: 'interior' },
     );
     md5Bytes.n = 0;
     const summary = await u.engine.drain();

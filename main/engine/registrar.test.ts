@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { startServiceKit } from '../testing/kit.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { FaultRuleInput } from '../../e2e/service/testing.js';
+import { useServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 import type { EngineEvent } from './engine.js';
 import { REGISTRATION_LANES } from './registrar.js';
@@ -14,17 +13,7 @@ import { overnightRetrySchedule } from './retry-schedule.js';
 // captures the service holds per recording, whatever the queue's disk or the service's answers do.
 
 // The local service and queue folders come from the shared kit (main/testing/kit.ts).
-let kit: ServiceKit;
-let svc: TestService;
-let work: string;
-
-beforeAll(async () => {
-  kit = await startServiceKit('registrar-test');
-  svc = kit.svc;
-  work = kit.work;
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('registrar-test');
 
 /** An uploader on its own queue folder with short per-call retries and the engine's own durable schedule and stall timeout. */
 const uploader = (name: string): Uploader =>
@@ -36,7 +25,7 @@ const uploader = (name: string): Uploader =>
  */
 function recordings(name: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => {
-    const path = join(work, `${name}-${i + 1}.mp4`);
+    const path = join(kit.work, `${name}-${i + 1}.mp4`);
     writeFileSync(path, randomBytes(4096));
     truncateSync(path, 2 * 1024 ** 3);
     return path;
@@ -46,7 +35,7 @@ function recordings(name: string, n: number): string[] {
 const fault = (rule: FaultRuleInput) => kit.fault(rule);
 /** The captures the service holds whose request names a file starting with `name`. */
 const atService = (name: string) =>
-  Object.values(svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`${name}-`));
+  Object.values(kit.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(`${name}-`));
 const warnings = (u: Uploader): string[] => {
   const seen: string[] = [];
   u.engine.on((e: EngineEvent) => e.type === 'warning' && seen.push(e.message));
@@ -57,7 +46,7 @@ describe('a full disk while registering', () => {
   it('stops registering at once with one sentence naming the folder and the space needed: one capture per lane at the service, not one per recording', async () => {
     const u = uploader('full-disk');
     const paths = recordings('fulldisk', 3);
-    await u.enqueue(paths, { structure: svc.info.structures[0]!, type: 'interior' });
+    await u.enqueue(paths, { structure: kit.svc.info.structures[0]!, type: 'interior' });
     // The queue's file may not grow any more (it has no free pages): saving the first
     // registration's 410 part rows fails with SQLITE_FULL, as on a disk that filled up.
     const { db } = u.queue;
@@ -69,7 +58,7 @@ describe('a full disk while registering', () => {
     expect(atService('fulldisk')).toHaveLength(REGISTRATION_LANES);
     expect(summary.fatal).toMatch(
       new RegExp(
-        `^The disk holding the upload queue's folder ${join(work, 'full-disk').replace(/[/\\]/g, '.')} is full \\(.+ free\\): free at least \\d+ MB there, then run again; nothing queued was lost\\.$`,
+        `^The disk holding the upload queue's folder ${join(kit.work, 'full-disk').replace(/[/\\]/g, '.')} is full \\(.+ free\\): free at least \\d+ MB there, then run again; nothing queued was lost\\.$`,
       ),
     );
     // The registrations in flight could not be recorded: they are not queued to be sent again.
@@ -79,7 +68,7 @@ describe('a full disk while registering', () => {
   it('an answer the queue cannot record even with the reserve released is held in memory and recorded once there is room: never "registration unknown"', async () => {
     const u = uploader('held-answer');
     const said = warnings(u);
-    await u.enqueue(recordings('held', 2), { structure: svc.info.structures[0]!, type: 'interior' });
+    await u.enqueue(recordings('held', 2), { structure: kit.svc.info.structures[0]!, type: 'interior' });
     // SQLite's own page limit: deleting the reserve file beside queue.db gives it no room.
     const { db } = u.queue;
     const pages = db.pragma('page_count', { simple: true }) as number;
@@ -127,7 +116,7 @@ describe('add-capture answers that may come after the service acted', () => {
         action: { type: 'statusAfterActing', status },
       });
       const { queued } = await u.add(recordings(`acted${status}`, 2), {
-        structure: svc.info.structures[0]!,
+        structure: kit.svc.info.structures[0]!,
         type: 'interior',
       });
 
@@ -155,7 +144,7 @@ describe('add-capture answers that may come after the service acted', () => {
       const u = uploader(`not-processed-${status}`);
       await fault({ target: 'gateway', operation: 'add-capture', action: { type: 'status', status, retryAfter } });
       const before = Date.now();
-      await u.add(recordings(`np${status}`, 1), { structure: svc.info.structures[0]!, type: 'interior' });
+      await u.add(recordings(`np${status}`, 1), { structure: kit.svc.info.structures[0]!, type: 'interior' });
 
       const [c] = u.queue.captures();
       expect(c!.state).toBe('queued');
@@ -163,7 +152,7 @@ describe('add-capture answers that may come after the service acted', () => {
       // (made when the test file loaded, whole seconds).
       const asked = /^\d+$/.test(retryAfter) ? before + waitMs : Date.parse(retryAfter);
       expect(Math.abs(c!.nextAttemptAt! - asked)).toBeLessThan(2000);
-      const rules = ((await (await svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules;
+      const rules = ((await (await kit.svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules;
       expect(rules[0]!.seen).toBe(1); // no retry inside the client
       expect(atService(`np${status}`)).toHaveLength(0);
     },

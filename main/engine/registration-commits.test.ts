@@ -1,22 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { useServiceKit } from '../testing/kit.js';
 import { REGISTRATION_LANES } from './registrar.js';
 
 // The queue commits with synchronous=FULL, so each commit waits for the disk: on a loaded
 // machine about 3 ms, which at 5,000 captures is what `add` of a card takes. These tests count
 // the commits themselves, in the WAL, so they hold on any machine (docs/queue-commits.md).
 
-let kit: ServiceKit;
-
-beforeAll(async () => {
-  kit = await startServiceKit('registration-commits');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('registration-commits');
 
 /**
  * The transactions committed in a WAL file so far: frames whose salts match the header's (the

@@ -1,17 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 
 // Who retries what (README "Who retries what"): a gateway call is retried by the
 // gateway client's one policy, a part PUT by the part sender, a file by the durable schedule.
 // Tries never multiply across the layers.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('retry-owner');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('retry-owner');
 
 const fast = (retries: number) => ({ retries, delayMs: () => 5 });
 

@@ -1,18 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 
 // The scheduler (scheduler.ts): claims each due file before its task starts, commits how the task
 // ended (retry time and attempt for a passing failure, failed for a refusal, the person's pause
 // kept), starts nothing before its retry time, and runs at most limit + 1 file tasks at once.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('scheduler');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('scheduler');
 
 const once = { retries: 0, delayMs: () => 0 };
 /** The durable schedule's wait before attempt n + 1: a minute times n + 1 (ms). */

@@ -1,7 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 import type { Outage } from './progress.js';
 
 // A silent capture gateway (docs/engine.md, "A silent capture gateway"): it accepts the
@@ -9,16 +7,8 @@ import type { Outage } from './progress.js';
 // timeout of its last sign of life, says "the gateway" until it answers again, and the upload
 // then completes with no part sent twice.
 
-let kit: ServiceKit;
-let svc: TestService;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-beforeAll(async () => {
-  kit = await startServiceKit('silent-gateway');
-  svc = kit.svc;
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('silent-gateway');
 
 describe('a capture gateway that goes silent mid-drain', () => {
   it('is an outage at the gateway within the stall timeout of its silence, over when it answers; no part is sent twice', async () => {
@@ -33,16 +23,16 @@ describe('a capture gateway that goes silent mid-drain', () => {
       (e) => void (e.type === 'progress' && outages.push({ at: performance.now(), outage: e.overall.outage })),
     );
     // Slow enough that the gateway falls silent while parts are on the wire (their URLs already given).
-    expect((await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB })).status).toBe(200);
-    const from = svc.storage.received.length;
+    expect((await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 4 * MiB })).status).toBe(200);
+    const from = kit.svc.storage.received.length;
     const draining = u.engine.drain();
-    while (svc.storage.bytesReceived < 2 * MiB) await sleep(20);
+    while (kit.svc.storage.bytesReceived < 2 * MiB) await sleep(20);
     await kit.fault({ target: 'gateway', times: 0, action: { type: 'hang' } });
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
 
     // complete-batch (or a status read) is held; the outage is told within the stall timeout (and the watch's tick) of it.
-    while (!svc.faults.held.some((h) => h.target === 'gateway')) await sleep(20);
-    const heldAt = svc.faults.held.find((h) => h.target === 'gateway')!.at;
+    while (!kit.svc.faults.held.some((h) => h.target === 'gateway')) await sleep(20);
+    const heldAt = kit.svc.faults.held.find((h) => h.target === 'gateway')!.at;
     while (!outages.some((o) => o.outage?.where === 'gateway') && performance.now() - heldAt < 15_000) await sleep(50);
     const told = outages.find((o) => o.outage?.where === 'gateway');
     expect(told, 'an outage at the gateway').toBeDefined();
@@ -53,12 +43,12 @@ describe('a capture gateway that goes silent mid-drain', () => {
     expect(outages.at(-1)!.outage?.where).toBe('gateway');
     expect(u.queue.meta.outage()?.where, 'recorded for `status`').toBe('gateway');
 
-    await svc.admin('DELETE', '/faults'); // the gateway answers again: held calls go on
+    await kit.svc.admin('DELETE', '/faults'); // the gateway answers again: held calls go on
     const summary = await draining;
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     expect(outages.at(-1)!.outage).toBeNull();
     const puts: Record<number, number> = {};
-    for (const r of svc.storage.received.slice(from))
+    for (const r of kit.svc.storage.received.slice(from))
       if (r.operation === 'UploadPart') puts[r.partNumber!] = (puts[r.partNumber!] ?? 0) + 1;
     expect(puts, 'PUTs per part number').toEqual({ 1: 1, 2: 1, 3: 1 });
     expect((await kit.stored(u, fileId)).sha256).toBe(file.sha256);
@@ -93,7 +83,7 @@ describe('a capture gateway that answers 503 to presign-missing', () => {
       'an outage at the gateway, shown and recorded for `status`',
     ).toBe(true);
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     u.engine.retryAll();
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);

@@ -1,88 +1,32 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
+import { describe, expect, it } from 'vitest';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
-import { openUploader } from '../service/uploader.js';
+import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 
 // Slow links: storage throttled to the rates real sites see. These tests run
 // for minutes on purpose; each keeps to the fewest parts that show the behaviour.
-const MiB = 1024 * 1024;
 const KiB = 1024;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let svc: TestService;
-let work: string;
-const open: Uploader[] = [];
-
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'slow-link-test-'));
-});
-afterEach(async () => {
-  while (open.length) await open.pop()!.close();
-  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-/** An uploader with the engine's real stall timeout (30 s) and short per-request retries. */
-function uploader(name: string, extra: Partial<UploaderOptions> = {}): Uploader {
-  const { info } = svc;
-  const u = openUploader({
-    dataDir: join(work, name),
-    gateway: {
-      baseUrl: info.baseUrl,
-      authUrl: info.authUrl,
-      apiKey: info.apiKey,
-      projectId: info.projectId,
-      ...info.account,
-    },
-    partRetry: recommendedRetryPolicy(20, 20),
-    apiRetry: recommendedRetryPolicy(20, 20),
-    concurrency: 1,
-    ...extra,
-  });
-  open.push(u);
-  return u;
-}
-
-function makeFile(name: string, size: number): { path: string; bytes: Buffer } {
-  const path = join(work, name);
-  const bytes = randomBytes(size);
-  writeFileSync(path, bytes);
-  return { path, bytes };
-}
-
-async function stored(u: Uploader, fileId: number): Promise<Buffer> {
-  const key = svc.store.state.uploads[u.queue.file(fileId)!.uploadId!]!.key;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
+/** Uploaders with the engine's real stall timeout (30 s), one part at a time, and short per-request retries. */
+const kit = useServiceKit('slow-link-test', {}, { timings: 'engine', uploader: { concurrency: 1 } });
+const uploader = (name: string, extra: Partial<UploaderOptions> = {}): Uploader => kit.uploader(name, extra);
+const makeFile = (name: string, size: number) => kit.file(name, size);
 
 describe('a slow link finishes', () => {
   it('a 5 MiB part completes with storage at 32 KiB/s (no false "No progress for 30 s")', async () => {
     const { path, bytes } = makeFile('slow-32k.mp4', 5 * MiB);
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 32 * KiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 32 * KiB });
     const u = uploader('slow-32k');
-    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    const { queued } = await u.add([path], { structure: kit.svc.info.structures[0]!, type: 'interior' });
     const [file] = u.queue.filesOf(queued[0]!);
-    const sends = () => svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
+    const sends = () => kit.svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
     const before = sends();
     const summary = await u.engine.drain();
     expect(summary.waiting.map((f) => f.error)).toEqual([]);
     expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
     expect(sends() - before).toBe(1); // sent once, never abandoned as stalled
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-    expect(sha256(await stored(u, file!.id))).toBe(sha256(bytes));
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    expect((await kit.stored(u, file!.id)).sha256).toBe(sha256(bytes));
   }, 300_000);
 });
 
@@ -97,9 +41,9 @@ describe('a client limit of 8 KiB/s on a 5 MiB part', () => {
       bandwidthBytesPerSecond: 8 * KiB,
       log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
     });
-    const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+    const { queued } = await u.add([path], { structure: kit.svc.info.structures[0]!, type: 'interior' });
     const file = u.queue.filesOf(queued[0]!)[0]!;
-    const sends = () => svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
+    const sends = () => kit.svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
     const before = sends();
     let inFlight = 0;
     const off = u.engine.on((e) => {
@@ -107,11 +51,11 @@ describe('a client limit of 8 KiB/s on a 5 MiB part', () => {
     });
     const drain = u.engine.drain();
     while (sends() === before) await sleep(50);
-    const received: number[] = [svc.storage.bytesReceived];
+    const received: number[] = [kit.svc.storage.bytesReceived];
     const shown: number[] = [inFlight];
     for (let window = 0; window < 7; window++) {
       await sleep(5000);
-      received.push(svc.storage.bytesReceived);
+      received.push(kit.svc.storage.bytesReceived);
       shown.push(inFlight);
     }
     off();
@@ -127,7 +71,7 @@ describe('a client limit of 8 KiB/s on a 5 MiB part', () => {
     expect(summary.completed.map((f) => f.id)).toEqual([file.id]);
     expect(sends() - before, 'the part was sent once').toBe(1);
     expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
-    expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
+    expect((await kit.stored(u, file.id)).sha256).toBe(sha256(bytes));
   }, 120_000);
 });
 
@@ -137,12 +81,12 @@ describe('pausing or cancelling one file on a slow link', () => {
     async (action) => {
       const { path } = makeFile(`stop-${action}.mp4`, 10 * MiB + 1);
       const u = uploader(`stop-${action}`);
-      const { queued } = await u.add([path], { structure: svc.info.structures[0]!, type: 'interior' });
+      const { queued } = await u.add([path], { structure: kit.svc.info.structures[0]!, type: 'interior' });
       const file = u.queue.filesOf(queued[0]!)[0]!;
       // Storage is slow from the first byte (a link whose buffers grew on fast parts would hold more
       // than a slow link's round trip, which the reset cannot take back): part 1 is stored, then
       // part 2 is stopped midway.
-      await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 128 * KiB });
+      await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 128 * KiB });
       let partOne = false;
       const off = u.engine.on((e) => {
         if (e.type === 'progress' && e.files.some((f) => f.partsDone >= 1)) partOne = true;
@@ -150,8 +94,8 @@ describe('pausing or cancelling one file on a slow link', () => {
       const drain = u.engine.drain();
       while (!partOne) await sleep(50);
       off();
-      const from = svc.storage.bytesReceived;
-      while (svc.storage.bytesReceived < from + 256 * KiB) await sleep(50);
+      const from = kit.svc.storage.bytesReceived;
+      while (kit.svc.storage.bytesReceived < from + 256 * KiB) await sleep(50);
       if (action === 'pause') u.engine.pause(file.id);
       else u.engine.cancel(file.id);
       await sleep(2000);
@@ -159,11 +103,13 @@ describe('pausing or cancelling one file on a slow link', () => {
       // side, which the throttled storage reads at 128 KiB/s (a reset does not take them back: they
       // were sent). Storage then reads at full speed, so those drain at once, and anything arriving
       // after that is the client still sending: a client that had not stopped would now push MiBs.
-      await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+      await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
       await sleep(500);
-      const settled = svc.storage.bytesReceived;
+      const settled = kit.svc.storage.bytesReceived;
       await sleep(3000);
-      expect(svc.storage.bytesReceived - settled, 'the client still sent bytes more than 2 s after the click').toBe(0);
+      expect(kit.svc.storage.bytesReceived - settled, 'the client still sent bytes more than 2 s after the click').toBe(
+        0,
+      );
       const summary = await drain;
       expect((action === 'pause' ? summary.paused : summary.cancelled).map((f) => f.id)).toEqual([file.id]);
       expect(u.queue.file(file.id)!.state).toBe(action === 'pause' ? 'paused' : 'cancelled');

@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import type { FaultRuleInput } from '../../e2e/service/testing.js';
+import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 
@@ -10,25 +9,17 @@ import type { Uploader, UploaderOptions } from '../service/uploader.js';
 // a gateway 403 on one file) and #9 (SlowDown pauses the whole queue).
 
 // The local service, queue folders and files on disk come from the shared kit (main/testing/kit.ts).
-let kit: ServiceKit;
-let svc: TestService;
-
-beforeAll(async () => {
-  kit = await startServiceKit('storage-answers');
-  svc = kit.svc;
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('storage-answers');
 
 /** An uploader on its own queue folder, with short retry delays; the durable schedule's first wait is a minute, so a waiting file stays waiting. */
 const uploader = (name: string, extra: Partial<UploaderOptions> = {}): Uploader => kit.uploader(name, extra);
 const makeFile = (name: string, size: number) => kit.file(name, size);
 const stored = async (u: Uploader, fileId: number): Promise<Buffer> => (await kit.stored(u, fileId)).bytes;
 const fault = (rule: FaultRuleInput) => kit.fault(rule);
-const settings = async (body: unknown) => expect((await svc.admin('PUT', '/settings', body)).status).toBe(200);
-const structure = () => svc.info.structures[0]!;
+const settings = async (body: unknown) => expect((await kit.svc.admin('PUT', '/settings', body)).status).toBe(200);
+const structure = () => kit.svc.info.structures[0]!;
 /** UploadPart requests storage received since `from` (an index into its request log). */
-const partPuts = (from: number) => svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
+const partPuts = (from: number) => kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
 
 describe('server-side encryption', () => {
   it('an 11 MiB file under SSE-KMS: each part sent exactly once, the object byte for byte', async () => {
@@ -36,7 +27,7 @@ describe('server-side encryption', () => {
     const { path, bytes } = makeFile('kms.mp4', 11 * MiB);
     const u = uploader('kms', { concurrency: 3 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
-    const from = svc.storage.received.length;
+    const from = kit.svc.storage.received.length;
     const summary = await u.engine.drain();
     const file = u.queue.filesOf(queued[0]!)[0]!;
     expect(summary.completed.map((f) => f.id)).toEqual([file.id]);
@@ -53,7 +44,7 @@ describe('server-side encryption', () => {
     const { path, bytes } = makeFile('ssec.mp4', 6 * MiB);
     const u = uploader('ssec');
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
-    const from = svc.storage.received.length;
+    const from = kit.svc.storage.received.length;
     expect((await u.engine.drain()).completed).toHaveLength(1);
     expect(
       partPuts(from)
@@ -81,7 +72,7 @@ describe('a reset after the last byte, again and again', () => {
     expect(file.error).toMatch(/no answer|ECONNRESET|connection/i);
     expect(file.error).not.toMatch(/X-Amz-Signature|\?/);
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     u.engine.resume(file.id);
     expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
     expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
@@ -96,7 +87,7 @@ describe('403 from storage, and from the gateway on one file', () => {
     const blocked: (string | null)[] = [];
     u.engine.on((e) => e.type === 'blocked' && blocked.push(e.message));
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
-    const from = svc.storage.received.length;
+    const from = kit.svc.storage.received.length;
     const first = await u.engine.drain();
     expect(first.blocked).toBeNull();
     expect(blocked).toEqual([]);
@@ -112,7 +103,7 @@ describe('403 from storage, and from the gateway on one file', () => {
     expect(file.error).not.toMatch(/API key|X-Amz-Signature|\?/i);
     expect(partPuts(from).length).toBeGreaterThan(1); // presigned again and retried before waiting
 
-    await svc.admin('DELETE', '/faults');
+    await kit.svc.admin('DELETE', '/faults');
     u.engine.resume(file.id);
     expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
     expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
@@ -185,7 +176,7 @@ describe('SlowDown pauses the whole queue', () => {
       log: { info: (m) => void (/SlowDown/.test(m) && (slowDownAt ??= Date.now())), warn: () => {} },
     });
     const { queued } = await u.add([a.path, b.path], { structure: structure(), type: 'interior' });
-    const from = svc.storage.received.length;
+    const from = kit.svc.storage.received.length;
     const summary = await u.engine.drain();
     expect(summary.completed).toHaveLength(2);
     expect(slowDownAt).toBeDefined();

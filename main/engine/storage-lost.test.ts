@@ -1,22 +1,17 @@
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import { LiveQueue } from '../service/live-queue.js';
 import type { Uploader } from '../service/uploader.js';
 import type { ServiceKit } from '../testing/kit.js';
-import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { MiB, sha256, startServiceKit, useServiceKit } from '../testing/kit.js';
 
 // "Storage lost N MiB it had confirmed" is said only when storage's own list of an upload's parts
 // (ListParts, through the §4.9 status read) lacks a part it acknowledged. A file restarted, paused
 // and resumed, or a card put back is not a loss.
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('storage-lost');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('storage-lost');
 
 /** The screen's view of an uploader (as the app wires it): every `bytesLost` it was sent, in order. */
 function screen(u: Uploader): { lost: number[]; live: LiveQueue; done(): void } {

@@ -1,17 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { MiB, useServiceKit } from '../testing/kit.js';
 
 // The interface's response tables (capture-upload-interface.md §2) have no "required" column:
 // every field this client does not use is dropped from each answer in turn, and the upload must
 // still complete with the bytes in storage (docs/decisions/tolerant-reader.md).
 
-let kit: ServiceKit;
-beforeAll(async () => {
-  kit = await startServiceKit('tolerant-reader');
-});
-afterEach(async () => kit.reset());
-afterAll(async () => kit.stop());
+const kit = useServiceKit('tolerant-reader');
 
 const unused: Record<'add-capture' | 'presign-missing' | 'complete-batch', string[]> = {
   'add-capture': [

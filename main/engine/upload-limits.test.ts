@@ -1,46 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { EventPayload } from '../../shared/ipc.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { AppCore } from '../service/app-core.js';
+import { useTestService, localSettings } from '../testing/kit.js';
 
 // "Pause until 07:00" as a queue-wide hold, through the app's own handlers.
 
-let svc: TestService;
-let work: string;
-const cores: AppCore[] = [];
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'upload-limits-'));
-});
-afterEach(async () => {
-  while (cores.length) await cores.pop()!.close();
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('upload-limits');
 
 /** A core on `name`'s data folder and settings `store` (pass the same store to open it again after a restart). */
 async function core(name: string, store = new Map<string, unknown>()) {
   const rows: EventPayload<'capture:event.rows'>[] = [];
   const c = new AppCore({
-    dataDir: join(work, name),
+    dataDir: join(t.work, name),
     store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
     secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
     emit: (event, payload) => {
       if (event === 'capture:event.rows') rows.push(payload as EventPayload<'capture:event.rows'>);
     },
     pickFiles: async () => [],
-    startLocalService: async () => ({ ...svc, close: async () => {} }),
+    startLocalService: async () => ({ ...t.svc, close: async () => {} }),
     engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
   });
-  cores.push(c);
+  t.keep(c);
   await c.start();
   const h = c.handlers();
   if (!c.settings.view().configured) await h['capture:settings.useLocalService']();
@@ -63,21 +48,21 @@ const settle = () => new Promise((r) => setTimeout(r, 1500));
 describe("pause until a time: a hold of the whole queue, apart from each file's own pause", () => {
   it('leaves a file paused by hand paused when the hold ends', async () => {
     const { c, h, register } = await core('hand-paused');
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'storage',
       operation: 'UploadPart',
       action: { type: 'latency', ms: 400 },
     });
     try {
-      await register(join(work, 'mine.mp4'), 6 * 1024 * 1024);
-      await register(join(work, 'other.mp4'), 256 * 1024);
+      await register(join(t.work, 'mine.mp4'), 6 * 1024 * 1024);
+      await register(join(t.work, 'other.mp4'), 256 * 1024);
       await vi.waitFor(() => expect(stateOf(c, 'mine.mp4').state).not.toBe('waiting'), { timeout: 10_000 });
       // A person pauses one file, then the whole queue until a time, then ends the hold.
       await h['capture:queue.pause']({ fileId: stateOf(c, 'mine.mp4').id });
       await h['capture:queue.pauseUntil']({ until: inAnHour() });
       await h['capture:queue.pauseUntil']({ until: null });
     } finally {
-      await svc.admin('DELETE', '/faults');
+      await t.svc.admin('DELETE', '/faults');
     }
     await vi.waitFor(() => expect(stateOf(c, 'other.mp4').state).toBe('completed'), { timeout: 15_000 });
     await settle();
@@ -87,7 +72,7 @@ describe("pause until a time: a hold of the whole queue, apart from each file's 
   it('uploads nothing of a capture added during the hold until the hold ends, then all of it', async () => {
     const { c, h, rows, register } = await core('added-during');
     await h['capture:queue.pauseUntil']({ until: inAnHour() });
-    await register(join(work, 'late.mp4'), 6 * 1024 * 1024);
+    await register(join(t.work, 'late.mp4'), 6 * 1024 * 1024);
     // Registration goes on during the hold; the file waits, registered, without a byte stored.
     await vi.waitFor(() => expect(c.queueView().captures[0]!.state).toBe('registered'), { timeout: 10_000 });
     await settle();
@@ -105,7 +90,7 @@ describe("pause until a time: a hold of the whole queue, apart from each file's 
     await first.h['capture:queue.pauseUntil']({ until: inAnHour() });
     await first.c.close();
     const { c, h, register } = await core('restart', first.store);
-    await register(join(work, 'after-restart.mp4'), 256 * 1024);
+    await register(join(t.work, 'after-restart.mp4'), 256 * 1024);
     await vi.waitFor(() => expect(c.queueView().captures[0]!.state).not.toMatch(/queued|registering/), {
       timeout: 10_000,
     });
@@ -118,22 +103,7 @@ describe("pause until a time: a hold of the whole queue, apart from each file's 
 
   it('carries a "pause until" kept in settings by an earlier version into the queue, once', async () => {
     const until = inAnHour();
-    const store = new Map<string, unknown>([
-      [
-        'settings',
-        {
-          mode: 'local',
-          baseUrl: '',
-          authUrl: '',
-          progressBaseUrl: '',
-          projectId: '',
-          email: '',
-          concurrency: 4,
-          structures: [],
-          pausedUntil: until,
-        },
-      ],
-    ]);
+    const store = new Map<string, unknown>([['settings', localSettings({ concurrency: 4, pausedUntil: until })]]);
     const { c } = await core('legacy', store);
     expect(c.queueView().hold).toEqual({ until, by: 'person' });
     expect((store.get('settings') as { pausedUntil: string | null }).pausedUntil).toBeNull();

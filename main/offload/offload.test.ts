@@ -1,4 +1,4 @@
-import { Database } from '../testing/queue-backdoors.js';
+import { memoryQueueAt } from '../testing/queue-backdoors.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -395,9 +395,7 @@ describe('the offload record in the queue (migration 8)', () => {
   });
 
   it('8: a queue of version 7 opens with its rows as they were and no offloads', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 7);
+    const db = memoryQueueAt(7);
     const at = '2026-11-20T10:00:00.000Z';
     db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'queued', 'walk', 'p1', 's1', '{}', ?, ?)`,

@@ -1,4 +1,4 @@
-import { Database } from '../testing/queue-backdoors.js';
+import { Database, memoryQueueAt } from '../testing/queue-backdoors.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,9 +139,7 @@ describe('the offload record, kept as it goes', () => {
   });
 
   it('14: a queue of version 13 opens with its offloads finished and their files as they were', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 13);
+    const db = memoryQueueAt(13);
     db.prepare(
       `INSERT INTO offloads (id, card_path, card_name, destination, started_at, finished_at, files, bytes, verified, mhl_path) VALUES (3, '/media/X4', 'X4', '/lib/X4_1', 'a', 'b', 2, 20, 1, '/lib/X4_1/ascmhl/x.mhl')`,
     ).run();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { CaptureGateway } from '../api/gateway.js';
+import { unreachableGateway } from '../testing/kit.js';
 import { UploadEngine } from '../engine/engine.js';
 import { ACTIVITY_KEEP_DAYS } from './activity.js';
 import { openQueueDatabase } from './db.js';
@@ -39,14 +39,7 @@ describe('the activity log is pruned', () => {
   it('prunes when an engine opens the queue', () => {
     const q = open('at-open');
     for (const d of [200, 100, 5]) line(q, d);
-    const gateway = new CaptureGateway({
-      baseUrl: 'http://127.0.0.1:9',
-      authUrl: 'http://127.0.0.1:9',
-      apiKey: 'k',
-      projectId: 'p',
-      email: 'a@b.c',
-      password: 'x',
-    });
+    const gateway = unreachableGateway();
     new UploadEngine({ queue: q, gateway });
     expect(q.activity.list().map((e) => e.message)).toEqual(['5 days ago']);
   });
@@ -55,14 +48,7 @@ describe('the activity log is pruned', () => {
     const start = Date.UTC(2026, 10, 25, 12);
     vi.useFakeTimers({ now: start, toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const q = open('daily');
-    const gateway = new CaptureGateway({
-      baseUrl: 'http://127.0.0.1:9',
-      authUrl: 'http://127.0.0.1:9',
-      apiKey: 'k',
-      projectId: 'p',
-      email: 'a@b.c',
-      password: 'x',
-    });
+    const gateway = unreachableGateway();
     const engine = new UploadEngine({ queue: q, gateway });
     line(q, ACTIVITY_KEEP_DAYS - 0.5, start); // still kept at open; older than the limit half a day later
     engine.holds.holdUntil(null); // a drain with `wait` stays up while the queue is held

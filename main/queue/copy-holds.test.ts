@@ -1,6 +1,4 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { CaptureRequest } from '../api/gateway.js';
 import type { CopyOf, CopyRoute } from './copy-holds.js';
 import { RELEASED, settleCopyHolds } from './copy-holds.js';
 import { migrate } from './db.js';
@@ -8,20 +6,14 @@ import { MIGRATIONS } from './migrations/index.js';
 import { statusOutput } from '../cli/status.js';
 import { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
+import { memoryQueueAt } from '../testing/queue-backdoors.js';
+import { captureRequest } from '../testing/kit.js';
 
 const at = '2026-11-24T08:00:00.000Z';
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: at,
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [
-    { frameIndex: 1, fileName: 'VID_1_00_001.insv', contentType: 'video/insv', size: 1000 },
-    { frameIndex: 2, fileName: 'VID_1_10_001.insv', contentType: 'video/insv', size: 1000 },
-  ],
-};
+const request = captureRequest(at, [
+  { frameIndex: 1, fileName: 'VID_1_00_001.insv', contentType: 'video/insv', size: 1000 },
+  { frameIndex: 2, fileName: 'VID_1_10_001.insv', contentType: 'video/insv', size: 1000 },
+]);
 const onCard = request.files.map((f) => ({
   path: `/media/ana/X4/DCIM/Camera01/${f.fileName}`,
   fileName: f.fileName,
@@ -46,9 +38,7 @@ const route = (copying: string[], copied: string[]): CopyRoute => ({
 
 describe('files held for their verified copies', () => {
   it('13: a queue of version 12 opens with no file held', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 12);
+    const db = memoryQueueAt(12);
     db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
     ).run(at, at);
@@ -62,8 +52,7 @@ describe('files held for their verified copies', () => {
   });
 
   it('queues a file still copying at the card, held and never due; one already copied at its copy; then moves and releases in one go', () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS);
+    const db = memoryQueueAt(undefined, false);
     const q = new UploadQueue(db);
     const [a, b] = onCard.map((f) => f.path) as [string, string];
     q.copyRoute = route([b], [a]);
@@ -114,8 +103,7 @@ describe('files held for their verified copies', () => {
   });
 
   it('releases at the card a file no import copies any more (failed twice, or after a restart), and a copy of other bytes is not used', () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS);
+    const db = memoryQueueAt(undefined, false);
     const q = new UploadQueue(db);
     const paths = onCard.map((f) => f.path);
     q.copyRoute = route(paths, []);
@@ -134,8 +122,7 @@ describe('files held for their verified copies', () => {
   });
 
   it("leaves a held file out of a pulled card's wait: it reads nothing from the card, it waits for its copy", () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS);
+    const db = memoryQueueAt(undefined, false);
     const q = new UploadQueue(db);
     const [a, b] = onCard.map((f) => f.path) as [string, string];
     q.copyRoute = route([b], []);

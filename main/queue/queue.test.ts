@@ -7,28 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { captureLabel } from '../../shared/capture-label.js';
-import type { CaptureRequest } from '../api/gateway.js';
 import { QueueTooNewError, migrate, openQueueDatabase } from './db.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 import { UploadQueue } from './queue.js';
+import { memoryQueueAt } from '../testing/queue-backdoors.js';
+import { captureRequest } from '../testing/kit.js';
 
 const work = mkdtempSync(join(tmpdir(), 'queue-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;
 const dbFile = () => join(work, `q${n++}.db`);
 
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: '2026-11-20T15:04:05Z',
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [
-    { frameIndex: 1, fileName: 'VID_20261120_150405_00_001.insv', contentType: 'video/insv', size: 12_000_000 },
-    { frameIndex: 2, fileName: 'VID_20261120_150405_10_001.insv', contentType: 'video/insv', size: 100 },
-  ],
-};
+const request = captureRequest('2026-11-20T15:04:05Z', [
+  { frameIndex: 1, fileName: 'VID_20261120_150405_00_001.insv', contentType: 'video/insv', size: 12_000_000 },
+  { frameIndex: 2, fileName: 'VID_20261120_150405_10_001.insv', contentType: 'video/insv', size: 100 },
+]);
 const files = request.files.map((f) => ({
   path: `/card/${f.fileName}`,
   fileName: f.fileName,
@@ -75,8 +68,7 @@ describe('opening the queue database', () => {
 
 describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   it('1: creates captures, files and parts', () => {
-    const db = new Database(':memory:');
-    migrate(db, ':memory:', MIGRATIONS, 1);
+    const db = memoryQueueAt(1, false);
     const tables = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
     ).map((t) => t.name);
@@ -84,9 +76,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   });
 
   it('2: adds sheet exports and keeps every capture, file and part row', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 1);
+    const db = memoryQueueAt(1);
     // Rows as version 1 wrote them (raw SQL: today's queue code writes later versions' columns).
     const at = '2026-11-20T10:00:00.000Z';
     db.prepare(
@@ -114,9 +104,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   });
 
   it('3: adds the retry schedule, queue metadata and the activity log, keeping every row as it was', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 2);
+    const db = memoryQueueAt(2);
     // Rows as version 2 wrote them (raw SQL: today's queue code writes version 3's columns).
     const at = '2026-11-20T10:00:00.000Z';
     db.prepare(
@@ -160,9 +148,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   });
 
   it('4: adds file identity, keeps every row, and still finds a file queued before by its path', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 3);
+    const db = memoryQueueAt(3);
     const at = '2026-11-20T10:00:00.000Z';
     db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
@@ -197,9 +183,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123 })).toBeUndefined();
   });
   it('5: counts the bytes and parts already stored per file, and keeps counting through every path that sets or clears an ETag', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 4);
+    const db = memoryQueueAt(4);
     const at = '2026-11-20T10:00:00.000Z';
     db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
@@ -236,9 +220,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     });
   });
   it('6: a capture left registering by an earlier version may have been sent: it stays for a person; the others are unchanged', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 5);
+    const db = memoryQueueAt(5);
     const at = '2026-11-20T10:00:00.000Z';
     const capture = db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, ?, ?, 'p1', 's1', '{}', ?, ?)`,
@@ -263,9 +245,7 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   });
 
   it('7: a queue of version 6 opens with nothing replaced; a changed file queued then (no fingerprint) is replaced when its recording is added again', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 6);
+    const db = memoryQueueAt(6);
     const at = '2026-11-20T10:00:00.000Z';
     db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
@@ -394,9 +374,7 @@ describe('queue totals', () => {
   });
 
   it('9: a queue of version 8 opens in its own order (priority 0); a capture moved to the front goes first, and back again', () => {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    migrate(db, ':memory:', MIGRATIONS, 8);
+    const db = memoryQueueAt(8);
     const at = '2026-11-20T10:00:00.000Z';
     const capture = db.prepare(
       `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (?, 'queued', ?, 'p1', 's1', '{}', ?, ?)`,

@@ -1,46 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
+import { describe, expect, it, vi } from 'vitest';
 import { queueState } from '../../shared/queue-state.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { printStatus } from '../cli/status.js';
 import { AppCore } from './app-core.js';
+import { useTestService, stdoutOf } from '../testing/kit.js';
 
 // While the app's engine is stopped because the service refuses its credentials,
 // `capture-uploader status` (its own read-only connection to the queue) says "Needs you" as the
 // app's headline does; once the app is given credentials that work (a new uploader: the settings
 // saved, or the local service chosen again), it stops saying it.
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'app-blocked-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('app-blocked');
 
 /** `status`'s first line for the app's queue folder. */
 function statusLine(dataDir: string): string {
-  const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
-  try {
-    printStatus(join(dataDir, 'queue'), false, 'en-GB');
-  } finally {
-    spy.mockRestore();
-  }
-  return chunks.join('').split('\n')[0]!;
+  return stdoutOf(() => printStatus(join(dataDir, 'queue'), false, 'en-GB')).split('\n')[0]!;
 }
 
 describe('the app stopped by refused credentials, seen by status', () => {
-  it('"Needs you" while the app\'s engine is stopped, and not once the app opens the queue again with credentials that work', async () => {
-    const dataDir = join(work, 'app');
+  it('"Needs you" while the app\'s engine is stopped, and not once the app opens the queue again with credentials that t.work', async () => {
+    const dataDir = join(t.work, 'app');
     const notified: string[] = [];
     const map = new Map<string, unknown>();
     const c = new AppCore({
@@ -49,7 +31,7 @@ describe('the app stopped by refused credentials, seen by status', () => {
       secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
       emit: () => {},
       pickFiles: async () => [],
-      startLocalService: async () => ({ ...svc, close: async () => {} }),
+      startLocalService: async () => ({ ...t.svc, close: async () => {} }),
       notify: (title, body) => notified.push(`${title}: ${body}`),
       engine: {
         partRetry: recommendedRetryPolicy(10, 10),
@@ -57,7 +39,7 @@ describe('the app stopped by refused credentials, seen by status', () => {
         retrySchedule: { delayMs: () => 300 },
       },
     });
-    const account = svc.store.state.accounts.find((a) => a.email === svc.info.account.email)!;
+    const account = t.svc.store.state.accounts.find((a) => a.email === t.svc.info.account.email)!;
     const password = account.password;
     try {
       await c.start();
@@ -65,7 +47,7 @@ describe('the app stopped by refused credentials, seen by status', () => {
       await h['capture:settings.useLocalService']();
       // The password is changed at the service after the app was set up: its sign-in is refused.
       account.password = 'changed-elsewhere';
-      const file = join(work, 'walk.mp4');
+      const file = join(t.work, 'walk.mp4');
       writeFileSync(file, randomBytes(100_000));
       const structure = c.settings.view().structures[0]!;
       await h['capture:captures.register']([
@@ -91,7 +73,7 @@ describe('the app stopped by refused credentials, seen by status', () => {
       expect(statusLine(dataDir)).toMatch(
         new RegExp(`^Needs you — ${app.detail!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · 0% · `),
       );
-      expect(statusLine(dataDir)).not.toContain(svc.info.account.password);
+      expect(statusLine(dataDir)).not.toContain(t.svc.info.account.password);
 
       // Put right at the service, the app is opened on it again (as saving the settings does): a new uploader.
       account.password = password;

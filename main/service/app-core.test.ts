@@ -1,29 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
+import { describe, expect, it, vi } from 'vitest';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { NamedStructure } from '../../shared/ipc.js';
 import { AppCore } from './app-core.js';
+import { useTestService } from '../testing/kit.js';
 
-let svc: TestService;
-let work: string;
-const cores: AppCore[] = [];
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'app-core-'));
-});
-afterEach(async () => {
-  while (cores.length) await cores.pop()!.close();
-  await svc.admin('DELETE', '/faults');
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('app-core', { clearFaults: true });
 
 /** A core on its own data folder, over the shared local service, with short delays. */
 async function core(name: string, extra: Partial<ConstructorParameters<typeof AppCore>[0]> = {}) {
@@ -32,7 +16,7 @@ async function core(name: string, extra: Partial<ConstructorParameters<typeof Ap
   const events: { event: string; payload: unknown }[] = [];
   const map = new Map<string, unknown>();
   const c = new AppCore({
-    dataDir: join(work, name),
+    dataDir: join(t.work, name),
     store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
     secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
     emit: (event, payload) => {
@@ -40,12 +24,12 @@ async function core(name: string, extra: Partial<ConstructorParameters<typeof Ap
       if (event === 'capture:event.notice') notices.push(payload as { level: string; message: string });
     },
     pickFiles: async () => [],
-    startLocalService: async () => ({ ...svc, close: async () => {} }),
+    startLocalService: async () => ({ ...t.svc, close: async () => {} }),
     notify: (title, body) => notified.push(`${title}: ${body}`),
     engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
     ...extra,
   });
-  cores.push(c);
+  t.keep(c);
   await c.start();
   const h = c.handlers();
   await h['capture:settings.useLocalService']();
@@ -61,7 +45,7 @@ describe('AppCore', () => {
 
   it('inspects dropped files, registers them, sends the rows that change and says once when the queue finished', async () => {
     const { c, h, notified, events } = await core('happy');
-    const file = join(work, 'walk.mp4');
+    const file = join(t.work, 'walk.mp4');
     writeFileSync(file, randomBytes(2 * 1024 * 1024));
     const inspected = await h['capture:files.inspect']([file]);
     expect(inspected.captures.map((p) => [p.label, p.alreadyQueued, p.violation])).toEqual([
@@ -126,10 +110,10 @@ describe('AppCore', () => {
     const blocker: boolean[] = [];
     const { c, h, notified, events } = await core('card', { busy: (on) => (blocker.push(on), on), gatherMs: 1500 });
     const structure = c.settings.view().structures[0]!;
-    const walks = [1, 2, 3].map((n) => join(work, `card-walk-${n}.mp4`));
+    const walks = [1, 2, 3].map((n) => join(t.work, `card-walk-${n}.mp4`));
     for (const w of walks) writeFileSync(w, randomBytes(256 * 1024));
     // Each registration takes 400 ms: the confirmation must not wait for them one by one.
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'gateway',
       operation: 'add-capture',
       action: { type: 'latency', ms: 400 },
@@ -152,10 +136,10 @@ describe('AppCore', () => {
       () => expect(c.queueView().files.map((f) => f.state)).toEqual(['completed', 'completed', 'completed']),
       { timeout: 20_000 },
     );
-    await svc.admin('DELETE', '/faults');
+    await t.svc.admin('DELETE', '/faults');
 
     // Three captures the service refuses, at once: one notification naming them, not three.
-    const refused = [1, 2, 3].map((n) => join(work, `card-refused-${n}.mp4`));
+    const refused = [1, 2, 3].map((n) => join(t.work, `card-refused-${n}.mp4`));
     for (const w of refused) writeFileSync(w, randomBytes(64 * 1024));
     await h['capture:captures.register'](
       refused.map((w, i) => ({
@@ -185,10 +169,10 @@ describe('AppCore', () => {
 
   it('tries a file that failed for a passing reason again by itself, resuming it, and shows when', async () => {
     const { c, h, notices, notified } = await core('auto-retry');
-    const file = join(work, 'flaky.mp4');
+    const file = join(t.work, 'flaky.mp4');
     writeFileSync(file, randomBytes(6 * 1024 * 1024));
     // Five answers of 500 for part 2: more than a part's four retries, so the attempt ends once.
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'storage',
       operation: 'UploadPart',
       partNumber: 2,
@@ -217,9 +201,9 @@ describe('AppCore', () => {
 
   it('leaves a refused file for a person and says so', async () => {
     const { c, h, notified } = await core('refused');
-    const file = join(work, 'growing.mp4');
+    const file = join(t.work, 'growing.mp4');
     writeFileSync(file, randomBytes(6 * 1024 * 1024));
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'storage',
       operation: 'UploadPart',
       action: { type: 'latency', ms: 300 },
@@ -241,7 +225,7 @@ describe('AppCore', () => {
 
   it('corrects a refused capture from the queue and registers it again; removes one lens; clears completed', async () => {
     const { c, h } = await core('correct');
-    const walk = join(work, 'refused-walk.mp4');
+    const walk = join(t.work, 'refused-walk.mp4');
     writeFileSync(walk, randomBytes(1024 * 1024));
     await h['capture:captures.register']([
       { paths: [walk], structure: 'no-such-structure', type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
@@ -257,7 +241,7 @@ describe('AppCore', () => {
       capturedAt: '2026-11-22T09:00:00+01:00',
     });
     await vi.waitFor(() => expect(c.queueView().files[0]?.state).toBe('completed'), { timeout: 15_000 });
-    const registered = Object.values(svc.store.state.captures).filter((x) =>
+    const registered = Object.values(t.svc.store.state.captures).filter((x) =>
       JSON.stringify(x.request).includes('refused-walk.mp4'),
     );
     expect(registered.map((x) => x.request)).toEqual([
@@ -278,9 +262,9 @@ describe('AppCore', () => {
     ).rejects.toThrow(/registered already/);
 
     // One lens of a dual-lens pair taken off the queue: its capture stays with the other file.
-    const lenses = ['VID_20261122_080000_00_001.insv', 'VID_20261122_080000_10_001.insv'].map((n) => join(work, n));
+    const lenses = ['VID_20261122_080000_00_001.insv', 'VID_20261122_080000_10_001.insv'].map((n) => join(t.work, n));
     for (const l of lenses) writeFileSync(l, randomBytes(64 * 1024));
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'gateway',
       operation: 'add-capture',
       action: { type: 'latency', ms: 1500 },
@@ -289,9 +273,9 @@ describe('AppCore', () => {
       { paths: lenses, structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
     ]);
     // Before registration the request lists both lenses: one alone cannot leave yet.
-    const unregistered = join(work, 'VID_20261122_090000_00_002.insv');
+    const unregistered = join(t.work, 'VID_20261122_090000_00_002.insv');
     for (const l of [unregistered, unregistered.replace('_00_', '_10_')]) writeFileSync(l, randomBytes(1024));
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'gateway',
       operation: 'add-capture',
       action: { type: 'status', status: 503 },
@@ -312,7 +296,7 @@ describe('AppCore', () => {
       /cannot be removed alone while its capture/,
     );
     expect(c.queueView().files.filter((f) => f.captureRow === queuedRows[0])).toHaveLength(2);
-    await svc.admin('DELETE', '/faults');
+    await t.svc.admin('DELETE', '/faults');
     await h['capture:queue.remove']({ captureRow: queuedRows[0]! });
     // Registration runs in the background: once the pair's capture is registered, one lens may leave.
     const pairFiles = () => c.queueView().files.filter((f) => f.fileName.startsWith('VID_20261122_080000'));
@@ -342,7 +326,7 @@ describe('AppCore', () => {
 
   it('sends an office entry recorded offline once the service is back, without the Progress screen', async () => {
     const { c, h } = await core('outbox');
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'progress',
       operation: 'progress',
       action: { type: 'status', status: 503 },
@@ -351,16 +335,16 @@ describe('AppCore', () => {
     const details = `Recorded offline at ${Date.now()}: level 3 slab poured.`;
     const r = await h['capture:progress.create']({ date: '2026-11-20', status: 'Completed', details });
     expect(r).toMatchObject({ entry: null, queued: { details } });
-    await svc.admin('DELETE', '/faults');
+    await t.svc.admin('DELETE', '/faults');
     await c.sendOutbox(); // what the app's one-minute timer runs
-    expect(svc.store.state.progress.filter((e) => e.details === details)).toHaveLength(1);
+    expect(t.svc.store.state.progress.filter((e) => e.details === details)).toHaveLength(1);
     expect((await h['capture:progress.list']({ date: '2026-11-20' })).outbox).toEqual([]);
   });
 
   it('offers the local test service only where it can be loaded, and uses only what it announces', async () => {
     const map = new Map<string, unknown>();
     const base = {
-      dataDir: join(work, 'offered'),
+      dataDir: join(t.work, 'offered'),
       store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => map.set(k, v) },
       secrets: { available: () => true, encrypt: (s: string) => s, decrypt: (s: string) => s },
       emit: () => {},
@@ -369,9 +353,9 @@ describe('AppCore', () => {
     // A checkout: offered, and started with nothing but its ready info (no state to reach into).
     const checkout = new AppCore({
       ...base,
-      startLocalService: async () => ({ info: svc.info, close: async () => {} }),
+      startLocalService: async () => ({ info: t.svc.info, close: async () => {} }),
     });
-    cores.push(checkout);
+    t.keep(checkout);
     await checkout.start();
     expect(await checkout.handlers()['capture:settings.get']()).toMatchObject({
       localServiceAvailable: true,
@@ -379,7 +363,7 @@ describe('AppCore', () => {
     });
     const local = await checkout.handlers()['capture:settings.useLocalService']();
     expect(local).toMatchObject({ mode: 'local', configured: true, localServiceAvailable: true });
-    const seeded = svc.store.state.projects.find((p) => p.id === svc.info.projectId)!.structures;
+    const seeded = t.svc.store.state.projects.find((p) => p.id === t.svc.info.projectId)!.structures;
     expect(local.structures.map((st) => [st.name, st.designs.map((d) => d.name)])).toEqual(
       seeded.map((st) => [st.name, st.designs.map((d) => d.name)]),
     );
@@ -387,7 +371,7 @@ describe('AppCore', () => {
 
     // The packaged app on the same stored settings: not offered, so not configured either.
     const packaged = new AppCore(base);
-    cores.push(packaged);
+    t.keep(packaged);
     await packaged.start();
     expect(await packaged.handlers()['capture:settings.get']()).toMatchObject({
       mode: 'local',
@@ -410,7 +394,7 @@ describe('AppCore', () => {
     const [a, b] = c.settings.view().structures;
     if (!a || !b) throw new Error('the local service seeds at least two structures');
     const files = ['one', 'two', 'three'].map((n) => {
-      const path = join(work, `${n}-placed.mp4`);
+      const path = join(t.work, `${n}-placed.mp4`);
       writeFileSync(path, randomBytes(1000));
       return path;
     });
@@ -434,8 +418,8 @@ describe('AppCore', () => {
 
   it('warns about designs changed since the last export, and records a new export', async () => {
     const { h } = await core('designs');
-    const design = svc.store.state.projects[0]!.structures[2]!.designs[0]!;
-    await svc.admin('POST', `/projects/${svc.info.projectId}/designs/${design.id}/touch`);
+    const design = t.svc.store.state.projects[0]!.structures[2]!.designs[0]!;
+    await t.svc.admin('POST', `/projects/${t.svc.info.projectId}/designs/${design.id}/touch`);
     expect(await h['capture:designs.check']()).toMatchObject({ stale: true, lastExport: null });
     expect((await h['capture:designs.export']()).message).toMatch(/being generated/);
     expect(await h['capture:designs.check']()).toMatchObject({

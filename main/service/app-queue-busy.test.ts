@@ -1,33 +1,22 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { ServiceStatus } from '../../shared/ipc.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { lockQueue } from '../queue/lock.js';
 import { AppCore } from './app-core.js';
+import { useTestService } from '../testing/kit.js';
 
 // The app started while another process (a `capture-uploader drain`, an `import`) holds its queue
 // waits for it: "in use by process N; waiting", tried again every few seconds, and opens by itself
 // once that process ends. It never advises moving the queue folder aside: that would lose the
 // record of the captures the queue registered.
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'app-queue-busy-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('app-queue-busy');
 
 describe('the app started while another process holds the queue', () => {
   it('says "in use by process N; waiting", tries again, and opens the queue once it is free', async () => {
-    const dataDir = join(work, 'app');
+    const dataDir = join(t.work, 'app');
     const statuses: ServiceStatus[] = [];
     const map = new Map<string, unknown>();
     const options = {
@@ -35,7 +24,7 @@ describe('the app started while another process holds the queue', () => {
       store: { get: (k: string) => map.get(k), set: (k: string, v: unknown) => map.set(k, v) },
       secrets: { available: () => true, encrypt: (s: string) => s, decrypt: (s: string) => s },
       pickFiles: async () => [],
-      startLocalService: async () => ({ ...svc, close: async () => {} }),
+      startLocalService: async () => ({ ...t.svc, close: async () => {} }),
       engine: { partRetry: recommendedRetryPolicy(10, 10) },
       queueRetryMs: 200,
     };

@@ -1,39 +1,28 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
+import { describe, expect, it, vi } from 'vitest';
 import { NO_TRAILER, vanishedLens } from '../../shared/capture-warnings.js';
 import { queueState } from '../../shared/queue-state.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { AppCore } from './app-core.js';
+import { useTestService } from '../testing/kit.js';
 
 // A damaged recording and a lens that vanished before Register are said at
 // registration, kept with the capture in the queue, and counted at the finish: never plain green.
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'warnings-'));
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('warnings');
 
 describe('warnings travel to the finish line', () => {
   it('a missing trailer and a vanished lens are shown before Register, kept with the capture, and the finish says so', async () => {
     const map = new Map<string, unknown>();
     const c = new AppCore({
-      dataDir: join(work, 'data'),
+      dataDir: join(t.work, 'data'),
       store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
       secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
       emit: () => {},
       pickFiles: async () => [],
-      startLocalService: async () => ({ ...svc, close: async () => {} }),
+      startLocalService: async () => ({ ...t.svc, close: async () => {} }),
       engine: {
         partRetry: recommendedRetryPolicy(10, 10),
         stallTimeoutMs: 5000,
@@ -45,11 +34,11 @@ describe('warnings travel to the finish line', () => {
       const h = c.handlers();
       await h['capture:settings.useLocalService']();
       // A recording cut short: its last byte, and with it the Insta360 trailer's signature, is gone.
-      const damaged = join(work, 'VID_20231121_201609_00_012.insv');
+      const damaged = join(t.work, 'VID_20231121_201609_00_012.insv');
       const whole = readFileSync(join(fixtures, 'sample.insv'));
       writeFileSync(damaged, whole.subarray(0, whole.length - 1));
-      const lens0 = join(work, 'VID_20231121_201700_00_013.insv');
-      const lens1 = join(work, 'VID_20231121_201700_10_013.insv');
+      const lens0 = join(t.work, 'VID_20231121_201700_00_013.insv');
+      const lens1 = join(t.work, 'VID_20231121_201700_10_013.insv');
       copyFileSync(join(fixtures, 'sample.insv'), lens0);
       copyFileSync(join(fixtures, 'sample.insv'), lens1);
 

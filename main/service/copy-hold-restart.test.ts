@@ -1,60 +1,24 @@
 import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
+import { describe, expect, it, vi } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import type { CardImportOptions } from '../offload/card-import.js';
-import { AppCore } from './app-core.js';
+import { useTestService } from '../testing/kit.js';
+import { startCardCore } from '../testing/card-core.js';
 
 // After a restart: a recording placed once the app is started again, from a card whose
 // copies verified before the stop, is queued at its copy (the queue's offload record), not at the
 // card, so the card can be reused. The harness is copy-hold.test.ts's, cut down.
-let svc: TestService;
-let work: string;
-const cores: AppCore[] = [];
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'copy-hold-restart-'));
-});
-afterEach(async () => {
-  while (cores.length) await cores.pop()!.close();
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('copy-hold-restart');
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A core on its own data folder, mount folder and library; `afterWrite` is the copy's seam. */
-async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
-  const mounts = join(work, name, 'media');
-  mkdirSync(mounts, { recursive: true });
-  if (!map.has('library'))
-    map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
-  const c = new AppCore({
-    dataDir: join(work, name, 'data'),
-    store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
-    secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
-    emit: () => undefined,
-    pickFiles: async () => [],
-    startLocalService: async () => ({ ...svc, close: async () => {} }),
-    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
-    cards: { roots: [mounts], pollMs: 50, ...(afterWrite ? { copySeams: { afterWrite } } : {}) },
-  });
-  cores.push(c);
-  await c.start();
-  const h = c.handlers();
-  await h['capture:settings.useLocalService']();
-  return { c, h, mounts, map, queueFile: join(work, name, 'data', 'queue', 'queue.db') };
-}
+/** A core on its own data folder, mount folder and library (main/testing/card-core.ts). */
+const core = (name: string, afterWrite?: CardImportOptions['afterWrite'], map?: Map<string, unknown>) =>
+  startCardCore(t, name, afterWrite, map);
 
 /** The queue's files as stored (read-only, beside the app's own connection). */
 function queuedFiles(queueFile: string) {
@@ -81,11 +45,8 @@ function recordedCopies(queueFile: string): string[] {
   }
 }
 
-async function storedBytes(uploadId: string): Promise<Buffer> {
-  const key = svc.store.state.uploads[uploadId]!.key;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
+/** The bytes storage holds for the upload `uploadId`. */
+const storedBytes = async (uploadId: string): Promise<Buffer> => (await t.storedUpload(uploadId)).bytes;
 
 describe('a recording placed after a restart, from a card imported before it', () => {
   it("is queued at the copy that verified before the stop and uploads from it, byte-identical, with the card file gone; the stopped copy's .partial is removed", async () => {
@@ -127,7 +88,7 @@ describe('a recording placed after a restart, from a card imported before it', (
       timeout: 20_000,
     });
     await first.c.close();
-    cores.splice(cores.indexOf(first.c), 1);
+    t.release(first.c);
     // A restart ends the process and the system drops its offload's lock; here the stuck import
     // lives on in this process, so its lock is dropped as that end would.
     dropImportLocks(first.c.cards);

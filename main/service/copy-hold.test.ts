@@ -1,29 +1,16 @@
 import { Database } from '../testing/queue-backdoors.js';
 import { dropImportLocks } from '../testing/offload-child.js';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestService } from '../../e2e/service/testing.js';
-import { startTestService } from '../../e2e/service/testing.js';
-import { recommendedRetryPolicy } from '../api/errors.js';
+import { describe, expect, it, vi } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import type { CardImportOptions } from '../offload/card-import.js';
 import { RELEASED } from '../queue/copy-holds.js';
 import { AppCore } from './app-core.js';
+import { useTestService } from '../testing/kit.js';
+import { startCardCore } from '../testing/card-core.js';
 
 // Recordings placed while their card is imported wait for their verified copies
 // (files.awaiting_copy, migration 13) and upload from them; nothing is read from the card then.
@@ -41,46 +28,13 @@ vi.mock('../hash/local-md5.js', async (importOriginal) => {
   return { ...lanes, PartMd5: CountedPartMd5 };
 });
 
-let svc: TestService;
-let work: string;
-const cores: AppCore[] = [];
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'copy-hold-'));
-});
-afterEach(async () => {
-  while (cores.length) await cores.pop()!.close();
-  await svc.admin('DELETE', '/faults');
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const t = useTestService('copy-hold', { clearFaults: true });
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A core on its own data folder with a mount folder of its own and a library there; `afterWrite` is the copy's seam. */
-async function core(name: string, afterWrite?: CardImportOptions['afterWrite'], map = new Map<string, unknown>()) {
-  const mounts = join(work, name, 'media');
-  mkdirSync(mounts, { recursive: true });
-  if (!map.has('library'))
-    map.set('library', { library: join(work, name, 'library'), keepDays: 7, uploadFromCard: false });
-  const c = new AppCore({
-    dataDir: join(work, name, 'data'),
-    store: { get: (k) => map.get(k), set: (k, v) => map.set(k, v) },
-    secrets: { available: () => true, encrypt: (s) => s, decrypt: (s) => s },
-    emit: () => undefined,
-    pickFiles: async () => [],
-    startLocalService: async () => ({ ...svc, close: async () => {} }),
-    engine: { partRetry: recommendedRetryPolicy(10, 10), stallTimeoutMs: 5000, retrySchedule: { delayMs: () => 300 } },
-    cards: { roots: [mounts], pollMs: 50, ...(afterWrite ? { copySeams: { afterWrite } } : {}) },
-  });
-  cores.push(c);
-  await c.start();
-  const h = c.handlers();
-  await h['capture:settings.useLocalService']();
-  return { c, h, mounts, map, queueFile: join(work, name, 'data', 'queue', 'queue.db') };
-}
+/** A core on its own data folder, mount folder and library (main/testing/card-core.ts). */
+const core = (name: string, afterWrite?: CardImportOptions['afterWrite'], map?: Map<string, unknown>) =>
+  startCardCore(t, name, afterWrite, map);
 
 /** A card written aside and moved in whole (a volume appears at once), with each recording's bytes as written. */
 async function mountCard(c: AppCore, mounts: string, name: string, recordings: number) {
@@ -115,11 +69,8 @@ function queuedFiles(queueFile: string) {
   }
 }
 
-async function storedBytes(uploadId: string): Promise<Buffer> {
-  const key = svc.store.state.uploads[uploadId]!.key;
-  const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-  return Buffer.from(await res.Body!.transformToByteArray());
-}
+/** The bytes storage holds for the upload `uploadId`. */
+const storedBytes = async (uploadId: string): Promise<Buffer> => (await t.storedUpload(uploadId)).bytes;
 
 /** Registers every recording the card's root holds, at the card's own paths (what the registration step sends). */
 async function placeAll(h: ReturnType<AppCore['handlers']>, c: AppCore, root: string) {
@@ -146,7 +97,7 @@ function libraryFiles(library: string): string[] {
 describe('a card imported, uploaded and put back the next morning', () => {
   it('is known by its content: no second copy, its rows say already uploaded and cannot be placed again, and a recording added since is the only one copied', async () => {
     const { c, h, mounts, queueFile } = await core('back');
-    const library = join(work, 'back', 'library');
+    const library = join(t.work, 'back', 'library');
     const { root } = await mountCard(c, mounts, 'X4', 2);
     c.cards.startImport(root);
     await vi.waitFor(() => expect(c.cards.list().imports[0]).toMatchObject({ phase: 'done', safeToRemove: true }), {
@@ -233,17 +184,17 @@ describe('a recording placed while its card is imported', () => {
     await vi.waitFor(() => expect(c.queueView().captures.map((x) => x.state)).toEqual(['registered', 'registered']), {
       timeout: 10_000,
     });
-    const sentBefore = svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
+    const sentBefore = t.svc.storage.received.filter((r) => r.operation === 'UploadPart').length;
     await new Promise((r) => setTimeout(r, 300));
     const held = queuedFiles(queueFile);
     expect(held.map((f) => [f.path.startsWith(root + '/'), f.state, f.held])).toEqual(
       Array(4).fill([true, 'pending', 1]),
     );
     expect(c.queueView().files.every((f) => f.awaitingCopy === true)).toBe(true);
-    expect(svc.storage.received.filter((r) => r.operation === 'UploadPart').length).toBe(sentBefore);
+    expect(t.svc.storage.received.filter((r) => r.operation === 'UploadPart').length).toBe(sentBefore);
 
     // Storage slow, so the uploads still run when the card is pulled out: whatever they read after, they read from the copies.
-    await svc.admin('POST', '/faults', {
+    await t.svc.admin('POST', '/faults', {
       target: 'storage',
       operation: 'UploadPart',
       action: { type: 'latency', ms: 150 },
@@ -270,8 +221,8 @@ describe('a recording placed while its card is imported', () => {
       expect(sha(await storedBytes(f.uploadId!))).toBe(sha(bytes.get(source)!));
     }
     // Each part of each file sent once: nothing went twice.
-    const parts = svc.storage.received.filter(
-      (r) => r.operation === 'UploadPart' && files.some((f) => r.key === svc.store.state.uploads[f.uploadId!]!.key),
+    const parts = t.svc.storage.received.filter(
+      (r) => r.operation === 'UploadPart' && files.some((f) => r.key === t.svc.store.state.uploads[f.uploadId!]!.key),
     );
     expect(new Set(parts.map((p) => `${p.key} ${p.partNumber}`)).size).toBe(parts.length);
     expect(parts).toHaveLength(4 * 2);
@@ -338,7 +289,7 @@ describe('a recording placed while its card is imported', () => {
     await placeAll(first.h, first.c, root);
     await vi.waitFor(() => expect(queuedFiles(first.queueFile).map((f) => f.held)).toEqual([1, 1]));
     await first.c.close();
-    cores.splice(cores.indexOf(first.c), 1);
+    t.release(first.c);
 
     const again = await core('restart', undefined, first.map);
     await vi.waitFor(
@@ -378,7 +329,7 @@ describe('a recording placed while its card is imported', () => {
     );
     await vi.waitFor(() => expect(existsSync(copyOf(r1lens0!))).toBe(true), { timeout: 20_000 });
     await first.c.close();
-    cores.splice(cores.indexOf(first.c), 1);
+    t.release(first.c);
     // A restart ends the process and the system drops its offload's lock; here the stuck import
     // lives on in this process, so its lock is dropped as that end would.
     dropImportLocks(first.c.cards);

@@ -1,5 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { Database } from '../testing/queue-backdoors.js';
+import { writeNewerQueue } from '../testing/queue-backdoors.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +9,12 @@ import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import type { EventName, SettingsView } from '../../shared/ipc.js';
 import { CANCEL_CHANNEL } from '../../shared/ipc.js';
-import { LATEST_VERSION } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
 import { RESTARTED, ServiceHost } from './host.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { createIpcDispatcher } from '../ipc/dispatch.js';
+import { localSettings } from '../testing/kit.js';
 
 /** How long after a cancel the service's handler must have stopped, in ms (see the cancel tests). */
 const STOP_BOUND_MS = 1500;
@@ -74,6 +74,22 @@ function host(name: string, extra: Partial<ServiceHostOptions> = {}) {
     return a.value as T;
   };
   return { h, events, store, busy, call };
+}
+
+/**
+ * Waits for the service's line saying how the inspect ended, and asserts it was stopped by its
+ * signal within STOP_BOUND_MS. One second is the promise; the half second more is for a test
+ * machine's scheduler under parallel test files. A walk of 20,000 files that ignores the signal
+ * runs on for over 2 s.
+ */
+async function expectInspectStopped(logs: string[]): Promise<void> {
+  await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
+    timeout: 60_000,
+    interval: 100,
+  });
+  const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
+  expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
+  expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
 }
 
 describe('the upload service in its own process', () => {
@@ -176,15 +192,7 @@ describe('the upload service in its own process', () => {
     ac.abort();
     expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
     // The service says how the call ended: stopped by its signal, not run to its end.
-    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
-      timeout: 60_000,
-      interval: 100,
-    });
-    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
-    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
-    // One second is the promise; the half second more is for a test machine's scheduler under
-    // parallel test files. A walk of these 20,000 files that ignores the signal runs on for over 2 s.
-    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
+    await expectInspectStopped(logs);
     expect(await call('capture:service.status')).toEqual({ queueError: null });
   }, 120_000);
 
@@ -202,15 +210,7 @@ describe('the upload service in its own process', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await dispatch(CANCEL_CHANNEL, { callId: 'inspect-1' }, window)).toEqual({ ok: true, value: true });
     expect(await inspecting).toEqual({ ok: false, error: 'Cancelled' });
-    await vi.waitFor(() => expect(logs.some((l) => l.startsWith('capture:files.inspect '))).toBe(true), {
-      timeout: 60_000,
-      interval: 100,
-    });
-    const line = logs.find((l) => l.startsWith('capture:files.inspect '))!;
-    expect(line).toMatch(/^capture:files\.inspect stopped \d+ ms after it was cancelled\.$/);
-    // One second is the promise; the half second more is for a test machine's scheduler under
-    // parallel test files. A walk of these 20,000 files that ignores the signal runs on for over 2 s.
-    expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
+    await expectInspectStopped(logs);
   }, 120_000);
 
   it('a cancelled sheet export (§4.2) stops on the wire: nothing recorded, no export made, and the next one goes through', async () => {
@@ -309,21 +309,9 @@ describe('the upload service in its own process', () => {
 
   it('opens even when the queue cannot: a queue of a newer version is a start error saying what to do', async () => {
     const dir = join(work, 'newer', 'queue');
-    mkdirSync(dir, { recursive: true });
-    const raw = new Database(join(dir, 'queue.db'));
-    raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
-    raw.close();
+    writeNewerQueue(dir);
     const { h, call, store } = host('newer');
-    store.set('settings', {
-      mode: 'local',
-      baseUrl: '',
-      authUrl: '',
-      progressBaseUrl: '',
-      projectId: '',
-      email: '',
-      concurrency: 2,
-      structures: [],
-    });
+    store.set('settings', localSettings());
     const status = await h.start();
     expect(status.queueError).toContain('written by a newer version of Capture Uploader');
     expect(status.queueError).toContain(`The queue is kept in the folder ${dir}`);
@@ -338,16 +326,7 @@ describe('the upload service in its own process', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'queue.db'), randomBytes(8192));
     const { h, events, store } = host('garbage');
-    store.set('settings', {
-      mode: 'local',
-      baseUrl: '',
-      authUrl: '',
-      progressBaseUrl: '',
-      projectId: '',
-      email: '',
-      concurrency: 2,
-      structures: [],
-    });
+    store.set('settings', localSettings());
     expect(await h.start()).toEqual({ queueError: null });
     await vi.waitFor(() =>
       expect(
@@ -368,16 +347,7 @@ describe('the upload service in its own process', () => {
     const release = lockQueue(dir); // as a `capture-uploader drain` holds it
     try {
       const { h, events, store, call } = host('busy');
-      store.set('settings', {
-        mode: 'local',
-        baseUrl: '',
-        authUrl: '',
-        progressBaseUrl: '',
-        projectId: '',
-        email: '',
-        concurrency: 2,
-        structures: [],
-      });
+      store.set('settings', localSettings());
       const started = await h.start();
       expect(started.queueError).toMatch(new RegExp(`in use by process ${process.pid}; waiting\\.`));
       expect(started.queueError).not.toMatch(/aside|rename/);

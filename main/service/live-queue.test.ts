@@ -2,26 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CaptureRequest } from '../api/gateway.js';
 import type { EngineEvent } from '../engine/events.js';
 import { LiveQueue } from './live-queue.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { setFileState } from '../testing/queue-backdoors.js';
+import { captureRequest } from '../testing/kit.js';
 
 const work = mkdtempSync(join(tmpdir(), 'live-queue-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const MiB = 1024 * 1024;
-const request: CaptureRequest = {
-  project: 'p1',
-  structure: 's1',
-  captureDateTime: '2026-11-22T09:00:00Z',
-  type: 'interior',
-  mode: '360 Video',
-  sourceType: 'bot',
-  files: [{ frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB }],
-};
+const request = captureRequest('2026-11-22T09:00:00Z', [
+  { frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 26 * MiB },
+]);
 
 describe('LiveQueue', () => {
   it('drops live bytes of a file that stopped uploading, even when a late progress tick names it', () => {

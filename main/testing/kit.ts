@@ -6,12 +6,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService, uploaderEnv } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
+import type { CaptureRequest, GatewayConfig } from '../api/gateway.js';
+import { CaptureGateway } from '../api/gateway.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import { openUploader } from '../service/uploader.js';
 
@@ -65,6 +67,59 @@ export function tempQueue(prefix = 'kit-queue'): { queue: UploadQueue; dir: stri
   };
 }
 
+/**
+ * A gateway client pointed at a loopback port nothing listens at (127.0.0.1:9, discard): for an
+ * engine over a queue whose tests must send nothing; a file that started would fail or wait for a
+ * retry, never complete.
+ */
+export function unreachableGateway(): CaptureGateway {
+  return new CaptureGateway({
+    baseUrl: 'http://127.0.0.1:9',
+    authUrl: 'http://127.0.0.1:9',
+    apiKey: 'k',
+    projectId: 'p',
+    email: 'a@b.c',
+    password: 'x',
+  });
+}
+
+/**
+ * A §4.4 capture registration request for a queue row written by a test: project `p1`, structure
+ * `s1`, an interior 360 Video from the bot, taken at `captureDateTime` (ISO 8601), with `files`.
+ */
+export function captureRequest(captureDateTime: string, files: CaptureRequest['files']): CaptureRequest {
+  return {
+    project: 'p1',
+    structure: 's1',
+    captureDateTime,
+    type: 'interior',
+    mode: '360 Video',
+    sourceType: 'bot',
+    files,
+  };
+}
+
+/**
+ * The settings record (SettingsRepository's `settings` key) of an app set to the local test
+ * service, with `extra` over it (e.g. `concurrency`, `pausedUntil`).
+ */
+export function localSettings(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const empty = { baseUrl: '', authUrl: '', progressBaseUrl: '', projectId: '', email: '' };
+  return { mode: 'local', ...empty, concurrency: 2, structures: [], ...extra };
+}
+
+/** Everything `fn` writes to stdout while it runs (a CLI command's printout), kept from the terminal. */
+export function stdoutOf(fn: () => void): string {
+  const chunks: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => (chunks.push(String(c)), true));
+  try {
+    fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return chunks.join('');
+}
+
 /** What storage holds for one object: its bytes and their SHA-256 (hex). */
 export interface StoredObject {
   bytes: Buffer;
@@ -81,6 +136,8 @@ export interface ServiceKit {
   svc: TestService;
   work: string;
   uploader(name: string, extra?: Partial<UploaderOptions>): Uploader;
+  /** The gateway settings of the service (§2 sign-in and project), at `baseUrl` when given. */
+  gateway(baseUrl?: string): GatewayConfig;
   file(name: string, size: number): DiskFile;
   /** Adds a fault rule (e2e/service/faults.ts); throws when the service refuses it. */
   fault(rule: FaultRuleInput): Promise<void>;
@@ -88,45 +145,75 @@ export interface ServiceKit {
   fired(): Promise<number[]>;
   /** What storage holds for a queued file (read through the S3 API, as any client would). */
   stored(u: Uploader, fileId: number): Promise<StoredObject>;
+  /** What storage holds for the multipart upload `uploadId` (read through the S3 API). */
+  storedUpload(uploadId: string): Promise<StoredObject>;
+  /** Storage's UploadPart requests so far. */
+  puts(): TestService['storage']['received'];
   /** The structure tests register captures on. */
   structure(): string;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** How a kit's uploaders start, before each one's own `extra`. */
+export interface ServiceKitOptions {
+  /**
+   * `short` (default): a durable retry schedule of a minute, a 5 s stall timeout and a part in doubt
+   * asked about for 1 s, so fault tests run in seconds. `engine`: the engine's own timings
+   * (EngineOptions defaults: 30 s stall, the overnight schedule, the in-doubt settle), for tests
+   * whose subject is those timings or that must not meet a shortened one.
+   */
+  timings?: 'short' | 'engine';
+  /** Options every uploader of the kit gets (e.g. `concurrency`), below each one's `extra`. */
+  uploader?: Partial<UploaderOptions>;
+}
+
+/** The kit's short timings (ServiceKitOptions.timings `short`). */
+const SHORT_TIMINGS: Partial<UploaderOptions> = {
+  retrySchedule: { delayMs: () => 60_000 },
+  stallTimeoutMs: 5000,
+  // A part whose answer was lost and that storage never shows is sent again after 1 s, not 15 s.
+  answerSettleMs: 1000,
+};
+
 /**
  * Starts the local service (with `service` options, e.g. its `partSize` in bytes) and a work
- * folder named after `prefix`. Throws what startTestService throws.
+ * folder named after `prefix`; its uploaders start from `opts`. Throws what startTestService throws.
  */
 export async function startServiceKit(
   prefix: string,
   service: Parameters<typeof startTestService>[0] = {},
+  opts: ServiceKitOptions = {},
 ): Promise<ServiceKit> {
   const svc = await startTestService(service);
   const work = tempDir(prefix);
   const open: Uploader[] = [];
+  const object = async (key: string): Promise<StoredObject> => {
+    const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
+    const bytes = Buffer.from(await res.Body!.transformToByteArray());
+    return { bytes, sha256: sha256(bytes) };
+  };
   const kit: ServiceKit = {
     svc,
     work: work.dir,
-    uploader(name, extra = {}) {
+    gateway(baseUrl = svc.info.baseUrl) {
       const { info } = svc;
+      return { baseUrl, authUrl: info.authUrl, apiKey: info.apiKey, projectId: info.projectId, ...info.account };
+    },
+    uploader(name, extra = {}) {
       const u = openUploader({
         dataDir: join(work.dir, name),
-        gateway: {
-          baseUrl: info.baseUrl,
-          authUrl: info.authUrl,
-          apiKey: info.apiKey,
-          projectId: info.projectId,
-          ...info.account,
-        },
+        gateway: kit.gateway(),
         partRetry: recommendedRetryPolicy(20, 20),
         apiRetry: recommendedRetryPolicy(20, 20),
-        retrySchedule: { delayMs: () => 60_000 },
-        stallTimeoutMs: 5000,
-        // A part whose answer was lost and that storage never shows is sent again after 1 s, not 15 s.
-        answerSettleMs: 1000,
+        ...(opts.timings === 'engine' ? {} : SHORT_TIMINGS),
+        ...opts.uploader,
         ...extra,
       });
+      // A test may close an uploader itself (to open its queue again); reset() closes it once only.
+      const close = u.close.bind(u);
+      let closed: Promise<void> | undefined;
+      u.close = () => (closed ??= close());
       open.push(u);
       return u;
     },
@@ -139,12 +226,9 @@ export async function startServiceKit(
       const { rules } = (await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] };
       return rules.map((r) => r.fired);
     },
-    async stored(u, fileId) {
-      const key = svc.store.state.uploads[u.queue.file(fileId)!.uploadId!]!.key;
-      const res = await svc.s3().send(new GetObjectCommand({ Bucket: svc.info.s3.bucket, Key: key }));
-      const bytes = Buffer.from(await res.Body!.transformToByteArray());
-      return { bytes, sha256: sha256(bytes) };
-    },
+    stored: (u, fileId) => kit.storedUpload(u.queue.file(fileId)!.uploadId!),
+    storedUpload: (uploadId) => object(svc.store.state.uploads[uploadId]!.key),
+    puts: () => svc.storage.received.filter((r) => r.operation === 'UploadPart'),
     structure: () => svc.info.structures[0]!,
     async reset() {
       while (open.length) await open.pop()!.close();
@@ -157,6 +241,8 @@ export async function startServiceKit(
         storageRetryAfterSeconds: null,
         partStoreDelayMs: 0,
         statusRead: 'ok',
+        strictContentType: false,
+        completeBatchAllParts: false,
         jsonBytesPerSecond: null,
         presignQueryPadBytes: 0,
       });
@@ -168,6 +254,113 @@ export async function startServiceKit(
     },
   };
   return kit;
+}
+
+/**
+ * Registers the hooks of a test file that uses one ServiceKit: started in `beforeAll`, `reset()`
+ * after each test, stopped in `afterAll` (call it at the top level of the file). The returned kit
+ * forwards to the started one, so its members are usable from the first test on.
+ */
+export function useServiceKit(
+  prefix: string,
+  service: Parameters<typeof startTestService>[0] = {},
+  opts: ServiceKitOptions = {},
+): ServiceKit {
+  let started: ServiceKit | undefined;
+  const k = (): ServiceKit => {
+    if (!started) throw new Error('the service kit is used before its beforeAll ran');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startServiceKit(prefix, service, opts);
+  });
+  afterEach(async () => k().reset());
+  afterAll(async () => started?.stop());
+  return {
+    get svc() {
+      return k().svc;
+    },
+    get work() {
+      return k().work;
+    },
+    uploader: (name, extra) => k().uploader(name, extra),
+    gateway: (baseUrl) => k().gateway(baseUrl),
+    file: (name, size) => k().file(name, size),
+    fault: (rule) => k().fault(rule),
+    fired: () => k().fired(),
+    stored: (u, fileId) => k().stored(u, fileId),
+    storedUpload: (uploadId) => k().storedUpload(uploadId),
+    puts: () => k().puts(),
+    structure: () => k().structure(),
+    reset: () => k().reset(),
+    stop: () => k().stop(),
+  };
+}
+
+/** The local service and a work folder of one test file, with what its tests open and the file closes (see useTestService). */
+export interface TestServiceFile {
+  readonly svc: TestService;
+  /** The work folder (absolute), deleted with what it holds after the file's tests. */
+  readonly work: string;
+  /** Closes `c` after the test that opened it (newest first); returns `c`. */
+  keep<T extends { close(): Promise<void> }>(c: T): T;
+  /** Forgets `c` (a test that closed it itself). */
+  release(c: { close(): Promise<void> }): void;
+  /** What storage holds for the multipart upload `uploadId` (read through the S3 API): its bytes and hash. */
+  storedUpload(uploadId: string): Promise<StoredObject>;
+}
+
+/**
+ * Registers the hooks of a test file that runs its own clients (AppCore, uploaders) against one
+ * local service: the service (with `service` options) and a work folder named after `prefix` are
+ * started in `beforeAll` and stopped and deleted in `afterAll`; after each test what was `keep`-ed
+ * is closed and, with `clearFaults`, the service's fault rules are removed. Call it at the file's
+ * top level; its fields are set once `beforeAll` has run.
+ */
+export function useTestService(
+  prefix: string,
+  opts: { service?: Parameters<typeof startTestService>[0]; clearFaults?: boolean } = {},
+): TestServiceFile {
+  let svc: TestService | undefined;
+  let work: { dir: string; remove(): void } | undefined;
+  const kept: { close(): Promise<void> }[] = [];
+  beforeAll(async () => {
+    svc = await startTestService(opts.service ?? {});
+    work = tempDir(prefix);
+  });
+  afterEach(async () => {
+    while (kept.length) await kept.pop()!.close();
+    if (opts.clearFaults) await svc?.admin('DELETE', '/faults');
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    work?.remove();
+  });
+  return {
+    get svc() {
+      if (!svc) throw new Error('the test service is used before its beforeAll ran');
+      return svc;
+    },
+    get work() {
+      if (!work) throw new Error('the work folder is used before its beforeAll ran');
+      return work.dir;
+    },
+    keep(c) {
+      kept.push(c);
+      return c;
+    },
+    release(c) {
+      const i = kept.indexOf(c);
+      if (i >= 0) kept.splice(i, 1);
+    },
+    async storedUpload(uploadId) {
+      const s = svc!;
+      const key = s.store.state.uploads[uploadId]!.key;
+      const res = await s.s3().send(new GetObjectCommand({ Bucket: s.info.s3.bucket, Key: key }));
+      const bytes = Buffer.from(await res.Body!.transformToByteArray());
+      return { bytes, sha256: sha256(bytes) };
+    },
+  };
 }
 
 /**
@@ -227,9 +420,15 @@ export interface CliOptions {
 
 /**
  * Starts `capture-uploader <args>` from source (`node --import tsx main/cli/index.ts`) as a person
- * runs it, with the environment pointing at the local service `svc` and its queue in `dataDir`.
+ * runs it, with the environment pointing at the local service `svc` (only its `info` is read) and its
+ * queue in `dataDir`.
  */
-export function spawnCli(svc: TestService, dataDir: string, args: string[], opts: CliOptions = {}): CliRun {
+export function spawnCli(
+  svc: Pick<TestService, 'info'>,
+  dataDir: string,
+  args: string[],
+  opts: CliOptions = {},
+): CliRun {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1', ...opts.env },

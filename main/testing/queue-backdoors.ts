@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
-import { openQueueDatabase } from '../queue/db.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrate, openQueueDatabase } from '../queue/db.js';
+import { LATEST_VERSION, MIGRATIONS } from '../queue/migrations/index.js';
 import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
 
 // Doors into queue.db that production code must never use: they set rows as a test or a bench
@@ -13,6 +16,29 @@ import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
  * (queue.db read-only to check what was committed, records.db, a file made damaged on purpose).
  */
 export { Database };
+
+/**
+ * Writes `<dir>/queue.db` (folders made as needed) as a newer version of the app would leave it:
+ * its user_version one past LATEST_VERSION, which this version refuses to open (QueueTooNewError).
+ */
+export function writeNewerQueue(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const raw = new Database(join(dir, 'queue.db'));
+  raw.pragma(`user_version = ${LATEST_VERSION + 1}`);
+  raw.close();
+}
+
+/**
+ * A queue database in memory migrated to `version` (the latest when not given), as a version of
+ * the app left it, for a migration test that writes that version's rows by hand; foreign keys on
+ * unless `foreignKeys` is false. Throws what `migrate` throws.
+ */
+export function memoryQueueAt(version?: number, foreignKeys = true): Database.Database {
+  const db = new Database(':memory:');
+  if (foreignKeys) db.pragma('foreign_keys = ON');
+  migrate(db, ':memory:', MIGRATIONS, version);
+  return db;
+}
 
 /**
  * Moves file `id` to `state` with an optional error (null clears it), stamping `completed_at`

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoreApi, UseBoundStore } from 'zustand';
-import type { EventPayload, QueueFile, QueueTotals } from '../../shared/ipc.js';
+import type { EventPayload, QueueFile } from '../../shared/ipc.js';
 import type { AppState } from './store.js';
+import { queueFile, queueTotals } from '../../shared/testing/queue-fixtures.js';
 
 // The store reads window.api when loaded; these tests only apply events, so an empty one will do.
 let useApp: UseBoundStore<StoreApi<AppState>>;
@@ -10,39 +11,9 @@ beforeAll(async () => {
   ({ useApp } = await import('./store.js'));
 });
 
-const totals = (t: Partial<QueueTotals>): QueueTotals => ({
-  files: 0,
-  captures: 0,
-  completed: 0,
-  uploading: 0,
-  queued: 0,
-  retrying: 0,
-  paused: 0,
-  failed: 0,
-  cancelled: 0,
-  needYou: 0,
-  bytesTotal: 0,
-  bytesDone: 0,
-  bytesRemaining: 0,
-  bytesPerSecond: 0,
-  ...t,
-});
-const file = (id: number, state: QueueFile['state']): QueueFile => ({
-  id,
-  captureRow: Math.ceil(id / 2),
-  fileName: `f${id}`,
-  path: `/f${id}`,
-  size: 10,
-  state,
-  error: null,
-  bytesSent: 0,
-  partsDone: 0,
-  partsTotal: 1,
-  bytesPerSecond: 0,
-  etaSeconds: null,
-  retryAt: null,
-  attempts: 0,
-});
+const totals = queueTotals;
+const file = (id: number, state: QueueFile['state']): QueueFile =>
+  queueFile(state, { id, captureRow: Math.ceil(id / 2), fileName: `f${id}`, path: `/f${id}` });
 const rows = (p: Partial<EventPayload<'capture:event.rows'>>): EventPayload<'capture:event.rows'> => ({
   files: [],
   captures: [],

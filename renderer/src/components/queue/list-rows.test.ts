@@ -3,25 +3,13 @@ import type { QueueCapture, QueueFile } from '../../../../shared/ipc.js';
 import { localTime } from '../../../../shared/night-summary.js';
 import { retryWait } from '../../../../shared/queue-state.js';
 import { fileStateText, queueRows, registeredCaptureState } from './list-rows.js';
+import { queueFile } from '../../../../shared/testing/queue-fixtures.js';
 
 let next = 1;
-const file = (state: QueueFile['state'], extra: Partial<QueueFile> = {}): QueueFile => ({
-  id: next++,
-  captureRow: 1,
-  fileName: `f${next}.insv`,
-  path: `/card/f${next}.insv`,
-  size: 100,
-  state,
-  error: null,
-  bytesSent: 0,
-  partsDone: 0,
-  partsTotal: 1,
-  bytesPerSecond: 0,
-  etaSeconds: null,
-  retryAt: null,
-  attempts: 0,
-  ...extra,
-});
+const file = (state: QueueFile['state'], extra: Partial<QueueFile> = {}): QueueFile => {
+  const id = next++;
+  return queueFile(state, { id, fileName: `f${next}.insv`, path: `/card/f${next}.insv`, size: 100, ...extra });
+};
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 /** What the rows pass: retryWait's words, with UTC times and "now" at 03:15. */
 const clock = (ms: number) =>
