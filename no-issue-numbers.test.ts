@@ -12,6 +12,8 @@ const SKIP = new Set(['node_modules', 'dist', 'test-results', 'schema']);
 const SOURCE = /\.(ts|tsx|mts|mjs|js|cjs|css|html|sh|yml)$|^run$/;
 /** An issue cited by number: "issue 18", "issues 17 and 19", "issue #10". */
 export const ISSUE_NUMBER = /\bissues? #?\d+/i;
+/** A point of an issue cited bare in a comment, its issue's number gone: "(#4)", "(–#4)", "; #6:". */
+export const BARE_POINT = /^\s*(\/\/|\/?\*).*(^|[\s(;,–])#\d{1,2}\b/;
 
 /** Every source file under `dir`, relative to the checkout. */
 function files(dir: string): string[] {
@@ -27,7 +29,9 @@ function files(dir: string): string[] {
 
 /** The lines of `text` that cite an issue number, as `file:line: text`. */
 function citations(file: string, text: string): string[] {
-  return text.split('\n').flatMap((l, i) => (ISSUE_NUMBER.test(l) ? [`${file}:${i + 1}: ${l.trim()}`] : []));
+  return text
+    .split('\n')
+    .flatMap((l, i) => (ISSUE_NUMBER.test(l) || BARE_POINT.test(l) ? [`${file}:${i + 1}: ${l.trim()}`] : []));
 }
 
 describe('the source', () => {
@@ -46,5 +50,8 @@ describe('the source', () => {
     ]);
     expect(citations('x.ts', "it('names it (Issues 17 and 19)')")).toHaveLength(1);
     expect(citations('x.ts', '// the issues a person meets; 18 parts')).toEqual([]);
+    expect(citations('x.ts', " * The app's cards (–#4), in the worker")).toHaveLength(1);
+    expect(citations('x.ts', '// upstream: uppy #1724 (URLs signed long before use)')).toEqual([]);
+    expect(citations('x.css', '  color: #000;')).toEqual([]);
   });
 });

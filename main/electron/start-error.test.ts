@@ -6,9 +6,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 import { localSettings } from '../testing/kit.js';
 
-// / #11: the queue cannot open at app start (here: written by a newer version). The
-// shell used to give no window, no tray and an unhandled rejection; now the window opens and
-// says what is wrong and what to do.
+// The queue cannot open at app start (here: written by a newer version): the window still opens,
+// with the tray, and says what is wrong and what to do; no rejection goes unhandled.
 const userData = mkdtempSync(join(tmpdir(), 'shell-start-error-'));
 const queueDir = join(userData, 'queue');
 // Start at login would write an XDG autostart file: here, never in the home of whoever runs the tests.

@@ -12,8 +12,8 @@ interface Waiter {
  * back first (Uppy waits out backoff outside its queue), so one failing file cannot hold the
  * others up.
  *
- * Slots go first to files of captures a person moved to the front of the queue (`rank`,
- * #6: "the site manager needs floor 3 first"); among files of one rank they are shared fairly:
+ * Slots go first to files of captures a person moved to the front of the queue (`rank`:
+ * "the site manager needs floor 3 first"); among files of one rank they are shared fairly:
  * the next slot goes to the waiting file that holds the fewest slots now, ties to the file served
  * longest ago, then in arrival order; never oldest-file-first, which
  * let one slow or failing file starve the rest. On 429/SlowDown/503 (`slowDown()`) no new request

@@ -5,8 +5,8 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 
 // The engine against storage's answers as real S3 (and what stands in front of it) gives them:
-// (SSE-KMS ETags), #4 (resets after the last byte), #5 (403 from storage, HTML or not;
-// a gateway 403 on one file) and #9 (SlowDown pauses the whole queue).
+// SSE-KMS ETags, resets after the last byte, 403 from storage (HTML or not; a gateway 403 on one
+// file) and SlowDown (pauses the whole queue).
 
 // The local service, queue folders and files on disk come from the shared kit (main/testing/kit.ts).
 const kit = useServiceKit('storage-answers');

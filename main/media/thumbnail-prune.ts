@@ -33,8 +33,8 @@ export interface ThumbnailPruneResult {
 }
 
 /**
- * Prunes a thumbnail cache folder (`<library>/.thumbnails`, main/media/thumbnail-cache.ts;
- * #6). An entry is `<key>.jpg` or `<key>.none`, `key` a recording's content fingerprint; its
+ * Prunes a thumbnail cache folder (`<library>/.thumbnails`, main/media/thumbnail-cache.ts).
+ * An entry is `<key>.jpg` or `<key>.none`, `key` a recording's content fingerprint; its
  * modification time is when it was last used (the cache sets it on every read). An entry whose key
  * is in `inUse` (a recording in the queue or in the registration step) is never removed. Any other
  * is removed when last used more than `maxAgeMs` before `now` (ms since 1970); then, while the

@@ -31,8 +31,8 @@ export interface CardImportOptions {
   afterWrite?: AfterWrite;
   freeBytes?: (folder: string) => Promise<number>;
   /**
-   * Bytes per upload part (§4.6) to compute each copy's part MD5s for in the copy pass (
-   * #3; main/offload/part-md5.ts); none when not given.
+   * Bytes per upload part (§4.6) to compute each copy's part MD5s for in the copy pass
+   * (main/offload/part-md5.ts); none when not given.
    */
   partSize?: number;
   /**

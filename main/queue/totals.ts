@@ -122,8 +122,8 @@ export function storedTotals(db: Database.Database, sql: (text: string) => Datab
 /**
  * The committed totals in the screen's shape (shared/ipc.ts QueueTotals), the one place that
  * shape is made from StoredTotals: what `capture-uploader status` reads from a queue it opens
- * read-only, so its first line says the queue's state with the figures the app shows (
- * #1, #2), and what the running app's live view (main/service/live-queue.ts) lays its live
+ * read-only, so its first line says the queue's state with the figures the app shows,
+ * and what the running app's live view (main/service/live-queue.ts) lays its live
  * figures over. `moved` (bytes, default 0) is what the files uploading have had acknowledged
  * beyond what the queue holds for them (negative after storage lost parts). Bytes are what
  * storage acknowledged; no speed (it lives in the running app); the outage a running engine

@@ -70,7 +70,7 @@ const gateOn = (path: string) => async () => {
 const SWEEP_MS = 60 * 60 * 1000;
 
 /**
- * The app's cards (–#4), in the upload service's worker: watches the mount folders and
+ * The app's cards, in the upload service's worker: watches the mount folders and
  * tells the window which Insta360 cards are mounted (`capture:event.cards`), imports one into the
  * library folder on request with its progress as `capture:event.import`, keeps each offload's
  * record in the queue, and removes copies past their retention (main/offload/retention.ts) at

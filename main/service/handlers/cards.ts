@@ -2,7 +2,7 @@ import type { IpcHandlers } from '../../ipc/dispatch.js';
 import type { CardDesk } from '../card-desk.js';
 
 /**
- * The card offer's and library settings' IPC handlers (shared/ipc/card.ts,–#4): the
+ * The card offer's and library settings' IPC handlers (shared/ipc/card.ts): the
  * cards mounted and this session's imports, starting and dismissing an import, and the library
  * settings with the folder's use. Errors are thrown as Error with a message for the screen.
  */

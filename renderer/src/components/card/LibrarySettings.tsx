@@ -7,7 +7,7 @@ import './card.css';
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * The library settings (–#5), a section of the Settings screen with its own Save: the
+ * The library settings, a section of the Settings screen with its own Save: the
  * folder card imports copy to, how many days copies stay after their capture completed, "Upload
  * straight from the card", "Copy the whole card" (on by default: previews, thumbnails and MISC are
  * copied and verified too, so a card said safe to remove may be formatted), and what the folder holds of this app's copies now.

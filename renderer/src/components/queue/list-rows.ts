@@ -136,8 +136,8 @@ function captureDone(ids: readonly number[], files: Record<number, QueueFile>): 
  * The list's lines under a filter: one line per capture, its matching files nested under it when
  * it is opened (`fold`); a capture that needs a person counts as "needs you" with all its files.
  * Captures with no matching line are left out. Captures still at work come first, completed ones
- * after them, each group in queue order (`order`: moved to the front first, then by age;
- * #6: what moves is at the top, not below a night of completed ones). Completed captures of one
+ * after them, each group in queue order (`order`: moved to the front first, then by age:
+ * what moves is at the top, not below a night of completed ones). Completed captures of one
  * batch (batchKey), two or more, are folded into one batch line until it is opened.
  */
 export function queueRows(
