@@ -89,6 +89,91 @@ describe('Scheduler', () => {
     expect(u.queue.file(id)).toMatchObject({ state: 'paused', attempts: 0, nextAttemptAt: null });
   });
 
+  it("a part task's own refusal of the credentials mid-upload: the row back to pending with the reason, the queue stopped for every file", async () => {
+    const file = kit.file('refused-mid.mp4', 11 * MiB);
+    // Part 2's URL is refused by storage, so the task presigns again (§7) after part 1 is stored;
+    // that second presign-missing (§4.5) is refused for the account, also after signing in again.
+    await kit.fault({
+      target: 'storage',
+      operation: 'UploadPart',
+      partNumber: 2,
+      action: { type: 'status', status: 403 },
+    });
+    await kit.fault({
+      target: 'gateway',
+      operation: 'presign-missing',
+      skip: 1,
+      times: 0,
+      action: { type: 'status', status: 401 },
+    });
+    const u = kit.uploader('refused-mid', { concurrency: 1, retrySchedule: schedule });
+    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+    const id = u.queue.filesOf(queued[0]!)[0]!.id;
+    const blocked: string[] = [];
+    u.engine.on((e) => {
+      if (e.type === 'blocked') blocked.push(e.message);
+    });
+
+    // A deadline, so a queue that does not stop (the file claimed and refused over and over) ends the drain.
+    const summary = await u.engine.drain({ deadline: Date.now() + 15_000 });
+
+    const row = u.queue.file(id)!;
+    expect([row.state, row.transient, row.nextAttemptAt, row.attempts]).toEqual(['pending', false, null, 0]);
+    expect(row.error).toMatch(/^The service refuses the account even after signing in again \(.*\): check the account/);
+    const stored = u.queue
+      .parts(id)
+      .filter((p) => p.etag)
+      .map((p) => p.partNumber);
+    expect(stored).toContain(1); // mid-upload: part 1 was in storage before the refusal
+    expect(stored).not.toContain(2);
+    expect(summary.waiting.map((f) => f.id)).toEqual([id]);
+    expect(lines(u, id)).toEqual(['started']);
+    // The whole queue stops (engine.ts BlockRecord): one message, held for `status`, told once.
+    expect(blocked).toEqual([
+      expect.stringMatching(/^The service refuses the account .*; 0 capture\(s\) and 1 file\(s\) wait\.$/),
+    ]);
+    expect(u.engine.blocked).toBe(blocked[0]);
+    expect(u.queue.meta.blocked()).toBe(blocked[0]);
+    const refusals = (await kit.fired())[1]!;
+    // Stopped, a drain starts nothing: no claim, no presign, no byte.
+    const from = kit.svc.storage.received.length;
+    await u.engine.drain({ deadline: Date.now() + 15_000 });
+    expect((await kit.fired())[1]).toBe(refusals);
+    expect(kit.svc.storage.received.length).toBe(from);
+    expect(lines(u, id)).toEqual(['started']);
+    expect(u.queue.file(id)!.state).toBe('pending');
+  });
+
+  it('a task stopped mid-part by the queue-wide hold: its row back to pending with no error, no attempt counted, nothing failed', async () => {
+    const file = kit.file('held.mp4', 11 * MiB);
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+    const warned: string[] = [];
+    const u = kit.uploader('held', { concurrency: 1, log: { info: () => {}, warn: (m) => warned.push(m) } });
+    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+    const id = u.queue.filesOf(queued[0]!)[0]!.id;
+    // The hold writes nothing to the file's row (unlike a person's pause of the file): the task's
+    // own end must move it from `uploading`.
+    const off = u.engine.on((e) => {
+      if (e.type === 'progress' && e.files.some((f) => f.bytesSent > 0)) {
+        off();
+        u.engine.holds.holdUntil(null);
+      }
+    });
+
+    const summary = await u.engine.drain();
+
+    expect(summary.waiting.map((f) => f.id)).toEqual([id]);
+    expect(u.queue.file(id)).toMatchObject({
+      state: 'pending',
+      error: null,
+      attempts: 0,
+      nextAttemptAt: null,
+      transient: false,
+    });
+    expect(lines(u, id)).toEqual(['started']);
+    expect(warned.filter((m) => m.includes('held.mp4'))).toEqual([]);
+  });
+
   it('with one request slot, at most two files are uploading at once, and every one completes', async () => {
     const files = [1, 2, 3, 4].map((n) => kit.file(`slot-${n}.mp4`, 256 * 1024));
     const u = kit.uploader('slots', { concurrency: 1 });
