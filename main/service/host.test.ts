@@ -12,6 +12,7 @@ import { CANCEL_CHANNEL } from '../../shared/ipc.js';
 import { LATEST_VERSION } from '../queue/db.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
+import type { HostMessage } from './protocol.js';
 import { RESTARTED, ServiceHost } from './host.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { createIpcDispatcher } from '../ipc/dispatch.js';
@@ -187,6 +188,21 @@ describe('the upload service in its own process', () => {
     expect(Number(/stopped (\d+) ms/.exec(line)![1])).toBeLessThan(STOP_BOUND_MS);
     expect(await call('capture:service.status')).toEqual({ queueError: null });
   }, 120_000);
+
+  it('a cancel that reaches the service after its call was answered is ignored: the service answers on, never restarted', async () => {
+    const { h, events, call } = host('late-cancel');
+    await h.start();
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    // The race the protocol allows: the host cancels while the answer is on its way, so the
+    // cancel names a call the service no longer holds. (The host's own cancel path never sends
+    // one for a call it has its answer to; the message is posted as the host would.)
+    const answered = (h as unknown as { seq: number }).seq;
+    (h as unknown as { post(m: HostMessage): void }).post({ type: 'cancel', seq: answered });
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    expect(events.filter((e) => JSON.stringify(e.payload).includes(RESTARTED))).toEqual([]);
+  });
 
   it("the window's cancel by call id goes through the door to the service: the inspect stops there within a second", async () => {
     const logs: string[] = [];
