@@ -106,7 +106,12 @@ describe('Scheduler', () => {
       times: 0,
       action: { type: 'status', status: 401 },
     });
-    const u = kit.uploader('refused-mid', { concurrency: 1, retrySchedule: schedule });
+    const warned: string[] = [];
+    const u = kit.uploader('refused-mid', {
+      concurrency: 1,
+      retrySchedule: schedule,
+      log: { info: () => {}, warn: (m) => warned.push(m) },
+    });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const id = u.queue.filesOf(queued[0]!)[0]!.id;
     const blocked: string[] = [];
@@ -128,6 +133,7 @@ describe('Scheduler', () => {
     expect(stored).not.toContain(2);
     expect(summary.waiting.map((f) => f.id)).toEqual([id]);
     expect(lines(u, id)).toEqual(['started']);
+    expect(warned.filter((m) => m.includes('refused-mid.mp4'))).toEqual([]); // waits, never "failed"
     // The whole queue stops (engine.ts BlockRecord): one message, held for `status`, told once.
     expect(blocked).toEqual([
       expect.stringMatching(/^The service refuses the account .*; 0 capture\(s\) and 1 file\(s\) wait\.$/),

@@ -26,18 +26,21 @@ let svc: TestService;
 let work: string;
 const hosts: ServiceHost[] = [];
 const MiB = 1024 * 1024;
+// Closing service processes and the local service waits on other processes: on a loaded machine
+// that takes longer than vitest's default 10 s for a hook, with every test passed.
+const HOOK_MS = 60_000;
 beforeAll(async () => {
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'service-host-'));
-});
+}, HOOK_MS);
 afterEach(async () => {
   while (hosts.length) await hosts.pop()!.close();
   await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-});
+}, HOOK_MS);
 afterAll(async () => {
   await svc.stop();
   rmSync(work, { recursive: true, force: true });
-});
+}, HOOK_MS);
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function storedSha(fileName: string): Promise<string> {
