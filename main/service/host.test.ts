@@ -192,6 +192,15 @@ describe('the upload service in its own process', () => {
     expect(await call('capture:service.status')).toEqual({ queueError: null });
   }, 120_000);
 
+  it('a call posted right after the start, before the queue opened, waits for it and is answered', async () => {
+    const { h } = host('early-call');
+    const starting = h.start();
+    // Posted after `start` on the same channel: it reaches the service while its queue is still opening.
+    const early = h.call('capture:service.status', undefined);
+    expect(await early).toEqual({ ok: true, value: { queueError: null } });
+    expect(await starting).toEqual({ queueError: null });
+  });
+
   it('a cancel that reaches the service after its call was answered is ignored: the service answers on, never restarted', async () => {
     const { h, events, call } = host('late-cancel');
     await h.start();
