@@ -201,6 +201,16 @@ describe('the upload service in its own process', () => {
     expect(await starting).toEqual({ queueError: null });
   });
 
+  it('a channel the service has no handler for is refused by name, and the service answers on', async () => {
+    const { h, call } = host('unknown-channel');
+    await h.start();
+    expect(await h.call('capture:no-such-channel' as never, undefined)).toEqual({
+      ok: false,
+      error: 'Unknown request capture:no-such-channel',
+    });
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+  });
+
   it('a cancel that reaches the service after its call was answered is ignored: the service answers on, never restarted', async () => {
     const { h, events, call } = host('late-cancel');
     await h.start();
