@@ -40,8 +40,8 @@ const TARGETS: Target[] = [
     file: 'main/engine/scheduler.ts',
     from: /^ {2}private settle\(/,
     to: /^function fromGateway/,
-    // The engine's pause, cancel, hold and card tests end tasks by each of those ways; unit tests
-    // only (some 30 s a mutant on a loaded machine): the end-to-end tests take minutes each.
+    // The engine's pause, cancel, hold, card and gateway-outage tests end tasks by each of those ways;
+    // unit tests only (some 30 s a mutant on a loaded machine): the end-to-end tests take minutes each.
     tests: [
       'main/engine/scheduler.test.ts',
       'main/engine/retry-owner.test.ts',
@@ -49,6 +49,7 @@ const TARGETS: Target[] = [
       'main/engine/engine.test.ts',
       'main/engine/hold.test.ts',
       'main/engine/card-read-error.test.ts',
+      'main/engine/silent-gateway.test.ts',
     ],
   },
   {
