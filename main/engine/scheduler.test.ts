@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, startServiceKit } from '../testing/kit.js';
@@ -27,7 +29,12 @@ describe('Scheduler', () => {
   it('a passing failure: pending with a retry time from the schedule, the attempt counted, one line each for start and retry', async () => {
     const file = kit.file('flaky.mp4', MiB);
     await kit.fault({ target: 'storage', operation: 'UploadPart', times: 0, action: { type: 'status', status: 500 } });
-    const u = kit.uploader('flaky', { partRetry: once, retrySchedule: schedule });
+    const warned: string[] = [];
+    const u = kit.uploader('flaky', {
+      partRetry: once,
+      retrySchedule: schedule,
+      log: { info: () => {}, warn: (m) => warned.push(m) },
+    });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const id = u.queue.filesOf(queued[0]!)[0]!.id;
 
@@ -41,6 +48,7 @@ describe('Scheduler', () => {
     expect(row.nextAttemptAt).toBeGreaterThanOrEqual(before + 60_000);
     expect(row.nextAttemptAt).toBeLessThanOrEqual(after + 60_000);
     expect(lines(u, id)).toEqual(['started', 'retry-scheduled']);
+    expect(warned.filter((m) => m.includes('flaky.mp4'))).toEqual([]); // waits, never "failed"
 
     // Not due yet: a second drain starts nothing and sends no byte.
     const from = kit.svc.storage.received.length;
@@ -178,6 +186,48 @@ describe('Scheduler', () => {
     });
     expect(lines(u, id)).toEqual(['started']);
     expect(warned.filter((m) => m.includes('held.mp4'))).toEqual([]);
+  });
+
+  it('a registered file whose gateway cannot be reached waits for its retry, with one notice naming the address', async () => {
+    const file = kit.file('unreachable.mp4', MiB);
+    await kit.fault({ target: 'gateway', operation: 'presign-missing', action: { type: 'status', status: 503 } });
+    const first = kit.uploader('unreachable', { apiRetry: once, retrySchedule: schedule });
+    const { queued } = await first.add([file.path], { structure: kit.structure(), type: 'interior' });
+    const id = first.queue.filesOf(queued[0]!)[0]!.id;
+    await first.engine.drain(); // registered; its presign refused once (503): waits for its retry
+    await first.close();
+    // A loopback port nothing listens on: taken from the system, then let go.
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const { info } = kit.svc;
+    const u = kit.uploader('unreachable', {
+      apiRetry: once,
+      retrySchedule: schedule,
+      gateway: {
+        baseUrl: `http://127.0.0.1:${closed}`,
+        authUrl: info.authUrl,
+        apiKey: info.apiKey,
+        projectId: info.projectId,
+        ...info.account,
+      },
+    });
+    const warnings: string[] = [];
+    u.engine.on((e) => void (e.type === 'warning' && warnings.push(e.message)));
+    u.engine.retryAll();
+
+    const summary = await u.engine.drain();
+
+    expect(summary.waiting.map((f) => f.id)).toEqual([id]);
+    expect(u.queue.file(id)).toMatchObject({ state: 'pending', transient: true, attempts: 2 });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`^Cannot reach the capture gateway at http://127\\.0\\.0\\.1:${closed}: .*Nothing was sent`),
+      ),
+    ]);
   });
 
   it('with one request slot, at most two files are uploading at once, and every one completes', async () => {
