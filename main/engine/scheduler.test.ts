@@ -65,7 +65,11 @@ describe('Scheduler', () => {
       times: 0,
       action: { type: 'status', status: 400 },
     });
-    const u = kit.uploader('refused', { retrySchedule: schedule });
+    const warned: string[] = [];
+    const u = kit.uploader('refused', {
+      retrySchedule: schedule,
+      log: { info: () => {}, warn: (m) => warned.push(m) },
+    });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const id = u.queue.filesOf(queued[0]!)[0]!.id;
 
@@ -76,6 +80,7 @@ describe('Scheduler', () => {
     expect([row.state, row.transient, row.nextAttemptAt, row.attempts]).toEqual(['failed', false, null, 0]);
     expect(row.error).toMatch(/HTTP 400/);
     expect(lines(u, id)).toEqual(['started', 'failed']);
+    expect(warned).toEqual([`refused.mp4 failed: ${row.error}`]);
   });
 
   it('a pause written while the task runs is kept: the unwinding task never overwrites it', async () => {
