@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -233,6 +234,27 @@ describe('Scheduler', () => {
         new RegExp(`^Cannot reach the capture gateway at http://127\\.0\\.0\\.1:${closed}: .*Nothing was sent`),
       ),
     ]);
+  });
+
+  it('a file changed on disk mid-upload fails for a person and is marked changed, so its recording may be added again', async () => {
+    const file = kit.file('changing.mp4', 11 * MiB);
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+    const u = kit.uploader('changing', { concurrency: 1 });
+    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+    const id = u.queue.filesOf(queued[0]!)[0]!.id;
+    const off = u.engine.on((e) => {
+      if (e.type === 'progress' && e.files.some((f) => f.bytesSent > 0)) {
+        off();
+        appendFileSync(file.path, 'x'); // the test's own file, one byte longer than queued
+      }
+    });
+
+    const summary = await u.engine.drain();
+
+    expect(summary.failed.map((f) => f.id)).toEqual([id]);
+    const row = u.queue.file(id)!;
+    expect([row.state, row.changed]).toEqual(['failed', true]);
+    expect(row.error).toMatch(/changing\.mp4 changed/);
   });
 
   it('with one request slot, at most two files are uploading at once, and every one completes', async () => {
