@@ -128,7 +128,7 @@ describe('Scheduler', () => {
     });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     const id = u.queue.filesOf(queued[0]!)[0]!.id;
-    const blocked: string[] = [];
+    const blocked: (string | null)[] = [];
     u.engine.on((e) => {
       if (e.type === 'blocked') blocked.push(e.message);
     });
