@@ -6,7 +6,8 @@
  * A mutant is *killed* when the tests fail (or time out), *survived* when they pass.
  *
  * Run on demand, never by `npm test` (minutes of CPU): `npm run mutate`, or
- * `npm run mutate -- --target transitions --max 10` (`--list` prints the mutants without running them). Prints one line a mutant and a summary, and
+ * `npm run mutate -- --target transitions --max 10` (`--lines 35,42`: only those lines' mutants; `--list`
+ * prints the mutants without running them). Prints one line a mutant and a summary, and
  * writes the result to `test-results/mutate.json`. Exits 0 (a report, not a gate), 2 when the
  * unmutated tests already fail.
  */
@@ -41,7 +42,17 @@ const TARGETS: Target[] = [
     file: 'main/engine/scheduler.ts',
     from: /^ {2}private settle\(/,
     to: /^function fromGateway/,
-    tests: ['main/engine/scheduler.test.ts', 'main/engine/retry-owner.test.ts', 'main/engine/transitions.test.ts'],
+    // The engine's pause, cancel, hold, card and gateway-outage tests end tasks by each of those ways;
+    // unit tests only (some 30 s a mutant on a loaded machine): the end-to-end tests take minutes each.
+    tests: [
+      'main/engine/scheduler.test.ts',
+      'main/engine/retry-owner.test.ts',
+      'main/engine/transitions.test.ts',
+      'main/engine/engine.test.ts',
+      'main/engine/hold.test.ts',
+      'main/engine/card-read-error.test.ts',
+      'main/engine/silent-gateway.test.ts',
+    ],
   },
   {
     name: 'transitions',
@@ -180,11 +191,16 @@ function main(): number {
   const args = process.argv.slice(2);
   const only = args.includes('--target') ? args[args.indexOf('--target') + 1] : undefined;
   const max = args.includes('--max') ? Number(args[args.indexOf('--max') + 1]) : Infinity;
+  // `--lines 262,288`: only the mutants of these lines (a survivor checked again after its test was added).
+  const onlyLines = args.includes('--lines')
+    ? new Set(args[args.indexOf('--lines') + 1]!.split(',').map(Number))
+    : undefined;
+  const pick = (ms: Mutant[]) => ms.filter((m) => !onlyLines || onlyLines.has(m.line)).slice(0, max);
   const timeoutMs = 180_000;
   const targets = TARGETS.filter((t) => !only || t.name === only);
   if (args.includes('--list')) {
     for (const t of targets)
-      for (const m of mutantsOf(t, readFileSync(join(ROOT, t.file), 'utf8').split('\n')).slice(0, max))
+      for (const m of pick(mutantsOf(t, readFileSync(join(ROOT, t.file), 'utf8').split('\n'))))
         console.log(`${t.file}:${m.line} ${m.kind}: ${m.after.trim()}`);
     return 0;
   }
@@ -201,7 +217,7 @@ function main(): number {
       restore();
       process.exit(130);
     });
-    const mutants = mutantsOf(target, original.split('\n')).slice(0, max);
+    const mutants = pick(mutantsOf(target, original.split('\n')));
     console.log(`${target.name}: ${mutants.length} mutants of ${target.file}, tests ${target.tests.join(' ')}`);
     try {
       for (const m of mutants) {

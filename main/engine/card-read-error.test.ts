@@ -78,9 +78,11 @@ describe('a read error from a card whose mount still exists (straight-from-card 
     const mount = join(kit.work, 'media');
     const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 1, bytes: 11 * MiB });
     const target = card.recordings[0]!;
+    const warned: string[] = [];
     const u = kit.uploader('eio-once', {
       concurrency: 1,
       cards: { mountRoots: [mount], intervalMs: 50, deviceRetryMs: [100, 100, 100] },
+      log: { info: () => {}, warn: (m) => warned.push(m) },
     });
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const files = u.queue.filesOf(queued[0]!);
@@ -91,8 +93,12 @@ describe('a read error from a card whose mount still exists (straight-from-card 
     let putsAtFault = new Map<number, number>();
     fault.onFire = () => (putsAtFault = putsOf(keyOf()));
     const states: string[] = [];
+    // Each retry time set, and the wall-clock time it was announced at (ms since epoch).
+    const retries: { at: number; now: number }[] = [];
     u.engine.on((e) => {
-      if (e.type === 'file' && e.fileId === file.id) states.push(e.state);
+      if (e.type !== 'file' || e.fileId !== file.id) return;
+      states.push(e.state);
+      if (e.file.nextAttemptAt !== null) retries.push({ at: e.file.nextAttemptAt, now: Date.now() });
     });
 
     const summary = await u.engine.drain({ wait: true, deadline: Date.now() + 60_000 });
@@ -114,6 +120,14 @@ describe('a read error from a card whose mount still exists (straight-from-card 
       .filter((a) => a.fileId === file.id)
       .map((a) => [a.kind, a.message]);
     expect(lines.filter(([k]) => k === 'failed')).toEqual([]);
+    // The short retry lies ahead (deviceRetryMs 100 ms), and the log says so, as the activity line does.
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.at).toBeGreaterThan(retries[0]!.now);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^Reading VID_\S+ failed \(EIO\) while its card or drive still looked mounted\. Trying again at /,
+      ),
+    ]);
     expect(lines).toContainEqual([
       'retry-scheduled',
       expect.stringMatching(

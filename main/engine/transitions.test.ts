@@ -3,7 +3,7 @@ import type { UploadQueue } from '../queue/queue.js';
 import { fillQueue } from '../testing/fill-queue.js';
 import { tempQueue } from '../testing/kit.js';
 import type { EngineEvent } from './events.js';
-import { MAX_PARTS, Transitions } from './transitions.js';
+import { MAX_PARTS, Transitions, captureTooLarge } from './transitions.js';
 import { setFileState } from '../testing/queue-backdoors.js';
 
 // The one way the engine changes the queue: the row and its activity line commit together, and
@@ -83,9 +83,70 @@ describe('file moves', () => {
     expect(q.schedule.nextDueAt()).toBe(at);
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).not.toContain(a);
   });
+
+  it('parts storage no longer holds: their ETags forgotten with one line, the loss announced once with its bytes', () => {
+    const [a, b] = fillQueue(q, 1);
+    q.recordParts([
+      { fileId: a!, partNumber: 1, etag: '"a1"' },
+      { fileId: b!, partNumber: 1, etag: '"b1"' },
+    ]);
+    const f = q.file(a!)!;
+    tr.partsLost(f, []);
+    expect(events).toEqual([]);
+    tr.partsLost(f, [{ partNumber: 1, size: 3 * 1024 ** 2 }]);
+    expect(q.parts(a!).map((p) => p.etag)).toEqual([null]);
+    expect(q.parts(b!).map((p) => p.etag)).toEqual(['"b1"']);
+    const message = 'Storage no longer holds part 1 (3.0 MiB) it had confirmed; sending it again';
+    expect(q.activity.list().map((l) => [l.fileId, l.kind, l.message])).toEqual([[a, 'parts-lost', message]]);
+    expect(events[0]).toEqual({
+      type: 'lost',
+      fileId: a,
+      captureRow: f.captureRow,
+      fileName: f.fileName,
+      partNumbers: [1],
+      bytes: 3 * 1024 ** 2,
+    });
+    expect(said()).toEqual([['lost'], ['activity', 'parts-lost', message]]);
+  });
+
+  it('removing one file deletes its row only, says so once, and a second removal answers false', () => {
+    const [a, b] = fillQueue(q, 1);
+    const row = q.file(a!)!.captureRow;
+    expect(tr.removeFile(a!)).toBe(true);
+    expect([q.file(a!), q.file(b!)?.id, q.capture(row)?.id]).toEqual([undefined, b, row]);
+    expect(q.activity.list().map((l) => [l.fileId, l.kind])).toEqual([[a, 'removed']]);
+    expect(said()).toEqual([
+      ['removed', row, [a]],
+      ['activity', 'removed', "Removed from this computer's queue; nothing at the platform changed"],
+    ]);
+    expect(tr.removeFile(a!)).toBe(false);
+    expect(events).toHaveLength(2);
+  });
 });
 
 describe('captures', () => {
+  it('a capture move commits the row and its line, then announces them; a move from a state it left says nothing', () => {
+    const [a] = fillQueue(q, 1);
+    const row = q.file(a!)!.captureRow;
+    const from = q.capture(row)!.state;
+    expect(tr.capture(row, [from], 'failed', 'refused', undefined, { kind: 'failed', message: 'refused' })).toBe(true);
+    expect(q.capture(row)).toMatchObject({ state: 'failed', error: 'refused' });
+    expect(q.activity.list().map((l) => [l.captureRow, l.fileId, l.kind, l.message])).toEqual([
+      [row, null, 'failed', 'refused'],
+    ]);
+    expect(said()).toEqual([
+      ['capture', row, 'failed'],
+      ['activity', 'failed', 'refused'],
+    ]);
+    expect(tr.capture(row, [from], 'queued', null)).toBe(false);
+    expect(q.capture(row)!.state).toBe('failed');
+    expect(events).toHaveLength(2);
+    // Without a note: the row and its announcement, no line.
+    expect(tr.capture(row, ['failed'], 'queued', null)).toBe(true);
+    expect(said().slice(2)).toEqual([['capture', row, 'queued']]);
+    expect(q.activity.list()).toHaveLength(1);
+  });
+
   it('completes a capture once every file is completed, with one line, and only once', () => {
     const [a, b] = fillQueue(q, 1);
     const row = q.file(a!)!.captureRow;
@@ -101,6 +162,15 @@ describe('captures', () => {
       ['capture', row, 'completed'],
       ['activity', 'capture-completed', 'Every file of the capture is uploaded'],
     ]);
+  });
+
+  it('completing a capture no longer in the queue does nothing', () => {
+    const [a] = fillQueue(q, 1);
+    const row = q.file(a!)!.captureRow;
+    tr.removeCapture(row);
+    events.length = 0;
+    tr.completeCaptureIfDone(row);
+    expect(events).toEqual([]);
   });
 
   it('removing a capture deletes its rows and names every file it held', () => {
@@ -155,5 +225,20 @@ describe('captures', () => {
       ['activity', 'registered', 'Registered as capture cap-huge'],
       ['activity', 'failed', f!.error],
     ]);
+  });
+});
+
+describe('captureTooLarge', () => {
+  const file = (totalParts: number) => ({
+    fileName: 'a.insv',
+    size: totalParts * 5 * 1024 ** 2,
+    partSize: 5 * 1024 ** 2,
+    totalParts,
+  });
+  it('lets a file of exactly 10,000 parts through and names one over it, with every file of the capture', () => {
+    expect(captureTooLarge([file(MAX_PARTS), file(1)])).toBeUndefined();
+    expect(captureTooLarge([file(1), file(MAX_PARTS + 1)])).toMatch(
+      /^a\.insv would need 10,001 parts of 5 MiB and storage allows 10,000 \(48\.8 GiB\), so none of the capture's 2 files was sent: /,
+    );
   });
 });

@@ -11,6 +11,7 @@ import type { EventName, SettingsView } from '../../shared/ipc.js';
 import { CANCEL_CHANNEL } from '../../shared/ipc.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
+import type { HostMessage } from './protocol.js';
 import { RESTARTED, ServiceHost } from './host.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { createIpcDispatcher } from '../ipc/dispatch.js';
@@ -25,18 +26,21 @@ let svc: TestService;
 let work: string;
 const hosts: ServiceHost[] = [];
 const MiB = 1024 * 1024;
+// Closing service processes and the local service waits on other processes: on a loaded machine
+// that takes longer than vitest's default 10 s for a hook, with every test passed.
+const HOOK_MS = 60_000;
 beforeAll(async () => {
   svc = await startTestService();
   work = mkdtempSync(join(tmpdir(), 'service-host-'));
-});
+}, HOOK_MS);
 afterEach(async () => {
   while (hosts.length) await hosts.pop()!.close();
   await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-});
+}, HOOK_MS);
 afterAll(async () => {
   await svc.stop();
   rmSync(work, { recursive: true, force: true });
-});
+}, HOOK_MS);
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function storedSha(fileName: string): Promise<string> {
@@ -195,6 +199,40 @@ describe('the upload service in its own process', () => {
     await expectInspectStopped(logs);
     expect(await call('capture:service.status')).toEqual({ queueError: null });
   }, 120_000);
+
+  it('a call posted right after the start, before the queue opened, waits for it and is answered', async () => {
+    const { h } = host('early-call');
+    const starting = h.start();
+    // Posted after `start` on the same channel: it reaches the service while its queue is still opening.
+    const early = h.call('capture:service.status', undefined);
+    expect(await early).toEqual({ ok: true, value: { queueError: null } });
+    expect(await starting).toEqual({ queueError: null });
+  });
+
+  it('a channel the service has no handler for is refused by name, and the service answers on', async () => {
+    const { h, call } = host('unknown-channel');
+    await h.start();
+    expect(await h.call('capture:no-such-channel' as never, undefined)).toEqual({
+      ok: false,
+      error: 'Unknown request capture:no-such-channel',
+    });
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+  });
+
+  it('a cancel that reaches the service after its call was answered is ignored: the service answers on, never restarted', async () => {
+    const { h, events, call } = host('late-cancel');
+    await h.start();
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    // The race the protocol allows: the host cancels while the answer is on its way, so the
+    // cancel names a call the service no longer holds. (The host's own cancel path never sends
+    // one for a call it has its answer to; the message is posted as the host would.)
+    const answered = (h as unknown as { seq: number }).seq;
+    (h as unknown as { post(m: HostMessage): void }).post({ type: 'cancel', seq: answered });
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    expect(events.filter((e) => JSON.stringify(e.payload).includes(RESTARTED))).toEqual([]);
+  });
 
   it("the window's cancel by call id goes through the door to the service: the inspect stops there within a second", async () => {
     const logs: string[] = [];
