@@ -35,7 +35,16 @@ export function gatewayDelayed(operation: string, ms: number, scope: RuleScope =
   return { target: 'gateway', operation, ...scope, action: { type: 'latency', ms } };
 }
 
-/** The progress-records service answers its `progress` calls with HTTP `status`, every one until cleared. */
-export function recordsRefused(status: number): FaultRuleInput {
-  return { target: 'progress', operation: 'progress', times: 0, action: { type: 'status', status } };
+/**
+ * The progress-records service answers its `progress` calls (only those of HTTP `method`, e.g.
+ * `POST`, when given) with HTTP `status`, every one until the rules are cleared.
+ */
+export function recordsRefused(status: number, method?: string): FaultRuleInput {
+  const rule: FaultRuleInput = {
+    target: 'progress',
+    operation: 'progress',
+    times: 0,
+    action: { type: 'status', status },
+  };
+  return method === undefined ? rule : { ...rule, method };
 }
