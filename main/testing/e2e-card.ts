@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { CliKit, StoredObject } from './kit.js';
 
 /**
- * Cards and recordings of random bytes for the Node end-to-end tests, and what storage holds of
- * them read back. Test code only; every file is written under the folder a test gives.
+ * Cards and recordings of random bytes for the Node end-to-end tests, a change of a recording's
+ * metadata alone, and what storage holds of them read back. Test code only; every file is written under the folder a test gives.
  */
 
 /** A card folder the test wrote, and each recording's bytes by file name. */
@@ -47,4 +48,17 @@ export async function storedByName(kit: Pick<CliKit, 'svc' | 'object'>, name: st
   const upload = Object.values(kit.svc.store.state.uploads).find((u) => u.key.endsWith(name));
   if (!upload) throw new Error(`storage has no upload of ${name}`);
   return kit.object(upload.key);
+}
+
+/**
+ * Changes a recording's metadata and not one of its bytes, as a backup tool or a file manager may
+ * while it uploads: a chmod to 0600 and back to 0644, and a hard link to it at `link` (absolute).
+ * Expects its ctime (ns) to have moved, so that a check on ctime alone would see a change.
+ */
+export function changeMetadataOnly(path: string, link: string): void {
+  const ctimeBefore = statSync(path, { bigint: true }).ctimeNs;
+  chmodSync(path, 0o600);
+  chmodSync(path, 0o644);
+  linkSync(path, link);
+  expect(statSync(path, { bigint: true }).ctimeNs).not.toBe(ctimeBefore);
 }

@@ -123,3 +123,22 @@ export function runCliAs(
     ),
   );
 }
+
+/** How `import` copies a card (see importArgs). */
+export interface ImportOptions {
+  /** The library folder the copies go to (absolute). */
+  library: string;
+  /** Copy the recordings only (`--recordings-only`); default: the whole card. */
+  recordingsOnly?: boolean;
+  /** Queue the copies on this structure as this capture type (`interior` by default); default: only copy. */
+  place?: { structure: string; type?: 'interior' | 'exterior' };
+}
+
+/**
+ * The arguments of `capture-uploader import` of the card at `card` (absolute):
+ * `import card [--recordings-only] --library L [--structure S --type T]`.
+ */
+export function importArgs(card: string, opts: ImportOptions): string[] {
+  const place = opts.place ? ['--structure', opts.place.structure, '--type', opts.place.type ?? 'interior'] : [];
+  return ['import', card, ...(opts.recordingsOnly ? ['--recordings-only'] : []), '--library', opts.library, ...place];
+}
