@@ -9,9 +9,8 @@ import { uploaderEnv } from '../../e2e/service/testing.js';
 
 /**
  * Helpers for the Node end-to-end tests that run `capture-uploader` as a child against the local
- * service (useCliKit in kit.ts): the `add` command line, a card queued and draining slowly, and
- * what `log --json` prints read back.
- * Test code only.
+ * service (useCliKit in kit.ts): the `add` and `import` command lines, a card queued and draining
+ * slowly, what `log --json` prints read back, and a run as another user. Test code only.
  */
 
 /** How `add` queues recordings: on which structure, as which capture type, with which extra flags. */
