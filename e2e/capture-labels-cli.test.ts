@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseShift, shiftTimes } from '../shared/time-shift.js';
 import { useCliKit } from '../main/testing/kit.js';
+import { addWithKit } from '../main/testing/e2e-cli.js';
 
 // What the command line says of a capture whose camera clock was an hour off and was shifted:
 // `status` and `log` name it by the time the platform got (shared/capture-label.ts).
@@ -24,16 +25,7 @@ describe('a shifted capture on the command line', () => {
       writeFileSync(join(card, `VID_20261123_080000_${lens}_001.insv`), randomBytes(4096));
     const [shifted] = shiftTimes(['2026-11-23T08:00:00+01:00'], parseShift('+01:00')!);
     expect(shifted).toBe('2026-11-23T09:00:00+01:00');
-    const add = await cli(dataDir, [
-      'add',
-      '--structure',
-      kit.structure(),
-      '--type',
-      'interior',
-      '--captured-at',
-      shifted!,
-      card,
-    ]);
+    const add = await addWithKit(kit, dataDir, [card], { flags: ['--captured-at', shifted!] }, { env: { TZ } });
     expect(add.code, add.stderr).toBe(0);
     const label = '2026-11-23 09:00:00 · segment 001 · 2 lenses';
     expect(add.stdout).toContain(`"${label}"`);

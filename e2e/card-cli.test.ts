@@ -4,18 +4,24 @@ import { Database } from '../main/testing/queue-backdoors.js';
 import { describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../main/card/fake-card.js';
 import { sha256, useCliKit } from '../main/testing/kit.js';
+import { importArgs } from '../main/testing/e2e-cli.js';
 
 // From the command line: `add` takes a card at any level.
 
 const kit = useCliKit('card-cli');
+
+/** A fresh queue folder (`work/q-XXXXXX`) and a fake card written at `work/<cardPath…>` (see writeFakeCard). */
+const queueAndCard = (cardPath: string[], opts: Parameters<typeof writeFakeCard>[1]) => ({
+  dataDir: mkdtempSync(join(kit.work, 'q-')),
+  card: writeFakeCard(join(kit.work, ...cardPath), opts),
+});
 
 /** Runs the CLI to its end; `onStdout` sees all it printed so far each time more comes. */
 const cli = (dataDir: string, args: string[], onStdout?: (all: string) => void) => kit.run(dataDir, args, { onStdout });
 
 describe('add', () => {
   it('queues every recording of a card given by its root, and names the folder that holds none', async () => {
-    const dataDir = mkdtempSync(join(kit.work, 'q-'));
-    const card = writeFakeCard(join(kit.work, 'card'), { recordings: 3 });
+    const { dataDir, card } = queueAndCard(['card'], { recordings: 3 });
     const empty = join(kit.work, 'empty-card');
     mkdirSync(join(empty, 'DCIM'), { recursive: true });
     const res = await cli(dataDir, ['add', '--structure', kit.structure(), '--type', 'interior', card.root, empty]);
@@ -30,25 +36,14 @@ describe('add', () => {
 
 describe('import', () => {
   it('copies a card with verification, says when it is safe to remove, and uploads from the copies after the card is gone', async () => {
-    const dataDir = mkdtempSync(join(kit.work, 'q-'));
+    const { dataDir, card } = queueAndCard(['X4_SD'], { recordings: 3, bytes: 6 * 1024 * 1024 + 11 });
     const library = join(kit.work, 'library');
-    const card = writeFakeCard(join(kit.work, 'X4_SD'), { recordings: 3, bytes: 6 * 1024 * 1024 + 11 });
     const originals = new Map(card.recordings.map((p) => [p.split('/').pop()!, sha256(readFileSync(p))]));
     let removedAt: string | undefined;
     const res = await cli(
       dataDir,
       // The recordings only: the whole card's other files are the subject of a test below.
-      [
-        'import',
-        card.root,
-        '--recordings-only',
-        '--library',
-        library,
-        '--structure',
-        kit.structure(),
-        '--type',
-        'interior',
-      ],
+      importArgs(card.root, { library, recordingsOnly: true, place: { structure: kit.structure() } }),
       (out) => {
         // The person pulls the card the moment they are told they may.
         if (removedAt === undefined && out.includes('Card safe to remove')) {
@@ -130,15 +125,11 @@ describe('import', () => {
   });
 
   it('without placement only copies, and lists what waits; a folder with no recording exits non-zero, naming it', async () => {
-    const dataDir = mkdtempSync(join(kit.work, 'q-'));
-    const card = writeFakeCard(join(kit.work, 'ONLY_COPY'), { recordings: 1 });
-    const res = await cli(dataDir, [
-      'import',
-      card.root,
-      '--recordings-only',
-      '--library',
-      join(kit.work, 'library-2'),
-    ]);
+    const { dataDir, card } = queueAndCard(['ONLY_COPY'], { recordings: 1 });
+    const res = await cli(
+      dataDir,
+      importArgs(card.root, { library: join(kit.work, 'library-2'), recordingsOnly: true }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording \(/);
     expect(res.stdout).toMatch(/^Transfer report: ascmhl\/0001_ONLY_COPY_.*Z_transfer-report\.html$/m);
@@ -149,15 +140,14 @@ describe('import', () => {
     );
     expect(res.stdout).not.toMatch(/queued capture/);
     const empty = mkdtempSync(join(kit.work, 'blank-'));
-    const none = await cli(dataDir, ['import', empty, '--library', join(kit.work, 'library-2')]);
+    const none = await cli(dataDir, importArgs(empty, { library: join(kit.work, 'library-2') }));
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain(`No recordings found in ${empty} (looked for .insv, .mp4, .csv)`);
   });
 
   it('copies the whole card by default (previews, thumbnails, MISC verified and in the MHL); --recordings-only leaves them on the card', async () => {
-    const dataDir = mkdtempSync(join(kit.work, 'q-'));
-    const card = writeFakeCard(join(kit.work, 'WHOLE_CLI'), { recordings: 1 });
-    const whole = await cli(dataDir, ['import', card.root, '--library', join(kit.work, 'library-whole')]);
+    const { dataDir, card } = queueAndCard(['WHOLE_CLI'], { recordings: 1 });
+    const whole = await cli(dataDir, importArgs(card.root, { library: join(kit.work, 'library-whole') }));
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stdout).toMatch(
       /Card safe to remove: 2 files of 1 recording \(4\.0 KiB\) and 3 other files \(.+; the whole card\) copied and verified in /,
@@ -174,11 +164,7 @@ describe('import', () => {
 
     const only = await cli(mkdtempSync(join(kit.work, 'q-')), [
       '--json',
-      'import',
-      card.root,
-      '--recordings-only',
-      '--library',
-      join(kit.work, 'library-only'),
+      ...importArgs(card.root, { library: join(kit.work, 'library-only'), recordingsOnly: true }),
     ]);
     expect(only.code, only.stderr).toBe(0);
     const imported = JSON.parse(only.stdout.trim().split('\n').at(-1)!) as {
@@ -197,11 +183,10 @@ describe('import of a card put back', () => {
     'the next morning, at another mount, copies nothing, says it was imported and uploaded, and copies only a recording added since',
     { timeout: 120_000 },
     async () => {
-      const dataDir = mkdtempSync(join(kit.work, 'q-'));
+      const { dataDir, card } = queueAndCard(['mnt-1', 'X4_BACK'], { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
       const library = join(kit.work, 'library-back');
       // The recordings only: what an import of the whole card copies again is whole-card.test.ts's.
       const place = ['--recordings-only', '--library', library, '--structure', kit.structure(), '--type', 'interior'];
-      const card = writeFakeCard(join(kit.work, 'mnt-1', 'X4_BACK'), { recordings: 3, bytes: 3 * 1024 * 1024 + 7 });
       const first = await cli(dataDir, ['import', card.root, ...place]);
       expect(first.code, first.stderr + first.stdout).toBe(0);
       const drained = await cli(dataDir, ['drain']);
@@ -252,9 +237,8 @@ describe('import of a card put back', () => {
 
 describe('import --eject', () => {
   it('tries to eject the card once it is said safe to remove; one that cannot be ejected is said with what to do, and exits 1', async () => {
-    const dataDir = mkdtempSync(join(kit.work, 'q-'));
     // A folder, not a mounted volume: nothing is mounted there to eject.
-    const card = writeFakeCard(join(kit.work, 'EJECT_ME'), { recordings: 1 });
+    const { dataDir, card } = queueAndCard(['EJECT_ME'], { recordings: 1 });
     const res = await cli(dataDir, ['import', card.root, '--library', join(kit.work, 'library-eject'), '--eject']);
     expect(res.stdout).toMatch(/Card safe to remove: 2 files of 1 recording/);
     expect(res.stderr).toContain(
@@ -269,9 +253,8 @@ describe('import without placement holds the queue', () => {
     'a drain started while it copies stops with 2 naming the import, and the import ends verified',
     { timeout: 120_000 },
     async () => {
-      const dataDir = mkdtempSync(join(kit.work, 'q-'));
+      const { dataDir, card } = queueAndCard(['HELD'], { recordings: 4, bytes: 8 * 1024 * 1024 });
       const library = join(kit.work, 'library-held');
-      const card = writeFakeCard(join(kit.work, 'HELD'), { recordings: 4, bytes: 8 * 1024 * 1024 });
       // Frozen mid-copy (SIGSTOP), as a long card's copy is for minutes: it holds the queue meanwhile.
       let frozen = false;
       let atFreeze = '';

@@ -1,5 +1,4 @@
-import type { SpawnOptions } from 'node:child_process';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -17,62 +16,24 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Database } from '../main/testing/queue-backdoors.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openQueueDatabase } from '../main/queue/db.js';
 import { UploadQueue } from '../main/queue/queue.js';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import type { CliOptions, CliResult } from '../main/testing/kit.js';
+import { ROOT, tempQueue, useCliKit } from '../main/testing/kit.js';
+import { fillQueue } from '../main/testing/fill-queue.js';
+import { addArgs, addWithKit, runCliAs } from '../main/testing/e2e-cli.js';
 
 // Exit codes scripts can trust (the README's "The command-line uploader"): the
 // CLI run as a child against the local service, as e2e/cli.test.ts does.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
 const NOBODY = 65534;
 
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'cli-exit-'));
-  chmodSync(work, 0o755);
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI; `onStdout` sees stdout as it comes and may close it. */
-function cli(
-  dataDir: string,
-  args: string[],
-  opts: SpawnOptions & { onStdout?: (child: ReturnType<typeof spawn>) => void } = {},
-): Promise<Result> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    ...opts,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    opts.onStdout?.(child);
-  });
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
-
-const add = (dataDir: string, paths: string[], opts?: SpawnOptions) =>
-  cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', ...paths], opts);
-const noStackTrace = (r: Result) => expect(r.stderr).not.toMatch(/\n\s+at |Error:|EPIPE|Unhandled/);
+// The work folder open to all: the unreadable-folder test runs the CLI as NOBODY.
+const kit = useCliKit('cli-exit', {}, { before: (k) => chmodSync(k.work, 0o755) });
+const cli = (dataDir: string, args: string[], opts?: CliOptions) => kit.run(dataDir, args, opts);
+const add = (dataDir: string, paths: string[]) => addWithKit(kit, dataDir, paths);
+const noStackTrace = (r: Pick<CliResult, 'stderr'>) => expect(r.stderr).not.toMatch(/\n\s+at |Error:|EPIPE|Unhandled/);
 
 describe('usage errors exit 2', () => {
   it.each([
@@ -81,17 +42,17 @@ describe('usage errors exit 2', () => {
     ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
     ['a bad option value', ['--concurrency', 'many', 'drain'], /a whole number of 1 or more/],
   ])('%s', async (_what, args, message) => {
-    const res = await cli(join(work, 'usage'), args);
+    const res = await cli(join(kit.work, 'usage'), args);
     expect([res.code, res.stderr]).toEqual([2, expect.stringMatching(message)]);
   });
 
   it('--help still exits 0', async () => {
-    expect((await cli(join(work, 'usage'), ['--help'])).code).toBe(0);
+    expect((await cli(join(kit.work, 'usage'), ['--help'])).code).toBe(0);
   });
 
   it('--version prints the version of package.json and exits 0', async () => {
     const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    const r = await cli(join(work, 'usage'), ['--version']);
+    const r = await cli(join(kit.work, 'usage'), ['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(version);
   });
@@ -99,8 +60,8 @@ describe('usage errors exit 2', () => {
 
 describe('a damaged queue moved aside', () => {
   it('drain exits 2 and names where the old queue went and how many captures it held', async () => {
-    const dataDir = join(work, 'corrupt-counted');
-    const files = [1, 2].map((n) => join(work, `corrupt-${n}.mp4`));
+    const dataDir = join(kit.work, 'corrupt-counted');
+    const files = [1, 2].map((n) => join(kit.work, `corrupt-${n}.mp4`));
     for (const f of files) writeFileSync(f, randomBytes(4000));
     expect((await add(dataDir, files)).code).toBe(0);
     // Damage one index page: SQLite's check fails, yet the captures table can still be read.
@@ -128,7 +89,7 @@ describe('a damaged queue moved aside', () => {
   });
 
   it('a queue that is not a database at all: exits 2 and says it could not be read', async () => {
-    const dataDir = join(work, 'corrupt-garbage');
+    const dataDir = join(kit.work, 'corrupt-garbage');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'queue.db'), randomBytes(8192));
     const res = await cli(dataDir, ['drain']);
@@ -140,11 +101,7 @@ describe('a damaged queue moved aside', () => {
 describe('a queue never taken for a new, empty one', () => {
   /** A folder whose queue `add` filled with one capture; answers the folder. */
   async function usedQueue(name: string): Promise<string> {
-    const dataDir = join(work, name);
-    const file = join(work, `${name}.mp4`);
-    writeFileSync(file, randomBytes(3000));
-    expect((await add(dataDir, [file])).code).toBe(0);
-    return dataDir;
+    return (await kit.queued(name, 3000)).dataDir;
   }
   const movedAside = (dataDir: string) =>
     readdirSync(dataDir).filter((n) => n.startsWith('queue.db.corrupt-') && !n.endsWith('-wal') && !n.endsWith('-shm'));
@@ -174,10 +131,10 @@ describe('a queue never taken for a new, empty one', () => {
   });
 
   it('a queue whose -wal was lost after a kill (no tables, its -shm left): drain exits 2 and moves it aside', async () => {
-    const dataDir = join(work, 'wal-lost');
+    const dataDir = join(kit.work, 'wal-lost');
     mkdirSync(dataDir, { recursive: true });
     // What a killed writer leaves: every transaction in the -wal, the file only its header.
-    const live = join(work, 'wal-lost-live.db');
+    const live = join(kit.work, 'wal-lost-live.db');
     const { db } = openQueueDatabase(live);
     new UploadQueue(db).meta.set('partSize', 5 * 1024 * 1024);
     writeFileSync(join(dataDir, 'queue.db'), readFileSync(live));
@@ -209,7 +166,7 @@ describe('a queue never taken for a new, empty one', () => {
   });
 
   it('a new folder is a new queue, not a damaged one', async () => {
-    const dataDir = join(work, 'fresh');
+    const dataDir = join(kit.work, 'fresh');
     const drain = await cli(dataDir, ['drain']);
     expect([drain.code, drain.stderr]).toEqual([0, expect.not.stringMatching(/damaged/)]);
     expect(readdirSync(dataDir).filter((n) => n.includes('corrupt'))).toEqual([]);
@@ -218,10 +175,7 @@ describe('a queue never taken for a new, empty one', () => {
 
 describe('ids that are not in the queue', () => {
   it('retry and resolve of an unknown id exit 2 naming it', async () => {
-    const dataDir = join(work, 'ids');
-    const file = join(work, 'ids.mp4');
-    writeFileSync(file, randomBytes(3000));
-    expect((await add(dataDir, [file])).code).toBe(0);
+    const { dataDir } = await kit.queued('ids', 3000);
     const retry = await cli(dataDir, ['retry', '99']);
     expect([retry.code, retry.stderr]).toEqual([2, expect.stringMatching(/There is no file 99 in the queue/)]);
     const word = await cli(dataDir, ['retry', 'abc']);
@@ -245,15 +199,12 @@ describe('ids that are not in the queue', () => {
 
 describe('add that queued nothing', () => {
   it('exits 1 for recordings already queued, and for a folder with no recordings', async () => {
-    const dataDir = join(work, 'nothing');
-    const file = join(work, 'nothing.mp4');
-    writeFileSync(file, randomBytes(3000));
-    expect((await add(dataDir, [file])).code).toBe(0);
+    const { dataDir, path: file } = await kit.queued('nothing', 3000);
     const again = await add(dataDir, [file]);
     expect(again.code).toBe(1);
     expect(again.stdout).toMatch(/Already in the queue as capture 1/);
     expect(again.stderr).toMatch(/Nothing was queued: see the reasons above\./);
-    const empty = join(work, 'no-recordings');
+    const empty = join(kit.work, 'no-recordings');
     mkdirSync(empty);
     writeFileSync(join(empty, 'notes.txt'), 'site notes');
     const none = await add(dataDir, [empty]);
@@ -264,27 +215,13 @@ describe('add that queued nothing', () => {
 
 describe('status | head', () => {
   it('a closed pipe ends status quietly with 141', async () => {
-    const dataDir = join(work, 'pipe');
-    mkdirSync(dataDir);
-    const { db } = openQueueDatabase(join(dataDir, 'queue.db'));
-    const q = new UploadQueue(db);
-    const request = {
-      project: 'p',
-      structure: 's',
-      captureDateTime: '2026-11-20T10:00:00Z',
-      type: 'interior',
-      mode: '360 Video',
-      sourceType: 'bot',
-      files: [{ frameIndex: 1, fileName: 'a.mp4', contentType: 'video/mp4', size: 1 }],
-    } as const;
-    db.transaction(() => {
-      for (let i = 0; i < 3000; i++)
-        q.enqueueCapture(`walk ${i} ${'x'.repeat(60)}`, request as never, [
-          { path: `/card/${i}.mp4`, fileName: `${i}.mp4`, contentType: 'video/mp4', size: 1, mtimeMs: 1 },
-        ]);
-    })();
-    db.close();
-    const res = await cli(dataDir, ['status'], { onStdout: (child) => child.stdout!.destroy() });
+    // 3000 captures with long names: far more than a pipe holds, so status is still writing when it closes.
+    const t = tempQueue('cli-exit-pipe');
+    fillQueue(t.queue, 3000, `walk ${'x'.repeat(60)} `);
+    t.queue.db.close();
+    const run = kit.spawn(t.dir, ['status'], { onStdout: () => run.child.stdout!.destroy() });
+    const res = await run.done;
+    t.close();
     expect(res.code, res.stderr).toBe(141);
     expect(res.stderr).toBe('');
   });
@@ -302,8 +239,8 @@ describe('local faults in plain sentences', () => {
     const disk = smallDisk();
     try {
       const dataDir = join(disk.dir, 'queue');
-      const first = join(work, 'full-1.mp4');
-      const second = join(work, 'full-2.mp4');
+      const first = join(kit.work, 'full-1.mp4');
+      const second = join(kit.work, 'full-2.mp4');
       writeFileSync(first, randomBytes(3000));
       writeFileSync(second, randomBytes(3000));
       expect((await add(dataDir, [first])).code).toBe(0);
@@ -326,7 +263,7 @@ describe('local faults in plain sentences', () => {
     const disk = smallDisk();
     try {
       const dataDir = join(disk.dir, 'queue');
-      const file = join(work, 'ro.mp4');
+      const file = join(kit.work, 'ro.mp4');
       writeFileSync(file, randomBytes(3000));
       expect((await add(dataDir, [file])).code).toBe(0);
       execFileSync('mount', ['-o', 'remount,ro', disk.dir]);
@@ -344,12 +281,12 @@ describe('local faults in plain sentences', () => {
 
 describe('file names with escape sequences', () => {
   it('are shown escaped in every line, never sent raw to the terminal', async () => {
-    const dataDir = join(work, 'escape');
-    const dir = join(work, 'escape-card');
+    const dataDir = join(kit.work, 'escape');
+    const dir = join(kit.work, 'escape-card');
     mkdirSync(dir);
     const name = 'walk\x1b[31mred\x1b]0;title\x07.mp4';
     writeFileSync(join(dir, name), randomBytes(3000));
-    const link = join(work, 'link\x1b[2J.mp4');
+    const link = join(kit.work, 'link\x1b[2J.mp4');
     symlinkSync(join(dir, name), link); // the same file twice: named in a reason
     const added = await add(dataDir, [dir, link]);
     const drained = await cli(dataDir, ['drain']);
@@ -366,11 +303,11 @@ describe('file names with escape sequences', () => {
 
 describe('a folder that cannot be read', () => {
   it('is named with the reason, and the rest is added (run as an unprivileged user: root reads anything)', async () => {
-    const dataDir = join(work, 'unreadable-queue');
+    const dataDir = join(kit.work, 'unreadable-queue');
     mkdirSync(dataDir);
     chmodSync(dataDir, 0o777);
-    const good = join(work, 'card-good');
-    const bad = join(work, 'card-locked');
+    const good = join(kit.work, 'card-good');
+    const bad = join(kit.work, 'card-locked');
     mkdirSync(good);
     mkdirSync(bad);
     writeFileSync(join(good, 'VID_20261123_080000_00_001.insv'), randomBytes(3000));
@@ -378,7 +315,7 @@ describe('a folder that cannot be read', () => {
     chmodSync(join(good, 'VID_20261123_080000_00_001.insv'), 0o644);
     chmodSync(bad, 0o000);
     mkdirSync(join(good, 'MISC'), { mode: 0o000 });
-    const res = await add(dataDir, [bad, good], { uid: NOBODY, gid: NOBODY });
+    const res = await runCliAs(kit.svc, dataDir, addArgs(kit.structure(), [bad, good]), { uid: NOBODY, gid: NOBODY });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`not queued: ${bad}: A folder that cannot be read (EACCES)`);
     expect(res.stdout).toContain(`not queued: ${join(good, 'MISC')}: A sub-folder that cannot be read (EACCES)`);

@@ -1,62 +1,23 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from './service/testing.js';
-import { startTestService, uploaderEnv } from './service/testing.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MiB, useCliKit } from '../main/testing/kit.js';
+import { addArgs, addWithKit } from '../main/testing/e2e-cli.js';
 
 // The command-line uploader as scripts use it: exit codes they can trust, signals, closed pipes,
 // and the verbs that edit the local queue.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'main/cli/index.ts');
-const MiB = 1024 * 1024;
-
-let svc: TestService;
-let work: string;
-beforeAll(async () => {
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'cli-test-'));
-});
+const kit = useCliKit('cli-test');
 afterEach(async () => {
-  await svc.admin('DELETE', '/faults');
-  await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-});
-afterAll(async () => {
-  await svc.stop();
-  rmSync(work, { recursive: true, force: true });
+  await kit.svc.admin('DELETE', '/faults');
+  await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
 });
 
-interface Run {
-  child: ReturnType<typeof spawn>;
-  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
+/** Starts the CLI with its queue in `dataDir`; see spawnCli. */
+const cli = (dataDir: string, args: string[]) => kit.spawn(dataDir, args);
 
-function cli(dataDir: string, args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...uploaderEnv(svc.info, dataDir), NODE_NO_WARNINGS: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, done };
-}
-
-async function queued(name: string, size: number): Promise<string> {
-  const dataDir = join(work, name);
-  const file = join(work, `${name}.mp4`);
-  writeFileSync(file, randomBytes(size));
-  const add = await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', file]).done;
-  expect(add.code, add.stderr).toBe(0);
-  return dataDir;
-}
+/** A queue in `work/<name>` holding `work/<name>.mp4` of `size` random bytes; answers the folder. */
+const queued = async (name: string, size: number) => (await kit.queued(name, size)).dataDir;
 
 const statusOf = async (dataDir: string) =>
   JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as {
@@ -69,13 +30,13 @@ describe('capture-uploader drain, interrupted', () => {
     ['SIGTERM', 143],
   ] as const)('%s stops it cleanly, says what is left and exits %i', async (signal, exitCode) => {
     const dataDir = await queued(`signal-${signal}`, 12 * MiB);
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
-    const from = svc.storage.received.length;
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    const from = kit.svc.storage.received.length;
     const run = cli(dataDir, ['drain']);
     // Stopped once a part is on its way to storage, not after a fixed time: the stop is tested
     // mid-upload, with bytes sent, however slowly the machine starts the CLI.
     await expect
-      .poll(() => svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').length, {
+      .poll(() => kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart').length, {
         timeout: 60_000,
         interval: 50,
       })
@@ -89,13 +50,13 @@ describe('capture-uploader drain, interrupted', () => {
     expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
     // The lock is released and the file waits, pending, for the next drain.
     expect((await statusOf(dataDir)).captures[0]!.files[0]!.state).toBe('pending');
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
     expect((await cli(dataDir, ['drain']).done).code).toBe(0);
   });
 
   it('a closed output pipe (drain --json | head -n 2) stops it quietly with 141 and releases the queue', async () => {
     const dataDir = await queued('epipe', 12 * MiB);
-    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
     const run = cli(dataDir, ['--json', 'drain']);
     let lines = 0;
     await new Promise<void>((resolve) =>
@@ -134,26 +95,18 @@ describe('capture-uploader remove and cancel', () => {
 
 describe('capture-uploader add --dry-run', () => {
   it('says what would be registered where and what would not be uploaded, and queues nothing', async () => {
-    const dataDir = join(work, 'dry-run');
-    const card = join(work, 'dry-card');
+    const dataDir = join(kit.work, 'dry-run');
+    const card = join(kit.work, 'dry-card');
     mkdirSync(card);
     writeFileSync(join(card, 'VID_20261123_080000_00_001.insv'), randomBytes(3000));
     writeFileSync(join(card, 'VID_20261123_080000_10_001.insv'), randomBytes(3000));
     writeFileSync(join(card, 'LRV_20261123_080000_11_001.insv'), randomBytes(100));
     writeFileSync(join(card, 'empty.mp4'), '');
-    const before = Object.keys(svc.store.state.captures).length;
-    const res = await cli(dataDir, [
-      'add',
-      '--dry-run',
-      '--structure',
-      svc.info.structures[0]!,
-      '--type',
-      'exterior',
-      card,
-    ]).done;
+    const before = Object.keys(kit.svc.store.state.captures).length;
+    const res = await addWithKit(kit, dataDir, [card], { type: 'exterior', flags: ['--dry-run'] });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(
-      `Would register 1 capture in structure ${svc.info.structures[0]} (exterior): 2 files, 5.9 KiB.`,
+      `Would register 1 capture in structure ${kit.svc.info.structures[0]} (exterior): 2 files, 5.9 KiB.`,
     );
     expect(res.stdout).toMatch(/2026-11-23 08:00:00 · segment 001 · 2 lenses {2}2 file\(s\)/);
     expect(res.stdout).toMatch(
@@ -161,11 +114,11 @@ describe('capture-uploader add --dry-run', () => {
     );
     expect(res.stdout).toMatch(/Nothing was queued or sent \(--dry-run\)\.\n$/);
     expect((await statusOf(dataDir)).captures).toEqual([]);
-    expect(Object.keys(svc.store.state.captures).length).toBe(before);
+    expect(Object.keys(kit.svc.store.state.captures).length).toBe(before);
   });
   it('sums up what it did not queue by kind: a card added again is one line, --verbose lists each file', async () => {
-    const dataDir = join(work, 'again');
-    const card = join(work, 'again-card');
+    const dataDir = join(kit.work, 'again');
+    const card = join(kit.work, 'again-card');
     mkdirSync(card);
     for (let i = 1; i <= 6; i++) {
       for (const lens of ['00', '10'])
@@ -174,7 +127,7 @@ describe('capture-uploader add --dry-run', () => {
           randomBytes(2000),
         );
     }
-    const args = ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', card];
+    const args = addArgs(kit.structure(), [card]);
     expect((await cli(dataDir, args).done).code).toBe(0);
     const again = await cli(dataDir, args).done;
     expect(again.code).toBe(1); // nothing queued
@@ -188,22 +141,14 @@ describe('capture-uploader add --dry-run', () => {
     expect(verbose.stdout.match(/^ {4}.*VID_.*\.insv: Already in the queue as capture \d+ /gm)).toHaveLength(12);
   });
   it('says, for the capture, that a lens would need more than 10,000 parts at the sample part size', async () => {
-    const dataDir = join(work, 'dry-run-big');
-    const card = join(work, 'dry-card-big');
+    const dataDir = join(kit.work, 'dry-run-big');
+    const card = join(kit.work, 'dry-card-big');
     mkdirSync(card);
     writeFileSync(join(card, 'VID_20261123_090000_00_001.insv'), randomBytes(3000));
     const big = join(card, 'VID_20261123_090000_10_001.insv');
     writeFileSync(big, '');
     truncateSync(big, 10_000 * 5 * MiB + 1); // sparse: no disk used
-    const res = await cli(dataDir, [
-      'add',
-      '--dry-run',
-      '--structure',
-      svc.info.structures[0]!,
-      '--type',
-      'interior',
-      card,
-    ]).done;
+    const res = await addWithKit(kit, dataDir, [card], { flags: ['--dry-run'] });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('Would register 1 capture');
     expect(res.stdout).toMatch(
@@ -259,11 +204,9 @@ describe('capture-uploader log and --bandwidth', () => {
 describe('capture-uploader front', () => {
   it('moves a capture to the front of the queue and back; an unknown capture changes nothing', async () => {
     const dataDir = await queued('front', 64 * 1024);
-    const second = join(work, 'front-2.mp4');
+    const second = join(kit.work, 'front-2.mp4');
     writeFileSync(second, randomBytes(64 * 1024));
-    expect(
-      (await cli(dataDir, ['add', '--structure', svc.info.structures[0]!, '--type', 'interior', second]).done).code,
-    ).toBe(0);
+    expect((await addWithKit(kit, dataDir, [second])).code).toBe(0);
     const order = async () =>
       (
         JSON.parse((await cli(dataDir, ['status', '--json']).done).stdout) as {

@@ -1,10 +1,11 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MiB, prng, sha256, useCliKit, waitFor } from '../main/testing/kit.js';
+import { randomCard } from '../main/testing/e2e-card.js';
 
 // The uploader is a separate process killed with SIGKILL at seeded random moments, then started
 // again; the service stays up in this process and counts what storage receives.
@@ -22,6 +23,17 @@ async function storedBytes(): Promise<Buffer> {
   const res = await kit.svc.s3().send(new GetObjectCommand({ Bucket: kit.svc.info.s3.bucket, Key: upload.key }));
   return Buffer.from(await res.Body!.transformToByteArray());
 }
+
+/**
+ * A card of `n` single-lens recordings (one part each) named `name(1)` … `name(n)`, each of
+ * 300,000 to 900,000 random bytes, the sizes drawn in order from the seeded `random`.
+ */
+const seededCard = (prefix: string, n: number, name: (i: number) => string, random: () => number) =>
+  randomCard(
+    kit.work,
+    prefix,
+    Array.from({ length: n }, (_, k) => [name(k + 1), 300_000 + Math.floor(random() * 600_000)] as const),
+  );
 
 /** The captures the service holds whose request names `name`. */
 const capturesOf = (name: string) =>
@@ -174,15 +186,8 @@ describe('SIGKILL at random points, then restart', () => {
 
   it('a card of single-part recordings, killed during registration and uploads: each registered once, every byte right, no part stored twice', async () => {
     const dataDir = join(kit.work, 'queue-card');
-    const card = mkdtempSync(join(kit.work, 'card-'));
     const random = prng(20261123);
-    const files = new Map<string, Buffer>();
-    for (let i = 1; i <= 8; i++) {
-      const name = `VID_20261123_0${i}0000_00_00${i}.insv`; // single-lens recordings, one part each
-      const bytes = randomBytes(300_000 + Math.floor(random() * 600_000));
-      writeFileSync(join(card, name), bytes);
-      files.set(name, bytes);
-    }
+    const { card, files } = seededCard('card-', 8, (i) => `VID_20261123_0${i}0000_00_00${i}.insv`, random);
     // Registration and parts slow enough that kills land inside both.
     await kit.svc.admin('POST', '/faults', {
       target: 'gateway',
@@ -224,15 +229,8 @@ describe('SIGKILL at random points, then restart', () => {
   });
   it('a card through kills while signing in, while registering and uploading, and with the disk full at a random instant: each recording registered exactly once, every byte right', async () => {
     const dataDir = join(kit.work, 'queue-card-signin-disk');
-    const card = mkdtempSync(join(kit.work, 'card2-'));
     const random = prng(20261125);
-    const files = new Map<string, Buffer>();
-    for (let i = 1; i <= 6; i++) {
-      const name = `VID_20261125_0${i}1500_00_01${i}.insv`;
-      const bytes = randomBytes(300_000 + Math.floor(random() * 600_000));
-      writeFileSync(join(card, name), bytes);
-      files.set(name, bytes);
-    }
+    const { card, files } = seededCard('card2-', 6, (i) => `VID_20261125_0${i}1500_00_01${i}.insv`, random);
     const sentAddCaptures = () => [...files.keys()].reduce((n, name) => n + capturesOf(name).length, 0);
     await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
 

@@ -1,27 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { summaryLines } from '../shared/night-summary.js';
 import { plainCause } from '../shared/causes.js';
 import { queueStateLine } from '../shared/queue-state.js';
 import { committedTotals } from '../main/queue/totals.js';
-import type { UploadQueue } from '../main/queue/queue.js';
 import { activityLine } from '../main/cli/log.js';
 import { statusOutput } from '../main/cli/status.js';
 import { queueSummary } from '../main/cli/summary.js';
 import { fillQueue } from '../main/testing/fill-queue.js';
-import { tempQueue } from '../main/testing/kit.js';
+import { useQueueEachTest } from '../main/testing/e2e-queue.js';
 import { queueHeadline } from '../renderer/src/components/queue/headline.js';
 
 // One wording per cause (docs/outage-words.md): the same outage reads the same in the window's
 // headline (the renderer's formatter), the tray (its one line), `capture-uploader status`, the
 // morning summary (the app's and `log --summary`, one function) and `capture-uploader log`.
 
-let t: ReturnType<typeof tempQueue>;
-let q: UploadQueue;
-beforeEach(() => {
-  t = tempQueue('outage-words');
-  q = t.queue;
-});
-afterEach(() => t.close());
+const fresh = useQueueEachTest('outage-words');
 
 const minutes = (n: number) => n * 60_000;
 
@@ -31,6 +24,7 @@ const minutes = (n: number) => n * 60_000;
  * that error, and a capture whose registration waited for the service meanwhile, for longer.
  */
 function outage(where: 'storage' | 'gateway', cause: string, registration: string) {
+  const q = fresh.queue;
   const [fileId] = fillQueue(q, 1);
   const since = Date.now() - minutes(30);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -71,6 +65,7 @@ describe('one wording per outage cause', () => {
   ] as const)('%s: %s → %s', (where, cause, words) => {
     // The registration waited with another message (a 503 on add-capture) during the same outage.
     const entry = outage(where, cause, 'Service Unavailable (HTTP 503 on POST /gateway/captures)');
+    const q = fresh.queue;
     const totals = { ...committedTotals(q.totals()), outage: q.meta.outage() };
 
     const screen = queueHeadline(totals).state;
@@ -96,6 +91,7 @@ describe('one wording per outage cause', () => {
     ],
     ['Unauthorized (HTTP 401 on POST /gateway/captures)', 'the service refuses the credentials'],
   ])('a file that needs a person: %s → %s', (error, words) => {
+    const q = fresh.queue;
     const [fileId] = fillQueue(q, 1);
     q.moveFile(fileId!, ['pending'], 'failed', { error });
     const entry = q.activity.add({

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MiB, sha256, useCliKit } from '../main/testing/kit.js';
+import { randomCard } from '../main/testing/e2e-card.js';
 
 // The overnight promise, scripted: a card is dropped while the gateway refuses add-capture with
 // 503 and storage answers every UploadPart with 503; `drain --wait` runs with the real retry
@@ -16,13 +15,11 @@ const cli = (dataDir: string, args: string[]) => kit.run(dataDir, args);
 describe('a 60 s outage of the gateway and storage', () => {
   it('is survived by drain --wait: every object byte-identical, no capture registered twice, no part stored twice', async () => {
     const dataDir = join(kit.work, 'queue');
-    const card = mkdtempSync(join(kit.work, 'card-'));
-    const files = new Map<string, Buffer>([
-      ['VID_20261123_013000_00_001.insv', randomBytes(6 * MiB + 11)],
-      ['VID_20261123_013000_10_001.insv', randomBytes(6 * MiB + 22)],
-      ['VID_20261123_014500_00_002.insv', randomBytes(700_000)],
+    const { card, files } = randomCard(kit.work, 'card-', [
+      ['VID_20261123_013000_00_001.insv', 6 * MiB + 11],
+      ['VID_20261123_013000_10_001.insv', 6 * MiB + 22],
+      ['VID_20261123_014500_00_002.insv', 700_000],
     ]);
-    for (const [name, bytes] of files) writeFileSync(join(card, name), bytes);
     const capturesBefore = Object.keys(kit.svc.store.state.captures).length;
     const replacedBefore = kit.svc.storage.stats.partsReplaced;
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LegendAsset, LegendStage } from '../shared/asset-stages.js';
 import { stageTotals } from '../shared/asset-stages.js';
 import { useCliKit } from '../main/testing/kit.js';
+import { recordsRefused } from '../main/testing/e2e-faults.js';
 
 // The office side of the command line against the local service's progress interface.
 
@@ -60,12 +61,7 @@ describe('capture-uploader progress', () => {
   });
 
   it('keeps an entry recorded while the service cannot be reached, and sends it once with progress send', async () => {
-    await kit.svc.admin('POST', '/faults', {
-      target: 'progress',
-      operation: 'progress',
-      times: 0,
-      action: { type: 'status', status: 503 },
-    });
+    await kit.fault(recordsRefused(503));
     const details = `Level 4 fire stopping, offline ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-21', '--status', 'Completed', '--details', details]);
     // Work left that goes on by itself: 3, as the README's exit statuses say.
@@ -110,12 +106,7 @@ describe('capture-uploader progress', () => {
   });
 
   it('an entry refused after send exits 1, and is corrected with progress fix or given up with progress drop', async () => {
-    await kit.svc.admin('POST', '/faults', {
-      target: 'progress',
-      operation: 'progress',
-      times: 0,
-      action: { type: 'status', status: 503 },
-    });
+    await kit.fault(recordsRefused(503));
     const first = `Tower C level 2 ${Date.now()}`;
     const second = `Tower C level 3 ${Date.now()}`;
     expect(
@@ -156,13 +147,7 @@ describe('capture-uploader progress', () => {
   });
 
   it('progress send and add exit 1 when the service refuses the API key, and the entry waits', async () => {
-    await kit.svc.admin('POST', '/faults', {
-      target: 'progress',
-      operation: 'progress',
-      method: 'POST',
-      times: 0,
-      action: { type: 'status', status: 503 },
-    });
+    await kit.fault(recordsRefused(503, 'POST'));
     const details = `Tower E level 1 ${Date.now()}`;
     const add = await cli(['progress', 'add', '--date', '2026-11-18', '--status', 'Completed', '--details', details]);
     expect(add.code, add.stderr).toBe(3);

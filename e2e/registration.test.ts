@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from './service/testing.js';
 import type { CliResult } from '../main/testing/kit.js';
 import { useCliKit, waitFor } from '../main/testing/kit.js';
+import { randomRecordings } from '../main/testing/e2e-card.js';
 
 // add-capture (capture-upload-interface.md §4.4) is not idempotent: the command-line uploader, as
 // scripts run it, must never register a recording twice, whatever its disk or the service do
@@ -28,14 +28,8 @@ const atService = (name: string) =>
   Object.values(kit.svc.store.state.captures).filter((c) => JSON.stringify(c.request).includes(name));
 const until = (cond: () => Promise<boolean> | boolean, ms = 20_000) => waitFor(cond, ms);
 
-/** Recordings of random bytes in their own folder: `name-1.mp4`, `name-2.mp4`, ... */
-function recordings(name: string, n: number): string[] {
-  return Array.from({ length: n }, (_, i) => {
-    const path = join(kit.work, `${name}-${i + 1}.mp4`);
-    writeFileSync(path, randomBytes(300_000));
-    return path;
-  });
-}
+/** Recordings of 300,000 random bytes in the kit's folder: `name-1.mp4`, `name-2.mp4`, ... */
+const recordings = (name: string, n: number) => randomRecordings(kit.work, name, n, 300_000);
 
 describe('capture-uploader add on a disk that fills up while registering', () => {
   it('stops at once with one message naming the queue, sending nothing; once there is space, each recording is registered exactly once', async () => {

@@ -175,20 +175,21 @@ function serviceCli(args: string[], env: Record<string, string> = {}) {
   return { child, ready, exited, output: () => ({ stdout, stderr }) };
 }
 
+/**
+ * The service's command line: its data folder `work/<dataDir>`, then `--s3-<option> <value>` for
+ * each of `s3` (endpoint, bucket, access-key, secret-key), in the order given.
+ */
+const serviceArgs = (dataDir: string, s3: Record<string, string>): string[] => [
+  '--data-dir',
+  join(work, dataDir),
+  ...Object.entries(s3).flatMap(([option, value]) => [`--s3-${option}`, value]),
+];
+
 describe('npm run service --s3-endpoint … (the local service over another S3 storage)', () => {
   it('keeps the files there, and its ready line leaves out the secret key given to it', async () => {
     const secret = `secret-${randomBytes(8).toString('hex')}`; // s3rver checks only the key id
     const run = serviceCli(
-      [
-        '--data-dir',
-        join(work, 'cli-service'),
-        '--s3-endpoint',
-        `${endpoint}/`,
-        '--s3-bucket',
-        BUCKET,
-        '--s3-access-key',
-        'S3RVER',
-      ],
+      serviceArgs('cli-service', { endpoint: `${endpoint}/`, bucket: BUCKET, 'access-key': 'S3RVER' }),
       {
         CAPTURE_SERVICE_S3_SECRET_KEY: secret,
       },
@@ -228,18 +229,14 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
   });
 
   it('refuses to start on a bucket that does not exist, saying which and what to do, with no stack trace', async () => {
-    const run = serviceCli([
-      '--data-dir',
-      join(work, 'cli-nobucket'),
-      '--s3-endpoint',
-      endpoint,
-      '--s3-bucket',
-      'no-such-bucket',
-      '--s3-access-key',
-      'S3RVER',
-      '--s3-secret-key',
-      'S3RVER',
-    ]);
+    const run = serviceCli(
+      serviceArgs('cli-nobucket', {
+        endpoint,
+        bucket: 'no-such-bucket',
+        'access-key': 'S3RVER',
+        'secret-key': 'S3RVER',
+      }),
+    );
     expect(await run.ready).toEqual({ code: 1 });
     expect(run.output().stderr.trim()).toBe(
       `capture-service: The S3 storage is not usable: bucket "no-such-bucket" at ${endpoint}: the bucket does not exist: create it first (the gateway never creates one).`,
@@ -247,17 +244,10 @@ describe('npm run service --s3-endpoint … (the local service over another S3 s
   });
 
   it('names the --s3-* options missing and refuses an endpoint without a scheme, with exit code 2', async () => {
-    const run = serviceCli([
-      '--data-dir',
-      join(work, 'cli-partial'),
-      '--s3-endpoint',
-      endpoint,
-      '--s3-access-key',
-      'S3RVER',
-    ]);
+    const run = serviceCli(serviceArgs('cli-partial', { endpoint, 'access-key': 'S3RVER' }));
     expect(await run.ready).toEqual({ code: 2 });
     expect(run.output().stderr).toMatch(/another S3 storage needs --s3-bucket, --s3-secret-key as well/);
-    const bare = serviceCli(['--data-dir', join(work, 'cli-partial'), '--s3-endpoint', '127.0.0.1:9000']);
+    const bare = serviceCli(serviceArgs('cli-partial', { endpoint: '127.0.0.1:9000' }));
     expect(await bare.ready).toEqual({ code: 2 });
     expect(bare.output().stderr).toMatch(/give the storage's base URL with its scheme/);
   });

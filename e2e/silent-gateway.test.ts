@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MiB, sha256, useCliKit } from '../main/testing/kit.js';
+import { drainingCard, jsonLog } from '../main/testing/e2e-cli.js';
+import { storedByName } from '../main/testing/e2e-card.js';
 
 // A silent capture gateway (docs/engine.md, "A silent capture gateway"): mid-drain, the gateway
 // accepts every connection and then reads and answers nothing, for 70 s (longer than a call's
@@ -20,28 +19,16 @@ const statusLine = async (dataDir: string) => (await cli(dataDir, ['status'])).o
 
 describe('a silent capture gateway', () => {
   it('is "Waiting for the gateway" within 60 s of its silence, until it answers again; the drain then completes, byte for byte, no part sent twice', async () => {
-    const dataDir = join(kit.work, 'queue');
-    const card = mkdtempSync(join(kit.work, 'card-'));
-    const files = new Map<string, Buffer>([
-      ['stair-a.mp4', randomBytes(12 * MiB + 5)],
-      ['stair-b.mp4', randomBytes(12 * MiB + 9)],
-    ]);
-    for (const [name, bytes] of files) writeFileSync(join(card, name), bytes);
-    const add = await cli(dataDir, [
-      'add',
-      '--structure',
-      kit.structure(),
-      '--type',
-      'interior',
-      ...[...files.keys()].map((n) => join(card, n)),
-    ]);
-    expect([0, 3], add.out).toContain(add.code);
-
-    // Slow enough that parts are on the wire when the gateway falls silent.
-    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
     const from = kit.svc.storage.received.length;
-    const draining = cli(dataDir, ['drain', '--wait']);
-    while (kit.svc.storage.bytesReceived < 4 * MiB) await sleep(50);
+    // Slow enough that parts are on the wire when the gateway falls silent.
+    const { dataDir, files, draining } = await drainingCard(
+      kit,
+      [
+        ['stair-a.mp4', 12 * MiB + 5],
+        ['stair-b.mp4', 12 * MiB + 9],
+      ],
+      4 * MiB,
+    );
     await kit.svc.admin('POST', '/faults', { target: 'gateway', times: 0, action: { type: 'hang' } });
     await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
 
@@ -81,17 +68,10 @@ describe('a silent capture gateway', () => {
       [...puts].filter(([, n]) => n > 1),
       'parts sent twice',
     ).toEqual([]);
-    for (const [name, bytes] of files) {
-      const upload = Object.values(kit.svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
-      const res = await kit.object(upload.key);
-      expect(res.sha256, name).toBe(sha256(bytes));
-    }
+    for (const [name, bytes] of files) expect((await storedByName(kit, name)).sha256, name).toBe(sha256(bytes));
 
     // The log tells the same outage: at the capture gateway, over when it answered again.
-    const log = (await cli(dataDir, ['--json', 'log'])).out
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { kind: string; message: string });
+    const log = await jsonLog(kit, dataDir);
     expect(log.filter((e) => e.kind === 'outage').map((e) => e.message)).toEqual([
       expect.stringMatching(/^No answer from the capture gateway for \d+ s/) as string,
     ]);

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MiB, sha256, useCliKit } from '../main/testing/kit.js';
+import { drainingCard, jsonLog } from '../main/testing/e2e-cli.js';
+import { storedByName } from '../main/testing/e2e-card.js';
 
 // A silent link (docs/engine.md, "A silent link"): storage accepts every connection and then
 // reads and answers nothing for 2 min 40 s (a Wi-Fi drop, an expired NAT mapping, a dead modem),
@@ -24,29 +23,18 @@ const statusLine = async (dataDir: string) => (await cli(dataDir, ['status'])).o
 
 describe('a silent link', () => {
   it('is shown as "Waiting for storage" within 60 s of its last sign of life, parts wait at most twice the stall timeout, uploads move within 30 s of its return, and the log says the same outage', async () => {
-    const dataDir = join(kit.work, 'queue');
-    const card = mkdtempSync(join(kit.work, 'card-'));
-    const files = new Map<string, Buffer>([
-      ['walk-a.mp4', randomBytes(16 * MiB + 5)],
-      ['walk-b.mp4', randomBytes(16 * MiB + 7)],
-    ]);
-    for (const [name, bytes] of files) writeFileSync(join(card, name), bytes);
     const replacedBefore = kit.svc.storage.stats.partsReplaced;
-    const add = await cli(dataDir, [
-      'add',
-      '--structure',
-      kit.structure(),
-      '--type',
-      'interior',
-      ...[...files.keys()].map((n) => join(card, n)),
-    ]);
-    expect([0, 3], add.out).toContain(add.code);
-
     // Slow enough that parts are on the wire when the link goes silent.
-    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
     const said: { at: number; text: string }[] = [];
-    const draining = cli(dataDir, ['drain', '--wait'], said);
-    while (kit.svc.storage.bytesReceived < 6 * MiB) await sleep(50);
+    const { dataDir, files, draining } = await drainingCard(
+      kit,
+      [
+        ['walk-a.mp4', 16 * MiB + 5],
+        ['walk-b.mp4', 16 * MiB + 7],
+      ],
+      6 * MiB,
+      said,
+    );
 
     // The link goes silent: every new request is held unread and unanswered; the bodies already
     // being read finish at once, which are the last signs of life storage gives.
@@ -133,17 +121,10 @@ describe('a silent link', () => {
     const drained = await draining;
     expect(drained.code, drained.out).toBe(0);
     expect(kit.svc.storage.stats.partsReplaced - replacedBefore, 'no part stored twice').toBe(0);
-    for (const [name, bytes] of files) {
-      const upload = Object.values(kit.svc.store.state.uploads).find((u) => u.key.endsWith(name))!;
-      const res = await kit.object(upload.key);
-      expect(res.sha256, name).toBe(sha256(bytes));
-    }
+    for (const [name, bytes] of files) expect((await storedByName(kit, name)).sha256, name).toBe(sha256(bytes));
 
     // The log and the morning summary tell the same outage as the screen: same start, same cause.
-    const log = (await cli(dataDir, ['--json', 'log'])).out
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { at: string; kind: string; message: string });
+    const log = await jsonLog(kit, dataDir);
     const outages = log.filter((e) => e.kind === 'outage');
     expect(outages).toHaveLength(1);
     expect(Date.parse(outages[0]!.at)).toBe(state.since);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { useCliKit } from '../main/testing/kit.js';
+import { reportEntryNames } from '../main/testing/e2e-report.js';
 
 // `capture-uploader report` run as a child against the local service, after a drain wrote the
 // support log: one zip with the logs, status, summary, versions and settings, and no secret in
@@ -36,17 +37,7 @@ describe('capture-uploader report', () => {
     const names = Object.keys(entries).sort();
     const logs = readdirSync(join(dataDir, 'logs'));
     expect(logs.length).toBeGreaterThanOrEqual(1);
-    expect(names).toEqual(
-      [
-        'README.txt',
-        'settings.json',
-        'status.json',
-        'summary.json',
-        'summary.txt',
-        'versions.json',
-        ...logs.map((l) => `logs/${l}`),
-      ].sort(),
-    );
+    expect(names).toEqual(reportEntryNames(logs));
     // Debian's unzip reads the same zip, where it is installed.
     if (existsSync('/usr/bin/unzip')) {
       const listing = execFileSync('/usr/bin/unzip', ['-l', out], { encoding: 'utf8' });

@@ -217,24 +217,28 @@ describe('CompleteMultipartUpload', () => {
           MultipartUpload: { Parts: parts },
         }),
       );
-    expect(
-      await s3Code(
-        complete([
+    // Each refused list with the code storage answers it with; none of them consumes the upload.
+    const refused: [string, { ETag: string; PartNumber: number }[], string][] = [
+      [
+        'parts out of order',
+        [
           { ETag: etags[1]!, PartNumber: 2 },
           { ETag: etags[0]!, PartNumber: 1 },
-        ]),
-      ),
-    ).toBe('InvalidPartOrder');
-    expect(await s3Code(complete([{ ETag: `"${'0'.repeat(32)}"`, PartNumber: 1 }]))).toBe('InvalidPart');
-    expect(
-      await s3Code(
-        complete([
+        ],
+        'InvalidPartOrder',
+      ],
+      ['an ETag storage never gave', [{ ETag: `"${'0'.repeat(32)}"`, PartNumber: 1 }], 'InvalidPart'],
+      [
+        "part 1's ETag for part 2",
+        [
           { ETag: etags[0]!, PartNumber: 1 },
           { ETag: etags[0]!, PartNumber: 2 },
-        ]),
-      ),
-    ).toBe('InvalidPart');
-    expect(await s3Code(complete(etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 }))))).toBe('EntityTooSmall');
+        ],
+        'InvalidPart',
+      ],
+      ['a small part not last', etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })), 'EntityTooSmall'],
+    ];
+    for (const [what, parts, code] of refused) expect(await s3Code(complete(parts)), what).toBe(code);
     // Nothing above consumed the upload: the first two parts still complete it (last part may be small).
     const ok = await complete(etags.slice(0, 2).map((ETag, i) => ({ ETag, PartNumber: i + 1 })));
     expect(ok.ETag).toMatch(/^"[0-9a-f]{32}-2"$/);
