@@ -1,6 +1,8 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { useApp } from './harness.js';
+import type { SeedAsset } from './seed-assets.js';
+import { floorPolyline, seededAssets } from './seed-assets.js';
 
 // The Assets view at a real building's size (progress-records-interface.md §2 ExternalAsset):
 // a floor of 2,000 polylines of 100 points each, in Chromium over the real app core. The drawing
@@ -9,16 +11,6 @@ import { useApp } from './harness.js';
 const FLOOR = 2000;
 /** The shapes left unfinished (every other one is at 100 % on every stage). */
 const UNFINISHED = [6, 1234];
-
-interface SeedAsset {
-  _id: string;
-  structure: string;
-  category: string;
-  shape: string;
-  doNotTrack: boolean;
-  points: { x: number; y: number }[];
-  stages: { _id: string; percentage: number; date: string }[];
-}
 
 // 200,000 points go from the service through the app core to the page: generous on a loaded machine.
 test.setTimeout(180_000);
@@ -30,21 +22,14 @@ const app = useApp('app-assets-scale');
  * each a 30-unit zigzag of 100 points, every stage done but for UNFINISHED; shows it.
  */
 async function floor(page: Page): Promise<SeedAsset[]> {
-  const structure = app.h.settings.view().structures[0]!;
-  const category = (app.h.svc.store.state.assetCategories as unknown as { id: string; name: string }[]).find(
-    (c) => c.name === 'Curtain Wall',
-  )!;
-  const all = app.h.svc.store.state.assets as unknown as SeedAsset[];
-  const template = all.find((a) => a.structure === structure.id && a.category === category.id)!;
-  const kept = all.filter((a) => !(a.structure === structure.id && a.category === category.id));
+  const { structure, category, held, all } = seededAssets(app.h, 'Curtain Wall');
+  const template = held[0]!;
+  const kept = all.filter((a) => !held.includes(a));
   const shapes: SeedAsset[] = Array.from({ length: FLOOR }, (_, i) => ({
     ...template,
     _id: `floor-${i}`,
     doNotTrack: false,
-    points: Array.from({ length: 100 }, (_, k) => ({
-      x: (i % 50) * 40 + k * 0.3,
-      y: Math.floor(i / 50) * 30 + (k % 2),
-    })),
+    points: floorPolyline(i),
     stages: template.stages.map((s, n) => ({ ...s, percentage: UNFINISHED.includes(i) && n === 1 ? 40 : 100 })),
   }));
   all.splice(0, all.length, ...kept, ...shapes);
@@ -68,14 +53,18 @@ const active = (page: Page) =>
     };
   });
 
+/** Where a point of the plan (its units) is on the screen (CSS pixels), through the drawing's own transform. */
+const onScreen = (page: Page, point: { x: number; y: number }) =>
+  page.getByTestId('asset-layer').evaluate((layer: SVGGElement, p) => {
+    const m = layer.getScreenCTM()!;
+    return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
+  }, point);
+
 test('a floor of 2,000 polylines is drawn, and hovering one shows that shape and no other', async ({ page }) => {
   const shapes = await floor(page);
   // A vertex of shape 777 in screen pixels, through the drawing's own transform.
   const i = 777;
-  const at = await page.getByTestId('asset-layer').evaluate((layer: SVGGElement, p) => {
-    const m = layer.getScreenCTM()!;
-    return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
-  }, shapes[i]!.points[50]!);
+  const at = await onScreen(page, shapes[i]!.points[50]!);
   await page.mouse.move(at.x, at.y);
   await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${i + 1}. Polyline. Reached:`);
   await expect(page.locator(`[data-asset="floor-${i}"]`)).toHaveAttribute('stroke-width', '7');
@@ -83,10 +72,7 @@ test('a floor of 2,000 polylines is drawn, and hovering one shows that shape and
   await expect(page.locator('[data-testid="asset-line"][stroke-width="7"]')).toHaveCount(1);
   // Another shape, on the next row of the grid.
   const j = i + 50;
-  const next = await page.getByTestId('asset-layer').evaluate((layer: SVGGElement, p) => {
-    const m = layer.getScreenCTM()!;
-    return { x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f };
-  }, shapes[j]!.points[50]!);
+  const next = await onScreen(page, shapes[j]!.points[50]!);
   await page.mouse.move(next.x, next.y);
   await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${j + 1}. Polyline. Reached:`);
   await expect(page.locator('[data-testid="asset-line"][stroke-width="7"]')).toHaveCount(1);

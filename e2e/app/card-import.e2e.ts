@@ -1,38 +1,19 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { writeFakeCard } from '../../main/card/fake-card.js';
 import { formatBytes } from '../../shared/format.js';
+import { expectAccessible } from './axe.js';
+import { mountCard } from './card-steps.js';
 import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
+import { expectStoredByteIdentical, sha256 } from './stored.js';
 
 // A generated card appears in a watched mount folder, the app offers it,
 // Import copies it with verification, "Card safe to remove" shows, the card's folder is removed,
 // and the uploads complete byte-identical from the copies in the library.
 
 const app = useApp('app-card-import', { mounts: true, viewport: SIZES.large });
-
-async function expectAccessible(page: Page, selector: string) {
-  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual(
-    [],
-  );
-}
-
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Writes a card aside and moves it under the mount folder at once, as a volume appears when mounted. */
-function mountCard(name: string, recordings: number, bytes: number) {
-  const card = writeFakeCard(join(app.work, 'staging', name), { recordings, bytes });
-  const root = join(app.mounts, name);
-  renameSync(card.root, root);
-  return { root, recordings: card.recordings.map((p) => p.replace(card.root, root)) };
-}
 
 test('a card that appears is offered, imported with verification, removed once safe, and uploaded byte-identical from the copies', async ({
   page,
@@ -52,7 +33,7 @@ test('a card that appears is offered, imported with verification, removed once s
   await page.getByRole('tab', { name: 'Upload' }).click();
 
   const size = 2 * 1024 * 1024 + 7;
-  const card = mountCard('X4_CARD', 3, size);
+  const card = mountCard(app, 'X4_CARD', 3, size);
   const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p))]));
   const offer = page.getByTestId('card-offer');
   await expect(offer).toContainText(`Insta360 card, 3 recordings, ${formatBytes(6 * size)}`, { timeout: 15_000 });
@@ -101,13 +82,7 @@ test('a card that appears is offered, imported with verification, removed once s
   const files = app.h.queue().allFiles();
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')))).toBe(true);
   // Every stored object is the card's file, byte for byte.
-  const uploads = Object.values(app.h.svc.store.state.uploads).filter((u) => u.status === 'completed');
-  expect(uploads).toHaveLength(6);
-  for (const [name, hash] of hashes) {
-    const u = uploads.find((x) => x.fileName === name)!;
-    const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: u.key }));
-    expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
-  }
+  await expectStoredByteIdentical(app.h, hashes, 6);
 
   // The offload is on record, and the library's use is shown in Settings.
   const record = app.h.queue().db.prepare('SELECT files, bytes, verified FROM offloads').all();

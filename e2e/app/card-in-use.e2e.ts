@@ -1,9 +1,14 @@
 import { expect, test } from '@playwright/test';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFakeCard } from '../../main/card/fake-card.js';
+import {
+  capBandwidth,
+  chooseUploadFromCard,
+  liftBandwidthCap,
+  mountCard,
+  registerAndStartUploading,
+} from './card-steps.js';
 import { useApp } from './harness.js';
-import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // A card the queue uploads from is the queue's to remember, not the window's: after a restart,
@@ -15,37 +20,19 @@ test.describe.configure({ timeout: 180_000 });
 const app = useApp('app-card-in-use', {
   mounts: true,
   viewport: SIZES.large,
-  beforeStop: async (a) => {
-    await a.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-  },
+  beforeStop: liftBandwidthCap,
 });
 
 test('after a restart the card being uploaded from is shown in use, not offered; pulled, restarted and put back, it is not offered either', async ({
   page,
 }) => {
-  await page.getByRole('tab', { name: 'Settings' }).click();
-  const section = page.getByRole('form', { name: 'Card imports' });
-  await section.getByLabel(/Upload straight from the card/).check();
-  await section.getByRole('button', { name: 'Save card import settings' }).click();
-  await expect
-    .poll(() => (app.h.store.get('library') as { uploadFromCard?: boolean } | undefined)?.uploadFromCard)
-    .toBe(true);
-  await page.getByRole('tab', { name: 'Upload' }).click();
+  await chooseUploadFromCard(page, app.h);
 
-  const staged = writeFakeCard(join(app.work, 'staging', 'X4'), { recordings: 2, bytes: 6 * MiB });
-  const root = join(app.mounts, 'X4');
-  renameSync(staged.root, root);
-  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 1 * MiB });
+  const { root } = mountCard(app, 'X4', 2, 6 * MiB);
+  await capBandwidth(app.h, 1 * MiB);
   const offer = page.getByTestId('card-offer');
   await offer.getByRole('button', { name: 'Upload from the card X4' }).click({ timeout: 15_000 });
-  await expect(page.getByTestId('capture-row')).toHaveCount(2, { timeout: 30_000 });
-  await registerAll(page, 'Tower A · Level 1', 2);
-  const stored = () =>
-    app.h
-      .queue()
-      .allFiles()
-      .reduce((n, f) => n + f.storedParts, 0);
-  await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+  await registerAndStartUploading(page, app.h, 2);
 
   // A restart while it uploads from the card: the new window knows nothing of it, the queue does.
   await app.h.restart();
@@ -83,6 +70,6 @@ test('after a restart the card being uploaded from is shown in use, not offered;
     .toBe(true);
   await expect(inUse).toContainText(/Card X4_1 in use: .*upload.* from it/);
   await expect(offer).toHaveCount(0);
-  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await liftBandwidthCap(app);
   await expect.poll(() => app.h.filesIn('completed'), { timeout: 60_000 }).toBe(4);
 });

@@ -1,13 +1,12 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { writeFakeCard } from '../../main/card/fake-card.js';
+import { mountCard } from './card-steps.js';
 import { useApp } from './harness.js';
 import { registerAll } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
+import { expectStoredByteIdentical, sha256 } from './stored.js';
 
 // The person places every recording right after clicking Import, while the card is
 // still being copied, and walks away. What was placed waits for its verified copy, never reads
@@ -21,16 +20,12 @@ const app = useApp('app-card-place', {
   },
 });
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
 test('recordings placed while their card is copied wait for their verified copies, then upload from them byte-identical, once each', async ({
   page,
 }, info) => {
   const size = 6 * 1024 * 1024 + 7;
-  const card = writeFakeCard(join(app.work, 'staging', 'X4_CARD'), { recordings: 3, bytes: size });
-  const root = join(app.mounts, 'X4_CARD');
-  renameSync(card.root, root);
-  const hashes = new Map(card.recordings.map((p) => [basename(p), sha256(readFileSync(p.replace(card.root, root)))]));
+  const { root, recordings } = mountCard(app, 'X4_CARD', 3, size);
+  const hashes = new Map(recordings.map((p) => [basename(p), sha256(readFileSync(p))]));
 
   const offer = page.getByTestId('card-offer');
   await expect(offer).toContainText('Insta360 card, 3 recordings', { timeout: 15_000 });
@@ -88,13 +83,7 @@ test('recordings placed while their card is copied wait for their verified copie
   expect(files.every((f) => f.path.startsWith(join(library, 'X4_CARD_')) && !f.awaitingCopy)).toBe(true);
   // One capture per recording, every object the card's file byte for byte, every part sent once.
   expect(app.h.queue().captures()).toHaveLength(3);
-  const uploads = Object.values(app.h.svc.store.state.uploads).filter((u) => u.status === 'completed');
-  expect(uploads).toHaveLength(6);
-  for (const [name, hash] of hashes) {
-    const u = uploads.find((x) => x.fileName === name)!;
-    const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: u.key }));
-    expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), name).toBe(hash);
-  }
+  await expectStoredByteIdentical(app.h, hashes, 6);
   const parts = app.h.svc.storage.received.filter((r) => r.operation === 'UploadPart');
   expect(new Set(parts.map((p) => `${p.key} ${p.partNumber}`)).size).toBe(parts.length);
   expect(parts).toHaveLength(6 * 2);

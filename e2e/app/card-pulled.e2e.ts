@@ -2,8 +2,8 @@ import { expect, test } from '@playwright/test';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFakeCard } from '../../main/card/fake-card.js';
+import { capBandwidth, liftBandwidthCap, registerAndStartUploading } from './card-steps.js';
 import { useApp } from './harness.js';
-import { registerAll } from './register-steps.js';
 import { SIZES } from './shots.js';
 
 // In the app: a card pulled out while its recordings upload straight from it
@@ -13,9 +13,7 @@ const MiB = 1024 * 1024;
 
 const app = useApp('app-card-pulled', {
   viewport: SIZES.large,
-  beforeStop: async (a) => {
-    await a.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
-  },
+  beforeStop: liftBandwidthCap,
 });
 
 test('a card pulled mid-upload is one line, not a red row per file; put back under another name, the uploads finish by themselves', async ({
@@ -25,16 +23,9 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
   const pocket = join(app.work, 'pocket');
   mkdirSync(pocket);
   const card = writeFakeCard(join(mount, 'X4'), { recordings: 2, bytes: 6 * MiB });
-  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
+  await capBandwidth(app.h, 2 * MiB);
   await app.h.drop([card.root]);
-  await expect(page.getByTestId('capture-row')).toHaveCount(2, { timeout: 30_000 });
-  await registerAll(page, 'Tower A · Level 1', 2);
-  const stored = () =>
-    app.h
-      .queue()
-      .allFiles()
-      .reduce((n, f) => n + f.storedParts, 0);
-  await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+  await registerAndStartUploading(page, app.h, 2);
 
   renameSync(card.root, join(pocket, 'X4'));
   const state = page.getByTestId('queue-state');
@@ -60,7 +51,7 @@ test('a card pulled mid-upload is one line, not a red row per file; put back und
   expect(onCard).toBeGreaterThan(0);
   await expect(page.locator('.file-row').filter({ hasText: 'Waiting for card X4' })).toHaveCount(onCard);
 
-  await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+  await liftBandwidthCap(app);
   renameSync(join(pocket, 'X4'), join(mount, 'X4_1'));
   // Random bytes carry no Insta360 trailer: the finish says so.
   await expect(state).toHaveText('All 4 files uploaded, 2 captures with warnings', { timeout: 40_000 });

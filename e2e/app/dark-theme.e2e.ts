@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +11,10 @@ import {
   LIGHT_PALETTE,
   fractionColourIn,
 } from '../../renderer/src/components/records/palette.js';
+import { violations } from './axe.js';
+import { contrast, luminance } from './contrast.js';
 import { AppHarness } from './harness.js';
+import { assetsDrawn, entryWaitingOffline, openEntryWithFormError } from './records-steps.js';
 import { shots } from './shots.js';
 
 // The dark theme follows the system's prefers-color-scheme (styles.css), and every main screen is
@@ -23,27 +25,6 @@ import { shots } from './shots.js';
 // 1.4.11). Paper is printed black on white whatever the scheme (docs/desktop-app.md, "Dark theme").
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 test.describe.configure({ timeout: 120_000 });
-
-/** WCAG 2's relative luminance of a computed `rgb(r, g, b)` / `rgba(r, g, b, a)`. */
-function luminance(colour: string): number {
-  const m = /^rgba?\((\d+), (\d+), (\d+)/.exec(colour);
-  if (!m) throw new Error(`not a computed colour: ${colour}`);
-  const [r, g, b] = m.slice(1).map((v) => {
-    const c = Number(v) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  }) as [number, number, number];
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-const contrast = (a: string, b: string) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-};
-
-/** The violations axe finds, as rule → the elements at fault. */
-async function violations(page: Page): Promise<Record<string, string[]>> {
-  const { violations: found } = await new AxeBuilder({ page }).analyze();
-  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
-}
 
 /** A computed style property of the first element matched. */
 const computed = (l: Locator, prop: 'backgroundColor' | 'color' | 'stroke') =>
@@ -143,17 +124,7 @@ for (const scheme of ['light', 'dark'] as const) {
     test(`the Progress workspace, with an entry open and a form error, and its printed month (${scheme})`, async ({
       page,
     }) => {
-      await page.getByRole('tab', { name: 'Progress' }).click();
-      await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-      const seeded = h.svc.store.state.progress.at(-1)!;
-      if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0)
-        await page.getByRole('button', { name: 'Previous month' }).click();
-      await page.locator(`[data-day="${seeded.date}"]`).click();
-      await page.getByTestId('day-view').getByRole('button', { name: seeded.id }).click();
-      await expect(page.getByTestId('entry-detail')).toContainText(seeded.details);
-      const form = page.getByRole('region', { name: 'Record progress' });
-      await form.getByRole('button', { name: 'Record entry' }).click();
-      await expect(form).toContainText('Say what was done.');
+      await openEntryWithFormError(page, h);
       await groundFollowsScheme(page);
       expect(await violations(page)).toEqual({});
       // Paper: black on white, whatever the screen's scheme.
@@ -166,29 +137,14 @@ for (const scheme of ['light', 'dark'] as const) {
     });
 
     test(`the Progress workspace offline, with an entry waiting in the outbox (${scheme})`, async ({ page }) => {
-      await page.getByRole('tab', { name: 'Progress' }).click();
-      await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-      await h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
-      const form = page.getByRole('region', { name: 'Record progress' });
-      await form.getByLabel('Details').fill('Parking Garage P1 fire stopping inspected.');
-      await form.getByRole('button', { name: 'Record entry' }).click();
-      await expect(page.getByTestId('outbox-item')).toHaveCount(1);
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await expect(page.getByTestId('progress-as-of')).toContainText(
-        'No connection to the progress service: showing the copy from',
-      );
+      await entryWaitingOffline(page, h, 'Parking Garage P1 fire stopping inspected.');
       await groundFollowsScheme(page);
       expect(await violations(page)).toEqual({});
       await h.svc.admin('DELETE', '/faults');
     });
 
     test(`the Assets view: drawing, colour key, focused line and table (${scheme})`, async ({ page }) => {
-      await page.getByRole('tab', { name: 'Assets' }).click();
-      await page.getByLabel('Structure').selectOption({ label: h.settings.view().structures[0]!.name });
-      await page.getByLabel('Category').selectOption({ label: 'Ductwork' });
-      await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
-      await page.getByTestId('asset-line').first().focus();
-      await expect(page.getByTestId('asset-focus')).toContainText('Reached');
+      await assetsDrawn(page, h);
       await groundFollowsScheme(page);
       const ground = await computed(page.locator('.asset-drawing'), 'backgroundColor');
       // styles.css's drawing colours (what a canvas reads) are palette.ts's, whose contrast palette.test.ts checks.

@@ -284,6 +284,16 @@ export interface AppTest {
 }
 
 /**
+ * Loads the first page and presses "Use the local test service", as a person does on a first run;
+ * resolves once the upload screen's drop zone shows.
+ */
+export async function chooseLocalService(page: Page): Promise<void> {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+}
+
+/**
  * Registers `beforeEach`/`afterEach` hooks of a browser test file (call it at the file's top
  * level): a work folder named after `prefix`, the app started on it against the local service,
  * the first page loaded and set up with "Use the local test service" until the drop zone shows;
@@ -309,9 +319,7 @@ export function useApp(prefix: string, opts: UseAppOptions = {}): AppTest {
       await expect(page.getByRole('heading', { name: 'Queue' })).toBeVisible();
       return;
     }
-    await page.goto('/');
-    await page.getByRole('button', { name: 'Use the local test service' }).click();
-    await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+    await chooseLocalService(page);
   });
   test.afterEach(async () => {
     try {

@@ -1,7 +1,6 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
+import { expectAccessible } from './axe.js';
 import { writeCard } from './card-files.js';
 import { useApp } from './harness.js';
 import { applyBar } from './register-steps.js';
@@ -11,14 +10,6 @@ import { SIZES, shots } from './shots.js';
 // app core, queue and local service; after the card is dropped, only page.keyboard is used.
 
 const app = useApp('app-keys', { setUp: 'none' });
-
-/** No axe violations inside `selector`; the failure lists each rule with the elements it found. */
-async function expectAccessible(page: Page, selector: string) {
-  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual(
-    [],
-  );
-}
 
 test('a 100-recording card is placed in four ranges and registered by keyboard alone in at most 40 key presses', async ({
   page,

@@ -1,22 +1,13 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 // Start at login in the Settings screen (docs/decisions/login-start.md): what it says now, a
 // person's choice carried out at once by the main process (here the harness's stand-in for the
 // login item), and "Back to the default".
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
-
-let h: AppHarness;
-test.afterEach(async () => {
-  await h?.stop();
-});
+const app = useApp('app-login-start');
 
 test('Settings shows start at login and a person turns it on, then back to the default', async ({ page }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
   await page.getByRole('tab', { name: 'Settings' }).click();
 
   const section = page.getByRole('region', { name: 'Start at login' });
@@ -33,8 +24,8 @@ test('Settings shows start at login and a person turns it on, then back to the d
   await box.click();
   await expect(box).toBeChecked();
   await expect(section.getByTestId('login-start-state')).toHaveText(/^On, as you chose/);
-  expect(h.loginApplied.at(-1)).toBe(true);
-  expect(h.store.get('startAtLogin')).toBe(true);
+  expect(app.h.loginApplied.at(-1)).toBe(true);
+  expect(app.h.store.get('startAtLogin')).toBe(true);
 
   // The section passes the accessibility rules as the rest of Settings does.
   const { violations } = await new AxeBuilder({ page }).include('section.login-start').analyze();
@@ -43,6 +34,6 @@ test('Settings shows start at login and a person turns it on, then back to the d
   await section.getByRole('button', { name: 'Back to the default' }).click();
   await expect(box).not.toBeChecked();
   await expect(section.getByTestId('login-start-state')).toHaveText(/\(the default\)\.$/);
-  expect(h.loginApplied.at(-1)).toBe(false);
-  expect(h.store.get('startAtLogin')).toBeNull();
+  expect(app.h.loginApplied.at(-1)).toBe(false);
+  expect(app.h.store.get('startAtLogin')).toBeNull();
 });

@@ -1,10 +1,10 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { violations } from './axe.js';
 import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
 
@@ -28,11 +28,6 @@ test.afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 test.describe.configure({ timeout: 120_000 });
-
-async function violations(page: Page): Promise<Record<string, string[]>> {
-  const { violations: found } = await new AxeBuilder({ page }).analyze();
-  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
-}
 
 /** Queues one capture of one file through the app core, as the registration screen does. */
 async function register(name: string, size = 64 * 1024) {

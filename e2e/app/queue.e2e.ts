@@ -1,9 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { violations } from './axe.js';
 import { useApp } from './harness.js';
 import { controlsCoveredByNotices } from './register-steps.js';
 import { SIZES, shots } from './shots.js';
@@ -21,12 +21,6 @@ const app = useApp('queue-e2e', {
     await a.h.svc.admin('DELETE', '/faults');
   },
 });
-
-/** The violations axe finds, as rule → the elements at fault. */
-async function violations(page: Page): Promise<Record<string, string[]>> {
-  const { violations: found } = await new AxeBuilder({ page }).analyze();
-  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
-}
 
 /** Scrolls the upload screen so the queue starts at the top of the window. */
 const showQueue = () => app.h.page.locator('section.queue').evaluate((el) => el.scrollIntoView({ block: 'start' }));

@@ -1,19 +1,20 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
+import { violations } from './axe.js';
 import { useApp } from './harness.js';
+import {
+  assetsDrawn,
+  entryRefusedInOutbox,
+  entryWaitingOffline,
+  openEntryWithFormError,
+  openProgressTab,
+} from './records-steps.js';
 import { shots } from './shots.js';
 
 // axe-core on every screen of the office workspace (CONVENTIONS.md: "@axe-core/playwright checks
 // every screen"), over the real app core and the local service's seeded records.
 
 const app = useApp('app-records-a11y');
-
-/** The violations axe finds on the page, as rule id → the elements (CSS selectors) at fault. */
-async function violations(page: Page): Promise<Record<string, string[]>> {
-  const { violations: found } = await new AxeBuilder({ page }).analyze();
-  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
-}
 
 /**
  * axe finds nothing at the usual window size and at the smallest the shell allows, and the screen
@@ -26,18 +27,7 @@ async function checked(page: Page, info: TestInfo, name: string): Promise<void> 
 test('the Progress workspace: calendar, day view, an open entry, and the form with an error', async ({
   page,
 }, info) => {
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  const seeded = app.h.svc.store.state.progress.at(-1)!;
-  // The latest seeded entry is from this month or the last.
-  if ((await page.locator(`[data-day="${seeded.date}"]`).count()) === 0)
-    await page.getByRole('button', { name: 'Previous month' }).click();
-  await page.locator(`[data-day="${seeded.date}"]`).click();
-  await page.getByTestId('day-view').getByRole('button', { name: seeded.id }).click();
-  await expect(page.getByTestId('entry-detail')).toContainText(seeded.details);
-  const form = page.getByRole('region', { name: 'Record progress' });
-  await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form).toContainText('Say what was done.');
+  await openEntryWithFormError(page, app.h);
   await checked(page, info, 'progress-entry-form');
   // The printable month (what "Print month" puts on paper) is a screen of its own.
   await page.emulateMedia({ media: 'print' });
@@ -47,8 +37,7 @@ test('the Progress workspace: calendar, day view, an open entry, and the form wi
 });
 
 test('the Progress calendar takes the keys of a date grid and is one tab stop', async ({ page }, info) => {
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await openProgressTab(page);
   const grid = page.getByRole('grid');
   const today = (await grid.locator('[aria-current="date"]').getAttribute('data-day'))!;
   const plus = (day: string, n: number) =>
@@ -95,27 +84,12 @@ test('the Progress calendar takes the keys of a date grid and is one tab stop', 
 });
 
 test('the Progress workspace offline, with an entry waiting in the outbox', async ({ page }, info) => {
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'status', status: 503 }, times: 0 });
-  const form = page.getByRole('region', { name: 'Record progress' });
-  await form.getByLabel('Details').fill('Parking Garage P1 fire stopping inspected.');
-  await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(page.getByTestId('outbox-item')).toHaveCount(1);
-  await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText(
-    'No connection to the progress service: showing the copy from',
-  );
+  await entryWaitingOffline(page, app.h, 'Parking Garage P1 fire stopping inspected.');
   await checked(page, info, 'progress-offline-outbox');
 });
 
 test('the Assets view: drawing, legend, focused line and table', async ({ page }, info) => {
-  await page.getByRole('tab', { name: 'Assets' }).click();
-  await page.getByLabel('Structure').selectOption({ label: app.h.settings.view().structures[0]!.name });
-  await page.getByLabel('Category').selectOption({ label: 'Ductwork' });
-  await expect(page.getByTestId('asset-table').locator('tbody tr').first()).toBeVisible();
-  await page.getByTestId('asset-line').first().focus();
-  await expect(page.getByTestId('asset-focus')).toContainText('Reached');
+  await assetsDrawn(page, app.h);
   await checked(page, info, 'assets-drawing');
 });
 
@@ -138,24 +112,7 @@ test('the Assets view offline says so before anything is drawn, and lists the ca
 test('a refused entry open in the form, the outbox, and the Settings check of the progress sign-in', async ({
   page,
 }, info) => {
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
-  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
-  await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(
-    /^No connection to the progress service: showing the copy from/,
-  );
-  await page.getByRole('region', { name: 'Record progress' }).getByLabel('Details').fill('level 3 done');
-  await page.getByRole('region', { name: 'Record progress' }).getByRole('button', { name: 'Record entry' }).click();
-  await expect(page.getByRole('region', { name: 'Record progress' })).toContainText('is kept on this computer');
-  await app.h.svc.admin('DELETE', '/faults');
-  await app.h.svc.admin('POST', '/faults', {
-    target: 'progress',
-    operation: 'progress',
-    method: 'POST',
-    action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } },
-  });
-  await page.getByRole('button', { name: 'Refresh' }).click();
+  await entryRefusedInOutbox(page, app.h, 'level 3 done');
   await page.getByRole('button', { name: 'Correct and send again' }).click();
   await expect(page.getByTestId('details-refusal')).toBeVisible();
   await expect(page.getByTestId('day-captures')).toBeVisible();

@@ -2,6 +2,8 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { localDate } from '../../shared/when.js';
 import { useApp } from './harness.js';
+import type { SeedAsset, SeedStage } from './seed-assets.js';
+import { floorPolyline, seededAssets } from './seed-assets.js';
 
 // The asset `shape` and each stage's own unit (progress-records-interface.md §2 ExternalAsset.shape,
 // Stage.uom and measurement), in Chromium over the local service's seeded assets:
@@ -12,38 +14,8 @@ test.use({ locale: LOCALE });
 
 const app = useApp('app-records-assets');
 
-interface SeedStage {
-  _id: string;
-  name: string;
-  uom: string;
-  measurement: string;
-}
-interface SeedCategory {
-  id: string;
-  name: string;
-  uom: string;
-  height: number;
-  stages: SeedStage[];
-}
-interface SeedAsset {
-  _id: string;
-  structure: string;
-  category: string;
-  shape: string;
-  doNotTrack: boolean;
-  points: { x: number; y: number }[];
-  stages: { _id: string; percentage: number; date: string }[];
-}
-
 /** The category and this structure's assets in it, as the local service holds them. */
-function seeded(name: string) {
-  const structure = app.h.settings.view().structures[0]!;
-  const category = (app.h.svc.store.state.assetCategories as unknown as SeedCategory[]).find((c) => c.name === name)!;
-  const held = (app.h.svc.store.state.assets as unknown as SeedAsset[]).filter(
-    (a) => a.structure === structure.id && a.category === category.id,
-  );
-  return { structure, category, held };
-}
+const seeded = (name: string) => seededAssets(app.h, name);
 
 async function show(page: Page, structure: string, category: string) {
   await page.getByRole('tab', { name: 'Assets' }).click();
@@ -205,20 +177,15 @@ test("a floor of 2,000 polylines of 100 points each is drawn, and the app's tabs
   // 200,000 points: as arguments of one call they overflow the call stack, which blanked the window.
   // 200,000 points from the service through the app core to the page: generous on a loaded machine.
   test.setTimeout(180_000);
-  const { structure, category, held } = seeded('Curtain Wall');
+  const { structure, category, held, all } = seeded('Curtain Wall');
   const template = held[0]!;
-  for (let i = 0; i < 2000; i++) {
-    const points = Array.from({ length: 100 }, (_, k) => ({
-      x: (i % 50) * 40 + k * 0.3,
-      y: Math.floor(i / 50) * 30 + (k % 2),
-    }));
-    (app.h.svc.store.state.assets as unknown as SeedAsset[]).push({
+  for (let i = 0; i < 2000; i++)
+    all.push({
       ...template,
       _id: `floor-${i}`,
-      points,
+      points: floorPolyline(i),
       stages: template.stages.map((s) => ({ ...s })),
     });
-  }
   await page.getByRole('tab', { name: 'Assets' }).click();
   await page.getByLabel('Structure').selectOption({ label: structure.name });
   await page.getByLabel('Category').selectOption({ label: category.name });

@@ -2,7 +2,8 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { localDate, whenAt } from '../../shared/when.js';
 import { useApp } from './harness.js';
-import { setFileState } from '../../main/testing/queue-backdoors.js';
+import { localDay, zoneOffset } from './local-time.js';
+import { seedCapture } from './records-steps.js';
 
 // One time and date format across the office screens, the operator's own: the
 // morning summary's localTime (system locale, 24-hour where the locale says so, the date when not
@@ -13,45 +14,6 @@ test.use({ locale: LOCALE });
 
 const app = useApp('app-records-formats');
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const localDay = (d = new Date()) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-/** This computer's zone offset, `+01:00`: a capture registered with it reads as the same wall time here. */
-const offset = (d = new Date()) => {
-  const m = -d.getTimezoneOffset();
-  return `${m < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(m) / 60))}:${pad(Math.abs(m) % 60)}`;
-};
-/** A capture of two files in the local queue, recorded at `at` (ISO 8601), its files uploaded. */
-function seedCapture(label: string, at: string): number {
-  const q = app.h.queue();
-  const names = [`${label}-1.insv`, `${label}-2.insv`];
-  const structure = app.h.settings.view().structures[0]!.id;
-  const row = q.enqueueCapture(
-    label,
-    {
-      project: app.h.svc.info.projectId,
-      structure,
-      captureDateTime: at,
-      type: 'interior',
-      mode: '360 Video',
-      sourceType: 'bot',
-      files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })),
-    } as never,
-    names.map((fileName, i) => ({
-      path: `/card/${fileName}`,
-      fileName,
-      contentType: 'video/insv',
-      size: 2000 + i,
-      mtimeMs: 1_700_000_000_000,
-      dev: '1',
-      ino: fileName,
-      fingerprint: fileName,
-    })),
-  );
-  q.setCaptureState(row, 'completed', null);
-  q.filesOf(row).forEach((f) => setFileState(q, f.id, 'completed'));
-  return row;
-}
-
 async function openProgress(page: Page) {
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toHaveText(/^Up to date as of \d\d:\d\d$/);
@@ -61,7 +23,8 @@ test("the Progress screen shows every time and date in the summary's one form: t
   page,
 }) => {
   const today = localDay();
-  seedCapture('Morning walk', `${today}T07:45:00${offset()}`);
+  // A capture of two files in the local queue, recorded today at 07:45 here, its files uploaded.
+  seedCapture(app.h, 'Morning walk', `${today}T07:45:00${zoneOffset()}`);
   await page.reload();
   await openProgress(page);
   const day = page.getByTestId('day-view');
@@ -70,7 +33,7 @@ test("the Progress screen shows every time and date in the summary's one form: t
   const capture = day.getByTestId('day-capture');
   // Recorded today at 07:45: the time alone, on the 24-hour clock the locale uses (not "25 Nov 2026, 07:45").
   await expect(capture).toContainText(
-    `recorded ${whenAt(`${today}T07:45:00${offset()}`, { locale: LOCALE })}2 of 2 files`,
+    `recorded ${whenAt(`${today}T07:45:00${zoneOffset()}`, { locale: LOCALE })}2 of 2 files`,
   );
   await expect(capture).toContainText('recorded 07:452 of 2 files');
   await expect(capture).toHaveText(/· uploaded \d\d:\d\dShow Morning walk/);

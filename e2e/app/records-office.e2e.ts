@@ -2,9 +2,10 @@ import type { Page } from '@playwright/test';
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { localDate, localMonth } from '../../shared/when.js';
-import { useApp } from './harness.js';
+import { chooseLocalService, useApp } from './harness.js';
 import { missingFromPdf } from './pdf-text.js';
-import { setFileState } from '../../main/testing/queue-backdoors.js';
+import { localDay } from './local-time.js';
+import { entryKeptThenRefused, entryRefusedInOutbox, openProgressTab, seedCapture } from './records-steps.js';
 
 // The office workspace finished, in Debian's Chromium over the real app core and the
 // local service's progress interface: entries on the right day, refused entries corrected, the
@@ -17,21 +18,16 @@ const date = (ymd: string) => localDate(ymd, { locale: LOCALE });
 const app = useApp('app-records-office', { setUp: 'none' });
 
 async function setUpLocal(page: Page) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  await chooseLocalService(page);
   await expect(page.getByText('Local test service')).toBeVisible();
 }
 
-const localDay = (d = new Date()) =>
-  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Opens the Progress tab and waits for the first read. */
 async function openProgress(page: Page) {
   await setUpLocal(page);
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await openProgressTab(page);
 }
 
 /** Goes back to the month of `date` (YYYY-MM-DD) from today's and chooses that day. */
@@ -88,27 +84,9 @@ test('a new entry made while a past day is browsed lands on today, and an opened
 test('a refused entry opens in the form with the message beside its field, and goes out once corrected', async ({
   page,
 }, info) => {
-  await openProgress(page);
-  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
-  await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(
-    /^No connection to the progress service: showing the copy from/,
-  );
-  const form = page.getByRole('region', { name: 'Record progress' });
-  await form.getByLabel('Details').fill('level 3 done');
-  await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form).toContainText('is kept on this computer');
-  // Back online, the service refuses it, in a 201 that says it failed.
-  await app.h.svc.admin('DELETE', '/faults');
-  await app.h.svc.admin('POST', '/faults', {
-    target: 'progress',
-    operation: 'progress',
-    method: 'POST',
-    action: { type: 'json', status: 201, body: { status: false, message: 'details must name a structure' } },
-  });
-  await page.getByRole('button', { name: 'Refresh' }).click();
-  const item = page.getByTestId('outbox-item');
-  await expect(item).toContainText('Refused');
+  await setUpLocal(page);
+  // Kept while the service is away; back online, the service refuses it, in a 201 that says it failed.
+  const item = await entryRefusedInOutbox(page, app.h, 'level 3 done');
   await expect(item).toContainText('details must name a structure');
   await item.getByRole('button', { name: 'Correct and send again' }).click();
   const fix = page.getByRole('region', { name: 'Correct a refused entry' });
@@ -160,8 +138,7 @@ test('signs in to the progress service when it demands a token, keeps the token 
 }, info) => {
   await setUpLocal(page);
   // The key alone, as §5 says: no sign-in happens.
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await openProgressTab(page);
   expect(app.h.store.get('progressTokens')).toBeUndefined();
 
   // The service now demands its own sign-in's token: the workspace signs in and carries on.
@@ -204,43 +181,11 @@ test("the day view lists that day's captures from the queue, and each links to i
   await setUpLocal(page);
   const structure = app.h.settings.view().structures[0]!;
   const day = app.h.svc.store.state.progress.filter((p) => p.date < localDay()).at(-1)!.date;
-  const q = app.h.queue();
-  const seed = (label: string, at: string, state: 'completed' | 'rejected', uploaded: number) => {
-    const names = [`${label}-1.insv`, `${label}-2.insv`];
-    const row = q.enqueueCapture(
-      label,
-      {
-        project: app.h.svc.info.projectId,
-        structure: structure.id,
-        captureDateTime: at,
-        type: 'interior',
-        mode: '360 Video',
-        sourceType: 'bot',
-        files: names.map((fileName, i) => ({ frameIndex: i + 1, fileName, contentType: 'video/insv', size: 2000 + i })),
-      } as never,
-      names.map((fileName, i) => ({
-        path: `/card/${fileName}`,
-        fileName,
-        contentType: 'video/insv',
-        size: 2000 + i,
-        mtimeMs: 1_700_000_000_000,
-        dev: '1',
-        ino: fileName,
-        fingerprint: fileName,
-      })),
-    );
-    q.setCaptureState(row, state, state === 'rejected' ? 'Structure not found' : null);
-    q.filesOf(row)
-      .slice(0, uploaded)
-      .forEach((f) => setFileState(q, f.id, 'completed'));
-    return row;
-  };
-  const walk = seed('Level 4 walk', `${day}T07:45:00-05:00`, 'completed', 2);
-  seed('Roof walk', `${day}T15:10:00-05:00`, 'rejected', 0);
-  seed('Another day', `${day.slice(0, 8)}${day.slice(8) === '01' ? '02' : '01'}T09:00:00-05:00`, 'completed', 2);
+  const walk = seedCapture(app.h, 'Level 4 walk', `${day}T07:45:00-05:00`);
+  seedCapture(app.h, 'Roof walk', `${day}T15:10:00-05:00`, { state: 'rejected', uploaded: 0 });
+  seedCapture(app.h, 'Another day', `${day.slice(0, 8)}${day.slice(8) === '01' ? '02' : '01'}T09:00:00-05:00`);
   await page.reload();
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await openProgressTab(page);
   await browseTo(page, day);
   const captures = page.getByTestId('day-view').getByTestId('day-capture');
   await expect(captures).toHaveCount(2);
@@ -395,20 +340,11 @@ test("an entry the service refuses with 422 is kept on its own: the list still r
   page,
 }, info) => {
   await openProgress(page);
-  await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
-  await page.getByRole('button', { name: 'Refresh' }).click();
-  await expect(page.getByTestId('progress-as-of')).toHaveText(/^No connection to the progress service/);
-  const form = page.getByRole('region', { name: 'Record progress' });
-  await form.getByLabel('Details').fill('Tower D level 9 a very long note');
-  await form.getByRole('button', { name: 'Record entry' }).click();
-  await expect(form).toContainText('is kept on this computer');
-  // Back, the service refuses that entry (422), and a colleague has recorded one meanwhile.
-  await app.h.svc.admin('DELETE', '/faults');
-  await app.h.svc.admin('POST', '/faults', {
-    target: 'progress',
-    operation: 'progress',
-    method: 'POST',
-    action: { type: 'json', status: 422, body: { success: false, message: 'details too long' } },
+  // Kept while the service is away; back, the service refuses that entry (422), and a colleague
+  // has recorded one meanwhile.
+  await entryKeptThenRefused(page, app.h, 'Tower D level 9 a very long note', {
+    status: 422,
+    body: { success: false, message: 'details too long' },
     times: 0,
   });
   const colleague = 'Tower A level 1 handrails fixed (recorded on another computer).';
@@ -523,17 +459,18 @@ test('Escape closes an opened entry, and a date far ahead is asked about before 
 
   const form = page.getByRole('region', { name: 'Record progress' });
   const details = `Tower F level 1 typo of the year ${Date.now()}`;
+  const recordFor = async (day: string) => {
+    await form.getByLabel('Date').fill(day);
+    await form.getByLabel('Details').fill(details);
+    await form.getByRole('button', { name: 'Record entry' }).click();
+  };
   // An emptied date is a sentence with its fix at the field, and nothing is sent.
-  await form.getByLabel('Date').fill('');
-  await form.getByLabel('Details').fill(details);
-  await form.getByRole('button', { name: 'Record entry' }).click();
+  await recordFor('');
   await expect(form.getByTestId('date-refusal')).toHaveText(
     'Choose the day this entry is for: the date is empty or not a whole date.',
   );
   expect(app.h.svc.store.state.progress.filter((p) => p.details === details)).toEqual([]);
-  await form.getByLabel('Date').fill('2062-11-26');
-  await form.getByLabel('Details').fill(details);
-  await form.getByRole('button', { name: 'Record entry' }).click();
+  await recordFor('2062-11-26');
   await expect(form.getByTestId('date-refusal')).toContainText(
     'days from today, and a recorded entry cannot be changed',
   );

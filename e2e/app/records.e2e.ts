@@ -5,7 +5,9 @@ import { interpolateCividis } from 'd3-scale-chromatic';
 import { CIVIDIS_END, DRAWING_BACKGROUND, MUTED } from '../../renderer/src/components/records/palette.js';
 import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { localDate } from '../../shared/when.js';
-import { useApp } from './harness.js';
+import { chooseLocalService, useApp } from './harness.js';
+import { localDay } from './local-time.js';
+import { openProgressTab } from './records-steps.js';
 
 /** `#rrggbb` as the browser computes it, `rgb(r, g, b)`. */
 const rgbOf = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
@@ -18,16 +20,11 @@ test.use({ locale: 'en-GB' });
 const app = useApp('app-records', { setUp: 'none' });
 
 async function setUpLocal(page: Page) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  await chooseLocalService(page);
   // Choosing the local service is said by the top bar's badge, not by a message.
   await expect(page.getByText('Local test service')).toBeVisible();
   await expect(page.getByTestId('notices')).toHaveCount(0);
 }
-
-const localDay = (d = new Date()) =>
-  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 test('records a progress entry, sees it on the calendar and opens it by id', async ({ page }, info) => {
   await setUpLocal(page);
@@ -104,8 +101,7 @@ test('an entry recorded while the service cannot be reached waits, and is sent o
   page,
 }, info) => {
   await setUpLocal(page);
-  await page.getByRole('tab', { name: 'Progress' }).click();
-  await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+  await openProgressTab(page);
   // Every progress request has its connection cut: the workspace shows what it kept.
   await app.h.svc.admin('POST', '/faults', { target: 'progress', action: { type: 'reset' }, times: 0 });
   await page.getByRole('button', { name: 'Refresh' }).click();

@@ -1,15 +1,16 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatBytes } from '../../shared/format.js';
+import { expectAccessible } from './axe.js';
 import { stamp, writeCard } from './card-files.js';
 import { AppHarness } from './harness.js';
+import { fillAccountForm } from './first-run.js';
 import { SIZES, shots } from './shots.js';
+import { expectStoredByteIdentical, sha256 } from './stored.js';
 import { applyBar, applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 
 // The registration step at card scale: the built renderer in
@@ -35,14 +36,6 @@ test.afterEach(async () => {
 /** Scrolls the page so the element matched by `selector` starts at the top of the window. */
 const scrollToTop = (page: Page, selector: string) =>
   page.locator(selector).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-
-/** No axe violations inside `selector`; the failure lists each rule with the elements it found. */
-async function expectAccessible(page: Page, selector: string) {
-  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  expect(violations.map((v) => ({ rule: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))).toEqual(
-    [],
-  );
-}
 
 async function setUpLocal(page: Page) {
   await page.setViewportSize(SIZES.large);
@@ -199,16 +192,14 @@ test('a 100-recording card is registered by site walk in ten interactions, confi
   await shots(page, info, '15-card-uploaded', () => scrollToTop(page, 'section.queue'));
 
   // Every byte arrived: each of the 200 stored objects has its file's SHA-256.
-  const uploads = Object.values(h.svc.store.state.uploads).filter((u) => u.status === 'completed');
-  expect(uploads).toHaveLength(200);
-  for (const f of queueOf().allFiles()) {
-    const u = uploads.find((x) => x.fileName === f.fileName)!;
-    const res = await h.svc.s3().send(new GetObjectCommand({ Bucket: h.svc.info.s3.bucket, Key: u.key }));
-    expect(sha256(Buffer.from(await res.Body!.transformToByteArray())), f.fileName).toBe(sha256(readFileSync(f.path)));
-  }
+  const onDisk = new Map(
+    queueOf()
+      .allFiles()
+      .map((f) => [f.fileName, sha256(readFileSync(f.path))]),
+  );
+  expect(onDisk.size).toBe(200);
+  await expectStoredByteIdentical(h, onDisk, 200);
 });
-
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 test('shift-click selects a range, and the next card carries the last place over only when asked', async ({
   page,
@@ -286,13 +277,7 @@ test('first run: the local service is the second choice; structures and designs 
   await expect(buttons.first()).not.toHaveText('Use the local test service');
   await expect(buttons.last()).toHaveText('Use the local test service');
   const { info: s } = h.svc;
-  await page.getByLabel('Capture gateway address').fill(s.baseUrl);
-  await page.getByLabel('Sign-in address').fill(s.authUrl);
-  await page.getByLabel('Progress records address').fill(s.progressBaseUrl);
-  await page.getByLabel('Project id').fill(s.projectId);
-  await page.getByLabel('API key').fill(s.apiKey);
-  await page.getByLabel('Email').fill(s.account.email);
-  await page.getByLabel('Password').fill(s.account.password);
+  await fillAccountForm(page, s, s.account.password);
 
   const ids = structureIds();
   const importFile = page.getByLabel('Import from the office’s file (.csv or .json)');

@@ -1,13 +1,13 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { violations } from './axe.js';
 import { useApp } from './harness.js';
 import { shots } from './shots.js';
+import { sha256, storedSha } from './stored.js';
 
 // The operator's screen tells the truth. A storage outage reads "Waiting for storage"
 // (since when, the cause, the next try, nothing lost, Try now), the bar counts only bytes storage
@@ -16,7 +16,6 @@ import { shots } from './shots.js';
 // locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 const app = useApp('screen-e2e', {
   setUp: 'invoke',
@@ -25,12 +24,6 @@ const app = useApp('screen-e2e', {
   },
 });
 test.describe.configure({ timeout: 120_000 });
-
-/** The violations axe finds, as rule → the elements at fault. */
-async function violations(page: Page): Promise<Record<string, string[]>> {
-  const { violations: found } = await new AxeBuilder({ page }).analyze();
-  return Object.fromEntries(found.map((v) => [`${v.id}: ${v.help}`, v.nodes.map((n) => n.target.join(' '))]));
-}
 
 /**
  * Queues one capture through the app core, as the registration screen does; answers the file's
@@ -50,14 +43,6 @@ async function register(name: string, size: number): Promise<string> {
     },
   ]);
   return file;
-}
-
-async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(app.h.svc.store.state.uploads).find(
-    (u) => u.fileName === fileName && u.status === 'completed',
-  )!;
-  const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: upload.key }));
-  return sha256(Buffer.from(await res.Body!.transformToByteArray()));
 }
 
 const fileRow = (page: Page, name: string) => page.locator(`[data-testid="file-row"][data-file="${name}"]`);
@@ -132,7 +117,7 @@ test('storage cut: the headline says "Waiting for storage" within 5 s, with sinc
   await expect(row).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
   await expect(state).toHaveText('All 1 file uploaded');
   await expect(page.getByTestId('queue-state-detail')).toHaveCount(0);
-  expect(await storedSha('during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
+  expect(await storedSha(app.h, 'during-the-cut.mp4')).toBe(sha256(readFileSync(after)));
 
   // The morning summary says when it finished, how much, and the outage.
   await page.getByText('Summary of the last 24 hours').click();

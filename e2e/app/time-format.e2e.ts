@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { whenAt } from '../../shared/when.js';
 import { useApp } from './harness.js';
+import { localDay, zoneOffset } from './local-time.js';
 
 // One time format on the operator's side: the queue's headline, the hold, the queue's
 // "recorded" time and the registration table's recording time all say a time the way the system's
@@ -11,14 +12,6 @@ import { useApp } from './harness.js';
 // locale in turn; what it shows is compared with shared/when.ts given that locale.
 
 const app = useApp('app-when');
-
-const pad = (n: number) => String(n).padStart(2, '0');
-const localDay = (d = new Date()) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-/** This computer's zone offset, `+01:00`: a time sent with it reads as the same wall time here. */
-const offset = (d = new Date()) => {
-  const m = -d.getTimezoneOffset();
-  return `${m < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(m) / 60))}:${pad(Math.abs(m) % 60)}`;
-};
 
 for (const locale of ['en-US', 'en-GB']) {
   test.describe(`under ${locale}`, () => {
@@ -36,7 +29,7 @@ for (const locale of ['en-US', 'en-GB']) {
       await expect(page.getByTestId('paused-until')).toContainText(held);
 
       // A capture queued, recorded today at 07:05:09: the headline and its row use the same form.
-      const recorded = `${localDay()}T07:05:09${offset()}`;
+      const recorded = `${localDay()}T07:05:09${zoneOffset()}`;
       const queued = join(app.work, 'queued.mp4');
       writeFileSync(queued, randomBytes(3000));
       const structure = app.h.settings.view().structures[0]!.id;

@@ -1,24 +1,15 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { AppHarness } from './harness.js';
+import { useApp } from './harness.js';
 
 // The update feed in the Settings screen (docs/decisions/updates.md): empty is off; an address
 // that is not https (or http to this computer) is refused with its fix and nothing changes; a
 // good one is stored and handed to the updater at once (here the harness's stand-in).
-const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
-
-let h: AppHarness;
-test.afterEach(async () => {
-  await h?.stop();
-});
+const app = useApp('app-update-feed');
 
 test('Settings sets the update feed address, refuses plain http to another computer, and turns updates off', async ({
   page,
 }) => {
-  h = await AppHarness.start(page, ORIGIN);
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
   await page.getByRole('tab', { name: 'Settings' }).click();
 
   const section = page.getByRole('region', { name: 'Updates' });
@@ -35,14 +26,14 @@ test('Settings sets the update feed address, refuses plain http to another compu
     /^The update feed address cannot be used: it must start with https:\/\/ \(plain http:\/\/ only to this computer/,
   );
   await expect(address).toHaveAttribute('aria-invalid', 'true');
-  expect(h.store.get('updates')).toBeUndefined();
-  expect(h.feedApplied).toEqual([]);
+  expect(app.h.store.get('updates')).toBeUndefined();
+  expect(app.h.feedApplied).toEqual([]);
 
   // No scheme at all: refused too.
   await address.fill('updates.example.com/capture-uploader');
   await apply.click();
   await expect(section.getByRole('alert')).toHaveText(/it must start with https:\/\//);
-  expect(h.feedApplied).toEqual([]);
+  expect(app.h.feedApplied).toEqual([]);
 
   // The section passes the accessibility rules as the rest of Settings does, error shown.
   const { violations } = await new AxeBuilder({ page }).include('section.update-feed').analyze();
@@ -56,21 +47,21 @@ test('Settings sets the update feed address, refuses plain http to another compu
   await expect(section.getByTestId('update-feed-state')).toHaveText(
     'Updates are checked at start and once a day from this address.',
   );
-  expect(h.store.get('updates')).toEqual({ feedUrl: 'https://updates.example.com/capture-uploader' });
-  expect(h.feedApplied).toEqual(['https://updates.example.com/capture-uploader']);
+  expect(app.h.store.get('updates')).toEqual({ feedUrl: 'https://updates.example.com/capture-uploader' });
+  expect(app.h.feedApplied).toEqual(['https://updates.example.com/capture-uploader']);
 
   // Plain http to this computer is allowed (a feed served while testing).
   await address.fill('http://127.0.0.1:8080/feed');
   await apply.click();
   await expect(address).toHaveValue('http://127.0.0.1:8080/feed');
-  expect(h.feedApplied.at(-1)).toBe('http://127.0.0.1:8080/feed');
+  expect(app.h.feedApplied.at(-1)).toBe('http://127.0.0.1:8080/feed');
 
   // Emptied: updates off, at once.
   await address.fill('');
   await apply.click();
   await expect(section.getByTestId('update-feed-state')).toHaveText(/^Updates are off/);
-  expect(h.store.get('updates')).toEqual({ feedUrl: '' });
-  expect(h.feedApplied.at(-1)).toBe('');
+  expect(app.h.store.get('updates')).toEqual({ feedUrl: '' });
+  expect(app.h.feedApplied.at(-1)).toBe('');
 
   // Reopened, the screen reads what is stored.
   await page.reload();

@@ -1,12 +1,13 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useApp } from './harness.js';
+import { chooseLocalService, useApp } from './harness.js';
+import { fillAccountForm } from './first-run.js';
 import { shots } from './shots.js';
+import { sha256, storedSha } from './stored.js';
 import { applyToSelected, registerAll, registerAndConfirm } from './register-steps.js';
 import { setFileState } from '../../main/testing/queue-backdoors.js';
 
@@ -14,27 +15,12 @@ import { setFileState } from '../../main/testing/queue-backdoors.js';
 // service through the same IPC dispatcher the Electron shell registers, and the same service
 // host and worker thread behind it (e2e/app/harness.ts).
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
 // Times are asserted in 24-hour form: the page runs under en-GB (the one time format follows the
 // locale; e2e/app/time-format.e2e.ts covers a 12-hour locale).
 test.use({ locale: 'en-GB' });
 
 const app = useApp('app-files', { setUp: 'none' });
-
-async function setUpLocal(page: Page) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use the local test service' }).click();
-  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
-}
-
-async function storedSha(fileName: string): Promise<string> {
-  const upload = Object.values(app.h.svc.store.state.uploads).find(
-    (u) => u.fileName === fileName && u.status === 'completed',
-  )!;
-  const res = await app.h.svc.s3().send(new GetObjectCommand({ Bucket: app.h.svc.info.s3.bucket, Key: upload.key }));
-  return sha256(Buffer.from(await res.Body!.transformToByteArray()));
-}
 
 /** Scrolls the upload screen so the queue starts at the top of the window (for its screenshots). */
 const showQueue = (page: Page) => () =>
@@ -47,13 +33,7 @@ test('first run: a wrong password shows the service error; the right account sig
   await expect(page.getByRole('heading', { name: 'Welcome' })).toBeVisible();
   await shots(page, info, '01-first-run');
   const { info: s } = app.h.svc;
-  await page.getByLabel('Capture gateway address').fill(s.baseUrl);
-  await page.getByLabel('Sign-in address').fill(s.authUrl);
-  await page.getByLabel('Progress records address').fill(s.progressBaseUrl);
-  await page.getByLabel('Project id').fill(s.projectId);
-  await page.getByLabel('API key').fill(s.apiKey);
-  await page.getByLabel('Email').fill(s.account.email);
-  await page.getByLabel('Password').fill('not-the-password');
+  await fillAccountForm(page, s, 'not-the-password');
   await page.getByRole('button', { name: 'Save and sign in' }).click();
   await expect(page.getByRole('alert')).toContainText('Sign-in failed: Invalid email or password (HTTP 401');
   await shots(page, info, '02-sign-in-error');
@@ -68,7 +48,7 @@ test('first run: a wrong password shows the service error; the right account sig
 test('drops real recordings, fills the forms from their metadata, registers and uploads every byte', async ({
   page,
 }, info) => {
-  await setUpLocal(page);
+  await chooseLocalService(page);
   const lens0 = join(app.work, 'VID_20231121_201609_00_012.insv');
   const lens1 = join(app.work, 'VID_20231121_201609_10_012.insv');
   copyFileSync(join(fixtures, 'sample.insv'), lens0);
@@ -116,9 +96,9 @@ test('drops real recordings, fills the forms from their metadata, registers and 
   await expect(page.getByTestId('queue-summary')).toContainText('3 of 3 files completed');
   await shots(page, info, '04-uploads-completed', showQueue(page));
 
-  expect(await storedSha('VID_20231121_201609_00_012.insv')).toBe(sha256(readFileSync(lens0)));
-  expect(await storedSha('VID_20231121_201609_10_012.insv')).toBe(sha256(readFileSync(lens1)));
-  expect(await storedSha('walkthrough.mp4')).toBe(sha256(readFileSync(mp4)));
+  expect(await storedSha(app.h, 'VID_20231121_201609_00_012.insv')).toBe(sha256(readFileSync(lens0)));
+  expect(await storedSha(app.h, 'VID_20231121_201609_10_012.insv')).toBe(sha256(readFileSync(lens1)));
+  expect(await storedSha(app.h, 'walkthrough.mp4')).toBe(sha256(readFileSync(mp4)));
   const registered = Object.values(app.h.svc.store.state.captures).map((c) => c.request as Record<string, unknown>);
   const tower = app.h.svc.store.state.projects[0]!.structures.find((s) => s.name === 'Tower B')!;
   expect(registered).toContainEqual(
@@ -141,7 +121,7 @@ test('drops real recordings, fills the forms from their metadata, registers and 
 test('pauses and resumes a file, and after an app restart mid-upload the queue comes back and finishes', async ({
   page,
 }, info) => {
-  await setUpLocal(page);
+  await chooseLocalService(page);
   await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 3 * MiB });
   const big = join(app.work, 'VID_20261122_090000_00_001.insv');
   const bytes = randomBytes(26 * MiB);
@@ -184,12 +164,12 @@ test('pauses and resumes a file, and after an app restart mid-upload the queue c
   expect(app.h.settings.view().bandwidthBytesPerSecond).toBe(50 * MiB); // kept across the restart
   await app.h.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
   await expect(again).toHaveAttribute('data-state', 'completed', { timeout: 60_000 });
-  expect(await storedSha('VID_20261122_090000_00_001.insv')).toBe(sha256(bytes));
+  expect(await storedSha(app.h, 'VID_20261122_090000_00_001.insv')).toBe(sha256(bytes));
   expect(app.h.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
 });
 
 test('shows why bad input is refused, and the service refusal of a capture', async ({ page }, info) => {
-  await setUpLocal(page);
+  await chooseLocalService(page);
   const files = {
     csv: join(app.work, 'notes.csv'),
     mov: join(app.work, 'clip.mov'),
@@ -235,7 +215,7 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
 });
 
 test('warns when default designs changed since the last export, and requests a new one', async ({ page }, info) => {
-  await setUpLocal(page);
+  await chooseLocalService(page);
   const design = app.h.svc.store.state.projects[0]!.structures[0]!.designs[0]!;
   await app.h.svc.admin('POST', `/projects/${app.h.svc.info.projectId}/designs/${design.id}/touch`);
   await page.reload();
@@ -265,7 +245,7 @@ test('warns when default designs changed since the last export, and requests a n
 });
 
 test('the queue stays responsive with 1,000 files: only the visible rows are rendered', async ({ page }, info) => {
-  await setUpLocal(page);
+  await chooseLocalService(page);
   const queue = app.h.queue();
   const db = queue.db;
   db.transaction(() => {
@@ -319,7 +299,7 @@ test('the queue stays responsive with 1,000 files: only the visible rows are ren
 test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, not "Needs you"; Retry now carries on', async ({
   page,
 }, info) => {
-  await setUpLocal(page);
+  await chooseLocalService(page);
   const file = join(app.work, 'walk-outage.mp4');
   writeFileSync(file, randomBytes(300_000));
   // Storage answers every part with 500: the attempt ends, and the file waits for its retry time.
@@ -345,5 +325,5 @@ test('a passing failure reads "Retrying at … (attempt 2)" with a plain cause, 
   await app.h.svc.admin('DELETE', '/faults');
   await r.getByRole('button', { name: 'Retry now' }).click();
   await expect(r).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
-  expect(await storedSha('walk-outage.mp4')).toBe(sha256(readFileSync(file)));
+  expect(await storedSha(app.h, 'walk-outage.mp4')).toBe(sha256(readFileSync(file)));
 });
