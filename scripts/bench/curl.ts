@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { LocalService } from '../../e2e/service/index.js';
-import { CONCURRENCY, gateway } from './flow.js';
+import { CONCURRENCY, gateway, registerForPuts } from './flow.js';
 
 const CURL = '/usr/bin/curl';
 
@@ -25,34 +25,9 @@ export async function curlPuts(
   path: string,
   size: number,
 ): Promise<{ seconds: number; cpuSeconds: number }> {
-  const signin = await fetch(`${svc.info.authUrl}/api/v1/users/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(svc.info.account),
-  });
-  const { token } = (await signin.json()) as { token: string };
+  const { token, uploadId, partSize, parts, started } = await registerForPuts(svc, 'curl.insv', size);
   let t = performance.now();
-  const reg = (await gateway(svc, token, 'POST', '/captures/api/v1/external-captures/add-capture', {
-    captures: [
-      {
-        project: svc.info.projectId,
-        structure: svc.info.structures[0],
-        captureDateTime: new Date().toISOString(),
-        type: 'interior',
-        mode: '360 Video',
-        sourceType: 'bot',
-        files: [{ frameIndex: 1, fileName: 'curl.insv', contentType: 'video/insv', size }],
-      },
-    ],
-  })) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] };
-  const { uploadId, partSize } = reg.result[0]!.uploadManifest[0]!;
-  const { parts } = (await gateway(
-    svc,
-    token,
-    'POST',
-    `/upload-service/uploads/${uploadId}/parts/presign-missing`,
-  )) as { parts: { partNumber: number; url: string }[] };
-  let seconds = (performance.now() - t) / 1000;
+  let seconds = (t - started) / 1000;
   const dir = join(work, 'curl-parts');
   mkdirSync(dir, { recursive: true });
   try {

@@ -95,12 +95,25 @@ function putPart(url: string, path: string, start: number, size: number): Promis
   });
 }
 
+/** A file registered for the bench's bare clients, with every part presigned. */
+export interface RegisteredUpload {
+  /** The bearer token of the sign-in (§4.1). */
+  token: string;
+  /** The upload id of the file's multipart upload (§4.4). */
+  uploadId: string;
+  /** Bytes in each part but the last. */
+  partSize: number;
+  /** Every part's presigned PUT URL (§4.5), in part-number order. */
+  parts: { partNumber: number; url: string }[];
+  /** `performance.now()` (ms) as the registration was sent: the bare clients are timed from it. */
+  started: number;
+}
+
 /**
- * The ceiling: registers the file (§4.4), presigns every part (§4.5), PUTs them `CONCURRENCY` at
- * a time with nothing around them (§4.6) and reports them (§4.7). Returns wall seconds from
- * registration to the completion's answer (sign-in not included).
+ * Signs in (§4.1), registers one capture of one file `fileName` of `size` bytes (§4.4) and presigns
+ * all its parts (§4.5), as the bench's bare clients need before their PUTs. Throws on a non-2xx answer.
  */
-export async function plainPuts(svc: LocalService, path: string, size: number): Promise<number> {
+export async function registerForPuts(svc: LocalService, fileName: string, size: number): Promise<RegisteredUpload> {
   const signin = await fetch(`${svc.info.authUrl}/api/v1/users/signin`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -117,12 +130,12 @@ export async function plainPuts(svc: LocalService, path: string, size: number): 
         type: 'interior',
         mode: '360 Video',
         sourceType: 'bot',
-        files: [{ frameIndex: 1, fileName: 'ceiling.insv', contentType: 'video/insv', size }],
+        files: [{ frameIndex: 1, fileName, contentType: 'video/insv', size }],
       },
     ],
   })) as { result: { uploadManifest: { uploadId: string; partSize: number }[] }[] };
   const { uploadId, partSize } = reg.result[0]!.uploadManifest[0]!;
-  const presigned = (await gateway(
+  const { parts } = (await gateway(
     svc,
     token,
     'POST',
@@ -130,7 +143,17 @@ export async function plainPuts(svc: LocalService, path: string, size: number): 
   )) as {
     parts: { partNumber: number; url: string }[];
   };
-  const queue = [...presigned.parts];
+  return { token, uploadId, partSize, parts, started };
+}
+
+/**
+ * The ceiling: registers the file (§4.4), presigns every part (§4.5), PUTs them `CONCURRENCY` at
+ * a time with nothing around them (§4.6) and reports them (§4.7). Returns wall seconds from
+ * registration to the completion's answer (sign-in not included).
+ */
+export async function plainPuts(svc: LocalService, path: string, size: number): Promise<number> {
+  const { token, uploadId, partSize, parts, started } = await registerForPuts(svc, 'ceiling.insv', size);
+  const queue = [...parts];
   const done: { partNumber: number; etag: string; size: number }[] = [];
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
