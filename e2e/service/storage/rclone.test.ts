@@ -1,39 +1,22 @@
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestService } from '../testing.js';
-import { startTestService } from '../testing.js';
+import { describe, expect, it } from 'vitest';
+import { useRealClient } from './real-client.js';
 
 // Debian's rclone (aws-sdk-go underneath) is a second real S3 client: it writes the ETags of
 // CompleteMultipartUpload as XML character references (&#34;) and lists with encoding-type=url,
 // two things our own client never does. .ci/run installs it.
-const RCLONE = '/usr/bin/rclone';
-const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-let svc: TestService;
-let work: string;
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  if (!existsSync(RCLONE))
-    throw new Error(
-      `${RCLONE} is missing: install Debian's rclone package (apt-get install -y rclone), as .ci/run does`,
-    );
-  svc = await startTestService();
-  work = mkdtempSync(join(tmpdir(), 'rclone-'));
-  const s3 = svc.info.s3;
-  // A remote named "local" from the environment alone. AWS_CA_BUNDLE is left out on purpose: rclone
-  // stops with LoadCustomCABundleError when it is set, and the storage is plain HTTP anyway.
-  env = {
-    PATH: process.env.PATH,
-    HOME: work,
-    RCLONE_CONFIG: join(work, 'rclone.conf'),
+// A remote named "local" from the environment alone. AWS_CA_BUNDLE is left out on purpose: rclone
+// stops with LoadCustomCABundleError when it is set, and the storage is plain HTTP anyway.
+const client = useRealClient('/usr/bin/rclone', 'rclone', 'rclone', ({ info: { s3 } }, work) => {
+  const config = join(work, 'rclone.conf');
+  writeFileSync(config, '');
+  return {
+    RCLONE_CONFIG: config,
     RCLONE_CONFIG_LOCAL_TYPE: 's3',
     RCLONE_CONFIG_LOCAL_PROVIDER: 'Other',
     RCLONE_CONFIG_LOCAL_ACCESS_KEY_ID: s3.accessKeyId,
@@ -42,28 +25,28 @@ beforeAll(async () => {
     RCLONE_CONFIG_LOCAL_REGION: s3.region,
     RCLONE_CONFIG_LOCAL_FORCE_PATH_STYLE: 'true',
   };
-  writeFileSync(env.RCLONE_CONFIG!, '');
 });
-afterAll(async () => {
-  await svc?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
 const rclone = (...args: string[]) =>
-  run(
-    RCLONE,
-    ['--s3-upload-cutoff', '5M', '--s3-chunk-size', '5M', '--retries', '1', '--low-level-retries', '1', ...args],
-    { env, timeout: 120_000 },
-  );
+  client.run([
+    '--s3-upload-cutoff',
+    '5M',
+    '--s3-chunk-size',
+    '5M',
+    '--retries',
+    '1',
+    '--low-level-retries',
+    '1',
+    ...args,
+  ]);
 
 describe('Debian rclone against the local storage', () => {
   it('uploads a 12 MiB file in parts, lists it, and reads it back byte for byte', async () => {
-    const bucket = svc.info.s3.bucket;
-    const src = join(work, 'walk one.bin'); // a space: listing with encoding-type=url must round-trip it
+    const bucket = client.svc.info.s3.bucket;
+    const src = join(client.work, 'walk one.bin'); // a space: listing with encoding-type=url must round-trip it
     const bytes = randomBytes(12 * MiB + 5);
     writeFileSync(src, bytes);
     await rclone('copyto', src, `local:${bucket}/rclone/walk one.bin`);
-    expect(svc.storage.stats.partsStored).toBeGreaterThanOrEqual(3); // a multipart upload of 5 MiB parts
+    expect(client.svc.storage.stats.partsStored).toBeGreaterThanOrEqual(3); // a multipart upload of 5 MiB parts
 
     const lsf = (await rclone('lsf', `local:${bucket}/rclone/`)).stdout;
     expect(lsf.split('\n')).toContain('walk one.bin');
@@ -72,7 +55,7 @@ describe('Debian rclone against the local storage', () => {
     const dirs = (await rclone('lsd', `local:${bucket}`)).stdout;
     expect(dirs).toMatch(/ rclone$/m);
 
-    const out = join(work, 'back.bin');
+    const out = join(client.work, 'back.bin');
     await rclone('copyto', `local:${bucket}/rclone/walk one.bin`, out);
     expect(sha256(readFileSync(out))).toBe(sha256(bytes));
   });
