@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService, uploaderEnv } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
@@ -63,6 +63,35 @@ export function tempQueue(prefix = 'kit-queue'): { queue: UploadQueue; dir: stri
     close() {
       queue.db.close();
       t.remove();
+    },
+  };
+}
+
+/**
+ * Registers the hooks that give each test of a file (or a describe block) a fresh tempQueue named
+ * after `prefix`, opened in `beforeEach` and closed and deleted in `afterEach`; `onOpen` is handed
+ * each test's queue as it opens. The returned object's `queue` and `dir` are the current test's.
+ */
+export function useTempQueue(
+  prefix: string,
+  onOpen: (queue: UploadQueue) => void = () => {},
+): { readonly queue: UploadQueue; readonly dir: string } {
+  let t: ReturnType<typeof tempQueue> | undefined;
+  beforeEach(() => {
+    t = tempQueue(prefix);
+    onOpen(t.queue);
+  });
+  afterEach(() => t?.close());
+  const current = () => {
+    if (!t) throw new Error('the temporary queue is used before its beforeEach ran');
+    return t;
+  };
+  return {
+    get queue() {
+      return current().queue;
+    },
+    get dir() {
+      return current().dir;
     },
   };
 }
