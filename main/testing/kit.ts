@@ -2,7 +2,7 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,36 @@ export interface DiskFile {
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A temporary folder for one test file whose name starts with `prefix`: made now, deleted with what
+ * it holds after the file's tests (an `afterAll` hook this call registers; call it at the top level).
+ * Returns its absolute path.
+ */
+export function useWorkDir(prefix: string): string {
+  const t = tempDir(prefix);
+  afterAll(() => t.remove());
+  return t.dir;
+}
+
+/**
+ * Writes `bytes` over the file at `path` from byte `offset` in place (same inode; its size grows
+ * only when written past its end), as `dd conv=notrunc` does. Its modification time moves.
+ */
+export function overwriteAt(path: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Sets the mode of the file at `path` to 0600 and back to 0644: its status-change time moves, its bytes and mtime do not. */
+export function chmodAndBack(path: string): void {
+  chmodSync(path, 0o600);
+  chmodSync(path, 0o644);
 }
 
 /** Writes `size` random bytes to `dir/name` (folders made as needed) and returns the file with its hash. */
