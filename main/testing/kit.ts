@@ -132,14 +132,17 @@ export function useTempQueue(
  * retry, never complete.
  */
 export function unreachableGateway(): CaptureGateway {
-  return new CaptureGateway({
-    baseUrl: 'http://127.0.0.1:9',
-    authUrl: 'http://127.0.0.1:9',
-    apiKey: 'k',
-    projectId: 'p',
-    email: 'a@b.c',
-    password: 'x',
-  });
+  return new CaptureGateway(unreachableGatewayConfig());
+}
+
+/**
+ * The gateway settings of project `projectId` at a loopback port nothing listens at
+ * (127.0.0.1:9, discard; see unreachableGateway): for an uploader opened over a queue whose tests
+ * must reach no service.
+ */
+export function unreachableGatewayConfig(projectId = 'p'): GatewayConfig {
+  const nowhere = 'http://127.0.0.1:9';
+  return { baseUrl: nowhere, authUrl: nowhere, apiKey: 'k', projectId, email: 'a@b.c', password: 'x' };
 }
 
 /**
