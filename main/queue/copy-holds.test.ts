@@ -8,6 +8,7 @@ import { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
 import { memoryQueueAt } from '../testing/queue-backdoors.js';
 import { captureRequest } from '../testing/kit.js';
+import { manifestFor } from '../testing/queue-rows.js';
 
 const at = '2026-11-24T08:00:00.000Z';
 const request = captureRequest(at, [
@@ -69,19 +70,8 @@ describe('files held for their verified copies', () => {
     expect(statusOutput(q).filter((l) => l.includes('verified copy'))).toEqual([
       '      waiting for its verified copy: the app uploads it from the copy once the import verifies it',
     ]);
-    q.saveRegistration(
-      row,
-      'cap-1',
-      request.files.map((f) => ({
-        frameIndex: f.frameIndex,
-        uploadId: `u${f.frameIndex}`,
-        fileName: f.fileName,
-        size: f.size,
-        partSize: 5_242_880,
-        totalParts: 1,
-        status: 'pending',
-      })),
-    );
+    // One part each: the files are 1,000 bytes.
+    q.saveRegistration(row, 'cap-1', manifestFor(request));
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).toEqual([fa!.id]);
     expect(q.schedule.nextDueAt()).toBeNull();
 

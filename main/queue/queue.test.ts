@@ -12,6 +12,7 @@ import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 import { UploadQueue } from './queue.js';
 import { memoryQueueAt } from '../testing/queue-backdoors.js';
 import { captureRequest } from '../testing/kit.js';
+import { manifestFor } from '../testing/queue-rows.js';
 
 const work = mkdtempSync(join(tmpdir(), 'queue-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -305,19 +306,7 @@ describe('queue totals', () => {
       request,
       files.map((f) => ({ ...f, path: `${f.path}.2` })),
     );
-    q.saveRegistration(
-      a,
-      'cap-a',
-      request.files.map((f) => ({
-        frameIndex: f.frameIndex,
-        uploadId: `u${f.frameIndex}`,
-        fileName: f.fileName,
-        size: f.size,
-        partSize: 5_242_880,
-        totalParts: Math.ceil(f.size / 5_242_880),
-        status: 'pending',
-      })),
-    );
+    q.saveRegistration(a, 'cap-a', manifestFor(request));
     const [big, small] = q.filesOf(a);
     q.recordParts([{ fileId: big!.id, partNumber: 1, etag: '"1"' }]);
     q.moveFile(big!.id, ['pending'], 'uploading');

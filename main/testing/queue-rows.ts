@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CaptureRequest } from '../api/gateway.js';
+import type { ManifestEntry } from '../api/schemas.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { UploadQueue } from '../queue/queue.js';
 import { captureRequest } from './kit.js';
@@ -51,6 +52,22 @@ export function oneFileRequest(rec: TestRecording, captureDateTime = '2026-11-23
   return captureRequest(captureDateTime, [
     { frameIndex: 1, fileName: basename(rec.path), contentType: rec.contentType ?? 'video/mp4', size: rec.size },
   ]);
+}
+
+/**
+ * The registration manifest (§4.4) the service answers for every file of `request`: upload
+ * `u<frameIndex>` of the file's size in 5 MiB parts (as many as its bytes start), status `pending`.
+ */
+export function manifestFor(request: CaptureRequest): ManifestEntry[] {
+  return request.files.map((f) => ({
+    frameIndex: f.frameIndex,
+    uploadId: `u${f.frameIndex}`,
+    fileName: f.fileName,
+    size: f.size,
+    partSize: 5_242_880,
+    totalParts: Math.ceil(f.size / 5_242_880),
+    status: 'pending',
+  }));
 }
 
 /**
