@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -11,9 +10,9 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { listOffloads } from '../offload/record.js';
@@ -21,9 +20,9 @@ import { openQueueDatabase } from '../queue/db.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 import { CardDesk } from './card-desk.js';
 import { ThumbnailDesk } from './thumbnail-desk.js';
+import { useWorkDir } from '../testing/kit.js';
 
-const work = mkdtempSync(join(tmpdir(), 'card-desk-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('card-desk-test');
 let desk: CardDesk | undefined;
 afterEach(() => desk?.close());
 

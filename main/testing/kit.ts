@@ -2,7 +2,17 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +39,9 @@ export const MiB = 1024 * 1024;
 
 /** The SHA-256 of some bytes, lower-case hex. */
 export const sha256 = (bytes: Buffer | Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/** The SHA-256 of the bytes of the file at `path`, lower-case hex. Throws what readFileSync throws. */
+export const fileSha256 = (path: string): string => sha256(readFileSync(path));
 
 /** A file the kit wrote: its path, size (bytes), SHA-256 (hex) and the bytes themselves. */
 export interface DiskFile {
