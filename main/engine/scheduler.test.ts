@@ -20,6 +20,10 @@ const lines = (u: Uploader, fileId: number) =>
     .filter((l) => l.fileId === fileId)
     .map((l) => l.kind);
 
+/** Every presign-missing call (§4.5) after the first `skip` is answered with HTTP `status`. */
+const presignAlwaysAnswers = (status: number, skip = 0) =>
+  kit.fault({ target: 'gateway', operation: 'presign-missing', skip, times: 0, action: { type: 'status', status } });
+
 /**
  * Uploads an 11 MiB file `<name>.mp4` at 8 MiB/s on a one-part-at-a-time uploader `name`, and runs
  * `act` once, as soon as a progress event shows a byte of it sent; resolves once the drain ends,
@@ -75,12 +79,7 @@ describe('Scheduler', () => {
 
   it("a refusal fails the file for a person, with the service's reason and one line", async () => {
     const file = kit.file('refused.mp4', MiB);
-    await kit.fault({
-      target: 'gateway',
-      operation: 'presign-missing',
-      times: 0,
-      action: { type: 'status', status: 400 },
-    });
+    await presignAlwaysAnswers(400);
     const warned: string[] = [];
     const u = kit.uploader('refused', {
       retrySchedule: schedule,
@@ -116,13 +115,7 @@ describe('Scheduler', () => {
       partNumber: 2,
       action: { type: 'status', status: 403 },
     });
-    await kit.fault({
-      target: 'gateway',
-      operation: 'presign-missing',
-      skip: 1,
-      times: 0,
-      action: { type: 'status', status: 401 },
-    });
+    await presignAlwaysAnswers(401, 1);
     const warned: string[] = [];
     const u = kit.uploader('refused-mid', {
       concurrency: 1,
