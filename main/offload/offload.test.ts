@@ -1,4 +1,3 @@
-import { memoryQueueAt } from '../testing/queue-backdoors.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -25,6 +24,7 @@ import { PartMd5s } from './part-md5.js';
 import { PartMd5Pool } from '../hash/pool.js';
 import { listOffloads, recordOffload } from './record.js';
 import { fileSha256, useWorkDir } from '../testing/kit.js';
+import { insertRows, oldFile, oldQueueWithWalk } from '../testing/old-rows.js';
 
 const work = useWorkDir('offload-test');
 const xxh64 = async (p: string) => (await xxhash()).h64Raw(readFileSync(p)).toString(16).padStart(16, '0');
@@ -393,14 +393,8 @@ describe('the offload record in the queue (migration 8)', () => {
   });
 
   it('8: a queue of version 7 opens with its rows as they were and no offloads', () => {
-    const db = memoryQueueAt(7);
-    const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'queued', 'walk', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/lib/a.insv', 'a.insv', 'video/insv', 10, 1, 'pending')`,
-    ).run();
+    const db = oldQueueWithWalk(7, 'queued');
+    insertRows(db, 'files', [oldFile(1, '/lib/a.insv', 10, 1, 'pending')]);
     const before = [db.prepare('SELECT * FROM captures').all(), db.prepare('SELECT * FROM files').all()];
     migrate(db, ':memory:', MIGRATIONS, 8);
     expect(db.pragma('user_version', { simple: true })).toBe(8);
