@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { MenuItem } from './electron-stand-in.js';
 import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 import { useShellFolders } from '../testing/shell-folders.js';
+import { supportReportEntries } from '../testing/support-report-entries.js';
 
 // Help › "Save a report for support…" in the shell, run against the Electron stand-in with the
 // real service process behind it: the save dialog, then the service's report zip, with the
@@ -73,17 +74,7 @@ describe('Help › Save a report for support', () => {
     const entries = unzipSync(readFileSync(out));
     const logDir = join(userData, 'logs');
     const logs = readdirSync(logDir);
-    expect(Object.keys(entries).sort()).toEqual(
-      [
-        'README.txt',
-        'settings.json',
-        'status.json',
-        'summary.json',
-        'summary.txt',
-        'versions.json',
-        ...logs.map((l) => `logs/${l}`),
-      ].sort(),
-    );
+    expect(Object.keys(entries).sort()).toEqual(supportReportEntries(logs));
     const text = (n: string) => strFromU8(entries[n]!);
     const status = JSON.parse(text('status.json')) as { captures: { files: { state: string }[] }[] };
     expect(status.captures.flatMap((c) => c.files.map((f) => f.state))).toEqual(['completed']);

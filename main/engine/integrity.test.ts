@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Uploader } from '../service/uploader.js';
-import { MiB, overwriteAt, sha256, useServiceKit } from '../testing/kit.js';
+import { chmodAndBack, MiB, overwriteAt, sha256, useServiceKit } from '../testing/kit.js';
 
 // Nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
 // as `touch -r` does) must never be finalized as a mix; one recording is queued once whatever
@@ -150,8 +150,7 @@ describe('a file whose bytes did not change', () => {
     const draining = u.engine.drain();
     await vi.waitFor(() => expect(u.queue.parts(file!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
     const ctimeBefore = statSync(path, { bigint: true }).ctimeNs;
-    chmodSync(path, 0o600);
-    chmodSync(path, 0o644);
+    chmodAndBack(path);
     linkSync(path, join(kit.work, 'walk-chmod-link.mp4'));
     expect(statSync(path, { bigint: true }).ctimeNs).not.toBe(ctimeBefore);
     const summary = await draining;
