@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from './main/testing/source-tree.js';
 
 // The layout the README's "Layout" section describes: main/ holds only rooms, no
 // module imports itself back through others, and nothing the app ships imports e2e/.
@@ -10,16 +11,8 @@ const ROOMS = ['main', 'renderer', 'shared', 'preload', 'e2e/service'];
 const SKIP = new Set(['node_modules', 'dist']);
 
 /** Every .ts/.tsx file under `dir`, relative to the checkout, with forward slashes. */
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(ROOT, dir))) {
-    if (SKIP.has(name)) continue;
-    const rel = `${dir}/${name}`;
-    if (statSync(join(ROOT, rel)).isDirectory()) out.push(...sources(rel));
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
+const sources = (dir: string): string[] =>
+  filesUnder(ROOT, dir, SKIP, (name) => /\.tsx?$/.test(name) && !name.endsWith('.d.ts'));
 
 /** The relative imports of each file (static, re-exports and dynamic), resolved to files of the checkout. */
 function importGraph(files: string[]): Map<string, string[]> {

@@ -1,6 +1,7 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from './main/testing/source-tree.js';
 
 // Comments and test titles say why, citing the interface's sections (§) or a record in
 // docs/decisions/, never a tracker's issue number: the tracker is not in the repository, and the
@@ -16,16 +17,7 @@ export const ISSUE_NUMBER = /\bissues? #?\d+/i;
 export const BARE_POINT = /^\s*(\/\/|\/?\*).*(^|[\s(;,–])#\d{1,2}\b/;
 
 /** Every source file under `dir`, relative to the checkout. */
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(ROOT, dir))) {
-    if (SKIP.has(name)) continue;
-    const rel = `${dir}/${name}`;
-    if (statSync(join(ROOT, rel)).isDirectory()) out.push(...files(rel));
-    else if (SOURCE.test(name)) out.push(rel);
-  }
-  return out;
-}
+const files = (dir: string): string[] => filesUnder(ROOT, dir, SKIP, (name) => SOURCE.test(name));
 
 /** The lines of `text` that cite an issue number, as `file:line: text`. */
 function citations(file: string, text: string): string[] {

@@ -11,23 +11,10 @@ import {
 } from './asset-measure.js';
 
 // An asset's quantity by its shape and in each stage's unit (progress-records-interface.md §2).
-const wall = {
-  shape: 'Polyline',
-  points: [
-    { x: 0, y: 0 },
-    { x: 30, y: 0 },
-    { x: 30, y: 40 },
-  ],
-}; // 70 m run
-const slab = {
-  shape: 'Polygon',
-  points: [
-    { x: 0, y: 0 },
-    { x: 10, y: 0 },
-    { x: 10, y: 6 },
-    { x: 0, y: 6 },
-  ],
-}; // 60 m², 32 m round
+/** A drawn shape of kind `shape` through the plan points `[x, y]` (metres). */
+const drawn = (shape: string, ...xy: [number, number][]) => ({ shape, points: xy.map(([x, y]) => ({ x, y })) });
+const wall = drawn('Polyline', [0, 0], [30, 0], [30, 40]); // 70 m run
+const slab = drawn('Polygon', [0, 0], [10, 0], [10, 6], [0, 6]); // 60 m², 32 m round
 const damper = { shape: 'Point', points: [{ x: 4, y: 4 }] };
 const metric = { uom: 'm', height: 3 };
 

@@ -67,37 +67,16 @@ describe('progressFraction', () => {
     { _id: 'b', name: 'Board', sequence: 2, color: '#000' },
   ];
   const line = (stagesOf: { _id: string; percentage: number }[]) => ({ points: [], stages: stagesOf });
+  /** The fraction of a line whose stages stand at the given [stage id, percentage] pairs. */
+  const fractionOf = (...at: [string, number][]) =>
+    progressFraction(stages, line(at.map(([_id, percentage]) => ({ _id, percentage }))));
   it('is the mean of the stages percentages, so 5 % of one stage is far from all done', () => {
-    expect(progressFraction(stages, line([{ _id: 'a', percentage: 10 }]))).toBeCloseTo(0.05);
-    expect(
-      progressFraction(
-        stages,
-        line([
-          { _id: 'a', percentage: 100 },
-          { _id: 'b', percentage: 100 },
-        ]),
-      ),
-    ).toBe(1);
-    expect(
-      progressFraction(
-        stages,
-        line([
-          { _id: 'a', percentage: 100 },
-          { _id: 'b', percentage: 50 },
-        ]),
-      ),
-    ).toBe(0.75);
+    expect(fractionOf(['a', 10])).toBeCloseTo(0.05);
+    expect(fractionOf(['a', 100], ['b', 100])).toBe(1);
+    expect(fractionOf(['a', 100], ['b', 50])).toBe(0.75);
   });
   it('counts unknown stages as nothing, clamps percentages, and is 0 without stages', () => {
-    expect(
-      progressFraction(
-        stages,
-        line([
-          { _id: 'x', percentage: 100 },
-          { _id: 'a', percentage: 150 },
-        ]),
-      ),
-    ).toBe(0.5);
+    expect(fractionOf(['x', 100], ['a', 150])).toBe(0.5);
     expect(progressFraction([], line([{ _id: 'a', percentage: 100 }]))).toBe(0);
   });
 });

@@ -5,6 +5,9 @@ import { groupIntoCaptures } from './grouping.js';
 
 const f = (name: string, size = 100): CandidateFile => ({ path: `/card/DCIM/${name}`, name, size });
 const names = (c: { files: CandidateFile[] }) => c.files.map((x) => x.name);
+/** The _00_ and _10_ lens files (in that order) of the recording taken at `stamp` (YYYYMMDD_hhmmss), segment `segment`. */
+const bothLenses = (stamp: string, segment: string) =>
+  ['00', '10'].map((lens) => f(`VID_${stamp}_${lens}_${segment}.insv`));
 
 describe('groupIntoCaptures', () => {
   it('pairs the _00_ and _10_ lenses of one recording, lens 00 first', () => {
@@ -20,10 +23,8 @@ describe('groupIntoCaptures', () => {
 
   it('keeps split segments and other recordings apart, and a lone _00_ as single-lens', () => {
     const { captures } = groupIntoCaptures([
-      f('VID_20261120_150405_00_001.insv'),
-      f('VID_20261120_150405_10_001.insv'),
-      f('VID_20261120_150405_00_002.insv'),
-      f('VID_20261120_150405_10_002.insv'),
+      ...bothLenses('20261120_150405', '001'),
+      ...bothLenses('20261120_150405', '002'),
       f('VID_20261120_160000_00_003.insv'),
     ]);
     expect(captures.map((c) => [c.kind, c.segment, c.files.length])).toEqual([
@@ -74,8 +75,7 @@ describe('groupIntoCaptures', () => {
 
   it('never proposes a capture that breaks the §7 file rules', () => {
     const { captures } = groupIntoCaptures([
-      f('VID_20261120_150405_00_001.insv'),
-      f('VID_20261120_150405_10_001.insv'),
+      ...bothLenses('20261120_150405', '001'),
       f('VID_20261120_150405_00_001.csv'),
       f('a.mp4'),
       f('a.csv'),

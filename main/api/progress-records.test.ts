@@ -29,15 +29,26 @@ async function answer(operation: string, status: number, body: unknown, method?:
   expect(res.status).toBe(201);
 }
 
+/** `call` rejects with an error of class `type` whose message is `message`, and `explain` says it as `explained`. */
+async function expectFailure(
+  call: Promise<unknown>,
+  type: new (...args: never[]) => Error,
+  message: string,
+  explained: string,
+): Promise<void> {
+  const err = await call.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(type);
+  expect((err as Error).message).toBe(message);
+  expect(explain(err)).toBe(explained);
+}
+
 describe('an answer that says it failed', () => {
   it('a 200 with success: false and a result is a refusal with the service message, not an empty list', async () => {
     await answer('external-asset-categories', 200, { success: false, result: [], message: 'Project is archived' });
-    const err = await client()
-      .categories()
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ProgressRefusedError);
-    expect((err as Error).message).toBe('Project is archived');
-    expect(explain(err)).toBe(
+    await expectFailure(
+      client().categories(),
+      ProgressRefusedError,
+      'Project is archived',
       'The progress service refused the request: Project is archived. Correct it and try again.',
     );
   });
@@ -144,12 +155,10 @@ describe('its own sign-in, used when a call answers 401', () => {
   it('a wrong password is ProgressSignInError "Invalid credentials", explained in plain words, and nothing is kept', async () => {
     await svc.admin('PUT', '/settings', { progressRequiresToken: true });
     const k = kept();
-    const err = await withTokens(k.keeper, { ...svc.info.account, password: 'wrong' })
-      .listProgress()
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ProgressSignInError);
-    expect((err as Error).message).toBe('Invalid credentials');
-    expect(explain(err)).toBe(
+    await expectFailure(
+      withTokens(k.keeper, { ...svc.info.account, password: 'wrong' }).listProgress(),
+      ProgressSignInError,
+      'Invalid credentials',
       'The progress service did not accept the email and password (Invalid credentials): correct them in Settings.',
     );
     expect(k.tokens).toBeUndefined();

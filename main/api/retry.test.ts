@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceKit } from '../testing/kit.js';
-import { startServiceKit } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { useServiceKit } from '../testing/kit.js';
 import { CancelledError, HttpStatusError, NetworkError, ResponseShapeError } from './errors.js';
 import { UnreachableError } from './unreachable-error.js';
 import { CaptureGateway } from './gateway.js';
@@ -71,12 +70,7 @@ describe('withRetries: what a JSON call is sent again for (§7)', () => {
 });
 
 describe('the gateway client: one layer of retries, and abortAll stops calls', () => {
-  let kit: ServiceKit;
-  beforeAll(async () => {
-    kit = await startServiceKit('retry-test');
-  });
-  afterEach(async () => kit.reset());
-  afterAll(async () => kit.stop());
+  const kit = useServiceKit('retry-test');
 
   const gateway = (retries: number) => {
     const { info } = kit.svc;

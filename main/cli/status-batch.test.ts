@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempQueue } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { useTempQueue } from '../testing/kit.js';
 import { fillQueue } from '../testing/fill-queue.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { committedTotals } from '../queue/totals.js';
@@ -10,13 +10,18 @@ import { statusJsonDocument, statusOutput } from './status.js';
 // starts at 0 %, whatever the queue kept from the first; status, status --json and the totals the
 // screen and tray read all count the same files.
 
-let t: ReturnType<typeof tempQueue>;
 let q: UploadQueue;
-beforeEach(() => {
-  t = tempQueue('status-batch');
-  q = t.queue;
-});
-afterEach(() => t.close());
+useTempQueue('status-batch', (queue) => (q = queue));
+
+/** The batch figures of today's card before any byte of it is sent, beside yesterday's 4 uploaded files. */
+const TODAYS_CARD_UNSENT = {
+  percent: 0,
+  filesDone: 0,
+  files: 2,
+  bytesDone: 0,
+  bytesTotal: 2048,
+  earlier: 'Earlier: 4 files uploaded',
+};
 
 /** Yesterday's card: 2 captures, 4 files of 1 KiB, all uploaded. Today's card: 1 capture, 2 files, none sent. */
 function yesterdayThenToday(): number[] {
@@ -31,14 +36,7 @@ describe('progress of this batch', () => {
     expect(totals).toMatchObject({ files: 2, completed: 0, bytesTotal: 2048, bytesDone: 0 });
 
     // What the window's bar and headline and the tray read (Overall.tsx, main.ts progressLine).
-    expect(batchProgress(totals)).toEqual({
-      percent: 0,
-      filesDone: 0,
-      files: 2,
-      bytesDone: 0,
-      bytesTotal: 2048,
-      earlier: 'Earlier: 4 files uploaded',
-    });
+    expect(batchProgress(totals)).toEqual(TODAYS_CARD_UNSENT);
 
     // The queue's rows still count yesterday's (the filters, "Clear completed"): only the bar is the batch's.
     expect(wholeQueueCounts(totals)).toEqual({ files: 6, completed: 4 });
@@ -50,14 +48,7 @@ describe('progress of this batch', () => {
       state: { bytesDone: number; bytesTotal: number };
       captures: unknown[];
     };
-    expect(doc.state).toMatchObject({
-      percent: 0,
-      filesDone: 0,
-      files: 2,
-      bytesDone: 0,
-      bytesTotal: 2048,
-      earlier: 'Earlier: 4 files uploaded',
-    });
+    expect(doc.state).toMatchObject(TODAYS_CARD_UNSENT);
     // Every capture is still listed: only the batch's figures leave yesterday's out.
     expect(doc.captures).toHaveLength(3);
   });

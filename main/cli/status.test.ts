@@ -1,49 +1,28 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { localTime } from '../../shared/night-summary.js';
-import { openQueueDatabase } from '../queue/db.js';
-import { UploadQueue } from '../queue/queue.js';
 import { printStatus, printable } from './status.js';
 import { setFileState } from '../testing/queue-backdoors.js';
-import { captureRequest, stdoutOf } from '../testing/kit.js';
+import { stdoutOf, useWorkDir } from '../testing/kit.js';
+import { enqueueOne, enqueueRegistered, oneFileRequest, queueIn } from '../testing/queue-rows.js';
 
-const work = mkdtempSync(join(tmpdir(), 'status-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('status-test');
 
-const request = captureRequest('2026-11-20T10:00:00.000Z', [
-  { frameIndex: 1, fileName: 'evil\nname.mp4', contentType: 'video/mp4', size: 12_000_000 },
-]);
+const request = oneFileRequest({ path: '/card/evil\nname.mp4', size: 12_000_000 }, '2026-11-20T10:00:00.000Z');
 
 const captureOutput = stdoutOf;
 
 describe('capture-uploader status', () => {
   it('reads the queue while its writer holds it open, with no credentials, one line per record', () => {
     const dir = join(work, 'q');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
-    const id = q.enqueueCapture('walk', request, [
-      {
-        path: '/card/evil\nname.mp4',
-        fileName: 'evil\nname.mp4',
-        contentType: 'video/mp4',
-        size: 12_000_000,
-        mtimeMs: 1,
-      },
-    ]);
-    q.saveRegistration(id, 'cap-1', [
-      {
-        frameIndex: 1,
-        uploadId: 'u1',
-        fileName: 'evil\nname.mp4',
-        size: 12_000_000,
-        partSize: 5_242_880,
-        totalParts: 3,
-        status: 'initiated',
-      },
-    ]);
+    const q = queueIn(dir);
+    enqueueRegistered(
+      q,
+      'walk',
+      request,
+      { path: '/card/evil\nname.mp4', size: 12_000_000 },
+      { captureId: 'cap-1', uploadId: 'u1', totalParts: 3 },
+    );
     q.recordParts([{ fileId: 1, partNumber: 1, etag: '"abc"' }]);
     const retryAt = Date.now() + 60_000;
     q.moveFile(1, ['pending'], 'pending', { error: 'InternalError (HTTP 500 on PUT /x)', retryAt, transient: true });
@@ -80,29 +59,15 @@ describe('capture-uploader status', () => {
       bytesTotal: 12_000_000,
       earlier: null,
     });
-    db.close();
+    q.db.close();
     vi.unstubAllEnvs();
   });
 
   it('says of a retry whose time has come since when it is due, never that it is tried "any moment"', () => {
     const dir = join(work, 'due');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
-    const id = q.enqueueCapture('walk', request, [
-      { path: '/card/due.mp4', fileName: 'due.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 },
-    ]);
-    q.saveRegistration(id, 'cap-1', [
-      {
-        frameIndex: 1,
-        uploadId: 'u1',
-        fileName: 'due.mp4',
-        size: 12_000_000,
-        partSize: 5_242_880,
-        totalParts: 3,
-        status: 'initiated',
-      },
-    ]);
+    const q = queueIn(dir);
+    const due = { path: '/card/due.mp4', size: 12_000_000 };
+    enqueueRegistered(q, 'walk', request, due, { captureId: 'cap-1', uploadId: 'u1', totalParts: 3 });
     const retryAt = Date.now() - 120_000;
     q.moveFile(1, ['pending'], 'pending', { error: 'SlowDown (HTTP 503 on PUT /x)', retryAt, transient: true });
 
@@ -111,17 +76,13 @@ describe('capture-uploader status', () => {
       `      retry due since ${localTime(retryAt, { locale: 'en-GB' })} (attempt 2): storage is busy — SlowDown (HTTP 503 on PUT /x)`,
     );
     expect(lines.filter((l) => l.startsWith('  ')).join('\n')).not.toMatch(/any moment|Retrying now/);
-    db.close();
+    q.db.close();
   });
 
   it('says first that the whole queue is held until a time, as the app set it', () => {
     const dir = join(work, 'held');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
-    q.enqueueCapture('walk', request, [
-      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 12_000_000, mtimeMs: 1 },
-    ]);
+    const q = queueIn(dir);
+    enqueueOne(q, 'walk', request, { path: '/card/walk.mp4', size: 12_000_000 });
     const at = new Date();
     at.setHours(23, 59, 0, 0); // later today, in local time
     if (at.getTime() <= Date.now() + 1000) at.setTime(Date.now() + 60_000);
@@ -141,14 +102,12 @@ describe('capture-uploader status', () => {
     // A hold whose time has passed says nothing.
     q.meta.setHold('person', new Date(Date.now() - 1000).toISOString());
     expect(captureOutput(() => printStatus(dir, false)).split('\n')[0]).toMatch(/^Waiting · 0% /);
-    db.close();
+    q.db.close();
   });
 
   it('a file whose changed recording was added again reads "replaced", and its capture says by which capture', () => {
     const dir = join(work, 'replaced');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
+    const q = queueIn(dir);
     const file = {
       path: '/card/a.mp4',
       fileName: 'a.mp4',
@@ -175,15 +134,13 @@ describe('capture-uploader status', () => {
       captures: { files: { replacedBy: number | null }[] }[];
     };
     expect(json.captures.map((c) => c.files[0]!.replacedBy)).toEqual([again, null]);
-    db.close();
+    q.db.close();
     vi.unstubAllEnvs();
   });
 
   it("--json: the document SQLite builds is, byte for byte, the one the queue's own row mappings give", () => {
     const dir = join(work, 'json');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
+    const q = queueIn(dir);
     const file = (name: string, frameIndex: number, size: number) => ({
       frameIndex,
       fileName: name,
@@ -238,7 +195,7 @@ describe('capture-uploader status', () => {
     q.enqueueCapture('waiting', { ...request, files: [file('b.mp4', 1, 99)] }, [
       { path: '/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 99, mtimeMs: 3 },
     ]);
-    db.prepare('UPDATE files SET changed = 1 WHERE id = 3').run();
+    q.db.prepare('UPDATE files SET changed = 1 WHERE id = 3').run();
 
     const expected = {
       type: 'status',
@@ -283,7 +240,7 @@ describe('capture-uploader status', () => {
     expect(doc.slice(doc.indexOf('"hold"'))).toBe(
       `${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`,
     );
-    db.close();
+    q.db.close();
   });
 
   it('names the file when there is no queue', () => {

@@ -1,34 +1,25 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openQueueDatabase } from '../queue/db.js';
-import { UploadQueue } from '../queue/queue.js';
+import { describe, expect, it, vi } from 'vitest';
 import { printLog } from './log.js';
 import { setFileState } from '../testing/queue-backdoors.js';
-import { captureRequest, stdoutOf } from '../testing/kit.js';
+import { stdoutOf, useWorkDir } from '../testing/kit.js';
+import { enqueueOne, oneFileRequest, queueIn } from '../testing/queue-rows.js';
 
-const work = mkdtempSync(join(tmpdir(), 'summary-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('summary-test');
 
-const request = captureRequest('2026-11-20T10:00:00.000Z', [
-  { frameIndex: 1, fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000 },
-]);
+/** The recording every capture of these tests holds (or one of its name). */
+const walk = { path: '/card/walk.mp4', size: 3_000_000 };
+const request = oneFileRequest(walk, '2026-11-20T10:00:00.000Z');
 
 const captureOutput = stdoutOf;
 
 describe('capture-uploader log --summary', () => {
   it('prints the morning summary from the activity log, and the same figures as JSON', () => {
     const dir = join(work, 'q');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
-    const done = q.enqueueCapture('walk 1', request, [
-      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 },
-    ]);
-    const bad = q.enqueueCapture('walk 2', { ...request, files: [{ ...request.files[0]!, fileName: 'b.mp4' }] }, [
-      { path: '/card/b.mp4', fileName: 'b.mp4', contentType: 'video/mp4', size: 5, mtimeMs: 2 },
-    ]);
+    const q = queueIn(dir);
+    const done = enqueueOne(q, 'walk 1', request, walk);
+    const bRequest = { ...request, files: [{ ...request.files[0]!, fileName: 'b.mp4' }] };
+    const bad = enqueueOne(q, 'walk 2', bRequest, { path: '/card/b.mp4', size: 5, mtimeMs: 2 });
     const [f1] = q.filesOf(done);
     const [f2] = q.filesOf(bad);
     const t0 = Date.now() - 3 * 3_600_000;
@@ -97,7 +88,7 @@ describe('capture-uploader log --summary', () => {
       longestOutage: { ms: 30 * 60_000 },
       needsYou: [{ subject: `file ${f2!.id} (b.mp4)` }],
     });
-    db.close();
+    q.db.close();
     vi.unstubAllEnvs();
   });
 });
@@ -105,12 +96,8 @@ describe('capture-uploader log --summary', () => {
 describe('a capture with warnings reaches every place that says "done"', () => {
   it('log --summary, status and status --json all say it, and none says "Nothing needs you"', async () => {
     const dir = join(work, 'warned');
-    mkdirSync(dir);
-    const { db } = openQueueDatabase(join(dir, 'queue.db'));
-    const q = new UploadQueue(db);
-    const row = q.enqueueCapture('walk 3', request, [
-      { path: '/card/walk.mp4', fileName: 'walk.mp4', contentType: 'video/mp4', size: 3_000_000, mtimeMs: 1 },
-    ]);
+    const q = queueIn(dir);
+    const row = enqueueOne(q, 'walk 3', request, walk);
     const [f] = q.filesOf(row);
     const iso = (min: number) => new Date(Date.now() - 60 * 60_000 + min * 60_000).toISOString();
     q.activity.add({
@@ -147,7 +134,7 @@ describe('a capture with warnings reaches every place that says "done"', () => {
       message: 'done',
     });
     setFileState(q, f!.id, 'completed');
-    db.close();
+    q.db.close();
     for (const k of Object.keys(process.env).filter((k) => k.startsWith('CAPTURE_'))) vi.stubEnv(k, undefined);
 
     const summary = captureOutput(() => printLog(dir, { since: '6h', summary: true }))

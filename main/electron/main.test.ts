@@ -1,29 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { rec, appFrame, quitShell } from './electron-stand-in.js';
+import { useShellFolders } from '../testing/shell-folders.js';
 
 // The Electron binary cannot run on this machine, so the shell is run against a recording stand-in
 // for the `electron` module: what the shell asks of Electron (window options, handlers, blockers,
 // notifications) is what these tests check. The app core behind it is the real one.
-const userData = mkdtempSync(join(tmpdir(), 'shell-test-'));
-const work = mkdtempSync(join(tmpdir(), 'shell-files-'));
 // Start at login writes an XDG autostart file while the queue has work: here, never in the home of whoever runs the tests.
-const configHome = mkdtempSync(join(tmpdir(), 'shell-xdg-'));
-vi.stubEnv('XDG_CONFIG_HOME', configHome);
+const { userData, work } = useShellFolders('shell-test', quitShell, { isolateLogin: true });
 
 vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
-
-afterAll(async () => {
-  await quitShell();
-  rmSync(userData, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
-  rmSync(configHome, { recursive: true, force: true });
-  vi.unstubAllEnvs();
-});
 
 // The source layout: main/electron/main.ts loads ../../renderer (the bundle: dist/main/electron → dist/renderer).
 /** Every event the window got: relayed by the main process, or on its port straight from the service. */

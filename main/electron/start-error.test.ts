@@ -1,30 +1,20 @@
 import { writeNewerQueue } from '../testing/queue-backdoors.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 import { localSettings } from '../testing/kit.js';
+import { useShellFolders } from '../testing/shell-folders.js';
 
 // The queue cannot open at app start (here: written by a newer version): the window still opens,
 // with the tray, and says what is wrong and what to do; no rejection goes unhandled.
-const userData = mkdtempSync(join(tmpdir(), 'shell-start-error-'));
-const queueDir = join(userData, 'queue');
 // Start at login would write an XDG autostart file: here, never in the home of whoever runs the tests.
-const configHome = mkdtempSync(join(tmpdir(), 'shell-start-error-xdg-'));
-vi.stubEnv('XDG_CONFIG_HOME', configHome);
+const { userData } = useShellFolders('shell-start-error', quitShell, { isolateLogin: true });
+const queueDir = join(userData, 'queue');
 writeNewerQueue(queueDir);
 storeSeed.set('settings', localSettings());
 
 vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
-
-afterAll(async () => {
-  await quitShell();
-  rmSync(userData, { recursive: true, force: true });
-  rmSync(configHome, { recursive: true, force: true });
-  vi.unstubAllEnvs();
-});
 
 describe('the Electron shell when the queue cannot open', () => {
   it('opens the window and the tray anyway, and the window is told what is wrong and what to do', async () => {

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MenuItem } from './electron-stand-in.js';
 import { rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
+import { useShellFolders } from '../testing/shell-folders.js';
+import { supportReportEntries } from '../testing/support-report-entries.js';
 
 // Help › "Save a report for support…" in the shell, run against the Electron stand-in with the
 // real service process behind it: the save dialog, then the service's report zip, with the
 // support log both processes wrote in the platform's log folder, and no secret in it.
-const userData = mkdtempSync(join(tmpdir(), 'shell-report-'));
-const work = mkdtempSync(join(tmpdir(), 'shell-report-files-'));
+const { userData, work } = useShellFolders('shell-report', quitShell);
 
 // Sign-in tokens the settings file keeps sealed (the stand-in's safeStorage seals as `enc:` + text):
 // the host unseals them for the service, which must hide them everywhere in the report.
@@ -26,12 +26,6 @@ storeSeed.set('progressTokens', {
 
 vi.mock('electron', async () => (await import('./electron-stand-in.js')).electronModule(userData));
 vi.mock('electron-store', async () => (await import('./electron-stand-in.js')).electronStoreModule);
-
-afterAll(async () => {
-  await quitShell();
-  rmSync(userData, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
-});
 
 const invoke = (c: string, arg?: unknown) =>
   rec.handlers.get(c)!(appFrame(), arg) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
@@ -80,17 +74,7 @@ describe('Help › Save a report for support', () => {
     const entries = unzipSync(readFileSync(out));
     const logDir = join(userData, 'logs');
     const logs = readdirSync(logDir);
-    expect(Object.keys(entries).sort()).toEqual(
-      [
-        'README.txt',
-        'settings.json',
-        'status.json',
-        'summary.json',
-        'summary.txt',
-        'versions.json',
-        ...logs.map((l) => `logs/${l}`),
-      ].sort(),
-    );
+    expect(Object.keys(entries).sort()).toEqual(supportReportEntries(logs));
     const text = (n: string) => strFromU8(entries[n]!);
     const status = JSON.parse(text('status.json')) as { captures: { files: { state: string }[] }[] };
     expect(status.captures.flatMap((c) => c.files.map((f) => f.state))).toEqual(['completed']);

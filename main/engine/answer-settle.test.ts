@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Uploader } from '../service/uploader.js';
 import { MiB, useServiceKit } from '../testing/kit.js';
 
 // A part's answer lost within one run (the race left after the quit-and-restart fix):
@@ -20,23 +21,28 @@ function putsPerPart(from: number): Record<number, number> {
 const countStatusReads = () =>
   kit.fault({ target: 'gateway', operation: 'status', times: 0, action: { type: 'latency', ms: 0 } });
 
+/** Storage's counts and the length of its request log now, to measure what comes after. */
+const storageMark = () => ({ before: { ...kit.svc.storage.stats }, from: kit.svc.storage.received.length });
+
+/** The next PUT of part `partNumber` (once) is stored, but its answer is dropped while storage still stores it. */
+const dropAnswerWhileStoring = (partNumber: number) =>
+  kit.fault({ target: 'storage', operation: 'UploadPart', partNumber, times: 1, action: { type: 'dropWhileStoring' } });
+
+/** Adds the file at `path` to `u` as one capture and returns the queued file's id. */
+async function queueOne(u: Uploader, path: string): Promise<number> {
+  const { queued } = await u.add([path], { structure: kit.structure(), type: 'interior' });
+  return u.queue.filesOf(queued[0]!)[0]!.id;
+}
+
 describe('an answer lost mid-run after the whole body left, while storage is still storing the part', () => {
   it('each part body reaches storage exactly once, and the object is byte for byte', async () => {
     const size = 2 * 5 * MiB + MiB + 7; // three parts, two at a time: part 3 is the last of its round
     const file = kit.file('storing.mp4', size);
     const u = kit.uploader('storing', { concurrency: 2, answerSettleMs: 10_000 });
-    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
-    const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
+    const fileId = await queueOne(u, file.path);
     expect((await kit.svc.admin('PUT', '/settings', { partStoreDelayMs: 2000 })).status).toBe(200);
-    await kit.fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 3,
-      times: 1,
-      action: { type: 'dropWhileStoring' },
-    });
-    const before = { ...kit.svc.storage.stats };
-    const from = kit.svc.storage.received.length;
+    await dropAnswerWhileStoring(3);
+    const { before, from } = storageMark();
 
     // While part 3 is in doubt its mark is in the queue (committed before the work unwinds), so a
     // crash now would not have the next start send it again straight away either.
@@ -66,18 +72,10 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
   it('where the gateway has no status read (404), presign-missing alone settles it: each part PUT once', async () => {
     const file = kit.file('no-status.mp4', 5 * MiB + MiB + 1); // two parts, one at a time: part 2 is the last
     const u = kit.uploader('no-status', { concurrency: 1, answerSettleMs: 10_000 });
-    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
-    const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
+    const fileId = await queueOne(u, file.path);
     expect((await kit.svc.admin('PUT', '/settings', { partStoreDelayMs: 2000, statusRead: 404 })).status).toBe(200);
-    await kit.fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 2,
-      times: 1,
-      action: { type: 'dropWhileStoring' },
-    });
-    const before = { ...kit.svc.storage.stats };
-    const from = kit.svc.storage.received.length;
+    await dropAnswerWhileStoring(2);
+    const { before, from } = storageMark();
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     expect(await kit.fired()).toEqual([1]);
@@ -94,14 +92,8 @@ describe('an answer lost mid-run after the whole body left, while storage is sti
     const [fa, fb] = queued.map((row) => u.queue.filesOf(row)[0]!.id);
     const storeDelay = 3000;
     expect((await kit.svc.admin('PUT', '/settings', { partStoreDelayMs: storeDelay })).status).toBe(200);
-    await kit.fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 2,
-      times: 1,
-      action: { type: 'dropWhileStoring' },
-    });
-    const from = kit.svc.storage.received.length;
+    await dropAnswerWhileStoring(2);
+    const { from } = storageMark();
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id).sort()).toEqual([fa, fb].sort());
     expect(await kit.fired()).toEqual([1]);
@@ -132,8 +124,7 @@ describe('a part storage never got whole (the connection dropped mid-body)', () 
     const file = kit.file('midbody.mp4', 5 * MiB + MiB + 3); // two parts
     // A settle time no test could sit out: a part wrongly held in doubt would time the test out.
     const u = kit.uploader('midbody', { concurrency: 1, answerSettleMs: 600_000 });
-    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
-    const fileId = u.queue.filesOf(queued[0]!)[0]!.id;
+    const fileId = await queueOne(u, file.path);
     await kit.fault({
       target: 'storage',
       operation: 'UploadPart',
@@ -142,8 +133,7 @@ describe('a part storage never got whole (the connection dropped mid-body)', () 
       action: { type: 'reset', afterBytes: 64 * 1024 },
     });
     await countStatusReads();
-    const before = { ...kit.svc.storage.stats };
-    const from = kit.svc.storage.received.length;
+    const { before, from } = storageMark();
     const summary = await u.engine.drain();
     expect(summary.completed.map((f) => f.id)).toEqual([fileId]);
     const [reset, statusReads] = await kit.fired();

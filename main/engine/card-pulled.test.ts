@@ -1,5 +1,5 @@
 import { ListPartsCommand } from '@aws-sdk/client-s3';
-import { mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queueState } from '../../shared/queue-state.js';
@@ -8,6 +8,7 @@ import { drainExitCode, summaryLines } from '../cli/render.js';
 import { statusState } from '../cli/status.js';
 import { committedTotals } from '../queue/totals.js';
 import { MiB, sha256, useServiceKit } from '../testing/kit.js';
+import { cardOnMount, untilPartsStored } from '../testing/card-mount.js';
 
 // Deliver 5, "Done when": in "upload straight from the card" mode (today's `add` of a
 // card's files), a card pulled out mid-upload is one state, "Card removed: put it back to
@@ -29,17 +30,12 @@ function putCounts(): Map<string, number> {
 
 describe('a card pulled out while its recordings upload straight from it', () => {
   it('waits as one card-removed state, and put back under another mount path resumes with nothing storage held sent again, byte-identical', async () => {
-    const mount = join(kit.work, 'media'); // a fake mount folder, as /media/$USER
-    const aside = join(kit.work, 'pocket'); // where the pulled card is: not mounted anywhere
-    mkdirSync(aside, { recursive: true });
     // Two recordings, both lenses: four files of 11 MiB, three parts each at the service's 5 MiB.
-    const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 2, bytes: 11 * MiB });
-    const bytes = new Map(card.recordings.map((p) => [p.split('/').pop()!, readFileSync(p)]));
-    const u = kit.uploader('pulled', {
-      bandwidthBytesPerSecond: 6 * MiB,
-      concurrency: 2,
-      cards: { mountRoots: [mount], intervalMs: 50 },
+    const { mount, aside, card, bytes, watch } = cardOnMount(kit.work, 'media', 'pocket', 'X4_CARD', {
+      recordings: 2,
+      bytes: 11 * MiB,
     });
+    const u = kit.uploader('pulled', { bandwidthBytesPerSecond: 6 * MiB, concurrency: 2, cards: watch });
     const { queued, refused } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     expect([queued.length, refused.filter((r) => r.path.endsWith('.insv') && !r.path.includes('LRV_'))]).toEqual([
       2,
@@ -51,12 +47,7 @@ describe('a card pulled out while its recordings upload straight from it', () =>
 
     const draining = u.engine.drain({ wait: true, deadline: Date.now() + 120_000 });
     // Pulled once some parts are stored and the rest is not.
-    await expect
-      .poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, {
-        timeout: 30_000,
-        interval: 20,
-      })
-      .toBeGreaterThanOrEqual(3);
+    await untilPartsStored(u, files, 3);
     renameSync(card.root, join(aside, 'X4_CARD'));
 
     // One state for the card; nothing failed, nothing counted as an attempt, nothing uploading.
@@ -126,22 +117,13 @@ describe('a card pulled out while its recordings upload straight from it', () =>
   }, 120_000);
 
   it('the wait outlives a restart: reopened with the card back under another path, the uploads resume by themselves', async () => {
-    const mount = join(kit.work, 'media-2');
-    const aside = join(kit.work, 'pocket-2');
-    mkdirSync(aside, { recursive: true });
-    const card = writeFakeCard(join(mount, 'GO3'), { recordings: 1, bytes: 11 * MiB });
-    const bytes = new Map(card.recordings.map((p) => [p.split('/').pop()!, readFileSync(p)]));
-    const cards = { mountRoots: [mount], intervalMs: 50 };
+    const pulled = cardOnMount(kit.work, 'media-2', 'pocket-2', 'GO3', { recordings: 1, bytes: 11 * MiB });
+    const { mount, aside, card, bytes, watch: cards } = pulled;
     const u = kit.uploader('restart', { bandwidthBytesPerSecond: 4 * MiB, concurrency: 1, cards });
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const files = u.queue.filesOf(queued[0]!);
     void u.engine.drain({ wait: true });
-    await expect
-      .poll(() => files.flatMap((f) => u.queue.parts(f.id)).filter((p) => p.etag).length, {
-        timeout: 30_000,
-        interval: 20,
-      })
-      .toBeGreaterThanOrEqual(1);
+    await untilPartsStored(u, files, 1);
     renameSync(card.root, join(aside, 'GO3'));
     await expect
       .poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 })

@@ -12,23 +12,32 @@ const uploader = (name: string, baseUrl?: string): Uploader => kit.uploader(name
 const makeFile = (name: string, size: number) => kit.file(name, size);
 const fault = (rule: FaultRuleInput) => kit.fault(rule);
 
+/**
+ * Adds the file at `path` on a fresh uploader `name` and drains once: nothing fails, its one file
+ * completes and storage holds `bytes` for it. Returns the uploader and the capture's queue row.
+ */
+async function uploadsWhole(name: string, path: string, bytes: Buffer): Promise<{ u: Uploader; row: number }> {
+  const u = uploader(name);
+  const { queued } = await u.add([path], { structure: kit.structure(), type: 'interior' });
+  const summary = await u.engine.drain();
+  const [file] = u.queue.filesOf(queued[0]!);
+  expect(summary.failed.map((f) => f.error)).toEqual([]);
+  expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
+  expect((await kit.stored(u, file!.id)).sha256).toBe(sha256(bytes));
+  return { u, row: queued[0]! };
+}
+
 describe('a gateway that refuses bodiless JSON', () => {
   it('registers, presigns, reports and reads status without content-type where no body goes', async () => {
     await kit.svc.admin('PUT', '/settings', { strictContentType: true });
     const { path, bytes } = makeFile('strict.mp4', 6 * MiB);
     // A lost answer after the last byte makes the engine read the §4.9 status too.
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
-    const u = uploader('strict');
-    const { queued } = await u.add([path], { structure: kit.svc.info.structures[0]!, type: 'interior' });
-    const summary = await u.engine.drain();
-    const [file] = u.queue.filesOf(queued[0]!);
-    expect(summary.failed).toEqual([]);
-    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
-    expect((await kit.stored(u, file!.id)).sha256).toBe(sha256(bytes));
+    const { u, row } = await uploadsWhole('strict', path, bytes);
     // §4.8 read as any client would (the app no longer calls it), with no content-type.
     const status = await kit.svc.gateway(
       'GET',
-      `/captures/api/v1/external-captures/${u.queue.capture(queued[0]!)!.captureId!}/upload-status`,
+      `/captures/api/v1/external-captures/${u.queue.capture(row)!.captureId!}/upload-status`,
       { headers: { 'content-type': undefined } },
     );
     expect(((await status.json()) as { uploadStatus: string }).uploadStatus).toBe('complete');
@@ -45,13 +54,7 @@ describe('a gateway whose §4.9 path is not the guessed one', () => {
       await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'dropResponse' } });
       await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'dropResponse' } });
       const replacedBefore = kit.svc.storage.stats.partsReplaced;
-      const u = uploader(`status-${status}`);
-      const { queued } = await u.add([path], { structure: kit.svc.info.structures[0]!, type: 'interior' });
-      const summary = await u.engine.drain();
-      const [file] = u.queue.filesOf(queued[0]!);
-      expect(summary.failed.map((f) => f.error)).toEqual([]);
-      expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
-      expect((await kit.stored(u, file!.id)).sha256).toBe(sha256(bytes));
+      await uploadsWhole(`status-${status}`, path, bytes);
       // Reconciled, not re-sent: each of the three parts was stored once.
       expect(kit.svc.storage.stats.partsReplaced - replacedBefore).toBe(0);
     },
@@ -90,13 +93,7 @@ describe('a gateway that takes only a report of all parts in one call (§4.7)', 
     await kit.svc.admin('PUT', '/settings', { completeBatchAllParts: true });
     const { path, bytes } = makeFile('all-parts.mp4', 11 * MiB);
     await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
-    const u = uploader('all-parts');
-    const { queued } = await u.add([path], { structure: kit.svc.info.structures[0]!, type: 'interior' });
-    const summary = await u.engine.drain();
-    const [file] = u.queue.filesOf(queued[0]!);
-    expect(summary.failed.map((f) => f.error)).toEqual([]);
-    expect(summary.completed.map((f) => f.id)).toEqual([file!.id]);
-    expect((await kit.stored(u, file!.id)).sha256).toBe(sha256(bytes));
+    await uploadsWhole('all-parts', path, bytes);
   });
 });
 

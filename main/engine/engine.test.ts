@@ -21,7 +21,27 @@ const makeFile = (name: string, size: number) => kit.file(name, size);
 /** What storage holds for a queued file, read back through the S3 API. */
 const stored = async (u: Uploader, fileId: number): Promise<Buffer> => (await kit.stored(u, fileId)).bytes;
 const fault = (rule: FaultRuleInput) => kit.fault(rule);
+/** A fault on storage's UploadPart of part `partNumber`, acting `times` times (once when not given; 0: always). */
+const partFault = (partNumber: number, action: FaultRuleInput['action'], times?: number) =>
+  fault({ target: 'storage', operation: 'UploadPart', partNumber, action, ...(times === undefined ? {} : { times }) });
 const structure = () => kit.structure();
+
+/**
+ * Resumes file `fileId` of `u` and drains: that file alone completes and storage holds `bytes` for
+ * it. Returns how many parts storage stored and replaced from the resume on.
+ */
+async function resumeToEnd(
+  u: Uploader,
+  fileId: number,
+  bytes: Buffer,
+): Promise<{ partsStored: number; partsReplaced: number }> {
+  const before = { ...kit.svc.storage.stats };
+  u.engine.resume(fileId);
+  expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([fileId]);
+  const { partsStored, partsReplaced } = kit.svc.storage.stats;
+  expect(sha256(await stored(u, fileId))).toBe(sha256(bytes));
+  return { partsStored: partsStored - before.partsStored, partsReplaced: partsReplaced - before.partsReplaced };
+}
 
 describe('uploads real files end to end', () => {
   it('groups a dual-lens pair and an MP4, registers them, and stores every byte', async () => {
@@ -96,16 +116,11 @@ describe('uploads real files end to end', () => {
 describe('survives every fault the service can inject', () => {
   it('storage 500, SlowDown, RequestTimeout, a reset mid-part and a missing ETag', async () => {
     const { path, bytes } = makeFile('faulty.mp4', 23 * MiB);
-    await fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 1,
-      action: { type: 'reset', afterBytes: MiB },
-    });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'status', status: 500 } });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'status', status: 503 } });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 4, action: { type: 'requestTimeout' } });
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 5, action: { type: 'noEtag' } });
+    await partFault(1, { type: 'reset', afterBytes: MiB });
+    await partFault(2, { type: 'status', status: 500 });
+    await partFault(3, { type: 'status', status: 503 });
+    await partFault(4, { type: 'requestTimeout' });
+    await partFault(5, { type: 'noEtag' });
     const u = uploader('faults');
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const summary = await u.engine.drain();
@@ -141,7 +156,7 @@ describe('survives every fault the service can inject', () => {
     const { path, bytes } = makeFile('expiring.mp4', 16 * MiB);
     await kit.svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
     // Part 3 is held 2.5 s before storage checks its signature: its URL has expired by then.
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 3, action: { type: 'latency', ms: 2500 } });
+    await partFault(3, { type: 'latency', ms: 2500 });
     const before = { ...kit.svc.storage.stats };
     const lines: string[] = [];
     // A long stall timeout, so the held part meets its expired URL rather than the stall watchdog.
@@ -180,13 +195,7 @@ describe('survives every fault the service can inject', () => {
 
   it('retries exhausted: the file waits for its scheduled retry with the reason; resumed, it sends only the missing part', async () => {
     const { path, bytes } = makeFile('exhausted.mp4', 12 * MiB);
-    await fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 3,
-      times: 0,
-      action: { type: 'status', status: 500 },
-    });
+    await partFault(3, { type: 'status', status: 500 }, 0);
     const u = uploader('exhausted', { concurrency: 1 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
     const t0 = Date.now();
@@ -202,11 +211,7 @@ describe('survives every fault the service can inject', () => {
     expect(u.queue.parts(file.id).map((p) => p.etag !== null)).toEqual([true, true, false]);
 
     await kit.svc.admin('DELETE', '/faults');
-    const before = { ...kit.svc.storage.stats };
-    u.engine.resume(file.id);
-    expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
-    expect(kit.svc.storage.stats.partsStored - before.partsStored).toBe(1);
-    expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
+    expect((await resumeToEnd(u, file.id, bytes)).partsStored).toBe(1);
   });
 
   it('a validation 4xx is not retried: the capture is rejected with the service message', async () => {
@@ -238,11 +243,7 @@ describe('pause, resume, cancel, changed files, limits', () => {
     expect(done).toBeGreaterThanOrEqual(2);
     expect(done).toBeLessThan(5);
 
-    const before = { ...kit.svc.storage.stats };
-    u.engine.resume(file.id);
-    expect((await u.engine.drain()).completed.map((f) => f.id)).toEqual([file.id]);
-    expect(kit.svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
-    expect(sha256(await stored(u, file.id))).toBe(sha256(bytes));
+    expect((await resumeToEnd(u, file.id, bytes)).partsReplaced).toBe(0);
   });
 
   it('cancels a file: nothing more is sent', async () => {
@@ -343,20 +344,9 @@ describe('field safety', () => {
     const { path } = makeFile('secrets.mp4', 11 * MiB);
     await kit.svc.admin('PUT', '/settings', { presignExpiresIn: 1 });
     // Held 1.2 s before the signature check: the 1 s URL has expired by then.
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 1, action: { type: 'latency', ms: 1200 } });
-    await fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 2,
-      action: { type: 'reset', afterBytes: 1000 },
-    });
-    await fault({
-      target: 'storage',
-      operation: 'UploadPart',
-      partNumber: 3,
-      times: 0,
-      action: { type: 'status', status: 500 },
-    });
+    await partFault(1, { type: 'latency', ms: 1200 });
+    await partFault(2, { type: 'reset', afterBytes: 1000 });
+    await partFault(3, { type: 'status', status: 500 }, 0);
     const u = uploader('secrets', { log, concurrency: 1, stallTimeoutMs: 10_000 });
     const events: EngineEvent[] = [];
     u.engine.on((e) => events.push(e));
@@ -386,7 +376,7 @@ describe('field safety', () => {
 describe('replies lost after the kit.work was done', () => {
   it('a part stored but its answer lost is not sent again: the service counts it from storage', async () => {
     const { path, bytes } = makeFile('lost-reply.mp4', 16 * MiB);
-    await fault({ target: 'storage', operation: 'UploadPart', partNumber: 2, action: { type: 'dropResponse' } });
+    await partFault(2, { type: 'dropResponse' });
     const before = { ...kit.svc.storage.stats };
     const u = uploader('lost-reply', { concurrency: 2 });
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });

@@ -2,6 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 
 // The next start's questions about parts sent in full whose answer never came.
+
+/**
+ * Settles part 1, left unanswered at `unansweredAt` (ms since the epoch), against a storage that
+ * never shows it, with a settle time of `settleMs` (ms): what was found and how often storage was asked.
+ */
+async function settleMissingPart(
+  unansweredAt: number,
+  settleMs: number,
+): Promise<{ found: Set<number>; asked: number }> {
+  let asked = 0;
+  const found = await settleInDoubt(
+    [{ partNumber: 1, unansweredAt }],
+    () => (asked++, Promise.resolve(new Set([1]))),
+    new AbortController().signal,
+    settleMs,
+  );
+  return { found, asked };
+}
+
 describe('settleInDoubt', () => {
   it('asks again until storage shows the part, and answers it as found', async () => {
     let asked = 0;
@@ -16,13 +35,7 @@ describe('settleInDoubt', () => {
   });
 
   it('gives up once the settle time after the part was given up is over: the part is not found', async () => {
-    let asked = 0;
-    const found = await settleInDoubt(
-      [{ partNumber: 1, unansweredAt: Date.now() - 9_000 }],
-      () => (asked++, Promise.resolve(new Set([1]))),
-      new AbortController().signal,
-      10_000,
-    );
+    const { found, asked } = await settleMissingPart(Date.now() - 9_000, 10_000);
     expect(found.size).toBe(0);
     // About 1 s was left of the 10 s: asked at once and once more after it.
     expect(asked).toBeGreaterThanOrEqual(2);
@@ -30,26 +43,14 @@ describe('settleInDoubt', () => {
   });
 
   it('a part given up long ago is asked about once; a time in the future (a clock stepped back) waits no longer than the settle time', async () => {
-    let asked = 0;
-    const old = await settleInDoubt(
-      [{ partNumber: 1, unansweredAt: Date.now() - 86_400_000 }],
-      () => (asked++, Promise.resolve(new Set([1]))),
-      new AbortController().signal,
-      10_000,
-    );
-    expect(old.size).toBe(0);
-    expect(asked).toBe(1);
-    asked = 0;
-    const future = await settleInDoubt(
-      [{ partNumber: 1, unansweredAt: Date.now() + 3_600_000 }],
-      () => (asked++, Promise.resolve(new Set([1]))),
-      new AbortController().signal,
-      1500,
-    );
-    expect(future.size).toBe(0);
+    const old = await settleMissingPart(Date.now() - 86_400_000, 10_000);
+    expect(old.found.size).toBe(0);
+    expect(old.asked).toBe(1);
+    const future = await settleMissingPart(Date.now() + 3_600_000, 1500);
+    expect(future.found.size).toBe(0);
     // Asked about every second for 1.5 s (not for an hour): at 0, 1 and 1.5 s, a timer's slack aside.
-    expect(asked).toBeGreaterThanOrEqual(2);
-    expect(asked).toBeLessThanOrEqual(4);
+    expect(future.asked).toBeGreaterThanOrEqual(2);
+    expect(future.asked).toBeLessThanOrEqual(4);
   });
 
   it('stops with CancelledError when aborted while waiting', async () => {

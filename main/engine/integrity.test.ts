@@ -1,22 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  closeSync,
-  copyFileSync,
-  linkSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { copyFileSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Uploader } from '../service/uploader.js';
-import { MiB, sha256, useServiceKit } from '../testing/kit.js';
+import { chmodAndBack, MiB, overwriteAt, sha256, useServiceKit } from '../testing/kit.js';
 
 // Nothing uploaded wrong. A file changed in place while it uploads (its mtime set back,
 // as `touch -r` does) must never be finalized as a mix; one recording is queued once whatever
@@ -27,6 +15,17 @@ const svc = () => kit.svc;
 const uploader = (name: string, bandwidthBytesPerSecond: number | null = null): Uploader =>
   kit.uploader(name, { bandwidthBytesPerSecond });
 const structure = () => kit.structure();
+/**
+ * A 12 MiB recording `walk-<name>.mp4` of random bytes in the work folder, queued on a new uploader
+ * `name` that sends at most `bandwidthBytesPerSecond` (bytes/s).
+ */
+async function queuedWalk(name: string, bandwidthBytesPerSecond: number): Promise<{ path: string; u: Uploader }> {
+  const path = join(kit.work, `walk-${name}.mp4`);
+  writeFileSync(path, randomBytes(12 * MiB));
+  const u = uploader(name, bandwidthBytesPerSecond);
+  await u.add([path], { structure: structure(), type: 'interior' });
+  return { path, u };
+}
 
 describe('a file changed while it uploads', () => {
   it('changed in place in its first and last MiB with its mtime put back, at 2 MiB/s: fails by name, never finalized; added again, the new bytes arrive', async () => {
@@ -41,11 +40,9 @@ describe('a file changed while it uploads', () => {
     const draining = u.engine.drain();
     await vi.waitFor(() => expect(u.queue.parts(file!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
     // dd … conv=notrunc, then touch -r: same size, same mtime, other bytes.
-    const fd = openSync(path, 'r+');
     // Within the first and last MiB: what the fingerprint covers.
-    writeSync(fd, randomBytes(64 * 1024), 0, 64 * 1024, MiB / 2);
-    writeSync(fd, randomBytes(64 * 1024), 0, 64 * 1024, 13 * MiB + MiB / 2);
-    closeSync(fd);
+    overwriteAt(path, MiB / 2, randomBytes(64 * 1024));
+    overwriteAt(path, 13 * MiB + MiB / 2, randomBytes(64 * 1024));
     execFileSync('touch', ['-r', stamp, path]);
     expect(statSync(path).mtimeMs).toBe(statSync(stamp).mtimeMs);
     const summary = await draining;
@@ -148,16 +145,12 @@ describe('a lens of a dual-lens pair changed while it uploads', () => {
 
 describe('a file whose bytes did not change', () => {
   it('a chmod and back and a hard link made while it uploads: it completes, byte-identical', async () => {
-    const path = join(kit.work, 'walk-chmod.mp4');
-    writeFileSync(path, randomBytes(12 * MiB));
-    const u = uploader('chmod', 2 * MiB);
-    await u.add([path], { structure: structure(), type: 'interior' });
+    const { path, u } = await queuedWalk('chmod', 2 * MiB);
     const [file] = u.queue.files(['pending']);
     const draining = u.engine.drain();
     await vi.waitFor(() => expect(u.queue.parts(file!.id).some((p) => p.etag)).toBe(true), { timeout: 10_000 });
     const ctimeBefore = statSync(path, { bigint: true }).ctimeNs;
-    chmodSync(path, 0o600);
-    chmodSync(path, 0o644);
+    chmodAndBack(path);
     linkSync(path, join(kit.work, 'walk-chmod-link.mp4'));
     expect(statSync(path, { bigint: true }).ctimeNs).not.toBe(ctimeBefore);
     const summary = await draining;
@@ -195,10 +188,7 @@ describe('one recording, one capture', () => {
 
 describe('the queue database fails under a running drain', () => {
   it('a full disk while recording parts: one message naming queue.db, the drain stops, nothing queued is lost', async () => {
-    const path = join(kit.work, 'walk-full-disk.mp4');
-    writeFileSync(path, randomBytes(12 * MiB));
-    const u = uploader('full-disk', 4 * MiB);
-    await u.add([path], { structure: structure(), type: 'interior' });
+    const { u } = await queuedWalk('full-disk', 4 * MiB);
     const events: string[] = [];
     u.engine.on((e) => e.type === 'fatal' && events.push(e.message));
     // SQLite's answer when the disk is full, from the next write of stored parts on.
@@ -222,10 +212,7 @@ describe('the queue database fails under a running drain', () => {
   });
 
   it('queue.db deleted during a drain is noticed: the drain stops and says so', async () => {
-    const path = join(kit.work, 'walk-deleted-queue.mp4');
-    writeFileSync(path, randomBytes(12 * MiB));
-    const u = uploader('deleted-queue', 2 * MiB);
-    await u.add([path], { structure: structure(), type: 'interior' });
+    const { u } = await queuedWalk('deleted-queue', 2 * MiB);
     const draining = u.engine.drain();
     await new Promise((r) => setTimeout(r, 500));
     for (const suffix of ['', '-wal', '-shm'])

@@ -39,6 +39,58 @@ const since = (before: { partsStored: number; partsReplaced: number }) => ({
   partsStored: svc().storage.stats.partsStored - before.partsStored,
   partsReplaced: svc().storage.stats.partsReplaced - before.partsReplaced,
 });
+/**
+ * Uploads the file at `path` on an uploader `name` with a 3 s stall timeout (and `extra`): it
+ * completes, stored as `bytes`, and nothing the uploader logged speaks of a stall.
+ */
+async function completesWithoutStall(
+  name: string,
+  path: string,
+  bytes: Buffer,
+  extra: Partial<UploaderOptions> = {},
+): Promise<void> {
+  const lines: string[] = [];
+  const u = uploader(name, {
+    ...extra,
+    stallTimeoutMs: 3000,
+    log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+  });
+  await u.add([path], { structure: structure(), type: 'interior' });
+  const summary = await u.engine.drain();
+  expect(summary.completed).toHaveLength(1);
+  expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
+  expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
+}
+/**
+ * Adds the file at `path` to `u` (whose registration hangs), and quits once its capture has been
+ * registering for 200 ms: the quit and the add end within 2 s.
+ */
+async function quitWhileRegistering(u: Uploader, path: string): Promise<void> {
+  const adding = u.add([path], { structure: structure(), type: 'interior' });
+  await vi.waitFor(() => expect(u.queue.captures(['registering'])).toHaveLength(1));
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = Date.now();
+  await u.engine.stop();
+  await adding;
+  expect(Date.now() - t0).toBeLessThan(2000);
+}
+/**
+ * Adds the file at `path` to `u` and drains: one file completes, storage counted `parts` (stored
+ * and replaced since the add), and what it holds hashes as `bytes`.
+ */
+async function addAndDrainOne(
+  u: Uploader,
+  path: string,
+  bytes: Buffer,
+  parts: { partsStored: number; partsReplaced: number },
+): Promise<void> {
+  const before = stats();
+  await u.add([path], { structure: structure(), type: 'interior' });
+  const summary = await u.engine.drain();
+  expect(summary.completed).toHaveLength(1);
+  expect(since(before)).toEqual(parts);
+  expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
+}
 
 describe('registration through outages (#7.1, #7.2)', () => {
   it('a capture refused with 503 is registered again by itself on the retry schedule, once', async () => {
@@ -108,24 +160,14 @@ describe('replies lost after the work was done (#7.3)', () => {
     const { path, bytes } = makeFile('walk-single.mp4', 700_000);
     await fault({ target: 'storage', operation: 'UploadPart', action: { type: 'dropResponse', afterMs: 0 } });
     const u = uploader('single-lost');
-    const before = stats();
-    await u.add([path], { structure: structure(), type: 'interior' });
-    const summary = await u.engine.drain();
-    expect(summary.completed).toHaveLength(1);
-    expect(since(before)).toEqual({ partsStored: 1, partsReplaced: 0 });
-    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
+    await addAndDrainOne(u, path, bytes, { partsStored: 1, partsReplaced: 0 });
   });
 
   it('a 3-part file whose three replies are all lost completes, each part stored once', async () => {
     const { path, bytes } = makeFile('walk-three.mp4', 2 * 5 * MiB + 123);
     await fault({ target: 'storage', operation: 'UploadPart', times: 3, action: { type: 'dropResponse', afterMs: 0 } });
     const u = uploader('three-lost', { concurrency: 3 });
-    const before = stats();
-    await u.add([path], { structure: structure(), type: 'interior' });
-    const summary = await u.engine.drain();
-    expect(summary.completed).toHaveLength(1);
-    expect(since(before)).toEqual({ partsStored: 3, partsReplaced: 0 });
-    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
+    await addAndDrainOne(u, path, bytes, { partsStored: 3, partsReplaced: 0 });
   });
 
   it('a part whose ETag the queue lost (a crash inside the ledger window) is reported by its MD5, not sent again', async () => {
@@ -243,13 +285,7 @@ describe('pause, cancel and quit stop within 2 s whatever the gateway does (#7.5
     const u = uploader('hang-signin');
     await hang('signin', 'auth');
     const before = capturesAtService();
-    const adding = u.add([path], { structure: structure(), type: 'interior' });
-    await vi.waitFor(() => expect(u.queue.captures(['registering'])).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 200));
-    const t0 = Date.now();
-    await u.engine.stop();
-    await adding;
-    expect(Date.now() - t0).toBeLessThan(2000);
+    await quitWhileRegistering(u, path);
     expect(u.queue.captures()[0]!.state).toBe('queued');
     expect(capturesAtService()).toBe(before);
   });
@@ -259,13 +295,7 @@ describe('pause, cancel and quit stop within 2 s whatever the gateway does (#7.5
     const u = uploader('hang-add');
     await u.gateway.signIn();
     await hang('add-capture');
-    const adding = u.add([path], { structure: structure(), type: 'interior' });
-    await vi.waitFor(() => expect(u.queue.captures(['registering'])).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 200));
-    const t0 = Date.now();
-    await u.engine.stop();
-    await adding;
-    expect(Date.now() - t0).toBeLessThan(2000);
+    await quitWhileRegistering(u, path);
     expect(u.queue.captures()[0]!.state).toBe('registration_unknown');
   });
 });
@@ -304,31 +334,12 @@ describe('limits and slow links (#7.7, #7.8)', () => {
   it('storage at 32 KiB/s: the wait for its answer after the last byte is not a stall', async () => {
     const { path, bytes } = makeFile('walk-slow-link.mp4', 256 * 1024);
     await svc().admin('PUT', '/settings', { bandwidthBytesPerSecond: 32 * 1024 });
-    const lines: string[] = [];
-    const u = uploader('slow-link', {
-      stallTimeoutMs: 3000,
-      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
-    });
-    await u.add([path], { structure: structure(), type: 'interior' });
-    const summary = await u.engine.drain();
-    expect(summary.completed).toHaveLength(1);
-    expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
-    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
+    await completesWithoutStall('slow-link', path, bytes);
   });
 
   it('a client limit of 8 KiB/s: time held back by the limit is not a stall', async () => {
     const { path, bytes } = makeFile('walk-client-limit.mp4', 64 * 1024);
-    const lines: string[] = [];
-    const u = uploader('client-limit', {
-      bandwidthBytesPerSecond: 8 * 1024,
-      stallTimeoutMs: 3000,
-      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
-    });
-    await u.add([path], { structure: structure(), type: 'interior' });
-    const summary = await u.engine.drain();
-    expect(summary.completed).toHaveLength(1);
-    expect(lines.filter((l) => /No progress|stall/i.test(l))).toEqual([]);
-    expect((await kit.stored(u, summary.completed[0]!.id)).sha256).toBe(sha256(bytes));
+    await completesWithoutStall('client-limit', path, bytes, { bandwidthBytesPerSecond: 8 * 1024 });
   });
 });
 

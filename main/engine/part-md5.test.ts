@@ -14,20 +14,9 @@ import { MiB, useServiceKit } from '../testing/kit.js';
 // four-lane MD5 (main/hash/local-md5.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5
 // kernel's memory the part sender takes (a part that is not hashed must take none).
 const md5Bytes = vi.hoisted(() => ({ n: 0, slots: 0 }));
-vi.mock('../hash/local-md5.js', async (importOriginal) => {
-  const lanes = await importOriginal<typeof import('../hash/local-md5.js')>();
-  class CountedPartMd5 extends lanes.PartMd5 {
-    override update(chunk: Buffer, hashed?: () => void): void {
-      md5Bytes.n += chunk.length;
-      super.update(chunk, hashed);
-    }
-  }
-  const takeSlot = () => {
-    md5Bytes.slots++;
-    return lanes.takeSlot();
-  };
-  return { ...lanes, PartMd5: CountedPartMd5, takeSlot };
-});
+vi.mock('../hash/local-md5.js', async (importOriginal) =>
+  (await import('../testing/counted-md5.js')).countedLocalMd5(await importOriginal(), md5Bytes),
+);
 vi.mock('node:crypto', async (importOriginal) => {
   const crypto = await importOriginal<typeof import('node:crypto')>();
   const createHash = ((algorithm: string, options?: object) => {

@@ -20,6 +20,31 @@ const lines = (u: Uploader, fileId: number) =>
     .filter((l) => l.fileId === fileId)
     .map((l) => l.kind);
 
+/** Every presign-missing call (§4.5) after the first `skip` is answered with HTTP `status`. */
+const presignAlwaysAnswers = (status: number, skip = 0) =>
+  kit.fault({ target: 'gateway', operation: 'presign-missing', skip, times: 0, action: { type: 'status', status } });
+
+/**
+ * Uploads an 11 MiB file `<name>.mp4` at 8 MiB/s on a one-part-at-a-time uploader `name`, and runs
+ * `act` once, as soon as a progress event shows a byte of it sent; resolves once the drain ends,
+ * with the uploader, the file's id and the drain's summary.
+ */
+async function drainActingMidUpload(name: string, act: (u: Uploader, id: number, path: string) => void) {
+  const file = kit.file(`${name}.mp4`, 11 * MiB);
+  await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+  const u = kit.uploader(name, { concurrency: 1 });
+  const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
+  const id = u.queue.filesOf(queued[0]!)[0]!.id;
+  const off = u.engine.on((e) => {
+    if (e.type === 'progress' && e.files.some((f) => f.bytesSent > 0)) {
+      off();
+      act(u, id, file.path);
+    }
+  });
+  const summary = await u.engine.drain();
+  return { u, id, summary };
+}
+
 describe('Scheduler', () => {
   it('a passing failure: pending with a retry time from the schedule, the attempt counted, one line each for start and retry', async () => {
     const file = kit.file('flaky.mp4', MiB);
@@ -54,12 +79,7 @@ describe('Scheduler', () => {
 
   it("a refusal fails the file for a person, with the service's reason and one line", async () => {
     const file = kit.file('refused.mp4', MiB);
-    await kit.fault({
-      target: 'gateway',
-      operation: 'presign-missing',
-      times: 0,
-      action: { type: 'status', status: 400 },
-    });
+    await presignAlwaysAnswers(400);
     const warned: string[] = [];
     const u = kit.uploader('refused', {
       retrySchedule: schedule,
@@ -79,19 +99,7 @@ describe('Scheduler', () => {
   });
 
   it('a pause written while the task runs is kept: the unwinding task never overwrites it', async () => {
-    const file = kit.file('paused.mp4', 11 * MiB);
-    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
-    const u = kit.uploader('paused', { concurrency: 1 });
-    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
-    const id = u.queue.filesOf(queued[0]!)[0]!.id;
-    const off = u.engine.on((e) => {
-      if (e.type === 'progress' && e.files.some((f) => f.bytesSent > 0)) {
-        off();
-        u.engine.pause(id);
-      }
-    });
-
-    const summary = await u.engine.drain();
+    const { u, id, summary } = await drainActingMidUpload('paused', (uploader, file) => uploader.engine.pause(file));
 
     expect(summary.paused.map((f) => f.id)).toEqual([id]);
     expect(u.queue.file(id)).toMatchObject({ state: 'paused', attempts: 0, nextAttemptAt: null });
@@ -107,13 +115,7 @@ describe('Scheduler', () => {
       partNumber: 2,
       action: { type: 'status', status: 403 },
     });
-    await kit.fault({
-      target: 'gateway',
-      operation: 'presign-missing',
-      skip: 1,
-      times: 0,
-      action: { type: 'status', status: 401 },
-    });
+    await presignAlwaysAnswers(401, 1);
     const warned: string[] = [];
     const u = kit.uploader('refused-mid', {
       concurrency: 1,
@@ -231,19 +233,8 @@ describe('Scheduler', () => {
   });
 
   it('a file changed on disk mid-upload fails for a person and is marked changed, so its recording may be added again', async () => {
-    const file = kit.file('changing.mp4', 11 * MiB);
-    await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
-    const u = kit.uploader('changing', { concurrency: 1 });
-    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
-    const id = u.queue.filesOf(queued[0]!)[0]!.id;
-    const off = u.engine.on((e) => {
-      if (e.type === 'progress' && e.files.some((f) => f.bytesSent > 0)) {
-        off();
-        appendFileSync(file.path, 'x'); // the test's own file, one byte longer than queued
-      }
-    });
-
-    const summary = await u.engine.drain();
+    // The test's own file, one byte longer than queued.
+    const { u, id, summary } = await drainActingMidUpload('changing', (_u, _id, path) => appendFileSync(path, 'x'));
 
     expect(summary.failed.map((f) => f.id)).toEqual([id]);
     const row = u.queue.file(id)!;

@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFakeCard } from '../card/fake-card.js';
 import { LiveQueue } from '../service/live-queue.js';
 import type { Uploader } from '../service/uploader.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit, useServiceKit } from '../testing/kit.js';
+import { cardOnMount, untilPartsStored } from '../testing/card-mount.js';
 
 // "Storage lost N MiB it had confirmed" is said only when storage's own list of an upload's parts
 // (ListParts, through the §4.9 status read) lacks a part it acknowledged. A file restarted, paused
@@ -40,6 +40,24 @@ function screen(u: Uploader): { lost: number[]; live: LiveQueue; done(): void } 
 
 const stored = (u: Uploader, id: number) => u.queue.parts(id).filter((p) => p.etag).length;
 
+/**
+ * A 16 MiB file `fileName` (four parts at the service's 5 MiB) uploaded at 6 MiB/s one part at a
+ * time by uploader `name` of `k`, under the screen's eye, and stopped (as the app quits) once two of
+ * its parts are stored: the file on disk, the uploader, the screen and the queued file.
+ */
+async function stoppedAfterTwoParts(k: ServiceKit, name: string, fileName: string) {
+  const file = k.file(fileName, 16 * MiB);
+  const u = k.uploader(name, { bandwidthBytesPerSecond: 6 * MiB, concurrency: 1 });
+  const view = screen(u);
+  const { queued } = await u.add([file.path], { structure: k.structure(), type: 'interior' });
+  const [f] = u.queue.filesOf(queued[0]!);
+  const draining = u.engine.drain();
+  await expect.poll(() => stored(u, f!.id), { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+  await u.engine.stop();
+  await draining;
+  return { file, u, view, f };
+}
+
 describe('no loss is said', () => {
   it('of a file paused and resumed, nor of one restarted: storage held every part it acknowledged', async () => {
     const file = kit.file('walk.mp4', 26 * MiB);
@@ -72,24 +90,17 @@ describe('no loss is said', () => {
   }, 120_000);
 
   it('of a card pulled out and put back', async () => {
-    const mount = join(kit.work, 'media');
-    const aside = join(kit.work, 'pocket');
-    mkdirSync(aside, { recursive: true });
-    const card = writeFakeCard(join(mount, 'X4_CARD'), { recordings: 1, bytes: 16 * MiB });
-    const bytes = new Map(card.recordings.map((p) => [p.split('/').pop()!, readFileSync(p)]));
-    const u = kit.uploader('card', {
-      bandwidthBytesPerSecond: 6 * MiB,
-      concurrency: 2,
-      cards: { mountRoots: [mount], intervalMs: 50 },
+    const { mount, aside, card, bytes, watch } = cardOnMount(kit.work, 'media', 'pocket', 'X4_CARD', {
+      recordings: 1,
+      bytes: 16 * MiB,
     });
+    const u = kit.uploader('card', { bandwidthBytesPerSecond: 6 * MiB, concurrency: 2, cards: watch });
     const view = screen(u);
     const { queued } = await u.add([card.root], { structure: kit.structure(), type: 'interior' });
     const files = u.queue.filesOf(queued[0]!);
     // A deadline well inside the test's time: a card never recognised fails below, saying what is left.
     const draining = u.engine.drain({ wait: true, deadline: Date.now() + 90_000 });
-    await expect
-      .poll(() => files.reduce((n, f) => n + stored(u, f.id), 0), { timeout: 30_000, interval: 20 })
-      .toBeGreaterThanOrEqual(2);
+    await untilPartsStored(u, files, 2);
     renameSync(card.root, join(aside, 'X4_CARD'));
     await expect
       .poll(() => u.engine.summary().cardRemoved, { timeout: 30_000 })
@@ -108,15 +119,7 @@ describe('no loss is said', () => {
 
 describe('a loss is said', () => {
   it('once, when storage lacks a part it acknowledged: the part is sent again and the object is byte-identical', async () => {
-    const file = kit.file('floor-3.mp4', 16 * MiB); // 4 parts at the service's 5 MiB
-    const u = kit.uploader('deleted', { bandwidthBytesPerSecond: 6 * MiB, concurrency: 1 });
-    const view = screen(u);
-    const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
-    const [f] = u.queue.filesOf(queued[0]!);
-    const draining = u.engine.drain();
-    await expect.poll(() => stored(u, f!.id), { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(2);
-    await u.engine.stop();
-    await draining;
+    const { file, u, view, f } = await stoppedAfterTwoParts(kit, 'deleted', 'floor-3.mp4');
     expect(u.queue.parts(f!.id)[0]!.etag).not.toBeNull();
 
     // Storage loses part 1, which it had acknowledged.
@@ -155,15 +158,7 @@ describe('over a storage without ListParts', () => {
   afterAll(async () => bare.stop());
 
   it('a file stopped and resumed sends its parts again and says no loss', async () => {
-    const file = bare.file('bare.mp4', 16 * MiB);
-    const u = bare.uploader('bare', { bandwidthBytesPerSecond: 6 * MiB, concurrency: 1 });
-    const view = screen(u);
-    const { queued } = await u.add([file.path], { structure: bare.structure(), type: 'interior' });
-    const [f] = u.queue.filesOf(queued[0]!);
-    const draining = u.engine.drain();
-    await expect.poll(() => stored(u, f!.id), { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(2);
-    await u.engine.stop();
-    await draining;
+    const { file, u, view, f } = await stoppedAfterTwoParts(bare, 'bare', 'bare.mp4');
     const summary = await u.engine.drain();
     view.done();
 

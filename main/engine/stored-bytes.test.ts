@@ -1,31 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileChangedError } from '../api/errors.js';
 import { contentFingerprint, fileFacts } from '../intake/file-identity.js';
 import type { QueuedFile, QueuedPart } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { StoredBytesCheck } from './stored-bytes.js';
+import { chmodAndBack, MiB, overwriteAt, useWorkDir } from '../testing/kit.js';
 
 // The parts storage holds are compared with the file's bytes whenever its status-change time,
 // inode or device moved (docs/changed-files.md).
-const MiB = 1024 * 1024;
 const PART = 2 * MiB;
-const work = mkdtempSync(join(tmpdir(), 'stored-bytes-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('stored-bytes');
 
 const md5 = (b: Buffer) => `"${createHash('md5').update(b).digest('hex')}"`;
 
@@ -59,9 +46,7 @@ async function setUp(name: string, stored: number, etag?: (n: number, bytes: Buf
 /** Overwrites `length` bytes at `offset` and puts the times back, as `dd conv=notrunc` then `touch -r` would. */
 function overwrite(path: string, offset: number, length: number): void {
   const before = statSync(path);
-  const fd = openSync(path, 'r+');
-  writeSync(fd, randomBytes(length), 0, length, offset);
-  closeSync(fd);
+  overwriteAt(path, offset, randomBytes(length));
   utimesSync(path, before.atimeMs / 1000, before.mtimeMs / 1000);
 }
 
@@ -69,8 +54,7 @@ describe('StoredBytesCheck', () => {
   it('a chmod and back: the stored parts are read again, match, and the upload goes on', async () => {
     const { path, check } = await setUp('chmod.insv', 2);
     await new Promise((r) => setTimeout(r, 20));
-    chmodSync(path, 0o600);
-    chmodSync(path, 0o644);
+    chmodAndBack(path);
     await expect(check().assert()).resolves.toBeUndefined();
   });
 

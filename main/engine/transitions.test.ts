@@ -5,6 +5,7 @@ import { tempQueue } from '../testing/kit.js';
 import type { EngineEvent } from './events.js';
 import { MAX_PARTS, Transitions, captureTooLarge } from './transitions.js';
 import { setFileState } from '../testing/queue-backdoors.js';
+import { enqueueOne, oneFileRequest } from '../testing/queue-rows.js';
 
 // The one way the engine changes the queue: the row and its activity line commit together, and
 // only then are they announced, in that order; a move from a state the row is no longer in
@@ -187,19 +188,8 @@ describe('captures', () => {
   });
 
   it("a registration answer needing more than 10,000 parts fails the capture's files before any byte is sent", () => {
-    const row = q.enqueueCapture(
-      'huge',
-      {
-        project: 'p',
-        structure: 's',
-        type: 'interior',
-        mode: 'video',
-        sourceType: 'bot',
-        captureDateTime: '2026-11-23T08:00:00Z',
-        files: [{ frameIndex: 1, fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3 }],
-      },
-      [{ path: '/card/huge.mp4', fileName: 'huge.mp4', contentType: 'video/mp4', size: 60 * 1024 ** 3, mtimeMs: 0 }],
-    );
+    const huge = { path: '/card/huge.mp4', size: 60 * 1024 ** 3, mtimeMs: 0 };
+    const row = enqueueOne(q, 'huge', oneFileRequest(huge), huge);
     tr.registered(q.capture(row)!, {
       capture: { captureId: 'cap-huge' },
       uploadManifest: [

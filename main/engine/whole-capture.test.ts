@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServiceKit } from '../testing/kit.js';
-import { MiB, startServiceKit } from '../testing/kit.js';
+import { MiB, useServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 import { MAX_OBJECT_SIZE, partLimitBeforeRegistration } from '../service/uploader.js';
 
@@ -28,12 +28,7 @@ const partPuts = (kit: ServiceKit, from: number) =>
   kit.svc.storage.received.slice(from).filter((r) => r.operation === 'UploadPart');
 
 describe('a gateway giving 5 MiB parts: one lens would need 10,001', () => {
-  let kit: ServiceKit;
-  beforeAll(async () => {
-    kit = await startServiceKit('whole-capture-5');
-  });
-  afterEach(async () => kit.reset());
-  afterAll(async () => kit.stop());
+  const kit = useServiceKit('whole-capture-5');
 
   it('says so for the capture before registering, then holds the whole capture with one sentence: no lens is sent, not even when retried', async () => {
     const files = pair(kit.work, '060606', 1 * MiB, BIG);
@@ -80,12 +75,7 @@ describe('a gateway giving 5 MiB parts: one lens would need 10,001', () => {
 });
 
 describe('a gateway giving 10 MiB parts: the same lens fits in 5,001', () => {
-  let kit: ServiceKit;
-  beforeAll(async () => {
-    kit = await startServiceKit('whole-capture-10', { partSize: 10 * MiB });
-  });
-  afterEach(async () => kit.reset());
-  afterAll(async () => kit.stop());
+  const kit = useServiceKit('whole-capture-10', { partSize: 10 * MiB });
 
   it("is registered with this answer's part size, though an earlier registration gave 5 MiB", async () => {
     const files = pair(kit.work, '070707', 1 * MiB, BIG);

@@ -1,30 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  copyFileSync,
-  linkSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, linkSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileChangedError } from '../api/errors.js';
 import { assertUnchanged } from '../engine/part-upload.js';
 import { contentFingerprint, fileFacts } from './file-identity.js';
+import { chmodAndBack, MiB, overwriteAt, useWorkDir } from '../testing/kit.js';
 
 // A file is "changed" only when its bytes may differ (size, mtime, the first and
 // last MiB), never on inode, device number or status-change time alone.
-const MiB = 1024 * 1024;
-const work = mkdtempSync(join(tmpdir(), 'file-identity-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('file-identity');
 
 /** A 3 MiB recording and what intake would have queued for it. */
 async function queued(name: string) {
@@ -46,8 +32,7 @@ describe('assertUnchanged', () => {
   it('a chmod and back is not a change (only the status-change time moved)', async () => {
     const { path, expected } = await queued('chmod.insv');
     await new Promise((r) => setTimeout(r, 20)); // so the status-change time visibly moves
-    chmodSync(path, 0o600);
-    chmodSync(path, 0o644);
+    chmodAndBack(path);
     expect((await fileFacts(path)).ctimeNs).not.toBe(expected.ctimeNs);
     await expect(assertUnchanged(path, expected)).resolves.toBeUndefined();
   });
@@ -76,9 +61,7 @@ describe('assertUnchanged', () => {
   it('one byte changed in the last MiB, with size and mtime kept, is a change', async () => {
     const { path, expected } = await queued('edited.insv');
     const putTimesBack = keepTimes(path);
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.from([0xff ^ 0x5a]), 0, 1, 3 * MiB - 1000);
-    closeSync(fd);
+    overwriteAt(path, 3 * MiB - 1000, Buffer.from([0xff ^ 0x5a]));
     putTimesBack();
     expect(statSync(path).size).toBe(expected.size);
     await expect(assertUnchanged(path, expected)).rejects.toThrow(FileChangedError);
@@ -99,9 +82,7 @@ describe('assertUnchanged', () => {
   it('a row queued before fingerprints were kept: the size and mtime decide alone', async () => {
     const { path, expected } = await queued('old-row.insv');
     const putTimesBack = keepTimes(path);
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.from('x'), 0, 1, 10);
-    closeSync(fd);
+    overwriteAt(path, 10, Buffer.from('x'));
     putTimesBack();
     await expect(
       assertUnchanged(path, {

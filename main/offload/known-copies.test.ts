@@ -1,21 +1,7 @@
 import type { Database } from '../testing/queue-backdoors.js';
-import { createHash } from 'node:crypto';
-import {
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeSync,
-  closeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeKnownCard } from '../../shared/card-offer.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { openQueueDatabase } from '../queue/db.js';
@@ -23,13 +9,12 @@ import { findKnownCopies, summarizeKnown } from './known-copies.js';
 import type { OffloadedFile, OffloadOptions } from './offload.js';
 import { offloadCard } from './offload.js';
 import { listOffloads, OffloadRecorder } from './record.js';
+import { fileSha256, MiB, overwriteAt, useWorkDir } from '../testing/kit.js';
 
 // A card put back is known by what it holds (docs/decisions/card-known-by-content.md): the
 // recordings whose verified copies are in the library are not copied again, wherever the card is
 // mounted now, and only what is new is copied.
-const work = mkdtempSync(join(tmpdir(), 'known-copies-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const MiB = 1024 * 1024;
+const work = useWorkDir('known-copies-test');
 
 /** Every file under `dir`, relative, with its size and SHA-256: what the library holds. */
 function tree(dir: string): Record<string, string> {
@@ -38,7 +23,7 @@ function tree(dir: string): Record<string, string> {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else out[relative(dir, p)] = `${statSync(p).size}:${createHash('sha256').update(readFileSync(p)).digest('hex')}`;
+      else out[relative(dir, p)] = `${statSync(p).size}:${fileSha256(p)}`;
     }
   };
   walk(dir);
@@ -156,9 +141,7 @@ describe('a card put back the next morning', () => {
     // Another card's recording under the same name, size and time: one byte differs in the first MiB.
     const changed = card.recordings[0]!;
     const st = statSync(changed);
-    const fd = openSync(changed, 'r+');
-    writeSync(fd, Buffer.from([readFileSync(changed)[1000]! ^ 0xff]), 0, 1, 1000);
-    closeSync(fd);
+    overwriteAt(changed, 1000, Buffer.from([readFileSync(changed)[1000]! ^ 0xff]));
     utimesSync(changed, st.atime, st.mtime);
     // The second recording's copy was removed from the library by hand.
     rmSync(first.files.find((f) => f.source === card.recordings[2])!.copy);

@@ -1,4 +1,3 @@
-import { memoryQueueAt } from '../testing/queue-backdoors.js';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -11,11 +10,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import xxhash from 'xxhash-wasm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import { migrate, openQueueDatabase } from '../queue/db.js';
 import { MIGRATIONS } from '../queue/migrations/index.js';
@@ -25,13 +23,13 @@ import { NotEnoughSpaceError, offloadCard } from './offload.js';
 import { PartMd5s } from './part-md5.js';
 import { PartMd5Pool } from '../hash/pool.js';
 import { listOffloads, recordOffload } from './record.js';
+import { fileSha256, useWorkDir } from '../testing/kit.js';
+import { insertRows, oldFile, oldQueueWithWalk } from '../testing/old-rows.js';
 
-const work = mkdtempSync(join(tmpdir(), 'offload-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const sha256 = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+const work = useWorkDir('offload-test');
 const xxh64 = async (p: string) => (await xxhash()).h64Raw(readFileSync(p)).toString(16).padStart(16, '0');
 /** Every file's SHA-256 and mtime: what "the card is never written to" is checked against. */
-const snapshot = (paths: string[]) => paths.map((p) => [p, sha256(p), statSync(p).mtimeMs]);
+const snapshot = (paths: string[]) => paths.map((p) => [p, fileSha256(p), statSync(p).mtimeMs]);
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
 describe('offloadCard', () => {
@@ -89,7 +87,7 @@ describe('offloadCard', () => {
     expect(r.files.map((f) => f.source).sort()).toEqual([...card.recordings, real].sort());
     for (const f of r.files) {
       expect(relative(r.destination, f.copy)).toBe(relative(card.root, f.source));
-      expect(sha256(f.copy)).toBe(sha256(f.source));
+      expect(fileSha256(f.copy)).toBe(fileSha256(f.source));
       expect(f.xxh64).toBe(await xxh64(f.source));
       expect(Math.abs(statSync(f.copy).mtimeMs - statSync(f.source).mtimeMs)).toBeLessThan(0.01);
       expect(f.attempts).toBe(1);
@@ -143,7 +141,7 @@ describe('offloadCard', () => {
     expect(r.verified).toBe(false);
     const byName = new Map(r.files.map((f) => [f.source, f]));
     expect(byName.get(flaky)).toMatchObject({ verified: true, attempts: 2 });
-    expect(sha256(byName.get(flaky)!.copy)).toBe(sha256(flaky));
+    expect(fileSha256(byName.get(flaky)!.copy)).toBe(fileSha256(flaky));
     expect(byName.get(broken)).toMatchObject({
       verified: false,
       attempts: 2,
@@ -336,7 +334,7 @@ await offloadCard(${JSON.stringify(card.root)}, { ...opts, onRecording: () => { 
       const r = await copyVerified(card.recordings[0]!, join(folder, 'copy', 'a.insv'));
       expect(r.verified).toBe(true);
       expect(r.readBackFromDisk).toBe(takesDirect(folder));
-      expect(sha256(join(folder, 'copy', 'a.insv'))).toBe(sha256(card.recordings[0]!));
+      expect(fileSha256(join(folder, 'copy', 'a.insv'))).toBe(fileSha256(card.recordings[0]!));
       if (folder !== work) rmSync(folder, { recursive: true, force: true });
     }
   });
@@ -395,14 +393,8 @@ describe('the offload record in the queue (migration 8)', () => {
   });
 
   it('8: a queue of version 7 opens with its rows as they were and no offloads', () => {
-    const db = memoryQueueAt(7);
-    const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'queued', 'walk', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/lib/a.insv', 'a.insv', 'video/insv', 10, 1, 'pending')`,
-    ).run();
+    const db = oldQueueWithWalk(7, 'queued');
+    insertRows(db, 'files', [oldFile(1, '/lib/a.insv', 10, 1, 'pending')]);
     const before = [db.prepare('SELECT * FROM captures').all(), db.prepare('SELECT * FROM files').all()];
     migrate(db, ':memory:', MIGRATIONS, 8);
     expect(db.pragma('user_version', { simple: true })).toBe(8);

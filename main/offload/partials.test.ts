@@ -1,26 +1,18 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { openUploader } from '../service/uploader.js';
 import { offloadCard } from './offload.js';
 import { listOffloads, OffloadRecorder } from './record.js';
 import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
+import { unreachableGatewayConfig, useWorkDir } from '../testing/kit.js';
 
 // A copy is written as `.NAME.partial` and renamed once verified; an app stopped
 // mid-copy leaves it behind. The queue's open removes it, and only it.
-const work = mkdtempSync(join(tmpdir(), 'partials-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-const gateway = {
-  baseUrl: 'http://127.0.0.1:9',
-  authUrl: 'http://127.0.0.1:9',
-  apiKey: 'k',
-  projectId: 'p1',
-  email: 'a@b.c',
-  password: 'x',
-};
+const work = useWorkDir('partials-test');
+const gateway = unreachableGatewayConfig('p1');
 
 /** Every file and link under `dir`, relative, sorted; the queue's own files aside. */
 const tree = (dir: string): string[] =>

@@ -1,8 +1,7 @@
 import { Database, memoryQueueAt } from '../testing/queue-backdoors.js';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeFakeCard } from '../card/fake-card.js';
 import { migrate, openQueueDatabase } from '../queue/db.js';
 import { MIGRATIONS } from '../queue/migrations/index.js';
@@ -10,22 +9,15 @@ import { openUploader } from '../service/uploader.js';
 import { libraryUsage } from './library-usage.js';
 import { offloadCard } from './offload.js';
 import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
+import { unreachableGatewayConfig, useWorkDir } from '../testing/kit.js';
 import { listOffloads, OffloadRecorder } from './record.js';
 import { DEFAULT_RETENTION_MS, removeFinishedCopies } from './retention.js';
 
 // The offload is recorded as it goes, so a stop mid-import (a crash, a quit, a power
 // cut) leaves its verified copies known to the queue.
-const work = mkdtempSync(join(tmpdir(), 'record-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('record-test');
 const DAY = 24 * 60 * 60 * 1000;
-const gateway = {
-  baseUrl: 'http://127.0.0.1:9',
-  authUrl: 'http://127.0.0.1:9',
-  apiKey: 'k',
-  projectId: 'p1',
-  email: 'a@b.c',
-  password: 'x',
-};
+const gateway = unreachableGatewayConfig('p1');
 
 /** Rows as stored, read beside the writer's connection. */
 const rows = (file: string) => {

@@ -7,7 +7,9 @@ import { statusOutput } from '../cli/status.js';
 import { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
 import { memoryQueueAt } from '../testing/queue-backdoors.js';
+import { insertRows, oldCapture, oldFile } from '../testing/old-rows.js';
 import { captureRequest } from '../testing/kit.js';
+import { manifestFor } from '../testing/queue-rows.js';
 
 const at = '2026-11-24T08:00:00.000Z';
 const request = captureRequest(at, [
@@ -39,12 +41,8 @@ const route = (copying: string[], copied: string[]): CopyRoute => ({
 describe('files held for their verified copies', () => {
   it('13: a queue of version 12 opens with no file held', () => {
     const db = memoryQueueAt(12);
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state) VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'pending')`,
-    ).run();
+    insertRows(db, 'captures', [oldCapture(1, 'registered', 'walk', at)]);
+    insertRows(db, 'files', [oldFile(1, '/card/a.insv', 1000, 1700000000123, 'pending')]);
     const before = db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
     migrate(db, ':memory:', MIGRATIONS, 13);
     expect(db.prepare('SELECT * FROM files').all()).toEqual([{ ...before[0], awaiting_copy: 0 }]);
@@ -69,19 +67,8 @@ describe('files held for their verified copies', () => {
     expect(statusOutput(q).filter((l) => l.includes('verified copy'))).toEqual([
       '      waiting for its verified copy: the app uploads it from the copy once the import verifies it',
     ]);
-    q.saveRegistration(
-      row,
-      'cap-1',
-      request.files.map((f) => ({
-        frameIndex: f.frameIndex,
-        uploadId: `u${f.frameIndex}`,
-        fileName: f.fileName,
-        size: f.size,
-        partSize: 5_242_880,
-        totalParts: 1,
-        status: 'pending',
-      })),
-    );
+    // One part each: the files are 1,000 bytes.
+    q.saveRegistration(row, 'cap-1', manifestFor(request));
     expect(q.schedule.dueFiles(Date.now(), 10).map((f) => f.id)).toEqual([fa!.id]);
     expect(q.schedule.nextDueAt()).toBeNull();
 

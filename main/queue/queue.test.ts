@@ -11,7 +11,9 @@ import { QueueTooNewError, migrate, openQueueDatabase } from './db.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 import { UploadQueue } from './queue.js';
 import { memoryQueueAt } from '../testing/queue-backdoors.js';
+import { insertRows, oldCapture, oldFile, oldQueueWithWalk } from '../testing/old-rows.js';
 import { captureRequest } from '../testing/kit.js';
+import { manifestFor } from '../testing/queue-rows.js';
 
 const work = mkdtempSync(join(tmpdir(), 'queue-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -79,13 +81,11 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     const db = memoryQueueAt(1);
     // Rows as version 1 wrote them (raw SQL: today's queue code writes later versions' columns).
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'label', 'p1', 's1', '{}', 'cap-1', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts)
-       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1, 'pending', 'u1', 5242880, 3), (2, 1, 2, '/card/b.insv', 'b.insv', 'video/insv', 100, 1, 'pending', 'u2', 5242880, 1)`,
-    ).run();
+    insertRows(db, 'captures', [{ ...oldCapture(1, 'registered', 'label', at), capture_id: 'cap-1' }]);
+    insertRows(db, 'files', [
+      { ...oldFile(1, '/card/a.insv', 12000000, 1, 'pending'), upload_id: 'u1', part_size: 5242880, total_parts: 3 },
+      { ...oldFile(2, '/card/b.insv', 100, 1, 'pending'), upload_id: 'u2', part_size: 5242880, total_parts: 1 },
+    ]);
     db.prepare(
       `INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL), (2, 1, 100, NULL)`,
     ).run();
@@ -107,16 +107,20 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     const db = memoryQueueAt(2);
     // Rows as version 2 wrote them (raw SQL: today's queue code writes version 3's columns).
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', 'cap-1', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (2, 'queued', 'later', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts, error)
-       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1, 'failed', 'u1', 5242880, 3, 'InternalError (HTTP 500 on PUT /x)')`,
-    ).run();
+    insertRows(db, 'captures', [
+      { ...oldCapture(1, 'registered', 'walk', at), capture_id: 'cap-1' },
+      oldCapture(2, 'queued', 'later', at),
+    ]);
+    const error = 'InternalError (HTTP 500 on PUT /x)';
+    insertRows(db, 'files', [
+      {
+        ...oldFile(1, '/card/a.insv', 12000000, 1, 'failed'),
+        upload_id: 'u1',
+        part_size: 5242880,
+        total_parts: 3,
+        error,
+      },
+    ]);
     db.prepare(
       `INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, 1, 5242880, '"abc"'), (1, 2, 5242880, NULL), (1, 3, 1515520, NULL)`,
     ).run();
@@ -148,15 +152,15 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   });
 
   it('4: adds file identity, keeps every row, and still finds a file queued before by its path', () => {
-    const db = memoryQueueAt(3);
-    const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, attempts, next_attempt_at, transient)
-       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'pending', 2, 1800000000000, 1)`,
-    ).run();
+    const db = oldQueueWithWalk(3);
+    insertRows(db, 'files', [
+      {
+        ...oldFile(1, '/card/a.insv', 1000, 1700000000123, 'pending'),
+        attempts: 2,
+        next_attempt_at: 1800000000000,
+        transient: 1,
+      },
+    ]);
     const dump = () => db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
     const before = dump();
     migrate(db, ':memory:', MIGRATIONS, 4);
@@ -183,15 +187,10 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
     expect(q.findQueuedFile({ path: '/card/a.insv', size: 1000, mtimeMs: 1_700_000_000_123 })).toBeUndefined();
   });
   it('5: counts the bytes and parts already stored per file, and keeps counting through every path that sets or clears an ETag', () => {
-    const db = memoryQueueAt(4);
-    const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, total_parts, part_size)
-       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 12000000, 1700000000123, 'paused', 3, 5242880)`,
-    ).run();
+    const db = oldQueueWithWalk(4);
+    insertRows(db, 'files', [
+      { ...oldFile(1, '/card/a.insv', 12000000, 1700000000123, 'paused'), total_parts: 3, part_size: 5242880 },
+    ]);
     const part = db.prepare('INSERT INTO parts (file_id, part_number, size, etag) VALUES (1, ?, ?, ?)');
     part.run(1, 5_242_880, '"a"');
     part.run(2, 5_242_880, null);
@@ -245,15 +244,15 @@ describe('migrations (one test per migration: N-1, rows, N, same rows)', () => {
   });
 
   it('7: a queue of version 6 opens with nothing replaced; a changed file queued then (no fingerprint) is replaced when its recording is added again', () => {
-    const db = memoryQueueAt(6);
+    const db = oldQueueWithWalk(6);
     const at = '2026-11-20T10:00:00.000Z';
-    db.prepare(
-      `INSERT INTO captures (id, state, label, project, structure, request_json, created_at, updated_at) VALUES (1, 'registered', 'walk', 'p1', 's1', '{}', ?, ?)`,
-    ).run(at, at);
-    db.prepare(
-      `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, error, changed)
-       VALUES (1, 1, 1, '/card/a.insv', 'a.insv', 'video/insv', 1000, 1700000000123, 'failed', '/card/a.insv changed while uploading', 1)`,
-    ).run();
+    insertRows(db, 'files', [
+      {
+        ...oldFile(1, '/card/a.insv', 1000, 1700000000123, 'failed'),
+        error: '/card/a.insv changed while uploading',
+        changed: 1,
+      },
+    ]);
     const before = db.prepare('SELECT * FROM files').all() as Record<string, unknown>[];
     migrate(db, ':memory:', MIGRATIONS, 7);
     expect(db.pragma('user_version', { simple: true })).toBe(7);
@@ -305,19 +304,7 @@ describe('queue totals', () => {
       request,
       files.map((f) => ({ ...f, path: `${f.path}.2` })),
     );
-    q.saveRegistration(
-      a,
-      'cap-a',
-      request.files.map((f) => ({
-        frameIndex: f.frameIndex,
-        uploadId: `u${f.frameIndex}`,
-        fileName: f.fileName,
-        size: f.size,
-        partSize: 5_242_880,
-        totalParts: Math.ceil(f.size / 5_242_880),
-        status: 'pending',
-      })),
-    );
+    q.saveRegistration(a, 'cap-a', manifestFor(request));
     const [big, small] = q.filesOf(a);
     q.recordParts([{ fileId: big!.id, partNumber: 1, etag: '"1"' }]);
     q.moveFile(big!.id, ['pending'], 'uploading');

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CaptureRequest } from '../api/gateway.js';
 import { tempQueue } from '../testing/kit.js';
 import type { UploadQueue } from './queue.js';
 import { RemovedCards } from './removed-cards.js';
 import { fillQueue } from '../testing/fill-queue.js';
+import { enqueueRegistered, oneFileRequest } from '../testing/queue-rows.js';
 
 // The cards the queue waits for, kept in the queue; their files are not
 // started, their recordings are counted once, and their paths move with the card.
@@ -39,29 +39,9 @@ describe('removed cards', () => {
   it('another card mounted at the same path meanwhile uploads as usual', () => {
     const [, b] = fillQueue(q, 1);
     cards.add(card, b!);
-    const request: CaptureRequest = {
-      project: 'p',
-      structure: 's',
-      type: 'interior',
-      mode: 'video',
-      sourceType: 'bot',
-      captureDateTime: '2026-11-25T08:00:00Z',
-      files: [{ frameIndex: 1, fileName: 'B.insv', contentType: 'video/mp4', size: 1024 }],
-    };
-    const other = q.enqueueCapture('B', request, [
-      { path: '/card/DCIM/Camera01/B.insv', fileName: 'B.insv', contentType: 'video/mp4', size: 1024, mtimeMs: 0 },
-    ]);
-    q.saveRegistration(other, 'cap-b', [
-      {
-        frameIndex: 1,
-        uploadId: 'u-b',
-        fileName: 'B.insv',
-        size: 1024,
-        partSize: 5_242_880,
-        totalParts: 1,
-        status: 'initiated',
-      },
-    ]);
+    const recording = { path: '/card/DCIM/Camera01/B.insv', size: 1024, mtimeMs: 0 };
+    const request = oneFileRequest(recording, '2026-11-25T08:00:00Z');
+    const other = enqueueRegistered(q, 'B', request, recording, { captureId: 'cap-b', uploadId: 'u-b', totalParts: 1 });
     expect(q.schedule.dueFiles(Date.now(), 10, [], cards.waitingFiles()).map((f) => f.captureRow)).toEqual([other]);
     expect(q.totals().cardWait).toEqual({ cards: 1, recordings: 1, names: ['card'] });
   });

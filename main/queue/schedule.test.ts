@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempQueue } from '../testing/kit.js';
 import { fillQueue } from '../testing/fill-queue.js';
+import { enqueueOne, oneFileRequest } from '../testing/queue-rows.js';
 import { QueueSchedule } from './schedule.js';
 import { statementCache } from './statements.js';
 
@@ -73,29 +74,10 @@ describe('claimDueCapture', () => {
     open = tempQueue('schedule-claim');
     const q = open.queue;
     const rows = q.transaction(() =>
-      Array.from({ length: n }, (_, i) =>
-        q.enqueueCapture(
-          `VID_${i}`,
-          {
-            project: 'p',
-            structure: 's',
-            type: 'interior',
-            mode: 'video',
-            sourceType: 'bot',
-            captureDateTime: '2026-11-23T08:00:00Z',
-            files: [{ frameIndex: 1, fileName: `VID_${i}.insv`, contentType: 'video/mp4', size: 1024 }],
-          },
-          [
-            {
-              path: `/card/VID_${i}.insv`,
-              fileName: `VID_${i}.insv`,
-              contentType: 'video/mp4',
-              size: 1024,
-              mtimeMs: 0,
-            },
-          ],
-        ),
-      ),
+      Array.from({ length: n }, (_, i) => {
+        const recording = { path: `/card/VID_${i}.insv`, size: 1024, mtimeMs: 0 };
+        return enqueueOne(q, `VID_${i}`, oneFileRequest(recording), recording);
+      }),
     )();
     return { q, rows };
   }

@@ -1,18 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempQueue } from '../testing/kit.js';
+import { describe, expect, it } from 'vitest';
+import { useTempQueue } from '../testing/kit.js';
 import type { UploadQueue } from './queue.js';
 import { fillQueue } from '../testing/fill-queue.js';
 
 // The queue in numbers as committed: every count and byte figure of StoredTotals, from rows set
 // up in each state the totals tell apart.
 
-let t: ReturnType<typeof tempQueue>;
 let q: UploadQueue;
-beforeEach(() => {
-  t = tempQueue('totals');
-  q = t.queue;
-});
-afterEach(() => t.close());
+useTempQueue('totals', (queue) => (q = queue));
 
 describe('storedTotals', () => {
   it('an empty queue is all zeros', () => {

@@ -7,6 +7,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import { printStatus } from '../cli/status.js';
 import { AppCore } from './app-core.js';
 import { useTestService, stdoutOf } from '../testing/kit.js';
+import { registerOnFirstStructure } from '../testing/app-register.js';
 
 // While the app's engine is stopped because the service refuses its credentials,
 // `capture-uploader status` (its own read-only connection to the queue) says "Needs you" as the
@@ -49,16 +50,7 @@ describe('the app stopped by refused credentials, seen by status', () => {
       account.password = 'changed-elsewhere';
       const file = join(t.work, 'walk.mp4');
       writeFileSync(file, randomBytes(100_000));
-      const structure = c.settings.view().structures[0]!;
-      await h['capture:captures.register']([
-        {
-          paths: [file],
-          structure: structure.id,
-          design: structure.designs[0]!.id,
-          type: 'interior',
-          capturedAt: '2026-11-25T08:00:00Z',
-        },
-      ]);
+      await registerOnFirstStructure(c, [file], '2026-11-25T08:00:00Z');
       await vi.waitFor(
         () =>
           expect(notified).toContainEqual(

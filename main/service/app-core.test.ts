@@ -6,6 +6,7 @@ import { recommendedRetryPolicy } from '../api/errors.js';
 import type { NamedStructure } from '../../shared/ipc.js';
 import { AppCore } from './app-core.js';
 import { useTestService } from '../testing/kit.js';
+import { registerOnFirstStructure } from '../testing/app-register.js';
 
 const t = useTestService('app-core', { clearFaults: true });
 
@@ -52,15 +53,7 @@ describe('AppCore', () => {
       ['walk.mp4', false, undefined],
     ]);
     const structure = c.settings.view().structures[0]!;
-    await h['capture:captures.register']([
-      {
-        paths: [file],
-        structure: structure.id,
-        design: structure.designs[0]!.id,
-        type: 'interior',
-        capturedAt: '2026-11-22T08:00:00Z',
-      },
-    ]);
+    await registerOnFirstStructure(c, [file], '2026-11-22T08:00:00Z');
     // Random bytes carry no MP4 boxes: the capture's warning reaches the finish too.
     await vi.waitFor(
       () =>

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -11,9 +10,9 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { listOffloads } from '../offload/record.js';
@@ -21,9 +20,9 @@ import { openQueueDatabase } from '../queue/db.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
 import { CardDesk } from './card-desk.js';
 import { ThumbnailDesk } from './thumbnail-desk.js';
+import { useWorkDir } from '../testing/kit.js';
 
-const work = mkdtempSync(join(tmpdir(), 'card-desk-test-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = useWorkDir('card-desk-test');
 let desk: CardDesk | undefined;
 afterEach(() => desk?.close());
 
@@ -60,19 +59,35 @@ const until = async (ok: () => boolean, what: string) => {
   if (!ok()) throw new Error(`timed out waiting for ${what}`);
 };
 
+/**
+ * A started desk (see deskAt) with its library at `work/<name>/library`, and the fake card
+ * `cardName` (`card` as writeFakeCard takes it) written aside and moved under the mount folder at
+ * once, as a volume appears whole; resolves once the desk offers it, with the card's root.
+ */
+async function deskWithCard(
+  name: string,
+  cardName: string,
+  card: Parameters<typeof writeFakeCard>[1],
+  eject?: Parameters<typeof deskAt>[1],
+) {
+  const d = deskAt(name, eject);
+  const library = join(work, name, 'library');
+  d.store.set('library', { library, keepDays: 7, uploadFromCard: false });
+  d.desk.start();
+  writeFakeCard(join(work, name, cardName), card);
+  const root = join(d.mounts, cardName);
+  renameSync(join(work, name, cardName), root);
+  await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+  return { d, library, root };
+}
+
 describe('CardDesk', () => {
   it('ejects the card of an import only once it is safe to remove, by its mount point', async () => {
     const asked: string[] = [];
-    const d = deskAt('eject', async (mountPoint) => {
+    const { d, root } = await deskWithCard('eject', 'X4_EJECT', { recordings: 1 }, async (mountPoint) => {
       asked.push(mountPoint);
       return { ejected: true, message: 'X4_EJECT was ejected: you can take it out of the reader.' };
     });
-    d.store.set('library', { library: join(work, 'eject', 'library'), keepDays: 7, uploadFromCard: false });
-    d.desk.start();
-    writeFakeCard(join(work, 'eject', 'X4_EJECT'), { recordings: 1 });
-    const root = join(d.mounts, 'X4_EJECT');
-    renameSync(join(work, 'eject', 'X4_EJECT'), root);
-    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
     const { id } = d.desk.startImport(root);
     await expect(d.desk.eject(id)).rejects.toThrow(
       'The card X4_EJECT is not safe to remove yet: keep it in the reader.',
@@ -86,14 +101,7 @@ describe('CardDesk', () => {
   });
 
   it('closing stops an import under way within a second: no half-written copy left, the offload recorded as interrupted', async () => {
-    const d = deskAt('closing');
-    const library = join(work, 'closing', 'library');
-    d.store.set('library', { library, keepDays: 7, uploadFromCard: false });
-    d.desk.start();
-    writeFakeCard(join(work, 'closing', 'X4_CARD'), { recordings: 1, bytes: 96 * 1024 * 1024 });
-    const root = join(d.mounts, 'X4_CARD');
-    renameSync(join(work, 'closing', 'X4_CARD'), root);
-    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    const { d, library, root } = await deskWithCard('closing', 'X4_CARD', { recordings: 1, bytes: 96 * 1024 * 1024 });
     d.desk.startImport(root);
     await until(() => (d.imports.at(-1)?.bytesDone ?? 0) >= 16 * 1024 * 1024, 'the copy under way');
     const t = performance.now();
@@ -109,14 +117,7 @@ describe('CardDesk', () => {
   }, 120_000);
 
   it('a person stops an import within a second: the verified recordings kept, nothing half-written, and the view says what was not copied', async () => {
-    const d = deskAt('stopping');
-    const library = join(work, 'stopping', 'library');
-    d.store.set('library', { library, keepDays: 7, uploadFromCard: false });
-    d.desk.start();
-    writeFakeCard(join(work, 'stopping', 'X4_STOP'), { recordings: 3, bytes: 32 * 1024 * 1024 });
-    const root = join(d.mounts, 'X4_STOP');
-    renameSync(join(work, 'stopping', 'X4_STOP'), root);
-    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    const { d, library, root } = await deskWithCard('stopping', 'X4_STOP', { recordings: 3, bytes: 32 * 1024 * 1024 });
     const { id } = d.desk.startImport(root);
     // One recording verified, the next one's copy under way.
     await until(() => (d.imports.at(-1)?.verifiedCopies.length ?? 0) >= 2, 'the first recording verified');
@@ -233,13 +234,7 @@ describe('CardDesk', () => {
   });
 
   it('copies the whole card by default: previews, thumbnails and MISC verified and recorded, only recordings offered', async () => {
-    const d = deskAt('whole');
-    d.store.set('library', { library: join(work, 'whole', 'library'), keepDays: 7, uploadFromCard: false });
-    d.desk.start();
-    writeFakeCard(join(work, 'whole', 'X4_WHOLE'), { recordings: 2, bytes: 4096 });
-    const root = join(d.mounts, 'X4_WHOLE');
-    renameSync(join(work, 'whole', 'X4_WHOLE'), root);
-    await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
+    const { d, root } = await deskWithCard('whole', 'X4_WHOLE', { recordings: 2, bytes: 4096 });
     d.desk.startImport(root);
     await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
     const done = d.imports.at(-1)!;

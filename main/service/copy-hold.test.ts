@@ -16,17 +16,10 @@ import { startCardCore } from '../testing/card-core.js';
 // (files.awaiting_copy, migration 13) and upload from them; nothing is read from the card then.
 // The bytes the engine's part sender hashes are counted (main/hash/local-md5.ts PartMd5): a copy moved to
 // with the part MD5s of its copy pass is sent without a byte hashed again.
-const md5Bytes = vi.hoisted(() => ({ n: 0 }));
-vi.mock('../hash/local-md5.js', async (importOriginal) => {
-  const lanes = await importOriginal<typeof import('../hash/local-md5.js')>();
-  class CountedPartMd5 extends lanes.PartMd5 {
-    override update(chunk: Buffer, hashed?: () => void): void {
-      md5Bytes.n += chunk.length;
-      super.update(chunk, hashed);
-    }
-  }
-  return { ...lanes, PartMd5: CountedPartMd5 };
-});
+const md5Bytes = vi.hoisted(() => ({ n: 0, slots: 0 }));
+vi.mock('../hash/local-md5.js', async (importOriginal) =>
+  (await import('../testing/counted-md5.js')).countedLocalMd5(await importOriginal(), md5Bytes),
+);
 
 const t = useTestService('copy-hold', { clearFaults: true });
 

@@ -3,15 +3,15 @@ import { scrubSecrets, settingsWithoutSecrets } from './scrub.js';
 
 describe('scrubSecrets', () => {
   it('keeps a URL’s host, port and path, and hides its query, fragment and user info', () => {
-    expect(scrubSecrets('PUT https://s3.example.com/b/k.mp4?X-Amz-Signature=abc&X-Amz-Credential=AKIA%2F1.')).toBe(
-      'PUT https://s3.example.com/b/k.mp4?[hidden].',
-    );
-    expect(scrubSecrets('GET http://user:pw123@gw.local:8080/v1/captures#frag)')).toBe(
-      'GET http://gw.local:8080/v1/captures?[hidden])',
-    );
-    expect(scrubSecrets('see https://gw.example.com/v1/health, then retry')).toBe(
-      'see https://gw.example.com/v1/health, then retry',
-    );
+    const cases: [text: string, scrubbed: string][] = [
+      [
+        'PUT https://s3.example.com/b/k.mp4?X-Amz-Signature=abc&X-Amz-Credential=AKIA%2F1.',
+        'PUT https://s3.example.com/b/k.mp4?[hidden].',
+      ],
+      ['GET http://user:pw123@gw.local:8080/v1/captures#frag)', 'GET http://gw.local:8080/v1/captures?[hidden])'],
+      ['see https://gw.example.com/v1/health, then retry', 'see https://gw.example.com/v1/health, then retry'],
+    ];
+    for (const [text, scrubbed] of cases) expect(scrubSecrets(text), text).toBe(scrubbed);
   });
 
   it('hides the secrets it is given wherever they are, longest first, and leaves short ones alone', () => {

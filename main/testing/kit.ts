@@ -2,11 +2,21 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import type { FaultRuleInput, TestService } from '../../e2e/service/testing.js';
 import { startTestService, uploaderEnv } from '../../e2e/service/testing.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
@@ -30,6 +40,9 @@ export const MiB = 1024 * 1024;
 /** The SHA-256 of some bytes, lower-case hex. */
 export const sha256 = (bytes: Buffer | Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
+/** The SHA-256 of the bytes of the file at `path`, lower-case hex. Throws what readFileSync throws. */
+export const fileSha256 = (path: string): string => sha256(readFileSync(path));
+
 /** A file the kit wrote: its path, size (bytes), SHA-256 (hex) and the bytes themselves. */
 export interface DiskFile {
   path: string;
@@ -42,6 +55,36 @@ export interface DiskFile {
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A temporary folder for one test file whose name starts with `prefix`: made now, deleted with what
+ * it holds after the file's tests (an `afterAll` hook this call registers; call it at the top level).
+ * Returns its absolute path.
+ */
+export function useWorkDir(prefix: string): string {
+  const t = tempDir(prefix);
+  afterAll(() => t.remove());
+  return t.dir;
+}
+
+/**
+ * Writes `bytes` over the file at `path` from byte `offset` in place (same inode; its size grows
+ * only when written past its end), as `dd conv=notrunc` does. Its modification time moves.
+ */
+export function overwriteAt(path: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Sets the mode of the file at `path` to 0600 and back to 0644: its status-change time moves, its bytes and mtime do not. */
+export function chmodAndBack(path: string): void {
+  chmodSync(path, 0o600);
+  chmodSync(path, 0o644);
 }
 
 /** Writes `size` random bytes to `dir/name` (folders made as needed) and returns the file with its hash. */
@@ -68,19 +111,51 @@ export function tempQueue(prefix = 'kit-queue'): { queue: UploadQueue; dir: stri
 }
 
 /**
+ * Registers the hooks that give each test of a file (or a describe block) a fresh tempQueue named
+ * after `prefix`, opened in `beforeEach` and closed and deleted in `afterEach`; `onOpen` is handed
+ * each test's queue as it opens. The returned object's `queue` and `dir` are the current test's.
+ */
+export function useTempQueue(
+  prefix: string,
+  onOpen: (queue: UploadQueue) => void = () => {},
+): { readonly queue: UploadQueue; readonly dir: string } {
+  let t: ReturnType<typeof tempQueue> | undefined;
+  beforeEach(() => {
+    t = tempQueue(prefix);
+    onOpen(t.queue);
+  });
+  afterEach(() => t?.close());
+  const current = () => {
+    if (!t) throw new Error('the temporary queue is used before its beforeEach ran');
+    return t;
+  };
+  return {
+    get queue() {
+      return current().queue;
+    },
+    get dir() {
+      return current().dir;
+    },
+  };
+}
+
+/**
  * A gateway client pointed at a loopback port nothing listens at (127.0.0.1:9, discard): for an
  * engine over a queue whose tests must send nothing; a file that started would fail or wait for a
  * retry, never complete.
  */
 export function unreachableGateway(): CaptureGateway {
-  return new CaptureGateway({
-    baseUrl: 'http://127.0.0.1:9',
-    authUrl: 'http://127.0.0.1:9',
-    apiKey: 'k',
-    projectId: 'p',
-    email: 'a@b.c',
-    password: 'x',
-  });
+  return new CaptureGateway(unreachableGatewayConfig());
+}
+
+/**
+ * The gateway settings of project `projectId` at a loopback port nothing listens at
+ * (127.0.0.1:9, discard; see unreachableGateway): for an uploader opened over a queue whose tests
+ * must reach no service.
+ */
+export function unreachableGatewayConfig(projectId = 'p'): GatewayConfig {
+  const nowhere = 'http://127.0.0.1:9';
+  return { baseUrl: nowhere, authUrl: nowhere, apiKey: 'k', projectId, email: 'a@b.c', password: 'x' };
 }
 
 /**

@@ -61,6 +61,27 @@ const view = (
 });
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
+type ImportFile = ImportView['files'][number];
+
+/** The files of an import from the card at `card` (10 bytes each, under DCIM/Camera01), named by the state each is in. */
+const filesByState = (card: string, names: Partial<Record<ImportFile['state'], string[]>>): ImportFile[] =>
+  Object.entries(names).flatMap(([state, files]) =>
+    files.map((name) => ({
+      source: `${card}/DCIM/Camera01/${name}`,
+      name,
+      size: 10,
+      bytesDone: 0,
+      state: state as ImportFile['state'],
+      error: null,
+    })),
+  );
+
+/** The files of an import from `card` an earlier import had copied (state `known`), named by what became of them. */
+const knownByAlready = (card: string, names: Record<'uploaded' | 'queued' | 'copied', string[]>): ImportFile[] =>
+  (Object.keys(names) as ('uploaded' | 'queued' | 'copied')[]).flatMap((already) =>
+    filesByState(card, { known: names[already] }).map((f) => ({ ...f, bytesDone: 10, already })),
+  );
+
 describe('the card offer slice', () => {
   it("hands a card's recordings to the registration step at the card's paths as soon as Import starts, and none of its copies as they verify", async () => {
     await useStore.getState().startImport('/media/u/X4');
@@ -94,21 +115,11 @@ describe('the card offer slice', () => {
 
   it('says of a recording on a card being imported whether its copy is made yet: Copying, Verified, Not verified; nothing for other files', () => {
     const v = view(3, [], 'copying', '/media/u/X4');
-    const file = (name: string, state: ImportView['files'][number]['state']) => ({
-      source: `/media/u/X4/DCIM/Camera01/${name}`,
-      name,
-      size: 10,
-      bytesDone: 0,
-      state,
-      error: null,
+    v.files = filesByState(v.card, {
+      verified: ['a_00.insv', 'a_10.insv', 'b_00.insv'],
+      copying: ['b_10.insv'],
+      failed: ['c_00.insv'],
     });
-    v.files = [
-      file('a_00.insv', 'verified'),
-      file('a_10.insv', 'verified'),
-      file('b_00.insv', 'verified'),
-      file('b_10.insv', 'copying'),
-      file('c_00.insv', 'failed'),
-    ];
     const on = (...names: string[]) => names.map((n) => `/media/u/X4/DCIM/Camera01/${n}`);
     expect(copyStateOf([v], on('a_00.insv', 'a_10.insv'))).toBe('verified');
     expect(copyStateOf([v], on('b_00.insv', 'b_10.insv'))).toBe('copying');
@@ -122,23 +133,11 @@ describe('the card offer slice', () => {
 
   it('says of a recording an earlier import copied (found by content by the service) Already uploaded, Already queued or Already imported, never Verified', () => {
     const v = view(4, [], 'done', '/media/u/X4_1');
-    const known = (name: string, already: 'uploaded' | 'queued' | 'copied') => ({
-      source: `/media/u/X4_1/DCIM/Camera01/${name}`,
-      name,
-      size: 10,
-      bytesDone: 10,
-      state: 'known' as const,
-      error: null,
-      already,
+    v.files = knownByAlready(v.card, {
+      uploaded: ['a_00.insv', 'a_10.insv'],
+      queued: ['b_00.insv', 'b_10.insv'],
+      copied: ['c_00.insv', 'c_10.insv'],
     });
-    v.files = [
-      known('a_00.insv', 'uploaded'),
-      known('a_10.insv', 'uploaded'),
-      known('b_00.insv', 'queued'),
-      known('b_10.insv', 'queued'),
-      known('c_00.insv', 'copied'),
-      known('c_10.insv', 'copied'),
-    ];
     const on = (...names: string[]) => names.map((n) => `/media/u/X4_1/DCIM/Camera01/${n}`);
     expect(copyStateOf([v], on('a_00.insv', 'a_10.insv'))).toBe('uploaded');
     expect(copyStateOf([v], on('b_00.insv', 'b_10.insv'))).toBe('queued');

@@ -123,6 +123,21 @@ describe('queueRows', () => {
   });
 });
 
+/** Capture row `id`, registered as `x<id>` on `structure`, taken at `capturedAt` (ISO 8601, or '' when unknown). */
+const registeredCapture = (id: number, structure: string, capturedAt: string) =>
+  ({
+    id,
+    label: `c${id}`,
+    state: 'registered',
+    error: null,
+    retryAt: null,
+    captureId: `x${id}`,
+    structure,
+    design: null,
+    type: 'interior',
+    capturedAt,
+  }) as QueueCapture;
+
 describe('queueRows order', () => {
   it('puts captures still at work before completed ones, each in queue order', () => {
     const a = file('completed', { captureRow: 1 });
@@ -130,19 +145,7 @@ describe('queueRows order', () => {
     const c = file('completed', { captureRow: 3 });
     const d = file('pending', { captureRow: 4 });
     const byId = Object.fromEntries([a, b, c, d].map((f) => [f.id, f]));
-    const capture = (id: number) =>
-      ({
-        id,
-        label: `c${id}`,
-        state: 'registered',
-        error: null,
-        retryAt: null,
-        captureId: `x${id}`,
-        structure: 's',
-        design: null,
-        type: 'interior',
-        capturedAt: '',
-      }) as QueueCapture;
+    const capture = (id: number) => registeredCapture(id, 's', '');
     const rows = queueRows(
       [1, 2, 3, 4],
       { 1: [a.id], 2: [b.id], 3: [c.id], 4: [d.id] },
@@ -156,18 +159,7 @@ describe('queueRows order', () => {
 
 describe('queueRows folding', () => {
   const capture = (id: number, structure = 's', day = '2026-11-22') =>
-    ({
-      id,
-      label: `c${id}`,
-      state: 'registered',
-      error: null,
-      retryAt: null,
-      captureId: `x${id}`,
-      structure,
-      design: null,
-      type: 'interior',
-      capturedAt: `${day}T08:00:00+01:00`,
-    }) as QueueCapture;
+    registeredCapture(id, structure, `${day}T08:00:00+01:00`);
 
   it('one line per capture, its files only once opened; completed captures of one batch in one line, opened on demand', () => {
     const f = [
