@@ -7,14 +7,14 @@ import { activityLine } from '../main/cli/log.js';
 import { statusOutput } from '../main/cli/status.js';
 import { queueSummary } from '../main/cli/summary.js';
 import { fillQueue } from '../main/testing/fill-queue.js';
-import { useQueueEachTest } from '../main/testing/e2e-queue.js';
+import { useTempQueue } from '../main/testing/kit.js';
 import { queueHeadline } from '../renderer/src/components/queue/headline.js';
 
 // One wording per cause (docs/outage-words.md): the same outage reads the same in the window's
 // headline (the renderer's formatter), the tray (its one line), `capture-uploader status`, the
 // morning summary (the app's and `log --summary`, one function) and `capture-uploader log`.
 
-const fresh = useQueueEachTest('outage-words');
+const fresh = useTempQueue('outage-words');
 
 const minutes = (n: number) => n * 60_000;
 
