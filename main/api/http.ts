@@ -66,8 +66,8 @@ export interface CallWatch {
 /**
  * A JSON client: a got instance with got's own retry off (`retry: { limit: 0 }`), and the policy
  * by which `sendJson` retries its calls itself (main/api/retry.ts, the one owner of JSON-call
- * retries: network errors, timeouts, 408, 429 and 5xx per capture-upload-interface.md §7, with the
- * delays of §8). A call that must not be repeated (add-capture) uses a client whose policy has 0 retries.
+ * retries: network errors, timeouts and the statuses of its RETRIED_STATUSES, per
+ * capture-upload-interface.md §7, with the delays of §8). A call that must not be repeated (add-capture) uses a client whose policy has 0 retries.
  */
 export interface JsonClient {
   got: Got;

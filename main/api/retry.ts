@@ -6,10 +6,14 @@ import { CancelledError, HttpStatusError, NetworkError } from './errors.js';
  * The one in-process retry of a gateway or progress-records call (capture-upload-interface.md
  * §7–§8). got's own retry is off everywhere (`retry: { limit: 0 }` in http.ts): this is the only
  * layer that repeats a JSON call. Part PUTs are retried by the part sender (engine/part-task.ts)
- * and whole files by the durable schedule (engine/retry-schedule.ts); see the README, "Who retries what".
+ * and whole files by the durable schedule (engine/retry-schedule.ts); see docs/engine.md, "Who retries what".
  */
 
-/** Statuses a JSON call is sent again for (§7: 408, 429 and 5xx; 521/522/524 are a CDN's "origin down"). */
+/**
+ * Statuses a JSON call is sent again for: 408 and 429, and the 5xx of §7's retry classification that
+ * can pass (500, 502–504; 501 and 505 say the call will never be served, so they are not repeated);
+ * 521/522/524 are a CDN's "origin down".
+ */
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504, 521, 522, 524]);
 
 /**

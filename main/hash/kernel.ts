@@ -15,7 +15,8 @@ export const SLOT_BYTES = 1024 * 1024;
 /**
  * Data slots in the memory: ten shared by the parts being sent (two each while reading and
  * writing, the rest holding chunks that wait to be hashed) and one scratch slot. Each slot used
- * is a resident MiB: at 4 parts at once, 12 slots put the drain's peak RSS at 101 MB, 10 at 94.
+ * is a resident MiB, which is why there are not more: the throughput bench holds a drain's peak RSS
+ * to 100 MB (docs/performance.md, "Client CPU per GiB": two more slots put a 4 GiB drain at 101 MB).
  */
 export const SLOTS = 11;
 const MEMORY_PAGES = memoryPages(SLOT_BYTES, SLOTS);
