@@ -20,13 +20,13 @@ const forbid = (paths, patterns, regex) => ({
     },
   ],
 });
-// queue.db has one owner (docs/decisions/queue-db-owner.md): only main/queue/ opens SQLite and
+// queue.db has one owner (docs/decisions/0016-queue-db-owner.md): only main/queue/ opens SQLite and
 // writes its statements (reader.ts, writer.ts, UploadQueue), and main/office/records-store.ts keeps the
 // office's own records.db. Tests reach a raw connection only through main/testing/ (the back doors).
 const SQLITE = {
   name: 'better-sqlite3',
   message:
-    'Only main/queue/ (and main/office/records-store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/queue-db-owner.md).',
+    'Only main/queue/ (and main/office/records-store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/0016-queue-db-owner.md).',
 };
 const SQLITE_OWNERS = ['main/queue/**', 'main/office/records-store.ts'];
 // The rooms of main/ besides main/hash/ (which imports none of them).
@@ -46,6 +46,7 @@ const MAIN_ROOMS = [
   'settings',
   'support',
   'testing',
+  'updates',
 ];
 // The local service is its own package (e2e/service): the app loads it only by a dynamic import of
 // its name (main/service/local-service.ts), never statically, so that no bundle of the app contains it.
@@ -112,7 +113,7 @@ export default tseslint.config(
     ignores: ['main/electron/**', 'main/**/*.test.ts', 'main/testing/**', ...SQLITE_OWNERS],
     rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E),
   },
-  // main/hash/ is the one MD5 module (docs/decisions/one-md5-module.md), used by the engine (parts
+  // main/hash/ is the one MD5 module (docs/decisions/0022-one-md5-module.md), used by the engine (parts
   // hashed as they are sent) and the offload (parts hashed as they are copied): a leaf room that
   // imports no other room of main/, so either may import it without a circle.
   {
@@ -122,6 +123,19 @@ export default tseslint.config(
       ['electron', LOCAL_SERVICE, SQLITE],
       [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.flatMap(layer)],
       E2E,
+    ),
+  },
+  // main/updates/ is the app's side of signed updates (docs/decisions/0036-updates-tuf.md): the TUF
+  // client, its fetcher and the update status, under plain Node. A leaf room the shell drives: it
+  // imports no other room of main/, and never the publisher's tool (scripts/release-sign/) or the
+  // local service, which the app does not ship.
+  {
+    files: ['main/updates/**/*.ts'],
+    ignores: ['main/updates/**/*.test.ts'],
+    rules: forbid(
+      ['electron', LOCAL_SERVICE, SQLITE],
+      [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.filter((r) => r !== 'updates').flatMap(layer)],
+      '(^|/)(e2e|scripts)/',
     ),
   },
   {

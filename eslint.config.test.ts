@@ -54,6 +54,12 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
       'renderer/src/x.tsx',
       "import { startLocalService } from '@capture-uploader/local-service';\nexport const r = startLocalService;\n",
     ],
+    ['main/updates/x.ts', "import { app } from 'electron';\nexport const r = app;\n"],
+    ['main/updates/x.ts', "import { q } from '../queue/queue.js';\nexport const r = q;\n"],
+    [
+      'main/updates/x.ts',
+      "import { addRelease } from '../../scripts/release-sign/repository.js';\nexport const r = addRelease;\n",
+    ],
   ])('refuses in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(true);
   });
@@ -68,6 +74,8 @@ describe('process-boundary lint rule (CONVENTIONS.md, "Where code lives")', () =
       'main/engine/x.test.ts',
       "import { startTestService } from '../../e2e/service/testing.js';\nexport const r = startTestService;\n",
     ],
+    ['main/updates/x.ts', "import { whenAt } from '../../shared/when.js';\nexport const r = whenAt;\n"],
+    ['main/electron/x.ts', "import { Updates } from '../updates/updates.js';\nexport const r = Updates;\n"],
   ])('allows in %s: %s', async (file, source) => {
     expect(await refused(file, source)).toBe(false);
   });

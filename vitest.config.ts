@@ -22,6 +22,7 @@ export default defineConfig({
             'shared/**/*.test.ts',
             'renderer/**/*.test.{ts,tsx}',
             'preload/**/*.test.ts',
+            'scripts/**/*.test.ts',
           ],
           environment: 'node',
           env,

@@ -8,7 +8,7 @@ import { addWithKit } from '../main/testing/e2e-cli.js';
 import { gatewayDelayed } from '../main/testing/e2e-faults.js';
 
 // A registration the platform accepted is never lost to a full disk (main/queue/answer-reserve.ts,
-// docs/decisions/change-answer-reserve.md): the queue's folder is on a small tmpfs (the tests run
+// docs/decisions/0008-answer-reserve.md): the queue's folder is on a small tmpfs (the tests run
 // as root, as e2e/cli-exit.test.ts's full-disk test does) that fills while the third add-capture
 // answer is on its way. The CLI runs as a child against the local service.
 const kit = useCliKit(

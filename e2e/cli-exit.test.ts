@@ -40,7 +40,7 @@ describe('usage errors exit 2', () => {
     ['an unknown option', ['drain', '--bogus'], /unknown option '--bogus'/],
     ['a missing argument', ['remove', 'file'], /missing required argument 'ids'/],
     ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
-    ['a bad option value', ['--concurrency', 'many', 'drain'], /a whole number of 1 or more/],
+    ['a bad option value', ['--concurrency', 'many', 'drain'], /It must be a whole number from 1 to 16/],
   ])('%s', async (_what, args, message) => {
     const res = await cli(join(kit.work, 'usage'), args);
     expect([res.code, res.stderr]).toEqual([2, expect.stringMatching(message)]);
@@ -195,6 +195,21 @@ describe('ids that are not in the queue', () => {
     ]);
     expect((await cli(dataDir, ['status'])).stdout).toMatch(/file 1 {2}pending/);
   });
+
+  it('resolve with no decision or of a capture not waiting for one exits 2; retry with nothing to retry exits 0', async () => {
+    const { dataDir } = await kit.queued('decisions', 3000);
+    const none = await cli(dataDir, ['resolve', '1']);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/say --register-again or --drop/)]);
+    const drop = await cli(dataDir, ['resolve', '1', '--drop']);
+    expect([drop.code, drop.stderr]).toEqual([2, expect.stringMatching(/Capture 1 is not waiting for a decision/)]);
+    const retry = await cli(dataDir, ['retry']);
+    expect([retry.code, retry.stdout]).toEqual([0, '0 file(s) queued again\n']);
+    const fresh = await cli(join(kit.work, 'no-queue-here'), ['status']);
+    expect([fresh.code, fresh.stderr]).toEqual([
+      2,
+      expect.stringMatching(/No upload queue at .* yet: add files first/),
+    ]);
+  });
 });
 
 describe('add that queued nothing', () => {
@@ -210,6 +225,20 @@ describe('add that queued nothing', () => {
     const none = await add(dataDir, [empty]);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/Nothing was queued/);
+  });
+
+  it('run exits 1 too: a path that does not exist, and a recording already queued', async () => {
+    const dataDir = join(kit.work, 'run-nothing');
+    const missing = await cli(dataDir, addArgs(kit.structure(), [join(kit.work, 'no-such-card')]).with(0, 'run'));
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      expect.stringMatching(/Nothing was queued: see the reasons above\./),
+    ]);
+    expect(missing.stdout).toContain('0 file(s) completed, 0 failed, 0 paused, 0 waiting to be sent.');
+    const { dataDir: queued, path: file } = await kit.queued('run-once', 3000);
+    // Added again: nothing queued (1), though the drain that follows uploads what is queued (0).
+    const again = await cli(queued, addArgs(kit.structure(), [file]).with(0, 'run'));
+    expect([again.code, again.stdout]).toEqual([1, expect.stringMatching(/Already in the queue as capture 1/)]);
   });
 });
 

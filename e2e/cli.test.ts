@@ -28,6 +28,7 @@ describe('capture-uploader drain, interrupted', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const)('%s stops it cleanly, says what is left and exits %i', async (signal, exitCode) => {
     const dataDir = await queued(`signal-${signal}`, 12 * MiB);
     await kit.svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 2 * MiB });
@@ -165,10 +166,11 @@ describe('capture-uploader log and --bandwidth', () => {
     expect(drain.code, drain.stderr).toBe(0);
     const log = await cli(dataDir, ['log', '--since', '1h']).done;
     expect(log.code, log.stderr).toBe(0);
+    // Each line is the local time (its form the system locale's), two spaces, the kind.
     const kinds = log.stdout
       .trim()
       .split('\n')
-      .map((l) => l.split(/\s+/)[2]);
+      .map((l) => l.split(/ {2,}/)[1]!.split(' ')[0]);
     expect(kinds).toEqual(expect.arrayContaining(['registered', 'started', 'completed', 'capture-completed']));
     expect(kinds.indexOf('registered')).toBeLessThan(kinds.indexOf('capture-completed'));
     expect(log.stdout).toMatch(/completed\s+file 1\s+log\.mp4/);

@@ -56,6 +56,11 @@ describe('one wording per outage cause', () => {
       'No answer from the capture gateway for 60 s: it accepts the connection and answers nothing',
       'network down',
     ],
+    [
+      'gateway',
+      'The capture gateway answers too slowly: no whole answer for 30 s, its bytes coming slower than the slowest link accepted',
+      'the capture service answers too slowly',
+    ],
     ['storage', 'No answer from the service: ECONNREFUSED (PUT 127.0.0.1:9000/b/k)', 'network down'],
     [
       'gateway',

@@ -4,7 +4,8 @@ import { MiB, sha256, useCliKit } from '../main/testing/kit.js';
 import { randomCard } from '../main/testing/e2e-card.js';
 
 // The overnight promise, scripted: a card is dropped while the gateway refuses add-capture with
-// 503 and storage answers every UploadPart with 503; `drain --wait` runs with the real retry
+// 503 and a Retry-After (its maintenance answer: not processed, docs/decisions/0039-add-capture-503.md)
+// and storage answers every UploadPart with 503; `drain --wait` runs with the real retry
 // schedule (15 s, 30 s, 60 s… with jitter) through a 60 s outage, then finishes on its own.
 const OUTAGE_MS = 60_000;
 
@@ -27,7 +28,7 @@ describe('a 60 s outage of the gateway and storage', () => {
       target: 'gateway',
       operation: 'add-capture',
       times: 0,
-      action: { type: 'status', status: 503 },
+      action: { type: 'status', status: 503, retryAfter: '15' },
     });
     await kit.svc.admin('POST', '/faults', {
       target: 'storage',

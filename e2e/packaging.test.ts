@@ -5,10 +5,12 @@ import { builtinModules } from 'node:module';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { load, dump } from 'js-yaml';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { initRepository } from '../scripts/release-sign/repository.js';
 
 // electron-builder cannot fetch the Electron binary here, so it packages a stand-in Electron
 // folder (`electronDist`); what is checked is what electron-builder makes of the app itself.
@@ -46,7 +48,7 @@ function importsOf(code: string): { relative: string[]; packages: string[] } {
 }
 
 describe('electron-builder --dir', () => {
-  it('packs the main (with its service worker and part MD5 worker), preload and renderer bundles and the updater in app.asar with the update feed in app-update.yml, better-sqlite3 outside it and none of the local service, offline', async () => {
+  it('packs the main (with its service worker and part MD5 worker), preload and renderer bundles, the updater and the update root in app.asar with the update feed in app-update.yml, better-sqlite3 outside it and none of the local service, offline', async () => {
     // The app's own bundles only: e2e/demo.test.ts rebuilds the CLI at the same time, and a file
     // being rewritten must not be read half-written by the other test.
     for (const script of ['build:renderer', 'build:main'])
@@ -57,6 +59,22 @@ describe('electron-builder --dir', () => {
     chmodSync(join(electronDist, 'electron'), 0o755);
     writeFileSync(join(electronDist, 'version'), 'v39.5.0');
     const out = join(work, 'out');
+    // A publisher's root, as `release:sign init` writes it to assets/update-root.json: given to this
+    // build from a folder of the test's own (the checkout commits none; electron-builder takes
+    // files from inside the project only, so it is in the ignored .vitest-tmp/), through the real
+    // configuration and one more files entry.
+    const made = initRepository({
+      repo: join(work, 'repo'),
+      keys: { dir: join(work, 'keys') },
+      keysDir: join(work, 'keys'),
+    });
+    const rootDir = join(ROOT, '.vitest-tmp', `packaging-root-${process.pid}`);
+    mkdirSync(rootDir, { recursive: true });
+    onTestFinished(() => rmSync(rootDir, { recursive: true, force: true }));
+    writeFileSync(join(rootDir, 'update-root.json'), readFileSync(made.root));
+    const config = load(readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8')) as { files: unknown[] };
+    config.files.push({ from: relative(ROOT, rootDir), to: 'assets', filter: ['update-root.json'] });
+    writeFileSync(join(work, 'electron-builder.yml'), dump(config));
     const requests: string[] = [];
     const proxy = createServer((socket) => {
       socket.once('data', (d) => requests.push(d.toString('latin1').split('\r\n')[0]!));
@@ -72,7 +90,7 @@ describe('electron-builder --dir', () => {
           '--dir',
           '--linux',
           '--config',
-          'electron-builder.yml',
+          join(work, 'electron-builder.yml'),
           `-c.electronDist=${electronDist}`,
           '-c.npmRebuild=false',
           `-c.directories.output=${out}`,
@@ -109,10 +127,11 @@ describe('electron-builder --dir', () => {
     for (const f of [
       '/dist/main/electron/main.js',
       '/dist/main/electron/service-worker.js',
-      '/dist/main/electron/offload-md5-worker.js',
+      '/dist/main/electron/report-queue-worker.js',
       '/dist/preload/index.cjs',
       '/dist/renderer/index.html',
       '/assets/icon.png',
+      '/assets/update-root.json',
       '/package.json',
     ]) {
       expect(files.has(f), f).toBe(true);
@@ -132,6 +151,8 @@ describe('electron-builder --dir', () => {
     expect(readFileSync(join(app, 'resources', 'app-update.yml'), 'utf8')).toMatch(
       /^provider: generic\nurl: https:\/\/updates\.captureuploader\.example\/capture-uploader\n/m,
     );
+    // The root the app pins, read-only in the asar, byte for byte what the publisher made.
+    expect(extractFile(asar, 'assets/update-root.json').equals(readFileSync(made.root))).toBe(true);
     const native = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
     expect((statFile(asar, native) as { unpacked?: boolean }).unpacked).toBe(true);
     expect(existsSync(join(app, 'resources', 'app.asar.unpacked', native))).toBe(true);
@@ -155,6 +176,8 @@ describe('electron-builder --dir', () => {
       if (!files.has(`/node_modules/${p}/package.json`)) missing.push(`package ${p}`);
     }
     expect(missing).toEqual([]);
-    expect([...packages]).toEqual(expect.arrayContaining(['better-sqlite3', 'electron-store', 'got', 'zod']));
+    expect([...packages]).toEqual(expect.arrayContaining(['better-sqlite3', 'electron-store', 'got', 'zod', 'tuf-js']));
+    // The publisher's tool and its YAML reader are not the app's.
+    expect([...packages]).not.toContain('js-yaml');
   }, 120_000);
 });

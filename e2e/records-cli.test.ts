@@ -88,6 +88,33 @@ describe('capture-uploader progress', () => {
     expect(kit.svc.store.state.progress.filter((p) => p.details === details)).toHaveLength(1);
   });
 
+  it('progress list answers from the copy kept when the service cannot be reached, says so, and exits 4', async () => {
+    const online = await cli(['progress', 'list']);
+    expect(online.code, online.stderr).toBe(0);
+    expect(online.stdout).toMatch(/^\d{4}-\d{2}-\d{2} {2}/);
+    // The connection is reset on every call, as a service gone away does it (each list waits out
+    // the reads' retries of §8, about 8 s, before it answers from the copy).
+    await kit.fault({ target: 'progress', operation: 'progress', times: 0, action: { type: 'reset' } });
+    const away = await cli(['progress', 'list']);
+    // 4: answered from the copy kept, as the README's exit statuses say; never 2, a usage error.
+    expect(away.code, away.stderr).toBe(4);
+    expect(away.stdout).toBe(online.stdout);
+    const kept = join(kit.work, 'records.db');
+    expect(
+      away.stderr.startsWith(`No connection to the progress service: showing the copy kept in ${kept}, as read `),
+    ).toBe(true);
+    expect(away.stderr.slice(away.stderr.indexOf(', as read ') + 10)).toMatch(
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} \(network down — No answer from the service: .+\)\.\n$/,
+    );
+    // Nothing kept in another data folder: said so, nothing listed, 4 all the same.
+    const none = await cli(['--data-dir', join(kit.work, 'elsewhere'), 'progress', 'list']);
+    expect(none.code, none.stderr).toBe(4);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(
+      /^No connection to the progress service \(.+\), and no copy of its entries is kept in .+elsewhere\/records\.db yet: run `capture-uploader progress list` again once the service answers\.\n$/,
+    );
+  });
+
   it('says what the service refused, in its words, with what to do', async () => {
     // Credentials refused: a person is needed, 1 as the README's exit statuses say.
     const bad = await cli(['progress', 'list'], { CAPTURE_API_KEY: 'not-the-key' });

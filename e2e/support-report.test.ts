@@ -9,7 +9,7 @@ import { reportEntryNames } from '../main/testing/e2e-report.js';
 
 // `capture-uploader report` run as a child against the local service, after a drain wrote the
 // support log: one zip with the logs, status, summary, versions and settings, and no secret in
-// any of its entries (docs/decisions/support-log-report.md).
+// any of its entries (docs/decisions/0019-support-log-report.md).
 
 const kit = useCliKit('support-report');
 

@@ -11,7 +11,7 @@ for (const [channel, name] of apiFunctionNames) {
   api[name] = (arg?: unknown, call?: CallOptions) => ipcRenderer.invoke(channel, arg, call?.callId);
 }
 api.cancel = (callId: string) => ipcRenderer.invoke(CANCEL_CHANNEL, { callId });
-// The events the upload service posts on the window's own port (docs/decisions/service-port.md);
+// The events the upload service posts on the window's own port (docs/decisions/0029-service-port.md);
 // the port stays here, and only the payloads of the contract's events reach the page.
 const portListeners = new Map<string, Set<(payload: unknown) => void>>();
 ipcRenderer.on(WINDOW_PORT, (e) => {

@@ -1,4 +1,4 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,reader,slow-link,md5] [--pairs N] [--files N] [--gib N] [--reader-gib N]
+// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,reader,slow-link,md5,service-steps] [--pairs N] [--files N] [--gib N] [--reader-gib N]
 //
 //'s figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
@@ -28,6 +28,10 @@
 //               CPU s/GiB and MiB/s of each, and the kernel's saving (scripts/bench/md5.ts)
 //   slow-link   (only when asked: `--only slow-link --runs 1`, about 11 min a run) one 5 MiB part
 //               under the client's 8 KiB/s limit: time, bytes storage received, parts sent again
+//   service-steps (only when asked: `--only service-steps`) the upload service's longest synchronous
+//               steps, each held to half its heartbeat's 30 s deadline: opening and migrating
+//               an early release's queue of 10,000 and 50,000 captures, the queue's whole view, the
+//               support report's longest slice (scripts/bench/service-steps.ts)
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
 // other work on the machine moves single runs. Generated files live under the system's temporary
 // folder and are deleted as soon as their section ends. Figures, not assertions.
@@ -59,6 +63,7 @@ import { queueFigures } from './bench/queue.js';
 import { slowLinkFigures } from './bench/slow-link.js';
 import { md5Figures } from './bench/md5.js';
 import { readerFigures } from './bench/card-reader.js';
+import { serviceStepFigures } from './bench/service-steps.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
@@ -361,4 +366,5 @@ if (SECTIONS.has('reader')) {
 }
 if (SECTIONS.has('slow-link')) figures.push(...(await withService((svc, work) => slowLinkFigures(svc, work, RUNS))));
 if (SECTIONS.has('md5')) figures.push(...(await md5Figures(RUNS, 1024)));
+if (SECTIONS.has('service-steps')) figures.push(...(await serviceStepFigures(RUNS)));
 printFigures(figures);

@@ -86,13 +86,21 @@ const TARGETS: Target[] = [
     names: 'restart|dies before|closes',
   },
   {
-    // Where the host hears a service process end: its calls answered, and the restart asked for.
+    // Where the host hears a service process end (or gives up on a hung one): its calls answered,
+    // and the restart asked for.
     name: 'service-exit',
     file: 'main/service/host.ts',
-    from: /^ {6}proc\.onExit\(/,
-    to: /^ {4}proc\.post\(\{ type: 'start'/,
+    from: /^ {6}const end = \(/,
+    to: /^ {6}const watch = new Heartbeat\(/,
     tests: ['main/service/host.test.ts'],
-    names: 'restart|dies before|closes',
+    names: 'restart|dies before|closes|SIGSTOP',
+  },
+  {
+    // The host's watch on the service process (docs/decisions/0035-service-heartbeat.md): what is a hang and what is not.
+    name: 'service-heartbeat',
+    file: 'main/service/heartbeat.ts',
+    from: /^export class Heartbeat/,
+    tests: ['main/service/heartbeat.test.ts'],
   },
 ];
 

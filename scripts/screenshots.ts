@@ -27,7 +27,7 @@ interface Shot {
 }
 
 /** The chosen pictures, in the README's order. */
-export const SHOTS: readonly Shot[] = [
+const SHOTS: readonly Shot[] = [
   {
     file: 'queue-820x560.png',
     from: 'queue-rows-small.png',
@@ -59,10 +59,22 @@ export const SHOTS: readonly Shot[] = [
     title: 'storage cut',
   },
   {
-    file: 'keyboard-range-focus.png',
-    from: '30-keyboard-range-focus-large.png',
+    file: 'keyboard-walk-place.png',
+    from: '30-keyboard-walk-place-large.png',
     spec: 'e2e/app/keyboard.e2e.ts',
-    title: 'by keyboard alone in at most 40 key presses',
+    title: 'by keyboard alone in at most 25 key presses',
+  },
+  {
+    file: 'capture-plan.png',
+    from: '40-capture-plan-large.png',
+    spec: 'e2e/app/plan.e2e.ts',
+    title: 'a plan of 4 walks written in the Plan panel',
+  },
+  {
+    file: 'card-placed-by-plan.png',
+    from: '41-card-placed-by-plan-large.png',
+    spec: 'e2e/app/plan.e2e.ts',
+    title: 'a plan of 4 walks written in the Plan panel',
   },
   {
     file: 'card-safe-to-remove.png',

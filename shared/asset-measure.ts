@@ -173,7 +173,7 @@ export function stageWork(
  * A quantity for reading: whole numbers as they are, others to one decimal ("120", "31.5"), in the
  * locale's decimal sign; no thousands separator, since quantities stand in comma-separated lists.
  */
-export function formatQuantity(n: number, locale?: string): string {
+function formatQuantity(n: number, locale?: string): string {
   return n.toLocaleString(locale, { maximumFractionDigits: 1, useGrouping: false });
 }
 

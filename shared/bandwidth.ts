@@ -11,7 +11,7 @@ import { DateTime } from 'luxon';
  */
 
 /** The lowest limit accepted, in bytes per second: below it a 5 MiB part would take over ten minutes. */
-export const MIN_BANDWIDTH = 8 * 1024;
+const MIN_BANDWIDTH = 8 * 1024;
 
 /**
  * From `minute` (minutes after local midnight, 0–1439) the limit is `bytesPerSecond` (null:

@@ -12,7 +12,7 @@ export const CAPTURE_RULE_MESSAGES = {
 } as const;
 
 /** Files per capture, §8. */
-export const MAX_FILES_PER_CAPTURE = 3;
+const MAX_FILES_PER_CAPTURE = 3;
 
 /** The file types §8 allows, by lower-cased extension. */
 export type MediaKind = 'insv' | 'mp4' | 'csv';
@@ -24,7 +24,7 @@ const CONTENT_TYPES: Record<MediaKind, string> = {
 };
 
 /** The extension of a file name, lower-cased, without the dot; undefined when it has none. */
-export function extensionOf(fileName: string): string | undefined {
+function extensionOf(fileName: string): string | undefined {
   return /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
 }
 

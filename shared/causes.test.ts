@@ -31,6 +31,15 @@ describe('plainCause', () => {
       'Not registered yet: the service cannot be reached (see the notice for the queue). Sent again at 03:14:00 (attempt 2).',
       'service unreachable: check the address and network',
     ],
+    // An answer past its total deadline, a call's or the gateway watcher's (main/api/http.ts, main/engine/stall.ts).
+    [
+      'The capture service answers too slowly: 12 bytes in 61 s, more than an answer of this call may take (61 s at the slowest link accepted, 16 KiB/s) (POST gw:443/auth/api/v1/users/signin)',
+      'the capture service answers too slowly',
+    ],
+    [
+      'The capture gateway answers too slowly: no whole answer for 30 s, its bytes coming slower than the slowest link accepted',
+      'the capture service answers too slowly',
+    ],
     [null, 'unknown error'],
   ])('%s → %s', (error, cause) => {
     expect(plainCause(error)).toBe(cause);

@@ -12,8 +12,10 @@ export type CauseKind =
   | 'url-expired'
   | 'unreachable'
   | 'storage-busy'
+  | 'storage-slow'
   | 'storage'
   | 'capture-service'
+  | 'service-slow'
   | 'network'
   | 'refused'
   | 'failed'
@@ -33,8 +35,10 @@ export const CAUSE_WORDS: Readonly<Record<CauseKind, string>> = {
   'url-expired': 'URL expired, re-signing',
   unreachable: 'service unreachable: check the address and network',
   'storage-busy': 'storage is busy',
+  'storage-slow': 'storage answers too slowly',
   storage: 'storage unavailable',
   'capture-service': 'capture service unavailable',
+  'service-slow': 'the capture service answers too slowly',
   network: 'network down',
   refused: 'refused by the service',
   failed: 'upload failed',
@@ -63,12 +67,16 @@ const KINDS: readonly (readonly [CauseKind, RegExp])[] = [
   ['storage-busy', /SlowDown|HTTP 429/],
   ['storage', /HTTP 5\d\d on PUT/],
   ['capture-service', /HTTP 5\d\d on (POST|GET)/],
+  // An answer past its total deadline, or the gateway's answers trickling (main/api/http.ts, main/engine/stall.ts).
+  ['service-slow', /capture (service|gateway) answers too slowly/i],
+  // A part past its whole deadline on the wire (main/engine/part-upload.ts partDeadlineMs).
+  ['storage-slow', /Storage answers too slowly/i],
   ['network', /No answer|No progress|ECONN|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|socket hang up/i],
   ['refused', /HTTP 4\d\d/],
 ];
 
 /** The kind of a failure from the engine's message (see main/api/errors.ts reasonOf); `unknown` when there is none. */
-export function causeKind(error: string | null | undefined): CauseKind {
+function causeKind(error: string | null | undefined): CauseKind {
   if (!error) return 'unknown';
   // Told apart before the other tests: "10,000 parts" says nothing else in words they match.
   if (/10,000/.test(error) && /parts/.test(error)) return 'file-too-large';

@@ -9,7 +9,7 @@ export interface CandidateFile {
 }
 
 /** How a proposed capture was recognised. */
-export type CaptureKind = 'dual-lens' | 'single-lens' | 'video';
+type CaptureKind = 'dual-lens' | 'single-lens' | 'video';
 
 /**
  * Files that belong to one recording, in upload order (lens 00, lens 10, then the CSV).

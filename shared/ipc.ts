@@ -3,9 +3,10 @@ import { id, iso, ymd } from './ipc/common.js';
 import { loginStartView, settingsInput, settingsView, updateFeedView } from './ipc/settings.js';
 import { captureForm, inspectResult, lastPlacement } from './ipc/upload.js';
 import { activityView, designStatus, queueCapture, queueFile, queueHold, queueTotals, queueView } from './ipc/queue.js';
-import { assetCategoryView, assetView, dayCaptureView, outboxItemView, progressEntryView } from './ipc/office.js';
+import { assetCategoryView, dayCaptureView, outboxItemView, packedAssets, progressEntryView } from './ipc/office.js';
 import { cardChannels, cardEvents } from './ipc/card.js';
 import { thumbnailChannels } from './ipc/thumbnails.js';
+import { planChannels, planEvents } from './ipc/plan.js';
 
 /**
  * The one IPC contract between the renderer and the main process (CONVENTIONS.md, "IPC"): every
@@ -26,6 +27,8 @@ export * from './ipc/queue.js';
 export * from './ipc/office.js';
 export * from './ipc/card.js';
 export * from './ipc/thumbnails.js';
+export * from './ipc/plan.js';
+export type { PlanView } from './capture-plan.js';
 
 const target = z.union([z.object({ fileId: id }), z.object({ all: z.literal(true) })]);
 
@@ -41,7 +44,7 @@ const freshness = { asOf: iso, offline: z.boolean(), offlineReason: z.string().n
  * could not be opened (a newer version, a read-only folder, a full disk, another app holding it)
  * and what to do, or null. The window opens either way and shows it.
  */
-export const serviceStatus = z.object({ queueError: z.string().nullable() });
+const serviceStatus = z.object({ queueError: z.string().nullable() });
 export type ServiceStatus = z.infer<typeof serviceStatus>;
 
 /** Channel → argument schema and result schema. */
@@ -132,6 +135,8 @@ export const channels = {
     result: z.object({
       entries: z.array(progressEntryView),
       project: z.string(),
+      /** The project's name from the settings, '' when none was given (neither interface gives one). */
+      projectName: z.string(),
       outbox: z.array(outboxItemView),
       ...freshness,
     }),
@@ -178,22 +183,29 @@ export const channels = {
       ...freshness,
     }),
   },
+  /**
+   * A structure's assets in a category (progress-records-interface.md §4 GET /api/external-assets),
+   * packed in columns (shared/asset-pack.ts). Cancelled by its callId when the person chooses
+   * another category.
+   */
   'capture:assets.list': {
     args: z.object({ structure: z.string().min(1), category: z.string().min(1) }),
-    result: z.object({ assets: z.array(assetView), ...freshness }),
+    result: z.object({ assets: packedAssets, ...freshness }),
   },
   // Card offer, import and library settings: shared/ipc/card.ts.
   ...cardChannels,
   // First-frame thumbnails of the recordings: shared/ipc/thumbnails.ts.
   ...thumbnailChannels,
+  // The capture plan: shared/ipc/plan.ts.
+  ...planChannels,
 } as const;
 
 export type Channel = keyof typeof channels;
 
 /**
  * The channels the main process answers itself, never the upload service: what only the shell can
- * apply (the login item lives in the operating system, docs/decisions/login-start.md; the updater
- * runs in the main process, docs/decisions/updates.md).
+ * apply (the login item lives in the operating system, docs/decisions/0018-login-start.md; the updater
+ * runs in the main process, docs/decisions/0017-updates.md).
  */
 export const SHELL_CHANNELS = [
   'capture:loginStart.get',
@@ -245,7 +257,19 @@ export const events = {
   /** The upload service's status changed (it was restarted, or its queue could not be opened). */
   'capture:event.service': serviceStatus,
   'capture:event.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  /**
+   * The default sheets' export request (capture-upload-interface.md §4.2) failed and is about to
+   * be tried again: which retry (1 for the first) of how many at most, the wait before it (ms)
+   * and why (main/api/errors.ts reasonOf). The call's own answer ends it.
+   */
+  'capture:event.export': z.object({
+    retry: z.number().int().positive(),
+    of: z.number().int().nonnegative(),
+    waitMs: z.number().nonnegative(),
+    reason: z.string(),
+  }),
   ...cardEvents,
+  ...planEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
@@ -255,7 +279,7 @@ type ShortName<C extends string> = C extends `capture:${infer S}` ? S : never;
 /**
  * A call's own id, chosen by the window (e.g. `crypto.randomUUID()`), so that it can stop the
  * call with `api.cancel(callId)` while it runs: the door aborts the call's signal, which the
- * service's handler honours (main/ipc/dispatch.ts, docs/decisions/port-renderer-cancel.md).
+ * service's handler honours (main/ipc/dispatch.ts, docs/decisions/0026-renderer-cancel.md).
  */
 export const callId = z.string().min(1).max(100);
 
@@ -274,7 +298,7 @@ export const cancelArgs = z.object({ callId });
 
 /**
  * The message by which the main process hands the window its port to the upload service
- * (docs/decisions/service-port.md): the preload keeps the port and delivers the
+ * (docs/decisions/0029-service-port.md): the preload keeps the port and delivers the
  * {@link events} posted on it (`{ event, payload }`) to `api.on`'s listeners. Never a channel.
  */
 export const WINDOW_PORT = 'capture:port';
@@ -286,7 +310,7 @@ export const CANCELLED = 'Cancelled';
  * A channel's function on `window.api`: its argument (`undefined` for void, when options follow),
  * optionally the call's options, and its envelope.
  */
-export type ApiFunction<C extends Channel> = (
+type ApiFunction<C extends Channel> = (
   ...args: ArgsOf<C> extends void ? [] | [undefined, CallOptions] : [ArgsOf<C>] | [ArgsOf<C>, CallOptions]
 ) => Promise<Envelope<ResultOf<C>>>;
 

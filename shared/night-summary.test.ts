@@ -40,6 +40,54 @@ describe('the morning summary', () => {
     ]);
   });
 
+  it('tells no duration when the clock was changed during the batch, never a negative one', () => {
+    // Started at 19:30 on the 22nd; the clock was then set back a day, and the files completed "on the 21st".
+    const entries = [
+      e('19:30', 'started', 1),
+      e('19:40', 'retry-scheduled', 1, 'Part 1: InternalError (HTTP 500 on PUT /b/k)'),
+      e('20:00', 'completed', 1, '', 21),
+      e('20:05', 'capture-completed', null, '', 21),
+    ];
+    const now = Date.parse(at('21:00'));
+    const s = nightSummary(entries, () => 100, [], false, [], now);
+    expect(s).toMatchObject({
+      clockChanged: true,
+      durationMs: 0,
+      slowestHour: null,
+      longestOutage: null,
+      datedAhead: 0,
+    });
+    const lines = summaryLines(s, { now, locale: 'en-GB' });
+    expect(lines.slice(0, 2)).toEqual([
+      'Started at 19:30; finished at 21 Nov 20:00: 1 capture (1 file), 100 B uploaded.',
+      "The computer's clock was changed during this batch: the times above are as it read them, and how long it took is not known.",
+    ]);
+    expect(lines.join('\n')).not.toMatch(/-\d|after/);
+  });
+
+  it('leaves out the lines dated after now (a batch run with the clock at 2099), and says how many', () => {
+    const ahead = (kind: string, fileId: number | null = null) => ({
+      ...e('03:00', kind, fileId),
+      at: '2099-01-01T03:00:00.000Z',
+    });
+    const entries = [
+      e('19:30', 'started', 1),
+      e('19:50', 'completed', 1),
+      ahead('started', 2),
+      ahead('completed', 2),
+      ahead('capture-completed'),
+    ];
+    const now = Date.parse(at('21:00'));
+    const s = nightSummary(entries, () => 100, [], false, [], now);
+    expect(s).toMatchObject({ files: 1, captures: 0, bytes: 100, datedAhead: 3, clockChanged: false });
+    expect(summaryLines(s, { now, locale: 'en-GB' })).toEqual([
+      'Started at 19:30; finished at 19:50 after 20 min 00 s: 0 captures (1 file), 100 B uploaded.',
+      'No outage.',
+      "3 lines of the log are dated after now (the computer's clock was changed since they were written), not counted here.",
+      'Nothing needs you.',
+    ]);
+  });
+
   it('has no finish while work is left, and one time format from the locale', () => {
     const s = nightSummary([e('19:30', 'started', 1), e('19:50', 'completed', 1)], () => 5, [], true);
     expect(s.finishedAt).toBeNull();

@@ -57,7 +57,7 @@ export function retryTime(at: number, now = Date.now(), locale?: string): string
  * What a file (or a capture of such files) waiting for its retry says, in the rows and in
  * `status`: "Retrying at 14:11" while its time (ms since the epoch) is ahead; once the time has
  * come, "Retry due since 14:09": it waits for a free request slot, which it takes before any file
- * not yet tried (docs/decisions/order-fair-order.md). "Retrying now" is said only while its
+ * not yet tried (docs/decisions/0005-fair-order.md). "Retrying now" is said only while its
  * request is on the wire (an uploading file with earlier attempts), never of a file that waits.
  * Times in the one time format (localTime: the locale's clock, the date when not today).
  */

@@ -5,7 +5,7 @@
  */
 
 /** A new site walk starts after a gap in recording time longer than this (30 min, in ms). */
-export const SITE_WALK_GAP_MS = 30 * 60_000;
+const SITE_WALK_GAP_MS = 30 * 60_000;
 
 /** Consecutive items (in recording order) recorded with no gap over `SITE_WALK_GAP_MS`. Times in ms since the epoch. */
 export interface SiteWalk<T> {
@@ -55,7 +55,7 @@ export function placementName(structureName: string, designName?: string): strin
 }
 
 /** The identity of a placement, for counting captures per placement. */
-export const placementKey = (p: Placement): string => `${p.structure}\u0000${p.design ?? ''}\u0000${p.type}`;
+const placementKey = (p: Placement): string => `${p.structure}\u0000${p.design ?? ''}\u0000${p.type}`;
 
 /**
  * The sentence a person confirms before anything is sent: "60 captures in Tower A · Level 2
@@ -95,10 +95,10 @@ export function mostUsedPlacement(placements: readonly Placement[]): Placement |
 }
 
 /** Low-resolution previews the camera writes beside each recording (LRV_…), never uploaded. */
-export const isPreviewName = (name: string): boolean => /^LRV_/i.test(name);
+const isPreviewName = (name: string): boolean => /^LRV_/i.test(name);
 
 /** Thumbnails the camera writes beside each recording (….thm), never uploaded. */
-export const isThumbnailName = (name: string): boolean => /\.thm$/i.test(name);
+const isThumbnailName = (name: string): boolean => /\.thm$/i.test(name);
 
 /** Whether a reason is the one a dropped folder without any recording gives (shared/grouping.ts noRecordingsIn). */
 export const isNothingFound = (reason: string): boolean => reason.startsWith('No recordings found in ');

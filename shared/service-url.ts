@@ -18,7 +18,7 @@ export function serviceUrlProblem(value: string): string | undefined {
 
 /**
  * Why `value` cannot be the update feed's address (the folder an electron-builder generic provider
- * publishes to, docs/decisions/updates.md), in words that name the fix, or undefined when it can:
+ * publishes to, docs/decisions/0017-updates.md), in words that name the fix, or undefined when it can:
  * a web address (serviceUrlProblem) over https, since the installer it names is run; plain http
  * only to this computer (localhost, 127.0.0.0/8, ::1), for a feed served while testing.
  */

@@ -10,10 +10,10 @@ const FORMULA_LEAD = /^[=+\-@\t\r]/;
 /**
  * A text cell made safe to open in Excel, LibreOffice or Numbers: a cell that begins with one of
  * the characters in {@link FORMULA_LEAD} gets a leading apostrophe, so it is shown as the text it
- * is and never run (OWASP's advice for CSV injection; see docs/decisions/csv-formula-cells.md).
+ * is and never run (OWASP's advice for CSV injection; see docs/decisions/0001-csv-formula-cells.md).
  * Any other text is returned as it is. Never throws.
  */
-export function spreadsheetSafe(text: string): string {
+function spreadsheetSafe(text: string): string {
   return FORMULA_LEAD.test(text) ? `'${text}` : text;
 }
 
@@ -21,15 +21,21 @@ export function spreadsheetSafe(text: string): string {
 export type SpreadsheetCell = string | number;
 
 /**
- * Rows as a CSV file for spreadsheet programs: RFC 4180 (comma, CRLF between records, a field
- * quoted when it holds a comma, quote or line break, quotes doubled), UTF-8 with a byte order
- * mark so that accented names open as written, and every text cell passed through
- * {@link spreadsheetSafe} (the header too). Numbers are written as numbers: a negative figure is
- * data, not a formula. `header` is the first row; `rows` follow in order. Never throws.
+ * Rows as a CSV file for spreadsheet programs: RFC 4180 (comma, CRLF between records, quotes
+ * doubled), UTF-8 with a byte order mark so that accented names open as written, and every text
+ * cell passed through {@link spreadsheetSafe} (the header too). A cell is quoted when it holds
+ * the comma, a quote, a line feed, a carriage return (alone or as CRLF) or a tab: a line break
+ * left bare ends the record in every spreadsheet program, so one entry would become two rows,
+ * and a bare tab makes LibreOffice's import guess tabs as the separator. Numbers are written as
+ * numbers: a negative figure is data, not a formula. `header` is the first row; `rows` follow in
+ * order. Never throws.
  */
 export function spreadsheetCsv(header: readonly string[], rows: readonly (readonly SpreadsheetCell[])[]): string {
   return stringify([header, ...rows] as SpreadsheetCell[][], {
     record_delimiter: 'windows',
+    // csv-stringify quotes a bare LF or CR only when asked, once a record delimiter is given.
+    quote_record_delimiter: true,
+    quoted_match: /\t/,
     bom: true,
     cast: { string: (value) => spreadsheetSafe(value) },
   });

@@ -1,4 +1,4 @@
-import { localTime } from './night-summary.js';
+import { ISO_TIMES, localTime, timeLocale } from './night-summary.js';
 
 // One time and date format for the office screens, the operator's own: times as the
 // morning summary shows them (shared/night-summary.ts localTime: the system's locale, 24-hour where
@@ -29,6 +29,19 @@ export function whenAt(at: string | number | null | undefined, opts: WhenAtOptio
 }
 
 /**
+ * An ISO 8601 time (or ms since the epoch) with its date and year always, and the time: `28 Nov
+ * 2026, 23:17` (the locale's order and clock), for what is read later or elsewhere (a printed
+ * page, a banner about a change) where "23:17" alone would not say which day. `never` when
+ * absent; the text itself when unreadable.
+ */
+export function whenDated(at: string | number | null | undefined, opts: WhenOptions = {}): string {
+  if (at === null || at === undefined || at === '') return 'never';
+  const ms = typeof at === 'number' ? at : Date.parse(at);
+  if (Number.isNaN(ms)) return String(at);
+  return new Date(ms).toLocaleString(opts.locale, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/**
  * A calendar date in the same form as localTime's: `24 Nov`, `24 Nov 2025` when not `now`'s year,
  * `Tuesday 24 Nov` with `weekday`. Takes YYYY-MM-DD (progress-records-interface.md §2 `date`,
  * read as that local day) or an ISO 8601 date-time (§2 asset stage dates and snapshots, read in
@@ -37,8 +50,14 @@ export function whenAt(at: string | number | null | undefined, opts: WhenAtOptio
 export function localDate(date: string, opts: WhenOptions & { weekday?: boolean } = {}): string {
   const d = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T12:00:00`) : new Date(date);
   if (Number.isNaN(d.getTime())) return date;
+  const locale = opts.locale ?? timeLocale();
+  if (locale === ISO_TIMES) {
+    const p = (n: number) => String(n).padStart(2, '0');
+    const ymd = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+    return opts.weekday ? `${d.toLocaleDateString('en', { weekday: 'long' })} ${ymd}` : ymd;
+  }
   const otherYear = d.getFullYear() !== new Date(opts.now ?? Date.now()).getFullYear();
-  return d.toLocaleDateString(opts.locale, {
+  return d.toLocaleDateString(locale, {
     ...(opts.weekday ? { weekday: 'long' } : {}),
     day: 'numeric',
     month: 'short',

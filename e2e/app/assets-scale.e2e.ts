@@ -67,16 +67,75 @@ test('a floor of 2,000 polylines is drawn, and hovering one shows that shape and
   const at = await onScreen(page, shapes[i]!.points[50]!);
   await page.mouse.move(at.x, at.y);
   await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${i + 1}. Polyline. Reached:`);
-  await expect(page.locator(`[data-asset="floor-${i}"]`)).toHaveAttribute('stroke-width', '7');
-  // Only the hovered shape is drawn as focused.
-  await expect(page.locator('[data-testid="asset-line"][stroke-width="7"]')).toHaveCount(1);
+  // Only the hovered shape is drawn as focused: once, thicker, over it.
+  const highlight = page.getByTestId('asset-highlight');
+  await expect(highlight).toHaveAttribute('data-highlight', `floor-${i}`);
+  await expect(highlight).toHaveAttribute('stroke-width', '7');
   // Another shape, on the next row of the grid.
   const j = i + 50;
   const next = await onScreen(page, shapes[j]!.points[50]!);
   await page.mouse.move(next.x, next.y);
   await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${j + 1}. Polyline. Reached:`);
-  await expect(page.locator('[data-testid="asset-line"][stroke-width="7"]')).toHaveCount(1);
+  await expect(highlight).toHaveAttribute('data-highlight', `floor-${j}`);
+  await expect(highlight).toHaveCount(1);
   await expect(page.getByTestId('workspace-failed')).toHaveCount(0);
+});
+
+/** Every change made to the shapes' layer (its elements and their attributes) from now on, read by `changes`. */
+const watchShapes = (page: Page) =>
+  page.getByTestId('asset-layer').evaluate((layer) => {
+    const seen: string[] = [];
+    new MutationObserver((records) => {
+      for (const r of records)
+        seen.push(r.type === 'attributes' ? `${r.attributeName}` : `${r.type} of ${(r.target as Element).tagName}`);
+    }).observe(layer, { subtree: true, attributes: true, childList: true, characterData: true });
+    (window as unknown as { shapeChanges: string[] }).shapeChanges = seen;
+  });
+const changes = (page: Page) =>
+  page.evaluate(() => [...new Set((window as unknown as { shapeChanges: string[] }).shapeChanges)]);
+
+/** The on-screen box of an SVG element's geometry (stroke left out), rounded to the pixel. */
+const screenBox = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height].map(Math.round);
+  });
+
+test('hover and focus are drawn in the overlay over the shape, at every zoom, and change no shape but the tab stop', async ({
+  page,
+}) => {
+  const shapes = await floor(page);
+  await watchShapes(page);
+  const i = 777;
+  const at = await onScreen(page, shapes[i]!.points[50]!);
+  await page.mouse.move(at.x, at.y);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${i + 1}. Polyline.`);
+  const highlight = page.getByTestId('asset-overlay').getByTestId('asset-highlight');
+  await expect(highlight).toHaveAttribute('data-highlight', `floor-${i}`);
+  // The same points, and on screen exactly over the shape.
+  expect(await highlight.getAttribute('points')).toBe(
+    await page.locator(`[data-testid="asset-line"][data-asset="floor-${i}"]`).getAttribute('points'),
+  );
+  expect(await screenBox(page, '[data-testid="asset-highlight"]')).toEqual(
+    await screenBox(page, `[data-testid="asset-line"][data-asset="floor-${i}"]`),
+  );
+  // The keyboard: the tab stop, then the next shape; the ring and the highlight follow it.
+  await page.getByRole('button', { name: 'Next not finished' }).focus();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('ArrowRight');
+  expect((await active(page)).index).toBe(String(i + 1));
+  await expect(page.getByTestId('focus-ring')).toHaveAttribute('data-asset', `floor-${i + 1}`);
+  await expect(highlight).toHaveAttribute('data-highlight', `floor-${i + 1}`);
+  // Hover and focus moved nothing in the shapes' layer but the roving tab stop.
+  expect(await changes(page)).toEqual(['tabindex']);
+  // Zoomed in (its transform on both layers), the highlight and the ring are still over the shape.
+  for (let k = 0; k < 3; k++) await page.getByRole('button', { name: 'Zoom in' }).click();
+  await expect(page.getByTestId('zoom-level')).toHaveText('338%');
+  await page.locator(`[data-asset="floor-${i + 1}"][data-testid="asset-line"]`).focus();
+  for (const over of ['[data-testid="asset-highlight"]', '[data-testid="focus-ring"]'])
+    expect(await screenBox(page, over)).toEqual(
+      await screenBox(page, `[data-testid="asset-line"][data-asset="floor-${i + 1}"]`),
+    );
 });
 
 test('the drawing is one tab stop: Tab from it reaches the table in one press', async ({ page }) => {

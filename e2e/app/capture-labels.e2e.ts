@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { copyFileSync, renameSync, rmSync, truncateSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFakeCard } from '../../main/card/fake-card.js';
@@ -139,7 +139,14 @@ test('an imported 100-recording card: the table fits its box and each queue titl
   });
   // Twenty lens files with a real camera's bytes (camera model, duration read from them), the rest
   // random bytes (a warning each): every column as wide as a real card makes it.
-  for (const p of card.recordings.slice(0, 20)) copyFileSync(join(fixtures, 'sample.insv'), p);
+  // Each copy made distinct by a byte of its media data: ten copies of one recording would be one
+  // recording registered once, the rest said as the same recording before the confirmation.
+  const sample = readFileSync(join(fixtures, 'sample.insv'));
+  for (const [i, p] of card.recordings.slice(0, 20).entries()) {
+    const copy = Buffer.from(sample);
+    copy.writeUInt16BE(i, sample.indexOf('mdat') + 200);
+    writeFileSync(p, copy);
+  }
   // A recording whose _10_ lens is missing, and a truncated real one: their warnings make the longest cells.
   rmSync(card.recordings.find((p) => /_10_050\.insv$/.test(p))!);
   truncateSync(card.recordings.find((p) => /_00_002\.insv$/.test(p))!, 300_000);

@@ -174,11 +174,21 @@ for (const scheme of ['light', 'dark'] as const) {
         .evaluateAll((els) => els.map((el) => getComputedStyle(el).stroke));
       expect(strokes.length).toBeGreaterThan(0);
       for (const stroke of strokes) expect(contrast(stroke, ground)).toBeGreaterThanOrEqual(3);
-      const swatches = await page
+      // The key's steps: each 3:1 or more, finished the strongest, and neighbours told apart by a
+      // second cue (their dash pattern) where their lightness differs by less than 2:1.
+      const samples = await page
         .getByTestId('colour-key')
-        .locator('.swatch')
-        .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
-      for (const swatch of swatches) expect(contrast(swatch, ground)).toBeGreaterThanOrEqual(3);
+        .locator('[data-fraction] line')
+        .evaluateAll((els) =>
+          els.map((el) => ({ stroke: getComputedStyle(el).stroke, dash: el.getAttribute('stroke-dasharray') })),
+        );
+      expect(samples).toHaveLength(5);
+      for (const { stroke } of samples) expect(contrast(stroke, ground)).toBeGreaterThanOrEqual(3);
+      const strength = samples.map(({ stroke }) => contrast(stroke, ground));
+      for (let i = 1; i < strength.length; i++) expect(strength[i]!).toBeGreaterThan(strength[i - 1]!);
+      for (let i = 1; i < samples.length; i++)
+        if (contrast(samples[i]!.stroke, samples[i - 1]!.stroke) < 2)
+          expect(samples[i]!.dash).not.toBe(samples[i - 1]!.dash);
       // The focused shape (reached by Tab, the drawing's one tab stop) is ringed: the same points
       // in a line 3 px wider on each side, 3:1 or more against the drawing (WCAG 2.4.7, 1.4.11).
       await page.getByRole('button', { name: 'Next not finished' }).focus();
@@ -193,15 +203,17 @@ for (const scheme of ['light', 'dark'] as const) {
         return [s.stroke, parseFloat(s.strokeWidth)] as const;
       });
       expect(contrast(ringStroke, ground)).toBeGreaterThanOrEqual(3);
-      expect(ringWidth).toBeGreaterThanOrEqual(Number(await focused.getAttribute('stroke-width')) + 4);
+      // The focused shape is drawn again, thicker, over its ring in the overlay (AssetOverlay.tsx).
+      const highlight = page.getByTestId('asset-highlight');
+      await expect(highlight).toHaveAttribute('data-highlight', (await focused.getAttribute('data-asset'))!);
+      expect(ringWidth).toBeGreaterThanOrEqual(Number(await highlight.getAttribute('stroke-width')) + 4);
       // And it is painted: the same shape, still drawn as the focused one, looks different once blurred.
       const box = (await ring.boundingBox())!;
       const clip = { x: box.x - 10, y: box.y - 10, width: box.width + 20, height: box.height + 20 };
       const withRing = await page.screenshot({ clip, animations: 'disabled' });
-      const index = await focused.getAttribute('data-index');
       await focused.evaluate((el) => (el as SVGElement).blur());
       await expect(ring).toHaveCount(0);
-      await expect(page.locator(`[data-index="${index}"]`)).toHaveAttribute('stroke-width', /^(7|5|16)$/);
+      await expect(highlight).toHaveAttribute('stroke-width', /^(7|5|16)$/);
       expect((await page.screenshot({ clip, animations: 'disabled' })).equals(withRing)).toBe(false);
       expect(await violations(page)).toEqual({});
     });

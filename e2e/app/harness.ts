@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { Database } from '../../main/testing/queue-backdoors.js';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
@@ -9,17 +9,24 @@ import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
 import type { CaptureState, FileState } from '../../main/queue/queue.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { ServiceHost } from '../../main/service/host.js';
+import { callDeadlineMessage, callDeadlineMs } from '../../main/service/call-deadlines.js';
 import type { SettingsFile } from '../../main/service/host.js';
 import type { EngineTuning } from '../../main/service/protocol.js';
+import type { HeartbeatOptions } from '../../main/service/heartbeat.js';
 import type { CardWatchOptions } from '../../main/service/card-desk.js';
 import type { SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
 import { LoginStart } from '../../main/settings/login-start.js';
 import { UpdateFeed } from '../../main/settings/update-feed.js';
+import { UpdateSettingsStore } from '../../main/settings/update-settings.js';
+import { nodeUpdater } from '../../main/testing/node-updater.js';
+import { Updates, updateDetail } from '../../main/updates/updates.js';
+import { APP_ID } from '../../shared/app-info.js';
 import type { ArgsOf, Channel, ResultOf } from '../../shared/ipc.js';
 import { CANCEL_CHANNEL, apiFunctionNames } from '../../shared/ipc.js';
 import type { TestService } from '../service/testing.js';
 import { startTestService } from '../service/testing.js';
+import { HarnessBytes } from './harness-bytes.js';
 
 /**
  * Runs the desktop app as the Electron shell does: this process plays the main process (the IPC
@@ -39,10 +46,23 @@ export class AppHarness {
   readonly loginApplied: boolean[] = [];
   /** The "start at login" setting, answered here as the shell answers it (SHELL_CHANNELS). */
   private login!: LoginStart;
-  /** Each feed address the shell was told to follow (the update feed in Settings): a stand-in for the updater. */
+  /** Each feed address the shell was told to follow (the update feed in Settings). */
   readonly feedApplied: string[] = [];
+  /**
+   * Updates as the shell runs them (main/updates/): the signed feed checked with the local
+   * service's root as this build's, electron-updater's own updater under Node (never installing).
+   */
+  updates!: Updates;
   /** The update feed setting, answered here as the shell answers it (SHELL_CHANNELS). */
   private feed!: UpdateFeed;
+  /** Carries the typed arrays of answers to the page as bytes, as Electron's IPC copies them (harness-bytes.ts). */
+  private bytes!: HarnessBytes;
+  /**
+   * The page's last calls, newest last (at most 50): the channel, when the door had it and when it
+   * answered (ms since 1970, this process's clock, which the page's `performance.timeOrigin +
+   * performance.now()` shares). For benches that split a call's time (scripts/bench-assets.ts).
+   */
+  readonly calls: { channel: string; receivedAt: number; answeredAt: number }[] = [];
   private constructor(
     readonly page: Page,
     readonly svc: TestService,
@@ -51,6 +71,7 @@ export class AppHarness {
     private readonly localServiceOffered: boolean,
     private readonly engine?: EngineTuning,
     private readonly cards?: CardWatchOptions,
+    private readonly heartbeat?: Partial<HeartbeatOptions>,
   ) {}
 
   /**
@@ -67,6 +88,8 @@ export class AppHarness {
       engine?: EngineTuning;
       cards?: CardWatchOptions;
       foldedQueue?: boolean;
+      /** The host's watch on the service process (default the app's, main/service/heartbeat.ts HEARTBEAT). */
+      heartbeat?: Partial<HeartbeatOptions>;
     } = {},
   ): Promise<AppHarness> {
     // `service`: one started elsewhere (the app benchmark runs it in a process of its own).
@@ -79,21 +102,51 @@ export class AppHarness {
       opts.localService ?? true,
       opts.engine,
       opts.cards,
+      opts.heartbeat,
     );
     // The library folder in the test's own data, never the Videos folder of whoever runs the tests:
     // registering recordings writes their thumbnails there. Same name as the default.
     h.store.set('library', { library: join(h.dataDir, 'Videos', 'Capture Uploader') });
     await h.boot();
-    await page.exposeBinding('__captureInvoke', ({ frame }, channel: string, arg: unknown, callId?: string) =>
-      h.dispatch(channel, arg, { url: frame.url(), isTopFrame: frame.parentFrame() === null }, undefined, callId),
-    );
+    h.bytes = await HarnessBytes.start(page, appOrigin);
+    await page.exposeBinding('__captureInvoke', async ({ frame }, channel: string, arg: unknown, callId?: string) => {
+      const receivedAt = performance.timeOrigin + performance.now();
+      const answer = await h.dispatch(
+        channel,
+        arg,
+        { url: frame.url(), isTopFrame: frame.parentFrame() === null },
+        undefined,
+        callId,
+      );
+      h.calls.push({ channel, receivedAt, answeredAt: performance.timeOrigin + performance.now() });
+      if (h.calls.length > 50) h.calls.shift();
+      return h.bytes.carry(answer);
+    });
     await page.addInitScript(
       ([names, cancelChannel]: readonly [(readonly [string, string])[], string]) => {
         const w = window as unknown as Record<string, unknown>;
         const listeners = new Map<string, Set<(p: unknown) => void>>();
         w.__captureEmit = (event: string, payload: unknown) => listeners.get(event)?.forEach((l) => l(payload));
         w.__capturePaths = {};
-        const invoke = w.__captureInvoke as (c: string, a: unknown, callId?: string) => Promise<unknown>;
+        const carried = w.__captureInvoke as (
+          c: string,
+          a: unknown,
+          callId?: string,
+        ) => Promise<{ value: unknown; bytes: { path: (string | number)[]; type: string; url: string }[] }>;
+        // Each typed array of the answer is fetched back as bytes and put where it was (harness-bytes.ts).
+        // (A property, not a named const: tsx would wrap a named function in a helper the page lacks.)
+        w.__captureInvokeWhole = async (c: string, a: unknown, callId?: string) => {
+          const { value, bytes } = await carried(c, a, callId);
+          for (const b of bytes) {
+            const data = await (await fetch(b.url)).arrayBuffer();
+            const Typed = (window as unknown as Record<string, new (buffer: ArrayBuffer) => unknown>)[b.type]!;
+            let at = value as Record<string | number, unknown>;
+            for (const k of b.path.slice(0, -1)) at = at[k] as Record<string | number, unknown>;
+            at[b.path.at(-1)!] = new Typed(data);
+          }
+          return value;
+        };
+        const invoke = w.__captureInvokeWhole as (c: string, a: unknown, callId?: string) => Promise<unknown>;
         const api: Record<string, unknown> = {};
         for (const [channel, name] of names)
           api[name] = (arg?: unknown, call?: { callId?: string }) => invoke(channel, arg, call?.callId);
@@ -135,7 +188,31 @@ export class AppHarness {
       supported: true,
       apply: (enabled) => void this.loginApplied.push(enabled),
     });
-    this.feed = new UpdateFeed({ store: this.kv, apply: (feedUrl) => void this.feedApplied.push(feedUrl) });
+    this.updates?.stop();
+    const pinned = join(this.dataDir, 'update-root.json');
+    if (!existsSync(pinned)) copyFileSync(this.svc.info.updatesRoot, pinned);
+    this.updates = new Updates({
+      version: '0.1.0',
+      feedUrl: new UpdateSettingsStore(this.kv).get().feedUrl,
+      trust: {
+        rootPath: pinned,
+        cacheDir: join(this.dataDir, 'updates'),
+        appId: APP_ID,
+        platform: 'linux',
+        arch: 'x64',
+      },
+      updater: () => nodeUpdater(join(this.dataDir, 'updater'), () => {}).updater,
+      every: () => () => {},
+    });
+    this.updates.start();
+    this.feed = new UpdateFeed({
+      store: this.kv,
+      apply: (feedUrl) => {
+        this.feedApplied.push(feedUrl);
+        this.updates.setFeed(feedUrl);
+      },
+      status: () => ({ state: this.updates.status.state, status: updateDetail(this.updates.status) }),
+    });
     this.host = new ServiceHost({
       dataDir: this.dataDir,
       store: this.kv,
@@ -159,12 +236,14 @@ export class AppHarness {
       // The service outlives app restarts in these tests, as a real one would; the worker gets
       // only its ready info, as from the package.
       localService: this.localServiceOffered ? { info: this.svc.info } : null,
+      heartbeat: this.heartbeat,
     });
     await this.host.start();
     this.login.start();
     this.dispatch = createIpcDispatcher(
       { ...this.host.handlers(), ...this.login.handlers(), ...this.feed.handlers() },
       (url) => url.startsWith(this.appOrigin),
+      { ms: callDeadlineMs, message: callDeadlineMessage },
     );
   }
 
@@ -244,6 +323,8 @@ export class AppHarness {
 
   async stop(): Promise<void> {
     this.closeQueue();
+    this.updates?.stop();
+    this.bytes?.stop();
     await this.host.close();
     await this.svc.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
@@ -251,7 +332,7 @@ export class AppHarness {
 }
 
 /** The renderer's origin as `vite preview` serves it for the browser tests (E2E_PORT, default 4173). */
-export const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
+const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 
 /** How `useApp` starts each test's app. */
 export interface UseAppOptions {
@@ -270,6 +351,8 @@ export interface UseAppOptions {
   setUp?: 'click' | 'invoke' | 'none';
   /** Runs before the app stops after each test (e.g. lifting a bandwidth cap). */
   beforeStop?: (app: AppTest) => void | Promise<void>;
+  /** The host's watch on the service process (default the app's): a test of a hang shortens its deadline. */
+  heartbeat?: Partial<HeartbeatOptions>;
 }
 
 /** One browser test's app: the harness, its work folder and, with `mounts`, the watched mount folder. */
@@ -310,7 +393,7 @@ export function useApp(prefix: string, opts: UseAppOptions = {}): AppTest {
     const cards = opts.mounts
       ? { roots: [app.mounts], pollMs: 300, ...(opts.copyGate ? { copyGate: app.gate } : {}) }
       : undefined;
-    app.h = await AppHarness.start(page, ORIGIN, cards ? { cards } : {});
+    app.h = await AppHarness.start(page, ORIGIN, { ...(cards ? { cards } : {}), heartbeat: opts.heartbeat });
     if (opts.viewport) await page.setViewportSize(opts.viewport);
     if (opts.setUp === 'none') return;
     if (opts.setUp === 'invoke') {

@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { useApp } from './harness.js';
 
-// Start at login in the Settings screen (docs/decisions/login-start.md): what it says now, a
+// Start at login in the Settings screen (docs/decisions/0018-login-start.md): what it says now, a
 // person's choice carried out at once by the main process (here the harness's stand-in for the
 // login item), and "Back to the default".
 const app = useApp('app-login-start');

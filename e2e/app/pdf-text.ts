@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
  * whatever the page's line breaks were. Rejects when pdftotext is missing or the bytes are not a
  * PDF it can read (its own message).
  */
-export function pdfText(pdf: Uint8Array): Promise<string> {
+function pdfText(pdf: Uint8Array): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'pdftotext',

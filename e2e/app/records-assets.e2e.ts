@@ -142,6 +142,63 @@ test('the colour key is whole in the window: no step cut at the right edge, wide
   }
 });
 
+test('at 820×560 the drawing, the focus panel, the key and the legend are in view together, and within the panel', async ({
+  page,
+}) => {
+  const { structure, held } = seeded('Curtain Wall');
+  await page.setViewportSize({ width: 820, height: 560 });
+  await show(page, structure.name, 'Curtain Wall');
+  await expect(page.getByTestId('asset-line')).toHaveCount(held.length);
+  const boxes = await page.evaluate(() => {
+    const panel = document.querySelector('[data-testid="asset-focus"]')!.closest('section')!.getBoundingClientRect();
+    return {
+      height: window.innerHeight,
+      panel: { left: panel.left, right: panel.right },
+      parts: ['asset-focus', 'colour-key', 'asset-legend'].map((id) => {
+        const r = document.querySelector(`[data-testid="${id}"]`)!.getBoundingClientRect();
+        return { id, top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+      }),
+      drawing: document.querySelector('.asset-drawing')!.getBoundingClientRect().toJSON() as DOMRect,
+    };
+  });
+  for (const p of boxes.parts) {
+    expect(p.top, p.id).toBeGreaterThanOrEqual(0);
+    expect(p.bottom, p.id).toBeLessThanOrEqual(boxes.height);
+    expect(p.left, p.id).toBeGreaterThanOrEqual(boxes.panel.left);
+    expect(p.right, p.id).toBeLessThanOrEqual(boxes.panel.right);
+  }
+  // Beside the drawing, not under it, and the drawing itself in view.
+  const focus = boxes.parts[0]!;
+  expect(focus.left).toBeGreaterThanOrEqual(boxes.drawing.right);
+  expect(boxes.drawing.top).toBeGreaterThanOrEqual(0);
+  expect(boxes.drawing.bottom).toBeLessThanOrEqual(boxes.height);
+});
+
+test('a pointer beside a line, or in a gap of its dashes, hovers that line', async ({ page }) => {
+  const { structure, held } = seeded('Curtain Wall');
+  await show(page, structure.name, 'Curtain Wall');
+  const i = held.findIndex((a) => !a.doNotTrack && a.points.length >= 2);
+  const [p0, p1] = held[i]!.points as [{ x: number; y: number }, { x: number; y: number }];
+  // The middle of its first segment on screen, then 3.5 px off it, square to it: past the line's
+  // half width (2 px), where the browser finds no line, within the 3 px the drawing looks around.
+  const at = await page.getByTestId('asset-layer').evaluate(
+    (layer: SVGGElement, [a, b]) => {
+      const m = layer.getScreenCTM()!;
+      const on = (p: { x: number; y: number }) => ({ x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f });
+      const [s, t] = [on(a), on(b)];
+      const len = Math.hypot(t.x - s.x, t.y - s.y);
+      const mid = { x: (s.x + t.x) / 2, y: (s.y + t.y) / 2 };
+      const off = { x: mid.x - ((t.y - s.y) / len) * 3.5, y: mid.y + ((t.x - s.x) / len) * 3.5 };
+      const hit = document.elementFromPoint(off.x, off.y);
+      return { ...off, bare: hit?.getAttribute('data-testid') !== 'asset-line' };
+    },
+    [p0, p1] as const,
+  );
+  expect(at.bare).toBe(true);
+  await page.mouse.move(at.x, at.y);
+  await expect(page.getByTestId('asset-focus')).toContainText(`Curtain Wall ${i + 1}. Polyline.`);
+});
+
 test('fire dampers are drawn as points and counted in each', async ({ page }) => {
   const { structure, category, held } = seeded('Fire Dampers');
   await show(page, structure.name, 'Fire Dampers');
@@ -197,4 +254,34 @@ test("a floor of 2,000 polylines of 100 points each is drawn, and the app's tabs
   // The rest of the app answers.
   await page.getByRole('tab', { name: 'Progress' }).click();
   await expect(page.getByTestId('progress-as-of')).toContainText('Up to date as of');
+});
+
+test('a loading sentence takes the drawing’s place at once, and another choice gives up the read under way', async ({
+  page,
+}) => {
+  const curtain = seeded('Curtain Wall');
+  const ducts = seeded('Ductwork');
+  // The first read of the curtain wall's assets never answers, until the client gives it up.
+  await app.h.svc.admin('POST', '/faults', {
+    target: 'progress',
+    operation: 'external-assets',
+    action: { type: 'hang' },
+  });
+  await page.getByRole('tab', { name: 'Assets' }).click();
+  await page.getByLabel('Structure').selectOption({ label: curtain.structure.name });
+  await page.getByLabel('Category').selectOption({ label: curtain.category.name });
+  const loading = page.getByTestId('assets-loading');
+  await expect(loading).toHaveText(`Loading the Curtain Wall assets of ${curtain.structure.name}…`);
+  await expect(page.getByRole('region', { name: 'Drawing' }).getByRole('status')).toHaveText(
+    `Loading the Curtain Wall assets of ${curtain.structure.name}…`,
+  );
+  await expect.poll(() => app.h.svc.faults.held.length).toBe(1);
+  const held = app.h.svc.faults.held[0]!;
+  // Chosen again before the answer: the first read is given up at the service, the second drawn.
+  await page.getByLabel('Category').selectOption({ label: ducts.category.name });
+  await expect(page.getByTestId('asset-line')).toHaveCount(ducts.held.length);
+  await expect.poll(() => held.closedAt).toBeDefined();
+  await expect(loading).toHaveCount(0);
+  await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(ducts.held.length);
+  await expect(page.locator('.error')).toHaveCount(0);
 });

@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { localDate, localMonth } from '../../shared/when.js';
 import { chooseLocalService, useApp } from './harness.js';
+import { contrast } from './contrast.js';
 import { missingFromPdf } from './pdf-text.js';
 import { localDay } from './local-time.js';
 import { entryKeptThenRefused, entryRefusedInOutbox, openProgressTab, seedCapture } from './records-steps.js';
@@ -284,13 +285,16 @@ test("exports a seeded month's entries as CSV and prints the month as a PDF", as
     ...list.map((p) => `${date(p.date)} ${p.status} ${p.details}`),
   ];
   expect(await missingFromPdf(pdf, phrases(inMonth))).toEqual([]);
-  // Whose, what and when: the project, the filter (none), the time the list was read, and page numbers.
+  // Whose, what and when: the project by its name (as the service's own export email calls it,
+  // handed out of band and kept in the settings) with its id, the filter (none), the date and
+  // time the list was read, and page numbers.
+  const project = `Harbor View Medical Center (project ${app.h.svc.info.projectId})`;
   await expect(report.getByTestId('report-about')).toHaveText(
     new RegExp(
-      `^Project ${escape(app.h.svc.info.projectId)} · All entries · ${inMonth.length} entries · as read .*\\d\\d:\\d\\d`,
+      `^${escape(project)} · All entries · ${inMonth.length} entries · as read \\d{1,2} [A-Z][a-z]{2} \\d{4}, \\d\\d:\\d\\d$`,
     ),
   );
-  expect(await missingFromPdf(pdf, [`Project ${app.h.svc.info.projectId}`, 'Page 1 of 1'])).toEqual([]);
+  expect(await missingFromPdf(pdf, [project, 'Page 1 of 1'])).toEqual([]);
   // A date or a status is one line, however narrow the Details column leaves them.
   const lines = await report.locator('td.nowrap').evaluateAll((cells) =>
     cells.map((c) => {
@@ -422,7 +426,7 @@ test('statuses other than In Progress and Completed are shown, counted on their 
   page,
 }) => {
   const day = `${localDay().slice(0, 7)}-28`;
-  for (const [i, status] of ['On Hold', 'Not Started', 'On Hold'].entries()) {
+  for (const [i, status] of ['On Hold', 'Not Started', 'On Hold', 'Delayed'].entries()) {
     app.h.svc.store.state.progress.push({
       id: `other-${i}`,
       projectId: app.h.svc.info.projectId,
@@ -433,10 +437,40 @@ test('statuses other than In Progress and Completed are shown, counted on their 
   }
   await openProgress(page);
   const cell = page.locator(`[data-day="${day}"]`);
-  await expect(cell).toHaveAccessibleName(
-    new RegExp(`^${day}: .*2 On Hold, 1 Not Started|^${day}: .*1 Not Started, 2 On Hold`),
+  await expect(cell).toHaveAccessibleName(new RegExp(`^${day}: .*1 Delayed, 1 Not Started, 2 On Hold`));
+  // Each of the three its own colour and its own mark, white text at 4.5:1 or more on each
+  // (WCAG 1.4.1, 1.4.3): a day reads as three different things, not "1 1 2" in one grey.
+  const looks = await cell.locator('.count').evaluateAll((counts) =>
+    counts.map((c) => ({
+      status: c.getAttribute('title'),
+      background: getComputedStyle(c).backgroundColor,
+      colour: getComputedStyle(c).color,
+      mark: getComputedStyle(c, '::before').content,
+    })),
   );
-  await expect(cell.locator('.count.other-status')).toHaveCount(2);
+  const others = looks.filter((l) => ['Delayed', 'Not Started', 'On Hold'].includes(l.status!));
+  expect(others).toHaveLength(3);
+  expect(new Set(others.map((l) => l.background)).size).toBe(3);
+  expect(new Set(others.map((l) => l.mark)).size).toBe(3);
+  for (const l of looks) {
+    expect(l.mark).not.toBe('none');
+    expect(contrast(l.colour, l.background), `${l.status}: ${l.colour} on ${l.background}`).toBeGreaterThanOrEqual(4.5);
+  }
+  // The key under the calendar shows each status with the same colour and mark.
+  const key = await page
+    .getByTestId('calendar-key')
+    .locator('.key-status')
+    .evaluateAll((items) =>
+      items.map((i) => {
+        const c = i.querySelector('.count')!;
+        return {
+          status: i.textContent!.replace(/^n\s*/, '').trim(),
+          background: getComputedStyle(c).backgroundColor,
+          mark: getComputedStyle(c, '::before').content,
+        };
+      }),
+    );
+  for (const l of others) expect(key).toContainEqual({ status: l.status, background: l.background, mark: l.mark });
   await cell.click();
   await expect(page.getByTestId('day-view').getByTestId('entry').filter({ hasText: 'On Hold' })).toHaveCount(2);
   await page.locator('.filters').getByLabel('Status').selectOption('On Hold');

@@ -11,7 +11,7 @@ import type { AppHarness } from './harness.js';
  */
 
 /** The "Record progress" form of the Progress workspace. */
-export const progressForm = (page: Page): Locator => page.getByRole('region', { name: 'Record progress' });
+const progressForm = (page: Page): Locator => page.getByRole('region', { name: 'Record progress' });
 
 /** Opens the Progress tab and waits for the first read of the entries ("Up to date as of …"). */
 export async function openProgressTab(page: Page): Promise<void> {

@@ -1,8 +1,13 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { LegendAsset, LegendStage } from '../../shared/asset-stages.js';
-import { interpolateCividis } from 'd3-scale-chromatic';
-import { CIVIDIS_END, DRAWING_BACKGROUND, MUTED } from '../../renderer/src/components/records/palette.js';
+import { contrast } from './contrast.js';
+import {
+  DRAWING_BACKGROUND,
+  LIGHT_PALETTE,
+  MUTED,
+  fractionColourIn,
+} from '../../renderer/src/components/records/palette.js';
 import { polylineLength, progressFraction, reachedStage, stageTotals } from '../../shared/asset-stages.js';
 import { localDate } from '../../shared/when.js';
 import { chooseLocalService, useApp } from './harness.js';
@@ -156,34 +161,32 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
     Object.fromEntries(ls.map((l) => [l.getAttribute('data-asset'), l.getAttribute('stroke')])),
   );
   // Each line is coloured by how far it got (all stages together) on cividis: a sequential palette
-  // whose lightness rises with the fraction, so greyscale keeps the order.
+  // whose lightness follows the fraction, so greyscale keeps the order, finished work the
+  // strongest against the drawing.
   for (const a of held)
     expect(strokes[a._id]).toBe(
-      a.doNotTrack ? MUTED : interpolateCividis(CIVIDIS_END * progressFraction(category.stages, a)),
+      a.doNotTrack ? MUTED : fractionColourIn(LIGHT_PALETTE, progressFraction(category.stages, a)),
     );
-  const grey = (rgb: string) => {
-    const [r, g, b] = rgb.match(/\d+/g)!.map(Number) as [number, number, number];
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
+  const strength = (rgb: string) => contrast(rgb, DRAWING_BACKGROUND);
   const byFraction = held
     .filter((a) => !a.doNotTrack)
     .sort((x, y) => progressFraction(category.stages, x) - progressFraction(category.stages, y));
   const [least, most] = [byFraction[0]!, byFraction.at(-1)!];
   expect(progressFraction(category.stages, most)).toBeGreaterThan(progressFraction(category.stages, least));
-  expect(grey(strokes[most._id]!)).toBeGreaterThan(grey(strokes[least._id]!) + 20);
+  expect(strength(strokes[most._id]!)).toBeGreaterThan(strength(strokes[least._id]!) * 1.5);
   const key = page.getByTestId('colour-key');
   await expect(key).toContainText('0%');
   await expect(key).toContainText('100%');
   await expect(key).toContainText('not tracked');
   const steps = await key
-    .locator('[data-fraction] .swatch')
-    .evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
-  expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => interpolateCividis(CIVIDIS_END * f)));
+    .locator('[data-fraction] line')
+    .evaluateAll((els) => els.map((e) => getComputedStyle(e).stroke));
+  expect(steps).toEqual([0, 0.25, 0.5, 0.75, 1].map((f) => fractionColourIn(LIGHT_PALETTE, f)));
   // The background the palette's contrast is measured against (palette.test.ts).
   expect(await page.locator('.asset-drawing').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(
     rgbOf(DRAWING_BACKGROUND),
   );
-  for (let i = 1; i < steps.length; i++) expect(grey(steps[i]!)).toBeGreaterThan(grey(steps[i - 1]!));
+  for (let i = 1; i < steps.length; i++) expect(strength(steps[i]!)).toBeGreaterThan(strength(steps[i - 1]!));
   const legend = page.getByTestId('asset-legend');
   // Every state drawn is listed, "Not tracked" included (its lines are outside the figures).
   const untracked = held.filter((a) => a.doNotTrack);
@@ -224,7 +227,9 @@ test("draws a structure's assets coloured by stage, with the legend's figures an
       new RegExp(`${escape(st.name)} ${percentage}% · [\\d.]+ of [\\d.]+ \\w+${day}(,|\\.)`),
     );
   }
-  await expect(page.locator(`[data-asset="${second._id}"]`)).toHaveAttribute('stroke-width', '7');
+  // Drawn thicker over the drawing, in its overlay (AssetOverlay.tsx).
+  await expect(page.getByTestId('asset-highlight')).toHaveAttribute('data-highlight', second._id);
+  await expect(page.getByTestId('asset-highlight')).toHaveAttribute('stroke-width', '7');
   await expect(page.getByTestId('asset-table').locator('tbody tr')).toHaveCount(held.length);
   // Names, not ids: the category's name and a number; the id only on hover.
   const names = page.getByTestId('asset-table').getByTestId('asset-name');

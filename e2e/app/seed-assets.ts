@@ -15,7 +15,7 @@ export interface SeedStage {
 }
 
 /** An asset category: its unit, its height (for areas from polylines) and its stages. */
-export interface SeedCategory {
+interface SeedCategory {
   id: string;
   name: string;
   uom: string;

@@ -6,7 +6,7 @@ import { useApp } from './harness.js';
 import { SIZES } from './shots.js';
 
 // A folder dropped by mistake (a whole drive, a backup of years) is read for a long time: the
-// person stops it from the window, and the call stops in the service (docs/decisions/port-renderer-cancel.md).
+// person stops it from the window, and the call stops in the service (docs/decisions/0026-renderer-cancel.md).
 
 const app = useApp('app-stop-reading', { viewport: SIZES.large });
 

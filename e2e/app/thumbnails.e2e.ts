@@ -11,8 +11,9 @@ import { AppHarness } from './harness.js';
 import { SIZES, shots } from './shots.js';
 import { registerAll } from './register-steps.js';
 
-// A thumbnail per recording in the registration table, the first frame decoded by
-// Chromium's own decoder from the service's loopback media server, cached in the library folder;
+// A thumbnail per recording in the registration table, a frame a second in decoded by Chromium's
+// own decoder (WebCodecs, in the window's decoding worker) from the service's loopback media
+// server, from the camera's preview (LRV) where the card has one; cached in the library folder;
 // the neutral icon where it cannot be decoded, never a broken image.
 const ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 4173}`;
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
@@ -94,8 +95,8 @@ test('the registration table shows each recording’s first frame, the icon for 
   await expect(none).toHaveAttribute('aria-label', 'No preview of VID_20261124_080000_00_001.insv');
   await expect(none).toHaveAttribute('title', /^No preview: /);
   expect(await brokenImages(page)).toEqual([]);
-  // One video per recording was opened to decode it.
-  expect(await videosCreated(page)).toBe(3);
+  // Decoded in the worker: no video element on the page's main thread.
+  expect(await videosCreated(page)).toBe(0);
 
   // Kept in the library by content fingerprint: the JPEGs and the verdict for the undecodable one.
   const key = async (p: string) => contentFingerprint(p, readFileSync(p).length);
@@ -137,6 +138,30 @@ test('the registration table shows each recording’s first frame, the icon for 
   await shots(page, info, '41-queue-thumbnails', () => queued.first().scrollIntoViewIfNeeded());
 });
 
+test('a card with previews (LRV): each thumbnail is decoded from the preview beside its recording, off the page’s main thread', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  // The lenses are random bytes (nothing a decoder takes), each preview the real Insta360 recording.
+  const card = writeFakeCard(join(work, 'card'), {
+    recordings: 3,
+    media: { preview: readFileSync(join(fixtures, 'sample.insv')) },
+    previewExt: 'lrv',
+  });
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Use the local test service' }).click();
+  await expect(page.getByText('Drop Insta360 recordings here')).toBeVisible();
+  await h.drop([card.root]);
+  await expect(page.getByTestId('capture-row')).toHaveCount(3, { timeout: 30_000 });
+  for (const n of ['001', '002', '003']) {
+    const img = row(page, `segment ${n}`).getByRole('img', { name: /^First frame of VID_/ });
+    await expect(img).toHaveAttribute('data-state', 'image', { timeout: 60_000 });
+    expect(await coloursOf(img)).toBeGreaterThanOrEqual(3);
+  }
+  expect(await videosCreated(page)).toBe(0);
+  expect(await brokenImages(page)).toEqual([]);
+});
+
 test('the media server reads only recordings the table lists: another path is refused', async ({ page }) => {
   await page.goto('/');
   await expect(h.invoke('capture:thumbnails.get', { path: join(fixtures, 'walkthrough.mp4') })).rejects.toThrow(
@@ -144,8 +169,8 @@ test('the media server reads only recordings the table lists: another path is re
   );
   await h.invoke('capture:files.inspect', [join(fixtures, 'walkthrough.mp4')]);
   const view = await h.invoke('capture:thumbnails.get', { path: join(fixtures, 'walkthrough.mp4') });
-  expect(view.kind).toBe('decode');
-  const url = (view as { videoUrl: string }).videoUrl;
+  expect(view.kind).toBe('frames');
+  const url = (view as { url: string }).url;
   const ok = await fetch(url, { headers: { Range: 'bytes=0-7' } });
   expect(ok.status).toBe(206);
   expect(

@@ -20,8 +20,25 @@ for (const locale of ['en-US', 'en-GB']) {
     test('the hold, the queue headline, the queue row and the registration table say times the locale’s way', async ({
       page,
     }) => {
+      // The "Pause until" field shows its time as every other time is shown (a browser's own time
+      // field follows the browser's language, not the page's: "07:00 AM" on an en-GB page).
+      const field = page.getByLabel('Pause until');
+      const morning = whenAt(new Date(new Date().setHours(7, 0, 0, 0)).getTime(), { locale });
+      await expect(field).toHaveAttribute('type', 'text');
+      await expect(field).toHaveValue(morning);
+      await expect(page.getByRole('button', { name: /^Pause all until / })).toHaveText(`Pause all until ${morning}`);
+      // Typed in either clock, said back in the locale's.
+      await field.fill('6.30 pm');
+      await field.blur();
+      await expect(field).toHaveValue(whenAt(new Date(new Date().setHours(18, 30, 0, 0)).getTime(), { locale }));
+      await field.fill('nonsense');
+      await expect(page.getByRole('button', { name: 'Pause all until then' })).toBeDisabled();
+      await expect(page.getByRole('alert').filter({ hasText: 'Type a time such as' })).toHaveText(
+        `Type a time such as ${morning}.`,
+      );
+
       // Held until 06:30 (today or tomorrow): nothing uploads while the times are read.
-      await page.getByLabel('Pause until').fill('06:30');
+      await field.fill('06:30');
       await page.getByRole('button', { name: /^Pause all until / }).click();
       await expect(page.getByTestId('paused-until')).toBeVisible();
       const until = app.h.queue().meta.holdInForce()!.until!;

@@ -1,13 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
+import { publishUpdate } from '../service/testing.js';
 import { useApp } from './harness.js';
 
-// The update feed in the Settings screen (docs/decisions/updates.md): empty is off; an address
+// The update feed in the Settings screen (docs/decisions/0017-updates.md): empty is off; an address
 // that is not https (or http to this computer) is refused with its fix and nothing changes; a
-// good one is stored and handed to the updater at once (here the harness's stand-in).
+// good one is stored and followed at once, by the harness's Updates as the shell runs them
+// (main/updates/: the local service's signed feed, electron-updater under Node), and the screen
+// shows where that check ends without being reopened. The section sits in the screen's column.
 const app = useApp('app-update-feed');
 
-test('Settings sets the update feed address, refuses plain http to another computer, and turns updates off', async ({
+test('Settings sets the update feed address, refuses plain http to another computer, and shows each check’s result as it ends', async ({
   page,
 }) => {
   await page.getByRole('tab', { name: 'Settings' }).click();
@@ -15,9 +19,17 @@ test('Settings sets the update feed address, refuses plain http to another compu
   const section = page.getByRole('region', { name: 'Updates' });
   const address = section.getByRole('textbox', { name: 'Update feed address' });
   const apply = section.getByRole('button', { name: 'Apply' });
+  const state = section.getByTestId('update-feed-state');
+  // In the column with the rest of Settings: the same left edge and width as the service form.
+  const form = await page.locator('main.settings > form').first().boundingBox();
+  const box = await section.boundingBox();
+  expect(box && form && { x: Math.round(box.x), width: Math.round(box.width) }).toEqual({
+    x: Math.round(form!.x),
+    width: Math.round(form!.width),
+  });
   // Nothing set: updates are off, and the screen says so.
   await expect(address).toHaveValue('');
-  await expect(section.getByTestId('update-feed-state')).toHaveText(/^Updates are off/);
+  await expect(state).toHaveText(/^Updates are off/);
 
   // Plain http to another computer: refused with the fix, nothing stored or applied.
   await address.fill('http://updates.example.com/capture-uploader');
@@ -44,29 +56,42 @@ test('Settings sets the update feed address, refuses plain http to another compu
   await apply.click();
   await expect(section.getByRole('alert')).toHaveCount(0);
   await expect(address).toHaveValue('https://updates.example.com/capture-uploader');
-  await expect(section.getByTestId('update-feed-state')).toHaveText(
-    'Updates are checked at start and once a day from this address.',
-  );
   expect(app.h.store.get('updates')).toEqual({ feedUrl: 'https://updates.example.com/capture-uploader' });
   expect(app.h.feedApplied).toEqual(['https://updates.example.com/capture-uploader']);
-
-  // Plain http to this computer is allowed (a feed served while testing).
-  await address.fill('http://127.0.0.1:8080/feed');
-  await apply.click();
-  await expect(address).toHaveValue('http://127.0.0.1:8080/feed');
-  expect(app.h.feedApplied.at(-1)).toBe('http://127.0.0.1:8080/feed');
 
   // Emptied: updates off, at once.
   await address.fill('');
   await apply.click();
-  await expect(section.getByTestId('update-feed-state')).toHaveText(/^Updates are off/);
+  await expect(state).toHaveText(/^Updates are off/);
   expect(app.h.store.get('updates')).toEqual({ feedUrl: '' });
   expect(app.h.feedApplied.at(-1)).toBe('');
 
-  // Reopened, the screen reads what is stored.
+  // Plain http to this computer is allowed (a feed served while testing). One that holds no
+  // repository: the check's result replaces "Checking…" on screen by itself.
+  const feed = app.h.svc.info.updatesUrl;
+  await address.fill(feed.replace(/\/updates$/, '/nowhere'));
+  await apply.click();
+  await expect(state).toHaveText(
+    /^Updates could not be checked: the feed answered 404 for metadata\/timestamp\.json \(.+\)\. The next check is within a day\.$/,
+  );
+
+  // The local service's signed feed with a newer version: checked, downloaded, verified, ready.
+  await publishUpdate(app.h.svc, {
+    version: '0.2.0',
+    fileName: 'capture-uploader_0.2.0_amd64.deb',
+    content: randomBytes(100_000),
+  });
+  await address.fill(feed);
+  await apply.click();
+  await expect(state).toHaveText(
+    /^Update ready: 0\.2\.0, installs when you quit, once uploads in progress have stopped\. Last checked .+\.$/,
+  );
+  expect(app.h.updates.status).toMatchObject({ state: 'ready', next: '0.2.0' });
+
+  // Reopened, the screen reads what is stored and where updates stand.
   await page.reload();
   await page.getByRole('tab', { name: 'Settings' }).click();
-  await expect(
-    page.getByRole('region', { name: 'Updates' }).getByRole('textbox', { name: 'Update feed address' }),
-  ).toHaveValue('');
+  const again = page.getByRole('region', { name: 'Updates' });
+  await expect(again.getByRole('textbox', { name: 'Update feed address' })).toHaveValue(feed);
+  await expect(again.getByTestId('update-feed-state')).toHaveText(/^Update ready: 0\.2\.0/);
 });

@@ -199,7 +199,7 @@ test('shows why bad input is refused, and the service refusal of a capture', asy
   const bogus = join(app.work, 'bogus.mp4');
   writeFileSync(bogus, randomBytes(2000));
   // Settings from an older project: the service reads them at its start (the restart reloads the page).
-  app.h.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }], 4);
+  app.h.settings.useLocal([{ id: 'f'.repeat(24), name: 'Old Annex', designs: [] }]);
   await app.h.restart();
   await app.h.drop([bogus]);
   await registerAll(page, 'Old Annex (no designs)', 1);

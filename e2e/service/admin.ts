@@ -21,7 +21,7 @@ async function parse<T>(schema: z.ZodType<T>, body: Promise<unknown>): Promise<T
  * - `GET /faults`, `POST /faults` (a FaultRuleInput, answers `{ id }`), `DELETE /faults`;
  * - `GET /settings`, `PUT /settings` (FaultSettings: presignExpiresIn s, bandwidthBytesPerSecond, latencyMs, tokenTtlSeconds,
  *   serverSideEncryption, storageRetryAfterSeconds, strictContentType, completeBatchAllParts, statusRead, progressRequiresToken,
- *   partStoreDelayMs);
+ *   partStoreDelayMs, jsonBytesPerSecond, presignQueryPadBytes, bufferingProxy);
  * - `POST /tokens/expire`: every JWT issued so far gets 401 from now on;
  * - `GET /emails`: the export emails of §4.2 (recipient, link, expiresAt);
  * - `POST /projects/:id/stage` `{ stage }`: move a project to another stage;

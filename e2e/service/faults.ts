@@ -18,11 +18,13 @@ import { z } from 'zod';
  * `latest-default-design-update-time`); sign-in uses `signin`; the progress interface uses
  * `progress`, `external-asset-categories`, `external-assets` and `signin`.
  */
-export const faultActionSchema = z.discriminatedUnion('type', [
+const faultActionSchema = z.discriminatedUnion('type', [
   /**
    * Answer with this status: S3 XML (`InternalError`, `SlowDown` for 503) on storage, JSON elsewhere.
-   * `retryAfter` (gateway and sign-in only): the `Retry-After` header sent with it, delay-seconds
-   * (`"2"`) or an HTTP-date, as RFC 9110 §10.2.3 allows; none by default.
+   * `retryAfter`: the `Retry-After` header sent with it, delay-seconds (`"2"`) or an HTTP-date, as
+   * RFC 9110 §10.2.3 allows; none by default (on storage, the `storageRetryAfterSeconds` setting's,
+   * on its 429 and 503 only). On storage it goes with this rule's answer whatever its status, as a
+   * proxy or load balancer in front of S3 may send it.
    */
   z.object({
     type: z.literal('status'),
@@ -33,8 +35,31 @@ export const faultActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('requestTimeout') }),
   /** Destroy the connection once this many body bytes arrived (0: before reading any). */
   z.object({ type: z.literal('reset'), afterBytes: z.number().int().min(0).default(0) }),
+  /**
+   * Storage UploadPart and PutObject: read the whole body, then destroy the connection without
+   * storing it or answering: a proxy or NAT that cut the connection after the last byte, before
+   * anything reached storage. The client cannot tell it from `dropWhileStoring` (which stores it).
+   */
+  z.object({ type: z.literal('resetAfterBody') }),
   /** Storage UploadPart only: store the part but answer 200 without an ETag header. */
   z.object({ type: z.literal('noEtag') }),
+  /**
+   * A slow path for this one request, at `bytesPerSecond`: on the gateway, sign-in and progress
+   * the handler does its work and its answer goes out with its status and headers at once and its
+   * body at that rate (slices of up to 1 KiB; at 1 byte/s a byte a second: an answer that
+   * trickles); on storage the request's body is read at that rate (a slow uplink for one part).
+   * It holds for the life of that connection: clearing the rules later does not speed it up, as a
+   * slow path does not heal for a connection already on it, so only the client can end it.
+   */
+  z.object({ type: z.literal('slowBody'), bytesPerSecond: z.number().int().positive() }),
+  /**
+   * Storage UploadPart: a proxy that buffers whole bodies and forwards them slowly. The body is
+   * read at full speed (every byte leaves the client at once), then the part is stored and
+   * answered only after its size at `bytesPerSecond` (5 MiB at 64 KiB/s: 80 s), stored even if the
+   * client has gone meanwhile, as the proxy goes on delivering it. Clearing the rules does not
+   * shorten a wait begun.
+   */
+  z.object({ type: z.literal('bufferedBody'), bytesPerSecond: z.number().int().positive() }),
   /** Hold the request this long (ms) before handling it. */
   z.object({ type: z.literal('latency'), ms: z.number().int().min(0).max(600_000) }),
   /**
@@ -71,6 +96,46 @@ export const faultActionSchema = z.discriminatedUnion('type', [
    */
   z.object({ type: z.literal('json'), status: z.number().int().min(200).max(599), body: z.unknown() }),
   /**
+   * Gateway, sign-in and progress only: an answer that trickles. The status and headers go at once,
+   * then the body one byte every `everyMs`: with `body: 'spaces'` (default) a space each time, for
+   * ever, the request itself left undone (JSON allows whitespace before a value, so each byte is a
+   * valid start of an answer that never ends); with `body: 'answer'` the handler does its work and
+   * its own answer goes a byte at a time (a real 1.7 KB presign answer at a byte a second takes
+   * 29 minutes). Ends when the client closes the connection; clearing the rules closes it too.
+   */
+  z.object({
+    type: z.literal('trickle'),
+    everyMs: z.number().int().min(1).max(60_000).default(1000),
+    body: z.enum(['spaces', 'answer']).default('spaces'),
+  }),
+  /**
+   * Gateway presign-missing (§4.5) only: presign as usual, then answer a part list that does not
+   * fit the file: `beyond` adds part 10001 (presigned for that number, which storage refuses),
+   * `missing` leaves out the first part listed, `duplicate` lists every part twice, `swap` gives the
+   * first two parts listed each other's URL (with one part listed, nothing changes), `zero` numbers
+   * the first part listed 0, `fileUrl` gives it a `file:///etc/passwd` URL. What a gateway with a
+   * bug in its part arithmetic, or a hostile one, may answer.
+   */
+  z.object({
+    type: z.literal('badParts'),
+    mode: z.enum(['beyond', 'missing', 'duplicate', 'swap', 'zero', 'fileUrl']),
+  }),
+  /**
+   * Do the work (finalize the upload, register the capture ...), then answer this status with an
+   * empty body: 200 with `content-type: application/json` and nothing in it (a framework whose
+   * handler returned nothing), or 204 No Content.
+   */
+  z.object({ type: z.literal('emptyAfterActing'), status: z.union([z.literal(200), z.literal(204)]) }),
+  /**
+   * Gateway add-capture (§4.4) only: register the request's captures with ids that hold what an
+   * answer may hold and an output must not pass on: each capture id carries ESC[2J, BEL, CR LF,
+   * U+009B (a C1 control terminals read as CSI) and U+202E (right-to-left override), each upload id
+   * `../../` and a BEL and ESC (sent percent-encoded in later calls' paths, which decode them back).
+   * Storage keys are made from the ids with those characters replaced, so storage holds the files
+   * as usual.
+   */
+  z.object({ type: z.literal('hostileIds') }),
+  /**
    * Do the work, then answer the handler's JSON without these fields: dotted paths, `*` for every
    * element of an array (`result.*.uploadManifest.*.status`, `upload.percentage`,
    * `parts.*.expiresIn`). The interface's response tables have no "required" column; a real
@@ -80,7 +145,7 @@ export const faultActionSchema = z.discriminatedUnion('type', [
 ]);
 export type FaultAction = z.infer<typeof faultActionSchema>;
 
-export const faultTargetSchema = z.enum(['storage', 'gateway', 'auth', 'progress']);
+const faultTargetSchema = z.enum(['storage', 'gateway', 'auth', 'progress']);
 /** Which of the local service's listeners a rule applies to. */
 export type FaultTarget = z.infer<typeof faultTargetSchema>;
 
@@ -158,6 +223,18 @@ export const faultSettingsSchema = z.object({
   presignQueryPadBytes: z.number().int().min(0).max(16_384).optional(),
   /** How the §4.9 status read answers: `ok` (default), or 404 / 405 as a gateway whose real path differs would. */
   statusRead: z.union([z.literal('ok'), z.literal(404), z.literal(405)]).optional(),
+  /**
+   * Storage behind a proxy that buffers whole request bodies: each UploadPart body is taken at
+   * once (the client sees every byte leave at the speed of the local link), then passed on to
+   * storage at `bytesPerSecond`, shared by every body in 64 KiB slices (as connections share one
+   * slow uplink), and stored and answered only then; a body the proxy holds whole is passed on
+   * even if the client has gone meanwhile. The first `afterParts` bodies from when it is set pass
+   * at once (a link that was fast and turned slow). null (default): no proxy.
+   */
+  bufferingProxy: z
+    .object({ bytesPerSecond: z.number().int().positive(), afterParts: z.number().int().min(0).default(0) })
+    .nullable()
+    .optional(),
 });
 /** Global behaviour settings, as posted to `PUT /__admin/settings`. */
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
@@ -203,9 +280,14 @@ export class FaultRegistry {
   settings: Required<
     Omit<
       FaultSettings,
-      'bandwidthBytesPerSecond' | 'serverSideEncryption' | 'storageRetryAfterSeconds' | 'jsonBytesPerSecond'
+      | 'bandwidthBytesPerSecond'
+      | 'serverSideEncryption'
+      | 'storageRetryAfterSeconds'
+      | 'jsonBytesPerSecond'
+      | 'bufferingProxy'
     >
   > & {
+    bufferingProxy: { bytesPerSecond: number; afterParts: number } | null;
     bandwidthBytesPerSecond: number | null;
     jsonBytesPerSecond: number | null;
     serverSideEncryption: 'aws:kms' | 'sse-c' | null;
@@ -224,12 +306,26 @@ export class FaultRegistry {
     partStoreDelayMs: 0,
     jsonBytesPerSecond: null,
     presignQueryPadBytes: 0,
+    bufferingProxy: null,
   };
+  /** The buffering proxy's uplink (`bufferingProxy`), shared by the bodies it passes on. */
+  readonly proxyUplink = new Throttle(() => this.settings.bufferingProxy?.bytesPerSecond ?? null);
+  /** Part bodies the buffering proxy took since it was set (the first `afterParts` pass at once). */
+  proxiedParts = 0;
   /** Shared by every storage connection, so the cap holds for all bodies together. */
   readonly throttle = new Throttle(() => this.settings.bandwidthBytesPerSecond);
   /** Every request a `hang` fault held (the newest 10,000), oldest first. */
   readonly held: HeldRequest[] = [];
+  /**
+   * Every request of the storage, gateway, sign-in and progress listeners as it was matched
+   * against the rules (the newest 10,000), oldest first, whether a rule fired or not: its target,
+   * operation, part number (storage UploadPart) and arrival (`at`, ms on this process's monotonic
+   * clock, performance.now()). For tests that act at a moment of the client's work ("once
+   * add-capture has arrived").
+   */
+  readonly requests: { target: FaultTarget; operation: string; partNumber?: number; at: number }[] = [];
   private readonly holding = new Set<() => void>();
+  private readonly trickling = new Set<() => void>();
 
   /** Adds a rule (validated; throws ZodError on bad input) and returns its id. */
   add(input: FaultRuleInput): number {
@@ -239,10 +335,20 @@ export class FaultRegistry {
     return id;
   }
 
-  /** Removes every rule, and lets every request held by a `hang` fault go on (the link is back). */
+  /**
+   * Removes every rule, lets every request held by a `hang` fault go on (the link is back), and
+   * ends every answer a `trickle` fault is sending (its connection is closed).
+   */
   clear(): void {
     this.rules = [];
     for (const release of [...this.holding]) release();
+    for (const stop of [...this.trickling]) stop();
+  }
+
+  /** Notes an answer a `trickle` fault is sending: `stop` ends it when the rules are cleared. Returns its own removal. */
+  trickle(stop: () => void): () => void {
+    this.trickling.add(stop);
+    return () => this.trickling.delete(stop);
   }
 
   /**
@@ -305,10 +411,22 @@ export class FaultRegistry {
     if (s.progressRequiresToken !== undefined) this.settings.progressRequiresToken = s.progressRequiresToken;
     if (s.jsonBytesPerSecond !== undefined) this.settings.jsonBytesPerSecond = s.jsonBytesPerSecond;
     if (s.presignQueryPadBytes !== undefined) this.settings.presignQueryPadBytes = s.presignQueryPadBytes;
+    if (s.bufferingProxy !== undefined) {
+      this.settings.bufferingProxy = s.bufferingProxy;
+      this.proxiedParts = 0;
+      this.proxyUplink.changed();
+    }
   }
 
-  /** The action to apply to this request, if a rule fires for it; counts the match either way. */
+  /** The action to apply to this request, if a rule fires for it; counts the match either way, and notes the request in `requests`. */
   take(req: RequestFacts): FaultAction | undefined {
+    this.requests.push({
+      target: req.target,
+      operation: req.operation,
+      ...(req.partNumber === undefined ? {} : { partNumber: req.partNumber }),
+      at: performance.now(),
+    });
+    if (this.requests.length > 10_000) this.requests.splice(0, this.requests.length - 10_000);
     for (const rule of this.rules) {
       if (rule.target !== req.target) continue;
       if (rule.operation && rule.operation !== req.operation) continue;
@@ -331,7 +449,7 @@ export class FaultRegistry {
  * that got faster carries at once what was waiting: a wait computed under the old cap would go
  * on holding bodies back (minutes at a few KiB/s) after the cap was cleared.
  */
-export class Throttle {
+class Throttle {
   private next = 0;
   private readonly waiting = new Set<() => void>();
   constructor(private readonly rate: () => number | null) {}

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultAction } from './faults.js';
 
 // The local service is built on node:http rather than a web framework on purpose: its fault
 // injection needs the raw socket (reset part-way through a body, hold a request, throttle reads),
@@ -15,12 +16,17 @@ export class HttpError extends Error {
   }
 }
 
-/** What a route handler gets: the request, the response, the parsed URL and the path parameters. */
+/**
+ * What a route handler gets: the request, the response, the parsed URL and the path parameters,
+ * and the fault a rule fired for this request that the handler itself acts out (faults.ts:
+ * `badParts`, `hostileIds`), if any.
+ */
 export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   url: URL;
   params: Record<string, string>;
+  fault?: FaultAction;
 }
 
 type Handler = (ctx: RouteContext) => Promise<void> | void;

@@ -20,7 +20,13 @@ import { progressFail, progressRoutes } from './progress/routes.js';
 import { refuseBodilessJson, refuseStatusRead, sendHtmlPage } from './realism.js';
 import { createStorageHandler } from './storage/server.js';
 import { DiskStore } from './storage/disk-store.js';
-import { updateAdminRoutes, updateRoutes } from './update-feed-server.js';
+import {
+  FeedFaults,
+  ensureUpdateRepository,
+  updateAdminRoutes,
+  updateRepoDir,
+  updateRoutes,
+} from './update-feed-server.js';
 
 /** Start options of the local service. Ports 0 pick free ones. */
 export interface LocalServiceOptions {
@@ -51,14 +57,22 @@ export interface LocalServiceInfo {
   authUrl: string;
   progressBaseUrl: string;
   adminUrl: string;
-  /** The update feed (electron-builder's generic provider: `latest*.yml` and installers); releases are published through the admin interface's `POST /updates`. */
+  /**
+   * The update feed: a repository of The Update Framework (`metadata/`, `targets/`) made with
+   * `release:sign` (update-feed-server.ts); releases are published through the admin interface's
+   * `POST /updates`.
+   */
   updatesUrl: string;
+  /** The path of the feed's root metadata (version 1): what an app must pin to trust the feed. */
+  updatesRoot: string;
   apiKey: string;
   projectId: string;
   /** Structure ids of the project, in seed order. */
   structures: string[];
   /** Design ids of all those structures. */
   designs: string[];
+  /** The project's name, as its people call it (the interfaces give none; a real project hands it out of band, as the structures' names). */
+  projectName: string;
   /** The structures with their names and designs (id and name). */
   namedStructures: { id: string; name: string; designs: { id: string; name: string }[] }[];
   account: { email: string; password: string };
@@ -154,10 +168,11 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   progressRoutes(progress, { store, faults });
   const admin = new Router();
   adminRoutes(admin, { store, faults, storageStats: () => ({ ...storage.stats }) });
-  const updatesDir = join(opts.dataDir, 'updates');
-  updateAdminRoutes(admin, updatesDir);
+  const updatesRoot = ensureUpdateRepository(opts.dataDir);
+  const feedFaults = new FeedFaults();
+  updateAdminRoutes(admin, opts.dataDir, feedFaults);
   const updates = new Router();
-  updateRoutes(updates, updatesDir);
+  updateRoutes(updates, updateRepoDir(opts.dataDir), feedFaults);
 
   const mounts: Mount[] = [
     { prefix: '/auth', target: 'auth', router: auth, errorBody: fail },
@@ -178,8 +193,10 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     progressBaseUrl: `${origin}/records`,
     adminUrl: `${origin}/__admin`,
     updatesUrl: `${origin}/updates`,
+    updatesRoot,
     apiKey: project.apiKey,
     projectId: project.id,
+    projectName: project.name,
     structures: project.structures.map((s) => s.id),
     designs: project.structures.flatMap((s) => s.designs.map((d) => d.id)),
     namedStructures: project.structures.map((s) => ({
@@ -239,6 +256,13 @@ async function dispatch(
         throw new HttpError(fault.status, errorBody('Internal Server Error'));
       }
       if (fault?.type === 'html') return sendHtmlPage(res, fault.status);
+      if (fault?.type === 'trickle') {
+        const answer =
+          fault.body === 'answer'
+            ? await captureAnswer(res, () => found.route.handler({ req, res, url, params: found.params }))
+            : undefined;
+        return trickleAnswer(req, res, faults, fault.everyMs, answer);
+      }
       if (fault?.type === 'json') return sendJson(res, fault.status, fault.body);
       if (fault?.type === 'statusAfterActing') {
         // The handler does its work (a capture is registered), but its answer is replaced by the error.
@@ -265,8 +289,24 @@ async function dispatch(
         for (const path of fault.paths) omitPath(body, path.split('.'));
         return sendJson(res, answer.status, body);
       }
-      if (faults.settings.jsonBytesPerSecond && mount.target !== 'progress')
+      if (fault?.type === 'slowBody')
+        throttleAnswer(res, fault.bytesPerSecond, Math.max(1, Math.min(1024, fault.bytesPerSecond)));
+      else if (faults.settings.jsonBytesPerSecond && mount.target !== 'progress')
         throttleAnswer(res, faults.settings.jsonBytesPerSecond);
+      if (fault?.type === 'emptyAfterActing') {
+        // The handler does its work; its answer is replaced by an empty one.
+        await captureAnswer(res, () => found.route.handler({ req, res, url, params: found.params }));
+        res.writeHead(
+          fault.status,
+          fault.status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8', 'content-length': 0 },
+        );
+        res.end();
+        return;
+      }
+      if (fault?.type === 'badParts' || fault?.type === 'hostileIds') {
+        await found.route.handler({ req, res, url, params: found.params, fault });
+        return;
+      }
       if (fault?.type === 'dropResponse') {
         // The handler does its work, but what it writes goes nowhere; then the connection drops.
         res.writeHead = (() => res) as unknown as typeof res.writeHead;
@@ -280,6 +320,8 @@ async function dispatch(
     await found.route.handler({ req, res, url, params: found.params });
   } catch (err) {
     if (res.headersSent) return void res.destroy();
+    // The client went away in the middle of its request (a reset, a timeout): no one to answer, nothing unexpected.
+    if (req.destroyed && (err as NodeJS.ErrnoException | null)?.code === 'ECONNRESET') return void res.destroy();
     if (err instanceof HttpError) return sendJson(res, err.status, err.body);
     // The gateway reaches storage through the SDK; a storage failure is the gateway's 502.
     const fromStorage = typeof err === 'object' && err !== null && '$metadata' in err;
@@ -335,10 +377,48 @@ function omitPath(value: unknown, path: string[]): void {
 }
 
 /**
- * Makes this answer's body go out at most `bytesPerSecond`, in 1 KiB slices: a slow downlink.
- * The headers go at once; a client that closes the connection stops the rest.
+ * Sends an answer that trickles (the `trickle` fault): its status and headers at once, then its
+ * body (`answer`; without one, a 200 whose body is spaces for ever) one byte every `everyMs`, until
+ * the body is out, the client closes the connection, or the rules are cleared (closed then).
  */
-function throttleAnswer(res: ServerResponse, bytesPerSecond: number): void {
+function trickleAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  faults: FaultRegistry,
+  everyMs: number,
+  answer: { status: number; body: string } | undefined,
+): void {
+  const bytes = answer ? Buffer.from(answer.body) : undefined;
+  res.writeHead(answer?.status ?? 200, {
+    'content-type': 'application/json; charset=utf-8',
+    ...(bytes ? { 'content-length': bytes.length } : {}),
+  });
+  let at = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed) return stop();
+    if (!bytes) return void res.write(' ');
+    res.write(bytes.subarray(at, at + 1));
+    if (++at >= bytes.length) {
+      stop();
+      res.end();
+    }
+  }, everyMs);
+  const forget = faults.trickle(() => {
+    stop();
+    req.socket.destroy();
+  });
+  function stop() {
+    clearInterval(timer);
+    forget();
+  }
+  res.once('close', stop);
+}
+
+/**
+ * Makes this answer's body go out at most `bytesPerSecond`, in slices of `slice` bytes (default
+ * 1 KiB): a slow downlink. The headers go at once; a client that closes the connection stops the rest.
+ */
+function throttleAnswer(res: ServerResponse, bytesPerSecond: number, slice = 1024): void {
   const end = res.end.bind(res);
   res.end = ((chunk?: unknown) => {
     const bytes =
@@ -347,7 +427,6 @@ function throttleAnswer(res: ServerResponse, bytesPerSecond: number): void {
         : Buffer.isBuffer(chunk)
           ? chunk
           : Buffer.from(String(chunk));
-    const slice = 1024;
     void (async () => {
       const started = Date.now();
       for (let at = 0; at < bytes.length; at += slice) {

@@ -1,10 +1,15 @@
-export type { FaultRuleInput } from './faults.js';
+export type { FaultAction, FaultRuleInput } from './faults.js';
+/** The fault rule and settings schemas, for tests that check a rule they made before posting it. */
+export { faultRuleInputSchema, faultSettingsSchema } from './faults.js';
+export type { FeedFault, FeedRequest, PublishedTarget } from './update-feed-server.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalService, LocalServiceInfo, LocalServiceOptions } from './index.js';
 import { startLocalService } from './index.js';
+import type { FeedFault, FeedRequest, PublishedTarget } from './update-feed-server.js';
+import { updateKeysDir, updateRepoDir } from './update-feed-server.js';
 
 /** A running service in a fresh temporary data folder, with helpers for tests; `stop()` removes the folder. */
 export interface TestService extends LocalService {
@@ -158,16 +163,32 @@ export function uploaderEnv(info: LocalServiceInfo, dataDir: string): Record<str
 
 /**
  * Publishes a release to the service's update feed (`info.updatesUrl`) through the admin
- * interface: the installer `content` and the channel files naming it. `sha512` (base64) replaces
- * the installer's true hash in the feed. Resolves to what the feed states; throws when the admin
- * interface does not answer 201.
+ * interface: the installer `content` and the channel files naming it, signed into the feed's
+ * repository with the service's keys (`release:sign add`); `appId` signs it for another app.
+ * Resolves to the installer's signed target; throws when the admin interface does not answer 201.
  */
 export async function publishUpdate(
   svc: TestService,
-  release: { version: string; fileName: string; content: Buffer; sha512?: string },
-): Promise<{ sha512: string; size: number; path: string }> {
+  release: { version: string; fileName: string; content: Buffer; appId?: string },
+): Promise<PublishedTarget> {
   const { content, ...rest } = release;
   const res = await svc.admin('POST', '/updates', { ...rest, contentBase64: content.toString('base64') });
   if (res.status !== 201) throw new Error(`publishing the update answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as { sha512: string; size: number; path: string };
+  return (await res.json()) as PublishedTarget;
+}
+
+/** Sets the update feed's misbehaviours (`[]` clears them): update-feed-server.ts FeedFault. Throws when refused. */
+export async function setFeedFaults(svc: TestService, rules: FeedFault[]): Promise<void> {
+  const res = await svc.admin('PUT', '/updates/faults', { rules });
+  if (res.status !== 200) throw new Error(`setting the feed's faults answered ${res.status}: ${await res.text()}`);
+}
+
+/** The requests the update feed answered so far, oldest first (path after `/updates/`, body bytes sent). */
+export async function feedRequests(svc: TestService): Promise<FeedRequest[]> {
+  return ((await (await svc.admin('GET', '/updates/requests')).json()) as { requests: FeedRequest[] }).requests;
+}
+
+/** The feed's repository folder and its private keys, for a test playing a publisher or an attacker. */
+export function feedFolders(svc: TestService): { repo: string; keys: string } {
+  return { repo: updateRepoDir(svc.dataDir), keys: updateKeysDir(svc.dataDir) };
 }

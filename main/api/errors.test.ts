@@ -1,112 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerLostError } from '../engine/part-upload.js';
 import {
-  CancelledError,
   CredentialsRefusedError,
-  FileChangedError,
   HttpStatusError,
-  LocalFileError,
   NetworkError,
-  PartIntegrityError,
   RequestNotSentError,
   StorageRefusedError,
-  classifyError,
   credentialsRefusal,
   describeRequest,
-  isTransient,
   reasonOf,
 } from './errors.js';
 
 const put = { method: 'PUT', path: '/capture-uploads/captures/x/file.mp4' };
 const call = { method: 'POST', path: '/gateway/capture-uploads/presign-missing' };
 const s3 = (status: number, code: string) => new HttpStatusError(`${code}: from storage`, status, put, code);
-
-// capture-upload-interface.md §7, "Retry classification (client guidance)", row by row, plus the
-// two sentences under the table (missing ETag, cancellation). `fromStorage` is true for part PUTs.
-describe('classifyError follows the §7 retry table', () => {
-  it.each([
-    [
-      'network error (reset)',
-      new NetworkError('No answer from the service: ECONNRESET', put, 'ECONNRESET'),
-      true,
-      'retry',
-    ],
-    [
-      'network error (refused), service call',
-      new NetworkError('No answer from the service: ECONNREFUSED', call, 'ECONNREFUSED'),
-      false,
-      'retry',
-    ],
-    ['timeout', new NetworkError('No answer from the service: ETIMEDOUT', put, 'ETIMEDOUT'), true, 'retry'],
-    ['answer lost after the last byte', new AnswerLostError('No answer', put, 'ETIMEDOUT', '"abc"'), true, 'retry'],
-    ['storage 500', s3(500, 'InternalError'), true, 'retry'],
-    ['storage 503 SlowDown', s3(503, 'SlowDown'), true, 'slowdown'],
-    ['storage 429', new HttpStatusError('Too many requests', 429, put), true, 'slowdown'],
-    ['storage 503 without S3 XML', new HttpStatusError('Storage answered 503', 503, put), true, 'slowdown'],
-    ['service 503 is retried on the backoff', new HttpStatusError('Service Unavailable', 503, call), false, 'retry'],
-    [
-      'storage refusing even fresh URLs',
-      new StorageRefusedError('Storage refused part 1', new HttpStatusError('Forbidden', 403, put)),
-      true,
-      'retry',
-    ],
-    ['storage RequestTimeout (a 400)', s3(400, 'RequestTimeout'), true, 'retry'],
-    ['storage 403', new HttpStatusError('Forbidden', 403, put), true, 'resign'],
-    ['storage AccessDenied', s3(403, 'AccessDenied'), true, 'resign'],
-    ['storage other 4xx (InvalidPart)', s3(400, 'InvalidPart'), true, 'fail'],
-    [
-      'service 422 validation',
-      new HttpStatusError('Only INSV, MP4, and CSV files are allowed', 422, call),
-      false,
-      'fail',
-    ],
-    ['service 404', new HttpStatusError('Upload not found', 404, call), false, 'fail'],
-    ['service 5xx', new HttpStatusError('Bad Gateway', 502, call), false, 'retry'],
-    ['service 401: sign in again', new HttpStatusError('Unauthorized', 401, call), false, 'reauth'],
-    ['service 403 is not a presigned URL', new HttpStatusError('Forbidden', 403, call), false, 'fail'],
-    ['missing ETag', new PartIntegrityError('Storage answered part 3 without an ETag'), true, 'retry'],
-    ['cancellation', new CancelledError(), true, 'cancel'],
-    ['cancellation of a service call', new CancelledError(), false, 'cancel'],
-    [
-      'sign-in refused the account',
-      new RequestNotSentError(new HttpStatusError('Invalid email or password', 401, call)),
-      false,
-      'fail',
-    ],
-    [
-      'sign-in unreachable',
-      new RequestNotSentError(new NetworkError('No answer', call, 'ECONNREFUSED')),
-      false,
-      'retry',
-    ],
-    ['unreadable file', new LocalFileError('/media/card/VID.insv', 'EACCES'), true, 'fail'],
-    ['changed file', new FileChangedError('/media/card/VID.insv', 'size 1 bytes, queued with 2'), true, 'fail'],
-  ] as const)('%s → %s', (_, err, fromStorage, action) => {
-    expect(classifyError(err, fromStorage)).toBe(action);
-  });
-
-  it.each([
-    [new NetworkError('x', put, 'ECONNRESET'), true],
-    [s3(500, 'InternalError'), true],
-    [s3(503, 'SlowDown'), true],
-    [s3(400, 'RequestTimeout'), true],
-    [
-      new StorageRefusedError(
-        'Storage refused part 1 of a.mp4 4 times',
-        new HttpStatusError('Storage answered 403 with a web page', 403, put),
-      ),
-      true,
-    ],
-    [new HttpStatusError('Bad Gateway', 502, call), true],
-    [new PartIntegrityError('no ETag'), true],
-    [new HttpStatusError('Only INSV, MP4, and CSV files are allowed', 422, call), false],
-    [new LocalFileError('/media/card/a.mp4', 'ENOENT'), false],
-    [new FileChangedError('/media/card/a.mp4', 'changed'), false],
-    [new Error('something unexpected'), false],
-  ] as const)('isTransient(%s) is %s: only what may pass by itself waits for the retry schedule', (err, transient) => {
-    expect(isTransient(err)).toBe(transient);
-  });
-});
 
 describe('credentialsRefusal: refusals that concern the whole queue', () => {
   it.each([

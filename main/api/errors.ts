@@ -83,6 +83,30 @@ export class ResponseShapeError extends Error {
   }
 }
 
+/**
+ * A presign-missing answer (§4.5) that does not fit what the client knows of the file: a part
+ * number outside 1…N for its size and part size, a part listed twice, a URL whose scheme cannot
+ * carry a part or whose `partNumber` query names another part, a layout other than the one
+ * registered. Thrown before any byte is sent. Asked again as §8 retries a call, then the file
+ * needs a person (retry-table.ts): a gateway whose part arithmetic is wrong answers the same
+ * tomorrow, so it is never left on the durable schedule as an outage. `message` names the file
+ * and what the answer held ("clip.mp4: the capture service listed part 10001 for a 3-part file;
+ * …"), never a URL's query (a signature is a secret).
+ */
+export class PresignAnswerError extends Error {
+  override readonly name = 'PresignAnswerError';
+  constructor(
+    readonly fileName: string,
+    /** What the answer held, as a clause: "the capture service listed part 10001 for a 3-part file". */
+    readonly detail: string,
+    readonly request: FailedRequest,
+  ) {
+    super(
+      `${fileName}: ${detail}. Nothing of it was sent. Tell the platform's support; retry the file once they have fixed it.`,
+    );
+  }
+}
+
 /** A part PUT answered 200 without an ETag header, or with one that is not the part's MD5 (§7: counts as failed). */
 export class PartIntegrityError extends Error {
   override readonly name = 'PartIntegrityError';
@@ -110,15 +134,33 @@ export class FileChangedError extends Error {
 /**
  * A local file could not be read while it was being sent: permission denied, vanished, card
  * unmounted, I/O error. Never a network error, never retried by itself: a person must make the
- * file readable again (or add it again), so `classifyError` answers `fail`.
+ * file readable again (or add it again), so the retry table (retry-table.ts) answers `fail`;
+ * but where the fault is this computer's own (ENOMEM, or EIO of a file on no card or removable
+ * drive: `removable` false), it answers `stop` (localFaultMessage).
  */
 export class LocalFileError extends Error {
   override readonly name = 'LocalFileError';
+  /** Whether the file is on a card or a removable drive (LocalFileError.onRemovableMedia), not this computer's own disk. */
+  readonly removable: boolean;
   constructor(
     readonly path: string,
     readonly code: string,
   ) {
     super(`${path} cannot be read (${code}): ${LocalFileError.advice(code)}`);
+    this.removable = LocalFileError.onRemovableMedia(path);
+  }
+
+  /**
+   * Whether `path` is on a card or a drive that can be pulled out: under a `DCIM` folder (a
+   * camera's card, as card-root.ts cardRootOf finds it), under the folders systems mount removable
+   * media in (`/media/`, `/run/media/`, `/Volumes/`), or on a Windows drive other than C:. Its
+   * read errors are the device's (a card on its way out); any other file is on this computer's own disk.
+   */
+  static onRemovableMedia(path: string): boolean {
+    const p = path.replace(/\\/g, '/');
+    if (/(^|\/)DCIM(\/|$)/i.test(p)) return true;
+    if (/^\/(media|run\/media|Volumes)\//.test(p)) return true;
+    return /^[a-z]:\//i.test(p) && !/^c:\//i.test(p);
   }
 
   /** What a person can do about a local read error, by its errno code. */
@@ -129,6 +171,7 @@ export class LocalFileError extends Error {
       return 'it is gone; reconnect the card or drive it was on, then retry the file.';
     if (code === 'EIO' || code === 'ENXIO' || code === 'ENODEV')
       return 'the card or drive failed to read; reconnect it, then retry the file.';
+    if (code === 'ETIMEDOUT') return 'the card or drive stopped answering; reconnect it, then retry the file.';
     return 'check the card or drive it is on, then retry the file.';
   }
 }
@@ -220,48 +263,18 @@ export class CancelledError extends Error {
 }
 
 /**
- * How to handle an error, following the retry classification of capture-upload-interface.md §7:
- * `retry` (network error, timeout, 5xx, storage RequestTimeout, missing ETag, storage refusing
- * even fresh URLs: back off and retry),
+ * What one failed request's own layer does with it (capture-upload-interface.md §7), as decided by
+ * the one retry table (retry-table.ts retryDecision):
+ * `retry` (back off and send it again, §8's retries),
  * `resign` (storage 403/AccessDenied: presign again and retry with the new URL),
  * `reauth` (401 from the service: sign in again, once),
  * `slowdown` (429, SlowDown, storage 503: pause every new part request for the advised time, then retry),
- * `fail` (other 4xx, changed file, bad response shape: fail the file and report it),
- * `cancel` (cancelled: stop at once).
+ * `fail` (not sent again by this layer),
+ * `cancel` (cancelled: stop at once),
+ * `stop` (a fault of this computer itself, its memory or its own disk: every file would meet it,
+ * so the engine stops with one sentence, localFaultMessage, and nothing is marked failed).
  */
-export type ErrorAction = 'retry' | 'resign' | 'reauth' | 'slowdown' | 'fail' | 'cancel';
-
-/** Decides what to do with an error; `fromStorage` tells a storage PUT from a service call. */
-export function classifyError(err: unknown, fromStorage: boolean): ErrorAction {
-  if (err instanceof CancelledError) return 'cancel';
-  if (err instanceof RequestNotSentError) {
-    const inner = classifyError(err.cause, false);
-    return inner === 'reauth' ? 'fail' : inner; // a 401 from sign-in itself means wrong credentials
-  }
-  if (err instanceof NetworkError || err instanceof PartIntegrityError || err instanceof StorageRefusedError)
-    return 'retry';
-  if (err instanceof HttpStatusError) {
-    // Storage's 503 is S3's SlowDown whatever its body says (a proxy's page, another S3 implementation).
-    if (err.status === 429 || err.s3Code === 'SlowDown' || (fromStorage && err.status === 503)) return 'slowdown';
-    if (err.status >= 500) return 'retry';
-    if (fromStorage && (err.status === 403 || err.s3Code === 'AccessDenied')) return 'resign';
-    if (fromStorage && err.s3Code === 'RequestTimeout') return 'retry';
-    if (!fromStorage && err.status === 401) return 'reauth';
-    if (err.status === 408) return 'retry';
-    return 'fail';
-  }
-  return 'fail';
-}
-
-/**
- * Whether a failure may go away by itself (network, timeouts, 5xx, 429/SlowDown, RequestTimeout,
- * storage refusing even freshly presigned URLs),
- * so that trying the file again later makes sense; false for refusals, changed files, bad shapes.
- */
-export function isTransient(err: unknown): boolean {
-  const storage = classifyError(err, true);
-  return storage === 'retry' || storage === 'slowdown' || classifyError(err, false) === 'retry';
-}
+export type ErrorAction = 'retry' | 'resign' | 'reauth' | 'slowdown' | 'fail' | 'cancel' | 'stop';
 
 /** Retry timing: how many retries after the first try, and the delay before retry `attempt` (0-based), in ms. */
 export interface RetryPolicy {
@@ -275,6 +288,30 @@ export interface RetryPolicy {
  */
 export function recommendedRetryPolicy(baseMs = 500, jitterMs = 500, retries = 4): RetryPolicy {
   return { retries, delayMs: (attempt) => baseMs * 2 ** attempt + Math.random() * jitterMs };
+}
+
+/** Whether `err` says this computer's memory could not be had: ENOMEM, SQLite's SQLITE_NOMEM, a refused allocation. */
+export function isOutOfMemory(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ENOMEM' || code === 'ERR_MEMORY_ALLOCATION_FAILED') return true;
+  if (typeof code === 'string' && code.startsWith('SQLITE_NOMEM')) return true;
+  return err instanceof RangeError && /allocation failed|out of memory/i.test(err.message);
+}
+
+/**
+ * The one sentence for a fault of this computer itself (the retry table's `stop`): what failed,
+ * where, and what to do; nothing was marked failed and nothing queued was lost, since every file
+ * would have met it. "This computer ran out of memory reading /…/VID.insv (ENOMEM): …",
+ * "This computer's own disk failed to read /…/walk.mp4 (EIO): …".
+ */
+export function localFaultMessage(err: unknown): string {
+  const path = err instanceof LocalFileError ? err.path : undefined;
+  const raw = (err as { code?: unknown } | null)?.code;
+  const code = typeof raw === 'string' ? raw : err instanceof Error ? err.message : String(err);
+  const after = 'then run again. Nothing was marked failed; nothing queued was lost.';
+  if (isOutOfMemory(err))
+    return `This computer ran out of memory${path ? ` reading ${path}` : ''} (${code}): close other programs, or run with a lower --concurrency, ${after}`;
+  return `This computer's own disk failed to read ${path ?? 'a file'} (${code}): check the disk (its health, its free space, its cable), ${after}`;
 }
 
 /** A short, human-readable reason for an error, safe to show and to log (no URLs, no secrets). */

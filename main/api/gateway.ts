@@ -1,14 +1,16 @@
 import type { OptionsInit } from 'got';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
+import type { FailedRequest } from './errors.js';
 import { CancelledError, HttpStatusError, RequestNotSentError } from './errors.js';
 import { UnreachableError } from './unreachable-error.js';
 import type { CallWatch, JsonClient, JsonClientOptions } from './http.js';
-import { createJsonGot, sendJson } from './http.js';
-import type { AddCaptureResult, PresignResponse, UploadRecord } from './schemas.js';
+import { ANSWER_BYTES, createJsonGot, sendJson } from './http.js';
+import type { AddCaptureResult, CaptureUploadStatus, PresignResponse, UploadRecord } from './schemas.js';
 import {
   absentFields,
   addCaptureResponse,
+  captureUploadStatusResponse,
   interfaceFields,
   designUpdateResponse,
   exportResponse,
@@ -72,7 +74,7 @@ export interface ReportedPart {
 export interface GatewayOptions extends JsonClientOptions {
   /**
    * Told once per answer kind and field (for this gateway's life) that an answer lacked a field
-   * the interface's tables list but this client does not need (docs/decisions/tolerant-reader.md).
+   * the interface's tables list but this client does not need (docs/decisions/0003-tolerant-reader.md).
    * The line names fields only, never values.
    */
   log?: (message: string) => void;
@@ -95,7 +97,9 @@ const TOKEN_MARGIN_MS = 5 * 60_000;
  * its retries stop at once with CancelledError (§7 "Cancellation stops retries at once").
  * Every method throws HttpStatusError (with the service's message), NetworkError (UnreachableError
  * when nothing the service understood was sent, including 404/405 on sign-in, §4.2, §4.3 and
- * §4.4), ResponseShapeError, RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
+ * §4.4; code DEADLINE_CODE, "The capture service answers too slowly", when an answer took longer
+ * than its total deadline, sized by what it should carry: http.ts jsonDeadlineMs), ResponseShapeError,
+ * RequestNotSentError (signing in failed first) or CancelledError from ./errors.js.
  */
 export class CaptureGateway {
   private readonly http: JsonClient;
@@ -217,12 +221,21 @@ export class CaptureGateway {
    */
   private async call<T>(
     path: string,
-    init: OptionsInit & { declareJson?: boolean; fixedPath?: boolean; once?: boolean },
+    init: OptionsInit & {
+      declareJson?: boolean;
+      fixedPath?: boolean;
+      once?: boolean;
+      answerBytes?: number;
+      check?: (answer: T, request: FailedRequest) => void;
+    },
     schema: z.ZodType<T>,
     callerSignal?: AbortSignal,
   ): Promise<T> {
-    const { declareJson, fixedPath, once, ...options } = init;
-    if (fixedPath) return this.call(path, { ...options, declareJson, once }, schema, callerSignal).catch(noServiceHere);
+    const { declareJson, fixedPath, once, answerBytes, check, ...options } = init;
+    if (fixedPath)
+      return this.call(path, { ...options, declareJson, once, answerBytes, check }, schema, callerSignal).catch(
+        noServiceHere,
+      );
     // abortAll() stops calls as well as the shared sign-in.
     const signal = callerSignal ? AbortSignal.any([callerSignal, this.lifetime.signal]) : this.lifetime.signal;
     // Declared only where a body goes or the section requires it (§4.2, §4.3): servers built on
@@ -243,6 +256,8 @@ export class CaptureGateway {
         },
         schema,
         signal,
+        answerBytes,
+        check,
       );
     try {
       return await send(await this.tokenForCall(signal));
@@ -309,11 +324,22 @@ export class CaptureGateway {
     return res.result;
   }
 
-  /** §4.5: presigned URLs for the parts not yet in storage (empty when the file is complete). */
-  async presignMissing(uploadId: string, signal?: AbortSignal): Promise<PresignResponse> {
+  /**
+   * §4.5: presigned URLs for the parts not yet in storage (empty when the file is complete).
+   * `parts` is the most the answer may list (the file's total parts; default 1): with
+   * ANSWER_BYTES.perPresignedPart each, it sizes the call's total deadline (http.ts jsonDeadlineMs).
+   * `check` judges each answer against what the caller knows of the file and throws when it does
+   * not fit (engine/presigned-urls.ts: PresignAnswerError, asked again as the retry table says).
+   */
+  async presignMissing(
+    uploadId: string,
+    signal?: AbortSignal,
+    parts = 1,
+    check?: (answer: PresignResponse, request: FailedRequest) => void,
+  ): Promise<PresignResponse> {
     return this.call(
       `/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/presign-missing`,
-      { method: 'POST' },
+      { method: 'POST', answerBytes: ANSWER_BYTES.small + parts * ANSWER_BYTES.perPresignedPart, check },
       this.noting('presign-missing', presignResponse),
       signal,
     );
@@ -326,11 +352,25 @@ export class CaptureGateway {
   async completeBatch(uploadId: string, parts: ReportedPart[], signal?: AbortSignal): Promise<UploadRecord> {
     const res = await this.call(
       `/upload-service/uploads/${encodeURIComponent(uploadId)}/parts/complete-batch`,
-      { method: 'POST', json: { parts } },
+      { method: 'POST', json: { parts }, answerBytes: ANSWER_BYTES.uploadRecord },
       this.noting('complete-batch', uploadRecordResponse),
       signal,
     );
     return { ok: res.ok, status: res.upload?.status, missingParts: res.upload?.missingParts };
+  }
+
+  /**
+   * §4.8: the capture's upload status (`uploadStatus` `pending`, `uploading` or `complete`, and
+   * the file counts), each undefined when the answer did not give it. `captureId` is sent
+   * percent-encoded: it is the service's own, and may hold anything.
+   */
+  async captureUploadStatus(captureId: string, signal?: AbortSignal): Promise<CaptureUploadStatus> {
+    return this.call(
+      `/captures/api/v1/external-captures/${encodeURIComponent(captureId)}/upload-status`,
+      { method: 'GET' },
+      captureUploadStatusResponse,
+      signal,
+    );
   }
 
   /**
@@ -341,7 +381,7 @@ export class CaptureGateway {
     const q = syncFromS3 ? '?syncFromS3=true' : '';
     const res = await this.call(
       `/upload-service/uploads/${encodeURIComponent(uploadId)}/status${q}`,
-      { method: 'GET' },
+      { method: 'GET', answerBytes: ANSWER_BYTES.uploadRecord },
       uploadRecordResponse,
       signal,
     );

@@ -1,3 +1,5 @@
+import type { ClientRequest } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Got, Method, OptionsInit, RequestError } from 'got';
 import { HTTPError, TimeoutError, got } from 'got';
 import type { z } from 'zod';
@@ -14,10 +16,11 @@ import { UnreachableError, unreachableFrom } from './unreachable-error.js';
 import { parseS3Error, s3ErrorText } from './s3-error.js';
 import { retryAfterMs } from './storage-answer.js';
 import { withRetries } from './retry.js';
+import { DEADLINE_CODE } from './retry-table.js';
 import { errorBody } from './schemas.js';
 
 /** How long making a connection, and then its TLS handshake, may take (ms) before the address counts as unreachable. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * The most of an error answer's body that is read (bytes): the interface's error JSON and S3's XML
@@ -33,10 +36,36 @@ export const MAX_ERROR_BODY = 64 * 1024;
  * whose URLs carry 4 KiB queries (STS session tokens) are about 45 MB; this leaves room above it.
  * A larger answer stops being read there and its connection is closed.
  */
-export const MAX_ANSWER_BODY = 64 * 1024 * 1024;
+const MAX_ANSWER_BODY = 64 * 1024 * 1024;
 
 /** The idle timeout of a JSON call by default (ms): no byte sent or received for this long. */
-export const JSON_IDLE_TIMEOUT_MS = 60_000;
+const JSON_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * The slowest link the client is built for (bytes per second): the rate at which an answer's
+ * bytes still count as coming (a call's total deadline, the gateway watcher) and a part's bytes
+ * as going (main/engine/stall.ts). A link slower than this is told as too slow, not waited out.
+ */
+export const SLOWEST_LINK_BYTES_PER_S = 16 * 1024;
+
+/**
+ * What a JSON answer of the interface should carry at most (bytes), to size its total deadline:
+ * a sign-in, an add-capture summary with its manifest, a design time or export answer (a few
+ * hundred bytes each, 16 KiB with room); an upload record whose `missingParts` lists up to 10,000
+ * part numbers (§4.7, §4.9); and per presigned part of §4.5 (its URL, with a 4 KiB STS query, and
+ * its fields).
+ */
+export const ANSWER_BYTES = { small: 16 * 1024, uploadRecord: 128 * 1024, perPresignedPart: 8 * 1024 } as const;
+
+/**
+ * A JSON call's total deadline (ms), counted from its connection: the idle timeout (`idleMs`, for
+ * the service to do its work and start answering) plus `answerBytes` at `minRate` bytes per
+ * second. A call can trickle (its status, then a byte now and then) without ever being silent:
+ * this is what ends it (docs/engine.md, "Every wait has a deadline").
+ */
+function jsonDeadlineMs(idleMs: number, answerBytes: number, minRate = SLOWEST_LINK_BYTES_PER_S): number {
+  return idleMs + Math.ceil((answerBytes * 1000) / minRate);
+}
 
 /** Options shared by the JSON clients. Times in ms, sizes in bytes. */
 export interface JsonClientOptions {
@@ -45,28 +74,38 @@ export interface JsonClientOptions {
    * Idle timeout in ms (default 60 000): the call fails when no byte is sent or received for this
    * long, waiting for the answer included. An answer that keeps arriving is read to its end however
    * long it takes (a §4.5 answer of thousands of URLs on a slow downlink): timeouts count silence,
-   * not work (docs/decisions/tolerant-json-idle-timeout.md).
+   * not work (docs/decisions/0006-json-idle-timeout.md).
    */
   timeoutMs?: number;
   /** The most of a success answer's body that is read (default MAX_ANSWER_BODY). */
   maxAnswerBytes?: number;
+  /**
+   * The slowest link (bytes per second, default SLOWEST_LINK_BYTES_PER_S) at which an answer of
+   * the size it should carry must arrive: with the idle timeout, its total deadline (jsonDeadlineMs).
+   */
+  minLinkRate?: number;
+  /** Who answers, as said when an answer is too slow (default "The capture service"). */
+  service?: string;
 }
 
 /**
- * One call watched by whoever tells a silent service from a slow one (main/engine/gateway-watch.ts;
- * docs/engine.md, "A silent capture gateway"): `alive()` each time the service shows life (the
- * answer's headers, a byte of its body, or its end, whatever the status), `close()` once when the
- * try ends, however it ends.
+ * One call watched by whoever tells a silent or trickling service from a slow one
+ * (main/engine/gateway-watch.ts; docs/engine.md, "A silent capture gateway"): `alive()` when an
+ * answer begins (its headers, whatever the status) and when it ends, `received(bytes)` as its body
+ * arrives, `close()` once when the try ends, however it ends.
  */
 export interface CallWatch {
+  /** An answer began (its status and headers) or ended: the service answered. */
   alive(): void;
+  /** `bytes` of the answer's body have arrived so far: life only at the pace they came (gateway-watch.ts). */
+  received(bytes: number): void;
   close(): void;
 }
 
 /**
  * A JSON client: a got instance with got's own retry off (`retry: { limit: 0 }`), and the policy
  * by which `sendJson` retries its calls itself (main/api/retry.ts, the one owner of JSON-call
- * retries: network errors, timeouts and the statuses of its RETRIED_STATUSES, per
+ * retries: what the one retry table (retry-table.ts) retries for a service call, per
  * capture-upload-interface.md §7, with the delays of §8). A call that must not be repeated (add-capture) uses a client whose policy has 0 retries.
  */
 export interface JsonClient {
@@ -76,6 +115,12 @@ export interface JsonClient {
   maxAnswerBytes: number;
   /** Opens a watch for each try of a call (CallWatch); none by default. */
   watch?: () => CallWatch;
+  /** The idle timeout (ms) its calls were made with, the base of their total deadline. */
+  idleMs: number;
+  /** The slowest link its answers must keep up with (bytes per second; JsonClientOptions.minLinkRate). */
+  minLinkRate: number;
+  /** Who answers, for the message of an answer too slow. */
+  service: string;
 }
 
 /**
@@ -100,15 +145,28 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
     // Retries are withRetries' alone (retry.ts): two layers repeating one call multiply its tries.
     retry: { limit: 0 },
   });
-  return { got: instance, retry: policy, maxAnswerBytes: opts.maxAnswerBytes ?? MAX_ANSWER_BODY };
+  return {
+    got: instance,
+    retry: policy,
+    maxAnswerBytes: opts.maxAnswerBytes ?? MAX_ANSWER_BODY,
+    idleMs: opts.timeoutMs ?? JSON_IDLE_TIMEOUT_MS,
+    minLinkRate: opts.minLinkRate ?? SLOWEST_LINK_BYTES_PER_S,
+    service: opts.service ?? 'The capture service',
+  };
 }
 
 /**
  * Sends one request and returns its body parsed by `schema`, sending it again as `client.retry`
  * says for what §7 retries (withRetries). When `signal` aborts, the request and any wait between
- * tries stop at once with CancelledError.
+ * tries stop at once with CancelledError. Each try has a total deadline: jsonDeadlineMs of the
+ * client's idle timeout and `answerBytes`, what its answer should carry at most (default
+ * ANSWER_BYTES.small).
  * Throws HttpStatusError (with the service's `message`) for an error status, NetworkError when no
- * answer arrived, ResponseShapeError when a 2xx body is not JSON of the expected shape.
+ * answer arrived (code DEADLINE_CODE when the answer took longer than its deadline: "… answers too
+ * slowly"), ResponseShapeError when a 2xx body is not JSON of the expected shape. `check`, when
+ * given, judges each parsed answer inside the try (what it throws is retried or not as the retry
+ * table says for it, as any failure of the try is): an answer of the right shape that does not fit
+ * what the caller knows (engine/presigned-urls.ts).
  */
 export function sendJson<T>(
   client: JsonClient,
@@ -116,24 +174,37 @@ export function sendJson<T>(
   init: OptionsInit,
   schema: z.ZodType<T>,
   signal?: AbortSignal,
+  answerBytes: number = ANSWER_BYTES.small,
+  check?: (answer: T, request: FailedRequest) => void,
 ): Promise<T> {
+  const deadlineMs = jsonDeadlineMs(client.idleMs, answerBytes, client.minLinkRate);
   return withRetries(
     client.retry,
-    () => sendOnce(client.got, url, init, schema, client.maxAnswerBytes, signal, client.watch?.()),
+    async () => {
+      const answer = await sendOnce(client, url, init, schema, deadlineMs, signal, client.watch?.());
+      check?.(answer, describeRequest((init.method ?? 'GET').toUpperCase(), url));
+      return answer;
+    },
     signal,
   );
 }
 
-/** One try of sendJson, with the same errors; an answer over `maxAnswerBytes` is a ResponseShapeError. `watch` hears its signs of life. */
+/**
+ * One try of sendJson, with the same errors; an answer over `client.maxAnswerBytes` is a
+ * ResponseShapeError, one not whole `deadlineMs` after its connection was made a NetworkError
+ * with DEADLINE_CODE. `watch` hears its signs of life.
+ */
 async function sendOnce<T>(
-  client: Got,
+  jsonClient: JsonClient,
   url: string,
   init: OptionsInit,
   schema: z.ZodType<T>,
-  maxAnswerBytes: number,
+  deadlineMs: number,
   signal?: AbortSignal,
   watch?: CallWatch,
 ): Promise<T> {
+  const client = jsonClient.got;
+  const maxAnswerBytes = jsonClient.maxAnswerBytes;
   const method = (init.method ?? 'GET').toUpperCase() as Method;
   const request = describeRequest(method, url);
   let body: string;
@@ -141,6 +212,10 @@ async function sendOnce<T>(
   let tooLarge: number | undefined;
   // Set once a success answer grew past maxAnswerBytes and reading it was stopped.
   let answerTooLarge = false;
+  // Set once the deadline passed and the request was stopped: the body's bytes so far, and when.
+  let tooSlow: { bytes: number; afterMs: number } | undefined;
+  let received = 0;
+  let deadline: NodeJS.Timeout | undefined;
   try {
     signal?.throwIfAborted();
     // got's own `signal` stops the request at once; with its retry off there is no sleep of got's
@@ -156,16 +231,28 @@ async function sendOnce<T>(
     let errorStatus: number | undefined;
     // The status as soon as the headers arrive (got's own 'response' comes after the whole body).
     // (got's `on` hands back the request's own promise, awaited below: `void` marks it seen.)
-    void pending.on(
-      'request',
-      (req: { once(event: 'response', fn: (res: { statusCode?: number }) => void): unknown }) =>
-        req.once('response', (res) => {
-          watch?.alive();
-          errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined;
-        }),
-    );
+    // The deadline counts from the connection (its making has a timeout of its own, and a
+    // connection reused by keep-alive is made already).
+    const startDeadline = () => {
+      const from = performance.now();
+      deadline ??= setTimeout(() => {
+        tooSlow = { bytes: received, afterMs: performance.now() - from };
+        pending.cancel();
+      }, deadlineMs);
+    };
+    void pending.on('request', (req: ClientRequest) => {
+      req.once('socket', (socket: Socket) => {
+        if (socket.connecting) socket.once('connect', startDeadline);
+        else startDeadline();
+      });
+      req.once('response', (res) => {
+        watch?.alive();
+        errorStatus = (res.statusCode ?? 0) >= 400 ? res.statusCode : undefined;
+      });
+    });
     void pending.on('downloadProgress', (p: { transferred: number }) => {
-      if (p.transferred > 0) watch?.alive();
+      received = p.transferred;
+      if (p.transferred > 0) watch?.received(p.transferred);
       if (errorStatus !== undefined && tooLarge === undefined && p.transferred > MAX_ERROR_BODY) {
         tooLarge = errorStatus;
         pending.cancel(); // destroys the socket: nothing more of the body is read
@@ -180,9 +267,16 @@ async function sendOnce<T>(
       headers: Record<string, string | string[] | undefined>;
     };
     body = res.body;
+    watch?.alive();
     if (isWebPage(res.headers['content-type'], body)) throw webPage(request);
   } catch (err) {
     if (signal?.aborted) throw new CancelledError();
+    if (tooSlow)
+      throw new NetworkError(
+        `${jsonClient.service} answers too slowly: ${tooSlow.bytes} bytes in ${Math.round(tooSlow.afterMs / 1000)} s, more than an answer of this call may take (${Math.round(deadlineMs / 1000)} s at the slowest link accepted, ${Math.round(jsonClient.minLinkRate / 1024)} KiB/s)`,
+        request,
+        DEADLINE_CODE,
+      );
     if (answerTooLarge)
       throw new ResponseShapeError(
         `${method} ${request.path} answered more than ${Math.round(maxAnswerBytes / 1024 / 1024)} MiB (not read)`,
@@ -197,6 +291,7 @@ async function sendOnce<T>(
     if (err instanceof UnreachableError) throw err;
     throw toClientError(err, request);
   } finally {
+    clearTimeout(deadline);
     watch?.close();
   }
   let json: unknown;
@@ -220,7 +315,7 @@ async function sendOnce<T>(
  * Turns a got error into HttpStatusError (with the service's message, S3's code, and the wait its
  * Retry-After asked for in ms) or NetworkError (never exposing the URL's query or headers).
  */
-export function toClientError(err: unknown, request: FailedRequest): Error {
+function toClientError(err: unknown, request: FailedRequest): Error {
   if (err instanceof HTTPError) {
     const status = err.response.statusCode;
     const text = typeof err.response.body === 'string' ? err.response.body : '';

@@ -4,7 +4,7 @@ import { MiB, useServiceKit } from '../testing/kit.js';
 import { NetworkError, ResponseShapeError } from './errors.js';
 import { CaptureGateway } from './gateway.js';
 
-// Timeouts of JSON calls count silence, not work (docs/decisions/tolerant-json-idle-timeout.md).
+// Timeouts of JSON calls count silence, not work (docs/decisions/0006-json-idle-timeout.md).
 //
 // The case it scales down: a 5 GiB recording at 5 MiB parts is 1,024 parts; with 4 KiB queries
 // (STS-signed URLs) §4.5 answers about 4.77 MB, which a 32 KiB/s downlink takes ~147 s to bring,
@@ -35,7 +35,8 @@ describe('JSON calls: an idle timeout, not a whole-request one', () => {
     // Counts the presign calls that reach the gateway (a rule that fires on every match, doing nothing).
     await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'latency', ms: 0 } });
     const started = performance.now();
-    const res = await g.presignMissing(manifest[0]!.uploadId);
+    // The file's part count sizes the call's total deadline (what such an answer may carry at 16 KiB/s), never its silence.
+    const res = await g.presignMissing(manifest[0]!.uploadId, undefined, PARTS);
     const tookMs = performance.now() - started;
     expect(res.parts.map((p) => p.partNumber)).toEqual(Array.from({ length: PARTS }, (_, i) => i + 1));
     for (const p of res.parts) expect(new URL(p.url).searchParams.get('X-Amz-Security-Token')).toHaveLength(4096);
@@ -71,9 +72,11 @@ describe('JSON calls: an idle timeout, not a whole-request one', () => {
 
 describe('the engine on a slow downlink with long presigned queries', () => {
   it('starts and completes the upload: the presign answer, 2.7 × the idle timeout long, is read once and whole', async () => {
-    // 3 parts with 4 KiB queries (~13.5 KB) at 2 KiB/s: ~6.7 s against a 2.5 s idle timeout.
+    // 3 parts with 4 KiB queries (~13.5 KB) at 2 KiB/s: ~6.7 s against a 2.5 s idle timeout. The
+    // slowest link accepted is scaled down with the rest (1 KiB/s), so the call's total deadline
+    // (what 3 presigned parts may carry at that rate) stands well above the 6.7 s.
     const file = kit.file('slow-downlink.mp4', 11 * MiB);
-    const u = kit.uploader('slow-downlink', { apiIdleTimeoutMs: TIMEOUT_MS });
+    const u = kit.uploader('slow-downlink', { apiIdleTimeoutMs: TIMEOUT_MS, minLinkRate: 1024 });
     const { queued } = await u.add([file.path], { structure: kit.structure(), type: 'interior' });
     await settings({ presignQueryPadBytes: 4096, jsonBytesPerSecond: 2 * 1024 });
     await kit.fault({ target: 'gateway', operation: 'presign-missing', times: 0, action: { type: 'latency', ms: 0 } });

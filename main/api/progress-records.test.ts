@@ -207,3 +207,38 @@ describe('its own sign-in, used when a call answers 401', () => {
     expect(k.tokens?.token).toBeTruthy();
   });
 });
+
+describe('the points of an asset (§2 ExternalAsset points)', () => {
+  const asset = (points: unknown) => ({
+    _id: 'a1',
+    category: 'c1',
+    shape: 'Polyline',
+    points,
+    stages: [{ _id: 's1', percentage: 10 }],
+  });
+
+  it('are read as the service gives them, each point a pair of finite numbers', async () => {
+    const points = [
+      { x: 0, y: 0 },
+      { x: -12.5, y: 3e6, z: 4 },
+    ];
+    await answer('external-assets', 200, { success: true, result: [asset(points)] });
+    expect((await client().assets('s', 'c1'))[0]!.points).toEqual(points);
+  });
+
+  it('refuse a point that is not { x: number, y: number }, naming the asset and the point', async () => {
+    for (const bad of [{ x: '3', y: 4 }, { x: 3 }, null, [3, 4]]) {
+      await answer('external-assets', 200, {
+        success: true,
+        result: [asset([{ x: 1, y: 2 }]), asset([{ x: 1, y: 2 }, bad])],
+      });
+      await expect(client().assets('s', 'c1')).rejects.toMatchObject({
+        name: 'ResponseShapeError',
+        message: expect.stringMatching(
+          /^GET \/\S+\/api\/external-assets answered an unexpected shape: result\.1\.points\.1 a point \{ x: number, y: number \}$/,
+        ),
+      });
+      await svc.admin('DELETE', '/faults');
+    }
+  });
+});

@@ -11,13 +11,13 @@ import { createJsonGot, sendJson } from './http.js';
 const ymd = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date in YYYY-MM-DD form');
 
 /** §2 Progress. `date` YYYY-MM-DD; `status` "In Progress" or "Completed" (others: not shown, so any string is read). */
-export const progressEntry = z
+const progressEntry = z
   .object({ id: z.string(), projectId: z.string(), date: ymd, status: z.string(), details: z.string() })
   .passthrough();
 export type ProgressEntry = z.infer<typeof progressEntry>;
 
 /** §2 Stage of an ExternalAssetCategory. */
-export const assetStage = z
+const assetStage = z
   .object({
     _id: z.string(),
     name: z.string(),
@@ -27,10 +27,9 @@ export const assetStage = z
     measurement: z.string().optional(),
   })
   .passthrough();
-export type AssetStage = z.infer<typeof assetStage>;
 
 /** §2 ExternalAssetCategory (the fields this client uses are required). */
-export const assetCategory = z
+const assetCategory = z
   .object({
     _id: z.string(),
     id: z.string().optional(),
@@ -43,13 +42,30 @@ export const assetCategory = z
   .passthrough();
 export type AssetCategory = z.infer<typeof assetCategory>;
 
+/**
+ * §2 ExternalAsset `points`: an array of `{ x: number, y: number }` in plan coordinates, each a
+ * finite number. Checked in one loop rather than one zod object per point: a floor of 2,000
+ * polylines of 100 points is 200,000 of them, and a schema per point cost about as much again as
+ * the rest of the answer (docs/decisions/0032-assets-answer-packed.md). The points are passed on as
+ * the service gave them (any other field of a point is left for the packing to drop).
+ */
+const planPoints = z.array(z.unknown()).superRefine((list, ctx) => {
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i] as { x?: unknown; y?: unknown } | null;
+    if (typeof p !== 'object' || p === null || !Number.isFinite(p.x) || !Number.isFinite(p.y)) {
+      ctx.addIssue({ code: 'custom', path: [i], message: 'a point { x: number, y: number }' });
+      return;
+    }
+  }
+}) as unknown as z.ZodType<{ x: number; y: number }[]>;
+
 /** §2 ExternalAsset: a polyline (`points`, plan coordinates) and how far it got in each stage (percentage 0–100, date ISO 8601). */
-export const externalAsset = z
+const externalAsset = z
   .object({
     _id: z.string(),
     category: z.string(),
     shape: z.string(),
-    points: z.array(z.object({ x: z.number(), y: z.number() })),
+    points: planPoints,
     properties: z.object({ snapshotDate: z.string().optional() }).passthrough().optional(),
     snapshot: z.string().optional(),
     doNotTrack: z.boolean().optional(),
@@ -119,6 +135,9 @@ function declaredFailure(body: unknown): string | undefined {
     : 'The service answered that the request failed, without saying why';
 }
 
+/** What an answer of the progress interface may carry at most (bytes), to size its total deadline (http.ts jsonDeadlineMs). */
+const PROGRESS_ANSWER_BYTES = 1024 * 1024;
+
 /**
  * sendJson for this interface: the body is first read for a declared failure (ProgressRefusedError),
  * then checked against `schema` (ResponseShapeError). Other errors as sendJson.
@@ -131,7 +150,8 @@ async function sendProgress<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   const method = (init.method ?? 'GET').toUpperCase();
-  const body = await sendJson(client, url, init, z.unknown(), signal);
+  // A project's asset lists run to hundreds of records: a MiB is what such an answer may carry (its deadline, http.ts).
+  const body = await sendJson(client, url, init, z.unknown(), signal, PROGRESS_ANSWER_BYTES);
   const failure = declaredFailure(body);
   if (failure !== undefined) throw new ProgressRefusedError(failure, describeRequest(method, url));
   const parsed = schema.safeParse(body);
@@ -165,7 +185,7 @@ export interface NewProgressEntry {
 /**
  * Whether `p` has the whole content of `entry` (§4 POST /progress body: date, status, details, to
  * the character; the project is the client's): all the service keeps of an entry but its id (§2),
- * so all a lost answer can be found by (docs/decisions/office-lost-answer-match.md).
+ * so all a lost answer can be found by (docs/decisions/0027-progress-lost-answer-match.md).
  */
 export function sameEntry(p: ProgressEntry, entry: NewProgressEntry): boolean {
   return p.date === entry.date && p.status === entry.status && p.details === entry.details;
@@ -197,8 +217,9 @@ export class ProgressRecordsClient {
     private readonly config: ProgressRecordsConfig,
     opts: { retry?: RetryPolicy; timeoutMs?: number; tokens?: TokenKeeper } = {},
   ) {
-    this.reads = createJsonGot({ retry: opts.retry, timeoutMs: opts.timeoutMs });
-    this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 }, timeoutMs: opts.timeoutMs });
+    const service = 'The progress service';
+    this.reads = createJsonGot({ retry: opts.retry, timeoutMs: opts.timeoutMs, service });
+    this.once = createJsonGot({ retry: { retries: 0, delayMs: () => 0 }, timeoutMs: opts.timeoutMs, service });
     let own: ProgressTokens | undefined;
     this.tokens = opts.tokens ?? { get: () => own, set: (t) => (own = t) };
   }
@@ -374,11 +395,13 @@ const WHERE = {
     account: 'correct them in Settings',
     key: 'check them in Settings',
     address: 'check the progress address in Settings',
+    discard: 'discard the entry',
   },
   cli: {
     account: 'correct CAPTURE_EMAIL and CAPTURE_PASSWORD (or --email, --password)',
     key: 'check CAPTURE_API_KEY, CAPTURE_PROJECT_ID and the account (or --api-key, --project-id, --email, --password)',
     address: 'check CAPTURE_PROGRESS_URL (or --progress-url)',
+    discard: 'give the entry up with `capture-uploader progress drop ID`',
   },
 } as const;
 
@@ -388,10 +411,16 @@ const WHERE = {
  * what was sent, 401 the account or API key, 429 the service asking to wait, 5xx the service
  * failing; a refused sign-in whose message says the account is locked says so (a new password
  * would not help); an answer of a shape §4 does not give, the address to check. `where` names the
- * place of the settings (default the app's). Answers undefined for an error that is not an answer
- * of the service (`reasonOf` describes those). Never throws.
+ * place of the settings (default the app's). `about` is what was refused: a read or a call answered
+ * at once (`'call'`, the default), or an entry of the outbox (`'outbox entry'`), which alone can be
+ * given up, so only its 403 offers to discard it. Answers undefined for an error that is not an
+ * answer of the service (`reasonOf` describes those). Never throws.
  */
-export function explain(err: unknown, where: SettingsPlace = 'app'): string | undefined {
+export function explain(
+  err: unknown,
+  where: SettingsPlace = 'app',
+  about: 'call' | 'outbox entry' = 'call',
+): string | undefined {
   const at = WHERE[where];
   if (err instanceof ProgressSignInError) {
     if (/\block(ed)?\b/i.test(err.message))
@@ -409,7 +438,7 @@ export function explain(err: unknown, where: SettingsPlace = 'app'): string | un
   if (!(err instanceof HttpStatusError)) return undefined;
   if (err.status === 401) return `The progress service refuses the account or API key (${err.message}): ${at.key}.`;
   if (err.status === 403)
-    return `The progress service does not allow this (${err.message}): ask an administrator of the project for access, or discard the entry.`;
+    return `The progress service does not allow this (${err.message}): ask an administrator of the project for access${about === 'outbox entry' ? `, or ${at.discard}` : ''}.`;
   if (err.status === 404) return `Not found at the progress service: ${err.message}.`;
   if (err.status === 429) return `The progress service asks to wait (${err.message}); it is tried again in a moment.`;
   if (err.status >= 400 && err.status < 500)

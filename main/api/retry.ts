@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from './errors.js';
-import { CancelledError, HttpStatusError, NetworkError } from './errors.js';
+import { CancelledError, HttpStatusError } from './errors.js';
+import { retryDecision } from './retry-table.js';
 
 /**
  * The one in-process retry of a gateway or progress-records call (capture-upload-interface.md
@@ -10,41 +12,28 @@ import { CancelledError, HttpStatusError, NetworkError } from './errors.js';
  */
 
 /**
- * Statuses a JSON call is sent again for: 408 and 429, and the 5xx of §7's retry classification that
- * can pass (500, 502–504; 501 and 505 say the call will never be served, so they are not repeated);
- * 521/522/524 are a CDN's "origin down".
+ * Whether a failed JSON call is sent again within the call: the retry table's decision for a
+ * service call (retry-table.ts retryDecision, §7) is `retry`.
  */
-export const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504, 521, 522, 524]);
-
-/**
- * Network error codes a JSON call is sent again for: a reset, refused or timed-out connection, a
- * name that did not resolve (yet). A TLS failure or a web page in the service's place is not
- * retried: it will answer the same a second later.
- */
-export const RETRIED_CODES: ReadonlySet<string> = new Set([
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'EADDRINUSE',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ENOTFOUND',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-/**
- * A Retry-After longer than this (ms) is not waited out inside one call: the call fails and the
- * durable schedule, whose waits survive a restart, takes the file over.
- */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-/** Whether a failed JSON call is sent again (§7): the statuses and network codes above. */
 export function isRetriedCallError(err: unknown): boolean {
-  if (err instanceof HttpStatusError)
-    return RETRIED_STATUSES.has(err.status) && (err.retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
-  if (err instanceof NetworkError) return err.code !== undefined && RETRIED_CODES.has(err.code);
-  return false;
+  return retryDecision(err, 'call').action === 'retry';
 }
+
+/** A retry about to wait: which (1 for the first retry), of how many at most, the wait (ms) and the failure it follows. */
+export interface RetryNote {
+  retry: number;
+  of: number;
+  waitMs: number;
+  error: unknown;
+}
+
+/**
+ * Who hears of the retries of the calls made inside `retryWatch.run(listener, fn)`: each retry,
+ * before its wait, calls the listener (which must not throw). For a caller that tells a person
+ * its call is being tried again (the default designs' export request, main/service/handlers/designs.ts);
+ * the calls made elsewhere hear nothing.
+ */
+export const retryWatch = new AsyncLocalStorage<(note: RetryNote) => void>();
 
 /**
  * Runs `attempt` and, while it fails with an error {@link isRetriedCallError} accepts, runs it
@@ -63,8 +52,10 @@ export async function withRetries<T>(policy: RetryPolicy, attempt: () => Promise
       if (signal?.aborted) throw new CancelledError();
       if (n >= policy.retries || !isRetriedCallError(err)) throw err;
       const asked = err instanceof HttpStatusError ? (err.retryAfterMs ?? 0) : 0;
+      const waitMs = Math.max(policy.delayMs(n), asked);
+      retryWatch.getStore()?.({ retry: n + 1, of: policy.retries, waitMs, error: err });
       try {
-        await sleep(Math.max(policy.delayMs(n), asked), undefined, { signal });
+        await sleep(waitMs, undefined, { signal });
       } catch {
         throw new CancelledError();
       }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // Response shapes of capture-upload-interface.md §2 and §4, checked on every answer so a
 // malformed reply is a clear error and not a crash further on. The response tables have no
-// "required" column, so only what this client uses is checked (docs/decisions/tolerant-reader.md):
+// "required" column, so only what this client uses is checked (docs/decisions/0003-tolerant-reader.md):
 // unknown extra fields are allowed (a newer service may add some), and so are absent ones the
 // client does not read.
 
@@ -21,9 +21,9 @@ export const designUpdateResponse = z.object({
 /**
  * §2 Capture summary, as far as this client uses it: `captureId`. The table has no "required"
  * column, so project, structure, uploadStatus, expectedFiles and completedFiles may be absent or
- * of another type without harm (docs/decisions/tolerant-reader.md).
+ * of another type without harm (docs/decisions/0003-tolerant-reader.md).
  */
-export const captureSummary = z.object({ captureId: z.string().min(1) });
+const captureSummary = z.object({ captureId: z.string().min(1) });
 
 /**
  * §2 Upload manifest entry, as far as this client uses it; sizes in bytes. `uploadId` and
@@ -31,7 +31,7 @@ export const captureSummary = z.object({ captureId: z.string().min(1) });
  * only file); `size`, when given, must equal the file's; `totalParts`, when absent, is
  * ⌈size ÷ partSize⌉ of the queued file. `fileName` and `status` are not needed.
  */
-export const manifestEntry = z.object({
+const manifestEntry = z.object({
   frameIndex: z.number().int().positive().optional(),
   uploadId: z.string().min(1),
   fileName: z.string().optional().catch(undefined),
@@ -62,7 +62,9 @@ export const presignResponse = z.object({
   totalParts: z.number().int().positive().optional(),
   parts: z.array(
     z.object({
-      partNumber: z.number().int().positive(),
+      // Any whole number: whether it is one of the file's parts is judged against the file
+      // (engine/presigned-urls.ts), which can name the file and the part in its refusal.
+      partNumber: z.number().int(),
       url: z.string().url(),
       expiresIn: z.number().positive().optional(),
     }),
@@ -75,13 +77,25 @@ export type PresignResponse = z.infer<typeof presignResponse>;
  * `missingParts`. uploadId, fileName, size, totalParts, uploadedPartsCount and percentage are
  * figures for people; their absence is no failure.
  */
-export const uploadRecord = z.object({
+const uploadRecord = z.object({
   status: z.string().optional(),
   missingParts: z.array(z.number().int()).optional(),
 });
 
 /** §4.7 complete-batch response, and this client's reading of the §4.9 status response. */
 export const uploadRecordResponse = z.object({ ok: z.boolean().optional(), upload: uploadRecord.optional() });
+
+/**
+ * §4.8 capture upload status, as far as this client uses it: `uploadStatus` (`pending`,
+ * `uploading` or `complete`) and the file counts. Each may be absent or of another type without
+ * harm (docs/decisions/0003-tolerant-reader.md): an absent figure proves nothing.
+ */
+export const captureUploadStatusResponse = z.object({
+  uploadStatus: z.string().optional().catch(undefined),
+  expectedFiles: z.number().int().nonnegative().optional().catch(undefined),
+  completedFiles: z.number().int().nonnegative().optional().catch(undefined),
+});
+export type CaptureUploadStatus = z.infer<typeof captureUploadStatusResponse>;
 
 /**
  * What the client reads from a §4.7 or §4.9 answer: the service's `ok`, the record's `status`

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { urlLifetimeSeconds } from '../engine/presigned-urls.js';
 import { absentFields, addCaptureResponse, interfaceFields, isFinalized } from './schemas.js';
 
-// The tolerant reader's rules (docs/decisions/tolerant-reader.md), one by one.
+// The tolerant reader's rules (docs/decisions/0003-tolerant-reader.md), one by one.
 
 describe("isFinalized: complete-batch's ok/status decide", () => {
   it('reads status first, then ok with no part missing', () => {

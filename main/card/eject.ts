@@ -18,7 +18,7 @@ export interface EjectResult {
 }
 
 /** The runner of the real system: child_process.execFile, 60 s at most (an eject waits for the card's writes to drain). */
-export const runCommand: CommandRunner = (command, args) =>
+const runCommand: CommandRunner = (command, args) =>
   new Promise((resolve, reject) => {
     execFile(command, [...args], { timeout: 60_000, windowsHide: true }, (err, stdout, stderr) => {
       const code = (err as NodeJS.ErrnoException | null)?.code;

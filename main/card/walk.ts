@@ -14,8 +14,7 @@ export interface UnlistableFolder {
 const SYSTEM_FOLDERS = new Set(['system volume information', '$recycle.bin', 'lost+found']);
 
 /** Whether a folder of this name is left out of a walk (hidden, or kept by the operating system). */
-export const isSkippedFolder = (name: string): boolean =>
-  name.startsWith('.') || SYSTEM_FOLDERS.has(name.toLowerCase());
+const isSkippedFolder = (name: string): boolean => name.startsWith('.') || SYSTEM_FOLDERS.has(name.toLowerCase());
 
 /**
  * Lists every file under `root` (a folder), however deep: a card's root, its `DCIM`, a camera

@@ -4,12 +4,6 @@ import ms from 'ms';
 // The parsers of the command's arguments and option values (main/cli/index.ts), apart so the
 // command's definition stays readable.
 
-/** `--concurrency` and other counts: a whole number of 1 or more. Throws commander's InvalidArgumentError (a usage error, exit 2). */
-export const positiveInt = (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of 1 or more');
-  return n;
-};
 /** A duration such as 90s, 45m or 8h (ms's units; a plain number is seconds), in ms, above 0. Throws commander's InvalidArgumentError. */
 export const duration = (v: string): number => {
   const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : ms(v as ms.StringValue);

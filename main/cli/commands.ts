@@ -9,12 +9,18 @@ import type { Logger } from '../engine/engine.js';
 import type { Uploader } from '../service/uploader.js';
 import { openUploader, partLimitBeforeRegistration } from '../service/uploader.js';
 import { startLocalService } from '../service/local-service.js';
-import type { GatewayFlags } from './config.js';
 import { resolveGatewayConfig } from './config.js';
+import type { CliSettings } from './setting-flags.js';
+import { engineSettings } from '../../shared/settings-table.js';
 import { formatBytes } from '../../shared/format.js';
 import { describeRegistration, describeSkipped, placementName } from '../../shared/registration.js';
-import { attachDisplay, drainExitCode, summaryLines } from './render.js';
-import { printable } from './printable.js';
+import { attachDisplay, drainExitCode, stoppedLine, summaryLines } from './render.js';
+import type { DrainSummary } from '../engine/engine.js';
+import type { StopSignal } from './exit-status.js';
+import { EXIT, SIGNAL_EXIT } from './exit-status.js';
+import type { StopWatch } from './stop-signals.js';
+import { STOP_GRACE_MS, watchStopSignals } from './stop-signals.js';
+import { printable, printableJson } from './printable.js';
 import { setAsideMessage } from './local-faults.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { SupportLog } from '../support/log-file.js';
@@ -24,9 +30,11 @@ import { cliLogDir } from './support-paths.js';
 // such a command runs, so `--help` and `status` start without got, zod or the media parsers.
 
 /** The options every command takes (see index.ts). */
-export interface GlobalOptions extends GatewayFlags {
+export interface GlobalOptions {
+  /** `--data-dir` as given (CAPTURE_DATA_DIR and the default are read where the folder is opened). */
   dataDir?: string;
-  concurrency: number;
+  /** The settings in force, from the settings table (setting-flags.ts cliSettings). */
+  settings: CliSettings;
   /** `--bandwidth` as a timetable (shared/bandwidth.ts; one entry for a single rate). */
   bandwidth?: TimetableEntry[];
   json?: boolean;
@@ -42,10 +50,16 @@ export interface Session {
   stopLimits(): void;
   /** The password and API key the session signs in with (the demo's too), hidden in the support log. */
   secrets: string[];
+  /** The stop signals, watched since the command started (stop-signals.ts): work stops between steps once one came. */
+  stop: StopWatch;
 }
 
 /** Opens the queue and engine (and the local service with --demo). Throws on bad settings or a queue in use. */
-export async function openSession(opts: GlobalOptions, log: Logger): Promise<Session> {
+export async function openSession(
+  opts: GlobalOptions,
+  log: Logger,
+  stop: StopWatch = watchStopSignals(),
+): Promise<Session> {
   const dataDir = resolve(
     opts.dataDir ??
       process.env.CAPTURE_DATA_DIR ??
@@ -67,16 +81,12 @@ export async function openSession(opts: GlobalOptions, log: Logger): Promise<Ses
     demo = { structures: info.structures, close: () => service.close() };
     log.info(`Local test service at ${info.baseUrl}; queue and storage in ${dataDir}`);
   } else {
-    gateway = resolveGatewayConfig(opts);
+    gateway = resolveGatewayConfig(opts.settings);
   }
-  const uploader = openUploader({
-    dataDir,
-    gateway,
-    concurrency: opts.concurrency,
-    log,
-  });
+  // The engine's options that are settings, as one named object (shared/settings-table.ts).
+  const uploader = openUploader({ ...engineSettings(opts.settings), dataDir, gateway, log });
   const stopLimits = opts.bandwidth ? applyTimetable(uploader.engine, opts.bandwidth) : () => {};
-  return { uploader, demo, dataDir, stopLimits, secrets: [gateway.password, gateway.apiKey] };
+  return { uploader, demo, dataDir, stopLimits, secrets: [gateway.password, gateway.apiKey], stop };
 }
 
 /** Stops the engine, closes the queue and the local service. */
@@ -109,13 +119,17 @@ export async function addFiles(
 ): Promise<number> {
   const structure = o.structure ?? s.demo?.structures[0];
   if (!structure) throw new Error('--structure is required: the id of the structure these captures belong to');
-  const { queued, refused, warnings } = await s.uploader.add(files, {
-    structure,
-    type: o.type ?? 'interior',
-    design: o.design,
-    capturedAt: o.capturedAt,
-  });
+  const { queued, refused, warnings } = await s.uploader.add(
+    files,
+    { structure, type: o.type ?? 'interior', design: o.design, capturedAt: o.capturedAt },
+    { signal: s.stop.aborted },
+  );
   const captures = queued.map((id) => s.uploader.queue.capture(id)!);
+  // What the queue kept with each capture (uploader.ts keepWarnings, as for the app's): said here
+  // as it is kept, each once, after the capture it concerns.
+  const kept = s.uploader.queue.activity.warnings();
+  const warned = captures.map((c) => ({ capture: c, warnings: [...new Set(kept.get(c.id) ?? [])] }));
+  const queuedPaths = new Set(queued.flatMap((id) => s.uploader.queue.filesOf(id).map((f) => f.path)));
   const states = new Set(captures.map((c) => c.state));
   const replaced = queued.length
     ? s.uploader.queue.allFiles().filter((f) => f.replacedBy !== null && queued.includes(f.replacedBy))
@@ -135,7 +149,7 @@ export async function addFiles(
         : 0;
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ type: 'added', captures: captures.map((c) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName), replaces: replaced.filter((r) => r.replacedBy === c.id).map((r) => ({ file: r.id, capture: r.captureRow })) })), refused, warnings })}\n`,
+      `${printableJson({ type: 'added', captures: warned.map(({ capture: c, warnings: w }) => ({ id: c.id, label: c.label, state: c.state, captureId: c.captureId, error: c.error, files: s.uploader.queue.filesOf(c.id).map((f) => f.fileName), replaces: replaced.filter((r) => r.replacedBy === c.id).map((r) => ({ file: r.id, capture: r.captureRow })), warnings: w })), refused, warnings })}\n`,
     );
     return exitCode;
   }
@@ -166,7 +180,12 @@ export async function addFiles(
           process.stdout.write(`    ${printable(r.path)}${r.reason === kind ? '' : `: ${printable(r.reason)}`}\n`);
     }
   }
-  for (const w of warnings) process.stderr.write(`warning: ${printable(w.path)}: ${printable(w.reason)}\n`);
+  for (const { capture: c, warnings: w } of warned)
+    for (const sentence of w)
+      process.stderr.write(`warning: capture ${c.id} "${printable(c.label)}": ${printable(sentence)}\n`);
+  // A file's warning whose capture was not queued is said by the file.
+  for (const w of warnings)
+    if (!queuedPaths.has(w.path)) process.stderr.write(`warning: ${printable(w.path)}: ${printable(w.reason)}\n`);
   if (queued.length === 0)
     process.stderr.write(
       refused.length
@@ -221,9 +240,10 @@ export async function previewAdd(
       label: c.label,
       captureDateTime: c.request.captureDateTime,
       files: c.files.map((f) => ({ path: f.path, size: f.size })),
+      warnings: c.warnings,
     });
     process.stdout.write(
-      `${JSON.stringify({ type: 'dry-run', structure, kind: o.type ?? 'interior', design: o.design ?? null, wouldRegister: fresh.map(view), alreadyQueued: queued.map(view), notUploaded: refused, warnings })}\n`,
+      `${printableJson({ type: 'dry-run', structure, kind: o.type ?? 'interior', design: o.design ?? null, wouldRegister: fresh.map(view), alreadyQueued: queued.map(view), notUploaded: refused, warnings })}\n`,
     );
     return;
   }
@@ -237,8 +257,11 @@ export async function previewAdd(
   process.stdout.write(
     `Would register ${printable(where)}: ${fileCount} file${fileCount === 1 ? '' : 's'}, ${formatBytes(bytes)}.\n`,
   );
-  for (const c of fresh)
+  for (const c of fresh) {
     process.stdout.write(`  ${printable(c.label)}  ${c.files.length} file(s)  ${c.request.captureDateTime}\n`);
+    // The app's words for the capture (shared/capture-warnings.ts), as its registration table shows them.
+    for (const w of c.warnings) process.stdout.write(`    warning: ${printable(w)}\n`);
+  }
   if (queued.length) process.stdout.write(`Already in the queue, not added again: ${queued.length} capture(s)\n`);
   const reasons = new Map<string, string[]>();
   for (const r of refused) reasons.set(r.reason, [...(reasons.get(r.reason) ?? []), r.path]);
@@ -258,34 +281,25 @@ export interface DrainFlags {
 export async function drain(s: Session, json: boolean | undefined, flags: DrainFlags = {}): Promise<number> {
   const mode = json ? 'json' : process.stdout.isTTY ? 'tty' : 'lines';
   const stop = attachDisplay((l) => s.uploader.engine.on(l), mode, process.stdout);
-  // Interrupted, the drain stops cleanly (parts stored so far are kept, files go back to pending),
-  // says what is left, and exits as shells expect: 128 + the signal's number.
-  let interrupted: 'SIGINT' | 'SIGTERM' | 'EPIPE' | undefined;
-  const onSignal = (why: 'SIGINT' | 'SIGTERM' | 'EPIPE') => {
-    interrupted ??= why;
+  // A signal stops the engine (withSession: parts stored so far are kept, files go back to
+  // pending), and withSession says what is left and exits with 128 + the signal's number. Nobody
+  // reading the output any more stops it the same way, quietly, with 141.
+  let pipeClosed = false;
+  const offPipe = onOutputClosed(() => {
+    pipeClosed = true;
     void s.uploader.engine.stop();
-  };
-  const onInt = () => onSignal('SIGINT');
-  const onTerm = () => onSignal('SIGTERM');
-  const offPipe = onOutputClosed(() => onSignal('EPIPE'));
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
-  const wait = flags.wait || flags.maxWait !== undefined;
-  const summary = await s.uploader.engine.drain({
-    wait,
-    deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined,
   });
-  process.off('SIGINT', onInt);
-  process.off('SIGTERM', onTerm);
+  const wait = flags.wait || flags.maxWait !== undefined;
+  // Stopped before it began (a signal while `run` added): nothing is started.
+  const summary = s.stop.signal
+    ? s.uploader.engine.summary()
+    : await s.uploader.engine.drain({
+        wait,
+        deadline: flags.maxWait !== undefined ? Date.now() + flags.maxWait : undefined,
+      });
   offPipe();
   stop();
-  if (interrupted === 'EPIPE') return 141; // nobody reads the output any more: as a shell's SIGPIPE
-  if (interrupted) {
-    const left = summary.waiting.length + summary.paused.length + summary.failed.length;
-    process.stderr.write(
-      `Stopped by ${interrupted}: ${summary.completed.length} file(s) completed, ${left} not yet; the parts stored so far are kept. Run drain again to carry on.\n`,
-    );
-  }
+  if (pipeClosed) return EXIT.pipeClosed; // nobody reads the output any more: as a shell's SIGPIPE
   if (json) {
     const file = (f: { fileName: string; id: number; error: string | null }) => ({
       file: f.fileName,
@@ -293,7 +307,7 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
       error: f.error,
     });
     process.stdout.write(
-      `${JSON.stringify({
+      `${printableJson({
         type: 'summary',
         exitCode: drainExitCode(summary),
         completed: summary.completed.length,
@@ -317,17 +331,17 @@ export async function drain(s: Session, json: boolean | undefined, flags: DrainF
       })}\n`,
     );
   } else for (const line of summaryLines(summary)) process.stdout.write(`${line}\n`);
-  if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
-  return drainExitCode(summary);
+  return s.stop.signal ? SIGNAL_EXIT[s.stop.signal] : drainExitCode(summary);
 }
 
 /**
- * Calls `fn` once when stdout's reader goes away (EPIPE: `drain --json | head -n 2`); later
- * writes are dropped instead of crashing. Returns the function that stops listening.
+ * Calls `fn` once when stdout's reader goes away (EPIPE: `drain --json | head -n 2`; EIO: the
+ * terminal hung up, whose SIGHUP follows); later writes are dropped instead of crashing. Returns
+ * the function that stops listening.
  */
 function onOutputClosed(fn: () => void): () => void {
   const onError = (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
+    if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
     process.stdout.write = (() => true) as typeof process.stdout.write;
     fn();
   };
@@ -372,8 +386,25 @@ export function sampleRecording(dir: string): string[] {
   });
 }
 
-/** Opens a session for one command, sets the exit status it returns, and always closes the session. */
-export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<number | void>): Promise<void> {
+/**
+ * Opens a session for one command, sets the exit status it returns, and always closes the session.
+ * A stop signal (`stop`, watched from the command's start) stops the engine at once, giving
+ * answers already on their way STOP_GRACE_MS (a registration sent, a part sent in full): what is
+ * in flight is committed, or marked for the in-doubt rules; the command's own steps stop between
+ * two (nothing new is sent); then one line on stderr says what is left (stoppedLine) and the exit
+ * status is 128 + the signal's number. A stop before the queue was opened opens nothing.
+ */
+export async function withSession(
+  g: GlobalOptions,
+  fn: (s: Session) => Promise<number | void>,
+  stop: StopWatch = watchStopSignals(),
+): Promise<void> {
+  if (stop.signal) {
+    process.stderr.write(`Stopped by ${stop.signal} before the queue was opened; nothing was changed.\n`);
+    process.exitCode = SIGNAL_EXIT[stop.signal];
+    stop.end();
+    return;
+  }
   // The support log (main/support/log-file.ts) is opened once the data dir is known: the
   // session's messages and engine events from then on go to it too.
   const support: { log?: SupportLog } = {};
@@ -388,9 +419,27 @@ export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<
       stderr.warn(m);
     },
   };
-  const s = await openSession(g, log);
+  let s: Session;
+  try {
+    s = await openSession(g, log, stop);
+  } catch (err) {
+    stop.off();
+    throw err;
+  }
   support.log = new SupportLog({ dir: cliLogDir(s.dataDir), source: 'cli', secrets: () => s.secrets });
   const offSupport = s.uploader.engine.on((e) => support.log?.event(e));
+  let stopping: Promise<void> | undefined;
+  stop.onStop(() => {
+    stopping = s.uploader.engine.stop({ sentGraceMs: STOP_GRACE_MS }).catch(() => undefined);
+  });
+  // What is left, taken before the queue closes, for a signal that comes while it closes.
+  let left: DrainSummary | undefined;
+  // Said on stderr and kept in the support log: after a hangup nobody reads the terminal.
+  const sayStopped = (signal: StopSignal, summary: DrainSummary) => {
+    const line = stoppedLine(signal, summary);
+    support.log?.message('warn', line);
+    process.stderr.write(`${line}\n`);
+  };
   try {
     // A damaged queue was moved aside: carrying on as if nothing happened would let a script
     // re-add files whose captures the old queue had registered, so stop with 2.
@@ -399,9 +448,30 @@ export async function withSession(g: GlobalOptions, fn: (s: Session) => Promise<
       process.exitCode = 2;
       return;
     }
-    process.exitCode = (await fn(s)) ?? 0;
+    let code: number | void = undefined;
+    try {
+      if (!stop.signal) code = await fn(s);
+    } catch (err) {
+      // What the stop itself ended (an intake or a copy aborted) is said below, not as an error.
+      if (!stop.signal) throw err;
+    }
+    if (stop.signal) {
+      await stopping;
+      sayStopped(stop.signal, s.uploader.engine.summary());
+      code = SIGNAL_EXIT[stop.signal];
+    }
+    process.exitCode = code ?? 0;
+    left = s.uploader.engine.summary();
   } finally {
+    const before = stop.signal;
     await closeSession(s);
+    stop.off();
+    // Stopped while the queue closed: the command had done its work; it is said so, with its status.
+    if (!before && stop.signal && left) {
+      sayStopped(stop.signal, left);
+      process.exitCode = SIGNAL_EXIT[stop.signal];
+    }
     offSupport();
+    stop.end();
   }
 }

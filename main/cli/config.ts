@@ -1,47 +1,28 @@
-import { serviceUrlProblem } from '../../shared/service-url.js';
+import { SETTINGS, settingSpec, settingsIn } from '../../shared/settings-table.js';
 import type { GatewayConfig } from '../api/gateway.js';
-
-/** Gateway settings as flags give them; each falls back to its environment variable. */
-export interface GatewayFlags {
-  baseUrl?: string;
-  authUrl?: string;
-  apiKey?: string;
-  projectId?: string;
-  email?: string;
-  password?: string;
-}
-
-const SOURCES: [keyof GatewayConfig, string, string][] = [
-  ['baseUrl', '--base-url', 'CAPTURE_BASE_URL'],
-  ['authUrl', '--auth-url', 'CAPTURE_AUTH_URL'],
-  ['apiKey', '--api-key', 'CAPTURE_API_KEY'],
-  ['projectId', '--project-id', 'CAPTURE_PROJECT_ID'],
-  ['email', '--email', 'CAPTURE_EMAIL'],
-  ['password', '--password', 'CAPTURE_PASSWORD'],
-];
+import type { CliSettings } from './setting-flags.js';
 
 /**
- * The gateway configuration from flags, else from `CAPTURE_*` environment variables.
- * Throws Error naming every missing setting and how to give it, or an address without its
- * http(s):// scheme.
+ * The settings the gateway needs (capture-upload-interface.md, sign-in and registration): the
+ * command line's required ones in the table (base URL, sign-in URL, API key, project, account).
  */
-export function resolveGatewayConfig(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const out: Partial<GatewayConfig> = {};
-  const missing: string[] = [];
-  for (const [key, flag, variable] of SOURCES) {
-    const value = flags[key] ?? env[variable];
-    if (!value) {
-      missing.push(`${variable} (or ${flag})`);
-      continue;
-    }
-    const problem = key.endsWith('Url') ? serviceUrlProblem(value) : undefined;
-    if (problem) throw new Error(`${variable} (or ${flag}) is not a usable address: ${problem}.`);
-    out[key] = key.endsWith('Url') ? value.replace(/\/+$/, '') : value;
-  }
+const GATEWAY_KEYS = settingsIn('cli').filter((k) => 'required' in SETTINGS[k]) as (keyof GatewayConfig &
+  keyof CliSettings)[];
+
+/**
+ * The gateway configuration from the command line's settings (setting-flags.ts cliSettings: each
+ * from its flag, else its `CAPTURE_*` variable, already checked by the table's rule). Throws Error
+ * naming every missing setting and how to give it.
+ */
+export function resolveGatewayConfig(settings: CliSettings): GatewayConfig {
+  const missing = GATEWAY_KEYS.filter((k) => settings[k] === '').map((k) => {
+    const s = settingSpec(k);
+    return `${s.env} (or ${s.flag!.split(' ')[0]})`;
+  });
   if (missing.length) {
     throw new Error(
       `Missing settings: ${missing.join(', ')}. Set them in the environment, or run with --demo to use the local test service.`,
     );
   }
-  return out as GatewayConfig;
+  return Object.fromEntries(GATEWAY_KEYS.map((k) => [k, settings[k]])) as unknown as GatewayConfig;
 }

@@ -11,11 +11,14 @@ import { OffloadRecorder } from '../offload/record.js';
 import { findKnownCopies, summarizeKnown } from '../offload/known-copies.js';
 import { describeKnownCard } from '../../shared/card-offer.js';
 import { removeFinishedCopies } from '../offload/retention.js';
-import { printable } from './printable.js';
+import { printable, printableJson } from './printable.js';
 import { cardRootOf } from '../card/card-root.js';
 import { ejectCard } from '../card/eject.js';
 import { setAsideMessage } from './local-faults.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
+import { reasonOf } from '../api/errors.js';
+import { SIGNAL_EXIT } from './exit-status.js';
+import type { StopWatch } from './stop-signals.js';
 
 // `capture-uploader import <card>`: a headless ingest station's offload. The
 // copying and its record are main/offload's; this file shows progress and says what follows.
@@ -77,6 +80,8 @@ export async function importCard(
     /** Copy only the recordings (`--recordings-only`); by default the whole card is copied. */
     recordingsOnly?: boolean;
     onRecording?: (files: OffloadedFile[]) => Promise<void>;
+    /** Aborted by a stop signal: the copy stops within a chunk (main/offload/offload.ts), said in one line, and this rejects. */
+    signal?: AbortSignal;
   },
 ): Promise<{ result: OffloadResult; id: number | undefined }> {
   const library = resolve(o.library ?? defaultLibrary());
@@ -114,22 +119,31 @@ export async function importCard(
   try {
     if (!o.json) process.stdout.write(`Importing ${printable(resolve(card))} into ${printable(library)}\n`);
     // No part MD5s in the copy: the upload computes each part's as it reads it for sending, so
-    // "safe to remove" waits for no hashing the copy does not need (docs/decisions/wholecard-part-md5-at-upload.md).
+    // "safe to remove" waits for no hashing the copy does not need (docs/decisions/0030-part-md5-at-upload.md).
     const upload = o.onRecording ? { onRecording: o.onRecording } : undefined;
     // A card put back is known by its content: its recordings already in the library are not
-    // copied again unless the person asks (--copy-again; docs/decisions/card-known-by-content.md).
+    // copied again unless the person asks (--copy-again; docs/decisions/0020-card-known-by-content.md).
     const known = o.copyAgain
       ? {}
       : { knownCopies: (files: Parameters<typeof findKnownCopies>[1]) => findKnownCopies(db, files) };
-    result = await offloadCard(card, {
-      library,
-      journal,
-      onProgress: progressPrinter(process.stdout, o.json),
-      // The whole card unless asked otherwise: "safe to remove" then means it may be formatted.
-      wholeCard: !o.recordingsOnly,
-      ...known,
-      ...upload,
-    });
+    try {
+      result = await offloadCard(card, {
+        library,
+        journal,
+        onProgress: progressPrinter(process.stdout, o.json),
+        // The whole card unless asked otherwise: "safe to remove" then means it may be formatted.
+        wholeCard: !o.recordingsOnly,
+        ...known,
+        ...upload,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+    } catch (err) {
+      if (o.signal?.aborted)
+        process.stderr.write(
+          `${process.stdout.isTTY && !o.json ? '\n' : ''}${reasonOf(o.signal.reason)}: the copies the import verified so far stay in the library and are recorded, half-written ones were removed. Keep the card: run import again to copy the rest.\n`,
+        );
+      throw err;
+    }
     if (!o.json && process.stdout.isTTY) process.stdout.write('\n');
     id = journal.id;
   } finally {
@@ -142,7 +156,7 @@ export async function importCard(
   const summary = summarizeKnown(result.recordings + already.length, already);
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({
+      `${printableJson({
         type: 'imported',
         offload: id ?? null,
         card: result.card,
@@ -224,9 +238,11 @@ export async function queueCopies(
   c: typeof import('./commands.js'),
   s: import('./commands.js').Session,
   files: readonly OffloadedFile[],
-  o: ImportFlags,
+  o: Pick<ImportFlags, 'structure' | 'type' | 'design' | 'capturedAt'>,
   json: boolean | undefined,
 ): Promise<number> {
+  // Stopped by a signal: a recording verified after it waits in the library for the next import or add.
+  if (s.stop.signal) return 0;
   const copies = files.filter((f) => f.verified).map((f) => f.copy);
   if (copies.length === 0) return 1;
   return c.addFiles(s, copies, o, json);
@@ -278,21 +294,39 @@ export async function runImport(
   o: ImportFlags,
   g: { dataDir?: string; json?: boolean },
   session?: { c: typeof import('./commands.js'); s: import('./commands.js').Session },
+  stop?: StopWatch,
 ): Promise<number> {
   if (o.structure !== undefined && !o.type)
     throw new Error('--type is required with --structure: interior or exterior');
   if (!session) {
-    const { result } = await importCard(card, {
-      library: o.library,
-      dataDir: g.dataDir,
-      json: g.json,
-      lock: true,
-      copyAgain: o.copyAgain,
-      recordingsOnly: o.recordingsOnly,
-    });
+    // Without a session the stop is this command's own: the line above says what is left of the
+    // copy, and the status is 128 + the signal's number (docs/cli.md "Stopped by a signal").
+    let imported;
+    try {
+      imported = await importCard(card, {
+        library: o.library,
+        dataDir: g.dataDir,
+        json: g.json,
+        lock: true,
+        copyAgain: o.copyAgain,
+        recordingsOnly: o.recordingsOnly,
+        ...(stop ? { signal: stop.aborted } : {}),
+      });
+    } catch (err) {
+      if (stop?.signal) return SIGNAL_EXIT[stop.signal];
+      throw err;
+    }
+    const { result } = imported;
     if (result.verified && !g.json) waitingForPlacement(result);
-    if (!result.verified) return 1;
-    return o.eject ? ejectImported(result, g.json) : 0;
+    // A signal that came as the copy ended stopped nothing: said, so the status (still 128 + its
+    // number, as a shell expects of a signalled command) is not read as a copy cut short.
+    if (stop?.signal) {
+      process.stderr.write(
+        `Stopped by ${stop.signal} after the copy had ended: what is printed above is the whole of it${result.verified ? '' : ' (some copies did not verify)'}.\n`,
+      );
+      return SIGNAL_EXIT[stop.signal];
+    }
+    return !result.verified ? 1 : o.eject ? await ejectImported(result, g.json) : 0;
   }
   // Each recording is queued (and registered) as soon as its copies verified, while the rest of
   // the card is still being copied: its upload does not wait for the whole card.
@@ -303,6 +337,7 @@ export async function runImport(
     json: g.json,
     copyAgain: o.copyAgain,
     recordingsOnly: o.recordingsOnly,
+    ...(stop ? { signal: stop.aborted } : {}),
     onRecording: async (files) => {
       if (files.every((f) => f.verified)) codes.push(await queueCopies(session.c, session.s, files, o, g.json));
     },
@@ -318,12 +353,12 @@ export async function runImport(
  * says what happened, on stdout when ejected, on stderr with what to do when not. Answers 0 when
  * ejected, 1 when not.
  */
-async function ejectImported(result: OffloadResult, json: boolean | undefined): Promise<number> {
+export async function ejectImported(result: OffloadResult, json: boolean | undefined): Promise<number> {
   const mountPoint = (result.files[0] && cardRootOf(result.files[0].source)) ?? result.card;
   const r = await ejectCard(mountPoint);
   if (json)
     process.stdout.write(
-      `${JSON.stringify({ type: 'eject', card: mountPoint, ejected: r.ejected, message: r.message })}\n`,
+      `${printableJson({ type: 'eject', card: mountPoint, ejected: r.ejected, message: r.message })}\n`,
     );
   else (r.ejected ? process.stdout : process.stderr).write(`${printable(r.message)}\n`);
   return r.ejected ? 0 : 1;
@@ -333,10 +368,10 @@ async function ejectImported(result: OffloadResult, json: boolean | undefined): 
 export async function printCards(json: boolean | undefined): Promise<void> {
   const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
   const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
-  if (json) process.stdout.write(`${JSON.stringify({ type: 'cards', cards })}\n`);
+  if (json) process.stdout.write(`${printableJson({ type: 'cards', cards })}\n`);
   else if (cards.length === 0)
     process.stdout.write(
-      `No Insta360 card is mounted (looked in ${mountRoots().join(', ') || 'the drive letters'}).\n`,
+      `No Insta360 card is mounted (looked in ${printable(mountRoots().join(', ')) || 'the drive letters'}).\n`,
     );
   else for (const c of cards) process.stdout.write(`${printable(c.root)}: ${describeCard(c)}\n`);
 }

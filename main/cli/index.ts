@@ -5,10 +5,16 @@
 // start, hence the bin line (`env -S`: Linux coreutils, macOS, npm's Windows shims).
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DrainFlags, GlobalOptions } from './commands.js';
-import { duration, positiveInt, rowId } from './arguments.js';
+import { duration, rowId } from './arguments.js';
+import { addSettingFlags, cliSettings, settingSource } from './setting-flags.js';
 import { APP_VERSION } from '../../shared/version.js';
 import { officeCommands } from './office-commands.js';
+import { planCommands } from './plan-commands.js';
 import { printable } from './printable.js';
+import { setTimeLocale } from '../../shared/night-summary.js';
+import { cliLocale } from './locale.js';
+import { EXIT, worstExit } from './exit-status.js';
+import { watchStopSignals } from './stop-signals.js';
 
 // What a command needs is loaded when it runs (`commands.js`: the queue, engine, got and zod;
 // `status.js`: only the queue), so `--help` and `status` start fast with 10,000 files queued.
@@ -17,25 +23,17 @@ import { printable } from './printable.js';
 // versions will need Node 22 is not for the people running this command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const program = new Command('capture-uploader')
-  .version(APP_VERSION, '--version', 'print the version and exit')
-  .description('Registers Insta360 captures with the capture gateway and uploads them in parts through presigned URLs.')
-  .option('--base-url <url>', 'capture gateway {base_url} (CAPTURE_BASE_URL)')
-  .option('--auth-url <url>', 'sign-in service {auth_url} (CAPTURE_AUTH_URL)')
-  .option('--api-key <key>', 'project API key (CAPTURE_API_KEY; prefer the variable: flags show in process lists)')
-  .option('--project-id <id>', 'project id (CAPTURE_PROJECT_ID)')
-  .option('--email <email>', 'account email (CAPTURE_EMAIL)')
-  .option('--password <password>', 'account password (CAPTURE_PASSWORD; prefer the variable)')
-  .option(
-    '--progress-url <url>',
-    'progress records {progress_base_url} (CAPTURE_PROGRESS_URL; progress and assets commands)',
-  )
-  .option('--data-dir <dir>', 'folder of the upload queue (CAPTURE_DATA_DIR; default ~/.capture-uploader)')
-  .option('--concurrency <n>', 'part uploads at once, shared by all files', positiveInt, 4)
-  .option(
-    '--bandwidth <rate>',
-    'upload limit: 512k, 2M (KiB/s, MiB/s), 8Mbit, or a daily timetable "08:00,512k 19:00,off"; at least 8k',
-  )
+// Times follow the system's locale, 24-hour ISO when none is set (main/cli/locale.ts).
+setTimeLocale(cliLocale());
+
+// The settings' flags come from the settings table (shared/settings-table.ts), in its order.
+const program = addSettingFlags(
+  new Command('capture-uploader')
+    .version(APP_VERSION, '--version', 'print the version and exit')
+    .description(
+      'Registers Insta360 captures with the capture gateway and uploads them in parts through presigned URLs.',
+    ),
+)
   .option('--json', 'one JSON object per line instead of text')
   .option('--demo', 'start the local test service in this process and use it')
   .showHelpAfterError()
@@ -48,9 +46,29 @@ const program = new Command('capture-uploader')
 // shell's SIGPIPE would, instead of an EPIPE stack trace. `drain` listens itself (commands.ts
 // onOutputClosed) to stop the engine cleanly first; then this one leaves it to drain.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
+  // EIO: the terminal hung up (SIGHUP), which stop-signals.ts listens for itself.
+  if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
   if (process.stdout.listenerCount('error') > 1) return;
   process.exit(141);
+});
+
+const PLAN_FLAG = '--plan';
+const PLAN_HELP =
+  'place each site walk where the capture plan says (capture-uploader plan show), as the app does; a card that does not match it is not queued';
+
+/** `--plan` places by the plan: the placement flags would contradict it. Throws Error naming them. */
+function placedByPlanOnly(o: { structure?: string; design?: string; type?: string; capturedAt?: string }): void {
+  const given = (['structure', 'design', 'type', 'capturedAt'] as const).filter((k) => o[k] !== undefined);
+  if (given.length)
+    throw new Error(
+      `--plan places each walk where the plan says: leave out ${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
+    );
+}
+
+// Nobody reads stderr any more (a closed pipe, a terminal that hung up): what it would say is in
+// the support log too, and the command goes on to its clean end instead of crashing.
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
 });
 
 const captureOptions = (cmd: Command) =>
@@ -60,19 +78,27 @@ const captureOptions = (cmd: Command) =>
     .option('--design <id>', 'design id')
     .option('--captured-at <iso>', 'capture time, ISO 8601 with zone (default: from the files)');
 
-/** The global options, with `--bandwidth` parsed into a timetable (one entry for a single rate). Throws Error naming the flag. */
+/**
+ * The global options: the settings in force (flag, else variable, else default: setting-flags.ts
+ * cliSettings), and `--bandwidth` parsed into a timetable (one entry for a single rate). Throws
+ * Error naming the flag or variable.
+ */
 async function globals(): Promise<GlobalOptions> {
-  const g = program.opts<Omit<GlobalOptions, 'bandwidth'> & { bandwidth?: string }>();
-  if (g.bandwidth === undefined) return { ...g, bandwidth: undefined };
+  const g = program.opts<Omit<GlobalOptions, 'bandwidth' | 'settings'>>();
+  const settings = cliSettings(g);
+  if (settings.bandwidth === '') return { ...g, settings, bandwidth: undefined };
   const { parseBandwidth } = await import('../../shared/bandwidth.js');
   try {
-    return { ...g, bandwidth: parseBandwidth(g.bandwidth) };
+    return { ...g, settings, bandwidth: parseBandwidth(settings.bandwidth) };
   } catch (err) {
-    throw new Error(`--bandwidth: ${(err as Error).message}`);
+    throw new Error(`${settingSource('bandwidth', g) ?? '--bandwidth'}: ${(err as Error).message}`);
   }
 }
 
-/** Runs `fn` with a session of the queue and engine (loaded now). */
+/**
+ * Runs `fn` with a session of the queue and engine (loaded now). The stop signals are watched
+ * from here on, before anything is loaded (commands.ts withSession says what a stop does).
+ */
 async function withSession(
   fn: (
     c: typeof import('./commands.js'),
@@ -80,9 +106,17 @@ async function withSession(
     g: GlobalOptions,
   ) => Promise<number | void>,
 ): Promise<void> {
-  const c = await import('./commands.js');
-  const g = await globals();
-  await c.withSession(g, (s) => fn(c, s, g));
+  const stop = watchStopSignals();
+  let c: typeof import('./commands.js');
+  let g: GlobalOptions;
+  try {
+    c = await import('./commands.js');
+    g = await globals();
+  } catch (err) {
+    stop.off();
+    throw err;
+  }
+  await c.withSession(g, (s) => fn(c, s, g), stop);
 }
 
 captureOptions(
@@ -90,8 +124,13 @@ captureOptions(
 )
   .option('--dry-run', 'show what would be registered where, and what would not be uploaded; queue and send nothing')
   .option('--verbose', 'list every file not queued, not only how many for each reason')
+  .option(PLAN_FLAG, PLAN_HELP)
   .action((files: string[], o) =>
     withSession(async (c, s, g) => {
+      if (o.plan) {
+        placedByPlanOnly(o);
+        return (await import('./plan-run.js')).addByPlan(c, s, files, o, g.json);
+      }
       if (!o.type && !g.demo) throw new Error('--type is required: interior or exterior');
       if (o.dryRun) await c.previewAdd(s, files, o, g.json);
       else return c.addFiles(s, files, o, g.json);
@@ -122,12 +161,28 @@ captureOptions(
     '--eject',
     "once the card is safe to remove, eject it (udisksctl on Linux, diskutil on macOS, the shell's Eject on Windows); exit 1 when it could not be",
   )
-  .action(async (card: string, o: import('./import-card.js').ImportFlags) => {
-    const g = await globals();
-    const { runImport } = await import('./import-card.js');
+  .option(PLAN_FLAG, PLAN_HELP)
+  .option('--dry-run', 'with --plan: show where the plan places the card; copy, queue and send nothing')
+  .action(async (card: string, o: import('./import-card.js').ImportFlags & { plan?: boolean; dryRun?: boolean }) => {
+    if (o.plan) {
+      placedByPlanOnly(o);
+      const { importByPlan } = await import('./plan-run.js');
+      if (o.dryRun) process.exitCode = await importByPlan(card, o, await globals());
+      else await withSession((c, s, g) => importByPlan(card, o, g, { c, s }));
+      return;
+    }
+    if (o.dryRun) throw new Error('--dry-run goes with --plan for import: it shows where the plan places the card');
     // Placed copies are queued in a session (credentials needed); copies alone only touch the queue file.
-    if (o.structure === undefined) process.exitCode = await runImport(card, o, g);
-    else await withSession((c, s) => runImport(card, o, g, { c, s }));
+    if (o.structure !== undefined)
+      return withSession(async (c, s, g) => (await import('./import-card.js')).runImport(card, o, g, { c, s }, s.stop));
+    const stop = watchStopSignals();
+    try {
+      const g = await globals();
+      const { runImport } = await import('./import-card.js');
+      process.exitCode = await runImport(card, o, g, undefined, stop);
+    } finally {
+      stop.end();
+    }
   });
 
 program
@@ -151,7 +206,8 @@ Exit status (the same for every command; see the README):
        queue is moved aside and named, with how many captures it held); nothing more was sent
   3    work is left that goes on by itself: files waiting for a scheduled retry, captures not yet
        registered (run drain again, or drain --wait)
-  130  stopped by SIGINT (Ctrl-C); 143 stopped by SIGTERM: parts stored so far are kept
+  129, 130, 143  stopped by SIGHUP (a closed terminal), SIGINT (Ctrl-C), SIGTERM: parts stored so far are
+       kept, answers already on their way get 5 s, one line says what is left; a second signal stops at once
   141  the output pipe was closed (e.g. piped into head); stopped the same way`,
   )
   .option(
@@ -311,12 +367,18 @@ captureOptions(
 ).action((files: string[], o) =>
   withSession(async (c, s, g) => {
     const paths = files.length ? files : c.sampleRecording(`${s.dataDir}/sample`);
-    await c.addFiles(s, paths, o, g.json);
-    return c.drain(s, g.json);
+    const added = await c.addFiles(s, paths, o, g.json);
+    // The queue cannot be written: registering stopped at once, and a drain would stop the same way.
+    // Stopped by a signal: no drain starts (withSession says what is left).
+    if (added === EXIT.fault || s.stop.signal) return added;
+    // Nothing queued, or a capture refused, still says 1 after a drain that had nothing left to do;
+    // a capture not registered yet (3) is the drain's to decide, since it registers first.
+    return worstExit(added === EXIT.later ? EXIT.done : added, await c.drain(s, g.json));
   }),
 );
 
 officeCommands(program);
+planCommands(program);
 
 program.parseAsync().catch(async (err: unknown) => {
   // Commander printed its own message (and the help) already; --help and --version exit 0.

@@ -16,6 +16,16 @@ describe('plainFault', () => {
     expect(said).not.toContain('unable to open database file');
   });
 
+  it('an I/O error where the disk has room is the disk failing, named; memory refused says so', () => {
+    // /tmp has more than the 64 MB the queue asks for on this machine.
+    expect(plainFault(sqliteError('SQLITE_IOERR_READ', 'disk I/O error'), '/tmp')).toBe(
+      'The disk holding /tmp failed to read or write /tmp/queue.db (SQLITE_IOERR_READ: disk I/O error): check the disk (its health, its cable), then run again. Nothing was marked failed; nothing queued was lost.',
+    );
+    expect(plainFault(sqliteError('ENOMEM', 'Cannot allocate memory'), '/tmp')).toBe(
+      'This computer ran out of memory (ENOMEM): close other programs, or run with a lower --concurrency, then run again. Nothing was marked failed; nothing queued was lost.',
+    );
+  });
+
   it('keeps any other message as it is', () => {
     expect(plainFault(new Error('Something else went wrong'), '/srv/q')).toBe('Something else went wrong');
   });

@@ -4,7 +4,7 @@ import { summaryLines } from '../../shared/night-summary.js';
 import type { WhenOptions } from '../../shared/when.js';
 import { whenAt } from '../../shared/when.js';
 import type { ActivityEntry } from '../queue/activity.js';
-import { printable } from './printable.js';
+import { printable, printableJson } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
 import { queueSummary } from './summary.js';
 
@@ -54,11 +54,11 @@ export function printLog(
   if (opts.summary) {
     // The morning summary: a few lines, or one `{ type: 'summary', … }` object (summary.ts).
     const summary = withQueueReadOnly(dataDir, (q) => queueSummary(q, since));
-    if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'summary', since, ...summary })}\n`);
+    if (opts.json) process.stdout.write(`${printableJson({ type: 'summary', since, ...summary })}\n`);
     else for (const line of summaryLines(summary)) process.stdout.write(`${printable(line)}\n`);
     return;
   }
   const entries = withQueueReadOnly(dataDir, (q) => q.activity.list({ since, limit: opts.limit ?? 10_000 }));
   if (entries.length === 0) process.stdout.write(`Nothing happened since ${whenAt(since)}.\n`);
-  for (const e of entries) process.stdout.write(`${opts.json ? JSON.stringify(e) : activityLine(e)}\n`);
+  for (const e of entries) process.stdout.write(`${opts.json ? printableJson(e) : activityLine(e)}\n`);
 }

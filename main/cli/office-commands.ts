@@ -10,7 +10,8 @@ import { Option } from 'commander';
  * categories, assets) to `program`. Each action reads the global options (--records-url and the
  * rest, see records.ts RecordsFlags) from `program` when it runs; errors are thrown to index.ts's
  * handler, which prints them without secrets and exits 2. The progress commands that send set the
- * exit status the README gives: 0 done, 1 an entry refused, 3 entries waiting for the service.
+ * exit status the README gives: 0 done, 1 an entry refused, 3 entries waiting for the service;
+ * `progress list` 4 when it answered from the copy kept (the service could not be reached).
  */
 export function officeCommands(program: Command): void {
   const records = async () => ({
@@ -22,11 +23,14 @@ export function officeCommands(program: Command): void {
     .description('progress entries of the project (progress-records-interface.md)');
   progress
     .command('list')
-    .description('list the entries, by date')
+    .description(
+      'list the entries, by date; when the service cannot be reached, the copy kept in records.db, said on stderr (exit 4)',
+    )
     .option('--date <YYYY-MM-DD>', 'only this date')
     .action(async (o: { date?: string }) => {
+      checkEntry(o);
       const { r, g } = await records();
-      await r.progressList(g, o.date);
+      process.exitCode = await r.progressList(g, o.date);
     });
   progress
     .command('show')

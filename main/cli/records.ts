@@ -2,15 +2,16 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { categorySizing, stageWork, workPhrase } from '../../shared/asset-measure.js';
+import { causeFirst } from '../../shared/causes.js';
 import { categoryMeasure, stageTotals } from '../../shared/asset-stages.js';
 import { HttpStatusError, reasonOf } from '../api/errors.js';
 import type { ProgressRecordsConfig } from '../api/progress-records.js';
 import { ProgressRecordsClient, ProgressSignInError, explain } from '../api/progress-records.js';
 import { startLocalService } from '../service/local-service.js';
-import { OfficeRecords } from '../office/office.js';
+import { OfficeRecords, isUnreachable } from '../office/office.js';
 import { RecordsStore } from '../office/records-store.js';
 import type { OutboxItemView } from '../../shared/ipc.js';
-import { printable } from './printable.js';
+import { printable, printableJson } from './printable.js';
 
 // `capture-uploader progress …` and `assets …`: the office side, progress-records-interface.md.
 // Loaded only when one of these commands runs.
@@ -48,7 +49,7 @@ interface RecordsSession {
   structures: { id: string; name: string }[];
   /** Where records.db lives (for what the command says). */
   dataDir: string;
-  /** Opened on first use: commands that only read never create records.db. */
+  /** Opened on first use: of the reads, only `progress list` creates records.db, to keep what it read. */
   office(): OfficeRecords;
   close(): Promise<void>;
 }
@@ -142,13 +143,61 @@ async function run<T>(g: RecordsFlags, fn: (s: RecordsSession) => Promise<T>): P
 // Every line is made printable here: names and details come from the service.
 const out = (text: string): void => void process.stdout.write(`${text.split('\n').map(printable).join('\n')}\n`);
 
-/** `progress list [--date YYYY-MM-DD]`: the project's entries, by date. */
-export function progressList(g: RecordsFlags, date: string | undefined): Promise<void> {
-  return run(g, async ({ client }) => {
-    const entries = await client.listProgress(date);
-    if (g.json) return out(JSON.stringify({ type: 'progress', entries }));
-    if (entries.length === 0) return out(date ? `No progress entries on ${date}.` : 'No progress entries yet.');
-    for (const e of entries) out(`${e.date}  ${e.status.padEnd(12)} ${e.id}  ${printable(e.details)}`);
+/**
+ * The exit status of a read the progress service could not answer (no answer, or a 5xx): 4, as the
+ * README's "Exit status" says. What was printed is the copy kept in records.db, said so on
+ * stderr, or nothing when none is kept. Never 2, which says the command was used wrongly.
+ */
+export const READ_FROM_COPY = 4;
+
+/**
+ * Why the progress service could not be reached, cause first in the one wording of
+ * docs/outage-words.md ("network down — No answer from the service: …"); a 5xx is the progress
+ * service failing, not the capture service that wording would name. `reason` is main/api/errors.ts reasonOf's.
+ */
+function whyAway(reason: string): string {
+  return /HTTP 5\d\d/.test(reason) ? `the progress service failed — ${reason}` : causeFirst(reason);
+}
+
+/** An ISO 8601 time as this computer's local date and time, `2026-11-27 17:40`: a copy's age is read with its date. */
+function localStamp(iso: string): string {
+  const d = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+/**
+ * `progress list [--date YYYY-MM-DD]`: the project's entries, by date, kept in records.db as the
+ * desktop app keeps them (OfficeRecords.readProgress; the same scope, so a `--data-dir` of the
+ * app's data folder reads the app's copy). When the service cannot be reached (no answer, 5xx), the
+ * copy kept is listed and a line on stderr says so, with when it was read and why; with no copy
+ * kept, that line says so and nothing is listed. Answers 0, or READ_FROM_COPY (4) in both those
+ * cases. A refusal (4xx) throws with the service's words.
+ */
+export function progressList(g: RecordsFlags, date: string | undefined): Promise<0 | typeof READ_FROM_COPY> {
+  return run(g, async (s) => {
+    const where = join(s.dataDir, 'records.db');
+    let snap: Awaited<ReturnType<OfficeRecords['readProgress']>>;
+    try {
+      snap = await s.office().readProgress(date);
+    } catch (err) {
+      if (!isUnreachable(err)) throw err;
+      process.stderr.write(
+        `${printable(`No connection to the progress service (${whyAway(reasonOf(err))}), and no copy of its entries is kept in ${where} yet: run \`capture-uploader progress list\` again once the service answers.`)}\n`,
+      );
+      if (g.json)
+        out(printableJson({ type: 'progress', entries: [], offline: true, asOf: null, offlineReason: reasonOf(err) }));
+      return READ_FROM_COPY;
+    }
+    const { value: entries, asOf, offline, offlineReason } = snap;
+    if (offline)
+      process.stderr.write(
+        `${printable(`No connection to the progress service: showing the copy kept in ${where}, as read ${localStamp(asOf)} (${whyAway(offlineReason ?? '')}).`)}\n`,
+      );
+    if (g.json) out(printableJson({ type: 'progress', entries, offline, asOf, offlineReason }));
+    else if (entries.length === 0) out(date ? `No progress entries on ${date}.` : 'No progress entries yet.');
+    else for (const e of entries) out(`${e.date}  ${e.status.padEnd(12)} ${e.id}  ${printable(e.details)}`);
+    return offline ? READ_FROM_COPY : 0;
   });
 }
 
@@ -156,7 +205,7 @@ export function progressList(g: RecordsFlags, date: string | undefined): Promise
 export function progressShow(g: RecordsFlags, id: string): Promise<void> {
   return run(g, async ({ client }) => {
     const e = await client.getProgress(id);
-    if (g.json) return out(JSON.stringify({ type: 'progress-entry', entry: e }));
+    if (g.json) return out(printableJson({ type: 'progress-entry', entry: e }));
     out(`id       ${e.id}\ndate     ${e.date}\nstatus   ${e.status}\ndetails  ${printable(e.details)}`);
   });
 }
@@ -185,7 +234,7 @@ export function progressAdd(
 ): Promise<ProgressExit> {
   return run(g, async (s) => {
     const { entry: e, queued } = await s.office().createProgress(entry);
-    if (g.json) out(JSON.stringify(e ? { type: 'progress-entry', entry: e } : { type: 'progress-queued', queued }));
+    if (g.json) out(printableJson(e ? { type: 'progress-entry', entry: e } : { type: 'progress-queued', queued }));
     else if (e) out(`recorded ${e.id}: ${e.date} ${e.status}`);
     else
       out(
@@ -211,7 +260,7 @@ export function progressSend(g: RecordsFlags): Promise<ProgressExit> {
       return [];
     });
     const outbox = s.office().outboxNow();
-    if (g.json) out(JSON.stringify({ type: 'progress-sent', sent, waiting: outbox }));
+    if (g.json) out(printableJson({ type: 'progress-sent', sent, waiting: outbox }));
     else {
       for (const e of sent) out(`recorded ${e.id}: ${e.date} ${e.status}`);
       for (const w of outbox) out(outboxLine(w));
@@ -252,7 +301,7 @@ export function progressFix(
       status: change.status ?? item.status,
       details: change.details ?? item.details,
     });
-    if (g.json) out(JSON.stringify({ type: 'progress-fixed', entry: r.entry, item: r.item }));
+    if (g.json) out(printableJson({ type: 'progress-fixed', entry: r.entry, item: r.item }));
     else if (r.entry) out(`recorded ${r.entry.id}: ${r.entry.date} ${r.entry.status}`);
     else if (r.item) out(outboxLine(r.item));
     return r.entry ? 0 : r.item?.state === 'refused' ? 1 : 3;
@@ -266,7 +315,7 @@ export function progressDrop(g: RecordsFlags, id: number): Promise<ProgressExit>
       throw new Error(
         `No entry ${id} waits to be sent; \`capture-uploader progress send\` lists those that do, with their ids.`,
       );
-    out(g.json ? JSON.stringify({ type: 'progress-dropped', id }) : `dropped ${id}: it will not be sent`);
+    out(g.json ? printableJson({ type: 'progress-dropped', id }) : `dropped ${id}: it will not be sent`);
     return 0;
   });
 }
@@ -276,9 +325,7 @@ export function assetCategories(g: RecordsFlags): Promise<void> {
   return run(g, async ({ client, structures }) => {
     const categories = await client.categories();
     if (g.json)
-      return out(
-        JSON.stringify({ type: 'asset-categories', categories, ...(structures.length ? { structures } : {}) }),
-      );
+      return out(printableJson({ type: 'asset-categories', categories, ...(structures.length ? { structures } : {}) }));
     for (const c of categories) {
       out(`${c.name}  (${c._id}, ${c.uom})`);
       for (const s of [...c.stages].sort((a, b) => a.sequence - b.sequence))
@@ -308,7 +355,7 @@ export function assetList(g: RecordsFlags, structure: string, category: string):
     const { size: _size, ...sized } = sizing;
     if (g.json)
       return out(
-        JSON.stringify({
+        printableJson({
           type: 'assets',
           category: cat.name,
           uom: cat.uom,

@@ -2,9 +2,8 @@ import cliProgress from 'cli-progress';
 import type { DrainSummary, EngineEvent } from '../engine/engine.js';
 import { formatBytes, formatEta } from '../../shared/format.js';
 import { whenAt } from '../../shared/when.js';
-import { printable } from './printable.js';
-
-export { formatBytes, formatEta };
+import { printable, printableJson } from './printable.js';
+import type { StopSignal } from './exit-status.js';
 
 /**
  * Shows engine events: a progress bar per file being uploaded and one for the whole queue on a
@@ -16,7 +15,7 @@ export function attachDisplay(
   mode: 'tty' | 'lines' | 'json',
   out: NodeJS.WriteStream,
 ): () => void {
-  if (mode === 'json') return on((e) => out.write(`${JSON.stringify(e)}\n`));
+  if (mode === 'json') return on((e) => out.write(`${printableJson(e)}\n`));
   if (mode === 'lines') {
     return on((e) => {
       const line = eventLine(e);
@@ -110,9 +109,25 @@ export function drainExitCode(s: DrainSummary): number {
 }
 
 /**
+ * The one line a command stopped by `signal` ends with (docs/cli.md "Stopped by a signal"): the
+ * files completed and not yet, the captures not registered yet, and those whose add-capture got
+ * no answer within the stop's grace (registration unknown: `resolve` decides), from the queue as
+ * the stop left it (`s`, engine.summary()); the parts stored are kept and a drain carries on.
+ */
+export function stoppedLine(signal: StopSignal, s: DrainSummary): string {
+  const left = s.waiting.length + s.paused.length + s.failed.length;
+  const unknown = s.needsAttention.filter((c) => c.state === 'registration_unknown').length;
+  const what = [`${s.completed.length} file(s) completed, ${left} not yet`];
+  if (s.queued.length) what.push(`${s.queued.length} capture(s) not registered yet`);
+  if (unknown) what.push(`${unknown} capture(s) whose registration is unknown (capture-uploader resolve decides each)`);
+  return `Stopped by ${signal}: ${what.join(', ')}; the parts stored so far are kept. Run drain again to carry on.`;
+}
+
+/**
  * The closing report of a drain: counts, then one line per file or capture that is not done and
  * why, and last what to do: correct the settings when the service refuses the credentials, else
- * `drain --wait` when work is left.
+ * `drain --wait` when work is left; and for registrations left unknown, which no wait settles,
+ * `resolve`, said last.
  */
 export function summaryLines(s: DrainSummary): string[] {
   const lines = [
@@ -140,7 +155,26 @@ export function summaryLines(s: DrainSummary): string[] {
     lines.push(`NEEDS ATTENTION capture ${c.id} "${printable(c.label)}" (${c.state}): ${printable(c.error ?? '')}`);
   // Refused credentials: `drain --wait` would stop at once again; a person must correct them (as `status` says "Needs you").
   if (s.blocked) lines.push('Needs you: correct the settings named above and run drain again; nothing queued is lost.');
-  else if (s.waiting.length || s.queued.length)
-    lines.push('Run `capture-uploader drain --wait` to keep going through outages until everything is sent.');
+  else if (s.waiting.length || s.queued.length) {
+    const rest = s.needsAttention.some((c) => c.state === 'registration_unknown') ? 'the rest' : 'everything';
+    lines.push(`Run \`capture-uploader drain --wait\` to keep going through outages until ${rest} is sent.`);
+  }
+  // A registration left unknown waits for a person's word, which no wait gives: `resolve` is the step, said last.
+  const unknown = s.needsAttention.filter((c) => c.state === 'registration_unknown').map((c) => c.id);
+  if (unknown.length) lines.push(resolveAdvice(unknown));
   return lines;
+}
+
+/**
+ * What to do about captures whose registration is unknown (§4.4 add-capture sent, its answer
+ * lost): look on the platform, then `resolve` each, `--drop` where the platform has it,
+ * `--register-again` where it does not. One capture is named in the commands themselves.
+ */
+function resolveAdvice(ids: readonly number[]): string {
+  if (ids.length === 1) {
+    const id = ids[0]!;
+    return `Capture ${id}: whether the service registered it is unknown, and waiting cannot tell. Look for it on the platform, then run \`capture-uploader resolve ${id} --drop\` if it has it, \`capture-uploader resolve ${id} --register-again\` if not.`;
+  }
+  const named = `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`;
+  return `Captures ${named}: whether the service registered them is unknown, and waiting cannot tell. Look for them on the platform, then run \`capture-uploader resolve ID --drop\` for those it has, \`capture-uploader resolve ID --register-again\` for the others.`;
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { localTime } from '../../shared/night-summary.js';
+import { printableJson } from '../../shared/printable.js';
 import { printStatus, printable } from './status.js';
 import { setFileState } from '../testing/queue-backdoors.js';
 import { stdoutOf, useWorkDir } from '../testing/kit.js';
@@ -237,8 +238,9 @@ describe('capture-uploader status', () => {
     expect(JSON.parse(doc)).toEqual(expected);
     // Key order as well: the document is what the mappings give (main/queue/reader.ts statusJson).
     expect(Object.keys(JSON.parse(doc) as object)).toEqual(['type', 'state', 'hold', 'captures']);
+    // Written through the one escaping (shared/printable.ts): the tab in a name as \u0009.
     expect(doc.slice(doc.indexOf('"hold"'))).toBe(
-      `${JSON.stringify(expected).slice(JSON.stringify(expected).indexOf('"hold"'))}\n`,
+      `${printableJson(expected).slice(printableJson(expected).indexOf('"hold"'))}\n`,
     );
     q.db.close();
   });

@@ -8,7 +8,7 @@ import { queueState, queueStateLine } from '../../shared/queue-state.js';
 import { committedTotals } from '../queue/totals.js';
 import { holdMessage } from '../engine/hold.js';
 import type { UploadQueue } from '../queue/queue.js';
-import { printable } from './printable.js';
+import { printable, printableJson } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
 import { statusJson } from '../queue/reader.js';
 
@@ -67,7 +67,7 @@ export function statusOutput(queue: UploadQueue, locale?: string): string[] {
     // A capture whose files were all replaced says by which capture, on its own line.
     const by = files.length && files.every((f) => f.replacedBy) ? ` — replaced by capture ${files[0]!.replacedBy}` : '';
     lines.push(
-      `capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${c.captureId})` : ''}${by}`,
+      `capture ${c.id}  ${c.state.padEnd(20)} ${printable(c.label)}${c.captureId ? `  (id ${printable(c.captureId)})` : ''}${by}`,
     );
     if (c.error) lines.push(`    ${printable(c.error)}`);
     for (const f of files) {
@@ -116,7 +116,8 @@ export function statusJsonDocument(queue: UploadQueue, locale?: string): string 
     bytesTotal: progress.bytesTotal,
     earlier: progress.earlier,
   };
-  return statusJson(queue.db, queue.meta.holdInForce(), shown);
+  // SQLite's JSON escapes the C0 controls only: the document is written again through printableJson.
+  return printableJson(JSON.parse(statusJson(queue.db, queue.meta.holdInForce(), shown)));
 }
 
 /**

@@ -15,7 +15,7 @@ const CAPTURE_ACTION: Record<string, string> = {
  * What needs a person in `queue` now, each with its one-line cause (shared/causes.ts plainCause)
  * and action: captures refused or of unknown registration, and failed files.
  */
-export function needsYouNow(queue: UploadQueue): NightSummary['needsYou'] {
+function needsYouNow(queue: UploadQueue): NightSummary['needsYou'] {
   const out: NightSummary['needsYou'] = [];
   for (const c of queue.captures()) {
     const action = CAPTURE_ACTION[c.state];
@@ -35,7 +35,7 @@ export function needsYouNow(queue: UploadQueue): NightSummary['needsYou'] {
  * The captures in `queue` with warnings (the activity log's, as the app's rows show them), each
  * with its label and its warnings' sentences, in queue order.
  */
-export function warnedNow(queue: UploadQueue): NightSummary['warned'] {
+function warnedNow(queue: UploadQueue): NightSummary['warned'] {
   const warnings = queue.activity.warnings();
   return queue
     .captures()

@@ -11,7 +11,7 @@ export function cliDataDir(dataDir: string | undefined): string {
 
 /**
  * The CLI's support log folder: `logs` beside the queue, `<data dir>/logs`
- * (docs/decisions/support-log-report.md: one folder to find and to send, and the one `report`
+ * (docs/decisions/0019-support-log-report.md: one folder to find and to send, and the one `report`
  * reads for the same `--data-dir`).
  */
 export function cliLogDir(dataDir: string): string {

@@ -69,8 +69,12 @@ export const rec = (() => {
 /** The executable's path the stand-in's `app.getPath('exe')` answers. */
 export const EXE = '/opt/Capture Uploader/capture-uploader';
 
-/** The `electron` module's stand-in, with `app.getPath('userData')` answering `userData` and `app.getPath('exe')` EXE. */
-export function electronModule(userData: string) {
+/**
+ * The `electron` module's stand-in, with `app.getPath('userData')` answering `userData`,
+ * `app.getPath('exe')` EXE, and `app.getAppPath()` the checkout, or `opts.appPath` (a test's
+ * own app folder, such as one holding the update root a build ships).
+ */
+export function electronModule(userData: string, opts: { appPath?: string } = {}) {
   const on = (map: Map<string, ((...a: unknown[]) => unknown)[]>, e: string, l: (...a: unknown[]) => unknown) =>
     map.set(e, [...(map.get(e) ?? []), l]);
   class BrowserWindow {
@@ -176,7 +180,7 @@ export function electronModule(userData: string) {
   const app = {
     // The log folder inside the user-data folder, as Electron's is on Windows (`…/logs`).
     getPath: (name: string) => (name === 'logs' ? join(userData, 'logs') : name === 'exe' ? EXE : userData),
-    getAppPath: () => process.cwd(),
+    getAppPath: () => opts.appPath ?? process.cwd(),
     getVersion: () => '0.1.0',
     requestSingleInstanceLock: () => {
       rec.state.singleInstance++;

@@ -8,7 +8,7 @@ import type { LoginStartView, QueueView } from '../../shared/ipc.js';
 import { ServiceHost } from '../service/host.js';
 import { EXE, rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 
-// A login start (docs/decisions/login-start.md): the shell is started with `--hidden` against the
+// A login start (docs/decisions/0018-login-start.md): the shell is started with `--hidden` against the
 // recording Electron stand-in, over a queue an earlier run left with work. It must open no window,
 // only the tray, and drain the queue all the same; the setting it applies (the XDG autostart file
 // here, the login item on macOS and Windows) is read back from what it wrote and asked of Electron.

@@ -1,13 +1,14 @@
 // The thin Electron shell: the only code that imports `electron` (CONVENTIONS.md, "Where code
 // lives"). Window, tray, menus, ipcMain wiring, safeStorage, powerSaveBlocker, notifications and
-// the login item live here, and updates (updates.ts drives electron-updater's autoUpdater;
-// installed only at quit, after the drain: docs/decisions/updates.md); everything they drive
+// the login item live here, and updates (main/updates/ checks the signed feed and drives
+// electron-updater's autoUpdater; installed only at quit, after the drain:
+// docs/decisions/0017-updates.md, docs/decisions/0036-updates-tuf.md); everything they drive
 // (AppCore: engine, queue, API clients, IPC handlers) runs in the upload service's utility process
 // (main/service/), so nothing it does blocks this thread, which runs every window's events, the
 // tray and IPC, and a native crash there ends only that process. This file relays: a message
 // from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service,
-// but for start at login, answered and applied here (docs/decisions/login-start.md); the
-// service's events reach the window on a port of its own (docs/decisions/service-port.md).
+// but for start at login, answered and applied here (docs/decisions/0018-login-start.md); the
+// service's events reach the window on a port of its own (docs/decisions/0029-service-port.md).
 import {
   BrowserWindow,
   MessageChannelMain,
@@ -25,7 +26,7 @@ import {
 } from 'electron';
 import Store from 'electron-store';
 import electronUpdater from 'electron-updater';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_ID, APP_NAME } from '../../shared/app-info.js';
@@ -36,14 +37,15 @@ import { batchProgress } from '../../shared/batch-progress.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import { findLocalService } from '../service/local-service.js';
 import { ServiceHost } from '../service/host.js';
+import { callDeadlineMessage, callDeadlineMs } from '../service/call-deadlines.js';
 import type { SettingsFile } from '../service/host.js';
 import type { SecretBox } from '../settings/settings.js';
 import { SupportLog } from '../support/log-file.js';
 import { defaultReportName } from '../support/report-name.js';
 import { UpdateSettingsStore } from '../settings/update-settings.js';
 import { UpdateFeed } from '../settings/update-feed.js';
-import type { UpdateStatus, UpdaterPort } from './updates.js';
-import { Updates, updateDetail, updateLine } from './updates.js';
+import type { UpdateStatus, UpdaterPort } from '../updates/updates.js';
+import { Updates, updateDetail, updateLine } from '../updates/updates.js';
 import { LoginStart } from '../settings/login-start.js';
 import { loginStartPlan, startedHidden } from '../settings/login-start-plan.js';
 
@@ -53,6 +55,9 @@ const rendererDir = join(here, '../../renderer');
 const rendererUrl = pathToFileURL(join(rendererDir, '/')).href;
 const preloadPath = join(here, '../../preload/index.cjs');
 const iconPath = join(app.getAppPath(), 'assets/icon.png');
+// The update root the build pins (read-only in the asar; `npm run release:sign -- init` writes it):
+// the only trust updates start from (docs/decisions/0036-updates-tuf.md). A build without one updates never.
+const updateRoot = join(app.getAppPath(), 'assets/update-root.json');
 // The service process's module: the bundle's second entry (package.json build:main) beside this
 // file; from source (tests) the host starts main/service/worker.ts itself.
 const serviceEntry = import.meta.url.endsWith('.js') ? join(here, 'service-worker.js') : undefined;
@@ -79,7 +84,7 @@ const log = {
   info: (m: string) => (support ? support.tee(console).info(m) : console.log(m)),
   warn: (m: string) => (support ? support.tee(console).warn(m) : console.warn(m)),
 };
-/** Updates (docs/decisions/updates.md): made at start from the settings' feed address; off until then. */
+/** Updates (docs/decisions/0017-updates.md): made at start from the settings' feed address; off until then. */
 let updates: Updates | undefined;
 
 /** safeStorage as the core's SecretBox. On Linux without a keyring Electron falls back to a fixed key ("basic_text"): that is treated as no encryption, so secrets are refused rather than stored readable. */
@@ -93,7 +98,7 @@ const secrets: SecretBox = {
 
 /**
  * Carries out the login-start plan for this system (main/settings/login-start-plan.ts,
- * docs/decisions/login-start.md): the login item on macOS and Windows, the XDG autostart file on
+ * docs/decisions/0018-login-start.md): the login item on macOS and Windows, the XDG autostart file on
  * Linux. Throws an Error a person can read when it cannot be done.
  */
 function applyLoginStart(enabled: boolean): void {
@@ -132,7 +137,7 @@ function showWindow(): void {
 }
 
 /**
- * Gives the window a port straight to the upload service (docs/decisions/service-port.md): one end
+ * Gives the window a port straight to the upload service (docs/decisions/0029-service-port.md): one end
  * of a MessageChannelMain to the service's utility process, the other to the window, whose preload
  * keeps it and delivers its events through `api.on`. The window's calls still go through the door
  * (main/ipc/dispatch.ts). Done at each load of the window and each start of the service (a port
@@ -226,7 +231,7 @@ function updateTray(): void {
   if (`${line}\n${version}` === trayLine) return;
   trayLine = `${line}\n${version}`;
   tray?.setToolTip(
-    `${APP_NAME} ${status.version}: ${line}${status.state === 'ready' ? ` · update ${status.next} ready: installs when you quit` : ''}`,
+    `${APP_NAME} ${status.version}: ${line}${status.state === 'ready' ? ` · update ready: ${status.next}, installs when you quit` : ''}`,
   );
   const queue = (channel: 'capture:queue.pause' | 'capture:queue.resume') => () =>
     void core?.call(channel, { all: true });
@@ -269,6 +274,10 @@ async function saveReport(): Promise<void> {
         electron: process.versions.electron,
         chrome: process.versions.chrome,
         appVersion: app.getVersion(),
+        // Where updates stand, as the tray and the about box say it (main/updates/updates.ts).
+        updates: updateLine(updateStatus()),
+        updatesDetail: updateDetail(updateStatus()),
+        updatesCheckedAt: updateStatus().checkedAt ?? undefined,
       })
     : { ok: false as const, error: 'The upload service is not running.' };
   if (answer.ok) {
@@ -355,14 +364,14 @@ async function start(): Promise<void> {
     apply: applyLoginStart,
   });
   login.start();
-  // The update feed in Settings: a new address is stored and followed at once (docs/decisions/updates.md).
+  // The update feed in Settings: a new address is stored and followed at once (docs/decisions/0017-updates.md).
   const feed = new UpdateFeed({
     store: settings,
     apply: (feedUrl) => {
       updates?.setFeed(feedUrl);
       updateTray();
     },
-    status: () => updateDetail(updateStatus()),
+    status: () => ({ state: updateStatus().state, status: updateDetail(updateStatus()) }),
   });
   core = new ServiceHost({
     entry: serviceEntry,
@@ -396,16 +405,25 @@ async function start(): Promise<void> {
   });
   registerIpcHandlers(
     ipcMain,
-    createIpcDispatcher({ ...core.handlers(), ...login.handlers(), ...feed.handlers() }, (url) =>
-      url.startsWith(rendererUrl),
+    // Every call is answered within its deadline, the shell's own channels too (main/service/call-deadlines.ts).
+    createIpcDispatcher(
+      { ...core.handlers(), ...login.handlers(), ...feed.handlers() },
+      (url) => url.startsWith(rendererUrl),
+      { ms: callDeadlineMs, message: callDeadlineMessage },
     ),
   );
   updates = new Updates({
     version: app.getVersion(),
     feedUrl: new UpdateSettingsStore(settings).get().feedUrl,
+    trust: {
+      rootPath: existsSync(updateRoot) ? updateRoot : '',
+      cacheDir: join(app.getPath('userData'), 'updates'),
+      appId: APP_ID,
+    },
     // electron-updater's autoUpdater is made on first use (it picks the installer type of this platform).
     updater: () => electronUpdater.autoUpdater as unknown as UpdaterPort,
     onChange: () => updateTray(),
+    onRequest: (file, bytes) => log.info(`Updates: read ${file} from the feed (${bytes} bytes).`),
     log,
   });
   tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 }));
@@ -455,14 +473,15 @@ if (!app.requestSingleInstanceLock()) {
     quitting = true;
     const c = core;
     core = undefined;
-    c.close()
+    // Marked void: every step's failure is caught in the chain, and app.quit() runs in any case.
+    void c
+      .close()
       .catch((err: unknown) => console.error(`Closing the upload service failed: ${String(err)}`))
-      .finally(() => {
-        // Only now, with the engine stopped and no part on the wire, may a downloaded update
-        // install (docs/decisions/updates.md); the installer runs as the app ends.
-        updates?.installOnQuit();
-        app.quit();
-      });
+      // Only now, with the engine stopped and no part on the wire, may a downloaded update
+      // install (docs/decisions/0017-updates.md), once its installer is checked against its signed
+      // entry again; the installer runs as the app ends. installOnQuit never rejects.
+      .then(() => updates?.installOnQuit())
+      .finally(() => app.quit());
   });
   app
     .whenReady()

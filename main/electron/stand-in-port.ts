@@ -84,7 +84,7 @@ export class StandInChannel {
 }
 
 /** Writes one structured-clone frame: a 4-byte length, then v8.serialize's bytes. */
-export function writeFrame(socket: Socket, data: unknown): void {
+function writeFrame(socket: Socket, data: unknown): void {
   const body = serialize(data);
   const head = Buffer.alloc(4);
   head.writeUInt32BE(body.length);
@@ -92,7 +92,7 @@ export function writeFrame(socket: Socket, data: unknown): void {
 }
 
 /** Reads the frames `writeFrame` writes, calling `on` with each one's value. */
-export function readFrames(socket: Socket, on: (data: unknown) => void): void {
+function readFrames(socket: Socket, on: (data: unknown) => void): void {
   let buf = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
     buf = Buffer.concat([buf, chunk]);

@@ -1,3 +1,4 @@
+import { SETTINGS } from '../../shared/settings-table.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { EngineContext } from './context.js';
 import type { EngineEvent, EngineOptions } from './events.js';
@@ -7,10 +8,10 @@ import { Limiter } from './limiter.js';
 import { OutageRecord } from './outage-record.js';
 import { LinkMonitor } from './link.js';
 import { GatewayMonitor } from './gateway-watch.js';
-import { STALL_TIMEOUT_MS, silentGatewayCause, silentLinkCause } from './stall.js';
+import { STALL_TIMEOUT_MS, silentGatewayCause, silentLinkCause, slowGatewayCause, slowStorageCause } from './stall.js';
 import type { Outage } from './progress.js';
 import { ProgressTracker } from './progress.js';
-import { WAITING_FOR, plainCause } from '../../shared/causes.js';
+import { CAUSE_WORDS, WAITING_FOR, plainCause } from '../../shared/causes.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
 import { Bandwidth } from './throttle.js';
 import { Transitions } from './transitions.js';
@@ -45,7 +46,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     queue: opts.queue,
     gateway: opts.gateway,
     transitions: new Transitions(opts.queue, (e) => hooks.emit(e)),
-    limiter: new Limiter(opts.concurrency ?? 4),
+    limiter: new Limiter(opts.concurrency ?? SETTINGS.concurrency.default),
     bandwidth,
     // A silent link is an outage from its last sign of life, on the screen, in `status` and in
     // the log alike (docs/engine.md, "A silent link").
@@ -53,7 +54,11 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
       bandwidth,
       stallTimeoutMs,
       (since, quietMs) => {
-        const outage = ctx.tracker.trouble('storage', silentLinkCause(quietMs), Date.now(), since);
+        // "Network down" is for when nothing at all answers: a gateway that answered since
+        // storage fell quiet (the in-doubt asks of parts given up included) says storage is
+        // slow, not the network gone.
+        const cause = ctx.gatewayWatch.answeredWithin(quietMs) ? slowStorageCause(quietMs) : silentLinkCause(quietMs);
+        const outage = ctx.tracker.trouble('storage', cause, Date.now(), since);
         if (outage) ctx.log.warn(outageLine(outage));
       },
       opts.minLinkRate,
@@ -62,7 +67,7 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     // (docs/engine.md, "A silent capture gateway").
     gatewayWatch: new GatewayMonitor(
       stallTimeoutMs,
-      (since, quietMs) => {
+      (since, quietMs, trickling) => {
         // Storage silent already, or quiet for half the stall timeout with parts open on it,
         // explains a gateway that waits on it (its status read asks storage) or on the same dead
         // network: one outage, one cause, told by the link (rule 1). Asked again at the next
@@ -79,10 +84,12 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
           ctx.gatewayWatch.afresh();
           return false;
         }
-        const outage = ctx.tracker.trouble('gateway', silentGatewayCause(quietMs), Date.now(), since);
+        const cause = trickling ? slowGatewayCause(quietMs) : silentGatewayCause(quietMs);
+        const outage = ctx.tracker.trouble('gateway', cause, Date.now(), since);
         if (outage) ctx.log.warn(outageLine(outage));
       },
       () => ctx.tracker.answered('gateway'),
+      opts.minLinkRate,
     ),
     ledger: new PartLedger(
       opts.queue,
@@ -103,6 +110,16 @@ export function buildContext(opts: EngineOptions, hooks: ContextHooks): EngineCo
     maxRounds: opts.maxRounds ?? 3,
     warn: (message) => hooks.warn(message),
     fatal: (err) => hooks.fatal(err),
+    storageAsked: () => {
+      // The gateway answered storage's own list of parts: something answers, so an outage at
+      // storage said "network down" is over, and storage's silence counts afresh: if it lasts,
+      // it is told again as storage answering too slowly (the gateway answered since).
+      const cause = ctx.tracker.outageCause();
+      if (ctx.tracker.outageWhere() !== 'storage' || cause === null || plainCause(cause) !== CAUSE_WORDS.network)
+        return;
+      ctx.tracker.answered('storage');
+      ctx.link.alive();
+    },
   };
   opts.gateway.watchCalls(() => ctx.gatewayWatch.call());
   return ctx;

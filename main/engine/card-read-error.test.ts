@@ -4,63 +4,25 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { writeFakeCard } from '../card/fake-card.js';
 import type { ServiceKit } from '../testing/kit.js';
 import { MiB, sha256, startServiceKit } from '../testing/kit.js';
+import { clearReadFault, readFault } from '../testing/fs-fault.js';
 
 // A card on its way out (or a stale mount) answers a read with EIO for a
 // moment while its mount still exists. That read must not turn the file into a red "Needs you ·
 // cannot be read" row: it is tried again shortly (and finds the card gone, or reads it).
 //
 // The fault seam: node:fs wrapped so that the read of one file at one position fails with an
-// errno code, as many times as asked. The engine reads parts with node:fs open/read (part-wire.ts).
-const fault = vi.hoisted(() => ({
-  path: '',
-  position: -1,
-  code: 'EIO',
-  times: 0,
-  fired: 0,
-  onFire: undefined as (() => void) | undefined,
-  fds: new Map<number, string>(),
-}));
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  type Cb = (err: NodeJS.ErrnoException | null, ...rest: unknown[]) => void;
-  const open = (path: unknown, ...rest: unknown[]) => {
-    const cb = rest.pop() as Cb;
-    (real.open as unknown as (...a: unknown[]) => void)(
-      path,
-      ...rest,
-      (err: NodeJS.ErrnoException | null, fd: number) => {
-        if (!err) fault.fds.set(fd, String(path));
-        cb(err, fd);
-      },
-    );
-  };
-  const close = (fd: number, ...rest: unknown[]) => {
-    fault.fds.delete(fd);
-    (real.close as unknown as (...a: unknown[]) => void)(fd, ...rest);
-  };
-  const read = (fd: number, buffer: Buffer, offset: number, length: number, position: number, cb: Cb) => {
-    if (fault.times > 0 && fault.fds.get(fd) === fault.path && position === fault.position) {
-      fault.times--;
-      fault.fired++;
-      fault.onFire?.();
-      const err = Object.assign(new Error(`${fault.code}: i/o error, read`), { code: fault.code, syscall: 'read' });
-      process.nextTick(() => cb(err, 0, buffer));
-      return;
-    }
-    real.read(fd, buffer, offset, length, position, cb as never);
-  };
-  const wrapped = { ...real, open, close, read };
-  return { ...wrapped, default: wrapped };
-});
+// errno code, as many times as asked (main/testing/fs-fault.ts).
+vi.mock('node:fs', async (importOriginal) =>
+  (await import('../testing/fs-fault.js')).faultyFs(await importOriginal<typeof import('node:fs')>()),
+);
+const fault = readFault;
 
 let kit: ServiceKit;
 beforeAll(async () => {
   kit = await startServiceKit('card-read-error');
 });
 afterEach(async () => {
-  fault.times = 0;
-  fault.fired = 0;
-  fault.onFire = undefined;
+  clearReadFault();
   await kit.reset();
 });
 afterAll(async () => kit.stop());

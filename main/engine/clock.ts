@@ -8,7 +8,7 @@ import { dueRetryTimesBeyond, shiftRetryTimes } from '../queue/writer.js';
  */
 export const MAX_RETRY_WAIT_MS = 15 * 60_000;
 /** A difference between the wall clock and the monotonic clock smaller than this (ms) is drift, not a step. */
-export const STEP_TOLERANCE_MS = 2000;
+const STEP_TOLERANCE_MS = 2000;
 
 /**
  * The engine's time for the durable retry schedule (README: time and clocks).

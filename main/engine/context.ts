@@ -46,6 +46,12 @@ export interface EngineContext {
   /** Tells listeners something a person should know (once per cause). */
   warn(message: string): void;
   /**
+   * The gateway answered an ask about parts in doubt (the status read or presign-missing, which
+   * read storage's own list): the network is up, so an outage at storage said "network down" is
+   * over (docs/engine.md, "A silent link").
+   */
+  storageAsked(): void;
+  /**
    * Stops the engine for good when the queue database cannot be written (QueueStorageError or an
    * SQLite storage error); answers whether `err` was such an error (otherwise nothing happens).
    */

@@ -1,4 +1,6 @@
 import { queueStorageError } from '../queue/db.js';
+import { localFaultMessage } from '../api/errors.js';
+import { isLocalFault } from '../api/retry-table.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
@@ -9,6 +11,8 @@ import { BlockRecord } from './block-record.js';
 import { Holds, holdMessage } from './hold.js';
 import { Scheduler } from './scheduler.js';
 import { QueueClock } from './clock.js';
+import { clockLooksWrong } from './clock-check.js';
+import { md5KernelRefused } from '../hash/local-md5.js';
 import { PersonControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
 import { PulledCards } from './pulled-cards.js'; // "upload straight from the card": a pulled card waits
@@ -79,6 +83,15 @@ export class UploadEngine {
       cards: this.cards,
     });
     this.controls = new PersonControls(this.ctx, this.scheduler, (e) => this.emit(e));
+    // A local limit (the process's address space), not a person's job: the parts are hashed by OpenSSL.
+    const md5 = md5KernelRefused();
+    if (md5)
+      this.ctx.log.info(
+        `Part MD5s are computed with node:crypto: the four-lane MD5 kernel's memory could not be had (${md5}).`,
+      );
+    // Said once, before the clock dates anything: the pruning below cannot be fooled by it.
+    const clock = clockLooksWrong(Date.now(), this.queue.activity.newestAt());
+    if (clock) this.warn(clock);
     this.queue.activity.prune(); // at open, and daily while draining (drainOnce)
     // The timetable's hold is its owner's to set again (UploadLimits, the CLI's --bandwidth): one
     // left by a process that stopped must not hold a queue opened without that timetable.
@@ -180,11 +193,13 @@ export class UploadEngine {
 
   /**
    * Stops the engine for good when `err` is a failure of the queue database (full disk,
-   * read-only, deleted, I/O error): one message, every task stopped, nothing more written.
-   * Answers whether it was such a failure.
+   * read-only, deleted, I/O error), or a fault of this computer itself that every file would
+   * meet (the retry table's `stop`: its memory, its own disk; errors.ts localFaultMessage): one
+   * message, every task stopped, nothing more written. Answers whether it was such a failure.
    */
   private fail(err: unknown): boolean {
-    const fault = queueStorageError(this.queueFile, err);
+    const fault =
+      queueStorageError(this.queueFile, err) ?? (isLocalFault(err) ? new Error(localFaultMessage(err)) : null);
     if (!fault) return false;
     if (this.fatalError !== null) return true;
     this.fatalError = fault.message;
@@ -230,9 +245,12 @@ export class UploadEngine {
    * Stops registering and every upload in flight (files go back to pending, parts stored so far are
    * kept) and waits: at most about 2 s, or about 5 s while a part whose every byte went out waits
    * for its answer (in-doubt.ts: one given up is asked for at the next start before it is sent again).
+   * An add-capture already sent gets `sentGraceMs` (default 1.5 s, what quitting the app allows)
+   * for its answer before its capture is left `registration_unknown`; the CLI stopped by a signal
+   * gives 5 s (main/cli/stop-signals.ts).
    */
-  async stop(): Promise<void> {
-    const registrar = this.registrar.stop();
+  async stop(opts: { sentGraceMs?: number } = {}): Promise<void> {
+    const registrar = this.registrar.stop(opts.sentGraceMs);
     await this.scheduler.stop();
     await registrar;
     await this.draining?.catch(() => undefined);

@@ -1,3 +1,4 @@
+import type { EngineSettings } from '../../shared/settings-table.js';
 import type { RetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { ActivityEntry } from '../queue/activity.js';
@@ -30,12 +31,14 @@ export interface CardWatchOptions {
   deviceRetryMs?: readonly number[];
 }
 
-/** Engine settings. Times in ms, bandwidth in bytes per second. */
-export interface EngineOptions {
+/**
+ * Engine settings. Times in ms, bandwidth in bytes per second. Those a person tunes
+ * (EngineSettings: `concurrency`, …) are declared once in shared/settings-table.ts, with their
+ * defaults, bounds and units, and reach the engine in this one named object.
+ */
+export interface EngineOptions extends Partial<EngineSettings> {
   queue: UploadQueue;
   gateway: CaptureGateway;
-  /** Part uploads at once, shared by all files (default 4). */
-  concurrency?: number;
   /** Bandwidth limit for all part uploads together, or null (default). */
   bandwidthBytesPerSecond?: number | null;
   /** Retries of one part (default §8 recommended: 4 retries, 500 ms × 2^attempt + 0–500 ms). */

@@ -4,7 +4,7 @@ import { MiB, useServiceKit } from '../testing/kit.js';
 
 // A blip hits the first captures of the night; new captures keep arriving. Once storage is back
 // the captures the blip hit finish first: a retry that is due goes before every file not yet
-// tried (docs/decisions/order-fair-order.md), as the completion order in the activity log shows.
+// tried (docs/decisions/0005-fair-order.md), as the completion order in the activity log shows.
 
 const kit = useServiceKit('fair-order');
 

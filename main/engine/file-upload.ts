@@ -1,13 +1,19 @@
 import type { ReportedPart } from '../api/gateway.js';
 import { fileFacts } from '../intake/file-identity.js';
 import { storedPartMd5s } from '../offload/part-md5.js';
-import { CancelledError, HttpStatusError, NetworkError, credentialsRefusal } from '../api/errors.js';
+import {
+  CancelledError,
+  HttpStatusError,
+  NetworkError,
+  ResponseShapeError,
+  credentialsRefusal,
+} from '../api/errors.js';
 import type { UploadRecord } from '../api/schemas.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalized } from '../api/schemas.js';
 import type { QueuedFile, QueuedPart } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import { partMd5Etag } from './part-upload.js';
+import { cardDeadline, partMd5Etag } from './part-upload.js';
 import { StoredBytesCheck } from './stored-bytes.js';
 import { AnswerSettler, settleInDoubt } from './in-doubt.js';
 import { markUnanswered, sendPart } from './part-task.js';
@@ -22,7 +28,7 @@ import { captureTooLarge } from './transitions.js';
  */
 async function knownPartMd5s(ctx: EngineContext, f: QueuedFile): Promise<string[] | undefined> {
   try {
-    return storedPartMd5s(ctx.queue.db, f, await fileFacts(f.path));
+    return storedPartMd5s(ctx.queue.db, f, await cardDeadline(f.path, fileFacts(f.path)));
   } catch {
     return undefined;
   }
@@ -52,13 +58,19 @@ export class FileUpload {
   private known: string[] | undefined;
   /** Whether the file still holds the queued bytes, the parts storage holds included (stored-bytes.ts). */
   private readonly unchanged: StoredBytesCheck;
+  /** What the last complete-batch answered when it could not be read and the status read said not finalized (settleUnread). */
+  private unread: string | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly f: QueuedFile,
     private readonly signal: AbortSignal,
   ) {
-    this.urls = new PresignedUrls(ctx.gateway, f.uploadId!, signal);
+    this.urls = new PresignedUrls(ctx.gateway, f.uploadId!, signal, {
+      fileName: f.fileName,
+      totalParts: f.totalParts ?? Math.max(1, Math.ceil(f.size / f.partSize!)),
+      partSize: f.partSize!,
+    });
     this.unchanged = new StoredBytesCheck(ctx, f, () => this.known);
   }
 
@@ -66,7 +78,7 @@ export class FileUpload {
   async run(): Promise<void> {
     const { ctx, f } = this;
     // A capture is sent whole or not at all: a lens whose sibling cannot fit in 10,000 parts is
-    // not uploaded alone, whoever queued it again (docs/decisions/tolerant-whole-capture.md).
+    // not uploaded alone, whoever queued it again (docs/decisions/0010-whole-capture.md).
     const tooLarge = captureTooLarge(ctx.queue.filesOf(f.captureRow));
     if (tooLarge) throw new Error(tooLarge);
     this.known = await knownPartMd5s(ctx, f);
@@ -76,16 +88,9 @@ export class FileUpload {
     for (let round = 0; ; round++) {
       if (this.signal.aborted) throw new CancelledError();
       ctx.ledger.flush();
+      // Held to the file before any byte goes (presigned-urls.ts presignAnswerProblem): its layout,
+      // when given (either figure may be absent: docs/decisions/0003-tolerant-reader.md), part numbers and URLs.
       const presign = await this.service(() => this.urls.refresh());
-      // Either figure may be absent (docs/decisions/tolerant-reader.md); one given must match.
-      if (
-        (presign.partSize !== undefined && presign.partSize !== f.partSize) ||
-        (presign.totalParts !== undefined && presign.totalParts !== f.totalParts)
-      ) {
-        throw new Error(
-          `The service now describes ${f.fileName} as ${presign.totalParts ?? '?'} parts of ${presign.partSize ?? '?'} bytes, not the registered layout`,
-        );
-      }
       let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
       for (const n of await this.settleInDoubt(missingSet)) missingSet.delete(n);
@@ -105,8 +110,9 @@ export class FileUpload {
       ctx.ledger.flush();
       await this.unchanged.assert({ final: true });
       if (this.signal.aborted) throw new CancelledError();
+      this.unread = undefined;
       const record = await this.report(recovered);
-      // §4.7's ok/status decide; a missing figure is no failure (docs/decisions/tolerant-reader.md).
+      // §4.7's ok/status decide; a missing figure is no failure (docs/decisions/0003-tolerant-reader.md).
       if (isFinalized(record)) return;
       // Without a list, the next round's presign-missing (§4.5) says what storage lacks.
       const missingParts = record.missingParts ?? [];
@@ -118,6 +124,10 @@ export class FileUpload {
         const listed = missingParts.length
           ? ` (${missingParts.slice(0, 10).join(', ')}${missingParts.length > 10 ? ', …' : ''})`
           : '';
+        if (missingParts.length === 0 && this.unread)
+          throw new Error(
+            `complete-batch for ${f.fileName} answered nothing readable ${round + 1} times (${this.unread}) and the status read says it is not finalized though no part is missing; tell the platform's support`,
+          );
         throw new Error(
           `The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`,
         );
@@ -279,6 +289,7 @@ export class FileUpload {
         ),
       ctx.answerSettleMs,
       signal,
+      { link: ctx.link, stallTimeoutMs: ctx.stallTimeoutMs, answered: () => ctx.storageAsked() },
     );
     const held = new Map<number, string>();
     const running: Promise<void>[] = [];
@@ -326,7 +337,10 @@ export class FileUpload {
   ): Promise<string | undefined> {
     const { ctx, f } = this;
     const known = this.known?.[n - 1];
-    for (let first = true; ; first = false) {
+    const size = Math.min(f.partSize!, f.size - (n - 1) * f.partSize!);
+    // The request slot for the next try: the first one's, then one a part given up kept while it was asked for.
+    let nextSlot: (() => void) | undefined = slot;
+    for (;;) {
       const check = () => this.unchanged.assert();
       const job = {
         file: f,
@@ -336,20 +350,35 @@ export class FileUpload {
         backoff: this.backoff,
         tries: this.tries,
         check,
-        ...(first ? { slot } : {}),
+        ...(nextSlot ? { slot: nextSlot } : {}),
         ...(known ? { md5Etag: known } : {}),
       };
+      nextSlot = undefined;
       const outcome = await sendPart(ctx, job);
       if (outcome.kind === 'stored') this.unchanged.noteSent(n, outcome.md5Etag);
       if (outcome.kind !== 'uncertain') return undefined;
-      const found = await settler.settle(n);
+      // Given up for lack of an answer, the part may still be on its way: it keeps its request
+      // slot and is asked for longer (in-doubt.ts longSettleUntil), its bytes counted as in doubt on the link.
+      const givenUp = outcome.error.givenUp;
+      const undoubt = givenUp ? ctx.link.doubt(size) : () => {};
+      let found: boolean;
+      try {
+        found = await settler.settle(n, givenUp);
+      } catch (err) {
+        outcome.slot?.();
+        throw err;
+      } finally {
+        undoubt();
+      }
       markUnanswered(ctx, f.id, n, null); // settled: found (reported with the file) or sent again now
+      if (found) outcome.slot?.();
+      else nextSlot = outcome.slot;
       if (found) {
         this.unchanged.noteSent(n, outcome.md5Etag);
         ctx.log.info(
           `Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`,
         );
-        ctx.tracker.partDone(f.id, n, Math.min(f.partSize!, f.size - (n - 1) * f.partSize!));
+        ctx.tracker.partDone(f.id, n, size);
         return outcome.md5Etag;
       }
       const tries = (this.tries.get(n) ?? 0) + 1;
@@ -357,6 +386,7 @@ export class FileUpload {
       const error = outcome.error;
       // A network failure like any other (a proxy cutting long uploads, a flaky NAT): the file waits on the durable schedule.
       if (tries > ctx.partRetry.retries) {
+        nextSlot?.();
         throw new NetworkError(
           `Part ${n} of ${f.fileName} was sent ${tries} times and storage never answered (${error.message})`,
           error.request,
@@ -364,7 +394,9 @@ export class FileUpload {
         );
       }
       ctx.log.info(
-        `Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`,
+        givenUp
+          ? `Part ${n} of ${f.fileName}: sent in full, given up for lack of an answer, and storage did not show it while the link delivered nothing more; sending it again`
+          : `Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`,
       );
     }
   }
@@ -384,7 +416,9 @@ export class FileUpload {
       .filter((p) => p.etag)
       .map((p) => ({ partNumber: p.partNumber, etag: p.etag!, size: p.size }));
     const complete = (parts: ReportedPart[]) =>
-      this.service((signal) => ctx.gateway.completeBatch(f.uploadId!, parts, signal));
+      this.service((signal) => ctx.gateway.completeBatch(f.uploadId!, parts, signal)).catch((err: unknown) =>
+        this.settleUnread(err),
+      );
     if (recovered.size === 0) return complete(known);
     if (ctx.etagsAreMd5 !== false) {
       const rebuilt = [...recovered].map(([partNumber, etag]) => ({ partNumber, etag, size: sizeOf(partNumber) }));
@@ -414,6 +448,44 @@ export class FileUpload {
       );
     }
     return complete(known);
+  }
+
+  /**
+   * complete-batch (§4.7) answered something unreadable or nothing at all (200 with no body, 204:
+   * a ResponseShapeError), which may come after the service finalized the file: the status reads
+   * settle it before the file is failed. The upload's own (§4.9) answers with the record itself
+   * (completed, or still uploading: the resume loop reports again); where the gateway has no such
+   * read (404/405), the capture's (§4.8) settles it only when the whole capture is complete (every
+   * file of it finalized; fewer files complete says nothing of this one). Throws `err` itself when
+   * it is no such answer, and a ResponseShapeError saying neither read settled it otherwise.
+   */
+  private async settleUnread(err: unknown): Promise<UploadRecord> {
+    if (!(err instanceof ResponseShapeError)) throw err;
+    const { ctx, f } = this;
+    ctx.log.info(
+      `complete-batch for ${f.fileName} answered nothing readable (${err.message}); asking the status read whether the service finalized it`,
+    );
+    try {
+      const record = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal));
+      if (record.status !== undefined || record.missingParts !== undefined) {
+        if (!isFinalized(record)) this.unread = err.message;
+        return record;
+      }
+    } catch (statusErr) {
+      if (!isStatusReadMissing(statusErr)) throw statusErr;
+    }
+    const captureId = ctx.queue.capture(f.captureRow)?.captureId;
+    if (captureId) {
+      const c = await this.service((signal) => ctx.gateway.captureUploadStatus(captureId, signal));
+      const allDone =
+        c.uploadStatus === 'complete' ||
+        (c.expectedFiles !== undefined && c.expectedFiles > 0 && (c.completedFiles ?? 0) >= c.expectedFiles);
+      if (allDone) return { status: 'completed' };
+    }
+    throw new ResponseShapeError(
+      `${err.message}, and the status reads do not say the service finalized ${f.fileName}; retry the file to report its parts again`,
+      err.request,
+    );
   }
 
   /** A gateway call, with a refusal of the queue's credentials turned into CredentialsRefusedError. */

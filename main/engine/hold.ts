@@ -86,7 +86,7 @@ export class Holds {
 }
 
 /** When a hold ends (ms since epoch; Infinity when a person must end it), or null when none is in force. */
-export function holdEnd(h: QueueHold | null): number | null {
+function holdEnd(h: QueueHold | null): number | null {
   if (!h) return null;
   return h.until === null ? Infinity : Date.parse(h.until);
 }
@@ -96,7 +96,7 @@ export function holdEnd(h: QueueHold | null): number | null {
  * when not today): "Paused until 07:00", "Paused by the timetable until 18:00", or
  * "Paused until resumed" — the words the app's queue screen uses. `locale` (BCP 47) for tests.
  */
-export function holdLabel(
+function holdLabel(
   h: Pick<QueueHold, 'until'> & Partial<Pick<QueueHold, 'by'>>,
   now = new Date(),
   locale?: string,

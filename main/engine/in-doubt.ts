@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledError } from '../api/errors.js';
+import type { LinkMonitor } from './link.js';
 
 // Parts in doubt: every byte of a part left this computer, but the work stopped
 // (quit, pause, cancel) before storage answered. Storage keeps a part whose whole body arrived
@@ -100,6 +101,32 @@ export async function settleInDoubt(
 }
 
 /**
+ * What a long settle (a part this client gave up waiting for) reads of the link and tells the
+ * engine: the link's view (its last sign of life, the bytes in doubt, the slowest rate assumed),
+ * the stall timeout (ms) that caps the gaps between questions at half of it, and the engine's
+ * hook told each time the gateway answers a question (EngineContext.storageAsked).
+ */
+export interface LongSettle {
+  link: Pick<LinkMonitor, 'lastDoubtFound' | 'inDoubtBytes' | 'slowestRate' | 'doubtFound'>;
+  stallTimeoutMs: number;
+  answered(): void;
+}
+
+/**
+ * Until when (monotonic ms) a part given up for lack of an answer at `givenUpAt` is still asked
+ * for before it is sent again: from the later of its giving up and the last time storage turned
+ * out to hold such a part (the link is delivering what is in doubt), the settle time, or longer:
+ * every byte in doubt on the link at the slowest rate it is assumed to carry, since they share it
+ * and sending one again costs its bytes over the same link (docs/engine.md, "A silent link").
+ * Other parts answered meanwhile do not move it: on a link that answers, a part truly lost is
+ * sent again once its own share has passed.
+ */
+function longSettleUntil(givenUpAt: number, settleMs: number, long: LongSettle): number {
+  const share = (long.link.inDoubtBytes * 1000) / long.link.slowestRate();
+  return Math.max(givenUpAt, long.link.lastDoubtFound()) + Math.max(settleMs, share);
+}
+
+/**
  * Settles parts in doubt within a run, for one file: `settle(n)` resolves true as soon as
  * `missingNow` (the part numbers storage lacks now: §4.9 status read, else presign-missing §4.5)
  * no longer lists part n, false once `settleMs` (monotonic clock, from the call) passed with it
@@ -107,22 +134,35 @@ export async function settleInDoubt(
  * and then at gaps doubling from 1 s to 4 s (ASK_EVERY_MS, ASK_GAP_MAX_MS) while any waits; nothing else is held meanwhile
  * (no request slot), so other parts and files go on uploading. Every waiting part rejects with
  * what `missingNow` throws, and with CancelledError when `signal` aborts.
+ *
+ * A part this client gave up waiting for (`settle(n, true)`: the stall rules or its deadline
+ * ended the wait; its bytes may still be on a slow link or in a proxy that holds them) settles
+ * longer, until longSettleUntil, recomputed at each question, and the gaps double on up to half
+ * the stall timeout (at least 4 s); a part found that way is a sign of life of the link. Each
+ * answered question is told to `long.answered()`.
  */
 export class AnswerSettler {
-  private readonly waiting = new Map<number, { until: number; done(found: boolean): void; fail(err: unknown): void }>();
+  private readonly waiting = new Map<
+    number,
+    { until: () => number; long: boolean; done(found: boolean): void; fail(err: unknown): void }
+  >();
   private asking = false;
 
   constructor(
     private readonly missingNow: () => Promise<Set<number>>,
     private readonly settleMs: number,
     private readonly signal: AbortSignal,
+    private readonly long?: LongSettle,
   ) {}
 
-  /** Waits for part `partNumber` to show in storage; see the class comment. */
-  settle(partNumber: number): Promise<boolean> {
+  /** Waits for part `partNumber` to show in storage; `givenUp`: this client gave up waiting for its answer (a long settle). See the class comment. */
+  settle(partNumber: number, givenUp = false): Promise<boolean> {
     if (this.signal.aborted) return Promise.reject(new CancelledError());
     return new Promise<boolean>((resolve, reject) => {
-      this.waiting.set(partNumber, { until: performance.now() + this.settleMs, done: resolve, fail: reject });
+      const from = performance.now();
+      const long = givenUp ? this.long : undefined;
+      const until = long ? () => longSettleUntil(from, this.settleMs, long) : () => from + this.settleMs;
+      this.waiting.set(partNumber, { until, long: long !== undefined, done: resolve, fail: reject });
       if (this.asking) return; // the running loop takes it at its next question
       this.asking = true;
       void this.ask();
@@ -134,16 +174,23 @@ export class AnswerSettler {
     try {
       while (this.waiting.size > 0) {
         const missing = await this.missingNow();
+        this.long?.answered();
         const now = performance.now();
         for (const [n, w] of this.waiting) {
-          if (missing.has(n) && now < w.until) continue;
+          if (missing.has(n) && now < w.until()) continue;
           this.waiting.delete(n);
+          // Storage took its bytes after all: the link delivers (docs/engine.md, "A silent link").
+          if (w.long && !missing.has(n)) this.long?.link.doubtFound();
           w.done(!missing.has(n));
         }
         if (this.waiting.size === 0) break;
-        const next = Math.min(...[...this.waiting.values()].map((w) => w.until));
+        const waits = [...this.waiting.values()];
+        const next = Math.min(...waits.map((w) => w.until()));
+        const cap = waits.every((w) => w.long)
+          ? Math.max(ASK_GAP_MAX_MS, (this.long?.stallTimeoutMs ?? 0) / 2)
+          : ASK_GAP_MAX_MS;
         await sleep(Math.max(0, Math.min(gap, next - now)), undefined, { signal: this.signal });
-        gap = Math.min(gap * 2, ASK_GAP_MAX_MS);
+        gap = Math.min(gap * 2, cap);
       }
     } catch (err) {
       const reason = this.signal.aborted ? new CancelledError() : err;

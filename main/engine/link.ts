@@ -25,7 +25,7 @@ export interface PartWatch {
 /**
  * What the link to storage is doing, for the whole engine: the last sign of life from storage,
  * the part requests open on it, and the rate measured from answered parts. Tells a slow link from
- * a silent one (docs/engine.md, "A silent link"; docs/decisions/silent-link-stall-timeout.md).
+ * a silent one (docs/engine.md, "A silent link"; docs/decisions/0012-silent-link-stall-timeout.md).
  *
  * A sign of life is a body byte taken by a part's connection (a write to its socket completed)
  * or an answer from storage to a part, whatever its status. While part requests are open and no
@@ -37,6 +37,10 @@ export interface PartWatch {
 export class LinkMonitor {
   private readonly answers: { bytes: number; startedAt: number; answeredAt: number }[] = [];
   private readonly watches = new Set<PartWatch>();
+  /** Bytes of the parts given up for lack of an answer and being asked for at storage now (in-doubt.ts). */
+  private doubtBytes = 0;
+  /** When storage last turned out to hold such a part (monotonic ms): the link was delivering them. */
+  private doubtFoundAt = -Infinity;
   private life = performance.now();
   private told = false;
   private timer: NodeJS.Timeout | undefined;
@@ -77,6 +81,46 @@ export class LinkMonitor {
   /** The monotonic time (ms) of the last sign of life from storage. */
   lastLife(): number {
     return this.life;
+  }
+
+  /**
+   * A part of `bytes` was given up for lack of an answer and is asked for at storage now: it may
+   * still be on the link (a slow uplink, a proxy holding its body). Counted until the returned
+   * function is called (found, or sent again). See inDoubtBytes.
+   */
+  doubt(bytes: number): () => void {
+    this.doubtBytes += bytes;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.doubtBytes -= bytes;
+    };
+  }
+
+  /**
+   * Storage turned out to hold a part given up for lack of an answer (at `now`, monotonic ms):
+   * its bytes reached storage after all, a sign of life, and a sign that the link is delivering
+   * what is still in doubt (in-doubt.ts longSettleUntil counts from the last one).
+   */
+  doubtFound(now = performance.now()): void {
+    this.alive(now);
+    this.doubtFoundAt = Math.max(this.doubtFoundAt, now);
+  }
+
+  /** When storage last turned out to hold a part given up for lack of an answer (monotonic ms; -Infinity: never). */
+  lastDoubtFound(): number {
+    return this.doubtFoundAt;
+  }
+
+  /** Bytes of every part now asked for after being given up for lack of an answer (doubt), the whole engine's. */
+  get inDoubtBytes(): number {
+    return this.doubtBytes;
+  }
+
+  /** The slowest rate the link is assumed to carry (bytes per second): `slowest`, or the bandwidth limit when that is slower. */
+  slowestRate(): number {
+    return Math.min(this.slowest, this.bandwidth.limit ?? Infinity);
   }
 
   /** Whether part requests are open on the link and asking something of storage (not held back by the bandwidth limit). */

@@ -93,9 +93,14 @@ async function addAndDrainOne(
 }
 
 describe('registration through outages (#7.1, #7.2)', () => {
-  it('a capture refused with 503 is registered again by itself on the retry schedule, once', async () => {
+  it('a capture refused with 503 and Retry-After is registered again by itself at the time asked, once', async () => {
     const { path, bytes } = makeFile('VID_20261122_010101_00_001.insv', MiB + 5);
-    await fault({ target: 'gateway', operation: 'add-capture', times: 3, action: { type: 'status', status: 503 } });
+    await fault({
+      target: 'gateway',
+      operation: 'add-capture',
+      times: 3,
+      action: { type: 'status', status: 503, retryAfter: '1' },
+    });
     const u = uploader('reg-503');
     const before = capturesAtService();
     const { queued } = await u.add([path], { structure: structure(), type: 'interior' });
@@ -112,9 +117,71 @@ describe('registration through outages (#7.1, #7.2)', () => {
     );
   });
 
+  it('a 503 without Retry-After after the gateway acted leaves the capture for a person, registered once, and the rest wait', async () => {
+    // A proxy whose connection to the gateway ended says 503 without Retry-After, maybe after the
+    // gateway registered the capture (docs/decisions/0039-add-capture-503.md).
+    const paths = [1, 2, 3, 4].map((i) => makeFile(`VID_20261122_03000${i}_00_00${i}.insv`, 1000 + i).path);
+    await fault({
+      target: 'gateway',
+      operation: 'add-capture',
+      times: 2,
+      action: { type: 'statusAfterActing', status: 503 },
+    });
+    const u = uploader('reg-503-acted', {}, 60_000);
+    const before = capturesAtService();
+    const t0 = Date.now();
+    await u.add(paths, { structure: structure(), type: 'interior' });
+    // Both lanes' first sends were answered 503 after the service registered them: never sent again.
+    expect(u.queue.captures(['registration_unknown'])).toHaveLength(2);
+    const waiting = u.queue.captures(['queued']);
+    expect(waiting).toHaveLength(2);
+    for (const c of waiting) expect(c.nextAttemptAt).toBeGreaterThan(t0 + 30_000);
+    expect(capturesAtService()).toBe(before + 2);
+    await u.engine.drain();
+    expect(capturesAtService()).toBe(before + 2);
+    expect(u.queue.captures(['registration_unknown'])).toHaveLength(2);
+  });
+
+  it('after a registration left in doubt, nothing more is sent until a read of the capture service is answered', async () => {
+    const paths = [1, 2, 3].map((i) => makeFile(`VID_20261122_04000${i}_00_00${i}.insv`, 2000 + i).path);
+    // Both lanes' sends are answered 503 after acting; then the service is down for one read more.
+    await fault({
+      target: 'gateway',
+      operation: 'add-capture',
+      times: 2,
+      action: { type: 'statusAfterActing', status: 503 },
+    });
+    await fault({
+      target: 'gateway',
+      operation: 'latest-default-design-update-time',
+      times: 1,
+      action: { type: 'status', status: 503 },
+    });
+    const u = uploader('reg-probe');
+    const before = capturesAtService();
+    const from = svc().faults.requests.length;
+    await u.add(paths, { structure: structure(), type: 'interior' });
+    const summary = await u.engine.drain({ wait: true });
+    const asked = svc()
+      .faults.requests.slice(from)
+      .map((r) => r.operation)
+      .filter((o) => o === 'add-capture' || o === 'latest-default-design-update-time');
+    // Two sends in doubt, a read refused (the third capture waits, sent nothing), a read answered, then the third sent once.
+    expect(asked).toEqual([
+      'add-capture',
+      'add-capture',
+      'latest-default-design-update-time',
+      'latest-default-design-update-time',
+      'add-capture',
+    ]);
+    expect(capturesAtService()).toBe(before + 3);
+    expect(summary.completed).toHaveLength(1);
+    expect(u.queue.captures(['registration_unknown'])).toHaveLength(2);
+  });
+
   it('drain --wait does not end when a retry time comes due between the claim and the next look (found in CI)', async () => {
     const { path } = makeFile('VID_20261122_012345_00_001.insv', 2000);
-    await fault({ target: 'gateway', operation: 'add-capture', times: 1, action: { type: 'status', status: 503 } });
+    await fault({ target: 'gateway', operation: 'add-capture', times: 1, action: { type: 'status', status: 429 } });
     const u = uploader('due-race', {}, 300);
     await u.add([path], { structure: structure(), type: 'interior' });
     expect(u.queue.captures(['queued'])).toHaveLength(1);
@@ -307,7 +374,7 @@ describe('limits and slow links (#7.7, #7.8)', () => {
     // Sparse: 10,000 parts of 5 MiB and one byte more, without using the disk.
     truncateSync(path, 10_000 * 5 * MiB + 1);
     const u = uploader('too-many-parts', { readFacts: async () => ({}) });
-    // The part size is the registration's to give (docs/decisions/tolerant-whole-capture.md): queued, and said.
+    // The part size is the registration's to give (docs/decisions/0010-whole-capture.md): queued, and said.
     const { queued, refused, warnings } = await u.enqueue([path], { structure: structure(), type: 'interior' });
     expect(queued).toHaveLength(1);
     expect(refused).toEqual([]);

@@ -4,12 +4,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FaultRuleInput } from '../../e2e/service/testing.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { offloadCard } from '../offload/offload.js';
-import { expectedPartSize, recordPartMd5s } from '../offload/part-md5.js';
+import { oldPartMd5s } from '../testing/old-rows.js';
 import type { Uploader } from '../service/uploader.js';
 import { MiB, useServiceKit } from '../testing/kit.js';
 
-// The part MD5s the offload computed from the card's bytes are the upload's; the
-// copy's bytes are sent, never hashed again nor read again to rebuild a lost part's ETag.
+// The part MD5s an earlier offload computed from the card's bytes and kept in the queue are the
+// upload's (main/offload/part-md5.ts); the copy's bytes are sent, never hashed again nor read again
+// to rebuild a lost part's ETag.
 // Every MD5 the uploader computes is counted here, by the bytes fed to it: the part sender's
 // four-lane MD5 (main/hash/local-md5.ts PartMd5) and OpenSSL's anywhere else; and every slot of the MD5
 // kernel's memory the part sender takes (a part that is not hashed must take none).
@@ -43,20 +44,35 @@ const kit = useServiceKit('part-md5-test', {}, { timings: 'engine' });
 const uploader = (name: string): Uploader => kit.uploader(name);
 const fault = (rule: FaultRuleInput) => kit.fault(rule);
 
+/** The part MD5s of a file (16 bytes each, part order, §4.6), as an earlier offload kept them; by the real node:crypto, not counted. */
+const partMd5s = async (path: string, partSize: number) => {
+  const crypto = await vi.importActual<typeof import('node:crypto')>('node:crypto');
+  const bytes = readFileSync(path);
+  const parts = Math.max(1, Math.ceil(bytes.length / partSize));
+  return Buffer.concat(
+    Array.from({ length: parts }, (_, i) =>
+      crypto
+        .createHash('md5')
+        .update(bytes.subarray(i * partSize, (i + 1) * partSize))
+        .digest(),
+    ),
+  );
+};
+/** The service's part size (capture-upload-interface.md §4.4's sample, what the local service gives). */
+const partSize = 5 * MiB;
+
 /** What storage holds for a completed file, as a SHA-256. */
 const storedSha256 = async (uploadId: string): Promise<string> => (await kit.storedUpload(uploadId)).sha256;
 
-describe('part MD5s from the offload', () => {
+describe('part MD5s an earlier offload kept', () => {
   it("an imported copy uploads without a byte hashed again, nor read again to rebuild lost ETags; the objects are the card's bytes", async () => {
     const u = uploader('imported');
     // 12 MiB + 7 bytes a lens: three 5 MiB parts, the last short.
     const card = writeFakeCard(join(kit.work, 'CARD'), { recordings: 1, bytes: 12 * MiB + 7 });
-    const partSize = expectedPartSize(u.queue.db);
-    expect(partSize).toBe(5 * MiB); // nothing registered yet: the manifest's sample, which the service gives
-    const r = await offloadCard(card.root, { library: join(kit.work, 'library'), partSize });
+    const r = await offloadCard(card.root, { library: join(kit.work, 'library') });
     expect(r.verified).toBe(true);
     for (const f of r.files)
-      recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
+      oldPartMd5s(u.queue.db, { path: f.copy, ...f.copyFacts! }, partSize, await partMd5s(f.copy, partSize));
 
     const added = await u.add(
       r.files.map((f) => f.copy),
@@ -97,12 +113,11 @@ describe('part MD5s from the offload', () => {
   it('a file with no part MD5s kept (not imported, or copied since) is hashed as it is sent, and arrives the same', async () => {
     const u = uploader('plain');
     const card = writeFakeCard(join(kit.work, 'CARD2'), { recordings: 1, bytes: 12 * MiB + 7 });
-    const partSize = expectedPartSize(u.queue.db);
-    const r = await offloadCard(card.root, { library: join(kit.work, 'library2'), partSize });
+    const r = await offloadCard(card.root, { library: join(kit.work, 'library2') });
     // The first copy's MD5s are kept, then the copy is replaced by another file of the same bytes
     // and times: its identity (inode, status-change time) is not the one they were computed for.
     for (const f of r.files)
-      recordPartMd5s(u.queue.db, { path: f.copy, facts: f.copyFacts!, partSize, md5s: f.partMd5s! });
+      oldPartMd5s(u.queue.db, { path: f.copy, ...f.copyFacts! }, partSize, await partMd5s(f.copy, partSize));
     const replaced = r.files[0]!.copy;
     copyFileSync(replaced, `${replaced}.tmp`);
     rmSync(replaced);

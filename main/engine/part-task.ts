@@ -1,12 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CancelledError,
-  HttpStatusError,
-  PartIntegrityError,
-  StorageRefusedError,
-  classifyError,
-  reasonOf,
-} from '../api/errors.js';
+import { CancelledError, HttpStatusError, PartIntegrityError, StorageRefusedError, reasonOf } from '../api/errors.js';
+import { retryDecision } from '../api/retry-table.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { UnansweredPartError } from './in-doubt.js';
@@ -18,12 +12,14 @@ import type { PresignedUrls } from './presigned-urls.js';
  * is the quoted MD5 of the bytes sent), `held`
  * (presign-missing no longer lists it: storage already has it), or `uncertain` (every byte went out
  * but the answer was lost: storage may have it, or still be storing it; the part is already marked
- * unanswered in the queue; `md5Etag` is what to report if it does, `error` how it was lost).
+ * unanswered in the queue; `md5Etag` is what to report if it does, `error` how it was lost; when
+ * this client gave up waiting (`error.givenUp`), `slot` is its request slot, kept: the part may
+ * still be on the link, and another part sent behind it only slows both. Release it once settled).
  */
 export type PartOutcome =
   | { kind: 'stored'; etag: string; md5Etag: string }
   | { kind: 'held' }
-  | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError };
+  | { kind: 'uncertain'; md5Etag: string; error: AnswerLostError; slot?: () => void };
 
 /** One part of a file to send, with what its retries share with the file's other parts. */
 export interface PartTask {
@@ -64,7 +60,7 @@ export async function sendPart(ctx: EngineContext, job: PartTask): Promise<PartO
   let mustResend: unknown; // storage has a copy, but a bad one (no ETag, or not the bytes sent)
   for (;;) {
     let delay = 0;
-    const release = slot ?? (await ctx.limiter.acquire(f.id, job.signal));
+    let release = slot ?? (await ctx.limiter.acquire(f.id, job.signal));
     slot = undefined;
     let fromStorage = false; // a gateway error while presigning is judged as the gateway's, never as storage's 403
     try {
@@ -114,10 +110,13 @@ export async function sendPart(ctx: EngineContext, job: PartTask): Promise<PartO
         ctx.log.info(
           `Part ${n} of ${f.fileName}: ${reasonOf(err)}; asking whether storage has it before sending it again`,
         );
-        return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
+        if (!err.givenUp) return { kind: 'uncertain', md5Etag: err.md5Etag, error: err };
+        const kept = release;
+        release = () => {};
+        return { kind: 'uncertain', md5Etag: err.md5Etag, error: err, slot: kept };
       }
-      const action = classifyError(err, fromStorage);
-      if (action === 'cancel' || action === 'fail' || action === 'reauth') throw err;
+      const { action } = retryDecision(err, fromStorage ? 'storage' : 'call');
+      if (action === 'cancel' || action === 'fail' || action === 'reauth' || action === 'stop') throw err;
       // Presigning is a gateway call, already retried by its own policy (api/retry.ts): this loop
       // retries only storage's answers to the PUT, so tries never multiply across layers.
       if (!fromStorage) throw err;

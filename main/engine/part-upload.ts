@@ -11,6 +11,7 @@ import {
   describeRequest,
 } from '../api/errors.js';
 import { s3CodeOf } from '../api/http.js';
+import { DEADLINE_CODE } from '../api/retry-table.js';
 import { etagIsPartMd5, retryAfterMs, storageErrorMessage } from '../api/storage-answer.js';
 import { contentDifference, fileFacts } from '../intake/file-identity.js';
 import type { FileIdentity } from '../queue/queue.js';
@@ -74,6 +75,9 @@ export interface PartResult {
  * answer ran out): storage may hold the part all the same. `md5Etag` (the quoted MD5 of the bytes
  * sent) is the ETag to report if the service then says storage has it. Retried like any network
  * error (§7), but only after asking whether storage has the part, so it is never stored twice.
+ * `givenUp` is true when this client gave up waiting (the stall rules or the part's deadline:
+ * the bytes may still be on their way, behind a slow link or a proxy that holds them), false
+ * when the other side closed the connection (storage, if it has them, stores them within seconds).
  */
 export class AnswerLostError extends NetworkError {
   constructor(
@@ -81,6 +85,7 @@ export class AnswerLostError extends NetworkError {
     request: FailedRequest,
     code: string | undefined,
     readonly md5Etag: string,
+    readonly givenUp = false,
   ) {
     super(message, request, code);
   }
@@ -101,12 +106,50 @@ const ANSWER_GRACE_MS = 1500;
 // 256 KiB write wait that long drains its buffers well inside the stall timeout anyway.
 const WAITED_WRITE_MS = 1000;
 
-/** Throws FileChangedError if the file's bytes may differ from those queued (see contentDifference), LocalFileError if it cannot be read. */
+/**
+ * A part's whole time on the wire (ms), not counting time its bytes are held back by this
+ * computer's bandwidth limit: twice the stall timeout, plus twice its `bytes` at `minRate` (the
+ * slowest link accepted, or the bandwidth limit when that is slower; bytes per second). Its
+ * silences are judged by the stall rules; this bounds a link that takes its bytes, only slower
+ * than any the engine is built for, and whose measured drain would otherwise let it wait for
+ * ever (docs/engine.md, "Every wait has a deadline").
+ */
+function partDeadlineMs(bytes: number, stallTimeoutMs: number, minRate: number): number {
+  return 2 * stallTimeoutMs + Math.ceil((2 * bytes * 1000) / minRate);
+}
+
+/**
+ * How long one look at a file on its card or drive may take (ms): a stat, or the read of a MiB.
+ * A card half out of its reader, a dead network share or a stale mount can leave such a call
+ * unanswered for ever; the engine stops waiting for it then (the call itself cannot be taken
+ * back) and treats it as a device error: tried again after 2, 5 and 10 s, then failed as
+ * unreadable (pulled-cards.ts deviceRetryMs).
+ */
+const CARD_READ_DEADLINE_MS = 30_000;
+
+/**
+ * Resolves as `work` does, or rejects with LocalFileError(`path`, 'ETIMEDOUT') once `ms` passed
+ * without an answer (CARD_READ_DEADLINE_MS by default); a rejection of `work` passes unchanged.
+ */
+export function cardDeadline<T>(path: string, work: Promise<T>, ms = CARD_READ_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LocalFileError(path, 'ETIMEDOUT')), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Throws FileChangedError if the file's bytes may differ from those queued (see
+ * contentDifference), LocalFileError if it cannot be read, or if its card does not answer within
+ * CARD_READ_DEADLINE_MS (code ETIMEDOUT).
+ */
 export async function assertUnchanged(path: string, expected: ExpectedFile): Promise<void> {
   let difference;
   try {
-    difference = await contentDifference(path, await fileFacts(path), expected);
+    difference = await cardDeadline(path, (async () => contentDifference(path, await fileFacts(path), expected))());
   } catch (err) {
+    if (err instanceof LocalFileError) throw err;
     throw new LocalFileError(path, (err as NodeJS.ErrnoException).code ?? 'error');
   }
   if (difference) throw new FileChangedError(path, difference);
@@ -119,19 +162,39 @@ export async function assertUnchanged(path: string, expected: ExpectedFile): Pro
  */
 export async function partMd5Etag(path: string, expected: ExpectedFile, offset: number, size: number): Promise<string> {
   await assertUnchanged(path, expected);
-  const md5 = createHash('md5');
-  try {
-    for await (const chunk of createReadStream(path, {
-      flags: 'r',
-      start: offset,
-      end: offset + size - 1,
-      highWaterMark: CHUNK,
-    }))
-      md5.update(chunk as Buffer);
-  } catch (err) {
-    throw new LocalFileError(path, (err as NodeJS.ErrnoException).code ?? 'error');
-  }
+  const etag = await bytesMd5Etag(path, offset, size);
   await assertUnchanged(path, expected);
+  return etag;
+}
+
+/**
+ * The quoted MD5 of bytes `[offset, offset + size)` of the file at `path`, read read-only in
+ * MiB chunks, each within CARD_READ_DEADLINE_MS (a card that stops answering mid-part is a device
+ * error, not a wait for ever; `deadlineMs` for tests). Throws LocalFileError (code ETIMEDOUT for a
+ * card that stopped answering).
+ */
+export async function bytesMd5Etag(
+  path: string,
+  offset: number,
+  size: number,
+  deadlineMs = CARD_READ_DEADLINE_MS,
+): Promise<string> {
+  const md5 = createHash('md5');
+  if (size <= 0) return `"${md5.digest('hex')}"`;
+  const stream = createReadStream(path, { flags: 'r', start: offset, end: offset + size - 1, highWaterMark: CHUNK });
+  try {
+    const chunks = stream[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await cardDeadline(path, chunks.next(), deadlineMs);
+      if (next.done) break;
+      md5.update(next.value as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof LocalFileError) throw err;
+    throw new LocalFileError(path, (err as NodeJS.ErrnoException).code ?? 'error');
+  } finally {
+    stream.destroy();
+  }
   return `"${md5.digest('hex')}"`;
 }
 
@@ -224,10 +287,28 @@ export async function uploadPart(job: PartPut, opts: PartUploadOptions): Promise
     sentAt !== undefined && burst === undefined && opts.link.rate() === undefined
       ? (onLink * 1000) / Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity)
       : 0;
+  // Its whole time on the wire, less what the bandwidth limit held back (partDeadlineMs).
+  const slowest = Math.min(opts.link.slowest, opts.bandwidth.limit ?? Infinity);
+  const deadlineMs = partDeadlineMs(job.size, opts.stallTimeoutMs, slowest);
+  let onWireMs = 0;
+  let lastTick = startedAt;
   // One timer per part, not one per chunk: each write only stamps lastMove, the timer judges it.
   const watchdog = setInterval(
     () => {
       const now = performance.now();
+      if (!pacing.waiting) onWireMs += now - lastTick;
+      lastTick = now;
+      if (onWireMs >= deadlineMs) {
+        stalled = true;
+        controller.abort(
+          new NetworkError(
+            `Storage answers too slowly: part ${job.partNumber} took ${Math.round(onWireMs / 1000)} s for ${onLink} of ${job.size} bytes, more than a part of this size may take (${Math.round(deadlineMs / 1000)} s at the slowest link accepted, ${Math.round(slowest / 1024)} KiB/s)`,
+            request,
+            DEADLINE_CODE,
+          ),
+        );
+        return;
+      }
       if (pacing.waiting) lastMove = now;
       watch.holding = pacing.waiting;
       // While a write waits for room in the send buffer, and once every byte is handed over, the
@@ -332,7 +413,13 @@ export async function uploadPart(job: PartPut, opts: PartUploadOptions): Promise
       throw err;
     const failure = stalled ? (controller.signal.reason as NetworkError) : toNetworkError(err, request);
     if (sentAt !== undefined) {
-      throw new AnswerLostError(`${failure.message} after the whole part was sent`, request, failure.code, md5Etag());
+      throw new AnswerLostError(
+        `${failure.message} after the whole part was sent`,
+        request,
+        failure.code,
+        md5Etag(),
+        stalled,
+      );
     }
     throw failure;
   } finally {

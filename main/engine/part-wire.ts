@@ -201,10 +201,20 @@ export async function putFromFile(
  * on Ctrl-C or pause was completed by storage from those bytes while the next drain, not yet
  * seeing it in presign-missing, sent it again. A reset discards them, and
  * storage drops the incomplete body.
+ *
+ * Not once the socket has ended its own side (`writableEnded`: storage closed the connection after
+ * answering, and Node ends ours in reply): libuv refuses a reset while that shutdown is pending
+ * (EINVAL), and Node then marks the handle closing without closing it, so the process, its work
+ * done, never exits and spins in its clean-up (docs/engine.md, "A drain that ends"). Such a
+ * socket is plainly destroyed: storage has answered already, so what its buffers still hold
+ * cannot make it store the part.
+ *
+ * @public Exported for main/engine/part-reset.test.ts, which calls it in a child process of its
+ * own (an import in a script's text, which knip cannot follow).
  */
-function reset(req: ClientRequest, reason?: Error): void {
+export function reset(req: ClientRequest, reason?: Error): void {
   const socket = req.socket;
-  if (socket && !socket.destroyed) {
+  if (socket && !socket.destroyed && !socket.writableEnded) {
     try {
       socket.resetAndDestroy();
     } catch {

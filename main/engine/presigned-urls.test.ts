@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CredentialsRefusedError, HttpStatusError, NetworkError, isTransient } from '../api/errors.js';
+import { CredentialsRefusedError, HttpStatusError, NetworkError, PresignAnswerError } from '../api/errors.js';
+import { isPassing } from '../api/retry-table.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { PresignResponse } from '../api/schemas.js';
-import { PresignedUrls, partUrlProblem } from './presigned-urls.js';
+import { PresignedUrls, partUrlProblem, presignAnswerProblem } from './presigned-urls.js';
 
 // Presigned part URLs (§4.5): reused while they have time left, renewed when close to expiry
 // (uppy #1724, #3612: URLs signed long before use expire mid-upload), re-signed after a refusal,
@@ -16,10 +17,20 @@ function fakeGateway(opts: { missing: number[]; expiresIn?: number }) {
     calls: 0,
     missing: opts.missing,
     fail: undefined as Error | undefined,
-    async presignMissing(uploadId: string): Promise<PresignResponse> {
+    async presignMissing(
+      uploadId: string,
+      _signal?: AbortSignal,
+      _parts?: number,
+      check?: (answer: PresignResponse, req: typeof request) => void,
+    ): Promise<PresignResponse> {
       const n = ++g.calls;
       await Promise.resolve();
       if (g.fail) throw g.fail;
+      const answer = g.answer(uploadId, n);
+      check?.(answer, request);
+      return answer;
+    },
+    answer(uploadId: string, n: number): PresignResponse {
       return {
         ok: true,
         uploadId,
@@ -35,7 +46,9 @@ function fakeGateway(opts: { missing: number[]; expiresIn?: number }) {
   };
   return g;
 }
-const urlsOf = (g: ReturnType<typeof fakeGateway>) => new PresignedUrls(g as unknown as CaptureGateway, 'u-1');
+const FILE = { fileName: 'clip.mp4', totalParts: 4, partSize: 5 * 1024 * 1024 };
+const urlsOf = (g: ReturnType<typeof fakeGateway>) =>
+  new PresignedUrls(g as unknown as CaptureGateway, 'u-1', undefined, FILE);
 
 // Lifetimes run on the monotonic clock: the test moves performance.now() with the date.
 beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T08:00:00Z'), toFake: ['Date', 'performance'] }));
@@ -113,7 +126,7 @@ describe('PresignedUrls', () => {
 });
 
 describe('presigned URLs that cannot carry a part', () => {
-  it('a file:, ftp: or plain-http URL (with the gateway on https) is one failure for a person, naming no secret', async () => {
+  it('a file:, ftp: or plain-http URL (with the gateway on https) is one refusal for a person, naming the file and no secret', async () => {
     for (const url of [
       'file:///etc/passwd?X-Amz-Signature=s3cr3t',
       'ftp://storage.example/u/1?X-Amz-Signature=s3cr3t',
@@ -122,20 +135,17 @@ describe('presigned URLs that cannot carry a part', () => {
       const g = Object.assign(fakeGateway({ missing: [1] }), {
         addresses: { baseUrl: 'https://gateway.example', authUrl: 'https://auth.example' },
       });
-      const presign = g.presignMissing.bind(g);
-      g.presignMissing = async (id: string) => ({
-        ...(await presign(id)),
-        parts: [{ partNumber: 1, url, expiresIn: 3600 }],
-      });
+      const answer = g.answer.bind(g);
+      g.answer = (id: string, n: number) => ({ ...answer(id, n), parts: [{ partNumber: 1, url, expiresIn: 3600 }] });
       const err = await urlsOf(g)
         .get(1)
         .catch((e: unknown) => e as Error);
-      expect(err).toBeInstanceOf(Error);
+      expect(err).toBeInstanceOf(PresignAnswerError);
       expect((err as Error).message).toMatch(
-        /^The capture service gave an address for part 1 that cannot carry it: .*only https may carry a part\. Nothing was sent\./,
+        /^clip\.mp4: the capture service gave part 1 an address that cannot carry it: .*only https may carry a part\. Nothing of it was sent\./,
       );
       expect((err as Error).message).not.toContain('s3cr3t');
-      expect(isTransient(err)).toBe(false);
+      expect(isPassing(err)).toBe(false);
     }
   });
 
@@ -145,5 +155,44 @@ describe('presigned URLs that cannot carry a part', () => {
     expect(partUrlProblem('http://s.example/u?sig=1', 'https:')).toMatch(/plain http \(host s\.example\)/);
     expect(partUrlProblem('data:text/plain,x', 'http:')).toMatch(/"data:"/);
     expect(partUrlProblem('not a url', 'https:')).toBe('it is not a URL.');
+  });
+});
+
+describe('a presign answer held to the file (presignAnswerProblem)', () => {
+  const part = (partNumber: number, query = `partNumber=${partNumber}`) => ({
+    partNumber,
+    url: `https://storage.example/u?${query}&uploadId=x&X-Amz-Signature=s3cr3t`,
+  });
+  const judge = (parts: ReturnType<typeof part>[], extra: Partial<PresignResponse> = {}) =>
+    presignAnswerProblem({ parts, ...extra }, FILE, 'https:');
+
+  it.each<[string, ReturnType<typeof part>[], Partial<PresignResponse>, string | null]>([
+    ['every part, in order', [1, 2, 3, 4].map((n) => part(n)), {}, null],
+    ['a subset, out of order (the parts storage lacks)', [part(4), part(2)], {}, null],
+    ['none (the file is whole)', [], {}, null],
+    ['a URL without a partNumber query', [part(1, 'p=1')], {}, null],
+    ['part 5 of 4', [part(1), part(5)], {}, 'the capture service listed part 5 for a 4-part file'],
+    ['a negative part', [part(-1)], {}, 'the capture service listed part -1 for a 4-part file'],
+    ['part 2 twice', [part(2), part(2)], {}, 'the capture service listed part 2 twice for a 4-part file'],
+    [
+      "part 3 with part 4's URL",
+      [part(3, 'partNumber=4')],
+      {},
+      "the capture service gave part 3 the address of part 4 (its URL's partNumber is 4)",
+    ],
+    [
+      'a partNumber query that is no number',
+      [part(3, 'partNumber=%1B%5B2J')],
+      {},
+      'the capture service gave part 3 an address for another part (its URL\'s partNumber is "\\u001b[2J")',
+    ],
+    [
+      'another layout',
+      [part(1)],
+      { totalParts: 5, partSize: 4 * 1024 * 1024 },
+      `the capture service now describes it as 5 parts of ${4 * 1024 * 1024} bytes, not the registered 4 parts of ${5 * 1024 * 1024} bytes`,
+    ],
+  ])('%s', (_name, parts, extra, problem) => {
+    expect(judge(parts, extra)).toBe(problem);
   });
 });

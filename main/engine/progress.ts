@@ -173,6 +173,11 @@ export class ProgressTracker {
     return this.outage;
   }
 
+  /** The current outage's cause, or null when there is none. */
+  outageCause(): string | null {
+    return this.outage?.cause ?? null;
+  }
+
   /** Where the current outage is, or null when there is none. */
   outageWhere(): Outage['where'] | null {
     return this.outage?.where ?? null;

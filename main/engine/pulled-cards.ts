@@ -10,7 +10,8 @@ import type { EngineContext } from './context.js';
 import type { CardWatchOptions } from './events.js';
 
 /** The read errors of a device going away, or of a mount left stale by it. */
-const DEVICE_ERRORS = new Set(['EIO', 'ENXIO', 'ENODEV', 'ESTALE']);
+// ETIMEDOUT: a look at the file its card never answered (part-upload.ts CARD_READ_DEADLINE_MS).
+const DEVICE_ERRORS = new Set(['EIO', 'ENXIO', 'ENODEV', 'ESTALE', 'ETIMEDOUT']);
 /** Default waits (ms) before each new try after a device error while the card still looks mounted. */
 const DEVICE_RETRY_MS = [2000, 5000, 10_000];
 
@@ -102,7 +103,7 @@ export class PulledCards {
   /**
    * A file's read failed with `code` and its card was not found gone (waitIfPulled answered
    * false): for a device error (EIO, ENXIO, ENODEV, ESTALE, what a card half out of its reader or
-   * a stale mount answers before the mount goes) the wait in ms before it is tried again, up to
+   * a stale mount answers before the mount goes, or ETIMEDOUT, a look at it never answered) the wait in ms before it is tried again, up to
    * `deviceRetryMs.length` times per file while this engine runs; null otherwise (the file fails
    * as unreadable). If the card is gone by the next try, that try finds it so and the file waits
    * for the card instead.

@@ -1,4 +1,4 @@
-import { CancelledError, credentialsRefusal, reasonOf } from '../api/errors.js';
+import { CancelledError, HttpStatusError, credentialsRefusal, reasonOf } from '../api/errors.js';
 import type { CredentialsRefusedError } from '../api/errors.js';
 import type { AddCaptureResult } from '../api/schemas.js';
 import { ANSWER_RESERVE_BYTES, AnswerReserve } from '../queue/answer-reserve.js';
@@ -20,7 +20,7 @@ const HELD_RETRY_MS = 1000;
  * How many add-capture requests are in flight at once, each its own capture, claim and answer.
  * Two, so the client's work on one capture (claim, commits, the answer's rows) overlaps the
  * service's on the other instead of waiting for it: a card of 5,000 captures then takes about the
- * longer side's time, not both sides' added (docs/decisions/registration-lanes.md). Not more: §4.4
+ * longer side's time, not both sides' added (docs/decisions/0021-registration-lanes.md). Not more: §4.4
  * is not idempotent, and every request in flight when the link drops becomes a capture whose
  * registration is unknown, for a person to decide.
  */
@@ -46,14 +46,16 @@ export interface RegistrarHooks {
  * sign-in comes between, so the claim and the sent mark are one commit: a registration then waits
  * for the disk twice (this claim, the answer), not three times (docs/queue-commits.md).
  *
- * A registration that failed before it was sent, or was answered 429/503, goes back to `queued`
- * with a time on the durable retry schedule (or Retry-After's), and every other due capture waits
- * until then too, since it would meet the same outage. An answer that may come after the service
- * acted (500, 502, 504, a timeout or reset after sending) makes it `registration_unknown`, said
- * once for all such captures of the round. A refusal of the credentials stops the queue. A queue
+ * A registration that failed before it was sent, or was answered 429 or 503 with Retry-After,
+ * goes back to `queued` with a time on the durable retry schedule (or Retry-After's), and every
+ * other due capture waits until then too, since it would meet the same outage. An answer that may
+ * come after the service acted (500, 502, 503 without Retry-After, 504, a timeout or reset after
+ * sending) makes it `registration_unknown`, said once for all such captures of the round; the
+ * others wait for the schedule as well, and the next add-capture waits for a read the capture
+ * service answers (`probe`, docs/decisions/0039-add-capture-503.md). A refusal of the credentials stops the queue. A queue
  * that cannot be written (full disk, read-only, corrupt) stops registering at once.
  *
- * An answer the platform gave is never lost to a full disk (docs/decisions/change-answer-reserve.md):
+ * An answer the platform gave is never lost to a full disk (docs/decisions/0008-answer-reserve.md):
  * a registration is sent only while room for its answer is kept in reserve beside queue.db
  * (AnswerReserve); when committing the answer fails for room, the reserve is released and the
  * commit tried again; if it still fails, the answer is held in memory, committed again every
@@ -61,10 +63,17 @@ export interface RegistrarHooks {
  */
 export class Registrar {
   private loop?: Promise<void>;
+  /** The stop under way, which a later stop joins. */
+  private stopping?: Promise<void>;
   private readonly inflight = new Set<{ controller: AbortController; sending: boolean }>();
   private stopped = false;
   /** Set for good when the queue could not be written: nothing more is claimed or sent. */
   private halted = false;
+  /**
+   * Set when a registration was left unknown by the service's trouble (not by a stop); cleared
+   * when the probe finds the service answering. While set, no add-capture is sent before a probe.
+   */
+  private doubt = false;
   /** Captures of this round whose registration became unknown, with the first cause, for one notice. */
   private unknown: { captures: QueuedCapture[]; cause?: unknown } = { captures: [] };
   /** Room on the queue's disk for an add-capture answer, in place before each registration is sent. */
@@ -119,15 +128,22 @@ export class Registrar {
 
   /**
    * Stops registering: a capture waiting for sign-in goes back to `queued`; one whose add-capture
-   * is already sent gets 1.5 s for its answer, then is abandoned as `registration_unknown`.
+   * is already sent gets `sentGraceMs` (default 1.5 s) for its answer, then is abandoned as
+   * `registration_unknown`. A stop while one runs joins it, with its grace: a drain ending its own
+   * loop must not cut short the wait a signal's stop gave.
    */
-  async stop(): Promise<void> {
+  stop(sentGraceMs = SENT_GRACE_MS): Promise<void> {
+    this.stopping ??= this.stopNow(sentGraceMs).finally(() => (this.stopping = undefined));
+    return this.stopping;
+  }
+
+  private async stopNow(sentGraceMs: number): Promise<void> {
     this.stopped = true;
     const flights = [...this.inflight];
     for (const f of flights) if (!f.sending) f.controller.abort();
     const sent = flights.filter((f) => f.sending);
     const timer =
-      sent.length > 0 ? setTimeout(() => sent.forEach((f) => f.controller.abort()), SENT_GRACE_MS) : undefined;
+      sent.length > 0 ? setTimeout(() => sent.forEach((f) => f.controller.abort()), sentGraceMs) : undefined;
     await this.loop;
     clearTimeout(timer);
     this.commitHeld(); // a last try before the process may end
@@ -152,7 +168,9 @@ export class Registrar {
       // Signed in already, with room kept for the answer, nothing stands between the claim and
       // the send: the claim's commit carries the sent mark too (one wait for the disk per capture
       // instead of two). Without room, the claim is plain and registerOne says why nothing is sent.
-      return this.ctx.queue.schedule.claimDueCapture(Date.now(), this.ctx.gateway.signedIn && this.reserve.ensure());
+      // In doubt, the gateway is asked first (registerOne), so the sent mark waits for that answer.
+      const send = this.ctx.gateway.signedIn && !this.doubt && this.reserve.ensure();
+      return this.ctx.queue.schedule.claimDueCapture(Date.now(), send);
     } catch (err) {
       if (this.halt(err)) return undefined;
       throw err;
@@ -184,6 +202,28 @@ export class Registrar {
     }
   }
 
+  /**
+   * After a registration left in doubt, asks the capture service something that registers nothing
+   * before the next add-capture is sent: the upload status of the capture registered last (§4.8),
+   * or, with none, the project's design update time (§4.3). An answer, even a refusal of that
+   * read (4xx but 408 and 429), says the service is up, and registering goes on; a 5xx, 408, 429,
+   * a timeout or no answer is thrown, so the capture, sent nothing, stays `queued` and waits for
+   * the schedule (docs/decisions/0039-add-capture-503.md).
+   */
+  private async probe(signal: AbortSignal): Promise<void> {
+    const { ctx } = this;
+    const id = ctx.queue.lastCaptureId();
+    try {
+      if (id) await ctx.gateway.captureUploadStatus(id, signal);
+      else await ctx.gateway.latestDefaultDesignUpdate(signal);
+    } catch (err) {
+      const answered = err instanceof HttpStatusError && err.status < 500 && err.status !== 408 && err.status !== 429;
+      if (!answered) throw err;
+    }
+    this.doubt = false;
+    ctx.log.info('The capture service answers again: registering goes on');
+  }
+
   private async registerOne(c: QueuedCapture): Promise<void> {
     const { ctx } = this;
     // Claimed with its sent mark (signed in at the claim): the body leaves now.
@@ -195,6 +235,7 @@ export class Registrar {
         // is kept first; written before signing in, then only looked at again before the body leaves.
         if (!this.reserve.ensure()) throw noRoomForAnswer();
         await ctx.gateway.ready(flight.controller.signal);
+        if (this.doubt) await this.probe(flight.controller.signal);
         if (flight.controller.signal.aborted) throw new CancelledError();
         if (!this.reserve.ensure()) throw noRoomForAnswer();
         // Committed before the body leaves: from here on a crash leaves it for a person.
@@ -293,6 +334,15 @@ export class Registrar {
       if (outcome.state === 'registration_unknown') {
         this.unknown.captures.push(c);
         this.unknown.cause ??= err;
+        // The others would meet the same trouble and each be left for a person too: they wait for
+        // the schedule's time, so an outage leaves at most one capture per lane in doubt
+        // (docs/decisions/0039-add-capture-503.md). A stop leaves them as they are.
+        if (!(err instanceof CancelledError)) {
+          this.doubt = true;
+          this.ctx.queue.schedule.deferQueuedCaptures(
+            Math.round(Date.now() + this.ctx.retrySchedule.delayMs(c.attempts)),
+          );
+        }
       }
       return;
     }

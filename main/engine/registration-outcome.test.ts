@@ -8,7 +8,7 @@ describe('registrationOutcome (add-capture is not idempotent)', () => {
   it.each([
     ['sign-in failed first', new RequestNotSentError(new Error('Invalid email or password'))],
     ['connection refused', new NetworkError('No answer from the service: ECONNREFUSED', req, 'ECONNREFUSED')],
-    ['503', new HttpStatusError('Service Unavailable', 503, req)],
+    ['503 with Retry-After', new HttpStatusError('Service Unavailable', 503, req, undefined, 0)],
     ['429', new HttpStatusError('Too many requests', 429, req)],
   ])('%s: not registered, so it is sent again on the retry schedule', (_, err) => {
     expect(registrationOutcome(err)).toMatchObject({
@@ -18,6 +18,7 @@ describe('registrationOutcome (add-capture is not idempotent)', () => {
   });
 
   it('429 and 503 carry the wait their Retry-After asked for (RFC 6585, RFC 9110: not processed)', () => {
+    expect(registrationOutcome(new HttpStatusError('Too many requests', 429, req))).toMatchObject({ state: 'queued' });
     expect(registrationOutcome(new HttpStatusError('Too many requests', 429, req, undefined, 30_000))).toMatchObject({
       state: 'queued',
       retryAfterMs: 30_000,
@@ -42,6 +43,10 @@ describe('registrationOutcome (add-capture is not idempotent)', () => {
     ['a timeout', new NetworkError('No answer from the service: ETIMEDOUT', req, 'ETIMEDOUT')],
     ['a gateway timeout', new HttpStatusError('Gateway Timeout', 504, req)],
     ['500 (a server may fail after it acted)', new HttpStatusError('Internal Server Error', 500, req)],
+    [
+      '503 without Retry-After (a proxy whose connection to the service ended, maybe after it acted)',
+      new HttpStatusError('Service Unavailable', 503, req),
+    ],
     [
       '502 (a proxy in front may lose the answer after the service acted)',
       new HttpStatusError('Bad Gateway', 502, req, undefined, 1000),

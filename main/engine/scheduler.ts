@@ -5,9 +5,9 @@ import {
   HttpStatusError,
   LocalFileError,
   NetworkError,
-  isTransient,
   reasonOf,
 } from '../api/errors.js';
+import { isLocalFault, isPassing } from '../api/retry-table.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { QueueClock } from './clock.js';
 import { MAX_RETRY_WAIT_MS } from './clock.js';
@@ -237,7 +237,16 @@ export class Scheduler {
       ctx.transitions.completeCaptureIfDone(f.captureRow);
     } catch (err) {
       try {
-        if (ctx.fatal(err)) return;
+        if (ctx.fatal(err)) {
+          // A fault of this computer (its memory, its own disk), not of the file: it waits for the
+          // next run as it was, no attempt counted, nothing marked failed. (A queue that cannot be
+          // written leaves it `uploading`, which the next start turns back into `pending`.)
+          if (isLocalFault(err)) {
+            ctx.ledger.flush();
+            ctx.transitions.file(f.id, ['uploading'], 'pending', { error: null });
+          }
+          return;
+        }
         ctx.ledger.flush();
         this.settle(f, err, controller.signal.aborted);
       } catch (writeErr) {
@@ -282,7 +291,7 @@ export class Scheduler {
       return;
     }
     const reason = reasonOf(err);
-    if (isTransient(err)) {
+    if (isPassing(err)) {
       const at = this.clock.now() + Math.round(this.ctx.retrySchedule.delayMs(f.attempts)); // whole ms in the queue
       const message = `${reason}. Trying again at ${whenAt(at, { now: this.clock.now(), seconds: true })} (attempt ${f.attempts + 2}).`;
       t.file(

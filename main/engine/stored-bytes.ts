@@ -1,14 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { FileChangedError, LocalFileError } from '../api/errors.js';
 import { fileFacts, identityMoved } from '../intake/file-identity.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import { assertUnchanged } from './part-upload.js';
+import { assertUnchanged, bytesMd5Etag, cardDeadline } from './part-upload.js';
 
 const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
-// Parts are read again in chunks of this size: memory stays small whatever the part size.
-const CHUNK = 1024 * 1024;
 
 /**
  * The check that a file still holds the bytes queued, for one file's upload: what
@@ -19,7 +15,7 @@ const CHUNK = 1024 * 1024;
  * Why: a write in the middle of a file with its modification time put back changes neither its
  * size nor its mtime nor its ends, but it always moves the status-change time; so does a chmod, a
  * hard link or a remount, which change no byte. The MD5s tell the two apart (docs/decisions/
- * change-stored-parts-reread.md): same bytes, the upload goes on; other bytes, FileChangedError
+ * 0002-stored-parts-reread.md): same bytes, the upload goes on; other bytes, FileChangedError
  * and the multipart upload is never completed (§4.7 is never called), so storage never puts
  * together a mix of old and new bytes.
  *
@@ -111,27 +107,14 @@ export class StoredBytesCheck {
 
   private async facts() {
     try {
-      return await fileFacts(this.f.path);
+      return await cardDeadline(this.f.path, fileFacts(this.f.path));
     } catch (err) {
+      if (err instanceof LocalFileError) throw err;
       throw new LocalFileError(this.f.path, (err as NodeJS.ErrnoException).code ?? 'error');
     }
   }
 
-  private async md5Of(offset: number, size: number): Promise<string> {
-    const md5 = createHash('md5');
-    if (size > 0) {
-      try {
-        for await (const chunk of createReadStream(this.f.path, {
-          flags: 'r',
-          start: offset,
-          end: offset + size - 1,
-          highWaterMark: CHUNK,
-        }))
-          md5.update(chunk as Buffer);
-      } catch (err) {
-        throw new LocalFileError(this.f.path, (err as NodeJS.ErrnoException).code ?? 'error');
-      }
-    }
-    return `"${md5.digest('hex')}"`;
+  private md5Of(offset: number, size: number): Promise<string> {
+    return bytesMd5Etag(this.f.path, offset, size);
   }
 }

@@ -3,7 +3,7 @@ import { MiB, useServiceKit } from '../testing/kit.js';
 
 // The interface's response tables (capture-upload-interface.md §2) have no "required" column:
 // every field this client does not use is dropped from each answer in turn, and the upload must
-// still complete with the bytes in storage (docs/decisions/tolerant-reader.md).
+// still complete with the bytes in storage (docs/decisions/0003-tolerant-reader.md).
 
 const kit = useServiceKit('tolerant-reader');
 

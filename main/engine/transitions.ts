@@ -100,7 +100,7 @@ export class Transitions {
    * limit (S3's) is checked with the part size of this very answer, never one an earlier
    * registration gave: when any file of the capture cannot fit, every file of it fails with one
    * sentence for the capture (captureTooLarge) before any byte is sent, so no lens is uploaded
-   * alone (docs/decisions/tolerant-whole-capture.md). Throws what UploadQueue.saveRegistration
+   * alone (docs/decisions/0010-whole-capture.md). Throws what UploadQueue.saveRegistration
    * throws (manifest not matching the files).
    */
   registered(c: QueuedCapture, result: AddCaptureResult): void {

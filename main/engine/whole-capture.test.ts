@@ -7,7 +7,7 @@ import { MiB, useServiceKit } from '../testing/kit.js';
 import type { Uploader } from '../service/uploader.js';
 import { MAX_OBJECT_SIZE, partLimitBeforeRegistration } from '../service/uploader.js';
 
-// A capture is sent whole or not at all (docs/decisions/tolerant-whole-capture.md): the
+// A capture is sent whole or not at all (docs/decisions/0010-whole-capture.md): the
 // 10,000-part limit is checked with the part size of this gateway's add-capture answer, never
 // one an earlier registration gave, and a lens whose sibling cannot fit is never uploaded alone.
 // The big lens is a sparse file (truncate): 48.8 GiB on no disk.

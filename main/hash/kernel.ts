@@ -8,8 +8,8 @@
 // the code below (RFC 1321 §3.4, the sixty-four steps spelled out). Its memory is fixed at
 // MEMORY_PAGES and never grows: growing would detach every Buffer viewing it.
 
-/** Bytes of a kernel memory before its slots: the four lanes' state (4 × 16), one block of each lane transposed (16 × 16), and the offload's scratch blocks (file-parts.ts). */
-export const HEADER_BYTES = 64 * 1024;
+/** Bytes of a kernel memory before its slots: the four lanes' state (4 × 16) and one block of each lane transposed (16 × 16), with room to spare so the slots start on a page. */
+const HEADER_BYTES = 64 * 1024;
 /** Bytes of one data slot: the part sender's read chunk (part-wire.ts). */
 export const SLOT_BYTES = 1024 * 1024;
 /**
@@ -23,10 +23,9 @@ const MEMORY_PAGES = memoryPages(SLOT_BYTES, SLOTS);
 
 /**
  * The 64 KiB pages of a kernel memory laid out as HEADER_BYTES, then `slots` slots of `slotBytes`
- * (a multiple of 64 KiB, so every slot is page-aligned). The one layout of both buffer pools: the
- * part sender's (local-md5.ts) and the offload's shared one (pool.ts).
+ * (a multiple of 64 KiB, so every slot is page-aligned): the part sender's buffers (local-md5.ts).
  */
-export function memoryPages(slotBytes: number, slots: number): number {
+function memoryPages(slotBytes: number, slots: number): number {
   return (HEADER_BYTES + slots * slotBytes) / 65536;
 }
 
@@ -165,22 +164,13 @@ function kernelBody(): number[] {
   return [...leb(body.length), ...body];
 }
 
-/**
- * The module's bytes: memory "m" (MEMORY_PAGES, fixed) and function "h". With `sharedPages`, the
- * memory is not its own but imported as "e"."m": a shared memory of exactly that many pages.
- */
-function moduleBytes(sharedPages?: number): Uint8Array<ArrayBuffer> {
-  const memory =
-    sharedPages === undefined
-      ? section(5, vector([[0x01, ...leb(MEMORY_PAGES), ...leb(MEMORY_PAGES)]]))
-      : // Limits flag 3: a maximum, and shared (the threads proposal, in every Node ≥ 16.4).
-        section(2, vector([[...name('e'), ...name('m'), 0x02, 0x03, ...leb(sharedPages), ...leb(sharedPages)]]));
+/** The module's bytes: memory "m" (MEMORY_PAGES, fixed) and function "h". */
+function moduleBytes(): Uint8Array<ArrayBuffer> {
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vector([[0x60, ...vector([[0x7f], [0x7f], [0x7f], [0x7f], [0x7f]]), 0]])),
-    ...(sharedPages === undefined ? [] : memory),
     ...section(3, vector([[0]])),
-    ...(sharedPages === undefined ? memory : []),
+    ...section(5, vector([[0x01, ...leb(MEMORY_PAGES), ...leb(MEMORY_PAGES)]])),
     ...section(
       7,
       vector([
@@ -200,20 +190,12 @@ export interface Md5x4Kernel {
 }
 
 /**
- * Compiles the kernel (synchronously: about a millisecond). Throws a WebAssembly error where SIMD is
- * not available (every Node ≥ 16.4 and Electron has it).
- *
- * `shared`: run over this shared memory (`new WebAssembly.Memory({ initial: n, maximum: n, shared:
- * true })`, n pages) instead of a memory of its own, so another thread's chunks are hashed where
- * they lie (file-parts.ts). The kernel's state and block then sit at its bytes
- * [0, 320), which only the one thread running the kernel may touch.
+ * Compiles the kernel over a memory of its own (synchronously: about a millisecond). Throws a
+ * WebAssembly error where SIMD is not available (every Node ≥ 16.4 and Electron has it), or where
+ * its memory cannot be had (a process under `ulimit -v`: local-md5.ts then hashes with OpenSSL).
  */
-export function md5x4Kernel(shared?: WebAssembly.Memory): Md5x4Kernel {
-  const pages = shared ? shared.buffer.byteLength / 65536 : undefined;
-  const instance = new WebAssembly.Instance(
-    new WebAssembly.Module(moduleBytes(pages)),
-    shared ? { e: { m: shared } } : {},
-  );
+export function md5x4Kernel(): Md5x4Kernel {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes()), {});
   const { m, h } = instance.exports as { m: WebAssembly.Memory; h: Md5x4Kernel['h'] };
   return { memory: m, h };
 }

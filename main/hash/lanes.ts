@@ -1,10 +1,9 @@
-// The one lane scheduler of the part MD5s (docs/decisions/one-md5-module.md): every part being
+// The one lane scheduler of the part MD5s (docs/decisions/0022-one-md5-module.md): every part being
 // hashed is a lane with its running state and the byte runs waiting for it; the runs wait, unhashed
 // where they lie in the kernel's memory, until four lanes have some, and one kernel call then
 // advances all four. MD5 is one chain of dependent steps, so a stream hashed alone runs at the
 // chain's latency; four side by side cost about what one does (kernel.ts). Used by the part sender
-// (local-md5.ts, the kernel's own memory) and by the offload's hashing thread (file-parts.ts, a
-// memory shared with the copy). Synchronous, single-threaded.
+// (local-md5.ts, over the kernel's own memory). Synchronous, single-threaded.
 import type { Md5x4Kernel } from './kernel.js';
 
 /** Streams one kernel call advances. */

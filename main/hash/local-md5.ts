@@ -9,7 +9,9 @@
 // answer, so few parts are reading at any one moment, while many have chunks waiting. A part whose
 // first chunk is not in the kernel's memory (the slots all lent) is hashed by OpenSSL; a later
 // chunk not in it is copied in through a scratch slot and hashed at once. Everything here is
-// synchronous: no thread, no timer.
+// synchronous: no thread, no timer. Where the kernel's memory cannot be had (WebAssembly memories
+// reserve gigabytes of address space: a process under `ulimit -v`, a 32-bit host), every part is
+// hashed by OpenSSL: slower, and a local limit, never a reason to fail a file.
 import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Md5x4Kernel } from './kernel.js';
@@ -18,14 +20,21 @@ import type { Md5Lane } from './lanes.js';
 import { LANES, LaneScheduler, laneDigest, md5Lane, md5Padding } from './lanes.js';
 
 let kernel: Md5x4Kernel | undefined;
+/** Why the kernel could not be made, once tried and refused. */
+let refused: string | undefined;
 let heap: Uint8Array;
 let lanes: LaneScheduler;
 const freeSlots: Buffer[] = [];
 let scratch: Buffer; // the last slot: chunks from outside the memory, and the padding block
 
-function init(): Md5x4Kernel {
-  if (kernel) return kernel;
-  kernel = md5x4Kernel();
+function init(): Md5x4Kernel | undefined {
+  if (kernel || refused !== undefined) return kernel;
+  try {
+    kernel = md5x4Kernel();
+  } catch (err) {
+    refused = err instanceof Error ? err.message : String(err);
+    return undefined;
+  }
   const buffer = kernel.memory.buffer;
   heap = new Uint8Array(buffer);
   lanes = new LaneScheduler(kernel);
@@ -42,10 +51,20 @@ function init(): Md5x4Kernel {
  * hashes it (PartMd5.update's `hashed` says when its hash is done).
  */
 export function takeSlot(): Buffer | undefined {
-  init();
+  if (!init()) return undefined; // no kernel: chunks go in the sender's own buffers, to OpenSSL
   // The chunks waiting longest are mostly written already: hashing frees their slots.
   lanes.run(() => freeSlots.length > 0);
   return freeSlots.pop();
+}
+
+/**
+ * Why the four-lane kernel is not used, when its memory could not be had (the WebAssembly error's
+ * message: "WebAssembly.Instance(): Out of memory: …"); undefined when it is used. Tries to make it
+ * on the first call. Every part MD5 is then computed by node:crypto (OpenSSL).
+ */
+export function md5KernelRefused(): string | undefined {
+  init();
+  return refused;
 }
 
 /** Whether `buffer` is a slot of the kernel's memory (from takeSlot). */
@@ -118,6 +137,7 @@ export class PartMd5 {
   /** The MD5 of every byte given, as 32 lowercase hex digits. The hash may not be updated afterwards. */
   digestHex(): string {
     if (this.scalar) return this.scalar.digest('hex');
+    if (!kernel) return createHash('md5').digest('hex'); // nothing was fed, and there is no kernel
     const pad = md5Padding(this.tail, this.tailLength, this.bytes);
     this.now(Buffer.from(pad.buffer, pad.byteOffset, pad.length), 0, pad.length);
     return laneDigest(this.lane).toString('hex');

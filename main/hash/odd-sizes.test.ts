@@ -2,11 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SLOT_BYTES } from './kernel.js';
 import { PartMd5, giveSlot, takeSlot } from './local-md5.js';
-import { PartMd5Pool } from './pool.js';
 
-// The engine (local-md5.ts: parts hashed as they are sent) and the offload (pool.ts: parts hashed
-// on their thread as they are copied) share one kernel and one lane scheduler; both must give
-// S3's part ETag, node:crypto's MD5, for parts of any size: empty, shorter than a block, one block
+// The part sender's MD5s (local-md5.ts: parts hashed as they are sent, four at a time in the one
+// kernel and lane scheduler) must give S3's part ETag, node:crypto's MD5, for parts of any size: empty, shorter than a block, one block
 // exactly, one byte over, either side of where the length no longer fits the last block (RFC 1321
 // §3.1), and a part one byte over 5 MiB (capture-upload-interface.md §4.6).
 const SIZES = [0, 1, 55, 56, 63, 64, 65, 5 * 1024 * 1024 + 1];
@@ -33,7 +31,7 @@ function engineMd5s(parts: Buffer[]): string[] {
   return digests;
 }
 
-describe('one MD5 module: the engine and the offload agree with node:crypto on parts of odd sizes', () => {
+describe('one MD5 module: the engine agrees with node:crypto on parts of odd sizes', () => {
   const parts = SIZES.map((n) => randomBytes(n));
 
   it("the engine, parts hashed together in the kernel's slots", () => {
@@ -46,30 +44,6 @@ describe('one MD5 module: the engine and the offload agree with node:crypto on p
       const h = new PartMd5();
       h.update(Buffer.from(p));
       expect(h.digestHex()).toBe(md5(p));
-    }
-  });
-
-  it('the offload, each size a file of one part and all of them one file cut at those sizes', async () => {
-    const pool = PartMd5Pool.start(SLOT_BYTES, 4);
-    try {
-      const feed = async (bytes: Buffer, partSize: number) => {
-        const file = pool.file(partSize);
-        for (let at = 0; at < bytes.length; ) {
-          const slot = await pool.take();
-          const n = bytes.copy(slot, 0, at, Math.min(bytes.length, at + slot.length));
-          file.add(slot, n);
-          at += n;
-        }
-        return (await file.finish()).toString('hex');
-      };
-      const single = await Promise.all(parts.map((p) => feed(p, Math.max(1, p.length))));
-      expect(single).toEqual(parts.map(md5));
-      // One file whose parts of 65 bytes end in a short one of 63 (and an empty file is one empty part).
-      const joined = randomBytes(65 * 4 + 63);
-      const expected = Array.from({ length: 5 }, (_, i) => md5(joined.subarray(i * 65, (i + 1) * 65))).join('');
-      expect(await feed(joined, 65)).toBe(expected);
-    } finally {
-      await pool.close();
     }
   });
 });

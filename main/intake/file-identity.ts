@@ -3,7 +3,7 @@ import { open, stat } from 'node:fs/promises';
 import type { FileIdentity } from '../queue/queue.js';
 
 /** Bytes read from each end of a file for its fingerprint. */
-export const FINGERPRINT_SPAN = 1024 * 1024;
+const FINGERPRINT_SPAN = 1024 * 1024;
 
 /** What stat says about a file now: size (bytes), mtime (ms), and its identity without the fingerprint. */
 export interface FileFacts {

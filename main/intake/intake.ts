@@ -3,7 +3,8 @@ import { DateTime } from 'luxon';
 import { basename, resolve } from 'node:path';
 import { captureLabel } from '../../shared/capture-label.js';
 import { captureFilesViolation, contentTypeOf, mediaKindOf } from '../../shared/capture-rules.js';
-import { NO_TRAILER } from '../../shared/capture-warnings.js';
+import type { WarnedProposal } from '../../shared/capture-warnings.js';
+import { NO_TRAILER, proposalWarnings } from '../../shared/capture-warnings.js';
 import type { CandidateFile, ProposedCapture } from '../../shared/grouping.js';
 import { groupIntoCaptures, isMediaName, noRecordingsIn } from '../../shared/grouping.js';
 import type { CaptureRequest } from '../api/gateway.js';
@@ -31,13 +32,20 @@ export interface MediaFacts {
   frameRate?: number;
   cameraModel?: string;
   serialNumber?: string;
+  /** Seconds, from the container: a capture much shorter than the others of its card is said. */
+  durationSeconds?: number;
 }
 
-/** A capture ready to be queued: its label, the add-capture request and the files behind it. */
+/**
+ * A capture ready to be queued: its label, the add-capture request, the files behind it, and what a
+ * person should know of it (shared/capture-warnings.ts proposalWarnings over the captures given
+ * together, as the app's inspection says them: a missing trailer, a lone lens, much shorter).
+ */
 export interface PreparedCapture {
   label: string;
   request: CaptureRequest;
   files: NewFile[];
+  warnings: string[];
 }
 
 /** A path that will not be queued, and why (the reason names what to do). */
@@ -53,15 +61,20 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{
  * every rule of capture-upload-interface.md §7–§8 before anything is sent. Files are only
  * stat'ed and opened read-only to prove they can be read; nothing is ever written to them.
  *
- * The capture time is, in order: `capturedAt`, the media's own creation time (`readFacts`), the
- * date-time in an Insta360 file name (local time of this machine), the file's modification time.
+ * The capture time is `capturedAt` when given, else recordedTime's: the camera's clock as the
+ * Insta360 file name gives it, in this machine's zone, whichever convention the MP4 header follows;
+ * the header's time alone only for a name without one; the file's modification time last.
  * `warnings` names files queued all the same whose media looks odd (no MP4 header, no Insta360
- * trailer). Throws Error when `capturedAt` is not ISO 8601 with a zone.
+ * trailer, a header time that is neither the name's wall time nor it in UTC); each capture's own
+ * `warnings` are the app's for it among the captures given (with `readFacts` only: they need the
+ * media). Aborting `signal` stops it between two files or two captures and rejects with the
+ * signal's reason. Throws Error when `capturedAt` is not ISO 8601 with a zone.
  */
 export async function prepareCaptures(
   paths: readonly string[],
   choices: IntakeChoices,
   readFacts?: (path: string) => Promise<MediaFacts>,
+  signal?: AbortSignal,
 ): Promise<{ captures: PreparedCapture[]; refused: RefusedPath[]; warnings: RefusedPath[] }> {
   if (
     choices.capturedAt !== undefined &&
@@ -71,10 +84,13 @@ export async function prepareCaptures(
       `--captured-at ${choices.capturedAt} is not an ISO 8601 time with a zone, e.g. 2026-11-20T15:04:05+01:00`,
     );
   }
-  const { groups, refused } = await inspectPaths(paths);
+  const { groups, refused } = await inspectPaths(paths, signal);
   const prepared: PreparedCapture[] = [];
   const warnings: RefusedPath[] = [];
+  // What proposalWarnings reads of each capture prepared, in the same order.
+  const proposals: WarnedProposal[] = [];
   for (const group of groups) {
+    signal?.throwIfAborted();
     const violation = captureFilesViolation(group.files.map((f) => f.name));
     if (violation) {
       for (const f of group.files) refused.push({ path: f.path, reason: violation });
@@ -102,6 +118,7 @@ export async function prepareCaptures(
     }
     const first = group.files[0]!;
     let facts: MediaFacts = {};
+    let mediaError: string | undefined;
     if (readFacts) {
       // Odd media is uploaded as it is, with a word: the platform may still make sense of it.
       try {
@@ -109,7 +126,8 @@ export async function prepareCaptures(
         if (mediaKindOf(first.name) === 'insv' && !facts.cameraModel) {
           warnings.push({ path: first.path, reason: NO_TRAILER });
         }
-      } catch {
+      } catch (err) {
+        mediaError = (err as Error).message;
         warnings.push({
           path: first.path,
           reason:
@@ -117,7 +135,10 @@ export async function prepareCaptures(
         });
       }
     }
-    const captureDateTime = choices.capturedAt ?? facts.createdAt ?? suggestedTime(group);
+    // The camera's clock as its file name gives it, whichever convention the header follows.
+    const recorded = recordedTime(group, facts.createdAt);
+    if (recorded.note) warnings.push({ path: first.path, reason: recorded.note });
+    const captureDateTime = choices.capturedAt ?? recorded.iso;
     const request: CaptureRequest = {
       project: choices.project,
       structure: choices.structure,
@@ -147,13 +168,26 @@ export async function prepareCaptures(
       label: captureLabel({ capturedAt: captureDateTime, fileNames: files.map((f) => f.fileName) }),
       request,
       files,
+      warnings: [],
+    });
+    proposals.push({
+      kind: group.kind,
+      files: group.files,
+      media: {
+        durationSeconds: facts.durationSeconds,
+        camera: { model: facts.cameraModel },
+        ...(mediaError !== undefined ? { error: mediaError } : {}),
+      },
     });
   }
+  // The app's own words for them (its inspection says the same of the same card); without the
+  // media read, nothing can be said.
+  if (readFacts) proposalWarnings(proposals).forEach((w, i) => (prepared[i]!.warnings = w));
   return { captures: prepared, refused, warnings };
 }
 
 /** A file found by inspectPaths: its resolved absolute path, name, and what stat says (FileFacts). */
-export type InspectedFile = CandidateFile & FileFacts;
+type InspectedFile = CandidateFile & FileFacts;
 
 /** A group of files from inspectPaths: the grouping's capture, with each file's stat facts. */
 export type InspectedGroup = Omit<ProposedCapture, 'files'> & { files: InspectedFile[] };
@@ -196,6 +230,91 @@ export function suggestedTime(group: InspectedGroup): string {
   const candidates = passesOfWallTime(group.recordedAt);
   const best = candidates.reduce((a, b) => (Math.abs(b - mtime) < Math.abs(a - mtime) ? b : a));
   return new Date(best).toISOString();
+}
+
+/**
+ * The groups of one drop that hold the same recording as an earlier group of it (the same content,
+ * at another path: a card folder copied twice onto the card, two `.mp4` files that are copies):
+ * index → the index of the earliest such group. Registering both would refuse the second after the
+ * confirmation (the queue keeps one recording once, by content fingerprint), so the table says it
+ * before. Only files whose size another group's file shares are read (contentFingerprint: the
+ * first and last MiB), so a card of distinct recordings reads nothing. A file that cannot be read
+ * is taken as distinct. Aborting `signal` stops it between two files.
+ */
+export async function duplicatesWithin(
+  groups: readonly Pick<InspectedGroup, 'files'>[],
+  signal?: AbortSignal,
+): Promise<Map<number, number>> {
+  const groupsOfSize = new Map<number, Set<number>>();
+  groups.forEach((g, i) => {
+    for (const f of g.files) groupsOfSize.set(f.size, (groupsOfSize.get(f.size) ?? new Set()).add(i));
+  });
+  const firstWith = new Map<string, number>();
+  const found = new Map<number, number>();
+  for (const [i, g] of groups.entries()) {
+    for (const f of g.files) {
+      if ((groupsOfSize.get(f.size)?.size ?? 0) < 2) continue;
+      signal?.throwIfAborted();
+      const print = await contentFingerprint(f.path, f.size).catch(() => undefined);
+      if (print === undefined) continue;
+      const earlier = firstWith.get(print);
+      if (earlier === undefined) firstWith.set(print, i);
+      else if (earlier !== i && !found.has(i)) found.set(i, earlier);
+    }
+  }
+  return found;
+}
+
+/**
+ * How far apart (ms) the MP4 header's time and the file name's may be and still be read as the
+ * same moment: a camera writes the two from one clock, a second or two apart at most.
+ */
+const HEADER_TOLERANCE_MS = 2_000;
+
+/** A recording's time as recordedTime decides it: ISO 8601 UTC, where it came from, and a sentence when the header disagrees. */
+export interface RecordedTime {
+  iso: string;
+  /** `name`: the file name's wall time (the header agreeing, or absent); `header`: the header alone (no time in the name); `mtime`: neither. */
+  source: 'name' | 'header' | 'mtime';
+  /** Said in the registration table when the header's time is neither the name's wall time nor it in UTC: the name's time is used. */
+  note?: string;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` of an instant read as UTC: a header's digits as the camera wrote them. */
+const digitsOf = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * The recorded time of a group: the camera's clock as its Insta360 file name gives it
+ * (`recordedAt`, a wall time), in this computer's zone, whichever convention the MP4 header's
+ * creation time (`headerIso`, read as UTC as QuickTime defines it) follows:
+ * - a header whose digits equal the name's wall time (within HEADER_TOLERANCE_MS) is the camera's
+ *   wall time (many cameras write local time there): the name's time, in the pass of a repeated
+ *   hour nearest the file's modification time (suggestedTime);
+ * - a header that, read as UTC, lands on the name's wall time in this zone is UTC: that pass of
+ *   the name's time (the header tells the two passes of a repeated autumn hour apart);
+ * - a header that is neither: the name's time, with a `note` naming both;
+ * - a name without a time: the header's instant alone, else the file's modification time.
+ */
+export function recordedTime(group: Pick<InspectedGroup, 'recordedAt' | 'files'>, headerIso?: string): RecordedTime {
+  const header = headerIso ? Date.parse(headerIso) : NaN;
+  const wall = group.recordedAt;
+  if (!wall) {
+    if (Number.isFinite(header)) return { iso: new Date(header).toISOString(), source: 'header' };
+    return { iso: new Date(group.files[0]!.mtimeMs).toISOString(), source: 'mtime' };
+  }
+  const byName = { iso: suggestedTime(group as InspectedGroup), source: 'name' as const };
+  if (!Number.isFinite(header)) return byName;
+  // The header holds the camera's wall time: the same digits as the name.
+  if (Math.abs(header - Date.parse(`${wall}Z`)) <= HEADER_TOLERANCE_MS) return byName;
+  // The header is UTC: it is one of the instants this zone's clock reads the name's time at.
+  const pass = passesOfWallTime(wall).find((p) => Math.abs(header - p) <= HEADER_TOLERANCE_MS);
+  if (pass !== undefined) return { iso: new Date(pass).toISOString(), source: 'name' };
+  return {
+    ...byName,
+    note:
+      `The MP4 header's time (${digitsOf(header)}) is neither the file name's time (${wall.replace('T', ' ')}) ` +
+      `nor that time in UTC: the file name's time (the camera's clock) is used. Check the camera's clock and time zone.`,
+  };
 }
 
 /**

@@ -163,6 +163,24 @@ describe('the window cancels a call by the id it gave it', () => {
     expect(await answer).toEqual({ ok: false, error: 'Cancelled' });
   });
 
+  it('a call past its deadline is answered with the deadline’s sentence, and its handler’s signal aborted with it', async () => {
+    const seen: { aborted?: string } = {};
+    // The shell's own channel (the login item) whose handler never settles: no service to find it hung.
+    const handlers = new Proxy({} as IpcHandlers, {
+      get: () => (_args: unknown, signal: AbortSignal) =>
+        new Promise(() => signal.addEventListener('abort', () => (seen.aborted = (signal.reason as Error).message))),
+    });
+    const dispatch = createIpcDispatcher(handlers, (url) => url === APP, {
+      ms: (channel) => (channel === 'capture:loginStart.get' ? 50 : 60_000),
+      message: (channel, ms) => `no answer to ${channel} within ${ms} ms`,
+    });
+    expect(await dispatch('capture:loginStart.get', undefined, top)).toEqual({
+      ok: false,
+      error: 'no answer to capture:loginStart.get within 50 ms',
+    });
+    expect(seen.aborted).toBe('no answer to capture:loginStart.get within 50 ms');
+  });
+
   it("the preload's callId reaches the door as invoke's second argument", async () => {
     const registered = new Map<string, Parameters<IpcMainLike['handle']>[1]>();
     const { seen, dispatch } = stoppable();

@@ -39,14 +39,30 @@ export type IpcDispatcher = (
 ) => Promise<Envelope<unknown>>;
 
 /**
+ * How long the door waits for a handler's answer: `ms(channel)` (ms), and the sentence the
+ * window is answered with when it passes (main/service/call-deadlines.ts in the app).
+ */
+export interface CallDeadlines {
+  ms(channel: Channel): number;
+  message(channel: Channel, ms: number): string;
+}
+
+/**
  * The door every message from the renderer goes through (VS Code's validatedIpcMain, Signal's
  * envelopes): refuses a channel without the prefix or not in the contract, a sender that is not
  * the app's own top frame, and arguments that do not parse; answers `{ ok, value }` or
  * `{ ok: false, error }` with a message a person can read.
  *
  * `isAppUrl` tells the app's own pages (the packaged `file://` renderer, or the test server).
+ * `deadlines`: every call is answered within its deadline: when it passes, the call's signal is
+ * aborted (the handler stops, as on the window's cancel) and the window is answered with the
+ * deadline's sentence. Without it, a call waits for its handler.
  */
-export function createIpcDispatcher(handlers: IpcHandlers, isAppUrl: (url: string) => boolean): IpcDispatcher {
+export function createIpcDispatcher(
+  handlers: IpcHandlers,
+  isAppUrl: (url: string) => boolean,
+  deadlines?: CallDeadlines,
+): IpcDispatcher {
   // The window's calls running with an id it gave: each one's controller, aborted by CANCEL_CHANNEL.
   const running = new Map<string, AbortController>();
   return async (channel, rawArgs, sender, signal, givenId) => {
@@ -78,6 +94,8 @@ export function createIpcDispatcher(handlers: IpcHandlers, isAppUrl: (url: strin
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     if (id !== undefined) running.set(id, ac);
+    const ms = deadlines?.ms(c);
+    const timer = ms === undefined ? undefined : setTimeout(() => ac.abort(new Error(deadlines!.message(c, ms))), ms);
     try {
       const handler = handlers[c] as (a: unknown, signal: AbortSignal) => Promise<unknown>;
       const value = await abortable(handler(parsed.data, ac.signal), ac.signal);
@@ -85,6 +103,7 @@ export function createIpcDispatcher(handlers: IpcHandlers, isAppUrl: (url: strin
     } catch (err) {
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     } finally {
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (id !== undefined) running.delete(id);
     }

@@ -6,19 +6,21 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 
-// Why a server at all: the first frame is decoded by Chromium's own decoder, in a
-// `<video>` element of the sandboxed renderer, which cannot open local files. A `file://` URL would
-// need the renderer to be allowed every file on the disk (and the tests serve it over http, where
-// `file://` is refused anyway); a custom protocol would exist only in Electron, not in the tests.
-// A loopback http server works the same in both, and Chromium's media stack reads it with Range
-// requests, so a 4 GB recording is never read whole: the first frame costs a few MiB.
+// Why a server at all: the thumbnail's frame is decoded by Chromium's own decoder, in the
+// sandboxed renderer's decoding worker (or a `<video>` element), which cannot open local files.
+// A `file://` URL would need the renderer to be allowed every file on the disk (and the tests
+// serve it over http, where `file://` is refused anyway); a custom protocol would exist only in
+// Electron, not in the tests. A loopback http server works the same in both, and both readers
+// use Range requests, so a 4 GB recording is never read whole: the worker reads the frame's
+// samples alone (decode-plan.ts).
 //
 // What keeps it to its purpose:
 // - bound to 127.0.0.1 only, on a port the system picks;
 // - a random 256-bit token in every URL path, made per session and never logged: another program or
 //   web page on this computer cannot guess a URL (and a DNS-rebinding page fails the Host check too);
-// - it serves only files handed to `urlFor` (the recordings the registration table lists), each by an
-//   opaque number, never by path; anything else is 404 whatever the token;
+// - it serves only files handed to `urlFor` (the recordings the registration table lists, and the
+//   camera's proxies beside them), each by an opaque number, never by path; anything else is 404
+//   whatever the token;
 // - GET and HEAD only; files are opened read-only (`fs.createReadStream`, flag 'r'): a recording is
 //   never written to.
 

@@ -36,9 +36,10 @@ async function readAt(fh: FileHandle, position: number, length: number): Promise
  * Finds the top-level `ftyp` and `moov` boxes by walking box headers (never reading `mdat`, which
  * for a camera file comes first and is gigabytes long) and returns them back to back. At most
  * MAX_TOP_LEVEL_BOXES steps, each moving forward by at least a box header (8 bytes); undefined when
- * no `moov` is found within them. Throws when `ftyp` or `moov` is larger than 64 MiB.
+ * no `moov` is found within them. Throws when `ftyp` or `moov` is larger than 64 MiB. Also read by
+ * the thumbnails' decode plan (decode-plan.ts).
  */
-async function headerBoxes(fh: FileHandle, fileSize: number): Promise<Buffer | undefined> {
+export async function headerBoxes(fh: FileHandle, fileSize: number): Promise<Buffer | undefined> {
   const found: Buffer[] = [];
   let pos = 0;
   for (let step = 0; step < MAX_TOP_LEVEL_BOXES && pos + 8 <= fileSize; step++) {
@@ -175,7 +176,7 @@ export async function readMediaMetadata(path: string): Promise<MediaMetadata> {
   }
 }
 
-/** The facts capture intake uses (creation time, frame rate, camera model and serial number). Throws like readMediaMetadata. */
+/** The facts capture intake uses (creation time, frame rate, camera model and serial number, duration). Throws like readMediaMetadata. */
 export async function readMediaFacts(path: string): Promise<MediaFacts> {
   const m = await readMediaMetadata(path);
   return {
@@ -183,5 +184,6 @@ export async function readMediaFacts(path: string): Promise<MediaFacts> {
     frameRate: m.frameRate,
     cameraModel: m.camera?.model,
     serialNumber: m.camera?.serialNumber,
+    durationSeconds: m.durationSeconds,
   };
 }

@@ -6,7 +6,7 @@ import { contentFingerprint } from '../intake/file-identity.js';
 export const THUMBNAIL_FOLDER = '.thumbnails';
 
 /** The largest thumbnail kept (bytes): a 320-pixel JPEG is some 20 KiB; more is not a thumbnail. */
-export const MAX_THUMBNAIL_BYTES = 512 * 1024;
+const MAX_THUMBNAIL_BYTES = 512 * 1024;
 
 /** What the cache knows of a recording: its first frame (JPEG bytes), that it cannot be decoded (and why), or nothing yet. */
 export type CachedThumbnail = { kind: 'image'; jpeg: Buffer } | { kind: 'none'; reason: string } | { kind: 'missing' };

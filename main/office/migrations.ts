@@ -46,7 +46,7 @@ export const RECORDS_MIGRATIONS: readonly Migration[] = [
       // answer was lost is found by its whole content: `known_ids` (a JSON array of entry ids)
       // holds the entries of the same date, status and details that were there before its first
       // send, and only one not among them is taken as its own
-      // (docs/decisions/office-lost-answer-match.md). NULL: no send yet, or a row sent before
+      // (docs/decisions/0027-progress-lost-answer-match.md). NULL: no send yet, or a row sent before
       // this column existed (then any entry of the same content is taken as its own).
       db.exec('ALTER TABLE outbox ADD COLUMN known_ids TEXT');
     },

@@ -2,7 +2,7 @@ import type { ProgressEntryView } from '../../shared/ipc.js';
 import { spreadsheetCsv } from '../../shared/spreadsheet.js';
 
 /** The header row of the month report, in column order. */
-export const REPORT_COLUMNS = ['Date', 'Status', 'Details', 'Entry id'] as const;
+const REPORT_COLUMNS = ['Date', 'Status', 'Details', 'Entry id'] as const;
 
 /**
  * A month's progress entries (progress-records-interface.md §2) as CSV for the weekly site meeting:

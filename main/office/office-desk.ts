@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { packAssets } from '../../shared/asset-pack.js';
 import { join } from 'node:path';
 import { reasonOf } from '../api/errors.js';
 import { HttpStatusError } from '../api/errors.js';
@@ -10,10 +11,10 @@ import { monthReportCsv, monthReportName } from './month-report.js';
 import { RecordsStore } from './records-store.js';
 
 /** What a read says when the progress service cannot be reached and nothing of it is kept yet. */
-export const NO_CONNECTION = 'No connection to the progress service; this view needs it once.';
+const NO_CONNECTION = 'No connection to the progress service; this view needs it once.';
 
 /** How often entries waiting in the office outbox are tried (ms). */
-export const OUTBOX_INTERVAL_MS = 60_000;
+const OUTBOX_INTERVAL_MS = 60_000;
 
 /**
  * The desktop app's office side (progress-records-interface.md): the records cache and outbox in
@@ -31,6 +32,8 @@ export class OfficeDesk {
     private readonly dataDir: string,
     private readonly connect: () => RecordsConnection,
     private readonly structures: () => { id: string; name: string }[],
+    /** The project's name from the settings ('' when none was given): neither interface gives one. */
+    private readonly projectName: () => string = () => '',
   ) {}
 
   /** Starts the outbox timer and sends what waits now. */
@@ -60,7 +63,8 @@ export class OfficeDesk {
     | 'capture:assets.list'
   > {
     return {
-      'capture:progress.list': ({ date }) => this.call((o) => o.listProgress(date)),
+      'capture:progress.list': ({ date }) =>
+        this.call(async (o) => ({ ...(await o.listProgress(date)), projectName: this.projectName() })),
       'capture:progress.get': ({ id }) => this.call((o) => o.getProgress(id)),
       'capture:progress.create': (entry) => this.call((o) => o.createProgress(entry)),
       'capture:progress.revise': ({ id, ...entry }) => this.call((o) => o.revise(id, entry)),
@@ -77,10 +81,12 @@ export class OfficeDesk {
           const { value, ...freshness } = await o.categories();
           return { categories: value, structures: this.structures(), ...freshness };
         }),
-      'capture:assets.list': ({ structure, category }) =>
+      // Packed in columns (shared/asset-pack.ts); the call's signal stops the request when the
+      // person chose another category.
+      'capture:assets.list': ({ structure, category }, signal) =>
         this.call(async (o) => {
-          const { value, ...freshness } = await o.assets(structure, category);
-          return { assets: value, ...freshness };
+          const { value, ...freshness } = await o.assets(structure, category, signal);
+          return { assets: packAssets(value), ...freshness };
         }),
     };
   }

@@ -294,6 +294,9 @@ describe('the outbox', () => {
           error: expect.stringContaining('details too long'),
         }),
       ]);
+      // An entry kept refused can be given up, and a 403's sentence says so.
+      if (status === 403)
+        expect(list.outbox[0]!.error).toMatch(/ask an administrator .* for access, or discard the entry\.$/);
       expect(held(second.queued!.details)).toHaveLength(1);
       expect(held(first.queued!.details)).toEqual([]);
       // Refused, it can be corrected and sent, or discarded.
@@ -347,7 +350,7 @@ describe('the outbox', () => {
 
 // The service keeps nothing of the client's on an entry (§2 Progress: id, projectId, date, status,
 // details), so after a lost answer an entry is found by its whole content, and only one that was
-// not there before its first send is taken as its own (docs/decisions/office-lost-answer-match.md).
+// not there before its first send is taken as its own (docs/decisions/0027-progress-lost-answer-match.md).
 describe('a lost answer', () => {
   const day = '2026-11-09';
   const colleagueEntry = (details: string, id: string) =>

@@ -40,13 +40,13 @@ export function isUnreachable(err: unknown): boolean {
  * The HTTP statuses by which the service refuses one entry itself (§4 POST /progress): a request it
  * read and will not record as it is. The entry is kept refused with the service's message, for the
  * person to correct or discard; the entries after it are still sent
- * (docs/decisions/office-outbox-errors.md). 401 (the key or account), 407, 408, 425 and 429 are
+ * (docs/decisions/0011-outbox-errors.md). 401 (the key or account), 407, 408, 425 and 429 are
  * not about the entry, and a 5xx is the service away: those keep it waiting.
  */
 const REFUSING_STATUSES = new Set([400, 403, 404, 405, 409, 410, 411, 413, 414, 415, 422]);
 
 /** Whether `err` refuses the entry that was sent (see REFUSING_STATUSES), or an answer said it failed. */
-export function refusesEntry(err: unknown): boolean {
+function refusesEntry(err: unknown): boolean {
   return err instanceof ProgressRefusedError || (err instanceof HttpStatusError && REFUSING_STATUSES.has(err.status));
 }
 
@@ -58,7 +58,7 @@ export function refusesEntry(err: unknown): boolean {
  * date with the same content are read and their ids committed to its outbox row with the send's
  * count (`attempts`, `knownIds`); an entry with an earlier attempt is first looked up on its
  * date, and only an entry of the same content that is not among those ids is taken as its own
- * (`lostAnswerMatch`; docs/decisions/office-lost-answer-match.md). So two identical entries on one
+ * (`lostAnswerMatch`; docs/decisions/0027-progress-lost-answer-match.md). So two identical entries on one
  * day are both recorded. Outbox work runs one operation at a time, so a refresh and a new entry
  * never send the same row twice.
  * Methods throw the client's errors (HttpStatusError, NetworkError, …) when there is nothing
@@ -85,11 +85,28 @@ export class OfficeRecords {
   ): Promise<
     Omit<Snapshot<never>, 'value'> & { entries: ProgressEntryView[]; project: string; outbox: OutboxItemView[] }
   > {
-    const { client, scope } = this.connect();
+    const { client } = this.connect();
     // Every failure is on its entry by now (drain); the read below says what it must of the service.
     await this.sendOutbox().catch(() => undefined);
+    const { value, ...freshness } = await this.readProgress(date);
+    return {
+      entries: value,
+      project: client.projectId,
+      ...freshness,
+      outbox: this.store.outbox(this.connect().scope).map(outboxView),
+    };
+  }
+
+  /**
+   * §4 GET /progress: the project's entries (or one date's, YYYY-MM-DD), kept in records.db; when
+   * the service cannot be reached (no answer, 5xx), the copy kept, said offline with since when
+   * and why. Sends nothing of the outbox (`listProgress` does, first). Throws the client's error
+   * when nothing is kept to answer with, or the service refuses (4xx).
+   */
+  async readProgress(date?: string): Promise<Snapshot<ProgressEntryView[]>> {
+    const { client, scope } = this.connect();
     const kind = date ? `progress:${date}` : 'progress';
-    const snap = await this.read(
+    return this.read(
       scope,
       kind,
       async () => (await client.listProgress(date)).map(entryView),
@@ -99,13 +116,6 @@ export class OfficeRecords {
         return all && { value: all.value.filter((e) => e.date === date), asOf: all.asOf };
       },
     );
-    const { value, ...freshness } = snap;
-    return {
-      entries: value,
-      project: client.projectId,
-      ...freshness,
-      outbox: this.store.outbox(scope).map(outboxView),
-    };
   }
 
   /** §4 GET /progress/{id}; offline, the entry from the list kept. Throws HttpStatusError 404 when there is none. */
@@ -226,11 +236,20 @@ export class OfficeRecords {
     return this.read(scope, 'categories', async () => (await client.categories()).map(categoryView));
   }
 
-  /** §4 GET /api/external-assets: a structure's assets in a category (by name or id). */
-  assets(structure: string, category: string): Promise<Snapshot<AssetView[]>> {
+  /**
+   * §4 GET /api/external-assets: a structure's assets in a category (by name or id). `signal`
+   * stops the request (the person chose another category): it then throws CancelledError and
+   * keeps nothing. The answer is kept for offline use after it is returned, not before: a floor's
+   * 200,000 points take a tenth of a second to write, which the drawing need not wait for.
+   */
+  assets(structure: string, category: string, signal?: AbortSignal): Promise<Snapshot<AssetView[]>> {
     const { client, scope } = this.connect();
-    return this.read(scope, `assets:${structure}:${category}`, async () =>
-      (await client.assets(structure, category)).map(assetView),
+    return this.read(
+      scope,
+      `assets:${structure}:${category}`,
+      async () => (await client.assets(structure, category, signal)).map(assetView),
+      undefined,
+      { keepLater: true },
     );
   }
 
@@ -272,27 +291,41 @@ export class OfficeRecords {
         // else (the service away, 429, the key refused) is about the service: the entry says why
         // it waits, and it and those after it wait for the next round.
         if (refusesEntry(err)) {
-          this.store.refuse(item.id, explain(err, this.where) ?? reasonOf(err));
+          this.store.refuse(item.id, explain(err, this.where, 'outbox entry') ?? reasonOf(err));
           continue;
         }
-        this.store.noteWaiting(item.id, explain(err, this.where) ?? reasonOf(err));
+        this.store.noteWaiting(item.id, explain(err, this.where, 'outbox entry') ?? reasonOf(err));
         throw err;
       }
     }
     return sent;
   }
 
-  /** Reads from the service and keeps the answer; when it cannot be reached, the answer kept (or `fallback`'s). */
+  /**
+   * Reads from the service and keeps the answer; when it cannot be reached, the answer kept (or
+   * `fallback`'s). With `keepLater` the answer is kept once the caller has it (setImmediate), and
+   * a failure to keep it (records.db closed meanwhile) only loses that copy.
+   */
   private async read<T>(
     scope: string,
     kind: string,
     fetch: () => Promise<T>,
     fallback?: () => { value: T; asOf: string } | undefined,
+    opts: { keepLater?: boolean } = {},
   ): Promise<Snapshot<T>> {
     try {
       const value = await fetch();
       const asOf = this.now().toISOString();
-      this.store.write(scope, kind, value, asOf);
+      const keep = () => this.store.write(scope, kind, value, asOf);
+      if (!opts.keepLater) keep();
+      else
+        setImmediate(() => {
+          try {
+            keep();
+          } catch {
+            // Closed while the answer went out: the next read keeps one.
+          }
+        });
       return { value, asOf, offline: false, offlineReason: null };
     } catch (err) {
       const kept = isUnreachable(err) ? (this.store.read<T>(scope, kind) ?? fallback?.()) : undefined;
@@ -324,7 +357,7 @@ export class OfficeRecords {
  * (`sameEntry`) among the entries that were not there before its first send and that no other
  * outbox entry took (`item.knownIds`; null, a row sent before known ids were kept: any). Of two
  * such, the one that other waiting entries of the same content saw before their own first send
- * is taken first: it came earlier, so it is an earlier send's (docs/decisions/office-lost-answer-match.md).
+ * is taken first: it came earlier, so it is an earlier send's (docs/decisions/0027-progress-lost-answer-match.md).
  */
 export function lostAnswerMatch(
   list: readonly ProgressEntry[],
@@ -364,7 +397,7 @@ const outboxView = (i: OutboxItem): OutboxItemView => ({
  * the form can show it beside that field; null when it names none. The local service says
  * "status: Invalid enum value…", real services "details is required": the first field named wins.
  */
-export function fieldNamed(message: string | null): 'date' | 'status' | 'details' | null {
+function fieldNamed(message: string | null): 'date' | 'status' | 'details' | null {
   // explain() puts its own words around the service's: only the service's part is read.
   const said = (message ?? '').replace(/^The progress service refused the request: /, '');
   const m = /\b(date|status|details)\b/i.exec(said);

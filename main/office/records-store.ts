@@ -15,7 +15,7 @@ export interface OutboxEntry {
  * with why the last send did not go (`error`, null before any). `knownIds`: the ids of the entries
  * with the same date, status and details that were on the service before its first send, or those
  * another outbox entry took as its own since (null before a send); after a lost answer only an
- * entry not among them is its own (docs/decisions/office-lost-answer-match.md).
+ * entry not among them is its own (docs/decisions/0027-progress-lost-answer-match.md).
  */
 export interface OutboxItem extends OutboxEntry {
   id: number;

@@ -62,6 +62,27 @@ describe('runCardImport', () => {
     expect(readFileSync(last.reportPath!, 'utf8')).toContain('Verified: 6 files of 3 recordings');
   });
 
+  it('sends at most one view per throttle while the card copies, whatever changed, and the last one at once', async () => {
+    // 40 recordings: 80 files starting and verifying, 81 other files, a recording verified 40 times.
+    const card = writeFakeCard(join(work, 'CARD_T'), { recordings: 40 });
+    const sent: { at: number; view: ImportView }[] = [];
+    const last = await runCardImport({
+      id: 3,
+      root: card.root,
+      library: join(work, 'lib-t'),
+      onUpdate: (view) => sent.push({ at: Date.now(), view }),
+      throttleMs: 50,
+      wholeCard: true,
+    });
+    expect(last.safeToRemove).toBe(true);
+    expect(sent.at(-1)!.view).toEqual(last);
+    // Between two views while copying, the throttle (setTimeout waits that long, give or take the
+    // wall clock's millisecond against the timers' own); only the end comes at once.
+    const gaps = sent.slice(1, -1).map((s, i) => s.at - sent[i]!.at);
+    expect(gaps.filter((g) => g < 45)).toEqual([]);
+    expect(sent.slice(0, -1).every((s) => s.view.phase === 'copying')).toBe(true);
+  });
+
   it('names a file that failed verification twice, keeps its recording out of the copies offered, and never says safe to remove', async () => {
     const card = writeFakeCard(join(work, 'CARD_B'), { recordings: 2 });
     const bad = card.recordings[1]!.split('/').pop()!;
@@ -72,8 +93,8 @@ describe('runCardImport', () => {
       onUpdate: () => {},
       throttleMs: 0,
       // Every copy of that one file is damaged on its way to the disk, both times.
-      afterWrite: async (partial) => {
-        if (partial.endsWith(`.${bad}.partial`)) writeFileSync(partial, 'damaged');
+      afterWrite: async (partial, dest) => {
+        if (dest.endsWith(`/${bad}`)) writeFileSync(partial, 'damaged');
       },
     });
     expect(last.phase).toBe('done');

@@ -15,14 +15,22 @@ export interface CardImportOptions {
   id: number;
   root: string;
   library: string;
-  /** Each new view of the import: at most one per `throttleMs` while only bytes move, at once when a file's state changes. */
+  /**
+   * Each new view of the import: at most one per `throttleMs`, whatever changed (bytes, a file's
+   * state, a recording verified), the last one never lost; the end (done, failed, stopped) at once.
+   */
   onUpdate: (view: ImportView) => void;
   /**
    * Keeps the offload's record as it goes (the queue's `offloads` tables, main/offload/record.ts
    * OffloadRecorder): its start, each file as it is checked, its end (main/offload/offload.ts).
    */
   journal?: OffloadJournal;
-  /** Milliseconds between views while only bytes move (default 100: ten a second). */
+  /**
+   * Milliseconds between views (default 100: ten a second). Each view is the whole card (every
+   * file's row), and the window redraws on each: a card of 100 recordings changes a file's state
+   * some 600 times, and a view sent for each of those kept the window's main thread and the page
+   * bridge busy past the copy's end. 0 sends every change at once.
+   */
   throttleMs?: number;
   now?: () => Date;
   /** The clock the copy's rate is measured with, in ms (offloadCard's `clock`). */
@@ -119,10 +127,12 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     lastSent = Date.now();
     o.onUpdate(structuredClone(view));
   };
-  // Bytes alone move the bar: at most one view per throttle, the last one never lost.
+  // At most one view per throttle, the last one never lost: a change waits for the next view.
+  const throttle = o.throttleMs ?? 100;
   const soon = () => {
+    if (throttle === 0) return send();
     if (timer) return;
-    const wait = Math.max(0, (o.throttleMs ?? 100) - (Date.now() - lastSent));
+    const wait = Math.max(0, throttle - (Date.now() - lastSent));
     timer = setTimeout(send, wait);
   };
   let previous = 0;
@@ -148,7 +158,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
       onOther: (f) => {
         if (!view.others) return;
         view.others[f.verified ? 'verified' : 'failed']++;
-        send();
+        soon();
       },
       onKnown: (recordings, total) => {
         view.known = summarizeKnown(total, recordings);
@@ -168,7 +178,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         });
         view.files = [...knownRows];
         view.destination = view.known.destination;
-        send();
+        soon();
       },
       onPlan: (files, destination, others) => {
         view.destination = destination;
@@ -189,7 +199,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
           ),
         ];
         for (const row of view.files) if (row.state !== 'known') byPath.set(row.source, row);
-        send();
+        soon();
       },
       onProgress: (p) => {
         // offloadCard's figure is cumulative over both lanes; the step since the last call is this file's.
@@ -201,17 +211,14 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         const row = byPath.get(p.file);
         if (!row) return soon();
         row.bytesDone = Math.min(row.size, row.bytesDone + step);
-        if (row.state === 'waiting') {
-          row.state = 'copying';
-          return send();
-        }
+        if (row.state === 'waiting') row.state = 'copying';
         soon();
       },
       onRecording: async (files) => {
         await o.onRecording?.(files);
         for (const f of files) settle(f);
         if (files.every((f) => f.verified)) view.verifiedCopies.push(...files.map((f) => f.copy));
-        send();
+        soon();
       },
     });
     for (const f of result.files) settle(f);

@@ -1,19 +1,18 @@
 import type { FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { CopyWriter, DIRECT_ALIGN, directRefused, giveAligned, openForReadBack, takeAligned } from './direct-io.js';
-import { dirname, join, basename } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FileFacts } from '../intake/file-identity.js';
 import { fileFacts } from '../intake/file-identity.js';
 import { startXxh64 } from './hash.js';
-import { PartMd5s } from './part-md5.js';
-import type { PartMd5Pool, PoolFile } from '../hash/pool.js';
 
 /**
  * Bytes read or written at once. 8 MiB: a card reader streams, each read or write costs one
  * system call and one trip through the thread pool per 8 MiB, and memory stays flat (two buffers
  * per file in flight, whatever the file's size).
  */
-export const CHUNK_BYTES = 8 * 1024 * 1024;
+const CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** What copyVerified did with one file: sizes in bytes, XXH64 as 16 hex digits, mtime in ms since 1970. */
 export interface VerifiedCopy {
@@ -26,17 +25,15 @@ export interface VerifiedCopy {
   verified: boolean;
   /** Whether the read-back came from the disk (O_DIRECT) rather than the kernel's page cache (direct-io.ts). */
   readBackFromDisk: boolean;
-  /**
-   * With `partSize`: the MD5 of each part of that many bytes (the last one shorter, one empty part
-   * for an empty file), 16 bytes each in part order, computed from the card's bytes in the same pass.
-   */
-  partMd5s?: Buffer;
   /** The verified copy as stat sees it once in place (size, mtime, device, inode, status-change time). */
   copyFacts?: FileFacts;
 }
 
-/** Test seam: runs after the copy is written and flushed, before it is read back (to damage it). */
-export type AfterWrite = (partialPath: string) => Promise<void>;
+/**
+ * Test seam: runs after the copy is written and flushed, before it is read back (to damage it), with
+ * the half-written copy's path and the path it will have once verified.
+ */
+export type AfterWrite = (partialPath: string, dest: string) => Promise<void>;
 
 /** Options of copyVerified. */
 export interface CopyOptions {
@@ -44,25 +41,14 @@ export interface CopyOptions {
   onBytes?: (n: number) => void;
   afterWrite?: AfterWrite;
   /**
-   * Bytes per upload part (capture-upload-interface.md §4.6: part N covers bytes (N-1)·partSize up
-   * to N·partSize): when given, each part's MD5 is computed from the card's bytes as they are read.
-   */
-  partSize?: number;
-  /**
-   * With `partSize`: the pool (chunk buffers and hashing thread, main/hash/pool.ts) that computes the
-   * part MD5s off this thread. Without it they are computed here, with OpenSSL (PartMd5s).
-   */
-  md5Pool?: PartMd5Pool;
-  /**
    * Aborting it stops the copy between two chunks (of the copy or of its read-back): the
-   * half-written `.NAME.partial` is removed and the signal's reason thrown.
+   * half-written copy (`.HEX.partial`) is removed and the signal's reason thrown.
    */
   signal?: AbortSignal;
 }
 
 /**
- * Copies `source` to `dest`, hashing the bytes as they are read (XXH64, and each part's MD5 when
- * `partSize` is given), then flushes the copy (fsync), reads it back and hashes it again:
+ * Copies `source` to `dest`, hashing the bytes as they are read (XXH64), then flushes the copy (fsync), reads it back and hashes it again:
  * `verified` only when both XXH64s and the sizes agree. Where the library's
  * file system allows O_DIRECT (Linux: ext4, XFS, Btrfs…), the copy is written and read back
  * with it (direct-io.ts), so the read-back reads what the disk holds, not the kernel's cache;
@@ -71,74 +57,46 @@ export interface CopyOptions {
  * (`readBackFromDisk` says which; README, import).
  *
  * The source is opened read-only, so a card is never written to. The copy is written under a
- * hidden `.NAME.partial` name and renamed into place only once verified; it gets the source's
+ * hidden name of fixed length beside its place (`.` and 16 hex digits, `.partial`: 25 bytes, so a
+ * card's file whose name takes all 255 bytes a file system allows is copied too, where
+ * `.NAME.partial` would not fit) and renamed into place only once verified; it gets the source's
  * modification time. A copy that fails verification is removed and the result says so; throws the
  * file system's error (ENOSPC, EIO, ENOENT when the card is pulled).
  */
 export async function copyVerified(source: string, dest: string, opts: CopyOptions = {}): Promise<VerifiedCopy> {
   await mkdir(dirname(dest), { recursive: true });
-  const partial = join(dirname(dest), `.${basename(dest)}.partial`);
+  const partial = join(dirname(dest), `.${randomBytes(8).toString('hex')}.partial`);
   const src = await open(source, 'r');
   let out: CopyWriter | undefined;
   // Two buffers at page boundaries (direct-io.ts): while one chunk is written (in the thread pool)
   // and hashed (on this thread, at the same time), the next is read from the card into the other.
   const bufs = [takeAligned(CHUNK_BYTES), takeAligned(CHUNK_BYTES)];
-  // With a pool, each chunk is read into a slot of it instead, lent to the MD5 thread once written.
-  const pool = opts.partSize ? opts.md5Pool : undefined;
-  const held = new Set<Buffer>();
-  let poolFile: PoolFile | undefined;
   let turn = 0;
-  // Set on the way out: a slot that comes after is given back at once, and no read starts, so
-  // nothing fills a buffer once it is given back.
-  let ended = false;
-  const take = async () => {
-    if (!pool) return bufs[(turn ^= 1)]!;
-    const slot = await pool.take();
-    if (ended) pool.give(slot);
-    else held.add(slot);
-    return slot;
-  };
-  const readInto = (b: Buffer, at: number) =>
-    ended ? Promise.reject(new Error('The copy has ended.')) : src.read(b, 0, b.length, at);
   try {
     const st = await src.stat();
     out = await CopyWriter.create(partial);
     const hash = await startXxh64();
-    poolFile = pool?.file(opts.partSize!);
-    const parts = opts.partSize && !pool ? new PartMd5s(opts.partSize) : undefined;
     let pos = 0;
-    let next = settled(readInto(await take(), 0));
+    let next = settled(src.read(bufs[turn]!, 0, CHUNK_BYTES, 0));
     for (;;) {
       const { bytesRead, buffer } = await next;
       opts.signal?.throwIfAborted();
       if (bytesRead === 0) break;
       pos += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
-      // The write and the hashes only read the chunk, so they run together.
+      // The write and the hash only read the chunk, so they run together; the next chunk is read
+      // into the other buffer, whose chunk was written and hashed in the previous turn.
       const written = out.write(chunk, pos - bytesRead);
-      // The next chunk is read into the other buffer, whose chunk was written and hashed in the
-      // previous turn; or into a slot of the pool once the MD5 thread has one free, this chunk's
-      // write going on meanwhile.
-      const at = pos;
-      next = settled(take().then((b) => readInto(b, at)));
+      next = settled(src.read(bufs[(turn ^= 1)]!, 0, CHUNK_BYTES, pos));
       hash.update(chunk);
-      parts?.update(chunk);
       await written;
-      if (poolFile) {
-        held.delete(buffer);
-        poolFile.add(buffer, bytesRead);
-      }
       opts.onBytes?.(bytesRead);
     }
-    // The MD5 thread finishes the file's parts while the copy is flushed and read back.
-    const md5s = poolFile?.finish();
-    md5s?.catch(() => {});
-    poolFile = undefined;
     // In seconds as a number: a Date would drop the sub-millisecond part of the card's time.
     await out.finish(st.atimeMs / 1000, st.mtimeMs / 1000);
     const direct = out.direct;
     out = undefined;
-    await opts.afterWrite?.(partial);
+    await opts.afterWrite?.(partial, dest);
     const xxh64 = hash.digest();
     const back = await readBack(partial, bufs, direct, opts.signal);
     // Stopped after the read-back: the copy is not put in place, so no caller takes it for done.
@@ -156,20 +114,16 @@ export async function copyVerified(source: string, dest: string, opts: CopyOptio
       await rm(partial, { force: true });
       return result;
     }
-    const partMd5s = md5s ? await md5s : parts?.finish();
     await rename(partial, dest);
-    return { ...result, copyFacts: await fileFacts(dest), ...(partMd5s ? { partMd5s } : {}) };
+    return { ...result, copyFacts: await fileFacts(dest) };
   } catch (err) {
     await out?.close();
     await rm(partial, { force: true }).catch(() => {});
     throw err;
   } finally {
-    ended = true;
-    poolFile?.abort();
     // Closing waits for a read still under way, so no buffer is given back while one fills it.
     await src.close();
     for (const b of bufs) giveAligned(b);
-    for (const b of held) pool!.give(b);
   }
 }
 
@@ -196,7 +150,7 @@ async function readBack(
  * next chunk is read while this one is hashed; `bufs` lets a caller lend its own. Aborting
  * `signal` stops it between two chunks with the signal's reason.
  */
-export async function hashFile(
+async function hashFile(
   path: string,
   bufs: Buffer[] = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)],
   signal?: AbortSignal,

@@ -11,7 +11,7 @@ import { offloadCard } from './offload.js';
 import { listOffloads, OffloadRecorder } from './record.js';
 import { fileSha256, MiB, overwriteAt, useWorkDir } from '../testing/kit.js';
 
-// A card put back is known by what it holds (docs/decisions/card-known-by-content.md): the
+// A card put back is known by what it holds (docs/decisions/0020-card-known-by-content.md): the
 // recordings whose verified copies are in the library are not copied again, wherever the card is
 // mounted now, and only what is new is copied.
 const work = useWorkDir('known-copies-test');

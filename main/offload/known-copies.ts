@@ -9,7 +9,7 @@ import type { KnownCardSummary } from '../../shared/card-offer.js';
 // A card put back is known by what it holds, not by where it is mounted: each recording's file
 // is matched against the verified copies the queue's offload record lists (record.ts) by its
 // name, size, modification time and the fingerprint of its first and last MiB, read from the
-// card and from the copy in the library (docs/decisions/card-known-by-content.md).
+// card and from the copy in the library (docs/decisions/0020-card-known-by-content.md).
 
 /** Where a card file's recording stands in the upload queue: its copy uploaded, queued and not uploaded yet, or not queued at all. */
 export type KnownCopyQueue = 'uploaded' | 'queued' | null;

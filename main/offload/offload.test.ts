@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -18,10 +17,8 @@ import { writeFakeCard } from '../card/fake-card.js';
 import { migrate, openQueueDatabase } from '../queue/db.js';
 import { MIGRATIONS } from '../queue/migrations/index.js';
 import { c4Id } from './mhl.js';
-import { CHUNK_BYTES, copyVerified } from './copy.js';
+import { copyVerified } from './copy.js';
 import { NotEnoughSpaceError, offloadCard } from './offload.js';
-import { PartMd5s } from './part-md5.js';
-import { PartMd5Pool } from '../hash/pool.js';
 import { listOffloads, recordOffload } from './record.js';
 import { fileSha256, useWorkDir } from '../testing/kit.js';
 import { insertRows, oldFile, oldQueueWithWalk } from '../testing/old-rows.js';
@@ -124,12 +121,8 @@ describe('offloadCard', () => {
     const r = await offloadCard(card.root, {
       library: join(work, 'library-bad'),
       // A disk that flips a byte: the flaky file's first copy only, the broken file's every copy.
-      afterWrite: async (partial) => {
-        const name = partial
-          .split('/')
-          .pop()!
-          .replace(/^\./, '')
-          .replace(/\.partial$/, '');
+      afterWrite: async (partial, dest) => {
+        const name = dest.split('/').pop()!;
         if ((name === flaky.split('/').pop() && !damaged.includes(name)) || name === broken.split('/').pop()) {
           damaged.push(name);
           const b = readFileSync(partial);
@@ -180,139 +173,6 @@ describe('offloadCard', () => {
     expect(r.verified).toBe(true);
   });
 
-  it("with a part size, computes each upload part's MD5 from the card's bytes on the MD5 thread, exactly as node:crypto, tied to the copy's identity", async () => {
-    const partSize = 1024 * 1024 + 3; // parts straddle the 8 MiB chunks' and each other's boundaries
-    const card = writeFakeCard(join(work, 'MD5_CARD'), { recordings: 3 });
-    // Lens files of the sizes that matter: an exact multiple of the part size, one byte more, one
-    // byte less, one byte, two chunks and a bit (parts cut by chunk ends at odd offsets), one part.
-    // (The offload refuses an empty file as add does; copyVerified's empty file is below.)
-    const sizes = [3 * partSize, 3 * partSize + 1, partSize - 1, 1, 2 * 8 * 1024 * 1024 + 5, partSize];
-    card.recordings.forEach((p, i) => writeFileSync(p, randomBytes(sizes[i]!)));
-    const r = await offloadCard(card.root, { library: join(work, 'library-md5'), partSize });
-    expect(r.verified).toBe(true);
-    expect(r.files.map((f) => f.size).sort((a, b) => a - b)).toEqual([...sizes].sort((a, b) => a - b));
-    for (const f of r.files) {
-      const bytes = readFileSync(f.source);
-      const want = Array.from({ length: Math.max(1, Math.ceil(bytes.length / partSize)) }, (_, i) =>
-        createHash('md5')
-          .update(bytes.subarray(i * partSize, (i + 1) * partSize))
-          .digest('hex'),
-      );
-      expect(
-        Array.from({ length: f.partMd5s!.length / 16 }, (_, i) =>
-          f.partMd5s!.subarray(i * 16, i * 16 + 16).toString('hex'),
-        ),
-        `${bytes.length} bytes`,
-      ).toEqual(want);
-      const st = statSync(f.copy, { bigint: true });
-      expect(f.copyFacts).toEqual({
-        size: bytes.length,
-        mtimeMs: Number(st.mtimeMs),
-        dev: String(st.dev),
-        ino: String(st.ino),
-        ctimeNs: String(st.ctimeNs),
-      });
-    }
-    // Without a part size nothing is hashed but XXH64.
-    const plain = await offloadCard(card.root, { library: join(work, 'library-md5-none') });
-    expect(plain.files.every((f) => f.partMd5s === undefined)).toBe(true);
-    // copyVerified alone, with no MD5 thread, hashes on its own thread (OpenSSL): the same digests.
-    const alone = await copyVerified(card.recordings[2]!, join(work, 'md5-alone', 'a.insv'), { partSize });
-    expect(alone.partMd5s).toEqual(r.files.find((f) => f.source === card.recordings[2])!.partMd5s);
-    // An empty file is one empty part (§4.4: totalParts is at least 1), on the thread and off it.
-    const empty = join(work, 'empty.insv');
-    writeFileSync(empty, '');
-    const pool = PartMd5Pool.start(CHUNK_BYTES, 2);
-    try {
-      const viaPool = await copyVerified(empty, join(work, 'md5-empty', 'e.insv'), { partSize, md5Pool: pool });
-      expect(viaPool.partMd5s!.toString('hex')).toBe(createHash('md5').digest('hex'));
-    } finally {
-      await pool.close();
-    }
-    expect(new PartMd5s(partSize).finish().toString('hex')).toBe(createHash('md5').digest('hex'));
-  });
-
-  it('with a part size, a copy that reads back damaged still fails verification (copied again once, then named), with no part MD5s', async () => {
-    const card = writeFakeCard(join(work, 'BAD_MD5_CARD'), { recordings: 2, bytes: 9 * 1024 * 1024 + 7 });
-    const broken = card.recordings[1]!;
-    const r = await offloadCard(card.root, {
-      library: join(work, 'library-bad-md5'),
-      partSize: 5 * 1024 * 1024 + 1,
-      afterWrite: async (partial) => {
-        if (!partial.endsWith(`.${broken.split('/').pop()}.partial`)) return;
-        const b = readFileSync(partial);
-        b[b.length - 1] = b[b.length - 1]! ^ 0x01;
-        writeFileSync(partial, b);
-      },
-    });
-    expect(r.verified).toBe(false);
-    const bad = r.files.find((f) => f.source === broken)!;
-    expect(bad).toMatchObject({
-      verified: false,
-      attempts: 2,
-      error: expect.stringContaining(`${broken}: the copy read back differs from the card`),
-    });
-    expect(bad.partMd5s).toBeUndefined();
-    expect(existsSync(bad.copy)).toBe(false);
-    // The other files verified, with their part MD5s.
-    expect(r.files.filter((f) => f.verified).every((f) => f.partMd5s?.length === 2 * 16)).toBe(true);
-  });
-
-  it('a copy that throws gives its pool slots back: later copies through the same two slots still finish, with the right digests', async () => {
-    const source = join(work, 'slots.insv');
-    const bytes = randomBytes(9 * 1024 * 1024 + 7);
-    writeFileSync(source, bytes);
-    const pool = PartMd5Pool.start(CHUNK_BYTES, 2);
-    try {
-      for (let i = 0; i < 4; i++) {
-        const failing = copyVerified(source, join(work, 'slots', `${i}.insv`), {
-          partSize: 1024 * 1024,
-          md5Pool: pool,
-          afterWrite: () => Promise.reject(new Error('disk gone')),
-        });
-        await expect(failing).rejects.toThrow('disk gone');
-      }
-      const r = await copyVerified(source, join(work, 'slots', 'ok.insv'), { partSize: 1024 * 1024, md5Pool: pool });
-      expect(r.verified).toBe(true);
-      // The pool's slots are page-aligned: written and read back with O_DIRECT wherever the buffers of a copy without the pool are.
-      expect(r.readBackFromDisk).toBe((await copyVerified(source, join(work, 'slots', 'plain.insv'))).readBackFromDisk);
-      const want = Array.from({ length: 10 }, (_, i) =>
-        createHash('md5')
-          .update(bytes.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024))
-          .digest('hex'),
-      ).join('');
-      expect(r.partMd5s!.toString('hex')).toBe(want);
-    } finally {
-      await pool.close();
-    }
-  });
-
-  it('ends the MD5 thread however the offload ends, so the process exits by itself', async () => {
-    const card = writeFakeCard(join(work, 'EXIT_CARD'), { recordings: 1, bytes: 3 * 1024 * 1024 });
-    const offload = fileURLToPath(new URL('./offload.ts', import.meta.url));
-    const script = join(work, 'exit.mts');
-    // Once verified and once thrown from onRecording; the script never calls process.exit.
-    writeFileSync(
-      script,
-      `import { offloadCard } from ${JSON.stringify(offload)};
-const opts = { library: ${JSON.stringify(join(work, 'library-exit'))}, partSize: 1024 * 1024 };
-const r = await offloadCard(${JSON.stringify(card.root)}, opts);
-console.log('verified', r.verified, r.files.map((f) => f.partMd5s.length).join(','));
-await offloadCard(${JSON.stringify(card.root)}, { ...opts, onRecording: () => { throw new Error('no queue'); } }).catch((e) => console.log('threw', e.message));
-`,
-    );
-    const run = spawnSync(process.execPath, ['--import', 'tsx', script], {
-      cwd: fileURLToPath(new URL('../../', import.meta.url)),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe('verified true 48,48\nthrew no queue\n');
-    // Not killed by the timeout: it exited on its own.
-    expect(run.signal).toBeNull();
-    expect(run.status).toBe(0);
-  });
-
   it('writes and reads the copy back with O_DIRECT where the file system takes it (the bytes read back come from the disk), through the cache elsewhere; both verify', async () => {
     const { constants, openSync, closeSync, existsSync: exists } = await import('node:fs');
     /** Whether a folder's file system opens files with O_DIRECT (ext4 does; tmpfs refuses with EINVAL). */
@@ -337,6 +197,21 @@ await offloadCard(${JSON.stringify(card.root)}, { ...opts, onRecording: () => { 
       expect(fileSha256(join(folder, 'copy', 'a.insv'))).toBe(fileSha256(card.recordings[0]!));
       if (folder !== work) rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('copies a recording whose name is the 255 bytes a file system allows (UTF-8), its copy under that name', async () => {
+    const card = writeFakeCard(join(work, 'LONG_CARD'), { recordings: 1 });
+    // 'é' is two bytes in UTF-8: 125 of them, 'x' and '.mp4' make 250 + 1 + 4 = 255 bytes.
+    const name = `${'é'.repeat(125)}x.mp4`;
+    expect(Buffer.byteLength(name)).toBe(255);
+    const long = join(card.root, 'DCIM', 'Camera01', name);
+    writeFileSync(long, randomBytes(3 * 1024 * 1024 + 5));
+    const r = await offloadCard(card.root, { library: join(work, 'library-long') });
+    expect(r.verified).toBe(true);
+    const copy = r.files.find((f) => f.source === long);
+    expect(copy?.verified).toBe(true);
+    expect(relative(r.destination, copy!.copy)).toBe(join('DCIM', 'Camera01', name));
+    expect(fileSha256(copy!.copy)).toBe(fileSha256(long));
   });
 
   it('checks the free space first and copies nothing when the recordings do not fit', async () => {

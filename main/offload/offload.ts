@@ -6,8 +6,7 @@ import type { RefusedPath } from '../intake/intake.js';
 import { noRecordingsIn } from '../../shared/grouping.js';
 import { inspectPaths } from '../intake/intake.js';
 import type { AfterWrite } from './copy.js';
-import { CHUNK_BYTES, copyVerified } from './copy.js';
-import { PartMd5Pool } from '../hash/pool.js';
+import { copyVerified } from './copy.js';
 import { CopyRate } from './copy-rate.js';
 import { writeMhl } from './mhl.js';
 import { describeReportCard, relativeToCard, writeTransferReport } from './transfer-report.js';
@@ -28,8 +27,6 @@ export interface OffloadedFile {
   attempts: number;
   /** Why it is not verified, for a person (names the file). */
   error?: string;
-  /** With OffloadOptions.partSize, once verified: the MD5 of each upload part of the card's bytes (16 bytes each, part order). */
-  partMd5s?: Buffer;
   /** Once verified: the copy as stat saw it in place (what a stored part MD5 is tied to). */
   copyFacts?: FileFacts;
   /** When its copy was checked, verified or not (ISO 8601 UTC): the transfer report's "copied at". */
@@ -131,7 +128,7 @@ export interface OffloadOptions {
   /**
    * Copy the whole card: after the recordings, every other file under the card's root (hidden and
    * system folders aside, main/card/walk.ts), with the same verification, so a card said safe to
-   * remove may be formatted (docs/decisions/wholecard-copy-whole-card.md). Those files are never
+   * remove may be formatted (docs/decisions/0028-copy-whole-card.md). Those files are never
    * handed to `onRecording`: only recordings are uploaded.
    */
   wholeCard?: boolean;
@@ -141,7 +138,7 @@ export interface OffloadOptions {
   journal?: OffloadJournal;
   /**
    * Finds the card's files whose verified copy is in the library already, by content
-   * (known-copies.ts findKnownCopies; docs/decisions/card-known-by-content.md). A recording whose
+   * (known-copies.ts findKnownCopies; docs/decisions/0020-card-known-by-content.md). A recording whose
    * every file is found is not copied again: `onKnown` gets it, and, when the queue holds none of
    * its copies, `onRecording` gets its existing copies as verified. Without it every recording is
    * copied (what a person who asks for a second copy gets).
@@ -157,12 +154,6 @@ export interface OffloadOptions {
   clock?: () => number;
   afterWrite?: AfterWrite;
   tool?: { name: string; version: string };
-  /**
-   * Bytes per upload part (§4.6) to compute each copy's part MD5s for, from the bytes the copy
-   * reads, on a thread of their own for the offload's length
-   * (main/hash/pool.ts); none when not given. See main/offload/part-md5.ts.
-   */
-  partSize?: number;
   /** Free bytes on the disk holding a folder; fs.statfs by default (tests give a small disk). */
   freeBytes?: (folder: string) => Promise<number>;
   /**
@@ -320,12 +311,9 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
             });
           },
           ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
-          // Part MD5s are for uploads: only a recording's file is ever uploaded.
-          ...(opts.partSize && i < sources.length ? { partSize: opts.partSize, md5Pool: pool } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
         });
         Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
-        if (r.partMd5s) entry.partMd5s = r.partMd5s;
         if (r.copyFacts) entry.copyFacts = r.copyFacts;
         if (!r.verified)
           entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
@@ -351,7 +339,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   // read from the card, so neither disk waits for the other.
   let next = 0;
   // The rest of the card starts once every recording's file is checked: recordings first, so the
-  // last ones' placement waits for no preview (docs/decisions/wholecard-copy-whole-card.md).
+  // last ones' placement waits for no preview (docs/decisions/0028-copy-whole-card.md).
   let recordingsLeft = sources.length;
   let recordingsChecked: () => void = () => {};
   const allRecordingsChecked = new Promise<void>((r) => (recordingsChecked = r));
@@ -371,18 +359,12 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
       }
     }
   };
-  // The MD5 thread lives as long as the copying, however it ends (a live thread keeps Node running).
-  const pool = opts.partSize ? PartMd5Pool.start(CHUNK_BYTES) : undefined;
   try {
-    try {
-      // Both lanes end before the offload answers: a stopped one has removed its .partial by then.
-      const lanes = await Promise.allSettled([lane(), lane()]);
-      const failed = lanes.find((l) => l.status === 'rejected');
-      if (failed) throw failed.reason;
-      await recordings;
-    } finally {
-      await pool?.close();
-    }
+    // Both lanes end before the offload answers: a stopped one has removed its .partial by then.
+    const lanes = await Promise.allSettled([lane(), lane()]);
+    const failed = lanes.find((l) => l.status === 'rejected');
+    if (failed) throw failed.reason;
+    await recordings;
     const result = {
       ...(await finishOffload(opts, {
         root,

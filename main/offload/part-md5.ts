@@ -1,83 +1,17 @@
-import type { Hash } from 'node:crypto';
-import { createHash } from 'node:crypto';
 import type { FileFacts } from '../intake/file-identity.js';
 import type { QueueDatabase } from '../queue/db.js';
 import type { QueuedFile } from '../queue/queue.js';
-import { latestPartSize, partMd5sOf } from '../queue/reader.js';
-import { deletePartMd5s, insertPartMd5s } from '../queue/writer.js';
+import { partMd5sOf } from '../queue/reader.js';
+import { deletePartMd5s } from '../queue/writer.js';
 
-// The MD5 of each upload part, computed from the card's bytes while the
-// offload copies them, kept in the queue (migration 11, `part_md5s`), so the upload of the copy
-// neither hashes its bytes again nor reads the file to rebuild a lost part's ETag.
+// The MD5 of each upload part, which an earlier offload computed from the card's bytes while it
+// copied them and kept in the queue (migration 11, `part_md5s`), so the upload of the copy neither
+// hashes its bytes again nor reads the file to rebuild a lost part's ETag. The offload computes
+// none now (docs/decisions/0030-part-md5-at-upload.md); those an older queue keeps are still
+// used while the copy is the same file, and forgotten once it goes (retention.ts).
 
 /** Bytes of one MD5 digest: the stored digests are 16 bytes each, in part order. */
 const MD5_BYTES = 16;
-
-/**
- * The part size the offload hashes for when the queue has never been told one: the manifest's
- * sample in capture-upload-interface.md §4.4 (and §8 Limits), which is what the gateway answers.
- */
-export const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
-
-/**
- * MD5s of consecutive parts of `partSize` bytes of a stream fed in order (§4.6: part N covers
- * bytes (N-1)·partSize up to N·partSize). Chunks may straddle parts.
- */
-export class PartMd5s {
-  private readonly digests: Buffer[] = [];
-  private md5: Hash = createHash('md5');
-  private filled = 0;
-
-  /** `partSize` in bytes, a positive integer. */
-  constructor(private readonly partSize: number) {
-    if (!Number.isSafeInteger(partSize) || partSize <= 0)
-      throw new RangeError(`partSize must be a positive integer, not ${partSize}`);
-  }
-
-  /** Feeds the next bytes of the file. */
-  update(chunk: Uint8Array): void {
-    let at = 0;
-    while (at < chunk.length) {
-      const take = Math.min(this.partSize - this.filled, chunk.length - at);
-      this.md5.update(chunk.subarray(at, at + take));
-      at += take;
-      this.filled += take;
-      if (this.filled === this.partSize) {
-        this.digests.push(this.md5.digest());
-        this.md5 = createHash('md5');
-        this.filled = 0;
-      }
-    }
-  }
-
-  /** The digests, 16 bytes each in part order: the last part may be short; an empty file is one empty part (§4.4: totalParts ≥ 1). */
-  finish(): Buffer {
-    if (this.filled > 0 || this.digests.length === 0) this.digests.push(this.md5.digest());
-    return Buffer.concat(this.digests);
-  }
-}
-
-/**
- * The part size to hash for during an offload: the one the gateway gave the file registered last
- * (`files.part_size`), else DEFAULT_PART_SIZE. Only a guess: the engine uses stored MD5s only
- * for a file registered with exactly this part size (storedPartMd5s).
- */
-export function expectedPartSize(db: QueueDatabase): number {
-  return latestPartSize(db) ?? DEFAULT_PART_SIZE;
-}
-
-/** One verified copy's part MD5s: where it is, what stat said of it once in place, and the digests (16 bytes each). */
-export interface CopyPartMd5s {
-  path: string;
-  facts: FileFacts;
-  partSize: number;
-  md5s: Buffer;
-}
-
-/** Keeps a copy's part MD5s in the queue (migration 11); times ISO 8601. */
-export function recordPartMd5s(db: QueueDatabase, c: CopyPartMd5s, at: Date = new Date()): void {
-  insertPartMd5s(db, { path: c.path, ...c.facts, partSize: c.partSize, md5s: c.md5s }, at.toISOString());
-}
 
 /** Forgets the part MD5s kept for a path (its copy was removed). */
 export function forgetPartMd5s(db: QueueDatabase, path: string): void {

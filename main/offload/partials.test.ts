@@ -9,7 +9,7 @@ import { listOffloads, OffloadRecorder } from './record.js';
 import { killed, stuckInAnotherProcess } from '../testing/offload-child.js';
 import { unreachableGatewayConfig, useWorkDir } from '../testing/kit.js';
 
-// A copy is written as `.NAME.partial` and renamed once verified; an app stopped
+// A copy is written as `.HEX.partial` and renamed once verified; an app stopped
 // mid-copy leaves it behind. The queue's open removes it, and only it.
 const work = useWorkDir('partials-test');
 const gateway = unreachableGatewayConfig('p1');
@@ -34,17 +34,20 @@ describe('the half-written copies of an interrupted offload', () => {
       const card = writeFakeCard(join(work, name), { recordings: 2 });
       const last = card.recordings.at(-1)!.split('/').pop()!;
       const journal = new OffloadRecorder(() => db);
+      let partial = '';
       void offloadCard(card.root, {
         library,
         journal,
         now: () => new Date(at),
-        afterWrite: async (partial) => {
-          if (partial.endsWith(`.${last}.partial`)) await new Promise(() => undefined);
+        afterWrite: async (p, copy) => {
+          if (!copy.endsWith(`/${last}`)) return;
+          partial = p;
+          await new Promise(() => undefined);
         },
       });
       await vi.waitFor(() => expect(listOffloads(db).find((o) => o.id === journal.id)?.files).toHaveLength(3));
       const dest = listOffloads(db).find((o) => o.id === journal.id)!.destination;
-      const partial = join(dest, 'DCIM', 'Camera01', `.${last}.partial`);
+      expect(partial.startsWith(join(dest, 'DCIM', 'Camera01', '.'))).toBe(true);
       expect(existsSync(partial)).toBe(true);
       return { id: journal.id!, dest, partial };
     };
@@ -69,6 +72,8 @@ describe('the half-written copies of an interrupted offload', () => {
     writeFileSync(join(work, 'elsewhere'), 'mine');
     symlinkSync(join(work, 'elsewhere'), join(cam, '.link.partial'));
     writeFileSync(join(library, '.loose.partial'), 'mine');
+    // A half-written copy of a version that named it `.NAME.partial`, left by an update mid-copy.
+    writeFileSync(join(cam, '.VID_20231121_201609_00_001.insv.partial'), 'half');
     const before = tree(work);
 
     const u = openUploader({
@@ -87,7 +92,7 @@ describe('the half-written copies of an interrupted offload', () => {
       // The stopped offload may have had more than its last copy half-written when it was killed
       // (copies are written side by side): every one of those goes, and only those.
       const stoppedCopy = (p: string) =>
-        join(work, p).startsWith(`${stopped.dest}/`) && /\/\.VID_[^/]+\.insv\.partial$/.test(p);
+        join(work, p).startsWith(`${stopped.dest}/`) && /\/\.([0-9a-f]{16}|VID_[^/]+\.insv)\.partial$/.test(p);
       expect(before.filter(stoppedCopy)).toContain(stopped.partial.slice(work.length + 1));
       expect(tree(work)).toEqual(before.filter((p) => !stoppedCopy(p)));
     } finally {

@@ -4,14 +4,17 @@ import type { QueueDatabase } from '../queue/db.js';
 import { offloadAlive } from '../queue/lock.js';
 import { unfinishedOffloads } from '../queue/reader.js';
 
-// CopyVerified (copy.ts) writes each copy under a hidden `.NAME.partial` name and
+// CopyVerified (copy.ts) writes each copy under a hidden `.HEX.partial` name and
 // renames it into place only once verified. An app stopped mid-copy leaves that file behind, and
 // nothing ever resumes it (a copy starts again from byte 0), so it is GBs of nothing. It is removed
 // when the queue opens, where the offload is found interrupted (record.ts markInterruptedOffloads):
 // an offload whose lock (main/queue/lock.ts lockOffload) a live process holds, this one or another,
 // is never touched.
 
-/** What copyVerified names a copy while it is written: `.NAME.partial`, NAME not empty. */
+/**
+ * What copyVerified names a copy while it is written: `.HEX.partial`; and `.NAME.partial`, NAME not
+ * empty, as versions before the fixed-length name did, whose copies an update may find left behind.
+ */
 const PARTIAL = /^\..+\.partial$/;
 
 /** The `.partial` files under `dir` (absolute), at any depth; regular files only, links never followed. */
@@ -30,7 +33,7 @@ function partialsUnder(dir: string): string[] {
 }
 
 /**
- * Removes the half-written copies (`.NAME.partial`, regular files, at any depth) left in the
+ * Removes the half-written copies (`.X.partial`, regular files, at any depth) left in the
  * destination folder of every offload the queue records `interrupted`, but never in the folder of
  * an offload still running: recorded `copying`, holding its lock (offloadAlive: in any process), or
  * in `running` (the queue's ids, `offloads.id`, of the offloads this process runs now), whose

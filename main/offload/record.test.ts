@@ -50,8 +50,8 @@ describe('the offload record, kept as it goes', () => {
       library: join(work, 'going', 'library'),
       journal: new OffloadRecorder(() => db),
       // The last file waits; the other lane has finished the rest by then.
-      afterWrite: async (partial) => {
-        if (partial.endsWith(`.${last}.partial`)) await gate;
+      afterWrite: async (_partial, dest) => {
+        if (dest.endsWith(`/${last}`)) await gate;
       },
     });
     await vi.waitFor(() => {

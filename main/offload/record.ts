@@ -21,7 +21,7 @@ import type { OffloadedFile, OffloadJournal, OffloadResult, OffloadStart } from 
 // (main/queue/copy-holds.ts, recorded-copies.ts).
 
 /** Where an offload stands: `copying` while it runs, then `finished`, or `interrupted` when the app stopped mid-way or the offload failed. */
-export type OffloadState = 'copying' | 'finished' | 'interrupted';
+type OffloadState = 'copying' | 'finished' | 'interrupted';
 
 /** An offload as the queue keeps it (migrations 8 and 14): one card copied, with its files' hashes. */
 export interface OffloadRecord {
@@ -45,12 +45,12 @@ export interface OffloadRecord {
 }
 
 /** Writes the offload's row as it starts (`copying`, not verified, no end); answers its id. Throws SqliteError. */
-export function beginOffload(db: QueueDatabase, s: OffloadStart): number {
+function beginOffload(db: QueueDatabase, s: OffloadStart): number {
   return insertOffload(db, s);
 }
 
 /** Writes one file's row of offload `id` once it is verified or failed for good (its XXH64, its copy, verified or not). Throws SqliteError. */
-export function recordOffloadFile(db: QueueDatabase, id: number, f: OffloadedFile): void {
+function recordOffloadFile(db: QueueDatabase, id: number, f: OffloadedFile): void {
   insertOffloadFile(db, id, f);
 }
 
@@ -59,7 +59,7 @@ export function recordOffloadFile(db: QueueDatabase, id: number, f: OffloadedFil
  * that also writes the rows of any of its files not recorded yet (a write that failed, or the
  * queue closed, while it ran). Throws SqliteError.
  */
-export function finishOffload(db: QueueDatabase, id: number, r: OffloadResult): void {
+function finishOffload(db: QueueDatabase, id: number, r: OffloadResult): void {
   finishOffloadRow(db, id, everyFile(r));
 }
 

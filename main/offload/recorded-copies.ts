@@ -36,7 +36,7 @@ function spellings(path: string): string[] {
  * modification time recorded (a copy keeps the card's); with the copy's identity as stat gives
  * it now (main/intake/file-identity.ts FileFacts). Undefined when there is none. Reads only.
  */
-export function recordedCopy(db: QueueDatabase, path: string): CopyOf | undefined {
+function recordedCopy(db: QueueDatabase, path: string): CopyOf | undefined {
   for (const spelling of spellings(path)) {
     for (const r of verifiedCopiesOf(db, spelling)) {
       let st;

@@ -62,8 +62,8 @@ describe('the transfer report beside the ASC MHL', () => {
     const broken = basename(card.recordings[1]!);
     const r = await offloadCard(card.root, {
       library: join(work, 'library-bad'),
-      afterWrite: async (partial) => {
-        if (partial.endsWith(`.${broken}.partial`)) writeFileSync(partial, 'damaged');
+      afterWrite: async (partial, dest) => {
+        if (dest.endsWith(`/${broken}`)) writeFileSync(partial, 'damaged');
       },
     });
     expect(r.verified).toBe(false);

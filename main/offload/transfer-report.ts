@@ -15,7 +15,7 @@ export interface ReportCard {
 }
 
 /** One file of a transfer report: its path on the card ('/' separators), size in bytes, the card's XXH64 (16 hex digits; none when unreadable), when it was checked (ISO 8601), and why it is not verified. */
-export interface ReportFile {
+interface ReportFile {
   path: string;
   size: number;
   xxh64?: string;

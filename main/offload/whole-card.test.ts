@@ -13,7 +13,7 @@ import { findKnownCopies } from './known-copies.js';
 import { offloadCard } from './offload.js';
 import { OffloadRecorder } from './record.js';
 
-// "Copy the whole card" (docs/offload.md, docs/decisions/wholecard-copy-whole-card.md): every file
+// "Copy the whole card" (docs/offload.md, docs/decisions/0028-copy-whole-card.md): every file
 // of the card, not only the recordings, is copied and verified, so "safe to remove" means the card
 // may be formatted; recordings first, and only recordings handed on for upload.
 
@@ -151,8 +151,8 @@ describe('runCardImport, the whole card', () => {
       throttleMs: 0,
       onUpdate: () => {},
       // The thumbnail's copy is damaged after each write, before its read-back.
-      afterWrite: async (partial) => {
-        if (basename(partial) === `.${basename(thm)}.partial`) writeFileSync(partial, 'damaged');
+      afterWrite: async (partial, dest) => {
+        if (basename(dest) === basename(thm)) writeFileSync(partial, 'damaged');
       },
     });
     expect(last.phase).toBe('done');

@@ -39,6 +39,8 @@ export type ActivityKind =
   | 'parts-lost'
   /** Something a person should know about a capture, kept from registration to the finish. */
   | 'warning'
+  /** A capture placed by the capture plan and queued with no click (main/service/plan-desk.ts): which walk of which plan day. */
+  | 'planned'
   /**
    * The running engine saw an outage (subject `storage` or `capture gateway`): `at` is when it
    * started (its first failure, or a silent link's last sign of life), the message its cause, as
@@ -48,7 +50,10 @@ export type ActivityKind =
   | 'outage'
   | 'outage-over';
 
-/** How long the activity log keeps a line (days): a season of nights to read back, not the queue's whole life. */
+/**
+ * How many days of lines the activity log keeps (days that have lines, by their own dates: a clock
+ * set wrong cannot make them old): a season of nights to read back, not the queue's whole life.
+ */
 export const ACTIVITY_KEEP_DAYS = 90;
 
 /**
@@ -123,17 +128,39 @@ export class ActivityLog {
     return map;
   }
 
+  /** The time of the newest line by its own date (ISO 8601), or null for an empty log. */
+  newestAt(): string | null {
+    return (this.sql('SELECT MAX(at) AS at FROM activity').get() as { at: string | null }).at;
+  }
+
   /**
-   * Deletes the lines older than `keepDays` days before `now` (ms since epoch; default
-   * ACTIVITY_KEEP_DAYS) and, with `maxEntries`, the oldest beyond that many; one transaction.
-   * Answers how many lines went. Run at open and daily. Throws SqliteError on a storage failure.
+   * Keeps the lines of the newest `keepDays` days that have lines (UTC days of their own `at`;
+   * default ACTIVITY_KEEP_DAYS) and deletes those of older days; never the lines of `now`'s day
+   * (ms since epoch; default Date.now()). A clock that jumps therefore cannot erase history: a run
+   * at 2099 adds one day of lines, and the real days stay, the oldest one going for it; a clock at
+   * 1970 deletes nothing it wrote. With `maxEntries`, the oldest beyond that many go too. One
+   * transaction. Answers how many lines went. Run at open and daily. Throws SqliteError on a
+   * storage failure.
    */
   prune(opts: { now?: number; keepDays?: number; maxEntries?: number } = {}): number {
-    const cutoff = new Date(
-      (opts.now ?? Date.now()) - (opts.keepDays ?? ACTIVITY_KEEP_DAYS) * 86_400_000,
-    ).toISOString();
+    const today = new Date(opts.now ?? Date.now()).toISOString().slice(0, 10);
+    const keepDays = opts.keepDays ?? ACTIVITY_KEEP_DAYS;
     return this.db.transaction(() => {
-      let n = this.sql('DELETE FROM activity WHERE at < ?').run(cutoff).changes;
+      // Walked down the index on `at`, a day at a time: the keepDays-th newest day that has lines.
+      // 'YYYY-MM-DD' sorts before every time of that day, so `at < day` is the days before it.
+      let oldestKept: string | undefined;
+      let before = '9999-12-31T99';
+      for (let i = 0; i < keepDays; i++) {
+        const { at } = this.sql('SELECT MAX(at) AS at FROM activity WHERE at < ?').get(before) as { at: string | null };
+        if (at === null) {
+          oldestKept = undefined; // fewer days than keepDays: none is old enough to go
+          break;
+        }
+        oldestKept = before = at.slice(0, 10);
+      }
+      let n = oldestKept
+        ? this.sql('DELETE FROM activity WHERE at < ? AND substr(at, 1, 10) <> ?').run(oldestKept, today).changes
+        : 0;
       if (opts.maxEntries !== undefined) {
         n += this.sql(
           'DELETE FROM activity WHERE id <= (SELECT id FROM activity ORDER BY id DESC LIMIT 1 OFFSET ?)',

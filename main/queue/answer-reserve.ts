@@ -9,7 +9,7 @@ export const ANSWER_RESERVE_BYTES = 2 * 1024 * 1024;
  * add-capture is not idempotent, so an answer the queue cannot record leaves a capture the
  * platform holds and the queue does not know: the registrar sends a registration only while the
  * reserve is in place, and when committing the answer fails for room, it releases the reserve
- * (deletes it) and commits again (docs/decisions/change-answer-reserve.md).
+ * (deletes it) and commits again (docs/decisions/0008-answer-reserve.md).
  *
  * A queue in memory (`:memory:`, tests) has no folder: the reserve is always "in place".
  */

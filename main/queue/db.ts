@@ -7,7 +7,7 @@ import { LATEST_VERSION, MIGRATIONS } from './migrations/index.js';
 /**
  * An open connection to queue.db. Code outside main/queue holds it only to hand it back to
  * main/queue's reader and writer functions (reader.ts, writer.ts): every statement on queue.db is
- * written there (docs/decisions/queue-db-owner.md), and eslint refuses better-sqlite3 elsewhere.
+ * written there (docs/decisions/0016-queue-db-owner.md), and eslint refuses better-sqlite3 elsewhere.
  */
 export type QueueDatabase = Database.Database;
 
@@ -189,7 +189,7 @@ export function migrate(
 export { LATEST_VERSION };
 
 /** Free space asked for on a full disk at the least (bytes): room for the queue to commit and checkpoint again. */
-export const QUEUE_HEADROOM_BYTES = 64 * 1024 * 1024;
+const QUEUE_HEADROOM_BYTES = 64 * 1024 * 1024;
 
 /**
  * The queue database cannot be written or read any more: the disk is full, the file is read-only

@@ -98,7 +98,7 @@ function readHolder(owner: string): LockHolder | undefined {
 }
 
 /** The lock file of the offload with queue id `id` (`offloads.id`) in the queue folder `dir`: held by the process copying it (lockOffload). */
-export function offloadLockFile(dir: string, id: number): string {
+function offloadLockFile(dir: string, id: number): string {
   return join(dir, `offload-${id}.lock`);
 }
 

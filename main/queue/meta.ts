@@ -48,7 +48,7 @@ const HOLD_KEYS = { person: 'hold', timetable: 'timetableHold' } as const;
  */
 export class QueueMeta {
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly sql: (text: string) => Database.Statement = statementCache(db),
   ) {}
 

@@ -2,7 +2,7 @@ import { ESLint } from 'eslint';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The lint rule that keeps queue.db's one owner (docs/decisions/queue-db-owner.md): eslint.config.js
+// The lint rule that keeps queue.db's one owner (docs/decisions/0016-queue-db-owner.md): eslint.config.js
 // lets only main/queue/, main/office/records-store.ts and the tests' back doors (main/testing/) import
 // better-sqlite3. Each case lints one import at a path, as `npm run lint` would lint a file there.
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// queue.db has one owner (docs/decisions/queue-db-owner.md): the lint rule keeps better-sqlite3's
+// queue.db has one owner (docs/decisions/0016-queue-db-owner.md): the lint rule keeps better-sqlite3's
 // import in main/queue/, and this scan keeps the statements there too, since code handed the
 // connection could prepare one without importing anything. Production code and the benches only.
 

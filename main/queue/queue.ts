@@ -28,7 +28,7 @@ export type { CaptureState, FileIdentity, FileState, NewFile, QueuedCapture, Que
 /**
  * The upload queue: captures, their files and the files' parts, in SQLite. With its helpers
  * (activity, meta, batch, schedule; reader.ts and writer.ts for other folders' rows) the only writer
- * of the database (docs/decisions/queue-db-owner.md). Every value goes in as a bound parameter.
+ * of the database (docs/decisions/0016-queue-db-owner.md). Every value goes in as a bound parameter.
  * Throws better-sqlite3's SqliteError on a storage failure, and Error for a call that names a row
  * that does not exist.
  */
@@ -62,7 +62,7 @@ export class UploadQueue {
    * `fn` wrapped in one transaction of the queue (better-sqlite3's: call the answer to run it; a
    * throw rolls back every write of `fn`, nested calls become savepoints). For code outside
    * main/queue that makes several of the queue's writes one change (engine/transitions.ts), so it
-   * never needs the connection itself (docs/decisions/queue-db-owner.md).
+   * never needs the connection itself (docs/decisions/0016-queue-db-owner.md).
    */
   transaction<T>(fn: () => T): () => T {
     return this.db.transaction(fn);
@@ -202,6 +202,18 @@ export class UploadQueue {
         `UPDATE captures SET state = 'registered', capture_id = ?, error = NULL, updated_at = ? WHERE id = ?`,
       ).run(captureId, now(), id);
     })();
+  }
+
+  /**
+   * The platform's id (§4.4 captureId) of the capture registered last, or null when the queue holds
+   * none: for a GET of the capture service that registers nothing (§4.8). Throws SqliteError on a
+   * storage failure.
+   */
+  lastCaptureId(): string | null {
+    const row = this.sql(
+      `SELECT capture_id FROM captures WHERE capture_id IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    ).get() as { capture_id: string } | undefined;
+    return row?.capture_id ?? null;
   }
 
   /**
@@ -443,7 +455,7 @@ export class UploadQueue {
  * The manifest entry (§2) of a queued file: by `frameIndex`; for an entry without one, by
  * `fileName`; with neither, the only entry of a one-file capture. Undefined when none fits.
  */
-export function manifestEntryFor(
+function manifestEntryFor(
   manifest: ManifestEntry[],
   f: { frameIndex: number; fileName: string },
   fileCount: number,

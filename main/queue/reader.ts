@@ -9,7 +9,7 @@ import { UploadQueue } from './queue.js';
 
 // The queries that read queue.db on behalf of code outside main/queue (the CLI's status and log,
 // the office's day, the offload's record, the library's use, the thumbnails, the live queue):
-// main/queue owns every statement on the file (docs/decisions/queue-db-owner.md). None of these
+// main/queue owns every statement on the file (docs/decisions/0016-queue-db-owner.md). None of these
 // writes; writes are in writer.ts. All throw better-sqlite3's SqliteError when the queue cannot
 // be read, unless they say otherwise.
 
@@ -194,14 +194,6 @@ export function isQueuedPath(db: QueueDatabase, path: string): boolean {
   return db.prepare('SELECT 1 FROM files WHERE path = ? LIMIT 1').get(path) !== undefined;
 }
 
-/** The part size (bytes) the gateway gave the file registered last, or undefined when none was (main/offload/part-md5.ts). */
-export function latestPartSize(db: QueueDatabase): number | undefined {
-  const row = db.prepare('SELECT part_size FROM files WHERE part_size IS NOT NULL ORDER BY id DESC LIMIT 1').get() as
-    | { part_size: number }
-    | undefined;
-  return row?.part_size;
-}
-
 /**
  * The part MD5s (16 bytes each, part order) kept last for a copy with exactly this identity and
  * part size (bytes; migration 11), or undefined.
@@ -363,4 +355,30 @@ export function unfinishedCapturesUnder(db: QueueDatabase, prefix: string): numb
       `SELECT COUNT(DISTINCT capture_row) AS n FROM files WHERE state NOT IN ('completed', 'cancelled') AND replaced_by IS NULL AND instr(path, ?) = 1`,
     ).get(prefix) as { n: number }
   ).n;
+}
+
+/**
+ * The places captures of `project` were registered to, the most recent first, one per structure
+ * and design with the type last used there (its last capture's §4.4 `type`): the registration
+ * table's recent places, whose type is the one remembered for that structure and design. At most
+ * `limit` (default 8). Reads only.
+ */
+export function recentPlacements(
+  db: QueueDatabase,
+  project: string,
+  limit = 8,
+): { structure: string; design?: string; type: 'interior' | 'exterior' }[] {
+  const rows = cached(
+    db,
+    `SELECT structure, design, json_extract(request_json, '$.type') AS type FROM captures
+      WHERE id IN (SELECT MAX(id) FROM captures WHERE project = ? GROUP BY structure, ifnull(design, ''))
+      ORDER BY id DESC LIMIT ?`,
+  ).all(project, limit) as { structure: string; design: string | null; type: string }[];
+  return rows
+    .filter((r) => r.type === 'interior' || r.type === 'exterior')
+    .map((r) => ({
+      structure: r.structure,
+      ...(r.design ? { design: r.design } : {}),
+      type: r.type as 'interior' | 'exterior',
+    }));
 }

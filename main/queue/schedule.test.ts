@@ -5,7 +5,7 @@ import { enqueueOne, oneFileRequest } from '../testing/queue-rows.js';
 import { QueueSchedule } from './schedule.js';
 import { statementCache } from './statements.js';
 
-// The order files start in (docs/decisions/order-fair-order.md): the person's order (To front /
+// The order files start in (docs/decisions/0005-fair-order.md): the person's order (To front /
 // Move back), then within it a retry that is due before any file not yet tried, then the order
 // of registration.
 

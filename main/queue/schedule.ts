@@ -101,7 +101,7 @@ export class QueueSchedule {
 
   /**
    * Pending files due by `at` (ms since epoch), at most `limit`, in the order they are to start
-   * (docs/decisions/order-fair-order.md):
+   * (docs/decisions/0005-fair-order.md):
    * 1. the person's order: files of captures moved to the front (highest priority first);
    * 2. within one priority, a file whose retry is due (a retry time at or before `at`) before any
    *    file without one (not yet tried, or stopped without a failure), so a passing failure never

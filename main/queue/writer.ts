@@ -3,7 +3,7 @@ import { offloadFileSources } from './reader.js';
 
 // The statements that change queue.db on behalf of code outside main/queue (the engine's clock,
 // the settings check, the offload's record, the part MD5s, the retention sweep): main/queue is the
-// one writer of the file (docs/decisions/queue-db-owner.md). Reads are in reader.ts; the queue's
+// one writer of the file (docs/decisions/0016-queue-db-owner.md). Reads are in reader.ts; the queue's
 // own rows (captures, files, parts) change through UploadQueue and its helpers. Each function
 // commits before it returns (one statement, or one transaction), so a state change is in the
 // queue before the work it describes moves on (CONVENTIONS.md, "The upload engine"). All throw
@@ -136,25 +136,6 @@ export function markOffloadsInterrupted(db: QueueDatabase, ids: readonly number[
 /** Marks offload `id` `interrupted`, whatever its state (it failed part-way in this process). */
 export function interruptOffload(db: QueueDatabase, id: number): void {
   db.prepare(`UPDATE offloads SET state = 'interrupted' WHERE id = ?`).run(id);
-}
-
-/** A verified copy's part MD5s (migration 11): the copy's identity as stat gave it, the part size in bytes, digests 16 bytes each in part order. */
-export interface PartMd5Row {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  dev: string;
-  ino: string;
-  ctimeNs: string;
-  partSize: number;
-  md5s: Buffer;
-}
-
-/** Inserts a copy's part MD5s; `at` ISO 8601. */
-export function insertPartMd5s(db: QueueDatabase, c: PartMd5Row, at: string): void {
-  db.prepare(
-    `INSERT INTO part_md5s (path, size, mtime_ms, dev, ino, ctime_ns, part_size, md5s, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(c.path, c.size, Math.trunc(c.mtimeMs), c.dev, c.ino, c.ctimeNs, c.partSize, c.md5s, at);
 }
 
 /** Deletes the part MD5s kept for `path` (its copy was removed). */

@@ -2,7 +2,7 @@ import type { EngineEvent } from '../engine/events.js';
 import { warnedPhrase } from '../../shared/night-summary.js';
 
 /** How long failures that come together are gathered into one notification (ms). */
-export const GATHER_MS = 2000;
+const GATHER_MS = 2000;
 
 /** Names a notification lists before it says "and N more". */
 const NAMES_SHOWN = 3;

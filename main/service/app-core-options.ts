@@ -16,7 +16,12 @@ export interface AppCoreOptions extends Omit<ServiceOptions, 'logDir' | 'cards'>
   startLocalService?: LocalServiceStarter;
   /** Every engine event as the engine tells it (main/engine/events.ts), for the support log (main/support/log-file.ts). */
   engineEvents?(e: EngineEvent): void;
-  /** Engine settings beyond the stored ones (tests shorten retry delays and the retry schedule). */
+  /**
+   * Engine options of the host's own (tests shorten retry delays, the retry schedule, the stall
+   * timeout). The engine's options are applied in one order: the settings table's defaults
+   * (shared/settings-table.ts), then the stored settings, then these over both, so a test's 5 s
+   * stall timeout holds whatever the store says.
+   */
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
   /** How often a queue another process holds is tried again (ms; default QUEUE_RETRY_MS, 3 s; tests shorten it). */
   queueRetryMs?: number;

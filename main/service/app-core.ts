@@ -25,6 +25,8 @@ import { NO_LOCAL_SERVICE, settingsHandlers } from './handlers/settings.js';
 import { uploadHandlers } from './handlers/upload.js';
 import { cardHandlers } from './handlers/cards.js';
 import { CardDesk } from './card-desk.js';
+import { PlanDesk } from './plan-desk.js';
+import { planHandlers } from './handlers/plan.js';
 import { ThumbnailDesk } from './thumbnail-desk.js';
 import { thumbnailHandlers } from './handlers/thumbnails.js';
 import type { AppCoreOptions } from './app-core-options.js';
@@ -43,6 +45,7 @@ export class AppCore {
   private uploader?: Uploader;
   private local?: LocalServiceHandle;
   private localStructures: NamedStructure[] = [];
+  private localProjectName = '';
   private live?: LiveQueue;
   private readonly announcer: Announcer;
   /** Whether the shell keeps the computer awake for the uploads (its power-save blocker is held). */
@@ -60,6 +63,8 @@ export class AppCore {
   readonly cards: CardDesk;
   /** The recordings' first-frame thumbnails, cached in the library folder. */
   private readonly thumbnails: ThumbnailDesk;
+  /** The capture plan: the Plan panel's reads and saves, and the cards it places with no click. */
+  readonly plans: PlanDesk;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
@@ -68,6 +73,7 @@ export class AppCore {
       opts.dataDir,
       () => this.records(),
       () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })),
+      () => this.settings.view().projectName,
     );
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
     this.cards = new CardDesk({
@@ -83,6 +89,20 @@ export class AppCore {
         this.uploader?.engine.wake();
         this.kick();
       },
+      // A card inserted that matches the capture plan may go to the queue with no click.
+      onCardsChanged: (cards) => void this.plans.onCards(cards),
+    });
+    this.plans = new PlanDesk({
+      queueDb: () => this.uploader?.queue.db,
+      queue: () => this.uploader?.queue,
+      emit: opts.emit,
+      log: opts.log,
+      structures: () => this.view().structures,
+      // The very handlers the window calls: what the plan registers is what a person would have.
+      inspect: (paths) => this.handlers()['capture:files.inspect'](paths),
+      register: (forms) => this.handlers()['capture:captures.register'](forms),
+      startImport: (root, by) => void this.cards.startImport(root, by),
+      uploadFromCard: () => this.cards.library.get().uploadFromCard,
     });
     this.thumbnails = new ThumbnailDesk(
       () => this.cards.library.get().library,
@@ -110,23 +130,34 @@ export class AppCore {
   }
 
   /**
-   * Opens the queue with the stored settings, if there are any and it is not open. A queue another
-   * process holds (QueueInUseError: a `capture-uploader drain`, an `import`, another app) is
-   * waited for, never reported as broken: the service's status says "in use by process N;
-   * waiting" (`capture:event.service`), and the opening is tried again every `queueRetryMs`
-   * until it works, then the status is cleared. Any other error is thrown (at start) or becomes
-   * the service's status (on a later try).
+   * Opens the queue with the stored settings, if there are any and it is not open; a queue another
+   * process holds is waited for (openOrWait). Any other error is thrown (at start) or becomes the
+   * service's status (on a later try).
    */
   private async openStored(): Promise<void> {
-    clearTimeout(this.waitTimer);
-    this.waitTimer = undefined;
     if (this.closed || this.uploader) return;
     const s = this.settings.stored();
-    try {
+    await this.openOrWait(async () => {
       if (s?.mode === 'local') {
         // Settings from a checkout that had the local service, in an app that has none: first run again.
-        if (this.opts.startLocalService) await this.openLocal(s.concurrency);
-      } else if (this.settings.view().configured) this.openWith(this.gatewayConfig(), s!.concurrency);
+        if (this.opts.startLocalService) await this.openLocal();
+      } else if (this.settings.view().configured) this.openWith(this.gatewayConfig());
+    });
+  }
+
+  /**
+   * Runs `open` (it opens the queue). A queue another process holds (QueueInUseError: a
+   * `capture-uploader drain`, an `import`, another app) is waited for, never reported as broken,
+   * whether at start or at a first set-up: the service's status says "in use by process N;
+   * waiting" (`capture:event.service`), and the opening is tried again with the stored settings
+   * every `queueRetryMs` (each try takes the lock or is refused within about a second, main/queue/lock.ts) until
+   * it works, then the status is cleared. The caller is answered at once; any other error is thrown.
+   */
+  private async openOrWait(open: () => void | Promise<void>): Promise<void> {
+    clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
+    try {
+      await open();
     } catch (err) {
       if (!(err instanceof QueueInUseError) || this.closed) throw err;
       this.setWaiting(queueInUseMessage(err, this.queueRetryMs()));
@@ -186,15 +217,18 @@ export class AppCore {
       view: () => this.view(),
       queueView: () => this.queueView(),
       touched: (fileIds) => this.live?.touched(fileIds),
+      emit: (event, payload) => this.opts.emit(event, payload),
       copyOf: (path) => this.cards.copies.copied(path)?.path,
       closeUploader: () => this.closeUploader(),
       closeLocal: async () => {
         await this.local?.close();
         this.local = undefined;
       },
-      openWith: (config, concurrency) => this.openWith(config, concurrency),
-      openLocal: (concurrency) => this.openLocal(concurrency),
+      openWith: (config) => this.openWith(config),
+      openLocal: () => this.openLocal(),
+      openOrWait: (open) => this.openOrWait(open),
       localStructures: () => this.localStructures,
+      localProjectName: () => this.localProjectName,
     };
     const upload = uploadHandlers(c, () => this.opts.pickFiles());
     return {
@@ -205,6 +239,7 @@ export class AppCore {
       ...designsHandlers(c),
       ...officeHandlers(this.desk),
       ...cardHandlers(this.cards),
+      ...planHandlers(this.plans, c),
     };
   }
 
@@ -288,27 +323,33 @@ export class AppCore {
   }
 
   /** Starts (or reuses) the local service and opens the queue on it. Throws when it is not offered here or fails to start. */
-  private async openLocal(concurrency: number): Promise<void> {
+  private async openLocal(): Promise<void> {
     const start = this.opts.startLocalService;
     if (!start) throw new Error(NO_LOCAL_SERVICE);
     this.local ??= await start(join(this.opts.dataDir, 'local-service'));
     // Its ready info is all the app uses of it, as of a real service: addresses, key, account, and
     // the structures' names a real project hands out of band.
+    this.localProjectName = this.local.info.projectName ?? '';
     this.localStructures = this.local.info.namedStructures.map((s) => ({
       id: s.id,
       name: s.name,
       designs: s.designs.map((d) => ({ id: d.id, name: d.name })),
     }));
-    this.openWith(this.gatewayConfig(), concurrency);
+    this.openWith(this.gatewayConfig());
   }
 
-  private openWith(gateway: GatewayConfig, concurrency: number): void {
+  /**
+   * Opens the queue on `gateway`. The engine's options come in one order (AppCoreOptions.engine):
+   * the table's defaults, then the stored settings (shared/settings-table.ts, read from the store
+   * now, never passed along by position), then the host's own engine options over both.
+   */
+  private openWith(gateway: GatewayConfig): void {
     this.uploader = openUploader({
+      ...this.settings.engineSettings(),
+      bandwidthBytesPerSecond: this.settings.stored()?.bandwidthBytesPerSecond ?? null,
       ...this.opts.engine,
       dataDir: join(this.opts.dataDir, 'queue'),
       gateway,
-      concurrency,
-      bandwidthBytesPerSecond: this.settings.stored()?.bandwidthBytesPerSecond ?? null,
       log: this.opts.log,
       // A file placed from a card being imported waits for its verified copy; what
       // an earlier run held (no import runs for it now) uploads from the card.
@@ -330,7 +371,7 @@ export class AppCore {
       },
     );
     // The shell learns the queue's totals as it opens, not at its first change: an idle queue may
-    // not change for hours, and the tray and "start at login" (docs/decisions/login-start.md) read them.
+    // not change for hours, and the tray and "start at login" (docs/decisions/0018-login-start.md) read them.
     this.opts.totals?.(this.live.totals());
     this.offEngine = u.engine.on((e) => {
       this.onEngine(e);

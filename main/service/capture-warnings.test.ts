@@ -37,8 +37,9 @@ describe('warnings travel to the finish line', () => {
       const damaged = join(t.work, 'VID_20231121_201609_00_012.insv');
       const whole = readFileSync(join(fixtures, 'sample.insv'));
       writeFileSync(damaged, whole.subarray(0, whole.length - 1));
-      const lens0 = join(t.work, 'VID_20231121_201700_00_013.insv');
-      const lens1 = join(t.work, 'VID_20231121_201700_10_013.insv');
+      // At the header's time (the fixture's 20:16:09): a name at another time would bring a warning of its own.
+      const lens0 = join(t.work, 'VID_20231121_201609_00_013.insv');
+      const lens1 = join(t.work, 'VID_20231121_201609_10_013.insv');
       copyFileSync(join(fixtures, 'sample.insv'), lens0);
       copyFileSync(join(fixtures, 'sample.insv'), lens1);
 
@@ -46,7 +47,7 @@ describe('warnings travel to the finish line', () => {
       const byName = Object.fromEntries(inspected.captures.map((p) => [p.files[0]!.name, p.warnings ?? []]));
       expect(byName).toEqual({
         'VID_20231121_201609_00_012.insv': expect.arrayContaining([NO_TRAILER]),
-        'VID_20231121_201700_00_013.insv': [],
+        'VID_20231121_201609_00_013.insv': [],
       });
 
       // The second lens vanishes between reading the card and Register.
@@ -72,7 +73,7 @@ describe('warnings travel to the finish line', () => {
       expect(warnings).toEqual(
         expect.arrayContaining([
           expect.arrayContaining([NO_TRAILER]),
-          [vanishedLens('VID_20231121_201700_10_013.insv')],
+          [vanishedLens('VID_20231121_201609_10_013.insv')],
         ]),
       );
       expect(view.totals.capturesWarned).toBe(2);

@@ -9,6 +9,8 @@ import type {
 } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
+import { describeCard } from '../../shared/card-offer.js';
+import { formatBytes } from '../../shared/format.js';
 import type { EjectResult } from '../card/eject.js';
 import { ejectCard } from '../card/eject.js';
 import type { Logger } from '../engine/engine.js';
@@ -58,6 +60,8 @@ export interface CardDeskOptions extends CardWatchOptions {
   released?: (captureRows: number[]) => void;
   /** Ejects a card by its mount point (main/card/eject.ts ejectCard by default; tests give a stand-in). */
   eject?: (mountPoint: string) => Promise<EjectResult>;
+  /** The cards mounted now, after each look that changed them (the capture plan places a card that matches it). */
+  onCardsChanged?: (cards: readonly DetectedCardView[]) => void;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -102,8 +106,10 @@ export class CardDesk {
     this.stopWatch = watchCards(
       roots,
       (cards) => {
+        this.logMounts(this.cards, cards);
         this.cards = cards;
         this.emitCards();
+        this.opts.onCardsChanged?.(this.viewCards());
       },
       this.opts.pollMs,
       volumes,
@@ -122,6 +128,46 @@ export class CardDesk {
   private inUseTimer?: NodeJS.Timeout;
   /** The in-use part of the cards last told to the window (inUseKey). */
   private toldInUse = '';
+
+  /**
+   * The support log's line for each card that appeared or went since the last look: a card's
+   * story there starts with its insertion (docs/offload.md, "The support log").
+   */
+  private logMounts(before: readonly DetectedCardView[], now: readonly DetectedCardView[]): void {
+    const was = new Set(before.map((c) => c.root));
+    const is = new Set(now.map((c) => c.root));
+    for (const c of now)
+      if (!was.has(c.root)) this.opts.log?.info(`Card ${c.name} inserted at ${c.root}: ${describeCard(c)}.`);
+    for (const c of before) if (!is.has(c.root)) this.opts.log?.info(`Card ${c.name} removed from ${c.root}.`);
+  }
+
+  /**
+   * The support log's lines of an import's end, from its last view: copied and verified (bytes
+   * and time since Import), the transfer report written, safe to remove; or what was not verified,
+   * or why it failed. `startedMs` is when Import was asked (ms since 1970).
+   */
+  private logImportEnd(v: ImportView, startedMs: number): void {
+    const log = this.opts.log;
+    if (!log) return;
+    const seconds = ((Date.now() - startedMs) / 1000).toFixed(1);
+    if (v.phase === 'failed') {
+      log.warn(`Import of card ${v.cardName} did not finish after ${seconds} s: ${v.error ?? 'stopped'}`);
+      return;
+    }
+    const copied = v.files.filter((f) => f.state !== 'known');
+    const failed = copied.filter((f) => f.state === 'failed').length + (v.others?.failed ?? 0);
+    const others = v.others ? ` and ${v.others.files} other files` : '';
+    if (failed === 0)
+      log.info(
+        `Card ${v.cardName}: ${copied.length} files${others}, ${v.bytesDone} bytes (${formatBytes(v.bytesDone)}), copied and verified in ${seconds} s into ${v.destination}.`,
+      );
+    else
+      log.warn(
+        `Card ${v.cardName}: ${failed} files not verified, even copied twice, after ${seconds} s: keep the card.`,
+      );
+    if (v.reportPath) log.info(`Card ${v.cardName}: transfer report written to ${v.reportPath}.`);
+    if (v.safeToRemove) log.info(`Card ${v.cardName} safe to remove, ${seconds} s after Import.`);
+  }
 
   /** The cards mounted now, each with what the queue reads from it (cards-in-use.ts). */
   private viewCards(): DetectedCardView[] {
@@ -197,9 +243,10 @@ export class CardDesk {
    * Starts importing the card mounted at `root` (one of `list().cards`) into the library folder and
    * answers its first view; progress follows as events. Throws Error when `root` is not a card
    * mounted now, when that card is being imported already, or when the queue is not open (the
-   * offload is recorded there, and its copies are uploaded from it).
+   * offload is recorded there, and its copies are uploaded from it). `by` says in the support log
+   * who started it when not a person ("the capture plan").
    */
-  startImport(root: string): ImportView {
+  startImport(root: string, by?: string): ImportView {
     const card = this.cards.find((c) => c.root === root);
     if (!card) throw new Error(`${root} is not an Insta360 card mounted now: it may have been removed.`);
     if (this.busy.has(root)) throw new Error(`The card ${card.name} is being imported already.`);
@@ -229,8 +276,13 @@ export class CardDesk {
     };
     this.imports.set(id, first);
     this.busy.add(root);
+    const startedMs = Date.now();
+    this.opts.log?.info(
+      `Import of card ${card.name} started${by ? ` (${by})` : ''}: ${describeCard(card)} into ${this.library.get().library}.`,
+    );
     const update = (v: ImportView) => {
       if (this.imports.has(id)) this.imports.set(id, v);
+      if (v.phase !== 'copying') this.logImportEnd(v, startedMs);
       if (!this.closed) this.opts.emit('capture:event.import', v);
     };
     // Recorded as it goes, in the queue open at each step (settings may change meanwhile).
@@ -248,11 +300,11 @@ export class CardDesk {
       // The setting as it is when the import starts ("Copy the whole card", on unless turned off).
       wholeCard: this.library.get().wholeCard !== false,
       // No part MD5s in the copy: the upload computes each part's as it reads it for sending, so
-      // "safe to remove" waits for no hashing the copy does not need (docs/decisions/wholecard-part-md5-at-upload.md).
+      // "safe to remove" waits for no hashing the copy does not need (docs/decisions/0030-part-md5-at-upload.md).
       onRecording: (files) => this.recordingCopied(id, files),
       journal,
       // A card put back is known by its content: what the library holds already is not copied
-      // again (docs/decisions/card-known-by-content.md), the same decision as `import`'s.
+      // again (docs/decisions/0020-card-known-by-content.md), the same decision as `import`'s.
       knownCopies: async (files) => {
         const now = this.opts.queueDb();
         return now ? findKnownCopies(now, files) : new Map();
@@ -315,7 +367,10 @@ export class CardDesk {
     if (!view) throw new Error('That import is no longer on screen.');
     if (!view.safeToRemove)
       throw new Error(`The card ${view.cardName} is not safe to remove yet: keep it in the reader.`);
-    return (this.opts.eject ?? ejectCard)(view.card);
+    const result = await (this.opts.eject ?? ejectCard)(view.card);
+    if (result.ejected) this.opts.log?.info(`Card ${view.cardName} ejected: ${result.message}`);
+    else this.opts.log?.warn(`Card ${view.cardName} not ejected: ${result.message}`);
+    return result;
   }
 
   /** Takes an import off the screen (its copies and record stay); one still copying stays. */

@@ -206,7 +206,7 @@ describe('a recording placed while its card is imported', () => {
     const files = queuedFiles(queueFile);
     expect(files.map((f) => f.held)).toEqual([0, 0, 0, 0]);
     expect(files.map((f) => f.path).sort()).toEqual([...copies].sort());
-    // The copy computes no part MD5s (docs/decisions/wholecard-part-md5-at-upload.md): each file is
+    // The copy computes no part MD5s (docs/decisions/0030-part-md5-at-upload.md): each file is
     // hashed once, as its parts are read for sending, and never twice.
     expect(md5Bytes.n).toBe(files.reduce((n, f) => n + statSync(f.path).size, 0));
     for (const f of files) {
@@ -251,8 +251,8 @@ describe('a recording placed while its card is imported', () => {
 
   it('uploads from the card when its copy fails verification twice', async () => {
     // The second lens of each recording is damaged after every write: its copy never verifies.
-    const damage = async (partial: string) => {
-      if (partial.includes('_10_')) writeFileSync(partial, 'not the card');
+    const damage = async (partial: string, dest: string) => {
+      if (dest.includes('_10_')) writeFileSync(partial, 'not the card');
     };
     const { c, h, mounts, queueFile } = await core('failed', damage);
     const { root, bytes } = await mountCard(c, mounts, 'X4', 1);
@@ -299,8 +299,8 @@ describe('a recording placed while its card is imported', () => {
   it('after a restart mid-import, uploads the files whose copies verified before the stop from those copies, the others from the card', async () => {
     // Recording 1's second lens never gets past its write; its first lens and recording 2 verify.
     const never = new Promise<void>(() => undefined);
-    const first = await core('resume', async (partial) => {
-      if (partial.includes('_10_001')) await never;
+    const first = await core('resume', async (_partial, dest) => {
+      if (dest.includes('_10_001')) await never;
     });
     const { root, bytes } = await mountCard(first.c, first.mounts, 'X4', 2);
     first.c.cards.startImport(root);
@@ -367,8 +367,6 @@ describe('a recording placed while its card is imported', () => {
     const { root } = await mountCard(c, mounts, 'X4', 1);
     c.cards.startImport(root);
     await placeAll(h, c, root);
-    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]));
-    await h['capture:settings.useLocalService']();
     const state = () => {
       const db = new Database(queueFile, { readonly: true });
       try {
@@ -377,6 +375,11 @@ describe('a recording placed while its card is imported', () => {
         db.close();
       }
     };
+    // The files are held as soon as they are placed; the offload's record comes once the card is
+    // planned (main/offload/offload.ts): the queue is opened again once both are there.
+    await vi.waitFor(() => expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]));
+    await vi.waitFor(() => expect(state()).toEqual(['copying']));
+    await h['capture:settings.useLocalService']();
     // The import runs on: not interrupted, and nothing released to the card.
     expect(state()).toEqual(['copying']);
     expect(queuedFiles(queueFile).map((f) => f.held)).toEqual([1, 1]);

@@ -1,7 +1,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { writeNewerQueue } from '../testing/queue-backdoors.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,9 @@ import { CANCEL_CHANNEL } from '../../shared/ipc.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
 import type { HostMessage } from './protocol.js';
-import { RESTARTED, ServiceHost } from './host.js';
+import { HUNG, RESTARTED, ServiceHost } from './host.js';
+import { callDeadlineMessage } from './call-deadlines.js';
+import { isoWithOffset, logFileName } from '../support/log-file.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
 import { createIpcDispatcher } from '../ipc/dispatch.js';
 import { localSettings } from '../testing/kit.js';
@@ -344,6 +346,161 @@ describe('the upload service in its own process', () => {
       events.some((e) => e.event === 'capture:event.queue' && (e.payload as { reason: string }).reason === 'restarted'),
     ).toBe(true);
   });
+
+  it('a service stopped with SIGSTOP mid-drain is noticed: the call waiting is answered with why, the window told once, the process killed and started again, nothing sent or registered twice', async () => {
+    const warned: string[] = [];
+    // A short deadline for the test (the app's is HEARTBEAT.deadlineMs); still far above what a
+    // live service on a loaded machine takes to answer a ping.
+    const { h, events, busy, call } = host('stopped', {
+      log: { info: () => {}, warn: (m) => warned.push(m) },
+      heartbeat: { intervalMs: 1000, deadlineMs: 8000 },
+    });
+    await h.start();
+    const view = await call<SettingsView>('capture:settings.useLocalService');
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: 8 * MiB });
+    const files = [0, 1].map((i) => join(work, `stopped-${i}.mp4`));
+    for (const f of files) writeFileSync(f, randomBytes(16 * MiB));
+    const before = { ...svc.storage.stats };
+    const capture = (p: string) => ({
+      paths: [p],
+      structure: view.structures[0]!.id,
+      type: 'interior',
+      capturedAt: '2026-11-22T08:00:00Z',
+    });
+    await call('capture:captures.register', [capture(files[0]!)]);
+    await vi.waitFor(() => expect(svc.storage.stats.partsStored - before.partsStored).toBeGreaterThanOrEqual(2), {
+      timeout: 20_000,
+    });
+    // The second capture's registration is on the wire when the service stops: the gateway
+    // registers it, and its answer goes to a process that no longer reads.
+    await svc.admin('POST', '/faults', {
+      target: 'gateway',
+      operation: 'add-capture',
+      times: 1,
+      action: { type: 'latency', ms: 3000 },
+    });
+    await call('capture:captures.register', [capture(files[1]!)]);
+    const fired = async () =>
+      ((await (await svc.admin('GET', '/faults')).json()) as { rules: { fired: number }[] }).rules[0]?.fired ?? 0;
+    await vi.waitFor(async () => expect(await fired()).toBe(1), { timeout: 20_000, interval: 50 });
+    const stoppedPid = h.child!.pid!;
+    const busyAtStop = busy.length;
+    process.kill(stoppedPid, 'SIGSTOP');
+    const stoppedAt = performance.now();
+    try {
+      const listing = h.call('capture:queue.list', undefined);
+      // Help › Save a report for support while it hangs: bounded too.
+      const reporting = h.report(join(work, 'stopped-report.zip'));
+      const answer = await Promise.race([
+        listing,
+        new Promise<'no answer'>((r) => setTimeout(() => r('no answer'), 60_000).unref()),
+      ]);
+      expect(answer).toEqual({ ok: false, error: HUNG });
+      expect(await reporting).toEqual({ ok: false, error: HUNG });
+      // Not before its deadline: silence counts from the last message heard, at most a ping's interval before the stop.
+      expect(performance.now() - stoppedAt).toBeGreaterThan(8000 - 1000 - 100);
+      await vi.waitFor(() => expect(h.child?.pid ?? stoppedPid).not.toBe(stoppedPid), { timeout: 20_000 });
+      // Killed, not left stopped beside the new one.
+      expect(() => process.kill(stoppedPid, 0)).toThrow();
+    } finally {
+      // On a host that never notices, the stopped process is not left behind.
+      try {
+        process.kill(stoppedPid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    expect(busy[busyAtStop]).toBe(false);
+    expect(warned).toContainEqual(expect.stringMatching(/^The upload service did not answer for \d+ s/));
+    const told = () =>
+      events.filter((e) => e.event === 'capture:event.notice').map((e) => (e.payload as { message: string }).message);
+    expect(told().filter((m) => m === HUNG)).toHaveLength(1);
+    expect(told()).not.toContain(RESTARTED);
+    await svc.admin('DELETE', '/faults');
+    await svc.admin('PUT', '/settings', { bandwidthBytesPerSecond: null });
+    // The recording whose parts were on the wire completes; the one whose registration was on the
+    // wire is in doubt, as after a crash (§4.4 is not idempotent): for a person, never sent again.
+    type Listed = { files: { fileName: string; state: string }[]; captures: { state: string; error: string | null }[] };
+    await vi.waitFor(
+      async () => {
+        const q = await call<Listed>('capture:queue.list');
+        expect(q.files.map((f) => [f.fileName, f.state])).toEqual([
+          ['stopped-0.mp4', 'completed'],
+          ['stopped-1.mp4', 'waiting'],
+        ]);
+        expect(q.captures.map((c) => c.state)).toEqual(['completed', 'registration_unknown']);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    expect(await storedSha('stopped-0.mp4')).toBe(sha256(readFileSync(files[0]!)));
+    // Each recording registered once at the gateway: one upload per file name.
+    for (const name of ['stopped-0.mp4', 'stopped-1.mp4'])
+      expect(Object.values(svc.store.state.uploads).filter((u) => u.fileName === name)).toHaveLength(1);
+    // 16 MiB in 5 MiB parts: 4 parts, each body received whole by storage once.
+    expect(svc.storage.stats.partsReplaced - before.partsReplaced).toBe(0);
+    expect(svc.storage.stats.partsStored - before.partsStored).toBe(4);
+    expect(svc.storage.stats.partBodiesReceived - before.partBodiesReceived).toBe(4);
+    expect(told().filter((m) => m === HUNG)).toHaveLength(1);
+  }, 180_000);
+
+  it('a call the service never answers is answered at its deadline with why, and the service answers on', async () => {
+    // The file dialog behind the call never closes.
+    const { h, call } = host('call-deadline', { pickFiles: () => new Promise(() => {}) });
+    await h.start();
+    const answer = await Promise.race([
+      h.call('capture:files.pick', undefined, undefined, 1500),
+      new Promise<'no answer'>((r) => setTimeout(() => r('no answer'), 15_000).unref()),
+    ]);
+    expect(answer).toEqual({ ok: false, error: callDeadlineMessage('capture:files.pick', 1500) });
+    expect(callDeadlineMessage('capture:files.pick', 1500)).toMatch(
+      /^The upload service did not answer within 2 s \(capture:files\.pick\); that work was asked to stop\. Try again/,
+    );
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+  });
+
+  it('the support report has a deadline: past it the gathering stops, nothing is written, and the service answers on', async () => {
+    const logDir = join(work, 'report-deadline-logs');
+    mkdirSync(logDir, { recursive: true });
+    // A month of busy nights: more log than the service can scrub and compress within the deadline.
+    const line = `${JSON.stringify({ at: '2026-11-27T03:15:00.000+01:00', level: 'warn', source: 'service', kind: 'file', message: 'VID_20261123_080000_00_001.insv: pending — the capture service answers 503; retried at 03:30' })}\n`;
+    const day = line.repeat(Math.ceil((4 * MiB) / line.length));
+    // The last 8 days, today's first: the service's own log keeps 14 days and deletes older files.
+    for (let d = 0; d < 8; d++)
+      writeFileSync(join(logDir, logFileName(isoWithOffset(Date.now() - d * 86_400_000).slice(0, 10))), day);
+    const logs: string[] = [];
+    const { h, call } = host('report-deadline', {
+      logDir,
+      log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) },
+    });
+    await h.start();
+    const outDir = join(work, 'report-deadline-out');
+    mkdirSync(outDir);
+    const out = join(outDir, 'report.zip');
+    const answer = await Promise.race([
+      // A deadline no machine meets for 32 MiB of log to scrub and compress, however fast.
+      h.report(out, {}, 100),
+      new Promise<'no answer'>((r) => setTimeout(() => r('no answer'), 30_000).unref()),
+    ]);
+    expect(answer).toEqual({
+      ok: false,
+      error: `The report was not written within 0.1 s, and its gathering was stopped; nothing was written to ${out}. Try again in a moment.`,
+    });
+    await vi.waitFor(
+      () =>
+        expect(logs).toContainEqual(
+          expect.stringMatching(/^The report for support stopped \d+ ms after it was cancelled\.$/),
+        ),
+      {
+        timeout: 20_000,
+      },
+    );
+    expect(readdirSync(outDir)).toEqual([]);
+    expect(await call('capture:service.status')).toEqual({ queueError: null });
+    // Given the time, the same report is written whole.
+    const whole = await h.report(out);
+    expect(whole).toMatchObject({ ok: true, value: { out } });
+    expect(readdirSync(outDir)).toEqual(['report.zip']);
+  }, 90_000);
 
   it('opens even when the queue cannot: a queue of a newer version is a start error saying what to do', async () => {
     const dir = join(work, 'newer', 'queue');

@@ -2,8 +2,11 @@
 // (main/service/spawn.ts: Electron's utilityProcess in the app, child_process.fork under Node),
 // relays calls to it and its events out, answers what only the host can (secrets, settings file,
 // file dialog, power-save blocker, notifications) by messages, and starts it again when it dies,
-// natively or not, the queue intact on disk. Electron-free: the shell (main/electron/main.ts), the
-// e2e harness and the tests drive it the same way.
+// natively or not, or when it stops answering (its heartbeat, docs/decisions/0035-service-heartbeat.md),
+// the queue intact on disk. Every call and the support report wait for their answer a bounded time
+// (main/service/call-deadlines.ts). Electron-free: the shell (main/electron/main.ts), the e2e
+// harness and the tests drive it the same way.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Channel, Envelope, ResultOf, ServiceStatus, ShellChannel } from '../../shared/ipc.js';
 import { SHELL_CHANNELS, channels } from '../../shared/ipc.js';
@@ -22,6 +25,9 @@ import type {
 import type { ServiceOptions } from './service-options.js';
 import type { ServiceExit, ServiceProcess, UtilityProcessApi } from './spawn.js';
 import { SOURCE_ENTRY, spawnService } from './spawn.js';
+import type { HeartbeatOptions } from './heartbeat.js';
+import { HEARTBEAT, Heartbeat } from './heartbeat.js';
+import { REPORT_DEADLINE_MS, callDeadlineMessage, callDeadlineMs } from './call-deadlines.js';
 
 /** The settings file as the host keeps it: read and written by key, and read whole at the service's start. */
 export interface SettingsFile extends KeyValueStore {
@@ -49,9 +55,11 @@ export interface ServiceHostOptions extends ServiceOptions {
   utility?: UtilityProcessApi;
   /** Restarts allowed within a minute before the host gives up and shows the failure (default 5). */
   maxRestarts?: number;
+  /** The watch on the service's process (ms; default HEARTBEAT): tests shorten its deadline. */
+  heartbeat?: Partial<HeartbeatOptions>;
   /**
    * The tray's part of each queue event (its hold and what blocks it), whether the event was
-   * relayed or went to the window on its port (docs/decisions/service-port.md).
+   * relayed or went to the window on its port (docs/decisions/0029-service-port.md).
    */
   stops?(stops: QueueStops): void;
   /**
@@ -65,6 +73,13 @@ export interface ServiceHostOptions extends ServiceOptions {
 /** The message shown once for each time the service process died and was started again. */
 export const RESTARTED =
   'The upload service stopped unexpectedly and was restarted; the queue carries on where it was.';
+
+/**
+ * The message shown once for each time the service stopped answering (its heartbeat,
+ * docs/decisions/0035-service-heartbeat.md) and is killed and started again; also the answer of every
+ * call that was waiting on it.
+ */
+export const HUNG = 'The upload service stopped answering; restarting it. The queue carries on where it was.';
 
 interface PendingCall {
   resolve(answer: Envelope<unknown>): void;
@@ -80,13 +95,19 @@ export class ServiceHost {
   private readonly calls = new Map<number, PendingCall>();
   private closing = false;
   private crashes: number[] = [];
+  /** The process given up on for not answering (its exit is not another restart's notice). */
+  private hung?: ServiceProcess;
   private started?: Promise<ServiceStatus>;
   /** Whether the queue opened: `queueError` says why not, and what to do. */
   status: ServiceStatus = { queueError: null };
 
   constructor(private readonly opts: ServiceHostOptions) {}
 
-  /** Starts the service process; resolves with its status once it has opened the queue or failed to. */
+  /**
+   * Starts the service process; resolves with its status once it has opened the queue or failed
+   * to. Its process is watched from its spawn on (Heartbeat): a process silent past the deadline
+   * is killed and started again like one that died (`restart`), the window told once (HUNG).
+   */
   start(): Promise<ServiceStatus> {
     const snapshot = this.opts.store.snapshot();
     const start: ServiceStart = {
@@ -103,8 +124,45 @@ export class ServiceHost {
     const proc = spawnService(this.opts.entry ?? SOURCE_ENTRY, this.opts.utility);
     this.proc = proc;
     this.started = new Promise<ServiceStatus>((resolve) => {
+      let ended = false;
+      // The process is gone (`exit`), or given up on (a hung one SIGKILL has not ended yet).
+      const end = (last: string, exit?: ServiceExit) => {
+        watch.stop();
+        if (ended || this.proc !== proc) return;
+        ended = true;
+        this.proc = undefined;
+        const hung = this.hung === proc;
+        this.failCalls(
+          this.closing
+            ? 'The app is closing.'
+            : hung
+              ? HUNG
+              : `The upload service stopped (${last}) before answering; try again.`,
+        );
+        if (this.closing) return;
+        // Its power-save blocker is the host's: released until the new service says it works.
+        this.opts.busy?.(false);
+        void this.restart(resolve, last, hung, exit);
+      };
+      const watch = new Heartbeat(this.heartbeat, {
+        ping: (seq) => {
+          try {
+            proc.post({ type: 'ping', seq });
+          } catch {
+            // A process that has just ended: its exit ends the watch.
+          }
+        },
+        hung: (silentMs) => this.onHung(proc, silentMs, (last) => end(last)),
+        slow: (ms) =>
+          this.opts.log?.warn(
+            `The upload service took ${secs(ms)} s to answer the host's heartbeat (a long step in it); ` +
+              `it is taken for hung after ${secs(this.heartbeat.deadlineMs)} s of silence.`,
+          ),
+      });
       proc.onMessage((m: WorkerMessage) => {
         if (this.proc !== proc) return;
+        if (m.type === 'pong') return watch.pong(m.seq);
+        watch.heard();
         if (m.type === 'started') {
           this.status = { queueError: m.queueError };
           resolve(this.status);
@@ -113,19 +171,7 @@ export class ServiceHost {
         }
         this.onMessage(m);
       });
-      proc.onExit((exit) => {
-        if (this.proc !== proc) return;
-        this.proc = undefined;
-        this.failCalls(
-          this.closing
-            ? 'The app is closing.'
-            : `The upload service stopped (${exitText(exit)}) before answering; try again.`,
-        );
-        if (this.closing) return;
-        // Its power-save blocker is the host's: released until the new service says it works.
-        this.opts.busy?.(false);
-        void this.restart(resolve, exit);
-      });
+      proc.onExit((exit) => end(exitText(exit), exit));
     });
     proc.post({ type: 'start', start });
     return this.started;
@@ -134,15 +180,26 @@ export class ServiceHost {
   /**
    * Calls a channel of shared/ipc.ts in the service with an already-parsed argument; resolves with
    * its envelope (never rejects). Aborting `signal` answers `{ ok: false, error: 'Cancelled' }` at
-   * once and aborts the handler's own signal in the service (`cancel`).
+   * once and aborts the handler's own signal in the service (`cancel`). No answer within
+   * `deadlineMs` (default the channel's, main/service/call-deadlines.ts) answers
+   * `{ ok: false, error }` saying so (callDeadlineMessage) and cancels the handler the same way; a
+   * service found hung or dead answers every call waiting with why (HUNG, or how it ended).
    */
-  call<C extends Channel>(channel: C, args: unknown, signal?: AbortSignal): Promise<Envelope<ResultOf<C>>> {
+  call<C extends Channel>(
+    channel: C,
+    args: unknown,
+    signal?: AbortSignal,
+    deadlineMs: number = callDeadlineMs(channel),
+  ): Promise<Envelope<ResultOf<C>>> {
     if (!this.proc)
       return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    // Found hung and being replaced: nothing posted to it is answered.
+    if (this.hung === this.proc) return Promise.resolve({ ok: false, error: HUNG });
     const seq = ++this.seq;
     return new Promise((resolve) => {
       const done = (answer: Envelope<unknown>) => {
         this.calls.delete(seq);
+        clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         resolve(answer as Envelope<ResultOf<C>>);
       };
@@ -150,6 +207,10 @@ export class ServiceHost {
         this.post({ type: 'cancel', seq });
         done({ ok: false, error: 'Cancelled' });
       };
+      const timer = setTimeout(() => {
+        this.post({ type: 'cancel', seq });
+        done({ ok: false, error: callDeadlineMessage(channel, deadlineMs) });
+      }, deadlineMs);
       if (signal?.aborted) return done({ ok: false, error: 'Cancelled' });
       signal?.addEventListener('abort', onAbort, { once: true });
       this.calls.set(seq, { resolve: done });
@@ -158,22 +219,36 @@ export class ServiceHost {
   }
 
   /**
-   * Has the service write the support report (main/support/support-report.ts writeReport) to `out`:
+   * Has the service write the support report (main/support/support-report.ts gatherReport) to `out`:
    * the support log, the queue's status and summary, versions (with `versions` the host adds:
    * Electron's, Chrome's) and the settings without secrets. Resolves with its envelope (never
-   * rejects): `{ ok: true, value: { out, entries } }`, or why it could not be written.
+   * rejects): `{ ok: true, value: { out, entries } }`, or why it could not be written; within
+   * `deadlineMs` (default REPORT_DEADLINE_MS), else the service is told to stop it and the answer
+   * says so (nothing is left at `out`).
    */
-  report(out: string, versions: Record<string, string | undefined> = {}): Promise<Envelope<ReportResult>> {
+  report(
+    out: string,
+    versions: Record<string, string | undefined> = {},
+    deadlineMs = REPORT_DEADLINE_MS,
+  ): Promise<Envelope<ReportResult>> {
     if (!this.proc)
       return Promise.resolve({ ok: false, error: 'The upload service is not running; try again in a moment.' });
+    if (this.hung === this.proc) return Promise.resolve({ ok: false, error: HUNG });
     const seq = ++this.seq;
     return new Promise((resolve) => {
-      this.calls.set(seq, {
-        resolve: (answer) => {
-          this.calls.delete(seq);
-          resolve(answer as Envelope<ReportResult>);
-        },
-      });
+      const timer = setTimeout(() => {
+        this.post({ type: 'cancel', seq });
+        done({
+          ok: false,
+          error: `The report was not written within ${secs(deadlineMs)} s, and its gathering was stopped; nothing was written to ${out}. Try again in a moment.`,
+        });
+      }, deadlineMs);
+      const done = (answer: Envelope<unknown>) => {
+        this.calls.delete(seq);
+        clearTimeout(timer);
+        resolve(answer as Envelope<ReportResult>);
+      };
+      this.calls.set(seq, { resolve: done });
       this.post({ type: 'report', seq, out, versions });
     });
   }
@@ -201,14 +276,30 @@ export class ServiceHost {
     return out as Omit<IpcHandlers, ShellChannel>;
   }
 
-  /** Stops uploads and closes the queue in the service, then lets its process end (at most `timeoutMs`, default 15 s, before it is killed). */
+  /**
+   * Stops uploads and closes the queue in the service, then lets its process end: at most
+   * `timeoutMs` (default 15 s) before it is killed with SIGKILL, and the heartbeat's `killMs`
+   * after that before the host stops waiting (a process in a read the system cannot interrupt
+   * ends when the read does; the app does not wait for it).
+   */
   async close(timeoutMs = 15_000): Promise<void> {
     this.closing = true;
     const proc = this.proc;
     if (!proc) return;
-    const exited = new Promise<void>((resolve) => proc.onExit(() => resolve()));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exited = new Promise<void>((resolve) => {
+      proc.onExit(() => resolve());
+      timer = setTimeout(() => {
+        proc.kill('SIGKILL');
+        timer = setTimeout(() => {
+          this.opts.log?.warn(
+            `The upload service (process ${proc.pid}) did not end after SIGKILL within ${secs(this.heartbeat.killMs)} s; the app closes without it.`,
+          );
+          resolve();
+        }, this.heartbeat.killMs);
+      }, timeoutMs);
+    });
     this.post({ type: 'close' });
-    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
     await exited;
     clearTimeout(timer);
   }
@@ -216,7 +307,7 @@ export class ServiceHost {
   /**
    * Hands `port` (one end of Electron's MessageChannelMain; the window holds the other) to the
    * running service, which then posts the window's events on it, off the main process
-   * (docs/decisions/service-port.md). Answers false when it cannot: no service running, or one
+   * (docs/decisions/0029-service-port.md). Answers false when it cannot: no service running, or one
    * started with fork (plain Node), where the host keeps relaying the events. Calls stay with the
    * door in the main process either way.
    */
@@ -237,19 +328,58 @@ export class ServiceHost {
     for (const c of [...this.calls.values()]) c.resolve({ ok: false, error });
   }
 
-  private async restart(resolveFirst: (s: ServiceStatus) => void, exit: ServiceExit): Promise<void> {
+  /** The heartbeat's settings: the shell's (or a test's) over the app's choice. */
+  private get heartbeat(): HeartbeatOptions {
+    return { ...HEARTBEAT, ...this.opts.heartbeat };
+  }
+
+  /**
+   * A process silent past its deadline: the window is told once (HUNG), the calls waiting are
+   * answered with it, its power-save blocker released, and it is killed with SIGKILL (which a
+   * stopped process takes too). `end` is called when it has not ended `killMs` later (a read the
+   * system cannot interrupt takes the signal only when the read returns): a new process is started
+   * all the same, and waits for the queue's lock ("in use by process N") until the old one is gone.
+   */
+  private onHung(proc: ServiceProcess, silentMs: number, end: (last: string) => void): void {
+    if (this.proc !== proc || this.closing) return;
+    this.hung = proc;
+    const state = processState(proc.pid);
+    this.opts.log?.warn(
+      `The upload service did not answer for ${secs(silentMs)} s (process ${proc.pid}${state ? `, ${state}` : ''}); killing it and starting it again.`,
+    );
+    this.opts.emit('capture:event.notice', { level: 'error', message: HUNG });
+    this.failCalls(HUNG);
+    this.opts.busy?.(false);
+    proc.kill('SIGKILL');
+    setTimeout(() => {
+      if (this.proc !== proc) return;
+      this.opts.log?.warn(
+        `The upload service (process ${proc.pid}) has not ended ${secs(this.heartbeat.killMs)} s after SIGKILL; a new one is started and waits for the queue until it has.`,
+      );
+      end(`did not answer for ${secs(silentMs)} s`);
+    }, this.heartbeat.killMs).unref?.();
+  }
+
+  private async restart(
+    resolveFirst: (s: ServiceStatus) => void,
+    last: string,
+    hung: boolean,
+    exit?: ServiceExit,
+  ): Promise<void> {
     const now = Date.now();
     this.crashes = [...this.crashes.filter((t) => now - t < 60_000), now];
+    const why = hung ? `did not answer, then ${exit ? exitText(exit) : 'was left behind'}` : last;
     if (this.crashes.length > (this.opts.maxRestarts ?? 5)) {
       this.status = {
-        queueError: `The upload service stopped ${this.crashes.length} times within a minute (last: ${exitText(exit)}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.`,
+        queueError: `The upload service stopped ${this.crashes.length} times within a minute (last: ${why}) and was not started again. Quit Capture Uploader and start it again; if it happens again, move the queue folder ${join(this.opts.dataDir, 'queue')} aside.`,
       };
       resolveFirst(this.status);
       this.opts.emit('capture:event.service', this.status);
       return;
     }
-    this.opts.log?.warn(`The upload service stopped (${exitText(exit)}); starting it again.`);
-    this.opts.emit('capture:event.notice', { level: 'error', message: RESTARTED });
+    this.opts.log?.warn(`The upload service stopped (${why}); starting it again.`);
+    // A hung service's window was told already (HUNG), once.
+    if (!hung) this.opts.emit('capture:event.notice', { level: 'error', message: RESTARTED });
     resolveFirst(await this.start());
     // The window reads the queue again: rows may have moved while the service was down.
     this.opts.emit('capture:event.queue', { reason: 'restarted' });
@@ -291,6 +421,7 @@ export class ServiceHost {
       }
       case 'started':
       case 'closed':
+      case 'pong':
         break;
     }
   }
@@ -349,6 +480,36 @@ export class ServiceHost {
     };
     visit(snapshot);
     return out;
+  }
+}
+
+/** `ms` in seconds for a sentence: whole seconds from 1 s, one decimal below (a test's short deadline is not "0 s"). */
+function secs(ms: number): string {
+  return ms >= 950 ? String(Math.round(ms / 1000)) : (ms / 1000).toFixed(1);
+}
+
+/**
+ * What the system says a process is doing, for the log of a hang (Linux's /proc; elsewhere, and
+ * when it cannot be read, undefined): stopped by a signal, in a wait it cannot interrupt (a pulled
+ * card, a dead network share), or running without answering (a loop that never yields).
+ */
+function processState(pid: number | undefined): string | undefined {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  try {
+    // The state follows the command's closing parenthesis (the command may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    const words: Record<string, string> = {
+      T: 'stopped by a signal',
+      t: 'stopped by a debugger',
+      D: 'in a wait the system cannot interrupt (a card or network share that does not answer?)',
+      R: 'running without answering (a loop that never yields?)',
+      S: 'asleep without answering',
+      Z: 'ended',
+    };
+    return words[state] ?? `state ${state}`;
+  } catch {
+    return undefined;
   }
 }
 

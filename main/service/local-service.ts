@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 // with (addresses, API key, project, account), never its internal state.
 
 /** The package name of the local service (e2e/service/package.json). */
-export const LOCAL_SERVICE_PACKAGE = '@capture-uploader/local-service';
+const LOCAL_SERVICE_PACKAGE = '@capture-uploader/local-service';
 
 /** A structure with its designs, ids and friendly names (the app's `NamedStructure`). */
-export interface LocalStructure {
+interface LocalStructure {
   id: string;
   name: string;
   designs: { id: string; name: string }[];
@@ -20,7 +20,7 @@ export interface LocalStructure {
  * What the local service announces when ready (its ready line), as far as a client needs it:
  * the same settings a real service is used with (capture-upload-interface.md §4 standard headers,
  * §4.1 sign-in; progress-records-interface.md §5), plus the project's structures and designs with
- * their names, which a real project gives out of band.
+ * their names and the project's, which a real project gives out of band.
  */
 export interface LocalServiceReady {
   /** {base_url} of the capture gateway, without a trailing slash. */
@@ -36,6 +36,8 @@ export interface LocalServiceReady {
   structures: string[];
   /** The same structures with names and their designs. */
   namedStructures: LocalStructure[];
+  /** The project's name, given out of band like the structures' names (absent from a build older than it). */
+  projectName?: string;
 }
 
 /** A running local service: its ready info, and `close()` to stop it (state kept in its data folder). */

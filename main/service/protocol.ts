@@ -65,16 +65,23 @@ export type HostMessage =
   | { type: 'reply'; seq: number; answer: Envelope<unknown> }
   /**
    * Write the support report (main/support/support-report.ts) to `out`, answered by a `result` with
-   * `seq` (the report's path and entries). Not a channel of shared/ipc.ts: only the shell's Help
+   * `seq` (the report's path and entries); a `cancel` with its `seq` stops the gathering (nothing
+   * is left at `out`). Not a channel of shared/ipc.ts: only the shell's Help
    * menu asks for it, never the window. `versions`: what only the host knows (Electron's, Chrome's).
    */
   | { type: 'report'; seq: number; out: string; versions: Record<string, string | undefined> }
   /**
    * The window's own port (Electron's MessageChannelMain, carried as this message's transfer;
-   * docs/decisions/service-port.md): from now on the service posts the window's events on it as
+   * docs/decisions/0029-service-port.md): from now on the service posts the window's events on it as
    * {@link WindowEvent}, not through the host. Only in a utility process; never under fork.
    */
   | { type: 'window-port' }
+  /**
+   * The host's heartbeat (main/service/heartbeat.ts, docs/decisions/0035-service-heartbeat.md):
+   * answered at once with a `pong` of the same `seq` from the service's event loop, never from
+   * work in progress, so a process whose loop does not turn is seen to be silent.
+   */
+  | { type: 'ping'; seq: number }
   /** Stop uploads and close the queue, then answer `closed` and end. */
   | { type: 'close' };
 
@@ -92,7 +99,7 @@ export interface QueueStops {
  * folder that cannot be written, a full disk, another process holding it), or null. The service
  * then still answers calls (settings), and the window shows the error.
  */
-export interface StartedMessage {
+interface StartedMessage {
   type: 'started';
   queueError: string | null;
 }
@@ -120,4 +127,6 @@ export type WorkerMessage =
   /** The tray's part of a queue event the service posted on the window's port instead (no rows). */
   | ({ type: 'stops' } & QueueStops)
   | ({ type: 'request'; seq: number } & HostRequest)
+  /** The answer to the host's `ping` of that `seq`. */
+  | { type: 'pong'; seq: number }
   | { type: 'closed' };

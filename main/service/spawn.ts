@@ -2,7 +2,7 @@
 // `utilityProcess` in the app (the shell hands it in: only main/electron/ imports `electron`), or
 // `child_process.fork` under plain Node (tests, benches, the e2e harness). Both carry structured-
 // clone messages (fork with `serialization: 'advanced'`), so main/service/protocol.ts is the same
-// either way, and a native crash of the service ends only its process (docs/decisions/service-process.md).
+// either way, and a native crash of the service ends only its process (docs/decisions/0004-service-utility-process.md).
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HostMessage, WorkerMessage } from './protocol.js';
@@ -23,13 +23,16 @@ export interface ServiceProcess {
   /**
    * Hands the window's port (Electron's MessagePortMain) to the service (`window-port`), in a
    * utility process only: answers false under fork, where a port cannot cross processes and the
-   * host relays the events (docs/decisions/service-port.md).
+   * host relays the events (docs/decisions/0029-service-port.md).
    */
   givePort(port: unknown): boolean;
   onMessage(listener: (m: WorkerMessage) => void): void;
   /** Called once when the process has ended, for any reason. */
   onExit(listener: (exit: ServiceExit) => void): void;
-  /** Sends `signal` (default SIGTERM; Electron's utility process always ends as with SIGTERM). */
+  /**
+   * Sends `signal` (default SIGTERM). A utility process is ended Electron's way (SIGTERM, which
+   * it can handle) but for SIGKILL, sent by its process id: the one a stopped or hung process cannot hold off.
+   */
   kill(signal?: NodeJS.Signals): void;
 }
 
@@ -84,7 +87,19 @@ export function spawnService(entry: string, utility?: UtilityProcessApi): Servic
       onMessage: (l) => void child.on('message', (m) => l(m as WorkerMessage)),
       // A utility process reports only a code; a native crash is a code too (no signal is said).
       onExit: (l) => void child.on('exit', (code) => l({ code, signal: null })),
-      kill: () => void child.kill(),
+      // Electron's kill() is SIGTERM, which a stopped process (SIGSTOP) holds until it runs again:
+      // a hung service is ended by its process id instead (docs/decisions/0035-service-heartbeat.md).
+      kill: (signal) => {
+        if (signal === 'SIGKILL' && child.pid !== undefined) {
+          try {
+            process.kill(child.pid, 'SIGKILL');
+            return;
+          } catch {
+            // Gone already, or not ours to signal: Electron's own way below.
+          }
+        }
+        child.kill();
+      },
     };
   }
   const child = fork(entry, [], {

@@ -50,7 +50,7 @@ describe('ThumbnailDesk', () => {
       () => db,
     );
     try {
-      expect((await queued.get(join(fixtures, 'walkthrough.mp4'))).kind).toBe('decode');
+      expect((await queued.get(join(fixtures, 'walkthrough.mp4'))).kind).toBe('frames');
       await expect(queued.get(join(fixtures, 'sample.insv'))).rejects.toThrow('not among the recordings');
     } finally {
       await queued.close();
@@ -58,20 +58,53 @@ describe('ThumbnailDesk', () => {
     }
   });
 
-  it('hands a URL to decode, keeps the JPEG in <library>/.thumbnails by content fingerprint, and a copy elsewhere finds it', async () => {
+  it('hands the frames to decode, keeps the JPEG in <library>/.thumbnails by content fingerprint, and a copy elsewhere finds it', async () => {
     const card = join(fixtures, 'walkthrough.mp4');
     const copy = join(work, 'copy.mp4');
     copyFileSync(card, copy);
     desk.allow([card, copy]);
     const first = await desk.get(card);
-    expect(first.kind).toBe('decode');
-    expect((first as { videoUrl: string }).videoUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{43}\/1$/);
+    expect(first).toMatchObject({ kind: 'frames', source: 'recording', codec: 'avc1.640028', atUs: 1_000_000 });
+    expect((first as { url: string }).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{43}\/1$/);
 
     expect(await desk.save(card, dataUrl(JPEG))).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
     const key = await contentFingerprint(card, readFileSync(card).length);
     expect(readFileSync(join(library, '.thumbnails', `${key}.jpg`)).equals(JPEG)).toBe(true);
     // The verified copy in the library has the same bytes: its thumbnail is the card's, not decoded again.
     expect(await desk.get(copy)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+  });
+
+  it('decodes from the camera’s preview (LRV) beside the recording, never the recording, and from the recording when asked or when there is none', async () => {
+    // An X4's folder: the lens is random bytes here, its preview a real H.264 video.
+    const dir = join(work, 'DCIM', 'Camera01');
+    mkdirSync(dir, { recursive: true });
+    const lens = join(dir, 'VID_20261124_080000_00_001.insv');
+    const preview = join(dir, 'LRV_20261124_080000_11_001.lrv');
+    writeFileSync(lens, Buffer.alloc(8192, 0x5a));
+    copyFileSync(join(fixtures, 'sample.insv'), preview);
+    const alone = join(dir, 'VID_20261124_080100_00_002.insv');
+    copyFileSync(join(fixtures, 'sample.insv'), alone);
+    desk.allow([lens, alone]);
+
+    const view = await desk.get(lens);
+    expect(view).toMatchObject({ kind: 'frames', source: 'preview', codec: 'avc1.4d402a', codedWidth: 736 });
+    const { url, samples } = view as { url: string; samples: { offset: number; size: number }[] };
+    // The URL serves the preview's bytes, the samples where the plan says.
+    const whole = Buffer.from(await (await fetch(url)).arrayBuffer());
+    expect(whole.equals(readFileSync(preview))).toBe(true);
+    const s = samples[0]!;
+    const part = await fetch(url, { headers: { Range: `bytes=${s.offset}-${s.offset + s.size - 1}` } });
+    expect(part.status).toBe(206);
+    expect(
+      Buffer.from(await part.arrayBuffer()).equals(readFileSync(preview).subarray(s.offset, s.offset + s.size)),
+    ).toBe(true);
+    // Without a preview: the recording itself.
+    expect(await desk.get(alone)).toMatchObject({ kind: 'frames', source: 'recording', codec: 'avc1.4d402a' });
+    // The preview could not be decoded: the recording is asked for, and this one holds no MP4,
+    // which is said and kept at once.
+    const reason = 'No preview: not an MP4 container, or an unfinished recording';
+    expect(await desk.get(lens, { recording: true })).toEqual({ kind: 'none', reason });
+    expect(await desk.get(lens)).toEqual({ kind: 'none', reason });
   });
 
   it('refuses bytes that are not a JPEG and writes nothing', async () => {

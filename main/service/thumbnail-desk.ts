@@ -1,7 +1,10 @@
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
 import type { Logger } from '../engine/engine.js';
+import type { DecodePlan } from '../media/decode-plan.js';
+import { decodePlan, NoPictureError } from '../media/decode-plan.js';
 import { MediaServer } from '../media/media-server.js';
+import { previewOf } from '../media/preview-file.js';
 import { THUMBNAIL_FOLDER, ThumbnailCache } from '../media/thumbnail-cache.js';
 import type { ThumbnailPruneLimits, ThumbnailPruneResult } from '../media/thumbnail-prune.js';
 import { pruneThumbnails } from '../media/thumbnail-prune.js';
@@ -12,10 +15,18 @@ import { isQueuedPath, queuedPathsAndFingerprints } from '../queue/reader.js';
 /**
  * The recordings' first-frame thumbnails, in the upload service's worker. The design,
  * and why:
- * - Chromium decodes, not ffmpeg: the window's own `<video>` element reads the recording from a
- *   loopback server (main/media/media-server.ts) and draws its first frame into a canvas. Nothing
- *   is bundled, and what cannot be decoded here (HEVC on a Chromium built without it, a damaged
- *   file) is simply reported by the element's error.
+ * - From the camera's low-resolution proxy where the card has one (the LRV_ file beside the
+ *   recording, main/media/preview-file.ts), as Insta360 Studio previews: a few hundred pixels of
+ *   H.264 instead of a 5.7K recording that may be HEVC; the recording itself otherwise, or when the
+ *   window could not decode the proxy (`get`'s `recording`).
+ * - Chromium decodes, not ffmpeg, off the window's main thread: the service reads the file's
+ *   header and says which samples hold the frame a second in and how to configure a decoder for
+ *   them (main/media/decode-plan.ts); the window's decoding worker fetches those bytes from a
+ *   loopback server (main/media/media-server.ts) and decodes them with WebCodecs. Nothing is
+ *   bundled, and what cannot be decoded here (HEVC on a Chromium built without it, a damaged
+ *   file) is reported by the decoder. A file whose header the service cannot read is handed as a
+ *   plain URL for a `<video>` element, as before; one that holds no MP4 (random bytes, a
+ *   recording cut off before its header) is said so at once and kept as such.
  * - The service keeps the result, the renderer never writes files: the window sends the JPEG it
  *   drew, checked here (a JPEG, under 512 KiB), and the cache (main/media/thumbnail-cache.ts)
  *   keeps it in `<library>/.thumbnails/` by the recording's content fingerprint. The next time the
@@ -49,17 +60,34 @@ export class ThumbnailDesk {
 
   /**
    * The thumbnail of `path` as the window shows it (shared/ipc/thumbnails.ts ThumbnailView): cached
-   * image, cached verdict, or the URL to decode it from. Throws Error for a path not allowed, or
-   * when the recording cannot be read (it was removed).
+   * image, cached verdict, or how to decode it: from its preview (LRV) when there is one and
+   * `recording` is not asked for, else from the recording. Throws Error for a path not allowed,
+   * or when the recording cannot be read (it was removed).
    */
-  async get(path: string): Promise<ThumbnailView> {
+  async get(path: string, opts: { recording?: boolean } = {}): Promise<ThumbnailView> {
     const key = await this.keyOf(path);
     const cached = await this.cache.read(key);
     if (cached.kind === 'image') return { kind: 'image', dataUrl: toDataUrl(cached.jpeg) };
     if (cached.kind === 'none') return { kind: 'none', reason: cached.reason };
     // Started on first need: a session that shows no new recording opens no port.
     await this.server.start();
-    return { kind: 'decode', videoUrl: this.server.urlFor(path) };
+    const preview = opts.recording ? undefined : await previewOf(path);
+    if (preview) {
+      // A preview that cannot be planned (damaged, cut short) leaves the recording to try.
+      const plan = await decodePlan(preview).catch(() => undefined);
+      if (plan) return this.frames(preview, 'preview', plan);
+    }
+    try {
+      return this.frames(path, 'recording', await decodePlan(path));
+    } catch (err) {
+      // Its content holds no picture: so it stays, and the window need not try.
+      if (err instanceof NoPictureError) return this.undecodable(path, err.message);
+      return { kind: 'decode', source: 'recording', videoUrl: this.server.urlFor(path) };
+    }
+  }
+
+  private frames(file: string, source: 'preview' | 'recording', plan: DecodePlan): ThumbnailView {
+    return { kind: 'frames', source, url: this.server.urlFor(file), ...plan };
   }
 
   /**

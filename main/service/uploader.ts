@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RetryPolicy } from '../api/errors.js';
 import type { GatewayConfig } from '../api/gateway.js';
 import { CaptureGateway } from '../api/gateway.js';
 import type { EngineOptions, Logger } from '../engine/engine.js';
 import { UploadEngine } from '../engine/engine.js';
 import { MAX_PARTS } from '../engine/transitions.js';
-import type { IntakeChoices, MediaFacts, RefusedPath } from '../intake/intake.js';
+import { vanishedLens } from '../../shared/capture-warnings.js';
+import type { IntakeChoices, MediaFacts, PreparedCapture, RefusedPath } from '../intake/intake.js';
 import { prepareCaptures } from '../intake/intake.js';
 import { readMediaFacts } from '../media/metadata.js';
 import { openQueueDatabase } from '../queue/db.js';
@@ -20,7 +21,7 @@ import { UploadQueue } from '../queue/queue.js';
 import { dueOnSettingsChange } from '../settings/settings-change.js';
 
 /** The part size (bytes) assumed before the service gave one: the sample of capture-upload-interface.md §8. */
-export const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
+const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
 
 /** Everything an uploader needs: the queue folder, the gateway, and engine settings. */
 export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'> {
@@ -54,21 +55,28 @@ export interface Uploader {
   /** Why it was moved aside, one clause (OpenedQueue.damage); set with `setAside`. */
   damage?: string;
   /**
-   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4).
-   * Returns the row ids queued and the paths refused with their reasons.
+   * Checks and queues the files as captures (§7–§8 rules), then registers them (§4.4), unless
+   * `opts.signal` aborted meanwhile (the captures queued then wait for a drain). Returns the row
+   * ids queued and the paths refused with their reasons; see `enqueue` for the rest.
    */
   add(
     paths: readonly string[],
     choices: Omit<IntakeChoices, 'project'>,
+    opts?: EnqueueOptions,
   ): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   /**
    * Checks and queues the files as captures, as `add`, without registering them: the engine's
    * drain registers them (§4.4) in the background. For the app, where a card of 100 recordings
    * should leave the confirmation at once and the queue shows each capture being registered.
+   * What a person should know of each capture queued is kept with it in the same transaction
+   * (keepWarnings), for the app and the CLI alike. `warnings` names the files whose media looks
+   * odd. Aborting `opts.signal` stops the intake between two files and rejects with its reason
+   * (nothing is queued); once the intake is done, the captures are queued whole.
    */
   enqueue(
     paths: readonly string[],
     choices: Omit<IntakeChoices, 'project'>,
+    opts?: EnqueueOptions,
   ): Promise<{ queued: number[]; refused: RefusedPath[]; warnings: RefusedPath[] }>;
   close(): Promise<void>;
 }
@@ -126,6 +134,8 @@ export function openUploader(opts: UploaderOptions): Uploader {
   const gateway = new CaptureGateway(opts.gateway, {
     retry: opts.apiRetry,
     timeoutMs: opts.apiIdleTimeoutMs,
+    // One slowest link for parts and answers alike: the calls' total deadlines (http.ts jsonDeadlineMs).
+    minLinkRate: opts.minLinkRate,
     log: (m) => opts.log?.info(m),
   });
   const engine = new UploadEngine({ ...opts, queue, gateway });
@@ -139,18 +149,21 @@ export function openUploader(opts: UploaderOptions): Uploader {
     engine,
     setAside,
     damage,
-    async add(paths, choices) {
-      const res = await this.enqueue(paths, choices);
-      await engine.registerQueued();
+    async add(paths, choices, options) {
+      const res = await this.enqueue(paths, choices, options);
+      // Stopped meanwhile (a signal to the CLI): the captures are queued, and a drain registers them.
+      if (!options?.signal?.aborted) await engine.registerQueued();
       return res;
     },
-    async enqueue(paths, choices) {
+    async enqueue(paths, choices, options = {}) {
       const { captures, refused, warnings } = await prepareCaptures(
         paths,
         { ...choices, project: opts.gateway.projectId },
         opts.readFacts ?? readMediaFacts,
+        options.signal,
       );
       const queued: number[] = [];
+      const kept: { row: number; capture: (typeof captures)[number] }[] = [];
       // The whole intake in one transaction: one wait for the disk (synchronous=FULL) instead of
       // two per capture, and a card is queued whole or not at all. Nothing is sent before it
       // commits (docs/queue-commits.md).
@@ -159,7 +172,7 @@ export function openUploader(opts: UploaderOptions): Uploader {
           // The part size is the registration's to give (§4.4 `partSize`), so the 10,000-part limit is
           // decided there, with this gateway's answer (Transitions.registered). Before it, only what no
           // part size could store is refused, and what the interface's sample part size could not is
-          // said, both for the whole capture (docs/decisions/tolerant-whole-capture.md).
+          // said, both for the whole capture (docs/decisions/0010-whole-capture.md).
           const limit = partLimitBeforeRegistration(c.files);
           if (limit?.refuse) {
             for (const f of c.files) refused.push({ path: f.path, reason: limit.sentence });
@@ -208,7 +221,9 @@ export function openUploader(opts: UploaderOptions): Uploader {
           // as replaced by this one, never left to look like a second copy.
           queue.replaceChanged(row, c.files);
           queued.push(row);
+          kept.push({ row, capture: c });
         }
+        keepWarnings(queue, kept, { paths, refused, warnings }, options);
       })();
       return { queued, refused, warnings };
     },
@@ -218,6 +233,47 @@ export function openUploader(opts: UploaderOptions): Uploader {
       unlock();
     },
   };
+}
+
+/** How `enqueue` and `add` are asked: a stop, and what the app's registration table said. */
+interface EnqueueOptions {
+  /** Aborted: the intake stops between two files (nothing queued); `add` then registers nothing. */
+  signal?: AbortSignal;
+  /** The warnings the registration table showed for these paths (the app's inspection, shared/capture-warnings.ts). */
+  warnings?: readonly string[];
+  /**
+   * The paths are one capture's, as the app registers each form: a path not queued with it did
+   * not go up with it (a lens that vanished since the card was read), and is said as a warning.
+   */
+  oneCapture?: boolean;
+}
+
+/**
+ * Keeps with each capture queued what a person should know, as activity lines of kind `warning`
+ * (shared/capture-warnings.ts), each said once per capture: `opts.warnings` (what the app's
+ * registration table showed), the capture's own from the intake (a missing trailer, a lone lens,
+ * much shorter than the others queued with it), what the intake found reading its files' media
+ * (`found.warnings`: no MP4 header, the 10,000-part sentence), and with `opts.oneCapture` a given
+ * path not among its files (vanishedLens, with the reason it was refused). The one place the app
+ * and the CLI record them; the finish line, the tray, the notification, `status` and `log
+ * --summary` read them back from the queue. Runs inside the caller's transaction.
+ */
+function keepWarnings(
+  queue: UploadQueue,
+  kept: readonly { row: number; capture: PreparedCapture }[],
+  found: { paths: readonly string[]; refused: readonly RefusedPath[]; warnings: readonly RefusedPath[] },
+  opts: EnqueueOptions,
+): void {
+  const refusedBy = new Map(found.refused.map((x) => [x.path, x.reason]));
+  for (const { row, capture } of kept) {
+    const mine = new Set(capture.files.map((f) => f.path));
+    const said = new Set<string>([...(opts.warnings ?? []), ...capture.warnings]);
+    for (const w of found.warnings) if (mine.has(w.path)) said.add(w.reason);
+    if (opts.oneCapture && kept.length === 1)
+      for (const p of found.paths) if (!mine.has(p)) said.add(vanishedLens(basename(p), refusedBy.get(p)));
+    for (const message of said)
+      queue.activity.add({ captureRow: row, fileId: null, subject: capture.label, kind: 'warning', message });
+  }
 }
 
 /** S3's largest object (bytes): no part size lets a larger file be stored. */

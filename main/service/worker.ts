@@ -28,7 +28,7 @@ import { SEALING_PREFIX } from './protocol.js';
 import { hostChannel } from './spawn.js';
 import type { WindowPort } from './spawn.js';
 import { SupportLog } from '../support/log-file.js';
-import { writeReport } from '../support/support-report.js';
+import { gatherReport } from '../support/support-report.js';
 
 const channel = hostChannel();
 const post = (m: WorkerMessage) => channel.post(m);
@@ -50,8 +50,6 @@ function localStarter(source: LocalServiceSource): LocalServiceStarter | undefin
   // Already running elsewhere and outliving this process: closing the app does not stop it.
   return async () => ({ info: source.info, close: async () => {} });
 }
-
-export { queueErrorMessage };
 
 let nextRequest = 0;
 const requests = new Map<number, (answer: Envelope<unknown>) => void>();
@@ -163,7 +161,7 @@ async function open(start: ServiceStart): Promise<void> {
 let windowPort: WindowPort | undefined;
 
 /**
- * Sends one event to the window: on its port when there is one (docs/decisions/service-port.md),
+ * Sends one event to the window: on its port when there is one (docs/decisions/0029-service-port.md),
  * with the tray's part of a queue event (its hold and what blocks it) to the host; else through
  * the host's relay. The service's status always goes through the host, which keeps it.
  */
@@ -188,11 +186,16 @@ let service: { core: AppCore; handlers: Omit<IpcHandlers, ShellChannel> } | unde
 let reporting: { start: ServiceStart; store: Map<string, unknown> } | undefined;
 
 /**
- * Writes the support report (main/support/support-report.ts) for the host's Help menu and answers its
- * `result`: the queue read read-only (status --json, log --summary), the support log, the
- * settings without secrets, every secret held in clear hidden.
+ * Writes the support report (main/support/support-report.ts gatherReport) for the host's Help menu
+ * and answers its `result`: the queue read read-only (status --json, log --summary), the support
+ * log, the settings without secrets, every secret held in clear hidden. Made in slices with the
+ * event loop turning between them, so the heartbeat and the calls are answered meanwhile; the
+ * host's `cancel` of its `seq` (its deadline passed) stops it and leaves nothing at `out`.
  */
 async function report(seq: number, out: string, versions: Record<string, string | undefined>): Promise<void> {
+  const ac = new AbortController();
+  const call: { ac: AbortController; cancelledAt?: number } = { ac };
+  pending.set(seq, call);
   let reply: Envelope<unknown>;
   try {
     await opened;
@@ -200,20 +203,26 @@ async function report(seq: number, out: string, versions: Record<string, string 
     const { start, store } = reporting;
     reply = {
       ok: true,
-      value: writeReport({
-        out,
-        queueDir: join(start.dataDir, 'queue'),
-        logDir: start.logDir ?? join(start.dataDir, 'logs'),
-        settings: Object.fromEntries(store),
-        secrets: unsealed.values(),
-        madeBy: 'Capture Uploader desktop app',
-        versions,
-      }),
+      value: await gatherReport(
+        {
+          out,
+          queueDir: join(start.dataDir, 'queue'),
+          logDir: start.logDir ?? join(start.dataDir, 'logs'),
+          settings: Object.fromEntries(store),
+          secrets: unsealed.values(),
+          madeBy: 'Capture Uploader desktop app',
+          versions,
+        },
+        { signal: ac.signal },
+      ),
     };
   } catch (err) {
     reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
-  post({ type: 'result', seq, answer: reply });
+  pending.delete(seq);
+  if (call.cancelledAt === undefined) return post({ type: 'result', seq, answer: reply });
+  const after = Math.round(performance.now() - call.cancelledAt);
+  post({ type: 'log', level: 'info', message: `The report for support stopped ${after} ms after it was cancelled.` });
 }
 let started!: () => void;
 /** Settled once `open` has answered `started`. */
@@ -270,6 +279,10 @@ const CANCELLED = 'Cancelled';
 
 channel.onMessage((m: HostMessage, port) => {
   switch (m.type) {
+    case 'ping':
+      // Answered here, on the event loop, whatever work is under way: silence means the loop is not turning.
+      post({ type: 'pong', seq: m.seq });
+      break;
     case 'window-port':
       if (port) keepWindowPort(port);
       break;

@@ -4,10 +4,10 @@ import type { LibrarySettings } from '../../shared/ipc.js';
 import type { KeyValueStore } from './settings.js';
 
 /** The settings store's key for the library settings, apart from the service settings so saving either leaves the other. */
-export const LIBRARY_KEY = 'library';
+const LIBRARY_KEY = 'library';
 
 /** Days a copy stays in the library after its capture completed, unless the person says otherwise. */
-export const DEFAULT_KEEP_DAYS = 7;
+const DEFAULT_KEEP_DAYS = 7;
 
 /**
  * The library folder when none is chosen: `Capture Uploader` in the user's videos

@@ -1,13 +1,13 @@
 // Start at login, minimized to the tray: what each platform needs done, decided without touching
 // Electron or the disk, so every platform's choice is checked on any machine
-// (docs/decisions/login-start.md). The shell (main/electron/main.ts) carries the plan out.
+// (docs/decisions/0018-login-start.md). The shell (main/electron/main.ts) carries the plan out.
 import { posix } from 'node:path';
 
 /** The argument a login start passes the app: it opens no window, only the tray. */
 export const HIDDEN_ARG = '--hidden';
 
 /** The XDG autostart file's name (freedesktop.org Desktop Application Autostart Specification). */
-export const AUTOSTART_FILE = 'capture-uploader.desktop';
+const AUTOSTART_FILE = 'capture-uploader.desktop';
 
 /** The app's name as the autostart entry shows it. */
 const ENTRY_NAME = 'Capture Uploader';

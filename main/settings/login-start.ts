@@ -1,5 +1,5 @@
 // The "start at login" setting: the person's choice, kept apart from the default, and the default
-// itself, on while the queue holds unfinished work (docs/decisions/login-start.md). Electron-free:
+// itself, on while the queue holds unfinished work (docs/decisions/0018-login-start.md). Electron-free:
 // the shell gives it the function that applies the setting (main/settings/login-start-plan.ts
 // carried out), the browser tests a recording one.
 import type { LoginStartView, QueueTotals } from '../../shared/ipc.js';
@@ -15,7 +15,7 @@ export function hasUnfinishedWork(totals: Pick<QueueTotals, 'files' | 'completed
 }
 
 /** Whether the app should start at login: the person's choice when they made one, else whether the queue holds unfinished work. */
-export function loginStartEnabled(choice: boolean | null, unfinishedWork: boolean): boolean {
+function loginStartEnabled(choice: boolean | null, unfinishedWork: boolean): boolean {
   return choice ?? unfinishedWork;
 }
 

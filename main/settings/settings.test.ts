@@ -42,6 +42,17 @@ describe('SettingsRepository', () => {
     expect(repo.resolved()).toMatchObject({ password: 'hunter2-field', apiKey: 'ck_live_123' });
   });
 
+  it("keeps the project's name as typed (neither interface gives one), and keeps it when a save leaves it out", () => {
+    const repo = new SettingsRepository(memory(), box(true));
+    expect(repo.view().projectName).toBe('');
+    repo.commit(repo.prepare({ ...input, projectName: ' Harbor View Medical Center ' }).next);
+    expect(repo.view().projectName).toBe('Harbor View Medical Center');
+    repo.commit(repo.prepare(input).next);
+    expect(repo.view().projectName).toBe('Harbor View Medical Center');
+    repo.useLocal([], 'Local Project');
+    expect(repo.view().projectName).toBe('Local Project');
+  });
+
   it('keeps stored secrets when saved again with empty ones', () => {
     const repo = new SettingsRepository(memory(), box(true));
     repo.commit(repo.prepare(input).next);
@@ -74,5 +85,22 @@ describe('SettingsRepository', () => {
     expect(store.raw.size).toBe(0);
     expect(settingsInput.safeParse({ ...input, [key]: value }).success).toBe(false);
     expect(settingsInput.safeParse(input).success).toBe(true);
+  });
+
+  it("checks a whole number by the table's bounds in the store and at the IPC schema alike, and keeps it for local use", () => {
+    const store = memory();
+    const repo = new SettingsRepository(store, box(true));
+    expect(() => repo.prepare({ ...input, concurrency: 17 })).toThrow(
+      'The parts uploaded at once cannot be used: it must be a whole number from 1 to 16 (parts).',
+    );
+    expect(settingsInput.safeParse({ ...input, concurrency: 17 }).success).toBe(false);
+    expect(store.raw.size).toBe(0);
+    // Not given: the table's default, and the engine's options say the same.
+    const { concurrency: _, ...withoutConcurrency } = input;
+    repo.commit(repo.prepare(withoutConcurrency).next);
+    expect([repo.view().concurrency, repo.engineSettings().concurrency]).toEqual([4, 4]);
+    repo.commit(repo.prepare({ ...input, concurrency: 3 }).next);
+    repo.useLocal([], 'Local Project');
+    expect([repo.view().concurrency, repo.engineSettings().concurrency]).toEqual([3, 3]);
   });
 });

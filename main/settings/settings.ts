@@ -1,5 +1,23 @@
 import type { LastPlacement, NamedStructure, SettingsInput, SettingsView } from '../../shared/ipc.js';
-import { serviceUrlProblem } from '../../shared/service-url.js';
+import type {
+  AppSecretKey,
+  EngineSettings,
+  PlainAppKey,
+  SettingKeyIn,
+  SettingValue,
+} from '../../shared/settings-table.js';
+import {
+  SETTINGS,
+  engineSettings,
+  hasName,
+  isSecretSetting,
+  labelInSentence,
+  normalText,
+  sealedName,
+  settingProblem,
+  settingSpec,
+  settingsIn,
+} from '../../shared/settings-table.js';
 
 /**
  * Encryption for secrets at rest: Electron's safeStorage in the app (OS keychain / DPAPI /
@@ -17,17 +35,13 @@ export interface KeyValueStore {
   set(key: string, value: unknown): void;
 }
 
-/** Settings as stored: secrets only in sealed form. */
-export interface StoredSettings {
+/**
+ * Settings as stored: the table's settings that apply in the app (shared/settings-table.ts), each
+ * absent until first saved (its default then holds), secrets only in sealed form
+ * (`sealedPassword`); and the app's own state beside them.
+ */
+export type StoredSettings = {
   mode: 'service' | 'local';
-  baseUrl: string;
-  authUrl: string;
-  progressBaseUrl: string;
-  projectId: string;
-  email: string;
-  sealedPassword?: string;
-  sealedApiKey?: string;
-  concurrency: number;
   /** Bytes per second for all uploads together; absent or null for no limit. */
   bandwidthBytesPerSecond?: number | null;
   /** A daily timetable of limits (`08:00,512k 19:00,off`, shared/bandwidth.ts) that overrides the single limit; absent or null for none. */
@@ -38,13 +52,13 @@ export interface StoredSettings {
    */
   pausedUntil?: string | null;
   structures: NamedStructure[];
-}
+} & { [K in PlainAppKey]?: SettingValue<K> } & { [K in AppSecretKey as `sealed${Capitalize<K>}`]?: string };
 
-/** The settings with their secrets in clear, for the process that uses them (never sent to the renderer). */
-export interface ResolvedSettings extends Omit<StoredSettings, 'sealedPassword' | 'sealedApiKey'> {
-  password: string;
-  apiKey: string;
-}
+/** The app's settings in force (defaults filled in), secrets in clear, for the process that uses them (never sent to the renderer). */
+export type ResolvedSettings = Pick<
+  StoredSettings,
+  'mode' | 'structures' | 'bandwidthBytesPerSecond' | 'bandwidthTimetable' | 'pausedUntil'
+> & { [K in SettingKeyIn<'app'>]: SettingValue<K> };
 
 /** Encryption is unavailable: secrets are refused rather than stored in clear. */
 export class NoSecureStorageError extends Error {
@@ -58,6 +72,16 @@ export class NoSecureStorageError extends Error {
 }
 
 const KEY = 'settings';
+/** The table's settings the app keeps: not secret, secret, and those that must be given. */
+const PLAIN_KEYS = settingsIn('app').filter((k): k is PlainAppKey => !isSecretSetting(k));
+const SECRET_KEYS = settingsIn('app').filter((k): k is AppSecretKey => isSecretSetting(k));
+const REQUIRED_KEYS = settingsIn('app').filter((k) => 'required' in SETTINGS[k]);
+
+/** The app's own state kept beside the table's settings. */
+function kept(s: StoredSettings): Omit<ResolvedSettings, SettingKeyIn<'app'>> {
+  const { mode, structures, bandwidthBytesPerSecond, bandwidthTimetable, pausedUntil } = s;
+  return { mode, structures, bandwidthBytesPerSecond, bandwidthTimetable, pausedUntil };
+}
 /** Project id → where its previous card was registered; kept apart so saving settings leaves it. */
 const PLACEMENTS = 'lastPlacements';
 
@@ -73,25 +97,37 @@ export class SettingsRepository {
     return this.store.get(KEY) as StoredSettings | undefined;
   }
 
+  /** The app's settings in force, not secret: each as stored, else its default (shared/settings-table.ts). */
+  values(): { [K in PlainAppKey]: SettingValue<K> } {
+    const s = this.stored();
+    return Object.fromEntries(PLAIN_KEYS.map((k) => [k, s?.[k] ?? SETTINGS[k].default])) as {
+      [K in PlainAppKey]: SettingValue<K>;
+    };
+  }
+
+  /** The engine's options that are settings, as one named object (shared/settings-table.ts engineSettings). */
+  engineSettings(): EngineSettings {
+    return engineSettings(this.values());
+  }
+
   /** What the renderer may see: everything but the secrets (whether the local service is offered is the app core's to say). */
   view(): Omit<SettingsView, 'localServiceAvailable'> {
     const s = this.stored();
+    const has = Object.fromEntries(SECRET_KEYS.map((k) => [hasName(k), Boolean(s?.[sealedName(k)])])) as {
+      [K in AppSecretKey as `has${Capitalize<K>}`]: boolean;
+    };
     return {
       mode: s?.mode ?? 'service',
-      baseUrl: s?.baseUrl ?? '',
-      authUrl: s?.authUrl ?? '',
-      progressBaseUrl: s?.progressBaseUrl ?? '',
-      projectId: s?.projectId ?? '',
-      email: s?.email ?? '',
-      hasPassword: Boolean(s?.sealedPassword),
-      hasApiKey: Boolean(s?.sealedApiKey),
-      concurrency: s?.concurrency ?? 4,
+      ...this.values(),
+      ...has,
       bandwidthBytesPerSecond: s?.bandwidthBytesPerSecond ?? null,
       bandwidthTimetable: s?.bandwidthTimetable ?? null,
       structures: s?.structures ?? [],
       encryptionAvailable: this.box.available(),
       configured: Boolean(
-        s && (s.mode === 'local' || (s.sealedPassword && s.sealedApiKey && s.baseUrl && s.projectId)),
+        s &&
+          (s.mode === 'local' ||
+            REQUIRED_KEYS.every((k) => (isSecretSetting(k) ? s[sealedName(k)] : s[k as PlainAppKey]))),
       ),
     };
   }
@@ -99,56 +135,63 @@ export class SettingsRepository {
   /** The settings with secrets unsealed, or undefined when not configured. Throws NoSecureStorageError if they cannot be unsealed. */
   resolved(): ResolvedSettings | undefined {
     const s = this.stored();
-    if (!s?.sealedPassword || !s.sealedApiKey) return undefined;
+    if (!s || SECRET_KEYS.some((k) => !s[sealedName(k)])) return undefined;
     if (!this.box.available()) throw new NoSecureStorageError();
-    const { sealedPassword, sealedApiKey, ...rest } = s;
-    return { ...rest, password: this.box.decrypt(sealedPassword), apiKey: this.box.decrypt(sealedApiKey) };
+    const secrets = Object.fromEntries(SECRET_KEYS.map((k) => [k, this.box.decrypt(s[sealedName(k)]!)])) as {
+      [K in AppSecretKey]: string;
+    };
+    return { ...kept(s), ...this.values(), ...secrets };
   }
 
   /**
-   * Merges input into the stored settings (an empty secret keeps the stored one) and returns what
-   * would be stored, without storing it: `commit` stores it. Throws NoSecureStorageError when a
-   * secret is given and cannot be sealed, and Error when a secret is missing altogether or an
-   * address lacks its http(s):// scheme.
+   * Merges input into the stored settings and returns what would be stored, without storing it:
+   * `commit` stores it. Each setting of the table is checked by its rule (settingProblem) and kept
+   * normalized (trimmed, addresses without trailing slashes); one left out keeps its stored value,
+   * an empty secret the stored one. Throws NoSecureStorageError when secrets cannot be sealed, and
+   * Error naming the setting and the fix when a value cannot be used or a secret is missing.
    */
   prepare(input: SettingsInput): { next: StoredSettings; resolved: ResolvedSettings } {
     const prev = this.stored();
+    const given = input as Partial<Record<SettingKeyIn<'app'>, string | number>>;
+    const values: Record<string, unknown> = {};
     // Refused when set, not at the first upload; the IPC schema says the same at the door.
-    for (const [name, url] of [
-      ['capture gateway', input.baseUrl],
-      ['sign-in', input.authUrl],
-      ['progress records', input.progressBaseUrl],
-    ] as const) {
-      const problem = url === '' && name === 'progress records' ? undefined : serviceUrlProblem(url);
-      if (problem) throw new Error(`The ${name} address cannot be used: ${problem}.`);
+    for (const k of PLAIN_KEYS) {
+      const v = given[k];
+      const value =
+        v === undefined
+          ? (prev?.[k] ?? SETTINGS[k].default)
+          : typeof v === 'string'
+            ? normalText(settingSpec(k), v)
+            : v;
+      const problem = settingProblem(k, value);
+      if (problem) throw new Error(`The ${labelInSentence(k)} cannot be used: ${problem}.`);
+      values[k] = value;
     }
     if (!this.box.available()) throw new NoSecureStorageError();
-    const sealedPassword = input.password ? this.box.encrypt(input.password) : prev?.sealedPassword;
-    const sealedApiKey = input.apiKey ? this.box.encrypt(input.apiKey) : prev?.sealedApiKey;
-    if (!sealedPassword) throw new Error('Enter the account password.');
-    if (!sealedApiKey) throw new Error('Enter the project API key.');
-    const next: StoredSettings = {
+    const sealed: Record<string, string> = {};
+    const clear: Record<string, string> = {};
+    for (const k of SECRET_KEYS) {
+      const v = given[k];
+      const seal = typeof v === 'string' && v !== '' ? this.box.encrypt(v) : prev?.[sealedName(k)];
+      if (!seal) throw new Error(`Enter the ${labelInSentence(k)}.`);
+      sealed[sealedName(k)] = seal;
+      clear[k] = typeof v === 'string' && v !== '' ? v : this.box.decrypt(seal);
+    }
+    const next = {
       mode: 'service',
-      baseUrl: input.baseUrl.replace(/\/+$/, ''),
-      authUrl: input.authUrl.replace(/\/+$/, ''),
-      progressBaseUrl: input.progressBaseUrl.replace(/\/+$/, ''),
-      projectId: input.projectId.trim(),
-      email: input.email.trim(),
-      sealedPassword,
-      sealedApiKey,
-      concurrency: input.concurrency,
+      ...values,
+      ...sealed,
       bandwidthBytesPerSecond: prev?.bandwidthBytesPerSecond ?? null,
       bandwidthTimetable: prev?.bandwidthTimetable ?? null,
       pausedUntil: prev?.pausedUntil ?? null,
       structures: input.structures,
-    };
-    const { sealedPassword: _p, sealedApiKey: _k, ...rest } = next;
+    } as StoredSettings;
     return {
       next,
       resolved: {
-        ...rest,
-        password: input.password || this.box.decrypt(sealedPassword),
-        apiKey: input.apiKey || this.box.decrypt(sealedApiKey),
+        ...kept(next),
+        ...(values as { [K in PlainAppKey]: SettingValue<K> }),
+        ...(clear as { [K in AppSecretKey]: string }),
       },
     };
   }
@@ -160,21 +203,25 @@ export class SettingsRepository {
 
   /**
    * Switches to the local test service. Its credentials are its own, random per data folder and
-   * read from it at every start, so nothing secret is stored for it.
+   * read from it at every start, so nothing secret is stored for it: its connection replaces the
+   * table's text settings (addresses, account, project; `projectName` is its project's name, as
+   * its ready info hands it), while the numbers of how uploads run (concurrency, …) and the
+   * upload limits are kept.
    */
-  useLocal(structures: NamedStructure[], concurrency: number): void {
-    const { bandwidthBytesPerSecond = null, bandwidthTimetable = null, pausedUntil = null } = this.stored() ?? {};
+  useLocal(structures: NamedStructure[], projectName = ''): void {
+    const prev = this.stored();
+    const numbers = Object.fromEntries(
+      PLAIN_KEYS.filter((k) => settingSpec(k).type === 'integer' && prev?.[k] !== undefined).map((k) => [k, prev![k]]),
+    );
+    const text = Object.fromEntries(PLAIN_KEYS.filter((k) => settingSpec(k).type !== 'integer').map((k) => [k, '']));
     this.store.set(KEY, {
       mode: 'local',
-      baseUrl: '',
-      authUrl: '',
-      progressBaseUrl: '',
-      projectId: '',
-      email: '',
-      concurrency,
-      bandwidthBytesPerSecond,
-      bandwidthTimetable,
-      pausedUntil,
+      ...text,
+      ...numbers,
+      projectName,
+      bandwidthBytesPerSecond: prev?.bandwidthBytesPerSecond ?? null,
+      bandwidthTimetable: prev?.bandwidthTimetable ?? null,
+      pausedUntil: prev?.pausedUntil ?? null,
       structures,
     } satisfies StoredSettings);
   }

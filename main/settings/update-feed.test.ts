@@ -27,6 +27,7 @@ describe('the update feed setting', () => {
     const h = feed.handlers();
     expect(await h['capture:updates.get']()).toEqual({
       feedUrl: '',
+      state: 'off',
       status: 'Updates are off: no update feed address is set.',
     });
     await expect(h['capture:updates.set']({ feedUrl: 'http://updates.example.com/cu' })).rejects.toThrow(

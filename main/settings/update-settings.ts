@@ -8,7 +8,7 @@ export const UPDATES_KEY = 'updates';
  * The update settings (key `updates` of the app's settings file): `feedUrl` is the address of the
  * folder an electron-builder generic provider publishes to (`latest.yml`, `latest-linux.yml`,
  * `latest-mac.yml` and the installers beside them). Empty: the app never checks for updates
- * (docs/decisions/updates.md).
+ * (docs/decisions/0017-updates.md).
  */
 export interface UpdateSettings {
   feedUrl: string;

@@ -80,21 +80,20 @@ describe('the support log', () => {
     expect(String(lines[1]!.message)).toContain('Bearer [hidden]');
   });
 
-  it('starts a new file when the day changes, and keeps 14 days: older files go at start and at rotation', () => {
+  it('starts a new file when the day changes, and keeps the newest 14 days that have a file: older files go at start and at rotation', () => {
     const dir = `${work.dir}/rotation`;
     let now = Date.parse('2026-11-27T22:59:00Z');
-    // Files of earlier days, by the day in their name, and a file of someone else's.
+    // Files of 16 earlier days (1 to 16 November), by the day in their name, and a file of someone else's.
     const mk = (day: string) => writeFileSync(`${dir}/${logFileName(day)}`, '{}\n');
+    const november = (d: number) => `2026-11-${String(d).padStart(2, '0')}`;
     new SupportLog({ dir, source: 'cli', now: () => now, offsetMinutes: () => 60 });
-    for (const day of ['2026-11-01', '2026-11-13', '2026-11-14', '2026-11-15', '2026-11-26']) mk(day);
+    for (let d = 1; d <= 16; d++) mk(november(d));
     writeFileSync(`${dir}/notes.txt`, 'not ours');
 
     const log = new SupportLog({ dir, source: 'service', now: () => now, offsetMinutes: () => 60 });
-    // At start (local day 27 November): the 14 days kept are 14 to 27 November.
+    // At start (local day 27 November): the newest 14 days that have a file are 3 to 16 November.
     expect(readdirSync(dir).sort()).toEqual([
-      logFileName('2026-11-14'),
-      logFileName('2026-11-15'),
-      logFileName('2026-11-26'),
+      ...Array.from({ length: 14 }, (_, i) => logFileName(november(i + 3))),
       'notes.txt',
     ]);
     expect(KEEP_DAYS).toBe(14);
@@ -111,10 +110,33 @@ describe('the support log', () => {
       at: '2026-11-28T00:00:30.000+01:00',
       message: 'after midnight',
     });
-    // At rotation to 28 November, 14 November fell out of the 14 days; 15 November stays.
-    expect(existsSync(`${dir}/${logFileName('2026-11-14')}`)).toBe(false);
-    expect(existsSync(`${dir}/${logFileName('2026-11-15')}`)).toBe(true);
+    // At rotation to 28 November, 27 November's file made 15: 3 November went, 4 November stays.
+    expect(existsSync(`${dir}/${logFileName(november(3))}`)).toBe(false);
+    expect(existsSync(`${dir}/${logFileName(november(4))}`)).toBe(true);
     expect(existsSync(`${dir}/notes.txt`)).toBe(true);
+  });
+
+  it('keeps its files whatever the clock says: at 2099 a real day goes for each day written then, at 1970 none, and today’s file never', () => {
+    const dir = `${work.dir}/clock`;
+    let now = Date.parse('2026-11-27T12:00:00Z');
+    const log = new SupportLog({ dir, source: 'cli', now: () => now, offsetMinutes: () => 0 });
+    const real = Array.from({ length: 14 }, (_, i) => `2026-11-${String(i + 14).padStart(2, '0')}`);
+    for (const day of real) writeFileSync(`${dir}/${logFileName(day)}`, '{}\n');
+    now = Date.parse('2099-01-01T12:00:00Z');
+    log.message('warn', 'a clock far ahead');
+    expect(readdirSync(dir).sort()).toEqual([...real, '2099-01-01'].map(logFileName));
+    now = Date.parse('2099-01-02T12:00:00Z');
+    log.message('warn', 'the next day');
+    expect(readdirSync(dir).sort()).toEqual([...real.slice(1), '2099-01-01', '2099-01-02'].map(logFileName));
+    now = Date.parse('1970-01-01T12:00:00Z');
+    log.message('warn', 'a clock far behind');
+    // Today (1970) is the oldest day there is, and its file stays beside the 14 newest.
+    expect(readdirSync(dir).sort()).toEqual(
+      ['1970-01-01', ...real.slice(2), '2099-01-01', '2099-01-02'].map(logFileName),
+    );
+    now = Date.parse('1970-01-01T13:00:00Z');
+    log.message('warn', 'again');
+    expect(read(dir, '1970-01-01').trim().split('\n')).toHaveLength(2);
   });
 
   it('says times in ISO 8601 with the zone’s offset, west of UTC too', () => {

@@ -1,12 +1,13 @@
-// The support log: one file a day in the log folder, JSON lines, kept 14 days
-// (docs/decisions/support-log-report.md). Every string goes through scrubSecrets first, so no
+// The support log: one file a day in the log folder, JSON lines, the newest 14 days kept
+// (docs/decisions/0019-support-log-report.md). Every string goes through scrubSecrets first, so no
 // password, API key, token or presigned URL reaches the file.
 import { appendFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent, Logger } from '../engine/engine.js';
+import { printableJson } from '../../shared/printable.js';
 import { scrubSecrets } from './scrub.js';
 
-/** Days of files kept: today's and the 13 before it. */
+/** Days of files kept: the newest 14 days that have a file, and today's. */
 export const KEEP_DAYS = 14;
 
 /** A log file's name: `capture-uploader-YYYY-MM-DD.log`, the local day its lines were written. */
@@ -64,8 +65,8 @@ export interface LogRecord {
 /**
  * The support log of one process. Appends one JSON object per line to today's file
  * (`capture-uploader-YYYY-MM-DD.log`, the local day by the injected clock); when the day changes
- * the next line goes to the new day's file and files older than KEEP_DAYS days are deleted, as
- * they are when the log is made. Lines are appended with O_APPEND, so the app's two processes
+ * the next line goes to the new day's file and the files beyond the newest KEEP_DAYS days are
+ * deleted (pruneLogs), as they are when the log is made. Lines are appended with O_APPEND, so the app's two processes
  * can write the same file. Writing never throws: a log that cannot be written (full disk,
  * read-only folder) loses the line, never the upload.
  */
@@ -127,7 +128,8 @@ export class SupportLog {
     if (day !== this.day) this.rotate(day);
     const secrets = [...(this.opts.secrets?.() ?? [])];
     const record = { at: isoWithOffset(ms, this.offset(ms)), source: this.opts.source, ...r };
-    const text = JSON.stringify(record, (_k, v: unknown) => (typeof v === 'string' ? scrubSecrets(v, secrets) : v));
+    // Scrubbed and made printable string by string, then written with every control as a \u sequence.
+    const text = printableJson(record, (_k, v: unknown) => (typeof v === 'string' ? scrubSecrets(v, secrets) : v));
     try {
       appendFileSync(join(this.opts.dir, logFileName(day)), `${text}\n`, { mode: 0o600 });
     } catch {
@@ -140,7 +142,7 @@ export class SupportLog {
     return isoWithOffset(ms, this.offset(ms)).slice(0, 10);
   }
 
-  /** Makes `day` the current day and deletes the files of days before the last KEEP_DAYS. */
+  /** Makes `day` the current day and deletes the files beyond the newest KEEP_DAYS days (pruneLogs). */
   private rotate(day: string): void {
     this.day = day;
     pruneLogs(this.opts.dir, day);
@@ -148,20 +150,25 @@ export class SupportLog {
 }
 
 /**
- * Deletes the daily files in `dir` whose day is more than KEEP_DAYS − 1 days before `today`
- * (`YYYY-MM-DD`): today and the 13 days before it are kept. Other files are left alone. Never throws.
+ * Keeps the daily files of the newest KEEP_DAYS days that have a file (by the day in their names)
+ * and today's (`YYYY-MM-DD`), and deletes the other daily files in `dir`: a clock set years ahead
+ * or back therefore costs at most a day of the real files for each day it wrote, never the whole
+ * log. Other files are left alone. Never throws.
  */
-export function pruneLogs(dir: string, today: string): void {
-  const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - (KEEP_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+function pruneLogs(dir: string, today: string): void {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return;
   }
-  for (const name of names) {
+  const byDay = names.flatMap((name) => {
     const day = NAME_RE.exec(name)?.[1];
-    if (day && day < oldest) rmSync(join(dir, name), { force: true });
+    return day ? [{ day, name }] : [];
+  });
+  byDay.sort((a, b) => (a.day < b.day ? 1 : -1));
+  for (const { day, name } of byDay.slice(KEEP_DAYS)) {
+    if (day !== today) rmSync(join(dir, name), { force: true });
   }
 }
 

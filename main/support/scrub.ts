@@ -1,11 +1,12 @@
 // What a support log line or report entry may say: no password, API key, sign-in token or
-// presigned URL (docs/decisions/support-log-report.md). Errors already carry a request as method,
+// presigned URL (docs/decisions/0019-support-log-report.md). Errors already carry a request as method,
 // host and path only (main/api/errors.ts describeRequest); this is the same rule applied to any
 // text on its way into a file a person sends to support, plus the secrets the process knows.
-import { printable } from '../cli/printable.js';
+import { printable } from '../../shared/printable.js';
+import { isTableSecret } from './report-settings.js';
 
 /** What a hidden secret is replaced with. */
-export const HIDDEN = '[hidden]';
+const HIDDEN = '[hidden]';
 
 /** Names under which a value is a secret, in `name=value`, `name: value` or `"name":"value"`. */
 const SECRET_NAME = String.raw`(?:password|passwd|secret|token|access[_-]?token|refresh[_-]?token|id[_-]?token|api[_-]?key|x-api-key|authorization|signature|x-amz-signature|x-amz-credential|x-amz-security-token|credential|sealed[a-z]*)`;
@@ -44,7 +45,7 @@ function urlWithoutSecrets(scheme: string, rest: string): string {
 }
 
 /**
- * `text` with every secret in it hidden (`[hidden]`), then made printable (main/cli/printable.ts:
+ * `text` with every secret in it hidden (`[hidden]`), then made printable (shared/printable.ts:
  * control characters and bidirectional overrides escaped, so a line stays one line):
  * - each of `known` (the configured password and API key, tokens held: values the process has in
  *   clear; those shorter than 4 characters are not searched for, as they would hide ordinary words),
@@ -69,9 +70,13 @@ export function scrubSecrets(text: string, known: Iterable<string> = []): string
   return printable(out);
 }
 
-/** Whether a settings key names a secret (its value is never written to a report). */
-export function isSecretKey(key: string): boolean {
-  return new RegExp(`^${SECRET_NAME}$|password|secret|token|api[_-]?key|^sealed`, 'i').test(key);
+/**
+ * Whether a settings key names a secret (its value is never written to a report): one the
+ * settings table marks secret (report-settings.ts isTableSecret), or, for what the table does not
+ * declare (sign-in tokens), a secret's name.
+ */
+function isSecretKey(key: string): boolean {
+  return isTableSecret(key) || new RegExp(`^${SECRET_NAME}$|password|secret|token|api[_-]?key|^sealed`, 'i').test(key);
 }
 
 /**

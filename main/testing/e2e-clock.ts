@@ -8,7 +8,7 @@ import { join } from 'node:path';
  */
 
 /** Debian's libfaketime (package faketime). */
-export const FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+const FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 /** Throws, naming the package, when libfaketime is not installed. */
 export function requireFaketime(): void {

@@ -1,5 +1,5 @@
 /**
- * The support report zip seen from a test (docs/decisions/support-log-report.md). Test code only.
+ * The support report zip seen from a test (docs/decisions/0019-support-log-report.md). Test code only.
  */
 
 /**

@@ -41,9 +41,9 @@ export async function stuckInAnotherProcess(o: {
       library: ${JSON.stringify(library)},
       journal,
       now: () => new Date(${JSON.stringify(at)}),
-      afterWrite: async (partial) => {
-        if (!partial.endsWith(${JSON.stringify(`.${last}.partial`)})) return;
-        process.stdout.write(JSON.stringify({ id: journal.id, dest: listOffloads(db).find((o) => o.id === journal.id).destination }) + '\\n');
+      afterWrite: async (partial, copy) => {
+        if (!copy.endsWith(${JSON.stringify(`/${last}`)})) return;
+        process.stdout.write(JSON.stringify({ id: journal.id, dest: listOffloads(db).find((o) => o.id === journal.id).destination, partial }) + '\\n');
         setInterval(() => undefined, 60_000); // lives, stuck, until killed
         await new Promise(() => undefined);
       },
@@ -60,8 +60,7 @@ export async function stuckInAnotherProcess(o: {
     });
     child.on('exit', (c) => reject(new Error(`the offload's process ended (${c}) before it was stuck`)));
   });
-  const { id, dest } = JSON.parse(line) as { id: number; dest: string };
-  const partial = join(dest, 'DCIM', 'Camera01', `.${last}.partial`);
+  const { id, dest, partial } = JSON.parse(line) as { id: number; dest: string; partial: string };
   await vi.waitFor(() => expect(existsSync(partial)).toBe(true));
   return { id, dest, partial, child };
 }

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { FileFacts } from '../intake/file-identity.js';
 import type { Database } from './queue-backdoors.js';
 import { memoryQueueAt } from './queue-backdoors.js';
 
@@ -7,7 +8,7 @@ import { memoryQueueAt } from './queue-backdoors.js';
 // version has; a test adds the columns of its version to the record.
 
 /** A column's value as SQLite stores it. */
-export type SqlValue = string | number | null;
+export type SqlValue = string | number | null | Buffer;
 
 /**
  * Inserts `rows` into `table` of `db`, each a record of column name → value (SQL names, as
@@ -62,4 +63,31 @@ export function oldQueueWithWalk(version: number, state = 'registered'): Databas
   const db = memoryQueueAt(version);
   insertRows(db, 'captures', [oldCapture(1, state, 'walk', '2026-11-20T10:00:00.000Z')]);
   return db;
+}
+
+/**
+ * The part MD5s an earlier offload kept for a verified copy (migration 11's `part_md5s`): the
+ * copy's identity as stat gave it once in place, the part size in bytes, and the digests (16 bytes
+ * each, part order), kept at `at` (ISO 8601).
+ */
+export function oldPartMd5s(
+  db: Database.Database,
+  c: FileFacts & { path: string },
+  partSize: number,
+  md5s: Buffer,
+  at = new Date().toISOString(),
+): void {
+  insertRows(db, 'part_md5s', [
+    {
+      path: c.path,
+      size: c.size,
+      mtime_ms: Math.trunc(c.mtimeMs),
+      dev: c.dev,
+      ino: c.ino,
+      ctime_ns: c.ctimeNs,
+      part_size: partSize,
+      md5s,
+      created_at: at,
+    },
+  ]);
 }

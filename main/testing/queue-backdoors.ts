@@ -9,7 +9,7 @@ import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
 // needs them, past the engine's transitions (engine/transitions.ts) and past main/queue's reader
 // and writer. They live here, under main/testing/, which no production module imports, and
 // eslint lets only main/queue/, main/office/records-store.ts and this folder import better-sqlite3
-// (docs/decisions/queue-db-owner.md).
+// (docs/decisions/0016-queue-db-owner.md).
 
 /**
  * better-sqlite3's Database, for a test that opens a database file on its own connection
@@ -104,4 +104,69 @@ export function commitTimes(file: string, n: number): number[] {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Writes at `file` a queue as the first release left it (schema version 1, raw SQL in the columns
+ * version 1 has): `captures` completed captures of two files of `parts` stored parts each, for a
+ * bench of the opening and its migrations at scale. Throws what better-sqlite3 throws.
+ */
+export function writeEarlyQueue(file: string, captures: number, parts: number): void {
+  const db = new Database(file);
+  db.pragma('foreign_keys = ON');
+  migrate(db, file, MIGRATIONS, 1);
+  const at = '2026-11-20T10:00:00.000Z';
+  const request = JSON.stringify({
+    project: 'p1',
+    structure: 's1',
+    captureDateTime: at,
+    type: 'interior',
+    mode: '360 Video',
+    sourceType: 'bot',
+    files: [],
+  });
+  const capture = db.prepare(
+    `INSERT INTO captures (id, state, label, project, structure, request_json, capture_id, created_at, updated_at) VALUES (?, 'completed', ?, 'p1', 's1', ?, ?, ?, ?)`,
+  );
+  const fileRow = db.prepare(
+    `INSERT INTO files (id, capture_row, frame_index, path, file_name, content_type, size, mtime_ms, state, upload_id, part_size, total_parts)
+     VALUES (?, ?, ?, ?, ?, 'video/insv', 104857600, 1700000000123, 'completed', ?, 5242880, ?)`,
+  );
+  const part = db.prepare(
+    `INSERT INTO parts (file_id, part_number, size, etag) VALUES (?, ?, 5242880, '"0123456789abcdef0123456789abcdef"')`,
+  );
+  db.transaction(() => {
+    let id = 0;
+    for (let c = 1; c <= captures; c++) {
+      capture.run(c, `VID_${c}`, request, `cap-${c}`, at, at);
+      for (const frame of [1, 2]) {
+        id++;
+        fileRow.run(id, c, frame, `/card/VID_${c}_${frame}.insv`, `VID_${c}_${frame}.insv`, `u-${id}`, parts);
+        for (let n = 1; n <= parts; n++) part.run(id, n);
+      }
+    }
+  })();
+  db.close();
+}
+
+/**
+ * Whether the newest offload recorded in `queue` has finished with every file verified (its row
+ * as main/offload/record.ts commits it), for a bench that times when the record says so.
+ */
+export function newestOffloadVerified(queue: UploadQueue): boolean {
+  const row = queue.db.prepare(`SELECT state, verified FROM offloads ORDER BY id DESC LIMIT 1`).get() as
+    | { state: string; verified: number }
+    | undefined;
+  return row?.state === 'finished' && row.verified === 1;
+}
+
+/** The copies' paths (in the library) of every Insta360 `VID_….insv` the queue's offloads recorded, sorted. */
+export function offloadedRecordingCopies(queue: UploadQueue): string[] {
+  return (
+    queue.db
+      .prepare(`SELECT copy_path AS copy FROM offload_files WHERE copy_path LIKE '%/VID\\_%.insv' ESCAPE '\\'`)
+      .all() as { copy: string }[]
+  )
+    .map((r) => r.copy)
+    .sort();
 }

@@ -12,6 +12,7 @@ import type { Tab } from './components/WorkspaceTabs.js';
 import { WorkspaceTabs } from './components/WorkspaceTabs.js';
 import { onShowInQueue } from './components/records/queue-link.js';
 import { ProgressWorkspace } from './components/records/ProgressWorkspace.js';
+import { PlanPanel } from './components/plan/PlanPanel.js';
 import { ServiceBanner } from './components/ServiceBanner.js';
 import { Settings } from './components/Settings.js';
 import { useApp } from './store.js';
@@ -52,12 +53,23 @@ export function App() {
         {showSettings ? (
           <Settings firstRun={!configured} onDone={settingsDone} />
         ) : tab === 'progress' ? (
-          <WorkspaceBoundary key="progress" name="Progress">
-            <ProgressWorkspace />
-          </WorkspaceBoundary>
+          <>
+            {/* On every workspace: the field's sheets are stale whatever the office is looking at. */}
+            <DesignBanner />
+            <WorkspaceBoundary key="progress" name="Progress">
+              <ProgressWorkspace />
+            </WorkspaceBoundary>
+          </>
         ) : tab === 'assets' ? (
-          <WorkspaceBoundary key="assets" name="Assets">
-            <AssetsView />
+          <>
+            <DesignBanner />
+            <WorkspaceBoundary key="assets" name="Assets">
+              <AssetsView />
+            </WorkspaceBoundary>
+          </>
+        ) : tab === 'plan' ? (
+          <WorkspaceBoundary key="plan" name="Plan">
+            <PlanPanel />
           </WorkspaceBoundary>
         ) : (
           <main className="upload">

@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import type { DetectedCardView, ImportView } from '../../shared/ipc.js';
+import type { DetectedCardView, ImportFileView, ImportView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 import type { DraftsSlice } from './drafts-slice.js';
 import type { NoticeSlice } from './notices-slice.js';
@@ -127,6 +127,31 @@ export function followCardEvents(get: () => CardsSlice): () => void {
   };
 }
 
+/** A path's last part (either separator). */
+const nameOf = (path: string) => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+
+/**
+ * Each import view's files by name, made once per view: every row of the registration table asks
+ * copyStateOf on each store update, and a card of 100 recordings has 200 files to search.
+ */
+const filesByName = new WeakMap<ImportView, Map<string, ImportFileView[]>>();
+
+/** The files of import `v` named `name` (several only when two folders of the card hold the same name). */
+function filesNamed(v: ImportView, name: string): readonly ImportFileView[] {
+  let index = filesByName.get(v);
+  if (!index) {
+    index = new Map();
+    for (const f of v.files) {
+      const n = nameOf(f.source);
+      const same = index.get(n);
+      if (same) same.push(f);
+      else index.set(n, [f]);
+    }
+    filesByName.set(v, index);
+  }
+  return index.get(name) ?? [];
+}
+
 /**
  * Where a recording of a card being imported stands: its copy being made, verified, or not
  * verified (it then uploads from the card); or, copied by an earlier import of the card (found by
@@ -144,10 +169,11 @@ export type CopyState = 'copying' | 'verified' | 'failed' | 'uploaded' | 'queued
  */
 export function copyStateOf(imports: readonly ImportView[], paths: readonly string[]): CopyState | null {
   // The newest import first: a card imported twice in a session is said as its latest import.
-  for (const v of [...imports].reverse()) {
+  for (let i = imports.length - 1; i >= 0; i--) {
+    const v = imports[i]!;
     const under = (p: string) => p.startsWith(v.card) && (p[v.card.length] === '/' || p[v.card.length] === '\\');
     if (paths.length === 0 || !paths.every(under)) continue;
-    const rows = paths.map((p) => v.files.find((f) => f.source.endsWith(p.slice(v.card.length))));
+    const rows = paths.map((p) => filesNamed(v, nameOf(p)).find((f) => f.source.endsWith(p.slice(v.card.length))));
     // Copied before: the service decided it by content, the row only says so.
     if (rows.length && rows.every((r) => r?.state === 'known')) {
       const already = rows.map((r) => r!.already ?? 'copied');

@@ -6,7 +6,7 @@
 const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
 
 /** The zone offset of a moment as `+01:00` / `-05:00` (local time zone of this computer). */
-export function offsetOf(d: Date): string {
+function offsetOf(d: Date): string {
   const minutes = -d.getTimezoneOffset();
   return `${minutes < 0 ? '-' : '+'}${pad(Math.trunc(minutes / 60))}:${pad(minutes % 60)}`;
 }

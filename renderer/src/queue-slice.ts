@@ -20,7 +20,7 @@ const DETAILED_KEY = 'queue-show-every-file';
 const storedDetailed = () => typeof localStorage !== 'undefined' && localStorage.getItem(DETAILED_KEY) === 'true';
 
 /** Capture ids in queue order: moved to the front first (the last one moved first), then by age (main/queue/queue.ts captures()). */
-export const queueOrder = (captures: Record<number, QueueCapture>): number[] =>
+const queueOrder = (captures: Record<number, QueueCapture>): number[] =>
   Object.values(captures)
     .sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0) || a.id - b.id)
     .map((c) => c.id);
@@ -29,7 +29,7 @@ export const queueOrder = (captures: Record<number, QueueCapture>): number[] =>
 export type QueueFilter = 'all' | 'active' | 'needs-you' | 'completed';
 
 /** A capture's correction, as the queue's edit form sends it (§4.4 fields; `capturedAt` ISO 8601 with zone). */
-export interface CaptureEdit {
+interface CaptureEdit {
   structure: string;
   design?: string;
   type: 'interior' | 'exterior';

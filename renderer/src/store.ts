@@ -1,10 +1,16 @@
 import { create } from 'zustand';
 import type { StateCreator } from 'zustand';
-import type { DesignStatus, SettingsInput, SettingsView } from '../../shared/ipc.js';
+import type { DesignStatus, EventPayload, SettingsInput, SettingsView } from '../../shared/ipc.js';
 import { CANCELLED } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
 import type { QueueSlice } from './queue-slice.js';
 import { queueSlice } from './queue-slice.js';
+import type { ProgressSlice } from './progress-slice.js';
+import { progressSlice } from './progress-slice.js';
+import type { OutboxSlice } from './outbox-slice.js';
+import { outboxSlice } from './outbox-slice.js';
+import type { AssetsSlice } from './assets-slice.js';
+import { assetsSlice } from './assets-slice.js';
 import type { Notice, NoticeSlice } from './notices-slice.js';
 import { noticeSlice } from './notices-slice.js';
 import type { CardsSlice } from './cards-slice.js';
@@ -13,6 +19,8 @@ import type { DraftsSlice } from './drafts-slice.js';
 import { draftsSlice } from './drafts-slice.js';
 import type { ThumbnailsSlice } from './thumbnails-slice.js';
 import { thumbnailsSlice } from './thumbnails-slice.js';
+import type { PlanSlice } from './plan-slice.js';
+import { planSlice } from './plan-slice.js';
 
 export type { Notice };
 
@@ -35,6 +43,10 @@ interface DesignSlice {
   exportMessage?: string;
   /** The export request on its way: its call id, by which Cancel gives it up (shared/ipc.ts CallOptions). */
   exportCall?: string;
+  /** The export request's last retry, while it is on its way (`capture:event.export`), with when it was heard (ms since 1970). */
+  exportRetry?: EventPayload<'capture:event.export'> & { heardAt: number };
+  /** Keeps a retry of the export request on its way (ignored when none is). */
+  applyExportRetry(retry: EventPayload<'capture:event.export'>): void;
   checkDesigns(): Promise<void>;
   requestExport(): Promise<void>;
   /** Gives up the export request on its way: nothing is recorded, and the notice says it was not requested. */
@@ -44,9 +56,13 @@ interface DesignSlice {
 export type AppState = SettingsSlice &
   QueueSlice &
   DesignSlice &
+  ProgressSlice &
+  OutboxSlice &
+  AssetsSlice &
   NoticeSlice &
   CardsSlice &
   DraftsSlice &
+  PlanSlice &
   ThumbnailsSlice;
 type Slice<T> = StateCreator<AppState, [], [], T>;
 
@@ -91,9 +107,12 @@ const designSlice: Slice<DesignSlice> = (set, get) => ({
       get().notify('warning', `Could not check the default designs: ${messageOf(err)}`);
     }
   },
+  applyExportRetry(retry) {
+    if (get().exportCall) set({ exportRetry: { ...retry, heardAt: Date.now() } });
+  },
   async requestExport() {
     const callId = crypto.randomUUID();
-    set({ exportCall: callId });
+    set({ exportCall: callId, exportRetry: undefined });
     try {
       const { message } = await unwrap(api['designs.export'](undefined, { callId }));
       set({ exportMessage: message });
@@ -102,7 +121,7 @@ const designSlice: Slice<DesignSlice> = (set, get) => ({
       if (messageOf(err) === CANCELLED) get().notify('info', 'Export cancelled: no new export was requested.');
       else get().notify('error', `The export could not be requested: ${messageOf(err)}`);
     } finally {
-      set({ exportCall: undefined });
+      set({ exportCall: undefined, exportRetry: undefined });
     }
   },
   cancelExport() {
@@ -116,8 +135,12 @@ export const useApp = create<AppState>()((...a) => ({
   ...settingsSlice(...a),
   ...queueSlice(...a),
   ...designSlice(...a),
+  ...progressSlice(...a),
+  ...outboxSlice(...a),
+  ...assetsSlice(...a),
   ...noticeSlice(...a),
   ...cardsSlice(...a),
   ...draftsSlice(...a),
+  ...planSlice(...a),
   ...thumbnailsSlice(...a),
 }));

@@ -1,21 +1,30 @@
-// The recordings' thumbnails: asked of the service once per path, first frames decoded here with
-// Chromium's decoder when the service has none; kept in the one store's slice (thumbnails-slice.ts).
+// The recordings' thumbnails: asked of the service once per path, their frame decoded here when
+// the service has none cached: in the decoding worker (frame-decoder.ts, WebCodecs, off the page's
+// main thread) from the camera's preview where the card has one, else from the recording; with a
+// `<video>` element only where the worker cannot. Kept in the one store's slice (thumbnails-slice.ts).
 import { useEffect } from 'react';
 import type { ThumbnailView } from '../../shared/ipc.js';
 import { api, unwrap } from './api.js';
+import { decodeInWorker } from './frame-decoder.js';
+import type { DecodeAnswer } from './frame-decoder.js';
 import { useApp } from './store.js';
-import { thumbnailTime } from './thumbnail-time.js';
+import { thumbnailTime } from '../../shared/thumbnail-time.js';
 import type { Thumb } from './thumbnails-slice.js';
 
 export type { Thumb };
 
 /** How long a first frame may take to show before the icon is shown instead (ms); not kept as a verdict. */
-export const DECODE_TIMEOUT_MS = 30_000;
+const DECODE_TIMEOUT_MS = 30_000;
 /** The thumbnail's width in pixels: twice what the table shows, for sharp high-density screens. */
 const WIDTH = 160;
 
-// One decode at a time: a card of 100 recordings must not open 100 videos at once on a small laptop.
+// One decode at a time: a card of 100 recordings must not open 100 decoders at once on a small laptop.
 let decoding: Promise<unknown> = Promise.resolve();
+const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+  const next = decoding.then(work, work);
+  decoding = next;
+  return next;
+};
 
 /** The thumbnail of `path` (a recording listed by files.inspect), asked for once per session. */
 export function useThumbnail(path: string): Thumb {
@@ -24,32 +33,66 @@ export function useThumbnail(path: string): Thumb {
   return thumb ?? { kind: 'loading' };
 }
 
+/** How long thumbnails that came in are held to be put in the store together (ms): one redraw for a burst. */
+const BATCH_MS = 16;
+/** The paths asked for this session: in flight or settled (the store holds only the settled). */
+const asked = new Set<string>();
+let pending = new Map<string, Thumb>();
+let flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Puts a settled thumbnail in the store with the others that came within BATCH_MS: each store
+ * update runs every mounted row's selectors, and a card's hundred answers one by one (the cached
+ * ones come in a burst) kept the window's main thread busy for a frame each.
+ */
 function set(path: string, thumb: Thumb): void {
-  useApp.getState().setThumb(path, thumb);
+  pending.set(path, thumb);
+  flushTimer ??= setTimeout(() => {
+    flushTimer = undefined;
+    const batch = pending;
+    pending = new Map();
+    useApp.getState().setThumbs(batch);
+  }, BATCH_MS);
 }
 
 /** What the service answered after a save or a verdict, as shown (never a second decode). */
-const shown = (view: ThumbnailView): Thumb => (view.kind === 'decode' ? { kind: 'none', reason: 'No preview' } : view);
+const shown = (view: ThumbnailView): Thumb =>
+  view.kind === 'image' || view.kind === 'none' ? view : { kind: 'none', reason: 'No preview' };
 
+/** Decodes the frame a view says how to: in the worker, or with a `<video>` element where the worker cannot. */
+async function decodeView(view: Extract<ThumbnailView, { kind: 'frames' | 'decode' }>): Promise<DecodeAnswer> {
+  if (view.kind === 'decode') return firstFrame(view.videoUrl);
+  const { kind: _kind, source: _source, ...plan } = view;
+  const answer = await decodeInWorker({ ...plan, width: WIDTH }, DECODE_TIMEOUT_MS);
+  return answer.ok || !answer.unsupported ? answer : firstFrame(view.url);
+}
+
+// "Loading" is the absence of an answer (useThumbnail): not written to the store, so that a table's
+// first render is not followed by one store update per row.
 function load(path: string): void {
-  if (useApp.getState().thumbs[path]) return;
-  set(path, { kind: 'loading' });
+  if (asked.has(path) || useApp.getState().thumbs[path]) return;
+  asked.add(path);
   void (async () => {
     try {
-      const view: ThumbnailView = await unwrap(api['thumbnails.get']({ path }));
-      if (view.kind !== 'decode') return set(path, view);
-      const frame = await (decoding = decoding.then(
-        () => firstFrame(view.videoUrl),
-        () => firstFrame(view.videoUrl),
-      ));
-      if (frame.ok) return set(path, shown(await unwrap(api['thumbnails.save']({ path, jpeg: frame.jpeg }))));
-      // Only Chromium's own verdict (a media error) is kept; a timeout on a busy machine may pass.
-      set(
-        path,
-        frame.lasting
-          ? shown(await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason })))
-          : { kind: 'none', reason: frame.reason },
-      );
+      let view: ThumbnailView = await unwrap(api['thumbnails.get']({ path }));
+      for (;;) {
+        if (view.kind === 'image' || view.kind === 'none') return set(path, view);
+        const current = view;
+        const frame = await oneAtATime(() => decodeView(current));
+        if (frame.ok) return set(path, shown(await unwrap(api['thumbnails.save']({ path, jpeg: frame.jpeg }))));
+        // The preview would not decode: the recording itself, once.
+        if (frame.lasting && view.source === 'preview') {
+          view = await unwrap(api['thumbnails.get']({ path, recording: true }));
+          continue;
+        }
+        // Only the decoder's own verdict is kept; a timeout on a busy machine may pass.
+        return set(
+          path,
+          frame.lasting
+            ? shown(await unwrap(api['thumbnails.undecodable']({ path, reason: frame.reason })))
+            : { kind: 'none', reason: frame.reason },
+        );
+      }
     } catch (err) {
       set(path, { kind: 'none', reason: err instanceof Error ? err.message : String(err) });
     }
@@ -69,18 +112,16 @@ const MEDIA_ERRORS: Record<number, string> = {
 
 /**
  * Draws a frame of the video at `url` (the service's loopback media server) into a canvas,
- * `WIDTH` pixels wide, with Chromium's own decoder: the one at thumbnailTime (a second in), or the
+ * `WIDTH` pixels wide, with Chromium's own decoder in a `<video>` element, on the page's main
+ * thread (the fallback where the decoding worker cannot): the one at thumbnailTime (a second in), or the
  * first when that seek does not complete within SEEK_TIMEOUT_MS;
  * answers a JPEG `data:` URL, or why not and whether that is lasting (a media error) or not (a
  * timeout, `timeoutMs`). The video is never added to the page.
  */
-export function firstFrame(
-  url: string,
-  timeoutMs = DECODE_TIMEOUT_MS,
-): Promise<{ ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }> {
+function firstFrame(url: string, timeoutMs = DECODE_TIMEOUT_MS): Promise<DecodeAnswer> {
   return new Promise((resolve) => {
     const video = document.createElement('video');
-    const done = (r: { ok: true; jpeg: string } | { ok: false; reason: string; lasting: boolean }) => {
+    const done = (r: DecodeAnswer) => {
       clearTimeout(timer);
       clearTimeout(seekTimer);
       video.onloadeddata = video.onseeked = video.onerror = null;

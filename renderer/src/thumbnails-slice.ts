@@ -14,6 +14,8 @@ export interface ThumbnailsSlice {
   thumbs: Record<string, Thumb>;
   /** Puts one recording's thumbnail in place; the other entries keep their objects. */
   setThumb(path: string, thumb: Thumb): void;
+  /** Puts several in place in one store update (thumbnail-frames.ts batches what comes in together). */
+  setThumbs(batch: ReadonlyMap<string, Thumb>): void;
 }
 
 /** The thumbnails' slice: its own fields only. */
@@ -21,5 +23,8 @@ export const thumbnailsSlice: StateCreator<ThumbnailsSlice, [], [], ThumbnailsSl
   thumbs: {},
   setThumb(path, thumb) {
     set({ thumbs: { ...get().thumbs, [path]: thumb } });
+  },
+  setThumbs(batch) {
+    if (batch.size) set({ thumbs: { ...get().thumbs, ...Object.fromEntries(batch) } });
   },
 });

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { api } from './api.js';
 import { followCardEvents } from './cards-slice.js';
+import { followPlanEvents } from './plan-slice.js';
 import { useApp } from './store.js';
 
 /** How often the default designs are checked again while the app is configured (ms). */
@@ -21,8 +22,12 @@ export function useServiceEvents(configured: boolean): void {
     const offQueue = api.on('capture:event.queue', () => void useApp.getState().loadQueue());
     const offNotice = api.on('capture:event.notice', (n) => useApp.getState().notify(n.level, n.message));
     const offPower = api.on('capture:event.power', (p) => useApp.getState().applyPower(p));
+    const offExport = api.on('capture:event.export', (r) => useApp.getState().applyExportRetry(r));
     const offCards = followCardEvents(useApp.getState);
+    const offPlan = followPlanEvents(useApp.getState);
     return () => {
+      offExport();
+      offPlan();
       offCards();
       offPower();
       offProgress();

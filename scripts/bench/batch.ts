@@ -29,7 +29,7 @@ function timed(fn: () => void): number {
 /**
  * The time (ms, mean of 200 calls) QueueSchedule.dueFiles takes on this queue to name the next
  * files to start (4 of them, 2 running), as the drain loop asks at each turn: with one capture
- * moved to the front and 1 file in 50 waiting for a retry that is due (docs/decisions/order-fair-order.md).
+ * moved to the front and 1 file in 50 waiting for a retry that is due (docs/decisions/0005-fair-order.md).
  */
 function dueFilesMs(queue: UploadQueue, ids: readonly number[]): number {
   const now = Date.now();

@@ -4,13 +4,12 @@
 // throttled by the blkio cgroup (v1, `blkio.throttle.read_bps_device`) to 90 MB/s (UHS-I) and
 // 250 MB/s (UHS-II): the FUSE daemon is started inside the throttled group, so every read of the
 // card passes the throttle. Caches are dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`) before
-// each copy, so no copy reads the card from memory. Each run copies the card four ways, in turn:
-// `cp -r` then `sync`; the offload of the whole card without placement; the offload with
+// each copy, so no copy reads the card from memory. Each run copies the card three ways, in turn:
+// `cp -r` then `sync`; the offload of the whole card without placement; and the offload with
 // placement as `import --structure` and the app's Import run it (recorded in a queue as it goes,
 // each recording handed on as it verifies, no part MD5: the upload computes them,
-// docs/decisions/wholecard-part-md5-at-upload.md); and, for comparison, placement with the part
-// MD5s computed in the copy pass and recorded. Prints each offload's ratio to that run's cp+sync
-// (target ≥ 0.9).
+// docs/decisions/0030-part-md5-at-upload.md). Prints each offload's ratio to that run's
+// cp+sync (target ≥ 0.9).
 // Needs root (losetup, mount, cgroups, drop_caches); without it, says so and measures nothing.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,7 +18,6 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { offloadCard } from '../../main/offload/offload.js';
 import type { OffloadResult } from '../../main/offload/offload.js';
-import { DEFAULT_PART_SIZE, recordPartMd5s } from '../../main/offload/part-md5.js';
 import { OffloadRecorder } from '../../main/offload/record.js';
 import { openQueueDatabase } from '../../main/queue/db.js';
 import { QueueMeta } from '../../main/queue/meta.js';
@@ -33,7 +31,7 @@ const CGROUP = '/sys/fs/cgroup/blkio/capture-bench-reader';
 const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
 /** Whether this machine can build the throttled exFAT card: root, the tools, the blkio controller. */
-export function readerBenchProblem(): string | null {
+function readerBenchProblem(): string | null {
   if (process.getuid?.() !== 0) return 'needs root (losetup, mount, the blkio cgroup, drop_caches)';
   for (const tool of ['losetup', 'mkfs.exfat', 'mount.exfat-fuse'])
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
@@ -153,7 +151,6 @@ export async function readerFigures(work: string, gib: number, runs: number): Pr
       const cp: number[] = [];
       const plain: number[] = [];
       const placed: number[] = [];
-      const hashed: number[] = [];
       for (let r = 0; r < runs; r++) {
         const dest = join(work, `cp-${r}`);
         dropCaches();
@@ -185,32 +182,7 @@ export async function readerFigures(work: string, gib: number, runs: number): Pr
         );
         placed.push((performance.now() - t) / 1000);
         rmSync(join(work, `lib-placed-${r}`), { recursive: true, force: true });
-
-        // For comparison, placement with each recording's part MD5s computed in the copy pass and
-        // recorded as it verifies (what the copy did before the upload took that work).
-        dropCaches();
-        t = performance.now();
-        check(
-          await offloadCard(card.root, {
-            library: join(work, `lib-hashed-${r}`),
-            wholeCard: true,
-            journal: new OffloadRecorder(() => db),
-            partSize: DEFAULT_PART_SIZE,
-            onRecording: (files) => {
-              for (const f of files)
-                if (f.verified && f.partMd5s && f.copyFacts)
-                  recordPartMd5s(db, {
-                    path: f.copy,
-                    facts: f.copyFacts,
-                    partSize: DEFAULT_PART_SIZE,
-                    md5s: f.partMd5s,
-                  });
-            },
-          }),
-        );
-        hashed.push((performance.now() - t) / 1000);
         db.close();
-        rmSync(join(work, `lib-hashed-${r}`), { recursive: true, force: true });
       }
       const rate = (s: number) => card.bytes / 1e6 / s;
       figures.push(
@@ -232,14 +204,6 @@ export async function readerFigures(work: string, gib: number, runs: number): Pr
           limit: 0.9,
           digits: 2,
           note: 'whole card, recorded, each recording handed on; part MD5s left to the upload',
-        },
-        {
-          name: `reader ${label}: part MD5s in the copy / cp+sync`,
-          values: hashed.map((s, i) => cp[i]! / s),
-          unit: '',
-          better: 'higher',
-          digits: 2,
-          note: 'for comparison: placement with the part MD5s computed while copying',
         },
       );
     }

@@ -16,7 +16,7 @@ export interface Figure {
 }
 
 /** The best value of a figure (highest or lowest, as `better` says). Throws RangeError when it has no value. */
-export function best(f: Figure): number {
+function best(f: Figure): number {
   if (f.values.length === 0) throw new RangeError(`${f.name}: no value measured`);
   return f.better === 'higher' ? Math.max(...f.values) : Math.min(...f.values);
 }

@@ -16,7 +16,7 @@ import type { Figure } from './figures.js';
 import { serviceProcess } from './service-process.js';
 
 /** The event-loop delay target on the thread that plays the Electron main process (ms, p99). */
-export const P99_TARGET_MS = 20;
+const P99_TARGET_MS = 20;
 
 /** Writes a card of `pairs` dual-lens recordings (two `bytes`-byte lenses each, a minute apart) under `dir`. */
 function makeCard(dir: string, pairs: number, bytes: number): void {

@@ -1,4 +1,4 @@
-// The part MD5 two ways over the same bytes in the same run, as docs/decisions/one-md5-module.md
+// The part MD5 two ways over the same bytes in the same run, as docs/decisions/0022-one-md5-module.md
 // decides between them: (a) the four-lane WebAssembly SIMD kernel (main/hash/), four parts of
 // 5 MiB at a time, fed in 1 MiB chunks lying in its slots as the part sender reads them; (b)
 // node:crypto's createHash('md5') (OpenSSL) in a worker thread, the same four parts at a time,
@@ -138,7 +138,7 @@ export async function md5Figures(runs: number, mib: number): Promise<Figure[]> {
       better: 'higher',
       limit: 0.3,
       digits: 2,
-      note: 'same run; under 0.3 the kernel goes (docs/decisions/one-md5-module.md)',
+      note: 'same run; under 0.3 the kernel goes (docs/decisions/0022-one-md5-module.md)',
     },
     { name: 'MD5: SIMD kernel rate', values: k.map((m) => m.mibPerSecond), unit: 'MiB/s', better: 'higher', digits: 0 },
     {

@@ -1,7 +1,6 @@
 // `npm run bench -- --only offload [--gib N]`: a generated card of N GiB (default 4)
 // copied from one folder to another on the same disk, by `cp -r` and by the verified offload
-// (XXH64 while reading, the copy flushed and read back), and by the offload `import` runs before
-// an upload (the same, plus each 5 MiB part's MD5), in turn, each run. Prints the rates, each
+// (XXH64 while reading, the copy flushed and read back), in turn, each run. Prints the rates, the
 // offload's ratio to `cp` of the same run (target ≥ 0.9) and CPU seconds per GiB, and the load
 // average before and after (the machine is shared). The card's files are written once; what the
 // kernel caches of them helps `cp` and the offloads alike.
@@ -11,7 +10,6 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { offloadCard } from '../../main/offload/offload.js';
-import { DEFAULT_PART_SIZE } from '../../main/offload/part-md5.js';
 import type { Figure } from './figures.js';
 
 const MiB = 1024 * 1024;
@@ -46,7 +44,6 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
   // cp's own CPU (user + system, from GNU time where there is one): what the offload's CPU compares with.
   const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
   const plain = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
-  const md5 = { rate: [] as number[], ratio: [] as number[], cpu: [] as number[] };
   const load = (when: string) =>
     console.log(
       `offload: load average ${when}: ${loadavg()
@@ -54,10 +51,10 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
         .join(', ')} (1, 5, 15 min)`,
     );
   /** One offload into a fresh library: its rate (MB/s) and CPU s/GiB into `into`, its ratio to this run's cp. */
-  const offloadOnce = async (library: string, into: typeof plain, partSize?: number) => {
+  const offloadOnce = async (library: string, into: typeof plain) => {
     const before = process.cpuUsage();
     const t = performance.now();
-    const r = await offloadCard(card, { library, ...(partSize ? { partSize } : {}) });
+    const r = await offloadCard(card, { library });
     const seconds = (performance.now() - t) / 1000;
     const used = process.cpuUsage(before);
     if (!r.verified)
@@ -92,7 +89,6 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
       );
     rmSync(dest, { recursive: true, force: true });
     await offloadOnce(join(work, `library-${run}`), plain);
-    await offloadOnce(join(work, `library-md5-${run}`), md5, DEFAULT_PART_SIZE);
   }
   load('after');
   return [
@@ -126,22 +122,5 @@ export async function offloadFigures(work: string, gib: number, runs: number): P
       digits: 2,
       note: 'user + system of the whole offload, read-back included',
     },
-    {
-      name: 'offload: verified + part MD5s',
-      values: md5.rate,
-      unit: 'MB/s',
-      better: 'higher',
-      digits: 0,
-      note: "as import before an upload: each 5 MiB part's MD5 too",
-    },
-    {
-      name: 'offload: verified + part MD5s / cp',
-      values: md5.ratio,
-      unit: '',
-      better: 'higher',
-      limit: 0.9,
-      digits: 2,
-    },
-    { name: 'offload: CPU per GiB, with part MD5s', values: md5.cpu, unit: 's/GiB', better: 'lower', digits: 2 },
   ];
 }

@@ -4,7 +4,7 @@
 // serializes it again for webContents.send; v8.serialize stands in for that here, with no window).
 // Measured on this thread as the event loop's busy time per message, so it is the main thread's
 // share only. Run through the same spawn.ts fork the tests use. Figures, not assertions. In the app
-// the rows go to the window on its own port (docs/decisions/service-port.md): the last figure is
+// the rows go to the window on its own port (docs/decisions/0029-service-port.md): the last figure is
 // what the main thread still receives of such an event there.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { spawnService } from '../../main/service/spawn.js';
 import type { WorkerMessage } from '../../main/service/protocol.js';
 
 /** A `capture:event.rows` payload of `n` file rows in `n / 2` captures, the fields filled as a drain fills them. */
-export function rowsPayload(n: number): EventPayload<'capture:event.rows'> {
+function rowsPayload(n: number): EventPayload<'capture:event.rows'> {
   const files = Array.from({ length: n }, (_, i) => ({
     id: i + 1,
     captureRow: Math.floor(i / 2) + 1,
@@ -91,7 +91,7 @@ process.send({ type: 'started', queueError: null });`,
   const next = () => new Promise<WorkerMessage>((resolve) => (received = resolve));
   await next(); // started
   // `stops`: what the main thread receives of the same event in the app, the rows going to the
-  // window on its port (docs/decisions/service-port.md).
+  // window on its port (docs/decisions/0029-service-port.md).
   const measure = async (forward: boolean, stops = false) => {
     let busy = 0;
     for (let i = 0; i < messages; i++) {

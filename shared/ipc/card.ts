@@ -8,7 +8,7 @@ import { id } from './common.js';
  * `inUse`, when the upload queue reads from it: the recordings (captures) with a file not uploaded
  * yet on it, and `waited` when they were waiting for this card to come back (main/service/cards-in-use.ts).
  */
-export const detectedCard = z.object({
+const detectedCard = z.object({
   root: z.string(),
   name: z.string(),
   recordings: z.number().int().min(0),
@@ -23,7 +23,7 @@ export type DetectedCardView = z.infer<typeof detectedCard>;
  * read back with the card's XXH64), or failed (copied twice and still not verified: `error`
  * names the file and says why).
  */
-export const importFileView = z.object({
+const importFileView = z.object({
   source: z.string(),
   name: z.string(),
   size: z.number().min(0),
@@ -44,7 +44,7 @@ export type ImportFileView = z.infer<typeof importFileView>;
  * describeKnownCard): recordings on the card, those known, of which uploaded, queued and only
  * copied; the newest earlier import's start (ISO 8601) and folder.
  */
-export const knownCardView = z.object({
+const knownCardView = z.object({
   recordings: z.number().int().min(0),
   known: z.number().int().min(0),
   uploaded: z.number().int().min(0),
@@ -60,7 +60,7 @@ export const knownCardView = z.object({
  * paths of the recordings whose every file verified, in the order they verified (what the
  * registration panel is handed); `safeToRemove` only when every file verified. Times ISO 8601.
  */
-export const importView = z.object({
+const importView = z.object({
   id,
   card: z.string(),
   cardName: z.string(),
@@ -109,7 +109,7 @@ export type ImportView = z.infer<typeof importView>;
  * whole card (every file, so the card may be formatted) or the recordings only; absent means the
  * whole card (main/settings/library-settings.ts).
  */
-export const librarySettings = z.object({
+const librarySettings = z.object({
   library: z.string().trim().min(1, 'Choose a library folder'),
   keepDays: z.number().int().min(0).max(3650),
   uploadFromCard: z.boolean(),
@@ -118,7 +118,7 @@ export const librarySettings = z.object({
 export type LibrarySettings = z.infer<typeof librarySettings>;
 
 /** The library settings and the folder's use: bytes and number of imported copies still on disk. */
-export const libraryView = librarySettings.extend({
+const libraryView = librarySettings.extend({
   usage: z.object({ bytes: z.number().min(0), copies: z.number().int().min(0) }),
 });
 export type LibraryView = z.infer<typeof libraryView>;
@@ -165,6 +165,6 @@ export const cardEvents = {
    * all those mounted now, and whether they are offered for upload straight from the card.
    */
   'capture:event.cards': z.object({ cards: z.array(detectedCard), uploadFromCard: z.boolean() }),
-  /** An import moved: the whole import as it is now, at most ten a second while bytes move, at once when a file's state changes. */
+  /** An import moved: the whole import as it is now, at most ten a second whatever changed (main/offload/card-import.ts), its end at once. */
   'capture:event.import': importView,
 } as const;

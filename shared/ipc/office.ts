@@ -32,18 +32,40 @@ export const assetCategoryView = z.object({
 export type AssetCategoryView = z.infer<typeof assetCategoryView>;
 
 /**
- * An external asset (§2): its `shape` as the service names it ("Polyline"; shared/asset-measure.ts
- * reads the others), its points in plan coordinates and its progress per stage (percentage 0–100, date ISO 8601).
+ * An external asset (§2) as the Assets view draws it: its `shape` as the service names it
+ * ("Polyline"; shared/asset-measure.ts reads the others), its points in plan coordinates and its
+ * progress per stage (percentage 0–100, date ISO 8601). It does not cross the IPC in this form:
+ * `packedAssets` carries a whole answer.
  */
-export const assetView = z.object({
-  _id: z.string(),
-  shape: z.string(),
-  points: z.array(z.object({ x: z.number(), y: z.number() })),
-  doNotTrack: z.boolean(),
-  snapshot: z.string().nullable(),
-  stages: z.array(z.object({ _id: z.string(), percentage: z.number(), date: z.string().nullable() })),
+export interface AssetView {
+  _id: string;
+  shape: string;
+  points: { x: number; y: number }[];
+  doNotTrack: boolean;
+  snapshot: string | null;
+  stages: { _id: string; percentage: number; date: string | null }[];
+}
+
+/**
+ * A structure's assets in one category (§2) in columns: typed arrays, and tables of the strings
+ * that repeat (shared/asset-pack.ts PackedAssets says what each holds), so that each process
+ * boundary copies bytes rather than one object per asset, stage and point
+ * (docs/decisions/0032-assets-answer-packed.md). The window unpacks it once (renderer/src/assets-slice.ts).
+ */
+export const packedAssets = z.object({
+  ids: z.array(z.string()),
+  shapes: z.array(z.string()),
+  shape: z.instanceof(Uint16Array),
+  doNotTrack: z.instanceof(Uint8Array),
+  snapshots: z.array(z.string()),
+  snapshot: z.instanceof(Int32Array),
+  stageIds: z.array(z.string()),
+  percentage: z.instanceof(Float64Array),
+  dates: z.array(z.string()),
+  date: z.instanceof(Int32Array),
+  xy: z.instanceof(Float64Array),
+  starts: z.instanceof(Uint32Array),
 });
-export type AssetView = z.infer<typeof assetView>;
 
 /**
  * An entry recorded while the progress service could not be reached, waiting to be sent.

@@ -64,7 +64,7 @@ export type QueueCapture = z.infer<typeof queueCapture>;
  * passing reason at `storage` or at the `gateway` since `since` (ms since epoch), `cause` in the
  * service's words (shared/causes.ts plainCause gives plain words). Nothing is lost meanwhile.
  */
-export const queueOutage = z.object({ where: z.enum(['storage', 'gateway']), since: z.number(), cause: z.string() });
+const queueOutage = z.object({ where: z.enum(['storage', 'gateway']), since: z.number(), cause: z.string() });
 export type QueueOutage = z.infer<typeof queueOutage>;
 
 /**

@@ -4,7 +4,7 @@ import { iso } from './common.js';
 // The Upload screen's schemas of the IPC contract (shared/ipc.ts re-exports them).
 
 /** Metadata read from a recording; see main/media. Timestamps ISO 8601; seconds; pixels. */
-export const mediaView = z.object({
+const mediaView = z.object({
   createdAt: z.string().optional(),
   durationSeconds: z.number().optional(),
   frameRate: z.number().optional(),
@@ -15,10 +15,9 @@ export const mediaView = z.object({
     .optional(),
   error: z.string().optional(),
 });
-export type MediaView = z.infer<typeof mediaView>;
 
 /** A proposed capture from dropped files, before registration. Sizes in bytes. */
-export const proposedCapture = z.object({
+const proposedCapture = z.object({
   key: z.string(),
   kind: z.enum(['dual-lens', 'single-lens', 'video']),
   label: z.string(),
@@ -31,6 +30,12 @@ export const proposedCapture = z.object({
   capturedAt: z.string(),
   /** Files already in the queue (same path, size and time): registering again is refused. */
   alreadyQueued: z.boolean(),
+  /**
+   * The label of an earlier capture of the same drop holding the same recording (the same content
+   * at another path, main/intake/intake.ts duplicatesWithin): this one is not registered, as the
+   * queue would refuse it. Absent: none.
+   */
+  duplicateOf: z.string().optional(),
   /** What a person should know before registering it (shared/capture-warnings.ts): it is uploaded all the same. */
   warnings: z.array(z.string()).optional(),
 });

@@ -77,7 +77,7 @@ type CaptureRequest = z.infer<typeof captureSchema>;
 const ext = (name: string) => /\.([^./\\]+)$/.exec(name)?.[1]?.toLowerCase();
 
 /** Applies the file rules of §7/§8 in the order the table lists them; returns the message of the first broken one. */
-export function fileRuleViolation(files: unknown): string | undefined {
+function fileRuleViolation(files: unknown): string | undefined {
   if (!Array.isArray(files) || files.length === 0) return ADD_CAPTURE_MESSAGES.noVideo;
   if (files.length > 3) return ADD_CAPTURE_MESSAGES.tooManyFiles;
   const names: string[] = [];
@@ -116,18 +116,26 @@ function validate(body: unknown, project: Project): CaptureRequest[] {
   });
 }
 
+/** A capture id of the `hostileIds` fault: terminal controls, CR LF, a C1 CSI and a bidi override around a fresh id. */
+const hostileCaptureId = () => `cap-${newId()}\u001b[2J\u0007\r\n\u009b31m\u202e`;
+/** An upload id of the `hostileIds` fault: a path climbing out, and a BEL and ESC, around a fresh id. */
+const hostileUploadId = () => `../../${newId()}\u0007\u001b[0m`;
+/** An id as it may stand in a storage key: anything but letters, digits, `.`, `_` and `-` replaced by `_`. */
+const keySafe = (id: string) => id.replace(/[^A-Za-z0-9._-]/g, '_');
+
 /** Registers §4.4 (add-capture) and §4.8 (capture upload-status) on the gateway router. */
 export function captureRoutes(router: Router, deps: GatewayDeps): void {
   router.add('POST', '/captures/api/v1/external-captures/add-capture', 'add-capture', async (ctx) => {
     const { project } = await guard(deps, ctx, { json: true });
     const requests = validate(await readJsonBody(ctx.req, fail), project);
     const result = [];
+    const hostile = ctx.fault?.type === 'hostileIds';
     for (const c of requests) {
-      const captureId = newId();
+      const captureId = hostile ? hostileCaptureId() : newId();
       // The files' multipart uploads are created at storage side by side (one round trip's wait,
       // not one per lens), as a gateway would; the answer lists them by frame index either way.
       const files = [...c.files].sort((a, b) => a.frameIndex - b.frameIndex);
-      const keys = files.map((f) => `captures/${project.id}/${captureId}/${f.frameIndex}-${f.fileName}`);
+      const keys = files.map((f) => `captures/${project.id}/${keySafe(captureId)}/${f.frameIndex}-${f.fileName}`);
       const storageIds = await Promise.all(
         files.map((f, i) => deps.storage.createMultipartUpload(keys[i]!, f.contentType)),
       );
@@ -135,7 +143,7 @@ export function captureRoutes(router: Router, deps: GatewayDeps): void {
         const key = keys[i]!;
         const storageUploadId = storageIds[i]!;
         return {
-          uploadId: newId(),
+          uploadId: hostile ? hostileUploadId() : newId(),
           captureId,
           frameIndex: f.frameIndex,
           fileName: f.fileName,

@@ -80,7 +80,7 @@ export interface CaptureState {
 }
 
 /** An email the export of §4.2 / §6 would send. `expiresAt` and `sentAt` are ISO 8601. */
-export interface SentEmail {
+interface SentEmail {
   to: string;
   userId: string;
   project: string;

@@ -3,7 +3,7 @@
 
 /** A seeded PRNG's next number in [0, 1). */
 export type Rng = () => number;
-export const round = (n: number, step = 0.05) => Math.round(n / step) * step;
+const round = (n: number, step = 0.05) => Math.round(n / step) * step;
 
 type Point = [number, number];
 /** A polyline of the plan and where along the work front it lies (0 where work starts, 1 where it ends). */

@@ -4,19 +4,8 @@ import { join } from 'node:path';
 import type { CaptureState, Project, ServiceState, UploadState } from './model.js';
 import { seed } from './seed.js';
 
-export type {
-  Account,
-  CaptureState,
-  Design,
-  ProgressEntry,
-  Project,
-  ProjectStage,
-  SentEmail,
-  ServiceState,
-  Structure,
-  UploadState,
-} from './model.js';
-export { newId, stableId } from './model.js';
+export type { Account, CaptureState, Project, ProjectStage, ServiceState, UploadState } from './model.js';
+export { newId } from './model.js';
 
 /**
  * What a request changed, by id: the routes name the records they touched, and only those are

@@ -19,7 +19,7 @@ const completeSchema = z.object({
 });
 
 /** Expected byte length of part `n` of an upload: partSize, or what is left for the last part. */
-export function expectedPartSize(u: Pick<UploadState, 'size' | 'partSize'>, n: number): number {
+function expectedPartSize(u: Pick<UploadState, 'size' | 'partSize'>, n: number): number {
   return Math.max(0, Math.min(u.partSize, u.size - (n - 1) * u.partSize));
 }
 
@@ -115,8 +115,42 @@ export function uploadRoutes(router: Router, deps: GatewayDeps): void {
       markStarted(u);
       deps.store.save({ captures: [u.captureId] });
     }
-    sendJson(ctx.res, 200, { ok: true, uploadId: u.uploadId, partSize: u.partSize, totalParts: u.totalParts, parts });
+    const listed = ctx.fault?.type === 'badParts' ? await badPartList(parts, ctx.fault.mode, u, expiresIn) : parts;
+    sendJson(ctx.res, 200, {
+      ok: true,
+      uploadId: u.uploadId,
+      partSize: u.partSize,
+      totalParts: u.totalParts,
+      parts: listed,
+    });
   });
+
+  /** The `badParts` fault's part list (faults.ts): `parts` made not to fit the file, as `mode` says. */
+  async function badPartList(
+    parts: { partNumber: number; url: string; expiresIn: number }[],
+    mode: 'beyond' | 'missing' | 'duplicate' | 'swap' | 'zero' | 'fileUrl',
+    u: UploadState,
+    expiresIn: number,
+  ): Promise<{ partNumber: number; url: string; expiresIn: number }[]> {
+    const [first, second, ...rest] = parts;
+    if (!first) return parts;
+    switch (mode) {
+      case 'beyond': {
+        const url = await deps.storage.presignPart(u.key, u.storageUploadId, 10_001, expiresIn, 0);
+        return [...parts, { partNumber: 10_001, url, expiresIn }];
+      }
+      case 'missing':
+        return parts.slice(1);
+      case 'duplicate':
+        return parts.flatMap((p) => [p, { ...p }]);
+      case 'swap':
+        return second ? [{ ...first, url: second.url }, { ...second, url: first.url }, ...rest] : parts;
+      case 'zero':
+        return [{ ...first, partNumber: 0 }, ...parts.slice(1)];
+      case 'fileUrl':
+        return [{ ...first, url: 'file:///etc/passwd' }, ...parts.slice(1)];
+    }
+  }
 
   router.add('POST', '/upload-service/uploads/:uploadId/parts/complete-batch', 'complete-batch', async (ctx) => {
     const u = await findUpload(ctx, true);

@@ -11,7 +11,7 @@ import { HttpError, readJsonBody, sendJson } from '../http-router.js';
 export const progressFail = (message: string) => ({ status: false, message });
 
 /** Progress status values given by §2/§3; other values are "not shown", so this stand-in refuses them. */
-export const PROGRESS_STATUSES = ['In Progress', 'Completed'] as const;
+const PROGRESS_STATUSES = ['In Progress', 'Completed'] as const;
 
 const ymd = z
   .string()

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { FaultAction } from '../faults.js';
+import { sleep } from '../http-router.js';
 import type { S3Error } from './s3-error-response.js';
 import { s3Errors } from './s3-error-response.js';
 import type { StorageOptions } from './request.js';
@@ -32,6 +33,9 @@ export async function receiveBody(
   const md5 = createHash('md5');
   const sha256 = verified.payloadSha256 ? createHash('sha256') : undefined;
   const resetAt = fault?.type === 'reset' ? fault.afterBytes : Infinity;
+  // A slow path for this request alone (the `slowBody` fault): reading is held back to its rate.
+  const slowRate = fault?.type === 'slowBody' ? fault.bytesPerSecond : undefined;
+  const startedAt = performance.now();
   let size = 0;
   const discard = async () => {
     out.destroy();
@@ -45,6 +49,10 @@ export async function receiveBody(
         return undefined;
       }
       await opts.faults.throttle.consume(chunk.length);
+      if (slowRate) {
+        const due = startedAt + ((size + chunk.length) / slowRate) * 1000;
+        if (due > performance.now()) await sleep(due - performance.now());
+      }
       opts.store.bytesReceived += chunk.length;
       size += chunk.length;
       md5.update(chunk);

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { s3Errors } from './s3-error-response.js';
 
 /** S3's minimum size of every part but the last in a multipart upload: 5 MiB, in bytes. */
-export const MIN_PART_SIZE = 5 * 1024 * 1024;
+const MIN_PART_SIZE = 5 * 1024 * 1024;
 /** S3's highest part number. */
 export const MAX_PART_NUMBER = 10_000;
 
@@ -86,6 +86,11 @@ export class DiskStore {
    * arrived whole (counted as the last byte arrives, before the `partStoreDelayMs` setting's wait).
    */
   readonly stats = { partsStored: 0, partsReplaced: 0, partBodiesReceived: 0 };
+  /**
+   * Parts whose whole body arrived and that are not stored yet (waiting out the `partStoreDelayMs`
+   * setting or a `bufferedBody` fault): a test that counts the parts stored waits for 0 first.
+   */
+  storesPending = 0;
   /** Body bytes read from every request so far, as they arrive (after the bandwidth setting): tests watch it grow or stop. */
   bytesReceived = 0;
   /**
@@ -95,6 +100,21 @@ export class DiskStore {
    * Bounded: the oldest entries are dropped past 100 000.
    */
   readonly received: { operation: string; partNumber?: number; key?: string; at: number }[] = [];
+  /**
+   * Every part stored (the newest 100 000), in the order they were stored: the object key, the part
+   * number, when its request arrived (`arrivedAt`), when its body's last byte arrived (`bodyAt`) and
+   * when it was stored (`storedAt`), all ms on this process's monotonic clock (performance.now()),
+   * and whether it replaced a stored copy of the same size (`replaced`: a client sending a part
+   * storage already had). For tests that ask which part was stored twice and when.
+   */
+  readonly partLog: {
+    key: string;
+    partNumber: number;
+    arrivedAt: number;
+    bodyAt: number;
+    storedAt: number;
+    replaced: boolean;
+  }[] = [];
 
   constructor(readonly root: string) {}
 
@@ -201,7 +221,13 @@ export class DiskStore {
    * does) 32 hex digits that are not its MD5 (the MD5 of a random salt and the part's MD5, fixed
    * for this stored copy, so ListParts and CompleteMultipartUpload agree with the answer).
    */
-  async putPart(upload: MultipartInfo, partNumber: number, body: ReceivedBody, encrypted = false): Promise<string> {
+  async putPart(
+    upload: MultipartInfo,
+    partNumber: number,
+    body: ReceivedBody,
+    encrypted = false,
+    times: { arrivedAt: number; bodyAt: number } = { arrivedAt: performance.now(), bodyAt: performance.now() },
+  ): Promise<string> {
     const dir = join(this.root, 'multipart', upload.uploadId);
     if (!existsSync(dir)) throw s3Errors.noSuchUpload();
     const dataName = `${partNumber}.${randomBytes(6).toString('hex')}.bin`;
@@ -217,6 +243,14 @@ export class DiskStore {
     await writeJsonAtomic(join(dir, `${partNumber}.json`), part);
     this.stats.partsStored++;
     if (previous?.size === body.size) this.stats.partsReplaced++;
+    this.partLog.push({
+      key: upload.key,
+      partNumber,
+      ...times,
+      storedAt: performance.now(),
+      replaced: previous?.size === body.size,
+    });
+    if (this.partLog.length > 100_000) this.partLog.splice(0, this.partLog.length - 100_000);
     if (previous && previous.dataName !== dataName) await rm(join(dir, previous.dataName), { force: true });
     return part.etag;
   }

@@ -6,6 +6,8 @@
  */
 export class S3Error extends Error {
   override readonly name = 'S3Error';
+  /** A `Retry-After` header value to answer with (a fault rule's), beside the setting's. */
+  retryAfter?: string;
   constructor(
     readonly code: string,
     message: string,

@@ -97,11 +97,13 @@ function sendError(
     ...(retryAfterSeconds !== null && (err.status === 429 || err.code === 'SlowDown')
       ? { 'retry-after': String(retryAfterSeconds) }
       : {}),
+    ...(err.retryAfter === undefined ? {} : { 'retry-after': err.retryAfter }),
   });
   res.end(body);
 }
 
 async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrivedAt = performance.now();
   const r = classify(req);
   const method = req.method ?? 'GET';
   if (opts.faults.settings.latencyMs) await sleep(opts.faults.settings.latencyMs);
@@ -154,11 +156,11 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
 
   switch (r.operation) {
     case 'UploadPart':
-      return uploadPart(opts, r, req, res, verified, fault);
+      return uploadPart(opts, r, req, res, verified, fault, arrivedAt);
     case 'PutObject': {
       if (req.headers['x-amz-copy-source']) throw s3Errors.notImplemented('CopyObject');
       const body = await receiveBody(opts, req, verified, fault);
-      if (!body) return;
+      if (!body || (await resetAfterBody(fault, req, body))) return;
       const failure = await faultAfterBody(fault, body);
       if (failure) throw failure;
       const etag = await opts.store.putObject(
@@ -174,7 +176,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
     }
     case 'CreateMultipartUpload': {
       await drain(req);
-      if (fault?.type === 'status') throw statusError(fault.status);
+      if (fault?.type === 'status') throw statusError(fault.status, fault.retryAfter);
       const contentType = String(req.headers['content-type'] ?? 'binary/octet-stream');
       const uploadId = await opts.store.createMultipartUpload(r.bucket, r.key, contentType);
       return sendXml(
@@ -184,7 +186,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       );
     }
     case 'ListParts': {
-      if (fault?.type === 'status') throw statusError(fault.status);
+      if (fault?.type === 'status') throw statusError(fault.status, fault.retryAfter);
       const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
       const maxParts = Math.min(Number(r.query.get('max-parts') ?? 1000) || 1000, 1000);
       const marker = Number(r.query.get('part-number-marker') ?? 0) || 0;
@@ -215,7 +217,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
     case 'CompleteMultipartUpload': {
       const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
       const xml = await readSmallBody(req);
-      if (fault?.type === 'status') throw statusError(fault.status);
+      if (fault?.type === 'status') throw statusError(fault.status, fault.retryAfter);
       const info = await opts.store.completeMultipartUpload(upload, parseCompleteMultipartUpload(xml));
       if (fault?.type === 'statusAfterActing') throw statusError(fault.status);
       return sendXml(
@@ -238,7 +240,7 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
     }
     case 'ListObjects':
     case 'ListObjectsV2':
-      if (fault?.type === 'status') throw statusError(fault.status);
+      if (fault?.type === 'status') throw statusError(fault.status, fault.retryAfter);
       return sendXml(res, 200, await listObjects(opts, r));
     case 'HeadBucket':
       res.writeHead(200, { 'content-length': 0 });
@@ -246,24 +248,41 @@ async function handle(opts: StorageOptions, req: IncomingMessage, res: ServerRes
       return;
     case 'HeadObject':
     case 'GetObject':
-      if (fault?.type === 'status') throw statusError(fault.status);
+      if (fault?.type === 'status') throw statusError(fault.status, fault.retryAfter);
       return getObject(opts, r, req, res);
     default:
       throw s3Errors.notImplemented(r.operation === 'Unknown' ? `${method} on this resource` : r.operation);
   }
 }
 
-function statusError(status: number): S3Error {
-  if (status === 503) return s3Errors.slowDown();
-  const e = s3Errors.internalError();
-  return status === 500 ? e : new S3Error(e.code, e.message, status);
+/** The S3 error a `status` fault answers: SlowDown for 503, InternalError with the status otherwise; with the rule's Retry-After. */
+function statusError(status: number, retryAfter?: string): S3Error {
+  const base = s3Errors.internalError();
+  const e = status === 503 ? s3Errors.slowDown() : status === 500 ? base : new S3Error(base.code, base.message, status);
+  if (retryAfter !== undefined) e.retryAfter = retryAfter;
+  return e;
+}
+
+/**
+ * Once the whole body was read: true when a `resetAfterBody` fault drops it and the connection
+ * (nothing stored, nothing answered), after which the request is done with.
+ */
+async function resetAfterBody(
+  fault: FaultAction | undefined,
+  req: IncomingMessage,
+  body: ReceivedBody,
+): Promise<boolean> {
+  if (fault?.type !== 'resetAfterBody') return false;
+  await rm(body.tmpFile, { force: true });
+  req.socket.destroy();
+  return true;
 }
 
 /** The error a fault answers with once the body was read (the body is dropped then), if any. */
 async function faultAfterBody(fault: FaultAction | undefined, body: ReceivedBody): Promise<S3Error | undefined> {
   if (fault?.type !== 'status' && fault?.type !== 'requestTimeout') return undefined;
   await rm(body.tmpFile, { force: true });
-  return fault.type === 'status' ? statusError(fault.status) : s3Errors.requestTimeout();
+  return fault.type === 'status' ? statusError(fault.status, fault.retryAfter) : s3Errors.requestTimeout();
 }
 
 async function uploadPart(
@@ -273,6 +292,7 @@ async function uploadPart(
   res: ServerResponse,
   verified: VerifiedRequest,
   fault: FaultAction | undefined,
+  arrivedAt: number,
 ): Promise<void> {
   const pn = r.partNumber!;
   if (!Number.isInteger(pn) || pn < 1 || pn > MAX_PART_NUMBER) {
@@ -281,15 +301,30 @@ async function uploadPart(
   const upload = await opts.store.getUpload(r.query.get('uploadId') ?? '', r.bucket, r.key);
   const body = await receiveBody(opts, req, verified, fault);
   if (!body) return;
+  if (await resetAfterBody(fault, req, body)) {
+    opts.store.stats.partBodiesReceived++; // it arrived whole; only the answer and the storing are lost
+    return;
+  }
   const failure = await faultAfterBody(fault, body);
   if (failure) throw failure;
   opts.store.stats.partBodiesReceived++;
+  const bodyAt = performance.now();
   // The answer is lost, not the part: the client sees the connection drop while storage still stores it.
   if (fault?.type === 'dropWhileStoring') req.socket.destroy();
-  // Real S3 answers only once the part is stored; it keeps a whole body even if the client went away meanwhile.
-  if (opts.faults.settings.partStoreDelayMs) await sleep(opts.faults.settings.partStoreDelayMs);
   const sse = opts.faults.settings.serverSideEncryption;
-  const etag = await opts.store.putPart(upload, pn, body, sse !== null);
+  let etag: string;
+  opts.store.storesPending++;
+  try {
+    // A proxy that took the whole body passes it on at its uplink's pace, whether or not the client waits.
+    await throughBufferingProxy(opts, body.size);
+    // Real S3 answers only once the part is stored; it keeps a whole body even if the client went away meanwhile.
+    if (opts.faults.settings.partStoreDelayMs) await sleep(opts.faults.settings.partStoreDelayMs);
+    // A buffering proxy took the body at once and forwards it at its own pace.
+    if (fault?.type === 'bufferedBody') await sleep((body.size / fault.bytesPerSecond) * 1000);
+    etag = await opts.store.putPart(upload, pn, body, sse !== null, { arrivedAt, bodyAt });
+  } finally {
+    opts.store.storesPending--;
+  }
   if (fault?.type === 'dropWhileStoring') return; // stored, and no one to answer
   if (fault?.type === 'dropResponse') {
     await sleep(fault.afterMs);
@@ -299,6 +334,19 @@ async function uploadPart(
   if (fault?.type === 'statusAfterActing') throw statusError(fault.status);
   res.writeHead(200, { ...(fault?.type === 'noEtag' ? {} : { etag }), ...sseHeaders(sse), 'content-length': 0 });
   res.end();
+}
+
+/**
+ * The wait of a part body of `size` bytes behind the buffering proxy (the `bufferingProxy`
+ * setting): none for the first `afterParts` bodies since it was set, else its bytes through the
+ * proxy's uplink in 64 KiB slices, so bodies passed on together share its rate.
+ */
+async function throughBufferingProxy(opts: StorageOptions, size: number): Promise<void> {
+  const proxy = opts.faults.settings.bufferingProxy;
+  if (!proxy || ++opts.faults.proxiedParts <= proxy.afterParts) return;
+  const slice = 64 * 1024;
+  for (let left = size; left > 0 && opts.faults.settings.bufferingProxy; left -= slice)
+    await opts.faults.proxyUplink.consume(Math.min(slice, left));
 }
 
 /** The headers by which S3 tells how it encrypted what it stored (SSE-KMS, SSE-C); none for a plain part. */

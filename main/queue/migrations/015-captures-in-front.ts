@@ -6,7 +6,7 @@ export const migration015: Migration = {
   name: 'captures_in_front: the few captures with a priority above the queue order',
   up(db) {
     // The files due are taken in three ordered runs (main/queue/schedule.ts dueFiles; decision
-    // record docs/decisions/order-fair-order.md): those of captures moved to the front, then retries
+    // record docs/decisions/0005-fair-order.md): those of captures moved to the front, then retries
     // due, then files not yet tried. The first run starts from these few captures instead of a
     // scan of every capture; rows queued before this migration all have priority 0 or more.
     db.exec(`

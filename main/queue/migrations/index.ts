@@ -16,6 +16,7 @@ import { migration014 } from './014-offload-state.js';
 import { migration015 } from './015-captures-in-front.js';
 import { migration016 } from './016-activity-warnings.js';
 import { migration017 } from './017-changed-files.js';
+import { migration018 } from './018-capture-plan.js';
 
 export type { Migration } from './migration.js';
 
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration015,
   migration016,
   migration017,
+  migration018,
 ];
 
 /** The schema version this build writes. */

@@ -1,4 +1,4 @@
-import type { NamedStructure, QueueView, SettingsView } from '../../../shared/ipc.js';
+import type { EventName, EventPayload, NamedStructure, QueueView, SettingsView } from '../../../shared/ipc.js';
 import type { GatewayConfig } from '../../api/gateway.js';
 import type { UploadLimits } from '../../engine/upload-limits.js';
 import type { SettingsRepository } from '../../settings/settings.js';
@@ -24,6 +24,8 @@ export interface HandlerContext {
   view(): SettingsView;
   /** The current queue with live progress. */
   queueView(): QueueView;
+  /** Sends an event of the IPC contract to the window. */
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** Tells the live queue these file ids were added, so their rows are sent. */
   touched(fileIds: number[]): void;
   /**
@@ -41,10 +43,18 @@ export interface SettingsContext extends HandlerContext {
   closeUploader(): Promise<void>;
   /** Closes the local service, if one was started. */
   closeLocal(): Promise<void>;
-  /** Opens the queue on a configured service. */
-  openWith(config: GatewayConfig, concurrency: number): void;
-  /** Starts (or reuses) the local service and opens the queue on it; throws when it is not offered or fails to start. */
-  openLocal(concurrency: number): Promise<void>;
+  /** Opens the queue on a configured service, with the stored settings (shared/settings-table.ts) as its engine's options. */
+  openWith(config: GatewayConfig): void;
+  /** Starts (or reuses) the local service and opens the queue on it, as openWith; throws when it is not offered or fails to start. */
+  openLocal(): Promise<void>;
   /** The local service's structures with their names, as a real project hands them out of band. */
   localStructures(): NamedStructure[];
+  /**
+   * Runs `open` (openWith, openLocal); when another process holds the queue, answers at once and
+   * the app waits for it as at start: the service's status says who holds it, and the queue is
+   * opened with the stored settings once it is free (tried every few seconds). Other errors are thrown.
+   */
+  openOrWait(open: () => void | Promise<void>): Promise<void>;
+  /** The local service's project name, handed out of band like the structures' names ('' before it started). */
+  localProjectName(): string;
 }

@@ -10,7 +10,8 @@ export const NO_LOCAL_SERVICE =
 
 /**
  * The Settings screen's IPC handlers (shared/ipc.ts): the stored settings, saving them after a
- * sign-in check (then the queue is opened again on the new service), the local test service, and
+ * sign-in check (then the queue is opened again on the new service, or waited for while another
+ * process holds it), the local test service, and
  * the upload limits (bandwidth, timetable). Errors are thrown as Error with a message for the screen.
  */
 export function settingsHandlers(
@@ -32,15 +33,20 @@ export function settingsHandlers(
       c.settings.commit(next);
       await c.closeUploader();
       await c.closeLocal();
-      c.openWith(config, next.concurrency);
+      // A queue another process holds (a CLI drain) is waited for with the settings kept: the
+      // status says so, and it opens once that process ends (AppCore.openOrWait).
+      await c.openOrWait(() => c.openWith(config));
       return c.view();
     },
     'capture:settings.useLocalService': async () => {
       // Refused before anything closes, so the queue in use carries on.
       if (!c.localServiceAvailable) throw new Error(NO_LOCAL_SERVICE);
       await c.closeUploader();
-      await c.openLocal(c.settings.view().concurrency);
-      c.settings.useLocal(c.localStructures(), c.settings.view().concurrency);
+      // The local service started (its structures known) and the queue opened, or waited for when
+      // another process holds it; the choice is kept either way, before the next try of the
+      // opening, which reads the stored settings.
+      await c.openOrWait(() => c.openLocal());
+      c.settings.useLocal(c.localStructures(), c.localProjectName());
       return c.view();
     },
     'capture:engine.limits': async ({ bandwidthBytesPerSecond, timetable }) => ({

@@ -20,7 +20,7 @@ export function thumbnailHandlers(
       desk.allow(found.captures.flatMap((x) => x.files.map((f) => f.path)));
       return found;
     },
-    'capture:thumbnails.get': ({ path }) => desk.get(path),
+    'capture:thumbnails.get': ({ path, recording }) => desk.get(path, { recording }),
     'capture:thumbnails.save': ({ path, jpeg }) => desk.save(path, jpeg),
     'capture:thumbnails.undecodable': ({ path, reason }) => desk.undecodable(path, reason),
   };

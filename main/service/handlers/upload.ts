@@ -1,10 +1,9 @@
-import { basename } from 'node:path';
-import { proposalWarnings, vanishedLens } from '../../../shared/capture-warnings.js';
+import { proposalWarnings } from '../../../shared/capture-warnings.js';
 import { captureFilesViolation, isVideo, mediaKindOf } from '../../../shared/capture-rules.js';
-import type { CaptureForm, InspectResult, LastPlacement } from '../../../shared/ipc.js';
+import type { InspectResult, LastPlacement } from '../../../shared/ipc.js';
 import { mostUsedPlacement } from '../../../shared/registration.js';
 import { reasonOf } from '../../api/errors.js';
-import { inspectPaths, suggestedTime } from '../../intake/intake.js';
+import { duplicatesWithin, inspectPaths, recordedTime } from '../../intake/intake.js';
 import type { IpcHandlers } from '../../ipc/dispatch.js';
 import { readMediaMetadata } from '../../media/metadata.js';
 import type { UploadQueue } from '../../queue/queue.js';
@@ -36,15 +35,15 @@ export function uploadHandlers(
         if (signal?.aborted) break;
         // Placed after its copy verified, a recording is queued at the copy: the card is not read again.
         const form = { ...given, paths: given.paths.map((p) => c.copyOf?.(p) ?? p) };
-        const r = await u.enqueue(form.paths, {
-          structure: form.structure,
-          design: form.design,
-          type: form.type,
-          capturedAt: form.capturedAt,
-        });
+        // What the registration table showed is kept with the capture, with what the intake finds
+        // (main/service/uploader.ts keepWarnings, the CLI's `add` too).
+        const r = await u.enqueue(
+          form.paths,
+          { structure: form.structure, design: form.design, type: form.type, capturedAt: form.capturedAt },
+          { warnings: form.warnings ?? [], oneCapture: true },
+        );
         queued.push(...r.queued);
         refused.push(...r.refused);
-        keepWarnings(u.queue, form, r);
         if (r.queued.length) placed.push({ structure: form.structure, design: form.design, type: form.type });
       }
       const usual = mostUsedPlacement(placed);
@@ -69,12 +68,16 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
   const { groups, refused } = await inspectPaths(paths, signal);
   const u = c.uploader();
   const captures: InspectResult['captures'] = [];
+  const notes = new Map<number, string>();
   for (const g of groups) {
     signal?.throwIfAborted();
     const video = g.files.find((f) => isVideo(mediaKindOf(f.name)))!;
     const media = await readMediaMetadata(video.path).catch((err: unknown) => ({
       error: `Could not read the video's metadata: ${reasonOf(err)}`,
     }));
+    // The camera's clock as the file name gives it, whichever convention the header follows (intake.ts).
+    const recorded = recordedTime(g, 'createdAt' in media ? media.createdAt : undefined);
+    if (recorded.note) notes.set(captures.length, recorded.note);
     captures.push({
       key: g.key,
       kind: g.kind,
@@ -82,20 +85,23 @@ async function inspect(c: HandlerContext, paths: string[], signal?: AbortSignal)
       files: g.files.map((f) => ({ path: f.path, name: f.name, size: f.size })),
       violation: captureFilesViolation(g.files.map((f) => f.name)),
       media,
-      capturedAt: ('createdAt' in media && media.createdAt) || suggestedTime(g),
+      capturedAt: recorded.iso,
       alreadyQueued: Boolean(
         u && (g.files.some((f) => u.queue.findQueuedFile(f)) || (await queuedAsCopy(u.queue, g.files))),
       ),
     });
   }
+  // A recording twice on the card (the same content at two paths) is registered once: said
+  // before the confirmation, which then counts only what will be registered.
+  for (const [i, j] of await duplicatesWithin(groups, signal)) captures[i]!.duplicateOf = captures[j]!.label;
   // What a person should know before registering: the table and the confirmation show it.
-  const warned = proposalWarnings(captures);
+  const warned = proposalWarnings(captures).map((w, i) => (notes.has(i) ? [...w, notes.get(i)!] : w));
   return { captures: captures.map((x, i) => (warned[i]!.length ? { ...x, warnings: warned[i]! } : x)), refused };
 }
 
 /**
  * Whether a recording on a card is queued through its library copy: an earlier import copied it
- * (found by content, main/offload/known-copies.ts; docs/decisions/card-known-by-content.md) and
+ * (found by content, main/offload/known-copies.ts; docs/decisions/0020-card-known-by-content.md) and
  * the queue holds that copy, uploaded or waiting. The queue holds the copies' paths, never the
  * card's, so the card's own paths do not find them. A file that cannot be read is not.
  */
@@ -105,31 +111,4 @@ async function queuedAsCopy(
 ): Promise<boolean> {
   const known = await findKnownCopies(queue.db, files).catch(() => new Map());
   return files.some((f) => known.get(f.path)?.queue);
-}
-
-/**
- * Keeps with each capture queued from `form` what a person should know, as
- * activity lines of kind `warning`: the warnings the registration table showed, those the intake
- * found reading the media (a missing trailer), and a file listed on the card and gone at
- * Register (a lens that vanished: the capture went up without it). Said once per capture.
- */
-function keepWarnings(
-  queue: UploadQueue,
-  form: CaptureForm,
-  r: { queued: number[]; refused: { path: string; reason: string }[]; warnings: { path: string; reason: string }[] },
-): void {
-  const refusedBy = new Map(r.refused.map((x) => [x.path, x.reason]));
-  for (const row of r.queued) {
-    const capture = queue.capture(row);
-    if (!capture) continue;
-    const files = queue.filesOf(row);
-    const mine = new Set(files.map((f) => f.path));
-    const said = new Set<string>(form.warnings ?? []);
-    for (const w of r.warnings) if (mine.has(w.path)) said.add(w.reason);
-    // One form is one capture: a path of it not among the files queued did not go up with it.
-    if (r.queued.length === 1)
-      for (const p of form.paths) if (!mine.has(p)) said.add(vanishedLens(basename(p), refusedBy.get(p)));
-    for (const message of said)
-      queue.activity.add({ captureRow: row, fileId: null, subject: capture.label, kind: 'warning', message });
-  }
 }

@@ -6,9 +6,9 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 
 /**
  * What the setting does now, in words: the person's choice, or the default, which is on while
- * the queue holds unfinished work (docs/decisions/login-start.md).
+ * the queue holds unfinished work (docs/decisions/0018-login-start.md).
  */
-export function loginStartSentence(v: Pick<LoginStartView, 'choice' | 'unfinishedWork'>): string {
+function loginStartSentence(v: Pick<LoginStartView, 'choice' | 'unfinishedWork'>): string {
   if (v.choice === true)
     return 'On, as you chose: after a restart the app starts in the tray and carries on with the queue, without opening its window.';
   if (v.choice === false) return 'Off, as you chose: after a restart the queue waits until someone opens the app.';

@@ -77,7 +77,13 @@ export function QueueList() {
   return (
     <section className="queue" aria-label="Upload queue">
       <header>
-        <h2 id="queue-title" tabIndex={-1}>
+        {/* Focused when the queue is where a person goes next (the card registered): the queue is
+            then shown from its top, its first rows in view, not only its heading at the bottom. */}
+        <h2
+          id="queue-title"
+          tabIndex={-1}
+          onFocus={(e) => e.currentTarget.closest('section')?.scrollIntoView({ block: 'start' })}
+        >
           Queue
         </h2>
         <div className="actions">

@@ -1,15 +1,17 @@
 import { useState } from 'react';
-import type { NamedStructure, SettingsView } from '../../../shared/ipc.js';
+import type { NamedStructure } from '../../../shared/ipc.js';
 import { useApp } from '../store.js';
 import { LibrarySettings } from './card/LibrarySettings.js';
 import { LoginStartSetting } from './LoginStartSetting.js';
+import { SettingFields, formValues, initialForm } from './SettingFields.js';
 import { SettingsNotices } from './SettingsNotices.js';
 import { StructuresEditor } from './StructuresEditor.js';
 import { UpdateFeedSetting } from './UpdateFeedSetting.js';
 import { ProgressSignIn } from './records/ProgressSignIn.js';
 
 /**
- * First-run and settings screen: addresses, account, project, concurrency, and named structures
+ * First-run and settings screen: the settings table's fields (SettingFields: addresses, account,
+ * project, how uploads run), and named structures
  * and designs (typed, or imported from the office's file); once set up, the card imports,
  * start at login and the update feed; the local test service is offered after the form, as the secondary choice.
  */
@@ -17,9 +19,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
   const settings = useApp((s) => s.settings)!;
   const save = useApp((s) => s.saveSettings);
   const useLocal = useApp((s) => s.useLocalService);
-  const [form, setForm] = useState(() => initial(settings));
-  const [password, setPassword] = useState('');
-  const [apiKey, setApiKey] = useState('');
+  const [form, setForm] = useState(() => initialForm(settings));
   const [structures, setStructures] = useState<NamedStructure[]>(settings.structures);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -39,22 +39,12 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
   const submit = () =>
     run(() =>
       save({
-        ...form,
-        concurrency: Number(form.concurrency),
-        password: password || undefined,
-        apiKey: apiKey || undefined,
+        ...formValues(form),
         structures: structures
           .filter((s) => s.id && s.name)
           .map((s) => ({ ...s, designs: s.designs.filter((d) => d.id && d.name) })),
       }),
     );
-  const field = (name: keyof typeof form, label: string, type = 'text') => (
-    <label>
-      {label}
-      <input type={type} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
-    </label>
-  );
-
   return (
     <main className="settings">
       <SettingsNotices firstRun={firstRun} settings={settings} />
@@ -65,30 +55,7 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
         }}
       >
         <h2>Capture service</h2>
-        {field('baseUrl', 'Capture gateway address')}
-        {field('authUrl', 'Sign-in address')}
-        {field('progressBaseUrl', 'Progress records address')}
-        {field('projectId', 'Project id')}
-        <label>
-          API key
-          <input
-            type="password"
-            value={apiKey}
-            placeholder={settings.hasApiKey ? 'saved — leave empty to keep it' : ''}
-            onChange={(e) => setApiKey(e.target.value)}
-          />
-        </label>
-        {field('email', 'Email', 'email')}
-        <label>
-          Password
-          <input
-            type="password"
-            value={password}
-            placeholder={settings.hasPassword ? 'saved — leave empty to keep it' : ''}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
-        {field('concurrency', 'Parts uploaded at once', 'number')}
+        <SettingFields form={form} view={settings} onChange={setForm} />
         <StructuresEditor value={structures} onChange={setStructures} />
         {error && (
           <p className="error" role="alert">
@@ -115,15 +82,4 @@ export function Settings({ firstRun, onDone }: { firstRun: boolean; onDone(): vo
       )}
     </main>
   );
-}
-
-function initial(s: SettingsView) {
-  return {
-    baseUrl: s.baseUrl,
-    authUrl: s.authUrl,
-    progressBaseUrl: s.progressBaseUrl,
-    projectId: s.projectId,
-    email: s.email,
-    concurrency: String(s.concurrency),
-  };
 }

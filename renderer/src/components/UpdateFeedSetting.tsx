@@ -1,30 +1,45 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { UpdateFeedView } from '../../../shared/ipc.js';
 import { api, unwrap } from '../api.js';
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** How often the screen asks again while a check or download is under way (ms); a check ends within 60 s. */
+const UPDATE_STATUS_POLL_MS = 1000;
+
 /**
  * "Updates", a section of the Settings screen applied at once: the address of the update feed
- * (the folder an electron-builder generic provider publishes to; empty: updates off) and where
- * updates stand. The main process checks the address (https, or http to this computer only),
+ * (the folder the publisher's signed repository is copied to; empty: updates off) and where
+ * updates stand, asked again every second while a check or download is under way so its result
+ * appears by itself. The main process checks the address (https, or http to this computer only),
  * stores it and makes the updater follow it (shared/ipc.ts SHELL_CHANNELS,
- * docs/decisions/updates.md); a refused address is said with its fix and nothing changes.
+ * docs/decisions/0017-updates.md); a refused address is said with its fix and nothing changes.
  */
 export function UpdateFeedSetting() {
   const [view, setView] = useState<UpdateFeedView>();
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const typed = useRef(false);
   useEffect(() => {
     unwrap(api['updates.get']()).then(
       (v) => {
         setView(v);
-        setDraft(v.feedUrl);
+        if (!typed.current) setDraft(v.feedUrl);
       },
       (err: unknown) => setError(messageOf(err)),
     );
   }, []);
+  // A check or download under way: its result is asked for until it settles (the check's own
+  // deadline ends it within 60 s; a download has its silence and rate bounds).
+  const underWay = view?.state === 'checking' || view?.state === 'downloading';
+  useEffect(() => {
+    if (!underWay) return;
+    const t = setTimeout(() => {
+      unwrap(api['updates.get']()).then(setView, (err: unknown) => setError(messageOf(err)));
+    }, UPDATE_STATUS_POLL_MS);
+    return () => clearTimeout(t);
+  }, [underWay, view]);
 
   const save = async () => {
     setBusy(true);
@@ -58,7 +73,10 @@ export function UpdateFeedSetting() {
             placeholder="https://updates.example.com/capture-uploader"
             aria-describedby="update-feed-hint"
             aria-invalid={error ? true : undefined}
-            onChange={(e) => setDraft(e.target.value)}
+            onChange={(e) => {
+              typed.current = true;
+              setDraft(e.target.value);
+            }}
           />
         </label>
         <p id="update-feed-hint" className="muted">
@@ -74,7 +92,7 @@ export function UpdateFeedSetting() {
         </button>
       </form>
       {view && (
-        <p className="muted" role="status" data-testid="update-feed-state">
+        <p className="muted" role="status" aria-busy={underWay} data-testid="update-feed-state">
           {view.status}
         </p>
       )}

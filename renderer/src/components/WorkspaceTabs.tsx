@@ -1,8 +1,9 @@
 /** The workspaces of the top bar, in order: id and label. */
-export const TABS = [
+const TABS = [
   ['upload', 'Upload'],
   ['progress', 'Progress'],
   ['assets', 'Assets'],
+  ['plan', 'Plan'],
   ['settings', 'Settings'],
 ] as const;
 /** A workspace's id. */

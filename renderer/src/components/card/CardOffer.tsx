@@ -25,6 +25,14 @@ export function CardOffer() {
 
   // The window follows the service's card events (App, cards-slice.ts followCardEvents); this reads what it missed before.
   useEffect(() => void useApp.getState().loadCards(), []);
+  // A card offered takes the focus when nothing has it: Import is the first stop, one key away.
+  const firstOffered = cards.find((c) => !c.inUse && !imports.some((i) => i.card === c.root))?.root;
+  useEffect(() => {
+    if (!firstOffered) return;
+    const active = document.activeElement;
+    if (!active || active === document.body)
+      document.querySelector<HTMLElement>('[data-testid="card-offer"] button')?.focus();
+  }, [firstOffered]);
 
   const imported = new Set([...imports.map((i) => i.card), ...handedFromCard]);
   // A card the queue reads from (after a restart too) is shown as in use, never offered as new.

@@ -1,3 +1,4 @@
+import { memo, useState } from 'react';
 import type { ImportFileView } from '../../../../shared/ipc.js';
 import { formatBytes } from '../../display-format.js';
 
@@ -15,34 +16,56 @@ function stateOf(f: ImportFileView): string {
   return { waiting: 'Waiting', verified: 'Verified', failed: 'Not verified' }[f.state];
 }
 
-/** An import's recordings' files under a disclosure: each one's name, size, state in words and own progress. */
+/**
+ * An import's recordings' files under a disclosure: each one's name, size, state in words and own
+ * progress. The rows are made only while it is open, and each is redrawn only when what it shows
+ * changed: every import event brings a new view of every file (a card has hundreds).
+ */
 export function ImportFiles({ files }: { files: readonly ImportFileView[] }) {
+  const [open, setOpen] = useState(false);
   if (files.length === 0) return null;
   return (
-    <details>
+    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Files ({files.length})</summary>
-      <table className="import-files">
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Size</th>
-            <th scope="col">State</th>
-            <th scope="col">Copied</th>
-          </tr>
-        </thead>
-        <tbody>
-          {files.map((f) => (
-            <tr key={f.source} data-state={f.state}>
-              <th scope="row">{f.name}</th>
-              <td>{formatBytes(f.size)}</td>
-              <td>{stateOf(f)}</td>
-              <td>
-                <progress max={Math.max(1, f.size)} value={f.bytesDone} aria-label={`${f.name} copied`} />
-              </td>
+      {open && (
+        <table className="import-files">
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col">Size</th>
+              <th scope="col">State</th>
+              <th scope="col">Copied</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {files.map((f) => (
+              <FileRow key={f.source} file={f} />
+            ))}
+          </tbody>
+        </table>
+      )}
     </details>
   );
 }
+
+/** One file of ImportFiles; equal when its name, size, state and bytes are (a new view's object of an unchanged file). */
+const FileRow = memo(
+  function FileRow({ file: f }: { file: ImportFileView }) {
+    return (
+      <tr data-state={f.state}>
+        <th scope="row">{f.name}</th>
+        <td>{formatBytes(f.size)}</td>
+        <td>{stateOf(f)}</td>
+        <td>
+          <progress max={Math.max(1, f.size)} value={f.bytesDone} aria-label={`${f.name} copied`} />
+        </td>
+      </tr>
+    );
+  },
+  (a, b) =>
+    a.file.name === b.file.name &&
+    a.file.size === b.file.size &&
+    a.file.state === b.file.state &&
+    a.file.bytesDone === b.file.bytesDone &&
+    a.file.already === b.file.already,
+);

@@ -16,7 +16,7 @@ export type QueueRow =
   | { kind: 'batch'; key: string; ids: number[]; open: boolean };
 
 /** Everything open: every capture's files listed under it, no batch folded. */
-export const UNFOLDED: Folding = { detailed: true, open: {}, openBatches: {} };
+const UNFOLDED: Folding = { detailed: true, open: {}, openBatches: {} };
 
 /**
  * Every line's height in px. One height for captures and files: react-window sizes a list of
@@ -31,10 +31,10 @@ export const ROW_HEIGHT = 48;
  * (one card, as a site walk's day is carried home on one card). `capturedAt` is ISO 8601 with zone;
  * its date as written (the site's date).
  */
-export const batchKey = (c: QueueCapture) => `${c.structure}|${c.capturedAt.slice(0, 10)}`;
+const batchKey = (c: QueueCapture) => `${c.structure}|${c.capturedAt.slice(0, 10)}`;
 
 /** What a file or capture held by an outage says (the headline's words, shared/queue-state.ts). */
-export const outageWords = (where: QueueOutage['where']) => WAITING_FOR[where];
+const outageWords = (where: QueueOutage['where']) => WAITING_FOR[where];
 
 /** Capture states in which nothing moves until a person decides. */
 export const captureNeedsYou = (c: QueueCapture) =>

@@ -25,7 +25,7 @@ export const AssetLegend = memo(function AssetLegend({
         </caption>
         <thead>
           <tr>
-            <th>Latest stage reached</th>
+            <th>Stage reached</th>
             <th>Assets</th>
             <th>{f.sizeName}</th>
             <th>Share</th>
@@ -43,7 +43,7 @@ export const AssetLegend = memo(function AssetLegend({
           {f.untracked.length > 0 && (
             // Every state drawn is in the legend: do-not-track assets are drawn muted, outside the figures.
             <tr key="not-tracked" data-testid="legend-not-tracked">
-              <td>
+              <td className="nowrap">
                 <span className="swatch" style={{ background: MUTED }} /> Not tracked
               </td>
               <td>{f.untracked.length}</td>
@@ -53,7 +53,7 @@ export const AssetLegend = memo(function AssetLegend({
                   f.unit,
                 )}
               </td>
-              <td>not counted</td>
+              <td className="nowrap">not counted</td>
             </tr>
           )}
         </tbody>

@@ -1,7 +1,6 @@
-import { useEffect, useState } from 'react';
 import type { DayCaptureView } from '../../../../shared/ipc.js';
-import { api, unwrap } from '../../api.js';
 import { whenAt } from '../../../../shared/when.js';
+import { useApp } from '../../store.js';
 import { showInQueue } from './queue-link.js';
 
 const STATE: Record<DayCaptureView['state'], string> = {
@@ -15,27 +14,18 @@ const STATE: Record<DayCaptureView['state'], string> = {
 };
 
 /**
- * The field's day beside the office's: the captures of the project taken on `day`
- * (YYYY-MM-DD) in this computer's upload queue, by structure name, with their state, files
+ * The field's day beside the office's: the captures of the project taken on the chosen day
+ * in this computer's upload queue (read by the store when the day changes, progress-slice.ts), by structure name, with their state, files
  * uploaded and when the last one was, each linking to its row in the queue.
  *
  * Only this computer's: capture-upload-interface.md lists no captures by structure and date, so
  * captures uploaded from another computer cannot be shown, and the section says so in its heading
  * and, when it holds none, instead of a bare "none" that would read as "nothing was captured".
  */
-export function DayCaptures({ day }: { day: string }) {
-  const [list, setList] = useState<DayCaptureView[] | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    setList(null);
-    unwrap(api['queue.byDay']({ date: day }))
-      .then((l) => live && (setList(l), setProblem(null)))
-      .catch((err: unknown) => live && setProblem((err as Error).message));
-    return () => {
-      live = false;
-    };
-  }, [day]);
+export function DayCaptures() {
+  const day = useApp((s) => s.progressDay);
+  const list = useApp((s) => s.dayCaptures);
+  const problem = useApp((s) => s.dayCapturesProblem);
 
   return (
     <section className="day-captures" aria-label={`Captures on ${day}`} data-testid="day-captures">

@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
-import { api, unwrap } from '../../api.js';
-import { statusClass } from './calendar.js';
+import { useApp } from '../../store.js';
+import { useStatusLook } from './status-looks.js';
 import { DayCaptures } from './DayCaptures.js';
 
 /**
@@ -11,23 +11,21 @@ import { DayCaptures } from './DayCaptures.js';
  * by id (§4 GET /progress/{id}) in a dialog that Escape closes, and the captures this computer
  * uploaded that day.
  *
- * `month` (YYYY-MM) is the month the calendar shows; `chosenAt` changes (a counter) each time a person picks a day: the day's entries are then
- * scrolled into view, because in a small window (820×560) they sit below the calendar, and a
- * click that shows nothing looks like a click that did nothing.
+ * Each time a person picks a day (`progressDayPicks`) the day's entries are scrolled into view,
+ * because in a small window (820×560) they sit below the calendar, and a click that shows nothing
+ * looks like a click that did nothing. An opened entry belongs to its own day: the store closes it
+ * when the calendar moves (progress-slice.ts).
  */
-export function DayView(props: {
-  day: string;
-  month: string;
-  entries: ProgressEntryView[];
-  waiting: OutboxItemView[];
-  chosenAt: number;
-}) {
-  const { day, month, entries, waiting, chosenAt } = props;
-  const [open, setOpen] = useState<ProgressEntryView | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+export function DayView(props: { entries: ProgressEntryView[]; waiting: OutboxItemView[] }) {
+  const { entries, waiting } = props;
+  const day = useApp((s) => s.progressDay);
+  const chosenAt = useApp((s) => s.progressDayPicks);
+  const open = useApp((s) => s.openedEntry);
+  const problem = useApp((s) => s.openedEntryProblem);
+  const openEntry = useApp((s) => s.openEntry);
+  const closeEntry = useApp((s) => s.closeEntry);
+  const look = useStatusLook();
   const section = useRef<HTMLElement>(null);
-  // An opened entry belongs to its own day: moving the calendar (`month`, the one shown) closes it.
-  useEffect(() => setOpen(null), [day, month]);
   useEffect(() => {
     // Only when the day's top is out of view or in the lower half of the window: a wide window, where
     // the day sits beside the calendar, stays still.
@@ -39,19 +37,11 @@ export function DayView(props: {
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setOpen(null);
+      if (e.key === 'Escape') closeEntry();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [open]);
-  const openEntry = async (id: string) => {
-    try {
-      setProblem(null);
-      setOpen(await unwrap(api['progress.get']({ id })));
-    } catch (err) {
-      setProblem(`Entry ${id} could not be read: ${(err as Error).message}`);
-    }
-  };
+  }, [open, closeEntry]);
 
   return (
     <section className="panel" aria-label={`Entries on ${day}`} data-testid="day-view" ref={section}>
@@ -62,7 +52,7 @@ export function DayView(props: {
         <ul className="entries">
           {entries.map((e) => (
             <li key={e.id} data-testid="entry">
-              <span className={`status-badge ${statusClass(e.status)}`}>{e.status}</span>
+              <span className={`status-badge ${look(e.status).className}`}>{e.status}</span>
               <span className="details">{e.details}</span>
               <button className="link" aria-label={`Open entry ${e.id}`} onClick={() => void openEntry(e.id)}>
                 {e.id}
@@ -71,7 +61,7 @@ export function DayView(props: {
           ))}
           {waiting.map((i) => (
             <li key={`outbox-${i.id}`} data-testid="waiting-entry">
-              <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
+              <span className={`status-badge ${look(i.status).className}`}>{i.status}</span>
               <span className="details">{i.details}</span>
               <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting to be sent'}</span>
             </li>
@@ -100,10 +90,10 @@ export function DayView(props: {
             <dt>Details</dt>
             <dd className="details">{open.details}</dd>
           </dl>
-          <button onClick={() => setOpen(null)}>Close</button>
+          <button onClick={closeEntry}>Close</button>
         </div>
       )}
-      <DayCaptures day={day} />
+      <DayCaptures />
     </section>
   );
 }

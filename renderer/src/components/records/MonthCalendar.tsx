@@ -1,14 +1,15 @@
 import type { ProgressEntryView } from '../../../../shared/ipc.js';
 import type { KeyboardEvent } from 'react';
 import { useEffect, useRef } from 'react';
-import { dayForKey, monthGrid, monthTitle, statusClass, statusesOf } from './calendar.js';
+import { dayForKey, monthGrid, monthTitle, statusesOf } from './calendar.js';
+import { useStatusLook } from './status-looks.js';
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /**
  * A month (YYYY-MM) as a WAI-ARIA grid of weeks: each day a button named by its date and its
- * entries' counts by status, every status the service returned (read out; the coloured counts
- * are for the eye, a status other than the two known ones in a neutral colour), today marked
+ * entries' counts by status, every status the service returned (read out; the counts, each
+ * status in its own colour and mark (./status-looks.ts), are for the eye), today marked
  * `aria-current="date"`, the chosen day selected. One tab stop (the chosen day, else today, else
  * the 1st); the keys of WAI-ARIA's date grid move the focus and the choice with it, and
  * `onMonth` turns the month when they leave it.
@@ -22,6 +23,7 @@ export function MonthCalendar(props: {
   onMonth?: (month: string) => void;
 }) {
   const { month, day, today, byDay, onChoose, onMonth } = props;
+  const look = useStatusLook();
   const cells = monthGrid(month);
   const weeks = Array.from({ length: Math.ceil(cells.length / 7) }, (_, w) => cells.slice(w * 7, w * 7 + 7));
   const stop = cells.includes(day) ? day : cells.includes(today) ? today : `${month}-01`;
@@ -79,7 +81,13 @@ export function MonthCalendar(props: {
                   </span>
                   <span className="sr-only">{`${d}: ${list.length ? counts.map(([s, n]) => `${n} ${s}`).join(', ') : 'no entries'}`}</span>
                   {counts.map(([s, n]) => (
-                    <span key={s} className={`count ${statusClass(s)}`} title={s} aria-hidden="true">
+                    <span
+                      key={s}
+                      className={`count ${look(s).className}`}
+                      data-mark={look(s).mark}
+                      title={s}
+                      aria-hidden="true"
+                    >
                       {n}
                     </span>
                   ))}

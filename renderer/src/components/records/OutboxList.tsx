@@ -1,60 +1,22 @@
-import { useEffect, useRef, useState } from 'react';
-import type { OutboxItemView } from '../../../../shared/ipc.js';
-import { api, unwrap } from '../../api.js';
 import { localDate, whenAt } from '../../../../shared/when.js';
-import { statusClass } from './calendar.js';
-
-/** How long a discarded entry can be taken back before it leaves the outbox (ms). */
-export const UNDO_MS = 6_000;
+import { useApp } from '../../store.js';
+import { useStatusLook } from './status-looks.js';
 
 /**
  * Entries recorded while the progress service could not be reached: each with its date, status
  * and details, waiting to be sent (with why the last send did not go, when one was tried) or
  * refused by the service with its message. Every one can be opened in the form, corrected and
- * sent again, or discarded; a discard waits UNDO_MS with "Undo" before it is carried out
- * (docs/decisions/office-outbox-errors.md). Nothing is shown when the outbox is empty.
+ * sent again, or discarded; a discard waits UNDO_MS (outbox-slice.ts) with "Undo" before it is
+ * carried out (docs/decisions/0011-outbox-errors.md). Nothing is shown when the outbox is empty.
  */
-export function OutboxList({
-  items,
-  onChanged,
-  onEdit,
-}: {
-  items: OutboxItemView[];
-  onChanged: () => void;
-  onEdit: (item: OutboxItemView) => void;
-}) {
-  const [pending, setPending] = useState<{ item: OutboxItemView; timer: ReturnType<typeof setTimeout> } | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const latest = useRef(pending);
-  latest.current = pending;
-  // Leaving the workspace carries out a discard the person did not take back.
-  useEffect(() => () => void (latest.current && carryOut(latest.current.item.id)), []);
-
-  const carryOut = async (id: number) => {
-    try {
-      await unwrap(api['progress.discard']({ id }));
-      setProblem(null);
-    } catch (err) {
-      setProblem(`The entry could not be discarded: ${(err as Error).message}`);
-    }
-    onChanged();
-  };
-  const discard = (item: OutboxItemView) => {
-    if (pending) {
-      clearTimeout(pending.timer);
-      void carryOut(pending.item.id);
-    }
-    const timer = setTimeout(() => {
-      setPending(null);
-      void carryOut(item.id);
-    }, UNDO_MS);
-    setPending({ item, timer });
-  };
-  const undo = () => {
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    setPending(null);
-  };
+export function OutboxList() {
+  const items = useApp((s) => s.outbox);
+  const pending = useApp((s) => s.outboxDiscarding);
+  const problem = useApp((s) => s.outboxProblem);
+  const onEdit = useApp((s) => s.editOutbox);
+  const discard = useApp((s) => s.discardOutbox);
+  const undo = useApp((s) => s.undoDiscard);
+  const look = useStatusLook();
 
   const shown = items.filter((i) => i.id !== pending?.item.id);
   if (shown.length === 0 && !pending && !problem) return null;
@@ -78,7 +40,7 @@ export function OutboxList({
         {shown.map((i) => (
           <li key={i.id} data-testid="outbox-item">
             <span className="status-badge waiting">{i.state === 'refused' ? 'Refused' : 'Waiting'}</span>
-            <span className={`status-badge ${statusClass(i.status)}`}>{i.status}</span>
+            <span className={`status-badge ${look(i.status).className}`}>{i.status}</span>
             <span>{localDate(i.date)}</span>
             <span className="details">{i.details}</span>
             {i.state === 'refused' ? (

@@ -1,19 +1,17 @@
+import { useApp } from '../../store.js';
 import { monthTitle, shiftMonth } from './calendar.js';
 
 /**
- * The progress calendar's filters (a status, or `all`, and a search in details) and its month
- * navigation (`month` YYYY-MM, moved one month back or on).
+ * The progress calendar's filters (a status, or `all`, among `statuses`, and a search in details)
+ * and its month navigation (the month shown moved one month back or on).
  */
-export function ProgressFilters(props: {
-  statuses: readonly string[];
-  status: string;
-  setStatus(status: string): void;
-  search: string;
-  setSearch(search: string): void;
-  month: string;
-  setMonth(month: string): void;
-}) {
-  const { statuses, status, setStatus, search, setSearch, month, setMonth } = props;
+export function ProgressFilters({ statuses }: { statuses: readonly string[] }) {
+  const status = useApp((s) => s.progressStatus);
+  const setStatus = useApp((s) => s.setProgressStatus);
+  const search = useApp((s) => s.progressSearch);
+  const setSearch = useApp((s) => s.setProgressSearch);
+  const month = useApp((s) => s.progressMonth);
+  const setMonth = useApp((s) => s.setProgressMonth);
   return (
     <>
       <div className="filters">

@@ -1,29 +1,16 @@
 import { whenAt } from '../../../../shared/when.js';
+import { useApp } from '../../store.js';
 import { offlineSentence } from './calendar.js';
-
-/** How fresh the entries shown are: as of when (ISO 8601), whether from this computer's copy while offline and why, and the project. */
-export interface Freshness {
-  asOf: string;
-  offline: boolean;
-  offlineReason: string | null;
-  project: string;
-}
 
 /**
  * The progress calendar's heading: how fresh the entries are (up to date as of when, or offline
- * since when, or why they could not be read) and Refresh, busy while `loading`.
+ * since when, or why they could not be read) and Refresh, busy while a read is in flight.
  */
-export function ProgressHead({
-  fresh,
-  loadError,
-  loading,
-  onRefresh,
-}: {
-  fresh: Freshness | null;
-  loadError: string | null;
-  loading: boolean;
-  onRefresh(): void;
-}) {
+export function ProgressHead() {
+  const fresh = useApp((s) => s.progressFresh);
+  const loadError = useApp((s) => s.progressError);
+  const loading = useApp((s) => s.progressLoading);
+  const loadProgress = useApp((s) => s.loadProgress);
   return (
     <header className="records-head">
       <h2>Progress</h2>
@@ -41,7 +28,7 @@ export function ProgressHead({
               ? offlineSentence(fresh.asOf)
               : `Up to date as of ${whenAt(fresh.asOf)}`}
       </span>
-      <button onClick={onRefresh} disabled={loading} aria-busy={loading}>
+      <button onClick={() => void loadProgress()} disabled={loading} aria-busy={loading}>
         {loading ? 'Refreshing…' : 'Refresh'}
       </button>
     </header>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, unwrap } from '../../api.js';
+import { useApp } from '../../store.js';
 
 /**
  * The settings screen's check of the progress service's own sign-in
@@ -11,15 +11,11 @@ import { api, unwrap } from '../../api.js';
 export function ProgressSignIn() {
   const [result, setResult] = useState<{ signedIn: boolean; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const checkProgressSignIn = useApp((s) => s.checkProgressSignIn);
   const check = async () => {
     setBusy(true);
-    try {
-      setResult(await unwrap(api['progress.signin']()));
-    } catch (err) {
-      setResult({ signedIn: false, message: (err as Error).message });
-    } finally {
-      setBusy(false);
-    }
+    setResult(await checkProgressSignIn());
+    setBusy(false);
   };
   return (
     <section className="progress-signin" aria-label="Progress service sign-in">

@@ -1,6 +1,9 @@
-import { useCallback, useMemo, useState } from 'react';
-import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
-import { statusClass, statusesOf } from './calendar.js';
+import { useEffect, useMemo } from 'react';
+import type { ProgressEntryView } from '../../../../shared/ipc.js';
+import { followProgress } from '../../office-timers.js';
+import { useApp } from '../../store.js';
+import { statusesOf } from './calendar.js';
+import { StatusLooksContext, statusLooks } from './status-looks.js';
 import { DayView } from './DayView.js';
 import { MonthCalendar } from './MonthCalendar.js';
 import { MonthReport } from './MonthReport.js';
@@ -8,8 +11,6 @@ import { OutboxList } from './OutboxList.js';
 import { ProgressFilters } from './ProgressFilters.js';
 import { ProgressHead } from './ProgressHead.js';
 import { RecordForm } from './RecordForm.js';
-import { useProgressData } from './use-progress-data.js';
-import { useToday } from './use-today.js';
 
 /**
  * The office workspace for progress entries (progress-records-interface.md): a month calendar
@@ -17,34 +18,25 @@ import { useToday } from './use-today.js';
  * detail by id, a form to record an entry, and a filter by status and search in details.
  * When the service cannot be reached it shows the entries kept on this computer and says since
  * when; entries recorded meanwhile wait in the outbox and go out when the service is back.
+ * Its state is the store's progress and outbox slices (progress-slice.ts, outbox-slice.ts), open
+ * while the workspace shows, with its timers (office-timers.ts).
  */
 export function ProgressWorkspace() {
-  const today = useToday();
-  const [month, setMonth] = useState(today.slice(0, 7));
-  const [day, setDay] = useState(today);
-  const [status, setStatus] = useState<string>('all');
-  const [search, setSearch] = useState('');
-  const [editing, setEditing] = useState<OutboxItemView | null>(null);
-  // Counts the days a person picked, so the day's entries scroll into view on each pick (DayView).
-  const [chosenAt, setChosenAt] = useState(0);
-  const choose = useCallback((d: string) => {
-    setDay(d);
-    setChosenAt((n) => n + 1);
-  }, []);
-  // Past midnight, a calendar left on today moves on with it (React's adjust-state-on-change pattern).
-  const [shownToday, setShownToday] = useState(today);
-  if (today !== shownToday) {
-    setShownToday(today);
-    if (day === shownToday) {
-      setDay(today);
-      setMonth(today.slice(0, 7));
-    }
-  }
-
-  const { entries, setEntries, fresh, setFresh, outbox, setOutbox, loadError, loading, load } = useProgressData();
+  useEffect(() => followProgress(useApp), []);
+  const entries = useApp((s) => s.progressEntries);
+  const outbox = useApp((s) => s.outbox);
+  const status = useApp((s) => s.progressStatus);
+  const search = useApp((s) => s.progressSearch);
+  const month = useApp((s) => s.progressMonth);
+  const day = useApp((s) => s.progressDay);
+  const today = useApp((s) => s.progressToday);
+  const pickDay = useApp((s) => s.pickDay);
+  const setMonth = useApp((s) => s.setProgressMonth);
 
   // The filter offers every status the service returned, not only the two the form records with.
   const statuses = useMemo(() => statusesOf(entries ?? [], true), [entries]);
+  // Each status its own colour and mark, the same in the key, the calendar and the badges (./status-looks.ts).
+  const looks = useMemo(() => statusLooks(statusesOf([...(entries ?? []), ...outbox], true)), [entries, outbox]);
   const shown = useMemo(() => {
     const q = search.trim().toLowerCase();
     return (entries ?? []).filter(
@@ -57,62 +49,35 @@ export function ProgressWorkspace() {
     return m;
   }, [shown]);
   const dayEntries = byDay.get(day) ?? [];
-  const dayWaiting = outbox.filter((i) => i.date === day);
+  const dayWaiting = useMemo(() => outbox.filter((i) => i.date === day), [outbox, day]);
 
   return (
-    <main className="records progress-layout">
-      <section className="panel" aria-label="Progress calendar">
-        <ProgressHead fresh={fresh} loadError={loadError} loading={loading} onRefresh={() => void load()} />
-        <ProgressFilters
-          statuses={statuses}
-          status={status}
-          setStatus={setStatus}
-          search={search}
-          setSearch={setSearch}
-          month={month}
-          setMonth={setMonth}
-        />
-        <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={choose} onMonth={setMonth} />
-        <MonthReport
-          month={month}
-          entries={shown}
-          filter={{ status, search: search.trim() }}
-          project={fresh?.project ?? ''}
-          asOf={fresh?.asOf ?? null}
-        />
-        <p className="calendar-key muted" aria-hidden="true">
-          {statuses.map((s) => (
-            <span key={s}>
-              <span className={`count ${statusClass(s)}`}>n</span> {s}{' '}
-            </span>
-          ))}
-          — entries that day
-        </p>
-      </section>
+    <StatusLooksContext.Provider value={looks}>
+      <main className="records progress-layout">
+        <section className="panel" aria-label="Progress calendar">
+          <ProgressHead />
+          <ProgressFilters statuses={statuses} />
+          <MonthCalendar month={month} day={day} today={today} byDay={byDay} onChoose={pickDay} onMonth={setMonth} />
+          <MonthReport entries={shown} />
+          <p className="calendar-key muted" aria-hidden="true" data-testid="calendar-key">
+            {statuses.map((s) => (
+              <span key={s} className="key-status">
+                <span className={`count ${looks(s).className}`} data-mark={looks(s).mark}>
+                  n
+                </span>{' '}
+                {s}{' '}
+              </span>
+            ))}
+            — entries that day
+          </p>
+        </section>
 
-      <div className="side">
-        <DayView day={day} month={month} entries={dayEntries} waiting={dayWaiting} chosenAt={chosenAt} />
-
-        <OutboxList items={outbox} onChanged={() => void load()} onEdit={setEditing} />
-
-        <RecordForm
-          today={today}
-          editing={editing}
-          onEditDone={() => {
-            setEditing(null);
-            void load();
-          }}
-          onRecorded={(e) => {
-            setEntries((list) => [...(list ?? []).filter((x) => x.id !== e.id), e]);
-            setMonth(e.date.slice(0, 7));
-            setDay(e.date);
-          }}
-          onQueued={(item) => {
-            setOutbox((list) => [...list, item]);
-            setFresh((f) => f && { ...f, offline: true });
-          }}
-        />
-      </div>
-    </main>
+        <div className="side">
+          <DayView entries={dayEntries} waiting={dayWaiting} />
+          <OutboxList />
+          <RecordForm />
+        </div>
+      </main>
+    </StatusLooksContext.Provider>
   );
 }

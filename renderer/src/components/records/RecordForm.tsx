@@ -1,20 +1,23 @@
 import { localDate } from '../../../../shared/when.js';
-import type { Field, RecordFormProps, Status } from './use-record-form.js';
+import { useApp } from '../../store.js';
+import type { Field, Status } from './use-record-form.js';
 import { STATUSES, useRecordForm } from './use-record-form.js';
 
 /**
  * The form to record one entry (§4 POST /progress): validated here, sent once, the service's
- * refusal shown at the form. A new entry's date starts on `today` (whatever day the calendar
+ * refusal shown at the form. A new entry's date starts on today (whatever day the calendar
  * shows) and can be changed. While the service cannot be reached the entry is kept
- * in the outbox (`onQueued`) and the form says so.
+ * in the outbox and the form says so.
  * The date follows today past midnight until the person picks one, and another day than today
  * is said beside it before sending (a recorded entry cannot be changed).
- * With `editing`, an outbox entry (refused, or waiting) is opened in it, the service's message
- * beside the field it names; sending puts it back in the outbox and sends it (`capture:progress.revise`).
+ * With an outbox entry opened to be corrected (`outboxEditing`: refused, or waiting), its message
+ * is beside the field it names; sending puts it back in the outbox and sends it (`capture:progress.revise`).
  */
-export function RecordForm(props: RecordFormProps) {
-  const { today, editing, onEditDone } = props;
-  const form = useRecordForm(props);
+export function RecordForm() {
+  const today = useApp((s) => s.progressToday);
+  const editing = useApp((s) => s.outboxEditing);
+  const stopEditing = useApp((s) => s.stopEditing);
+  const form = useRecordForm();
   const { date, setDate, setDateChosen, status, setStatus, details, setDetails, setTouched } = form;
   const { problem, problemField, sending, done, showMissing, submit } = form;
 
@@ -112,7 +115,7 @@ export function RecordForm(props: RecordFormProps) {
           {sending ? 'Sending…' : editing ? 'Send again' : 'Record entry'}
         </button>
         {editing && (
-          <button type="button" onClick={onEditDone}>
+          <button type="button" onClick={stopEditing}>
             Cancel
           </button>
         )}

@@ -58,7 +58,7 @@ export function assetFigures(category: AssetCategoryView, assets: AssetView[]): 
   const { size } = sizing;
   const works = new Map(stages.map((s) => [s._id, stageWork(s, assets, cat)]));
   // A floor's table has a date in every stage cell, mostly the same few days: formatting each
-  // once keeps the table of 2,000 assets from costing seconds (docs/decisions/assets-drawing-at-scale.md).
+  // once keeps the table of 2,000 assets from costing seconds (docs/decisions/0025-assets-drawing-at-scale.md).
   const days = new Map<string, string>();
   const day = (iso: string) => {
     let d = days.get(iso);

@@ -3,7 +3,15 @@ import type { AssetCategoryView, AssetView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
 import type { AssetFigures } from './asset-figures.js';
 import { pointsText } from './drawing-geometry.js';
-import { MUTED, fractionColour } from './palette.js';
+import {
+  MUTED,
+  STEP_DASHES,
+  STEP_WIDTHS,
+  UNTRACKED_DASH,
+  UNTRACKED_WIDTH,
+  fractionColour,
+  keyStep,
+} from './palette.js';
 
 /** What the drawing needs of one asset, worked out once per answer (never per hover). */
 export interface AssetLook {
@@ -15,6 +23,13 @@ export interface AssetLook {
   unfinished: boolean;
   /** Its SVG `points` attribute, plan units (./drawing-geometry.ts pointsText). */
   points: string;
+  /**
+   * Its line's second cue besides the colour (./palette.ts): the dash pattern of its key step
+   * (screen pixels, undefined for solid) and its stroke width; "not tracked" its own dash-dot and
+   * a thinner line.
+   */
+  dash: string | undefined;
+  width: number;
 }
 
 /**
@@ -23,7 +38,7 @@ export interface AssetLook {
  * answer ("Curtain Wall 3"); the id is shown only on hover (title), never as the name. Each look
  * (colour by how far the asset got on a sequential palette, do-not-track muted; short name;
  * points) is made once per answer, so a hover redraws only the shapes it touches
- * (docs/decisions/assets-drawing-at-scale.md). `describe` is called for the one focused asset.
+ * (docs/decisions/0025-assets-drawing-at-scale.md). `describe` is called for the one focused asset.
  */
 export function useAssetLooks(
   assets: AssetView[] | null,
@@ -40,8 +55,11 @@ export function useAssetLooks(
     for (const a of assets ?? []) {
       const fraction = f ? f.fraction(a) : 0;
       const reached = f?.reached(a)?.name ?? 'not started';
+      const step = keyStep(fraction);
       m.set(a._id, {
         colour: a.doNotTrack ? MUTED : fractionColour(fraction),
+        dash: a.doNotTrack ? UNTRACKED_DASH : STEP_DASHES[step],
+        width: a.doNotTrack ? UNTRACKED_WIDTH : STEP_WIDTHS[step],
         label: a.doNotTrack
           ? `${nameOf(a)}. Not tracked`
           : `${nameOf(a)}. ${Math.round(fraction * 100)}% of all stages, reached ${reached}`,

@@ -30,15 +30,8 @@ export function shiftMonth(month: string, by: number): string {
 /** "November 2026" for 2026-11, in the person's language (shared/when.ts localMonth). */
 export const monthTitle = (month: string) => localMonth(month);
 
-/** The statuses the office records with and whose colours it knows (progress-records-interface.md §2). */
+/** The statuses the office records with (progress-records-interface.md §2), listed first. */
 const KNOWN_STATUSES = ['In Progress', 'Completed'];
-
-/**
- * The CSS class of a status badge: the two known statuses keep their colours; any other the
- * service returns ("On Hold", "Not Started", …; §2 says other values exist) gets a neutral one.
- */
-export const statusClass = (status: string) =>
-  status === 'Completed' ? 'completed' : status === 'In Progress' ? 'in-progress' : 'other-status';
 
 /**
  * Every status among `entries`, the known ones first (In Progress, Completed, when present or

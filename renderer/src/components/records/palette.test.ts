@@ -5,8 +5,13 @@ import {
   KEY_FRACTIONS,
   LIGHT_PALETTE,
   MUTED,
+  STEP_DASHES,
+  STEP_WIDTHS,
+  UNTRACKED_DASH,
+  UNTRACKED_WIDTH,
   fractionColour,
   fractionColourIn,
+  keyStep,
 } from './palette.js';
 
 // WCAG 1.4.11 (non-text contrast): graphics that carry meaning stand at least 3:1 against what is
@@ -41,9 +46,27 @@ describe('the Assets palette', () => {
       expect(contrast(palette.untracked, palette.background)).toBeGreaterThanOrEqual(3);
     });
 
-    it(`keeps its lightness rising with the fraction in ${scheme}, so the key reads in greyscale`, () => {
-      const l = KEY_FRACTIONS.map((f) => luminance(fractionColourIn(palette, f)));
-      for (let i = 1; i < l.length; i++) expect(l[i]!).toBeGreaterThan(l[i - 1]!);
+    it(`draws finished work the strongest in ${scheme}: contrast against the drawing rises with the fraction`, () => {
+      const c = KEY_FRACTIONS.map((f) => contrast(fractionColourIn(palette, f), palette.background));
+      for (let i = 1; i < c.length; i++) expect(c[i]!).toBeGreaterThan(c[i - 1]!);
+      expect(contrast(fractionColourIn(palette, 1), palette.background)).toBeGreaterThan(10);
+    });
+
+    it(`tells the key's neighbouring steps apart in ${scheme}: 2:1 in lightness, or a dash pattern of their own`, () => {
+      for (let i = 1; i < KEY_FRACTIONS.length; i++) {
+        const apart = contrast(
+          fractionColourIn(palette, KEY_FRACTIONS[i]!),
+          fractionColourIn(palette, KEY_FRACTIONS[i - 1]!),
+        );
+        if (apart < 2) expect(STEP_DASHES[i]).not.toBe(STEP_DASHES[i - 1]);
+      }
+      expect(new Set(STEP_DASHES).size).toBe(KEY_FRACTIONS.length);
+      // Finished: solid and the thickest line.
+      expect(STEP_DASHES.at(-1)).toBeUndefined();
+      expect(Math.max(...STEP_WIDTHS)).toBe(STEP_WIDTHS.at(-1));
+      // "Not tracked" is told from every step by its own dash-dot and a thinner line.
+      expect(STEP_DASHES).not.toContain(UNTRACKED_DASH);
+      expect(UNTRACKED_WIDTH).toBeLessThan(Math.min(...STEP_WIDTHS));
     });
   }
 
@@ -61,5 +84,9 @@ describe('the Assets palette', () => {
   it('tells a low contrast when there is one (the check itself)', () => {
     expect(contrast('rgb(253, 234, 69)', DRAWING_BACKGROUND)).toBeLessThan(1.2);
     expect(contrast('#000000', '#ffffff')).toBeCloseTo(21, 5);
+  });
+
+  it('draws a line at its key step: finished only when every stage is done', () => {
+    expect([0, 0.1, 0.2, 0.3, 0.6, 0.9, 0.99, 1].map(keyStep)).toEqual([0, 0, 1, 1, 2, 3, 3, 4]);
   });
 });

@@ -15,13 +15,15 @@ export type ZoomAct = 'in' | 'out' | 'left' | 'right' | 'up' | 'down' | 'reset';
 
 /**
  * Pan and zoom of the drawing's layer by d3-zoom (wheel, drag, pinch) within `box` (plan units):
- * the refs to put on the `<svg>` and its layer, the scale (1 = the whole structure), `act` for the
+ * the refs to put on the `<svg>`, its layer and the overlay's layer (./AssetOverlay.tsx, given the
+ * same transform so the highlight stays on its shape), the scale (1 = the whole structure), `act` for the
  * toolbar's steps, and `reveal` to pan a point (plan units) into view when it is outside the
  * zoomed view. The transform is set on the layer directly: a pan redraws no React element.
  */
 export function useDrawingZoom(box: Box) {
   const svgRef = useRef<SVGSVGElement>(null);
   const layerRef = useRef<SVGGElement>(null);
+  const overlayRef = useRef<SVGGElement>(null);
   const behaviour = useRef<ZoomBehavior<SVGSVGElement, unknown> | null>(null);
   const [scale, setScale] = useState(1);
 
@@ -36,7 +38,9 @@ export function useDrawingZoom(box: Box) {
         [box.x + box.width, box.y + box.height],
       ])
       .on('zoom', (e: { transform: ZoomTransform }) => {
-        layerRef.current?.setAttribute('transform', e.transform.toString());
+        const t = e.transform.toString();
+        layerRef.current?.setAttribute('transform', t);
+        overlayRef.current?.setAttribute('transform', t);
         setScale(e.transform.k);
       });
     behaviour.current = z;
@@ -68,5 +72,5 @@ export function useDrawingZoom(box: Box) {
     const outside = x < box.x || x > box.x + box.width || y < box.y || y > box.y + box.height;
     if (outside) z.translateTo(select(svg), c.x, c.y);
   };
-  return { svgRef, layerRef, scale, act, reveal };
+  return { svgRef, layerRef, overlayRef, scale, act, reveal };
 }

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { OutboxItemView, ProgressEntryView } from '../../../../shared/ipc.js';
 import { localDate } from '../../../../shared/when.js';
-import { api, unwrap } from '../../api.js';
+import { useApp } from '../../store.js';
 
 /** The statuses an entry can be recorded with (progress-records-interface.md §2). */
 export const STATUSES = ['In Progress', 'Completed'] as const;
@@ -19,22 +18,17 @@ function daysBetween(from: string, to: string): number {
   return Number.isNaN(ms) ? 0 : Math.round(ms / 86_400_000);
 }
 
-/** What {@link RecordForm} is given: today (YYYY-MM-DD, local), the outbox entry being corrected, and what to call after. */
-export interface RecordFormProps {
-  today: string;
-  editing: OutboxItemView | null;
-  onRecorded: (e: ProgressEntryView) => void;
-  onQueued: (item: OutboxItemView) => void;
-  onEditDone: () => void;
-}
-
 /**
- * The record form's state and its send (§4 POST /progress, or `capture:progress.revise` for an
- * outbox entry): the date follows `today` until the person picks one, a date more than
- * {@link FAR_AHEAD_DAYS} days ahead is sent only when asked twice, a refusal is kept with the
- * field it names. Never throws: a failure is the `problem` it shows.
+ * The record form's state and its send (§4 POST /progress, or `capture:progress.revise` for the
+ * outbox entry being corrected, `outboxEditing`; outbox-slice.ts sendEntry): the date follows
+ * today until the person picks one, a date more than {@link FAR_AHEAD_DAYS} days ahead is sent
+ * only when asked twice, a refusal is kept with the field it names. Never throws: a failure is
+ * the `problem` it shows.
  */
-export function useRecordForm({ today, editing, onRecorded, onQueued, onEditDone }: RecordFormProps) {
+export function useRecordForm() {
+  const today = useApp((s) => s.progressToday);
+  const editing = useApp((s) => s.outboxEditing);
+  const sendEntry = useApp((s) => s.sendEntry);
   const [date, setDate] = useState(today);
   // A date the person typed stays; an untouched one follows `today` past midnight.
   const [dateChosen, setDateChosen] = useState(false);
@@ -88,35 +82,23 @@ export function useRecordForm({ today, editing, onRecorded, onQueued, onEditDone
     setSending(true);
     setProblem(null);
     setProblemField(null);
-    try {
-      const r = editing
-        ? await unwrap(api['progress.revise']({ id: editing.id, date, status, details }))
-        : await unwrap(api['progress.create']({ date, status, details }));
-      const queued = 'queued' in r ? r.queued : r.item;
-      if (queued?.state === 'refused') {
-        setProblem(queued.error);
-        setProblemField(queued.field);
-        return;
-      }
-      setDetails('');
-      setTouched(false);
-      setDate(today);
-      setDateChosen(false);
-      if (r.entry) {
-        setDone(`Recorded ${r.entry.id} for ${localDate(r.entry.date)}.`);
-        onRecorded(r.entry);
-      } else if (queued) {
-        setDone(
-          `The progress service cannot be reached: the entry for ${localDate(queued.date)} is kept on this computer and sent when it is back.`,
-        );
-        onQueued(queued);
-      }
-      if (editing) onEditDone();
-    } catch (err) {
-      setProblem((err as Error).message);
-    } finally {
-      setSending(false);
+    const r = await sendEntry({ date, status, details });
+    setSending(false);
+    if (r.kind === 'failed') return setProblem(r.message);
+    if (r.kind === 'refused') {
+      setProblem(r.error);
+      setProblemField(r.field);
+      return;
     }
+    setDetails('');
+    setTouched(false);
+    setDate(today);
+    setDateChosen(false);
+    if (r.kind === 'recorded') setDone(`Recorded ${r.entry.id} for ${localDate(r.entry.date)}.`);
+    else if (r.kind === 'queued')
+      setDone(
+        `The progress service cannot be reached: the entry for ${localDate(r.item.date)} is kept on this computer and sent when it is back.`,
+      );
   };
 
   return {

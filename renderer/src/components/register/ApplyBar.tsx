@@ -1,14 +1,12 @@
 import type { RefObject } from 'react';
 import { useState } from 'react';
-import { placeOptions } from '../../placement.js';
+import { placeKeyOf, placeOptions } from '../../placement.js';
 import { useApp } from '../../store.js';
 import { CarryOverButton } from './CarryOverButton.js';
 import { focusNextUnplaced } from './focus-next-unplaced.js';
 import type { ChosenType } from './PlaceFields.js';
-import { PLACE_ID, PlaceFields } from './PlaceFields.js';
+import { PlaceFields } from './PlaceFields.js';
 import { ShiftTimes } from './ShiftTimes.js';
-
-export { PLACE_ID };
 
 /** What the registration panel's shortcuts call in the bar. */
 export interface ApplyActions {
@@ -53,7 +51,9 @@ export function ApplyBar({
     // (said as such), or "Choose…" when it has none.
     if (structure === before) return;
     if (!before && type !== '' && !typeFromLast) return;
-    const remembered = structure ? lastTypeFor[structure] : undefined;
+    // Remembered per structure and design, else for the structure.
+    const option = options.find((o) => o.value === value);
+    const remembered = option ? (lastTypeFor[placeKeyOf(option)] ?? lastTypeFor[option.structure]) : undefined;
     setType(remembered ?? '');
     setTypeFromLast(Boolean(remembered));
   };

@@ -1,5 +1,5 @@
 import type { MouseEvent } from 'react';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { copyStateOf } from '../../cards-slice.js';
 import { formatBytes } from '../../display-format.js';
 import type { DraftCapture } from '../../placement.js';
@@ -9,17 +9,30 @@ import { Thumbnail } from '../Thumbnail.js';
 import { COLUMN_COUNT, COPY_WORDS, clock, duration, lenses } from './capture-row-words.js';
 import { TimeEditor } from './TimeEditor.js';
 
+/** One empty list for a window without settings yet: a selector answering a new `[]` would redraw the row on every store update. */
+const NO_STRUCTURES: readonly never[] = [];
+
 /**
  * One capture of the card: recorded time (local), recording, lenses, duration, camera, size, the
  * place chosen and the type. The time opens an editor in local time with its UTC offset
  * What is kept stays ISO 8601 with a zone. `tabCol` is the column whose
  * control is the table's tab stop (0 the checkbox, 1 the time), or null when it is in another row.
+ *
+ * Memoised: the table redraws a row only when its own draft object or tab stop changes (the drafts
+ * slice replaces only the drafts it changed), and the row's own selectors (selected, copy state)
+ * redraw it alone; an import event or another row's change leaves it as it is.
  */
-export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabCol?: number | null }) {
+export const CaptureRow = memo(function CaptureRow({
+  draft,
+  tabCol = null,
+}: {
+  draft: DraftCapture;
+  tabCol?: number | null;
+}) {
   const { proposal: p, form } = draft;
   const key = p.key;
   const checked = useApp((s) => s.selected.has(key));
-  const structures = useApp((s) => s.settings?.structures ?? []);
+  const structures = useApp((s) => s.settings?.structures ?? NO_STRUCTURES);
   const [editing, setEditing] = useState(false);
   // A string, so the row re-renders only when its own copy's state changes.
   const copy = useApp((s) =>
@@ -30,6 +43,7 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
   );
   const place = nameOfPlacement(structures, form);
   const edited = form.capturedAt !== p.capturedAt;
+  const time = clock(form.capturedAt);
   // Insta360 names end in the segment number (…_00_012.insv), the number operators read off the camera.
   const segment = /_(\d{3})\.insv$/i.exec(p.files[0]!.name)?.[1];
   const recording = segment ? `segment ${segment}` : p.files[0]!.name;
@@ -57,10 +71,10 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
             data-col={1}
             tabIndex={tabCol === 1 ? 0 : -1}
             aria-expanded={editing}
-            aria-label={`Capture time ${clock(form.capturedAt)}${edited ? ', edited' : ''}: change`}
+            aria-label={`Capture time ${time}${edited ? ', edited' : ''}: change`}
             onClick={() => setEditing(!editing)}
           >
-            {clock(form.capturedAt)}
+            {time}
             {edited && ' ✎'}
           </button>
         </td>
@@ -120,4 +134,4 @@ export function CaptureRow({ draft, tabCol = null }: { draft: DraftCapture; tabC
       )}
     </>
   );
-}
+});

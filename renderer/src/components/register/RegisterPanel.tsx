@@ -1,17 +1,20 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { describeRegistration, groupIntoWalks } from '../../../../shared/registration.js';
 import { formatBytes } from '../../display-format.js';
 import { draftLabel, isReady, isRegistrable, nameOfPlacement, placementOf } from '../../placement.js';
 import { useApp } from '../../store.js';
 import type { ApplyActions } from './ApplyBar.js';
 import { ApplyBar } from './ApplyBar.js';
-import { blockedRows } from './blocked-rows.js';
+import { blockedReasons, blockedRows } from './blocked-rows.js';
 import { CaptureTable } from './CaptureTable.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { FIRST_CAPTURE, focusAfter, panelKey } from './panel-focus.js';
 import { SkippedFiles } from './SkippedFiles.js';
+import { PLAN_REGISTER_ID, PlanBanner } from './PlanBanner.js';
 
 const KEYS_HINT_ID = 'register-keys';
+/** One empty list for a window without settings yet (a selector answering a new `[]` would redraw on every update). */
+const NO_STRUCTURES: readonly never[] = [];
 
 /**
  * The registration step for a dropped card: the table of captures by site
@@ -20,9 +23,18 @@ const KEYS_HINT_ID = 'register-keys';
  */
 export function RegisterPanel() {
   const drafts = useApp((s) => s.drafts);
-  const imports = useApp((s) => s.imports);
   const refused = useApp((s) => s.refused);
-  const structures = useApp((s) => s.settings?.structures ?? []);
+  const structures = useApp((s) => s.settings?.structures ?? NO_STRUCTURES);
+  // Not the imports themselves: each import event would redraw the panel and its table. Only what
+  // the blocked rows say of them (a string, compared by value) redraws it.
+  const blockedWords = useApp((s) => blockedReasons(s.drafts, s.imports));
+  const blocked = useMemo(
+    () => blockedRows(drafts, refused, useApp.getState().imports),
+    // blockedWords stands for what the imports change in these rows: they are read from the store when it moves.
+    [drafts, refused, blockedWords],
+  );
+  const planMatch = useApp((s) => s.planMatch);
+  const placeNote = useApp((s) => s.placeNote);
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const actions = useRef<ApplyActions | null>(null);
@@ -31,10 +43,11 @@ export function RegisterPanel() {
   useEffect(() => {
     // A card just listed takes the focus, unless the person is already elsewhere on purpose
     // (a field, the queue): from the drop zone or nowhere, focus goes to its first capture.
+    // A card the plan placed whole: its one confirmation, "Register and upload".
     if (listed.current === 0 && count > 0) {
       const active = document.activeElement;
       if (!active || active === document.body || active.closest('[data-testid="dropzone"]'))
-        document.querySelector<HTMLElement>(FIRST_CAPTURE)?.focus();
+        (document.getElementById(PLAN_REGISTER_ID) ?? document.querySelector<HTMLElement>(FIRST_CAPTURE))?.focus();
     }
     listed.current = count;
   }, [count]);
@@ -44,7 +57,6 @@ export function RegisterPanel() {
   // By the capture time as it will be sent: a time corrected by hand moves its row with it.
   const walks = groupIntoWalks(registrable, (d) => Date.parse(d.form.capturedAt));
   const ready = registrable.filter((d) => isReady(d, structures));
-  const blocked = blockedRows(drafts, refused, imports);
   const sentence = describeRegistration(ready.map(placementOf), (p) => nameOfPlacement(structures, p) ?? p.structure);
   const files = ready.reduce((n, d) => n + d.proposal.files.length, 0);
   const bytes = ready.reduce((n, d) => n + d.proposal.files.reduce((m, f) => m + f.size, 0), 0);
@@ -83,15 +95,27 @@ export function RegisterPanel() {
           Clear this list
         </button>
       </header>
+      {registrable.length > 0 && planMatch && (
+        <PlanBanner
+          match={planMatch}
+          sentence={sentence}
+          ready={ready.length}
+          detail={`${ready.length} capture${ready.length === 1 ? '' : 's'}, ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}, are then uploaded; a registration cannot be taken back from this computer.`}
+        />
+      )}
       {registrable.length > 0 && (
         <ApplyBar ready={ready.length} waiting={left} onRegister={openConfirm} actions={actions} />
       )}
       {registrable.length > 0 && (
         <p id={KEYS_HINT_ID} className="keys-hint muted">
-          Keys: ↑ ↓ move, Space selects, Shift+↑ ↓ / Page Up, Page Down / Home, End select a range, Alt+S place,
-          Ctrl+Enter apply, Ctrl+Shift+Enter register.
+          Keys: ↑ ↓ move, Space selects, Shift+↑ ↓ / Page Up, Page Down / Home, End select a range, → to a walk&apos;s
+          place (type to choose, Enter places the walk), Alt+T shift times (none selected: the whole card), Alt+S place
+          the selection, Ctrl+Enter apply, Ctrl+Shift+Enter register.
         </p>
       )}
+      <p className="walk-status" role="status" data-testid="walk-status">
+        {placeNote}
+      </p>
       {(registrable.length > 0 || blocked.length > 0) && (
         <CaptureTable walks={walks} blocked={blocked} hintId={registrable.length > 0 ? KEYS_HINT_ID : undefined} />
       )}

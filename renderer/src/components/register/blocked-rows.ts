@@ -22,6 +22,18 @@ function alreadyWords(copy: CopyState | null): string {
   return 'Already in the queue; it is not registered twice.';
 }
 
+/** Why each capture that cannot be registered is blocked, as one string: what blockedRows says of `imports`, compared by value. */
+export function blockedReasons(drafts: readonly DraftCapture[], imports: readonly ImportView[]): string {
+  let words = '';
+  for (const d of drafts)
+    if (!isRegistrable(d) && !d.proposal.violation)
+      words += `${d.proposal.key}\u0000${copyStateOf(
+        imports,
+        d.proposal.files.map((f) => f.path),
+      )}\u0000`;
+  return words;
+}
+
 /**
  * The rows the table shows greyed with their reason: captures that cannot be registered (a rule
  * they break, or already queued, said from this session's `imports`) and recordings main refused.
@@ -39,6 +51,9 @@ export function blockedRows(
         names: d.proposal.files.map((f) => f.name),
         reason:
           d.proposal.violation ??
+          (d.proposal.duplicateOf
+            ? `The same recording as ${d.proposal.duplicateOf} (the same content at another path): it is registered once.`
+            : undefined) ??
           alreadyWords(
             copyStateOf(
               imports,

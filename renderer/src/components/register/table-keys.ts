@@ -8,7 +8,7 @@ import { useApp } from '../../store.js';
 // controls (0 the checkbox, 1 the capture time).
 
 /** Rows moved by Page Up / Page Down. */
-export const PAGE_ROWS = 10;
+const PAGE_ROWS = 10;
 
 /** Where the table's tab stop is: a row's `data-nav` key and the column of its control. */
 export interface TableSpot {
