@@ -67,6 +67,38 @@ describe('offloadCard', () => {
     expect(journal.files).toEqual([]);
   }, 120_000);
 
+  it('stopped while a verified recording is being handed on: waits for that hand-off, rejects with the stop, and leaves no rejection unhandled', async () => {
+    // `import --structure` stopped by SIGTERM: the first recording's registration fails with the
+    // stop while the second recording's copy is cut short. Both rejections must reach the caller's
+    // await, or Node ends the process with exit 1 instead of the signal's 143.
+    const card = writeFakeCard(join(work, 'HANDOFF_CARD'), { recordings: 2, bytes: 24 * 1024 * 1024 });
+    const ac = new AbortController();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    let handOffSettled = false;
+    try {
+      const stopped = offloadCard(card.root, {
+        library: join(work, 'handoff-library'),
+        wholeCard: false,
+        signal: ac.signal,
+        onRecording: async () => {
+          ac.abort(new Error('Stopped by SIGTERM'));
+          await new Promise((r) => setTimeout(r, 300));
+          handOffSettled = true;
+          throw new Error('registration stopped');
+        },
+      });
+      await expect(stopped).rejects.toThrow('Stopped by SIGTERM');
+      expect(handOffSettled).toBe(true);
+      // A turn of the event loop after the offload answered: Node reports unhandled rejections then.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 60_000);
+
   it("copies every recording byte for byte under the card's layout, with each XXH64, an ASC MHL, and the card untouched", async () => {
     const card = writeFakeCard(join(work, 'X4_CARD'), { recordings: 3, bytes: 9 * 1024 * 1024 + 7 });
     // A real recording too, whose XXH64 is checked against the reference implementation.

@@ -362,9 +362,12 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   try {
     // Both lanes end before the offload answers: a stopped one has removed its .partial by then.
     const lanes = await Promise.allSettled([lane(), lane()]);
-    const failed = lanes.find((l) => l.status === 'rejected');
+    // The recordings handed on are waited for even when a lane was stopped: a registration on the
+    // wire is answered and recorded (docs/cli.md "Stopped by a signal"), and a hand-off that
+    // fails with the stop is this rejection's, never one left unhandled to end the process.
+    const handedOn = await Promise.allSettled([recordings]);
+    const failed = [...lanes, ...handedOn].find((l) => l.status === 'rejected');
     if (failed) throw failed.reason;
-    await recordings;
     const result = {
       ...(await finishOffload(opts, {
         root,
