@@ -20,7 +20,10 @@ const FOUND: { seed: number; found: string }[] = [
   },
   { seed: 4, found: 'a service process stopped (SIGSTOP) that the host never notices' },
   { seed: 19, found: '`add` ended outright by SIGINT, its registrations on the wire left "registration unknown"' },
-  { seed: 5, found: '`import` ended outright by SIGTERM' },
+  {
+    seed: 5,
+    found: "`import` ended outright by SIGTERM; then its stopped copy left a recording's hand-off unawaited (exit 1)",
+  },
   { seed: 9, found: 'a drain ended outright by SIGHUP (no handler; 129 expected)' },
   { seed: 173, found: 'a sign-in answer that trickles (2 bytes/s) holds a drain for good' },
 ];

@@ -363,7 +363,7 @@ export class FileUpload {
       const undoubt = givenUp ? ctx.link.doubt(size) : () => {};
       let found: boolean;
       try {
-        found = await settler.settle(n, givenUp);
+        found = await settler.settle(n, givenUp, size);
       } catch (err) {
         outcome.slot?.();
         throw err;
@@ -395,7 +395,7 @@ export class FileUpload {
       }
       ctx.log.info(
         givenUp
-          ? `Part ${n} of ${f.fileName}: sent in full, given up for lack of an answer, and storage did not show it while the link delivered nothing more; sending it again`
+          ? `Part ${n} of ${f.fileName}: sent in full, given up for lack of an answer, and storage did not show it while the link delivered nothing more, or delivered parts sent after it; sending it again`
           : `Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`,
       );
     }

@@ -107,7 +107,7 @@ export async function settleInDoubt(
  * hook told each time the gateway answers a question (EngineContext.storageAsked).
  */
 export interface LongSettle {
-  link: Pick<LinkMonitor, 'lastDoubtFound' | 'inDoubtBytes' | 'slowestRate' | 'doubtFound'>;
+  link: Pick<LinkMonitor, 'lastDoubtFound' | 'inDoubtBytes' | 'slowestRate' | 'doubtFound' | 'overtook'>;
   stallTimeoutMs: number;
   answered(): void;
 }
@@ -119,9 +119,12 @@ export interface LongSettle {
  * every byte in doubt on the link at the slowest rate it is assumed to carry, since they share it
  * and sending one again costs its bytes over the same link (docs/engine.md, "A silent link").
  * Other parts answered meanwhile do not move it: on a link that answers, a part truly lost is
- * sent again once its own share has passed.
+ * sent again once its own share has passed, or at once when storage stored a part of at least
+ * its `bytes` sent after it was given up (LinkMonitor.overtook): the link delivers what is sent
+ * on it, and not this part.
  */
-function longSettleUntil(givenUpAt: number, settleMs: number, long: LongSettle): number {
+function longSettleUntil(givenUpAt: number, settleMs: number, long: LongSettle, bytes?: number): number {
+  if (bytes !== undefined && long.link.overtook(givenUpAt, bytes)) return givenUpAt;
   const share = (long.link.inDoubtBytes * 1000) / long.link.slowestRate();
   return Math.max(givenUpAt, long.link.lastDoubtFound()) + Math.max(settleMs, share);
 }
@@ -155,13 +158,17 @@ export class AnswerSettler {
     private readonly long?: LongSettle,
   ) {}
 
-  /** Waits for part `partNumber` to show in storage; `givenUp`: this client gave up waiting for its answer (a long settle). See the class comment. */
-  settle(partNumber: number, givenUp = false): Promise<boolean> {
+  /**
+   * Waits for part `partNumber` to show in storage; `givenUp`: this client gave up waiting for its
+   * answer (a long settle), and `bytes`, when known, its size, which ends the long settle once a
+   * part as large, sent after it was given up, is stored. See the class comment.
+   */
+  settle(partNumber: number, givenUp = false, bytes?: number): Promise<boolean> {
     if (this.signal.aborted) return Promise.reject(new CancelledError());
     return new Promise<boolean>((resolve, reject) => {
       const from = performance.now();
       const long = givenUp ? this.long : undefined;
-      const until = long ? () => longSettleUntil(from, this.settleMs, long) : () => from + this.settleMs;
+      const until = long ? () => longSettleUntil(from, this.settleMs, long, bytes) : () => from + this.settleMs;
       this.waiting.set(partNumber, { until, long: long !== undefined, done: resolve, fail: reject });
       if (this.asking) return; // the running loop takes it at its next question
       this.asking = true;

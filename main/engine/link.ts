@@ -4,6 +4,9 @@ import type { Bandwidth } from './throttle.js';
 // The rate is measured over the last few answered parts: enough to smooth one odd part, few
 // enough to follow a link that changed.
 const SAMPLES = 8;
+// Parts stored remembered for overtook(): more than the request slots of any engine, so a part in
+// doubt is compared with every part sent since it, at any concurrency.
+const OVERTAKE_SAMPLES = 64;
 
 /**
  * One part request open on the link, as its stall watchdog sees it (part-upload.ts). Times are ms
@@ -36,6 +39,8 @@ export interface PartWatch {
  */
 export class LinkMonitor {
   private readonly answers: { bytes: number; startedAt: number; answeredAt: number }[] = [];
+  /** The last parts storage stored (OVERTAKE_SAMPLES): what overtook() looks through. */
+  private readonly stored: { bytes: number; startedAt: number; answeredAt: number }[] = [];
   private readonly watches = new Set<PartWatch>();
   /** Bytes of the parts given up for lack of an answer and being asked for at storage now (in-doubt.ts). */
   private doubtBytes = 0;
@@ -180,6 +185,19 @@ export class LinkMonitor {
     this.alive(answeredAt);
     this.answers.push({ bytes, startedAt, answeredAt });
     if (this.answers.length > SAMPLES) this.answers.shift();
+    this.stored.push({ bytes, startedAt, answeredAt });
+    if (this.stored.length > OVERTAKE_SAMPLES) this.stored.shift();
+  }
+
+  /**
+   * Whether storage stored a part of at least `bytes` whose request started after `since`
+   * (monotonic ms; when a part still missing was given up, its every byte sent before): the link
+   * delivered a part sent wholly behind it. On a link shared fairly, or through a proxy that
+   * forwards in order, the earlier part would have arrived first; missing, it was lost
+   * (docs/decisions/0034-in-doubt-long-settle.md).
+   */
+  overtook(since: number, bytes: number): boolean {
+    return this.stored.some((s) => s.startedAt > since && s.bytes >= bytes);
   }
 
   private check(): void {
