@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,44 @@ describe('runCardImport', () => {
     expect(last.verifiedCopies.map((p) => p.split('/').pop())).toEqual(
       [card.recordings[2]!, card.recordings[3]!].map((p) => p.split('/').pop()),
     );
+  });
+
+  it('stopped with one lens of a recording verified and its other lens not: that file is said verified and kept, as it is on disk', async () => {
+    // Two lanes copy a recording's two lenses side by side; the stop may come between the two.
+    const card = writeFakeCard(join(work, 'CARD_S'), { recordings: 2, bytes: 256 * 1024 });
+    const [first, second] = card.recordings as [string, string];
+    const stop = new AbortController();
+    const library = join(work, 'lib-s');
+    const last = await runCardImport({
+      id: 4,
+      root: card.root,
+      library,
+      onUpdate: () => {},
+      throttleMs: 0,
+      signal: stop.signal,
+      journal: {
+        begin: () => {},
+        // The first lens is recorded verified; the stop comes before its other lens is checked.
+        file: (f) => void (f.source === first && stop.abort(new Error('stopped'))),
+        interrupt: () => {},
+        finish: () => {},
+      },
+      // The other lens's copy waits until the stop, so it is caught copying.
+      afterWrite: async (_partial, dest) => {
+        if (dest.endsWith(`/${second.split('/').pop()}`))
+          await new Promise((r) => (stop.signal.aborted ? r(0) : stop.signal.addEventListener('abort', r)));
+      },
+    });
+    expect(last.phase).toBe('failed');
+    const row = (p: string) => last.files.find((f) => f.source === p)!;
+    expect(row(first).state).toBe('verified');
+    expect(row(first).bytesDone).toBe(256 * 1024);
+    expect(row(second).state).toBe('waiting');
+    const onDisk = (readdirSync(library, { recursive: true }) as string[]).filter((p) => p.endsWith('.insv'));
+    expect(onDisk.map((p) => p.split('/').pop())).toEqual([first.split('/').pop()]);
+    // A recording goes up whole or not at all: the lone lens is kept, not offered.
+    expect(last.verifiedCopies).toEqual([]);
+    expect(last.error).toMatch(/^Import stopped: 1 file verified and kept in .*; nothing copied for 3 files/);
   });
 
   it('stops before copying when the library has no room, saying how much is needed and where to choose another folder', async () => {

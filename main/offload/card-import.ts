@@ -214,6 +214,10 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
         if (row.state === 'waiting') row.state = 'copying';
         soon();
       },
+      onFile: (f) => {
+        settle(f);
+        soon();
+      },
       onRecording: async (files) => {
         await o.onRecording?.(files);
         for (const f of files) settle(f);

@@ -134,6 +134,12 @@ export interface OffloadOptions {
   wholeCard?: boolean;
   /** With `wholeCard`: called as each other file is verified or fails for good (after the journal has it). */
   onOther?: (file: OffloadedFile) => void;
+  /**
+   * Called as each recording's file is verified or fails for good, after the journal has it and
+   * before its recording is handed on: a screen shows a verified lens as kept even when the stop
+   * comes before its other lens is checked, as the copy is then on disk.
+   */
+  onFile?: (file: OffloadedFile) => void;
   /** Records the offload as it goes: its start and each file's check. */
   journal?: OffloadJournal;
   /**
@@ -329,6 +335,7 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
     opts.journal?.file(entry);
     if (i >= sources.length) return opts.onOther?.(entry);
+    opts.onFile?.(entry);
     const group = groupOf.get(f.path)!;
     if (group.every((p) => byPath.has(p) || p === f.path)) {
       byPath.set(f.path, entry);
