@@ -15,9 +15,14 @@ import { ServiceHost } from './host.js';
 // as the Electron shell starts it, under plain Node (main/service/host.test.ts does the same),
 // meets the HTML 403 on a part that once left a CLI drain spinning at exit (docs/engine.md, "A
 // drain that ends"), completes its queue, and is then watched from /proc for 30 s.
+//
+// What is asserted is that it does not spin (the spin used 87-95 % of a core), not a figure of
+// efficiency: an idle service wakes every 2 s to look at the mount folders and answers the host's
+// heartbeat, and V8 runs one full garbage collection, on four threads, some seconds after the work
+// ends. Measured: 12-23 ticks on a quiet machine, 43 in a CI run at full load (0.4-1.4 %).
 const WATCH_MS = 30_000;
-/** Under 1 % of a core over the watch: clock ticks of 10 ms (CLK_TCK 100 on Linux). */
-const MAX_TICKS = WATCH_MS / 10 / 100;
+/** Under 10 % of a core over the watch: clock ticks of 10 ms (CLK_TCK 100 on Linux). */
+const MAX_TICKS = (WATCH_MS / 10) * 0.1;
 
 let svc: TestService;
 let work: string;
@@ -33,7 +38,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the upload service process, its queue done', () => {
-  it('uses under 1 % of a core over 30 s', async () => {
+  it('does not spin: under 10 % of a core over 30 s', async () => {
     const store = new Map<string, unknown>();
     host = new ServiceHost({
       dataDir: join(work, 'data'),
