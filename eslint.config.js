@@ -44,6 +44,7 @@ const MAIN_ROOMS = [
   'queue',
   'service',
   'settings',
+  'status',
   'support',
   'testing',
   'updates',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { filesUnder } from './main/testing/source-tree.js';
 
 // The layout the README's "Layout" section describes: main/ holds only rooms, no
-// module imports itself back through others, and nothing the app ships imports e2e/.
+// module imports itself back through others, no room imports itself back through other rooms, and nothing the app ships imports e2e/.
 
 const ROOT = dirname(new URL(import.meta.url).pathname);
 const ROOMS = ['main', 'renderer', 'shared', 'preload', 'e2e/service', 'scripts/release-sign'];
@@ -85,6 +85,21 @@ describe('the layout', () => {
   it('has no import circles in main/, renderer/, shared/, preload/, e2e/service/ or scripts/release-sign/', () => {
     expect(files.length).toBeGreaterThan(100);
     expect(circles(graph)).toEqual([]);
+  });
+
+  it('has no circle of rooms in main/: no room imports one that imports it back, directly or through others', () => {
+    // The app's code only: a test may reach across rooms, and main/testing/ is the tests' kit.
+    const rooms = new Map<string, string[]>();
+    const roomOf = (f: string) => f.split('/')[1]!;
+    for (const [f, deps] of graph) {
+      if (!f.startsWith('main/') || /\.test\.tsx?$/.test(f) || f.startsWith('main/testing/')) continue;
+      const list = rooms.get(roomOf(f)) ?? [];
+      for (const d of deps)
+        if (d.startsWith('main/') && roomOf(d) !== roomOf(f) && !list.includes(roomOf(d))) list.push(roomOf(d));
+      rooms.set(roomOf(f), list);
+    }
+    expect(rooms.size).toBeGreaterThan(10);
+    expect(circles(rooms)).toEqual([]);
   });
 
   it('finds a circle when there is one (the check itself)', () => {

@@ -5,7 +5,7 @@ import { queueStateLine } from '../shared/queue-state.js';
 import { committedTotals } from '../main/queue/totals.js';
 import { activityLine } from '../main/cli/log.js';
 import { statusOutput } from '../main/cli/status.js';
-import { queueSummary } from '../main/cli/summary.js';
+import { queueSummary } from '../main/status/summary.js';
 import { fillQueue } from '../main/testing/fill-queue.js';
 import { useTempQueue } from '../main/testing/kit.js';
 import { queueHeadline } from '../renderer/src/components/queue/headline.js';

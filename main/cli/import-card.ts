@@ -366,7 +366,7 @@ export async function ejectImported(result: OffloadResult, json: boolean | undef
 
 /** `cards`: the Insta360 cards mounted now, one line each ("ROOT: Insta360 card, 48 recordings, 96 GB"), or why none. */
 export async function printCards(json: boolean | undefined): Promise<void> {
-  const { describeCard, findCards, mountRoots, windowsDrives } = await import('../card/detect.js');
+  const { describeCard, findCards, mountRoots, windowsDrives } = await import('../intake/detect.js');
   const cards = await findCards(mountRoots(), process.platform === 'win32' ? windowsDrives() : []);
   if (json) process.stdout.write(`${printableJson({ type: 'cards', cards })}\n`);
   else if (cards.length === 0)

@@ -6,13 +6,13 @@ import { whenAt } from '../../shared/when.js';
 import type { ActivityEntry } from '../queue/activity.js';
 import { printable, printableJson } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
-import { queueSummary } from './summary.js';
+import { queueSummary } from '../status/summary.js';
 
 /**
  * `--since` as an ISO 8601 time: an ISO date or time as given, or a duration back from now
  * (`12h`, `2d`, `30m`). Throws Error naming the flag and the fix.
  */
-export function sinceTime(text: string, now = Date.now()): string {
+function sinceTime(text: string, now = Date.now()): string {
   const back = /^\d+(\.\d+)?\s*[a-z]+$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : undefined;
   if (typeof back === 'number' && back > 0) return new Date(now - back).toISOString();
   const t = Date.parse(text);
@@ -52,7 +52,7 @@ export function printLog(
 ): void {
   const since = sinceTime(opts.since ?? '24h');
   if (opts.summary) {
-    // The morning summary: a few lines, or one `{ type: 'summary', … }` object (summary.ts).
+    // The morning summary: a few lines, or one `{ type: 'summary', … }` object (main/status/summary.ts).
     const summary = withQueueReadOnly(dataDir, (q) => queueSummary(q, since));
     if (opts.json) process.stdout.write(`${printableJson({ type: 'summary', since, ...summary })}\n`);
     else for (const line of summaryLines(summary)) process.stdout.write(`${printable(line)}\n`);

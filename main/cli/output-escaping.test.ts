@@ -10,7 +10,8 @@ import { tempDir, useWorkDir } from '../testing/kit.js';
 import { enqueueRegistered, oneFileRequest, queueIn } from '../testing/queue-rows.js';
 import { activityLine } from './log.js';
 import { attachDisplay, summaryLines } from './render.js';
-import { statusJsonDocument, statusOutput } from './status.js';
+import { statusJsonDocument } from '../status/status-document.js';
+import { statusOutput } from './status.js';
 
 // Every output of the CLI and the support log, fed strings from the whole Unicode range (lone
 // surrogates included, the controls and bidirectional characters drawn often) where a file name,

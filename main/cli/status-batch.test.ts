@@ -4,7 +4,8 @@ import { fillQueue } from '../testing/fill-queue.js';
 import type { UploadQueue } from '../queue/queue.js';
 import { committedTotals } from '../queue/totals.js';
 import { batchProgress, wholeQueueCounts } from '../../shared/batch-progress.js';
-import { statusJsonDocument, statusOutput } from './status.js';
+import { statusJsonDocument } from '../status/status-document.js';
+import { statusOutput } from './status.js';
 
 // Progress of this batch (docs/progress-batch.md): a second card added once the first is done
 // starts at 0 %, whatever the queue kept from the first; status, status --json and the totals the

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { queueState } from '../../shared/queue-state.js';
 import { writeFakeCard } from '../card/fake-card.js';
 import { drainExitCode, summaryLines } from '../cli/render.js';
-import { statusState } from '../cli/status.js';
+import { statusState } from '../status/status-document.js';
 import { committedTotals } from '../queue/totals.js';
 import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 import { cardOnMount, untilPartsStored } from '../testing/card-mount.js';

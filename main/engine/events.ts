@@ -16,7 +16,7 @@ export interface Logger {
 /** Where and how often the mount folders are watched for a pulled card. Times in ms. */
 export interface CardWatchOptions {
   /**
-   * Folders cards are mounted under (default: main/card/detect.ts mountRoots, and on Windows every drive
+   * Folders cards are mounted under (default: main/intake/detect.ts mountRoots, and on Windows every drive
    * letter). The folder a pulled card was mounted in, and its own old root, are always watched too.
    */
   mountRoots?: readonly string[];

@@ -1,6 +1,6 @@
 import { basename, dirname } from 'node:path';
 import { cardPresent, cardRootOf, remapToCard, volumeIdOf } from '../card/card-root.js';
-import { listCardRoots, mountRoots, windowsDrives } from '../card/detect.js';
+import { listCardRoots, mountRoots, windowsDrives } from '../intake/detect.js';
 import { contentFingerprint, fileFacts } from '../intake/file-identity.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { RemovedCard } from '../queue/removed-cards.js';

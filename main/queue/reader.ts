@@ -123,7 +123,7 @@ const STATUS_JSON = `
 
 /**
  * The `status --json` document of the queue in `db`: one `{ type: 'status', state, hold, captures }`
- * object: `state` the queue's state as the app shows it (main/cli/status.ts statusState: `kind`,
+ * object: `state` the queue's state as the app shows it (main/status/status-document.ts statusState: `kind`,
  * `headline`, `detail`, `nextTry` ms, `bytesDone` acknowledged and `bytesTotal` bytes) or null; `hold` the queue-wide hold in force (`{ until, by }`, main/queue/meta.ts QueueHold) or
  * null; captures (in queue order: moved to the front first, then by id) carry their files (in frame order) with `partsDone` and
  * `bytesDone` (bytes), times as the queue keeps them (ISO 8601 text; retry times in ms since the

@@ -8,7 +8,7 @@ import type {
   LibraryView,
 } from '../../shared/ipc.js';
 import { reasonOf } from '../api/errors.js';
-import { mountRoots, watchCards, windowsDrives } from '../card/detect.js';
+import { mountRoots, watchCards, windowsDrives } from '../intake/detect.js';
 import { describeCard } from '../../shared/card-offer.js';
 import { formatBytes } from '../../shared/format.js';
 import type { EjectResult } from '../card/eject.js';
@@ -30,7 +30,7 @@ import type { KeyValueStore } from '../settings/settings.js';
 
 /** Where cards are looked for, and how often (tests give a folder of their own and a short poll). */
 export interface CardWatchOptions {
-  /** Folders whose sub-folders are candidate volumes; default main/card/detect.ts mountRoots() (and the drive letters on Windows). */
+  /** Folders whose sub-folders are candidate volumes; default main/intake/detect.ts mountRoots() (and the drive letters on Windows). */
   roots?: string[];
   /** Milliseconds between looks (default 2,000). */
   pollMs?: number;

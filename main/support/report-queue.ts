@@ -1,14 +1,17 @@
 // The support report's read of the queue: `status --json` and the last 24 hours' summary, from a
-// read-only connection of its own (main/cli/read-queue.ts). Made on the caller's thread by the
+// read-only connection of its own (main/queue/reader.ts withQueueFileReadOnly). Made on the caller's thread by the
 // CLI's report, on a thread of its own by the app's (report-queue-worker.ts), where on a queue of
 // 100,000 files it takes seconds the upload service's event loop cannot spare
 // (docs/decisions/0035-service-heartbeat.md).
 import { Worker } from 'node:worker_threads';
 import type { NightSummary } from '../../shared/night-summary.js';
-import { sinceTime } from '../cli/log.js';
-import { withQueueReadOnly } from '../cli/read-queue.js';
-import { statusJsonDocument } from '../cli/status.js';
-import { queueSummary } from '../cli/summary.js';
+import { join } from 'node:path';
+import { withQueueFileReadOnly } from '../queue/reader.js';
+import { statusJsonDocument } from '../status/status-document.js';
+import { queueSummary } from '../status/summary.js';
+
+/** How far back the report's summary looks: the last 24 hours, in ms. */
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What to read: the queue's folder (the one holding `queue.db`) and the report's clock (ms since 1970). */
 export interface ReportQueueRequest {
@@ -28,8 +31,8 @@ export type ReportQueueRead =
 /** Reads the queue for the report on this thread (ReportQueueRead); never throws. */
 export function readReportQueue(r: ReportQueueRequest): ReportQueueRead {
   try {
-    const since = sinceTime('24h', r.now);
-    const { status, summary } = withQueueReadOnly(r.queueDir, (q) => ({
+    const since = new Date(r.now - DAY_MS).toISOString();
+    const { status, summary } = withQueueFileReadOnly(join(r.queueDir, 'queue.db'), (q) => ({
       status: statusJsonDocument(q),
       summary: queueSummary(q, since),
     }));

@@ -4,7 +4,7 @@ import { id } from './common.js';
 // The card offer, the import and the library settings of the IPC contract (shared/ipc.ts re-exports them and spreads `cardChannels` and `cardEvents` into its maps).
 
 /**
- * A mounted volume holding `DCIM/Camera*` (main/card/detect.ts): its root path, its name, recordings (captures) and their bytes.
+ * A mounted volume holding `DCIM/Camera*` (main/intake/detect.ts): its root path, its name, recordings (captures) and their bytes.
  * `inUse`, when the upload queue reads from it: the recordings (captures) with a file not uploaded
  * yet on it, and `waited` when they were waiting for this card to come back (main/service/cards-in-use.ts).
  */

@@ -39,7 +39,7 @@ export function Summary() {
             action: 'Retry it from its row; it resumes from the parts already uploaded.',
           })),
       ];
-      // The captures with warnings, as `log --summary` lists them (main/cli/summary.ts warnedNow).
+      // The captures with warnings, as `log --summary` lists them (main/status/summary.ts warnedNow).
       const warned: NightSummary['warned'] = Object.values(s.captures)
         .filter((c) => (c.warnings ?? []).length > 0)
         .sort((a, b) => a.id - b.id)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DetectedCard } from './detect.js';
 import { describeCard, findCards, mountRoots, watchCards } from './detect.js';
-import { writeFakeCard } from './fake-card.js';
+import { writeFakeCard } from '../card/fake-card.js';
 
 const work = mkdtempSync(join(tmpdir(), 'detect-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

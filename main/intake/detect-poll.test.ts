@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DetectedCard } from './detect.js';
 import { CardScanner, watchCards } from './detect.js';
-import { writeFakeCard } from './fake-card.js';
+import { writeFakeCard } from '../card/fake-card.js';
 
 // Every file-system call made through node:fs/promises (the detection, the intake's walk and its
 // file checks), by function and path: a poll's cost is counted, not timed.

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { inspectPaths } from '../intake/intake.js';
+import { inspectPaths } from './intake.js';
 
 /** A mounted volume laid out as an Insta360 card: its root, its name, its recordings (captures) and their bytes. */
 export interface DetectedCard {
