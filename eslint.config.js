@@ -43,6 +43,7 @@ const MAIN_ROOMS = [
   'offload',
   'queue',
   'service',
+  'service-host',
   'settings',
   'status',
   'support',

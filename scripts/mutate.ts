@@ -65,7 +65,7 @@ const TARGETS: Target[] = [
     file: 'main/service/worker.ts',
     from: /^async function answer\(/,
     to: /^\/\*\* The reason a cancelled call/,
-    tests: ['main/service/host.test.ts'],
+    tests: ['main/service-host/host.test.ts'],
   },
   {
     // The host's `cancel` of a call under way.
@@ -73,34 +73,34 @@ const TARGETS: Target[] = [
     file: 'main/service/worker.ts',
     from: /^ {4}case 'cancel': \{/,
     to: /^ {4}case 'reply':/,
-    tests: ['main/service/host.test.ts'],
+    tests: ['main/service-host/host.test.ts'],
   },
   {
     // The host's restart of a service process that died (docs/service-process.md): counted, told
     // once, started again with the window told to read the queue anew; given up after a few a minute.
     name: 'service-restart',
-    file: 'main/service/host.ts',
+    file: 'main/service-host/host.ts',
     from: /^ {2}private async restart\(/,
     to: /^ {2}private onMessage\(/,
-    tests: ['main/service/host.test.ts'],
+    tests: ['main/service-host/host.test.ts'],
     names: 'restart|dies before|closes',
   },
   {
     // Where the host hears a service process end (or gives up on a hung one): its calls answered,
     // and the restart asked for.
     name: 'service-exit',
-    file: 'main/service/host.ts',
+    file: 'main/service-host/host.ts',
     from: /^ {6}const end = \(/,
     to: /^ {6}const watch = new Heartbeat\(/,
-    tests: ['main/service/host.test.ts'],
+    tests: ['main/service-host/host.test.ts'],
     names: 'restart|dies before|closes|SIGSTOP',
   },
   {
     // The host's watch on the service process (docs/decisions/0035-service-heartbeat.md): what is a hang and what is not.
     name: 'service-heartbeat',
-    file: 'main/service/heartbeat.ts',
+    file: 'main/service-host/heartbeat.ts',
     from: /^export class Heartbeat/,
-    tests: ['main/service/heartbeat.test.ts'],
+    tests: ['main/service-host/heartbeat.test.ts'],
   },
 ];
 

@@ -8,11 +8,11 @@ import type { IpcDispatcher } from '../../main/ipc/dispatch.js';
 import { createIpcDispatcher } from '../../main/ipc/dispatch.js';
 import type { CaptureState, FileState } from '../../main/queue/queue.js';
 import { UploadQueue } from '../../main/queue/queue.js';
-import { ServiceHost } from '../../main/service/host.js';
-import { callDeadlineMessage, callDeadlineMs } from '../../main/service/call-deadlines.js';
-import type { SettingsFile } from '../../main/service/host.js';
+import { ServiceHost } from '../../main/service-host/host.js';
+import { callDeadlineMessage, callDeadlineMs } from '../../main/service-host/call-deadlines.js';
+import type { SettingsFile } from '../../main/service-host/host.js';
 import type { EngineTuning } from '../../main/service/protocol.js';
-import type { HeartbeatOptions } from '../../main/service/heartbeat.js';
+import type { HeartbeatOptions } from '../../main/service-host/heartbeat.js';
 import type { CardWatchOptions } from '../../main/service/card-desk.js';
 import type { SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
@@ -30,7 +30,7 @@ import { HarnessBytes } from './harness-bytes.js';
 
 /**
  * Runs the desktop app as the Electron shell does: this process plays the main process (the IPC
- * door and the service host, main/service/host.ts) and the upload service runs in its own
+ * door and the service host, main/service-host/host.ts) and the upload service runs in its own
  * process (main/service/worker.ts: AppCore, the real engine, queue and local service).
  * `window.api` in the page is built from the same contract as the preload's and reaches the
  * dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
@@ -88,7 +88,7 @@ export class AppHarness {
       engine?: EngineTuning;
       cards?: CardWatchOptions;
       foldedQueue?: boolean;
-      /** The host's watch on the service process (default the app's, main/service/heartbeat.ts HEARTBEAT). */
+      /** The host's watch on the service process (default the app's, main/service-host/heartbeat.ts HEARTBEAT). */
       heartbeat?: Partial<HeartbeatOptions>;
     } = {},
   ): Promise<AppHarness> {

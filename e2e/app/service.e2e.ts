@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LATEST_VERSION } from '../../main/queue/db.js';
-import { HUNG, RESTARTED } from '../../main/service/host.js';
+import { HUNG, RESTARTED } from '../../main/service-host/host.js';
 import { useApp } from './harness.js';
 
 // The upload service in its own process, as the window sees it: a queue that cannot open, a

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { sourceExecArgv } from '../service/spawn.js';
+import { sourceExecArgv } from '../service-host/spawn.js';
 import { StandInChannel, StandInPort } from './stand-in-port.js';
 
 /** The child's side of the stand-in's utility process: Electron's process.parentPort. */

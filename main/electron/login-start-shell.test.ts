@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { LoginStartView, QueueView } from '../../shared/ipc.js';
-import { ServiceHost } from '../service/host.js';
+import { ServiceHost } from '../service-host/host.js';
 import { EXE, rec, storeSeed, appFrame, quitShell } from './electron-stand-in.js';
 
 // A login start (docs/decisions/0018-login-start.md): the shell is started with `--hidden` against the

@@ -153,7 +153,7 @@ describe('the Electron shell', () => {
   });
 
   it('a service process that crashes is started again: the window and tray stay, and the window is told once', async () => {
-    const { RESTARTED } = await import('../service/host.js');
+    const { RESTARTED } = await import('../service-host/host.js');
     const first = rec.state.utility[0]!.child;
     const tooltips = rec.state.tooltips.length;
     // As a native crash would end it.

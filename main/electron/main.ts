@@ -36,9 +36,9 @@ import { queueState } from '../../shared/queue-state.js';
 import { batchProgress } from '../../shared/batch-progress.js';
 import { createIpcDispatcher, registerIpcHandlers } from '../ipc/dispatch.js';
 import { findLocalService } from '../service/local-service.js';
-import { ServiceHost } from '../service/host.js';
-import { callDeadlineMessage, callDeadlineMs } from '../service/call-deadlines.js';
-import type { SettingsFile } from '../service/host.js';
+import { ServiceHost } from '../service-host/host.js';
+import { callDeadlineMessage, callDeadlineMs } from '../service-host/call-deadlines.js';
+import type { SettingsFile } from '../service-host/host.js';
 import type { SecretBox } from '../settings/settings.js';
 import { SupportLog } from '../support/log-file.js';
 import { defaultReportName } from '../support/report-name.js';
@@ -405,7 +405,7 @@ async function start(): Promise<void> {
   });
   registerIpcHandlers(
     ipcMain,
-    // Every call is answered within its deadline, the shell's own channels too (main/service/call-deadlines.ts).
+    // Every call is answered within its deadline, the shell's own channels too (main/service-host/call-deadlines.ts).
     createIpcDispatcher(
       { ...core.handlers(), ...login.handlers(), ...feed.handlers() },
       (url) => url.startsWith(rendererUrl),

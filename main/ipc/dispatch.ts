@@ -40,7 +40,7 @@ export type IpcDispatcher = (
 
 /**
  * How long the door waits for a handler's answer: `ms(channel)` (ms), and the sentence the
- * window is answered with when it passes (main/service/call-deadlines.ts in the app).
+ * window is answered with when it passes (main/service-host/call-deadlines.ts in the app).
  */
 export interface CallDeadlines {
   ms(channel: Channel): number;

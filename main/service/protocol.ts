@@ -1,5 +1,5 @@
-// The messages between the Electron main process (the host, main/service/host.ts) and the upload
-// service's process (main/service/worker.ts, started by main/service/spawn.ts). Calls carry a channel of shared/ipc.ts and
+// The messages between the Electron main process (the host, main/service-host/host.ts) and the upload
+// service's process (main/service/worker.ts, started by main/service-host/spawn.ts). Calls carry a channel of shared/ipc.ts and
 // its already-parsed argument; answers come back by `seq` in the same envelope the renderer sees
 // (`{ ok, value } | { ok: false, error }`, as Signal Desktop's SQL worker answers); events are the
 // contract's own events with their deltas. Everything here is structured-clone data: no functions.
@@ -77,7 +77,7 @@ export type HostMessage =
    */
   | { type: 'window-port' }
   /**
-   * The host's heartbeat (main/service/heartbeat.ts, docs/decisions/0035-service-heartbeat.md):
+   * The host's heartbeat (main/service-host/heartbeat.ts, docs/decisions/0035-service-heartbeat.md):
    * answered at once with a `pong` of the same `seq` from the service's event loop, never from
    * work in progress, so a process whose loop does not turn is seen to be silent.
    */

@@ -1,7 +1,7 @@
 // The upload service's process: AppCore (queue, engine, registrar, scheduler, API clients, office
 // desk) and its IPC handlers, out of the Electron main process, which Electron asks never to block,
 // and where a native crash (better-sqlite3, the hashing) ends only this process, which the host
-// starts again. Started by main/service/host.ts through main/service/spawn.ts; it talks only in
+// starts again. Started by main/service-host/host.ts through main/service-host/spawn.ts; it talks only in
 // main/service/protocol.ts messages. What it needs of Electron (secrets sealed with safeStorage,
 // the file dialog, the power-save blocker, notifications, the settings file) it asks the host for,
 // never waiting for an answer by blocking.
@@ -25,8 +25,8 @@ import type {
   WorkerMessage,
 } from './protocol.js';
 import { SEALING_PREFIX } from './protocol.js';
-import { hostChannel } from './spawn.js';
-import type { WindowPort } from './spawn.js';
+import { hostChannel } from './host-channel.js';
+import type { WindowPort } from './host-channel.js';
 import { SupportLog } from '../support/log-file.js';
 import { gatherReport } from '../support/support-report.js';
 

@@ -9,7 +9,7 @@ import type { ProgressSlice } from './progress-slice.js';
 // and what happens when it passes:
 // - the entries read again: every PROGRESS_RETRY_MS while retrying(), a tick skipped while a read
 //   is in flight; each read is bounded by the host's call deadline (180 s,
-//   main/service/call-deadlines.ts), after which it fails and the heading says why; the next
+//   main/service-host/call-deadlines.ts), after which it fails and the heading says why; the next
 //   tick tries again.
 // - today's local day: 1 s past local midnight, every DAY_RECHECK_MS, on focus and when the
 //   window becomes visible; when the day moved, rollToday moves a calendar left on today, and the

@@ -1,6 +1,6 @@
 // `npm run bench -- --only main-thread`: the thread that plays the Electron main
 // process, measured while the upload service drains 10,000 small files at full speed and runs
-// pause all / resume all. The service runs as the app runs it (main/service/host.ts and its own
+// pause all / resume all. The service runs as the app runs it (main/service-host/host.ts and its own
 // process); for comparison, the same run with AppCore on this thread, as before. The local
 // service is a child process, so its work is not on the measured thread. Figures, not assertions.
 import { randomBytes } from 'node:crypto';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { IntervalHistogram } from 'node:perf_hooks';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { AppCore } from '../../main/service/app-core.js';
-import { ServiceHost } from '../../main/service/host.js';
+import { ServiceHost } from '../../main/service-host/host.js';
 import type { Channel, CaptureForm, Envelope, InspectResult, QueueTotals, SettingsView } from '../../shared/ipc.js';
 import type { LocalServiceInfo } from '../../e2e/service/index.js';
 import type { Figure } from './figures.js';

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { serialize } from 'node:v8';
 import type { EventPayload } from '../../shared/ipc.js';
 import type { Figure } from './figures.js';
-import { spawnService } from '../../main/service/spawn.js';
+import { spawnService } from '../../main/service-host/spawn.js';
 import type { WorkerMessage } from '../../main/service/protocol.js';
 
 /** A `capture:event.rows` payload of `n` file rows in `n / 2` captures, the fields filled as a drain fills them. */

@@ -1,6 +1,6 @@
 // The upload service's longest synchronous steps, each run as the service runs it, in this process:
 // while one runs, the service's event loop does not turn, so its host's heartbeat is not answered
-// (main/service/heartbeat.ts: hung after 30 s of silence). Each is held to half that deadline, on
+// (main/service-host/heartbeat.ts: hung after 30 s of silence). Each is held to half that deadline, on
 // a loaded machine (docs/decisions/0035-service-heartbeat.md). Figures, not assertions.
 //
 // - opening a queue an early release left (schema 1) of C captures (2 files of 20 parts each):
@@ -19,7 +19,7 @@ import { openQueueDatabase } from '../../main/queue/db.js';
 import { MIGRATIONS } from '../../main/queue/migrations/index.js';
 import { UploadQueue } from '../../main/queue/queue.js';
 import { LiveQueue } from '../../main/service/live-queue.js';
-import { HEARTBEAT } from '../../main/service/heartbeat.js';
+import { HEARTBEAT } from '../../main/service-host/heartbeat.js';
 import { gatherReport } from '../../main/support/support-report.js';
 import type { Figure } from './figures.js';
 

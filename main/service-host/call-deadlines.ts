@@ -1,6 +1,6 @@
 // How long the host waits for the upload service's answer to a call (docs/service-process.md,
 // "Deadlines"; docs/decisions/0035-service-heartbeat.md). A hung process is the heartbeat's to find
-// (main/service/heartbeat.ts); these bound a call whose handler waits on something that never
+// (main/service-host/heartbeat.ts); these bound a call whose handler waits on something that never
 // settles while the service itself answers on. Each is sized to the slowest honest answer of its
 // channel, with room for a loaded machine; when it passes, the caller is answered with why and the
 // service is told to stop that work (the call's `cancel`).

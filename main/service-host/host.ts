@@ -1,10 +1,10 @@
 // The host side of the upload service: starts main/service/worker.ts in a process of its own
-// (main/service/spawn.ts: Electron's utilityProcess in the app, child_process.fork under Node),
+// (main/service-host/spawn.ts: Electron's utilityProcess in the app, child_process.fork under Node),
 // relays calls to it and its events out, answers what only the host can (secrets, settings file,
 // file dialog, power-save blocker, notifications) by messages, and starts it again when it dies,
 // natively or not, or when it stops answering (its heartbeat, docs/decisions/0035-service-heartbeat.md),
 // the queue intact on disk. Every call and the support report wait for their answer a bounded time
-// (main/service/call-deadlines.ts). Electron-free: the shell (main/electron/main.ts), the e2e
+// (main/service-host/call-deadlines.ts). Electron-free: the shell (main/electron/main.ts), the e2e
 // harness and the tests drive it the same way.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,8 +21,8 @@ import type {
   QueueStops,
   ServiceStart,
   WorkerMessage,
-} from './protocol.js';
-import type { ServiceOptions } from './service-options.js';
+} from '../service/protocol.js';
+import type { ServiceOptions } from '../service/service-options.js';
 import type { ServiceExit, ServiceProcess, UtilityProcessApi } from './spawn.js';
 import { SOURCE_ENTRY, spawnService } from './spawn.js';
 import type { HeartbeatOptions } from './heartbeat.js';
@@ -181,7 +181,7 @@ export class ServiceHost {
    * Calls a channel of shared/ipc.ts in the service with an already-parsed argument; resolves with
    * its envelope (never rejects). Aborting `signal` answers `{ ok: false, error: 'Cancelled' }` at
    * once and aborts the handler's own signal in the service (`cancel`). No answer within
-   * `deadlineMs` (default the channel's, main/service/call-deadlines.ts) answers
+   * `deadlineMs` (default the channel's, main/service-host/call-deadlines.ts) answers
    * `{ ok: false, error }` saying so (callDeadlineMessage) and cancels the handler the same way; a
    * service found hung or dead answers every call waiting with why (HUNG, or how it ended).
    */

@@ -11,7 +11,7 @@ import type { EventName, SettingsView } from '../../shared/ipc.js';
 import { CANCEL_CHANNEL } from '../../shared/ipc.js';
 import { lockQueue } from '../queue/lock.js';
 import type { ServiceHostOptions } from './host.js';
-import type { HostMessage } from './protocol.js';
+import type { HostMessage } from '../service/protocol.js';
 import { HUNG, RESTARTED, ServiceHost } from './host.js';
 import { callDeadlineMessage } from './call-deadlines.js';
 import { isoWithOffset, logFileName } from '../support/log-file.js';
@@ -23,7 +23,7 @@ import { localSettings } from '../testing/kit.js';
 const STOP_BOUND_MS = 1500;
 
 // The upload service in its own process, driven as the Electron shell drives it, under plain
-// Node (main/service/spawn.ts forks main/service/worker.ts from source with tsx's loader).
+// Node (main/service-host/spawn.ts forks main/service/worker.ts from source with tsx's loader).
 let svc: TestService;
 let work: string;
 const hosts: ServiceHost[] = [];

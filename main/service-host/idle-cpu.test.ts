@@ -12,7 +12,7 @@ import { ServiceHost } from './host.js';
 
 // The engine that drains for the CLI drains in the app's upload service process too, where a
 // spin after the queue is done would burn a core all night on battery. The service is started
-// as the Electron shell starts it, under plain Node (main/service/host.test.ts does the same),
+// as the Electron shell starts it, under plain Node (main/service-host/host.test.ts does the same),
 // meets the HTML 403 on a part that once left a CLI drain spinning at exit (docs/engine.md, "A
 // drain that ends"), completes its queue, and is then watched from /proc for 30 s.
 //
