@@ -43,7 +43,7 @@ const SLOW_UNIT = [
   'main/engine/overnight.test.ts',
   'main/engine/part-deadline.test.ts',
   'main/engine/part-md5.test.ts',
-  'main/engine/part-upload.test.ts',
+  'main/engine/part-put.test.ts',
   'main/engine/presign-answer.test.ts',
   'main/engine/scheduler.test.ts',
   'main/engine/silent-gateway.test.ts',

@@ -69,7 +69,7 @@ const KINDS: readonly (readonly [CauseKind, RegExp])[] = [
   ['capture-service', /HTTP 5\d\d on (POST|GET)/],
   // An answer past its total deadline, or the gateway's answers trickling (main/api/http.ts, main/engine/stall.ts).
   ['service-slow', /capture (service|gateway) answers too slowly/i],
-  // A part past its whole deadline on the wire (main/engine/part-upload.ts partDeadlineMs).
+  // A part past its whole deadline on the wire (main/engine/part-put.ts partDeadlineMs).
   ['storage-slow', /Storage answers too slowly/i],
   ['network', /No answer|No progress|ECONN|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|socket hang up/i],
   ['refused', /HTTP 4\d\d/],

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LinkMonitor } from '../engine/link.js';
-import { uploadPart } from '../engine/part-upload.js';
-import { Bandwidth } from '../engine/throttle.js';
+import { uploadPart } from '../engine/part-put.js';
+import { Bandwidth } from '../engine/bandwidth.js';
 import { HttpStatusError } from './errors.js';
 import { MAX_ERROR_BODY, createJsonGot, sendJson } from './http.js';
 

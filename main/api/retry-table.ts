@@ -15,7 +15,7 @@ import { UnreachableError } from './unreachable-error.js';
 /**
  * The one decision whether a failed request is tried again, and by which layer
  * (capture-upload-interface.md §7 "Retry classification", with §8's per-request retries;
- * docs/engine.md, "Who retries what"). The part sender (engine/part-task.ts), the JSON calls'
+ * docs/engine.md, "Who retries what"). The part sender (engine/part-retries.ts), the JSON calls'
  * retry (retry.ts withRetries) and the durable schedule (engine/scheduler.ts) all ask
  * {@link retryDecision}; nothing else reads statuses or codes to decide a retry.
  */

@@ -13,7 +13,7 @@ import type { Outage } from './progress.js';
 import { ProgressTracker } from './progress.js';
 import { CAUSE_WORDS, WAITING_FOR, plainCause } from '../../shared/causes.js';
 import { overnightRetrySchedule } from './retry-schedule.js';
-import { Bandwidth } from './throttle.js';
+import { Bandwidth } from './bandwidth.js';
 import { Transitions } from './transitions.js';
 
 /** What the shared context needs from the engine that owns it: its events, its warnings (once per cause) and its fatal stop. */

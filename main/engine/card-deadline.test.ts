@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalFileError } from '../api/errors.js';
-import { bytesMd5Etag, cardDeadline } from './part-upload.js';
+import { bytesMd5Etag, cardDeadline } from './part-put.js';
 
 // A look at a file on a card that never answers (a card half out of its reader, a dead network
 // share) is given up at its deadline as a device error (ETIMEDOUT), which the engine tries again

@@ -9,7 +9,7 @@ import type { GatewayMonitor } from './gateway-watch.js';
 import type { LinkMonitor } from './link.js';
 import type { ProgressTracker } from './progress.js';
 import type { RetrySchedule } from './retry-schedule.js';
-import type { Bandwidth } from './throttle.js';
+import type { Bandwidth } from './bandwidth.js';
 import type { Transitions } from './transitions.js';
 
 /**

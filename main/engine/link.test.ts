@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LinkMonitor } from './link.js';
-import { Bandwidth } from './throttle.js';
+import { Bandwidth } from './bandwidth.js';
 
 // The silent-link rule (docs/engine.md, "A silent link"), on the monotonic clock: times are
 // passed in explicitly (ms, performance.now()'s scale).

@@ -1,5 +1,5 @@
 import { SLOWEST_LINK_BYTES_PER_S } from './stall.js';
-import type { Bandwidth } from './throttle.js';
+import type { Bandwidth } from './bandwidth.js';
 
 // The rate is measured over the last few answered parts: enough to smooth one odd part, few
 // enough to follow a link that changed.
@@ -9,7 +9,7 @@ const SAMPLES = 8;
 const OVERTAKE_SAMPLES = 64;
 
 /**
- * One part request open on the link, as its stall watchdog sees it (part-upload.ts). Times are ms
+ * One part request open on the link, as its stall watchdog sees it (part-put.ts). Times are ms
  * on the monotonic clock (performance.now()).
  */
 export interface PartWatch {
@@ -53,7 +53,7 @@ export class LinkMonitor {
   /**
    * `stallTimeoutMs`: the silence (ms) after which the link counts as silent; `onSilent(since,
    * quietMs)` is called then, `since` ms since 1970 (the last sign of life), `quietMs` how long ago;
-   * `slowest` is assumed only for a part smaller than the buffers, which its own connection cannot measure (part-upload.ts).
+   * `slowest` is assumed only for a part smaller than the buffers, which its own connection cannot measure (part-put.ts).
    */
   constructor(
     private readonly bandwidth: Bandwidth,
@@ -67,7 +67,7 @@ export class LinkMonitor {
    * The link's rate in bytes per second measured from the last answered parts (capped by the
    * bandwidth limit), or undefined before any part was answered. Kept through a stall. It judges
    * whether the link itself is silent (a connection may still be draining at this rate), never
-   * how long one part waits for its answer after its last byte (part-upload.ts).
+   * how long one part waits for its answer after its last byte (part-put.ts).
    */
   rate(): number | undefined {
     if (this.answers.length === 0) return undefined;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError } from '../api/errors.js';
 import { Limiter } from './limiter.js';
 import { ProgressTracker } from './progress.js';
-import { Bandwidth } from './throttle.js';
+import { Bandwidth } from './bandwidth.js';
 
 afterEach(() => {
   vi.useRealTimers();

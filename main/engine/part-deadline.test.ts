@@ -5,7 +5,7 @@ import { MiB, useServiceKit } from '../testing/kit.js';
 // A part's whole time on the wire is bounded too, not only its silences: a link that takes bytes,
 // only slower than the slowest the engine accepts (here scaled up to 4 MiB/s, with a 5 s stall
 // timeout), never falls silent, and its measured drain would let the part wait for minutes.
-// At twice the stall timeout plus twice its bytes at the slowest rate (part-upload.ts
+// At twice the stall timeout plus twice its bytes at the slowest rate (part-put.ts
 // partDeadlineMs) the part is given up with "storage answers too slowly", and the file waits on
 // the durable schedule.
 

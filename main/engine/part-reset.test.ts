@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../testing/kit.js';
 
-// A part abandoned is ended with a TCP reset (part-wire.ts reset). Node refuses the reset of a
+// A part abandoned is ended with a TCP reset (part-bytes.ts reset). Node refuses the reset of a
 // socket whose own FIN is on its way (libuv's uv_tcp_close_reset answers EINVAL while a shutdown
 // is pending), yet marks the handle as closing all the same: it is never closed, and the process,
 // its work done, spins at exit in node::Environment::CleanupHandles for good, a core at 90 %.
@@ -11,7 +11,7 @@ import { ROOT } from '../testing/kit.js';
 
 /**
  * Runs, in a process of its own, a PUT that storage refuses early and closes, abandons it with
- * part-wire's reset while the socket's shutdown is pending, and lets the process end. Resolves
+ * part-bytes.ts's reset while the socket's shutdown is pending, and lets the process end. Resolves
  * with its exit code and what it printed; `spinning` when it had not ended within `ms` (ms), and
  * was then killed.
  */
@@ -19,7 +19,7 @@ function abandonWhileShutting(ms: number): Promise<{ spinning: boolean; code: nu
   const script = `
     import { createServer } from 'node:http';
     import { request } from 'node:http';
-    import { reset } from './main/engine/part-wire.ts';
+    import { reset } from './main/engine/part-bytes.ts';
     const server = createServer((req, res) => {
       res.writeHead(403, { 'content-type': 'text/html', connection: 'close' });
       res.end('<html>denied</html>');

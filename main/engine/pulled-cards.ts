@@ -10,7 +10,7 @@ import type { EngineContext } from './context.js';
 import type { CardWatchOptions } from './events.js';
 
 /** The read errors of a device going away, or of a mount left stale by it. */
-// ETIMEDOUT: a look at the file its card never answered (part-upload.ts CARD_READ_DEADLINE_MS).
+// ETIMEDOUT: a look at the file its card never answered (part-put.ts CARD_READ_DEADLINE_MS).
 const DEVICE_ERRORS = new Set(['EIO', 'ENXIO', 'ENODEV', 'ESTALE', 'ETIMEDOUT']);
 /** Default waits (ms) before each new try after a device error while the card still looks mounted. */
 const DEVICE_RETRY_MS = [2000, 5000, 10_000];

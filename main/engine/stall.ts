@@ -18,7 +18,7 @@ export const STALL_TIMEOUT_MS = SETTINGS.stallTimeout.default * 1000;
  * are); older answers never stand in. Its own bytes, never the queue's, at this rate bound how
  * long it may wait for its answer, so that a small file on a slow link is not abandoned and sent
  * again for ever (docs/engine.md, "A silent link"); and twice its bytes at this rate bound a
- * part's whole time on the wire (part-upload.ts partDeadlineMs).
+ * part's whole time on the wire (part-put.ts partDeadlineMs).
  */
 export { SLOWEST_LINK_BYTES_PER_S } from '../api/http.js';
 

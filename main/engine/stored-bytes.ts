@@ -2,7 +2,7 @@ import { FileChangedError, LocalFileError } from '../api/errors.js';
 import { fileFacts, identityMoved } from '../intake/file-identity.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import { assertUnchanged, bytesMd5Etag, cardDeadline } from './part-upload.js';
+import { assertUnchanged, bytesMd5Etag, cardDeadline } from './part-put.js';
 
 const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
 

@@ -10,7 +10,7 @@
 
 /** Bytes of a kernel memory before its slots: the four lanes' state (4 × 16) and one block of each lane transposed (16 × 16), with room to spare so the slots start on a page. */
 const HEADER_BYTES = 64 * 1024;
-/** Bytes of one data slot: the part sender's read chunk (part-wire.ts). */
+/** Bytes of one data slot: the part sender's read chunk (part-bytes.ts). */
 export const SLOT_BYTES = 1024 * 1024;
 /**
  * Data slots in the memory: ten shared by the parts being sent (two each while reading and

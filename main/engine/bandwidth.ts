@@ -1,9 +1,10 @@
+// The bandwidth limit the queue's part PUTs share (Bandwidth), in bytes per second.
 /** Whether a part's bytes are being held back by the bandwidth limit right now (read by the stall watchdog). */
 export interface Pacing {
   waiting: boolean;
 }
 
-// The limit moves bytes in slices of a quarter second's worth (part-wire.ts writes one slice at a
+// The limit moves bytes in slices of a quarter second's worth (part-bytes.ts writes one slice at a
 // time), so a slow limit (8 KiB/s) moves 2 KiB at a time: progress stays smooth and no slice
 // waits long enough to look like a stall.
 const SLICE_SECONDS = 0.25;

@@ -1,3 +1,5 @@
+// One part's bytes on the wire: read from the file into shared slots, hashed once, paced by the
+// bandwidth limit and written with node:http(s) (putFromFile); the request's reset when abandoned.
 import { close, open, read } from 'node:fs';
 import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -5,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import type { PartMd5 } from '../hash/local-md5.js';
 import { giveSlot, isSlot, takeSlot } from '../hash/local-md5.js';
 import { SLOT_BYTES } from '../hash/kernel.js';
-import type { Bandwidth, Pacing } from './throttle.js';
+import type { Bandwidth, Pacing } from './bandwidth.js';
 
 /**
  * What storage answered a part PUT: the status, the ETag header exactly as sent (if any), the start

@@ -1,3 +1,5 @@
+// One PUT of a part (§4.6): the file checked unchanged, the stall watchdog and the part's deadline,
+// and storage's ETag checked against the part's MD5 (uploadPart). Retried by part-retries.ts.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FailedRequest } from '../api/errors.js';
@@ -18,8 +20,8 @@ import type { FileIdentity } from '../queue/queue.js';
 import { ANSWER_GRACE_ON_STOP_MS, EngineStopping, UnansweredPartError } from './in-doubt.js';
 import type { LinkMonitor } from './link.js';
 import { PartMd5 } from '../hash/local-md5.js';
-import { PartFileError, putFromFile } from './part-wire.js';
-import type { Bandwidth, Pacing } from './throttle.js';
+import { PartFileError, putFromFile } from './part-bytes.js';
+import type { Bandwidth, Pacing } from './bandwidth.js';
 
 /** What identified a file when it was queued: size (bytes), modification time (ms) and, for rows since migration 4, device, inode and status-change time. */
 export type ExpectedFile = { size: number; mtimeMs: number } & Partial<FileIdentity>;
@@ -92,7 +94,7 @@ export class AnswerLostError extends NetworkError {
 }
 
 // A lost ETag's part is read again in chunks of this size: memory stays small whatever the part
-// size (rclone's rule). Parts being sent are read by part-wire.ts.
+// size (rclone's rule). Parts being sent are read by part-bytes.ts.
 const CHUNK = 1024 * 1024;
 const PLAIN_MD5_ETAG = /^"([0-9a-f]{32})"$/;
 // On pause or cancel, a part whose bytes are all sent waits this long for its answer: storage is
@@ -200,7 +202,7 @@ export async function bytesMd5Etag(
 
 /**
  * PUTs one part (§4.6) with no headers but its length, reading it from disk (read-only) only now,
- * hashing it with MD5 once as it is read (part-wire.ts) unless its MD5 is already known
+ * hashing it with MD5 once as it is read (part-bytes.ts) unless its MD5 is already known
  * (`job.md5Etag`, from the offload: then the bytes sent are not hashed at all), under the shared
  * bandwidth limit. Checks the file is unchanged before and after sending.
  *
@@ -223,7 +225,7 @@ export async function bytesMd5Etag(
  * LinkMonitor, which tells a silent link.
  * On pause or cancel a fully sent part gets 1.5 s for its answer, on quit (EngineStopping) 5 s; a
  * part abandoned is reset, so no byte of it still in this computer's buffers reaches storage
- * afterwards (part-wire.ts), though storage may still store what it has already received.
+ * afterwards (part-bytes.ts), though storage may still store what it has already received.
  *
  * Resolves with the ETag exactly as storage sent it. Throws PartIntegrityError when the answer has
  * no ETag, or a plain-MD5 ETag that is not the part's MD5 while storage says the part is not
@@ -239,7 +241,7 @@ export async function uploadPart(job: PartPut, opts: PartUploadOptions): Promise
   if (opts.signal.aborted) throw new CancelledError();
   const request = describeRequest('PUT', job.url);
   // An imported copy's part MD5 (computed during the offload) stands in for hashing the bytes sent:
-  // such a part is not hashed at all, and takes none of the MD5 kernel's slots (part-wire.ts).
+  // such a part is not hashed at all, and takes none of the MD5 kernel's slots (part-bytes.ts).
   const md5 = job.md5Etag ? undefined : new PartMd5();
   let digest: string | undefined;
   // A hash can be finalized once; the MD5 ETag may be wanted on the answer and again on a later failure.

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError, FileChangedError, NetworkError, PartIntegrityError } from '../api/errors.js';
-import { uploadPart } from './part-upload.js';
+import { uploadPart } from './part-put.js';
 import { LinkMonitor } from './link.js';
-import { Bandwidth } from './throttle.js';
+import { Bandwidth } from './bandwidth.js';
 
 // A bare storage double per test: what it does with the request is the test's subject.
 type Behaviour = (
@@ -20,7 +20,7 @@ let behaviour: Behaviour;
 let seen: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
 let server: Server;
 let url: string;
-const work = mkdtempSync(join(tmpdir(), 'part-upload-'));
+const work = mkdtempSync(join(tmpdir(), 'part-put-'));
 const file = join(work, 'VID_20261122_080000_00_001.insv');
 const bytes = randomBytes(3 * 1024 * 1024);
 writeFileSync(file, bytes);

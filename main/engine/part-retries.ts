@@ -1,10 +1,12 @@
+// One part tried until storage has it: the retry loop, by the retry table of §7 (sendPart).
+// Each try is one PUT (part-put.ts); its bytes go on the wire in part-bytes.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledError, HttpStatusError, PartIntegrityError, StorageRefusedError, reasonOf } from '../api/errors.js';
 import { retryDecision } from '../api/retry-table.js';
 import type { QueuedFile } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { UnansweredPartError } from './in-doubt.js';
-import { AnswerLostError, uploadPart } from './part-upload.js';
+import { AnswerLostError, uploadPart } from './part-put.js';
 import type { PresignedUrls } from './presigned-urls.js';
 
 /**
@@ -35,7 +37,7 @@ export interface PartTask {
   slot?: () => void;
   /** The part's quoted MD5 kept from the offload's copy pass, when it may be used (main/offload/part-md5.ts storedPartMd5s). */
   md5Etag?: string;
-  /** The file's check before and after the part is sent (part-upload.ts PartPut.check); assertUnchanged when absent. */
+  /** The file's check before and after the part is sent (part-put.ts PartPut.check); assertUnchanged when absent. */
   check?: () => Promise<void>;
 }
 
