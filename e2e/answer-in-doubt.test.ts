@@ -7,7 +7,7 @@ import { partAnswerLost, partsHung } from '../main/testing/e2e-faults.js';
 // that moment, then `drain` again at once: presign-missing still lists the part (storage has not
 // stored it yet), and a client that trusts that first answer sends the part a second time.
 // Longer than the 5 s a fully sent part is given for its answer on quit, so the part is truly
-// left in doubt; shorter than the 15 s the next start waits for such a part (main/engine/in-doubt.ts).
+// left in doubt; shorter than the 15 s the next start waits for such a part (main/engine/parts/in-doubt.ts).
 const STORE_DELAY_MS = 8000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -8,7 +8,7 @@ import { changeMetadataOnly } from '../main/testing/e2e-card.js';
 // A file changed in its middle while it uploads, its modification time put back: storage must
 // never put together a mix of old and new bytes, and `drain` must say so by its exit code and
 // message. A chmod and back or a hard link change no byte and must not stop the upload
-// (main/engine/stored-bytes.ts). The CLI runs as a child against the local service, storage
+// (main/engine/parts/stored-bytes.ts). The CLI runs as a child against the local service, storage
 // capped at 2 MiB/s so the change lands mid-upload. Only files this test made are modified.
 
 const kit = useCliKit('changed-middle');

@@ -6,7 +6,7 @@ import { prng, useCliKit } from '../main/testing/kit.js';
 // a proxy) is presigned again, every file completes, and the process exits within a few seconds
 // of its summary, for cron's exit code and the queue's lock. It used to keep running at 90 % of a
 // core after some such runs: Node left a socket handle closing for good once its reset was
-// refused (docs/engine.md, "A drain that ends"; main/engine/part-reset.test.ts makes that cause
+// refused (docs/engine.md, "A drain that ends"; main/engine/parts/part-reset.test.ts makes that cause
 // alone, every time). Which part PUT gets the page is drawn from the seed. CI runs
 // DRAIN_EXIT_RUNS (default 3); `npm run check:drain-exit -- --runs 50` runs more, outside vitest,
 // and prints the figures.

@@ -19,7 +19,7 @@ const fresh = useTempQueue('outage-words');
 const minutes = (n: number) => n * 60_000;
 
 /**
- * An outage as the engine records it (main/engine/outage-record.ts: the queue's meta and an
+ * An outage as the engine records it (main/engine/outages/outage-record.ts: the queue's meta and an
  * `outage` activity line) with `cause` in the service's words, a file waiting for its retry with
  * that error, and a capture whose registration waited for the service meanwhile, for longer.
  */

@@ -51,7 +51,7 @@ describe('capture-uploader add on a disk that fills up while registering', () =>
     expect(res.signal, res.stderr).toBeNull();
     expect(res.code).toBe(2);
     // A file-size limit is refused with EFBIG, which SQLite reports as an I/O error (a disk that is
-    // really full gives SQLITE_FULL and the sentence with the free space: main/engine/registrar.test.ts).
+    // really full gives SQLITE_FULL and the sentence with the free space: main/engine/registration/registrar.test.ts).
     const said = res.stderr.split('\n').filter((l) => l.includes('cannot be written'));
     expect(said[0]).toBe(
       `warning: The upload queue ${join(dataDir, 'queue.db')} cannot be written (SQLITE_IOERR_WRITE): the disk failed to read or write it, or refused to let it grow (a quota, a file-size limit). Check the disk and its free space, then run again; nothing queued was lost.`,

@@ -10,7 +10,7 @@ import { storedByName } from '../main/testing/e2e-card.js';
 // The stand-in lets its held requests go on and lifts its bandwidth cap the moment they are
 // cleared, so every time measured here is the client's.
 const SILENCE_MS = 160_000;
-const STALL_MS = 30_000; // the product's (main/engine/stall.ts)
+const STALL_MS = 30_000; // the product's (main/engine/parts/stall.ts)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const kit = useCliKit('silent-link');
@@ -92,7 +92,7 @@ describe('a silent link', () => {
     // timeout (its body went at once into the system's buffers, then nothing: its last sign of
     // life is its start), as the drain says: "Part 2 of walk-a.mp4: No progress for 60 s; retry…"
     // at once, or, for a part whose every byte left, "…sent in full, no answer…" once the 15 s
-    // in which storage may still store it have passed (main/engine/in-doubt.ts).
+    // in which storage may still store it have passed (main/engine/parts/in-doubt.ts).
     const giveUps = said.flatMap((l) => {
       const m = /Part (\d+) of (\S+): (?:No progress for (\d+) s|sent in full, no answer)/.exec(l.text);
       return m

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useCliKit } from '../main/testing/kit.js';
 
 // `capture-uploader status`, a second process, says what the screen says during a
-// storage outage: the running drain records the outage in the queue (main/engine/outage-record.ts)
+// storage outage: the running drain records the outage in the queue (main/engine/outages/outage-record.ts)
 // when it starts and clears it when storage answers again.
 
 const kit = useCliKit('status-outage');

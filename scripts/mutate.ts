@@ -33,31 +33,31 @@ interface Target {
 const TARGETS: Target[] = [
   {
     name: 'retry-schedule',
-    file: 'main/engine/retry-schedule.ts',
-    tests: ['main/engine/retry-schedule.test.ts', 'main/engine/scheduler.test.ts'],
+    file: 'main/engine/scheduling/retry-schedule.ts',
+    tests: ['main/engine/scheduling/retry-schedule.test.ts', 'main/engine/scheduling/scheduler.test.ts'],
   },
   {
     // The scheduler's end of a task: cancelled, refused, card pulled, device retry, transient retry, failed.
     name: 'scheduler-settle',
-    file: 'main/engine/scheduler.ts',
+    file: 'main/engine/scheduling/scheduler.ts',
     from: /^ {2}private settle\(/,
     to: /^function fromGateway/,
     // The engine's pause, cancel, hold, card and gateway-outage tests end tasks by each of those ways;
     // unit tests only (some 30 s a mutant on a loaded machine): the end-to-end tests take minutes each.
     tests: [
-      'main/engine/scheduler.test.ts',
-      'main/engine/retry-owner.test.ts',
-      'main/engine/transitions.test.ts',
+      'main/engine/scheduling/scheduler.test.ts',
+      'main/engine/scheduling/retry-owner.test.ts',
+      'main/engine/progress/transitions.test.ts',
       'main/engine/engine.test.ts',
-      'main/engine/hold.test.ts',
-      'main/engine/card-read-error.test.ts',
-      'main/engine/silent-gateway.test.ts',
+      'main/engine/scheduling/hold.test.ts',
+      'main/engine/parts/card-read-error.test.ts',
+      'main/engine/outages/silent-gateway.test.ts',
     ],
   },
   {
     name: 'transitions',
-    file: 'main/engine/transitions.ts',
-    tests: ['main/engine/transitions.test.ts', 'main/engine/scheduler.test.ts'],
+    file: 'main/engine/progress/transitions.ts',
+    tests: ['main/engine/progress/transitions.test.ts', 'main/engine/scheduling/scheduler.test.ts'],
   },
   {
     // A call's end in the service process: stopped by its cancel, or answered.

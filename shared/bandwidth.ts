@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
  * `off`), or a daily timetable in the form rclone's `--bwlimit` uses (`08:00,512k 19:00,off`:
  * from 08:00 at 512 KiB/s, from 19:00 unlimited, and before 08:00 what the last entry says).
  * A timetable entry may also say `pause` (`08:00,pause 18:00,off`): in those hours no upload
- * starts and parts in flight stop (a queue-wide hold, main/engine/upload-limits.ts), while `off` keeps
+ * starts and parts in flight stop (a queue-wide hold, main/engine/scheduling/upload-limits.ts), while `off` keeps
  * rclone's meaning of "no limit".
  * Byte units are binary as in rclone (k = KiB/s, M = MiB/s); `bit`/`bps` units are decimal bits
  * per second, as internet plans are sold (8Mbit = 1,000,000 bytes per second).

@@ -31,7 +31,7 @@ describe('plainCause', () => {
       'Not registered yet: the service cannot be reached (see the notice for the queue). Sent again at 03:14:00 (attempt 2).',
       'service unreachable: check the address and network',
     ],
-    // An answer past its total deadline, a call's or the gateway watcher's (main/api/http.ts, main/engine/stall.ts).
+    // An answer past its total deadline, a call's or the gateway watcher's (main/api/http.ts, main/engine/parts/stall.ts).
     [
       'The capture service answers too slowly: 12 bytes in 61 s, more than an answer of this call may take (61 s at the slowest link accepted, 16 KiB/s) (POST gw:443/auth/api/v1/users/signin)',
       'the capture service answers too slowly',

@@ -54,7 +54,7 @@ export const WAITING_FOR: Readonly<Record<'storage' | 'gateway', string>> = {
   gateway: 'Waiting for the gateway',
 };
 
-// In order: the first test a message passes gives its kind. A silence (main/engine/stall.ts:
+// In order: the first test a message passes gives its kind. A silence (main/engine/parts/stall.ts:
 // "No answer from storage for 30 s", "No answer from the capture gateway …") reads as the network's
 // (docs/engine.md, "A silent link").
 const KINDS: readonly (readonly [CauseKind, RegExp])[] = [
@@ -67,9 +67,9 @@ const KINDS: readonly (readonly [CauseKind, RegExp])[] = [
   ['storage-busy', /SlowDown|HTTP 429/],
   ['storage', /HTTP 5\d\d on PUT/],
   ['capture-service', /HTTP 5\d\d on (POST|GET)/],
-  // An answer past its total deadline, or the gateway's answers trickling (main/api/http.ts, main/engine/stall.ts).
+  // An answer past its total deadline, or the gateway's answers trickling (main/api/http.ts, main/engine/parts/stall.ts).
   ['service-slow', /capture (service|gateway) answers too slowly/i],
-  // A part past its whole deadline on the wire (main/engine/part-put.ts partDeadlineMs).
+  // A part past its whole deadline on the wire (main/engine/parts/part-put.ts partDeadlineMs).
   ['storage-slow', /Storage answers too slowly/i],
   ['network', /No answer|No progress|ECONN|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|socket hang up/i],
   ['refused', /HTTP 4\d\d/],

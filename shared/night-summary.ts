@@ -100,7 +100,7 @@ export function nightSummary(
   }
 
   // The outages the running engine saw are in the log with the start and cause the screen
-  // showed (`outage` … `outage-over`, main/engine/outage-record.ts): those are the night's storage
+  // showed (`outage` … `outage-over`, main/engine/outages/outage-record.ts): those are the night's storage
   // and gateway outages. A log without them (written before the engine kept them) tells them by
   // the files' scheduled retries. Registrations waiting for the service are told by their own
   // retries either way: the engine's outage is about parts.

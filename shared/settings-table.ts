@@ -70,7 +70,7 @@ export type SettingSpec = TextSetting | IntegerSetting | RateSetting;
  * The settings, keyed by their name in the store, the IPC contract and the engine's options
  * (their order is the screen's and `--help`'s). The local test service, the named structures
  * and the card library's settings are kept apart (main/settings/library-settings.ts); the app's
- * upload limit is set from the queue screen (main/engine/upload-limits.ts).
+ * upload limit is set from the queue screen (main/engine/scheduling/upload-limits.ts).
  */
 export const SETTINGS = {
   baseUrl: {

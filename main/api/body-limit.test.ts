@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LinkMonitor } from '../engine/link.js';
-import { uploadPart } from '../engine/part-put.js';
-import { Bandwidth } from '../engine/bandwidth.js';
+import { LinkMonitor } from '../engine/outages/link.js';
+import { uploadPart } from '../engine/parts/part-put.js';
+import { Bandwidth } from '../engine/scheduling/bandwidth.js';
 import { HttpStatusError } from './errors.js';
 import { MAX_ERROR_BODY, createJsonGot, sendJson } from './http.js';
 

@@ -115,7 +115,7 @@ export class PartIntegrityError extends Error {
 /**
  * The file's bytes may differ from those queued: another size, modification time, or first or
  * last MiB (file-identity.ts `contentDifference`), or, once its status-change time, inode or
- * device moved, a part storage holds whose bytes now have another MD5 (engine/stored-bytes.ts).
+ * device moved, a part storage holds whose bytes now have another MD5 (engine/parts/stored-bytes.ts).
  * Checked before and after every part and before complete-batch (§4.7), so a file changed while
  * it uploads is never finalized as a mix of old and new bytes.
  */

@@ -157,7 +157,7 @@ export class CaptureGateway {
   /**
    * Has `open` watch every try of a call to the capture gateway ({base_url}: §4.2–§4.9, add-capture
    * included; not the sign-in service), so its owner can tell a gateway that accepts connections
-   * and answers nothing (main/engine/gateway-watch.ts). One watcher at a time: a later one replaces it.
+   * and answers nothing (main/engine/outages/gateway-watch.ts). One watcher at a time: a later one replaces it.
    */
   watchCalls(open: () => CallWatch): void {
     this.watch = open;
@@ -329,7 +329,7 @@ export class CaptureGateway {
    * `parts` is the most the answer may list (the file's total parts; default 1): with
    * ANSWER_BYTES.perPresignedPart each, it sizes the call's total deadline (http.ts jsonDeadlineMs).
    * `check` judges each answer against what the caller knows of the file and throws when it does
-   * not fit (engine/presigned-urls.ts: PresignAnswerError, asked again as the retry table says).
+   * not fit (engine/parts/presigned-urls.ts: PresignAnswerError, asked again as the retry table says).
    */
   async presignMissing(
     uploadId: string,

@@ -44,7 +44,7 @@ const JSON_IDLE_TIMEOUT_MS = 60_000;
 /**
  * The slowest link the client is built for (bytes per second): the rate at which an answer's
  * bytes still count as coming (a call's total deadline, the gateway watcher) and a part's bytes
- * as going (main/engine/stall.ts). A link slower than this is told as too slow, not waited out.
+ * as going (main/engine/parts/stall.ts). A link slower than this is told as too slow, not waited out.
  */
 export const SLOWEST_LINK_BYTES_PER_S = 16 * 1024;
 
@@ -90,7 +90,7 @@ export interface JsonClientOptions {
 
 /**
  * One call watched by whoever tells a silent or trickling service from a slow one
- * (main/engine/gateway-watch.ts; docs/engine.md, "A silent capture gateway"): `alive()` when an
+ * (main/engine/outages/gateway-watch.ts; docs/engine.md, "A silent capture gateway"): `alive()` when an
  * answer begins (its headers, whatever the status) and when it ends, `received(bytes)` as its body
  * arrives, `close()` once when the try ends, however it ends.
  */
@@ -166,7 +166,7 @@ export function createJsonGot(opts: JsonClientOptions = {}): JsonClient {
  * slowly"), ResponseShapeError when a 2xx body is not JSON of the expected shape. `check`, when
  * given, judges each parsed answer inside the try (what it throws is retried or not as the retry
  * table says for it, as any failure of the try is): an answer of the right shape that does not fit
- * what the caller knows (engine/presigned-urls.ts).
+ * what the caller knows (engine/parts/presigned-urls.ts).
  */
 export function sendJson<T>(
   client: JsonClient,

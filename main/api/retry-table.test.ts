@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerLostError } from '../engine/part-put.js';
+import { AnswerLostError } from '../engine/parts/part-put.js';
 import {
   CancelledError,
   FileChangedError,

@@ -15,8 +15,8 @@ import { UnreachableError } from './unreachable-error.js';
 /**
  * The one decision whether a failed request is tried again, and by which layer
  * (capture-upload-interface.md §7 "Retry classification", with §8's per-request retries;
- * docs/engine.md, "Who retries what"). The part sender (engine/part-retries.ts), the JSON calls'
- * retry (retry.ts withRetries) and the durable schedule (engine/scheduler.ts) all ask
+ * docs/engine.md, "Who retries what"). The part sender (engine/parts/part-retries.ts), the JSON calls'
+ * retry (retry.ts withRetries) and the durable schedule (engine/scheduling/scheduler.ts) all ask
  * {@link retryDecision}; nothing else reads statuses or codes to decide a retry.
  */
 
@@ -115,7 +115,7 @@ export const RETRY_TABLE: readonly RetryRow[] = [
     matches: (err) => err instanceof RequestNotSentError && status(err.cause) === 401,
     ...both({ action: 'fail', passing: false }),
   },
-  // A presign answer that does not fit the file (engine/presigned-urls.ts): asked again as §8
+  // A presign answer that does not fit the file (engine/parts/presigned-urls.ts): asked again as §8
   // retries a call, then a person decides. Not passing: the same gateway gives the same answer on
   // the durable schedule, which would then read as an outage for ever.
   {

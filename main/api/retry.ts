@@ -7,8 +7,8 @@ import { retryDecision } from './retry-table.js';
 /**
  * The one in-process retry of a gateway or progress-records call (capture-upload-interface.md
  * §7–§8). got's own retry is off everywhere (`retry: { limit: 0 }` in http.ts): this is the only
- * layer that repeats a JSON call. Part PUTs are retried by the part sender (engine/part-retries.ts)
- * and whole files by the durable schedule (engine/retry-schedule.ts); see docs/engine.md, "Who retries what".
+ * layer that repeats a JSON call. Part PUTs are retried by the part sender (engine/parts/part-retries.ts)
+ * and whole files by the durable schedule (engine/scheduling/retry-schedule.ts); see docs/engine.md, "Who retries what".
  */
 
 /**

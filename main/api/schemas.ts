@@ -63,7 +63,7 @@ export const presignResponse = z.object({
   parts: z.array(
     z.object({
       // Any whole number: whether it is one of the file's parts is judged against the file
-      // (engine/presigned-urls.ts), which can name the file and the part in its refusal.
+      // (engine/parts/presigned-urls.ts), which can name the file and the part in its refusal.
       partNumber: z.number().int(),
       url: z.string().url(),
       expiresIn: z.number().positive().optional(),

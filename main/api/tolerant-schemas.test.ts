@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { urlLifetimeSeconds } from '../engine/presigned-urls.js';
+import { urlLifetimeSeconds } from '../engine/parts/presigned-urls.js';
 import { absentFields, addCaptureResponse, interfaceFields, isFinalized } from './schemas.js';
 
 // The tolerant reader's rules (docs/decisions/0003-tolerant-reader.md), one by one.

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { TimetableEntry } from '../../shared/bandwidth.js';
 import type { GatewayConfig } from '../api/gateway.js';
-import { applyTimetable } from '../engine/bandwidth-timetable.js';
+import { applyTimetable } from '../engine/scheduling/bandwidth-timetable.js';
 import type { Logger } from '../engine/engine.js';
 import type { Uploader } from '../service/uploader.js';
 import { openUploader, partLimitBeforeRegistration } from '../service/uploader.js';

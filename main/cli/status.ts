@@ -1,7 +1,7 @@
 import { causeFirst } from '../../shared/causes.js';
 import { formatBytes } from '../../shared/format.js';
 import { localTime } from '../../shared/night-summary.js';
-import { holdMessage } from '../engine/hold.js';
+import { holdMessage } from '../engine/scheduling/hold.js';
 import type { QueuedFile, UploadQueue } from '../queue/queue.js';
 import { statusJsonDocument, statusState } from '../status/status-document.js';
 import { printable } from './printable.js';

@@ -2,19 +2,25 @@ import { SETTINGS } from '../../shared/settings-table.js';
 import { recommendedRetryPolicy } from '../api/errors.js';
 import type { EngineContext } from './context.js';
 import type { EngineEvent, EngineOptions } from './events.js';
-import { IN_DOUBT_SETTLE_MS } from './in-doubt.js';
-import { PartLedger } from './ledger.js';
-import { Limiter } from './limiter.js';
-import { OutageRecord } from './outage-record.js';
-import { LinkMonitor } from './link.js';
-import { GatewayMonitor } from './gateway-watch.js';
-import { STALL_TIMEOUT_MS, silentGatewayCause, silentLinkCause, slowGatewayCause, slowStorageCause } from './stall.js';
-import type { Outage } from './progress.js';
-import { ProgressTracker } from './progress.js';
+import { IN_DOUBT_SETTLE_MS } from './parts/in-doubt.js';
+import { PartLedger } from './progress/ledger.js';
+import { Limiter } from './scheduling/limiter.js';
+import { OutageRecord } from './outages/outage-record.js';
+import { LinkMonitor } from './outages/link.js';
+import { GatewayMonitor } from './outages/gateway-watch.js';
+import {
+  STALL_TIMEOUT_MS,
+  silentGatewayCause,
+  silentLinkCause,
+  slowGatewayCause,
+  slowStorageCause,
+} from './parts/stall.js';
+import type { Outage } from './progress/progress.js';
+import { ProgressTracker } from './progress/progress.js';
 import { CAUSE_WORDS, WAITING_FOR, plainCause } from '../../shared/causes.js';
-import { overnightRetrySchedule } from './retry-schedule.js';
-import { Bandwidth } from './bandwidth.js';
-import { Transitions } from './transitions.js';
+import { overnightRetrySchedule } from './scheduling/retry-schedule.js';
+import { Bandwidth } from './scheduling/bandwidth.js';
+import { Transitions } from './progress/transitions.js';
 
 /** What the shared context needs from the engine that owns it: its events, its warnings (once per cause) and its fatal stop. */
 export interface ContextHooks {

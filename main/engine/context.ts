@@ -2,15 +2,15 @@ import type { RetryPolicy } from '../api/errors.js';
 import type { CaptureGateway } from '../api/gateway.js';
 import type { UploadQueue } from '../queue/queue.js';
 import type { Logger } from './events.js';
-import type { PartLedger } from './ledger.js';
-import type { Limiter } from './limiter.js';
-import type { OutageRecord } from './outage-record.js';
-import type { GatewayMonitor } from './gateway-watch.js';
-import type { LinkMonitor } from './link.js';
-import type { ProgressTracker } from './progress.js';
-import type { RetrySchedule } from './retry-schedule.js';
-import type { Bandwidth } from './bandwidth.js';
-import type { Transitions } from './transitions.js';
+import type { PartLedger } from './progress/ledger.js';
+import type { Limiter } from './scheduling/limiter.js';
+import type { OutageRecord } from './outages/outage-record.js';
+import type { GatewayMonitor } from './outages/gateway-watch.js';
+import type { LinkMonitor } from './outages/link.js';
+import type { ProgressTracker } from './progress/progress.js';
+import type { RetrySchedule } from './scheduling/retry-schedule.js';
+import type { Bandwidth } from './scheduling/bandwidth.js';
+import type { Transitions } from './progress/transitions.js';
 
 /**
  * What the engine's parts share: the queue and the one way to change it, the gateway, the shared

@@ -2,7 +2,7 @@ import type { BatchResult } from '../queue/batch.js';
 import type { FileState, UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import type { EngineEvent } from './events.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from './scheduling/scheduler.js';
 
 /**
  * A person's controls of the queue (pause, cancel, resume, the batches, decisions, corrections,

@@ -6,7 +6,7 @@ import type { FaultRuleInput } from '../../e2e/service/testing.js';
 import { MiB, sha256, useServiceKit } from '../testing/kit.js';
 import type { Uploader, UploaderOptions } from '../service/uploader.js';
 import type { EngineEvent } from './engine.js';
-import { overnightRetrySchedule } from './retry-schedule.js';
+import { overnightRetrySchedule } from './scheduling/retry-schedule.js';
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 

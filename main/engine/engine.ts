@@ -6,16 +6,16 @@ import type { UploadQueue } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
 import { buildContext } from './build-context.js';
 import type { DrainOptions, DrainSummary, EngineEvent, EngineOptions } from './events.js';
-import { Registrar } from './registrar.js';
-import { BlockRecord } from './block-record.js';
-import { Holds, holdMessage } from './hold.js';
-import { Scheduler } from './scheduler.js';
-import { QueueClock } from './clock.js';
-import { clockLooksWrong } from './clock-check.js';
+import { Registrar } from './registration/registrar.js';
+import { BlockRecord } from './outages/block-record.js';
+import { Holds, holdMessage } from './scheduling/hold.js';
+import { Scheduler } from './scheduling/scheduler.js';
+import { QueueClock } from './scheduling/clock.js';
+import { clockLooksWrong } from './scheduling/clock-check.js';
 import { md5KernelRefused } from '../hash/local-md5.js';
 import { PersonControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
-import { PulledCards } from './pulled-cards.js'; // "upload straight from the card": a pulled card waits
+import { PulledCards } from './outages/pulled-cards.js'; // "upload straight from the card": a pulled card waits
 
 export type { DrainOptions, DrainSummary, EngineEvent, EngineOptions, Logger } from './events.js';
 

@@ -4,8 +4,8 @@ import type { CaptureGateway } from '../api/gateway.js';
 import type { ActivityEntry } from '../queue/activity.js';
 import type { QueueHold } from '../queue/meta.js';
 import type { CaptureState, FileState, QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
-import type { FileProgress, OverallProgress } from './progress.js';
-import type { RetrySchedule } from './retry-schedule.js';
+import type { FileProgress, OverallProgress } from './progress/progress.js';
+import type { RetrySchedule } from './scheduling/retry-schedule.js';
 
 /** Where the engine writes what a person or a log reader should know (never a secret). */
 export interface Logger {

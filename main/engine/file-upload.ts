@@ -13,13 +13,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalized } from '../api/schemas.js';
 import type { QueuedFile, QueuedPart } from '../queue/queue.js';
 import type { EngineContext } from './context.js';
-import { cardDeadline, partMd5Etag } from './part-put.js';
-import { StoredBytesCheck } from './stored-bytes.js';
-import { AnswerSettler, settleInDoubt } from './in-doubt.js';
-import { markUnanswered, sendPart } from './part-retries.js';
-import { PresignedUrls } from './presigned-urls.js';
-import { isStatusReadMissing, partsMissingNow } from './status-read.js';
-import { captureTooLarge } from './transitions.js';
+import { cardDeadline, partMd5Etag } from './parts/part-put.js';
+import { StoredBytesCheck } from './parts/stored-bytes.js';
+import { AnswerSettler, settleInDoubt } from './parts/in-doubt.js';
+import { markUnanswered, sendPart } from './parts/part-retries.js';
+import { PresignedUrls } from './parts/presigned-urls.js';
+import { isStatusReadMissing, partsMissingNow } from './parts/status-read.js';
+import { captureTooLarge } from './progress/transitions.js';
 
 /**
  * The part MD5s the offload kept for this file, when they may stand for its bytes

@@ -4,7 +4,7 @@ import { copyFileSync, linkSync, statSync, utimesSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileChangedError } from '../api/errors.js';
-import { assertUnchanged } from '../engine/part-put.js';
+import { assertUnchanged } from '../engine/parts/part-put.js';
 import { contentFingerprint, fileFacts } from './file-identity.js';
 import { chmodAndBack, MiB, overwriteAt, useWorkDir } from '../testing/kit.js';
 

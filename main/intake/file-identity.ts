@@ -61,7 +61,7 @@ export type QueuedFacts = { size: number; mtimeMs: number } & Partial<FileIdenti
  * a row queued before they were kept, migration 4). Bytes may have changed then, or not: a chmod
  * and back, a hard link or a remount move them too. A write always moves the status-change time,
  * even when the modification time is put back, so the engine then reads the parts storage holds
- * again (main/engine/stored-bytes.ts).
+ * again (main/engine/parts/stored-bytes.ts).
  */
 export function identityMoved(now: FileFacts, queued: QueuedFacts): boolean {
   if (queued.dev === undefined || queued.ino === undefined || queued.ctimeNs === undefined) return false;
@@ -75,7 +75,7 @@ export function identityMoved(now: FileFacts, queued: QueuedFacts): boolean {
  * link, or the card mounted again under another device number change them, not the bytes. So
  * when they all still match, nothing is read; when one moved, the fingerprint is read again
  * (2 MiB, read-only) and decides here, and the engine also compares the parts already stored
- * with their MD5s (main/engine/stored-bytes.ts), which is what sees a change in the middle of
+ * with their MD5s (main/engine/parts/stored-bytes.ts), which is what sees a change in the middle of
  * the file with its modification time put back.
  *
  * A row queued before fingerprints were kept (migration 4) has none: for it the size and the

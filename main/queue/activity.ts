@@ -45,7 +45,7 @@ export type ActivityKind =
    * The running engine saw an outage (subject `storage` or `capture gateway`): `at` is when it
    * started (its first failure, or a silent link's last sign of life), the message its cause, as
    * the screen says them; `outage-over` when storage answered again or the drain ended
-   * (main/engine/outage-record.ts).
+   * (main/engine/outages/outage-record.ts).
    */
   | 'outage'
   | 'outage-over';

@@ -13,7 +13,7 @@ export interface QueueHold {
 }
 
 /**
- * An outage the running engine sees (main/engine/progress.ts Outage): part requests failing for a
+ * An outage the running engine sees (main/engine/progress/progress.ts Outage): part requests failing for a
  * passing reason at `storage` or the `gateway` since `since` (ms since epoch), `cause` in the
  * service's words. Kept in the queue so another process (`capture-uploader status`) says what the
  * screen says.
@@ -99,7 +99,7 @@ export class QueueMeta {
 
   /**
    * Why the running engine stopped the whole queue (the service refuses its credentials: the
-   * engine's `blocked`, main/engine/block-record.ts), or null. Kept so `capture-uploader status`,
+   * engine's `blocked`, main/engine/outages/block-record.ts), or null. Kept so `capture-uploader status`,
    * another process, says "Needs you" when the app does. Holds no secret: the
    * engine's message names the setting to fix and the service's answer, never a password or token.
    */

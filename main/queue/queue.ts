@@ -61,7 +61,7 @@ export class UploadQueue {
   /**
    * `fn` wrapped in one transaction of the queue (better-sqlite3's: call the answer to run it; a
    * throw rolls back every write of `fn`, nested calls become savepoints). For code outside
-   * main/queue that makes several of the queue's writes one change (engine/transitions.ts), so it
+   * main/queue that makes several of the queue's writes one change (engine/progress/transitions.ts), so it
    * never needs the connection itself (docs/decisions/0016-queue-db-owner.md).
    */
   transaction<T>(fn: () => T): () => T {
@@ -376,7 +376,7 @@ export class UploadQueue {
     ).all(fileId) as QueuedPart[];
   }
 
-  /** Marks parts sent in full but unanswered when their work stopped, at `at` (ms since 1970), or clears it (null): engine/in-doubt.ts. */
+  /** Marks parts sent in full but unanswered when their work stopped, at `at` (ms since 1970), or clears it (null): engine/parts/in-doubt.ts. */
   markUnanswered(fileId: number, partNumbers: readonly number[], at: number | null): void {
     const stmt = this.sql('UPDATE parts SET unanswered_at = ? WHERE file_id = ? AND part_number = ?');
     this.db.transaction(() => partNumbers.forEach((n) => stmt.run(at, fileId, n)))();

@@ -109,7 +109,7 @@ export interface QueuedFile extends FileIdentity {
 /**
  * A part row: `etag` (quoted, as storage returned it) is set once storage accepted the part;
  * `unansweredAt` (ms since 1970, wall clock) once every byte was sent but its work stopped before
- * the answer came (migration 10; main/engine/in-doubt.ts), else null.
+ * the answer came (migration 10; main/engine/parts/in-doubt.ts), else null.
  */
 export interface QueuedPart {
   partNumber: number;

@@ -11,7 +11,7 @@ import { offloadFileSources } from './reader.js';
 
 /**
  * Moves every stored retry time (ms since the epoch) of pending files and queued captures by
- * `stepMs` (negative: earlier), in one transaction: the wall clock stepped (engine/clock.ts).
+ * `stepMs` (negative: earlier), in one transaction: the wall clock stepped (engine/scheduling/clock.ts).
  */
 export function shiftRetryTimes(db: QueueDatabase, stepMs: number): void {
   db.transaction(() => {
@@ -26,7 +26,7 @@ export function shiftRetryTimes(db: QueueDatabase, stepMs: number): void {
 
 /**
  * Sets to `nowMs` every retry time of pending files and queued captures later than `limitMs`
- * (both ms since the epoch), in one transaction; answers how many rows changed (engine/clock.ts
+ * (both ms since the epoch), in one transaction; answers how many rows changed (engine/scheduling/clock.ts
  * clampFuture: a step back of the clock while no engine ran).
  */
 export function dueRetryTimesBeyond(db: QueueDatabase, nowMs: number, limitMs: number): number {

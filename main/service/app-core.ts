@@ -12,7 +12,7 @@ import type { RecordsConnection } from '../office/office.js';
 import { OfficeDesk } from '../office/office-desk.js';
 import { ScopedTokenKeepers } from '../office/progress-tokens.js';
 import { SettingsRepository } from '../settings/settings.js';
-import { UploadLimits } from '../engine/upload-limits.js';
+import { UploadLimits } from '../engine/scheduling/upload-limits.js';
 import type { Uploader } from './uploader.js';
 import { openUploader } from './uploader.js';
 import { QueueInUseError } from '../queue/lock.js';

@@ -14,7 +14,7 @@ import { RemovedCards } from '../queue/removed-cards.js';
  * - a card a removed card's files wait for (main/queue/removed-cards.ts), put back at this root,
  *   possibly under another mount name, before the queue remapped its files there: `waited`. It is
  *   recognised by a waited-for file found at the same place under this root; the remap itself
- *   checks the content (main/engine/pulled-cards.ts).
+ *   checks the content (main/engine/outages/pulled-cards.ts).
  *
  * `db` is the queue's database while the queue is open; without it, or when it cannot be read,
  * the cards are answered as they are (none in use). Never throws.

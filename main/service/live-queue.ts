@@ -8,7 +8,7 @@ import type {
   QueueView,
 } from '../../shared/ipc.js';
 import type { EngineEvent } from '../engine/engine.js';
-import type { FileProgress, Outage } from '../engine/progress.js';
+import type { FileProgress, Outage } from '../engine/progress/progress.js';
 import type { QueuedCapture, QueuedFile, UploadQueue } from '../queue/queue.js';
 import type { StoredTotals } from '../queue/totals.js';
 import { committedTotals } from '../queue/totals.js';

@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../api/gateway.js';
 import { CaptureGateway } from '../api/gateway.js';
 import type { EngineOptions, Logger } from '../engine/engine.js';
 import { UploadEngine } from '../engine/engine.js';
-import { MAX_PARTS } from '../engine/transitions.js';
+import { MAX_PARTS } from '../engine/progress/transitions.js';
 import { vanishedLens } from '../../shared/capture-warnings.js';
 import type { IntakeChoices, MediaFacts, PreparedCapture, RefusedPath } from '../intake/intake.js';
 import { prepareCaptures } from '../intake/intake.js';

@@ -12,7 +12,7 @@ import { queueErrorMessage } from './queue-error.js';
 import { AppCore } from './app-core.js';
 import type { AppCoreOptions } from './app-core.js';
 import type { IpcHandlers } from '../ipc/dispatch.js';
-import { overnightRetrySchedule } from '../engine/retry-schedule.js';
+import { overnightRetrySchedule } from '../engine/scheduling/retry-schedule.js';
 import { findLocalService } from './local-service.js';
 import type { LocalServiceStarter } from './local-service.js';
 import type {

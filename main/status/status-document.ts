@@ -13,7 +13,7 @@ import { committedTotals } from '../queue/totals.js';
 /**
  * The queue's state as the app's headline and tray say it (shared/queue-state.ts), from the
  * committed totals and the outage or the stop for refused credentials ("Needs you") a running
- * engine recorded in the queue (main/engine/outage-record.ts, block-record.ts),
+ * engine recorded in the queue (main/engine/outages/outage-record.ts, block-record.ts),
  * with the batch's progress (shared/batch-progress.ts): `state` and the figures for `--json`, and
  * the line `Waiting to retry — next try 19:47 · nothing lost · 43% · 5.0 MiB of 11.4 MiB stored`
  * (then `· Earlier: 195 files uploaded` when earlier batches completed files).

@@ -1,7 +1,7 @@
 // A fault seam for the engine's reads of a file (part-bytes.ts reads parts with node:fs open and
 // read): node:fs wrapped so that the read of one file at one position fails with an errno code,
 // as many times as asked. A test file mocks node:fs with a factory that loads this module
-// dynamically and hands `faultyFs` the real module (see main/engine/card-read-error.test.ts), then
+// dynamically and hands `faultyFs` the real module (see main/engine/parts/card-read-error.test.ts), then
 // sets `readFault`. This module imports nothing of node:fs itself (it would get the mock). Test
 // code only.
 

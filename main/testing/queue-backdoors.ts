@@ -6,7 +6,7 @@ import { LATEST_VERSION, MIGRATIONS } from '../queue/migrations/index.js';
 import type { CaptureState, FileState, UploadQueue } from '../queue/queue.js';
 
 // Doors into queue.db that production code must never use: they set rows as a test or a bench
-// needs them, past the engine's transitions (engine/transitions.ts) and past main/queue's reader
+// needs them, past the engine's transitions (engine/progress/transitions.ts) and past main/queue's reader
 // and writer. They live here, under main/testing/, which no production module imports, and
 // eslint lets only main/queue/, main/office/records-store.ts and this folder import better-sqlite3
 // (docs/decisions/0016-queue-db-owner.md).

@@ -60,7 +60,7 @@ export const queueCapture = z.object({
 export type QueueCapture = z.infer<typeof queueCapture>;
 
 /**
- * An outage seen by the uploads (main/engine/progress.ts Outage): part requests failing for a
+ * An outage seen by the uploads (main/engine/progress/progress.ts Outage): part requests failing for a
  * passing reason at `storage` or at the `gateway` since `since` (ms since epoch), `cause` in the
  * service's words (shared/causes.ts plainCause gives plain words). Nothing is lost meanwhile.
  */

@@ -10,7 +10,7 @@ export const migration010: Migration = {
     // byte left this computer but whose answer had not come when a quit, pause or cancel stopped
     // it is marked here (ms since 1970, the wall clock, when the connection was given up), so the
     // next start asks the service again for a while before sending it a second time
-    // (main/engine/in-doubt.ts). NULL for every other part.
+    // (main/engine/parts/in-doubt.ts). NULL for every other part.
     db.exec('ALTER TABLE parts ADD COLUMN unanswered_at INTEGER');
   },
 };

@@ -1,6 +1,6 @@
 import type { EventName, EventPayload, NamedStructure, QueueView, SettingsView } from '../../../shared/ipc.js';
 import type { GatewayConfig } from '../../api/gateway.js';
-import type { UploadLimits } from '../../engine/upload-limits.js';
+import type { UploadLimits } from '../../engine/scheduling/upload-limits.js';
 import type { SettingsRepository } from '../../settings/settings.js';
 import type { Uploader } from '../uploader.js';
 
