@@ -29,8 +29,8 @@ const SQLITE = {
     'Only main/queue/ (and main/office/records-store.ts for records.db) may import better-sqlite3: read and write queue.db through main/queue (reader.ts, writer.ts, UploadQueue); a test takes a raw connection from main/testing/queue-backdoors.ts (docs/decisions/0016-queue-db-owner.md).',
 };
 const SQLITE_OWNERS = ['main/queue/**', 'main/office/records-store.ts'];
-// The rooms of main/ besides main/hash/ (which imports none of them).
-const MAIN_ROOMS = [
+// The folders of main/ besides main/hash/ (which imports none of them).
+const MAIN_FOLDERS = [
   'api',
   'card',
   'cli',
@@ -116,27 +116,27 @@ export default tseslint.config(
     rules: forbid(['electron', LOCAL_SERVICE, SQLITE], [...layer('renderer'), ...layer('preload')], E2E),
   },
   // main/hash/ is the one MD5 module (docs/decisions/0022-one-md5-module.md), used by the engine (parts
-  // hashed as they are sent) and the offload (parts hashed as they are copied): a leaf room that
-  // imports no other room of main/, so either may import it without a circle.
+  // hashed as they are sent) and the offload (parts hashed as they are copied): a leaf folder that
+  // imports no other folder of main/, so either may import it without a circle.
   {
     files: ['main/hash/**/*.ts'],
     ignores: ['main/hash/**/*.test.ts'],
     rules: forbid(
       ['electron', LOCAL_SERVICE, SQLITE],
-      [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.flatMap(layer)],
+      [...layer('renderer'), ...layer('preload'), ...MAIN_FOLDERS.flatMap(layer)],
       E2E,
     ),
   },
   // main/updates/ is the app's side of signed updates (docs/decisions/0036-updates-tuf.md): the TUF
-  // client, its fetcher and the update status, under plain Node. A leaf room the shell drives: it
-  // imports no other room of main/, and never the publisher's tool (scripts/release-sign/) or the
+  // client, its fetcher and the update status, under plain Node. A leaf folder the shell drives: it
+  // imports no other folder of main/, and never the publisher's tool (scripts/release-sign/) or the
   // local service, which the app does not ship.
   {
     files: ['main/updates/**/*.ts'],
     ignores: ['main/updates/**/*.test.ts'],
     rules: forbid(
       ['electron', LOCAL_SERVICE, SQLITE],
-      [...layer('renderer'), ...layer('preload'), ...MAIN_ROOMS.filter((r) => r !== 'updates').flatMap(layer)],
+      [...layer('renderer'), ...layer('preload'), ...MAIN_FOLDERS.filter((r) => r !== 'updates').flatMap(layer)],
       '(^|/)(e2e|scripts)/',
     ),
   },

@@ -3,8 +3,8 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { filesUnder } from './main/testing/source-tree.js';
 
-// The layout the README's "Layout" section describes: main/ holds only rooms, no
-// module imports itself back through others, no room imports itself back through other rooms, and nothing the app ships imports e2e/.
+// The layout the README's "Layout" section describes: main/ holds only folders, no
+// module imports itself back through others, no folder imports itself back through other folders, and nothing the app ships imports e2e/.
 
 const ROOT = dirname(new URL(import.meta.url).pathname);
 const ROOMS = ['main', 'renderer', 'shared', 'preload', 'e2e/service', 'scripts/release-sign'];
@@ -77,7 +77,7 @@ describe('the layout', () => {
   const files = ROOMS.flatMap(sources);
   const graph = importGraph(files);
 
-  it('has no loose files at the top of main/, only its rooms', () => {
+  it('has no loose files at the top of main/, only its folders', () => {
     const loose = readdirSync(join(ROOT, 'main')).filter((name) => !statSync(join(ROOT, 'main', name)).isDirectory());
     expect(loose).toEqual([]);
   });
@@ -87,19 +87,19 @@ describe('the layout', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it('has no circle of rooms in main/: no room imports one that imports it back, directly or through others', () => {
-    // The app's code only: a test may reach across rooms, and main/testing/ is the tests' kit.
-    const rooms = new Map<string, string[]>();
-    const roomOf = (f: string) => f.split('/')[1]!;
+  it('has no circle of folders in main/: no folder imports one that imports it back, directly or through others', () => {
+    // The app's code only: a test may reach across folders, and main/testing/ is the tests' kit.
+    const folders = new Map<string, string[]>();
+    const folderOf = (f: string) => f.split('/')[1]!;
     for (const [f, deps] of graph) {
       if (!f.startsWith('main/') || /\.test\.tsx?$/.test(f) || f.startsWith('main/testing/')) continue;
-      const list = rooms.get(roomOf(f)) ?? [];
+      const list = folders.get(folderOf(f)) ?? [];
       for (const d of deps)
-        if (d.startsWith('main/') && roomOf(d) !== roomOf(f) && !list.includes(roomOf(d))) list.push(roomOf(d));
-      rooms.set(roomOf(f), list);
+        if (d.startsWith('main/') && folderOf(d) !== folderOf(f) && !list.includes(folderOf(d))) list.push(folderOf(d));
+      folders.set(folderOf(f), list);
     }
-    expect(rooms.size).toBeGreaterThan(10);
-    expect(circles(rooms)).toEqual([]);
+    expect(folders.size).toBeGreaterThan(10);
+    expect(circles(folders)).toEqual([]);
   });
 
   it('finds a circle when there is one (the check itself)', () => {

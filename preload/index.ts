@@ -7,7 +7,7 @@ import { CANCEL_CHANNEL, WINDOW_PORT, apiFunctionNames, events } from '../shared
 
 const api: Record<string, unknown> = {};
 for (const [channel, name] of apiFunctionNames) {
-  // Only the call's id crosses, never the options object itself: the door checks it (main/ipc/dispatch.ts).
+  // Only the call's id crosses, never the options object itself: the IPC dispatch checks it (main/ipc/dispatch.ts).
   api[name] = (arg?: unknown, call?: CallOptions) => ipcRenderer.invoke(channel, arg, call?.callId);
 }
 api.cancel = (callId: string) => ipcRenderer.invoke(CANCEL_CHANNEL, { callId });

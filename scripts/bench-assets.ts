@@ -12,15 +12,15 @@
 // the frame after every shape is in the page has painted. The stages, each from the end of the
 // one before:
 //   choice      the view's own handling of the choice, to the call leaving (`assets:asked`);
-//   to door     the call's way to the door (the harness's binding, Electron's ipcRenderer.invoke);
-//   service     the door, the service process, the progress service's answer read and validated
-//               there, and the packing (main/office/office-desk.ts), back to the door;
-//   transfer    the answer's way from the door into the page (`assets:answer`): the harness's
+//   to dispatch     the call's way to the IPC dispatch (the harness's binding, Electron's ipcRenderer.invoke);
+//   service     the IPC dispatch, the service process, the progress service's answer read and validated
+//               there, and the packing (main/office/office-sync.ts), back to the IPC dispatch;
+//   transfer    the answer's way from the IPC dispatch into the page (`assets:answer`): the harness's
 //               delivery, as the app's, the typed arrays carried as bytes (e2e/app/harness-bytes.ts);
 //   unpack      the answer unpacked and checked in the page (`assets:unpacked`);
 //   layout      the view's figures, looks and SVG elements made and committed (React, the DOM);
 //   paint       from the commit to the frame painted.
-// The door's times come from the harness (AppHarness.calls), on this machine's one clock.
+// The IPC dispatch's times come from the harness (AppHarness.calls), on this machine's one clock.
 //
 // Feedback: from the pointer's mouseover (or the arrow key's keydown), by the event's own
 // timestamp, to the first frame painted after the focus panel names the shape; printed also to
@@ -177,14 +177,14 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
   await page.getByLabel('Structure').selectOption({ label: structure.name });
 
   const draws: Drawn[] = [];
-  const doors: { receivedAt: number; answeredAt: number }[] = [];
+  const dispatches: { receivedAt: number; answeredAt: number }[] = [];
   for (let r = 0; r < DRAWS; r++) {
     await page.getByLabel('Category').selectOption({ label: other.name });
     await page.getByTestId('asset-table').waitFor({ timeout: 120_000 });
     const d = (await page.evaluate(`(${CHOOSE_AND_DRAW})(${JSON.stringify([category.id, shapes])})`)) as Drawn;
-    const door = h.calls.findLast((c) => c.channel === 'capture:assets.list')!;
+    const dispatch = h.calls.findLast((c) => c.channel === 'capture:assets.list')!;
     draws.push(d);
-    doors.push(door);
+    dispatches.push(dispatch);
     console.error(
       `  draw ${r + 1}/${DRAWS}: ${d.painted.toFixed(0)} ms from the choice (loading shown after ${d.loading.toFixed(0)} ms)`,
     );
@@ -248,16 +248,16 @@ async function measure(page: Page, h: AppHarness, shapes: number, points: number
     await cdp.detach();
   }
 
-  // Each stage from the end of the one before (see the head of this file); the door's times on the page's scale.
-  const stage = (f: (d: Drawn, door: { receivedAt: number; answeredAt: number }) => number) =>
-    draws.map((d, i) => f(d, doors[i]!));
-  const doorIn = (d: Drawn, c: { receivedAt: number }) => c.receivedAt - d.wall0;
-  const doorOut = (d: Drawn, c: { answeredAt: number }) => c.answeredAt - d.wall0;
+  // Each stage from the end of the one before (see the head of this file); the IPC dispatch's times on the page's scale.
+  const stage = (f: (d: Drawn, dispatch: { receivedAt: number; answeredAt: number }) => number) =>
+    draws.map((d, i) => f(d, dispatches[i]!));
+  const dispatchIn = (d: Drawn, c: { receivedAt: number }) => c.receivedAt - d.wall0;
+  const dispatchOut = (d: Drawn, c: { answeredAt: number }) => c.answeredAt - d.wall0;
   const stages: [string, number[]][] = [
     ['choice', stage((d) => d.asked)],
-    ['to the door', stage((d, c) => doorIn(d, c) - d.asked)],
-    ['service', stage((d, c) => doorOut(d, c) - doorIn(d, c))],
-    ['transfer', stage((d, c) => d.answer - doorOut(d, c))],
+    ['to the dispatch', stage((d, c) => dispatchIn(d, c) - d.asked)],
+    ['service', stage((d, c) => dispatchOut(d, c) - dispatchIn(d, c))],
+    ['transfer', stage((d, c) => d.answer - dispatchOut(d, c))],
     ['unpack and check', stage((d) => d.unpacked - d.answer)],
     ['layout', stage((d) => d.committed - d.unpacked)],
     ['paint', stage((d) => d.painted - d.committed)],

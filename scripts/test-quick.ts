@@ -57,7 +57,7 @@ const SLOW_UNIT = [
   'main/queue/queue.test.ts',
   'main/service/app-core.test.ts',
   'main/service/app-queue-busy.test.ts',
-  'main/service/card-desk.test.ts',
+  'main/service/card-imports.test.ts',
   'main/service/copy-hold-restart.test.ts',
   'main/service/copy-hold.test.ts',
   'main/service-host/host.test.ts',

@@ -3,7 +3,7 @@
 // the strings that repeat, rather than one object per asset, stage and point, so that each
 // process boundary copies bytes instead of cloning a floor's 200,000 point objects and 8,000
 // stage objects (docs/decisions/0032-assets-answer-packed.md). Packed by the service
-// (main/office/office-desk.ts), unpacked once in the window (renderer/src/assets-slice.ts). Imports
+// (main/office/office-sync.ts), unpacked once in the window (renderer/src/assets-slice.ts). Imports
 // neither Node nor the DOM.
 
 /** A point in plan coordinates (§2 `points`). */

@@ -278,7 +278,7 @@ type ShortName<C extends string> = C extends `capture:${infer S}` ? S : never;
 
 /**
  * A call's own id, chosen by the window (e.g. `crypto.randomUUID()`), so that it can stop the
- * call with `api.cancel(callId)` while it runs: the door aborts the call's signal, which the
+ * call with `api.cancel(callId)` while it runs: the IPC dispatch aborts the call's signal, which the
  * service's handler honours (main/ipc/dispatch.ts, docs/decisions/0026-renderer-cancel.md).
  */
 export const callId = z.string().min(1).max(100);

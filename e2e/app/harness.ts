@@ -13,7 +13,7 @@ import { callDeadlineMessage, callDeadlineMs } from '../../main/service-host/cal
 import type { SettingsFile } from '../../main/service-host/host.js';
 import type { EngineTuning } from '../../main/service/protocol.js';
 import type { HeartbeatOptions } from '../../main/service-host/heartbeat.js';
-import type { CardWatchOptions } from '../../main/service/card-desk.js';
+import type { CardWatchOptions } from '../../main/service/card-imports.js';
 import type { SecretBox } from '../../main/settings/settings.js';
 import { SettingsRepository } from '../../main/settings/settings.js';
 import { LoginStart } from '../../main/settings/login-start.js';
@@ -30,7 +30,7 @@ import { HarnessBytes } from './harness-bytes.js';
 
 /**
  * Runs the desktop app as the Electron shell does: this process plays the main process (the IPC
- * door and the service host, main/service-host/host.ts) and the upload service runs in its own
+ * dispatch and the service host, main/service-host/host.ts) and the upload service runs in its own
  * process (main/service/worker.ts: AppCore, the real engine, queue and local service).
  * `window.api` in the page is built from the same contract as the preload's and reaches the
  * dispatcher through Playwright's exposeBinding, with the calling frame as the sender.
@@ -58,7 +58,7 @@ export class AppHarness {
   /** Carries the typed arrays of answers to the page as bytes, as Electron's IPC copies them (harness-bytes.ts). */
   private bytes!: HarnessBytes;
   /**
-   * The page's last calls, newest last (at most 50): the channel, when the door had it and when it
+   * The page's last calls, newest last (at most 50): the channel, when the IPC dispatch had it and when it
    * answered (ms since 1970, this process's clock, which the page's `performance.timeOrigin +
    * performance.now()` shares). For benches that split a call's time (scripts/bench-assets.ts).
    */
@@ -247,7 +247,7 @@ export class AppHarness {
     );
   }
 
-  /** Calls a channel in the service worker as the window would (no door); throws the envelope's error. */
+  /** Calls a channel in the service worker as the window would (not through the IPC dispatch); throws the envelope's error. */
   async invoke<C extends Channel>(
     channel: C,
     ...args: ArgsOf<C> extends void ? [] : [ArgsOf<C>]

@@ -139,7 +139,7 @@ describe('the Electron shell', () => {
       .filter(([c]) => c === 'capture:event.rows')
       .map(([, p]) => p as { files: { id: number; state: string }[] });
     expect(rows.some((r) => r.files.some((f) => f.id === 1 && f.state === 'completed'))).toBe(true);
-    // A call answered by the service, through the door.
+    // A call answered by the service, through the IPC dispatch.
     const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as {
       ok: boolean;
       value: { files: { state: string }[] };
@@ -168,7 +168,7 @@ describe('the Electron shell', () => {
       ([c, p]) => c === 'capture:event.notice' && (p as { message: string }).message === RESTARTED,
     );
     expect(notices).toHaveLength(1);
-    // The same window, the tray still answering, and the new service answers through the door.
+    // The same window, the tray still answering, and the new service answers through the IPC dispatch.
     expect(rec.windows).toHaveLength(1);
     expect(rec.state.tooltips.length).toBeGreaterThanOrEqual(tooltips);
     const list = (await rec.handlers.get('capture:queue.list')!(appFrame(), undefined)) as {

@@ -6,7 +6,7 @@
 // (AppCore: engine, queue, API clients, IPC handlers) runs in the upload service's utility process
 // (main/service/), so nothing it does blocks this thread, which runs every window's events, the
 // tray and IPC, and a native crash there ends only that process. This file relays: a message
-// from the renderer is checked at the door (main/ipc/dispatch.ts) and forwarded to the service,
+// from the renderer is checked at the IPC dispatch (main/ipc/dispatch.ts) and forwarded to the service,
 // but for start at login, answered and applied here (docs/decisions/0018-login-start.md); the
 // service's events reach the window on a port of its own (docs/decisions/0029-service-port.md).
 import {
@@ -139,7 +139,7 @@ function showWindow(): void {
 /**
  * Gives the window a port straight to the upload service (docs/decisions/0029-service-port.md): one end
  * of a MessageChannelMain to the service's utility process, the other to the window, whose preload
- * keeps it and delivers its events through `api.on`. The window's calls still go through the door
+ * keeps it and delivers its events through `api.on`. The window's calls still go through the IPC dispatch
  * (main/ipc/dispatch.ts). Done at each load of the window and each start of the service (a port
  * dies with either end); where the service cannot take one, the host relays the events.
  */

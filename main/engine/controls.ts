@@ -9,7 +9,7 @@ import type { Scheduler } from './scheduling/scheduler.js';
  * removal), as UploadEngine offers them: each is committed to the queue (through Transitions or one
  * batch transaction) before the work it stops is aborted, and the drain is woken to look again.
  */
-export class PersonControls {
+export class QueueControls {
   private readonly queue: UploadQueue;
 
   constructor(

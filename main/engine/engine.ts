@@ -13,7 +13,7 @@ import { Scheduler } from './scheduling/scheduler.js';
 import { QueueClock } from './scheduling/clock.js';
 import { clockLooksWrong } from './scheduling/clock-check.js';
 import { md5KernelRefused } from '../hash/local-md5.js';
-import { PersonControls } from './controls.js';
+import { QueueControls } from './controls.js';
 import { QueueFileWatch } from './queue-watch.js';
 import { PulledCards } from './outages/pulled-cards.js'; // "upload straight from the card": a pulled card waits
 
@@ -45,7 +45,7 @@ export class UploadEngine {
   private readonly queueFile: string;
   /** The queue-wide holds ("Pause until 07:00", the timetable's pause hours): see Holds. */
   readonly holds: Holds;
-  private readonly controls: PersonControls;
+  private readonly controls: QueueControls;
   private readonly queueWatch: QueueFileWatch;
   private readonly cards: PulledCards;
 
@@ -82,7 +82,7 @@ export class UploadEngine {
       heldUntil: () => this.holds.endsAt(),
       cards: this.cards,
     });
-    this.controls = new PersonControls(this.ctx, this.scheduler, (e) => this.emit(e));
+    this.controls = new QueueControls(this.ctx, this.scheduler, (e) => this.emit(e));
     // A local limit (the process's address space), not a person's job: the parts are hashed by OpenSSL.
     const md5 = md5KernelRefused();
     if (md5)

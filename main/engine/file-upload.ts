@@ -26,9 +26,9 @@ import { captureTooLarge } from './progress/transitions.js';
  * (main/offload/part-md5.ts storedPartMd5s: the same identity when copied, when queued and now,
  * and the same part size); undefined otherwise, and when stat fails (the caller's checks say why).
  */
-async function knownPartMd5s(ctx: EngineContext, f: QueuedFile): Promise<string[] | undefined> {
+async function knownPartMd5s(ctx: EngineContext, file: QueuedFile): Promise<string[] | undefined> {
   try {
-    return storedPartMd5s(ctx.queue.db, f, await cardDeadline(f.path, fileFacts(f.path)));
+    return storedPartMd5s(ctx.queue.db, file, await cardDeadline(file.path, fileFacts(file.path)));
   } catch {
     return undefined;
   }
@@ -63,25 +63,25 @@ export class FileUpload {
 
   constructor(
     private readonly ctx: EngineContext,
-    private readonly f: QueuedFile,
+    private readonly file: QueuedFile,
     private readonly signal: AbortSignal,
   ) {
-    this.urls = new PresignedUrls(ctx.gateway, f.uploadId!, signal, {
-      fileName: f.fileName,
-      totalParts: f.totalParts ?? Math.max(1, Math.ceil(f.size / f.partSize!)),
-      partSize: f.partSize!,
+    this.urls = new PresignedUrls(ctx.gateway, file.uploadId!, signal, {
+      fileName: file.fileName,
+      totalParts: file.totalParts ?? Math.max(1, Math.ceil(file.size / file.partSize!)),
+      partSize: file.partSize!,
     });
-    this.unchanged = new StoredBytesCheck(ctx, f, () => this.known);
+    this.unchanged = new StoredBytesCheck(ctx, file, () => this.known);
   }
 
   /** Uploads the file; see the class comment for what it resolves and throws. */
   async run(): Promise<void> {
-    const { ctx, f } = this;
+    const { ctx, file } = this;
     // A capture is sent whole or not at all: a lens whose sibling cannot fit in 10,000 parts is
     // not uploaded alone, whoever queued it again (docs/decisions/0010-whole-capture.md).
-    const tooLarge = captureTooLarge(ctx.queue.filesOf(f.captureRow));
+    const tooLarge = captureTooLarge(ctx.queue.filesOf(file.captureRow));
     if (tooLarge) throw new Error(tooLarge);
-    this.known = await knownPartMd5s(ctx, f);
+    this.known = await knownPartMd5s(ctx, file);
     await this.unchanged.assert();
     let best = Infinity;
     let stuck = 0;
@@ -90,7 +90,7 @@ export class FileUpload {
       ctx.ledger.flush();
       // Held to the file before any byte goes (presigned-urls.ts presignAnswerProblem): its layout,
       // when given (either figure may be absent: docs/decisions/0003-tolerant-reader.md), part numbers and URLs.
-      const presign = await this.service(() => this.urls.refresh());
+      const presign = await this.gatewayCall(() => this.urls.refresh());
       let missing = presign.parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const missingSet = new Set(missing);
       for (const n of await this.settleInDoubt(missingSet)) missingSet.delete(n);
@@ -98,12 +98,13 @@ export class FileUpload {
       missing = missing.filter((n) => missingSet.has(n));
       const recovered = await this.sendMissing(missing);
       // Parts storage holds whose ETag this queue lost (a crash between storage's answer and the ledger's write).
-      for (const p of ctx.queue.parts(f.id)) {
+      for (const p of ctx.queue.parts(file.id)) {
         if (p.etag || missingSet.has(p.partNumber) || recovered.has(p.partNumber)) continue;
         if (this.signal.aborted) throw new CancelledError(); // each part is a read of up to its whole size
         recovered.set(
           p.partNumber,
-          this.known?.[p.partNumber - 1] ?? (await partMd5Etag(f.path, f, (p.partNumber - 1) * f.partSize!, p.size)),
+          this.known?.[p.partNumber - 1] ??
+            (await partMd5Etag(file.path, file, (p.partNumber - 1) * file.partSize!, p.size)),
         );
       }
       // The bytes reported are the bytes queued: every stored part is in the queue before the check.
@@ -126,10 +127,10 @@ export class FileUpload {
           : '';
         if (missingParts.length === 0 && this.unread)
           throw new Error(
-            `complete-batch for ${f.fileName} answered nothing readable ${round + 1} times (${this.unread}) and the status read says it is not finalized though no part is missing; tell the platform's support`,
+            `complete-batch for ${file.fileName} answered nothing readable ${round + 1} times (${this.unread}) and the status read says it is not finalized though no part is missing; tell the platform's support`,
           );
         throw new Error(
-          `The service still lists ${missingParts.length} part(s) of ${f.fileName} as missing${listed} after ${round + 1} rounds`,
+          `The service still lists ${missingParts.length} part(s) of ${file.fileName} as missing${listed} after ${round + 1} rounds`,
         );
       }
       // Nothing to send again, yet not finalized: the service is still at work (§4.7 `uploading`).
@@ -145,17 +146,17 @@ export class FileUpload {
    * time. Returns the part numbers storage turned out to hold; every such mark is cleared.
    */
   private async settleInDoubt(missing: Set<number>): Promise<Set<number>> {
-    const { ctx, f } = this;
-    const marked = ctx.queue.parts(f.id).filter((p) => p.unansweredAt !== null);
+    const { ctx, file } = this;
+    const marked = ctx.queue.parts(file.id).filter((p) => p.unansweredAt !== null);
     if (marked.length === 0) return new Set();
     const doubtful = marked
       .filter((p) => !p.etag && missing.has(p.partNumber))
       .map((p) => ({ partNumber: p.partNumber, unansweredAt: p.unansweredAt! }));
     const found = doubtful.length
-      ? await this.service((signal) =>
+      ? await this.gatewayCall((signal) =>
           settleInDoubt(
             doubtful,
-            () => partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)),
+            () => partsMissingNow(ctx.gateway, this.urls, file.uploadId!, signal, (err) => this.noStatusRead(err)),
             signal,
             ctx.answerSettleMs,
           ),
@@ -164,12 +165,12 @@ export class FileUpload {
     if (doubtful.length) {
       const resent = doubtful.filter((p) => !found.has(p.partNumber)).map((p) => p.partNumber);
       ctx.log.info(
-        `${f.fileName}: ${doubtful.length} part(s) were sent in full when the last run stopped, before storage answered; ` +
+        `${file.fileName}: ${doubtful.length} part(s) were sent in full when the last run stopped, before storage answered; ` +
           `${found.size} found in storage, not sent again${resent.length ? `; ${resent.join(', ')} not there, sent again` : ''}`,
       );
     }
     ctx.queue.markUnanswered(
-      f.id,
+      file.id,
       marked.map((p) => p.partNumber),
       null,
     );
@@ -184,36 +185,36 @@ export class FileUpload {
 
   /**
    * Parts this queue holds an ETag for that presign-missing (§4.5) lists as missing: storage's own
-   * list of the upload's parts decides (judgeListed). Those it lacks are lost: forgotten, said
+   * list of the upload's parts decides (classifyListedParts). Those it lacks are lost: forgotten, said
    * once (Transitions.partsLost) and sent again. Those it holds keep their ETags and are taken out
    * of `missing`: a list that lags behind storage, or counts only the parts reported so far, is
    * no loss and no reason to send a part twice. On the first round, starts tracking progress.
    */
   private async reconcile(missing: Set<number>, first: boolean): Promise<void> {
-    const { ctx, f } = this;
-    const listed = ctx.queue.parts(f.id).filter((p) => p.etag && missing.has(p.partNumber));
+    const { ctx, file } = this;
+    const listed = ctx.queue.parts(file.id).filter((p) => p.etag && missing.has(p.partNumber));
     if (listed.length > 0) {
-      const { lost, unconfirmed, held } = await this.judgeListed(listed);
-      ctx.transitions.partsLost(f, lost);
+      const { lost, unconfirmed, held } = await this.classifyListedParts(listed);
+      ctx.transitions.partsLost(file, lost);
       ctx.queue.batch.forgetParts(
-        f.id,
+        file.id,
         unconfirmed.map((p) => p.partNumber),
       ); // sent again, no loss said
       if (!first)
         ctx.tracker.partsLost(
-          f.id,
+          file.id,
           [...lost, ...unconfirmed].map((p) => p.size),
         );
       for (const p of held) missing.delete(p.partNumber);
     }
     if (!first) return;
-    const held = ctx.queue.parts(f.id).filter((p) => !missing.has(p.partNumber));
+    const held = ctx.queue.parts(file.id).filter((p) => !missing.has(p.partNumber));
     ctx.tracker.track({
-      fileId: f.id,
-      captureRow: f.captureRow,
-      fileName: f.fileName,
-      bytesTotal: f.size,
-      partsTotal: f.totalParts!,
+      fileId: file.id,
+      captureRow: file.captureRow,
+      fileName: file.fileName,
+      bytesTotal: file.size,
+      partsTotal: file.totalParts!,
       doneBytes: held.reduce((n, p) => n + p.size, 0),
       partsDone: held.length,
     });
@@ -222,21 +223,21 @@ export class FileUpload {
   /**
    * After a complete-batch (§4.7) that did not finish the file: forgets the ETags of the parts the
    * service still lists as missing, so they are sent again. Any of them this queue held an ETag
-   * for is said lost only when storage's own list lacks it too (judgeListed).
+   * for is said lost only when storage's own list lacks it too (classifyListedParts).
    */
   private async forgetMissing(missing: readonly number[]): Promise<void> {
-    const { ctx, f } = this;
+    const { ctx, file } = this;
     const wanted = new Set(missing);
-    const listed = ctx.queue.parts(f.id).filter((p) => p.etag && wanted.has(p.partNumber));
+    const listed = ctx.queue.parts(file.id).filter((p) => p.etag && wanted.has(p.partNumber));
     if (listed.length > 0) {
-      const { lost, unconfirmed } = await this.judgeListed(listed);
-      ctx.transitions.partsLost(f, lost);
+      const { lost, unconfirmed } = await this.classifyListedParts(listed);
+      ctx.transitions.partsLost(file, lost);
       ctx.tracker.partsLost(
-        f.id,
+        file.id,
         [...lost, ...unconfirmed].map((p) => p.size),
       );
     }
-    ctx.queue.batch.forgetParts(f.id, missing); // one transaction
+    ctx.queue.batch.forgetParts(file.id, missing); // one transaction
   }
 
   /**
@@ -249,19 +250,19 @@ export class FileUpload {
    * the parts reported; or every acknowledged part gone at once): sent again, no loss said.
    * Throws what the gateway throws.
    */
-  private async judgeListed(
+  private async classifyListedParts(
     listed: readonly QueuedPart[],
   ): Promise<{ lost: QueuedPart[]; unconfirmed: QueuedPart[]; held: QueuedPart[] }> {
-    const { ctx, f } = this;
-    const lacking = await this.service((signal) =>
-      partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)),
+    const { ctx, file } = this;
+    const lacking = await this.gatewayCall((signal) =>
+      partsMissingNow(ctx.gateway, this.urls, file.uploadId!, signal, (err) => this.noStatusRead(err)),
     );
     const gone = listed.filter((p) => lacking.has(p.partNumber));
     const held = listed.filter((p) => !lacking.has(p.partNumber));
-    const showsStorage = ctx.queue.parts(f.id).some((p) => p.etag && !lacking.has(p.partNumber));
+    const showsStorage = ctx.queue.parts(file.id).some((p) => p.etag && !lacking.has(p.partNumber));
     if (gone.length > 0 && !showsStorage) {
       ctx.log.info(
-        `${f.fileName}: the service lists part(s) ${gone.map((p) => p.partNumber).join(', ')} as missing and shows none of the parts storage acknowledged; ` +
+        `${file.fileName}: the service lists part(s) ${gone.map((p) => p.partNumber).join(', ')} as missing and shows none of the parts storage acknowledged; ` +
           `its list may hold only the parts reported so far (a storage without ListParts), so they are sent again and no loss is said`,
       );
     }
@@ -277,15 +278,15 @@ export class FileUpload {
    * storage never shows it. Returns the MD5 ETags of the parts found in storage that way.
    */
   private async sendMissing(partNumbers: number[]): Promise<Map<number, string>> {
-    const { ctx, f } = this;
+    const { ctx, file } = this;
     // The first part that fails for good stops the others; so does the file's own signal, even
     // one aborted before this round began (a listener added then would never have heard it).
     const round = new AbortController();
     const signal = AbortSignal.any([this.signal, round.signal]);
     const settler = new AnswerSettler(
       () =>
-        this.service(() =>
-          partsMissingNow(ctx.gateway, this.urls, f.uploadId!, signal, (err) => this.noStatusRead(err)),
+        this.gatewayCall(() =>
+          partsMissingNow(ctx.gateway, this.urls, file.uploadId!, signal, (err) => this.noStatusRead(err)),
         ),
       ctx.answerSettleMs,
       signal,
@@ -298,7 +299,7 @@ export class FileUpload {
       for (const n of partNumbers) {
         let slot: () => void;
         try {
-          slot = await ctx.limiter.acquire(f.id, signal);
+          slot = await ctx.limiter.acquire(file.id, signal);
         } catch {
           break;
         }
@@ -335,15 +336,15 @@ export class FileUpload {
     slot: () => void,
     settler: AnswerSettler,
   ): Promise<string | undefined> {
-    const { ctx, f } = this;
+    const { ctx, file } = this;
     const known = this.known?.[n - 1];
-    const size = Math.min(f.partSize!, f.size - (n - 1) * f.partSize!);
+    const size = Math.min(file.partSize!, file.size - (n - 1) * file.partSize!);
     // The request slot for the next try: the first one's, then one a part given up kept while it was asked for.
     let nextSlot: (() => void) | undefined = slot;
     for (;;) {
       const check = () => this.unchanged.assert();
       const job = {
-        file: f,
+        file,
         partNumber: n,
         urls: this.urls,
         signal,
@@ -370,15 +371,15 @@ export class FileUpload {
       } finally {
         undoubt();
       }
-      markUnanswered(ctx, f.id, n, null); // settled: found (reported with the file) or sent again now
+      markUnanswered(ctx, file.id, n, null); // settled: found (reported with the file) or sent again now
       if (found) outcome.slot?.();
       else nextSlot = outcome.slot;
       if (found) {
         this.unchanged.noteSent(n, outcome.md5Etag);
         ctx.log.info(
-          `Part ${n} of ${f.fileName}: its answer was lost after the last byte, but storage has it; not sent again`,
+          `Part ${n} of ${file.fileName}: its answer was lost after the last byte, but storage has it; not sent again`,
         );
-        ctx.tracker.partDone(f.id, n, size);
+        ctx.tracker.partDone(file.id, n, size);
         return outcome.md5Etag;
       }
       const tries = (this.tries.get(n) ?? 0) + 1;
@@ -388,15 +389,15 @@ export class FileUpload {
       if (tries > ctx.partRetry.retries) {
         nextSlot?.();
         throw new NetworkError(
-          `Part ${n} of ${f.fileName} was sent ${tries} times and storage never answered (${error.message})`,
+          `Part ${n} of ${file.fileName} was sent ${tries} times and storage never answered (${error.message})`,
           error.request,
           error.code,
         );
       }
       ctx.log.info(
         givenUp
-          ? `Part ${n} of ${f.fileName}: sent in full, given up for lack of an answer, and storage did not show it while the link delivered nothing more, or delivered parts sent after it; sending it again`
-          : `Part ${n} of ${f.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`,
+          ? `Part ${n} of ${file.fileName}: sent in full, given up for lack of an answer, and storage did not show it while the link delivered nothing more, or delivered parts sent after it; sending it again`
+          : `Part ${n} of ${file.fileName}: sent in full, no answer, and storage did not show it within ${Math.round(ctx.answerSettleMs / 1000)} s; sending it again`,
       );
     }
   }
@@ -408,15 +409,15 @@ export class FileUpload {
    * storage holds and the ETags storage did return are reported.
    */
   private async report(recovered: Map<number, string>): Promise<UploadRecord> {
-    const { ctx, f } = this;
+    const { ctx, file } = this;
     ctx.ledger.flush();
-    const sizeOf = (n: number) => Math.min(f.partSize!, f.size - (n - 1) * f.partSize!);
+    const sizeOf = (n: number) => Math.min(file.partSize!, file.size - (n - 1) * file.partSize!);
     const known: ReportedPart[] = ctx.queue
-      .parts(f.id)
+      .parts(file.id)
       .filter((p) => p.etag)
       .map((p) => ({ partNumber: p.partNumber, etag: p.etag!, size: p.size }));
     const complete = (parts: ReportedPart[]) =>
-      this.service((signal) => ctx.gateway.completeBatch(f.uploadId!, parts, signal)).catch((err: unknown) =>
+      this.gatewayCall((signal) => ctx.gateway.completeBatch(file.uploadId!, parts, signal)).catch((err: unknown) =>
         this.settleUnread(err),
       );
     if (recovered.size === 0) return complete(known);
@@ -424,27 +425,27 @@ export class FileUpload {
       const rebuilt = [...recovered].map(([partNumber, etag]) => ({ partNumber, etag, size: sizeOf(partNumber) }));
       try {
         const record = await complete([...known, ...rebuilt].sort((a, b) => a.partNumber - b.partNumber));
-        ctx.queue.recordParts(rebuilt.map((p) => ({ fileId: f.id, partNumber: p.partNumber, etag: p.etag })));
+        ctx.queue.recordParts(rebuilt.map((p) => ({ fileId: file.id, partNumber: p.partNumber, etag: p.etag })));
         return record;
       } catch (err) {
         if (!(err instanceof HttpStatusError && err.status === 400)) throw err;
         ctx.log.info(
-          `The service refused the MD5 ETags of ${f.fileName}'s parts ${[...recovered.keys()].join(', ')} (${err.message}); reconciling with storage instead`,
+          `The service refused the MD5 ETags of ${file.fileName}'s parts ${[...recovered.keys()].join(', ')} (${err.message}); reconciling with storage instead`,
         );
       }
     }
-    const status = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal)).catch(
+    const status = await this.gatewayCall((signal) => ctx.gateway.uploadStatus(file.uploadId!, true, signal)).catch(
       (err: unknown) => {
         if (!isStatusReadMissing(err)) throw err;
         throw new Error(
-          `The service refused the rebuilt ETags of ${f.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`,
+          `The service refused the rebuilt ETags of ${file.fileName} and has no upload status read (§4.9) to count the parts storage holds; remove the file and add it again`,
         );
       },
     );
     if (isFinalized(status) || known.length === 0) {
       if (isFinalized(status)) return status;
       throw new Error(
-        `Storage holds every part of ${f.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`,
+        `Storage holds every part of ${file.fileName}, but their ETags were lost and storage's ETags are not MD5 digests, so none can be reported; remove the file and add it again`,
       );
     }
     return complete(known);
@@ -461,12 +462,12 @@ export class FileUpload {
    */
   private async settleUnread(err: unknown): Promise<UploadRecord> {
     if (!(err instanceof ResponseShapeError)) throw err;
-    const { ctx, f } = this;
+    const { ctx, file } = this;
     ctx.log.info(
-      `complete-batch for ${f.fileName} answered nothing readable (${err.message}); asking the status read whether the service finalized it`,
+      `complete-batch for ${file.fileName} answered nothing readable (${err.message}); asking the status read whether the service finalized it`,
     );
     try {
-      const record = await this.service((signal) => ctx.gateway.uploadStatus(f.uploadId!, true, signal));
+      const record = await this.gatewayCall((signal) => ctx.gateway.uploadStatus(file.uploadId!, true, signal));
       if (record.status !== undefined || record.missingParts !== undefined) {
         if (!isFinalized(record)) this.unread = err.message;
         return record;
@@ -474,22 +475,22 @@ export class FileUpload {
     } catch (statusErr) {
       if (!isStatusReadMissing(statusErr)) throw statusErr;
     }
-    const captureId = ctx.queue.capture(f.captureRow)?.captureId;
+    const captureId = ctx.queue.capture(file.captureRow)?.captureId;
     if (captureId) {
-      const c = await this.service((signal) => ctx.gateway.captureUploadStatus(captureId, signal));
+      const c = await this.gatewayCall((signal) => ctx.gateway.captureUploadStatus(captureId, signal));
       const allDone =
         c.uploadStatus === 'complete' ||
         (c.expectedFiles !== undefined && c.expectedFiles > 0 && (c.completedFiles ?? 0) >= c.expectedFiles);
       if (allDone) return { status: 'completed' };
     }
     throw new ResponseShapeError(
-      `${err.message}, and the status reads do not say the service finalized ${f.fileName}; retry the file to report its parts again`,
+      `${err.message}, and the status reads do not say the service finalized ${file.fileName}; retry the file to report its parts again`,
       err.request,
     );
   }
 
   /** A gateway call, with a refusal of the queue's credentials turned into CredentialsRefusedError. */
-  private async service<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async gatewayCall<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     try {
       return await call(this.signal);
     } catch (err) {

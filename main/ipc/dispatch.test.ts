@@ -3,7 +3,7 @@ import type { IpcHandlers, IpcMainLike, SenderFrame } from './dispatch.js';
 import { createIpcDispatcher, registerIpcHandlers } from './dispatch.js';
 import { CANCEL_CHANNEL, channels } from '../../shared/ipc.js';
 
-// The IPC door (CONVENTIONS.md "IPC: one typed contract, validated at the door"): what is
+// The IPC dispatch (CONVENTIONS.md "IPC: one typed contract, validated at the IPC dispatch"): what is
 // refused never reaches a handler; what passes reaches it parsed, and comes back in an envelope.
 
 const APP = 'file:///app/renderer/index.html';
@@ -23,7 +23,7 @@ function recording(answers: Record<string, unknown> = {}) {
   return { calls, dispatch: createIpcDispatcher(handlers, (url) => url === APP) };
 }
 
-describe('refusals at the door: no handler runs', () => {
+describe('refusals at the IPC dispatch: no handler runs', () => {
   it.each([
     ['a channel without the prefix', 'queue.pause', { all: true }, top, 'Unknown request queue.pause'],
     [
@@ -75,7 +75,7 @@ describe('refusals at the door: no handler runs', () => {
   });
 });
 
-describe('what passes the door', () => {
+describe('what passes the IPC dispatch', () => {
   it('reaches its one handler with the parsed argument, and its value comes back in an envelope', async () => {
     const { calls, dispatch } = recording({ 'capture:queue.clearCompleted': { captures: 3 } });
     expect(await dispatch('capture:queue.pause', { fileId: 7, extra: 'dropped by the schema' }, top)).toEqual({
@@ -100,7 +100,7 @@ describe('what passes the door', () => {
     });
   });
 
-  it('registerIpcHandlers puts every channel of the contract, and only those, behind the door', async () => {
+  it('registerIpcHandlers puts every channel of the contract, and only those, behind the IPC dispatch', async () => {
     const registered = new Map<string, Parameters<IpcMainLike['handle']>[1]>();
     const { calls, dispatch } = recording();
     registerIpcHandlers({ handle: (channel, listener) => void registered.set(channel, listener) }, dispatch);
@@ -181,7 +181,7 @@ describe('the window cancels a call by the id it gave it', () => {
     expect(seen.aborted).toBe('no answer to capture:loginStart.get within 50 ms');
   });
 
-  it("the preload's callId reaches the door as invoke's second argument", async () => {
+  it("the preload's callId reaches the IPC dispatch as invoke's second argument", async () => {
     const registered = new Map<string, Parameters<IpcMainLike['handle']>[1]>();
     const { seen, dispatch } = stoppable();
     registerIpcHandlers({ handle: (channel, listener) => void registered.set(channel, listener) }, dispatch);

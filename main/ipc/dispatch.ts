@@ -13,7 +13,7 @@ import {
  * One handler per channel of shared/ipc.ts, receiving its argument already parsed and the call's
  * signal: aborted when the caller gives up (the service host's `cancel`), on which a handler that
  * does long work stops within a second, leaving nothing half-written, and rejects with the
- * signal's reason. The service and the door always pass one; a test calling a handler directly may not.
+ * signal's reason. The service and the IPC dispatch always pass one; a test calling a handler directly may not.
  */
 export type IpcHandlers = {
   [C in Channel]: (args: z.infer<(typeof channels)[C]['args']>, signal?: AbortSignal) => Promise<ResultOf<C>>;
@@ -39,7 +39,7 @@ export type IpcDispatcher = (
 ) => Promise<Envelope<unknown>>;
 
 /**
- * How long the door waits for a handler's answer: `ms(channel)` (ms), and the sentence the
+ * How long the IPC dispatch waits for a handler's answer: `ms(channel)` (ms), and the sentence the
  * window is answered with when it passes (main/service-host/call-deadlines.ts in the app).
  */
 export interface CallDeadlines {
@@ -48,7 +48,7 @@ export interface CallDeadlines {
 }
 
 /**
- * The door every message from the renderer goes through (VS Code's validatedIpcMain, Signal's
+ * The IPC dispatch every message from the renderer goes through (VS Code's validatedIpcMain, Signal's
  * envelopes): refuses a channel without the prefix or not in the contract, a sender that is not
  * the app's own top frame, and arguments that do not parse; answers `{ ok, value }` or
  * `{ ok: false, error }` with a message a person can read.

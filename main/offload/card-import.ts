@@ -46,7 +46,7 @@ export interface CardImportOptions {
   /**
    * Called once per recording as soon as all of its files are copied and checked (verified or
    * not), before the view that says so: where the part MD5s are kept and the recording's held
-   * uploads are moved to its copies (main/service/card-desk.ts). Awaited; an error it throws is
+   * uploads are moved to its copies (main/service/card-imports.ts). Awaited; an error it throws is
    * reported through the view's failing import, so it should not throw.
    */
   onRecording?: (files: OffloadedFile[]) => Promise<void> | void;

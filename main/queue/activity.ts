@@ -39,7 +39,7 @@ export type ActivityKind =
   | 'parts-lost'
   /** Something a person should know about a capture, kept from registration to the finish. */
   | 'warning'
-  /** A capture placed by the capture plan and queued with no click (main/service/plan-desk.ts): which walk of which plan day. */
+  /** A capture placed by the capture plan and queued with no click (main/service/capture-planner.ts): which walk of which plan day. */
   | 'planned'
   /**
    * The running engine saw an outage (subject `storage` or `capture gateway`): `at` is when it

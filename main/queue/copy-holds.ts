@@ -3,7 +3,7 @@ import { ActivityLog } from './activity.js';
 
 // A recording placed while its card is being imported waits for its verified copy
 // (files.awaiting_copy, migration 13) instead of being read from the card; this file is the
-// queue's side of that hold. The card desk (main/service/card-desk.ts) says where each copy is.
+// queue's side of that hold. The card imports (main/service/card-imports.ts) says where each copy is.
 
 /**
  * A verified copy of a file on a card: its absolute path and what stat said of it once in place

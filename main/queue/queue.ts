@@ -43,7 +43,7 @@ export class UploadQueue {
   readonly schedule: QueueSchedule;
 
   /**
-   * Set by the desktop app's card desk while it imports cards: a file queued from a
+   * Set by the desktop app's card imports while it imports cards: a file queued from a
    * card being copied is held until its copy verifies, or queued at the copy once it has (copy-holds.ts).
    */
   copyRoute?: CopyRoute;

@@ -236,14 +236,14 @@ describe('the upload service in its own process', () => {
     expect(events.filter((e) => JSON.stringify(e.payload).includes(RESTARTED))).toEqual([]);
   });
 
-  it("the window's cancel by call id goes through the door to the service: the inspect stops there within a second", async () => {
+  it("the window's cancel by call id goes through the IPC dispatch to the service: the inspect stops there within a second", async () => {
     const logs: string[] = [];
     const { h } = host('door-cancel', { log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) } });
     await h.start();
     const dir = join(work, 'many-files-door');
     mkdirSync(dir);
     for (let i = 0; i < 20_000; i++) writeFileSync(join(dir, `clip-${i}.mp4`), 'x');
-    // The shell's door over the host's handlers, as main/electron/main.ts builds it.
+    // The shell's IPC dispatch over the host's handlers, as main/electron/main.ts builds it.
     const dispatch = createIpcDispatcher(h.handlers() as IpcHandlers, (url) => url === 'app://window');
     const window = { url: 'app://window', isTopFrame: true };
     const inspecting = dispatch('capture:files.inspect', [dir], window, undefined, 'inspect-1');

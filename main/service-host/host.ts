@@ -254,8 +254,8 @@ export class ServiceHost {
   }
 
   /**
-   * One forwarding handler per channel, for the IPC door (main/ipc/dispatch.ts): errors come back
-   * as thrown Errors. Not the channels the main process answers itself (SHELL_CHANNELS): the door's
+   * One forwarding handler per channel, for the IPC dispatch (main/ipc/dispatch.ts): errors come back
+   * as thrown Errors. Not the channels the main process answers itself (SHELL_CHANNELS): the IPC dispatch's
    * owner adds those.
    */
   handlers(): Omit<IpcHandlers, ShellChannel> {
@@ -309,7 +309,7 @@ export class ServiceHost {
    * running service, which then posts the window's events on it, off the main process
    * (docs/decisions/0029-service-port.md). Answers false when it cannot: no service running, or one
    * started with fork (plain Node), where the host keeps relaying the events. Calls stay with the
-   * door in the main process either way.
+   * IPC dispatch in the main process either way.
    */
   connectWindow(port: unknown): boolean {
     return this.proc?.givePort(port) ?? false;

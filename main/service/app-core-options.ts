@@ -1,6 +1,6 @@
 import type { EngineEvent, EngineOptions } from '../engine/engine.js';
 import type { LocalServiceStarter } from './local-service.js';
-import type { CardDeskOptions } from './card-desk.js';
+import type { CardImportsOptions } from './card-imports.js';
 import type { ServiceOptions } from './service-options.js';
 
 /**
@@ -25,6 +25,6 @@ export interface AppCoreOptions extends Omit<ServiceOptions, 'logDir' | 'cards'>
   engine?: Partial<Omit<EngineOptions, 'queue' | 'gateway'>>;
   /** How often a queue another process holds is tried again (ms; default QUEUE_RETRY_MS, 3 s; tests shorten it). */
   queueRetryMs?: number;
-  /** ServiceOptions' `cards` and the copy's test seams (main/service/card-desk.ts). */
-  cards?: Pick<CardDeskOptions, 'roots' | 'pollMs' | 'copyGate' | 'copySeams'>;
+  /** ServiceOptions' `cards` and the copy's test seams (main/service/card-imports.ts). */
+  cards?: Pick<CardImportsOptions, 'roots' | 'pollMs' | 'copyGate' | 'copySeams'>;
 }

@@ -9,7 +9,7 @@ import { Announcer } from './announcer.js';
 import { LiveQueue } from './live-queue.js';
 import type { LocalServiceHandle } from './local-service.js';
 import type { RecordsConnection } from '../office/office.js';
-import { OfficeDesk } from '../office/office-desk.js';
+import { OfficeSync } from '../office/office-sync.js';
 import { ScopedTokenKeepers } from '../office/progress-tokens.js';
 import { SettingsRepository } from '../settings/settings.js';
 import { UploadLimits } from '../engine/scheduling/upload-limits.js';
@@ -24,10 +24,10 @@ import { queueHandlers } from './handlers/queue.js';
 import { NO_LOCAL_SERVICE, settingsHandlers } from './handlers/settings.js';
 import { uploadHandlers } from './handlers/upload.js';
 import { cardHandlers } from './handlers/cards.js';
-import { CardDesk } from './card-desk.js';
-import { PlanDesk } from './plan-desk.js';
+import { CardImports } from './card-imports.js';
+import { CapturePlanner } from './capture-planner.js';
 import { planHandlers } from './handlers/plan.js';
-import { ThumbnailDesk } from './thumbnail-desk.js';
+import { ThumbnailMaker } from './thumbnail-maker.js';
 import { thumbnailHandlers } from './handlers/thumbnails.js';
 import type { AppCoreOptions } from './app-core-options.js';
 
@@ -58,25 +58,25 @@ export class AppCore {
   private waitTimer: ReturnType<typeof setTimeout> | undefined;
   private offEngine?: () => void;
   private readonly limits: UploadLimits;
-  private readonly desk: OfficeDesk;
+  private readonly officeSync: OfficeSync;
   /** Cards mounted, their imports and the library. */
-  readonly cards: CardDesk;
+  readonly cards: CardImports;
   /** The recordings' first-frame thumbnails, cached in the library folder. */
-  private readonly thumbnails: ThumbnailDesk;
+  private readonly thumbnails: ThumbnailMaker;
   /** The capture plan: the Plan panel's reads and saves, and the cards it places with no click. */
-  readonly plans: PlanDesk;
+  readonly plans: CapturePlanner;
 
   constructor(private readonly opts: AppCoreOptions) {
     this.settings = new SettingsRepository(opts.store, opts.secrets);
-    this.limits = new UploadLimits(this.settings, () => this.kick());
-    this.desk = new OfficeDesk(
+    this.limits = new UploadLimits(this.settings, () => this.startDrain());
+    this.officeSync = new OfficeSync(
       opts.dataDir,
       () => this.records(),
       () => this.settings.view().structures.map((st) => ({ id: st.id, name: st.name })),
       () => this.settings.view().projectName,
     );
     this.announcer = new Announcer((title, body) => this.opts.notify?.(title, body), opts.gatherMs);
-    this.cards = new CardDesk({
+    this.cards = new CardImports({
       ...opts.cards,
       store: opts.store,
       emit: opts.emit,
@@ -87,12 +87,12 @@ export class AppCore {
       released: (captureRows) => {
         this.live?.touched(captureRows);
         this.uploader?.engine.wake();
-        this.kick();
+        this.startDrain();
       },
       // A card inserted that matches the capture plan may go to the queue with no click.
       onCardsChanged: (cards) => void this.plans.onCards(cards),
     });
-    this.plans = new PlanDesk({
+    this.plans = new CapturePlanner({
       queueDb: () => this.uploader?.queue.db,
       queue: () => this.uploader?.queue,
       emit: opts.emit,
@@ -104,7 +104,7 @@ export class AppCore {
       startImport: (root, by) => void this.cards.startImport(root, by),
       uploadFromCard: () => this.cards.library.get().uploadFromCard,
     });
-    this.thumbnails = new ThumbnailDesk(
+    this.thumbnails = new ThumbnailMaker(
       () => this.cards.library.get().library,
       () => this.uploader?.queue.db,
       opts.log,
@@ -116,7 +116,7 @@ export class AppCore {
     await this.openStored();
     // Entries recorded offline go out when the service is back, whether or not the Progress
     // screen is open (the outbox's rule: looked up on their date before any resend).
-    this.desk.start();
+    this.officeSync.start();
     this.cards.start();
   }
 
@@ -183,14 +183,14 @@ export class AppCore {
 
   /** Sends what waits in the office outbox now (what the one-minute timer runs); failures wait for the next round. */
   sendOutbox(): Promise<void> {
-    return this.desk.sendOutbox();
+    return this.officeSync.sendOutbox();
   }
 
   /** Stops uploads (parts in flight are abandoned, stored parts kept), closes the queue and the local service. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.waitTimer);
-    this.desk.close();
+    this.officeSync.close();
     this.cards.close();
     await this.cards.settled();
     await this.thumbnails.close();
@@ -212,7 +212,7 @@ export class AppCore {
       localServiceAvailable: Boolean(this.opts.startLocalService),
       uploader: () => this.uploader,
       requireUploader: () => this.requireUploader(),
-      kick: () => this.kick(),
+      startDrain: () => this.startDrain(),
       projectId: () => this.projectId(),
       view: () => this.view(),
       queueView: () => this.queueView(),
@@ -237,7 +237,7 @@ export class AppCore {
       ...thumbnailHandlers(this.thumbnails, upload['capture:files.inspect']),
       ...queueHandlers(c),
       ...designsHandlers(c),
-      ...officeHandlers(this.desk),
+      ...officeHandlers(this.officeSync),
       ...cardHandlers(this.cards),
       ...planHandlers(this.plans, c),
     };
@@ -379,7 +379,7 @@ export class AppCore {
     });
     this.limits.attach(u.engine);
     this.changed('opened');
-    this.kick();
+    this.startDrain();
   }
 
   private async closeUploader(): Promise<void> {
@@ -407,10 +407,10 @@ export class AppCore {
   }
 
   /**
-   * Drains whenever there is work, waiting through outages for the scheduled retries; a kick
+   * Drains whenever there is work, waiting through outages for the scheduled retries; a call
    * while draining runs one more drain after it.
    */
-  private kick(): void {
+  private startDrain(): void {
     if (this.closed || !this.uploader) return;
     if (this.running) {
       this.again = true;

@@ -1,7 +1,7 @@
 import type { EventName, EventPayload, QueueTotals } from '../../shared/ipc.js';
 import type { Logger } from '../engine/engine.js';
 import type { KeyValueStore, SecretBox } from '../settings/settings.js';
-import type { CardWatchOptions } from './card-desk.js';
+import type { CardWatchOptions } from './card-imports.js';
 
 /**
  * The upload service's duties toward its host, listed once. Each side takes its part of them:
@@ -39,6 +39,6 @@ export interface ServiceOptions {
   log?: Logger;
   /** How long failures are gathered into one notification (ms; default Announcer's GATHER_MS, tests shorten it). */
   gatherMs?: number;
-  /** Where cards are looked for and how often (main/service/card-desk.ts); default the system's mount folders. */
+  /** Where cards are looked for and how often (main/service/card-imports.ts); default the system's mount folders. */
   cards?: CardWatchOptions;
 }

@@ -36,7 +36,7 @@ export interface UploaderOptions extends Omit<EngineOptions, 'queue' | 'gateway'
   readFacts?: (path: string) => Promise<MediaFacts>;
   log?: Logger;
   /**
-   * Where the imports running in this process are (the app's card desk): files placed
+   * Where the imports running in this process are (the app's card imports): files placed
    * from a card being copied are held for their verified copies. Without it (the CLI) nothing is
    * held. At open every file an earlier run held is moved to its copy when the queue's offload
    * record lists it verified (main/offload/recorded-copies.ts), else released where it is: no import runs for it.

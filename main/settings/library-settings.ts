@@ -21,7 +21,7 @@ export function defaultLibraryFolder(platform: NodeJS.Platform = process.platfor
 /**
  * The library settings kept in the app's settings file (key `library`): the folder imports copy
  * to (an absolute path), how many days copies stay after their capture completed, and "Upload
- * straight from the card" (main/service/card-desk.ts says it with the cards: the card offer is
+ * straight from the card" (main/service/card-imports.ts says it with the cards: the card offer is
  * then "Upload from the card" instead of Import), and "Copy the whole card" (on unless turned off:
  * previews, thumbnails and MISC/ are copied and verified too, so a card said safe to remove may be
  * formatted). Missing fields take their defaults.

@@ -85,7 +85,7 @@ export class LoginStart {
     return this.view();
   }
 
-  /** The two shell channels' handlers, for the IPC door beside the service's (main/ipc/dispatch.ts). */
+  /** The two shell channels' handlers, for the IPC dispatch beside the service's (main/ipc/dispatch.ts). */
   handlers(): Pick<IpcHandlers, 'capture:loginStart.get' | 'capture:loginStart.set'> {
     return {
       'capture:loginStart.get': async () => this.view(),

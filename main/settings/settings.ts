@@ -154,7 +154,7 @@ export class SettingsRepository {
     const prev = this.stored();
     const given = input as Partial<Record<SettingKeyIn<'app'>, string | number>>;
     const values: Record<string, unknown> = {};
-    // Refused when set, not at the first upload; the IPC schema says the same at the door.
+    // Refused when set, not at the first upload; the IPC schema says the same at the IPC dispatch.
     for (const k of PLAIN_KEYS) {
       const v = given[k];
       const value =

@@ -48,7 +48,7 @@ export class UpdateFeed {
     return this.view();
   }
 
-  /** The two shell channels' handlers, for the IPC door beside the service's (main/ipc/dispatch.ts). */
+  /** The two shell channels' handlers, for the IPC dispatch beside the service's (main/ipc/dispatch.ts). */
   handlers(): Pick<IpcHandlers, 'capture:updates.get' | 'capture:updates.set'> {
     return {
       'capture:updates.get': async () => this.view(),

@@ -1,4 +1,4 @@
-// The queue's state as the app's headline, `status` and the support report say it: one room both
+// The queue's state as the app's headline, `status` and the support report say it: one folder both
 // the CLI and the upload service import, so the report is not CLI code the app borrows.
 import type { BatchProgress } from '../../shared/batch-progress.js';
 import { batchProgress } from '../../shared/batch-progress.js';

@@ -6,7 +6,7 @@ import { AppCore } from '../service/app-core.js';
 import type { TestServiceFile } from './kit.js';
 
 /**
- * An AppCore for the card-desk tests (copy holds, restarts): its own data folder
+ * An AppCore for the card-imports tests (copy holds, restarts): its own data folder
  * `<work>/<name>/data`, a mount folder `<work>/<name>/media` it watches every 50 ms, a library
  * `<work>/<name>/library` kept 7 days (unless `map` already holds a `library` setting), the local
  * service of `t` chosen, short engine delays (10 ms retries, 5 s stall, 300 ms schedule), and

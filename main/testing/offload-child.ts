@@ -74,7 +74,7 @@ export const killed = (child: ChildProcess) =>
   );
 
 /**
- * Drops the offload locks of the imports an app's card desk (`cards`, main/service/card-desk.ts)
+ * Drops the offload locks of the imports an app's card imports (`cards`, main/service/card-imports.ts)
  * still runs, as the end of the app's process would: for a test that stands in for a restart with
  * a new app in this process while the old one's stuck import lives on.
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
  * The files under `dir` (a folder relative to `root`, the checkout) whose names `keep` accepts,
  * walking every sub-folder except those named in `skip`; each path relative to `root`, with
  * forward slashes, in directory order. For the tests that read the checkout's own sources (the
- * layout's rooms, comments without issue numbers). Throws what readdirSync throws for a missing `dir`.
+ * layout's folders, comments without issue numbers). Throws what readdirSync throws for a missing `dir`.
  */
 export function filesUnder(
   root: string,

@@ -25,7 +25,7 @@ const asset = (id: string): AssetView => ({
   ],
   stages: [{ _id: 'st1', percentage: 50, date: '2026-11-19' }],
 });
-/** The service's answer of assets `ids` (packed, as the door carries it), as of 09:12, from the kept copy when `offline`. */
+/** The service's answer of assets `ids` (packed, as the IPC dispatch carries it), as of 09:12, from the kept copy when `offline`. */
 const answer = (ids: string[], offline = false) => ({
   assets: packAssets(ids.map(asset)),
   asOf: '2026-11-26T09:12:00Z',

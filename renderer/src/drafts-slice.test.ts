@@ -5,7 +5,7 @@ import type { CaptureForm, InspectResult, ProposedCapture } from '../../shared/i
 const sent: CaptureForm[][] = [];
 let inspectAnswer: InspectResult = { captures: [], refused: [] };
 const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
-/** While set, the next inspect waits for a cancel by its call id, as the door answers one. */
+/** While set, the next inspect waits for a cancel by its call id, as the IPC dispatch answers one. */
 let holdInspect = false;
 const cancelled: string[] = [];
 const waiting = new Map<string, () => void>();

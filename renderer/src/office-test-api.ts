@@ -22,9 +22,9 @@ type Answer = (args: unknown) => unknown;
 
 /**
  * A stand-in for window.api: each call is recorded in `calls` and answered by what `answer` set
- * for its name (an Error thrown or returned becomes `{ ok: false, error }`, as the door answers a
+ * for its name (an Error thrown or returned becomes `{ ok: false, error }`, as the IPC dispatch answers a
  * failure), or, while `hold` is set for its name, kept in `held` until the test settles it. A
- * `cancel` by call id answers a held call `Cancelled`, as the door does.
+ * `cancel` by call id answers a held call `Cancelled`, as the IPC dispatch does.
  */
 export class OfficeApi {
   readonly calls: OfficeCall[] = [];

@@ -8,7 +8,7 @@ export type Thumb = { kind: 'loading' } | { kind: 'image'; dataUrl: string } | {
 
 /**
  * The recordings' thumbnails, the one store's slice of them (store.ts): by path, each asked for
- * once per session (thumbnail-frames.ts). The service keeps the cache (main/service/thumbnail-desk.ts).
+ * once per session (thumbnail-frames.ts). The service keeps the cache (main/service/thumbnail-maker.ts).
  */
 export interface ThumbnailsSlice {
   thumbs: Record<string, Thumb>;

@@ -35,7 +35,7 @@ export class StoredBytesCheck {
 
   constructor(
     private readonly ctx: EngineContext,
-    private readonly f: QueuedFile,
+    private readonly file: QueuedFile,
     /** The offload's quoted part MD5s for this file by part number - 1, when they may be used. */
     private readonly known: () => string[] | undefined,
   ) {}
@@ -61,11 +61,11 @@ export class StoredBytesCheck {
   }
 
   private async once(final: boolean): Promise<void> {
-    const { f } = this;
+    const { file } = this;
     for (;;) {
-      await assertUnchanged(f.path, f);
+      await assertUnchanged(file.path, file);
       const before = await this.facts();
-      if (!identityMoved(before, f)) return;
+      if (!identityMoved(before, file)) return;
       const key = `${before.dev}:${before.ino}:${before.ctimeNs}`;
       if (key === this.provenKey && !final) return;
       if (key !== this.provenKey) {
@@ -73,19 +73,19 @@ export class StoredBytesCheck {
         this.proven.clear();
       }
       const read: number[] = [];
-      for (const p of this.ctx.queue.parts(f.id)) {
+      for (const p of this.ctx.queue.parts(file.id)) {
         if (!p.etag || this.proven.has(p.partNumber)) continue;
         const expected = this.expectedMd5(p.partNumber, p.etag);
         if (!expected) {
           throw new FileChangedError(
-            f.path,
+            file.path,
             `its status-change time, inode or device moved, and part ${p.partNumber}, stored by an earlier run under ETags that are not MD5 digests, cannot be compared with its bytes now`,
           );
         }
-        const offset = (p.partNumber - 1) * f.partSize!;
+        const offset = (p.partNumber - 1) * file.partSize!;
         if ((await this.md5Of(offset, p.size)) !== expected) {
           throw new FileChangedError(
-            f.path,
+            file.path,
             `part ${p.partNumber}, bytes ${offset}–${offset + p.size - 1}, differs from the bytes storage holds, though its size and modification time were kept`,
           );
         }
@@ -107,14 +107,14 @@ export class StoredBytesCheck {
 
   private async facts() {
     try {
-      return await cardDeadline(this.f.path, fileFacts(this.f.path));
+      return await cardDeadline(this.file.path, fileFacts(this.file.path));
     } catch (err) {
       if (err instanceof LocalFileError) throw err;
-      throw new LocalFileError(this.f.path, (err as NodeJS.ErrnoException).code ?? 'error');
+      throw new LocalFileError(this.file.path, (err as NodeJS.ErrnoException).code ?? 'error');
     }
   }
 
   private md5Of(offset: number, size: number): Promise<string> {
-    return bytesMd5Etag(this.f.path, offset, size);
+    return bytesMd5Etag(this.file.path, offset, size);
   }
 }

@@ -102,10 +102,10 @@ export class Registrar {
 
   /**
    * Starts registering due captures unless already doing so or stopped. The first is claimed
-   * here, synchronously, so a kick with nothing due starts no loop (and wakes nobody).
+   * here, synchronously, so a call with nothing due starts no loop (and wakes nobody).
    * Throws what the queue throws, except a storage failure (handed to `ctx.fatal`).
    */
-  kick(): void {
+  startRegistering(): void {
     if (this.loop || this.stopped || this.halted) return;
     const first = this.claim();
     if (!first) return;
@@ -117,7 +117,7 @@ export class Registrar {
 
   /** Registers every due capture (joining a loop already running) and resolves when none is left. */
   async registerDue(): Promise<void> {
-    this.kick();
+    this.startRegistering();
     await this.loop;
   }
 

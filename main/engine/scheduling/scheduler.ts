@@ -96,7 +96,7 @@ export class Scheduler {
         if (this.stopping || this.hooks.isBlocked()) break;
         if (performance.now() >= until) break;
         this.checkClock();
-        this.registrar.kick();
+        this.registrar.startRegistering();
         // A queue-wide hold: registration goes on, no file starts. Held and idle, the
         // drain ends, or with `wait` sleeps until the hold ends (a release wakes it sooner). The
         // hold's end is a time of day a person chose: wall-clock time, as the timetable's.

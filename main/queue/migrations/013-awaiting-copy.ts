@@ -7,7 +7,7 @@ export const migration013: Migration = {
   up(db) {
     // A recording placed while its card is being imported is queued at the card's
     // path with this hold (1), committed before any work, so no part is read from the card. When
-    // the import verifies its copy, the card desk moves the file to the copy and clears the hold
+    // the import verifies its copy, the card imports moves the file to the copy and clears the hold
     // in one transaction (main/queue/copy-holds.ts); when the copy fails verification twice, or at
     // the next start (no import runs then), the hold is cleared and the file uploads from the
     // card. Rows queued before this migration are not held (0). The partial index finds the

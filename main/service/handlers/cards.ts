@@ -1,5 +1,5 @@
 import type { IpcHandlers } from '../../ipc/dispatch.js';
-import type { CardDesk } from '../card-desk.js';
+import type { CardImports } from '../card-imports.js';
 
 /**
  * The card offer's and library settings' IPC handlers (shared/ipc/card.ts): the
@@ -7,7 +7,7 @@ import type { CardDesk } from '../card-desk.js';
  * settings with the folder's use. Errors are thrown as Error with a message for the screen.
  */
 export function cardHandlers(
-  desk: CardDesk,
+  cardImports: CardImports,
 ): Pick<
   IpcHandlers,
   | 'capture:cards.list'
@@ -19,12 +19,12 @@ export function cardHandlers(
   | 'capture:library.save'
 > {
   return {
-    'capture:cards.list': async () => desk.list(),
-    'capture:cards.import': async ({ root }) => desk.startImport(root),
-    'capture:cards.stop': ({ id }) => desk.stopImport(id),
-    'capture:cards.dismiss': async ({ id }) => desk.dismiss(id),
-    'capture:cards.eject': ({ id }) => desk.eject(id),
-    'capture:library.get': () => desk.view(),
-    'capture:library.save': (settings) => desk.save(settings),
+    'capture:cards.list': async () => cardImports.list(),
+    'capture:cards.import': async ({ root }) => cardImports.startImport(root),
+    'capture:cards.stop': ({ id }) => cardImports.stopImport(id),
+    'capture:cards.dismiss': async ({ id }) => cardImports.dismiss(id),
+    'capture:cards.eject': ({ id }) => cardImports.eject(id),
+    'capture:library.get': () => cardImports.view(),
+    'capture:library.save': (settings) => cardImports.save(settings),
   };
 }

@@ -17,7 +17,7 @@ export interface HandlerContext {
   /** The uploader in use; throws Error saying what to set up when there is none. */
   requireUploader(): Uploader;
   /** Starts a drain (or one more after the running one). */
-  kick(): void;
+  startDrain(): void;
   /** The project the queue uploads to ('' before the app is set up). */
   projectId(): string;
   /** The stored settings as the renderer sees them. */

@@ -1,9 +1,9 @@
-import type { OfficeDesk } from '../../office/office-desk.js';
+import type { OfficeSync } from '../../office/office-sync.js';
 
 /**
  * The office screens' IPC handlers (Progress and Assets, progress-records-interface.md): the office
- * desk (main/office/office-desk.ts) answers them over its cache and outbox.
+ * officeSync (main/office/office-sync.ts) answers them over its cache and outbox.
  */
-export function officeHandlers(desk: OfficeDesk): ReturnType<OfficeDesk['handlers']> {
-  return desk.handlers();
+export function officeHandlers(officeSync: OfficeSync): ReturnType<OfficeSync['handlers']> {
+  return officeSync.handlers();
 }

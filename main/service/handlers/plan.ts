@@ -1,20 +1,20 @@
 import type { IpcHandlers } from '../../ipc/dispatch.js';
 import { recentPlacements } from '../../queue/reader.js';
-import type { PlanDesk } from '../plan-desk.js';
+import type { CapturePlanner } from '../capture-planner.js';
 import type { HandlerContext } from './handler-context.js';
 
 /**
  * The Plan panel's IPC handlers (shared/ipc/plan.ts): the capture plan kept in the queue, read and
- * saved whole (main/service/plan-desk.ts), and the recent places the registration table offers
+ * saved whole (main/service/capture-planner.ts), and the recent places the registration table offers
  * each walk first. Errors are thrown as Error with a message for the screen.
  */
 export function planHandlers(
-  desk: PlanDesk,
+  planner: CapturePlanner,
   c: Pick<HandlerContext, 'uploader' | 'projectId'>,
 ): Pick<IpcHandlers, 'capture:plan.get' | 'capture:plan.save' | 'capture:captures.recentPlaces'> {
   return {
-    'capture:plan.get': async () => desk.view(),
-    'capture:plan.save': async (plan) => desk.save(plan),
+    'capture:plan.get': async () => planner.view(),
+    'capture:plan.save': async (plan) => planner.save(plan),
     // The places a person places walks in, one choice away (the walk's list, before every place).
     'capture:captures.recentPlaces': async () => {
       const db = c.uploader()?.queue.db;

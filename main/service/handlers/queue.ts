@@ -33,7 +33,7 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
     const { engine } = c.requireUploader();
     if ('fileId' in t) one(engine, t.fileId);
     else all(engine);
-    c.kick();
+    c.startDrain();
   };
   return {
     'capture:queue.list': async () => c.queueView(),
@@ -51,7 +51,7 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
     'capture:queue.pauseUntil': async ({ until }) => {
       c.requireUploader();
       c.limits.pauseUntil(until);
-      c.kick();
+      c.startDrain();
     },
     // "Pause all", "Resume all", "Retry all": one transaction, one activity line, one event.
     'capture:queue.pause': async (t) =>
@@ -79,16 +79,16 @@ export function queueHandlers(c: HandlerContext): Pick<IpcHandlers, QueueChannel
     // "The site manager needs floor 3 first": the uploads follow at once.
     'capture:queue.front': async ({ captureRow, front }) => {
       await c.requireUploader().engine.moveCapture(captureRow, front);
-      c.kick();
+      c.startDrain();
     },
     'capture:queue.clearCompleted': async () => ({ captures: c.requireUploader().engine.clearCompleted() }),
     'capture:queue.edit': async ({ captureRow, structure, design, type, capturedAt }) => {
       c.requireUploader().engine.editCapture(captureRow, { structure, design, type, captureDateTime: capturedAt });
-      c.kick();
+      c.startDrain();
     },
     'capture:queue.resolve': async ({ captureRow, decision }) => {
       c.requireUploader().engine.resolveRegistration(captureRow, decision);
-      c.kick();
+      c.startDrain();
     },
     'capture:activity.list': async ({ since, limit }) => c.requireUploader().queue.activity.list({ since, limit }),
   };

@@ -52,7 +52,7 @@ export function uploadHandlers(
       // Registered in the background (§4.4, one capture at a time): the queue shows each one
       // "Registering" and its files start as soon as it is registered.
       u.engine.wake();
-      c.kick();
+      c.startDrain();
       return { queued, refused };
     },
     'capture:captures.lastPlacement': async () => c.settings.lastPlacement(c.projectId()),

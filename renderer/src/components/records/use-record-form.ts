@@ -65,7 +65,7 @@ export function useRecordForm() {
   const submit = async () => {
     setTouched(true);
     if (detailsMissing || sending) return;
-    // A date field emptied or half typed: said here as a sentence, never as the door's refusal of the request.
+    // A date field emptied or half typed: said here as a sentence, never as the IPC dispatch's refusal of the request.
     if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) {
       setProblemField('date');
       setProblem('Choose the day this entry is for: the date is empty or not a whole date.');

@@ -16,8 +16,8 @@ import type { QueueDatabase } from '../queue/db.js';
 import { readPlan, writePlan } from '../queue/plans.js';
 import type { UploadQueue } from '../queue/queue.js';
 
-/** What the plan desk needs from the app core: the queue, the screens' own handlers and the card desk. */
-export interface PlanDeskOptions {
+/** What the capture planner needs from the app core: the queue, the screens' own handlers and the card imports. */
+export interface CapturePlannerOptions {
   /** The queue's database while the queue is open: the plan lives there. */
   queueDb(): QueueDatabase | undefined;
   /** The queue while it is open, for the activity lines of what the plan queued with no click. */
@@ -30,7 +30,7 @@ export interface PlanDeskOptions {
   inspect(paths: string[]): Promise<InspectResult>;
   /** Queues the forms as the window's Register does (the `capture:captures.register` handler). */
   register(forms: CaptureForm[]): Promise<{ queued: number[]; refused: { path: string; reason: string }[] }>;
-  /** Starts the import of a mounted card (CardDesk.startImport), `by` said in the support log. */
+  /** Starts the import of a mounted card (CardImports.startImport), `by` said in the support log. */
   startImport(root: string, by: string): void;
   /** Whether cards are uploaded straight from the card (the library setting) rather than imported. */
   uploadFromCard(): boolean;
@@ -49,11 +49,11 @@ const registrable = (p: ProposedCapture) => !p.violation && !p.alreadyQueued && 
  * log`: the night's story), a notice and the support log's lines. A card that does not match it
  * waits for a person, offered as any card, and the support log says why.
  */
-export class PlanDesk {
+export class CapturePlanner {
   /** The cards already looked at since they were inserted (a card is matched once per insertion). */
   private readonly seen = new Set<string>();
 
-  constructor(private readonly opts: PlanDeskOptions) {}
+  constructor(private readonly opts: CapturePlannerOptions) {}
 
   /** The plan as stored, or an empty one while the queue is not open. */
   view(): PlanView {
@@ -95,7 +95,7 @@ export class PlanDesk {
   }
 
   /**
-   * The cards mounted now (CardDesk's watch): each card inserted since the last look is matched
+   * The cards mounted now (CardImports's watch): each card inserted since the last look is matched
    * to the plan once, when the plan sends matching cards to the queue with no click. Answers when
    * every such card is done with; a failure is logged, and the card is then offered as any card.
    */

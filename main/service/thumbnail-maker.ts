@@ -35,7 +35,7 @@ import { isQueuedPath, queuedPathsAndFingerprints } from '../queue/reader.js';
  * - Only recordings the registration table was given (`allow`, after `files.inspect`) or that are
  *   in the upload queue (`queued`) are served or cached; any other path is refused.
  */
-export class ThumbnailDesk {
+export class ThumbnailMaker {
   private readonly server = new MediaServer();
   private readonly cache: ThumbnailCache;
   private readonly allowed = new Set<string>();
@@ -120,7 +120,7 @@ export class ThumbnailDesk {
 
   /**
    * Prunes the cache in the library folder in force (main/media/thumbnail-prune.ts; run by the
-   * hourly retention sweep, main/service/card-desk.ts): entries not used for 30 days go, and the
+   * hourly retention sweep, main/service/card-imports.ts): entries not used for 30 days go, and the
    * cache is kept under 200 MiB, never removing the thumbnail of a recording in the queue (any row
    * not forgotten, by its content fingerprint) or listed for registration this session. `now` in
    * ms since 1970. Throws the file system's error or the queue's SqliteError.

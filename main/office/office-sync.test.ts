@@ -7,29 +7,29 @@ import type { TestService } from '../../e2e/service/testing.js';
 import { startTestService } from '../../e2e/service/testing.js';
 import { unpackAssets } from '../../shared/asset-pack.js';
 import { ProgressRecordsClient } from '../api/progress-records.js';
-import { OfficeDesk } from './office-desk.js';
+import { OfficeSync } from './office-sync.js';
 import { RecordsStore } from './records-store.js';
 
-// The office desk's Assets channel (progress-records-interface.md §4 GET /api/external-assets) as
+// The office sync's Assets channel (progress-records-interface.md §4 GET /api/external-assets) as
 // the window calls it: the answer packed in columns (shared/asset-pack.ts) and a call given up
 // when the person chooses another category.
 
 let svc: TestService;
 let dir: string;
-let desk: OfficeDesk;
+let officeSync: OfficeSync;
 beforeAll(async () => {
   svc = await startTestService();
 });
 afterAll(() => svc.stop());
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'office-desk-'));
+  dir = mkdtempSync(join(tmpdir(), 'office-sync-'));
   const config = {
     baseUrl: svc.info.progressBaseUrl,
     apiKey: svc.info.apiKey,
     projectId: svc.info.projectId,
     ...svc.info.account,
   };
-  desk = new OfficeDesk(
+  officeSync = new OfficeSync(
     dir,
     () => ({ client: new ProgressRecordsClient(config, { retry: { retries: 0, delayMs: () => 0 } }), scope: 'test' }),
     () => [],
@@ -37,14 +37,16 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await svc.admin('DELETE', '/faults');
-  desk.close();
+  officeSync.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const list = (signal?: AbortSignal) =>
-  desk.handlers()['capture:assets.list']({ structure: svc.info.structures[0]!, category: 'Curtain Wall' }, signal!);
+const list = (signal?: AbortSignal) => {
+  const assets = officeSync.handlers()['capture:assets.list'];
+  return assets({ structure: svc.info.structures[0]!, category: 'Curtain Wall' }, signal!);
+};
 
-describe("the office desk's assets", () => {
+describe("the office sync's assets", () => {
   it("answers a structure's assets packed, which unpack to what the service holds, point for point", async () => {
     const answer = await list();
     // The IPC's structured clone (the utility process's, the fork's) carries the typed arrays as they are.
@@ -97,7 +99,7 @@ describe('a read the progress service refuses', () => {
       times: 0,
       action: { type: 'json', status: 403, body: { status: false, message: 'Forbidden for this key' } },
     });
-    await expect(desk.handlers()['capture:progress.list']({}, undefined!)).rejects.toThrow(
+    await expect(officeSync.handlers()['capture:progress.list']({}, undefined!)).rejects.toThrow(
       /^The progress service does not allow this \(Forbidden for this key\): ask an administrator of the project for access\.$/,
     );
   });

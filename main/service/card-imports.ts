@@ -42,15 +42,15 @@ export interface CardWatchOptions {
   copyGate?: string;
 }
 
-/** What the card desk needs from the app core. */
-export interface CardDeskOptions extends CardWatchOptions {
+/** What the card imports needs from the app core. */
+export interface CardImportsOptions extends CardWatchOptions {
   store: KeyValueStore;
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** The queue's database while the queue is open: the offload record and the retention sweep live there. */
   queueDb(): QueueDatabase | undefined;
   log?: Logger;
   /**
-   * Prunes the thumbnail cache (main/service/thumbnail-desk.ts `prune`) at each retention sweep;
+   * Prunes the thumbnail cache (main/service/thumbnail-maker.ts `prune`) at each retention sweep;
    * `now` in ms since 1970. Answers how many entries went and the bytes freed.
    */
   pruneThumbnails?(now: number): Promise<{ removed: string[]; freedBytes: number }>;
@@ -83,7 +83,7 @@ const SWEEP_MS = 60 * 60 * 1000;
  * verified copies (`copies`, settleHolds). The library settings (folder, days kept, upload straight from the card)
  * are kept in the settings file under `library`.
  */
-export class CardDesk {
+export class CardImports {
   readonly library: LibrarySettingsStore;
   private cards: DetectedCardView[] = [];
   private readonly imports = new Map<number, ImportView>();
@@ -95,7 +95,7 @@ export class CardDesk {
   private sweepTimer?: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly opts: CardDeskOptions) {
+  constructor(private readonly opts: CardImportsOptions) {
     this.library = new LibrarySettingsStore(opts.store);
   }
 

@@ -18,16 +18,16 @@ import { writeFakeCard } from '../card/fake-card.js';
 import { listOffloads } from '../offload/record.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { defaultLibraryFolder } from '../settings/library-settings.js';
-import { CardDesk } from './card-desk.js';
-import { ThumbnailDesk } from './thumbnail-desk.js';
+import { CardImports } from './card-imports.js';
+import { ThumbnailMaker } from './thumbnail-maker.js';
 import { useWorkDir } from '../testing/kit.js';
 
-const work = useWorkDir('card-desk-test');
-let desk: CardDesk | undefined;
-afterEach(() => desk?.close());
+const work = useWorkDir('card-imports-test');
+let cardImports: CardImports | undefined;
+afterEach(() => cardImports?.close());
 
-/** A desk over a mount folder of the test's own and a queue in a temporary folder, with what it emitted. */
-function deskAt(name: string, eject?: (mountPoint: string) => Promise<{ ejected: boolean; message: string }>) {
+/** A cardImports over a mount folder of the test's own and a queue in a temporary folder, with what it emitted. */
+function importsAt(name: string, eject?: (mountPoint: string) => Promise<{ ejected: boolean; message: string }>) {
   const mounts = join(work, name, 'media');
   mkdirSync(mounts, { recursive: true });
   const { db } = openQueueDatabase(join(work, name, 'queue.db'));
@@ -35,7 +35,7 @@ function deskAt(name: string, eject?: (mountPoint: string) => Promise<{ ejected:
   const cards: DetectedCardView[][] = [];
   const modes: boolean[] = [];
   const imports: ImportView[] = [];
-  desk = new CardDesk({
+  cardImports = new CardImports({
     roots: [mounts],
     pollMs: 50,
     store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
@@ -49,7 +49,7 @@ function deskAt(name: string, eject?: (mountPoint: string) => Promise<{ ejected:
       if (event === 'capture:event.import') imports.push(payload as ImportView);
     },
   });
-  return { desk, mounts, db, store, cards, modes, imports };
+  return { cardImports, mounts, db, store, cards, modes, imports };
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -60,20 +60,20 @@ const until = async (ok: () => boolean, what: string) => {
 };
 
 /**
- * A started desk (see deskAt) with its library at `work/<name>/library`, and the fake card
+ * A started cardImports (see importsAt) with its library at `work/<name>/library`, and the fake card
  * `cardName` (`card` as writeFakeCard takes it) written aside and moved under the mount folder at
- * once, as a volume appears whole; resolves once the desk offers it, with the card's root.
+ * once, as a volume appears whole; resolves once the cardImports offers it, with the card's root.
  */
-async function deskWithCard(
+async function importsWithCard(
   name: string,
   cardName: string,
   card: Parameters<typeof writeFakeCard>[1],
-  eject?: Parameters<typeof deskAt>[1],
+  eject?: Parameters<typeof importsAt>[1],
 ) {
-  const d = deskAt(name, eject);
+  const d = importsAt(name, eject);
   const library = join(work, name, 'library');
   d.store.set('library', { library, keepDays: 7, uploadFromCard: false });
-  d.desk.start();
+  d.cardImports.start();
   writeFakeCard(join(work, name, cardName), card);
   const root = join(d.mounts, cardName);
   renameSync(join(work, name, cardName), root);
@@ -81,19 +81,19 @@ async function deskWithCard(
   return { d, library, root };
 }
 
-describe('CardDesk', () => {
+describe('CardImports', () => {
   it('ejects the card of an import only once it is safe to remove, by its mount point', async () => {
     const asked: string[] = [];
-    const { d, root } = await deskWithCard('eject', 'X4_EJECT', { recordings: 1 }, async (mountPoint) => {
+    const { d, root } = await importsWithCard('eject', 'X4_EJECT', { recordings: 1 }, async (mountPoint) => {
       asked.push(mountPoint);
       return { ejected: true, message: 'X4_EJECT was ejected: you can take it out of the reader.' };
     });
-    const { id } = d.desk.startImport(root);
-    await expect(d.desk.eject(id)).rejects.toThrow(
+    const { id } = d.cardImports.startImport(root);
+    await expect(d.cardImports.eject(id)).rejects.toThrow(
       'The card X4_EJECT is not safe to remove yet: keep it in the reader.',
     );
     await until(() => d.imports.at(-1)?.safeToRemove === true, 'safe to remove');
-    expect(await d.desk.eject(id)).toEqual({
+    expect(await d.cardImports.eject(id)).toEqual({
       ejected: true,
       message: 'X4_EJECT was ejected: you can take it out of the reader.',
     });
@@ -101,12 +101,15 @@ describe('CardDesk', () => {
   });
 
   it('closing stops an import under way within a second: no half-written copy left, the offload recorded as interrupted', async () => {
-    const { d, library, root } = await deskWithCard('closing', 'X4_CARD', { recordings: 1, bytes: 96 * 1024 * 1024 });
-    d.desk.startImport(root);
+    const { d, library, root } = await importsWithCard('closing', 'X4_CARD', {
+      recordings: 1,
+      bytes: 96 * 1024 * 1024,
+    });
+    d.cardImports.startImport(root);
     await until(() => (d.imports.at(-1)?.bytesDone ?? 0) >= 16 * 1024 * 1024, 'the copy under way');
     const t = performance.now();
-    d.desk.close();
-    await d.desk.settled();
+    d.cardImports.close();
+    await d.cardImports.settled();
     expect(performance.now() - t).toBeLessThan(1000);
     const left = (readdirSync(library, { recursive: true }) as string[]).filter((p) =>
       statSync(join(library, p)).isFile(),
@@ -117,12 +120,15 @@ describe('CardDesk', () => {
   }, 120_000);
 
   it('a person stops an import within a second: the verified recordings kept, nothing half-written, and the view says what was not copied', async () => {
-    const { d, library, root } = await deskWithCard('stopping', 'X4_STOP', { recordings: 3, bytes: 32 * 1024 * 1024 });
-    const { id } = d.desk.startImport(root);
+    const { d, library, root } = await importsWithCard('stopping', 'X4_STOP', {
+      recordings: 3,
+      bytes: 32 * 1024 * 1024,
+    });
+    const { id } = d.cardImports.startImport(root);
     // One recording verified, the next one's copy under way.
     await until(() => (d.imports.at(-1)?.verifiedCopies.length ?? 0) >= 2, 'the first recording verified');
     const t = performance.now();
-    await d.desk.stopImport(id);
+    await d.cardImports.stopImport(id);
     expect(performance.now() - t).toBeLessThan(1000);
     const last = d.imports.at(-1)!;
     expect(last.phase).toBe('failed');
@@ -148,11 +154,11 @@ describe('CardDesk', () => {
     }
     for (const c of last.verifiedCopies) expect(copies).toContain(c);
     expect(listOffloads(d.db).map((o) => o.state)).toEqual(['interrupted']);
-    await expect(d.desk.stopImport(id)).rejects.toThrow('This import is not copying any more');
+    await expect(d.cardImports.stopImport(id)).rejects.toThrow('This import is not copying any more');
   }, 120_000);
 
   it('offers a card that appears under a mount folder, imports it into the library, records it, and counts the library', async () => {
-    const d = deskAt('one');
+    const d = importsAt('one');
     // The recordings only: the whole card is the next test's.
     d.store.set('library', {
       library: join(work, 'one', 'library'),
@@ -160,7 +166,7 @@ describe('CardDesk', () => {
       uploadFromCard: false,
       wholeCard: false,
     });
-    d.desk.start();
+    d.cardImports.start();
     await until(() => d.cards.length > 0, 'the first look');
     expect(d.cards.at(-1)).toEqual([]);
 
@@ -170,16 +176,16 @@ describe('CardDesk', () => {
     renameSync(join(work, 'one', 'X4_CARD'), card.root);
     await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
     expect(d.cards.at(-1)).toEqual([{ root: card.root, name: 'X4_CARD', recordings: 2, bytes: 4 * 4096 }]);
-    expect(() => d.desk.startImport(join(d.mounts, 'elsewhere'))).toThrow(/is not an Insta360 card mounted now/);
+    expect(() => d.cardImports.startImport(join(d.mounts, 'elsewhere'))).toThrow(/is not an Insta360 card mounted now/);
 
-    const first = d.desk.startImport(card.root);
+    const first = d.cardImports.startImport(card.root);
     expect(first.phase).toBe('copying');
-    expect(() => d.desk.startImport(card.root)).toThrow('The card X4_CARD is being imported already.');
+    expect(() => d.cardImports.startImport(card.root)).toThrow('The card X4_CARD is being imported already.');
     await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
     const done = d.imports.at(-1)!;
     expect(done.safeToRemove).toBe(true);
     expect(done.verifiedCopies).toHaveLength(4);
-    expect(d.desk.list().imports).toEqual([done]);
+    expect(d.cardImports.list().imports).toEqual([done]);
 
     const [record] = listOffloads(d.db);
     expect(record).toMatchObject({
@@ -191,7 +197,7 @@ describe('CardDesk', () => {
     });
     expect(record!.files.map((f) => f.copy).sort()).toEqual([...done.verifiedCopies].sort());
 
-    const view = await d.desk.view();
+    const view = await d.cardImports.view();
     expect(view).toEqual({
       library: join(work, 'one', 'library'),
       keepDays: 7,
@@ -201,25 +207,25 @@ describe('CardDesk', () => {
     });
     // A copy deleted by hand is no longer counted.
     rmSync(done.verifiedCopies[0]!);
-    expect((await d.desk.view()).usage).toEqual({ bytes: 3 * 4096, copies: 3 });
+    expect((await d.cardImports.view()).usage).toEqual({ bytes: 3 * 4096, copies: 3 });
 
     // The card pulled out: it is no longer offered, and the finished import can be dismissed.
     rmSync(card.root, { recursive: true });
     await until(() => d.cards.at(-1)?.length === 0, 'the card to go');
-    d.desk.dismiss(done.id);
-    expect(d.desk.list()).toEqual({ cards: [], imports: [], uploadFromCard: false });
+    d.cardImports.dismiss(done.id);
+    expect(d.cardImports.list()).toEqual({ cards: [], imports: [], uploadFromCard: false });
     expect(statSync(done.verifiedCopies[1]!).size).toBe(4096);
   });
 
   it("keeps no part MD5s from the copy: the upload computes each part's as it reads it, so safe to remove waits for no hashing", async () => {
-    const d = deskAt('md5');
+    const d = importsAt('md5');
     d.store.set('library', { library: join(work, 'md5', 'library'), keepDays: 7, uploadFromCard: false });
     const PART = 5 * 1024 * 1024;
     writeFakeCard(join(work, 'md5', 'X4'), { recordings: 1, bytes: 2 * PART + 1234 });
     renameSync(join(work, 'md5', 'X4'), join(d.mounts, 'X4'));
-    d.desk.start();
+    d.cardImports.start();
     await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
-    d.desk.startImport(join(d.mounts, 'X4'));
+    d.cardImports.startImport(join(d.mounts, 'X4'));
     await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
     const done = d.imports.at(-1)!;
     expect(done.safeToRemove).toBe(true);
@@ -234,8 +240,8 @@ describe('CardDesk', () => {
   });
 
   it('copies the whole card by default: previews, thumbnails and MISC verified and recorded, only recordings offered', async () => {
-    const { d, root } = await deskWithCard('whole', 'X4_WHOLE', { recordings: 2, bytes: 4096 });
-    d.desk.startImport(root);
+    const { d, root } = await importsWithCard('whole', 'X4_WHOLE', { recordings: 2, bytes: 4096 });
+    d.cardImports.startImport(root);
     await until(() => d.imports.at(-1)?.phase === 'done', 'the import');
     const done = d.imports.at(-1)!;
     expect(done.safeToRemove).toBe(true);
@@ -250,8 +256,8 @@ describe('CardDesk', () => {
   });
 
   it('keeps the library settings apart, with the defaults: the videos folder, 7 days, reading from the copies', async () => {
-    const d = deskAt('two');
-    expect(d.desk.library.get()).toEqual({
+    const d = importsAt('two');
+    expect(d.cardImports.library.get()).toEqual({
       library: defaultLibraryFolder(),
       keepDays: 7,
       uploadFromCard: false,
@@ -260,7 +266,7 @@ describe('CardDesk', () => {
     expect(defaultLibraryFolder('linux', '/home/ana')).toBe('/home/ana/Videos/Capture Uploader');
     expect(defaultLibraryFolder('darwin', '/Users/ana')).toBe('/Users/ana/Movies/Capture Uploader');
     expect(defaultLibraryFolder()).toContain(homedir());
-    const saved = await d.desk.save({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
+    const saved = await d.cardImports.save({ library: join(work, 'two', 'lib'), keepDays: 3, uploadFromCard: true });
     expect(saved).toEqual({
       library: join(work, 'two', 'lib'),
       keepDays: 3,
@@ -274,26 +280,26 @@ describe('CardDesk', () => {
       uploadFromCard: true,
       wholeCard: true,
     });
-    expect(() => d.desk.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
+    expect(() => d.cardImports.startImport('/nowhere')).toThrow(/not an Insta360 card mounted now/);
   });
 
   it('says with the cards whether they are offered for upload straight from the card, at once when the setting is saved', async () => {
-    const d = deskAt('three');
+    const d = importsAt('three');
     d.store.set('library', { library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
     writeFakeCard(join(work, 'three', 'X4'), { recordings: 1, bytes: 1024 });
     renameSync(join(work, 'three', 'X4'), join(d.mounts, 'X4'));
-    d.desk.start();
+    d.cardImports.start();
     await until(() => (d.cards.at(-1)?.length ?? 0) > 0, 'the card');
     expect(d.modes.at(-1)).toBe(false);
-    expect(d.desk.list().uploadFromCard).toBe(false);
+    expect(d.cardImports.list().uploadFromCard).toBe(false);
 
     const before = d.modes.length;
-    await d.desk.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: true });
+    await d.cardImports.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: true });
     // Saved, the window is told without waiting for a card to come or go, with the cards mounted now.
     expect(d.modes.slice(before)).toEqual([true]);
     expect(d.cards.at(-1)!.map((c) => c.name)).toEqual(['X4']);
-    expect(d.desk.list()).toMatchObject({ uploadFromCard: true, imports: [] });
-    await d.desk.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
+    expect(d.cardImports.list()).toMatchObject({ uploadFromCard: true, imports: [] });
+    await d.cardImports.save({ library: join(work, 'three', 'library'), keepDays: 7, uploadFromCard: false });
     expect(d.modes.at(-1)).toBe(false);
   });
 
@@ -307,13 +313,13 @@ describe('CardDesk', () => {
     utimesSync(stale, old, old);
     const { db } = openQueueDatabase(join(work, 'thumbs', 'queue.db'));
     const store = new Map<string, unknown>([['library', { library, keepDays: 7, uploadFromCard: false }]]);
-    const thumbnails = new ThumbnailDesk(
+    const thumbnails = new ThumbnailMaker(
       () => library,
       () => db,
     );
     const warnings: string[] = [];
     let fail = false;
-    desk = new CardDesk({
+    cardImports = new CardImports({
       roots: [join(work, 'thumbs', 'media')],
       store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
       queueDb: () => db,
@@ -321,10 +327,10 @@ describe('CardDesk', () => {
       log: { info: () => undefined, warn: (m) => warnings.push(m) },
       pruneThumbnails: (now) => (fail ? Promise.reject(new Error('EIO: i/o error')) : thumbnails.prune(now)),
     });
-    await desk.sweep();
+    await cardImports.sweep();
     expect(existsSync(stale)).toBe(false);
     fail = true;
-    await desk.sweep();
+    await cardImports.sweep();
     expect(warnings).toEqual(["The library's old thumbnails could not be removed: EIO: i/o error"]);
     await thumbnails.close();
     db.close();

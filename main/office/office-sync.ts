@@ -23,7 +23,7 @@ const OUTBOX_INTERVAL_MS = 60_000;
  * assets channels, with the service's errors in words a person reads (§7 of that interface).
  * `connect` answers the client for the current settings (throws Error saying what to set).
  */
-export class OfficeDesk {
+export class OfficeSync {
   private office?: OfficeRecords;
   private timer?: NodeJS.Timeout;
   private closed = false;

@@ -12,7 +12,7 @@ import { nightSummary, summaryLines } from '../../shared/night-summary.js';
 // day goes to the queue with no click: imported, placed, registered; the queue's activity log
 // (the night's story) and a notice say so. A card that does not match waits for a person.
 
-const t = useTestService('plan-desk', { clearFaults: true });
+const t = useTestService('capture-planner', { clearFaults: true });
 
 /** A core over the local service watching its own mount folder, with what it said. */
 async function core(name: string) {

@@ -14,29 +14,29 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentFingerprint } from '../intake/file-identity.js';
-import { ThumbnailDesk } from './thumbnail-desk.js';
+import { ThumbnailMaker } from './thumbnail-maker.js';
 
-const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures', import.meta.url));
 // The smallest JPEG header a check of the magic bytes accepts, and some bytes after it.
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(60, 7)]);
 const dataUrl = (b: Buffer) => `data:image/jpeg;base64,${b.toString('base64')}`;
 
-describe('ThumbnailDesk', () => {
+describe('ThumbnailMaker', () => {
   let work: string;
   let library: string;
-  let desk: ThumbnailDesk;
+  let maker: ThumbnailMaker;
   beforeEach(() => {
-    work = mkdtempSync(join(tmpdir(), 'thumb-desk-'));
+    work = mkdtempSync(join(tmpdir(), 'thumb-maker-'));
     library = join(work, 'library');
-    desk = new ThumbnailDesk(() => library);
+    maker = new ThumbnailMaker(() => library);
   });
   afterEach(async () => {
-    await desk.close();
+    await maker.close();
     rmSync(work, { recursive: true, force: true });
   });
 
   it('refuses a path the registration table was not given', async () => {
-    await expect(desk.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow(
+    await expect(maker.get(join(fixtures, 'walkthrough.mp4'))).rejects.toThrow(
       'This file is not among the recordings listed for registration or queued.',
     );
   });
@@ -45,7 +45,7 @@ describe('ThumbnailDesk', () => {
     const db = new Database(':memory:');
     db.exec('CREATE TABLE files (path TEXT)');
     db.prepare('INSERT INTO files (path) VALUES (?)').run(join(fixtures, 'walkthrough.mp4'));
-    const queued = new ThumbnailDesk(
+    const queued = new ThumbnailMaker(
       () => library,
       () => db,
     );
@@ -62,16 +62,16 @@ describe('ThumbnailDesk', () => {
     const card = join(fixtures, 'walkthrough.mp4');
     const copy = join(work, 'copy.mp4');
     copyFileSync(card, copy);
-    desk.allow([card, copy]);
-    const first = await desk.get(card);
+    maker.allow([card, copy]);
+    const first = await maker.get(card);
     expect(first).toMatchObject({ kind: 'frames', source: 'recording', codec: 'avc1.640028', atUs: 1_000_000 });
     expect((first as { url: string }).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{43}\/1$/);
 
-    expect(await desk.save(card, dataUrl(JPEG))).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+    expect(await maker.save(card, dataUrl(JPEG))).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
     const key = await contentFingerprint(card, readFileSync(card).length);
     expect(readFileSync(join(library, '.thumbnails', `${key}.jpg`)).equals(JPEG)).toBe(true);
     // The verified copy in the library has the same bytes: its thumbnail is the card's, not decoded again.
-    expect(await desk.get(copy)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+    expect(await maker.get(copy)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
   });
 
   it('decodes from the camera’s preview (LRV) beside the recording, never the recording, and from the recording when asked or when there is none', async () => {
@@ -84,9 +84,9 @@ describe('ThumbnailDesk', () => {
     copyFileSync(join(fixtures, 'sample.insv'), preview);
     const alone = join(dir, 'VID_20261124_080100_00_002.insv');
     copyFileSync(join(fixtures, 'sample.insv'), alone);
-    desk.allow([lens, alone]);
+    maker.allow([lens, alone]);
 
-    const view = await desk.get(lens);
+    const view = await maker.get(lens);
     expect(view).toMatchObject({ kind: 'frames', source: 'preview', codec: 'avc1.4d402a', codedWidth: 736 });
     const { url, samples } = view as { url: string; samples: { offset: number; size: number }[] };
     // The URL serves the preview's bytes, the samples where the plan says.
@@ -99,18 +99,18 @@ describe('ThumbnailDesk', () => {
       Buffer.from(await part.arrayBuffer()).equals(readFileSync(preview).subarray(s.offset, s.offset + s.size)),
     ).toBe(true);
     // Without a preview: the recording itself.
-    expect(await desk.get(alone)).toMatchObject({ kind: 'frames', source: 'recording', codec: 'avc1.4d402a' });
+    expect(await maker.get(alone)).toMatchObject({ kind: 'frames', source: 'recording', codec: 'avc1.4d402a' });
     // The preview could not be decoded: the recording is asked for, and this one holds no MP4,
     // which is said and kept at once.
     const reason = 'No preview: not an MP4 container, or an unfinished recording';
-    expect(await desk.get(lens, { recording: true })).toEqual({ kind: 'none', reason });
-    expect(await desk.get(lens)).toEqual({ kind: 'none', reason });
+    expect(await maker.get(lens, { recording: true })).toEqual({ kind: 'none', reason });
+    expect(await maker.get(lens)).toEqual({ kind: 'none', reason });
   });
 
   it('refuses bytes that are not a JPEG and writes nothing', async () => {
     const card = join(fixtures, 'walkthrough.mp4');
-    desk.allow([card]);
-    await expect(desk.save(card, dataUrl(Buffer.from('<svg onload=alert(1)>')))).rejects.toThrow(
+    maker.allow([card]);
+    await expect(maker.save(card, dataUrl(Buffer.from('<svg onload=alert(1)>')))).rejects.toThrow(
       'The thumbnail is not a JPEG image.',
     );
     expect(() => readdirSync(join(library, '.thumbnails'))).toThrow();
@@ -118,9 +118,9 @@ describe('ThumbnailDesk', () => {
 
   it('keeps the verdict that a recording cannot be decoded, so the icon shows next time', async () => {
     const card = join(fixtures, 'sample.insv');
-    desk.allow([card]);
-    await desk.undecodable(card, 'No preview: its format or codec is not supported here');
-    expect(await desk.get(card)).toEqual({
+    maker.allow([card]);
+    await maker.undecodable(card, 'No preview: its format or codec is not supported here');
+    expect(await maker.get(card)).toEqual({
       kind: 'none',
       reason: 'No preview: its format or codec is not supported here',
     });
@@ -148,8 +148,8 @@ describe('ThumbnailDesk', () => {
       utimesSync(file, old, old);
     }
     // Shown in an earlier session: its use is kept in the cache entry itself.
-    desk.allow([seen]);
-    expect(await desk.get(seen)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
+    maker.allow([seen]);
+    expect(await maker.get(seen)).toEqual({ kind: 'image', dataUrl: dataUrl(JPEG) });
 
     const db = new Database(':memory:');
     db.exec('CREATE TABLE files (path TEXT, fingerprint TEXT)');
@@ -158,7 +158,7 @@ describe('ThumbnailDesk', () => {
       await keyOf(queued),
     );
     db.prepare('INSERT INTO files (path, fingerprint) VALUES (?, NULL)').run(legacy);
-    const now = new ThumbnailDesk(
+    const now = new ThumbnailMaker(
       () => library,
       () => db,
     );

@@ -6,15 +6,15 @@ import { writeFakeCard } from '../card/fake-card.js';
 import { openQueueDatabase } from '../queue/db.js';
 import { SupportLog } from '../support/log-file.js';
 import { useWorkDir } from '../testing/kit.js';
-import { CardDesk } from './card-desk.js';
+import { CardImports } from './card-imports.js';
 
 // The support log tells a card's story, a line per step, so support can read what happened to a
 // card without the engine's events: inserted, import started, copied and verified (bytes and
 // time), transfer report written, safe to remove, ejected.
 
-const work = useWorkDir('card-desk-log-test');
-let desk: CardDesk | undefined;
-afterEach(() => desk?.close());
+const work = useWorkDir('card-imports-log-test');
+let cardImports: CardImports | undefined;
+afterEach(() => cardImports?.close());
 
 const until = async (ok: () => boolean, what: string) => {
   for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -31,7 +31,7 @@ describe("the support log's lines of a card", () => {
     ]);
     const support = new SupportLog({ dir: join(work, 'logs'), source: 'service' });
     const imports: ImportView[] = [];
-    desk = new CardDesk({
+    cardImports = new CardImports({
       roots: [mounts],
       pollMs: 50,
       store: { get: (k) => store.get(k), set: (k, v) => store.set(k, v) },
@@ -42,14 +42,14 @@ describe("the support log's lines of a card", () => {
         if (event === 'capture:event.import') imports.push(payload as ImportView);
       },
     });
-    desk.start();
+    cardImports.start();
     writeFakeCard(join(work, 'X4_LOG'), { recordings: 2, bytes: 3000 });
     const root = join(mounts, 'X4_LOG');
     renameSync(join(work, 'X4_LOG'), root);
-    await until(() => desk!.list().cards.length === 1, 'the card');
-    const { id } = desk.startImport(root);
+    await until(() => cardImports!.list().cards.length === 1, 'the card');
+    const { id } = cardImports.startImport(root);
     await until(() => imports.at(-1)?.safeToRemove === true, 'safe to remove');
-    await desk.eject(id);
+    await cardImports.eject(id);
 
     const [file] = readdirSync(join(work, 'logs'));
     const lines = readFileSync(join(work, 'logs', file!), 'utf8')
