@@ -84,19 +84,9 @@ function stoppedSentence(view: ImportView): string {
   return `Import stopped: ${keptPart}nothing copied for ${files(notCopied)} (no partial copy left).`;
 }
 
-/**
- * Copies the card at `root` into the library with verification (main/offload/offload.ts: XXH64 while
- * reading, the copy read back, a file that fails copied once more, the ASC MHL beside the copies),
- * reporting its progress as ImportView: every file waiting, copying, verified or failed with the
- * error that names it, and `verifiedCopies` growing as each recording's files all verify, so the
- * app can offer them for placement before the rest of the card is copied. `safeToRemove` only
- * when every file verified. Never throws: a card without recordings, a library without room or a
- * library that cannot be written end the import with phase `failed` and a sentence saying why.
- * Answers the last view.
- */
-export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
-  const now = o.now ?? (() => new Date());
-  const view: ImportView = {
+/** The import's first view: copying, nothing planned yet (ImportView's fields, times ISO 8601). */
+function firstView(o: CardImportOptions, now: () => Date): ImportView {
+  return {
     id: o.id,
     card: o.root,
     cardName: basename(o.root) || o.root,
@@ -116,116 +106,172 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     reportPath: null,
     others: null,
   };
-  // The rows of the recordings found in the library already: listed first, never copied.
-  let knownRows: ImportFileView[] = [];
-  const byPath = new Map<string, ImportFileView>();
+}
+
+/**
+ * How views of `view` leave: `send` at once (a copy of it), `soon` at most one per `throttleMs`
+ * (0: at once), a change waiting for the next view so the last one is never lost.
+ */
+function viewSender(view: ImportView, onUpdate: (v: ImportView) => void, throttleMs: number) {
   let timer: NodeJS.Timeout | undefined;
   let lastSent = 0;
   const send = () => {
     clearTimeout(timer);
     timer = undefined;
     lastSent = Date.now();
-    o.onUpdate(structuredClone(view));
+    onUpdate(structuredClone(view));
   };
-  // At most one view per throttle, the last one never lost: a change waits for the next view.
-  const throttle = o.throttleMs ?? 100;
   const soon = () => {
-    if (throttle === 0) return send();
+    if (throttleMs === 0) return send();
     if (timer) return;
-    const wait = Math.max(0, throttle - (Date.now() - lastSent));
-    timer = setTimeout(send, wait);
+    timer = setTimeout(send, Math.max(0, throttleMs - (Date.now() - lastSent)));
   };
-  let previous = 0;
+  return { send, soon };
+}
+
+/** A file's row once its copy was checked: verified with all its bytes, or failed with the error that names it. */
+function settleRow(row: ImportFileView, f: OffloadedFile): void {
+  row.state = f.verified ? 'verified' : 'failed';
+  row.bytesDone = f.verified ? f.size : row.bytesDone;
+  row.error = f.verified ? null : (f.error ?? `${f.source}: not verified.`);
+}
+
+/** The rows of recordings found in the library already (offloadCard's onKnown): listed, never copied. */
+function knownRows(recordings: Parameters<NonNullable<OffloadOptions['onKnown']>>[0]): ImportFileView[] {
+  return recordings.flatMap((copies) => {
+    const already = recordingQueueState(copies) ?? 'copied';
+    return copies.map(
+      (c): ImportFileView => ({
+        source: c.source,
+        name: basename(c.source),
+        size: c.size,
+        bytesDone: c.size,
+        state: 'known',
+        error: null,
+        already,
+      }),
+    );
+  });
+}
+
+/** The sentence a failed import ends with: stopped, no room in the library, or what went wrong. */
+function failureSentence(err: unknown, o: CardImportOptions, view: ImportView): string {
+  if (o.signal?.aborted) return stoppedSentence(view);
+  if (err instanceof NotEnoughSpaceError)
+    return `Not enough free space in ${err.library}: the recordings need ${formatBytes(err.needed)}, ${formatBytes(err.free)} are free. Free some space, or choose another library folder in Settings.`;
+  return `The card ${o.root} could not be imported: ${(err as Error).message}`;
+}
+
+/** offloadCard's options of an import: its own, passed through as given. */
+function passedOptions(o: CardImportOptions, now: () => Date): OffloadOptions {
+  return {
+    library: o.library,
+    now,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
+    ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
+    ...(o.partSize ? { partSize: o.partSize } : {}),
+    ...(o.journal ? { journal: o.journal } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.knownCopies ? { knownCopies: o.knownCopies } : {}),
+    ...(o.wholeCard ? { wholeCard: true } : {}),
+  };
+}
+
+/**
+ * offloadCard's callbacks that keep `view` as the offload goes: the plan's rows waiting, a file's
+ * bytes and state as it copies and verifies, the recordings offered as each one's files all
+ * verify, the other files counted; each change sent through `soon`.
+ */
+function viewKeeper(o: CardImportOptions, view: ImportView, soon: () => void): Partial<OffloadOptions> {
+  let known: ImportFileView[] = [];
+  const byPath = new Map<string, ImportFileView>();
   const settle = (f: OffloadedFile) => {
     const row = byPath.get(f.source);
-    if (!row) return;
-    row.state = f.verified ? 'verified' : 'failed';
-    row.bytesDone = f.verified ? f.size : row.bytesDone;
-    row.error = f.verified ? null : (f.error ?? `${f.source}: not verified.`);
+    if (row) settleRow(row, f);
   };
+  let previous = 0;
+  return {
+    onOther: (f) => {
+      if (!view.others) return;
+      view.others[f.verified ? 'verified' : 'failed']++;
+      soon();
+    },
+    onKnown: (recordings, total) => {
+      view.known = summarizeKnown(total, recordings);
+      known = knownRows(recordings);
+      view.files = [...known];
+      view.destination = view.known.destination;
+      soon();
+    },
+    onPlan: (files, destination, others) => {
+      view.destination = destination;
+      const otherBytes = others.reduce((n, f) => n + f.size, 0);
+      view.bytesTotal = files.reduce((n, f) => n + f.size, 0) + otherBytes;
+      view.others = others.length ? { files: others.length, bytes: otherBytes, verified: 0, failed: 0 } : null;
+      view.files = [
+        ...known,
+        ...files.map(
+          (f): ImportFileView => ({
+            source: f.path,
+            name: basename(f.path),
+            size: f.size,
+            bytesDone: 0,
+            state: 'waiting',
+            error: null,
+          }),
+        ),
+      ];
+      for (const row of view.files) if (row.state !== 'known') byPath.set(row.source, row);
+      soon();
+    },
+    onProgress: (p) => {
+      // offloadCard's figure is cumulative over both lanes; the step since the last call is this file's.
+      const step = Math.max(0, p.bytesDone - previous);
+      previous = p.bytesDone;
+      view.bytesDone = p.bytesDone;
+      view.bytesPerSecond = p.bytesPerSecond;
+      view.secondsLeft = p.secondsLeft;
+      const row = byPath.get(p.file);
+      if (!row) return soon();
+      row.bytesDone = Math.min(row.size, row.bytesDone + step);
+      if (row.state === 'waiting') row.state = 'copying';
+      soon();
+    },
+    onFile: (f) => {
+      settle(f);
+      soon();
+    },
+    onRecording: async (files) => {
+      await o.onRecording?.(files);
+      for (const f of files) settle(f);
+      if (files.every((f) => f.verified)) view.verifiedCopies.push(...files.map((f) => f.copy));
+      soon();
+    },
+  };
+}
+
+/**
+ * Copies the card at `root` into the library with verification (main/offload/offload.ts: XXH64 while
+ * reading, the copy read back, a file that fails copied once more, the ASC MHL beside the copies),
+ * reporting its progress as ImportView: every file waiting, copying, verified or failed with the
+ * error that names it, and `verifiedCopies` growing as each recording's files all verify, so the
+ * app can offer them for placement before the rest of the card is copied. `safeToRemove` only
+ * when every file verified. Never throws: a card without recordings, a library without room or a
+ * library that cannot be written end the import with phase `failed` and a sentence saying why.
+ * Answers the last view.
+ */
+export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
+  const now = o.now ?? (() => new Date());
+  const view = firstView(o, now);
+  const { send, soon } = viewSender(view, o.onUpdate, o.throttleMs ?? 100);
   try {
-    const result = await offloadCard(o.root, {
-      library: o.library,
-      now,
-      ...(o.clock ? { clock: o.clock } : {}),
-      ...(o.afterWrite ? { afterWrite: o.afterWrite } : {}),
-      ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
-      ...(o.partSize ? { partSize: o.partSize } : {}),
-      ...(o.journal ? { journal: o.journal } : {}),
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.knownCopies ? { knownCopies: o.knownCopies } : {}),
-      ...(o.wholeCard ? { wholeCard: true } : {}),
-      onOther: (f) => {
-        if (!view.others) return;
-        view.others[f.verified ? 'verified' : 'failed']++;
-        soon();
-      },
-      onKnown: (recordings, total) => {
-        view.known = summarizeKnown(total, recordings);
-        knownRows = recordings.flatMap((copies) => {
-          const already = recordingQueueState(copies) ?? 'copied';
-          return copies.map(
-            (c): ImportFileView => ({
-              source: c.source,
-              name: basename(c.source),
-              size: c.size,
-              bytesDone: c.size,
-              state: 'known',
-              error: null,
-              already,
-            }),
-          );
-        });
-        view.files = [...knownRows];
-        view.destination = view.known.destination;
-        soon();
-      },
-      onPlan: (files, destination, others) => {
-        view.destination = destination;
-        const otherBytes = others.reduce((n, f) => n + f.size, 0);
-        view.bytesTotal = files.reduce((n, f) => n + f.size, 0) + otherBytes;
-        view.others = others.length ? { files: others.length, bytes: otherBytes, verified: 0, failed: 0 } : null;
-        view.files = [
-          ...knownRows,
-          ...files.map(
-            (f): ImportFileView => ({
-              source: f.path,
-              name: basename(f.path),
-              size: f.size,
-              bytesDone: 0,
-              state: 'waiting',
-              error: null,
-            }),
-          ),
-        ];
-        for (const row of view.files) if (row.state !== 'known') byPath.set(row.source, row);
-        soon();
-      },
-      onProgress: (p) => {
-        // offloadCard's figure is cumulative over both lanes; the step since the last call is this file's.
-        const step = Math.max(0, p.bytesDone - previous);
-        previous = p.bytesDone;
-        view.bytesDone = p.bytesDone;
-        view.bytesPerSecond = p.bytesPerSecond;
-        view.secondsLeft = p.secondsLeft;
-        const row = byPath.get(p.file);
-        if (!row) return soon();
-        row.bytesDone = Math.min(row.size, row.bytesDone + step);
-        if (row.state === 'waiting') row.state = 'copying';
-        soon();
-      },
-      onFile: (f) => {
-        settle(f);
-        soon();
-      },
-      onRecording: async (files) => {
-        await o.onRecording?.(files);
-        for (const f of files) settle(f);
-        if (files.every((f) => f.verified)) view.verifiedCopies.push(...files.map((f) => f.copy));
-        soon();
-      },
-    });
-    for (const f of result.files) settle(f);
+    const result = await offloadCard(o.root, { ...passedOptions(o, now), ...viewKeeper(o, view, soon) });
+    const rows = new Map(view.files.map((r) => [r.source, r]));
+    for (const f of result.files) {
+      const row = rows.get(f.source);
+      if (row && row.state !== 'known') settleRow(row, f);
+    }
     Object.assign(view, {
       phase: 'done',
       bytesDone: result.bytes + result.otherBytes,
@@ -237,11 +283,7 @@ export async function runCardImport(o: CardImportOptions): Promise<ImportView> {
     });
   } catch (err) {
     view.phase = 'failed';
-    view.error = o.signal?.aborted
-      ? stoppedSentence(view)
-      : err instanceof NotEnoughSpaceError
-        ? `Not enough free space in ${err.library}: the recordings need ${formatBytes(err.needed)}, ${formatBytes(err.free)} are free. Free some space, or choose another library folder in Settings.`
-        : `The card ${o.root} could not be imported: ${(err as Error).message}`;
+    view.error = failureSentence(err, o, view);
   }
   send();
   return view;
