@@ -194,6 +194,169 @@ export class NotEnoughSpaceError extends Error {
 const MARGIN_BYTES = 64 * 1024 * 1024;
 
 /**
+ * The offload of a card whose every recording is in the library already: nothing copied or
+ * written, the card was safe to remove when those copies verified; the recordings no queue row
+ * holds yet are handed on from their existing copies. Answers the result naming the newest copy.
+ */
+async function allKnown(
+  opts: OffloadOptions,
+  root: string,
+  cardName: string,
+  started: Date,
+  knownRecordings: KnownCopy[][],
+  skipped: OffloadResult['skipped'],
+): Promise<OffloadResult> {
+  for (const r of knownRecordings) if (r.some((c) => c.queue === null)) await opts.onRecording?.(r.map(asOffloaded));
+  const newest = knownRecordings.flat().reduce((a, b) => (b.importedAt > a.importedAt ? b : a));
+  const at = started.toISOString();
+  return {
+    card: root,
+    cardName,
+    destination: newest.destination,
+    startedAt: at,
+    finishedAt: at,
+    files: [],
+    bytes: 0,
+    recordings: 0,
+    verified: true,
+    ...(newest.mhlPath ? { mhlPath: newest.mhlPath } : {}),
+    others: [],
+    otherBytes: 0,
+    skipped,
+  };
+}
+
+/**
+ * Copies `entry.source` to `entry.copy` with verification (copyVerified), once more when the copy
+ * read back differs or the copy fails, and fills `entry` in: its facts, `verified`, the attempts
+ * made and the error that names the file. `onBytes` gets each chunk's bytes copied. Throws only the
+ * stop (the signal's reason): the file is then neither copied nor failed.
+ */
+async function copyTwice(entry: OffloadedFile, opts: OffloadOptions, onBytes: (n: number) => void): Promise<void> {
+  const size = entry.size;
+  for (let attempt = 1; attempt <= 2 && !entry.verified; attempt++) {
+    entry.attempts = attempt;
+    try {
+      const r = await copyVerified(entry.source, entry.copy, {
+        onBytes,
+        ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
+      if (r.copyFacts) entry.copyFacts = r.copyFacts;
+      if (!r.verified)
+        entry.error = `${entry.source}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== size ? `; ${r.size} of ${size} bytes` : ''}).`;
+      else delete entry.error;
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      entry.error = `${entry.source}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
+    }
+  }
+}
+
+/** What copyAll copies: the card's files (the recordings' first), where to, and how they group. */
+interface CopyPlan {
+  /** The card's root and the offload's folder (absolute paths). */
+  root: string;
+  destination: string;
+  /** The files to copy: the recordings' files first (`recordingFiles` of them), then the other files. */
+  all: readonly CardFile[];
+  recordingFiles: number;
+  /** The recordings to copy, each with its files (both lenses, a CSV). */
+  groups: readonly { files: readonly CardFile[] }[];
+  /** Bytes of `all`. */
+  totalBytes: number;
+  /** Recordings found in the library already that no queue row holds: handed on first, from their copies. */
+  handOnFirst: readonly KnownCopy[][];
+}
+
+/**
+ * Copies the plan's files two at a time (while one is flushed and read back from the library's
+ * disk, the next is read from the card, so neither disk waits for the other), the other files only
+ * once every recording's file is checked, so the last recordings' placement waits for no preview
+ * (docs/decisions/0028-copy-whole-card.md). Each file is recorded (journal), then told (onFile,
+ * onOther); each recording is handed on (onRecording) as soon as all its files are checked, in turn.
+ * Answers every file's entry in the plan's order. Throws the stop, or a hand-off's failure, only
+ * once both lanes ended and every hand-off under way settled.
+ */
+async function copyAll(plan: CopyPlan, opts: OffloadOptions): Promise<OffloadedFile[]> {
+  const { root, destination, all, recordingFiles, groups, totalBytes } = plan;
+  const files: OffloadedFile[] = new Array(all.length);
+  let recordings: Promise<void> = Promise.resolve();
+  if (opts.onRecording)
+    for (const r of plan.handOnFirst) recordings = recordings.then(() => opts.onRecording!(r.map(asOffloaded)));
+  let copied = 0;
+  const rate = new CopyRate(opts.clock);
+  // Which recording each file belongs to, so a recording is handed on once all its files are done.
+  const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
+  const byPath = new Map<string, OffloadedFile>();
+  const copyOne = async (i: number) => {
+    const f = all[i]!;
+    const rel = relative(root, f.path);
+    // A link on the card to a file elsewhere keeps only its name.
+    const copy = join(destination, rel.startsWith('..') || isAbsolute(rel) ? basename(f.path) : rel);
+    const entry: OffloadedFile = {
+      source: f.path,
+      copy,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      verified: false,
+      attempts: 0,
+    };
+    await copyTwice(entry, opts, (n) => {
+      // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
+      copied = Math.min(totalBytes, copied + n);
+      opts.onProgress?.({
+        bytesDone: copied,
+        bytesTotal: totalBytes,
+        file: f.path,
+        ...rate.sample(copied, totalBytes),
+      });
+    });
+    entry.copiedAt = (opts.now ?? (() => new Date()))().toISOString();
+    files[i] = entry;
+    // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
+    opts.journal?.file(entry);
+    if (i >= recordingFiles) return opts.onOther?.(entry);
+    opts.onFile?.(entry);
+    const group = groupOf.get(f.path)!;
+    const whole = group.every((p) => byPath.has(p) || p === f.path);
+    byPath.set(f.path, entry);
+    if (whole && opts.onRecording)
+      recordings = recordings.then(() => opts.onRecording!(group.map((p) => byPath.get(p)!)));
+  };
+  let next = 0;
+  let recordingsLeft = recordingFiles;
+  let recordingsChecked: () => void = () => {};
+  const allRecordingsChecked = new Promise<void>((r) => (recordingsChecked = r));
+  if (recordingsLeft === 0) recordingsChecked();
+  const lane = async () => {
+    while (next < all.length) {
+      opts.signal?.throwIfAborted();
+      const i = next++;
+      if (i >= recordingFiles) {
+        await allRecordingsChecked;
+        opts.signal?.throwIfAborted();
+      }
+      try {
+        await copyOne(i);
+      } finally {
+        if (i < recordingFiles && --recordingsLeft === 0) recordingsChecked();
+      }
+    }
+  };
+  // Both lanes end before the offload answers: a stopped one has removed its .partial by then.
+  const lanes = await Promise.allSettled([lane(), lane()]);
+  // The recordings handed on are waited for even when a lane was stopped: a registration on the
+  // wire is answered and recorded (docs/cli.md "Stopped by a signal"), and a hand-off that
+  // fails with the stop is this rejection's, never one left unhandled to end the process.
+  const handedOn = await Promise.allSettled([recordings]);
+  const failed = [...lanes, ...handedOn].find((l) => l.status === 'rejected');
+  if (failed) throw failed.reason;
+  return files;
+}
+
+/**
  * Offloads a card: finds its recordings however deep (main/card/walk.ts),
  * checks the library's free space (fs.statfs) before copying anything, copies each recording with
  * copyVerified (XXH64 while reading, read back from the copy), copies a file that fails once more,
@@ -220,29 +383,9 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   if (knownRecordings.length) opts.onKnown?.(knownRecordings, inspected.groups.length);
   const sources = groups.flatMap((g) => g.files).sort((a, b) => a.path.localeCompare(b.path));
   const cardName = basename(root) || 'card';
-  if (sources.length === 0) {
-    // Every recording is in the library already: no offload, nothing written; the card was safe
-    // to remove when those copies verified.
-    for (const r of knownRecordings) if (r.some((c) => c.queue === null)) await opts.onRecording?.(r.map(asOffloaded));
-    const newest = knownRecordings.flat().reduce((a, b) => (b.importedAt > a.importedAt ? b : a));
-    const at = started.toISOString();
-    return {
-      card: root,
-      cardName,
-      destination: newest.destination,
-      startedAt: at,
-      finishedAt: at,
-      files: [],
-      bytes: 0,
-      recordings: 0,
-      verified: true,
-      ...(newest.mhlPath ? { mhlPath: newest.mhlPath } : {}),
-      others: [],
-      otherBytes: 0,
-      skipped: refused,
-      ...already,
-    };
-  }
+  // Every recording is in the library already: no offload, nothing written.
+  if (sources.length === 0)
+    return { ...(await allKnown(opts, root, cardName, started, knownRecordings, refused)), ...already };
   const bytes = sources.reduce((n, f) => n + f.size, 0);
   // The rest of the card comes after the recordings, so placement can start at once; a known
   // recording's files are not among them (their copies are in the library already).
@@ -260,11 +403,6 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
   // What stays on the card alone: a copied file (or a folder of them) is no longer "not copied".
   const copiedOther = (p: string) => otherFiles.some((o) => o.path === p || o.path.startsWith(p + sep));
   const skipped = refused.filter((r) => !copiedOther(r.path));
-  // The known recordings no queue row holds yet are handed on first, from their existing copies.
-  let recordings: Promise<void> = Promise.resolve();
-  for (const r of knownRecordings)
-    if (r.some((c) => c.queue === null) && opts.onRecording)
-      recordings = recordings.then(() => opts.onRecording!(r.map(asOffloaded)));
   // The folder is named in the operator's local time with its offset (X4_CARD_2026-11-27_081530+0100),
   // as they remember the day; the offset keeps two names an hour apart across a clock change apart.
   const stamp = DateTime.fromJSDate(started).toFormat('yyyy-MM-dd_HHmmssZZZ');
@@ -277,104 +415,24 @@ export async function offloadCard(card: string, opts: OffloadOptions): Promise<O
     files: all.length,
     bytes: bytes + otherBytes,
   });
-  opts.onPlan?.(
-    sources.map((f) => ({ path: f.path, size: f.size })),
-    destination,
-    otherSources.map((f) => ({ path: f.path, size: f.size })),
-  );
-  const files: OffloadedFile[] = new Array(all.length);
-  const totalBytes = bytes + otherBytes;
-  let copied = 0;
-  const rate = new CopyRate(opts.clock);
-  // Which recording each file belongs to, so a recording is handed on once all its files are done.
-  const groupOf = new Map(groups.flatMap((g) => g.files.map((f) => [f.path, g.files.map((x) => x.path)] as const)));
-  const byPath = new Map<string, OffloadedFile>();
-  const copyOne = async (i: number) => {
-    const f = all[i]!;
-    const rel = relative(root, f.path);
-    // A link on the card to a file elsewhere keeps only its name.
-    const copy = join(destination, rel.startsWith('..') || isAbsolute(rel) ? basename(f.path) : rel);
-    const entry: OffloadedFile = {
-      source: f.path,
-      copy,
-      size: f.size,
-      mtimeMs: f.mtimeMs,
-      verified: false,
-      attempts: 0,
-    };
-    for (let attempt = 1; attempt <= 2 && !entry.verified; attempt++) {
-      entry.attempts = attempt;
-      try {
-        const r = await copyVerified(f.path, copy, {
-          onBytes: (n) => {
-            // A second attempt counts again: progress is bytes copied, so it may pass the total briefly.
-            copied = Math.min(totalBytes, copied + n);
-            opts.onProgress?.({
-              bytesDone: copied,
-              bytesTotal: totalBytes,
-              file: f.path,
-              ...rate.sample(copied, totalBytes),
-            });
-          },
-          ...(opts.afterWrite ? { afterWrite: opts.afterWrite } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        });
-        Object.assign(entry, { size: r.size, mtimeMs: r.mtimeMs, xxh64: r.xxh64, verified: r.verified });
-        if (r.copyFacts) entry.copyFacts = r.copyFacts;
-        if (!r.verified)
-          entry.error = `${f.path}: the copy read back differs from the card (XXH64 ${r.xxh64} on the card, ${r.copyXxh64} in the copy${r.size !== f.size ? `; ${r.size} of ${f.size} bytes` : ''}).`;
-        else delete entry.error;
-      } catch (err) {
-        // Stopped: the file is neither copied nor failed, and nothing after it starts.
-        if (opts.signal?.aborted) throw err;
-        entry.error = `${f.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'} while copying (${(err as Error).message}).`;
-      }
-    }
-    entry.copiedAt = (opts.now ?? (() => new Date()))().toISOString();
-    files[i] = entry;
-    // Recorded before the recording is handed on: a held file is moved to a copy the queue knows.
-    opts.journal?.file(entry);
-    if (i >= sources.length) return opts.onOther?.(entry);
-    opts.onFile?.(entry);
-    const group = groupOf.get(f.path)!;
-    if (group.every((p) => byPath.has(p) || p === f.path)) {
-      byPath.set(f.path, entry);
-      if (opts.onRecording) recordings = recordings.then(() => opts.onRecording!(group.map((p) => byPath.get(p)!)));
-    } else byPath.set(f.path, entry);
-  };
-  // Two files in flight: while one is flushed and read back from the library's disk, the next is
-  // read from the card, so neither disk waits for the other.
-  let next = 0;
-  // The rest of the card starts once every recording's file is checked: recordings first, so the
-  // last ones' placement waits for no preview (docs/decisions/0028-copy-whole-card.md).
-  let recordingsLeft = sources.length;
-  let recordingsChecked: () => void = () => {};
-  const allRecordingsChecked = new Promise<void>((r) => (recordingsChecked = r));
-  if (recordingsLeft === 0) recordingsChecked();
-  const lane = async () => {
-    while (next < all.length) {
-      opts.signal?.throwIfAborted();
-      const i = next++;
-      if (i >= sources.length) {
-        await allRecordingsChecked;
-        opts.signal?.throwIfAborted();
-      }
-      try {
-        await copyOne(i);
-      } finally {
-        if (i < sources.length && --recordingsLeft === 0) recordingsChecked();
-      }
-    }
-  };
   try {
-    // Both lanes end before the offload answers: a stopped one has removed its .partial by then.
-    const lanes = await Promise.allSettled([lane(), lane()]);
-    // The recordings handed on are waited for even when a lane was stopped: a registration on the
-    // wire is answered and recorded (docs/cli.md "Stopped by a signal"), and a hand-off that
-    // fails with the stop is this rejection's, never one left unhandled to end the process.
-    const handedOn = await Promise.allSettled([recordings]);
-    const failed = [...lanes, ...handedOn].find((l) => l.status === 'rejected');
-    if (failed) throw failed.reason;
+    opts.onPlan?.(
+      sources.map((f) => ({ path: f.path, size: f.size })),
+      destination,
+      otherSources.map((f) => ({ path: f.path, size: f.size })),
+    );
+    const files = await copyAll(
+      {
+        root,
+        destination,
+        all,
+        recordingFiles: sources.length,
+        groups,
+        totalBytes: bytes + otherBytes,
+        handOnFirst: knownRecordings.filter((r) => r.some((c) => c.queue === null)),
+      },
+      opts,
+    );
     const result = {
       ...(await finishOffload(opts, {
         root,
