@@ -59,6 +59,95 @@ function progressPrinter(out: NodeJS.WriteStream, json: boolean | undefined): (p
 }
 
 /**
+ * Opens the queue at `dataDir`/queue.db for an import, first taking its lock when `lock` (one
+ * writer at a time, main/queue/lock.ts: a drain started meanwhile stops with "in use" instead of
+ * writing beside it). Answers the database and how to let the lock go. Throws QueueInUseError,
+ * what the queue's open throws, and Error naming where a damaged queue was moved (the lock let go).
+ */
+function openImportQueue(dataDir: string, lock: boolean): { db: QueueDatabase; unlock: () => void } {
+  const usedBefore = existsSync(join(dataDir, 'queue.lock'));
+  const unlock = lock ? lockQueue(dataDir) : () => undefined;
+  let opened;
+  try {
+    opened = openQueueDatabase(join(dataDir, 'queue.db'), undefined, { usedBefore });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const { db, setAside, damage } = opened;
+  if (setAside) {
+    // As every command that opens the queue (commands.ts withSession): stop, say it, exit 2.
+    db.close();
+    unlock();
+    throw new Error(
+      `The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started. ${setAsideMessage(setAside)}`,
+    );
+  }
+  return { db, unlock };
+}
+
+/** A copied file as `import --json` lists it: paths, size in bytes, XXH64, verified or the error that names it. */
+const jsonFile = (f: OffloadedFile) => ({
+  source: f.source,
+  copy: f.copy,
+  size: f.size,
+  xxh64: f.xxh64 ?? null,
+  verified: f.verified,
+  error: f.error ?? null,
+});
+
+/** `import --json`'s one `{ type: 'imported', … }` line for the offload `id` (null when the queue refused its record). */
+function printImportedJson(result: OffloadResult, id: number | undefined): void {
+  const already = result.alreadyCopied ?? [];
+  const summary = summarizeKnown(result.recordings + already.length, already);
+  process.stdout.write(
+    `${printableJson({
+      type: 'imported',
+      offload: id ?? null,
+      card: result.card,
+      destination: result.destination,
+      mhl: result.mhlPath ?? null,
+      report: result.reportPath ?? null,
+      verified: result.verified,
+      files: result.files.map(jsonFile),
+      // The rest of the card copied whole (never queued); empty with --recordings-only.
+      others: result.others.map(jsonFile),
+      alreadyImported: {
+        ...summary,
+        files: already.flat().map((c) => ({ source: c.source, copy: c.copy, size: c.size, queue: c.queue })),
+      },
+    })}\n`,
+  );
+}
+
+/** `import`'s closing lines: "Card safe to remove" with what was copied and where, or "Keep the card" naming each file not verified. */
+function printImportedText(result: OffloadResult): void {
+  // A file of the rest of the card that did not verify keeps the card as a recording's does.
+  const bad = [...result.files, ...result.others].filter((f) => !f.verified);
+  const already = result.alreadyCopied ?? [];
+  const summary = summarizeKnown(result.recordings + already.length, already);
+  if (already.length) process.stdout.write(`${printable(describeKnownCard(summary))}\n`);
+  if (result.files.length === 0) {
+    process.stdout.write(
+      `Card safe to remove: nothing new on it (no file copied); every recording has a verified copy in the library.\n`,
+    );
+  } else if (bad.length === 0) {
+    process.stdout.write(
+      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)})${andOthers(result)} copied and verified in ${printable(result.destination)}\n`,
+    );
+    process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
+    if (result.reportPath)
+      process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
+  } else {
+    process.stdout.write(
+      `Keep the card: ${bad.length} of ${result.files.length + result.others.length} files were not verified, even copied twice:\n`,
+    );
+    for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
+    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
+  }
+}
+
+/**
  * Copies a card to the library with verification, records the offload in the queue at
  * `dataDir`/queue.db (CAPTURE_DATA_DIR, default ~/.capture-uploader), holding the queue's lock
  * for the whole run with `lock` (no session of this process holds it), prints "Card safe to remove" when every recording verified, or names the
@@ -87,27 +176,7 @@ export async function importCard(
   const library = resolve(o.library ?? defaultLibrary());
   const dataDir = resolve(o.dataDir ?? process.env.CAPTURE_DATA_DIR ?? join(homedir(), '.capture-uploader'));
   mkdirSync(dataDir, { recursive: true });
-  const usedBefore = existsSync(join(dataDir, 'queue.lock'));
-  // One writer at a time (main/queue/lock.ts): without a session holding it, the import takes the
-  // queue's lock for its whole run, so a drain started meanwhile stops with "in use" instead of
-  // writing beside it. Throws QueueInUseError.
-  const unlock = o.lock ? lockQueue(dataDir) : () => undefined;
-  let opened;
-  try {
-    opened = openQueueDatabase(join(dataDir, 'queue.db'), undefined, { usedBefore });
-  } catch (err) {
-    unlock();
-    throw err;
-  }
-  const { db, setAside, damage } = opened;
-  if (setAside) {
-    // As every command that opens the queue (commands.ts withSession): stop, say it, exit 2.
-    db.close();
-    unlock();
-    throw new Error(
-      `The upload queue was damaged (${damage}); it was moved to ${setAside} and a new, empty queue was started. ${setAsideMessage(setAside)}`,
-    );
-  }
+  const { db, unlock } = openImportQueue(dataDir, o.lock === true);
   let id: number | undefined;
   let result: OffloadResult;
   // Recorded as it goes: a Ctrl-C or a crash leaves the verified copies known to the
@@ -150,64 +219,8 @@ export async function importCard(
     db.close();
     unlock();
   }
-  // A file of the rest of the card that did not verify keeps the card as a recording's does.
-  const bad = [...result.files, ...result.others].filter((f) => !f.verified);
-  const already = result.alreadyCopied ?? [];
-  const summary = summarizeKnown(result.recordings + already.length, already);
-  if (o.json) {
-    process.stdout.write(
-      `${printableJson({
-        type: 'imported',
-        offload: id ?? null,
-        card: result.card,
-        destination: result.destination,
-        mhl: result.mhlPath ?? null,
-        report: result.reportPath ?? null,
-        verified: result.verified,
-        files: result.files.map((f) => ({
-          source: f.source,
-          copy: f.copy,
-          size: f.size,
-          xxh64: f.xxh64 ?? null,
-          verified: f.verified,
-          error: f.error ?? null,
-        })),
-        // The rest of the card copied whole (never queued); empty with --recordings-only.
-        others: result.others.map((f) => ({
-          source: f.source,
-          copy: f.copy,
-          size: f.size,
-          xxh64: f.xxh64 ?? null,
-          verified: f.verified,
-          error: f.error ?? null,
-        })),
-        alreadyImported: {
-          ...summary,
-          files: already.flat().map((c) => ({ source: c.source, copy: c.copy, size: c.size, queue: c.queue })),
-        },
-      })}\n`,
-    );
-    return { result, id };
-  }
-  if (already.length) process.stdout.write(`${printable(describeKnownCard(summary))}\n`);
-  if (result.files.length === 0) {
-    process.stdout.write(
-      `Card safe to remove: nothing new on it (no file copied); every recording has a verified copy in the library.\n`,
-    );
-  } else if (bad.length === 0) {
-    process.stdout.write(
-      `Card safe to remove: ${whatWasCopied(result)} (${formatBytes(result.bytes)})${andOthers(result)} copied and verified in ${printable(result.destination)}\n`,
-    );
-    process.stdout.write(`ASC MHL: ${printable(relative(result.destination, result.mhlPath!))}\n`);
-    if (result.reportPath)
-      process.stdout.write(`Transfer report: ${printable(relative(result.destination, result.reportPath))}\n`);
-  } else {
-    process.stdout.write(
-      `Keep the card: ${bad.length} of ${result.files.length + result.others.length} files were not verified, even copied twice:\n`,
-    );
-    for (const f of bad) process.stdout.write(`  ${printable(f.error ?? f.source)}\n`);
-    if (result.reportPath) process.stdout.write(`Transfer report: ${printable(result.reportPath)}\n`);
-  }
+  if (o.json) printImportedJson(result, id);
+  else printImportedText(result);
   return { result, id };
 }
 
