@@ -1,5 +1,6 @@
 import type { SyntheticEvent } from 'react';
 import { useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { AssetView } from '../../../../shared/ipc.js';
 import type { AssetLook } from './asset-looks.js';
 import { AssetOverlay } from './AssetOverlay.js';
@@ -145,7 +146,9 @@ export function AssetDrawing(props: {
               onKeyDown={keys}
               onMouseOver={(e) => {
                 const a = fromEvent(e);
-                if (a && a._id !== focusedId) onFocus(a);
+                // Rendered within the event: Chromium dispatches mouse moves just before a frame,
+                // and an update left to React's scheduler would wait for the frame after it.
+                if (a && a._id !== focusedId) flushSync(() => onFocus(a));
               }}
               onFocus={(e) => {
                 const a = fromEvent(e);
