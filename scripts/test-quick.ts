@@ -61,7 +61,7 @@ const SLOW_UNIT = [
   'main/service/copy-hold-restart.test.ts',
   'main/service/copy-hold.test.ts',
   'main/service-host/host.test.ts',
-  'main/service/idle-cpu.test.ts',
+  'main/service-host/idle-cpu.test.ts',
   'main/updates/attacks.test.ts',
   'scripts/release-sign/repository.test.ts',
 ];
