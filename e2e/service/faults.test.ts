@@ -119,6 +119,20 @@ describe('storage faults', () => {
     expect((await put(await u.url(3), randomBytes(100))).status).toBe(200);
   });
 
+  it('fires only on the object key a rule names', async () => {
+    const [a, b] = [await upload(), await upload()];
+    const bKey = new URL(await b.url(1)).pathname.split('/').pop()!;
+    await addFault({
+      target: 'storage',
+      operation: 'UploadPart',
+      keyContains: bKey,
+      action: { type: 'status', status: 500 },
+    });
+    expect((await put(await a.url(1), randomBytes(100))).status).toBe(200);
+    expect((await put(await b.url(1), randomBytes(100))).status).toBe(500);
+    expect((await put(await b.url(1), randomBytes(100))).status).toBe(200);
+  });
+
   it('holds a request without answering until the client gives up', async () => {
     const u = await upload();
     await addFault({ target: 'storage', operation: 'UploadPart', action: { type: 'hang' } });

@@ -5,8 +5,8 @@ import { z } from 'zod';
  * Deterministic fault injection for the local service.
  *
  * A rule names a target (the storage, the capture gateway, the sign-in service or the progress
- * interface), optionally an operation, a method and a part number, and what to do to the matching
- * requests: let `skip` of them through, then fire on the next `times` of them (`times: 0` fires
+ * interface), optionally an operation, a method, a part number and (storage) text of the object
+ * key, and what to do to the matching requests: let `skip` of them through, then fire on the next `times` of them (`times: 0` fires
  * on every later match). Rules are tried in the order they were added; the first that matches
  * fires. Settings change behaviour globally: presigned URL lifetime, a storage bandwidth cap,
  * added latency on every request.
@@ -154,6 +154,11 @@ export const faultRuleInputSchema = z.object({
   operation: z.string().optional(),
   method: z.string().optional(),
   partNumber: z.number().int().positive().optional(),
+  /**
+   * Storage: fire only on requests whose object key contains this text (a file's name, say), so a
+   * test can aim at one file's part when several files' parts are in flight in no fixed order.
+   */
+  keyContains: z.string().min(1).optional(),
   skip: z.number().int().min(0).default(0),
   times: z.number().int().min(0).default(1),
   action: faultActionSchema,
@@ -269,7 +274,7 @@ export interface RequestFacts {
   operation: string;
   method: string;
   partNumber?: number;
-  /** Storage: the object key (not matched by rules; noted for held requests). */
+  /** Storage: the object key (matched by a rule's `keyContains`; noted for held requests). */
   key?: string;
 }
 
@@ -432,6 +437,7 @@ export class FaultRegistry {
       if (rule.operation && rule.operation !== req.operation) continue;
       if (rule.method && rule.method.toUpperCase() !== req.method) continue;
       if (rule.partNumber !== undefined && rule.partNumber !== req.partNumber) continue;
+      if (rule.keyContains !== undefined && !req.key?.includes(rule.keyContains)) continue;
       rule.seen++;
       if (rule.seen <= rule.skip) continue;
       if (rule.times !== 0 && rule.fired >= rule.times) continue;
