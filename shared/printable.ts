@@ -42,9 +42,20 @@ export function printableJson(
   replacer?: (key: string, value: unknown) => unknown,
   indent?: number,
 ): string {
-  const text = JSON.stringify(value, replacer, indent) ?? 'null';
+  return printableJsonText(JSON.stringify(value, replacer, indent) ?? 'null', indent);
+}
+
+/**
+ * JSON text `json` written as printableJson writes the value it holds, without parsing it: for a
+ * document built as text elsewhere (SQLite's JSON functions, which escape the C0 controls only),
+ * where parsing it whole to write it again costs more than building it (`status --json` at
+ * 10,000 files). Equal to printableJson's output when `json` is laid out as JSON.stringify lays
+ * it out (compact, or indented by `indent` spaces) and escapes as it does or with the short
+ * escapes and lowercase `\u00xx` that SQLite writes. `json` must be valid JSON; nothing is checked.
+ */
+export function printableJsonText(json: string, indent?: number): string {
   // Left to right, each backslash starts one escape: `\\` is taken whole, so `\\n` stays text.
-  return text
+  return json
     .replace(/\\(["\\/bfnrt])/g, (escape: string, c: string) =>
       c === '"' || c === '\\' || c === '/' ? escape : uEscape(JSON.parse(`"${escape}"`) as string),
     )

@@ -149,11 +149,17 @@ describe('capture-uploader status', () => {
       contentType: 'video/insv',
       size,
     });
-    const pair = { ...request, files: [file('VID_00_café ☕\t"x".insv', 1, 12_000_000), file('VID_10.insv', 2, 7)] };
+    const pair = {
+      ...request,
+      files: [
+        file('VID_00_café ☕\t"x"\u001b\u007f\u009b\u202e\u2028\\n.insv', 1, 12_000_000),
+        file('VID_10.insv', 2, 7),
+      ],
+    };
     const a = q.enqueueCapture('pair «1»', pair, [
       {
         path: '/card/VID_00_café ☕\t"x".insv',
-        fileName: 'VID_00_café ☕\t"x".insv',
+        fileName: 'VID_00_café ☕\t"x"\u001b\u007f\u009b\u202e\u2028\\n.insv',
         contentType: 'video/insv',
         size: 12_000_000,
         mtimeMs: 1_795_425_302_589.75,
@@ -168,7 +174,7 @@ describe('capture-uploader status', () => {
       {
         frameIndex: 1,
         uploadId: 'u1',
-        fileName: 'VID_00_café ☕\t"x".insv',
+        fileName: 'VID_00_café ☕\t"x"\u001b\u007f\u009b\u202e\u2028\\n.insv',
         size: 12_000_000,
         partSize: 5_242_880,
         totalParts: 3,

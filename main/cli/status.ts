@@ -2,7 +2,9 @@ import { causeFirst } from '../../shared/causes.js';
 import { formatBytes } from '../../shared/format.js';
 import { localTime } from '../../shared/night-summary.js';
 import { holdMessage } from '../engine/scheduling/hold.js';
-import type { QueuedFile, UploadQueue } from '../queue/queue.js';
+import type { UploadQueue } from '../queue/queue.js';
+import type { StatusFileRow } from '../queue/reader.js';
+import { statusRows } from '../queue/reader.js';
 import { statusJsonDocument, statusState } from '../status/status-document.js';
 import { printable } from './printable.js';
 import { withQueueReadOnly } from './read-queue.js';
@@ -17,13 +19,13 @@ import { withQueueReadOnly } from './read-queue.js';
  */
 export function statusOutput(queue: UploadQueue, locale?: string): string[] {
   const hold = queue.meta.holdInForce();
-  const byCapture = new Map<number, QueuedFile[]>();
-  for (const f of queue.allFiles()) {
+  const { captures, files: all } = statusRows(queue.db);
+  const byCapture = new Map<number, StatusFileRow[]>();
+  for (const f of all) {
     const list = byCapture.get(f.captureRow);
     if (list) list.push(f);
     else byCapture.set(f.captureRow, [f]);
   }
-  const captures = queue.captures();
   const state = statusState(queue, Date.now(), locale);
   const lines: string[] = [];
   // First what the app's headline says: "Needs you" (refused credentials) goes before a hold, as in queueState.
@@ -80,6 +82,7 @@ function causeLine(error: string | null): string {
 export function printStatus(dataDir: string | undefined, json: boolean | undefined, locale?: string): void {
   withQueueReadOnly(dataDir, (queue) => {
     if (json) process.stdout.write(`${statusJsonDocument(queue, locale)}\n`);
-    else for (const line of statusOutput(queue, locale)) process.stdout.write(`${line}\n`);
+    // One write: a write per line was a system call each, 15,000 of them at 10,000 files.
+    else process.stdout.write(`${statusOutput(queue, locale).join('\n')}\n`);
   });
 }

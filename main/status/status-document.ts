@@ -3,7 +3,7 @@
 import type { BatchProgress } from '../../shared/batch-progress.js';
 import { batchProgress } from '../../shared/batch-progress.js';
 import { formatBytes } from '../../shared/format.js';
-import { printableJson } from '../../shared/printable.js';
+import { printableJsonText } from '../../shared/printable.js';
 import type { QueueState } from '../../shared/queue-state.js';
 import { queueState, queueStateLine } from '../../shared/queue-state.js';
 import type { UploadQueue } from '../queue/queue.js';
@@ -56,6 +56,7 @@ export function statusJsonDocument(queue: UploadQueue, locale?: string): string 
     bytesTotal: progress.bytesTotal,
     earlier: progress.earlier,
   };
-  // SQLite's JSON escapes the C0 controls only: the document is written again through printableJson.
-  return printableJson(JSON.parse(statusJson(queue.db, queue.meta.holdInForce(), shown)));
+  // SQLite's JSON escapes the C0 controls only: the rest is escaped on the text, as printableJson
+  // writes it, without parsing 8 MB at 10,000 files to write it again.
+  return printableJsonText(statusJson(queue.db, queue.meta.holdInForce(), shown));
 }
