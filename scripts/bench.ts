@@ -1,6 +1,6 @@
-// npm run bench [-- --runs N] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,reader,slow-link,md5,service-steps] [--pairs N] [--files N] [--gib N] [--reader-gib N]
+// npm run bench [-- --runs N] [--baseline REF] [--only throughput,memory,bandwidth,queue,main-thread,relay,offload,reader,slow-link,md5,service-steps] [--pairs N] [--files N] [--gib N] [--reader-gib N]
 //
-//'s figures, each with its target beside it, from one run against the local service on
+// The project's figures, each with its target beside it, from one run against the local service on
 // loopback (client and service share this machine):
 //   throughput  a 1 GiB file four ways, in turn, each run: plain concurrent presigned PUTs in
 //               Node, the same parts by curl (a C client: the true ceiling), the
@@ -32,6 +32,13 @@
 //               steps, each held to half its heartbeat's 30 s deadline: opening and migrating
 //               an early release's queue of 10,000 and 50,000 captures, the queue's whole view, the
 //               support report's longest slice (scripts/bench/service-steps.ts)
+// --baseline REF (a commit, a tag, HEAD~N, or `release`: the newest tag before HEAD) builds REF's
+// CLI in a temporary git worktree (scripts/bench/baseline.ts) and measures throughput, memory,
+// bandwidth and queue for both builds in the same run, one run of each a round, the order turned
+// each round, then prints each figure's best for both and this tree's ÷ REF's, WORSE past 10 %.
+// The peers of throughput (plain PUTs, curl, the AWS CLI) are measured in both passes: their
+// ratios, which no build changes, say how much the machine moved the pairs. The other sections
+// run this tree's code in this process and are measured for this tree only.
 // Every figure is measured `--runs` times (default 2); the best and the spread are printed, since
 // other work on the machine moves single runs. Generated files live under the system's temporary
 // folder and are deleted as soon as their section ends. Figures, not assertions.
@@ -64,6 +71,8 @@ import { slowLinkFigures } from './bench/slow-link.js';
 import { md5Figures } from './bench/md5.js';
 import { readerFigures } from './bench/card-reader.js';
 import { serviceStepFigures } from './bench/service-steps.js';
+import { buildBaseline, pairFigures, printPairs } from './bench/baseline.js';
+import { useCli } from './measure.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // pinned SDK's future-Node notice: noise here
 
@@ -75,6 +84,7 @@ const { values: flags } = parseArgs({
     files: { type: 'string', default: '10000' },
     gib: { type: 'string', default: '4' },
     'reader-gib': { type: 'string', default: '1' },
+    baseline: { type: 'string' },
   },
 });
 const RUNS = Number(flags.runs);
@@ -95,7 +105,7 @@ async function withService<T>(body: (svc: LocalService, work: string) => Promise
 
 const fileName = (tag: string, run: number) => `VID_20261122_07${String(run).padStart(2, '0')}00_00_${tag}.insv`;
 
-async function throughput(): Promise<Figure[]> {
+async function throughput(runs: number): Promise<Figure[]> {
   const mib = 1024;
   const plain: number[] = [];
   const curl: number[] = [];
@@ -111,7 +121,7 @@ async function throughput(): Promise<Figure[]> {
   await withService(async (svc, work) => {
     const file = join(work, fileName('001', 0));
     await makeFile(file, mib * MiB);
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = 0; run < runs; run++) {
       plain.push(mib / (await plainPuts(svc, file, mib * MiB)));
       const c = await curlPuts(svc, work, file, mib * MiB);
       curl.push(mib / c.seconds);
@@ -268,7 +278,7 @@ async function throughput(): Promise<Figure[]> {
   ];
 }
 
-async function memory(): Promise<Figure[]> {
+async function memory(runs: number): Promise<Figure[]> {
   const figures: Figure[] = [];
   for (const mib of [256, 4096]) {
     const rss: number[] = [];
@@ -276,7 +286,7 @@ async function memory(): Promise<Figure[]> {
     await withService(async (svc, work) => {
       const file = join(work, fileName(String(mib), 0));
       await makeFile(file, mib * MiB);
-      for (let run = 0; run < RUNS; run++) {
+      for (let run = 0; run < runs; run++) {
         const drain = await uploaderDrain(svc, join(work, `queue-${run}`), file);
         rss.push(drain.peakRss / MB);
         cpu.push((drain.cpuSeconds * 1024) / mib);
@@ -296,7 +306,7 @@ async function memory(): Promise<Figure[]> {
   return figures;
 }
 
-async function bandwidth(): Promise<Figure[]> {
+async function bandwidth(runs: number): Promise<Figure[]> {
   const figures: Figure[] = [];
   const mib = 64;
   for (const cap of [16 * MiB, 256 * 1024]) {
@@ -304,7 +314,7 @@ async function bandwidth(): Promise<Figure[]> {
     await withService(async (svc, work) => {
       const file = join(work, fileName('064', 0));
       await makeFile(file, mib * MiB);
-      for (let run = 0; run < RUNS; run++) {
+      for (let run = 0; run < runs; run++) {
         const drain = await uploaderDrain(svc, join(work, `queue-${run}`), file, ['--bandwidth', String(cap)], true);
         ratios.push(rateFromFirstByte(drain.writes, mib * MiB) / cap);
       }
@@ -323,15 +333,61 @@ async function bandwidth(): Promise<Figure[]> {
   return figures;
 }
 
+/** The sections that run the built CLI: with --baseline, measured for both builds. */
+const CLI_SECTIONS: [string, (runs: number) => Promise<Figure[]>][] = [
+  ['throughput', throughput],
+  ['memory', memory],
+  ['bandwidth', bandwidth],
+  ['queue', (runs) => withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), runs))],
+];
+
+/** Figures of several passes joined by name: each figure's values of every pass, in pass order. */
+function joinPasses(passes: Figure[][]): Figure[] {
+  const joined = new Map<string, Figure>();
+  for (const f of passes.flat()) {
+    const seen = joined.get(f.name);
+    if (seen) seen.values.push(...f.values);
+    else joined.set(f.name, { ...f, values: [...f.values] });
+  }
+  return [...joined.values()];
+}
+
 console.log(
   `bench: ${RUNS} run(s) of each figure; concurrency ${CONCURRENCY}, 5 MiB parts, local service on loopback; ${flags.only}`,
 );
 const figures: Figure[] = [];
-if (SECTIONS.has('throughput')) figures.push(...(await throughput()));
-if (SECTIONS.has('memory')) figures.push(...(await memory()));
-if (SECTIONS.has('bandwidth')) figures.push(...(await bandwidth()));
-if (SECTIONS.has('queue'))
-  figures.push(...(await withService((svc, work) => queueFigures(svc, work, Number(flags.pairs), Math.max(RUNS, 3)))));
+const baselineFigures: Figure[] = [];
+const base = flags.baseline === undefined ? undefined : buildBaseline(flags.baseline);
+try {
+  for (const [name, section] of CLI_SECTIONS) {
+    if (!SECTIONS.has(name)) continue;
+    if (!base) {
+      figures.push(...(await section(name === 'queue' ? Math.max(RUNS, 3) : RUNS)));
+      continue;
+    }
+    // One run of each build a round, the order turned each round, so a neighbour's load or a
+    // warming cache falls on both alike.
+    const ours: Figure[][] = [];
+    const theirs: Figure[][] = [];
+    for (let round = 0; round < RUNS; round++) {
+      for (const baselineFirst of round % 2 ? [true, false] : [false, true]) {
+        if (!baselineFirst) ours.push(await section(1));
+        else {
+          const own = useCli(base.entry);
+          try {
+            theirs.push(await section(1));
+          } finally {
+            useCli(own);
+          }
+        }
+      }
+    }
+    figures.push(...joinPasses(ours));
+    baselineFigures.push(...joinPasses(theirs));
+  }
+} finally {
+  base?.remove();
+}
 if (SECTIONS.has('main-thread')) {
   const work = mkdtempSync(join(tmpdir(), 'capture-bench-'));
   try {
@@ -368,3 +424,4 @@ if (SECTIONS.has('slow-link')) figures.push(...(await withService((svc, work) =>
 if (SECTIONS.has('md5')) figures.push(...(await md5Figures(RUNS, 1024)));
 if (SECTIONS.has('service-steps')) figures.push(...(await serviceStepFigures(RUNS)));
 printFigures(figures);
+if (base) printPairs(pairFigures(figures, baselineFigures), base.commit);

@@ -17,14 +17,27 @@ export interface CliRun {
   writes: { t: number; bytes: number }[];
 }
 
+let cli = `${ROOT}dist/cli/capture-uploader.js`;
+
+/**
+ * Makes runCli run the built CLI at `entry` (a `capture-uploader.js`) from now on, and returns the
+ * one it ran before: `npm run bench -- --baseline REF` measures another commit's build this way
+ * (scripts/bench/baseline.ts). Default: this tree's dist/cli.
+ */
+export function useCli(entry: string): string {
+  const before = cli;
+  cli = entry;
+  return before;
+}
+
 /** Node's flags on the built CLI's bin line (`#!/usr/bin/env -S node FLAGS`), so a measured run starts as the installed command does. */
 function binFlags(): string[] {
-  const line = readFileSync(`${ROOT}dist/cli/capture-uploader.js`, 'utf8').slice(0, 200).split('\n')[0]!;
+  const line = readFileSync(cli, 'utf8').slice(0, 200).split('\n')[0]!;
   return /^#!\/usr\/bin\/env (?:-S )?node(.*)$/.exec(line)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
 }
 
 /**
- * Runs the built `capture-uploader` (dist/cli, with the flags of its bin line, as a user runs it) with `args`. CPU time and peak
+ * Runs the built `capture-uploader` (dist/cli, or the build useCli named, with the flags of its bin line, as a user runs it) with `args`. CPU time and peak
  * RSS come from the child's own getrusage, written at exit by scripts/rusage-probe.mjs (loaded
  * with --import), because Node cannot read a child's rusage and polling /proc misses the last
  * moments. With `traceWrites`, /proc/PID/io is read every 10 ms (Linux) so a rate can be taken
@@ -43,7 +56,7 @@ export async function runCli(env: NodeJS.ProcessEnv, args: string[], traceWrites
     ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
   ];
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, `${ROOT}dist/cli/capture-uploader.js`, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, cli, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...env, CAPTURE_RUSAGE_FILE: probeFile },
