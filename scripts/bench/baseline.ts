@@ -86,7 +86,7 @@ export interface PairedFigure {
   baseline: Figure;
   /** best(this tree) ÷ best(baseline), in the figure's unit (a ratio of ratios for a ratio). */
   ratio: number;
-  /** Worse than the baseline by more than `tolerance` (0.1: 10 %) in the figure's direction. */
+  /** Worse than the baseline by more than `tolerance` (0.1: 10 % more time, or 10 % less rate) in the figure's direction. */
   worse: boolean;
 }
 
@@ -103,7 +103,7 @@ export function pairFigures(current: Figure[], baseline: Figure[], tolerance = 0
     const base = byName.get(figure.name);
     if (!base || figure.values.length === 0 || base.values.length === 0) return [];
     const ratio = best(figure) / best(base);
-    const worse = figure.better === 'lower' ? ratio > 1 + tolerance : ratio < 1 / (1 + tolerance);
+    const worse = figure.better === 'lower' ? ratio > 1 + tolerance : ratio < 1 - tolerance;
     return [{ figure, baseline: base, ratio, worse }];
   });
 }
