@@ -33,6 +33,21 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
   return Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);
 }
 
+/** The most a Retry-After is stretched by spreadRetryAfter (ms). */
+const MAX_RETRY_AFTER_SPREAD_MS = 5 * 60_000;
+
+/**
+ * The wait before coming back after an answer whose Retry-After asked for `askedMs` (ms; RFC 9110
+ * §10.2.3, at most 10 min: retryAfterMs): never sooner than asked, and
+ * later by a random share of up to half of it (at least 1 s, at most 5 min), so a fleet told
+ * "60 s" together comes back over 60–90 s, not in the same second
+ * (docs/decisions/0040-full-jitter.md). `random` gives [0, 1).
+ */
+export function spreadRetryAfter(askedMs: number, random = Math.random): number {
+  const spread = Math.min(MAX_RETRY_AFTER_SPREAD_MS, Math.max(1000, askedMs / 2));
+  return Math.round(askedMs + random() * spread);
+}
+
 /**
  * A readable message for storage's error answer to a part PUT: S3's `<Code>: <Message>` when the
  * body is S3's error XML; otherwise what was answered instead, because a page where S3's XML was

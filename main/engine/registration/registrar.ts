@@ -1,6 +1,7 @@
 import { CancelledError, HttpStatusError, credentialsRefusal, reasonOf } from '../../api/errors.js';
 import type { CredentialsRefusedError } from '../../api/errors.js';
 import type { AddCaptureResult } from '../../api/schemas.js';
+import { spreadRetryAfter } from '../../api/storage-answer.js';
 import { ANSWER_RESERVE_BYTES, AnswerReserve } from '../../queue/answer-reserve.js';
 import { queueStorageError } from '../../queue/db.js';
 import type { QueuedCapture } from '../../queue/queue.js';
@@ -346,8 +347,13 @@ export class Registrar {
       }
       return;
     }
-    // Retry-After when the service gave one (429, 503), else the durable schedule; whole ms in the queue.
-    const at = Math.round(Date.now() + (outcome.retryAfterMs ?? this.ctx.retrySchedule.delayMs(c.attempts)));
+    // Retry-After when the service gave one (429, 503), spread past it, else the durable schedule;
+    // whole ms in the queue (docs/decisions/0040-full-jitter.md).
+    const wait =
+      outcome.retryAfterMs === undefined
+        ? this.ctx.retrySchedule.delayMs(c.attempts)
+        : spreadRetryAfter(outcome.retryAfterMs);
+    const at = Math.round(Date.now() + wait);
     // An unreachable service is the queue's problem, said once for all, not this capture's.
     const notice = unreachableNotice(this.ctx.gateway, err);
     const reason = notice

@@ -15,13 +15,19 @@ export interface RetrySchedule {
 }
 
 /**
- * The overnight schedule: 15 s, 30 s, 1 min, 2 min… doubling up to every 15 min, each wait
- * shortened by up to a tenth at random so that files failed by the same outage do not all come
- * back in the same second. It never gives up: a queue left overnight drains after any outage.
+ * The overnight schedule: attempt n waits at random, evenly, between 15 s and
+ * min(15 min, 15 s × 2^(n+1)): 15–30 s, 15–60 s, 15 s–2 min … 15 s–15 min. The waits are spread
+ * over the whole interval ("full jitter", never sooner than the first wait), so the clients an
+ * outage failed together come back spread over it rather than together; it never gives up, so a
+ * queue left overnight drains after any outage (docs/decisions/0040-full-jitter.md). `random`
+ * gives [0, 1) (tests pin it).
  */
-export function overnightRetrySchedule(baseMs = 15_000, maxMs = 15 * 60_000): RetrySchedule {
+export function overnightRetrySchedule(baseMs = 15_000, maxMs = 15 * 60_000, random = Math.random): RetrySchedule {
   return {
     maxDelayMs: maxMs,
-    delayMs: (attempt) => Math.round(Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30)) * (1 - Math.random() * 0.1)),
+    delayMs: (attempt) => {
+      const ceiling = Math.max(baseMs, Math.min(maxMs, baseMs * 2 ** Math.min(attempt + 1, 30)));
+      return Math.round(Math.min(baseMs, maxMs) + random() * (ceiling - Math.min(baseMs, maxMs)));
+    },
   };
 }
