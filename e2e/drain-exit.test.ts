@@ -23,7 +23,7 @@ describe('a drain that met an HTML 403 on a part', () => {
     for (let run = 0; run < RUNS; run++) {
       // The first part of one of the four lenses: 5 MiB, refused while its body is being sent.
       const r = await drainPastRefusedPart(kit.svc, kit.work, run, Math.floor(random() * 4), EXIT_BOUND_MS);
-      const what = `seed ${SEED}, run ${run} (page on UploadPart ${r.skip + 1}): ${r.out}`;
+      const what = `seed ${SEED}, run ${run} (page on the part 1 number ${r.skip + 1} to arrive): ${r.out}`;
       expect(r.lateMs, `no summary printed; ${what}`).not.toBeNull();
       expect(r.code, `still running ${EXIT_BOUND_MS} ms after its summary (${r.cpuPercent}% of a core); ${what}`).toBe(
         0,

@@ -57,7 +57,7 @@ try {
       r.differing.length ? `differs: ${r.differing.join(', ')}` : '',
     ].filter(Boolean);
     if (r.lateMs !== null && r.code === 0) late.push(r.lateMs);
-    const line = `run ${run}: page on UploadPart ${skip + 1}, exit ${r.code ?? 'killed'}, ${r.lateMs === null ? '-' : Math.round(r.lateMs)} ms after the summary${problems.length ? ` — ${problems.join('; ')}` : ''}`;
+    const line = `run ${run}: page on the part 1 number ${skip + 1} to arrive, exit ${r.code ?? 'killed'}, ${r.lateMs === null ? '-' : Math.round(r.lateMs)} ms after the summary${problems.length ? ` — ${problems.join('; ')}` : ''}`;
     process.stdout.write(`${line}\n`);
     if (problems.length)
       failed.push(`${line}\n  replay: npm run check:drain-exit -- --seed ${SEED} --runs ${run + 1} --only ${run}`);

@@ -265,6 +265,15 @@ describe('AppCore', () => {
     await h['capture:captures.register']([
       { paths: lenses, structure: structure.id, type: 'interior', capturedAt: '2026-11-22T08:00:00Z' },
     ]);
+    // Registration runs in the background: the slow answer must be the pair's before the next rule
+    // is posted, or the second pair's add-capture could take it and the pair the 503 (in doubt).
+    await vi.waitFor(
+      async () => {
+        const rules = ((await (await t.svc.admin('GET', '/faults')).json()) as { rules: { seen: number }[] }).rules;
+        expect(rules[0]?.seen).toBe(1);
+      },
+      { timeout: 10_000 },
+    );
     // Before registration the request lists both lenses: one alone cannot leave yet.
     const unregistered = join(t.work, 'VID_20261122_090000_00_002.insv');
     for (const l of [unregistered, unregistered.replace('_00_', '_10_')]) writeFileSync(l, randomBytes(1024));

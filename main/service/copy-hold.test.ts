@@ -190,6 +190,7 @@ describe('a recording placed while its card is imported', () => {
     await t.svc.admin('POST', '/faults', {
       target: 'storage',
       operation: 'UploadPart',
+      times: 0, // every part: one slow part alone lets the others finish before the card is out
       action: { type: 'latency', ms: 150 },
     });
     md5Bytes.n = 0;

@@ -44,8 +44,8 @@ export function cpuTicks(pid: number): number {
 }
 
 /**
- * Runs number `run` against `svc` in folder `work` (absolute): the page answers the UploadPart
- * after `skip` others; `drain` is killed with SIGKILL when it has not exited `boundMs` after its
+ * Runs number `run` against `svc` in folder `work` (absolute): the page answers the part 1
+ * after `skip` others (0–3: the card has four); `drain` is killed with SIGKILL when it has not exited `boundMs` after its
  * summary (its CPU share measured first). Throws when `add` does not exit 0.
  */
 export async function drainPastRefusedPart(
@@ -56,7 +56,16 @@ export async function drainPastRefusedPart(
   boundMs: number,
 ): Promise<DrainExitRun> {
   await svc.admin('DELETE', '/faults');
-  const rule = { target: 'storage', operation: 'UploadPart', skip, times: 1, action: { type: 'html', status: 403 } };
+  // A part 1 (5 MiB, refused while its body is being sent): with four slots, the nth UploadPart to
+  // arrive may be a lens's 1 MiB part 2 as well.
+  const rule = {
+    target: 'storage',
+    operation: 'UploadPart',
+    partNumber: 1,
+    skip,
+    times: 1,
+    action: { type: 'html', status: 403 },
+  };
   const posted = await svc.admin('POST', '/faults', rule);
   if (posted.status !== 201) throw new Error(`the service refused the fault rule: ${posted.status}`);
   const parent = join(work, `card-${run}`);

@@ -36,7 +36,8 @@ describe('a capture gateway that goes silent mid-drain', () => {
     while (!outages.some((o) => o.outage?.where === 'gateway') && performance.now() - heldAt < 15_000) await sleep(50);
     const told = outages.find((o) => o.outage?.where === 'gateway');
     expect(told, 'an outage at the gateway').toBeDefined();
-    expect(told!.at - heldAt).toBeLessThan(STALL_MS + 2000);
+    // The stall timeout and the watch's 1 s tick, with 2 s for a loaded test machine's scheduler.
+    expect(told!.at - heldAt).toBeLessThan(STALL_MS + 3000);
     expect(told!.outage!.cause).toMatch(/^No answer from the capture gateway for \d+ s/);
     // It stays while the gateway is silent, even though storage answered parts meanwhile.
     await sleep(2 * STALL_MS);
