@@ -60,6 +60,17 @@ function fastLink(): LinkMonitor {
   link.answered(64 * 1024 * 1024, 0, 1000);
   return link;
 }
+/**
+ * fastLink, but with 1 MiB/s as the slowest link accepted: a 3 MiB part's deadline is then 6 s past
+ * twice the stall timeout, so a test of the stall rules sees them fire and not the deadline. At
+ * 64 MiB/s the deadline was 94 ms past them, and on a loaded machine (the last byte taken that much
+ * after the start) it came first: "EDEADLINE" where the stall was meant.
+ */
+function stallLink(): LinkMonitor {
+  const link = new LinkMonitor(new Bandwidth(null), 30_000, () => {}, 1024 * 1024);
+  link.answered(64 * 1024 * 1024, 0, 1000);
+  return link;
+}
 const job = (partNumber = 2, offset = 1024 * 1024, size = 1024 * 1024) => ({
   path: file,
   expected,
@@ -154,7 +165,9 @@ describe('uploadPart (§4.6)', () => {
 
   it('aborts a stalled part with a NetworkError, without leaving streams writing', async () => {
     behaviour = () => 'never-read';
-    const err = await uploadPart(job(1, 0, bytes.length), opts({ stallTimeoutMs: 300 })).catch((e: unknown) => e);
+    const err = await uploadPart(job(1, 0, bytes.length), opts({ stallTimeoutMs: 300, link: stallLink() })).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).code).toBe('ESTALLED');
     expect((err as Error).message).not.toContain('secret');
@@ -165,7 +178,7 @@ describe('uploadPart (§4.6)', () => {
     behaviour = () => 'never-read';
     const err = await uploadPart(
       job(1, 0, bytes.length),
-      opts({ stallTimeoutMs: 300, bandwidth: new Bandwidth(64 * 1024 * 1024) }),
+      opts({ stallTimeoutMs: 300, bandwidth: new Bandwidth(64 * 1024 * 1024), link: stallLink() }),
     ).catch((e: unknown) => e);
     expect((err as NetworkError).code).toBe('ESTALLED');
     await new Promise((r) => setTimeout(r, 300));
