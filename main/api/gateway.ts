@@ -129,6 +129,8 @@ export class CaptureGateway {
    * whose `signal` aborts stops waiting at once (CancelledError) while the sign-in goes on for the others.
    */
   async signIn(signal?: AbortSignal): Promise<string> {
+    // A caller already stopped starts no sign-in: one it started and left would fail unheard.
+    if (signal?.aborted) throw new CancelledError();
     return untilAborted(this.sharedSignIn(), signal);
   }
 
@@ -408,7 +410,11 @@ function noServiceHere(err: unknown): never {
 /** Resolves as `pending` does, or rejects with CancelledError as soon as `signal` aborts. */
 function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return pending;
-  if (signal.aborted) return Promise.reject(new CancelledError());
+  if (signal.aborted) {
+    // `pending` goes on for its other callers, or none: its failure is theirs, never unheard.
+    pending.catch(() => {});
+    return Promise.reject(new CancelledError());
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new CancelledError());
     signal.addEventListener('abort', onAbort, { once: true });

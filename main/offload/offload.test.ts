@@ -99,6 +99,34 @@ describe('offloadCard', () => {
     }
   }, 60_000);
 
+  it('a hand-off that fails while the next recording is still being copied: no rejection left unhandled, the failure is the offload’s', async () => {
+    // The first recording's registration refused at once, while the lanes copy the second: the
+    // failed hand-off is awaited only once both lanes end, and Node must not see it unhandled
+    // meanwhile (it would end `import --structure` with exit 1 mid-copy).
+    const card = writeFakeCard(join(work, 'EARLY_FAIL_CARD'), { recordings: 2, bytes: 24 * 1024 * 1024 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    let handOffs = 0;
+    try {
+      const offload = offloadCard(card.root, {
+        library: join(work, 'early-fail-library'),
+        wholeCard: false,
+        onRecording: () => {
+          handOffs++;
+          return Promise.reject(new Error('registration refused'));
+        },
+      });
+      await expect(offload).rejects.toThrow('registration refused');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+      // The chain stops at its first failure: the second recording is not handed on after it.
+      expect(handOffs).toBe(1);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 60_000);
+
   it("copies every recording byte for byte under the card's layout, with each XXH64, an ASC MHL, and the card untouched", async () => {
     const card = writeFakeCard(join(work, 'X4_CARD'), { recordings: 3, bytes: 9 * 1024 * 1024 + 7 });
     // A real recording too, whose XXH64 is checked against the reference implementation.

@@ -283,8 +283,14 @@ async function copyAll(plan: CopyPlan, opts: OffloadOptions): Promise<OffloadedF
   const { root, destination, all, recordingFiles, groups, totalBytes } = plan;
   const files: OffloadedFile[] = new Array(all.length);
   let recordings: Promise<void> = Promise.resolve();
-  if (opts.onRecording)
-    for (const r of plan.handOnFirst) recordings = recordings.then(() => opts.onRecording!(r.map(asOffloaded)));
+  // Each hand-off in turn after the last. The chain is marked handled as it grows: it is judged
+  // only once both lanes end (below), and a hand-off that fails while they still copy (a refused
+  // registration, the stop) must not reach Node as an unhandled rejection, which ends the process.
+  const handOn = (files: OffloadedFile[]) => {
+    recordings = recordings.then(() => opts.onRecording!(files));
+    recordings.catch(() => {});
+  };
+  if (opts.onRecording) for (const r of plan.handOnFirst) handOn(r.map(asOffloaded));
   let copied = 0;
   const rate = new CopyRate(opts.clock);
   // Which recording each file belongs to, so a recording is handed on once all its files are done.
@@ -322,8 +328,7 @@ async function copyAll(plan: CopyPlan, opts: OffloadOptions): Promise<OffloadedF
     const group = groupOf.get(f.path)!;
     const whole = group.every((p) => byPath.has(p) || p === f.path);
     byPath.set(f.path, entry);
-    if (whole && opts.onRecording)
-      recordings = recordings.then(() => opts.onRecording!(group.map((p) => byPath.get(p)!)));
+    if (whole && opts.onRecording) handOn(group.map((p) => byPath.get(p)!));
   };
   let next = 0;
   let recordingsLeft = recordingFiles;
@@ -349,7 +354,7 @@ async function copyAll(plan: CopyPlan, opts: OffloadOptions): Promise<OffloadedF
   const lanes = await Promise.allSettled([lane(), lane()]);
   // The recordings handed on are waited for even when a lane was stopped: a registration on the
   // wire is answered and recorded (docs/cli.md "Stopped by a signal"), and a hand-off that
-  // fails with the stop is this rejection's, never one left unhandled to end the process.
+  // failed is this rejection's.
   const handedOn = await Promise.allSettled([recordings]);
   const failed = [...lanes, ...handedOn].find((l) => l.status === 'rejected');
   if (failed) throw failed.reason;
